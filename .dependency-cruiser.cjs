@@ -14,8 +14,7 @@
  * The declared dependencies between areas form no cycle, and no-folder-cycles checks the imports themselves: no two
  * folders import each other, directly or through others.
  */
-// Until issue 46's swap, the Effect 4 server grown in next/server keeps the same rule.
-const src = "^(?:packages|next)/server/src/"
+const src = "^packages/server/src/"
 
 /** Folders any area may import. */
 const shared = ["platform", "integrations"]

@@ -3,16 +3,18 @@
  * (`makeNodeListener`, on DATABASE_URL or a throwaway embedded database), an owner signed up with an organization and
  * an API key, 50 requests to warm up, then `requests` (default 200) of `GET path` one at a time (another method, a
  * body and more headers with ORGPLANE_OPS_METHOD, ORGPLANE_OPS_BODY and ORGPLANE_OPS_HEADERS), while every
- * instruction the fiber runtime evaluates is counted: by kind (Success, OnSuccess, WithRuntime, ...), by the code
- * behind it (the function it runs, located through the inspector) and by file, and the size of the context each saw.
+ * primitive the fiber runtime evaluates is counted: by kind (Success, OnSuccess, WithFiber, ...), by the code behind
+ * it (the function it runs, located through the inspector) and by file.
  *
  * Unlike CPU time, the count is exact and the same on a busy machine: a change to the request path shows in it at
- * once. It counts what Effect does, not what it costs: a step that copies a context or sets a FiberRef costs more
- * than one that succeeds with a value. Set ORGPLANE_LOG_LEVEL=none to leave the request log line out, TOP for the
+ * once. It counts what Effect does, not what it costs: a step that copies a context costs more than one that
+ * succeeds with a value. Set ORGPLANE_LOG_LEVEL=none to leave the request log line out, TOP for the
  * number of functions listed (default 70). ORGPLANE_OPS_CPU=1 counts nothing and prints this process's CPU time per
  * request instead (server and client together, three rounds): enough to compare two paths of one server.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
 import { randomBytes } from "node:crypto"
 import { Agent, createServer } from "node:http"
 import * as Inspector from "node:inspector"
@@ -76,34 +78,48 @@ if (process.env.ORGPLANE_OPS_CPU === "1") {
   await stop()
 }
 
-// Every instruction kind is a method of the fiber runtime (`runLoop` calls `this[op._op](op)`): each is wrapped to count.
-const fiberRuntime = Object.getPrototypeOf(Effect.runSync(Effect.withFiberRuntime((fiber) => Effect.succeed(fiber))))
-const kinds = ["Sync", "OnSuccess", "OnFailure", "OnSuccessAndFailure", "WithRuntime", "Async", "Success", "Failure", "Iterator",
-  "UpdateRuntimeFlags", "Commit", "Tag", "Left", "Right", "Some", "None", "While", "Yield", "RevertFlags"]
+// Every primitive effect has an evaluation method on its prototype, which the fiber's run loop calls
+// (`current[evaluate](fiber)`, Effect 4's internal/core.ts): the prototypes of the kinds below, reached through one
+// value of each, get that method wrapped to count. A kind no sample reaches is not counted.
+const samples: ReadonlyArray<unknown> = [
+  Effect.succeed(1), Effect.fail(1), Effect.sync(() => 1), Effect.suspend(() => Effect.void), Effect.yieldNow,
+  Effect.flatMap(Effect.void, () => Effect.void), Effect.catchCause(Effect.void, () => Effect.void),
+  Effect.matchCauseEffect(Effect.void, { onFailure: () => Effect.void, onSuccess: () => Effect.void }),
+  Effect.onExit(Effect.void, () => Effect.void), Effect.uninterruptible(Effect.void), Effect.callback<void>(() => {}),
+  Effect.withFiber(() => Effect.void), Effect.gen(function*() {}), Effect.whileLoop({ while: () => false, body: () => Effect.void, step: () => {} }),
+  Exit.succeed(1), Exit.fail(1), Option.some(1), Option.none()
+]
+const identifierKey = (proto: object) => Object.keys(proto).find((key) => key.endsWith("/identifier"))
 const byKind = new Map<string, number>()
 const byFunction = new Map<Function, { kind: string; count: number }>()
-const contextSizes = new Map<number, number>()
 let total = 0
 let counting = false
-for (const kind of kinds) {
-  const evaluate = fiberRuntime[kind]
+const wrapped = new Set<object>()
+for (const sample of samples) {
+  const proto: Record<string, unknown> | null = Object.getPrototypeOf(sample)
+  if (proto === null || wrapped.has(proto)) continue
+  const evaluateKey = Object.keys(proto).find((key) => key.endsWith("/evaluate"))
+  const argsKey = Object.keys(sample as object).find((key) => key.endsWith("/args"))
+  const idKey = identifierKey(proto)
+  if (evaluateKey === undefined) continue
+  const evaluate = proto[evaluateKey]
   if (typeof evaluate !== "function") continue
-  fiberRuntime[kind] = function(this: any, instruction: any) {
+  wrapped.add(proto)
+  const kind = String(idKey === undefined ? proto["_tag"] ?? "?" : proto[idKey])
+  proto[evaluateKey] = function(this: Record<string, unknown>, fiber: unknown) {
     if (counting) {
       total++
       byKind.set(kind, (byKind.get(kind) ?? 0) + 1)
-      const size = this.currentContext?.unsafeMap?.size ?? 0
-      contextSizes.set(size, (contextSizes.get(size) ?? 0) + 1)
-      // The code the instruction runs: a continuation, a thunk, or a committed effect's class.
-      const code = kind === "Commit" ? instruction.commit : (instruction.effect_instruction_i1 ?? instruction.effect_instruction_i0)
-      const fn = typeof code === "function" ? code : kind === "Commit" ? instruction.constructor : undefined
+      // The code the primitive runs: its thunk, or the continuation among its arguments.
+      const held = argsKey === undefined ? undefined : this[argsKey]
+      const fn = typeof held === "function" ? held : Array.isArray(held) ? held.find((item) => typeof item === "function") : undefined
       if (fn !== undefined) {
         const entry = byFunction.get(fn) ?? { kind, count: 0 }
         entry.count++
         byFunction.set(fn, entry)
       }
     }
-    return evaluate.call(this, instruction)
+    return evaluate.call(this, fiber)
   }
 }
 counting = true
@@ -112,7 +128,6 @@ counting = false
 
 const perRequest = (count: number) => (count / requests).toFixed(1).padStart(7)
 console.log(`ops per request: ${(total / requests).toFixed(1)}`)
-console.log("context sizes seen by ops:", [...contextSizes].sort((a, b) => a[0] - b[0]).map(([size, count]) => `${size}:${(count / requests).toFixed(0)}`).join(" "))
 for (const [kind, count] of [...byKind].sort((a, b) => b[1] - a[1])) console.log(kind.padEnd(20), (count / requests).toFixed(1))
 
 // Where each function is defined, asked of the inspector (synchronous within this thread).

@@ -34,7 +34,6 @@ Environment:
   DATABASE_URL                 Postgres to run on. A fresh database is created there and dropped afterwards.
                                Unset: the embedded database, and no baseline (its one connection belongs to orgplane).
   ORGPLANE_BENCH_ROOT          Checkout whose server is measured (default: this repository), e.g. an older worktree.
-  ORGPLANE_BENCH_TREE=next     The Effect 4 server and CLI grown in next/ (issue 46) in place of packages/'s.
   ORGPLANE_BENCH_CONCURRENCY   Concurrent connections (default 8).
   ORGPLANE_BENCH_MEMBERSHIPS   Config objects in the large plugin (default 10000), read 50 a page; the deep page is
                                page 150 (or the last full page of a smaller plugin).
@@ -743,7 +742,7 @@ const describeRoot = () => {
 // ---------------------------------------------------------------------------------------------------------------
 
 const main = async () => {
-  console.log(`orgplane: ${describeRoot()}${process.env.ORGPLANE_BENCH_TREE === "next" ? ", next/ (Effect 4)" : ""}`)
+  console.log(`orgplane: ${describeRoot()}`)
   // The CLI's own server and processes: none of the servers below.
   if (CLI) return measureCli(REQUESTS_ARGUMENT === undefined ? 10 : REQUESTS)
   console.log(`database: ${DATABASE_URL === undefined ? "embedded (PGlite)" : "Postgres at DATABASE_URL"}`)

@@ -1,7 +1,7 @@
 /**
  * The orgplane server under benchmark, alone in its own process: `makeNodeListener` of the checkout at
- * ORGPLANE_BENCH_ROOT (default: this repository), its `packages/server` or, with ORGPLANE_BENCH_TREE=next, the Effect 4
- * server grown in `next/server` (issue 46, until it takes packages/server's place), configured from the environment the harness gives it
+ * ORGPLANE_BENCH_ROOT (default: this repository), its `packages/server` (Effect 4 since 0.2.0, Effect 3 before), configured
+ * from the environment the harness gives it
  * (DATABASE_URL or the embedded database, cheap password hashing), served by a plain `node:http` server (child.ts).
  * The server's database is opened here and handed to it (its `database` option), so that the harness can seed in
  * bulk through the server's own connection (child.ts's `sql` message) what would take hours over HTTP. Started by run.ts.
@@ -25,7 +25,7 @@ interface ServerModule {
 }
 
 const root = Path.resolve(process.env.ORGPLANE_BENCH_ROOT ?? Path.join(import.meta.dirname, ".."))
-const serverPackage = Path.join(root, process.env.ORGPLANE_BENCH_TREE === "next" ? "next" : "packages", "server")
+const serverPackage = Path.join(root, "packages", "server")
 // Imported by path, not by package name: the name would resolve in this repository, not in the checkout measured.
 const server = (await import(pathToFileURL(Path.join(serverPackage, "src/index.ts")).href)) as ServerModule
 
@@ -48,10 +48,8 @@ if (server.Database === undefined || server.configLayer === undefined) {
   await serve(listener, dispose)
 } else {
   const { Effect, Layer, ManagedRuntime } = await dependency("effect")
-  // Effect 4 holds the SQL client in `effect/sql`; Effect 3 in `@effect/sql`.
-  const { SqlClient } = process.env.ORGPLANE_BENCH_TREE === "next"
-    ? (await dependency("effect", "sql")).SqlClient
-    : await dependency("@effect/sql")
+  // Effect 4 holds the SQL client in `effect/sql`; Effect 3 (a checkout before 0.2.0) in `@effect/sql`.
+  const { SqlClient } = await dependency("effect", "sql").then((sql) => sql.SqlClient, () => dependency("@effect/sql"))
   const database = ManagedRuntime.make(server.Database.layer.pipe(Layer.provide(server.configLayer(options))))
   const context = (await database.runtime()).context
   const { listener, dispose } = await server.makeNodeListener({ ...options, database: Layer.succeedContext(context) })

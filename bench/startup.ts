@@ -29,8 +29,7 @@ interface Way {
 
 /** How the server is started: as `pnpm start` does, and through the built CLI when there is one. */
 const waysOf = (root: string): ReadonlyArray<Way> => {
-  // ORGPLANE_BENCH_TREE=next: the Effect 4 CLI grown in next/cli (issue 46), until it takes packages/cli's place.
-  const cli = Path.join(root, process.env.ORGPLANE_BENCH_TREE === "next" ? "next" : "packages", "cli")
+  const cli = Path.join(root, "packages", "cli")
   const ways: Array<Way> = [{
     label: "pnpm start (tsx)",
     argv: ["--conditions=@orgplane/source", "--import", "tsx", Path.join(cli, "src/bin.ts"), "serve"]

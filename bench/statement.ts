@@ -6,7 +6,11 @@
  * Effect program (32 fibers) so that no `runPromise` is counted. Two rounds, interleaved; CPU time of this process
  * per statement (the kernel's share of a loopback write included) and statements per second.
  */
-import { Effect, Layer, ManagedRuntime, Redacted } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Redacted from "effect/Redacted"
+import * as SqlClient from "effect/sql/SqlClient"
 import * as Path from "node:path"
 import * as Pg from "pg"
 import * as Database from "../packages/server/src/platform/Database.js"
@@ -15,9 +19,8 @@ import { serverDependencies } from "./dependency.js"
 const url = process.env.DATABASE_URL?.trim()
 if (!url) throw new Error("pnpm bench:statement needs DATABASE_URL (Postgres)")
 
-// @effect/sql and @effect/sql-pg as the server imports them (the root package does not depend on them).
+// @effect/sql-pg as the server imports it (the root package does not depend on it).
 const load = serverDependencies(Path.join(import.meta.dirname, "../packages/server"))
-const { SqlClient } = await load("@effect/sql")
 const { PgClient } = await load("@effect/sql-pg")
 
 const statements = 20_000

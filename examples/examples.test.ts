@@ -2,7 +2,8 @@
  * What each example does, checked. Their README commands run in CI too (`pnpm examples`, examples/run-all.ts);
  * here the same code runs in-process, with assertions.
  */
-import { FakeGitHub, FakeMcp, Http, TestServer } from "@orgplane/testkit"
+import { FakeGitHub, FakeMcp, Http } from "@orgplane/testkit"
+import * as TestServer from "../packages/server/test/support/HttpServer.js"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"

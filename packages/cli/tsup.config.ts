@@ -1,6 +1,11 @@
+/**
+ * The `orgplane` executable's bundle (packages/cli/tsup.config.ts's, on the Effect 4 tree): `dist/bin.js` and its
+ * chunks, with the help pages rendered beside it (`help.json`) and the API reference's script compressed beside it
+ * (`scalar.js.br`).
+ */
 import { execFile } from "node:child_process"
-import { createRequire } from "node:module"
 import * as Fs from "node:fs/promises"
+import { createRequire } from "node:module"
 import * as Path from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import * as Zlib from "node:zlib"
@@ -8,15 +13,15 @@ import { defineConfig, type Options } from "tsup"
 
 /**
  * Left out of the bundle: PGlite and its socket server (WebAssembly and data files loaded from beside their own
- * code), the server's protocol libraries that only `serve` loads (SAML with its XML signature stack, the OpenID
- * client, the JSON Schema validator, the mail client: about 0.35 MB of the packed tarball, which stays under 2 MB without them), all
- * of them dependencies in package.json; and `pg`'s optional add-ons that Node never loads (the native binding, the
- * Cloudflare socket) and that are not installed.
+ * code), and the server's protocol libraries that only `serve` loads (SAML with its XML signature stack, the OpenID
+ * client, the JSON Schema validator, the mail client), all of them dependencies of the published package (until the
+ * swap, of @orgplane/server: see test/Binary.ts). Effect 4's `@effect/sql-pg` is its own Postgres client, so
+ * `pg` and its optional add-ons are not in the tree any more.
  *
  * Everything else is bundled, and so is a devDependency, not a dependency: installing it again beside the bundle
- * would only take room (a global install was 123 MB, 70 MB of it never loaded).
+ * would only take room.
  */
-const external = [
+export const external = [
   "@electric-sql/pglite",
   "@electric-sql/pglite-socket",
   "@node-saml/node-saml",
@@ -24,9 +29,7 @@ const external = [
   "openid-client",
   "nodemailer",
   "ajv",
-  "ajv-formats",
-  "pg-native",
-  "pg-cloudflare"
+  "ajv-formats"
 ]
 
 const names = external.map((name) => name.replace(/[/.]/g, "\\$&")).join("|")
@@ -34,42 +37,63 @@ const names = external.map((name) => name.replace(/[/.]/g, "\\$&")).join("|")
 type Plugin = NonNullable<Options["esbuildPlugins"]>[number]
 
 /**
- * `undici` stands in for nothing the CLI runs: @effect/platform-node imports it for its undici HTTP client and its
- * Kubernetes runner client, which orgplane never uses (the server's HTTP client is node:http's, Node's own `fetch`
- * the CLI's). Bundled it would be a sixth of the bundle; this stub fails loudly should anything ever call it.
+ * `undici` stands in for nothing the CLI runs: @effect/platform-node 4 imports it for its undici HTTP client
+ * (NodeHttpClient's dispatcher, `Undici.ts`), which orgplane never uses (the server's HTTP client is node:http's,
+ * Node's own `fetch` the CLI's). This stub fails loudly should anything ever call it.
  */
-const withoutUndici: Plugin = {
-  name: "orgplane-without-undici",
+const undiciStub = [
+  "const missing = (name) => function() { throw new Error(`undici.${name} is not bundled in the orgplane CLI`) }",
+  "export const Agent = missing(\"Agent\")",
+  "export const getGlobalDispatcher = missing(\"getGlobalDispatcher\")",
+  "export default {}"
+].join("\n")
+
+/**
+ * effect 4's `http-api` index names HttpApiScalar and HttpApiSwagger, whose layers import the reference UIs' scripts
+ * on demand (`./internal/httpApiScalar.js`, 3 MB, and `./internal/httpApiSwagger.js`, 1.9 MB): esbuild writes a
+ * dynamically imported module as a chunk of its own even when nothing that imports it is kept, so both would ship,
+ * never loaded. The server serves its own page (Docs.ts, with the script beside the bundle), not those layers.
+ */
+const referenceUiStub = (file: string) =>
+  `throw new Error(${JSON.stringify(`effect/http-api/internal/${file} is not bundled in the orgplane CLI (Docs.ts serves the API reference)`)})`
+
+const notBundled: Plugin = {
+  name: "orgplane-not-bundled",
   setup(build) {
     build.onResolve({ filter: /^undici$/ }, () => ({ path: "undici", namespace: "orgplane-not-bundled" }))
-    build.onLoad({ filter: /.*/, namespace: "orgplane-not-bundled" }, () => ({
+    build.onResolve({ filter: /^\.\/internal\/httpApi(Scalar|Swagger)\.js$/ }, (args) =>
+      /[\\/]effect[\\/]dist[\\/]http-api$/.test(args.resolveDir)
+        ? { path: args.path.slice("./internal/".length), namespace: "orgplane-not-bundled" }
+        : undefined)
+    build.onLoad({ filter: /.*/, namespace: "orgplane-not-bundled" }, (args) => ({
       loader: "js",
-      contents: [
-        "const missing = (name) => function() { throw new Error(`undici.${name} is not bundled in the orgplane CLI`) }",
-        "export const Agent = missing(\"Agent\")",
-        "export const getGlobalDispatcher = missing(\"getGlobalDispatcher\")",
-        "export default {}"
-      ].join("\n")
+      contents: args.path === "undici" ? undiciStub : referenceUiStub(args.path)
     }))
   }
 }
 
-/** Beside the bundle: the file `/docs/scalar.js` is served from (see the server's platform/Docs.ts). */
+/** Beside the bundle: the file `/docs/scalar.js` is served from (see next/server's platform/Docs.ts). */
 const SCALAR_ASSET = "scalar.js.br"
 
+const isScalarModule = (module: unknown): module is { readonly javascript: string } =>
+  typeof module === "object" && module !== null && "javascript" in module && typeof module.javascript === "string"
+
 /**
- * The API reference's script (Scalar, shipped inside @effect/platform) written beside the bundle, compressed with
- * brotli: 0.7 MB in the tarball instead of 0.9 MB gzipped, and sent as it is to browsers that accept brotli.
+ * The API reference's script (Scalar, shipped inside `effect` 4 as `dist/http-api/internal/httpApiScalar.js`, not
+ * among its exports: where Docs.ts falls back to when nothing is beside it) written beside the bundle, compressed
+ * with brotli, and sent as it is to browsers that accept brotli.
  */
 const scalarAsset: Plugin = {
   name: "orgplane-scalar-asset",
   setup(build) {
     build.onEnd(async (result) => {
       if (result.errors.length > 0 || build.initialOptions.outdir === undefined) return
-      const require = createRequire(import.meta.url)
-      const root = Path.dirname(require.resolve("@effect/platform/package.json"))
-      const module = await import(pathToFileURL(Path.join(root, "dist/esm/internal/httpApiScalar.js")).href)
-      const source = Buffer.from(module.javascript as string, "utf8")
+      // `effect` as next/server resolves it: the one whose script Docs.ts would read.
+      const require = createRequire(fileURLToPath(new URL("../server/package.json", import.meta.url)))
+      const root = Path.dirname(require.resolve("effect/package.json"))
+      const module: unknown = await import(pathToFileURL(Path.join(root, "dist/http-api/internal/httpApiScalar.js")).href)
+      if (!isScalarModule(module)) throw new Error("effect's Scalar script was not found")
+      const source = Buffer.from(module.javascript, "utf8")
       const compressed = await new Promise<Buffer>((resolve, reject) =>
         Zlib.brotliCompress(source, {
           params: {
@@ -88,7 +112,7 @@ const scalarAsset: Plugin = {
 /** Beside the bundle: the help pages bin.ts prints without loading the CLI (see src/HelpPages.ts). */
 const HELP_PAGES = "help.json"
 
-/** Renders the help pages from the sources (the tree as built) and writes them beside the bundle. */
+/** Renders the help pages from the sources (the tree as built, with next/cli's own Help.ts) beside the bundle. */
 const helpPages: Plugin = {
   name: "orgplane-help-pages",
   setup(build) {
@@ -117,9 +141,9 @@ export default defineConfig({
   platform: "node",
   target: "node22",
   splitting: true,
-  // No source maps (they were 18 of the 25 MB unpacked). Minified, which Node parses and compiles faster at each
-  // start (and which leaves room under the package's size budget), but with `keepNames`: a stack trace still names
-  // the functions and classes, and so do Effect's spans, errors and `Schema` classes that read their `name`.
+  // No source maps. Minified, which Node parses and compiles faster at each start, but with `keepNames`: a stack
+  // trace still names the functions and classes, and so do Effect's spans, errors and `Schema` classes that read
+  // their `name`.
   sourcemap: false,
   minify: true,
   clean: true,
@@ -128,14 +152,14 @@ export default defineConfig({
   // tsup leaves every package.json dependency external by default; bundle all but the list above.
   noExternal: [new RegExp(`^(?!(${names})(/|$))`)],
   external: [new RegExp(`^(${names})(/.*)?$`)],
-  esbuildPlugins: [withoutUndici, scalarAsset, helpPages],
+  esbuildPlugins: [notBundled, scalarAsset, helpPages],
   esbuildOptions(options) {
-    // Workspace packages are bundled from their sources, so the CLI builds without building them first.
+    // Workspace packages are bundled from their sources (next/'s export them; packages/'s under this condition).
     options.conditions = ["@orgplane/source"]
     options.keepNames = true
   },
   banner: {
-    // Bundled CommonJS modules (pg) call `require` for Node built-ins: ESM has no `require` unless we make one.
+    // Bundled CommonJS modules call `require` for Node built-ins: ESM has no `require` unless we make one.
     js: "#!/usr/bin/env node\nimport { createRequire as __createRequire } from \"node:module\"; const require = __createRequire(import.meta.url);"
   }
 })

@@ -7,7 +7,7 @@ export default defineConfig([
     ...common,
     // ESM keeps one file per module (`bundle: false`): with `sideEffects: false`, a bundler then drops the modules a
     // program does not use, and a client of a few groups (`apiOf`) carries only theirs.
-    entry: ["src/*.ts"],
+    entry: ["src/**/*.ts"],
     bundle: false,
     format: ["esm"],
     dts: { entry: "src/index.ts" },

@@ -2,8 +2,8 @@
  * Writes the static help pages (src/HelpPages.ts) of the command tree to the file named by its argument. Run from
  * the sources by the build (tsup.config.ts), beside the bundle it writes.
  */
+import * as Effect from "effect/Effect"
 import * as Fs from "node:fs"
-import { Effect } from "effect"
 import { make } from "../src/Cli.js"
 import * as Commands from "../src/Commands.js"
 import * as Help from "../src/Help.js"

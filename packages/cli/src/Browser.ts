@@ -4,7 +4,8 @@
  * display, no opener, `--no-browser`) the caller prints the URL instead.
  */
 import * as ChildProcess from "node:child_process"
-import { Effect, Option } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as CliConfig from "./Config.js"
 
 /** The command that opens `url` on `platform`, or none where no browser can be opened (a Linux without a display). */
@@ -27,27 +28,26 @@ export const opener = (
  * Tries to open `url`: true when the opener started (it may still fail to find a browser, so callers print the URL
  * as well), false when there is none or it could not be started.
  */
-export const open = (url: string) =>
-  Effect.gen(function*() {
-    const display = yield* Effect.orDie(CliConfig.display)
-    const command = opener(process.platform, url, { x11: Option.isSome(display.x11), wayland: Option.isSome(display.wayland) })
-    if (Option.isNone(command)) return false
-    return yield* Effect.async<boolean>((resume) => {
-      let child: ChildProcess.ChildProcess
-      try {
-        child = ChildProcess.spawn(command.value.command, command.value.args, {
-          stdio: "ignore",
-          detached: true,
-          shell: false,
-          windowsVerbatimArguments: command.value.verbatim
-        })
-      } catch {
-        return resume(Effect.succeed(false))
-      }
-      child.once("error", () => resume(Effect.succeed(false)))
-      child.once("spawn", () => {
-        child.unref()
-        resume(Effect.succeed(true))
+export const open = Effect.fn("Browser.open")(function*(url: string) {
+  const display = yield* Effect.orDie(CliConfig.display)
+  const command = opener(process.platform, url, { x11: Option.isSome(display.x11), wayland: Option.isSome(display.wayland) })
+  if (Option.isNone(command)) return false
+  return yield* Effect.callback<boolean>((resume) => {
+    let child: ChildProcess.ChildProcess
+    try {
+      child = ChildProcess.spawn(command.value.command, command.value.args, {
+        stdio: "ignore",
+        detached: true,
+        shell: false,
+        windowsVerbatimArguments: command.value.verbatim
       })
+    } catch {
+      return resume(Effect.succeed(false))
+    }
+    child.once("error", () => resume(Effect.succeed(false)))
+    child.once("spawn", () => {
+      child.unref()
+      resume(Effect.succeed(true))
     })
   })
+})

@@ -1,18 +1,25 @@
 /**
  * The `orgplane` command tree, and `run`: find the command the words name, parse its flags and arguments, run it,
- * and answer with an exit code. Groups and help are ours (Commands.ts, Help.ts); `@effect/cli` parses each
- * command's flags and arguments. Everything is printed through `Console`, so tests run the CLI in-process.
+ * and answer with an exit code. Groups and help are ours (Commands.ts, Help.ts); `effect/cli` parses each
+ * command's flags and arguments (`Command.runWith` on the words after the command's name, built-ins off), and its
+ * parse errors are told in the words the 0.1.0 CLI (on Effect 3's `@effect/cli`) used (`parseMessage`), which
+ * scripts may match. Everything is printed through `Console`, so tests run the CLI in-process.
+ *
+ * One output differs from 0.1.0's: the shell completions' scripts are the ones Effect 4's `Completions.generate`
+ * writes, not Effect 3's.
  */
-import { CliConfig, Command, CommandDescriptor, ValidationError } from "@effect/cli"
-import type { HttpApiGroup } from "@effect/platform"
-import { Console, Effect, Either } from "effect"
-import * as Commands from "./Commands.js"
+import * as CliError from "effect/cli/CliError"
+import * as Command from "effect/cli/Command"
+import * as Completions from "effect/cli/Completions"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
 import type * as Serve from "./commands/serve.js"
+import * as Commands from "./Commands.js"
 import { ExitCodes, Reported, UsageError, usageReport } from "./Errors.js"
 import * as GlobalOptions from "./GlobalOptions.js"
 import * as Help from "./Help.js"
 import * as Output from "./Output.js"
-import { ApiGroups } from "./Target.js"
+import { type ApiGroup, ApiGroups } from "./Target.js"
 import { VERSION } from "./Version.js"
 
 /**
@@ -107,13 +114,17 @@ const unknownCommand = (word: string, path: ReadonlyArray<string>, node: Command
   return new UsageError({ message: `unknown command '${word}' for '${where}'${hint} Run '${where} --help' for its commands.` })
 }
 
+/** The flags a command takes: its own, and the global ones unless it takes none. */
+const flagDocs = (leaf: Commands.Leaf) =>
+  [...leaf.docs, ...(leaf.global ? Object.values(GlobalOptions.flags).map((flag) => flag.doc) : [])]
+    .filter((doc) => doc.kind === "flag")
+
 /**
  * The first word that looks like a flag but is none of the command's, with the closest ones. Values of flags that
  * take one are skipped, so `--query -x` is fine.
  */
 const unknownFlag = (args: ReadonlyArray<string>, path: ReadonlyArray<string>, leaf: Commands.Leaf) => {
-  const docs = [...leaf.docs, ...(leaf.global ? Object.values(GlobalOptions.flags).map((flag) => flag.doc) : [])]
-    .filter((doc) => doc.kind === "flag")
+  const docs = flagDocs(leaf)
   const takesValue = new Map(docs.map((doc) => [`--${doc.name}`, doc.placeholder !== ""]))
   const words = flagsOf(args)
   for (let i = 0; i < words.length; i++) {
@@ -133,28 +144,55 @@ const unknownFlag = (args: ReadonlyArray<string>, path: ReadonlyArray<string>, l
 }
 
 /** The library's view of the tree, for `--completions`. */
-const completionTree = (node: Commands.Node): Command.Command<string, never, never, unknown> =>
+const completionTree = (node: Commands.Node): Command.Command.Any =>
   node._tag === "Leaf"
-    ? node.command as unknown as Command.Command<string, never, never, unknown>
-    : Command.make(node.name).pipe(
-      Command.withSubcommands(node.children.map(completionTree) as [Command.Command<string, never, never, unknown>])
-    ) as unknown as Command.Command<string, never, never, unknown>
+    ? node.command
+    : Command.make(node.name).pipe(Command.withSubcommands(node.children.map(completionTree)))
 
 const completions = (shell: string | undefined, root: Commands.Group) => {
-  const command = completionTree(root)
   switch (shell) {
     case "bash":
-      return Command.getBashCompletions(command, "orgplane")
     case "zsh":
-      return Command.getZshCompletions(command, "orgplane")
     case "fish":
-      return Command.getFishCompletions(command, "orgplane")
+      return Effect.succeed(Completions.generate("orgplane", shell, Completions.fromCommand(completionTree(root))).split("\n"))
     default:
       return Effect.fail(new UsageError({ message: "--completions: must be one of bash, zsh, fish" }))
   }
 }
 
-const config = CliConfig.make({ showBuiltIns: false })
+/**
+ * A parse error of `effect/cli`, in the words the Effect 3 CLI (`@effect/cli` 0.77) used for it, which scripts and
+ * people may have come to read: a missing flag, argument or flag value, a word too many; our own schema checks
+ * (Inputs.ts) carry their message, a value that is none of a choice's lists the choices. Effect 3 read a flag given
+ * twice, and an optional flag without its value, as a word too many (`unexpected argument '--limit'`), and said so.
+ */
+export const parseMessage = (error: CliError.CliError, leaf: Commands.Leaf): string => {
+  switch (error._tag) {
+    case "MissingOption":
+      return `Expected to find option: '--${error.option}'`
+    case "MissingArgument":
+      return `Missing argument <${error.argument}>`
+    case "UnexpectedArgument":
+      return `unexpected argument '${error.arguments[0] ?? ""}'`
+    case "DuplicateOption":
+      return `unexpected argument '--${error.option}'`
+    case "InvalidValue": {
+      const doc = [...flagDocs(leaf), ...leaf.docs.filter((doc) => doc.kind === "arg")]
+        .find((doc) => doc.name === error.option && doc.kind === (error.kind === "flag" ? "flag" : "arg"))
+      const cases = doc === undefined ? undefined : /^<([^>]*\|[^>]*)>$/.exec(doc.placeholder)?.[1]
+      if (error.kind === "flag" && /^\d+ occurrences$/.test(error.value)) return `unexpected argument '--${error.option}'`
+      if (error.value !== "" || error.kind !== "flag") {
+        return cases === undefined ? error.message : `Expected one of the following cases: ${cases.split("|").join(", ")}`
+      }
+      const optional = flagDocs(leaf).some((doc) => doc.name === error.option && doc.optional)
+      return optional ? `unexpected argument '--${error.option}'` : `Expected a value following option: '--${error.option}'`
+    }
+    case "ShowHelp":
+      return error.errors.length > 0 ? parseMessage(error.errors[0]!, leaf) : "invalid arguments"
+    default:
+      return error.message
+  }
+}
 
 /**
  * Runs the CLI on `argv` (as in `process.argv`: runtime and script first) and succeeds with the exit code:
@@ -172,10 +210,6 @@ export const run = (argv: ReadonlyArray<string>, options: RunOptions = {}) => {
     )
 
   return Effect.gen(function*() {
-    // Only `serve` pays for loading the server, which owns the list of its environment variables.
-    const serveEnvironment = args[0] === "serve" && flagsOf(args).some(isHelp)
-      ? (yield* Effect.promise(() => import("@orgplane/server"))).environment
-      : undefined
     if (args.length === 0 || (args.length === 1 && isHelp(args[0]!))) {
       const root = yield* make()
       yield* Console.log(Help.overview(out, root, Commands.leaves(root), VERSION))
@@ -191,6 +225,10 @@ export const run = (argv: ReadonlyArray<string>, options: RunOptions = {}) => {
       return ExitCodes.ok
     }
 
+    // Only `serve` pays for loading the server, which owns the list of its environment variables.
+    const serveEnvironment = args[0] === "serve" && flagsOf(args).some(isHelp)
+      ? (yield* Effect.promise(() => import("@orgplane/server"))).environment
+      : undefined
     // The words name a group, then a command in it, and so on down to a command. Only the first word's command is
     // loaded, unless the words stop at the root.
     const first = commands.find(([name]) => name === args[0])
@@ -198,7 +236,7 @@ export const run = (argv: ReadonlyArray<string>, options: RunOptions = {}) => {
       ? yield* make()
       : Commands.group("orgplane", SUMMARY, [yield* Effect.promise(() => first[1](serveEnvironment))])
     const path: Array<string> = []
-    const api: Array<HttpApiGroup.HttpApiGroup.Any> = []
+    const api: Array<ApiGroup> = []
     while (node._tag === "Group") {
       api.push(...node.api)
       const word: string | undefined = args[path.length]
@@ -227,36 +265,22 @@ export const run = (argv: ReadonlyArray<string>, options: RunOptions = {}) => {
     const unknown = unknownFlag(rest, path, leaf)
     if (unknown !== undefined) return yield* unknown
 
-    const parsed = yield* Effect.either(CommandDescriptor.parse(leaf.command.descriptor, [leaf.name, ...rest], config))
-    if (Either.isLeft(parsed)) {
-      const message = Help.plain(parsed.left.error).trim() || "invalid arguments"
-      return yield* new UsageError({ message: `${message} (see '${["orgplane", ...path].join(" ")} --help')` })
-    }
-    const directive = parsed.right
-    if (directive._tag === "BuiltIn") {
-      if (directive.option._tag === "ShowHelp") {
-        yield* Console.log(Help.leaf(out, path, leaf))
-        return ExitCodes.ok
-      }
-      return yield* new UsageError({ message: `unsupported flag for '${["orgplane", ...path].join(" ")}'` })
-    }
-    if (directive.leftover.length > 0) {
-      return yield* new UsageError({
-        message: `unexpected argument '${directive.leftover[0]}' (see '${["orgplane", ...path].join(" ")} --help')`
-      })
-    }
-    yield* leaf.command.handler(directive.value).pipe(
+    const where = ["orgplane", ...path].join(" ")
+    yield* leaf.execute(rest).pipe(
+      Effect.catchIf(
+        (error) => CliError.isCliError(error),
+        (error) => Effect.fail(new UsageError({ message: `${parseMessage(error, leaf)} (see '${where} --help')` }))
+      ),
       Effect.provideService(Commands.Invocation, { path, json, color: err.color, interactive: options.interactive ?? false }),
       Effect.provideService(ApiGroups, api)
     )
     return ExitCodes.ok
   }).pipe(
-    Effect.catchAll((error: unknown) => {
+    Effect.catch((error: unknown) => {
       if (error instanceof UsageError) return usage(error)
       if (error instanceof Reported) return Effect.succeed(error.code)
-      if (ValidationError.isValidationError(error)) return usage(new UsageError({ message: Help.plain(error.error) }))
       return Effect.as(Console.error(`error: ${String(error)}`), ExitCodes.error)
     }),
-    Effect.catchAllDefect((defect) => Effect.as(Console.error(`error: unexpected failure: ${String(defect)}`), ExitCodes.error))
+    Effect.catchDefect((defect) => Effect.as(Console.error(`error: unexpected failure: ${String(defect)}`), ExitCodes.error))
   )
 }

@@ -2,16 +2,20 @@
  * The CLI's environment variables, read through Effect `Config` (the only place the environment is consulted).
  * Server settings are not here: `orgplane serve` reads them with the server's own `settingsConfig`.
  */
-import { Config, Option, Redacted } from "effect"
+import * as Config from "effect/Config"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import * as Os from "node:os"
 import * as Path from "node:path"
 
 /** Treats an empty variable like an unset one, as shells make `VAR= cmd` easy to type by accident. */
 const optionalString = (name: string) =>
-  Config.option(Config.string(name)).pipe(Config.map(Option.filter((value) => value.trim() !== "")))
+  Config.option(Config.String(name)).pipe(Config.map(Option.filter((value: string) => value.trim() !== "")))
 
 const optionalSecret = (name: string) =>
-  Config.option(Config.redacted(name)).pipe(Config.map(Option.filter((value) => Redacted.value(value).trim() !== "")))
+  Config.option(Config.Redacted(name)).pipe(
+    Config.map(Option.filter((value: Redacted.Redacted<string>) => Redacted.value(value).trim() !== ""))
+  )
 
 /** Credentials and target from the environment: they beat the profile file, flags beat them. */
 export const environment = Config.all({

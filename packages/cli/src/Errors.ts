@@ -2,11 +2,17 @@
  * What can go wrong in a command, and how each failure is reported: a one-line message on stderr (or the API's
  * error body as JSON with `--json`) and a stable exit code (see the README).
  */
-import { HttpClientError, HttpApiSchema } from "@effect/platform"
 import { errorResponseOf, InvalidRequest, RateLimited, SsoSignInFailed } from "@orgplane/schema"
+import * as Cause from "effect/Cause"
+import * as Config from "effect/Config"
+import * as Console from "effect/Console"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as HttpClientError from "effect/http/HttpClientError"
+import * as Schema from "effect/Schema"
+import * as SchemaAST from "effect/SchemaAST"
 import * as Output from "./Output.js"
 import { VERSION } from "./Version.js"
-import { Cause, ConfigError, Console, Data, Effect, ParseResult, Schema } from "effect"
 
 export const ExitCodes = {
   ok: 0,
@@ -53,8 +59,8 @@ export class UnreadableAnswer extends Data.TaggedError("UnreadableAnswer")<{
  * not have. Inputs are validated before anything is sent, so a parse error here is always a response's.
  */
 export const isUnreadableResponse = (error: unknown) =>
-  ParseResult.isParseError(error) ||
-  (HttpClientError.isHttpClientError(error) && error._tag === "ResponseError" && error.reason === "Decode")
+  Schema.isSchemaError(error) ||
+  (HttpClientError.isHttpClientError(error) && error.reason._tag === "DecodeError")
 
 /** `auth login` was refused: the server does not say which of the two was wrong. */
 export class WrongPassword extends Data.TaggedError("WrongPassword")<{}> {}
@@ -108,16 +114,26 @@ const hintFor = (status: number, error: string, detail?: string, body: Record<st
   return undefined
 }
 
+/** Effect 3's word for a client error's reason (`Transport`, `Decode`), where Effect 4 names its class. */
+const reasonName = (tag: string) => tag.replace(/Error$/, "")
+
 /** A `Retry-After` as a person reads it: seconds up to a minute and a half, then whole minutes (rounded up). */
 export const waitFor = (seconds: number) => seconds <= 90 ? `${seconds} s` : `${Math.ceil(seconds / 60)} min`
 
 const detailsOf = (error: InvalidRequest) =>
   error.details.map((detail) => detail.path.length === 0 ? detail.message : `${detail.path.join(".")}: ${detail.message}`).join("; ")
 
+/** The status an error's wire schema declares (`HttpApiSchema.status`); Effect 4 keeps its reader internal. */
+const statusOf = (ast: SchemaAST.AST) => SchemaAST.resolveAt<number>("httpApiStatus")(ast) ?? ast.context?.annotations?.httpApiStatus ?? 500
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null
+
 /** An error the API declares: its wire body, its status, and a message built from its members. */
-const apiReport = (error: object, wire: Schema.Schema<any, any, any>): Report => {
-  const body = Schema.encodeUnknownSync(wire as Schema.Schema<any, any, never>)(error) as Record<string, unknown>
-  const status = HttpApiSchema.getStatusError(wire)
+const apiReport = (error: object, wire: Schema.Top): Report => {
+  // Error wire schemas need no services: they are plain transformations.
+  const encoded: unknown = Schema.encodeUnknownSync(wire as Schema.Codec<unknown, unknown>)(error)
+  const body = isRecord(encoded) ? encoded : {}
+  const status = statusOf(wire.ast)
   const name = String(body.error ?? body.reason ?? "error")
   const detail = error instanceof InvalidRequest
     ? detailsOf(error)
@@ -138,7 +154,7 @@ const apiReport = (error: object, wire: Schema.Schema<any, any, any>): Report =>
 }
 
 /** A status the API does not declare for this endpoint (a 500, a proxy's 502): show what the server said. */
-const statusReport = (error: HttpClientError.ResponseError) =>
+const statusReport = (error: HttpClientError.StatusCodeError) =>
   Effect.gen(function*() {
     const status = error.response.status
     const text = yield* Effect.orElseSucceed(error.response.text, () => "")
@@ -148,7 +164,7 @@ const statusReport = (error: HttpClientError.ResponseError) =>
     } catch {
       body = undefined
     }
-    const fields = (typeof body === "object" && body !== null ? body : {}) as Record<string, unknown>
+    const fields = isRecord(body) ? body : {}
     const name = typeof fields.error === "string" ? fields.error : "http_error"
     const detail = typeof fields.message === "string" ? fields.message : text.slice(0, 200).replace(/\s+/g, " ").trim()
     return {
@@ -200,9 +216,8 @@ export const describe = (error: unknown): Effect.Effect<Report> =>
       )
     }
     if (error instanceof UnreadableAnswer) {
-      const status = HttpClientError.isHttpClientError(error.cause) && error.cause._tag === "ResponseError"
-        ? ` (${error.cause.response.status})`
-        : ""
+      const response = HttpClientError.isHttpClientError(error.cause) ? error.cause.response : undefined
+      const status = response !== undefined ? ` (${response.status})` : ""
       return local(
         ExitCodes.error,
         "unexpected_response",
@@ -216,32 +231,34 @@ export const describe = (error: unknown): Effect.Effect<Report> =>
     }
     if (error instanceof ProfileError) return local(ExitCodes.error, "profile_error", `${error.path}: ${error.message}`)
     if (HttpClientError.isHttpClientError(error)) {
-      if (error._tag === "RequestError") {
-        const where = originOf(error.request.url)
-        return error.reason === "Transport"
+      const reason = error.reason
+      if (reason._tag === "TransportError" || reason._tag === "EncodeError" || reason._tag === "InvalidUrlError") {
+        const where = originOf(reason.request.url)
+        return reason._tag === "TransportError"
           ? local(ExitCodes.connection, "connection_failed", `cannot reach ${where} — is the server running? ('orgplane serve' starts one)`)
-          : local(ExitCodes.usage, "invalid_url", `cannot send a request to ${where}: ${error.description ?? error.reason}`)
+          : local(ExitCodes.usage, "invalid_url", `cannot send a request to ${where}: ${reason.description ?? reasonName(reason._tag)}`)
       }
-      if (error.reason === "StatusCode") return yield* statusReport(error)
+      if (reason._tag === "StatusCodeError") return yield* statusReport(reason)
       return local(
         ExitCodes.error,
         "unexpected_response",
-        `unexpected response from ${originOf(error.request.url)} (${error.response.status}): ${error.description ?? error.reason}`
+        `unexpected response from ${originOf(reason.request.url)} (${reason.response.status}): ${reason.description ?? reasonName(reason._tag)}`
       )
     }
-    if (ConfigError.isConfigError(error)) {
+    if (error instanceof Config.ConfigError) {
       return local(ExitCodes.error, "invalid_configuration", `invalid configuration: ${String(error).replace(/^\((.*)\)$/s, "$1")}`)
     }
-    if (Cause.isTimeoutException(error)) {
+    if (Cause.isTimeoutError(error)) {
       return local(ExitCodes.connection, "timeout", "the server did not answer in time")
     }
-    if (ParseResult.isParseError(error)) {
+    if (Schema.isSchemaError(error)) {
       // Inputs are validated before anything is sent, so this is a response that is not orgplane's.
       return local(ExitCodes.error, "unexpected_response", `unexpected response from the server: ${error.message.split("\n")[0]}`)
     }
     if (error instanceof Error) {
       // Platform errors (a port in use, an unreadable data folder) often carry their story in the cause only.
-      const name = error.message || String((error as { _tag?: unknown })._tag ?? error.name)
+      const tag: unknown = "_tag" in error ? error._tag : undefined
+      const name = error.message || String(tag ?? error.name)
       const cause = error.cause instanceof Error && error.cause.message !== error.message ? error.cause.message : undefined
       return local(ExitCodes.error, "error", cause ? `${name}: ${cause}` : name)
     }
@@ -254,7 +271,7 @@ export const describe = (error: unknown): Effect.Effect<Report> =>
  */
 export const reported = (options: { readonly json: boolean; readonly color?: boolean }) =>
 <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, Reported, R> =>
-  Effect.catchAll(effect, (error) =>
+  Effect.catch(effect, (error) =>
     Effect.flatMap(describe(error), (report) =>
       Effect.andThen(
         options.json

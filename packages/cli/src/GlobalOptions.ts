@@ -2,7 +2,8 @@
  * Flags every command but `serve` accepts (after its name, like `gh`): where to connect, with which credential, and
  * how to print. `Commands.leaf` adds them to each command.
  */
-import type { Option, Redacted } from "effect"
+import type * as Option from "effect/Option"
+import type * as Redacted from "effect/Redacted"
 import * as Inputs from "./Inputs.js"
 
 export const flags = {
@@ -29,8 +30,8 @@ export const flags = {
 
 export interface GlobalOptions {
   readonly url: Option.Option<string>
-  readonly token: Option.Option<Redacted.Redacted>
-  readonly apiKey: Option.Option<Redacted.Redacted>
+  readonly token: Option.Option<Redacted.Redacted<string>>
+  readonly apiKey: Option.Option<Redacted.Redacted<string>>
   readonly profile: Option.Option<string>
   readonly json: boolean
 }

@@ -1,9 +1,9 @@
 /**
  * The help, rendered from the command tree (Commands.ts): the overview (`orgplane --help`), a group's commands and
  * a command's arguments and flags. Plain text unless `color` (which follows the terminal, NO_COLOR and FORCE_COLOR;
- * see bin.ts). Also renders the parser's messages (`HelpDoc`) as plain text for error lines.
+ * see bin.ts). Effect 4's `effect/cli` renders no help here: Cli.ts turns its parse errors into our one-line
+ * messages (Cli.ts `parseMessage`), so the help and the messages are the Effect 3 CLI's, word for word.
  */
-import type { HelpDoc, Span } from "@effect/cli"
 import type * as Commands from "./Commands.js"
 import * as GlobalOptions from "./GlobalOptions.js"
 import type * as Inputs from "./Inputs.js"
@@ -97,32 +97,3 @@ export const overview = (style: Style, root: Commands.Group, leaves: Commands.Le
       "Exit codes: 0 ok, 1 error, 2 usage error, 3 not authenticated, 4 not found, 5 cannot reach the server."
     ].join("\n")
   ].join("\n\n")
-
-const spanText = (span: Span.Span): string => {
-  switch (span._tag) {
-    case "Text":
-    case "URI":
-      return span.value
-    case "Sequence":
-      return spanText(span.left) + spanText(span.right)
-    default:
-      return spanText(span.value)
-  }
-}
-
-/** A parser message as plain text, one line per paragraph. */
-export const plain = (doc: HelpDoc.HelpDoc): string => {
-  switch (doc._tag) {
-    case "Empty":
-      return ""
-    case "Header":
-    case "Paragraph":
-      return spanText(doc.value)
-    case "DescriptionList":
-      return doc.definitions.map(([span, body]) => `${spanText(span)}: ${plain(body)}`).join("\n")
-    case "Enumeration":
-      return doc.elements.map(plain).join("\n")
-    case "Sequence":
-      return [plain(doc.left), plain(doc.right)].filter((text) => text !== "").join("\n")
-  }
-}

@@ -1,10 +1,19 @@
 /**
- * A command's flags and arguments: the parser (`@effect/cli`) together with what the help says about it. Values are
- * checked with the API's own schemas while parsing, so bad input is a usage error (exit 2) that names the flag and
- * quotes the schema's message, before anything is sent. A description left out is taken from the schema.
+ * A command's flags and arguments: the parser (`effect/cli`'s `Flag` and `Argument`) together with what the help
+ * says about it. Values are checked with the API's own schemas while parsing, so bad input is a usage error (exit 2)
+ * that names the flag and quotes the schema's message, before anything is sent. A description left out is taken from
+ * the schema.
  */
-import { Args, HelpDoc, Options, ValidationError } from "@effect/cli"
-import { Effect, Option, ParseResult, Schema, SchemaAST } from "effect"
+import * as Argument from "effect/cli/Argument"
+import * as CliError from "effect/cli/CliError"
+import * as Flags from "effect/cli/Flag"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import type * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
+import * as SchemaAST from "effect/SchemaAST"
+import * as SchemaIssue from "effect/SchemaIssue"
+import * as SchemaTransformation from "effect/SchemaTransformation"
 
 /** What the help shows for one flag or argument. */
 export interface Doc {
@@ -19,21 +28,27 @@ export interface Doc {
 }
 
 export interface Flag<A> {
-  readonly parser: Options.Options<A>
+  readonly parser: Flags.Flag<A>
   readonly doc: Doc
 }
 
 export interface Arg<A> {
-  readonly parser: Args.Args<A>
+  readonly parser: Argument.Argument<A>
   readonly doc: Doc
 }
 
 export type Input<A> = Flag<A> | Arg<A>
 
+/** The value one input parses to. */
+export type ValueOf<I> = I extends Flag<infer A> ? A : I extends Arg<infer A> ? A : never
+
 /** The values a record of inputs parses to. */
-export type Values<Inputs extends Record<string, Input<any>>> = {
-  readonly [K in keyof Inputs]: Inputs[K] extends Input<infer A> ? A : never
+export type Values<Inputs extends Record<string, Input<unknown>>> = {
+  readonly [K in keyof Inputs]: ValueOf<Inputs[K]>
 }
+
+/** A schema that checks (and decodes) the text given: the API's own schema for the field. */
+export type TextSchema<A> = Schema.Codec<A, string>
 
 interface Spec<A> {
   /** Defaults to the schema's description. */
@@ -41,43 +56,38 @@ interface Spec<A> {
   /** Defaults to `<name>` for arguments and `<text>` for flags. */
   readonly placeholder?: string
   /** Checks (and decodes) the text given; the API's own schema for the field. */
-  readonly schema?: Schema.Schema<A, string>
+  readonly schema?: TextSchema<A>
 }
 
 interface ListSpec<A> {
   readonly description?: string
   readonly placeholder?: string
   /** Checks (and decodes) every text given, as one list: the API's own schema, for its limits. */
-  readonly schema?: Schema.Schema<ReadonlyArray<A>, ReadonlyArray<string>>
+  readonly schema?: Schema.Codec<ReadonlyArray<A>, ReadonlyArray<string>>
 }
 
-const descriptionOf = (spec: { readonly description?: string; readonly schema?: Schema.Schema.AnyNoContext }) => {
+/**
+ * The schema's own description, else the one of what it refines or decodes to (as Effect 3's annotations read), else
+ * its wire form's (a URL field's rule is told on the text it decodes from).
+ */
+const descriptionOf = (spec: { readonly description?: string; readonly schema?: Schema.Top }) => {
   if (spec.description !== undefined) return spec.description
   if (spec.schema === undefined) return ""
   const ast = spec.schema.ast
-  const own = SchemaAST.getDescriptionAnnotation(ast)
-  const described = Option.isSome(own) ? own : ast._tag === "Refinement" || ast._tag === "Transformation"
-    ? SchemaAST.getDescriptionAnnotation(ast._tag === "Refinement" ? ast.from : ast.to)
-    : Option.none()
-  return Option.getOrElse(described, () => "")
+  return SchemaAST.resolveDescription(ast) ?? SchemaAST.resolveDescription(SchemaAST.toType(ast)) ??
+    SchemaAST.resolveDescription(SchemaAST.toEncoded(ast)) ?? ""
 }
+
+const formatIssue = SchemaIssue.makeFormatterStandardSchemaV1()
 
 /** The first problem, labelled with the flag or argument. Never echoes the value (it may be a secret). */
-const problem = (label: string) => (issue: ParseResult.ParseIssue) => {
-  const [first] = ParseResult.ArrayFormatter.formatIssueSync(issue)
-  return HelpDoc.p(`${label}: ${first?.message ?? "is not valid"}`)
-}
+const problem = (label: string) => (error: Schema.SchemaError) =>
+  new CliError.ValidationError({ message: `${label}: ${formatIssue(error.issue).issues[0]?.message ?? "is not valid"}` })
 
-const decodeWith = <A, I>(schema: Schema.Schema<A, I>, label: string) => (value: unknown) =>
-  Effect.mapError(ParseResult.decodeUnknown(schema)(value), (issue) => ValidationError.invalidValue(problem(label)(issue)))
+const decodeWith = <A, I>(schema: Schema.Codec<A, I>, label: string) => (value: I) =>
+  Effect.mapError(Schema.decodeEffect(schema)(value), problem(label))
 
-const checkOption = <A, I>(self: Options.Options<I>, label: string, schema: Schema.Schema<A, I>) =>
-  Options.mapEffect(self, decodeWith(schema, label))
-
-const checkArg = <A, I>(self: Args.Args<I>, label: string, schema: Schema.Schema<A, I>) =>
-  Args.mapEffect(self, (value) => Effect.mapError(ParseResult.decodeUnknown(schema)(value), problem(label)))
-
-const flagDoc = (name: string, spec: Spec<any> | ListSpec<any>, placeholder: string): Doc => ({
+const flagDoc = (name: string, spec: { readonly description?: string; readonly placeholder?: string; readonly schema?: Schema.Top }, placeholder: string): Doc => ({
   kind: "flag",
   name,
   placeholder: spec.placeholder ?? placeholder,
@@ -87,35 +97,37 @@ const flagDoc = (name: string, spec: Spec<any> | ListSpec<any>, placeholder: str
 })
 
 /** `--name <text>`, checked with `spec.schema` when given. */
-export const text = <A = string>(name: string, spec: Spec<A> = {}): Flag<A> => {
-  const base = Options.text(name)
-  return {
-    parser: spec.schema === undefined ? base as unknown as Options.Options<A> : checkOption(base, `--${name}`, spec.schema),
-    doc: flagDoc(name, spec, "<text>")
-  }
+export function text(name: string, spec?: Omit<Spec<string>, "schema">): Flag<string>
+export function text<A>(name: string, spec: Spec<A> & { readonly schema: TextSchema<A> }): Flag<A>
+export function text<A>(name: string, spec: Spec<A> = {}): Flag<A> | Flag<string> {
+  const base = Flags.String(name)
+  const schema = spec.schema
+  const doc = flagDoc(name, spec, "<text>")
+  return schema === undefined ? { parser: base, doc } : { parser: Flags.mapEffect(base, decodeWith(schema, `--${name}`)), doc }
 }
 
 /** `--name <text>`, given any number of times, checked with `spec.schema` when given at all. */
-export const repeatedText = <A = string>(name: string, spec: ListSpec<A> = {}): Flag<ReadonlyArray<A>> => {
-  const base = Options.repeated(Options.text(name))
+export function repeatedText(name: string, spec?: Omit<ListSpec<string>, "schema">): Flag<ReadonlyArray<string>>
+export function repeatedText<A>(name: string, spec: ListSpec<A> & { readonly schema: Schema.Codec<ReadonlyArray<A>, ReadonlyArray<string>> }): Flag<ReadonlyArray<A>>
+export function repeatedText<A>(name: string, spec: ListSpec<A> = {}): Flag<ReadonlyArray<A>> | Flag<ReadonlyArray<string>> {
+  const base = Flags.atLeast(Flags.String(name), 0)
   const schema = spec.schema
-  return {
-    parser: schema === undefined
-      ? base as unknown as Options.Options<ReadonlyArray<A>>
-      : Options.mapEffect(base, (values) => values.length === 0 ? Effect.succeed([]) : decodeWith(schema, `--${name}`)(values)),
-    doc: { ...flagDoc(name, spec, "<text>"), optional: true, repeated: true }
+  const doc = { ...flagDoc(name, spec, "<text>"), optional: true, repeated: true }
+  return schema === undefined ? { parser: base, doc } : {
+    parser: Flags.mapEffect(base, (values) => values.length === 0 ? Effect.succeed<ReadonlyArray<A>>([]) : decodeWith(schema, `--${name}`)(values)),
+    doc
   }
 }
 
 /** `--name <secret>`: kept redacted, never printed. */
-export const secret = (name: string, spec: { readonly description: string; readonly placeholder?: string }) => ({
-  parser: Options.redacted(name),
+export const secret = (name: string, spec: { readonly description: string; readonly placeholder?: string }): Flag<Redacted.Redacted<string>> => ({
+  parser: Flags.Redacted(name),
   doc: flagDoc(name, spec, "<secret>")
 })
 
 /** `--name a|b|c`. */
 export const choice = <const L extends string>(name: string, values: ReadonlyArray<L>, spec: { readonly description: string }): Flag<L> => ({
-  parser: Options.choice(name, values),
+  parser: Flags.Literals(name, values),
   doc: flagDoc(name, spec, `<${values.join("|")}>`)
 })
 
@@ -125,29 +137,29 @@ export const repeatedChoice = <const L extends string>(
   values: ReadonlyArray<L>,
   spec: { readonly description: string }
 ): Flag<ReadonlyArray<L>> => ({
-  parser: Options.repeated(Options.choice(name, values)),
+  parser: Flags.atLeast(Flags.Literals(name, values), 0),
   doc: { ...flagDoc(name, spec, `<${values.join("|")}>`), optional: true, repeated: true }
 })
 
 /** `--name`: a switch, false unless given. */
 export const boolean = (name: string, spec: { readonly description: string }): Flag<boolean> => ({
-  parser: Options.boolean(name),
+  parser: Flags.withDefault(Flags.Boolean(name), false),
   doc: { ...flagDoc(name, spec, ""), optional: true }
 })
 
 /** The flag may be left out: `Option.none()` then. */
 export const optional = <A>(flag: Flag<A>): Flag<Option.Option<A>> => ({
-  parser: Options.optional(flag.parser),
+  parser: Flags.optional(flag.parser),
   doc: { ...flag.doc, optional: true }
 })
 
 /** The flag may be left out: `value` then, shown in the help. */
 export const withDefault = <A extends string>(flag: Flag<A>, value: A): Flag<A> => ({
-  parser: Options.withDefault(flag.parser, value),
+  parser: Flags.withDefault(flag.parser, value),
   doc: { ...flag.doc, optional: true, description: `${flag.doc.description} Default: ${value}.`.trim() }
 })
 
-const argDoc = (name: string, spec: Spec<any> | ListSpec<any>): Doc => ({
+const argDoc = (name: string, spec: { readonly description?: string; readonly placeholder?: string; readonly schema?: Schema.Top }): Doc => ({
   kind: "arg",
   name,
   placeholder: spec.placeholder ?? `<${name}>`,
@@ -157,29 +169,35 @@ const argDoc = (name: string, spec: Spec<any> | ListSpec<any>): Doc => ({
 })
 
 /** A positional argument, checked with `spec.schema` when given. */
-export const argument = <A = string>(name: string, spec: Spec<A> = {}): Arg<A> => {
-  const base = Args.text({ name })
-  return {
-    parser: spec.schema === undefined ? base as unknown as Args.Args<A> : checkArg(base, name, spec.schema),
-    doc: argDoc(name, spec)
-  }
+export function argument(name: string, spec?: Omit<Spec<string>, "schema">): Arg<string>
+export function argument<A>(name: string, spec: Spec<A> & { readonly schema: TextSchema<A> }): Arg<A>
+export function argument<A>(name: string, spec: Spec<A> = {}): Arg<A> | Arg<string> {
+  const base = Argument.String(name)
+  const schema = spec.schema
+  const doc = argDoc(name, spec)
+  return schema === undefined ? { parser: base, doc } : { parser: Argument.mapEffect(base, decodeWith(schema, name)), doc }
 }
 
 /** A positional argument that may be left out (the last one), checked with `spec.schema` when given. */
-export const optionalArgument = <A = string>(name: string, spec: Spec<A> = {}): Arg<Option.Option<A>> => {
-  const one = argument(name, spec)
-  return { parser: Args.optional(one.parser), doc: { ...one.doc, optional: true } }
+export function optionalArgument(name: string, spec?: Omit<Spec<string>, "schema">): Arg<Option.Option<string>>
+export function optionalArgument<A>(name: string, spec: Spec<A> & { readonly schema: TextSchema<A> }): Arg<Option.Option<A>>
+export function optionalArgument<A>(name: string, spec: Spec<A> = {}): Arg<Option.Option<A>> | Arg<Option.Option<string>> {
+  const base = Argument.String(name)
+  const schema = spec.schema
+  const doc = { ...argDoc(name, spec), optional: true }
+  return schema === undefined
+    ? { parser: Argument.optional(base), doc }
+    : { parser: Argument.optional(Argument.mapEffect(base, decodeWith(schema, name))), doc }
 }
 
 /** One or more positional arguments at the end, checked with `spec.schema`. */
-export const variadic = <A = string>(name: string, spec: ListSpec<A> = {}): Arg<ReadonlyArray<A>> => {
-  const base = Args.atLeast(Args.text({ name }), 1)
-  return {
-    parser: spec.schema === undefined
-      ? base as unknown as Args.Args<ReadonlyArray<A>>
-      : checkArg(base, name, spec.schema),
-    doc: { ...argDoc(name, spec), repeated: true }
-  }
+export function variadic(name: string, spec?: Omit<ListSpec<string>, "schema">): Arg<ReadonlyArray<string>>
+export function variadic<A>(name: string, spec: ListSpec<A> & { readonly schema: Schema.Codec<ReadonlyArray<A>, ReadonlyArray<string>> }): Arg<ReadonlyArray<A>>
+export function variadic<A>(name: string, spec: ListSpec<A> = {}): Arg<ReadonlyArray<A>> | Arg<ReadonlyArray<string>> {
+  const base = Argument.atLeast(Argument.String(name), 1)
+  const schema = spec.schema
+  const doc = { ...argDoc(name, spec), repeated: true }
+  return schema === undefined ? { parser: base, doc } : { parser: Argument.mapEffect(base, decodeWith(schema, name)), doc }
 }
 
 /** A positional argument that is one of `values`. */
@@ -188,9 +206,16 @@ export const argumentChoice = <const L extends string>(
   values: ReadonlyArray<L>,
   spec: { readonly description: string }
 ): Arg<L> => ({
-  parser: Args.choice(values.map((value) => [value, value] as [string, L]), { name }),
+  parser: Argument.Literals(name, values),
   doc: { ...argDoc(name, spec), placeholder: `<${values.join("|")}>` }
 })
+
+/**
+ * The words a repeated flag gave, checked as one list with the API's own schema of that list (its members' rules,
+ * its limits): Effect 3's `Schema.compose(Schema.Array(Schema.String), schema, { strict: false })`.
+ */
+export const wordsAs = <S extends Schema.Codec<ReadonlyArray<unknown>, ReadonlyArray<unknown>>>(schema: S) =>
+  Schema.Array(Schema.String).pipe(Schema.decodeTo(schema, SchemaTransformation.passthrough({ strict: false })))
 
 /** `{ [key]: value }` when the option holds one, else `{}`: optional request members are absent, never undefined. */
 export const ifSome = <const K extends string, A>(key: K, option: Option.Option<A>): { readonly [P in K]?: A } =>

@@ -3,9 +3,12 @@
  * (DATABASE_URL or `--database-url`, else the embedded one in `--data`, which no running server may hold) with the
  * server's own settings, never the HTTP API. The server package is imported only when such a command runs.
  */
-import type { SqlClient } from "@effect/sql"
-import type { ServerConfig, ServerOptions } from "@orgplane/server"
-import { Effect, Layer, type Option, type Redacted } from "effect"
+import type { Config as ServerConfig } from "@orgplane/server"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Option from "effect/Option"
+import type * as Redacted from "effect/Redacted"
+import type * as SqlClient from "effect/sql/SqlClient"
 import * as Inputs from "./Inputs.js"
 
 export const inputs = {
@@ -23,14 +26,14 @@ type Server = typeof import("@orgplane/server")
 
 /** Runs `use` with the server package, on the configured database with the server's settings (the flags on top). */
 export const use = <A, E>(
-  flags: { readonly data: Option.Option<string>; readonly databaseUrl: Option.Option<Redacted.Redacted> },
-  use: (server: Server) => Effect.Effect<A, E, SqlClient.SqlClient | ServerConfig>
+  flags: { readonly data: Option.Option<string>; readonly databaseUrl: Option.Option<Redacted.Redacted<string>> },
+  use: (server: Server) => Effect.Effect<A, E, SqlClient.SqlClient | ServerConfig.ServerConfig>
 ) =>
   Effect.gen(function*() {
-    const overrides: ServerOptions = {
+    const overrides: ServerConfig.Options = {
       ...Inputs.ifSome("dataDir", flags.data),
       ...Inputs.ifSome("databaseUrl", flags.databaseUrl)
     }
     const server = yield* Effect.promise(() => import("@orgplane/server"))
-    return yield* use(server).pipe(Effect.provide(server.Database.layer.pipe(Layer.provideMerge(server.configLayer(overrides)))))
+    return yield* use(server).pipe(Effect.provide(server.Database.layer.pipe(Layer.provideMerge(server.Config.layer(overrides)))))
   })

@@ -5,8 +5,8 @@
  */
 import * as NodeCrypto from "node:crypto"
 import * as NodeHttp from "node:http"
-import type * as Net from "node:net"
-import { Deferred, Effect, Exit } from "effect"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
 import { CommandFailed } from "./Errors.js"
 
 /** What the browser brought back; `answer` sends the page it shows (at most once; a closed tab is no error). */
@@ -28,8 +28,9 @@ export interface Listener {
   readonly redirect: Effect.Effect<Redirect>
 }
 
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;" })[c]!)
+const ENTITIES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;" }
+
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => ENTITIES[c] ?? c)
 
 const html = (page: Page) =>
   `<!doctype html>
@@ -71,16 +72,16 @@ export const listen = Effect.gen(function*() {
         answered = true
         response.writeHead(page.ok ? 200 : 400, { ...HEADERS, "content-type": "text/html; charset=utf-8" }).end(html(page))
       })
-    Deferred.unsafeDone(arrived, Exit.succeed({ params: url.searchParams, answer }))
+    Deferred.doneUnsafe(arrived, Effect.succeed({ params: url.searchParams, answer }))
   })
   yield* Effect.acquireRelease(
-    Effect.async<void, CommandFailed>((resume) => {
+    Effect.callback<void, CommandFailed>((resume) => {
       server.once("error", (error) =>
         resume(Effect.fail(new CommandFailed({ error: "loopback_failed", message: `cannot listen on 127.0.0.1 for the browser's redirect: ${error.message}` }))))
       server.listen(0, "127.0.0.1", () => resume(Effect.void))
     }),
     () =>
-      Effect.async<void>((resume) => {
+      Effect.callback<void>((resume) => {
         // Answers carry `connection: close`, so the sockets end once sent; one left open (a browser's preconnect,
         // an answer never given) is cut after a second.
         server.close(() => resume(Effect.void))
@@ -88,6 +89,7 @@ export const listen = Effect.gen(function*() {
         setTimeout(() => server.closeAllConnections(), 1000).unref()
       })
   )
-  const { port } = server.address() as Net.AddressInfo
+  const address = server.address()
+  const port = typeof address === "object" && address !== null ? address.port : 0
   return { url: `http://127.0.0.1:${port}${path}`, redirect: Deferred.await(arrived) } satisfies Listener
 })

@@ -1,20 +1,23 @@
 /** The CLI in a process: runs it on the process's arguments and exits with its code; SIGINT/SIGTERM interrupt it gracefully. */
-import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { defaultTeardown, type Teardown } from "@effect/platform/Runtime"
-import { Effect, Exit } from "effect"
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Runtime from "effect/Runtime"
 import { run, type RunOptions } from "./Cli.js"
 
-/** The program's result is the exit code; an interruption (a signal) exits 0 after the finalizers ran. */
-const teardown: Teardown = (exit, onExit) => {
+/**
+ * The program's result is the exit code; an interruption (a signal) exits 0 after the finalizers ran, as on Effect 3
+ * (Effect 4's default teardown answers 130).
+ */
+const teardown: Runtime.Teardown = (exit, onExit) => {
   if (Exit.isSuccess(exit) && typeof exit.value === "number") onExit(exit.value)
-  else defaultTeardown(exit, onExit)
+  else if (Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause)) onExit(0)
+  else Runtime.defaultTeardown(exit, onExit)
 }
 
-// The CLI prints through Console; log lines come from `serve`, whose server installs its own one-line format (the
-// runtime's multi-line pretty logger would replace it and spread each request over several lines).
+// The CLI prints through Console; log lines come from `serve`, whose server installs its own one-line format in place
+// of Effect's default logger (RequestLog.loggerLayer), so no pretty logger is to be turned off here as on Effect 3.
 export const main = (options: RunOptions) =>
-  NodeRuntime.runMain(
-    run(process.argv, options).pipe(Effect.provide(NodeContext.layer)),
-    { disableErrorReporting: true, disablePrettyLogger: true, teardown }
-  )
+  NodeRuntime.runMain(run(process.argv, options).pipe(Effect.provide(NodeServices.layer)), { disableErrorReporting: true, teardown })

@@ -2,7 +2,9 @@
  * How results are printed: human-readable tables and field lists by default, the API's JSON with `--json`
  * (encoded with the response schema, so dates are ISO strings exactly as on the wire).
  */
-import { Console, Effect, Schema } from "effect"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 
 /** Whether to colour a stream: see bin.ts for how it is decided. */
 export interface Style {
@@ -36,12 +38,12 @@ export const json = (value: unknown) => Console.log(JSON.stringify(value, null, 
 /** Prints a result: its wire JSON with `--json`, else the human rendering. */
 export const emit = <A, I>(
   options: { readonly json: boolean },
-  schema: Schema.Schema<A, I>,
+  schema: Schema.Codec<A, I>,
   value: NoInfer<A>,
   human: (value: A) => string
 ) =>
   options.json
-    ? Effect.flatMap(Effect.orDie(Schema.encode(schema)(value)), json)
+    ? Effect.flatMap(Effect.orDie(Schema.encodeEffect(schema)(value)), json)
     : Console.log(human(value))
 
 /** A note for people, kept off stdout so that piping the result stays clean. */

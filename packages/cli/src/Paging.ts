@@ -2,14 +2,17 @@
  * Cursor pages in list commands: `--limit`, `--cursor` and `--all`, the walk through the pages, and the hint that
  * says how to get the next one. `--limit` and `--cursor` are checked with the API's own `Limit` and `Cursor`.
  */
-import { Cursor, Limit, type Page } from "@orgplane/schema"
 import { paginateStream, type PageRequest } from "@orgplane/client"
-import { Chunk, Effect, Option, type Schema, Stream } from "effect"
+import { Cursor, Limit, type Page } from "@orgplane/schema"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import type * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
 import * as Inputs from "./Inputs.js"
 import * as Output from "./Output.js"
 
 /** The paging flags of a list whose page size and cursor are checked with these schemas (its query's own). */
-export const inputsFor = (limit: Schema.Schema<number, string>, cursor: Schema.Schema<string, string>) => ({
+export const inputsFor = (limit: Schema.Codec<number, string>, cursor: Schema.Codec<string, string>) => ({
   limit: Inputs.optional(Inputs.text("limit", { placeholder: "<n>", schema: limit })),
   cursor: Inputs.optional(Inputs.text("cursor", {
     placeholder: "<cursor>",
@@ -40,10 +43,10 @@ export const fetch = <A, E, R>(
 ): Effect.Effect<Page<A>, E, R> => {
   const params = (cursor: Option.Option<string>) => ({ ...Inputs.ifSome("cursor", cursor), ...Inputs.ifSome("limit", paging.limit) })
   if (!paging.all) return page(params(paging.cursor))
-  const list = (request?: PageRequest) => page(params(Option.fromNullable(request?.urlParams?.cursor)))
-  return paginateStream(list, { urlParams: Inputs.ifSome("cursor", paging.cursor) }).pipe(
+  const list = (request?: PageRequest) => page(params(Option.fromNullishOr(request?.query?.cursor)))
+  return paginateStream(list, { query: Inputs.ifSome("cursor", paging.cursor) }).pipe(
     Stream.runCollect,
-    Effect.map((items): Page<A> => ({ items: Chunk.toReadonlyArray(items), nextCursor: null }))
+    Effect.map((items): Page<A> => ({ items, nextCursor: null }))
   )
 }
 

@@ -4,10 +4,11 @@
  * credential to send. A wrong `--url` is then told apart from a server of another version, and a server that is
  * down from a missing login.
  */
-import { FetchHttpClient, HttpClientError } from "@effect/platform"
 import * as Client from "@orgplane/client"
 import { SystemApi } from "@orgplane/schema"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
+import * as FetchHttpClient from "effect/http/FetchHttpClient"
+import * as HttpClientError from "effect/http/HttpClientError"
 import { VERSION } from "./Version.js"
 
 export type Identity =
@@ -16,18 +17,18 @@ export type Identity =
   | { readonly _tag: "Other"; readonly status: number | undefined }
 
 /** Who answers at `url`; fails with the request's error when nothing does (refused, unknown host, timeout). */
-export const identify = (url: string): Effect.Effect<Identity, HttpClientError.RequestError> =>
+export const identify = (url: string): Effect.Effect<Identity, HttpClientError.HttpClientError> =>
   Effect.gen(function*() {
     // The one group it calls: the client of the whole API would read the schemas of every endpoint first.
     const client = yield* Client.makeFor([SystemApi], { baseUrl: url, userAgent: `orgplane-cli/${VERSION}`, maxRetries: 0, timeout: "5 seconds" })
     return yield* client.system.health().pipe(
       Effect.map((health): Identity => ({ _tag: "Orgplane", version: health.version })),
-      Effect.catchAll((error) =>
-        HttpClientError.isHttpClientError(error) && error._tag === "RequestError"
+      Effect.catch((error) =>
+        HttpClientError.isHttpClientError(error) && error.response === undefined
           ? Effect.fail(error)
           : Effect.succeed<Identity>({
             _tag: "Other",
-            status: HttpClientError.isHttpClientError(error) && error._tag === "ResponseError" ? error.response.status : undefined
+            status: HttpClientError.isHttpClientError(error) ? error.response?.status : undefined
           })
       )
     )

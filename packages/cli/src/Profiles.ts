@@ -2,23 +2,25 @@
  * The profile file: named profiles (server URL and credentials) in `<config dir>/config.json`, readable by its
  * owner only (file 0600, folder 0700), since it holds session tokens.
  */
-import { FileSystem } from "@effect/platform"
-import { Effect, Option, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import * as Path from "node:path"
 import * as CliConfig from "./Config.js"
 import { ProfileError } from "./Errors.js"
 
 export const Profile = Schema.Struct({
   url: Schema.String,
-  token: Schema.optionalWith(Schema.String, { exact: true }),
-  apiKey: Schema.optionalWith(Schema.String, { exact: true }),
+  token: Schema.optionalKey(Schema.String),
+  apiKey: Schema.optionalKey(Schema.String),
   /** Who the token belongs to, for display only. */
-  email: Schema.optionalWith(Schema.String, { exact: true })
+  email: Schema.optionalKey(Schema.String)
 })
 export type Profile = typeof Profile.Type
 
 export const ProfileFile = Schema.Struct({
-  profiles: Schema.Record({ key: Schema.String, value: Profile })
+  profiles: Schema.Record(Schema.String, Profile)
 })
 export type ProfileFile = typeof ProfileFile.Type
 
@@ -29,7 +31,7 @@ export const isFor = (profile: Profile, url: string) => profile.url.replace(/\/+
 
 const empty: ProfileFile = { profiles: {} }
 
-const decode = Schema.decodeUnknown(Schema.parseJson(ProfileFile))
+const decode = Schema.decodeUnknownEffect(Schema.fromJsonString(ProfileFile))
 const encode = (file: ProfileFile) => `${JSON.stringify(file, null, 2)}\n`
 
 /** Where the profile file lives. */
@@ -42,7 +44,7 @@ export const load = Effect.gen(function*() {
   const text = yield* fs.readFileString(file).pipe(
     Effect.map(Option.some),
     Effect.catchIf(
-      (error) => error._tag === "SystemError" && error.reason === "NotFound",
+      (error) => error.reason._tag === "NotFound",
       () => Effect.succeed(Option.none<string>())
     ),
     Effect.mapError((error) => new ProfileError({ path: file, message: `cannot read: ${error.message}` }))

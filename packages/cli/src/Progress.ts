@@ -3,7 +3,12 @@
  * Drawn only when stderr is a terminal (`Invocation.interactive`), and erased before anything else is printed, so
  * piped and captured output never sees it.
  */
-import { Clock, Duration, Effect, Fiber, Option, Ref } from "effect"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
 import { Invocation } from "./Commands.js"
 import { CommandFailed } from "./Errors.js"
 
@@ -37,7 +42,7 @@ export const spinner = <A, E, R, R2 = never>(
     const described = options.describe === undefined
       ? Effect.void
       : Effect.flatMap(options.describe, Option.match({ onNone: () => Effect.void, onSome: (text) => Ref.set(label, text) }))
-    const fibers = yield* Effect.all([Effect.fork(loop), Effect.fork(described)])
+    const fibers = yield* Effect.all([Effect.forkChild(loop), Effect.forkChild(described)])
     return yield* use((text) => Ref.set(label, text)).pipe(
       Effect.ensuring(Effect.andThen(Fiber.interruptAll(fibers), draw("")))
     )
@@ -58,12 +63,14 @@ export const awaitAuthorization = <E, R>(done: Effect.Effect<boolean, E, R>) =>
         yield* Effect.sleep(Duration.seconds(round < 30 ? 1 : 2))
       }
     }).pipe(
-      Effect.timeoutFail({
+      Effect.timeoutOrElse({
         duration: AUTHORIZATION_WAIT,
-        onTimeout: () =>
-          new CommandFailed({
-            error: "connect_timeout",
-            message: "The authorization was not completed within 10 minutes: run connect again for a new URL."
-          })
+        orElse: () =>
+          Effect.fail(
+            new CommandFailed({
+              error: "connect_timeout",
+              message: "The authorization was not completed within 10 minutes: run connect again for a new URL."
+            })
+          )
       })
     ))

@@ -2,9 +2,12 @@
  * Commands that create a session (`auth signup`, `auth login`, `invitations accept --sign-up`): where the password
  * comes from, and how the new session is saved in the selected profile.
  */
-import { Prompt } from "@effect/cli"
 import { Password, type Session, type User } from "@orgplane/schema"
-import { Effect, Option, Redacted, Schema } from "effect"
+import * as Prompt from "effect/cli/Prompt"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
 import * as CliConfig from "./Config.js"
 import { UsageError } from "./Errors.js"
 import * as Inputs from "./Inputs.js"
@@ -42,7 +45,7 @@ export const guard = (target: Target.Target, options: { readonly force: boolean;
   })
 
 /** `--password`, else ORGPLANE_PASSWORD, else a prompt when a person is at the keyboard. */
-export const readPassword = (flag: Option.Option<Redacted.Redacted>, options: { readonly confirm: boolean }) =>
+export const readPassword = (flag: Option.Option<Redacted.Redacted<string>>, options: { readonly confirm: boolean }) =>
   Effect.gen(function*() {
     if (Option.isSome(flag)) return flag.value
     const fromEnvironment = yield* Effect.orDie(CliConfig.password)
@@ -52,18 +55,18 @@ export const readPassword = (flag: Option.Option<Redacted.Redacted>, options: { 
         message: "no password: pass --password, set ORGPLANE_PASSWORD, or run in a terminal to be prompted"
       })
     }
-    const first = yield* Prompt.password({ message: "Password" })
+    const first = yield* Prompt.run(Prompt.Password({ message: "Password" }))
     if (options.confirm) {
-      const again = yield* Prompt.password({ message: "Repeat the password" })
+      const again = yield* Prompt.run(Prompt.Password({ message: "Repeat the password" }))
       if (Redacted.value(first) !== Redacted.value(again)) return yield* new UsageError({ message: "the passwords do not match" })
     }
     return first
-  }).pipe(Effect.catchTag("QuitException", () => new UsageError({ message: "cancelled" })))
+  }).pipe(Effect.catchTag("QuitError", () => Effect.fail(new UsageError({ message: "cancelled" }))))
 
 /** A password for a new account: read (and confirmed) like `readPassword`, then checked with the API's rules. */
-export const readNewPassword = (flag: Option.Option<Redacted.Redacted>) =>
+export const readNewPassword = (flag: Option.Option<Redacted.Redacted<string>>) =>
   Effect.flatMap(readPassword(flag, { confirm: true }), (secret) =>
-    Schema.decode(Password)(Redacted.value(secret)).pipe(
+    Schema.decodeEffect(Password)(Redacted.value(secret)).pipe(
       Effect.mapError(() => new UsageError({ message: "password: must be 10 to 256 characters" }))
     ))
 

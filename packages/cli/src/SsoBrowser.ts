@@ -5,7 +5,8 @@
  */
 import type { OrgplaneApiClient } from "@orgplane/client"
 import { SsoSignInFailed } from "@orgplane/schema"
-import { Duration, Effect } from "effect"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
 import * as Browser from "./Browser.js"
 import { CommandFailed } from "./Errors.js"
 import * as Loopback from "./Loopback.js"
@@ -16,15 +17,14 @@ import * as Progress from "./Progress.js"
 export const INTENT_LIFETIME = Duration.minutes(5)
 
 /** Opens `url` in the browser unless `noBrowser` (or none can be opened); prints it on stderr either way. */
-export const show = (url: string, options: { readonly noBrowser: boolean; readonly purpose: string }) =>
-  Effect.gen(function*() {
-    const opened = options.noBrowser ? false : yield* Browser.open(url)
-    yield* Output.note(
-      opened
-        ? `Opened your browser to ${options.purpose}. If it did not open, open this URL (valid 5 minutes):\n  ${url}`
-        : `Open this URL in a browser to ${options.purpose} (valid 5 minutes):\n  ${url}`
-    )
-  })
+export const show = Effect.fn("SsoBrowser.show")(function*(url: string, options: { readonly noBrowser: boolean; readonly purpose: string }) {
+  const opened = options.noBrowser ? false : yield* Browser.open(url)
+  yield* Output.note(
+    opened
+      ? `Opened your browser to ${options.purpose}. If it did not open, open this URL (valid 5 minutes):\n  ${url}`
+      : `Open this URL in a browser to ${options.purpose} (valid 5 minutes):\n  ${url}`
+  )
+})
 
 /** What the browser brings back is typed by a person's browser: no terminal control characters, a bounded length. */
 const printable = (text: string, max: number) => text.replace(/[\u0000-\u001f\u007f-\u009f]+/g, " ").trim().slice(0, max)
@@ -60,13 +60,15 @@ export const signIn = (client: OrgplaneApiClient, email: string, options: { read
     const started = yield* client.ssoSignIn.start({ payload: { email, returnTo: listener.url } })
     yield* show(started.authorizationUrl, { noBrowser: options.noBrowser, purpose: `sign in as ${email}` })
     const redirect = yield* Progress.spinner("waiting for the sign-in in the browser…", () => listener.redirect).pipe(
-      Effect.timeoutFail({
+      Effect.timeoutOrElse({
         duration: INTENT_LIFETIME,
-        onTimeout: () =>
-          new CommandFailed({
-            error: "sign_in_timeout",
-            message: "the sign-in was not completed in the browser within 5 minutes: run 'orgplane auth login --sso' again"
-          })
+        orElse: () =>
+          Effect.fail(
+            new CommandFailed({
+              error: "sign_in_timeout",
+              message: "the sign-in was not completed in the browser within 5 minutes: run 'orgplane auth login --sso' again"
+            })
+          )
       })
     )
     const code = redirect.params.get("code")

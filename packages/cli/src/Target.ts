@@ -2,11 +2,17 @@
  * The server a command talks to and the credential it presents, resolved from flags, then the environment, then
  * the profile file; and the typed client built from them.
  */
-import { Prompt } from "@effect/cli"
-import { FetchHttpClient, type HttpApiGroup, type HttpClient, type HttpClientError } from "@effect/platform"
 import * as Client from "@orgplane/client"
 import { Forbidden, Unauthorized } from "@orgplane/schema"
-import { Context, Effect, Option, Redacted } from "effect"
+import * as Prompt from "effect/cli/Prompt"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as FetchHttpClient from "effect/http/FetchHttpClient"
+import type * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import type * as HttpClient from "effect/http/HttpClient"
+import type * as HttpClientError from "effect/http/HttpClientError"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import * as CliConfig from "./Config.js"
 import { isUnreadableResponse, NotAuthenticated, NotOrgplane, Rejected, UnreadableAnswer, UsageError, WrongPassword } from "./Errors.js"
 import type { GlobalOptions } from "./GlobalOptions.js"
@@ -17,7 +23,7 @@ import { VERSION } from "./Version.js"
 
 export interface Credential {
   readonly kind: "token" | "apiKey"
-  readonly value: Redacted.Redacted
+  readonly value: Redacted.Redacted<string>
   readonly source: "flag" | "environment" | "profile"
 }
 
@@ -46,8 +52,8 @@ export const normalizeUrl = (input: string, origin: string) => {
 /** The token if there is one, else the API key: the server tries a bearer token first anyway. */
 const pick = (
   source: Credential["source"],
-  token: Option.Option<Redacted.Redacted>,
-  apiKey: Option.Option<Redacted.Redacted>
+  token: Option.Option<Redacted.Redacted<string>>,
+  apiKey: Option.Option<Redacted.Redacted<string>>
 ): Option.Option<Credential> =>
   Option.orElse(
     Option.map(token, (value): Credential => ({ kind: "token", value, source })),
@@ -59,7 +65,7 @@ export const resolve = (global: GlobalOptions) =>
     const env = yield* Effect.orDie(CliConfig.environment)
     const profileName = Option.getOrElse(Option.orElse(global.profile, () => env.profile), () => Profiles.DEFAULT_PROFILE)
     const file = yield* Profiles.load
-    const profile = Option.fromNullable(file.profiles[profileName])
+    const profile = Option.fromNullishOr(file.profiles[profileName])
 
     const url = Option.isSome(global.url)
       ? yield* normalizeUrl(global.url.value, "--url")
@@ -74,8 +80,8 @@ export const resolve = (global: GlobalOptions) =>
       Profiles.isFor(stored, url)
         ? pick(
           "profile",
-          Option.map(Option.fromNullable(stored.token), Redacted.make),
-          Option.map(Option.fromNullable(stored.apiKey), Redacted.make)
+          Option.map(Option.fromNullishOr(stored.token), (token) => Redacted.make(token)),
+          Option.map(Option.fromNullishOr(stored.apiKey), (key) => Redacted.make(key))
         )
         : Option.none())
 
@@ -90,11 +96,17 @@ export const resolve = (global: GlobalOptions) =>
  * The API groups the running command calls (declared by its command group, see Commands.group): their clients are
  * built from these alone. A group not declared is still served, from the whole API, loaded when first called.
  */
-export class ApiGroups extends Context.Reference<ApiGroups>()("@orgplane/cli/ApiGroups", {
-  defaultValue: (): ReadonlyArray<HttpApiGroup.HttpApiGroup.Any> => []
-}) {}
+export const ApiGroups = Context.Reference<ReadonlyArray<ApiGroup>>("@orgplane/cli/ApiGroups", {
+  defaultValue: () => []
+})
 
+/** One group of the API, as a command group declares it (`Commands.group`). */
+export type ApiGroup = HttpApiGroup.Constraint
+
+/** A group's client, as the proxy below calls it: a method by name, with the request. */
 type GroupClient = Record<string, (request?: unknown) => Effect.Effect<unknown, unknown>>
+
+const isGroupClient = (value: unknown): value is GroupClient => typeof value === "object" && value !== null
 
 /**
  * The client of the whole API whose groups are each built when first called: a command calls one or two groups, and
@@ -104,33 +116,58 @@ type GroupClient = Record<string, (request?: unknown) => Effect.Effect<unknown, 
 const lazyClient = (options: Client.ClientOptions) =>
   Effect.gen(function*() {
     const context = yield* Effect.context<HttpClient.HttpClient>()
-    const declared = new Map((yield* ApiGroups).map((group) => [group.identifier, group]))
+    const declared = new Map<string, ApiGroup>((yield* ApiGroups).map((group) => [group.identifier, group]))
     const built = new Map<string, Effect.Effect<GroupClient>>()
+    const build = (name: string): Effect.Effect<GroupClient> => {
+      const known = declared.get(name)
+      const group: Effect.Effect<ApiGroup> = known !== undefined
+        ? Effect.succeed(known)
+        : Effect.flatMap(Effect.promise(() => import("./WholeApi.js")), ({ groups }) => {
+          const found = groups.find((group) => group.identifier === name)
+          return found === undefined ? Effect.die(new Error(`no API group '${name}'`)) : Effect.succeed(found)
+        })
+      return Effect.cached(Effect.flatMap(group, (group) =>
+        Effect.map(Client.makeFor([group], options), (client): GroupClient => {
+          const methods: unknown = Object.hasOwn(client, name) ? Object.getOwnPropertyDescriptor(client, name)?.value : undefined
+          return isGroupClient(methods) ? methods : {}
+        })
+      ).pipe(Effect.provide(context))).pipe(Effect.runSync)
+    }
     const groupClient = (name: string) => {
-      let client = built.get(name)
-      if (client === undefined) {
-        const group = declared.has(name)
-          ? Effect.succeed(declared.get(name)!)
-          : Effect.map(Effect.promise(() => import("./WholeApi.js")), ({ Api }) => (Api.groups as Record<string, HttpApiGroup.HttpApiGroup.Any>)[name]!)
-        client = Effect.cached(Effect.flatMap(group, (group) =>
-          Effect.map(Client.makeFor([group], options), (client) => (client as unknown as Record<string, GroupClient>)[name]!)
-        ).pipe(Effect.provide(context))).pipe(Effect.runSync)
-        built.set(name, client)
-      }
+      const cached = built.get(name)
+      if (cached !== undefined) return cached
+      const client = build(name)
+      built.set(name, client)
       return client
     }
-    return new Proxy({}, {
+    const handler: ProxyHandler<object> = {
       get: (_, name) =>
         typeof name !== "string" ? undefined : new Proxy({}, {
           get: (_, method) =>
             typeof method !== "string" ? undefined : (request?: unknown) =>
-              Effect.flatMap(groupClient(name), (client) => client[method]!(request))
+              Effect.flatMap(groupClient(name), (client) => {
+                const call = client[method]
+                return call === undefined ? Effect.die(new Error(`no method '${name}.${method}'`)) : call(request)
+              })
         })
-    }) as Client.OrgplaneApiClient
+    }
+    return lazyApiClient(new Proxy({}, handler))
   })
 
-/** The typed client for the target; with `authenticated`, fails with `NotAuthenticated` when there is no credential. */
-export const connect = (target: Target, options: { readonly authenticated: boolean }) =>
+/**
+ * The proxy, typed as the client it stands for: every group and method of the whole API answers as the typed client's
+ * would (built from the same API, with the same options). A cast TypeScript cannot check.
+ */
+const lazyApiClient = (proxy: object): Client.OrgplaneApiClient => proxy as Client.OrgplaneApiClient
+
+/**
+ * The typed client for the target; with `authenticated`, fails with `NotAuthenticated` when there is no credential.
+ * Its type is written out: inferred, it is too long for the declaration the bundle's build emits.
+ */
+export const connect = (
+  target: Target,
+  options: { readonly authenticated: boolean }
+): Effect.Effect<Client.OrgplaneApiClient, NotAuthenticated> =>
   Effect.gen(function*() {
     if (options.authenticated && Option.isNone(target.credential)) {
       return yield* new NotAuthenticated({ url: target.url, profile: target.profileName })
@@ -153,12 +190,12 @@ export const connect = (target: Target, options: { readonly authenticated: boole
 export const run = <A, E, R>(global: GlobalOptions, body: (target: Target) => Effect.Effect<A, E, R>) =>
   Effect.flatMap(resolve(global), (target) =>
     body(target).pipe(
-      Effect.catchAll((error) =>
+      Effect.catch((error) =>
         needsRecentSignIn(error)
           ? Effect.flatMap(signInAgain(global, target, error), body)
           : Effect.fail(error)
       ),
-      Effect.catchAll((error) => explain(target, error))
+      Effect.catch((error) => explain(target, error))
     ))
 
 /** 403 `recent_authentication_required`: the action needs a session younger than the server's setting. */
@@ -180,7 +217,7 @@ const signInAgain = (global: GlobalOptions, target: Target, refusal: Forbidden) 
     if (Option.isNone(fromEnvironment) && !process.stdin.isTTY) return yield* refusal
     const password = Option.isSome(fromEnvironment)
       ? fromEnvironment.value
-      : yield* Prompt.password({ message: `${refusal.message}\nPassword for ${email}` })
+      : yield* Prompt.run(Prompt.Password({ message: `${refusal.message}\nPassword for ${email}` }))
     const client = yield* connect(target, { authenticated: false })
     const result = yield* client.users.signIn({ payload: { email, password: Redacted.value(password) } }).pipe(
       Effect.catchTag("Unauthorized", () => new WrongPassword())
@@ -189,7 +226,7 @@ const signInAgain = (global: GlobalOptions, target: Target, refusal: Forbidden) 
     return yield* resolve(global)
   })
 
-type Explained<E> = E | Rejected | NotOrgplane | UnreadableAnswer | HttpClientError.RequestError
+type Explained<E> = E | Rejected | NotOrgplane | UnreadableAnswer | HttpClientError.HttpClientError
 
 const explain = <E>(target: Target, error: E): Effect.Effect<never, Explained<E>> => {
   if (error instanceof Unauthorized && Option.isSome(target.credential)) {

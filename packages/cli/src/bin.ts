@@ -1,6 +1,8 @@
 /**
  * The `orgplane` executable. Help that the build rendered beforehand (HelpPages.ts) and `--version` are printed
  * from here, in the time Node takes to start; everything else loads the CLI (Main.ts).
+ * Run from its sources (`node --conditions=@orgplane/source --import tsx packages/cli/src/bin.ts`) there are no rendered
+ * pages beside it, and every page comes from the CLI itself; `pnpm --filter @orgplane/cli build` bundles it.
  */
 import * as Fs from "node:fs"
 import * as Module from "node:module"
@@ -23,11 +25,16 @@ const colour = (stream: NodeJS.WriteStream) => {
   return stream.isTTY === true
 }
 
+const isPages = (value: unknown): value is HelpPages.Pages =>
+  typeof value === "object" && value !== null && "version" in value && typeof value.version === "string" &&
+  "overview" in value && typeof value.overview === "string" && "groups" in value && typeof value.groups === "object" &&
+  "leaves" in value && typeof value.leaves === "object"
+
 /** The pages beside the bundle, when they were rendered for this version (run from the sources there are none). */
 const pages = (): HelpPages.Pages | undefined => {
   try {
-    const pages = JSON.parse(Fs.readFileSync(new URL("./help.json", import.meta.url), "utf8")) as HelpPages.Pages
-    return pages.version === VERSION ? pages : undefined
+    const pages: unknown = JSON.parse(Fs.readFileSync(new URL("./help.json", import.meta.url), "utf8"))
+    return isPages(pages) && pages.version === VERSION ? pages : undefined
   } catch {
     return undefined
   }

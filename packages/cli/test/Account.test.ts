@@ -1,17 +1,18 @@
 /**
- * `orgplane account export | email | delete` and `orgplane admin users list | disable | enable | delete` (issue 45,
- * item 2): the CLI in-process (Harness.ts) against a real server.
+ * `orgplane account export | email | delete` and `orgplane admin users list | disable | enable | delete`: the CLI
+ * in-process (see Harness.ts) against the Effect 4 server (RealServer.ts). packages/cli/test/Account.test.ts.
  */
-import { Http, TestServer } from "@orgplane/testkit"
 import * as Fs from "node:fs/promises"
 import * as Path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { cleanup, fresh, json } from "./Harness.js"
+import * as Http from "./Http.js"
+import * as RealServer from "./RealServer.js"
 
-let server: TestServer.RunningServer
+let server: RealServer.RealServer
 let operator: Awaited<ReturnType<typeof Http.operator>>
 beforeAll(async () => {
-  server = await TestServer.start()
+  server = await RealServer.start({ ORGPLANE_SETUP_TOKEN: Http.SETUP_TOKEN })
   operator = await Http.operator(server.url)
 })
 afterAll(async () => {
@@ -19,7 +20,7 @@ afterAll(async () => {
   await cleanup()
 })
 
-describe("orgplane account", { timeout: 120_000 }, () => {
+describe("orgplane account", () => {
   it("exports the account as JSON, changes its email (the profile follows), and deletes it with --yes, forgetting the session", async () => {
     const owner = await Http.owner(server.url, "Account CLI")
     const { cli, configDir } = await fresh()
@@ -29,7 +30,7 @@ describe("orgplane account", { timeout: 120_000 }, () => {
     const exported = await cli(["account", "export"], env)
     expect(exported.code, exported.stderr).toBe(0)
     const document = json(exported)
-    expect(document).toMatchObject({ format: "orgplane.account-export.v1", user: { id: owner.user.id, email: owner.email } })
+    expect(document).toMatchObject({ format: "orgplane.account-export.v1", user: { id: owner.userId, email: owner.email } })
     expect(document.memberships).toEqual([expect.objectContaining({ organization: { id: owner.organization.id, name: "Account CLI" } })])
 
     const moved = `moved.${Math.random().toString(36).slice(2, 8)}@example.com`
@@ -46,7 +47,7 @@ describe("orgplane account", { timeout: 120_000 }, () => {
     expect(unconfirmed.stderr).toContain("pass --yes")
     const deleted = await cli(["account", "delete", "--yes"], env)
     expect(deleted.code, deleted.stderr).toBe(0)
-    expect(deleted.stdout).toContain(`Deleted account ${owner.user.id}: organizations' audit logs name it deleted-user-`)
+    expect(deleted.stdout).toContain(`Deleted account ${owner.userId}: organizations' audit logs name it deleted-user-`)
     expect(deleted.stdout).toContain(`Left without members: ${owner.organization.id}.`)
     const after = await cli(["whoami"], env)
     expect(after.code).toBe(3)
@@ -62,12 +63,14 @@ describe("orgplane account", { timeout: 120_000 }, () => {
   })
 })
 
-describe("orgplane admin users", { timeout: 120_000 }, () => {
+describe("orgplane admin users", () => {
   it("lists accounts, disables and enables one, and deletes one with --yes", async () => {
     const marker = `cliusers${Math.random().toString(36).slice(2, 8)}`
-    const person = Http.expectStatus<any>("sign-up", await Http.request(server.url, "POST", "/v1/auth/sign-up", {
+    const signedUp = await Http.request(server.url, "POST", "/v1/auth/sign-up", {
       body: { email: `${marker}@example.com`, password: "a long password", name: "Listed Person" }
-    }), 201)
+    })
+    expect(signedUp.status).toBe(201)
+    const person = { user: { id: Http.textAt(signedUp.body, "user", "id") } }
     const { cli } = await fresh()
     const env = { ORGPLANE_URL: server.url, ORGPLANE_TOKEN: operator.token }
 
@@ -80,10 +83,10 @@ describe("orgplane admin users", { timeout: 120_000 }, () => {
     expect(disabled.code, disabled.stderr).toBe(0)
     expect(disabled.stdout).toContain("is disabled: its sessions ended")
     const listed = await cli(["admin", "users", "list", "--email", marker, "--state", "disabled", "--json"], env)
-    expect(json(listed).items.map((user: any) => user.id)).toEqual([person.user.id])
+    expect(json(listed).items.map((user: { id: string }) => user.id)).toEqual([person.user.id])
     expect(json(await cli(["admin", "users", "list", "--email", marker, "--state", "enabled", "--json"], env)).items).toEqual([])
     const signIn = await Http.request(server.url, "POST", "/v1/auth/sign-in", { body: { email: `${marker}@example.com`, password: "a long password" } })
-    expect([signIn.status, signIn.body.reason]).toEqual([403, "account_disabled"])
+    expect([signIn.status, Http.at(signIn.body, "reason")]).toEqual([403, "account_disabled"])
 
     const enabled = await cli(["admin", "users", "enable", person.user.id], env)
     expect(enabled.code, enabled.stderr).toBe(0)

@@ -1,13 +1,17 @@
-/** `orgplane admin claim-operator` and `orgplane admin metrics`: the CLI in-process (see Harness.ts) against a real server. */
-import { Http, TestServer } from "@orgplane/testkit"
+/**
+ * `orgplane admin claim-operator` and `orgplane admin metrics`: the CLI in-process (see Harness.ts) against a real
+ * server, the Effect 4 one (RealServer.ts). packages/cli/test/Admin.test.ts.
+ */
+import * as Http from "../../../packages/testkit/src/Http.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { sparkline } from "../src/commands/admin.js"
 import { cleanup, fresh, json } from "./Harness.js"
+import * as RealServer from "./RealServer.js"
 
-let server: TestServer.RunningServer
+let server: RealServer.RealServer
 
 beforeAll(async () => {
-  server = await TestServer.start()
+  server = await RealServer.start({ ORGPLANE_SETUP_TOKEN: Http.SETUP_TOKEN })
 })
 afterAll(async () => {
   await server?.close()

@@ -1,24 +1,25 @@
 /**
  * `orgplane audit`: the CLI in-process (see Harness.ts) against a real server: an admin reads who did what, filters
  * by action family and outcome, shows one event and the catalog; a member is refused; a bad filter is refused before
- * anything is sent.
+ * anything is sent. packages/cli/test/Audit.test.ts, against the Effect 4 server (RealServer.ts).
  */
 import { AuditEventPage, AuditEventResponse, AuditEventTypes } from "@orgplane/schema"
-import { Http, TestServer } from "@orgplane/testkit"
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
+import * as Http from "../../../packages/testkit/src/Http.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { cleanup, fresh, json, type Result } from "./Harness.js"
+import * as RealServer from "./RealServer.js"
 
-let server: TestServer.RunningServer
+let server: RealServer.RealServer
 beforeAll(async () => {
-  server = await TestServer.start()
+  server = await RealServer.start()
 })
 afterAll(async () => {
   await server?.close()
   await cleanup()
 })
 
-const decoded = <A, I>(schema: Schema.Schema<A, I>, result: Result): A => {
+const decoded = <A, I>(schema: Schema.Codec<A, I>, result: Result): A => {
   expect(result.code, result.stderr).toBe(0)
   return Schema.decodeUnknownSync(schema)(json(result))
 }

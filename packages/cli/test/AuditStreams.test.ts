@@ -1,19 +1,22 @@
 /**
  * `orgplane audit streams`: the CLI in-process (see Harness.ts) against a real server and a real receiver on
  * loopback: an owner creates a stream (the secret printed once), lists, shows, tests, pauses, rotates and deletes it;
- * an admin reads but is refused a change; bad values are refused before anything is sent.
+ * an admin reads but is refused a change; bad values are refused before anything is sent. packages/cli/test/AuditStreams.test.ts,
+ * against the Effect 4 server (RealServer.ts).
  */
 import { AuditStreamPage, AuditStreamResponse, AuditStreamTestResult, AuditStreamWithSecret } from "@orgplane/schema"
-import { FakeAuditReceiver, Http, TestServer } from "@orgplane/testkit"
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
+import * as FakeAuditReceiver from "../../server/test/support/AuditReceiver.js"
+import * as Http from "../../../packages/testkit/src/Http.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { cleanup, fresh, json, type Result } from "./Harness.js"
+import * as RealServer from "./RealServer.js"
 
-let server: TestServer.RunningServer
+let server: RealServer.RealServer
 let receiver: FakeAuditReceiver.FakeAuditReceiver
 beforeAll(async () => {
   receiver = await FakeAuditReceiver.start()
-  server = await TestServer.start({ outboundAllowPrivate: true })
+  server = await RealServer.start({ ORGPLANE_OUTBOUND_ALLOW_PRIVATE: "true" })
 })
 afterAll(async () => {
   await server?.close()
@@ -21,7 +24,7 @@ afterAll(async () => {
   await cleanup()
 })
 
-const decoded = <A, I>(schema: Schema.Schema<A, I>, result: Result): A => {
+const decoded = <A, I>(schema: Schema.Codec<A, I>, result: Result): A => {
   expect(result.code, result.stderr).toBe(0)
   return Schema.decodeUnknownSync(schema)(json(result))
 }

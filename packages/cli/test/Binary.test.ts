@@ -1,9 +1,12 @@
 /**
  * The built `orgplane` executable, as it is published (see Binary.ts): what only a real process shows. Everything
- * else runs in-process (Harness.ts).
+ * else runs in-process (Harness.ts); the server's TestDatabase makes a fresh Postgres database.
  */
-import { Http, TestDatabase } from "@orgplane/testkit"
-import { Effect, Exit, Option, Redacted, Scope } from "effect"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Scope from "effect/Scope"
 import { spawn } from "node:child_process"
 import * as NodeCrypto from "node:crypto"
 import * as Fs from "node:fs/promises"
@@ -13,6 +16,8 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 import * as Zlib from "node:zlib"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as Http from "../../../packages/testkit/src/Http.js"
+import * as TestDatabase from "../../server/test/support/TestDatabase.js"
 import type * as HelpPages from "../src/HelpPages.js"
 import * as Binary from "./Binary.js"
 import { freePort, root } from "./Binary.js"
@@ -292,8 +297,8 @@ describe("a server whose encryption keys do not open its database", { timeout: 3
     const scope = Effect.runSync(Scope.make())
     const started: Array<Awaited<ReturnType<typeof serve>>> = []
     try {
-      const url = Option.getOrThrow(Effect.runSync(Effect.orDie(TestDatabase.postgresUrl)))
-      const database = Redacted.value(await Effect.runPromise(Scope.extend(TestDatabase.freshPostgresUrl(url), scope)))
+      const url = Option.getOrThrow(Option.fromNullishOr(TestDatabase.postgresUrl))
+      const database = Redacted.value(Redacted.make(await Effect.runPromise(Scope.provide(TestDatabase.freshPostgres(url), scope))))
       const keyless = await serve(home, database, { ORGPLANE_CLUSTER_PORT: "0" })
       started.push(keyless)
       expect(await keyless.up(), keyless.output()).toBe(false)

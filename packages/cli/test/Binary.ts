@@ -2,6 +2,7 @@
  * The real `orgplane` executable for tests: bundled as it is published (once per test file, into a folder of its
  * own, since test files run in parallel) and run as a child process. Each workspace gets its own config folder and
  * a minimal environment, so neither the developer's profile nor their variables leak in.
+
  */
 import { spawn } from "node:child_process"
 import * as Fs from "node:fs/promises"
@@ -26,7 +27,7 @@ export interface Result {
  * `afterAll`, and run it in `fresh` workspaces meanwhile.
  */
 export const make = (name: string) => {
-  /** Inside the package, so the bundle resolves its external dependencies from the package's node_modules. */
+  /** Inside the package, so the bundle resolves its external dependencies (tsup.config.ts) from the package's node_modules. */
   const bundleDir = Path.join(packageDir, ".test-dist", name)
   const bin = Path.join(bundleDir, "bin.js")
   const homes: Array<string> = []

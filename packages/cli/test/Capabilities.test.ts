@@ -2,7 +2,7 @@
  * `orgplane connections suite-a|suite-b …`, `orgplane mail draft | read` and `orgplane calendar meet`: the CLI
  * in-process (Harness.ts) against a real server, a fake authorization server and the fake suites on loopback (which
  * only private mode lets the server reach). The browser's part (opening the URL, the redirect to the callback) is
- * plain `fetch`.
+ * plain `fetch`. packages/cli/test/Capabilities.test.ts, against the Effect 4 server (RealServer.ts).
  */
 import {
   CalendarEventResult,
@@ -13,8 +13,12 @@ import {
   SuiteConnectResult,
   SuiteDisconnectResult
 } from "@orgplane/schema"
-import { FakeOAuth, FakeSuites, Http, TestServer, Wait } from "@orgplane/testkit"
-import { Schema } from "effect"
+import * as FakeOAuth from "../../../packages/testkit/src/FakeOAuth.js"
+import * as FakeSuites from "../../../packages/testkit/src/FakeSuites.js"
+import * as Http from "../../../packages/testkit/src/Http.js"
+import * as RealServer from "./RealServer.js"
+import * as Wait from "../../../packages/testkit/src/Wait.js"
+import * as Schema from "effect/Schema"
 import * as Fs from "node:fs/promises"
 import * as Path from "node:path"
 import { Readable } from "node:stream"
@@ -25,14 +29,14 @@ const GOOGLE = "https://www.googleapis.com/auth/"
 const SECRET_A = "suite-a-client-secret-from-stdin"
 const SECRET_B = "suite-b-client-secret-from-env"
 
-let server: TestServer.RunningServer
+let server: RealServer.RealServer
 let oauth: FakeOAuth.FakeOAuth
 let mail: FakeSuites.FakeMail
 let calendar: FakeSuites.FakeCalendar
 
 beforeAll(async () => {
   ;[server, oauth] = await Promise.all([
-    TestServer.start({ outboundAllowPrivate: true }),
+    RealServer.start({ ORGPLANE_OUTBOUND_ALLOW_PRIVATE: "true" }),
     FakeOAuth.start({
       dynamicRegistration: false,
       scopesSupported: ["offline_access", "Mail.ReadWrite", "Mail.Read", `${GOOGLE}calendar.events`]
@@ -63,7 +67,7 @@ const authorizeInBrowser = async (authorizeUrl: string) => {
 }
 
 /** The `--json` answer decoded with the API's schema. */
-const decoded = <A, I>(schema: Schema.Schema<A, I>, result: Result) => {
+const decoded = <A, I>(schema: Schema.Codec<A, I>, result: Result) => {
   expect(result.code, result.stderr).toBe(0)
   return Schema.decodeUnknownSync(schema)(json(result))
 }

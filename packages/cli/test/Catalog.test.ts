@@ -19,17 +19,18 @@ import {
   PluginResponse,
   ResolvedMarketplaceResponse
 } from "@orgplane/schema"
-import { Http, TestServer } from "@orgplane/testkit"
-import { Schema } from "effect"
+import * as Http from "../../../packages/testkit/src/Http.js"
+import * as RealServer from "./RealServer.js"
+import * as Schema from "effect/Schema"
 import * as Fs from "node:fs/promises"
 import * as Path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { cleanup, fresh, json, type Result } from "./Harness.js"
 
-let server: TestServer.RunningServer
+let server: RealServer.RealServer
 
 beforeAll(async () => {
-  server = await TestServer.start()
+  server = await RealServer.start()
 })
 afterAll(async () => {
   await server?.close()
@@ -39,7 +40,7 @@ afterAll(async () => {
 const as = (token: string) => ({ ORGPLANE_URL: server.url, ORGPLANE_TOKEN: token })
 
 /** The result's stdout decoded with the response schema: fails the test when `--json` printed anything else. */
-const decoded = <A, I>(schema: Schema.Schema<A, I>, result: Result): A => {
+const decoded = <S extends Schema.ConstraintDecoder<unknown>>(schema: S, result: Result): S["Type"] => {
   expect(result.code, result.stderr).toBe(0)
   return Schema.decodeUnknownSync(schema)(json(result))
 }

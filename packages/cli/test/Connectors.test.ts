@@ -24,12 +24,15 @@ import {
   SyncNowResponse,
   TreeEntryPage
 } from "@orgplane/schema"
-import { FakeGitHub, GitRepo, Http, TestServer } from "@orgplane/testkit"
-import { Schema } from "effect"
+import * as FakeGitHub from "../../../packages/testkit/src/FakeGitHub.js"
+import * as GitRepo from "../../../packages/testkit/src/GitRepo.js"
+import * as Http from "../../../packages/testkit/src/Http.js"
+import * as RealServer from "./RealServer.js"
+import * as Schema from "effect/Schema"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { cleanup, fresh, json, type Result } from "./Harness.js"
 
-let server: TestServer.RunningServer
+let server: RealServer.RealServer
 let github: FakeGitHub.FakeGitHub
 const repos: Array<GitRepo.GitRepo> = []
 
@@ -50,7 +53,7 @@ const pluginRepository = async (fullName: string, token: string, extra: GitRepo.
 
 beforeAll(async () => {
   github = await FakeGitHub.start()
-  server = await TestServer.start({ codehostApiUrl: github.url })
+  server = await RealServer.start({ ORGPLANE_CODEHOST_API_URL: github.url })
 })
 afterAll(async () => {
   await server?.close()
@@ -61,7 +64,7 @@ afterAll(async () => {
 
 const as = (token: string) => ({ ORGPLANE_URL: server.url, ORGPLANE_TOKEN: token })
 
-const decoded = <A, I>(schema: Schema.Schema<A, I>, result: Result): A => {
+const decoded = <S extends Schema.ConstraintDecoder<unknown>>(schema: S, result: Result): S["Type"] => {
   expect(result.code, result.stderr).toBe(0)
   return Schema.decodeUnknownSync(schema)(json(result))
 }

@@ -1,22 +1,24 @@
 /**
  * The frame every command shares, in-process: help built from the command tree, typos answered at their own level
  * with a suggestion, usage errors (as JSON with --json) that quote the API's schema and name the flag, and sessions
- * that never replace another account's without --force.
+ * that never replace another account's without --force. Against a real server
+ * (RealServer.ts); the package's README has the table that names every command.
  */
-import { Http, TestServer } from "@orgplane/testkit"
+import * as Effect from "effect/Effect"
 import * as Fs from "node:fs/promises"
 import * as Path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { Effect } from "effect"
+import * as Http from "../../../packages/testkit/src/Http.js"
 import * as Commands from "../src/Commands.js"
 import { make, suggest } from "../src/Cli.js"
 import { VERSION } from "../src/Version.js"
 import { cleanup, fresh, invoke, json, PASSWORD } from "./Harness.js"
+import * as RealServer from "./RealServer.js"
 
-let server: TestServer.RunningServer
+let server: RealServer.RealServer
 
 beforeAll(async () => {
-  server = await TestServer.start()
+  server = await RealServer.start()
 })
 afterAll(async () => {
   await server?.close()

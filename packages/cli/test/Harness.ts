@@ -3,8 +3,10 @@
  * own environment (through Effect's ConfigProvider) and a fresh config folder, and answers with what a process would
  * have printed and its exit code. Neither the developer's profile nor their variables leak in.
  */
-import * as NodeContext from "@effect/platform-node/NodeContext"
-import { ConfigProvider, Console, Effect } from "effect"
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import * as ConfigProvider from "effect/ConfigProvider"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
 import * as Fs from "node:fs/promises"
 import * as Net from "node:net"
 import * as Os from "node:os"
@@ -27,8 +29,9 @@ export const freePort = () =>
     const probe = Net.createServer()
     probe.once("error", reject)
     probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address() as Net.AddressInfo
-      probe.close(() => resolve(address.port))
+      const address = probe.address()
+      const port = typeof address === "object" && address !== null ? address.port : 0
+      probe.close(() => resolve(port))
     })
   })
 
@@ -36,14 +39,7 @@ const capture = (base: Console.Console, stdout: Array<string>, stderr: Array<str
   const line = (into: Array<string>) => (...args: ReadonlyArray<unknown>) => void into.push(`${args.map(String).join(" ")}\n`)
   const log = line(stdout)
   const error = line(stderr)
-  return {
-    ...base,
-    log: (...args) => Effect.sync(() => log(...args)),
-    info: (...args) => Effect.sync(() => log(...args)),
-    error: (...args) => Effect.sync(() => error(...args)),
-    warn: (...args) => Effect.sync(() => error(...args)),
-    unsafe: { ...base.unsafe, log, info: log, error, warn: error }
-  }
+  return { ...base, log, info: log, error, warn: error }
 }
 
 /** What a running command has printed so far, line by line, for a test waiting on a line before the command ends. */
@@ -61,11 +57,11 @@ export const invoke = (
 ): Promise<Result> => {
   const { stdout, stderr } = output
   return Effect.runPromise(
-    Effect.flatMap(Effect.console, (base) =>
+    Effect.flatMap(Effect.service(Console.Console), (base) =>
       run(["node", "orgplane", ...args], options).pipe(
-        Effect.withConsole(capture(base, stdout, stderr)),
-        Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env)))),
-        Effect.provide(NodeContext.layer)
+        Effect.provideService(Console.Console, capture(base, stdout, stderr)),
+        Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromEnv({ env })),
+        Effect.provide(NodeServices.layer)
       ))
   ).then((code) => ({ code, stdout: stdout.join(""), stderr: stderr.join("") }))
 }

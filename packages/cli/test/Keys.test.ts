@@ -2,22 +2,37 @@
  * `orgplane keys rotate` against a database a server wrote secrets into (the embedded one in a data folder, or a
  * fresh database on the Postgres at DATABASE_URL): the report, the keys in the database, a second run with nothing
  * to do, a server with the new key alone, and the refusal of a database that was never migrated.
+ * packages/cli/test/Keys.test.ts; the servers are the Effect 4 one (RealServer.ts), on the database the CLI rotates.
  */
 import { Database } from "@orgplane/server"
-import { FakeMcp, Http, TestDatabase, TestServer } from "@orgplane/testkit"
-import { Effect, Exit, Option, Redacted, Scope } from "effect"
+import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
+import * as SqlClient from "effect/sql/SqlClient"
 import * as NodeCrypto from "node:crypto"
 import * as Fs from "node:fs/promises"
 import * as Path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as FakeMcp from "../../../packages/testkit/src/FakeMcp.js"
+import * as Http from "../../../packages/testkit/src/Http.js"
 import { cleanup, fresh, json } from "./Harness.js"
+import * as RealServer from "./RealServer.js"
 
 const API_KEY = "sk-rotated-secret-123"
 const newKey = (id: string) => `${id}:${NodeCrypto.randomBytes(32).toString("base64")}`
 
 let mcp: FakeMcp.FakeMcp
 let other: FakeMcp.FakeMcp
-const scope = Effect.runSync(Scope.make())
+/** The Postgres databases made for the tests, dropped after them. */
+const made: Array<string> = []
+
+/** Runs `sql` on the Postgres at `url`. */
+const onPostgres = (url: string, statement: string) =>
+  Effect.runPromise(
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      yield* sql.unsafe(statement)
+    }).pipe(Effect.provide(Database.layerUrl(Redacted.make(url), { maxConnections: 1 })))
+  )
 
 beforeAll(async () => {
   mcp = await FakeMcp.start({ auth: { apiKey: API_KEY } })
@@ -26,20 +41,32 @@ beforeAll(async () => {
 afterAll(async () => {
   await mcp?.close()
   await other?.close()
-  await Effect.runPromise(Scope.close(scope, Exit.void))
+  const postgres = process.env.DATABASE_URL
+  if (postgres !== undefined) for (const name of made.splice(0)) await onPostgres(postgres, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)
   await cleanup()
 })
 
-/** Where the CLI and the servers find the database: a data folder, or a fresh Postgres database. */
+/**
+ * Where the CLI and the servers find the database: a data folder, or a fresh database on DATABASE_URL's Postgres;
+ * `start` starts the Effect 4 server on it with `environment`.
+ */
 const newDatabase = async (home: string) => {
-  const url = Effect.runSync(Effect.orDie(TestDatabase.postgresUrl))
-  if (Option.isSome(url)) {
-    const fresh = Redacted.value(await Effect.runPromise(Scope.extend(TestDatabase.freshPostgresUrl(url.value), scope)))
-    return { flags: ["--database-url", fresh], layer: () => Database.layerUrl(Redacted.make(fresh), { maxConnections: 2 }) }
+  const postgres = process.env.DATABASE_URL
+  if (postgres !== undefined && postgres !== "") {
+    const name = `orgplane_cli_keys_${NodeCrypto.randomBytes(6).toString("hex")}`
+    await onPostgres(postgres, `CREATE DATABASE "${name}"`)
+    made.push(name)
+    const url = new URL(postgres)
+    url.pathname = `/${name}`
+    const fresh = url.toString()
+    return {
+      flags: ["--database-url", fresh],
+      start: (environment: Record<string, string>) => RealServer.start({ ...environment, DATABASE_URL: fresh })
+    }
   }
   const dataDir = Path.join(home, "data")
   await Fs.mkdir(dataDir, { recursive: true })
-  return { flags: ["--data", dataDir], layer: () => Database.layerEmbedded({ dataDir }) }
+  return { flags: ["--data", dataDir], start: (environment: Record<string, string>) => RealServer.start(environment, { data: dataDir }) }
 }
 
 describe("orgplane keys rotate", { timeout: 180_000 }, () => {
@@ -49,7 +76,7 @@ describe("orgplane keys rotate", { timeout: 180_000 }, () => {
     const old = newKey("old")
     const rotated = newKey("new")
 
-    let server = await TestServer.start({ database: database.layer(), encryptionKeys: old, outboundAllowPrivate: true })
+    let server = await database.start({ ORGPLANE_ENCRYPTION_KEYS: old, ORGPLANE_OUTBOUND_ALLOW_PRIVATE: "true" })
     const org = await Http.staffed(server.url)
     const ids: Array<string> = []
     for (const name of ["One", "Two", "Three"]) {
@@ -77,7 +104,7 @@ describe("orgplane keys rotate", { timeout: 180_000 }, () => {
     expect(second.stderr).toContain(`Re-encrypted 0 stored secret(s) with key "new"; 0 unreadable left as they are.`)
 
     // The old key can go.
-    server = await TestServer.start({ database: database.layer(), encryptionKeys: rotated, outboundAllowPrivate: true })
+    server = await database.start({ ORGPLANE_ENCRYPTION_KEYS: rotated, ORGPLANE_OUTBOUND_ALLOW_PRIVATE: "true" })
     try {
       for (const id of ids) {
         const moved = await Http.request(server.url, "PATCH", `/v1/mcp-connections/${id}`, { token: org.owner.token, body: { url: other.url } })

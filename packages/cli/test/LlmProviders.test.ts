@@ -1,15 +1,20 @@
-/** `orgplane llm-providers`: the CLI in-process (see Harness.ts) against a real server and a stand-in provider. */
-import { FakeLlmProvider, Http, TestServer } from "@orgplane/testkit"
+/**
+ * `orgplane llm-providers`: the CLI in-process (see Harness.ts) against a real server and a stand-in provider.
+ * packages/cli/test/LlmProviders.test.ts, against the Effect 4 server (RealServer.ts).
+ */
+import * as FakeLlmProvider from "../../../packages/testkit/src/FakeLlmProvider.js"
+import * as Http from "../../../packages/testkit/src/Http.js"
+import * as RealServer from "./RealServer.js"
 import * as Fs from "node:fs/promises"
 import * as Path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { cleanup, fresh, json } from "./Harness.js"
 
-let server: TestServer.RunningServer
+let server: RealServer.RealServer
 let upstream: FakeLlmProvider.FakeLlmProvider
 
 beforeAll(async () => {
-  server = await TestServer.start({ outboundAllowPrivate: true })
+  server = await RealServer.start({ ORGPLANE_OUTBOUND_ALLOW_PRIVATE: "true" })
   upstream = await FakeLlmProvider.start({ style: "openai", models: ["gpt-4o", "gpt-4o-mini"] })
 })
 afterAll(async () => {

@@ -1,5 +1,6 @@
 /** The loopback listener a browser sign-in ends on, and the command that opens a browser on each platform. */
-import { Effect, Option } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { describe, expect, it } from "vitest"
 import * as Browser from "../src/Browser.js"
 import * as Loopback from "../src/Loopback.js"

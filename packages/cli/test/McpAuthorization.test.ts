@@ -1,16 +1,20 @@
 /**
  * `orgplane mcp connections connect | disconnect`: the CLI in-process (Harness.ts) against a real server and the MCP
  * and OAuth fakes on loopback. The browser's part (opening the URL, the redirect to the callback) is plain `fetch`.
+ * packages/cli/test/McpAuthorization.test.ts, against the Effect 4 server (RealServer.ts).
  */
-import { FakeMcp, Http, TestServer, Wait } from "@orgplane/testkit"
+import * as FakeMcp from "../../../packages/testkit/src/FakeMcp.js"
+import * as Http from "../../../packages/testkit/src/Http.js"
+import * as RealServer from "./RealServer.js"
+import * as Wait from "../../../packages/testkit/src/Wait.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { cleanup, fresh, json, type Output } from "./Harness.js"
 
-let server: TestServer.RunningServer
+let server: RealServer.RealServer
 let mcp: FakeMcp.FakeMcp
 
 beforeAll(async () => {
-  server = await TestServer.start({ outboundAllowPrivate: true })
+  server = await RealServer.start({ ORGPLANE_OUTBOUND_ALLOW_PRIVATE: "true" })
   mcp = await FakeMcp.start({ auth: "oauth" })
 })
 afterAll(async () => {

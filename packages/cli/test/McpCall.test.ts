@@ -1,12 +1,17 @@
-/** `orgplane mcp call` and `orgplane mcp tools`: the CLI in-process (see Harness.ts) against a real server and MCP fakes. */
-import { FakeMcp, Http, TestServer } from "@orgplane/testkit"
+/**
+ * `orgplane mcp call` and `orgplane mcp tools`: the CLI in-process (see Harness.ts) against a real server and MCP
+ * fakes. packages/cli/test/McpCall.test.ts, against the Effect 4 server (RealServer.ts).
+ */
+import * as FakeMcp from "../../../packages/testkit/src/FakeMcp.js"
+import * as Http from "../../../packages/testkit/src/Http.js"
+import * as RealServer from "./RealServer.js"
 import * as Fs from "node:fs/promises"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { cleanup, fresh, json } from "./Harness.js"
 
-let server: TestServer.RunningServer
+let server: RealServer.RealServer
 let keyed: FakeMcp.FakeMcp
 let media: FakeMcp.FakeMcp
 const API_KEY = "sk-cli-call-secret-31337"
@@ -14,7 +19,7 @@ const API_KEY = "sk-cli-call-secret-31337"
 beforeAll(async () => {
   // The fake listens on loopback, which only private mode lets the server reach.
   ;[server, keyed, media] = await Promise.all([
-    TestServer.start({ outboundAllowPrivate: true }),
+    RealServer.start({ ORGPLANE_OUTBOUND_ALLOW_PRIVATE: "true" }),
     FakeMcp.start({ auth: { apiKey: API_KEY } }),
     FakeMcp.start({ mediaTool: true })
   ])

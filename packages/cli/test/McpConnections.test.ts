@@ -1,17 +1,22 @@
-/** `orgplane mcp connections`: the CLI in-process (see Harness.ts) against a real server and MCP fakes on loopback. */
-import { FakeMcp, Http, TestServer } from "@orgplane/testkit"
+/**
+ * `orgplane mcp connections`: the CLI in-process (see Harness.ts) against a real server and MCP fakes on loopback.
+ * packages/cli/test/McpConnections.test.ts, against the Effect 4 server (RealServer.ts).
+ */
+import * as FakeMcp from "../../../packages/testkit/src/FakeMcp.js"
+import * as Http from "../../../packages/testkit/src/Http.js"
+import * as RealServer from "./RealServer.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { cleanup, fresh, json } from "./Harness.js"
 
 const API_KEY = "cli-mcp-key-value-123"
-let server: TestServer.RunningServer
+let server: RealServer.RealServer
 let open: FakeMcp.FakeMcp
 let keyed: FakeMcp.FakeMcp
 
 beforeAll(async () => {
   // The MCP fakes listen on loopback, which only private mode lets the live check reach.
   ;[server, open, keyed] = await Promise.all([
-    TestServer.start({ outboundAllowPrivate: true }),
+    RealServer.start({ ORGPLANE_OUTBOUND_ALLOW_PRIVATE: "true" }),
     FakeMcp.start(),
     FakeMcp.start({ auth: { apiKey: API_KEY } })
   ])

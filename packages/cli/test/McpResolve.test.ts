@@ -1,14 +1,19 @@
-/** `orgplane mcp resolve | presets`: the CLI in-process (see Harness.ts) against a real server and the MCP fakes. */
-import { FakeMcp, Http, TestServer } from "@orgplane/testkit"
+/**
+ * `orgplane mcp resolve | presets`: the CLI in-process (see Harness.ts) against a real server and the MCP fakes.
+ * packages/cli/test/McpResolve.test.ts, against the Effect 4 server (RealServer.ts).
+ */
+import * as FakeMcp from "../../../packages/testkit/src/FakeMcp.js"
+import * as Http from "../../../packages/testkit/src/Http.js"
+import * as RealServer from "./RealServer.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { cleanup, fresh, json } from "./Harness.js"
 
-let server: TestServer.RunningServer
+let server: RealServer.RealServer
 let open: FakeMcp.FakeMcp
 let protectedServer: FakeMcp.FakeMcp
 
 beforeAll(async () => {
-  server = await TestServer.start({ outboundAllowPrivate: true, mcpProbeTimeout: "3 seconds" })
+  server = await RealServer.start({ ORGPLANE_OUTBOUND_ALLOW_PRIVATE: "true", ORGPLANE_MCP_PROBE_TIMEOUT: "3 seconds" })
   open = await FakeMcp.start()
   protectedServer = await FakeMcp.start({ auth: { oauth: { requiredScopes: ["mcp:read"] } } })
 })
@@ -64,7 +69,7 @@ describe("orgplane mcp", { timeout: 120_000 }, () => {
   })
 
   it("says the server refused to contact a URL, and why, exiting 1", async () => {
-    const guarded = await TestServer.start({ mcpProbeTimeout: "3 seconds" })
+    const guarded = await RealServer.start({ ORGPLANE_MCP_PROBE_TIMEOUT: "3 seconds" })
     try {
       const org = await Http.staffed(guarded.url)
       const { cli } = await fresh()

@@ -1,15 +1,17 @@
 /**
  * `orgplane members list | directory | set-directory` as a plain member and as an admin (issue 44 item 4): a member
  * still lists the organization (names and roles; emails print `-` until the organization shows them), and only an
- * admin changes what members see. In-process (Harness.ts) against a real server.
+ * admin changes what members see. In-process (Harness.ts) against the Effect 4 server (RealServer.ts):
+ * packages/cli/test/MemberDirectory.test.ts.
  */
-import { Http, TestServer } from "@orgplane/testkit"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { cleanup, fresh, json } from "./Harness.js"
+import * as Http from "./Http.js"
+import * as RealServer from "./RealServer.js"
 
-let server: TestServer.RunningServer
+let server: RealServer.RealServer
 beforeAll(async () => {
-  server = await TestServer.start()
+  server = await RealServer.start()
 })
 afterAll(async () => {
   await server?.close()
@@ -18,7 +20,7 @@ afterAll(async () => {
 
 const as = (token: string) => ({ ORGPLANE_URL: server.url, ORGPLANE_TOKEN: token })
 
-describe("orgplane members as a plain member", { timeout: 120_000 }, () => {
+describe("orgplane members as a plain member", () => {
   it("lists names and roles without emails; sees emails once an admin shows them; cannot change it", async () => {
     const { admin, member, owner } = await Http.staffed(server.url, "Directory CLI")
     const { cli } = await fresh()

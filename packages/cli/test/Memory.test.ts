@@ -1,12 +1,16 @@
-/** `orgplane memory`: the CLI in-process (see Harness.ts) against a real server. */
-import { Http, TestServer } from "@orgplane/testkit"
+/**
+ * `orgplane memory`: the CLI in-process (see Harness.ts) against a real server. packages/cli/test/Memory.test.ts,
+ * against the Effect 4 server (RealServer.ts).
+ */
+import * as Http from "../../../packages/testkit/src/Http.js"
+import * as RealServer from "./RealServer.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { cleanup, fresh, json } from "./Harness.js"
 
-let server: TestServer.RunningServer
+let server: RealServer.RealServer
 
 beforeAll(async () => {
-  server = await TestServer.start()
+  server = await RealServer.start()
 })
 afterAll(async () => {
   await server?.close()

@@ -1,22 +1,24 @@
 /**
  * `orgplane orgs get | update | delete | restore | list --deleted` and `orgplane admin orgs list | delete | restore`:
- * the CLI in-process (see Harness.ts) against a real server.
+ * the CLI in-process (see Harness.ts) against a real server, the Effect 4 one (RealServer.ts), started with the setup
+ * token `Http.operator` redeems. packages/cli/test/Orgs.test.ts.
  */
-import { Http, TestServer } from "@orgplane/testkit"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { cleanup, fresh, json } from "./Harness.js"
+import * as Http from "./Http.js"
+import * as RealServer from "./RealServer.js"
 
-let server: TestServer.RunningServer
+let server: RealServer.RealServer
 
 beforeAll(async () => {
-  server = await TestServer.start()
+  server = await RealServer.start({ ORGPLANE_SETUP_TOKEN: Http.SETUP_TOKEN })
 })
 afterAll(async () => {
   await server?.close()
   await cleanup()
 })
 
-describe("orgplane orgs", { timeout: 120_000 }, () => {
+describe("orgplane orgs", () => {
   it("reads and changes the active organization, deletes it with its name, lists and restores it", async () => {
     const org = await Http.staffed(server.url, "Acme")
     const { cli } = await fresh()

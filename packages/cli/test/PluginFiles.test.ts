@@ -3,21 +3,25 @@
  * into a folder as a desktop installs it; the folder against the repository's files.
  */
 import { ApplyDiscoveryResponse, ConnectorAccountResponse, ConnectorInstanceResponse, MAX_COMPONENT_FILE_BYTES } from "@orgplane/schema"
-import { Connectors, FakeGitHub, GitRepo, Http, TestServer } from "@orgplane/testkit"
-import { Schema } from "effect"
+import * as Connectors from "../../../packages/testkit/src/Connectors.js"
+import * as FakeGitHub from "../../../packages/testkit/src/FakeGitHub.js"
+import * as GitRepo from "../../../packages/testkit/src/GitRepo.js"
+import * as Http from "../../../packages/testkit/src/Http.js"
+import * as RealServer from "./RealServer.js"
+import * as Schema from "effect/Schema"
 import * as Fs from "node:fs/promises"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { cleanup, fresh, json, type Result } from "./Harness.js"
 
-let server: TestServer.RunningServer
+let server: RealServer.RealServer
 let github: FakeGitHub.FakeGitHub
 const removals: Array<() => Promise<unknown>> = []
 
 beforeAll(async () => {
   github = await FakeGitHub.start()
-  server = await TestServer.start({ codehostApiUrl: github.url })
+  server = await RealServer.start({ ORGPLANE_CODEHOST_API_URL: github.url })
 })
 afterAll(async () => {
   await server?.close()
@@ -26,7 +30,7 @@ afterAll(async () => {
   await cleanup()
 })
 
-const decoded = <A, I>(schema: Schema.Schema<A, I>, result: Result): A => {
+const decoded = <S extends Schema.ConstraintDecoder<unknown>>(schema: S, result: Result): S["Type"] => {
   expect(result.code, result.stderr).toBe(0)
   return Schema.decodeUnknownSync(schema)(json(result))
 }

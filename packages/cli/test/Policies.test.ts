@@ -1,13 +1,17 @@
-/** `orgplane policies`: the CLI in-process (see Harness.ts) against real servers, one on each plan. */
-import { Http, TestServer } from "@orgplane/testkit"
+/**
+ * `orgplane policies`: the CLI in-process (see Harness.ts) against real servers, one on each plan: the Effect 4 one
+ * (RealServer.ts). packages/cli/test/Policies.test.ts.
+ */
+import * as Http from "../../../packages/testkit/src/Http.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { cleanup, fresh, json } from "./Harness.js"
+import * as RealServer from "./RealServer.js"
 
-let free: TestServer.RunningServer
-let enterprise: TestServer.RunningServer
+let free: RealServer.RealServer
+let enterprise: RealServer.RealServer
 
 beforeAll(async () => {
-  ;[free, enterprise] = await Promise.all([TestServer.start(), TestServer.start({ defaultPlan: "enterprise" })])
+  ;[free, enterprise] = await Promise.all([RealServer.start(), RealServer.start({ ORGPLANE_DEFAULT_PLAN: "enterprise" })])
 })
 afterAll(async () => {
   await Promise.all([free?.close(), enterprise?.close()])

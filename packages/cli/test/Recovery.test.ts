@@ -3,21 +3,32 @@
  * `admin users reset-password`, `auth reset-password`, `auth forgot-password` and `auth verify-email` (mail to a real
  * SMTP server on loopback, testkit's FakeSmtp), and `admin reset-password <email>` run against the server's database
  * directly (the embedded data folder, or a fresh database on the Postgres at DATABASE_URL) with no server running.
+ * packages/cli/test/Recovery.test.ts; the servers are the Effect 4 one (RealServer.ts), on the database the CLI
+ * opens, and the server's TestDatabase makes the fresh Postgres database.
  */
-import { Database } from "@orgplane/server"
-import { FakeSmtp, Http, TestDatabase, TestServer } from "@orgplane/testkit"
-import { Effect, Exit, Option, Redacted, Scope } from "effect"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Scope from "effect/Scope"
+import * as NodeCrypto from "node:crypto"
 import * as Fs from "node:fs/promises"
 import * as Path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as FakeSmtp from "../../../packages/testkit/src/FakeSmtp.js"
+import * as Http from "../../../packages/testkit/src/Http.js"
+import * as TestDatabase from "../../server/test/support/TestDatabase.js"
 import { cleanup, fresh, json } from "./Harness.js"
+import * as RealServer from "./RealServer.js"
 
 let smtp: FakeSmtp.FakeSmtp
-let server: TestServer.RunningServer
+let server: RealServer.RealServer
 const scope = Effect.runSync(Scope.make())
 beforeAll(async () => {
   smtp = await FakeSmtp.start()
-  server = await TestServer.start({ smtpUrl: smtp.url, mailFrom: "no-reply@orgplane.example.com" })
+  server = await RealServer.start({
+    ORGPLANE_SETUP_TOKEN: Http.SETUP_TOKEN,
+    ORGPLANE_SMTP_URL: smtp.url,
+    ORGPLANE_MAIL_FROM: "no-reply@orgplane.example.com"
+  })
 })
 afterAll(async () => {
   await server?.close()
@@ -93,23 +104,28 @@ describe("orgplane auth forgot-password and verify-email", { timeout: 120_000 },
   })
 })
 
-/** Where the CLI and the servers find the database: a data folder, or a fresh Postgres database. */
+/**
+ * Where the CLI and the servers find the database: a data folder, or a fresh Postgres database; `start` starts the
+ * Effect 4 server on it.
+ */
 const newDatabase = async (home: string) => {
-  const url = Effect.runSync(Effect.orDie(TestDatabase.postgresUrl))
-  if (Option.isSome(url)) {
-    const database = Redacted.value(await Effect.runPromise(Scope.extend(TestDatabase.freshPostgresUrl(url.value), scope)))
-    return { embedded: false, flags: ["--database-url", database], layer: () => Database.layerUrl(Redacted.make(database), { maxConnections: 2 }) }
+  const url = TestDatabase.postgresUrl
+  if (url !== undefined) {
+    const database = await Effect.runPromise(Scope.provide(TestDatabase.freshPostgres(url), scope))
+    // A server on Postgres needs a key of its own, and a runner port of its own beside other files' servers.
+    const environment = { DATABASE_URL: database, ORGPLANE_ENCRYPTION_KEYS: `a:${NodeCrypto.randomBytes(32).toString("base64")}`, ORGPLANE_CLUSTER_PORT: "0" }
+    return { embedded: false, flags: ["--database-url", database], start: () => RealServer.start(environment) }
   }
   const dataDir = Path.join(home, "data")
   await Fs.mkdir(dataDir, { recursive: true })
-  return { embedded: true, flags: ["--data", dataDir], layer: () => Database.layerEmbedded({ dataDir }) }
+  return { embedded: true, flags: ["--data", dataDir], start: () => RealServer.start({}, { data: dataDir }) }
 }
 
 describe("orgplane admin reset-password <email>, on the server's machine", { timeout: 180_000 }, () => {
   it("prints a link from the database itself, with no server and no sign-in; refuses a data folder a server holds, and an unknown email", async () => {
     const { cli, home } = await fresh()
     const database = await newDatabase(home)
-    let running = await TestServer.start({ database: database.layer() })
+    let running = await database.start()
     const operator = await Http.owner(running.url, "Locked Out")
     if (database.embedded) {
       const held = await cli(["admin", "reset-password", operator.email, ...database.flags], {})
@@ -129,7 +145,7 @@ describe("orgplane admin reset-password <email>, on the server's machine", { tim
     expect(printed.stdout).toContain("--url https://orgplane.example.com")
     const token = tokenIn(printed.stdout, "opr")
 
-    running = await TestServer.start({ database: database.layer() })
+    running = await database.start()
     try {
       const reset = await cli(["auth", "reset-password", token], { ORGPLANE_URL: running.url, ORGPLANE_NEW_PASSWORD: NEW_PASSWORD })
       expect(reset.code, reset.stderr).toBe(0)
@@ -138,7 +154,7 @@ describe("orgplane admin reset-password <email>, on the server's machine", { tim
         await Http.request(running.url, "POST", "/v1/auth/sign-in", { body: { email: operator.email, password: NEW_PASSWORD } }),
         200
       ).session.token
-      const events = Http.expectStatus<{ items: Array<any> }>("log", await Http.request(running.url, "GET", "/v1/audit/events?action=user.password.*", { token: session }), 200).items
+      const events = Http.expectStatus<{ items: Array<{ action: string; actor: { id: string } }> }>("log", await Http.request(running.url, "GET", "/v1/audit/events?action=user.password.*", { token: session }), 200).items
       expect(events.map((event) => [event.action, event.actor.id])).toEqual(expect.arrayContaining([
         ["user.password.reset_link.create", "system:admin-reset-password"],
         ["user.password.reset", operator.user.id]

@@ -1,7 +1,8 @@
 /**
  * `orgplane scim`: the CLI in-process (see Harness.ts) against one real server on the enterprise plan. The issue's
  * "Done" scenario: an admin sets up a connection and a token with the CLI alone, Okta's and Entra's recorded
- * sequences provision through it, and the CLI shows members and teams appear, change and go.
+ * sequences provision through it, and the CLI shows members and teams appear, change and go. packages/cli/test/Scim.test.ts,
+ * against the Effect 4 server (RealServer.ts).
  */
 import {
   CreatedScimToken,
@@ -14,17 +15,20 @@ import {
   TeamPage,
   UpdatedScimConnection
 } from "@orgplane/schema"
-import { Http, Scim, TestServer, Wait } from "@orgplane/testkit"
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
+import * as Http from "../../../packages/testkit/src/Http.js"
+import * as Scim from "../../../packages/testkit/src/scim/index.js"
+import * as Wait from "../../../packages/testkit/src/Wait.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { cleanup, fresh, json, type Result } from "./Harness.js"
+import * as RealServer from "./RealServer.js"
 
-let server: TestServer.RunningServer
+let server: RealServer.RealServer
 /** The instance's operator organization (its owner redeemed the setup token), whose owner may change other organizations' plans. */
 let operator: Awaited<ReturnType<typeof Http.operator>>
 
 beforeAll(async () => {
-  server = await TestServer.start({ defaultPlan: "enterprise" })
+  server = await RealServer.start({ ORGPLANE_DEFAULT_PLAN: "enterprise", ORGPLANE_SETUP_TOKEN: Http.SETUP_TOKEN })
   operator = await Http.operator(server.url, "Operator")
 })
 afterAll(async () => {
@@ -35,7 +39,7 @@ afterAll(async () => {
 const as = (token: string) => ({ ORGPLANE_URL: server.url, ORGPLANE_TOKEN: token })
 
 /** The command's `--json` output, decoded with the API's own schema (so a wrong shape fails here). */
-const decoded = <A, I>(schema: Schema.Schema<A, I>, result: Result): A => {
+const decoded = <A, I>(schema: Schema.Codec<A, I>, result: Result): A => {
   expect(result.code, result.stderr).toBe(0)
   return Schema.decodeUnknownSync(schema)(json(result))
 }

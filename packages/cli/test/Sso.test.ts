@@ -1,19 +1,24 @@
-/** `orgplane sso`: the CLI in-process (see Harness.ts) against a real server with a fake DNS server on loopback. */
-import { FakeDns, Http, TestServer } from "@orgplane/testkit"
+/**
+ * `orgplane sso`: the CLI in-process (see Harness.ts) against a real server with a fake DNS server on loopback.
+ * packages/cli/test/Sso.test.ts, against the Effect 4 server (RealServer.ts).
+ */
+import * as FakeDns from "../../../packages/testkit/src/FakeDns.js"
+import * as Http from "../../../packages/testkit/src/Http.js"
+import * as RealServer from "./RealServer.js"
 import * as Fs from "node:fs/promises"
 import * as Path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { cleanup, fresh, json } from "./Harness.js"
 
 let dns: FakeDns.FakeDns
-let server: TestServer.RunningServer
-let free: TestServer.RunningServer
+let server: RealServer.RealServer
+let free: RealServer.RealServer
 
 beforeAll(async () => {
   dns = await FakeDns.start()
   ;[server, free] = await Promise.all([
-    TestServer.start({ defaultPlan: "enterprise", dnsServers: dns.address }),
-    TestServer.start({ dnsServers: dns.address })
+    RealServer.start({ ORGPLANE_DEFAULT_PLAN: "enterprise", ORGPLANE_DNS_SERVERS: dns.address }),
+    RealServer.start({ ORGPLANE_DNS_SERVERS: dns.address })
   ])
 })
 afterAll(async () => {

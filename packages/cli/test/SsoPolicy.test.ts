@@ -1,13 +1,17 @@
-/** `orgplane sso policy get|set`: the CLI in-process (see Harness.ts) against a real server. */
-import { Http, TestServer } from "@orgplane/testkit"
+/**
+ * `orgplane sso policy get|set`: the CLI in-process (see Harness.ts) against a real server.
+ * packages/cli/test/SsoPolicy.test.ts, against the Effect 4 server (RealServer.ts).
+ */
+import * as Http from "../../../packages/testkit/src/Http.js"
+import * as RealServer from "./RealServer.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { cleanup, fresh, json } from "./Harness.js"
 
-let server: TestServer.RunningServer
-let free: TestServer.RunningServer
+let server: RealServer.RealServer
+let free: RealServer.RealServer
 
 beforeAll(async () => {
-  ;[server, free] = await Promise.all([TestServer.start({ defaultPlan: "enterprise" }), TestServer.start()])
+  ;[server, free] = await Promise.all([RealServer.start({ ORGPLANE_DEFAULT_PLAN: "enterprise" }), RealServer.start()])
 })
 afterAll(async () => {
   await Promise.all([server?.close(), free?.close()])

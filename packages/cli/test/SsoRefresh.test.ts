@@ -1,13 +1,18 @@
-/** `orgplane sso connections refresh-metadata`: the CLI in-process (see Harness.ts) against a real server and the testkit's SAML IdP. */
-import { Http, IdpSaml, TestServer } from "@orgplane/testkit"
+/**
+ * `orgplane sso connections refresh-metadata`: the CLI in-process (see Harness.ts) against a real server and the testkit's SAML IdP.
+ * packages/cli/test/SsoRefresh.test.ts, against the Effect 4 server (RealServer.ts).
+ */
+import * as Http from "../../../packages/testkit/src/Http.js"
+import * as IdpSaml from "../../../packages/testkit/src/IdpSaml.js"
+import * as RealServer from "./RealServer.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { cleanup, fresh, json } from "./Harness.js"
 
-let server: TestServer.RunningServer
+let server: RealServer.RealServer
 let idp: IdpSaml.IdpSaml
 
 beforeAll(async () => {
-  server = await TestServer.start({ defaultPlan: "enterprise", outboundAllowPrivate: true })
+  server = await RealServer.start({ ORGPLANE_DEFAULT_PLAN: "enterprise", ORGPLANE_OUTBOUND_ALLOW_PRIVATE: "true" })
   idp = await IdpSaml.start({ users: { ada: { email: "ada@acme.test" } } })
 })
 afterAll(async () => {

@@ -4,18 +4,22 @@
  * The browser is the test: it reads the URL the CLI prints with --no-browser (the IdP's SSO URL with the
  * AuthnRequest), lets the IdP sign in headlessly, posts the IdP's form to the ACS as the browser's auto-post would,
  * and follows the server's answer (JSON for a test, a 302 to the CLI's loopback listener for a sign-in).
+ * packages/cli/test/SsoSamlSignIn.test.ts, against the Effect 4 server (RealServer.ts).
  */
-import { FakeDns, IdpSaml, TestServer, Wait } from "@orgplane/testkit"
+import * as FakeDns from "../../../packages/testkit/src/FakeDns.js"
+import * as IdpSaml from "../../../packages/testkit/src/IdpSaml.js"
+import * as Wait from "../../../packages/testkit/src/Wait.js"
+import * as RealServer from "./RealServer.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { cleanup, fresh, json, type Output, PASSWORD } from "./Harness.js"
 
 let dns: FakeDns.FakeDns
-let server: TestServer.RunningServer
+let server: RealServer.RealServer
 let idp: IdpSaml.IdpSaml
 
 beforeAll(async () => {
   dns = await FakeDns.start()
-  server = await TestServer.start({ defaultPlan: "enterprise", dnsServers: dns.address, outboundAllowPrivate: true })
+  server = await RealServer.start({ ORGPLANE_DEFAULT_PLAN: "enterprise", ORGPLANE_DNS_SERVERS: dns.address, ORGPLANE_OUTBOUND_ALLOW_PRIVATE: "true" })
   idp = await IdpSaml.start()
 })
 afterAll(async () => {

@@ -3,19 +3,24 @@
  * against a real server, a real OpenID Provider (oidc-provider, testkit IdpOidc) and a fake DNS server on loopback.
  * The browser is the test: it reads the URL the CLI prints with --no-browser, lets the IdP sign in headlessly, and
  * follows the server's answer (JSON for a test, a 302 to the CLI's loopback listener for a sign-in).
+ * packages/cli/test/SsoSignIn.test.ts, against the Effect 4 server (RealServer.ts).
  */
-import { FakeDns, Http, IdpOidc, TestServer, Wait } from "@orgplane/testkit"
+import * as FakeDns from "../../../packages/testkit/src/FakeDns.js"
+import * as Http from "../../../packages/testkit/src/Http.js"
+import * as IdpOidc from "../../../packages/testkit/src/IdpOidc.js"
+import * as RealServer from "./RealServer.js"
+import * as Wait from "../../../packages/testkit/src/Wait.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { cleanup, fresh, json, type Output, PASSWORD } from "./Harness.js"
 
 const SECRET = "cli-oidc-client-secret"
 let dns: FakeDns.FakeDns
-let server: TestServer.RunningServer
+let server: RealServer.RealServer
 let idp: IdpOidc.IdpOidc
 
 beforeAll(async () => {
   dns = await FakeDns.start()
-  server = await TestServer.start({ defaultPlan: "enterprise", dnsServers: dns.address, outboundAllowPrivate: true })
+  server = await RealServer.start({ ORGPLANE_DEFAULT_PLAN: "enterprise", ORGPLANE_DNS_SERVERS: dns.address, ORGPLANE_OUTBOUND_ALLOW_PRIVATE: "true" })
   idp = await IdpOidc.start({
     clients: [{ client_id: "orgplane", client_secret: SECRET, redirect_uris: [`${server.url}/v1/sso/oidc/callback`] }]
   })

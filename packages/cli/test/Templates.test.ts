@@ -1,12 +1,13 @@
 /** `orgplane templates`: the CLI in-process (see Harness.ts) against a real server with a registered schema. */
-import { Http, TestServer } from "@orgplane/testkit"
+import * as Http from "../../../packages/testkit/src/Http.js"
+import * as RealServer from "./RealServer.js"
 import * as Fs from "node:fs/promises"
 import * as Path from "node:path"
 import { Readable } from "node:stream"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { cleanup, fresh, json } from "./Harness.js"
 
-let server: TestServer.RunningServer
+let server: RealServer.RealServer
 let schemas: string
 
 beforeAll(async () => {
@@ -18,7 +19,7 @@ beforeAll(async () => {
     required: ["name"],
     properties: { name: { type: "string" }, shell: { type: "string", default: "bash" } }
   }))
-  server = await TestServer.start({ templateSchemasDir: schemas })
+  server = await RealServer.start({ ORGPLANE_TEMPLATE_SCHEMAS_DIR: schemas })
 })
 afterAll(async () => {
   await server?.close()

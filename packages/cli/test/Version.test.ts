@@ -1,28 +1,29 @@
 /**
  * One version for the four published packages (a fixed changesets group), and every place that reports it says the
  * same: `orgplane --version`, the server's `/health`, the client's and the CLI's user agents. The published
- * tarballs are checked the same way by `.ci/pack-check.mjs`.
+ * tarballs are checked the same way by `.ci/pack-check.mjs`. The four packages are read at
+ * `../../<name>`, the server is a real one (RealServer.ts).
  */
 import { createClient, VERSION as clientVersion } from "@orgplane/client"
-import { TestServer } from "@orgplane/testkit"
 import * as Fs from "node:fs"
 import * as Http from "node:http"
 import type * as Net from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { cleanup, fresh } from "./Harness.js"
+import * as RealServer from "./RealServer.js"
 
 const versionOf = (name: string) =>
   JSON.parse(Fs.readFileSync(new URL(`../../${name}/package.json`, import.meta.url), "utf8")).version as string
 
 const version = versionOf("cli")
 
-let server: TestServer.RunningServer
+let server: RealServer.RealServer
 /** A server that records the user agent of each request it gets and answers like `/health`. */
 let recorder: Http.Server
 const userAgents: Array<string> = []
 
 beforeAll(async () => {
-  server = await TestServer.start()
+  server = await RealServer.start()
   recorder = Http.createServer((request, response) => {
     userAgents.push(request.headers["user-agent"] ?? "")
     response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ ok: true, version: "recorder" }))

@@ -1,17 +1,22 @@
-/** `orgplane workers`: the CLI in-process (see Harness.ts) against a real server and a fake worker runtime. */
-import { FakeWorkerRuntime, Http, TestServer } from "@orgplane/testkit"
+/**
+ * `orgplane workers`: the CLI in-process (see Harness.ts) against a real server and a fake worker runtime.
+ * packages/cli/test/Workers.test.ts, against the Effect 4 server (RealServer.ts).
+ */
+import * as FakeWorkerRuntime from "../../../packages/testkit/src/FakeWorkerRuntime.js"
+import * as Http from "../../../packages/testkit/src/Http.js"
+import * as RealServer from "./RealServer.js"
 import * as Fs from "node:fs/promises"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { cleanup, fresh, json } from "./Harness.js"
 
-let server: TestServer.RunningServer
+let server: RealServer.RealServer
 let runtime: FakeWorkerRuntime.FakeWorkerRuntime
 
 beforeAll(async () => {
   // The fake runtime listens on loopback, which only private mode lets the upgrade reach.
-  ;[server, runtime] = await Promise.all([TestServer.start({ outboundAllowPrivate: true }), FakeWorkerRuntime.start()])
+  ;[server, runtime] = await Promise.all([RealServer.start({ ORGPLANE_OUTBOUND_ALLOW_PRIVATE: "true" }), FakeWorkerRuntime.start()])
 })
 afterAll(async () => {
   await Promise.all([server?.close(), runtime?.close()])

@@ -3,10 +3,10 @@
  * group's schemas along into a bundle's code-splitting chunk, even where the code naming it is never called (the CLI,
  * whose commands build the clients of their own groups with `makeFor`, loaded them all at each start).
  */
-import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
-import type * as HttpClient from "@effect/platform/HttpClient"
 import { Api } from "@orgplane/schema"
 import type * as Effect from "effect/Effect"
+import * as FetchHttpClient from "effect/http/FetchHttpClient"
+import type * as HttpClient from "effect/http/HttpClient"
 import * as Layer from "effect/Layer"
 import { type ClientOptions, makeWith, OrgplaneClient, type OrgplaneApiClient } from "./Client.js"
 

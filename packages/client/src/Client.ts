@@ -3,16 +3,9 @@
  * agent, extra headers, hooks, a timeout, an `Idempotency-Key` on every write that takes one, and retries of
  * transient failures (only where repeating the request is safe: reads, and writes carrying a key).
  */
-import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
-import type * as HttpApi from "@effect/platform/HttpApi"
-import * as HttpApiClient from "@effect/platform/HttpApiClient"
-import type * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import * as HttpClient from "@effect/platform/HttpClient"
-import * as HttpClientError from "@effect/platform/HttpClientError"
-import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
-import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import {
-  type Api,
+  type ApiErrors,
+  type ApiGroups,
   apiOf,
   IdempotencyConflict,
   idempotencyKeyHeader,
@@ -25,6 +18,14 @@ import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Function from "effect/Function"
+import type * as HttpApi from "effect/http-api/HttpApi"
+import * as HttpApiClient from "effect/http-api/HttpApiClient"
+import type * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as FetchHttpClient from "effect/http/FetchHttpClient"
+import * as HttpClient from "effect/http/HttpClient"
+import * as HttpClientError from "effect/http/HttpClientError"
+import * as HttpClientRequest from "effect/http/HttpClientRequest"
+import type * as HttpClientResponse from "effect/http/HttpClientResponse"
 import * as Random from "effect/Random"
 import { retryAfterMillis } from "./Errors.js"
 import { type CallState, CurrentCall, type Hooks, perAttempt, trackCall } from "./Hooks.js"
@@ -39,7 +40,7 @@ export interface ClientOptions extends Hooks {
   /** An organization API key, sent as `x-api-key`. */
   readonly apiKey?: string | undefined
   /** Time to wait for each attempt's response (default 30 seconds). A timeout counts as a transport failure. */
-  readonly timeout?: Duration.DurationInput | undefined
+  readonly timeout?: Duration.Input | undefined
   /**
    * Retries of transient failures (default 2): 429, and for reads and writes carrying an `Idempotency-Key` (every
    * write that requires credentials) also 408, 5xx, network errors, timeouts and 409 `idempotency_key_in_use`; not an
@@ -47,7 +48,7 @@ export interface ClientOptions extends Hooks {
    */
   readonly maxRetries?: number | undefined
   /** Delay before the first retry, doubled for each further one up to 5 seconds, with ±20% jitter (default 200 ms). */
-  readonly retryDelay?: Duration.DurationInput | undefined
+  readonly retryDelay?: Duration.Input | undefined
   /** Appended to the user agent, for example `my-script/1.0`. */
   readonly userAgent?: string | undefined
   /** Headers sent with every request. The client's own (user agent, credentials) take precedence. */
@@ -73,10 +74,14 @@ export const isRetryable = (method: string, status: number, idempotencyKey = fal
   ((idempotencyKey || IDEMPOTENT.has(method)) && (status === 408 || status === 502 || status === 503 || status === 504 || status === 500))
 
 /** The operations of each API that take an `Idempotency-Key`, read once per API definition. */
-const operationsOf = new WeakMap<HttpApi.HttpApi.Any, IdempotentOperations>()
+const operationsOf = new WeakMap<HttpApi.Constraint, IdempotentOperations>()
 
 /** Whether a request (method and URL before the base URL is prepended, or a full URL) takes an `Idempotency-Key`. */
-const takesIdempotencyKey = (api: HttpApi.HttpApi.Any, method: string, url: string) => {
+const takesIdempotencyKey = <Id extends string, Groups extends HttpApiGroup.Constraint>(
+  api: HttpApi.HttpApi<Id, Groups>,
+  method: string,
+  url: string
+) => {
   let operations = operationsOf.get(api)
   if (operations === undefined) operationsOf.set(api, operations = idempotentOperations(api))
   const path = /^[a-z][a-z0-9+.-]*:/i.test(url) ? new URL(url).pathname : url.split("?")[0]!
@@ -87,9 +92,9 @@ const takesIdempotencyKey = (api: HttpApi.HttpApi.Any, method: string, url: stri
  * The `Idempotency-Key` the caller chose for the write of the current call, if any: set with `withIdempotencyKey`
  * (or `Effect.provideService(CurrentIdempotencyKey, key)`), read with `yield* CurrentIdempotencyKey`.
  */
-export class CurrentIdempotencyKey extends Context.Reference<CurrentIdempotencyKey>()("@orgplane/client/CurrentIdempotencyKey", {
-  defaultValue: (): string | undefined => undefined
-}) {}
+export const CurrentIdempotencyKey = Context.Reference<string | undefined>("@orgplane/client/CurrentIdempotencyKey", {
+  defaultValue: () => undefined
+})
 
 /**
  * Sends `key` as the `Idempotency-Key` of the write `effect` makes, instead of a fresh one: to retry a write yourself
@@ -105,7 +110,8 @@ export const withIdempotencyKey: {
  * A write that takes a key gets one, once per call, so that every retry of the call sends the same key: the caller's
  * (`withIdempotencyKey`, or a header already set), else a fresh UUID.
  */
-const withKey = (api: HttpApi.HttpApi.Any) => (request: HttpClientRequest.HttpClientRequest) =>
+const withKey = <Id extends string, Groups extends HttpApiGroup.Constraint>(api: HttpApi.HttpApi<Id, Groups>) =>
+(request: HttpClientRequest.HttpClientRequest): Effect.Effect<HttpClientRequest.HttpClientRequest> =>
   request.headers[idempotencyKeyHeader] !== undefined || !takesIdempotencyKey(api, request.method, request.url)
     ? Effect.succeed(request)
     : Effect.map(CurrentIdempotencyKey, (key) =>
@@ -140,31 +146,46 @@ const withRetryAfter = <A, E, R>(call: Effect.Effect<A, E, R>): Effect.Effect<A,
     return outer === undefined ? Effect.provideService(told, CurrentCall, state) : told
   })
 
-/**
- * Whether an error body says retrying cannot help (`"retryable": false`). Read as bytes, which the response caches:
- * the API client decodes the same bytes afterwards.
- */
-const saysFinal = (response: HttpClientResponse.HttpClientResponse) =>
+/** The JSON body of an answer, or undefined. Read as bytes, which the response caches: the API client decodes the same bytes afterwards. */
+const jsonBody = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<unknown> =>
   response.arrayBuffer.pipe(
     Effect.flatMap((bytes) => Effect.try(() => JSON.parse(new TextDecoder().decode(bytes)) as unknown)),
-    Effect.map((body) => typeof body === "object" && body !== null && (body as { retryable?: unknown }).retryable === false),
-    Effect.orElseSucceed(() => false)
+    Effect.orElseSucceed(() => undefined)
   )
+
+const member = (body: unknown, name: string): unknown =>
+  typeof body === "object" && body !== null && name in body ? (body as Record<string, unknown>)[name] : undefined
+
+/** Whether an error body says retrying cannot help (`"retryable": false`). */
+const saysFinal = (response: HttpClientResponse.HttpClientResponse) =>
+  Effect.map(jsonBody(response), (body) => member(body, "retryable") === false)
 
 /** Whether the answer is 409 `idempotency_key_in_use`: the first request with the key still runs. Read as `saysFinal` reads. */
 const keyInUse = (response: HttpClientResponse.HttpClientResponse) =>
-  response.status !== 409 ? Effect.succeed(false) : response.arrayBuffer.pipe(
-    Effect.flatMap((bytes) => Effect.try(() => JSON.parse(new TextDecoder().decode(bytes)) as unknown)),
-    Effect.map((body) => typeof body === "object" && body !== null && (body as { error?: unknown }).error === "idempotency_key_in_use"),
-    Effect.orElseSucceed(() => false)
-  )
+  response.status !== 409
+    ? Effect.succeed(false)
+    : Effect.map(jsonBody(response), (body) => member(body, "error") === "idempotency_key_in_use")
+
+/** An attempt that got no answer within `timeout`: a transport failure, so that it is retried like one. */
+const timedOut = (request: HttpClientRequest.HttpClientRequest, timeout: Duration.Duration) =>
+  new HttpClientError.HttpClientError({
+    reason: new HttpClientError.TransportError({
+      request,
+      description: `no response within ${Duration.format(timeout)}`,
+      cause: new Cause.TimeoutError()
+    })
+  })
 
 /**
  * Adds orgplane's headers, hooks, timeout and retry policy to an HttpClient (and the given fetch, when it runs over
  * fetch); given the API the client is built over (`Api`, or `apiOf(...)`), also an `Idempotency-Key` on each of its
  * writes that takes one.
  */
-export const configure = (options: ClientOptions, api?: HttpApi.HttpApi.Any) => (client: HttpClient.HttpClient): HttpClient.HttpClient => {
+export const configure = <Id extends string, Groups extends HttpApiGroup.Constraint>(
+  options: ClientOptions,
+  api?: HttpApi.HttpApi<Id, Groups>
+) =>
+(client: HttpClient.HttpClient): HttpClient.HttpClient => {
   const headers: Record<string, string> = {
     ...Object.fromEntries(Object.entries(options.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value])),
     "user-agent": `orgplane-client/${VERSION}${options.userAgent ? ` ${options.userAgent}` : ""}`
@@ -172,11 +193,11 @@ export const configure = (options: ClientOptions, api?: HttpApi.HttpApi.Any) => 
   if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`
   if (options.apiKey !== undefined) headers["x-api-key"] = options.apiKey
   const maxRetries = Math.max(0, options.maxRetries ?? 2)
-  const timeout = Duration.decode(options.timeout ?? Duration.seconds(30))
-  const baseDelay = Duration.decode(options.retryDelay ?? Duration.millis(200))
+  const timeout = Duration.fromInputUnsafe(options.timeout ?? Duration.seconds(30))
+  const baseDelay = Duration.fromInputUnsafe(options.retryDelay ?? Duration.millis(200))
 
   const backoff = (retry: number) =>
-    Effect.map(Random.nextRange(0.8, 1.2), (jitter) =>
+    Effect.map(Random.nextBetween(0.8, 1.2), (jitter) =>
       Duration.times(Duration.min(Duration.times(baseDelay, 2 ** retry), MAX_BACKOFF), jitter))
 
   const fetch = options.fetch
@@ -190,21 +211,12 @@ export const configure = (options: ClientOptions, api?: HttpApi.HttpApi.Any) => 
       const keyed = request.headers[idempotencyKeyHeader] !== undefined
       const repeatable = keyed || IDEMPOTENT.has(request.method)
       // The timeout becomes a transport failure so that it stays in the client's error type and is retried like one.
-      const attempt = Effect.timeoutFail(send, {
-        duration: timeout,
-        onTimeout: () =>
-          new HttpClientError.RequestError({
-            request,
-            reason: "Transport",
-            description: `no response within ${Duration.format(timeout)}`,
-            cause: new Cause.TimeoutException()
-          })
-      })
+      const attempt = Effect.timeoutOrElse(send, { duration: timeout, orElse: () => Effect.fail(timedOut(request, timeout)) })
       const loop = (retry: number): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError> =>
         attempt.pipe(
           Effect.matchEffect({
             onFailure: (error) =>
-              retry < maxRetries && repeatable && error._tag === "RequestError" && error.reason === "Transport"
+              retry < maxRetries && repeatable && error.reason._tag === "TransportError"
                 ? Effect.flatMap(backoff(retry), Effect.sleep).pipe(Effect.andThen(loop(retry + 1)))
                 : Effect.fail(error),
             onSuccess: (response) => {
@@ -215,7 +227,7 @@ export const configure = (options: ClientOptions, api?: HttpApi.HttpApi.Any) => 
                 // An answer that says it will not change (`"retryable": false`, as the suites' errors do) is final.
                 if (response.status >= 500 && (yield* saysFinal(response))) return response
                 const wait = retryAfter(response, yield* Effect.clockWith((clock) => clock.currentTimeMillis))
-                if (wait !== undefined && Duration.greaterThan(wait, MAX_RETRY_AFTER)) return response
+                if (wait !== undefined && Duration.isGreaterThan(wait, MAX_RETRY_AFTER)) return response
                 // Read the discarded body so its connection goes back to the pool.
                 yield* Effect.ignore(response.arrayBuffer)
                 const delay = yield* backoff(retry)
@@ -232,25 +244,24 @@ export const configure = (options: ClientOptions, api?: HttpApi.HttpApi.Any) => 
 }
 
 /** The typed client of any orgplane API (`Api`, or `apiOf(...)` some of its groups), with lenient methods. */
-export const makeWith = <Id extends string, Groups extends HttpApiGroup.HttpApiGroup.Any, E, R>(
-  api: HttpApi.HttpApi<Id, Groups, E, R>,
+export const makeWith = Effect.fn("OrgplaneClient.makeWith")(function*<Id extends string, Groups extends HttpApiGroup.Constraint>(
+  api: HttpApi.HttpApi<Id, Groups>,
   options: ClientOptions
-) =>
-  Effect.map(
-    HttpApiClient.make(api, { baseUrl: options.baseUrl, transformClient: configure(options, api) }),
-    (client) => lenient(api, client as HttpApiClient.Client<Groups, E, never>, withRetryAfter)
-  )
+) {
+  const client = yield* HttpApiClient.make(api, { baseUrl: options.baseUrl, transformClient: configure(options, api) })
+  return lenient(api, client, withRetryAfter)
+})
 
 /**
  * A client of some groups only, `makeFor([MembersApi, TeamsApi], options)`: a bundle that uses it carries only their
  * schemas, not the whole API's.
  */
-export const makeFor = <const Groups extends ReadonlyArray<HttpApiGroup.HttpApiGroup.Any>>(groups: Groups, options: ClientOptions) =>
-  makeWith(apiOf(...groups), options)
+export const makeFor = <const Groups extends readonly [HttpApiGroup.Constraint, ...Array<HttpApiGroup.Constraint>]>(
+  groups: Groups,
+  options: ClientOptions
+): ReturnType<typeof makeWith<"orgplane", HttpApiGroup.AddMiddleware<Groups[number], ApiErrors>>> => makeWith(apiOf(...groups), options)
 
-/** The Effect client of the whole API. */
-export type OrgplaneApiClient = ClientOf<ApiGroups, ApiError>
-type ApiGroups = typeof Api extends HttpApi.HttpApi<any, infer Groups, any, any> ? Groups : never
-type ApiError = typeof Api extends HttpApi.HttpApi<any, any, infer E, any> ? E : never
+/** The Effect client of the whole API (`Api`'s groups, with the errors every operation may answer). */
+export interface OrgplaneApiClient extends ClientOf<HttpApiGroup.AddMiddleware<ApiGroups, ApiErrors>> {}
 
-export class OrgplaneClient extends Context.Tag("@orgplane/client/OrgplaneClient")<OrgplaneClient, OrgplaneApiClient>() {}
+export class OrgplaneClient extends Context.Service<OrgplaneClient, OrgplaneApiClient>()("@orgplane/client/OrgplaneClient") {}

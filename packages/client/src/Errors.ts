@@ -1,6 +1,7 @@
 /** What the Promise client rejects with: the server's error answer, no answer at all, or a request not sent. */
 import { invalidRequestDetails, type RequestIssueDetail, summarizeDetails } from "@orgplane/schema"
-import * as ParseResult from "effect/ParseResult"
+import type * as Schema from "effect/Schema"
+import * as SchemaIssue from "effect/SchemaIssue"
 import { requestIdHeader } from "./Hooks.js"
 
 /**
@@ -41,7 +42,7 @@ export class OrgplaneError extends Error {
     readonly headers?: Readonly<Record<string, string>> | undefined
     readonly cause?: unknown
   }) {
-    const body = options.body as Record<string, unknown> | undefined
+    const body = typeof options.body === "object" && options.body !== null ? options.body as Record<string, unknown> : undefined
     const code = typeof body?.error === "string" ? body.error : typeof body?.reason === "string" ? body.reason : undefined
     const detail = typeof body?.message === "string"
       ? `: ${body.message}`
@@ -75,6 +76,9 @@ export class OrgplaneConnectionError extends Error {
   }
 }
 
+// The formatter the server words its 400 with (the server's platform/HttpErrors.ts), so that both say the same.
+const formatIssue = SchemaIssue.makeFormatterStandardSchemaV1()
+
 /**
  * The request does not match the API's schema (for example a page size of 1000); nothing was sent. `details` has
  * the shape and wording of the server's 400 `invalid_request` body; the message is the first of them on one line.
@@ -84,8 +88,11 @@ export class OrgplaneValidationError extends Error {
   /** Every bad field with its path in its part of the request (`["limit"]` of `urlParams`, `["name"]` of `payload`). */
   readonly details: ReadonlyArray<RequestIssueDetail>
 
-  constructor(error: ParseResult.ParseError) {
-    const details = invalidRequestDetails(ParseResult.ArrayFormatter.formatErrorSync(error))
+  constructor(error: Schema.SchemaError) {
+    const details = invalidRequestDetails(formatIssue(error.issue).issues.map(({ message, path }) => ({
+      path: (path ?? []).map((segment) => typeof segment === "object" ? segment.key : segment),
+      message
+    })))
     super(`invalid request: ${summarizeDetails(details)}`, { cause: error })
     this.details = details
   }

@@ -2,15 +2,16 @@
  * Request and response hooks, called once per attempt (a retry is an attempt of its own), and what the current call
  * has sent and received so far, for errors that report the request id of the attempt that failed.
  */
-import * as HttpClient from "@effect/platform/HttpClient"
-import type * as HttpClientError from "@effect/platform/HttpClientError"
-import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
-import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import * as UrlParams from "@effect/platform/UrlParams"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as HttpClient from "effect/http/HttpClient"
+import type * as HttpClientError from "effect/http/HttpClientError"
+import * as HttpClientRequest from "effect/http/HttpClientRequest"
+import type * as HttpClientResponse from "effect/http/HttpClientResponse"
+import * as Url from "effect/http/Url"
+import * as Option from "effect/Option"
+import * as Result from "effect/Result"
 
 /** The header carrying the server's id of a request (in its log line); a well-formed id the client sends is kept. */
 export const requestIdHeader = "x-request-id"
@@ -58,22 +59,26 @@ export interface CallState {
   response?: HttpClientResponse.HttpClientResponse
 }
 
-/** Provided around each call by `trackCall` (or by the Promise client, which reads it afterwards to report a failure). */
-export class CurrentCall extends Context.Reference<CurrentCall>()("@orgplane/client/Hooks/CurrentCall", {
-  defaultValue: (): CallState | undefined => undefined
-}) {}
+/**
+ * Provided around each call by `trackCall` (or by the Promise client, which reads it afterwards to report a failure).
+ * Effect 4's `Context.Reference` is a value, not a class to extend.
+ */
+export const CurrentCall = Context.Reference<CallState | undefined>("@orgplane/client/Hooks/CurrentCall", {
+  defaultValue: () => undefined
+})
 
 const fullUrl = (request: HttpClientRequest.HttpClientRequest) =>
-  Either.match(UrlParams.makeUrl(request.url, request.urlParams, request.hash), {
-    onLeft: () => request.url,
-    onRight: (url) => url.toString()
+  Result.match(Url.make(request.url, request.urlParams, Option.getOrUndefined(request.hash)), {
+    onFailure: () => request.url,
+    onSuccess: (url) => url.toString()
   })
 
 const run = <A>(hook: () => A | PromiseLike<A>) =>
   Effect.flatMap(Effect.sync(hook), (result) =>
-    typeof (result as PromiseLike<A> | undefined)?.then === "function"
-      ? Effect.promise(() => Promise.resolve(result))
-      : Effect.succeed(result as A))
+    isPromiseLike(result) ? Effect.promise(() => Promise.resolve(result)) : Effect.succeed(result))
+
+const isPromiseLike = <A>(value: A | PromiseLike<A>): value is PromiseLike<A> =>
+  typeof value === "object" && value !== null && "then" in value && typeof value.then === "function"
 
 /**
  * The innermost layer of the client: runs once per attempt, beneath the retries. Counts the attempt, lets

@@ -3,28 +3,31 @@
  * returning a Promise of the decoded success value, rejecting with `OrgplaneError` (the server answered with an
  * error), `OrgplaneConnectionError` (no answer) or `OrgplaneValidationError` (the request was not sent). Derived
  * from the Effect client's type, so every endpoint added to the API appears here, fully typed, without a change.
+ *
+ * Its requests keep the Effect 3 client's shape, `{ path, urlParams, payload, headers }`: the Promise client's API is
+ * unchanged by the move to Effect 4, whose Effect client names the parts `params`, `query`, `payload`, `headers`; each
+ * call maps the one onto the other (`path` → `params`, `urlParams` → `query`).
  */
-import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
-import type * as HttpApi from "@effect/platform/HttpApi"
-import type * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
-import type * as HttpClient from "@effect/platform/HttpClient"
-import * as HttpClientError from "@effect/platform/HttpClientError"
-import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import { Api, apiOf, errorResponseOf, type Page } from "@orgplane/schema"
 import type * as Brand from "effect/Brand"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Function from "effect/Function"
+import type * as HttpApi from "effect/http-api/HttpApi"
+import type * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as FetchHttpClient from "effect/http/FetchHttpClient"
+import type * as HttpClient from "effect/http/HttpClient"
+import * as HttpClientError from "effect/http/HttpClientError"
+import type * as HttpClientResponse from "effect/http/HttpClientResponse"
 import * as ManagedRuntime from "effect/ManagedRuntime"
-import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import * as SchemaAST from "effect/SchemaAST"
 import { type ClientOptions, makeWith, type OrgplaneApiClient, withIdempotencyKey } from "./Client.js"
 import { OrgplaneConnectionError, OrgplaneError, OrgplaneValidationError } from "./Errors.js"
 import { type CallState, CurrentCall, requestIdHeader } from "./Hooks.js"
-import { type PageRequest, type PageRequestArgument, withCursor } from "./Pagination.js"
-import type { ClientOf, RequestParts } from "./Requests.js"
+import type { PageRequestArgument } from "./Pagination.js"
+import type { ClientOf, RequestParts, SuccessOf } from "./Requests.js"
 
 /** Per-call options of every Promise method. */
 export interface RequestOptions {
@@ -42,31 +45,38 @@ export interface RequestOptions {
  * Plain strings and numbers where the API has branded ones (ids): callers without Effect hold ids as strings, and
  * the client validates every id before sending anyway.
  */
-export type Unbranded<A> = A extends Brand.Brand<any> ? Brand.Brand.Unbranded<A>
+export type Unbranded<A> = A extends Brand.Brand<infer _K> ? Brand.Brand.Unbranded<A>
   : A extends Date | Uint8Array | FormData ? A
   : A extends ReadonlyArray<infer I> ? ReadonlyArray<Unbranded<I>>
   : A extends object ? { readonly [K in keyof A]: Unbranded<A[K]> }
   : A
 
-/** What a Promise method takes: its Effect method's request without `withResponse`, ids unbranded, optional parts optional. */
-export type RequestOf<M> = Unbranded<RequestParts<M>>
+/** The Effect 3 name of an Effect client's request part: `params` is `path`, `query` is `urlParams`. */
+export type Effect3Part<K> = K extends "params" ? "path" : K extends "query" ? "urlParams" : K
 
-/** The value an Effect client method succeeds with (not the `withResponse: true` tuple). */
-type SuccessOf<M> = M extends (request: any) => Effect.Effect<infer A, infer _E, infer _R>
-  ? Exclude<A, readonly [any, HttpClientResponse.HttpClientResponse]>
-  : never
+/** An Effect client's request with its parts under their Effect 3 names (`{ params, query }` → `{ path, urlParams }`). */
+export type Effect3Request<Req> = { [K in keyof Req as Effect3Part<K>]: Req[K] }
+
+/**
+ * What a Promise method takes: its Effect method's request without `responseMode`, under the Effect 3 names of its
+ * parts (`path`, `urlParams`, `payload`, `headers`), ids unbranded, optional parts optional.
+ */
+export type RequestOf<M> = Unbranded<Effect3Request<RequestParts<M>>>
+
+/** The value an Effect client method succeeds with (neither the response nor the pair of `responseMode`). */
+type SuccessValue<M> = M extends (request: never) => Effect.Effect<infer A, infer _E, infer _R> ? SuccessOf<A> : never
 
 /**
  * One Effect client method as a Promise method; its request may be left out when nothing in it is required
  * (`client.members.list()`).
  */
 export type PromiseMethod<M> = {} extends RequestOf<M>
-  ? (request?: RequestOf<M>, options?: RequestOptions) => Promise<SuccessOf<M>>
-  : (request: RequestOf<M>, options?: RequestOptions) => Promise<SuccessOf<M>>
+  ? (request?: RequestOf<M>, options?: RequestOptions) => Promise<SuccessValue<M>>
+  : (request: RequestOf<M>, options?: RequestOptions) => Promise<SuccessValue<M>>
 
 /** An Effect client (groups of methods, or top-level methods) as Promise methods. */
 export type PromiseClient<Client> = {
-  readonly [K in keyof Client]: Client[K] extends (...args: ReadonlyArray<any>) => any ? PromiseMethod<Client[K]>
+  readonly [K in keyof Client]: Client[K] extends (request: never) => unknown ? PromiseMethod<Client[K]>
     : { readonly [M in keyof Client[K]]: PromiseMethod<Client[K][M]> }
 }
 
@@ -80,7 +90,7 @@ export type OrgplanePromiseClient = PromiseClient<OrgplaneApiClient> & Closable
 /** The body as sent: JSON when it parses, else the text, else undefined when empty. */
 const readBody = (response: HttpClientResponse.HttpClientResponse) =>
   response.arrayBuffer.pipe(
-    Effect.map((buffer) => {
+    Effect.map((buffer): unknown => {
       const text = new TextDecoder().decode(buffer)
       if (text === "") return undefined
       try {
@@ -96,45 +106,71 @@ const unexpected = (response: HttpClientResponse.HttpClientResponse, cause: unkn
   Effect.map(readBody(response), (body) =>
     new OrgplaneError({ status: response.status, body, tag: "UnexpectedResponse", headers: response.headers, cause }))
 
+/** The status an error's wire schema declares (`HttpApiSchema.status`); Effect 4 keeps its reader internal. */
+const statusOf = (ast: SchemaAST.AST) => SchemaAST.resolveAt<number>("httpApiStatus")(ast) ?? ast.context?.annotations?.httpApiStatus ?? 500
+
+const tagOf = (error: unknown) =>
+  typeof error === "object" && error !== null && "_tag" in error && typeof error._tag === "string" ? error._tag : "UnexpectedResponse"
+
 /** Turns a failure of the Effect client into what the Promise rejects with, from what the call sent and received. */
 const toRejection = (error: unknown, call: CallState): Effect.Effect<unknown> => {
   const { request, response } = call
-  // Error wire schemas need no services: they are plain transformations.
-  const wire = errorResponseOf(error) as Schema.Schema<unknown, unknown> | undefined
+  const wire = errorResponseOf(error)
   if (wire !== undefined) {
     return Effect.succeed(
       new OrgplaneError({
-        status: HttpApiSchema.getStatusError(wire),
-        body: Schema.encodeSync(wire)(error),
-        tag: (error as { readonly _tag: string })._tag,
+        status: response?.status ?? statusOf(wire.ast),
+        // Error wire schemas need no services: they are plain transformations.
+        body: Schema.encodeUnknownSync(wire as Schema.Codec<unknown, unknown>)(error),
+        tag: tagOf(error),
         headers: response?.headers,
         cause: error
       })
     )
   }
   if (HttpClientError.isHttpClientError(error)) {
-    if (error._tag === "ResponseError") return unexpected(error.response, error)
-    const timedOut = error.cause instanceof Cause.TimeoutException
+    const answered = error.response
+    if (answered !== undefined) return unexpected(answered, error)
+    const timedOut = Cause.isTimeoutError(error.reason.cause)
     return Effect.succeed(
       new OrgplaneConnectionError(error.message, { timedOut, requestId: request?.headers[requestIdHeader], cause: error })
     )
   }
   // Anything else after a response (a body that does not match the API, a platform error) is an unexpected answer.
   if (response !== undefined) return unexpected(response, error)
-  if (ParseResult.isParseError(error)) return Effect.succeed(new OrgplaneValidationError(error))
+  if (Schema.isSchemaError(error)) return Effect.succeed(new OrgplaneValidationError(error))
   return Effect.succeed(error)
 }
 
 type AnyMethod = (request: unknown) => Effect.Effect<unknown, unknown>
 
+const isMethod = (value: unknown): value is AnyMethod => typeof value === "function"
+
+/** The Effect 3 request parts a Promise method reads, each with the name of its part in the Effect client's request. */
+const effect3Parts = [["path", "params"], ["urlParams", "query"], ["payload", "payload"], ["headers", "headers"]] as const
+
+/**
+ * A Promise method's request (`{ path, urlParams, payload, headers }`) as the Effect client's (`{ params, query,
+ * payload, headers }`); as the Effect 3 client did, it reads those four parts and nothing else of the request.
+ */
+const toEffectRequest = (request: unknown): unknown => {
+  if (typeof request !== "object" || request === null) return request
+  const parts: Record<string, unknown> = {}
+  for (const [from, to] of effect3Parts) {
+    const part: unknown = Reflect.get(request, from)
+    if (part !== undefined) parts[to] = part
+  }
+  return parts
+}
+
 /** The Promise client of an API: the Effect client's methods, run on a runtime of its own over fetch. */
-const fromApi = <Id extends string, Groups extends HttpApiGroup.HttpApiGroup.Any, E, R>(
-  api: HttpApi.HttpApi<Id, Groups, E, R>,
+const fromApi = <Id extends string, Groups extends HttpApiGroup.Constraint>(
+  api: HttpApi.HttpApi<Id, Groups>,
   options: ClientOptions
-): PromiseClient<ClientOf<Groups, E>> & Closable => {
+): PromiseClient<ClientOf<Groups>> & Closable => {
   const runtime = ManagedRuntime.make(FetchHttpClient.layer)
   // The orgplane groups need no client middleware: fetch is all the client needs.
-  const effectClient = runtime.runSync(makeWith(api, options) as Effect.Effect<ClientOf<Groups, E>, never, HttpClient.HttpClient>)
+  const effectClient: object = runtime.runSync(makeWith(api, options) as Effect.Effect<ClientOf<Groups>, never, HttpClient.HttpClient>)
 
   let closed = false
 
@@ -143,9 +179,9 @@ const fromApi = <Id extends string, Groups extends HttpApiGroup.HttpApiGroup.Any
     if (closed) return Promise.reject(new Error("this orgplane client is closed"))
     const call: CallState = { attempts: 0 }
     const key = requestOptions?.idempotencyKey
-    const run = method(request).pipe(
+    const run = method(toEffectRequest(request)).pipe(
       key === undefined ? Function.identity : withIdempotencyKey(key),
-      Effect.catchAll((error) => Effect.flatMap(toRejection(error, call), Effect.fail)),
+      Effect.catch((error) => Effect.flatMap(toRejection(error, call), Effect.fail)),
       Effect.provideService(CurrentCall, call)
     )
     const signal = requestOptions?.signal
@@ -159,16 +195,18 @@ const fromApi = <Id extends string, Groups extends HttpApiGroup.HttpApiGroup.Any
 
   // Mirror the Effect client's shape: a namespace per group, and top-level methods (groups with `topLevel: true`).
   const client: Record<string, unknown> = {}
-  for (const [key, value] of Object.entries(effectClient as unknown as Record<string, AnyMethod | Record<string, AnyMethod>>)) {
-    client[key] = typeof value === "function"
-      ? promisify(value)
-      : Object.fromEntries(Object.entries(value).map(([name, method]) => [name, promisify(method)]))
+  for (const [key, value] of Object.entries(effectClient)) {
+    if (isMethod(value)) client[key] = promisify(value)
+    else if (typeof value === "object" && value !== null) {
+      client[key] = Object.fromEntries(Object.entries(value).flatMap(([name, method]) => isMethod(method) ? [[name, promisify(method)]] : []))
+    }
   }
   client.close = () => {
     closed = true
     return runtime.dispose()
   }
-  return client as PromiseClient<ClientOf<Groups, E>> & Closable
+  // The mapped type of the methods built above, which TypeScript cannot follow through `Object.entries`.
+  return client as PromiseClient<ClientOf<Groups>> & Closable
 }
 
 /**
@@ -181,24 +219,37 @@ export const createClient = (options: ClientOptions): OrgplanePromiseClient => f
  * A client of some groups only, `createClientFor([MembersApi], options)`: a browser bundle that uses it carries only
  * their schemas, not the whole API's.
  */
-export const createClientFor = <const Groups extends ReadonlyArray<HttpApiGroup.HttpApiGroup.Any>>(
+export const createClientFor = <const Groups extends readonly [HttpApiGroup.Constraint, ...Array<HttpApiGroup.Constraint>]>(
   groups: Groups,
   options: ClientOptions
 ) => fromApi(apiOf(...groups), options)
+
+/**
+ * A list request of the Promise client: whatever the endpoint takes, with the cursor in `urlParams` (the Effect client's
+ * `PageRequest` has it in `query`); left out when nothing is required.
+ */
+export interface PromisePageRequest {
+  // The index signature keeps this from being a "weak type", which `{ limit: 2 }` would not be assignable to.
+  readonly urlParams?: { readonly cursor?: string; readonly [param: string]: unknown } | undefined
+}
+
+/** The same request positioned at `cursor` (the request's own cursor, if any, is where the walk starts). */
+const withUrlCursor = <Req extends PromisePageRequest | undefined>(request: Req, cursor: string | undefined): Req =>
+  cursor === undefined ? request : { ...request, urlParams: { ...request?.urlParams, cursor } } as Req
 
 /**
  * Every item of a list, fetching pages as the loop needs them:
  * `for await (const key of paginate(client.apiKeys.list, { urlParams: { limit: 100 } })) { ... }`, or
  * `paginate(client.members.list)` when the list needs no argument.
  */
-export const paginate = <Req extends PageRequest | undefined, A>(
+export const paginate = <Req extends PromisePageRequest | undefined, A>(
   list: (request: Req) => Promise<Page<A>>,
   ...[request]: PageRequestArgument<Req>
 ): AsyncIterable<A> => ({
   async *[Symbol.asyncIterator]() {
     let cursor = request?.urlParams?.cursor
     do {
-      const page = await list(withCursor(request as Req, cursor))
+      const page = await list(withUrlCursor(request as Req, cursor))
       yield* page.items
       cursor = page.nextCursor ?? undefined
     } while (cursor !== undefined)

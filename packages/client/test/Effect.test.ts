@@ -1,20 +1,21 @@
-import { FetchHttpClient, HttpClient } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { Conflict, Forbidden, InvalidRequest, MembersApi, NotFound, OrganizationNotFound, Unauthorized } from "@orgplane/schema"
-import { TestServer } from "@orgplane/testkit"
-import { Chunk, Effect, Layer, Ref, Stream } from "effect"
+import { Effect, Layer, Ref, Stream } from "effect"
+import { FetchHttpClient, HttpClient } from "effect/http"
 import { afterAll, beforeAll } from "vitest"
 import { type ClientOptions, layer, layerFetch, makeFor, OrgplaneClient, paginateStream } from "../src/index.js"
 import { password, uniqueEmail } from "./Helpers.js"
+import * as RealServer from "./RealServer.js"
 
-let server: TestServer.RunningServer
+// The server (the CLI's `serve`), out of process: the client on the wire.
+let server: RealServer.RealServer
 beforeAll(async () => {
-  server = await TestServer.start()
+  server = await RealServer.start()
 })
 afterAll(() => server.close())
 
 /** Runs `f` with a client on the test server, authenticated as `credentials` says. */
-const withClient = <A, E>(credentials: Omit<ClientOptions, "baseUrl">, f: (client: typeof OrgplaneClient.Service) => Effect.Effect<A, E>) =>
+const withClient = <A, E>(credentials: Omit<ClientOptions, "baseUrl">, f: (client: OrgplaneClient["Service"]) => Effect.Effect<A, E>) =>
   Effect.flatMap(OrgplaneClient, f).pipe(Effect.provide(layerFetch({ baseUrl: server.url, ...credentials })))
 
 
@@ -61,7 +62,7 @@ describe("Effect client", () => {
       expect(created.apiKey.name).toBe("ci")
       expect(created.key.startsWith(created.apiKey.prefix)).toBe(true)
 
-      const page = yield* withClient({ token }, (client) => client.apiKeys.list({ urlParams: {} }))
+      const page = yield* withClient({ token }, (client) => client.apiKeys.list({ query: {} }))
       expect(page.items.map((key) => key.id)).toEqual([created.apiKey.id])
       expect(page.nextCursor).toBeNull()
 
@@ -69,8 +70,8 @@ describe("Effect client", () => {
       expect(asKey.user.id).toBe(user.id)
       expect(asKey.organization?.id).toBe(organization.id)
 
-      yield* withClient({ token }, (client) => client.apiKeys.revoke({ path: { apiKeyId: created.apiKey.id } }))
-      const afterRevoke = yield* withClient({ token }, (client) => client.apiKeys.list({ urlParams: {} }))
+      yield* withClient({ token }, (client) => client.apiKeys.revoke({ params: { apiKeyId: created.apiKey.id } }))
+      const afterRevoke = yield* withClient({ token }, (client) => client.apiKeys.list({ query: {} }))
       expect(afterRevoke.items).toEqual([])
       const rejected = yield* Effect.flip(withClient({ apiKey: created.key }, (client) => client.users.me()))
       expect(rejected).toBeInstanceOf(Unauthorized)
@@ -95,7 +96,7 @@ describe("Effect client", () => {
 
       const missing = yield* Effect.flip(
         withClient({ token }, (client) =>
-          client.apiKeys.revoke({ path: { apiKeyId: "apk_01h2xcejqtf2nbrexx3vqjhp41" as never } }))
+          client.apiKeys.revoke({ params: { apiKeyId: "apk_01h2xcejqtf2nbrexx3vqjhp41" as never } }))
       )
       expect(missing).toBeInstanceOf(NotFound)
       expect(missing).toMatchObject({ _tag: "NotFound", error: "api_key_not_found" })
@@ -110,7 +111,7 @@ describe("Effect client", () => {
       const lonely = yield* withClient({}, (client) =>
         client.users.signUp({ payload: { email: uniqueEmail("lonely"), password, name: "Lonely" } }))
       const noOrganization = yield* Effect.flip(
-        withClient({ token: lonely.session.token }, (client) => client.apiKeys.list({ urlParams: {} }))
+        withClient({ token: lonely.session.token }, (client) => client.apiKeys.list({ query: {} }))
       )
       expect(noOrganization).toBeInstanceOf(OrganizationNotFound)
     }))
@@ -122,12 +123,12 @@ describe("Effect client", () => {
         Effect.all([
           Effect.map(client.members.list(), (page) => page.items.map((member) => member.name)),
           Effect.map(client.members.list({}), (page) => page.items.map((member) => member.name)),
-          Effect.map(client.members.list({ urlParams: {} }), (page) => page.items.map((member) => member.name)),
-          Effect.map(Stream.runCollect(paginateStream(client.members.list)), (items) => Chunk.toReadonlyArray(items).map((member) => member.name))
+          Effect.map(client.members.list({ query: {} }), (page) => page.items.map((member) => member.name)),
+          Effect.map(Stream.runCollect(paginateStream(client.members.list)), (items) => items.map((member) => member.name))
         ]))
       expect(names).toEqual([["Owner"], ["Owner"], ["Owner"], ["Owner"]])
-      // Still generic in withResponse, for the response's headers.
-      const [page, response] = yield* withClient({ token }, (client) => client.members.list({ withResponse: true }))
+      // Still generic in responseMode (Effect 3: withResponse), for the response's headers.
+      const [page, response] = yield* withClient({ token }, (client) => client.members.list({ responseMode: "decoded-and-response" }))
       expect(page.items).toHaveLength(1)
       expect(response.headers["x-request-id"]).toMatch(/^[0-9a-f-]{36}$/)
     }))
@@ -139,14 +140,14 @@ describe("Effect client", () => {
       expect(Object.keys(client)).toEqual(["members"])
       expect((yield* client.members.list()).items.map((member) => member.name)).toEqual(["Owner"])
       // A 400 from the server decodes to the API-wide InvalidRequest.
-      const error = yield* Effect.flip(client.members.list({ urlParams: { cursor: "not-a-cursor" } }))
+      const error = yield* Effect.flip(client.members.list({ query: { cursor: "not-a-cursor" } }))
       expect(error).toBeInstanceOf(InvalidRequest)
     }))
 
   it.live("validates the request before sending it", () =>
     Effect.gen(function*() {
-      const error = yield* Effect.flip(withClient({}, (client) => client.apiKeys.list({ urlParams: { limit: 1000 } })))
-      expect(error._tag).toBe("ParseError")
+      const error = yield* Effect.flip(withClient({}, (client) => client.apiKeys.list({ query: { limit: 1000 } })))
+      expect(error._tag).toBe("SchemaError")
     }))
 
   it.live("streams every item of a list, fetching pages only as they are needed", () =>
@@ -166,16 +167,16 @@ describe("Effect client", () => {
       const listing = (take: number) =>
         Effect.gen(function*() {
           const client = yield* OrgplaneClient
-          return yield* paginateStream(client.apiKeys.list, { urlParams: { limit: 2 } }).pipe(Stream.take(take), Stream.runCollect)
+          return yield* paginateStream(client.apiKeys.list, { query: { limit: 2 } }).pipe(Stream.take(take), Stream.runCollect)
         }).pipe(Effect.provide(layer({ baseUrl: server.url, token }).pipe(Layer.provide(counting))))
 
       const all = yield* listing(100)
-      expect(Chunk.toReadonlyArray(all).map((key) => key.name)).toEqual([...names].reverse())
+      expect(all.map((key) => key.name)).toEqual([...names].reverse())
       expect(yield* Ref.get(requests)).toBe(3)
 
       yield* Ref.set(requests, 0)
       const first = yield* listing(3)
-      expect(Chunk.toReadonlyArray(first).map((key) => key.name)).toEqual(["k5", "k4", "k3"])
+      expect(first.map((key) => key.name)).toEqual(["k5", "k4", "k3"])
       expect(yield* Ref.get(requests)).toBe(2)
     }))
 })

@@ -2,15 +2,16 @@
  * Directory provisioning through the Promise client: an admin's connection and token (`scimConnections`), then the
  * directory's own calls with that token (`scimUsers`, `scimGroups`), and SCIM errors as typed rejections.
  */
-import { TestServer } from "@orgplane/testkit"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Closable, createClient, OrgplaneError } from "../src/index.js"
 import { password, rejection, uniqueEmail } from "./Helpers.js"
+import * as RealServer from "./RealServer.js"
 
-let server: TestServer.RunningServer
+// The server (the CLI's `serve`), out of process, whose organizations have the plan that includes SCIM.
+let server: RealServer.RealServer
 const clients: Array<Closable> = []
 beforeAll(async () => {
-  server = await TestServer.start({ defaultPlan: "enterprise" })
+  server = await RealServer.start({ ORGPLANE_DEFAULT_PLAN: "enterprise" })
 })
 afterAll(async () => {
   await Promise.all(clients.map((client) => client.close()))

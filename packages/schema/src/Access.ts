@@ -3,7 +3,7 @@
  * member), team-wide or organization-wide; revoking keeps the record with `removedAt`.
  */
 import * as Schema from "effect/Schema"
-import { allErrors, requestBody, Timestamp } from "./Common.js"
+import { BooleanFromString, Timestamp } from "./Common.js"
 import {
   ConfigObjectAccessGrantId,
   ConfigObjectId,
@@ -27,7 +27,7 @@ import { Page, PageQueryFields } from "./Pagination.js"
 import { ada, exampleTime } from "./Examples.js"
 
 /** What a grant allows, lowest first: each role includes the ones before it. */
-export const AccessRole = Schema.Literal("viewer", "editor", "manager").annotations({
+export const AccessRole = Schema.Literals(["viewer", "editor", "manager"]).annotate({
   identifier: "AccessRole",
   description:
     "`viewer` reads the resource; `editor` also changes it (new versions, name, members); `manager` also archives, deletes and restores it and manages its grants. Owners and admins are managers of everything."
@@ -42,13 +42,13 @@ export const includesRole = (role: AccessRole, required: AccessRole): boolean =>
   AccessRoles.indexOf(role) >= AccessRoles.indexOf(required)
 
 const grantFields = {
-  orgMembershipId: Schema.NullOr(MembershipId).annotations({ description: "The member a direct grant is for." }),
-  teamId: Schema.NullOr(TeamId).annotations({ description: "The team a team-wide grant is for." }),
-  orgWide: Schema.Boolean.annotations({ description: "Whether the grant is for every member of the organization." }),
+  orgMembershipId: Schema.NullOr(MembershipId).annotate({ description: "The member a direct grant is for." }),
+  teamId: Schema.NullOr(TeamId).annotate({ description: "The team a team-wide grant is for." }),
+  orgWide: Schema.Boolean.annotate({ description: "Whether the grant is for every member of the organization." }),
   role: AccessRole,
   createdByOrgMembershipId: Schema.NullOr(MembershipId),
   createdAt: Timestamp,
-  removedAt: Schema.NullOr(Timestamp).annotations({ description: "When the grant was revoked; null while it applies." })
+  removedAt: Schema.NullOr(Timestamp).annotate({ description: "When the grant was revoked; null while it applies." })
 }
 
 /** The example grant: the Platform team may edit. */
@@ -66,36 +66,36 @@ const grantExample = <Id>(id: Id) => ({
 export class ConfigObjectAccessGrant extends Schema.Class<ConfigObjectAccessGrant>("ConfigObjectAccessGrant")(Schema.Struct({
   id: ConfigObjectAccessGrantId,
   ...grantFields
-}).annotations({ examples: [grantExample(exampleId("coa"))] })) {}
+}).annotate({ examples: [grantExample(exampleId("coa"))] })) {}
 
 export class PluginAccessGrant extends Schema.Class<PluginAccessGrant>("PluginAccessGrant")(Schema.Struct({
   id: PluginAccessGrantId,
   ...grantFields
-}).annotations({ examples: [grantExample(exampleId("pag"))] })) {}
+}).annotate({ examples: [grantExample(exampleId("pag"))] })) {}
 
 export class MarketplaceAccessGrant extends Schema.Class<MarketplaceAccessGrant>("MarketplaceAccessGrant")(Schema.Struct({
   id: MarketplaceAccessGrantId,
   ...grantFields
-}).annotations({ examples: [grantExample(exampleId("mag"))] })) {}
+}).annotate({ examples: [grantExample(exampleId("mag"))] })) {}
 
 export class ConnectorInstanceAccessGrant extends Schema.Class<ConnectorInstanceAccessGrant>("ConnectorInstanceAccessGrant")(Schema.Struct({
   id: ConnectorInstanceAccessGrantId,
   ...grantFields
-}).annotations({ examples: [grantExample(exampleId("cia"))] })) {}
+}).annotate({ examples: [grantExample(exampleId("cia"))] })) {}
 
 export class McpConnectionAccessGrant extends Schema.Class<McpConnectionAccessGrant>("McpConnectionAccessGrant")(Schema.Struct({
   id: McpConnectionAccessGrantId,
   ...grantFields
-}).annotations({ examples: [grantExample(exampleId("emg"))] })) {}
+}).annotate({ examples: [grantExample(exampleId("emg"))] })) {}
 
 export class TemplateAccessGrant extends Schema.Class<TemplateAccessGrant>("TemplateAccessGrant")(Schema.Struct({
   id: TemplateAccessGrantId,
   ...grantFields
-}).annotations({ examples: [grantExample(exampleId("tpa"))] })) {}
+}).annotate({ examples: [grantExample(exampleId("tpa"))] })) {}
 export class LlmProviderAccessGrant extends Schema.Class<LlmProviderAccessGrant>("LlmProviderAccessGrant")(Schema.Struct({
   id: LlmProviderAccessGrantId,
   ...grantFields
-}).annotations({ examples: [grantExample(exampleId("lpg"))] })) {}
+}).annotate({ examples: [grantExample(exampleId("lpg"))] })) {}
 
 export type AccessGrant =
   | TemplateAccessGrant
@@ -106,29 +106,29 @@ export type AccessGrant =
   | McpConnectionAccessGrant
   | LlmProviderAccessGrant
 
-export const ConfigObjectAccessGrantPage = Page(ConfigObjectAccessGrant).annotations({ identifier: "ConfigObjectAccessGrantPage" })
-export const PluginAccessGrantPage = Page(PluginAccessGrant).annotations({ identifier: "PluginAccessGrantPage" })
-export const MarketplaceAccessGrantPage = Page(MarketplaceAccessGrant).annotations({ identifier: "MarketplaceAccessGrantPage" })
+export const ConfigObjectAccessGrantPage = Page(ConfigObjectAccessGrant).annotate({ identifier: "ConfigObjectAccessGrantPage" })
+export const PluginAccessGrantPage = Page(PluginAccessGrant).annotate({ identifier: "PluginAccessGrantPage" })
+export const MarketplaceAccessGrantPage = Page(MarketplaceAccessGrant).annotate({ identifier: "MarketplaceAccessGrantPage" })
 
 export const ConfigObjectAccessGrantResponse = Schema.Struct({ ok: Schema.Literal(true), item: ConfigObjectAccessGrant })
-  .annotations({ identifier: "ConfigObjectAccessGrantResponse" })
+  .annotate({ identifier: "ConfigObjectAccessGrantResponse" })
 export const PluginAccessGrantResponse = Schema.Struct({ ok: Schema.Literal(true), item: PluginAccessGrant })
-  .annotations({ identifier: "PluginAccessGrantResponse" })
-export const ConnectorInstanceAccessGrantPage = Page(ConnectorInstanceAccessGrant).annotations({ identifier: "ConnectorInstanceAccessGrantPage" })
+  .annotate({ identifier: "PluginAccessGrantResponse" })
+export const ConnectorInstanceAccessGrantPage = Page(ConnectorInstanceAccessGrant).annotate({ identifier: "ConnectorInstanceAccessGrantPage" })
 export const ConnectorInstanceAccessGrantResponse = Schema.Struct({ ok: Schema.Literal(true), item: ConnectorInstanceAccessGrant })
-  .annotations({ identifier: "ConnectorInstanceAccessGrantResponse" })
-export const McpConnectionAccessGrantPage = Page(McpConnectionAccessGrant).annotations({ identifier: "McpConnectionAccessGrantPage" })
+  .annotate({ identifier: "ConnectorInstanceAccessGrantResponse" })
+export const McpConnectionAccessGrantPage = Page(McpConnectionAccessGrant).annotate({ identifier: "McpConnectionAccessGrantPage" })
 export const McpConnectionAccessGrantResponse = Schema.Struct({ ok: Schema.Literal(true), item: McpConnectionAccessGrant })
 export const McpConnectionGrantPath = Schema.Struct({ connectionId: ExternalMcpConnectionId, grantId: McpConnectionAccessGrantId })
-export const TemplateAccessGrantPage = Page(TemplateAccessGrant).annotations({ identifier: "TemplateAccessGrantPage" })
+export const TemplateAccessGrantPage = Page(TemplateAccessGrant).annotate({ identifier: "TemplateAccessGrantPage" })
 export const TemplateAccessGrantResponse = Schema.Struct({ ok: Schema.Literal(true), item: TemplateAccessGrant })
-  .annotations({ identifier: "TemplateAccessGrantResponse" })
-export const LlmProviderAccessGrantPage = Page(LlmProviderAccessGrant).annotations({ identifier: "LlmProviderAccessGrantPage" })
+  .annotate({ identifier: "TemplateAccessGrantResponse" })
+export const LlmProviderAccessGrantPage = Page(LlmProviderAccessGrant).annotate({ identifier: "LlmProviderAccessGrantPage" })
 export const LlmProviderAccessGrantResponse = Schema.Struct({ ok: Schema.Literal(true), item: LlmProviderAccessGrant })
-  .annotations({ identifier: "LlmProviderAccessGrantResponse" })
+  .annotate({ identifier: "LlmProviderAccessGrantResponse" })
 export const LlmProviderGrantPath = Schema.Struct({ llmProviderId: LlmProviderId, grantId: LlmProviderAccessGrantId })
 export const MarketplaceAccessGrantResponse = Schema.Struct({ ok: Schema.Literal(true), item: MarketplaceAccessGrant })
-  .annotations({ identifier: "MarketplaceAccessGrantResponse" })
+  .annotate({ identifier: "MarketplaceAccessGrantResponse" })
 
 /**
  * Grants `role` to exactly one of: a member, a team, or the whole organization. Granting again to the same member,
@@ -136,30 +136,30 @@ export const MarketplaceAccessGrantResponse = Schema.Struct({ ok: Schema.Literal
  * adding a second one.
  */
 export const CreateAccessGrantRequest = Schema.Struct({
-  orgMembershipId: Schema.optionalWith(MembershipId, { exact: true }).annotations({
+  orgMembershipId: Schema.optionalKey(MembershipId).annotateKey({
     description: "A direct grant to this active member."
   }),
-  teamId: Schema.optionalWith(TeamId, { exact: true }).annotations({ description: "A grant to every member of this team." }),
-  orgWide: Schema.optionalWith(Schema.Literal(true), { exact: true }).annotations({
+  teamId: Schema.optionalKey(TeamId).annotateKey({ description: "A grant to every member of this team." }),
+  orgWide: Schema.optionalKey(Schema.Literal(true)).annotateKey({
     description: "A grant to every member of the organization (owners and admins only)."
   }),
   role: AccessRole
-}).pipe(
-  Schema.filter(
+}).check(
+  Schema.makeFilter(
     (body) =>
       [body.orgMembershipId, body.teamId, body.orgWide].filter((target) => target !== undefined).length === 1 ||
       "give exactly one of orgMembershipId, teamId or orgWide: true",
-    { jsonSchema: { allOf: [{ oneOf: [{ required: ["orgMembershipId"] }, { required: ["teamId"] }, { required: ["orgWide"] }] }] } }
+    { toJsonSchema: () => ({ allOf: [{ oneOf: [{ required: ["orgMembershipId"] }, { required: ["teamId"] }, { required: ["orgWide"] }] }] }) }
   )
-).annotations({ ...requestBody, examples: [{ teamId: exampleId("tem"), role: "editor" }] })
+).annotate({ examples: [{ teamId: exampleId("tem"), role: "editor" }] })
 export type CreateAccessGrantRequest = typeof CreateAccessGrantRequest.Type
 
 export const AccessListQuery = Schema.Struct({
   ...PageQueryFields,
-  includeRevoked: Schema.optionalWith(Schema.BooleanFromString, { exact: true }).annotations({
+  includeRevoked: Schema.optionalKey(BooleanFromString).annotateKey({
     description: "Also list revoked grants (default false)."
   })
-}).annotations({ ...allErrors, examples: [{ includeRevoked: false }] })
+}).annotate({ examples: [{ includeRevoked: false }] })
 export type AccessListQuery = typeof AccessListQuery.Type
 
 export const ConfigObjectGrantPath = Schema.Struct({ configObjectId: ConfigObjectId, grantId: ConfigObjectAccessGrantId })

@@ -1,37 +1,40 @@
 /** A person's account as a whole: what it holds, exported (`GET /v1/me/export`), and its deletion (`DELETE /v1/me`). */
 import * as Schema from "effect/Schema"
-import { requestBody, Timestamp } from "./Common.js"
+import { Timestamp } from "./Common.js"
 import { exampleOf, acme, ada, examplePassword, exampleTime } from "./Examples.js"
 import { MembershipId, OrganizationId, UserId } from "./Ids.js"
 import { MemoryWithContexts, MemoryWithContextsResponse } from "./Memory.js"
 import { Role } from "./Organizations.js"
 import { CurrentPassword, HeldApiKey, MySession, User } from "./Users.js"
+import { NonNegativeInt } from "./internal/counts.js"
 
 export const DeleteAccountRequest = Schema.Struct({
-  password: Schema.optionalWith(CurrentPassword, { exact: true }).annotations({
+  // The description goes on the schema, replacing CurrentPassword's, as Effect 3's did (a key's description beside the
+  // schema's own would sit in allOf).
+  password: Schema.optionalKey(CurrentPassword.annotate({
     description:
       "The account's password. Needed unless the session signed in within `ORGPLANE_RECENT_AUTHENTICATION` (2 hours by default); an account made by SSO, which has no password, signs in again through SSO instead. Send `{}` to rely on the recent sign-in."
-  })
-}).annotations({ ...requestBody, examples: [{ password: examplePassword }] })
+  }))
+}).annotate({ examples: [{ password: examplePassword }] })
 
 /**
  * The pseudonym that replaces a deleted person's name and email in what stays (the audit log, the account's tombstone):
  * `deleted-user-` and 12 hexadecimal characters of the SHA-256 of their user id, the same everywhere.
  */
-export const Pseudonym = Schema.String.pipe(Schema.pattern(/^deleted-user-[0-9a-f]{12}$/)).annotations({
+export const Pseudonym = Schema.String.check(Schema.isPattern(/^deleted-user-[0-9a-f]{12}$/u)).annotate({
   identifier: "Pseudonym",
   description: "`deleted-user-` and 12 hexadecimal characters derived from the user id: the same in every organization's audit log."
 })
 
-const Count = (description: string) => Schema.NonNegativeInt.annotations({ description })
+const Count = (description: string) => NonNegativeInt.annotate({ description })
 
 export const AccountDeletion = Schema.Struct({
-  userId: UserId.annotations({ description: "The deleted account's id: kept by its tombstone and the audit log, naming nobody." }),
+  userId: UserId.annotateKey({ description: "The deleted account's id: kept by its tombstone and the audit log, naming nobody." }),
   pseudonym: Pseudonym,
-  organizationsLeft: Schema.Array(OrganizationId).annotations({
+  organizationsLeft: Schema.Array(OrganizationId).annotate({
     description: "The organizations whose membership ended (a removal, as `DELETE /v1/members/{memberId}` makes it); each records `user.delete`."
   }),
-  organizationsWithoutMembers: Schema.Array(OrganizationId).annotations({
+  organizationsWithoutMembers: Schema.Array(OrganizationId).annotate({
     description:
       "Of those, the organizations the person was the only active member of: each is deleted with the account (restorable by the instance's operator for `ORGPLANE_ORGANIZATION_DELETION_GRACE`, then purged), but for the operator organization, which stays with no member."
   }),
@@ -44,7 +47,7 @@ export const AccountDeletion = Schema.Struct({
     ssoLinks: Count("External identities (SSO links) that signed the person in."),
     scimUsers: Count("SCIM Users of the person, marked deleted as a directory's DELETE would (the directory's attributes forgotten).")
   })
-}).annotations({
+}).annotate({
   identifier: "AccountDeletion",
   examples: [{
     userId: ada.userId,
@@ -62,32 +65,32 @@ export const ExportedMembership = Schema.Struct({
     id: MembershipId,
     role: Role,
     createdAt: Timestamp,
-    removedAt: Schema.NullOr(Timestamp).annotations({ description: "When the membership ended (removed, or left); null while it lasts." }),
-    suspendedAt: Schema.NullOr(Timestamp).annotations({ description: "When the organization's directory (SCIM) suspended it; null otherwise." })
+    removedAt: Schema.NullOr(Timestamp).annotate({ description: "When the membership ended (removed, or left); null while it lasts." }),
+    suspendedAt: Schema.NullOr(Timestamp).annotate({ description: "When the organization's directory (SCIM) suspended it; null otherwise." })
   })
-}).annotations({ identifier: "ExportedMembership" })
+}).annotate({ identifier: "ExportedMembership" })
 
 export const ExportedMemory = Schema.Struct({
-  organizationId: OrganizationId.annotations({ description: "The organization the memory was saved in." }),
+  organizationId: OrganizationId.annotateKey({ description: "The organization the memory was saved in." }),
   memory: MemoryWithContexts
-}).annotations({ identifier: "ExportedMemory" })
+}).annotate({ identifier: "ExportedMemory" })
 
 export const AccountExport = Schema.Struct({
-  format: Schema.Literal("orgplane.account-export.v1").annotations({ description: "What this document is, and the version of its shape." }),
+  format: Schema.Literal("orgplane.account-export.v1").annotate({ description: "What this document is, and the version of its shape." }),
   exportedAt: Timestamp,
   user: Schema.Struct({
     ...User.fields,
-    emailVerified: Schema.Boolean.annotations({ description: "Whether the address is proven to the instance (an SSO sign-in through a verified domain)." })
-  }).annotations({ description: "The account's profile." }),
-  memberships: Schema.Array(ExportedMembership).annotations({
+    emailVerified: Schema.Boolean.annotate({ description: "Whether the address is proven to the instance (an SSO sign-in through a verified domain)." })
+  }).annotate({ description: "The account's profile." }),
+  memberships: Schema.Array(ExportedMembership).annotate({
     description: "Every membership, current and ended, oldest first, with its organization's name and the role held."
   }),
-  memories: Schema.Array(ExportedMemory).annotations({ description: "Every memory the person saved, in every organization, newest first, with its snippets." }),
-  sessions: Schema.Array(MySession).annotations({ description: "The live sessions, as `GET /v1/me/sessions` lists them (`current`: the one that asked)." }),
-  apiKeys: Schema.Array(HeldApiKey).annotations({
+  memories: Schema.Array(ExportedMemory).annotate({ description: "Every memory the person saved, in every organization, newest first, with its snippets." }),
+  sessions: Schema.Array(MySession).annotate({ description: "The live sessions, as `GET /v1/me/sessions` lists them (`current`: the one that asked)." }),
+  apiKeys: Schema.Array(HeldApiKey).annotate({
     description: "The API keys the person's memberships made, in every organization they belong to: their metadata, never a secret."
   })
-}).annotations({
+}).annotate({
   identifier: "AccountExport",
   description: "Everything the instance keeps of a person that is theirs, as one JSON document (`GET /v1/me/export`).",
   examples: [{

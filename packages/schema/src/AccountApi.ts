@@ -1,32 +1,43 @@
 /** Account: the caller's account as a whole, taken out (an export of what the instance keeps of them) and deleted. */
-import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
-import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import * as OpenApi from "@effect/platform/OpenApi"
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as OpenApi from "effect/http-api/OpenApi"
 import { AccountDeletion, AccountExport, DeleteAccountRequest } from "./Account.js"
 import { audits } from "./AuditCatalog.js"
 import { ForbiddenResponse, InvalidRequestResponse, LastOwnerOfOrganizationsResponse, RateLimitedResponse } from "./Errors.js"
 import { Authentication } from "./Security.js"
 
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
 /** The export's answer is a file to keep: `Content-Disposition` says so (a header the platform's generator cannot say). */
-const asAttachment = (operation: Record<string, any>): Record<string, any> => {
-  const ok = operation.responses?.["200"]
-  if (ok === undefined) return operation
-  ok.headers = {
-    ...ok.headers,
-    "Content-Disposition": {
-      description: "`attachment`, with a file name carrying the account's id and the day: a browser saves the document rather than showing it.",
-      schema: { type: "string" },
-      example: "attachment; filename=\"orgplane-account-usr_01jc0000000000000000000001-2026-11-02.json\""
+const asAttachment = (operation: Record<string, unknown>): Record<string, unknown> => {
+  const responses = operation["responses"]
+  const ok = isRecord(responses) ? responses["200"] : undefined
+  if (!isRecord(responses) || !isRecord(ok)) return operation
+  const headers = isRecord(ok["headers"]) ? ok["headers"] : {}
+  return {
+    ...operation,
+    responses: {
+      ...responses,
+      "200": {
+        ...ok,
+        headers: {
+          ...headers,
+          "Content-Disposition": {
+            description: "`attachment`, with a file name carrying the account's id and the day: a browser saves the document rather than showing it.",
+            schema: { type: "string" },
+            example: "attachment; filename=\"orgplane-account-usr_01jc0000000000000000000001-2026-11-02.json\""
+          }
+        }
+      }
     }
   }
-  return operation
 }
 
 export class AccountApi extends HttpApiGroup.make("account")
   .add(
-    HttpApiEndpoint.get("export", "/v1/me/export")
-      .addSuccess(AccountExport)
-      .addError(ForbiddenResponse)
+    HttpApiEndpoint.get("export", "/v1/me/export", { success: AccountExport, error: [ForbiddenResponse] })
       .annotate(OpenApi.Transform, asAttachment)
       .annotate(OpenApi.Summary, "Export the caller's data")
       .annotate(
@@ -35,13 +46,7 @@ export class AccountApi extends HttpApiGroup.make("account")
       )
   )
   .add(
-    HttpApiEndpoint.del("delete", "/v1/me").pipe(audits("user.delete"))
-      .setPayload(DeleteAccountRequest)
-      .addSuccess(AccountDeletion)
-      .addError(ForbiddenResponse)
-      .addError(InvalidRequestResponse)
-      .addError(LastOwnerOfOrganizationsResponse)
-      .addError(RateLimitedResponse)
+    HttpApiEndpoint.delete("delete", "/v1/me", { payload: DeleteAccountRequest, success: AccountDeletion, error: [ForbiddenResponse, InvalidRequestResponse, LastOwnerOfOrganizationsResponse, RateLimitedResponse] }).pipe(audits("user.delete"))
       .annotate(OpenApi.Summary, "Delete the caller's account")
       .annotate(
         OpenApi.Description,

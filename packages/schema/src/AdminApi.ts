@@ -1,7 +1,8 @@
 /** Admin: instance operation, reserved to owners and admins of the operator organization. */
-import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
-import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import * as OpenApi from "@effect/platform/OpenApi"
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
+import * as OpenApi from "effect/http-api/OpenApi"
 import * as Schema from "effect/Schema"
 import { AccountDeletion } from "./Account.js"
 import { AdminMetricsResponse } from "./AdminMetrics.js"
@@ -32,13 +33,12 @@ import { PasswordResetLinkResponse, UserPasswordResetPath } from "./Recovery.js"
 
 const userErrors = "404 `user_not_found` for an id that is no account's (a deleted account's included)"
 
+/** The errors every endpoint of the group may answer (Effect 4 has no group `addError`: each endpoint declares them). */
+const groupErrors = [ForbiddenResponse] as const
+
 export class AdminApi extends HttpApiGroup.make("admin")
   .add(
-    HttpApiEndpoint.post("claimOperator", "/v1/admin/operator").pipe(audits("instance.operator.claim"))
-      .setPayload(ClaimOperatorRequest)
-      .addSuccess(Schema.Struct({ organization: Organization }))
-      .addError(ConflictResponse)
-      .pipe(requires("admin.claimOperator"))
+    HttpApiEndpoint.post("claimOperator", "/v1/admin/operator", { payload: ClaimOperatorRequest, success: Schema.Struct({ organization: Organization }), error: [ConflictResponse, ...groupErrors] }).pipe(audits("instance.operator.claim"), requires("admin.claimOperator"))
       .annotate(OpenApi.Summary, "Make your organization the instance's operator")
       .annotate(
         OpenApi.Description,
@@ -46,12 +46,7 @@ export class AdminApi extends HttpApiGroup.make("admin")
       )
   )
   .add(
-    HttpApiEndpoint.patch("setPlan", "/v1/admin/organizations/:organizationId/plan").pipe(audits("organization.plan.update"))
-      .setPath(Schema.Struct({ organizationId: OrganizationId }))
-      .setPayload(ChangePlanRequest)
-      .addSuccess(Schema.Struct({ organization: Organization }))
-      .addError(NotFoundResponse)
-      .pipe(requires("organizations.setPlan"))
+    HttpApiEndpoint.patch("setPlan", "/v1/admin/organizations/:organizationId/plan", { params: Schema.Struct({ organizationId: OrganizationId }), payload: ChangePlanRequest, success: Schema.Struct({ organization: Organization }), error: [NotFoundResponse, ...groupErrors] }).pipe(audits("organization.plan.update"), requires("organizations.setPlan"))
       .annotate(OpenApi.Summary, "Change an organization's plan")
       .annotate(
         OpenApi.Description,
@@ -59,9 +54,7 @@ export class AdminApi extends HttpApiGroup.make("admin")
       )
   )
   .add(
-    HttpApiEndpoint.get("metrics", "/v1/admin/metrics")
-      .addSuccess(AdminMetricsResponse)
-      .pipe(requires("admin.readMetrics"))
+    HttpApiEndpoint.get("metrics", "/v1/admin/metrics", { success: AdminMetricsResponse, error: [...groupErrors] }).pipe(requires("admin.readMetrics"))
       .annotate(OpenApi.Summary, "Read the instance's usage metrics")
       .annotate(
         OpenApi.Description,
@@ -69,10 +62,7 @@ export class AdminApi extends HttpApiGroup.make("admin")
       )
   )
   .add(
-    HttpApiEndpoint.get("listUsers", "/v1/admin/users")
-      .setUrlParams(AdminUserListQuery)
-      .addSuccess(AdminUserPage)
-      .pipe(requires("admin.readUsers"))
+    HttpApiEndpoint.get("listUsers", "/v1/admin/users", { query: AdminUserListQuery, success: AdminUserPage, error: [...groupErrors] }).pipe(requires("admin.readUsers"))
       .annotate(OpenApi.Summary, "List the instance's accounts")
       .annotate(
         OpenApi.Description,
@@ -80,12 +70,7 @@ export class AdminApi extends HttpApiGroup.make("admin")
       )
   )
   .add(
-    HttpApiEndpoint.post("disableUser", "/v1/admin/users/:userId/disable").pipe(audits("user.disable"))
-      .setPath(AdminUserPath)
-      .addSuccess(AdminUserResponse)
-      .addError(UserNotFoundResponse)
-      .addError(CannotDisableYourselfResponse)
-      .pipe(requires("admin.manageUsers"))
+    HttpApiEndpoint.post("disableUser", "/v1/admin/users/:userId/disable", { params: AdminUserPath, success: AdminUserResponse, error: [UserNotFoundResponse, CannotDisableYourselfResponse, ...groupErrors] }).pipe(audits("user.disable"), requires("admin.manageUsers"))
       .annotate(OpenApi.Summary, "Disable an account")
       .annotate(
         OpenApi.Description,
@@ -93,11 +78,7 @@ export class AdminApi extends HttpApiGroup.make("admin")
       )
   )
   .add(
-    HttpApiEndpoint.post("enableUser", "/v1/admin/users/:userId/enable").pipe(audits("user.enable"))
-      .setPath(AdminUserPath)
-      .addSuccess(AdminUserResponse)
-      .addError(UserNotFoundResponse)
-      .pipe(requires("admin.manageUsers"))
+    HttpApiEndpoint.post("enableUser", "/v1/admin/users/:userId/enable", { params: AdminUserPath, success: AdminUserResponse, error: [UserNotFoundResponse, ...groupErrors] }).pipe(audits("user.enable"), requires("admin.manageUsers"))
       .annotate(OpenApi.Summary, "Enable an account")
       .annotate(
         OpenApi.Description,
@@ -105,12 +86,7 @@ export class AdminApi extends HttpApiGroup.make("admin")
       )
   )
   .add(
-    HttpApiEndpoint.del("deleteUser", "/v1/admin/users/:userId").pipe(audits("user.delete"))
-      .setPath(AdminUserPath)
-      .addSuccess(AccountDeletion)
-      .addError(UserNotFoundResponse)
-      .addError(LastOwnerOfOrganizationsResponse)
-      .pipe(requires("admin.manageUsers"))
+    HttpApiEndpoint.delete("deleteUser", "/v1/admin/users/:userId", { params: AdminUserPath, success: AccountDeletion, error: [UserNotFoundResponse, LastOwnerOfOrganizationsResponse, ...groupErrors] }).pipe(audits("user.delete"), requires("admin.manageUsers"))
       .annotate(OpenApi.Summary, "Delete an account")
       .annotate(
         OpenApi.Description,
@@ -118,12 +94,7 @@ export class AdminApi extends HttpApiGroup.make("admin")
       )
   )
   .add(
-    HttpApiEndpoint.post("issuePasswordReset", "/v1/admin/users/:userId/password-reset").pipe(audits("user.password.reset_link.create"))
-      .setPath(UserPasswordResetPath)
-      .addSuccess(PasswordResetLinkResponse, { status: 201 })
-      .addError(NotFoundResponse)
-      .addError(ConflictResponse)
-      .pipe(requires("admin.resetPasswords"))
+    HttpApiEndpoint.post("issuePasswordReset", "/v1/admin/users/:userId/password-reset", { params: UserPasswordResetPath, success: PasswordResetLinkResponse.pipe(HttpApiSchema.status(201)), error: [NotFoundResponse, ConflictResponse, ...groupErrors] }).pipe(audits("user.password.reset_link.create"), requires("admin.resetPasswords"))
       .annotate(OpenApi.Summary, "Issue a password reset link for any account")
       .annotate(
         OpenApi.Description,
@@ -132,10 +103,7 @@ export class AdminApi extends HttpApiGroup.make("admin")
       )
   )
   .add(
-    HttpApiEndpoint.get("listOrganizations", "/v1/admin/organizations")
-      .setUrlParams(AdminOrganizationListQuery)
-      .addSuccess(AdminOrganizationPage)
-      .pipe(requires("admin.readOrganizations"))
+    HttpApiEndpoint.get("listOrganizations", "/v1/admin/organizations", { query: AdminOrganizationListQuery, success: AdminOrganizationPage, error: [...groupErrors] }).pipe(requires("admin.readOrganizations"))
       .annotate(OpenApi.Summary, "List the instance's organizations")
       .annotate(
         OpenApi.Description,
@@ -143,11 +111,7 @@ export class AdminApi extends HttpApiGroup.make("admin")
       )
   )
   .add(
-    HttpApiEndpoint.del("deleteOrganization", "/v1/admin/organizations/:organizationId").pipe(audits("organization.delete"))
-      .setPath(OrganizationPath)
-      .addSuccess(OrganizationDeletionResponse)
-      .addError(ConflictResponse)
-      .pipe(requires("admin.deleteOrganizations"))
+    HttpApiEndpoint.delete("deleteOrganization", "/v1/admin/organizations/:organizationId", { params: OrganizationPath, success: OrganizationDeletionResponse, error: [ConflictResponse, ...groupErrors] }).pipe(audits("organization.delete"), requires("admin.deleteOrganizations"))
       .annotate(OpenApi.Summary, "Delete any organization")
       .annotate(
         OpenApi.Description,
@@ -155,19 +119,13 @@ export class AdminApi extends HttpApiGroup.make("admin")
       )
   )
   .add(
-    HttpApiEndpoint.post("restoreOrganization", "/v1/admin/organizations/:organizationId/restore").pipe(audits("organization.restore"))
-      .setPath(OrganizationPath)
-      .addSuccess(OrganizationResponse)
-      .addError(NotFoundResponse)
-      .addError(ConflictResponse)
-      .pipe(requires("admin.deleteOrganizations"))
+    HttpApiEndpoint.post("restoreOrganization", "/v1/admin/organizations/:organizationId/restore", { params: OrganizationPath, success: OrganizationResponse, error: [NotFoundResponse, ConflictResponse, ...groupErrors] }).pipe(audits("organization.restore"), requires("admin.deleteOrganizations"))
       .annotate(OpenApi.Summary, "Restore any deleted organization")
       .annotate(
         OpenApi.Description,
         "Restores a deleted organization of the instance before its purge: it serves again as it was. Needs a recent sign-in for a session.\n\nErrors: 403 `recent_authentication_required`, `insufficient_scope`; 404 `organization_not_found` for an unknown organization or one whose grace period is over; 409 `organization_not_deleted` when it is not deleted."
       )
   )
-  .addError(ForbiddenResponse)
   .middleware(MemberAuthentication)
   .annotate(OpenApi.Title, "Admin")
   .annotate(

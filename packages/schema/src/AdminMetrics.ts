@@ -1,11 +1,12 @@
 /** Admin metrics: instance-wide counts of people, organizations, workers, activity and invitations, for the operator. */
 import * as Schema from "effect/Schema"
 import { Timestamp } from "./Common.js"
+import { NonNegativeInt } from "./internal/counts.js"
 
-const Count = (description: string) => Schema.NonNegativeInt.annotations({ description })
+const Count = (description: string) => NonNegativeInt.annotate({ description })
 
 /** A UTC day key, `YYYY-MM-DD`. */
-const DayKey = Schema.String.pipe(Schema.pattern(/^\d{4}-\d{2}-\d{2}$/)).annotations({
+const DayKey = Schema.String.check(Schema.isPattern(/^\d{4}-\d{2}-\d{2}$/u)).annotate({
   description: "A UTC calendar day, `YYYY-MM-DD`."
 })
 
@@ -15,7 +16,7 @@ export class AdminActivityPoint extends Schema.Class<AdminActivityPoint>("AdminA
   activeUsers: Count("People active that day: a session created, or any telemetry event."),
   realActiveUsers: Count("People with task activity that day: a `task.started`, `task.completed` or `task.failed` event with a session id."),
   signups: Count("People whose account was created that day.")
-}).annotations({ examples: [{ day: "2026-11-02", activeUsers: 42, realActiveUsers: 31, signups: 3 }] })) {}
+}).annotate({ examples: [{ day: "2026-11-02", activeUsers: 42, realActiveUsers: 31, signups: 3 }] })) {}
 
 export class AdminMetricsSummary extends Schema.Class<AdminMetricsSummary>("AdminMetricsSummary")(Schema.Struct({
   totalUsers: Count("Every person with an account on the instance (deleted accounts not counted)."),
@@ -42,15 +43,16 @@ export class AdminMetricsSummary extends Schema.Class<AdminMetricsSummary>("Admi
   realActiveUsers30d: Count("People with task activity on any day of the 30-day series."),
   recurringUsers: Count("People active (any activity, task activity included) on at least 2 distinct UTC days of the last 90."),
   inviters: Count("Distinct people who ever created an invitation."),
-  medianHoursToFirstInvite: Schema.Number.annotations({
+  // Finite: Effect 4's Schema.Number also takes (and documents) "NaN" and "Infinity", which no median is.
+  medianHoursToFirstInvite: Schema.Finite.annotate({
     description:
       "Median over inviters of the hours from account creation to their first invitation (each floored at 0 and rounded to 0.1; an even count averages the two middle values); 0 while nobody has invited anyone (`inviters` is 0)."
   }),
-  billingLoaded: Schema.Boolean.annotations({ description: "Always true: paidUsers and unpaidUsers are computed from organization plans." }),
-  activitySeries: Schema.Array(AdminActivityPoint).annotations({
+  billingLoaded: Schema.Boolean.annotate({ description: "Always true: paidUsers and unpaidUsers are computed from organization plans." }),
+  activitySeries: Schema.Array(AdminActivityPoint).annotate({
     description: "30 daily points, oldest first: the UTC days from 29 days ago to today."
   })
-}).annotations({
+}).annotate({
   examples: [{
     totalUsers: 120,
     totalOrganizations: 14,
@@ -76,10 +78,11 @@ export class AdminMetricsSummary extends Schema.Class<AdminMetricsSummary>("Admi
     inviters: 11,
     medianHoursToFirstInvite: 2.5,
     billingLoaded: true,
-    // The 30 days up to the examples' day, 2026-11-02.
+    // The 30 days up to the examples' day, 2026-11-02. Instances: Effect 4 encodes no plain object as a class, and an
+    // example it cannot encode is left out.
     activitySeries: Array.from({ length: 30 }, (_, index) => {
       const day = new Date(Date.UTC(2026, 9, 4 + index)).toISOString().slice(0, 10)
-      return { day, activeUsers: 30 + (index % 7) * 2, realActiveUsers: 20 + (index % 5) * 2, signups: index % 4 }
+      return new AdminActivityPoint({ day, activeUsers: 30 + (index % 7) * 2, realActiveUsers: 20 + (index % 5) * 2, signups: index % 4 })
     })
   }]
 })) {}

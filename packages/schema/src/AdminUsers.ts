@@ -1,21 +1,22 @@
 /** The instance's people as its operator sees them (`GET /v1/admin/users`): every account, disabled ones marked. */
 import * as Schema from "effect/Schema"
-import { allErrors, searchText, Timestamp } from "./Common.js"
+import { BooleanFromString, searchText, Timestamp } from "./Common.js"
 import { ada, exampleTime } from "./Examples.js"
 import { UserId } from "./Ids.js"
 import { Page, PageQueryFields } from "./Pagination.js"
+import { NonNegativeInt } from "./internal/counts.js"
 
 export class AdminUser extends Schema.Class<AdminUser>("AdminUser")(Schema.Struct({
   id: UserId,
   email: Schema.String,
   name: Schema.String,
   createdAt: Timestamp,
-  emailVerified: Schema.Boolean.annotations({ description: "Whether the address is proven to the instance (an SSO sign-in through a verified domain)." }),
-  disabledAt: Schema.NullOr(Timestamp).annotations({
+  emailVerified: Schema.Boolean.annotate({ description: "Whether the address is proven to the instance (an SSO sign-in through a verified domain)." }),
+  disabledAt: Schema.NullOr(Timestamp).annotate({
     description: "When the operator disabled the account (its sessions ended, its API keys and sign-ins refused); null while it is enabled."
   }),
-  organizationCount: Schema.NonNegativeInt.annotations({ description: "The organizations the person is an active member of." })
-}).annotations({
+  organizationCount: NonNegativeInt.annotate({ description: "The organizations the person is an active member of." })
+}).annotate({
   examples: [{
     id: ada.userId,
     email: ada.email,
@@ -29,15 +30,15 @@ export class AdminUser extends Schema.Class<AdminUser>("AdminUser")(Schema.Struc
 
 export const AdminUserListQuery = Schema.Struct({
   ...PageQueryFields,
-  email: Schema.optionalWith(searchText("Only accounts whose email contains this text (case-insensitive)."), { exact: true }),
-  disabled: Schema.optionalWith(Schema.BooleanFromString, { exact: true }).annotations({
+  email: Schema.optionalKey(searchText("Only accounts whose email contains this text (case-insensitive).")),
+  disabled: Schema.optionalKey(BooleanFromString).annotateKey({
     description: "`true`: only disabled accounts; `false`: only enabled ones; absent: both."
   })
-}).annotations({ ...allErrors, examples: [{ email: "acme.example", disabled: false }] })
+}).annotate({ examples: [{ email: "acme.example", disabled: false }] })
 export type AdminUserListQuery = typeof AdminUserListQuery.Type
 
-export const AdminUserPage = Page(AdminUser).annotations({ identifier: "AdminUserPage" })
+export const AdminUserPage = Page(AdminUser).annotate({ identifier: "AdminUserPage" })
 
 export const AdminUserPath = Schema.Struct({ userId: UserId })
 
-export const AdminUserResponse = Schema.Struct({ user: AdminUser }).annotations({ identifier: "AdminUserResponse" })
+export const AdminUserResponse = Schema.Struct({ user: AdminUser }).annotate({ identifier: "AdminUserResponse" })

@@ -1,8 +1,8 @@
 /** The whole orgplane control-plane API: every group, the shared errors and the OpenAPI description. */
-import * as HttpApi from "@effect/platform/HttpApi"
-import * as OpenApi from "@effect/platform/OpenApi"
-import * as OpenApiJsonSchema from "@effect/platform/OpenApiJsonSchema"
-import type * as Schema from "effect/Schema"
+import * as HttpApi from "effect/http-api/HttpApi"
+import type * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as OpenApi from "effect/http-api/OpenApi"
+import * as Schema from "effect/Schema"
 import { AdminApi } from "./AdminApi.js"
 import { ApiKeysApi } from "./ApiKeysApi.js"
 import { BootstrapApi } from "./BootstrapApi.js"
@@ -15,7 +15,7 @@ import {
   ConnectorTargetsApi,
   WebhooksApi
 } from "./ConnectorsApi.js"
-import { withApiErrors } from "./ApiOf.js"
+import { type ApiErrors, withApiErrors, withRequestParsing } from "./ApiOf.js"
 import { MAX_URL_LENGTH, MethodNotAllowedResponse } from "./Errors.js"
 import { idempotencyKeyLifetimeHours, idempotencyKeyPattern, idempotentOperations } from "./Idempotency.js"
 import { InvitationsApi } from "./InvitationsApi.js"
@@ -23,7 +23,7 @@ import { MarketplacesApi } from "./MarketplacesApi.js"
 import { MembersApi, RolesApi } from "./MembersApi.js"
 import { OrganizationsApi } from "./OrganizationsApi.js"
 import { PluginsApi } from "./PluginsApi.js"
-import { ActionsExtension, describeActions } from "./Policy.js"
+import { ActionsExtension, describeActions, Policy } from "./Policy.js"
 import { SsoApi, SsoSignInApi } from "./SsoApi.js"
 import { ScimConnectionsApi } from "./ScimConnectionsApi.js"
 import { ScimMethodNotAllowedResponse } from "./ScimProtocol.js"
@@ -40,6 +40,21 @@ import { WorkerActivityApi } from "./WorkerActivityApi.js"
 import { WorkerRuntimeApi, WorkersApi } from "./WorkersApi.js"
 import { CapabilitiesApi, SuiteClientsApi, SuiteConnectionsApi } from "./CapabilitiesApi.js"
 import { MemoryApi } from "./MemoryApi.js"
+import { annotatedBodiesInline, responsesAsPublished } from "./OpenApiResponses.js"
+import {
+  arrayChecksInline,
+  checksFlattened,
+  componentExamples,
+  defaultedClassesInline,
+  descriptionsBeside,
+  inlineIds,
+  integersAsPublished,
+  lowerCaseSchemes,
+  memberDescriptions,
+  nameEncodedComponents,
+  objectsAsPublished,
+  parametersAsPublished
+} from "./OpenApiComponents.js"
 import { shapeDocument } from "./OpenApiDocument.js"
 import { TelemetryApi } from "./TelemetryApi.js"
 import { TemplatesApi } from "./TemplatesApi.js"
@@ -48,8 +63,9 @@ import { LlmProvidersApi } from "./LlmProvidersApi.js"
 import { McpDiscoveryApi } from "./McpDiscoveryApi.js"
 import { McpToolsApi } from "./McpToolsApi.js"
 import { McpAuthorizationApi } from "./McpAuthorizationApi.js"
-import { addExamples } from "./OpenApiExamples.js"
+import { addExamples, type Json, type JsonObject } from "./OpenApiExamples.js"
 import { addLinks } from "./OpenApiLinks.js"
+import { isJsonObject, objectAt } from "./internal/json.js"
 
 const description = `The control-plane API of an organization workspace.
 
@@ -105,70 +121,109 @@ const optionalSecurity = new Set(["invitations.accept"])
 /** Methods whose requests the server reads no body of (`HttpMethod.hasBody`): they cannot be too large. */
 const bodiless = new Set(["get", "head", "options"])
 
+const methods = new Set(["get", "put", "post", "delete", "options", "head", "patch", "trace"])
+
+
+
+/** Every operation of the document, with its path and method. */
+const operationsOf = (spec: JsonObject): Array<{ readonly path: string; readonly method: string; readonly operation: JsonObject }> =>
+  Object.entries(objectAt(spec, "paths") ?? {}).flatMap(([path, item]) =>
+    Object.entries(isJsonObject(item) ? item : {}).flatMap(([method, operation]) =>
+      methods.has(method) && isJsonObject(operation) ? [{ path, method, operation }] : []
+    )
+  )
+
+/** An operation's `responses`, made when it has none. */
+const responsesOf = (operation: JsonObject): JsonObject => {
+  const responses = objectAt(operation, "responses") ?? {}
+  operation["responses"] = responses
+  return responses
+}
+
 /**
- * Drops the platform's own decode-error schema (the server answers every decode failure with `invalid_request`),
- * documents 400 only for operations that take input, 413 only for methods with a body and 415 only for operations
+ * Names the components, writes the ids out and names the schemes as the document has them (`OpenApiComponents.ts`), documents 400 only for operations that take input, 413 only for methods with a body and 415 only for operations
  * with a request body (the API declares them once, for every operation, with 414 and 431, which any request can
  * get; the 400 of a path read two ways needs no more, since a template is matched segment by segment and no such
- * path matches one without a parameter), marks optional credentials as such (an empty security requirement), and states the policy actions (with
- * their roles, from the policy table) of every operation that checks some. The SCIM protocol's errors are then put
- * under the media type they are sent as (`documentScimErrors`). 405 belongs to no operation: the API's description
- * states it, and `x-orgplane-unrouted-responses` declares it with what else a request no operation takes is answered.
- * Then it shapes the document (`OpenApiDocument.ts`: the NUL rule on request strings, discriminated request unions,
- * no generated noise) and names its contact.
+ * path matches one without a parameter), marks optional credentials as such (an empty security requirement), and
+ * states the policy actions (with their roles, from the policy table) of every operation that checks some. The SCIM
+ * protocol's errors are then put under the media type they are sent as (`documentScimErrors`). 405 belongs to no
+ * operation: the API's description states it, and `x-orgplane-unrouted-responses` declares it with what else a
+ * request no operation takes is answered. Then it shapes the document (`OpenApiDocument.ts`: the NUL rule on request
+ * strings, discriminated request unions, no generated noise) and names its contact.
+ *
+ * (Effect 3 added its own decode error, `HttpApiDecodeError`, to every operation's 400, which this removed; Effect 4
+ * declares only the API's `InvalidRequest`, through the `ApiErrors` middleware.)
  */
-const transform = (spec: Record<string, any>): Record<string, any> => {
+const transform = (spec: JsonObject): JsonObject => {
+  nameEncodedComponents(spec)
+  inlineIds(spec)
+  integersAsPublished(spec)
+  descriptionsBeside(spec)
+  parametersAsPublished(spec)
+  objectsAsPublished(spec)
+  checksFlattened(spec)
+  arrayChecksInline(spec)
+  lowerCaseSchemes(spec)
   documentIdempotency(spec)
   documentHeaders(spec)
-  for (const path of Object.values<any>(spec.paths ?? {})) {
-    for (const [method, operation] of Object.entries<any>(path)) {
-      if (optionalSecurity.has(operation.operationId)) operation.security = [...(operation.security ?? []), {}]
-      const actions = operation[ActionsExtension]
-      if (Array.isArray(actions)) {
-        operation.description = [operation.description, describeActions(actions)].filter(Boolean).join("\n\n")
-      }
-      const responses = operation.responses ?? {}
-      const takesInput = (operation.parameters ?? []).length > 0 || operation.requestBody !== undefined
-      if (!takesInput) delete responses["400"]
-      if (bodiless.has(method)) delete responses["413"]
-      if (operation.requestBody === undefined) delete responses["415"]
-      const content = responses["400"]?.content?.["application/json"]
-      const anyOf = content?.schema?.anyOf
-      if (Array.isArray(anyOf)) {
-        const kept = anyOf.filter((schema: any) => schema.$ref !== "#/components/schemas/HttpApiDecodeError")
-        content.schema = kept.length === 1 ? kept[0] : { anyOf: kept }
-      }
+  for (const { method, operation } of operationsOf(spec)) {
+    const id = operation["operationId"]
+    if (typeof id === "string" && optionalSecurity.has(id)) {
+      const security = operation["security"]
+      operation["security"] = [...(Array.isArray(security) ? security : []), {}]
     }
+    const actions = operation[ActionsExtension]
+    if (Array.isArray(actions)) {
+      const own = operation["description"]
+      const checked = actions.flatMap((action) => typeof action === "string" && isAction(action) ? [action] : [])
+      operation["description"] = [typeof own === "string" ? own : "", describeActions(checked)].filter(Boolean).join("\n\n")
+    }
+    const responses = responsesOf(operation)
+    const parameters = operation["parameters"]
+    const takesInput = (Array.isArray(parameters) && parameters.length > 0) || operation["requestBody"] !== undefined
+    if (!takesInput) delete responses["400"]
+    if (bodiless.has(method)) delete responses["413"]
+    if (operation["requestBody"] === undefined) delete responses["415"]
   }
-  delete spec.components?.schemas?.HttpApiDecodeError
-  delete spec.components?.schemas?.Issue
-  delete spec.components?.schemas?.PropertyKey
   documentScimErrors(spec)
   spec[unroutedMember] = unroutedResponses(spec)
   return withContact(shapeDocument(spec))
 }
 
+const isAction = (action: string): action is Parameters<typeof describeActions>[0][number] => Object.hasOwn(Policy, action)
+
 /** The document's member holding the answers to a request that no operation takes. */
 export const unroutedMember = "x-orgplane-unrouted-responses"
+
+/**
+ * A schema written out whole (Effect 4 names it as a definition the root refers to: its body is what is written), the
+ * other definitions it refers to given as the document's components (which must have them).
+ */
+const inline = (spec: JsonObject, schema: Schema.Top): JsonObject => {
+  // Closed objects, as the generator writes the document's (`onExcessProperty: "error"`).
+  const document = Schema.toJsonSchemaDocument(schema, { onExcessProperty: "error" })
+  const rootRef = document.schema.$ref
+  const root = typeof rootRef === "string" ? rootRef.replace("#/$defs/", "") : undefined
+  const components = objectAt(objectAt(spec, "components"), "schemas") ?? {}
+  for (const name of Object.keys(document.definitions)) {
+    if (name !== root && components[name] === undefined) throw new Error(`${unroutedMember}: no component ${name}`)
+  }
+  const body = root === undefined ? document.schema : document.definitions[root]
+  const written: Json = JSON.parse(JSON.stringify(body).replaceAll("#/$defs/", "#/components/schemas/"))
+  return { schema: written }
+}
 
 /**
  * What a request no operation takes is answered (an unknown path, a method its path does not have, a request refused
  * before routing or before Node's parser read a path), as a Responses object at the document's root: the API's
  * errors, and under `/scim/v2` their SCIM form. 405 names no operation's method, so no operation declares it.
  */
-const unroutedResponses = (spec: Record<string, any>): Record<string, any> => {
-  const ref = (name: string) => {
-    if (spec.components?.schemas?.[name] === undefined) throw new Error(`${unroutedMember}: no component ${name}`)
+const unroutedResponses = (spec: JsonObject): JsonObject => {
+  const ref = (name: string): JsonObject => {
+    if (objectAt(objectAt(spec, "components"), "schemas")?.[name] === undefined) throw new Error(`${unroutedMember}: no component ${name}`)
     return { schema: { $ref: `#/components/schemas/${name}` } }
   }
-  // The 405s belong to no operation: written out here rather than as components nothing else refers to.
-  const inline = (schema: Schema.Schema.Any) => {
-    const defs: Record<string, unknown> = {}
-    const written = OpenApiJsonSchema.makeWithDefs(schema, { defs, topLevelReferenceStrategy: "skip" })
-    for (const name of Object.keys(defs)) ref(name)
-    return { schema: written }
-  }
-  const both = (json: string, scim: string) => ({ "application/json": ref(json), "application/scim+json": ref(scim) })
+  const both = (json: string, scim: string): JsonObject => ({ "application/json": ref(json), "application/scim+json": ref(scim) })
   return {
     "400": {
       description: "A path a proxy could read as another (see the API's description), or a request that is not HTTP/1.1.",
@@ -178,7 +233,8 @@ const unroutedResponses = (spec: Record<string, any>): Record<string, any> => {
     "405": {
       description: "The path has operations, none with this method: `method_not_allowed`.",
       headers: { Allow: { description: "The methods the path has (HEAD wherever GET is).", schema: { type: "string" } } },
-      content: { "application/json": inline(MethodNotAllowedResponse), "application/scim+json": inline(ScimMethodNotAllowedResponse) }
+      // The 405s belong to no operation: written out here rather than as components nothing else refers to.
+      content: { "application/json": inline(spec, MethodNotAllowedResponse), "application/scim+json": inline(spec, ScimMethodNotAllowedResponse) }
     },
     "413": { description: "A request body's chunk extensions larger than the server reads.", content: { "application/json": ref("PayloadTooLarge") } },
     "414": { description: `A URL over ${MAX_URL_LENGTH} characters, or a request line over the server's header limit.`, content: both("UriTooLong", "ScimUriTooLong") },
@@ -189,7 +245,7 @@ const unroutedResponses = (spec: Record<string, any>): Record<string, any> => {
 const writeMethods = new Set(["post", "put", "patch", "delete"])
 
 /** The `Idempotency-Key` header as an OpenAPI parameter. */
-const idempotencyKeyParameter = {
+const idempotencyKeyParameter = (): JsonObject => ({
   name: "Idempotency-Key",
   in: "header",
   required: false,
@@ -197,23 +253,24 @@ const idempotencyKeyParameter = {
     `Makes retrying this write safe: the first answer (a success or one of this operation's 4xx errors) is kept for ${idempotencyKeyLifetimeHours} hours and a request with the same key and the same method, path, query and body answers it again, with \`Idempotent-Replayed: true\`. Keys are scoped to the credential that sends them.`,
   schema: { type: "string", minLength: 1, maxLength: 255, pattern: idempotencyKeyPattern.source },
   examples: { uuid: { summary: "A fresh UUID per operation", value: "3f6c2a9e-8d41-4b7a-9c0e-5a1d2b3c4e5f" } }
-}
+})
 
-const idempotentReplayedHeader = {
+const idempotentReplayedHeader = (): JsonObject => ({
   description: "`true` when this is the kept answer of an earlier request with the same `Idempotency-Key`.",
   schema: { type: "string", enum: ["true"] }
-}
+})
 
 /** A schema reference removed from one response, and the response with it when nothing is left. */
-const dropSchema = (responses: Record<string, any>, status: string, ref: string) => {
-  const content = responses[status]?.content?.["application/json"]
+const dropSchema = (responses: JsonObject, status: string, ref: string) => {
+  const content = objectAt(objectAt(responses[status], "content"), "application/json")
   if (content === undefined) return
-  const schema = content.schema
-  if (schema?.$ref === ref) {
+  const schema = objectAt(content, "schema")
+  const anyOf = schema?.["anyOf"]
+  if (schema?.["$ref"] === ref) {
     delete responses[status]
-  } else if (Array.isArray(schema?.anyOf)) {
-    const kept = schema.anyOf.filter((member: any) => member.$ref !== ref)
-    content.schema = kept.length === 1 ? kept[0] : { anyOf: kept }
+  } else if (Array.isArray(anyOf)) {
+    const kept = anyOf.filter((member) => !(isJsonObject(member) && member["$ref"] === ref))
+    content["schema"] = kept.length === 1 ? kept[0]! : { anyOf: kept }
   }
 }
 
@@ -222,28 +279,28 @@ const dropSchema = (responses: Record<string, any>, status: string, ref: string)
  * \`Idempotent-Replayed\` header on the answers that may be replayed (2xx and the operation's own 4xx); the 409
  * \`idempotency_*\` and 422 answers (declared once, for the whole API) stay only on those operations.
  */
-const documentIdempotency = (spec: Record<string, any>) => {
+const documentIdempotency = (spec: JsonObject) => {
   const { ids } = idempotentOperations(Groups)
-  for (const path of Object.values<any>(spec.paths ?? {})) {
-    for (const [method, operation] of Object.entries<any>(path)) {
-      const responses = operation.responses ?? {}
-      if (!writeMethods.has(method) || !ids.has(operation.operationId)) {
-        dropSchema(responses, "409", "#/components/schemas/IdempotencyConflict")
-        dropSchema(responses, "422", "#/components/schemas/IdempotencyKeyReused")
-        continue
-      }
-      operation.parameters = [...(operation.parameters ?? []), idempotencyKeyParameter]
-      for (const [status, response] of Object.entries<any>(responses)) {
-        if (/^2/.test(status) || (/^4/.test(status) && !["401", "413", "422", "429"].includes(status))) {
-          response.headers = { ...response.headers, "Idempotent-Replayed": idempotentReplayedHeader }
-        }
+  for (const { method, operation } of operationsOf(spec)) {
+    const responses = responsesOf(operation)
+    const id = operation["operationId"]
+    if (!writeMethods.has(method) || typeof id !== "string" || !ids.has(id)) {
+      dropSchema(responses, "409", "#/components/schemas/IdempotencyConflict")
+      dropSchema(responses, "422", "#/components/schemas/IdempotencyKeyReused")
+      continue
+    }
+    const parameters = operation["parameters"]
+    operation["parameters"] = [...(Array.isArray(parameters) ? parameters : []), idempotencyKeyParameter()]
+    for (const [status, response] of Object.entries(responses)) {
+      if (isJsonObject(response) && (/^2/.test(status) || (/^4/.test(status) && !["401", "413", "422", "429"].includes(status)))) {
+        response["headers"] = { ...objectAt(response, "headers"), "Idempotent-Replayed": idempotentReplayedHeader() }
       }
     }
   }
 }
 
 /** Response headers declared once (`components.headers`) and named by every response that carries them. */
-const sharedHeaders = {
+const sharedHeaders = (): JsonObject => ({
   CacheControl: {
     description:
       "`no-store`, on every answer under `/v1`: no cache may keep it (RFC 6749 §5.1). Some answers carry credentials (sessions, API keys, invitation and claim tokens, SSO exchange codes), all of them an organization's data.",
@@ -253,29 +310,29 @@ const sharedHeaders = {
     description: "Seconds to wait before trying again.",
     schema: { type: "integer", minimum: 1 }
   }
-}
+})
 
 /** `Cache-Control` on every response of a `/v1` operation; `Retry-After` on every 429 and 503. */
-const documentHeaders = (spec: Record<string, any>) => {
-  for (const [path, item] of Object.entries<any>(spec.paths ?? {})) {
+const documentHeaders = (spec: JsonObject) => {
+  for (const { path, operation } of operationsOf(spec)) {
     if (!path.startsWith("/v1/")) continue
-    for (const operation of Object.values<any>(item)) {
-      for (const [status, response] of Object.entries<any>(operation.responses ?? {})) {
-        response.headers = {
-          ...response.headers,
-          "Cache-Control": { $ref: "#/components/headers/CacheControl" },
-          ...(status === "429" || status === "503" ? { "Retry-After": { $ref: "#/components/headers/RetryAfter" } } : {})
-        }
+    for (const [status, response] of Object.entries(responsesOf(operation))) {
+      if (!isJsonObject(response)) continue
+      response["headers"] = {
+        ...objectAt(response, "headers"),
+        "Cache-Control": { $ref: "#/components/headers/CacheControl" },
+        ...(status === "429" || status === "503" ? { "Retry-After": { $ref: "#/components/headers/RetryAfter" } } : {})
       }
     }
   }
-  spec.components = { ...spec.components, headers: { ...spec.components?.headers, ...sharedHeaders } }
+  const components = objectAt(spec, "components") ?? {}
+  spec["components"] = { ...components, headers: { ...objectAt(components, "headers"), ...sharedHeaders() } }
 }
 
 /** Who answers for the API (the platform's annotations have no `contact`). */
-const withContact = (spec: Record<string, any>): Record<string, any> => ({
+const withContact = (spec: JsonObject): JsonObject => ({
   ...spec,
-  info: { ...spec.info, contact: { name: "orgplane" } }
+  info: { ...objectAt(spec, "info"), contact: { name: "orgplane" } }
 })
 
 /**
@@ -284,64 +341,122 @@ const withContact = (spec: Record<string, any>): Record<string, any> => ({
  */
 const servers = (url = "/") => [{ url, description: url === "/" ? "The server that serves this document." : "This server." }]
 
-/** Every group and the shared errors; `Api` adds the document's description, whose examples are read from these. */
-const Groups = HttpApi.make("orgplane")
-  .add(SystemApi)
-  .add(UsersApi)
-  .add(AccountApi)
-  .add(OrganizationsApi)
-  .add(MembersApi)
-  .add(RolesApi)
-  .add(TeamsApi)
-  .add(InvitationsApi)
-  .add(ApiKeysApi)
-  .add(ConfigObjectsApi)
-  .add(PluginsApi)
-  .add(MarketplacesApi)
-  .add(ConnectorAccountsApi)
-  .add(ConnectorInstancesApi)
-  .add(ConnectorTargetsApi)
-  .add(ConnectorMappingsApi)
-  .add(ConnectorSyncEventsApi)
-  .add(WebhooksApi)
-  .add(BootstrapApi)
-  .add(AdminApi)
-  .add(DesktopPoliciesApi)
-  .add(SsoApi)
-  .add(SsoSignInApi)
-  .add(ScimConnectionsApi)
-  .add(ScimDiscoveryApi)
-  .add(ScimUsersApi)
-  .add(ScimGroupsApi)
-  .add(WorkersApi)
-  .add(WorkerRuntimeApi)
-  .add(WorkerActivityApi)
-  .add(MemoryApi)
-  .add(TemplatesApi)
-  .add(TelemetryApi)
-  .add(McpConnectionsApi)
-  .add(LlmProvidersApi)
-  .add(McpDiscoveryApi)
-  .add(McpToolsApi)
-  .add(McpAuthorizationApi)
-  .add(SuiteClientsApi)
-  .add(SuiteConnectionsApi)
-  .add(CapabilitiesApi)
-  .add(AuditApi)
-  .add(AuditStreamsApi)
-  .add(RecoveryApi)
-  .pipe(withApiErrors)
+/**
+ * Every group of the API by name: `Api`'s declared type, so the published declarations (tsup's dts build) name the
+ * groups instead of writing out every endpoint's type, which TypeScript refuses to serialize whole.
+ */
+export type ApiGroups =
+  | typeof SystemApi
+  | typeof UsersApi
+  | typeof AccountApi
+  | typeof OrganizationsApi
+  | typeof MembersApi
+  | typeof RolesApi
+  | typeof TeamsApi
+  | typeof InvitationsApi
+  | typeof ApiKeysApi
+  | typeof ConfigObjectsApi
+  | typeof PluginsApi
+  | typeof MarketplacesApi
+  | typeof ConnectorAccountsApi
+  | typeof ConnectorInstancesApi
+  | typeof ConnectorTargetsApi
+  | typeof ConnectorMappingsApi
+  | typeof ConnectorSyncEventsApi
+  | typeof WebhooksApi
+  | typeof BootstrapApi
+  | typeof AdminApi
+  | typeof DesktopPoliciesApi
+  | typeof SsoApi
+  | typeof SsoSignInApi
+  | typeof ScimConnectionsApi
+  | typeof ScimDiscoveryApi
+  | typeof ScimUsersApi
+  | typeof ScimGroupsApi
+  | typeof WorkersApi
+  | typeof WorkerRuntimeApi
+  | typeof WorkerActivityApi
+  | typeof MemoryApi
+  | typeof TemplatesApi
+  | typeof TelemetryApi
+  | typeof McpConnectionsApi
+  | typeof LlmProvidersApi
+  | typeof McpDiscoveryApi
+  | typeof McpToolsApi
+  | typeof McpAuthorizationApi
+  | typeof SuiteClientsApi
+  | typeof SuiteConnectionsApi
+  | typeof CapabilitiesApi
+  | typeof AuditApi
+  | typeof AuditStreamsApi
+  | typeof RecoveryApi
 
-export class Api extends Groups.annotateContext(
+/** Every group and the shared errors; `Api` adds the document's description, whose examples are read from these. */
+const Groups = withRequestParsing(withApiErrors(
+  HttpApi.make("orgplane").add(
+    SystemApi,
+    UsersApi,
+    AccountApi,
+    OrganizationsApi,
+    MembersApi,
+    RolesApi,
+    TeamsApi,
+    InvitationsApi,
+    ApiKeysApi,
+    ConfigObjectsApi,
+    PluginsApi,
+    MarketplacesApi,
+    ConnectorAccountsApi,
+    ConnectorInstancesApi,
+    ConnectorTargetsApi,
+    ConnectorMappingsApi,
+    ConnectorSyncEventsApi,
+    WebhooksApi,
+    BootstrapApi,
+    AdminApi,
+    DesktopPoliciesApi,
+    SsoApi,
+    SsoSignInApi,
+    ScimConnectionsApi,
+    ScimDiscoveryApi,
+    ScimUsersApi,
+    ScimGroupsApi,
+    WorkersApi,
+    WorkerRuntimeApi,
+    WorkerActivityApi,
+    MemoryApi,
+    TemplatesApi,
+    TelemetryApi,
+    McpConnectionsApi,
+    LlmProvidersApi,
+    McpDiscoveryApi,
+    McpToolsApi,
+    McpAuthorizationApi,
+    SuiteClientsApi,
+    SuiteConnectionsApi,
+    CapabilitiesApi,
+    AuditApi,
+    AuditStreamsApi,
+    RecoveryApi
+  )
+))
+
+/** The generated document as plain JSON (the platform types it loosely), for the steps above. */
+const asDocument = (spec: object): JsonObject => JSON.parse(JSON.stringify(spec))
+
+export const Api: HttpApi.HttpApi<"orgplane", HttpApiGroup.AddMiddleware<ApiGroups, ApiErrors>> = Groups.annotateMerge(
   OpenApi.annotations({
     title: "orgplane control-plane API",
     version: "dev",
     description,
     license: { name: "Apache-2.0", url: "https://www.apache.org/licenses/LICENSE-2.0" },
     servers: servers(),
-    transform: (spec) => addLinks(addExamples(Groups, transform(spec)))
+    // Then the responses and the components' examples as Effect 3 wrote them (`OpenApiResponses.ts`,
+    // `OpenApiComponents.ts`: they read the API's schemas), then the operations' examples and links.
+    transform: (spec) =>
+      addLinks(addExamples(Groups, annotatedBodiesInline(defaultedClassesInline(Groups, componentExamples(Groups, memberDescriptions(Groups, responsesAsPublished(Groups, transform(asDocument(spec)))))))))
   })
-) {}
+)
 
 /**
  * The OpenAPI 3.1 document of the API, with the given `info.version`, served from `serverUrl` (default `/`: the origin

@@ -1,13 +1,13 @@
 /** Organization API keys: for scripts and integrations, acting as the member who created them, within their scopes. */
 import * as Schema from "effect/Schema"
 import { type Action, Actions, KeyGuardedActions } from "./Policy.js"
-import { requestBody, Timestamp, TrimmedText } from "./Common.js"
+import { Timestamp, TrimmedText } from "./Common.js"
 import { ApiKeyId, exampleId, MembershipId } from "./Ids.js"
 import { Page } from "./Pagination.js"
 import { ada, exampleTime, exampleToken } from "./Examples.js"
 
 /** A key's scope: one action of the policy table (`GET /v1/roles`). */
-export const ApiKeyScope = Schema.Literal(...Actions).annotations({
+export const ApiKeyScope = Schema.Literals(Actions).annotate({
   identifier: "ApiKeyScope",
   description: "An action of the policy table (`GET /v1/roles`) the key may take, within its maker's role at each request."
 })
@@ -18,16 +18,13 @@ const areas = [...new Set(Actions.map((action) => action.slice(0, action.indexOf
 const areaScopes = areas.map((area) => `${area}.*` as const)
 
 /** What a scope may be asked as: an action, or `<area>.*` for every action of an area (read-write). */
-export const ApiKeyScopeRequest = Schema.Union(
-  ApiKeyScope,
-  Schema.Literal(...(areaScopes as [`${string}.*`, ...Array<`${string}.*`>]))
-).annotations({
+export const ApiKeyScopeRequest = Schema.Union([ApiKeyScope, Schema.Literals(areaScopes)]).annotate({
   identifier: "ApiKeyScopeRequest",
   description: "An action of the policy table (`members.read`), or `<area>.*` for every action of that area (`teams.*`: read and manage teams)."
 })
 
 /** The scopes a new key asks for (`POST /v1/api-keys`, `orgplane api-keys create --scope`). */
-export const ApiKeyScopesRequest = Schema.Array(ApiKeyScopeRequest).pipe(Schema.minItems(1), Schema.maxItems(100))
+export const ApiKeyScopesRequest = Schema.Array(ApiKeyScopeRequest).check(Schema.isMinLength(1), Schema.isMaxLength(100))
 
 /** The scopes asked for, expanded to actions (an area's `.*` to each of its actions), without repeats. */
 export const expandScopes = (requested: ReadonlyArray<typeof ApiKeyScopeRequest.Type>): ReadonlyArray<Action> => {
@@ -62,19 +59,19 @@ export const defaultScopes = (allowed: (action: Action) => boolean): ReadonlyArr
 export class ApiKey extends Schema.Class<ApiKey>("ApiKey")(Schema.Struct({
   id: ApiKeyId,
   name: Schema.String,
-  prefix: Schema.String.annotations({ description: "The first characters of the key, to recognise it." }),
+  prefix: Schema.String.annotate({ description: "The first characters of the key, to recognise it." }),
   createdByOrgMembershipId: MembershipId,
   createdAt: Timestamp,
   expiresAt: Schema.NullOr(Timestamp),
   lastUsedAt: Schema.NullOr(Timestamp),
-  scopes: Schema.NullOr(Schema.Array(ApiKeyScope)).annotations({
+  scopes: Schema.NullOr(Schema.Array(ApiKeyScope)).annotate({
     description:
       "The actions the key may take, each also within its maker's role at each request (a demotion narrows the key). Null for a key made before keys had scopes: it takes every action its maker's role allows, as it always did (narrow it by making a scoped key and revoking this one)."
   }),
-  parentApiKeyId: Schema.NullOr(ApiKeyId).annotations({
+  parentApiKeyId: Schema.NullOr(ApiKeyId).annotate({
     description: "The key this key was made with (null: made by a session). Revoking a key revokes the keys it made, and theirs."
   })
-}).annotations({
+}).annotate({
   examples: [{
     id: exampleId("apk"),
     name: "CI deploys",
@@ -90,21 +87,20 @@ export class ApiKey extends Schema.Class<ApiKey>("ApiKey")(Schema.Struct({
 
 export const CreateApiKeyRequest = Schema.Struct({
   name: TrimmedText(1, 64, "API key name"),
-  expiresAt: Schema.optionalWith(Timestamp, { exact: true }).annotations({
+  expiresAt: Schema.optionalKey(Timestamp).annotateKey({
     description: "When the key stops working. Omit for a key that does not expire."
   }),
-  scopes: Schema.optionalWith(ApiKeyScopesRequest, { exact: true }).annotations({
+  scopes: Schema.optionalKey(ApiKeyScopesRequest).annotateKey({
     description:
       "What the key may do: actions of the policy table, or `<area>.*` for all of an area's. None may exceed the caller's role, nor, when an API key makes this one, that key's scopes (400 otherwise). Omitted: every action the caller's role allows except `apiKeys.manage`, `members.manageOwners`, `members.transferOwnership`, `audit.manage`, `sso.manage`, `scim.manage`, `organizations.setPlan`, `admin.claimOperator`, `members.resetPassword`, `admin.resetPasswords` and `admin.manageUsers`, which a key takes only when a scope names them."
   })
-}).annotations({
-  ...requestBody,
+}).annotate({
   examples: [{ name: "CI deploys", expiresAt: exampleTime(50 + 90 * 24 * 60), scopes: ["teams.*", "members.read"] }]
 })
 
 export const CreatedApiKey = Schema.Struct({
   apiKey: ApiKey,
-  key: Schema.String.annotations({ description: "The key itself, sent as `x-api-key`. Shown only once.", examples: [exampleToken("opk")] })
-}).annotations({ identifier: "CreatedApiKey" })
+  key: Schema.String.annotate({ description: "The key itself, sent as `x-api-key`. Shown only once.", examples: [exampleToken("opk")] })
+}).annotate({ identifier: "CreatedApiKey" })
 
-export const ApiKeyPage = Page(ApiKey).annotations({ identifier: "ApiKeyPage" })
+export const ApiKeyPage = Page(ApiKey).annotate({ identifier: "ApiKeyPage" })

@@ -1,8 +1,9 @@
 /** Audit Log: who did what in the organization, when, and through which credential. */
-import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
-import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import * as OpenApi from "@effect/platform/OpenApi"
-import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as OpenApi from "effect/http-api/OpenApi"
+import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
+import * as Schema from "effect/Schema"
 import {
   AUDIT_CSV_COLUMNS,
   AuditEventPage,
@@ -20,25 +21,27 @@ import { requires } from "./Policy.js"
 import { MemberAuthentication } from "./Security.js"
 
 /**
- * The export's other format: `format=csv` answers `text/csv` (a success has one media type in the platform's
- * generator, the NDJSON one).
+ * The export's other format: `format=csv` answers `text/csv` (a success has one media type in the generator, the
+ * NDJSON one).
  */
-const withCsv = (operation: Record<string, any>): Record<string, any> => {
-  const ok = operation.responses?.["200"]
-  if (ok?.content === undefined) return operation
-  ok.content["text/csv"] = {
+const withCsv = (operation: Record<string, unknown>): Record<string, unknown> => {
+  const responses = operation["responses"]
+  const ok = typeof responses === "object" && responses !== null ? Reflect.get(responses, "200") : undefined
+  const content: unknown = typeof ok === "object" && ok !== null ? Reflect.get(ok, "content") : undefined
+  if (typeof content !== "object" || content === null) return operation
+  Reflect.set(content, "text/csv", {
     schema: { type: "string" },
     examples: { example: { value: `${AUDIT_CSV_COLUMNS.map((column) => `"${column}"`).join(",")}\r\n` } }
-  }
+  })
   return operation
 }
 
+/** The errors every endpoint of the group may answer (Effect 4 has no group `addError`: each endpoint declares them). */
+const groupErrors = [ForbiddenResponse] as const
+
 export class AuditApi extends HttpApiGroup.make("audit")
   .add(
-    HttpApiEndpoint.get("listEvents", "/v1/audit/events")
-      .setUrlParams(AuditEventsQuery)
-      .addSuccess(AuditEventPage)
-      .pipe(requires("audit.read"))
+    HttpApiEndpoint.get("listEvents", "/v1/audit/events", { query: AuditEventsQuery, success: AuditEventPage, error: [...groupErrors] }).pipe(requires("audit.read"))
       .annotate(OpenApi.Summary, "List audit events")
       .annotate(
         OpenApi.Description,
@@ -46,15 +49,13 @@ export class AuditApi extends HttpApiGroup.make("audit")
       )
   )
   .add(
-    HttpApiEndpoint.get("exportEvents", "/v1/audit/export")
-      .setUrlParams(AuditExportQuery)
-      .addSuccess(
-        HttpApiSchema.Text({ contentType: "application/x-ndjson" }).annotations({
-          examples: [`${JSON.stringify({ id: "aev_01jc0000000000000000000000", action: "member.role.update", outcome: "succeeded" })}\n`]
-        })
-      )
-      .pipe(audits("audit.export"))
-      .pipe(requires("audit.read"))
+    HttpApiEndpoint.get("exportEvents", "/v1/audit/export", {
+      query: AuditExportQuery,
+      success: Schema.String.pipe(HttpApiSchema.asText({ contentType: "application/x-ndjson" })).annotate({
+        examples: [`${JSON.stringify({ id: "aev_01jc0000000000000000000000", action: "member.role.update", outcome: "succeeded" })}\n`]
+      }),
+      error: [...groupErrors]
+    }).pipe(audits("audit.export"), requires("audit.read"))
       .annotate(OpenApi.Transform, withCsv)
       .annotate(OpenApi.Summary, "Export audit events")
       .annotate(
@@ -63,27 +64,17 @@ export class AuditApi extends HttpApiGroup.make("audit")
       )
   )
   .add(
-    HttpApiEndpoint.get("getEvent", "/v1/audit/events/:eventId")
-      .setPath(AuditEventPath)
-      .addSuccess(AuditEventResponse)
-      .addError(NotFoundResponse)
-      .pipe(requires("audit.read"))
+    HttpApiEndpoint.get("getEvent", "/v1/audit/events/:eventId", { params: AuditEventPath, success: AuditEventResponse, error: [NotFoundResponse, ...groupErrors] }).pipe(requires("audit.read"))
       .annotate(OpenApi.Summary, "Get an audit event")
       .annotate(OpenApi.Description, "One audit event. Changes nothing.\n\nErrors: 404 `audit_event_not_found` (also for another organization's event).")
   )
   .add(
-    HttpApiEndpoint.get("getSettings", "/v1/audit/settings")
-      .addSuccess(AuditSettingsResponse)
-      .pipe(requires("audit.read"))
+    HttpApiEndpoint.get("getSettings", "/v1/audit/settings", { success: AuditSettingsResponse, error: [...groupErrors] }).pipe(requires("audit.read"))
       .annotate(OpenApi.Summary, "Get the audit log settings")
       .annotate(OpenApi.Description, "How long the organization's events are kept. Changes nothing.")
   )
   .add(
-    HttpApiEndpoint.put("setSettings", "/v1/audit/settings")
-      .setPayload(UpdateAuditSettingsRequest)
-      .addSuccess(AuditSettingsResponse)
-      .pipe(audits("audit.settings.update"))
-      .pipe(requires("audit.manage"))
+    HttpApiEndpoint.put("setSettings", "/v1/audit/settings", { payload: UpdateAuditSettingsRequest, success: AuditSettingsResponse, error: [...groupErrors] }).pipe(audits("audit.settings.update"), requires("audit.manage"))
       .annotate(OpenApi.Summary, "Set the audit log settings")
       .annotate(
         OpenApi.Description,
@@ -91,13 +82,10 @@ export class AuditApi extends HttpApiGroup.make("audit")
       )
   )
   .add(
-    HttpApiEndpoint.get("listEventTypes", "/v1/audit/event-types")
-      .addSuccess(AuditEventTypes)
-      .pipe(requires("audit.read"))
+    HttpApiEndpoint.get("listEventTypes", "/v1/audit/event-types", { success: AuditEventTypes, error: [...groupErrors] }).pipe(requires("audit.read"))
       .annotate(OpenApi.Summary, "List audit event types")
       .annotate(OpenApi.Description, "The closed catalog of actions the log records, with their categories and what each means. Changes nothing.")
   )
-  .addError(ForbiddenResponse)
   .middleware(MemberAuthentication)
   .annotate(OpenApi.Title, "Audit Log")
   .annotate(

@@ -7,9 +7,10 @@
  * does for roles. A GET declares an action only when it hands out what the organization protects (an `access`
  * action: a stored credential, the audit log's export). The OpenAPI document shows the declaration as `x-orgplane-audit`.
  */
-import * as HttpApi from "@effect/platform/HttpApi"
-import * as OpenApi from "@effect/platform/OpenApi"
 import * as Context from "effect/Context"
+import * as HttpApi from "effect/http-api/HttpApi"
+import type * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as OpenApi from "effect/http-api/OpenApi"
 import * as Option from "effect/Option"
 import { addExtension } from "./Extensions.js"
 
@@ -201,15 +202,24 @@ export const audits = (action: AuditAction) => addExtension(AuditExtension, { ac
 /** Marks an endpoint that is not a GET and records nothing, with the reason. */
 export const notAudited = (reason: string) => addExtension(AuditExtension, { action: false, reason } satisfies AuditDeclaration)
 
+/** Whether an extension member's value is a declaration (what `audits` and `notAudited` write). */
+const isAuditDeclaration = (value: unknown): value is AuditDeclaration =>
+  typeof value === "object" && value !== null && "action" in value &&
+  ((typeof value.action === "string" && value.action in AuditActions) ||
+    (value.action === false && "reason" in value && typeof value.reason === "string"))
+
 /** Each operation's declaration by operation id (`teams.create`), read from its endpoint's markers. */
-export const auditDeclarations = (api: HttpApi.HttpApi.Any): ReadonlyMap<string, AuditDeclaration> => {
+export const auditDeclarations = <Id extends string, Groups extends HttpApiGroup.Constraint>(
+  api: HttpApi.HttpApi<Id, Groups>
+): ReadonlyMap<string, AuditDeclaration> => {
   const declarations = new Map<string, AuditDeclaration>()
-  HttpApi.reflect(api as HttpApi.HttpApi.AnyWithProps, {
+  HttpApi.reflect(api, {
     onGroup() {},
     onEndpoint({ endpoint, group }) {
-      const override = Context.getOption(endpoint.annotations, OpenApi.Override)
-      const declaration = Option.getOrUndefined(override)?.[AuditExtension] as AuditDeclaration | undefined
-      if (declaration !== undefined) declarations.set(group.topLevel ? endpoint.name : `${group.identifier}.${endpoint.name}`, declaration)
+      const declaration = Option.getOrUndefined(Context.getOption(endpoint.annotations, OpenApi.Override))?.[AuditExtension]
+      if (isAuditDeclaration(declaration)) {
+        declarations.set(group.topLevel ? endpoint.identifier : `${group.identifier}.${endpoint.identifier}`, declaration)
+      }
     }
   })
   return declarations

@@ -4,7 +4,7 @@
  * stream's delivery status is readable by owners and admins. See the server README, "Audit log: streaming".
  */
 import * as Schema from "effect/Schema"
-import { allErrors, requestBody, Timestamp, TrimmedText } from "./Common.js"
+import { Int, Timestamp, TrimmedText } from "./Common.js"
 import { UrlOf } from "./Urls.js"
 import { ada, acme, exampleTime, exampleToken } from "./Examples.js"
 import { AuditEventId, AuditStreamDeliveryId, AuditStreamId, exampleId, MembershipId, OrganizationId } from "./Ids.js"
@@ -34,7 +34,7 @@ export const AuditStreamUrl = UrlOf(
 
 export const AuditStreamDescription = TrimmedText(1, 255, "What the endpoint is, for people (a SIEM, a bucket's collector)")
 
-export const AuditStreamStatus = Schema.Literal("active", "paused").annotations({
+export const AuditStreamStatus = Schema.Literals(["active", "paused"]).annotate({
   identifier: "AuditStreamStatus",
   description:
     "`active`: events are delivered; `paused`: nothing is sent, the position is kept, and resuming sends what happened meanwhile (events the retention has not deleted)."
@@ -42,34 +42,34 @@ export const AuditStreamStatus = Schema.Literal("active", "paused").annotations(
 export type AuditStreamStatus = typeof AuditStreamStatus.Type
 
 export const AuditStreamDelivery = Schema.Struct({
-  lastDeliveredEventId: Schema.NullOr(AuditEventId).annotations({
+  lastDeliveredEventId: Schema.NullOr(AuditEventId).annotate({
     description: "The last event the endpoint acknowledged (a 2xx answer); null before the first delivery. Later events follow it."
   }),
-  lastDeliveredAt: Schema.NullOr(Timestamp).annotations({ description: "That event's `occurredAt`." }),
-  lastAttemptAt: Schema.NullOr(Timestamp).annotations({ description: "When a delivery was last sent, acknowledged or not." }),
-  lastSuccessAt: Schema.NullOr(Timestamp).annotations({ description: "When the endpoint last acknowledged a delivery." }),
-  consecutiveFailures: Schema.Int.annotations({
+  lastDeliveredAt: Schema.NullOr(Timestamp).annotate({ description: "That event's `occurredAt`." }),
+  lastAttemptAt: Schema.NullOr(Timestamp).annotate({ description: "When a delivery was last sent, acknowledged or not." }),
+  lastSuccessAt: Schema.NullOr(Timestamp).annotate({ description: "When the endpoint last acknowledged a delivery." }),
+  consecutiveFailures: Schema.Int.annotate({
     description: "Attempts that failed since the last success; each failure doubles the wait before the next attempt, up to a cap."
   }),
-  lastError: Schema.NullOr(Schema.String).annotations({
+  lastError: Schema.NullOr(Schema.String).annotate({
     description: "Why the last attempt failed (`HTTP 503`, `timeout`, `network: ECONNREFUSED`, `blocked: ...`); null after a success."
   }),
-  nextAttemptAt: Schema.NullOr(Timestamp).annotations({
+  nextAttemptAt: Schema.NullOr(Timestamp).annotate({
     description: "When the next attempt is due (while failing, after the backoff); null while paused."
   })
-}).annotations({ identifier: "AuditStreamDelivery", description: "How delivery goes." })
+}).annotate({ identifier: "AuditStreamDelivery", description: "How delivery goes." })
 
 export class AuditStream extends Schema.Class<AuditStream>("AuditStream")(Schema.Struct({
   id: AuditStreamId,
   organizationId: OrganizationId,
-  url: Schema.String.annotations({ description: "The endpoint receiving the batches." }),
+  url: Schema.String.annotate({ description: "The endpoint receiving the batches." }),
   description: Schema.NullOr(Schema.String),
   status: AuditStreamStatus,
   delivery: AuditStreamDelivery,
   createdByOrgMembershipId: Schema.NullOr(MembershipId),
   createdAt: Timestamp,
   updatedAt: Timestamp
-}).annotations({
+}).annotate({
   description: "An endpoint that receives the organization's audit events. Its signing secret is shown only when it is made.",
   examples: [{
     id: exampleId("ast"),
@@ -92,16 +92,16 @@ export class AuditStream extends Schema.Class<AuditStream>("AuditStream")(Schema
   }]
 })) {}
 
-export const AuditStreamResponse = Schema.Struct({ stream: AuditStream }).annotations({ identifier: "AuditStreamResponse" })
+export const AuditStreamResponse = Schema.Struct({ stream: AuditStream }).annotate({ identifier: "AuditStreamResponse" })
 
-export const AuditStreamPage = Page(AuditStream).annotations({ identifier: "AuditStreamPage" })
+export const AuditStreamPage = Page(AuditStream).annotate({ identifier: "AuditStreamPage" })
 
-export const AuditStreamListQuery = Schema.Struct(PageQueryFields).annotations({ ...allErrors, examples: [{ limit: 5 }] })
+export const AuditStreamListQuery = Schema.Struct(PageQueryFields).annotate({ examples: [{ limit: 5 }] })
 export type AuditStreamListQuery = typeof AuditStreamListQuery.Type
 
 export const AuditStreamPath = Schema.Struct({ streamId: AuditStreamId })
 
-const AuditStreamSecret = Schema.String.annotations({
+const AuditStreamSecret = Schema.String.annotate({
   description:
     "The signing secret, shown only in this answer: keep it where the receiver can read it. Each delivery carries `Orgplane-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of \"<t>.<raw body>\" keyed by this secret's UTF-8 bytes>`.",
   examples: [exampleToken("whsec")]
@@ -111,39 +111,38 @@ const AuditStreamSecret = Schema.String.annotations({
 export const AuditStreamWithSecret = Schema.Struct({
   stream: AuditStream,
   secret: AuditStreamSecret
-}).annotations({ identifier: "AuditStreamWithSecret" })
+}).annotate({ identifier: "AuditStreamWithSecret" })
 
 export const CreateAuditStreamRequest = Schema.Struct({
   url: AuditStreamUrl,
-  description: Schema.optionalWith(AuditStreamDescription, { exact: true }),
-  status: Schema.optionalWith(AuditStreamStatus, { exact: true }).annotations({ description: "`active` (default) or `paused`." })
-}).annotations({
-  ...requestBody,
+  description: Schema.optionalKey(AuditStreamDescription),
+  status: Schema.optionalKey(AuditStreamStatus).annotateKey({ description: "`active` (default) or `paused`." })
+}).annotate({
   examples: [{ url: "https://siem.acme.example/ingest/orgplane", description: "Splunk HEC collector" }]
 })
 export type CreateAuditStreamRequest = typeof CreateAuditStreamRequest.Type
 
 export const UpdateAuditStreamRequest = Schema.Struct({
-  url: Schema.optionalWith(AuditStreamUrl, { exact: true }),
-  description: Schema.optionalWith(Schema.NullOr(AuditStreamDescription), { exact: true }).annotations({
+  url: Schema.optionalKey(AuditStreamUrl),
+  description: Schema.optionalKey(Schema.NullOr(AuditStreamDescription)).annotateKey({
     description: "A new description; null removes it."
   }),
-  status: Schema.optionalWith(AuditStreamStatus, { exact: true }).annotations({
+  status: Schema.optionalKey(AuditStreamStatus).annotateKey({
     description: "`paused` stops delivery where it is; `active` resumes it at once, failures forgotten."
   })
-}).pipe(
-  Schema.filter((body) => Object.keys(body).length > 0 || "give url, description, status or several", {
-    jsonSchema: { minProperties: 1 }
+}).check(
+  Schema.makeFilter((body) => Object.keys(body).length > 0 || "give url, description, status or several", {
+    toJsonSchema: () => ({ minProperties: 1 })
   })
-).annotations({ ...requestBody, examples: [{ status: "paused" }] })
+).annotate({ examples: [{ status: "paused" }] })
 export type UpdateAuditStreamRequest = typeof UpdateAuditStreamRequest.Type
 
 export const AuditStreamTestResult = Schema.Struct({
-  delivered: Schema.Boolean.annotations({ description: "Whether the endpoint acknowledged the ping with a 2xx answer." }),
-  status: Schema.NullOr(Schema.Int).annotations({ description: "The endpoint's HTTP status; null when there was no answer." }),
-  error: Schema.NullOr(Schema.String).annotations({ description: "Why it was not delivered, as `delivery.lastError` words it; null when delivered." }),
-  deliveryId: AuditStreamDeliveryId.annotations({ description: "The ping's `Orgplane-Delivery-Id`." })
-}).annotations({
+  delivered: Schema.Boolean.annotate({ description: "Whether the endpoint acknowledged the ping with a 2xx answer." }),
+  status: Schema.NullOr(Int).annotate({ description: "The endpoint's HTTP status; null when there was no answer." }),
+  error: Schema.NullOr(Schema.String).annotate({ description: "Why it was not delivered, as `delivery.lastError` words it; null when delivered." }),
+  deliveryId: AuditStreamDeliveryId.annotateKey({ description: "The ping's `Orgplane-Delivery-Id`." })
+}).annotate({
   identifier: "AuditStreamTestResult",
   examples: [{ delivered: true, status: 200, error: null, deliveryId: exampleId("asd") }]
 })

@@ -1,8 +1,8 @@
 /** Audit Log Streams: endpoints that receive the organization's audit events, signed, in order, retried. */
-import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
-import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
-import * as OpenApi from "@effect/platform/OpenApi"
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
+import * as OpenApi from "effect/http-api/OpenApi"
 import { audits } from "./AuditCatalog.js"
 import {
   AuditStreamListQuery,
@@ -29,13 +29,12 @@ const notFound = "404 `audit_stream_not_found` (also for another organization's 
 const urlRefused =
   "400 `invalid_request` on `url` when the outbound guard refuses it (plain http, or a host with a loopback, private or link-local address, unless `ORGPLANE_OUTBOUND_ALLOW_PRIVATE`)"
 
+/** The errors every endpoint of the group may answer (Effect 4 has no group `addError`: each endpoint declares them). */
+const groupErrors = [ForbiddenResponse] as const
+
 export class AuditStreamsApi extends HttpApiGroup.make("auditStreams")
   .add(
-    HttpApiEndpoint.post("create", "/v1/audit/streams").pipe(audits("audit.stream.create"))
-      .setPayload(CreateAuditStreamRequest)
-      .addSuccess(AuditStreamWithSecret, { status: 201 })
-      .addError(ConflictResponse)
-      .pipe(requires("audit.manage"))
+    HttpApiEndpoint.post("create", "/v1/audit/streams", { payload: CreateAuditStreamRequest, success: AuditStreamWithSecret.pipe(HttpApiSchema.status(201)), error: [ConflictResponse, ...groupErrors] }).pipe(audits("audit.stream.create"), requires("audit.manage"))
       .annotate(OpenApi.Summary, "Create an audit stream")
       .annotate(
         OpenApi.Description,
@@ -43,29 +42,17 @@ export class AuditStreamsApi extends HttpApiGroup.make("auditStreams")
       )
   )
   .add(
-    HttpApiEndpoint.get("list", "/v1/audit/streams")
-      .setUrlParams(AuditStreamListQuery)
-      .addSuccess(AuditStreamPage)
-      .pipe(requires("audit.read"))
+    HttpApiEndpoint.get("list", "/v1/audit/streams", { query: AuditStreamListQuery, success: AuditStreamPage, error: [...groupErrors] }).pipe(requires("audit.read"))
       .annotate(OpenApi.Summary, "List audit streams")
       .annotate(OpenApi.Description, "The organization's streams, oldest first, with their delivery status. Changes nothing.\n\nErrors: none beyond the group's.")
   )
   .add(
-    HttpApiEndpoint.get("get", "/v1/audit/streams/:streamId")
-      .setPath(AuditStreamPath)
-      .addSuccess(AuditStreamResponse)
-      .addError(NotFoundResponse)
-      .pipe(requires("audit.read"))
+    HttpApiEndpoint.get("get", "/v1/audit/streams/:streamId", { params: AuditStreamPath, success: AuditStreamResponse, error: [NotFoundResponse, ...groupErrors] }).pipe(requires("audit.read"))
       .annotate(OpenApi.Summary, "Get an audit stream")
       .annotate(OpenApi.Description, `One stream with its delivery status (never its secret). Changes nothing.\n\nErrors: ${notFound}.`)
   )
   .add(
-    HttpApiEndpoint.patch("update", "/v1/audit/streams/:streamId").pipe(audits("audit.stream.update"))
-      .setPath(AuditStreamPath)
-      .setPayload(UpdateAuditStreamRequest)
-      .addSuccess(AuditStreamResponse)
-      .addError(NotFoundResponse)
-      .pipe(requires("audit.manage"))
+    HttpApiEndpoint.patch("update", "/v1/audit/streams/:streamId", { params: AuditStreamPath, payload: UpdateAuditStreamRequest, success: AuditStreamResponse, error: [NotFoundResponse, ...groupErrors] }).pipe(audits("audit.stream.update"), requires("audit.manage"))
       .annotate(OpenApi.Summary, "Update an audit stream")
       .annotate(
         OpenApi.Description,
@@ -73,20 +60,12 @@ export class AuditStreamsApi extends HttpApiGroup.make("auditStreams")
       )
   )
   .add(
-    HttpApiEndpoint.del("delete", "/v1/audit/streams/:streamId").pipe(audits("audit.stream.delete"))
-      .setPath(AuditStreamPath)
-      .addSuccess(HttpApiSchema.NoContent)
-      .addError(NotFoundResponse)
-      .pipe(requires("audit.manage"))
+    HttpApiEndpoint.delete("delete", "/v1/audit/streams/:streamId", { params: AuditStreamPath, success: HttpApiSchema.NoContent, error: [NotFoundResponse, ...groupErrors] }).pipe(audits("audit.stream.delete"), requires("audit.manage"))
       .annotate(OpenApi.Summary, "Delete an audit stream")
       .annotate(OpenApi.Description, `Deletes the stream and its encrypted secret; nothing more is sent to it (a delivery under way finishes). 204.\n\nErrors: ${notFound}.`)
   )
   .add(
-    HttpApiEndpoint.post("rotateSecret", "/v1/audit/streams/:streamId/rotate-secret").pipe(audits("audit.stream.secret.rotate"))
-      .setPath(AuditStreamPath)
-      .addSuccess(AuditStreamWithSecret)
-      .addError(NotFoundResponse)
-      .pipe(requires("audit.manage"))
+    HttpApiEndpoint.post("rotateSecret", "/v1/audit/streams/:streamId/rotate-secret", { params: AuditStreamPath, success: AuditStreamWithSecret, error: [NotFoundResponse, ...groupErrors] }).pipe(audits("audit.stream.secret.rotate"), requires("audit.manage"))
       .annotate(OpenApi.Summary, "Rotate an audit stream's secret")
       .annotate(
         OpenApi.Description,
@@ -94,19 +73,13 @@ export class AuditStreamsApi extends HttpApiGroup.make("auditStreams")
       )
   )
   .add(
-    HttpApiEndpoint.post("test", "/v1/audit/streams/:streamId/test").pipe(audits("audit.stream.test"))
-      .setPath(AuditStreamPath)
-      .addSuccess(AuditStreamTestResult)
-      .addError(NotFoundResponse)
-      .addError(StoredCredentialUnreadableResponse)
-      .pipe(requires("audit.manage"))
+    HttpApiEndpoint.post("test", "/v1/audit/streams/:streamId/test", { params: AuditStreamPath, success: AuditStreamTestResult, error: [NotFoundResponse, StoredCredentialUnreadableResponse, ...groupErrors] }).pipe(audits("audit.stream.test"), requires("audit.manage"))
       .annotate(OpenApi.Summary, "Test an audit stream")
       .annotate(
         OpenApi.Description,
         `Sends one signed ping, \`{"events":[],"test":true}\`, to the endpoint now, through the outbound guard, and answers whether it was acknowledged (a 2xx), the status and why not. Paused streams may be tested. Changes neither the stream's position nor its delivery status.\n\nErrors: ${notFound}; ${storedCredentialUnreadable}`
       )
   )
-  .addError(ForbiddenResponse)
   .middleware(MemberAuthentication)
   .annotate(OpenApi.Title, "Audit Log Streams")
   .annotate(

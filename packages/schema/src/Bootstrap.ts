@@ -1,6 +1,6 @@
 /** Agent-first workspace setup: a provisional organization and one-time claim links for the humans who take it over. */
 import * as Schema from "effect/Schema"
-import { Email, requestBody, Timestamp } from "./Common.js"
+import { Email, Timestamp } from "./Common.js"
 import { Membership, Organization, OrganizationName, Role } from "./Organizations.js"
 import { BootstrapId, exampleId, WorkspaceClaimId } from "./Ids.js"
 import { acme, ada, exampleTime, exampleToken } from "./Examples.js"
@@ -15,57 +15,60 @@ const claimLink = (n: number, role: Role) => {
 }
 
 /** The roles of a bootstrap's claim links: each once, owner among them. */
-export const ClaimRoles = Schema.Array(Role).pipe(
-  Schema.minItems(1),
-  Schema.maxItems(3),
-  Schema.filter((roles) => new Set(roles).size === roles.length || "roles must not repeat", {
-    jsonSchema: { uniqueItems: true }
+export const ClaimRoles = Schema.Array(Role).check(
+  Schema.isMinLength(1),
+  Schema.isMaxLength(3),
+  Schema.makeFilter((roles: ReadonlyArray<Role>) => new Set(roles).size === roles.length || "roles must not repeat", {
+    toJsonSchema: () => ({ uniqueItems: true })
   }),
-  Schema.filter((roles) => roles.includes("owner") || "must include owner: a workspace always has an owner", {
-    jsonSchema: { contains: { const: "owner" } }
+  Schema.makeFilter((roles: ReadonlyArray<Role>) => roles.includes("owner") || "must include owner: a workspace always has an owner", {
+    toJsonSchema: () => ({ contains: { const: "owner" } })
   })
 )
 
 export const BootstrapWorkspaceRequest = Schema.Struct({
   workspaceName: OrganizationName,
-  claimRoles: Schema.optionalWith(ClaimRoles, { exact: true }).annotations({
+  claimRoles: Schema.optionalKey(ClaimRoles).annotateKey({
     description:
       "One claim link per role; must include `owner`. Default: `[\"owner\"]`. The placeholder owner stays until the owner claim is redeemed."
   }),
-  ownerEmail: Schema.optionalWith(Email, { exact: true }).annotations({
+  ownerEmail: Schema.optionalKey(Email).annotateKey({
     description: "Only used to prefill the owner claim link; not stored."
   })
-}).annotations({ ...requestBody, examples: [{ workspaceName: acme.name, claimRoles: ["owner", "admin"], ownerEmail: ada.email }] })
+}).annotate({ examples: [{ workspaceName: acme.name, claimRoles: ["owner", "admin"], ownerEmail: ada.email }] })
 
 export class ClaimLink extends Schema.Class<ClaimLink>("ClaimLink")(Schema.Struct({
   id: WorkspaceClaimId,
   role: Role,
-  token: Schema.String.annotations({ description: "One-time token; shown only here." }),
+  token: Schema.String.annotate({ description: "One-time token; shown only here." }),
   url: Schema.String,
   expiresAt: Timestamp
-}).annotations({ examples: [claimLink(1, "owner")] })) {}
+}).annotate({ examples: [claimLink(1, "owner")] })) {}
 
 export const BootstrapWorkspaceResult = Schema.Struct({
   ok: Schema.Literal(true),
   organization: Organization,
   setup: Schema.Struct({ id: BootstrapId, expiresAt: Timestamp }),
   claimLinks: Schema.Array(ClaimLink)
-}).annotations({
+}).annotate({
   identifier: "BootstrapWorkspaceResult",
+  // Instances: Effect 4 encodes no plain object as a class, and an example it cannot encode is left out.
   examples: [{
     ok: true,
-    organization: { id: acme.id, name: acme.name, plan: "free", provisional: true, createdAt: exampleTime() },
+    organization: new Organization({ id: acme.id, name: acme.name, plan: "free", provisional: true, createdAt: exampleTime() }),
     setup: { id: exampleId("wbt"), expiresAt: exampleTime(7 * 24 * 60) },
-    claimLinks: [claimLink(1, "owner"), claimLink(2, "admin")]
+    claimLinks: [new ClaimLink(claimLink(1, "owner")), new ClaimLink(claimLink(2, "admin"))]
   }]
 })
 
 export const AcceptClaimRequest = Schema.Struct({
-  token: Schema.String.pipe(Schema.minLength(24), Schema.maxLength(255))
-}).annotations({ ...requestBody, examples: [{ token: exampleToken("opc") }] })
+  // Effect 4 documents `isMinLength(24)` as `minLength: 12` (JSON Schema counts code points, Effect UTF-16 units): the
+  // document keeps saying 24, as it did.
+  token: Schema.String.check(Schema.isMinLength(24, { toJsonSchema: () => ({ minLength: 24 }) }), Schema.isMaxLength(255))
+}).annotate({ examples: [{ token: exampleToken("opc") }] })
 
 export const AcceptClaimResult = Schema.Struct({
   ok: Schema.Literal(true),
   organization: Organization,
   membership: Membership
-}).annotations({ identifier: "AcceptClaimResult" })
+}).annotate({ identifier: "AcceptClaimResult" })

@@ -1,7 +1,8 @@
 /** Bootstrap: agent-first provisional workspace setup, claimed later by humans. */
-import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
-import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import * as OpenApi from "@effect/platform/OpenApi"
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
+import * as OpenApi from "effect/http-api/OpenApi"
 import { AcceptClaimRequest, AcceptClaimResult, BootstrapWorkspaceRequest, BootstrapWorkspaceResult } from "./Bootstrap.js"
 import { ForbiddenResponse, NotFoundResponse, RateLimitedResponse, ServiceUnavailableResponse } from "./Errors.js"
 import { Authentication } from "./Security.js"
@@ -9,11 +10,7 @@ import { audits } from "./AuditCatalog.js"
 
 export class BootstrapApi extends HttpApiGroup.make("bootstrap")
   .add(
-    HttpApiEndpoint.post("workspace", "/v1/bootstrap/workspace").pipe(audits("workspace.bootstrap"))
-      .setPayload(BootstrapWorkspaceRequest)
-      .addSuccess(BootstrapWorkspaceResult, { status: 201 })
-      .addError(RateLimitedResponse)
-      .addError(ServiceUnavailableResponse)
+    HttpApiEndpoint.post("workspace", "/v1/bootstrap/workspace", { payload: BootstrapWorkspaceRequest, success: BootstrapWorkspaceResult.pipe(HttpApiSchema.status(201)), error: [RateLimitedResponse, ServiceUnavailableResponse] }).pipe(audits("workspace.bootstrap"))
       .annotate(OpenApi.Summary, "Bootstrap a workspace")
       .annotate(
         OpenApi.Description,
@@ -21,11 +18,7 @@ export class BootstrapApi extends HttpApiGroup.make("bootstrap")
       )
   )
   .add(
-    HttpApiEndpoint.post("acceptClaim", "/v1/bootstrap/claims/accept").pipe(audits("workspace.claim.accept"))
-      .setPayload(AcceptClaimRequest)
-      .addSuccess(AcceptClaimResult)
-      .addError(NotFoundResponse)
-      .addError(ForbiddenResponse)
+    HttpApiEndpoint.post("acceptClaim", "/v1/bootstrap/claims/accept", { payload: AcceptClaimRequest, success: AcceptClaimResult, error: [NotFoundResponse, ForbiddenResponse] }).pipe(audits("workspace.claim.accept"))
       .middleware(Authentication)
       .annotate(OpenApi.Summary, "Claim a workspace")
       .annotate(

@@ -4,10 +4,12 @@
  * does through them as the member: create a mail draft, read a mail message, add a video-meeting link to an event.
  */
 import * as Schema from "effect/Schema"
-import { allErrors, MailAddress, requestBody, Timestamp, TrimmedText } from "./Common.js"
+import { MailAddress, Timestamp, TrimmedText } from "./Common.js"
+import { trimmedString } from "./internal/trimmed.js"
 import { UrlOf } from "./Urls.js"
 import { MembershipId } from "./Ids.js"
 import { ada, alan, exampleTime, grace } from "./Examples.js"
+import { publishedAs } from "./internal/published.js"
 
 // Suites and their OAuth clients --------------------------------------------------------------------------------------
 
@@ -19,13 +21,13 @@ const mailClient = {
   scopes: ["offline_access", "Mail.ReadWrite", "Mail.Read"]
 }
 
-export const Suite = Schema.Literal("suite-a", "suite-b").annotations({
+export const Suite = Schema.Literals(["suite-a", "suite-b"]).annotate({
   identifier: "Suite",
   description: "`suite-a`: the mail suite (Microsoft 365 through Microsoft Graph); `suite-b`: the calendar suite (Google Workspace through Google Calendar)."
 })
 export type Suite = typeof Suite.Type
 
-export const SuiteFeature = Schema.Literal("mailDraft", "mailRead", "calendarWrite").annotations({
+export const SuiteFeature = Schema.Literals(["mailDraft", "mailRead", "calendarWrite"]).annotate({
   identifier: "SuiteFeature",
   description:
     "A capability an admin enables: `mailDraft` and `mailRead` on `suite-a`, `calendarWrite` on `suite-b`. Connecting asks for the scopes the enabled ones need."
@@ -37,34 +39,39 @@ export const SuitePath = Schema.Struct({ suite: Suite })
 /** An http(s) endpoint of a suite (sovereign clouds, tests), under the URL rule. */
 export const SuiteEndpointUrl = UrlOf({ absolute: "http" }, "An endpoint of the suite.", { identifier: "SuiteEndpointUrl" })
 
-export const SuiteTenant = Schema.Trim.pipe(
-  Schema.maxLength(255),
-  Schema.pattern(/^[A-Za-z0-9][A-Za-z0-9.-]{0,254}$/, {
-    message: () => "must be a directory tenant: its id, a domain, `organizations` or `common` (letters, digits, dots and hyphens)"
-  })
-).annotations({
-  description: "The suite-a directory tenant: its id (a GUID), a verified domain, `organizations` or `common`.",
-  jsonSchema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[A-Za-z0-9][A-Za-z0-9.-]{0,254}$" }
-})
+const TENANT = /^[A-Za-z0-9][A-Za-z0-9.-]{0,254}$/u
 
-const optionalNull = <S extends Schema.Schema.Any>(schema: S, description: string) =>
-  Schema.optionalWith(Schema.NullOr(schema), { exact: true }).annotations({ description })
+// Trimmed, then checked on the wire text with the keywords Effect 3's override stated (internal/trimmed.ts).
+export const SuiteTenant = trimmedString(
+  (text) =>
+    text.length > 255
+      ? "must be at most 255 characters"
+      : TENANT.test(text)
+      ? undefined
+      : "must be a directory tenant: its id, a domain, `organizations` or `common` (letters, digits, dots and hyphens)",
+  { minLength: 1, maxLength: 255, pattern: TENANT.source },
+  "The suite-a directory tenant: its id (a GUID), a verified domain, `organizations` or `common`."
+  // As Effect 3's override documented it (its description unwritten).
+).annotate(publishedAs({ type: "string", minLength: 1, maxLength: 255, pattern: TENANT.source }))
+
+const optionalNull = <S extends Schema.Top>(schema: S, description: string) =>
+  Schema.optionalKey(Schema.NullOr(schema)).annotateKey({ description })
 
 /** Configuring a suite's OAuth client (PUT: the whole configuration; an omitted secret keeps the stored one). */
 export const SuiteClientRequest = Schema.Struct({
   clientId: TrimmedText(1, 255, "The OAuth client (application) id registered with the suite"),
   clientSecret: optionalNull(
-    Schema.String.pipe(Schema.minLength(1), Schema.maxLength(4096)),
+    Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(4096)),
     "The client secret, stored encrypted and never returned. Omitted: the stored one is kept; null: removed (a public client)."
   ),
   tenant: optionalNull(SuiteTenant, "suite-a only: the directory tenant whose accounts may connect. Default `organizations` (any work or school account)."),
-  features: Schema.Array(SuiteFeature).pipe(
-    Schema.maxItems(3),
-    Schema.filter((features) => {
+  features: Schema.Array(SuiteFeature).check(
+    Schema.isMaxLength(3),
+    Schema.makeFilter((features) => {
       const index = features.findIndex((feature, i) => features.indexOf(feature) !== i)
-      return index === -1 || { path: [index], message: `\`${features[index]}\` is listed twice` }
-    }, { jsonSchema: { uniqueItems: true } })
-  ).annotations({
+      return index === -1 || { path: [index], issue: `\`${features[index]}\` is listed twice` }
+    }, { toJsonSchema: () => ({ uniqueItems: true }) })
+  ).annotate({
     description: "The capabilities enabled; each at most once and belonging to the suite. Empty: nothing can be used or connected."
   }),
   authorizationEndpoint: optionalNull(SuiteEndpointUrl, "The authorization endpoint. Default: the suite's (suite-a's for the tenant)."),
@@ -73,8 +80,7 @@ export const SuiteClientRequest = Schema.Struct({
     SuiteEndpointUrl,
     "The API base URL. Default `https://graph.microsoft.com/v1.0` (suite-a), `https://www.googleapis.com` (suite-b)."
   )
-}).annotations({
-  ...requestBody,
+}).annotate({
   identifier: "SuiteClientRequest",
   examples: [{ clientId: mailClient.clientId, clientSecret: "Q8x~client-secret-from-the-suite", tenant: mailClient.tenant, features: mailClient.features }]
 })
@@ -84,17 +90,17 @@ export class SuiteClient extends Schema.Class<SuiteClient>("SuiteClient")(Schema
   suite: Suite,
   clientId: Schema.String,
   hasClientSecret: Schema.Boolean,
-  tenant: Schema.NullOr(Schema.String).annotations({ description: "suite-a's tenant; null on suite-b." }),
+  tenant: Schema.NullOr(Schema.String).annotate({ description: "suite-a's tenant; null on suite-b." }),
   features: Schema.Array(SuiteFeature),
-  authorizationEndpoint: Schema.String.annotations({ description: "The endpoint in use (the configured one or the default)." }),
+  authorizationEndpoint: Schema.String.annotate({ description: "The endpoint in use (the configured one or the default)." }),
   tokenEndpoint: Schema.String,
   apiBaseUrl: Schema.String,
-  redirectUri: Schema.String.annotations({ description: "The redirect URI to register with the suite for this client." }),
-  scopes: Schema.Array(Schema.String).annotations({ description: "The scopes connecting asks for with the enabled features." }),
+  redirectUri: Schema.String.annotate({ description: "The redirect URI to register with the suite for this client." }),
+  scopes: Schema.Array(Schema.String).annotate({ description: "The scopes connecting asks for with the enabled features." }),
   createdAt: Timestamp,
   updatedAt: Timestamp,
   updatedByOrgMembershipId: Schema.NullOr(MembershipId)
-}).annotations({
+}).annotate({
   examples: [{
     suite: "suite-a",
     clientId: mailClient.clientId,
@@ -114,7 +120,7 @@ export class SuiteClient extends Schema.Class<SuiteClient>("SuiteClient")(Schema
 
 // A member's connection ------------------------------------------------------------------------------------------------
 
-export const SuiteConnectionStatus = Schema.Literal("not_connected", "connected", "reconnect_required").annotations({
+export const SuiteConnectionStatus = Schema.Literals(["not_connected", "connected", "reconnect_required"]).annotate({
   identifier: "SuiteConnectionStatus",
   description:
     "`connected`: tokens are stored; `reconnect_required`: the suite refused them (revoked, expired refresh): connect again; `not_connected`: none."
@@ -122,19 +128,19 @@ export const SuiteConnectionStatus = Schema.Literal("not_connected", "connected"
 
 export const SuiteFeatureState = Schema.Struct({
   feature: SuiteFeature,
-  enabled: Schema.Boolean.annotations({ description: "The admin enabled it." }),
-  granted: Schema.Boolean.annotations({ description: "The caller's connection holds every scope it needs." })
-}).annotations({ identifier: "SuiteFeatureState" })
+  enabled: Schema.Boolean.annotate({ description: "The admin enabled it." }),
+  granted: Schema.Boolean.annotate({ description: "The caller's connection holds every scope it needs." })
+}).annotate({ identifier: "SuiteFeatureState" })
 
 export class SuiteConnection extends Schema.Class<SuiteConnection>("SuiteConnection")(Schema.Struct({
   suite: Suite,
-  configured: Schema.Boolean.annotations({ description: "An admin configured the suite's OAuth client." }),
+  configured: Schema.Boolean.annotate({ description: "An admin configured the suite's OAuth client." }),
   status: SuiteConnectionStatus,
   grantedScopes: Schema.Array(Schema.String),
-  features: Schema.Array(SuiteFeatureState).annotations({ description: "The suite's features: enabled, and granted to this connection." }),
+  features: Schema.Array(SuiteFeatureState).annotate({ description: "The suite's features: enabled, and granted to this connection." }),
   connectedAt: Schema.NullOr(Timestamp),
-  accessTokenExpiresAt: Schema.NullOr(Timestamp).annotations({ description: "Refreshed before use when a refresh token is held." })
-}).annotations({
+  accessTokenExpiresAt: Schema.NullOr(Timestamp).annotate({ description: "Refreshed before use when a refresh token is held." })
+}).annotate({
   examples: [{
     suite: "suite-a",
     configured: true,
@@ -150,12 +156,12 @@ export class SuiteConnection extends Schema.Class<SuiteConnection>("SuiteConnect
 })) {}
 
 export const SuiteConnectResult = Schema.Struct({
-  status: Schema.Literal("connected", "needs_auth"),
-  authorizeUrl: Schema.NullOr(Schema.String).annotations({
+  status: Schema.Literals(["connected", "needs_auth"]),
+  authorizeUrl: Schema.NullOr(Schema.String).annotate({
     description: "With `needs_auth`: the suite's page to open in a browser (valid 10 minutes, once). Null with `connected`."
   }),
-  scopes: Schema.Array(Schema.String).annotations({ description: "The scopes asked for." })
-}).annotations({
+  scopes: Schema.Array(Schema.String).annotate({ description: "The scopes asked for." })
+}).annotate({
   identifier: "SuiteConnectResult",
   examples: [{
     status: "needs_auth",
@@ -169,32 +175,31 @@ export const SuiteCallbackResult = Schema.Struct({
   ok: Schema.Literal(true),
   suite: Suite,
   status: Schema.Literal("connected"),
-  grantedFeatures: Schema.Array(SuiteFeature).annotations({ description: "The enabled features the granted scopes cover." })
-}).annotations({ identifier: "SuiteCallbackResult", examples: [{ ok: true, suite: "suite-a", status: "connected", grantedFeatures: mailClient.features }] })
+  grantedFeatures: Schema.Array(SuiteFeature).annotate({ description: "The enabled features the granted scopes cover." })
+}).annotate({ identifier: "SuiteCallbackResult", examples: [{ ok: true, suite: "suite-a", status: "connected", grantedFeatures: mailClient.features }] })
 
 export const SuiteDisconnectResult = Schema.Struct({
   ok: Schema.Literal(true),
-  removed: Schema.Boolean.annotations({ description: "Whether there was a connection to drop." })
-}).annotations({ identifier: "SuiteDisconnectResult", examples: [{ ok: true, removed: true }] })
+  removed: Schema.Boolean.annotate({ description: "Whether there was a connection to drop." })
+}).annotate({ identifier: "SuiteDisconnectResult", examples: [{ ok: true, removed: true }] })
 
 // Mail (suite-a) -------------------------------------------------------------------------------------------------------
 
 export const MAIL_BODY_MAX = 200_000
 
 const Recipients = (min: 0 | 1, description: string) =>
-  (min === 1 ? Schema.Array(MailAddress).pipe(Schema.minItems(1), Schema.maxItems(50)) : Schema.Array(MailAddress).pipe(Schema.maxItems(50)))
-    .annotations({ description })
+  (min === 1 ? Schema.Array(MailAddress).check(Schema.isMinLength(1), Schema.isMaxLength(50)) : Schema.Array(MailAddress).check(Schema.isMaxLength(50)))
+    .annotate({ description })
 
 export const CreateMailDraftRequest = Schema.Struct({
   to: Recipients(1, "1 to 50 addresses."),
   subject: TrimmedText(1, 998, "The subject"),
-  body: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(MAIL_BODY_MAX)), { exact: true }).annotations({
+  body: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(MAIL_BODY_MAX))).annotateKey({
     description: "Plain text, at most 200000 characters. Default empty."
   }),
-  cc: Schema.optionalWith(Recipients(0, "At most 50 addresses."), { exact: true }),
-  bcc: Schema.optionalWith(Recipients(0, "At most 50 addresses."), { exact: true })
-}).annotations({
-  ...requestBody,
+  cc: Schema.optionalKey(Recipients(0, "At most 50 addresses.")),
+  bcc: Schema.optionalKey(Recipients(0, "At most 50 addresses."))
+}).annotate({
   identifier: "CreateMailDraftRequest",
   examples: [{
     to: [grace.email],
@@ -205,7 +210,7 @@ export const CreateMailDraftRequest = Schema.Struct({
 })
 export type CreateMailDraftRequest = typeof CreateMailDraftRequest.Type
 
-export const MailRecipient = Schema.Struct({ name: Schema.String, address: Schema.String }).annotations({
+export const MailRecipient = Schema.Struct({ name: Schema.String, address: Schema.String }).annotate({
   identifier: "MailRecipient",
   examples: [{ name: ada.name, address: ada.email }]
 })
@@ -223,8 +228,8 @@ export class MailMessage extends Schema.Class<MailMessage>("MailMessage")(Schema
   cc: Schema.Array(MailRecipient),
   body: Schema.String,
   bodyContentType: Schema.String,
-  bodyTruncated: Schema.Boolean.annotations({ description: "The body was cut at 200000 characters." })
-}).annotations({ examples: [{
+  bodyTruncated: Schema.Boolean.annotate({ description: "The body was cut at 200000 characters." })
+}).annotate({ examples: [{
   id: "AAMkAGI2TG93AAA=",
   conversationId: "AAQkAGI2TAAA=",
   subject: "Staging credentials rotated",
@@ -240,24 +245,24 @@ export class MailMessage extends Schema.Class<MailMessage>("MailMessage")(Schema
   bodyTruncated: false
 }] })) {}
 
-export const MailDraftResult = Schema.Struct({ ok: Schema.Literal(true), draft: MailMessage }).annotations({ identifier: "MailDraftResult" })
-export const MailMessageResult = Schema.Struct({ ok: Schema.Literal(true), message: MailMessage }).annotations({
+export const MailDraftResult = Schema.Struct({ ok: Schema.Literal(true), draft: MailMessage }).annotate({ identifier: "MailDraftResult" })
+export const MailMessageResult = Schema.Struct({ ok: Schema.Literal(true), message: MailMessage }).annotate({
   identifier: "MailMessageResult"
 })
 
-export const MailMessageId = Schema.String.pipe(
-  Schema.filter((id) => {
+export const MailMessageId = Schema.String.check(
+  Schema.makeFilter((id: string) => {
     if (id.length < 1 || id.length > 512) return "must be 1 to 512 characters"
     if (/[\s/\\?#]/.test(id)) return "must not contain white space, `/`, `\\`, `?` or `#`"
     if (id === "." || id === "..") return "must not be `.` or `..`"
     return true
-  })
-).annotations({
+  }, { toJsonSchema: () => ({ minLength: 1, maxLength: 512, pattern: "^(?!\\.\\.?$)[^\\s/\\\\?#\\u0000]+$" }) })
+).annotate({
   description: "The suite's message id: 1 to 512 characters, no white space, `/`, `\\`, `?` or `#`, not `.` or `..`.",
-  jsonSchema: { type: "string", minLength: 1, maxLength: 512, pattern: "^(?!\\.\\.?$)[^\\s/\\\\?#\\u0000]+$" }
+  // As Effect 3's override documented it (its description unwritten).
+  ...publishedAs({ type: "string", minLength: 1, maxLength: 512, pattern: "^(?!\\.\\.?$)[^\\s/\\\\?#\\u0000]+$" })
 })
-export const MailMessagePath = Schema.Struct({ messageId: MailMessageId }).annotations({
-  ...allErrors,
+export const MailMessagePath = Schema.Struct({ messageId: MailMessageId }).annotate({
   examples: [{ messageId: "AAMkAGI2TG93AAA=" }]
 })
 
@@ -265,13 +270,13 @@ export const MailMessagePath = Schema.Struct({ messageId: MailMessageId }).annot
 
 export const CalendarEventPath = Schema.Struct({
   eventId: TrimmedText(1, 512, "The primary calendar's event id")
-}).annotations({ ...allErrors, examples: [{ eventId: "7kq0d2v5e1m8s9b3c4n6p0r2t4" }] })
+}).annotate({ examples: [{ eventId: "7kq0d2v5e1m8s9b3c4n6p0r2t4" }] })
 
 export const CalendarEventPatch = Schema.Struct({
-  createMeetLink: Schema.Boolean.annotations({
+  createMeetLink: Schema.Boolean.annotate({
     description: "true: add a video-meeting link (kept if the event has one); false: change nothing and answer the event as it is."
   })
-}).annotations({ ...requestBody, identifier: "CalendarEventPatch", examples: [{ createMeetLink: true }] })
+}).annotate({ identifier: "CalendarEventPatch", examples: [{ createMeetLink: true }] })
 export type CalendarEventPatch = typeof CalendarEventPatch.Type
 
 export const CalendarEventResult = Schema.Struct({
@@ -279,12 +284,12 @@ export const CalendarEventResult = Schema.Struct({
   eventId: Schema.String,
   htmlLink: Schema.String,
   summary: Schema.String,
-  start: Schema.String.annotations({ description: "The start's date-time, or its date for an all-day event." }),
+  start: Schema.String.annotate({ description: "The start's date-time, or its date for an all-day event." }),
   end: Schema.String,
-  meetLink: Schema.NullOr(Schema.String).annotations({
+  meetLink: Schema.NullOr(Schema.String).annotate({
     description: "The video-meeting link; null while the suite has not created it yet (its conference request is pending)."
   })
-}).annotations({
+}).annotate({
   identifier: "CalendarEventResult",
   examples: [{
     ok: true,

@@ -2,9 +2,9 @@
  * Capability passthroughs: the suites' OAuth clients (admins), a member's own connection to each suite, and the
  * three capabilities acting as the member.
  */
-import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
-import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import * as OpenApi from "@effect/platform/OpenApi"
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as OpenApi from "effect/http-api/OpenApi"
 import {
   CalendarEventPatch,
   CalendarEventPath,
@@ -37,16 +37,17 @@ import {
 } from "./Errors.js"
 import { McpOAuthCallbackQuery } from "./McpAuthorization.js"
 import { requires } from "./Policy.js"
-import { MemberAuthentication } from "./Security.js"
+import { MemberAuthentication, memberAuthenticationErrors } from "./Security.js"
 import { audits } from "./AuditCatalog.js"
 
+// Each endpoint lists the group's errors (Effect 4 has no group-wide error; Effect 3's groups added them).
 export class SuiteClientsApi extends HttpApiGroup.make("suiteClients")
   .add(
-    HttpApiEndpoint.get("get", "/v1/capabilities/:suite/client")
-      .setPath(SuitePath)
-      .addSuccess(SuiteClient)
-      .addError(NotFoundResponse)
-      .pipe(requires("capabilities.manage"))
+    HttpApiEndpoint.get("get", "/v1/capabilities/:suite/client", {
+      params: SuitePath,
+      success: SuiteClient,
+      error: [NotFoundResponse, ForbiddenResponse]
+    }).pipe(requires("capabilities.manage"))
       .annotate(OpenApi.Summary, "Get a suite's OAuth client")
       .annotate(
         OpenApi.Description,
@@ -54,11 +55,12 @@ export class SuiteClientsApi extends HttpApiGroup.make("suiteClients")
       )
   )
   .add(
-    HttpApiEndpoint.put("put", "/v1/capabilities/:suite/client").pipe(audits("suite_client.set"))
-      .setPath(SuitePath)
-      .setPayload(SuiteClientRequest)
-      .addSuccess(SuiteClient)
-      .pipe(requires("capabilities.manage"))
+    HttpApiEndpoint.put("put", "/v1/capabilities/:suite/client", {
+      params: SuitePath,
+      payload: SuiteClientRequest,
+      success: SuiteClient,
+      error: [ForbiddenResponse]
+    }).pipe(audits("suite_client.set"), requires("capabilities.manage"))
       .annotate(OpenApi.Summary, "Configure a suite's OAuth client")
       .annotate(
         OpenApi.Description,
@@ -66,18 +68,17 @@ export class SuiteClientsApi extends HttpApiGroup.make("suiteClients")
       )
   )
   .add(
-    HttpApiEndpoint.del("delete", "/v1/capabilities/:suite/client").pipe(audits("suite_client.delete"))
-      .setPath(SuitePath)
-      .addSuccess(Ok)
-      .addError(NotFoundResponse)
-      .pipe(requires("capabilities.manage"))
+    HttpApiEndpoint.delete("delete", "/v1/capabilities/:suite/client", {
+      params: SuitePath,
+      success: Ok,
+      error: [NotFoundResponse, ForbiddenResponse]
+    }).pipe(audits("suite_client.delete"), requires("capabilities.manage"))
       .annotate(OpenApi.Summary, "Remove a suite's OAuth client")
       .annotate(
         OpenApi.Description,
         "Removes the suite's OAuth client with every member's connection and pending authorization. Capabilities of the suite then answer 409 `needs_connection`.\n\nErrors: 404 `suite_client_not_found`."
       )
   )
-  .addError(ForbiddenResponse)
   .middleware(MemberAuthentication)
   .annotate(OpenApi.Title, "Suite OAuth clients")
   .annotate(
@@ -88,13 +89,12 @@ export class SuiteClientsApi extends HttpApiGroup.make("suiteClients")
 
 export class SuiteConnectionsApi extends HttpApiGroup.make("suiteConnections")
   .add(
-    HttpApiEndpoint.get("get", "/v1/capabilities/:suite/connection")
-      .setPath(SuitePath)
-      .addSuccess(SuiteConnection)
-      .addError(ServiceUnavailableResponse)
-      .addError(ForbiddenResponse)
+    HttpApiEndpoint.get("get", "/v1/capabilities/:suite/connection", {
+      params: SuitePath,
+      success: SuiteConnection,
+      error: [ServiceUnavailableResponse, ForbiddenResponse, ...memberAuthenticationErrors]
+    }).pipe(requires("capabilities.use"))
       .middleware(MemberAuthentication)
-      .pipe(requires("capabilities.use"))
       .annotate(OpenApi.Summary, "Get my suite connection")
       .annotate(
         OpenApi.Description,
@@ -102,15 +102,12 @@ export class SuiteConnectionsApi extends HttpApiGroup.make("suiteConnections")
       )
   )
   .add(
-    HttpApiEndpoint.post("connect", "/v1/capabilities/:suite/connection/connect").pipe(audits("suite_connection.connect"))
-      .setPath(SuitePath)
-      .addSuccess(SuiteConnectResult)
-      .addError(ConflictResponse)
-      .addError(ServiceUnavailableResponse)
-      .addError(ForbiddenResponse)
-      .addError(StoredCredentialUnreadableResponse)
+    HttpApiEndpoint.post("connect", "/v1/capabilities/:suite/connection/connect", {
+      params: SuitePath,
+      success: SuiteConnectResult,
+      error: [ConflictResponse, ServiceUnavailableResponse, ForbiddenResponse, StoredCredentialUnreadableResponse, ...memberAuthenticationErrors]
+    }).pipe(audits("suite_connection.connect"), requires("capabilities.use"))
       .middleware(MemberAuthentication)
-      .pipe(requires("capabilities.use"))
       .annotate(OpenApi.Summary, "Connect my suite account")
       .annotate(
         OpenApi.Description,
@@ -118,13 +115,12 @@ export class SuiteConnectionsApi extends HttpApiGroup.make("suiteConnections")
       )
   )
   .add(
-    HttpApiEndpoint.del("disconnect", "/v1/capabilities/:suite/connection").pipe(audits("suite_connection.disconnect"))
-      .setPath(SuitePath)
-      .addSuccess(SuiteDisconnectResult)
-      .addError(ServiceUnavailableResponse)
-      .addError(ForbiddenResponse)
+    HttpApiEndpoint.delete("disconnect", "/v1/capabilities/:suite/connection", {
+      params: SuitePath,
+      success: SuiteDisconnectResult,
+      error: [ServiceUnavailableResponse, ForbiddenResponse, ...memberAuthenticationErrors]
+    }).pipe(audits("suite_connection.disconnect"), requires("capabilities.use"))
       .middleware(MemberAuthentication)
-      .pipe(requires("capabilities.use"))
       .annotate(OpenApi.Summary, "Disconnect my suite account")
       .annotate(
         OpenApi.Description,
@@ -132,12 +128,11 @@ export class SuiteConnectionsApi extends HttpApiGroup.make("suiteConnections")
       )
   )
   .add(
-    HttpApiEndpoint.get("callback", "/v1/capabilities/oauth/callback")
-      .setUrlParams(McpOAuthCallbackQuery)
-      .addSuccess(SuiteCallbackResult)
-      .addError(ServiceUnavailableResponse)
-      .addError(SuiteApiErrorResponse)
-      .addError(StoredCredentialUnreadableResponse)
+    HttpApiEndpoint.get("callback", "/v1/capabilities/oauth/callback", {
+      query: McpOAuthCallbackQuery,
+      success: SuiteCallbackResult,
+      error: [ServiceUnavailableResponse, SuiteApiErrorResponse, StoredCredentialUnreadableResponse]
+    })
       .annotate(OpenApi.Summary, "Complete a suite authorization")
       .annotate(
         OpenApi.Description,
@@ -159,15 +154,17 @@ export const DRAFT_BODY_BYTES = 4 * 1024 * 1024
 
 const capabilityErrors = "409 `needs_connection` when the caller has no usable connection (not connected, a scope not granted, the feature disabled by an admin, or the suite refused the stored tokens: connect again with `POST /v1/capabilities/{suite}/connection/connect`)"
 
+/** What every capability may answer (Effect 3's group added them; Effect 4 has no group-wide error). */
+const capabilityGroupErrors = [NeedsConnectionResponse, ServiceUnavailableResponse, ForbiddenResponse] as const
+
 export class CapabilitiesApi extends HttpApiGroup.make("capabilities")
   .add(
-    HttpApiEndpoint.post("createMailDraft", "/v1/capabilities/suite-a/mail-drafts").pipe(audits("capability.mail_draft.create"))
-      .setPayload(CreateMailDraftRequest)
+    HttpApiEndpoint.post("createMailDraft", "/v1/capabilities/suite-a/mail-drafts", {
+      payload: CreateMailDraftRequest,
+      success: MailDraftResult,
+      error: [MailSuiteApiErrorResponse, StoredCredentialUnreadableResponse, ...capabilityGroupErrors]
+    }).pipe(audits("capability.mail_draft.create"), requires("capabilities.use"))
       .annotate(MaxBodyBytes, DRAFT_BODY_BYTES)
-      .addSuccess(MailDraftResult)
-      .pipe(requires("capabilities.use"))
-      .addError(MailSuiteApiErrorResponse)
-      .addError(StoredCredentialUnreadableResponse)
       .annotate(OpenApi.Summary, "Create a mail draft")
       .annotate(
         OpenApi.Description,
@@ -175,12 +172,11 @@ export class CapabilitiesApi extends HttpApiGroup.make("capabilities")
       )
   )
   .add(
-    HttpApiEndpoint.get("readMailMessage", "/v1/capabilities/suite-a/mail-message/:messageId")
-      .setPath(MailMessagePath)
-      .addSuccess(MailMessageResult)
-      .pipe(requires("capabilities.use"))
-      .addError(MailSuiteApiErrorResponse)
-      .addError(StoredCredentialUnreadableResponse)
+    HttpApiEndpoint.get("readMailMessage", "/v1/capabilities/suite-a/mail-message/:messageId", {
+      params: MailMessagePath,
+      success: MailMessageResult,
+      error: [MailSuiteApiErrorResponse, StoredCredentialUnreadableResponse, ...capabilityGroupErrors]
+    }).pipe(requires("capabilities.use"))
       .annotate(OpenApi.Summary, "Read a mail message")
       .annotate(
         OpenApi.Description,
@@ -188,22 +184,18 @@ export class CapabilitiesApi extends HttpApiGroup.make("capabilities")
       )
   )
   .add(
-    HttpApiEndpoint.patch("patchCalendarEvent", "/v1/capabilities/suite-b/calendar-event/:eventId").pipe(audits("capability.calendar_event.update"))
-      .setPath(CalendarEventPath)
-      .setPayload(CalendarEventPatch)
-      .addSuccess(CalendarEventResult)
-      .pipe(requires("capabilities.use"))
-      .addError(CalendarSuiteApiErrorResponse)
-      .addError(StoredCredentialUnreadableResponse)
+    HttpApiEndpoint.patch("patchCalendarEvent", "/v1/capabilities/suite-b/calendar-event/:eventId", {
+      params: CalendarEventPath,
+      payload: CalendarEventPatch,
+      success: CalendarEventResult,
+      error: [CalendarSuiteApiErrorResponse, StoredCredentialUnreadableResponse, ...capabilityGroupErrors]
+    }).pipe(audits("capability.calendar_event.update"), requires("capabilities.use"))
       .annotate(OpenApi.Summary, "Add a meeting link to an event")
       .annotate(
         OpenApi.Description,
         `With \`createMeetLink: true\`, asks the calendar to add a video-meeting link to an existing event of the caller's primary calendar (a conference request on the event itself, so no second event is created; an event that has a link keeps it). \`false\` changes nothing and answers the event as it is. Needs the \`calendarWrite\` feature and the \`calendar.events\` scope. \`meetLink\` is the event's meeting link, or the first video entry point of its conference; null while the conference is still being created.\n\nErrors: ${capabilityErrors}; 502 \`suite_b_api_error\` when the calendar fails (\`outcome: "unknown"\` when the change may have been made although no answer came). ${storedCredentialUnreadable}`
       )
   )
-  .addError(NeedsConnectionResponse)
-  .addError(ServiceUnavailableResponse)
-  .addError(ForbiddenResponse)
   .middleware(MemberAuthentication)
   .annotate(OpenApi.Title, "Capabilities")
   .annotate(

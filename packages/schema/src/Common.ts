@@ -1,7 +1,12 @@
 /** Small value schemas shared by every area. */
-import * as ParseResult from "effect/ParseResult"
+import * as Effect from "effect/Effect"
+import type * as SchemaAST from "effect/SchemaAST"
 import * as Schema from "effect/Schema"
+import * as SchemaGetter from "effect/SchemaGetter"
+import * as SchemaIssue from "effect/SchemaIssue"
+import * as SchemaTransformation from "effect/SchemaTransformation"
 import { exampleTime } from "./Examples.js"
+import { trimmedString } from "./internal/trimmed.js"
 
 // `2030-01-01T00:00:00Z`, `2030-01-01T00:00:00.5+02:00`: RFC 3339's date-time, the profile of ISO 8601 that the
 // `date-time` format of JSON Schema names. Up to 9 fractional digits; lower-case `t` and `z` as RFC 3339 allows.
@@ -34,25 +39,23 @@ const dateTimeMessage = "must be an ISO 8601 date-time with a time and an offset
  * a year, or a day the calendar does not have are refused, where `new Date(text)` would guess), and always `Z`
  * (`toISOString`) when written, which it also reads back.
  */
-export const Timestamp = Schema.transformOrFail(Schema.String, Schema.ValidDateFromSelf, {
-  strict: true,
-  decode: (text, _, ast) => {
-    const date = parseDateTime(text)
-    return date === undefined ? ParseResult.fail(new ParseResult.Type(ast, text, dateTimeMessage)) : ParseResult.succeed(date)
-  },
-  encode: (date) => ParseResult.succeed(date.toISOString())
-}).annotations({
-  identifier: "Timestamp",
-  examples: [exampleTime()],
-  jsonSchema: {
-    examples: [exampleTime().toISOString()],
-    type: "string",
-    format: "date-time",
-    maxLength: DATE_TIME_MAX_LENGTH,
-    description:
-      "An ISO 8601 date-time with a time and an offset or `Z` (RFC 3339), for example `2030-01-01T00:00:00Z`; up to 9 fractional digits of a second. Sent back with `Z` and milliseconds."
-  }
-})
+export const Timestamp = Schema.String.check(
+  Schema.makeFilter((text: string) => parseDateTime(text) !== undefined || dateTimeMessage, {
+    toJsonSchema: () => ({ format: "date-time", maxLength: DATE_TIME_MAX_LENGTH })
+  })
+).annotate({
+  examples: [exampleTime().toISOString()],
+  description:
+    "An ISO 8601 date-time with a time and an offset or `Z` (RFC 3339), for example `2030-01-01T00:00:00Z`; up to 9 fractional digits of a second. Sent back with `Z` and milliseconds."
+}).pipe(
+  Schema.decodeTo(Schema.Date, {
+    decode: SchemaGetter.transformEffect((text: string) => {
+      const date = parseDateTime(text)
+      return date === undefined ? Effect.fail(new SchemaIssue.InvalidValue({ message: dateTimeMessage }, text)) : Effect.succeed(date)
+    }),
+    encode: SchemaGetter.transform((date: Date) => date.toISOString())
+  })
+).annotate({ identifier: "Timestamp", examples: [exampleTime()] })
 
 /**
  * The rule the request guard applies to every string of every request (Postgres cannot store NUL in `text`), as a
@@ -66,11 +69,14 @@ const LOCAL_PART = "[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\\.[A-Za-z0-9!#$%&'*+/=?^_
 const LABEL = "[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
 
 /** An address schema: trimmed, at most 254 characters, matching `pattern`, which the OpenAPI document states as well. */
-const address = (identifier: string, pattern: string, description: string) =>
-  Schema.Trim.pipe(
-    Schema.maxLength(254),
-    Schema.pattern(new RegExp(pattern), { message: () => "must be an email address" })
-  ).annotations({ identifier, jsonSchema: { type: "string", format: "email", maxLength: 254, pattern, description } })
+const address = (identifier: string, pattern: string, description: string) => {
+  const regExp = new RegExp(pattern)
+  return trimmedString(
+    (text) => text.length > 254 ? "must be at most 254 characters" : regExp.test(text) ? undefined : "must be an email address",
+    { format: "email", maxLength: 254, pattern },
+    description
+  ).annotate({ identifier })
+}
 
 /**
  * The email address of an account (sign-up, sign-in, invitations, bootstrap): a dot-atom local part and a host name
@@ -94,15 +100,20 @@ export const MailAddress = address(
   "A mail address whose domain has at least two labels, the last of 2 or more letters (`ada@example.com`). Leading and trailing white space is removed first."
 )
 
-/** Request schemas report every bad member, not just the first. Query structs use it as is: unknown query parameters are ignored. */
-export const allErrors = { parseOptions: { errors: "all" as const } }
+/**
+ * Request schemas report every bad member, not just the first. Query structs use it as is: unknown query parameters
+ * are ignored. Effect 4 reads parse options from the API, not from a schema's annotations (they would be ignored
+ * there): the API sets this as `HttpApi.QueryParseOptions`.
+ */
+export const allErrors: SchemaAST.ParseOptions = { errors: "all" }
 
 /**
  * Every request body struct, nested ones included: every bad member reported, and a member the API does not know is
  * refused (400 naming it) rather than dropped, so a misspelt optional member cannot silently do nothing. The OpenAPI
- * document says the same with `additionalProperties: false`.
+ * document says the same with `additionalProperties: false`. The API sets this as `HttpApi.PayloadParseOptions`
+ * (Effect 4 ignores parse options annotated on a schema).
  */
-export const requestBody = { parseOptions: { errors: "all" as const, onExcessProperty: "error" as const } }
+export const requestBody: SchemaAST.ParseOptions = { errors: "all", onExcessProperty: "error" }
 
 const TRIMMED = "Leading and trailing white space is removed first; the length limits apply to what remains."
 
@@ -115,21 +126,12 @@ const TRIMMED = "Leading and trailing white space is removed first; the length l
 export const TrimmedText = (min: number, max: number, description?: string, pattern = NO_NUL_PATTERN) => {
   const what = description?.replace(/\.$/, "")
   // One message for both bounds, without echoing the text back (it may be long).
-  const message = () => `must be ${min} to ${max} characters long (after trimming white space)`
-  return Schema.Trim.pipe(
-    Schema.filter((text) => !text.includes("\u0000") || "must not contain the NUL character (U+0000)"),
-    Schema.minLength(min, { message }),
-    Schema.maxLength(max, { message })
-  ).annotations({
-    description: `${what ?? "Text"}, ${min} to ${max} characters.`,
-    jsonSchema: {
-      type: "string",
-      minLength: min,
-      maxLength: max,
-      pattern,
-      description: what === undefined ? TRIMMED : `${what}. ${TRIMMED}`
-    }
-  })
+  const message = `must be ${min} to ${max} characters long (after trimming white space)`
+  return trimmedString(
+    (text) => text.includes("\u0000") ? "must not contain the NUL character (U+0000)" : text.length < min || text.length > max ? message : undefined,
+    { minLength: min, maxLength: max, pattern },
+    what === undefined ? TRIMMED : `${what}. ${TRIMMED}`
+  ).annotate({ description: `${what ?? "Text"}, ${min} to ${max} characters.` })
 }
 
 /**
@@ -138,12 +140,36 @@ export const TrimmedText = (min: number, max: number, description?: string, patt
  * in the generated JSON Schema.
  */
 export const QueryInteger = (min: number, max: number, description: string) => {
-  const message = () => `must be an integer from ${min} to ${max}`
-  return Schema.compose(Schema.String.pipe(Schema.pattern(/^[0-9]{1,15}$/, { message })), Schema.NumberFromString).pipe(
-    Schema.int({ message }),
-    Schema.between(min, max, { message })
-  ).annotations({ description, jsonSchema: { type: "integer", minimum: min, maximum: max, description } })
+  const message = `must be an integer from ${min} to ${max}`
+  const inRange = (value: number) => Number.isInteger(value) && value >= min && value <= max
+  return Schema.String.annotate({ description }).check(
+    Schema.makeFilter((text: string) => (/^[0-9]{1,15}$/.test(text) && inRange(Number(text))) || message, {
+      toJsonSchema: () => ({ type: "integer", minimum: min, maximum: max })
+    })
+  ).pipe(
+    Schema.decodeTo(Schema.Number.check(Schema.makeFilter((value: number) => inRange(value) || message)), SchemaTransformation.numberFromString)
+  ).annotate({ description })
 }
+
+/**
+ * An integer, named as Effect 3's `Schema.Int` was (`Int`, "an integer"), so the document keeps one `Int` component
+ * that members refer to. Effect 4's `Schema.Int` has no name and adds the safe-integer bounds to its JSON Schema.
+ */
+export const Int = Schema.Int.annotate({ identifier: "Int", description: "an integer" })
+
+/**
+ * `true` or `false` in a query string, as Effect 3's `Schema.BooleanFromString` read it (and named it in the
+ * document); Effect 4 has none.
+ */
+export const BooleanFromString = Schema.Literals(["true", "false"]).annotate({
+  identifier: "BooleanFromString",
+  description: "a string to be decoded into a boolean"
+}).pipe(
+  Schema.decodeTo(Schema.Boolean, {
+    decode: SchemaGetter.transform((text: "true" | "false") => text === "true"),
+    encode: SchemaGetter.transform((value: boolean) => value ? "true" : "false")
+  })
+)
 
 export const Ok = Schema.Struct({ ok: Schema.Literal(true) })
 

@@ -1,8 +1,9 @@
 /** Config objects: versioned configuration items with immutable versions and access grants. */
-import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
-import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
-import * as OpenApi from "@effect/platform/OpenApi"
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
+import * as OpenApi from "effect/http-api/OpenApi"
+import * as Schema from "effect/Schema"
 import {
   ConfigObjectAccessGrantPage,
   ConfigObjectAccessGrantResponse,
@@ -65,20 +66,13 @@ const access = accessEndpoints({
 })
 
 const lifecycle = <const Name extends "archive" | "restore">(name: Name, summary: string, description: string, errors: string) =>
-  HttpApiEndpoint.post(name, `/v1/config-objects/:configObjectId/${name}`).pipe(audits(`config_object.${name}`))
-    .setPath(ConfigObjectPath)
-    .addSuccess(ConfigObjectResponse)
-    .addError(NotFoundResponse)
-    .addError(ConflictResponse)
-    .pipe(requires("catalog.read"))
+  HttpApiEndpoint.post(name, `/v1/config-objects/:configObjectId/${name}`, { params: ConfigObjectPath, success: ConfigObjectResponse, error: [ForbiddenResponse, NotFoundResponse, ConflictResponse] }).pipe(audits(`config_object.${name}`), requires("catalog.read"))
     .annotate(OpenApi.Summary, summary)
     .annotate(OpenApi.Description, `${description} Needs manager access.\n\nErrors: 403 \`insufficient_access\`; 404 \`config_object_not_found\`${errors}.`)
 
 export class ConfigObjectsApi extends HttpApiGroup.make("configObjects")
   .add(
-    HttpApiEndpoint.post("create", "/v1/config-objects").pipe(audits("config_object.create"))
-      .setPayload(CreateConfigObjectRequest)
-      .addSuccess(ConfigObjectResponse, { status: 201 })
+    HttpApiEndpoint.post("create", "/v1/config-objects", { payload: CreateConfigObjectRequest, success: ConfigObjectResponse.pipe(HttpApiSchema.status(201)), error: [ForbiddenResponse] }).pipe(audits("config_object.create"))
       .annotate(MaxBodyBytes, SOURCE_BODY_BYTES)
       .pipe(requires("catalog.create"))
       .annotate(OpenApi.Summary, "Create a config object")
@@ -93,10 +87,7 @@ export class ConfigObjectsApi extends HttpApiGroup.make("configObjects")
       )
   )
   .add(
-    HttpApiEndpoint.get("list", "/v1/config-objects")
-      .setUrlParams(ConfigObjectListQuery)
-      .addSuccess(ConfigObjectPage)
-      .pipe(requires("catalog.read"))
+    HttpApiEndpoint.get("list", "/v1/config-objects", { query: ConfigObjectListQuery, success: ConfigObjectPage, error: [ForbiddenResponse] }).pipe(requires("catalog.read"))
       .annotate(OpenApi.Summary, "List config objects")
       .annotate(
         OpenApi.Description,
@@ -104,11 +95,7 @@ export class ConfigObjectsApi extends HttpApiGroup.make("configObjects")
       )
   )
   .add(
-    HttpApiEndpoint.get("get", "/v1/config-objects/:configObjectId")
-      .setPath(ConfigObjectPath)
-      .addSuccess(ConfigObjectDetail)
-      .addError(NotFoundResponse)
-      .pipe(requires("catalog.read"))
+    HttpApiEndpoint.get("get", "/v1/config-objects/:configObjectId", { params: ConfigObjectPath, success: ConfigObjectDetail, error: [ForbiddenResponse, NotFoundResponse] }).pipe(requires("catalog.read"))
       .annotate(OpenApi.Summary, "Get a config object")
       .annotate(
         OpenApi.Description,
@@ -116,12 +103,7 @@ export class ConfigObjectsApi extends HttpApiGroup.make("configObjects")
       )
   )
   .add(
-    HttpApiEndpoint.post("createVersion", "/v1/config-objects/:configObjectId/versions").pipe(audits("config_object.version.create"))
-      .setPath(ConfigObjectPath)
-      .setPayload(CreateVersionRequest)
-      .addSuccess(ConfigObjectResponse, { status: 201 })
-      .addError(NotFoundResponse)
-      .addError(ConflictResponse)
+    HttpApiEndpoint.post("createVersion", "/v1/config-objects/:configObjectId/versions", { params: ConfigObjectPath, payload: CreateVersionRequest, success: ConfigObjectResponse.pipe(HttpApiSchema.status(201)), error: [ForbiddenResponse, NotFoundResponse, ConflictResponse] }).pipe(audits("config_object.version.create"))
       .annotate(MaxBodyBytes, SOURCE_BODY_BYTES)
       .pipe(requires("catalog.read"))
       .annotate(OpenApi.Summary, "Add a config object version")
@@ -131,12 +113,7 @@ export class ConfigObjectsApi extends HttpApiGroup.make("configObjects")
       )
   )
   .add(
-    HttpApiEndpoint.get("listVersions", "/v1/config-objects/:configObjectId/versions")
-      .setPath(ConfigObjectPath)
-      .setUrlParams(VersionListQuery)
-      .addSuccess(ConfigObjectVersionPage)
-      .addError(NotFoundResponse)
-      .pipe(requires("catalog.read"))
+    HttpApiEndpoint.get("listVersions", "/v1/config-objects/:configObjectId/versions", { params: ConfigObjectPath, query: VersionListQuery, success: ConfigObjectVersionPage, error: [ForbiddenResponse, NotFoundResponse] }).pipe(requires("catalog.read"))
       .annotate(OpenApi.Summary, "List config object versions")
       .annotate(
         OpenApi.Description,
@@ -144,11 +121,7 @@ export class ConfigObjectsApi extends HttpApiGroup.make("configObjects")
       )
   )
   .add(
-    HttpApiEndpoint.get("getVersion", "/v1/config-objects/:configObjectId/versions/:versionId")
-      .setPath(ConfigObjectVersionPath)
-      .addSuccess(ConfigObjectVersionDetail)
-      .addError(NotFoundResponse)
-      .pipe(requires("catalog.read"))
+    HttpApiEndpoint.get("getVersion", "/v1/config-objects/:configObjectId/versions/:versionId", { params: ConfigObjectVersionPath, success: ConfigObjectVersionDetail, error: [ForbiddenResponse, NotFoundResponse] }).pipe(requires("catalog.read"))
       .annotate(OpenApi.Summary, "Get a config object version")
       .annotate(
         OpenApi.Description,
@@ -156,11 +129,7 @@ export class ConfigObjectsApi extends HttpApiGroup.make("configObjects")
       )
   )
   .add(
-    HttpApiEndpoint.get("listVersionFiles", "/v1/config-objects/:configObjectId/versions/:versionId/files")
-      .setPath(ConfigObjectVersionPath)
-      .addSuccess(ComponentFileList)
-      .addError(NotFoundResponse)
-      .pipe(requires("catalog.read"))
+    HttpApiEndpoint.get("listVersionFiles", "/v1/config-objects/:configObjectId/versions/:versionId/files", { params: ConfigObjectVersionPath, success: ComponentFileList, error: [ForbiddenResponse, NotFoundResponse] }).pipe(requires("catalog.read"))
       .annotate(OpenApi.Summary, "List a config object version's files")
       .annotate(
         OpenApi.Description,
@@ -172,16 +141,14 @@ export class ConfigObjectsApi extends HttpApiGroup.make("configObjects")
       )
   )
   .add(
-    HttpApiEndpoint.get("getVersionFile", "/v1/config-objects/:configObjectId/versions/:versionId/files/content")
-      .setPath(ConfigObjectVersionPath)
-      .setUrlParams(ComponentFileQuery)
-      .addSuccess(
-        HttpApiSchema.Uint8Array({ contentType: "application/octet-stream" }).annotations({
-          examples: [new TextEncoder().encode("#!/bin/sh\nset -e\n./deploy.sh staging\n")]
-        })
-      )
-      .addError(NotFoundResponse)
-      .pipe(requires("catalog.read"))
+    HttpApiEndpoint.get("getVersionFile", "/v1/config-objects/:configObjectId/versions/:versionId/files/content", {
+      params: ConfigObjectVersionPath,
+      query: ComponentFileQuery,
+      success: Schema.Uint8Array.pipe(HttpApiSchema.asUint8Array({ contentType: "application/octet-stream" })).annotate({
+        examples: [new TextEncoder().encode("#!/bin/sh\nset -e\n./deploy.sh staging\n")]
+      }),
+      error: [ForbiddenResponse, NotFoundResponse]
+    }).pipe(requires("catalog.read"))
       .annotate(OpenApi.Transform, anyMediaType)
       .annotate(OpenApi.Summary, "Get a config object version's file")
       .annotate(
@@ -206,11 +173,7 @@ export class ConfigObjectsApi extends HttpApiGroup.make("configObjects")
     )
   )
   .add(
-    HttpApiEndpoint.del("delete", "/v1/config-objects/:configObjectId").pipe(audits("config_object.delete"))
-      .setPath(ConfigObjectPath)
-      .addSuccess(ConfigObjectResponse)
-      .addError(NotFoundResponse)
-      .pipe(requires("catalog.read"))
+    HttpApiEndpoint.delete("delete", "/v1/config-objects/:configObjectId", { params: ConfigObjectPath, success: ConfigObjectResponse, error: [ForbiddenResponse, NotFoundResponse] }).pipe(audits("config_object.delete"), requires("catalog.read"))
       .annotate(OpenApi.Summary, "Delete a config object")
       .annotate(
         OpenApi.Description,
@@ -220,7 +183,6 @@ export class ConfigObjectsApi extends HttpApiGroup.make("configObjects")
   .add(access.grant)
   .add(access.listAccess)
   .add(access.revoke)
-  .addError(ForbiddenResponse)
   .middleware(MemberAuthentication)
   .annotate(OpenApi.Title, "Config objects")
   .annotate(

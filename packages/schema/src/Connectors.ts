@@ -3,8 +3,9 @@
  * of it to the organization, targets (the branch an instance follows), mappings (which files of the branch become
  * which config objects, in which plugin), and what syncing them records.
  */
+import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { allErrors, QueryInteger, requestBody, searchText, Timestamp, TrimmedText } from "./Common.js"
+import { Int, QueryInteger, searchText, Timestamp, TrimmedText } from "./Common.js"
 import { JsonObject, ObjectType } from "./ConfigObjects.js"
 import {
   DiscoveredMarketplace,
@@ -28,32 +29,37 @@ import {
 } from "./Ids.js"
 import { Page, PageQueryFields } from "./Pagination.js"
 import { acme, ada, exampleOf, exampleTime } from "./Examples.js"
+import { trimmedString } from "./internal/trimmed.js"
+import { publishedAs } from "./internal/published.js"
 
-export const ConnectorType = Schema.Literal("codehost").annotations({
+export const ConnectorType = Schema.Literal("codehost").annotate({
   identifier: "ConnectorType",
   description: "The external system: `codehost`, a GitHub (or GitHub Enterprise Server) repository."
 })
 export type ConnectorType = typeof ConnectorType.Type
 
 /** Optional in requests: there is one connector type today. */
-const connectorTypeInput = Schema.optionalWith(ConnectorType, { exact: true }).annotations({
+const connectorTypeInput = Schema.optionalKey(ConnectorType).annotateKey({
   description: "`codehost` (the default; the only type)."
 })
 
 /** `owner/name`, as GitHub spells a repository. */
-export const RepositoryFullName = Schema.Trim.pipe(
-  Schema.pattern(/^[A-Za-z0-9_.-]{1,100}\/[A-Za-z0-9_.-]{1,100}$/, {
-    message: () => "must be a repository as owner/name (letters, digits, '.', '-', '_')"
-  })
-).annotations({
+const REPOSITORY_FULL_NAME = "^[A-Za-z0-9_.-]{1,100}/[A-Za-z0-9_.-]{1,100}$"
+const repositoryFullName = new RegExp(REPOSITORY_FULL_NAME)
+export const RepositoryFullName = trimmedString(
+  (text) => repositoryFullName.test(text) ? undefined : "must be a repository as owner/name (letters, digits, '.', '-', '_')",
+  { minLength: 3, maxLength: 201, pattern: REPOSITORY_FULL_NAME },
+  "A repository as `owner/name`."
+).annotate({
   identifier: "RepositoryFullName",
   description: "A repository as `owner/name`.",
-  jsonSchema: { type: "string", minLength: 3, maxLength: 201, pattern: "^[A-Za-z0-9_.-]{1,100}/[A-Za-z0-9_.-]{1,100}$" }
+  // As Effect 3's override documented it (its description unwritten).
+  ...publishedAs({ type: "string", minLength: 3, maxLength: 201, pattern: REPOSITORY_FULL_NAME })
 })
 
 /** A branch name, as git allows it (no `..`, no control characters, no leading `-` or `/`). */
-export const BranchName = TrimmedText(1, 255, "Branch name", "^(?![-/])(?!.*\\.\\.)(?!.*(?:/|\\.lock)$)[^\\u0000-\\u001f\\u007f ~^:?*[\\\\]+$").pipe(
-  Schema.filter((name) =>
+export const BranchName = TrimmedText(1, 255, "Branch name", "^(?![-/])(?!.*\\.\\.)(?!.*(?:/|\\.lock)$)[^\\u0000-\\u001f\\u007f ~^:?*[\\\\]+$").check(
+  Schema.makeFilter((name: string) =>
     (/^[^\u0000-\u001f\u007f ~^:?*[\\]+$/.test(name) && !name.includes("..") && !name.startsWith("-") && !name.startsWith("/") &&
       !name.endsWith("/") && !name.endsWith(".lock")) || "is not a valid git branch name"
   )
@@ -65,14 +71,14 @@ const repository = { fullName: "acme/agent-plugins", login: "acme", installation
 // ---------------------------------------------------------------------------------------------------------------
 // Accounts
 
-export const ConnectorAccountKind = Schema.Literal("app_installation", "token").annotations({
+export const ConnectorAccountKind = Schema.Literals(["app_installation", "token"]).annotate({
   identifier: "ConnectorAccountKind",
   description:
     "`app_installation`: an installation of the server's GitHub App (`ORGPLANE_CODEHOST_APP_ID`); tokens are minted per installation and webhooks arrive. `token`: a personal or fine-grained access token, for servers without an app."
 })
 export type ConnectorAccountKind = typeof ConnectorAccountKind.Type
 
-export const ConnectorAccountStatus = Schema.Literal("active", "disconnected").annotations({
+export const ConnectorAccountStatus = Schema.Literals(["active", "disconnected"]).annotate({
   identifier: "ConnectorAccountStatus",
   description: "`disconnected` once GitHub reports the app uninstalled: its instances stop syncing."
 })
@@ -82,16 +88,16 @@ export class ConnectorAccount extends Schema.Class<ConnectorAccount>("ConnectorA
   organizationId: OrganizationId,
   connectorType: ConnectorType,
   kind: ConnectorAccountKind,
-  remoteId: Schema.NullOr(Schema.String).annotations({
+  remoteId: Schema.NullOr(Schema.String).annotate({
     description: "The GitHub App installation id (as a string); null for a token account."
   }),
-  externalAccountRef: Schema.NullOr(Schema.String).annotations({ description: "The GitHub account (user or organization) login." }),
+  externalAccountRef: Schema.NullOr(Schema.String).annotate({ description: "The GitHub account (user or organization) login." }),
   displayName: Schema.String,
   status: ConnectorAccountStatus,
   createdByOrgMembershipId: Schema.NullOr(MembershipId),
   createdAt: Timestamp,
   updatedAt: Timestamp
-}).annotations({
+}).annotate({
   examples: [{
     id: exampleId("cac"),
     organizationId: acme.id,
@@ -111,12 +117,12 @@ export const ConnectorAccountDisplayName = TrimmedText(1, 255, "Name shown for t
 export const ConnectorAccountLogin = TrimmedText(1, 255, "The GitHub user or organization login")
 
 const accountFields = {
-  displayName: Schema.optionalWith(ConnectorAccountDisplayName, { exact: true }),
-  accountLogin: Schema.optionalWith(ConnectorAccountLogin, { exact: true })
+  displayName: Schema.optionalKey(ConnectorAccountDisplayName),
+  accountLogin: Schema.optionalKey(ConnectorAccountLogin)
 }
 
 /** A GitHub App installation's id (from the installation's settings URL or its webhooks). */
-export const InstallationId = Schema.Int.pipe(Schema.between(1, Number.MAX_SAFE_INTEGER)).annotations({
+export const InstallationId = Int.check(Schema.isBetween({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })).annotate({
   description: "The GitHub App installation id (from the installation's settings URL or its webhooks)."
 })
 
@@ -124,14 +130,13 @@ export const InstallationId = Schema.Int.pipe(Schema.between(1, Number.MAX_SAFE_
 export const CodehostToken = TrimmedText(1, 1000, "A GitHub access token that can read the repository contents; stored encrypted, never returned")
 
 /** An app installation (`installationId`) or a token (`token`): one member of the union per `kind`. */
-export const CreateConnectorAccountRequest = Schema.Union(
+export const CreateConnectorAccountRequest = Schema.Union([
   Schema.Struct({
     connectorType: connectorTypeInput,
     kind: Schema.Literal("app_installation"),
     installationId: InstallationId,
     ...accountFields
-  }).annotations({
-    ...requestBody,
+  }).annotate({
     identifier: "CreateAppInstallationAccountRequest",
     description: "An installation of the server's GitHub App.",
     examples: [{ kind: "app_installation", installationId: repository.installationId, displayName: "Acme on GitHub", accountLogin: repository.login }]
@@ -141,23 +146,22 @@ export const CreateConnectorAccountRequest = Schema.Union(
     kind: Schema.Literal("token"),
     token: CodehostToken,
     ...accountFields
-  }).annotations({
-    ...requestBody,
+  }).annotate({
     identifier: "CreateTokenAccountRequest",
     description: "An access token.",
     examples: [{ kind: "token", token: "github_pat_11AAAAAAA0example0token", accountLogin: repository.login }]
   })
-).annotations({ ...requestBody, identifier: "CreateConnectorAccountRequest" })
+]).annotate({ identifier: "CreateConnectorAccountRequest" })
 export type CreateConnectorAccountRequest = typeof CreateConnectorAccountRequest.Type
 
 export const DisconnectConnectorAccountRequest = Schema.Struct({
-  reason: Schema.optionalWith(TrimmedText(1, 255, "Why, for the record"), { exact: true })
-}).annotations({ ...requestBody, examples: [{ reason: "The plugins moved to another GitHub organization" }] })
+  reason: Schema.optionalKey(TrimmedText(1, 255, "Why, for the record"))
+}).annotate({ examples: [{ reason: "The plugins moved to another GitHub organization" }] })
 
 export const ConnectorAccountResponse = Schema.Struct({ ok: Schema.Literal(true), item: ConnectorAccount })
 export const ConnectorAccountDetail = Schema.Struct({ item: ConnectorAccount })
-export const ConnectorAccountPage = Page(ConnectorAccount).annotations({ identifier: "ConnectorAccountPage" })
-export const ConnectorAccountListQuery = Schema.Struct({ ...PageQueryFields }).annotations(allErrors)
+export const ConnectorAccountPage = Page(ConnectorAccount).annotate({ identifier: "ConnectorAccountPage" })
+export const ConnectorAccountListQuery = Schema.Struct({ ...PageQueryFields })
 export type ConnectorAccountListQuery = typeof ConnectorAccountListQuery.Type
 export const ConnectorAccountPath = Schema.Struct({ connectorAccountId: ConnectorAccountId })
 
@@ -165,14 +169,14 @@ export const DisconnectConnectorAccountResponse = Schema.Struct({
   ok: Schema.Literal(true),
   item: Schema.Struct({
     disconnectedAccountId: ConnectorAccountId,
-    deletedConnectorInstanceCount: Schema.Int,
-    deletedConfigObjectCount: Schema.Int,
-    deletedConnectorMappingCount: Schema.Int,
-    deletedPluginCount: Schema.Int,
-    deletedMarketplaceCount: Schema.Int,
+    deletedConnectorInstanceCount: Int,
+    deletedConfigObjectCount: Int,
+    deletedConnectorMappingCount: Int,
+    deletedPluginCount: Int,
+    deletedMarketplaceCount: Int,
     reason: Schema.NullOr(Schema.String)
   })
-}).annotations({
+}).annotate({
   examples: [{
     ok: true,
     item: {
@@ -190,13 +194,13 @@ export const DisconnectConnectorAccountResponse = Schema.Struct({
 // ---------------------------------------------------------------------------------------------------------------
 // Instances
 
-export const ConnectorInstanceStatus = Schema.Literal("active", "disabled").annotations({
+export const ConnectorInstanceStatus = Schema.Literals(["active", "disabled"]).annotate({
   identifier: "ConnectorInstanceStatus",
   description:
     "`active`, or `disabled` (kept with everything it imported, until enabled again)."
 })
 
-export const SyncStatus = Schema.Literal("queued", "running", "completed", "failed", "ignored").annotations({
+export const SyncStatus = Schema.Literals(["queued", "running", "completed", "failed", "ignored"]).annotate({
   identifier: "SyncStatus",
   description:
     "`queued` (recorded, waiting for a runner), `running`, `completed`, `failed` (gave up: `lastError` says why), `ignored` (nothing to do: the instance was disabled or removed, or the target removed, before the sync ran; `lastError` says which)."
@@ -208,22 +212,22 @@ export class ConnectorInstance extends Schema.Class<ConnectorInstance>("Connecto
   organizationId: OrganizationId,
   connectorAccountId: ConnectorAccountId,
   connectorType: ConnectorType,
-  remoteId: Schema.String.annotations({ description: "The repository, `owner/name`." }),
+  remoteId: Schema.String.annotate({ description: "The repository, `owner/name`." }),
   name: Schema.String,
   status: ConnectorInstanceStatus,
-  instanceConfigJson: JsonObject.annotations({
+  instanceConfigJson: JsonObject.annotateKey({
     description:
       "Free-form settings. Read by the server: `autoImportNewPlugins` (boolean, default true): whether a sync also imports plugins that appear in the repository after discovery was applied: once the instance has a live plugin made by an apply, a sync other than the apply's imports the supported candidates of its commit whose key no apply offered and no sync imported before (a candidate left out at apply, or whose plugin was deleted, is not imported again; apply it to bring it back)."
   }),
-  lastSyncedAt: Schema.NullOr(Timestamp).annotations({ description: "When the last completed sync finished." }),
+  lastSyncedAt: Schema.NullOr(Timestamp).annotate({ description: "When the last completed sync finished." }),
   lastSyncStatus: Schema.NullOr(SyncStatus),
-  lastSyncCursor: Schema.NullOr(Schema.String).annotations({
+  lastSyncCursor: Schema.NullOr(Schema.String).annotate({
     description: "The commit the last completed sync materialized."
   }),
   createdByOrgMembershipId: Schema.NullOr(MembershipId),
   createdAt: Timestamp,
   updatedAt: Timestamp
-}).annotations({
+}).annotate({
   examples: [{
     id: exampleId("cin"),
     organizationId: acme.id,
@@ -247,36 +251,35 @@ export const CreateConnectorInstanceRequest = Schema.Struct({
   connectorType: connectorTypeInput,
   name: TrimmedText(1, 255, "Name, unique in the organization"),
   remoteId: RepositoryFullName,
-  config: Schema.optionalWith(JsonObject, { exact: true })
-}).annotations({
-  ...requestBody,
+  config: Schema.optionalKey(JsonObject)
+}).annotate({
   examples: [{ connectorAccountId: exampleId("cac"), name: "Agent plugins", remoteId: repository.fullName, config: { autoImportNewPlugins: true } }]
 })
 export type CreateConnectorInstanceRequest = typeof CreateConnectorInstanceRequest.Type
 
 export const UpdateConnectorInstanceRequest = Schema.Struct({
-  remoteId: Schema.optionalWith(RepositoryFullName, { exact: true }),
-  name: Schema.optionalWith(TrimmedText(1, 255, "Name, unique in the organization"), { exact: true }),
-  config: Schema.optionalWith(JsonObject, { exact: true }).annotations({
+  remoteId: Schema.optionalKey(RepositoryFullName),
+  name: Schema.optionalKey(TrimmedText(1, 255, "Name, unique in the organization")),
+  config: Schema.optionalKey(JsonObject).annotateKey({
     description: "Replaces `instanceConfigJson` as a whole."
   })
-}).pipe(
-  Schema.filter((body) =>
+}).check(
+  Schema.makeFilter((body) =>
     body.remoteId !== undefined || body.name !== undefined || body.config !== undefined ||
-    { path: ["name"], message: "give at least one of remoteId, name or config" }, {
-    jsonSchema: { minProperties: 1 }
+    { path: ["name"], issue: "give at least one of remoteId, name or config" }, {
+    toJsonSchema: () => ({ minProperties: 1 })
   })
-).annotations({ ...requestBody, examples: [{ config: { autoImportNewPlugins: false } }] })
+).annotate({ examples: [{ config: { autoImportNewPlugins: false } }] })
 export type UpdateConnectorInstanceRequest = typeof UpdateConnectorInstanceRequest.Type
 
 export const ConnectorInstanceResponse = Schema.Struct({ ok: Schema.Literal(true), item: ConnectorInstance })
 export const ConnectorInstanceDetail = Schema.Struct({ item: ConnectorInstance })
-export const ConnectorInstancePage = Page(ConnectorInstance).annotations({ identifier: "ConnectorInstancePage" })
+export const ConnectorInstancePage = Page(ConnectorInstance).annotate({ identifier: "ConnectorInstancePage" })
 export const ConnectorInstanceListQuery = Schema.Struct({
   ...PageQueryFields,
-  connectorAccountId: Schema.optionalWith(ConnectorAccountId, { exact: true }),
-  q: Schema.optionalWith(searchText("Text to look for in the name and repository."), { exact: true })
-}).annotations({ ...allErrors, examples: [{ connectorAccountId: exampleId("cac"), q: "plugins" }] })
+  connectorAccountId: Schema.optionalKey(ConnectorAccountId),
+  q: Schema.optionalKey(searchText("Text to look for in the name and repository."))
+}).annotate({ examples: [{ connectorAccountId: exampleId("cac"), q: "plugins" }] })
 export type ConnectorInstanceListQuery = typeof ConnectorInstanceListQuery.Type
 export const ConnectorInstancePath = Schema.Struct({ connectorInstanceId: ConnectorInstanceId })
 
@@ -284,14 +287,14 @@ export const RemoveConnectorInstanceResponse = Schema.Struct({
   ok: Schema.Literal(true),
   item: Schema.Struct({
     removedConnectorInstanceId: ConnectorInstanceId,
-    deletedConfigObjectCount: Schema.Int,
-    deletedConnectorMappingCount: Schema.Int,
-    deletedPluginCount: Schema.Int.annotations({ description: "Plugins the instance created that held nothing else." }),
-    deletedMarketplaceCount: Schema.Int.annotations({
+    deletedConfigObjectCount: Int,
+    deletedConnectorMappingCount: Int,
+    deletedPluginCount: Schema.Int.annotate({ description: "Plugins the instance created that held nothing else." }),
+    deletedMarketplaceCount: Schema.Int.annotate({
       description: "Marketplaces the instance created that listed nothing else."
     })
   })
-}).annotations({
+}).annotate({
   examples: [{
     ok: true,
     item: {
@@ -307,7 +310,7 @@ export const RemoveConnectorInstanceResponse = Schema.Struct({
 // ---------------------------------------------------------------------------------------------------------------
 // Targets
 
-export const TargetKind = Schema.Literal("repository_branch").annotations({
+export const TargetKind = Schema.Literal("repository_branch").annotate({
   identifier: "TargetKind",
   description: "`repository_branch`: one branch of the instance's repository."
 })
@@ -316,13 +319,13 @@ export class ConnectorTarget extends Schema.Class<ConnectorTarget>("ConnectorTar
   id: ConnectorTargetId,
   connectorInstanceId: ConnectorInstanceId,
   connectorType: ConnectorType,
-  remoteId: Schema.String.annotations({ description: "The repository, `owner/name`." }),
+  remoteId: Schema.String.annotate({ description: "The repository, `owner/name`." }),
   targetKind: TargetKind,
-  externalTargetRef: Schema.String.annotations({ description: "The branch." }),
-  targetConfigJson: JsonObject.annotations({ description: "Free-form settings of the target; not read by the server." }),
+  externalTargetRef: Schema.String.annotate({ description: "The branch." }),
+  targetConfigJson: JsonObject.annotateKey({ description: "Free-form settings of the target; not read by the server." }),
   createdAt: Timestamp,
   updatedAt: Timestamp
-}).annotations({
+}).annotate({
   examples: [{
     id: exampleId("ctg"),
     connectorInstanceId: exampleId("cin"),
@@ -338,39 +341,40 @@ export class ConnectorTarget extends Schema.Class<ConnectorTarget>("ConnectorTar
 
 export const CreateConnectorTargetRequest = Schema.Struct({
   connectorType: connectorTypeInput,
-  targetKind: Schema.optionalWith(TargetKind, { exact: true }),
-  remoteId: Schema.optionalWith(RepositoryFullName, { exact: true }).annotations({
+  targetKind: Schema.optionalKey(TargetKind),
+  remoteId: Schema.optionalKey(RepositoryFullName).annotateKey({
     description: "The repository; default: the instance's."
   }),
-  externalTargetRef: BranchName.annotations({ description: "The branch to follow." }),
-  config: Schema.optionalWith(JsonObject, { exact: true })
-}).annotations({ ...requestBody, examples: [{ externalTargetRef: "main" }] })
+  // The document shows the wire side's description (BranchName's), as Effect 3's override made it.
+  externalTargetRef: BranchName.annotate({ description: "The branch to follow." }),
+  config: Schema.optionalKey(JsonObject)
+}).annotate({ examples: [{ externalTargetRef: "main" }] })
 export type CreateConnectorTargetRequest = typeof CreateConnectorTargetRequest.Type
 
 export const UpdateConnectorTargetRequest = Schema.Struct({
-  remoteId: Schema.optionalWith(RepositoryFullName, { exact: true }),
-  externalTargetRef: Schema.optionalWith(BranchName, { exact: true }),
-  config: Schema.optionalWith(JsonObject, { exact: true }).annotations({ description: "Replaces `targetConfigJson`." })
-}).pipe(
-  Schema.filter((body) =>
+  remoteId: Schema.optionalKey(RepositoryFullName),
+  externalTargetRef: Schema.optionalKey(BranchName),
+  config: Schema.optionalKey(JsonObject).annotateKey({ description: "Replaces `targetConfigJson`." })
+}).check(
+  Schema.makeFilter((body) =>
     body.remoteId !== undefined || body.externalTargetRef !== undefined || body.config !== undefined ||
-    { path: ["remoteId"], message: "give at least one of remoteId, externalTargetRef or config" }, {
-    jsonSchema: { minProperties: 1 }
+    { path: ["remoteId"], issue: "give at least one of remoteId, externalTargetRef or config" }, {
+    toJsonSchema: () => ({ minProperties: 1 })
   })
-).annotations({ ...requestBody, examples: [{ externalTargetRef: "release/2026.11" }] })
+).annotate({ examples: [{ externalTargetRef: "release/2026.11" }] })
 export type UpdateConnectorTargetRequest = typeof UpdateConnectorTargetRequest.Type
 
 export const ConnectorTargetResponse = Schema.Struct({ ok: Schema.Literal(true), item: ConnectorTarget })
 export const ConnectorTargetDetail = Schema.Struct({ item: ConnectorTarget })
-export const ConnectorTargetPage = Page(ConnectorTarget).annotations({ identifier: "ConnectorTargetPage" })
-export const ConnectorTargetListQuery = Schema.Struct({ ...PageQueryFields }).annotations(allErrors)
+export const ConnectorTargetPage = Page(ConnectorTarget).annotate({ identifier: "ConnectorTargetPage" })
+export const ConnectorTargetListQuery = Schema.Struct({ ...PageQueryFields })
 export type ConnectorTargetListQuery = typeof ConnectorTargetListQuery.Type
 export const ConnectorTargetPath = Schema.Struct({ connectorTargetId: ConnectorTargetId })
 
 // ---------------------------------------------------------------------------------------------------------------
 // Mappings
 
-export const MappingKind = Schema.Literal("path", "api", "custom").annotations({
+export const MappingKind = Schema.Literals(["path", "api", "custom"]).annotate({
   identifier: "MappingKind",
   description:
     "`path`: `selector` is a repository path (`skills/deploy/SKILL.md`) or a folder glob (`skills/**`), and sync materializes the matching files. `api` and `custom` are stored for integrations and not materialized by sync."
@@ -382,18 +386,18 @@ export class ConnectorMapping extends Schema.Class<ConnectorMapping>("ConnectorM
   connectorInstanceId: ConnectorInstanceId,
   connectorTargetId: ConnectorTargetId,
   connectorType: ConnectorType,
-  remoteId: Schema.NullOr(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(255))),
+  remoteId: Schema.NullOr(Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(255))),
   mappingKind: MappingKind,
-  selector: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(255)),
+  selector: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(255)),
   objectType: ObjectType,
   pluginId: Schema.NullOr(PluginId),
-  autoAddToPlugin: Schema.Boolean.annotations({
+  autoAddToPlugin: Schema.Boolean.annotate({
     description: "Whether sync adds the objects it materializes to `pluginId` (it never removes memberships people added)."
   }),
   mappingConfigJson: Schema.NullOr(JsonObject),
   createdAt: Timestamp,
   updatedAt: Timestamp
-}).annotations({
+}).annotate({
   examples: [{
     id: exampleId("cmp"),
     connectorInstanceId: exampleId("cin"),
@@ -417,51 +421,49 @@ export const CreateConnectorMappingRequest = Schema.Struct({
   mappingKind: MappingKind,
   selector: Selector,
   objectType: ObjectType,
-  pluginId: Schema.optionalWith(Schema.NullOr(PluginId), { exact: true }).annotations({
+  pluginId: Schema.optionalKey(Schema.NullOr(PluginId)).annotateKey({
     description: "The plugin the mapped objects belong to (editor access on it needed)."
   }),
-  autoAddToPlugin: Schema.optionalWith(Schema.Boolean, { exact: true }).annotations({ description: "Default false." }),
-  config: Schema.optionalWith(Schema.NullOr(JsonObject), { exact: true })
-}).annotations({
-  ...requestBody,
+  autoAddToPlugin: Schema.optionalKey(Schema.Boolean).annotateKey({ description: "Default false." }),
+  config: Schema.optionalKey(Schema.NullOr(JsonObject))
+}).annotate({
   examples: [{ mappingKind: "path", selector: "skills/**", objectType: "skill", pluginId: exampleId("plg"), autoAddToPlugin: true }]
 })
 export type CreateConnectorMappingRequest = typeof CreateConnectorMappingRequest.Type
 
 export const UpdateConnectorMappingRequest = Schema.Struct({
-  selector: Schema.optionalWith(Selector, { exact: true }),
-  objectType: Schema.optionalWith(ObjectType, { exact: true }),
-  pluginId: Schema.optionalWith(Schema.NullOr(PluginId), { exact: true }).annotations({ description: "null detaches the plugin." }),
-  autoAddToPlugin: Schema.optionalWith(Schema.Boolean, { exact: true }),
-  config: Schema.optionalWith(Schema.NullOr(JsonObject), { exact: true })
-}).pipe(
-  Schema.filter((body) =>
+  selector: Schema.optionalKey(Selector),
+  objectType: Schema.optionalKey(ObjectType),
+  pluginId: Schema.optionalKey(Schema.NullOr(PluginId)).annotateKey({ description: "null detaches the plugin." }),
+  autoAddToPlugin: Schema.optionalKey(Schema.Boolean),
+  config: Schema.optionalKey(Schema.NullOr(JsonObject))
+}).check(
+  Schema.makeFilter((body) =>
     Object.values(body).some((value) => value !== undefined) ||
-    { path: ["selector"], message: "give at least one of selector, objectType, pluginId, autoAddToPlugin or config" }, {
-    jsonSchema: { minProperties: 1 }
+    { path: ["selector"], issue: "give at least one of selector, objectType, pluginId, autoAddToPlugin or config" }, {
+    toJsonSchema: () => ({ minProperties: 1 })
   })
-).annotations({ ...requestBody, examples: [{ selector: "plugins/release/skills/**", autoAddToPlugin: false }] })
+).annotate({ examples: [{ selector: "plugins/release/skills/**", autoAddToPlugin: false }] })
 export type UpdateConnectorMappingRequest = typeof UpdateConnectorMappingRequest.Type
 
 export const ConnectorMappingResponse = Schema.Struct({ ok: Schema.Literal(true), item: ConnectorMapping })
 export const ConnectorMappingDetail = Schema.Struct({ item: ConnectorMapping })
 /** The spec's cursor for this list: 1 to 255 characters. */
-export const MappingCursor = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(255)).annotations({
+export const MappingCursor = Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(255)).annotate({
   description: "Opaque position returned as `nextCursor`; pass it back unchanged with the same filters."
 })
 export const ConnectorMappingPage = Schema.Struct({
   items: Schema.Array(ConnectorMapping),
   nextCursor: Schema.NullOr(MappingCursor)
-}).annotations({ identifier: "ConnectorMappingPage" })
+}).annotate({ identifier: "ConnectorMappingPage" })
 export const ConnectorMappingListQuery = Schema.Struct({
-  cursor: Schema.optionalWith(MappingCursor, { exact: true }),
-  limit: Schema.optionalWith(QueryInteger(1, 100, "Page size, 1 to 100 (default 50)."), { exact: true }),
-  mappingKind: Schema.optionalWith(MappingKind, { exact: true }),
-  objectType: Schema.optionalWith(ObjectType, { exact: true }),
-  pluginId: Schema.optionalWith(PluginId, { exact: true }),
-  q: Schema.optionalWith(searchText("Text to look for in the selector and remote id (case-insensitive substring)."), { exact: true })
-}).annotations({
-  ...allErrors,
+  cursor: Schema.optionalKey(MappingCursor),
+  limit: Schema.optionalKey(QueryInteger(1, 100, "Page size, 1 to 100 (default 50).")),
+  mappingKind: Schema.optionalKey(MappingKind),
+  objectType: Schema.optionalKey(ObjectType),
+  pluginId: Schema.optionalKey(PluginId),
+  q: Schema.optionalKey(searchText("Text to look for in the selector and remote id (case-insensitive substring)."))
+}).annotate({
   examples: [{ limit: 20, mappingKind: "path", objectType: "skill", pluginId: exampleId("plg"), q: "skills" }]
 })
 export type ConnectorMappingListQuery = typeof ConnectorMappingListQuery.Type
@@ -470,14 +472,14 @@ export const ConnectorMappingPath = Schema.Struct({ connectorMappingId: Connecto
 // ---------------------------------------------------------------------------------------------------------------
 // Sync
 
-export const SyncEventType = Schema.Literal("push", "sync_now", "resync", "apply").annotations({
+export const SyncEventType = Schema.Literals(["push", "sync_now", "resync", "apply"]).annotate({
   identifier: "SyncEventType",
   description:
     "What asked for the sync: a webhook `push` to the target's branch, `sync_now` (`POST /v1/connector-instances/{id}/sync`), `resync` (`POST /v1/connector-targets/{id}/resync`: every mapped file is read again, unchanged or not), or `apply` (a discovery selection was applied)."
 })
 export type SyncEventType = typeof SyncEventType.Type
 
-export const SyncOutcome = Schema.Literal("complete", "partial").annotations({
+export const SyncOutcome = Schema.Literals(["complete", "partial"]).annotate({
   identifier: "SyncOutcome",
   description:
     "`complete` when every mapped file was imported (or was unchanged, or deleted as its file was); `partial` when some were skipped (`skippedFiles` says which and why) or the import of new plugins could not run. `orgplane connectors sync --wait` exits non-zero on a partial sync unless given `--allow-partial`."
@@ -485,30 +487,39 @@ export const SyncOutcome = Schema.Literal("complete", "partial").annotations({
 export type SyncOutcome = typeof SyncOutcome.Type
 
 export const SkippedFile = Schema.Struct({
-  path: Schema.String.annotations({ description: "The file, from the repository root." }),
-  reason: Schema.String.annotations({ description: "Why it was not imported, naming the field when one is at fault." }),
+  path: Schema.String.annotate({ description: "The file, from the repository root." }),
+  reason: Schema.String.annotate({ description: "Why it was not imported, naming the field when one is at fault." }),
   connectorMappingId: ConnectorMappingId
-}).annotations({ identifier: "SkippedFile" })
+}).annotate({ identifier: "SkippedFile" })
 export type SkippedFile = typeof SkippedFile.Type
 
 export const SyncSummary = Schema.Struct({
-  outcome: Schema.optionalWith(SyncOutcome, { default: () => "complete" as const }),
-  skippedFiles: Schema.optionalWith(Schema.Array(SkippedFile), { default: () => [] }).annotations({
-    description: "At most 100: the skipped files with their reasons (summaries stored before 0.1.0 have none)."
-  }),
-  created: Schema.Int.annotations({ description: "Config objects created." }),
-  updated: Schema.Int.annotations({ description: "Config objects given a new version." }),
-  deleted: Schema.Int.annotations({ description: "Config objects whose file disappeared: a deleted version was written and the object soft-deleted." }),
-  unchanged: Schema.Int.annotations({ description: "Mapped files whose blob had not changed since the last sync (not read again)." }),
-  skipped: Schema.Int.annotations({ description: "Mapped files that could not be materialized (too large, not text, unparseable); `warnings` says which." }),
-  warnings: Schema.Array(Schema.String).annotations({
+  // Left out on the wire (summaries stored before 0.1.0): the defaults, when decoding and when constructing. A
+  // member's description goes on its wire side, which the document shows.
+  outcome: SyncOutcome.pipe(
+    Schema.withDecodingDefaultKey(Effect.succeed("complete" as const)),
+    Schema.withConstructorDefault(Effect.succeed("complete" as const))
+  ),
+  skippedFiles: Schema.Array(SkippedFile).pipe(
+    Schema.annotateEncoded({
+      description: "At most 100: the skipped files with their reasons (summaries stored before 0.1.0 have none)."
+    }),
+    Schema.withDecodingDefaultKey(Effect.succeed([])),
+    Schema.withConstructorDefault(Effect.succeed([]))
+  ),
+  created: Schema.Int.annotate({ description: "Config objects created." }),
+  updated: Schema.Int.annotate({ description: "Config objects given a new version." }),
+  deleted: Schema.Int.annotate({ description: "Config objects whose file disappeared: a deleted version was written and the object soft-deleted." }),
+  unchanged: Schema.Int.annotate({ description: "Mapped files whose blob had not changed since the last sync (not read again)." }),
+  skipped: Schema.Int.annotate({ description: "Mapped files that could not be materialized (too large, not text, unparseable); `warnings` says which." }),
+  warnings: Schema.Array(Schema.String).annotate({
     description: "At most 100: one per skipped file, and one when the import of new plugins could not run."
   }),
-  importedPluginKeys: Schema.Array(Schema.String).annotations({
+  importedPluginKeys: Schema.Array(Schema.String).annotate({
     description:
       "Discovery candidate keys this sync imported (`autoImportNewPlugins`): plugins that appeared in the repository since discovery was applied, created with their mappings before the sync read the tree. Empty when none."
   })
-}).annotations({ identifier: "SyncSummary" })
+}).annotate({ identifier: "SyncSummary" })
 export type SyncSummary = typeof SyncSummary.Type
 
 export class ConnectorSyncEvent extends Schema.Class<ConnectorSyncEvent>("ConnectorSyncEvent")(Schema.Struct({
@@ -516,18 +527,18 @@ export class ConnectorSyncEvent extends Schema.Class<ConnectorSyncEvent>("Connec
   connectorInstanceId: ConnectorInstanceId,
   connectorTargetId: ConnectorTargetId,
   eventType: SyncEventType,
-  externalEventRef: Schema.NullOr(Schema.String).annotations({ description: "The webhook delivery id, for `push`." }),
-  sourceRevisionRef: Schema.NullOr(Schema.String).annotations({
+  externalEventRef: Schema.NullOr(Schema.String).annotate({ description: "The webhook delivery id, for `push`." }),
+  sourceRevisionRef: Schema.NullOr(Schema.String).annotate({
     description: "The commit synced: the pushed head for `push`; for the others, the branch head read when the sync started (null until then)."
   }),
   status: SyncStatus,
-  attempts: Schema.Int.annotations({ description: "Calls to the code host that were retried after a transient failure (429, 5xx, network), in all." }),
-  lastError: Schema.NullOr(Schema.String).annotations({ description: "Why the sync failed, or the last transient failure it retried." }),
-  summary: Schema.NullOr(SyncSummary).annotations({ description: "What the sync changed; null until it completes." }),
+  attempts: Schema.Int.annotate({ description: "Calls to the code host that were retried after a transient failure (429, 5xx, network), in all." }),
+  lastError: Schema.NullOr(Schema.String).annotate({ description: "Why the sync failed, or the last transient failure it retried." }),
+  summary: Schema.NullOr(SyncSummary).annotate({ description: "What the sync changed; null until it completes." }),
   createdAt: Timestamp,
   startedAt: Schema.NullOr(Timestamp),
-  completedAt: Schema.NullOr(Timestamp).annotations({ description: "When it completed or failed." })
-}).annotations({
+  completedAt: Schema.NullOr(Timestamp).annotate({ description: "When it completed or failed." })
+}).annotate({
   examples: [{
     id: exampleId("cse"),
     connectorInstanceId: exampleId("cin"),
@@ -547,20 +558,20 @@ export class ConnectorSyncEvent extends Schema.Class<ConnectorSyncEvent>("Connec
 
 export const ConnectorSyncEventPath = Schema.Struct({ connectorSyncEventId: ConnectorSyncEventId })
 export const ConnectorSyncEventDetail = Schema.Struct({ item: ConnectorSyncEvent })
-export const ConnectorSyncEventPage = Page(ConnectorSyncEvent).annotations({ identifier: "ConnectorSyncEventPage" })
+export const ConnectorSyncEventPage = Page(ConnectorSyncEvent).annotate({ identifier: "ConnectorSyncEventPage" })
 export const ConnectorSyncEventListQuery = Schema.Struct({
   ...PageQueryFields,
-  connectorTargetId: Schema.optionalWith(ConnectorTargetId, { exact: true }),
-  status: Schema.optionalWith(SyncStatus, { exact: true })
-}).annotations(allErrors)
+  connectorTargetId: Schema.optionalKey(ConnectorTargetId),
+  status: Schema.optionalKey(SyncStatus)
+})
 export type ConnectorSyncEventListQuery = typeof ConnectorSyncEventListQuery.Type
 
 /** One event per target of the instance: a target whose head was already synced or queued answers that event. */
 export const SyncNowResponse = Schema.Struct({
   ok: Schema.Literal(true),
   items: Schema.Array(ConnectorSyncEvent)
-}).annotations({ identifier: "SyncNowResponse" })
-export const ResyncResponse = Schema.Struct({ ok: Schema.Literal(true), item: ConnectorSyncEvent }).annotations({
+}).annotate({ identifier: "SyncNowResponse" })
+export const ResyncResponse = Schema.Struct({ ok: Schema.Literal(true), item: ConnectorSyncEvent }).annotate({
   identifier: "ResyncResponse"
 })
 
@@ -568,22 +579,22 @@ export const ResyncResponse = Schema.Struct({ ok: Schema.Literal(true), item: Co
 // Discovery
 
 export class DiscoveryResult extends Schema.Class<DiscoveryResult>("DiscoveryResult")(Schema.Struct({
-  autoImportNewPlugins: Schema.Boolean.annotations({
+  autoImportNewPlugins: Schema.Boolean.annotate({
     description: "The instance's `instanceConfigJson.autoImportNewPlugins` (default true)."
   }),
   classification: RepositoryClassification,
   connectorInstance: ConnectorInstance,
   connectorTarget: ConnectorTarget,
   discoveredPlugins: Schema.Array(DiscoveredPlugin),
-  marketplace: Schema.NullOr(DiscoveredMarketplace).annotations({
+  marketplace: Schema.NullOr(DiscoveredMarketplace).annotate({
     description: "The marketplace a `claude_marketplace_repo` describes; null otherwise."
   }),
   repositoryFullName: Schema.String,
-  sourceRevisionRef: Schema.String.annotations({ description: "The commit scanned: the branch head when discovery ran." }),
+  sourceRevisionRef: Schema.String.annotate({ description: "The commit scanned: the branch head when discovery ran." }),
   steps: Schema.Array(DiscoveryStep),
   treeSummary: TreeSummary,
   warnings: Schema.Array(Schema.String)
-}).annotations({
+}).annotate({
   examples: [{
     autoImportNewPlugins: true,
     classification: "claude_single_plugin_repo",
@@ -604,65 +615,65 @@ export class DiscoveryResult extends Schema.Class<DiscoveryResult>("DiscoveryRes
   }]
 })) {}
 
-export const DiscoveryResponse = Schema.Struct({ ok: Schema.Literal(true), item: DiscoveryResult }).annotations({
+export const DiscoveryResponse = Schema.Struct({ ok: Schema.Literal(true), item: DiscoveryResult }).annotate({
   identifier: "DiscoveryResponse"
 })
 
 export const DiscoveryQuery = Schema.Struct({
-  connectorTargetId: Schema.optionalWith(ConnectorTargetId, { exact: true }).annotations({
+  connectorTargetId: Schema.optionalKey(ConnectorTargetId).annotateKey({
     description: "The target (branch) to scan; default: the instance's first target."
   })
-}).annotations(allErrors)
+})
 export type DiscoveryQuery = typeof DiscoveryQuery.Type
 
-export const TreeCursor = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(255)).annotations({
+export const TreeCursor = Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(255)).annotate({
   description: "Opaque position returned as `nextCursor`; pass it back unchanged with the same `prefix`."
 })
 export const DiscoveryTreeQuery = Schema.Struct({
-  cursor: Schema.optionalWith(TreeCursor, { exact: true }),
-  limit: Schema.optionalWith(QueryInteger(1, 500, "Page size, 1 to 500 (default 100)."), { exact: true }),
-  prefix: Schema.optionalWith(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(1024)), { exact: true }).annotations({
+  cursor: Schema.optionalKey(TreeCursor),
+  limit: Schema.optionalKey(QueryInteger(1, 500, "Page size, 1 to 500 (default 100).")),
+  prefix: Schema.optionalKey(Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(1024))).annotateKey({
     description: "Only entries whose path starts with this text (1 to 1024 characters), for example `skills/`."
   }),
-  connectorTargetId: Schema.optionalWith(ConnectorTargetId, { exact: true }).annotations({
+  connectorTargetId: Schema.optionalKey(ConnectorTargetId).annotateKey({
     description: "The target whose tree to list; default: the instance's first target."
   })
-}).annotations({ ...allErrors, examples: [{ limit: 100, prefix: "skills/", connectorTargetId: exampleId("ctg") }] })
+}).annotate({ examples: [{ limit: 100, prefix: "skills/", connectorTargetId: exampleId("ctg") }] })
 export type DiscoveryTreeQuery = typeof DiscoveryTreeQuery.Type
 
 export const TreeEntryPage = Schema.Struct({
   items: Schema.Array(TreeEntry),
   nextCursor: Schema.NullOr(TreeCursor)
-}).annotations({ identifier: "TreeEntryPage" })
+}).annotate({ identifier: "TreeEntryPage" })
 
 export const ApplyDiscoveryRequest = Schema.Struct({
-  keys: Schema.Array(TrimmedText(1, 1024, "A discovered plugin's `key`.")).pipe(Schema.minItems(1), Schema.maxItems(500)).annotations({
+  keys: Schema.Array(TrimmedText(1, 1024, "A discovered plugin's `key`.")).check(Schema.isMinLength(1), Schema.isMaxLength(500)).annotate({
     description: "The candidates to import, by `key` (1 to 500). Each must be a `supported` candidate of the current discovery."
   }),
-  connectorTargetId: Schema.optionalWith(ConnectorTargetId, { exact: true }).annotations({
+  connectorTargetId: Schema.optionalKey(ConnectorTargetId).annotateKey({
     description: "The target discovered; default: the instance's first target."
   })
-}).annotations({ ...requestBody, examples: [{ keys: ["manifest:root"], connectorTargetId: exampleId("ctg") }] })
+}).annotate({ examples: [{ keys: ["manifest:root"], connectorTargetId: exampleId("ctg") }] })
 export type ApplyDiscoveryRequest = typeof ApplyDiscoveryRequest.Type
 
 export const AppliedPlugin = Schema.Struct({
   key: Schema.String,
   pluginId: PluginId,
-  created: Schema.Boolean.annotations({ description: "False when a plugin the instance created earlier for this key was reused." }),
+  created: Schema.Boolean.annotate({ description: "False when a plugin the instance created earlier for this key was reused." }),
   mappingIds: Schema.Array(ConnectorMappingId)
-}).annotations({ identifier: "AppliedPlugin" })
+}).annotate({ identifier: "AppliedPlugin" })
 
 export const ApplyDiscoveryResponse = Schema.Struct({
   ok: Schema.Literal(true),
   item: Schema.Struct({
     sourceRevisionRef: Schema.String,
     plugins: Schema.Array(AppliedPlugin),
-    marketplaceId: Schema.NullOr(MarketplaceId).annotations({
+    marketplaceId: Schema.NullOr(MarketplaceId).annotate({
       description: "The marketplace created or reused for a marketplace repository; null otherwise."
     }),
-    syncEvent: ConnectorSyncEvent.annotations({ description: "The sync that materializes the files (queued)." })
+    syncEvent: ConnectorSyncEvent.annotateKey({ description: "The sync that materializes the files (queued)." })
   })
-}).annotations({
+}).annotate({
   identifier: "ApplyDiscoveryResponse",
   examples: [{
     ok: true,
@@ -670,14 +681,15 @@ export const ApplyDiscoveryResponse = Schema.Struct({
       sourceRevisionRef: repository.head,
       plugins: [{ key: "manifest:root", pluginId: exampleId("plg"), created: true, mappingIds: [exampleId("cmp")] }],
       marketplaceId: null,
-      syncEvent: {
+      // An instance: Effect 4 encodes no plain object as a class, and an example it cannot encode is left out.
+      syncEvent: new ConnectorSyncEvent({
         ...exampleOf(ConnectorSyncEvent),
         eventType: "apply",
         status: "queued",
         summary: null,
         startedAt: null,
         completedAt: null
-      }
+      })
     }
   }]
 })
@@ -688,18 +700,18 @@ export const ApplyDiscoveryResponse = Schema.Struct({
 export const WebhookIgnored = Schema.Struct({
   ok: Schema.Literal(true),
   accepted: Schema.Literal(false),
-  reason: Schema.String.annotations({ description: "Why nothing was recorded, for example `no tracked branch`." })
-}).annotations({ identifier: "WebhookIgnored", examples: [{ ok: true, accepted: false, reason: "no tracked branch" }] })
+  reason: Schema.String.annotate({ description: "Why nothing was recorded, for example `no tracked branch`." })
+}).annotate({ identifier: "WebhookIgnored", examples: [{ ok: true, accepted: false, reason: "no tracked branch" }] })
 
 export const WebhookAccepted = Schema.Struct({
   ok: Schema.Literal(true),
   accepted: Schema.Literal(true),
-  deliveryId: Schema.String.annotations({ description: "The delivery's `X-GitHub-Delivery`." }),
+  deliveryId: Schema.String.annotate({ description: "The delivery's `X-GitHub-Delivery`." }),
   queued: Schema.Literal(true)
-}).annotations({
+}).annotate({
   identifier: "WebhookAccepted",
   examples: [{ ok: true, accepted: true, deliveryId: "72d3162e-cc78-11e3-81ab-4c9367dc0958", queued: true }]
 })
 
-export const WebhookResponse = Schema.Union(WebhookAccepted, WebhookIgnored).annotations({ identifier: "WebhookResponse" })
+export const WebhookResponse = Schema.Union([WebhookAccepted, WebhookIgnored]).annotate({ identifier: "WebhookResponse" })
 export type WebhookResponse = typeof WebhookResponse.Type

@@ -1,8 +1,8 @@
 /** The connector groups: accounts, instances (with their access grants), targets, mappings. */
-import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
-import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
-import * as OpenApi from "@effect/platform/OpenApi"
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
+import * as OpenApi from "effect/http-api/OpenApi"
 import {
   ConnectorInstanceAccessGrantPage,
   ConnectorInstanceAccessGrantResponse,
@@ -74,11 +74,7 @@ const shared =
 
 export class ConnectorAccountsApi extends HttpApiGroup.make("connectorAccounts")
   .add(
-    HttpApiEndpoint.post("create", "/v1/connector-accounts").pipe(audits("connector_account.create"))
-      .setPayload(CreateConnectorAccountRequest)
-      .addSuccess(ConnectorAccountResponse, { status: 201 })
-      .addError(ConflictResponse)
-      .pipe(requires("connectors.manage"))
+    HttpApiEndpoint.post("create", "/v1/connector-accounts", { payload: CreateConnectorAccountRequest, success: ConnectorAccountResponse.pipe(HttpApiSchema.status(201)), error: [ForbiddenResponse, ConflictResponse] }).pipe(audits("connector_account.create"), requires("connectors.manage"))
       .annotate(OpenApi.Summary, "Connect a code-host account")
       .annotate(
         OpenApi.Description,
@@ -86,36 +82,23 @@ export class ConnectorAccountsApi extends HttpApiGroup.make("connectorAccounts")
       )
   )
   .add(
-    HttpApiEndpoint.get("list", "/v1/connector-accounts")
-      .setUrlParams(ConnectorAccountListQuery)
-      .addSuccess(ConnectorAccountPage)
-      .pipe(requires("connectors.read"))
+    HttpApiEndpoint.get("list", "/v1/connector-accounts", { query: ConnectorAccountListQuery, success: ConnectorAccountPage, error: [ForbiddenResponse] }).pipe(requires("connectors.read"))
       .annotate(OpenApi.Summary, "List code-host accounts")
       .annotate(OpenApi.Description, "The organization's connected accounts, newest first. Changes nothing.\n\nErrors: none beyond the group's.")
   )
   .add(
-    HttpApiEndpoint.get("get", "/v1/connector-accounts/:connectorAccountId")
-      .setPath(ConnectorAccountPath)
-      .addSuccess(ConnectorAccountDetail)
-      .addError(NotFoundResponse)
-      .pipe(requires("connectors.read"))
+    HttpApiEndpoint.get("get", "/v1/connector-accounts/:connectorAccountId", { params: ConnectorAccountPath, success: ConnectorAccountDetail, error: [ForbiddenResponse, NotFoundResponse] }).pipe(requires("connectors.read"))
       .annotate(OpenApi.Summary, "Get a code-host account")
       .annotate(OpenApi.Description, "One connected account. Changes nothing.\n\nErrors: 404 `connector_account_not_found`.")
   )
   .add(
-    HttpApiEndpoint.post("disconnect", "/v1/connector-accounts/:connectorAccountId/disconnect").pipe(audits("connector_account.disconnect"))
-      .setPath(ConnectorAccountPath)
-      .setPayload(DisconnectConnectorAccountRequest)
-      .addSuccess(DisconnectConnectorAccountResponse)
-      .addError(NotFoundResponse)
-      .pipe(requires("connectors.manage"))
+    HttpApiEndpoint.post("disconnect", "/v1/connector-accounts/:connectorAccountId/disconnect", { params: ConnectorAccountPath, payload: DisconnectConnectorAccountRequest, success: DisconnectConnectorAccountResponse, error: [ForbiddenResponse, NotFoundResponse] }).pipe(audits("connector_account.disconnect"), requires("connectors.manage"))
       .annotate(OpenApi.Summary, "Disconnect a code-host account")
       .annotate(
         OpenApi.Description,
         "Removes every connector instance of the account exactly as `remove` does (in one transaction), then deletes the account and its stored credential, and answers the counts. The body may be `{}`.\n\nErrors: 404 `connector_account_not_found`."
       )
   )
-  .addError(ForbiddenResponse)
   .middleware(MemberAuthentication)
   .annotate(OpenApi.Title, "Connector accounts")
   .annotate(
@@ -137,22 +120,13 @@ const access = accessEndpoints({
 const instanceNotFound = "404 `connector_instance_not_found`"
 
 const lifecycle = <const Name extends "enable" | "disable">(name: Name, summary: string, description: string) =>
-  HttpApiEndpoint.post(name, `/v1/connector-instances/:connectorInstanceId/${name}`).pipe(audits(`connector_instance.${name}`))
-    .setPath(ConnectorInstancePath)
-    .addSuccess(ConnectorInstanceResponse)
-    .addError(NotFoundResponse)
-    .pipe(requires("connectors.read"))
+  HttpApiEndpoint.post(name, `/v1/connector-instances/:connectorInstanceId/${name}`, { params: ConnectorInstancePath, success: ConnectorInstanceResponse, error: [ForbiddenResponse, NotFoundResponse] }).pipe(audits(`connector_instance.${name}`), requires("connectors.read"))
     .annotate(OpenApi.Summary, summary)
     .annotate(OpenApi.Description, `${description} Needs editor access on the instance. No body.\n\nErrors: 403 \`insufficient_access\`; ${instanceNotFound}.`)
 
 export class ConnectorInstancesApi extends HttpApiGroup.make("connectorInstances")
   .add(
-    HttpApiEndpoint.post("create", "/v1/connector-instances").pipe(audits("connector_instance.create"))
-      .setPayload(CreateConnectorInstanceRequest)
-      .addSuccess(ConnectorInstanceResponse, { status: 201 })
-      .addError(NotFoundResponse)
-      .addError(ConflictResponse)
-      .pipe(requires("connectors.manage"))
+    HttpApiEndpoint.post("create", "/v1/connector-instances", { payload: CreateConnectorInstanceRequest, success: ConnectorInstanceResponse.pipe(HttpApiSchema.status(201)), error: [ForbiddenResponse, NotFoundResponse, ConflictResponse] }).pipe(audits("connector_instance.create"), requires("connectors.manage"))
       .annotate(OpenApi.Summary, "Create a connector instance")
       .annotate(
         OpenApi.Description,
@@ -160,10 +134,7 @@ export class ConnectorInstancesApi extends HttpApiGroup.make("connectorInstances
       )
   )
   .add(
-    HttpApiEndpoint.get("list", "/v1/connector-instances")
-      .setUrlParams(ConnectorInstanceListQuery)
-      .addSuccess(ConnectorInstancePage)
-      .pipe(requires("connectors.read"))
+    HttpApiEndpoint.get("list", "/v1/connector-instances", { query: ConnectorInstanceListQuery, success: ConnectorInstancePage, error: [ForbiddenResponse] }).pipe(requires("connectors.read"))
       .annotate(OpenApi.Summary, "List connector instances")
       .annotate(
         OpenApi.Description,
@@ -171,22 +142,12 @@ export class ConnectorInstancesApi extends HttpApiGroup.make("connectorInstances
       )
   )
   .add(
-    HttpApiEndpoint.get("get", "/v1/connector-instances/:connectorInstanceId")
-      .setPath(ConnectorInstancePath)
-      .addSuccess(ConnectorInstanceDetail)
-      .addError(NotFoundResponse)
-      .pipe(requires("connectors.read"))
+    HttpApiEndpoint.get("get", "/v1/connector-instances/:connectorInstanceId", { params: ConnectorInstancePath, success: ConnectorInstanceDetail, error: [ForbiddenResponse, NotFoundResponse] }).pipe(requires("connectors.read"))
       .annotate(OpenApi.Summary, "Get a connector instance")
       .annotate(OpenApi.Description, `One instance. Needs viewer access. Changes nothing.\n\nErrors: 403 \`insufficient_access\`; ${instanceNotFound}.`)
   )
   .add(
-    HttpApiEndpoint.patch("update", "/v1/connector-instances/:connectorInstanceId").pipe(audits("connector_instance.update"))
-      .setPath(ConnectorInstancePath)
-      .setPayload(UpdateConnectorInstanceRequest)
-      .addSuccess(ConnectorInstanceResponse)
-      .addError(NotFoundResponse)
-      .addError(ConflictResponse)
-      .pipe(requires("connectors.read"))
+    HttpApiEndpoint.patch("update", "/v1/connector-instances/:connectorInstanceId", { params: ConnectorInstancePath, payload: UpdateConnectorInstanceRequest, success: ConnectorInstanceResponse, error: [ForbiddenResponse, NotFoundResponse, ConflictResponse] }).pipe(audits("connector_instance.update"), requires("connectors.read"))
       .annotate(OpenApi.Summary, "Update a connector instance")
       .annotate(
         OpenApi.Description,
@@ -196,11 +157,7 @@ export class ConnectorInstancesApi extends HttpApiGroup.make("connectorInstances
   .add(lifecycle("enable", "Enable a connector instance", "Sets the instance `active`."))
   .add(lifecycle("disable", "Disable a connector instance", "Sets the instance `disabled`: what it imported stays."))
   .add(
-    HttpApiEndpoint.post("remove", "/v1/connector-instances/:connectorInstanceId/remove").pipe(audits("connector_instance.remove"))
-      .setPath(ConnectorInstancePath)
-      .addSuccess(RemoveConnectorInstanceResponse)
-      .addError(NotFoundResponse)
-      .pipe(requires("connectors.read"))
+    HttpApiEndpoint.post("remove", "/v1/connector-instances/:connectorInstanceId/remove", { params: ConnectorInstancePath, success: RemoveConnectorInstanceResponse, error: [ForbiddenResponse, NotFoundResponse] }).pipe(audits("connector_instance.remove"), requires("connectors.read"))
       .annotate(OpenApi.Summary, "Remove a connector instance")
       .annotate(
         OpenApi.Description,
@@ -208,23 +165,12 @@ export class ConnectorInstancesApi extends HttpApiGroup.make("connectorInstances
       )
   )
   .add(
-    HttpApiEndpoint.get("listTargets", "/v1/connector-instances/:connectorInstanceId/targets")
-      .setPath(ConnectorInstancePath)
-      .setUrlParams(ConnectorTargetListQuery)
-      .addSuccess(ConnectorTargetPage)
-      .addError(NotFoundResponse)
-      .pipe(requires("connectors.read"))
+    HttpApiEndpoint.get("listTargets", "/v1/connector-instances/:connectorInstanceId/targets", { params: ConnectorInstancePath, query: ConnectorTargetListQuery, success: ConnectorTargetPage, error: [ForbiddenResponse, NotFoundResponse] }).pipe(requires("connectors.read"))
       .annotate(OpenApi.Summary, "List an instance's targets")
       .annotate(OpenApi.Description, `The instance's targets, oldest first (discovery uses the first). Needs viewer access. Changes nothing.\n\nErrors: 403 \`insufficient_access\`; ${instanceNotFound}.`)
   )
   .add(
-    HttpApiEndpoint.post("createTarget", "/v1/connector-instances/:connectorInstanceId/targets").pipe(audits("connector_target.create"))
-      .setPath(ConnectorInstancePath)
-      .setPayload(CreateConnectorTargetRequest)
-      .addSuccess(ConnectorTargetResponse, { status: 201 })
-      .addError(NotFoundResponse)
-      .addError(ConflictResponse)
-      .pipe(requires("connectors.read"))
+    HttpApiEndpoint.post("createTarget", "/v1/connector-instances/:connectorInstanceId/targets", { params: ConnectorInstancePath, payload: CreateConnectorTargetRequest, success: ConnectorTargetResponse.pipe(HttpApiSchema.status(201)), error: [ForbiddenResponse, NotFoundResponse, ConflictResponse] }).pipe(audits("connector_target.create"), requires("connectors.read"))
       .annotate(OpenApi.Summary, "Add a target")
       .annotate(
         OpenApi.Description,
@@ -232,15 +178,7 @@ export class ConnectorInstancesApi extends HttpApiGroup.make("connectorInstances
       )
   )
   .add(
-    HttpApiEndpoint.get("discover", "/v1/connector-instances/:connectorInstanceId/discovery")
-      .setPath(ConnectorInstancePath)
-      .setUrlParams(DiscoveryQuery)
-      .addSuccess(DiscoveryResponse)
-      .addError(NotFoundResponse)
-      .addError(ConflictResponse)
-      .addError(CodeHostApiErrorResponse)
-      .addError(StoredCredentialUnreadableResponse)
-      .pipe(requires("connectors.read"))
+    HttpApiEndpoint.get("discover", "/v1/connector-instances/:connectorInstanceId/discovery", { params: ConnectorInstancePath, query: DiscoveryQuery, success: DiscoveryResponse, error: [ForbiddenResponse, NotFoundResponse, ConflictResponse, CodeHostApiErrorResponse, StoredCredentialUnreadableResponse] }).pipe(requires("connectors.read"))
       .annotate(OpenApi.Summary, "Discover plugins in the repository")
       .annotate(
         OpenApi.Description,
@@ -248,15 +186,7 @@ export class ConnectorInstancesApi extends HttpApiGroup.make("connectorInstances
       )
   )
   .add(
-    HttpApiEndpoint.get("discoveryTree", "/v1/connector-instances/:connectorInstanceId/discovery/tree")
-      .setPath(ConnectorInstancePath)
-      .setUrlParams(DiscoveryTreeQuery)
-      .addSuccess(TreeEntryPage)
-      .addError(NotFoundResponse)
-      .addError(ConflictResponse)
-      .addError(CodeHostApiErrorResponse)
-      .addError(StoredCredentialUnreadableResponse)
-      .pipe(requires("connectors.read"))
+    HttpApiEndpoint.get("discoveryTree", "/v1/connector-instances/:connectorInstanceId/discovery/tree", { params: ConnectorInstancePath, query: DiscoveryTreeQuery, success: TreeEntryPage, error: [ForbiddenResponse, NotFoundResponse, ConflictResponse, CodeHostApiErrorResponse, StoredCredentialUnreadableResponse] }).pipe(requires("connectors.read"))
       .annotate(OpenApi.Summary, "Page through the discovered tree")
       .annotate(
         OpenApi.Description,
@@ -264,15 +194,7 @@ export class ConnectorInstancesApi extends HttpApiGroup.make("connectorInstances
       )
   )
   .add(
-    HttpApiEndpoint.post("applyDiscovery", "/v1/connector-instances/:connectorInstanceId/discovery/apply").pipe(audits("connector_instance.discovery.apply"))
-      .setPath(ConnectorInstancePath)
-      .setPayload(ApplyDiscoveryRequest)
-      .addSuccess(ApplyDiscoveryResponse)
-      .addError(NotFoundResponse)
-      .addError(ConflictResponse)
-      .addError(CodeHostApiErrorResponse)
-      .addError(StoredCredentialUnreadableResponse)
-      .pipe(requires("connectors.read"))
+    HttpApiEndpoint.post("applyDiscovery", "/v1/connector-instances/:connectorInstanceId/discovery/apply", { params: ConnectorInstancePath, payload: ApplyDiscoveryRequest, success: ApplyDiscoveryResponse, error: [ForbiddenResponse, NotFoundResponse, ConflictResponse, CodeHostApiErrorResponse, StoredCredentialUnreadableResponse] }).pipe(audits("connector_instance.discovery.apply"), requires("connectors.read"))
       .annotate(OpenApi.Summary, "Import discovered plugins")
       .annotate(
         OpenApi.Description,
@@ -280,14 +202,7 @@ export class ConnectorInstancesApi extends HttpApiGroup.make("connectorInstances
       )
   )
   .add(
-    HttpApiEndpoint.post("sync", "/v1/connector-instances/:connectorInstanceId/sync").pipe(audits("connector_instance.sync"))
-      .setPath(ConnectorInstancePath)
-      .addSuccess(SyncNowResponse, { status: 202 })
-      .addError(NotFoundResponse)
-      .addError(ConflictResponse)
-      .addError(CodeHostApiErrorResponse)
-      .addError(StoredCredentialUnreadableResponse)
-      .pipe(requires("connectors.read"))
+    HttpApiEndpoint.post("sync", "/v1/connector-instances/:connectorInstanceId/sync", { params: ConnectorInstancePath, success: SyncNowResponse.pipe(HttpApiSchema.status(202)), error: [ForbiddenResponse, NotFoundResponse, ConflictResponse, CodeHostApiErrorResponse, StoredCredentialUnreadableResponse] }).pipe(audits("connector_instance.sync"), requires("connectors.read"))
       .annotate(OpenApi.Summary, "Sync now")
       .annotate(
         OpenApi.Description,
@@ -295,12 +210,7 @@ export class ConnectorInstancesApi extends HttpApiGroup.make("connectorInstances
       )
   )
   .add(
-    HttpApiEndpoint.get("listSyncEvents", "/v1/connector-instances/:connectorInstanceId/sync-events")
-      .setPath(ConnectorInstancePath)
-      .setUrlParams(ConnectorSyncEventListQuery)
-      .addSuccess(ConnectorSyncEventPage)
-      .addError(NotFoundResponse)
-      .pipe(requires("connectors.read"))
+    HttpApiEndpoint.get("listSyncEvents", "/v1/connector-instances/:connectorInstanceId/sync-events", { params: ConnectorInstancePath, query: ConnectorSyncEventListQuery, success: ConnectorSyncEventPage, error: [ForbiddenResponse, NotFoundResponse] }).pipe(requires("connectors.read"))
       .annotate(OpenApi.Summary, "List an instance's syncs")
       .annotate(
         OpenApi.Description,
@@ -310,7 +220,6 @@ export class ConnectorInstancesApi extends HttpApiGroup.make("connectorInstances
   .add(access.grant)
   .add(access.listAccess)
   .add(access.revoke)
-  .addError(ForbiddenResponse)
   .middleware(MemberAuthentication)
   .annotate(OpenApi.Title, "Connector instances")
   .annotate(
@@ -323,22 +232,12 @@ const targetNotFound = "404 `connector_target_not_found`"
 
 export class ConnectorTargetsApi extends HttpApiGroup.make("connectorTargets")
   .add(
-    HttpApiEndpoint.get("get", "/v1/connector-targets/:connectorTargetId")
-      .setPath(ConnectorTargetPath)
-      .addSuccess(ConnectorTargetDetail)
-      .addError(NotFoundResponse)
-      .pipe(requires("connectors.read"))
+    HttpApiEndpoint.get("get", "/v1/connector-targets/:connectorTargetId", { params: ConnectorTargetPath, success: ConnectorTargetDetail, error: [ForbiddenResponse, NotFoundResponse] }).pipe(requires("connectors.read"))
       .annotate(OpenApi.Summary, "Get a target")
       .annotate(OpenApi.Description, `One target. Needs viewer access on its instance. Changes nothing.\n\nErrors: 403 \`insufficient_access\`; ${targetNotFound}.`)
   )
   .add(
-    HttpApiEndpoint.patch("update", "/v1/connector-targets/:connectorTargetId").pipe(audits("connector_target.update"))
-      .setPath(ConnectorTargetPath)
-      .setPayload(UpdateConnectorTargetRequest)
-      .addSuccess(ConnectorTargetResponse)
-      .addError(NotFoundResponse)
-      .addError(ConflictResponse)
-      .pipe(requires("connectors.read"))
+    HttpApiEndpoint.patch("update", "/v1/connector-targets/:connectorTargetId", { params: ConnectorTargetPath, payload: UpdateConnectorTargetRequest, success: ConnectorTargetResponse, error: [ForbiddenResponse, NotFoundResponse, ConflictResponse] }).pipe(audits("connector_target.update"), requires("connectors.read"))
       .annotate(OpenApi.Summary, "Update a target")
       .annotate(
         OpenApi.Description,
@@ -346,12 +245,7 @@ export class ConnectorTargetsApi extends HttpApiGroup.make("connectorTargets")
       )
   )
   .add(
-    HttpApiEndpoint.get("listMappings", "/v1/connector-targets/:connectorTargetId/mappings")
-      .setPath(ConnectorTargetPath)
-      .setUrlParams(ConnectorMappingListQuery)
-      .addSuccess(ConnectorMappingPage)
-      .addError(NotFoundResponse)
-      .pipe(requires("connectors.read"))
+    HttpApiEndpoint.get("listMappings", "/v1/connector-targets/:connectorTargetId/mappings", { params: ConnectorTargetPath, query: ConnectorMappingListQuery, success: ConnectorMappingPage, error: [ForbiddenResponse, NotFoundResponse] }).pipe(requires("connectors.read"))
       .annotate(OpenApi.Summary, "List a target's mappings")
       .annotate(
         OpenApi.Description,
@@ -359,13 +253,7 @@ export class ConnectorTargetsApi extends HttpApiGroup.make("connectorTargets")
       )
   )
   .add(
-    HttpApiEndpoint.post("createMapping", "/v1/connector-targets/:connectorTargetId/mappings").pipe(audits("connector_mapping.create"))
-      .setPath(ConnectorTargetPath)
-      .setPayload(CreateConnectorMappingRequest)
-      .addSuccess(ConnectorMappingResponse, { status: 201 })
-      .addError(NotFoundResponse)
-      .addError(ConflictResponse)
-      .pipe(requires("connectors.read"))
+    HttpApiEndpoint.post("createMapping", "/v1/connector-targets/:connectorTargetId/mappings", { params: ConnectorTargetPath, payload: CreateConnectorMappingRequest, success: ConnectorMappingResponse.pipe(HttpApiSchema.status(201)), error: [ForbiddenResponse, NotFoundResponse, ConflictResponse] }).pipe(audits("connector_mapping.create"), requires("connectors.read"))
       .annotate(OpenApi.Summary, "Add a mapping")
       .annotate(
         OpenApi.Description,
@@ -373,19 +261,13 @@ export class ConnectorTargetsApi extends HttpApiGroup.make("connectorTargets")
       )
   )
   .add(
-    HttpApiEndpoint.post("resync", "/v1/connector-targets/:connectorTargetId/resync").pipe(audits("connector_target.resync"))
-      .setPath(ConnectorTargetPath)
-      .addSuccess(ResyncResponse, { status: 202 })
-      .addError(NotFoundResponse)
-      .addError(ConflictResponse)
-      .pipe(requires("connectors.read"))
+    HttpApiEndpoint.post("resync", "/v1/connector-targets/:connectorTargetId/resync", { params: ConnectorTargetPath, success: ResyncResponse.pipe(HttpApiSchema.status(202)), error: [ForbiddenResponse, NotFoundResponse, ConflictResponse] }).pipe(audits("connector_target.resync"), requires("connectors.read"))
       .annotate(OpenApi.Summary, "Resync a target")
       .annotate(
         OpenApi.Description,
         `Queues a full sync (\`resync\`) of the target at its branch head: every mapped file is read and compared again, whatever its blob, so objects edited or deleted by hand are restored. Always a new event. Needs editor access on the instance. No body.\n\nErrors: 403 \`insufficient_access\`; ${targetNotFound}; 409 \`connector_instance_disabled\`.`
       )
   )
-  .addError(ForbiddenResponse)
   .middleware(MemberAuthentication)
   .annotate(OpenApi.Title, "Connector targets")
   .annotate(
@@ -398,22 +280,12 @@ const mappingNotFound = "404 `connector_mapping_not_found`"
 
 export class ConnectorMappingsApi extends HttpApiGroup.make("connectorMappings")
   .add(
-    HttpApiEndpoint.get("get", "/v1/connector-mappings/:connectorMappingId")
-      .setPath(ConnectorMappingPath)
-      .addSuccess(ConnectorMappingDetail)
-      .addError(NotFoundResponse)
-      .pipe(requires("connectors.read"))
+    HttpApiEndpoint.get("get", "/v1/connector-mappings/:connectorMappingId", { params: ConnectorMappingPath, success: ConnectorMappingDetail, error: [ForbiddenResponse, NotFoundResponse] }).pipe(requires("connectors.read"))
       .annotate(OpenApi.Summary, "Get a mapping")
       .annotate(OpenApi.Description, `One mapping. Needs viewer access on its instance. Changes nothing.\n\nErrors: 403 \`insufficient_access\`; ${mappingNotFound}.`)
   )
   .add(
-    HttpApiEndpoint.patch("update", "/v1/connector-mappings/:connectorMappingId").pipe(audits("connector_mapping.update"))
-      .setPath(ConnectorMappingPath)
-      .setPayload(UpdateConnectorMappingRequest)
-      .addSuccess(ConnectorMappingResponse)
-      .addError(NotFoundResponse)
-      .addError(ConflictResponse)
-      .pipe(requires("connectors.read"))
+    HttpApiEndpoint.patch("update", "/v1/connector-mappings/:connectorMappingId", { params: ConnectorMappingPath, payload: UpdateConnectorMappingRequest, success: ConnectorMappingResponse, error: [ForbiddenResponse, NotFoundResponse, ConflictResponse] }).pipe(audits("connector_mapping.update"), requires("connectors.read"))
       .annotate(OpenApi.Summary, "Update a mapping")
       .annotate(
         OpenApi.Description,
@@ -421,18 +293,13 @@ export class ConnectorMappingsApi extends HttpApiGroup.make("connectorMappings")
       )
   )
   .add(
-    HttpApiEndpoint.del("delete", "/v1/connector-mappings/:connectorMappingId").pipe(audits("connector_mapping.delete"))
-      .setPath(ConnectorMappingPath)
-      .addSuccess(HttpApiSchema.NoContent)
-      .addError(NotFoundResponse)
-      .pipe(requires("connectors.read"))
+    HttpApiEndpoint.delete("delete", "/v1/connector-mappings/:connectorMappingId", { params: ConnectorMappingPath, success: HttpApiSchema.NoContent, error: [ForbiddenResponse, NotFoundResponse] }).pipe(audits("connector_mapping.delete"), requires("connectors.read"))
       .annotate(OpenApi.Summary, "Delete a mapping")
       .annotate(
         OpenApi.Description,
         `Deletes the mapping and the plugin memberships it created. The config objects it materialized stay (no longer synced). Needs editor access on the instance.\n\nErrors: 403 \`insufficient_access\`; ${mappingNotFound}.`
       )
   )
-  .addError(ForbiddenResponse)
   .middleware(MemberAuthentication)
   .annotate(OpenApi.Title, "Connector mappings")
   .annotate(OpenApi.Description, `Mappings one by one. Access is the instance's. ${shared}`)
@@ -440,18 +307,13 @@ export class ConnectorMappingsApi extends HttpApiGroup.make("connectorMappings")
 
 export class ConnectorSyncEventsApi extends HttpApiGroup.make("connectorSyncEvents")
   .add(
-    HttpApiEndpoint.get("get", "/v1/connector-sync-events/:connectorSyncEventId")
-      .setPath(ConnectorSyncEventPath)
-      .addSuccess(ConnectorSyncEventDetail)
-      .addError(NotFoundResponse)
-      .pipe(requires("connectors.read"))
+    HttpApiEndpoint.get("get", "/v1/connector-sync-events/:connectorSyncEventId", { params: ConnectorSyncEventPath, success: ConnectorSyncEventDetail, error: [ForbiddenResponse, NotFoundResponse] }).pipe(requires("connectors.read"))
       .annotate(OpenApi.Summary, "Get a sync")
       .annotate(
         OpenApi.Description,
         "One sync: its state, attempts, last error and summary. Needs viewer access on its instance. Changes nothing.\n\nErrors: 403 `insufficient_access`; 404 `connector_sync_event_not_found`."
       )
   )
-  .addError(ForbiddenResponse)
   .middleware(MemberAuthentication)
   .annotate(OpenApi.Title, "Connector syncs")
   .annotate(OpenApi.Description, `Syncs of connector targets, one by one. Access is the instance's. ${shared}`)
@@ -464,7 +326,7 @@ export const WEBHOOK_BODY_BYTES = 25 * 1024 * 1024
  * The delivery's headers, as the document's parameters: the handler reads them itself (a missing signature is a 401,
  * a missing event or delivery id a 400 after the signature is checked), so no schema of the endpoint declares them.
  */
-const deliveryHeaders = (operation: Record<string, any>): Record<string, any> => {
+const deliveryHeaders = (operation: Record<string, unknown>): Record<string, unknown> => {
   const header = (name: string, description: string, value: string) => ({
     name,
     in: "header",
@@ -476,7 +338,7 @@ const deliveryHeaders = (operation: Record<string, any>): Record<string, any> =>
   return {
     ...operation,
     parameters: [
-      ...(operation.parameters ?? []),
+      ...(Array.isArray(operation.parameters) ? operation.parameters : []),
       header(
         "X-Hub-Signature-256",
         "`sha256=` and the hex HMAC-SHA256 of the raw body with the webhook secret. Without it, or when it does not match, 401.",
@@ -490,10 +352,7 @@ const deliveryHeaders = (operation: Record<string, any>): Record<string, any> =>
 
 export class WebhooksApi extends HttpApiGroup.make("webhooks")
   .add(
-    HttpApiEndpoint.post("codehost", "/v1/webhooks/connectors/codehost").pipe(notAudited("a code host's delivery, signed by the code host and not a member's action; it starts syncs of the instances it concerns"))
-      .addSuccess(WebhookResponse)
-      .addError(WebhookRejectedResponse)
-      .addError(ServiceUnavailableResponse)
+    HttpApiEndpoint.post("codehost", "/v1/webhooks/connectors/codehost", { success: WebhookResponse, error: [WebhookRejectedResponse, ServiceUnavailableResponse] }).pipe(notAudited("a code host's delivery, signed by the code host and not a member's action; it starts syncs of the instances it concerns"))
       .annotate(MaxBodyBytes, WEBHOOK_BODY_BYTES)
       .annotate(RawBody, true)
       .annotate(OpenApi.Transform, deliveryHeaders)

@@ -1,7 +1,6 @@
 /** Desktop policies: switches of the desktop app set for members and teams, resolved into each member's effective policy. */
 import * as Schema from "effect/Schema"
-import * as SchemaAST from "effect/SchemaAST"
-import { requestBody, Timestamp, TrimmedText } from "./Common.js"
+import { Int, Timestamp, TrimmedText } from "./Common.js"
 import { DesktopPolicyId, exampleId, MembershipId, OrganizationId, TeamId } from "./Ids.js"
 import { Page, PageQueryFields } from "./Pagination.js"
 import { MemberIds } from "./Teams.js"
@@ -24,13 +23,13 @@ export type DesktopPolicySwitch = typeof DesktopPolicySwitches[number]
 export const DesktopPolicySettings = [...DesktopPolicySwitches, "onboardingPrompts"] as const
 export type DesktopPolicySetting = typeof DesktopPolicySettings[number]
 
-const switchField = Schema.optionalWith(Schema.Boolean, { exact: true })
+const switchField = Schema.optionalKey(Schema.Boolean)
 
-export const OnboardingPrompts = Schema.Array(TrimmedText(1, 500, "An onboarding prompt")).pipe(Schema.maxItems(3)).annotations({
+export const OnboardingPrompts = Schema.Array(TrimmedText(1, 500, "An onboarding prompt")).check(Schema.isMaxLength(3)).annotate({
   description: "Prompts the desktop app offers a new user, at most 3. An empty array sets \"no prompts\"."
 })
-export const OnboardingPromptDescriptions = Schema.Array(TrimmedText(0, 120, "A prompt's description")).pipe(Schema.maxItems(3))
-  .annotations({
+export const OnboardingPromptDescriptions = Schema.Array(TrimmedText(0, 120, "A prompt's description")).check(Schema.isMaxLength(3))
+  .annotate({
     description: "Descriptions of the prompts, by position: a prompt without one has the empty description, one without a prompt is ignored."
   })
 
@@ -43,8 +42,8 @@ const documentFields = {
   allowBuiltInExtensions: switchField,
   allowAlphaUpdates: switchField,
   showWelcomePage: switchField,
-  onboardingPrompts: Schema.optionalWith(OnboardingPrompts, { exact: true }),
-  onboardingPromptDescriptions: Schema.optionalWith(OnboardingPromptDescriptions, { exact: true })
+  onboardingPrompts: Schema.optionalKey(OnboardingPrompts),
+  onboardingPromptDescriptions: Schema.optionalKey(OnboardingPromptDescriptions)
 }
 
 /** The example policy: contractors get no custom providers and no alpha updates, and one onboarding prompt. */
@@ -58,30 +57,34 @@ const contractors = {
   }
 }
 
+const documentDescription =
+  "The switches and onboarding prompts this policy sets. A member left out is not set by this policy: lower-priority policies and then the default policy decide it."
+
 /**
  * A policy document: a policy sets only the members it has; a member it leaves out is decided by a lower policy,
  * and in the end by the organization's default policy.
  */
-export const DesktopPolicyDocument = Schema.Struct(documentFields).annotations({
+export const DesktopPolicyDocument = Schema.Struct(documentFields).annotate({
   identifier: "DesktopPolicyDocument",
-  description:
-    "The switches and onboarding prompts this policy sets. A member left out is not set by this policy: lower-priority policies and then the default policy decide it.",
+  description: documentDescription,
   examples: [contractors.policy]
 })
 export type DesktopPolicyDocument = typeof DesktopPolicyDocument.Type
 
-/** The document as a request sends it: strict (a misspelt switch is a 400, not a switch silently left unset). */
-export const DesktopPolicyDocumentInput = Schema.Struct(documentFields).annotations({
-  ...requestBody,
-  description: DesktopPolicyDocument.ast.annotations[SchemaAST.DescriptionAnnotationId] as string,
+/**
+ * The document as a request sends it: strict (a misspelt switch is a 400, not a switch silently left unset), by the
+ * API's `HttpApi.PayloadParseOptions` (`requestBody`), which reach nested structs too.
+ */
+export const DesktopPolicyDocumentInput = Schema.Struct(documentFields).annotate({
+  description: documentDescription,
   examples: [contractors.policy]
 })
 
 export const DesktopPolicyName = TrimmedText(1, 255, "Policy name")
-export const DesktopPolicyPriority = Schema.Int.pipe(Schema.between(0, 1_000_000)).annotations({
+export const DesktopPolicyPriority = Int.check(Schema.isBetween({ minimum: 0, maximum: 1_000_000 })).annotate({
   description: "0 to 1000000; for each switch, the highest-priority enabled policy that sets it decides (ties: the older one)."
 })
-export const PolicyTeamIds = Schema.Array(TeamId).pipe(Schema.maxItems(500)).annotations({
+export const PolicyTeamIds = Schema.Array(TeamId).check(Schema.isMaxLength(500)).annotate({
   description: "Ids (`tem_`) of teams of the organization; at most 500 entries. A repeated id is taken once."
 })
 
@@ -89,19 +92,19 @@ export class DesktopPolicy extends Schema.Class<DesktopPolicy>("DesktopPolicy")(
   id: DesktopPolicyId,
   organizationId: OrganizationId,
   policyName: Schema.String,
-  isDefault: Schema.Boolean.annotations({
+  isDefault: Schema.Boolean.annotate({
     description: "The organization's default policy: applies to every member, below every other; cannot be deleted or disabled."
   }),
   isEnabled: Schema.Boolean,
-  priority: Schema.Number,
+  priority: Schema.Finite,
   policy: DesktopPolicyDocument,
-  memberIds: Schema.Array(MembershipId).annotations({ description: "Members the policy is assigned to directly." }),
-  teamIds: Schema.Array(TeamId).annotations({ description: "Teams whose members the policy applies to." }),
+  memberIds: Schema.Array(MembershipId).annotate({ description: "Members the policy is assigned to directly." }),
+  teamIds: Schema.Array(TeamId).annotate({ description: "Teams whose members the policy applies to." }),
   createdByOrgMembershipId: Schema.NullOr(MembershipId),
   createdAt: Timestamp,
   updatedAt: Timestamp,
   deletedAt: Schema.NullOr(Timestamp)
-}).annotations({
+}).annotate({
   examples: [{
     id: exampleId("dpo"),
     organizationId: acme.id,
@@ -118,50 +121,51 @@ export class DesktopPolicy extends Schema.Class<DesktopPolicy>("DesktopPolicy")(
   }]
 })) {}
 
-export const DesktopPolicyResponse = Schema.Struct({ desktopPolicy: DesktopPolicy }).annotations({
+export const DesktopPolicyResponse = Schema.Struct({ desktopPolicy: DesktopPolicy }).annotate({
   identifier: "DesktopPolicyResponse"
 })
-export const DesktopPolicyPage = Page(DesktopPolicy).annotations({ identifier: "DesktopPolicyPage" })
-export const DesktopPolicyListQuery = Schema.Struct(PageQueryFields).annotations({ parseOptions: { errors: "all" } })
+export const DesktopPolicyPage = Page(DesktopPolicy).annotate({ identifier: "DesktopPolicyPage" })
+/** Every bad member reported: the API's `HttpApi.QueryParseOptions` (`allErrors`), not an annotation here. */
+export const DesktopPolicyListQuery = Schema.Struct(PageQueryFields)
 export type DesktopPolicyListQuery = typeof DesktopPolicyListQuery.Type
 export const DesktopPolicyPath = Schema.Struct({ desktopPolicyId: DesktopPolicyId })
 
 export const CreateDesktopPolicyRequest = Schema.Struct({
   policyName: DesktopPolicyName,
   policy: DesktopPolicyDocumentInput,
-  priority: Schema.optionalWith(DesktopPolicyPriority, { exact: true }).annotations({ description: "Default 0." }),
-  isEnabled: Schema.optionalWith(Schema.Boolean, { exact: true }).annotations({ description: "Default true." }),
-  memberIds: Schema.optionalWith(MemberIds, { exact: true }),
-  teamIds: Schema.optionalWith(PolicyTeamIds, { exact: true })
-}).annotations({ ...requestBody, examples: [{ ...contractors, priority: 10, memberIds: [alan.membershipId], teamIds: [exampleId("tem")] }] })
+  priority: Schema.optionalKey(DesktopPolicyPriority).annotateKey({ description: "Default 0." }),
+  isEnabled: Schema.optionalKey(Schema.Boolean).annotateKey({ description: "Default true." }),
+  memberIds: Schema.optionalKey(MemberIds),
+  teamIds: Schema.optionalKey(PolicyTeamIds)
+}).annotate({ examples: [{ ...contractors, priority: 10, memberIds: [alan.membershipId], teamIds: [exampleId("tem")] }] })
 export type CreateDesktopPolicyRequest = typeof CreateDesktopPolicyRequest.Type
 
 export const UpdateDesktopPolicyRequest = Schema.Struct({
-  policyName: Schema.optionalWith(DesktopPolicyName, { exact: true }),
-  policy: Schema.optionalWith(DesktopPolicyDocumentInput, { exact: true }).annotations({
+  policyName: Schema.optionalKey(DesktopPolicyName),
+  policy: Schema.optionalKey(DesktopPolicyDocumentInput.annotate({
     description: "The whole document: replaces the current one."
-  }),
-  priority: Schema.optionalWith(DesktopPolicyPriority, { exact: true }),
-  isEnabled: Schema.optionalWith(Schema.Boolean, { exact: true }),
-  memberIds: Schema.optionalWith(MemberIds, { exact: true }).annotations({
+  })),
+  priority: Schema.optionalKey(DesktopPolicyPriority),
+  isEnabled: Schema.optionalKey(Schema.Boolean),
+  memberIds: Schema.optionalKey(MemberIds.annotate({
     description: "The policy's whole list of members: replaces the current one."
-  }),
-  teamIds: Schema.optionalWith(PolicyTeamIds, { exact: true }).annotations({
+  })),
+  teamIds: Schema.optionalKey(PolicyTeamIds.annotate({
     description: "The policy's whole list of teams: replaces the current one."
-  })
-}).annotations({ ...requestBody, examples: [{ priority: 20, isEnabled: false }] })
+  }))
+}).annotate({ examples: [{ priority: 20, isEnabled: false }] })
 export type UpdateDesktopPolicyRequest = typeof UpdateDesktopPolicyRequest.Type
 
 /** Which policy decided one setting of an effective policy. */
 export const DesktopPolicySource = Schema.Struct({
-  desktopPolicyId: Schema.NullOr(DesktopPolicyId).annotations({
+  desktopPolicyId: Schema.NullOr(DesktopPolicyId).annotate({
     description: "Null for the built-in defaults (an organization without the enterprise plan)."
   }),
   policyName: Schema.String,
-  via: Schema.Literal("member", "team", "default").annotations({
+  via: Schema.Literals(["member", "team", "default"]).annotate({
     description: "How the policy reached the member: assigned directly, through a team, or as the default."
   })
-}).annotations({ identifier: "DesktopPolicySource", examples: [{ desktopPolicyId: exampleId("dpo"), policyName: contractors.policyName, via: "team" }] })
+}).annotate({ identifier: "DesktopPolicySource", examples: [{ desktopPolicyId: exampleId("dpo"), policyName: contractors.policyName, via: "team" }] })
 
 /** Alan's effective policy in the example: the contractors' policy (through his team) and the default for the rest. */
 const effectiveExample = () => {
@@ -206,7 +210,7 @@ export const EffectiveDesktopPolicy = Schema.Struct({
     showWelcomePage: Schema.Boolean,
     onboardingPrompts: Schema.Array(Schema.String),
     onboardingPromptDescriptions: Schema.Array(Schema.String)
-  }).annotations({ description: "Every switch decided, and the onboarding prompts with their descriptions." }),
+  }).annotate({ description: "Every switch decided, and the onboarding prompts with their descriptions." }),
   decidedBy: Schema.Struct({
     allowCustomProviders: DesktopPolicySource,
     allowPartnerModel: DesktopPolicySource,
@@ -216,11 +220,11 @@ export const EffectiveDesktopPolicy = Schema.Struct({
     allowBuiltInExtensions: DesktopPolicySource,
     allowAlphaUpdates: DesktopPolicySource,
     showWelcomePage: DesktopPolicySource,
-    onboardingPrompts: DesktopPolicySource.annotations({ description: "Decides the prompts and their descriptions." })
-  }).annotations({ description: "Per setting, the policy that decided it." })
-}).annotations({ identifier: "EffectiveDesktopPolicy", examples: [effectiveExample()] })
+    onboardingPrompts: DesktopPolicySource.annotateKey({ description: "Decides the prompts and their descriptions." })
+  }).annotate({ description: "Per setting, the policy that decided it." })
+}).annotate({ identifier: "EffectiveDesktopPolicy", examples: [effectiveExample()] })
 export type EffectiveDesktopPolicy = typeof EffectiveDesktopPolicy.Type
 
-export const EffectiveDesktopPolicyResponse = Schema.Struct({ effectivePolicy: EffectiveDesktopPolicy }).annotations({
+export const EffectiveDesktopPolicyResponse = Schema.Struct({ effectivePolicy: EffectiveDesktopPolicy }).annotate({
   identifier: "EffectiveDesktopPolicyResponse"
 })

@@ -1,8 +1,8 @@
 /** Desktop policies (enterprise plan): owners and admins manage them; every member reads their effective policy. */
-import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
-import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
-import * as OpenApi from "@effect/platform/OpenApi"
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
+import * as OpenApi from "effect/http-api/OpenApi"
 import {
   CreateDesktopPolicyRequest,
   DesktopPolicyListQuery,
@@ -20,13 +20,12 @@ import { audits } from "./AuditCatalog.js"
 const assignmentErrors =
   "404 `member_not_found` / `team_not_found` naming every id that is not an active member / a team of the organization"
 
+/** The errors every endpoint of the group may answer (Effect 4 has no group `addError`: each endpoint declares them). */
+const groupErrors = [ForbiddenResponse, PlanRequiredResponse] as const
+
 export class DesktopPoliciesApi extends HttpApiGroup.make("desktopPolicies")
   .add(
-    HttpApiEndpoint.post("create", "/v1/desktop-policies").pipe(audits("desktop_policy.create"))
-      .setPayload(CreateDesktopPolicyRequest)
-      .addSuccess(DesktopPolicyResponse, { status: 201 })
-      .addError(NotFoundResponse)
-      .pipe(requires("desktopPolicies.manage"))
+    HttpApiEndpoint.post("create", "/v1/desktop-policies", { payload: CreateDesktopPolicyRequest, success: DesktopPolicyResponse.pipe(HttpApiSchema.status(201)), error: [NotFoundResponse, ...groupErrors] }).pipe(audits("desktop_policy.create"), requires("desktopPolicies.manage"))
       .annotate(OpenApi.Summary, "Create a desktop policy")
       .annotate(
         OpenApi.Description,
@@ -34,10 +33,7 @@ export class DesktopPoliciesApi extends HttpApiGroup.make("desktopPolicies")
       )
   )
   .add(
-    HttpApiEndpoint.get("list", "/v1/desktop-policies")
-      .setUrlParams(DesktopPolicyListQuery)
-      .addSuccess(DesktopPolicyPage)
-      .pipe(requires("desktopPolicies.manage"))
+    HttpApiEndpoint.get("list", "/v1/desktop-policies", { query: DesktopPolicyListQuery, success: DesktopPolicyPage, error: [...groupErrors] }).pipe(requires("desktopPolicies.manage"))
       .annotate(OpenApi.Summary, "List desktop policies")
       .annotate(
         OpenApi.Description,
@@ -45,11 +41,7 @@ export class DesktopPoliciesApi extends HttpApiGroup.make("desktopPolicies")
       )
   )
   .add(
-    HttpApiEndpoint.get("get", "/v1/desktop-policies/:desktopPolicyId")
-      .setPath(DesktopPolicyPath)
-      .addSuccess(DesktopPolicyResponse)
-      .addError(NotFoundResponse)
-      .pipe(requires("desktopPolicies.manage"))
+    HttpApiEndpoint.get("get", "/v1/desktop-policies/:desktopPolicyId", { params: DesktopPolicyPath, success: DesktopPolicyResponse, error: [NotFoundResponse, ...groupErrors] }).pipe(requires("desktopPolicies.manage"))
       .annotate(OpenApi.Summary, "Get a desktop policy")
       .annotate(
         OpenApi.Description,
@@ -57,13 +49,7 @@ export class DesktopPoliciesApi extends HttpApiGroup.make("desktopPolicies")
       )
   )
   .add(
-    HttpApiEndpoint.patch("update", "/v1/desktop-policies/:desktopPolicyId").pipe(audits("desktop_policy.update"))
-      .setPath(DesktopPolicyPath)
-      .setPayload(UpdateDesktopPolicyRequest)
-      .addSuccess(DesktopPolicyResponse)
-      .addError(ConflictResponse)
-      .addError(NotFoundResponse)
-      .pipe(requires("desktopPolicies.manage"))
+    HttpApiEndpoint.patch("update", "/v1/desktop-policies/:desktopPolicyId", { params: DesktopPolicyPath, payload: UpdateDesktopPolicyRequest, success: DesktopPolicyResponse, error: [ConflictResponse, NotFoundResponse, ...groupErrors] }).pipe(audits("desktop_policy.update"), requires("desktopPolicies.manage"))
       .annotate(OpenApi.Summary, "Update a desktop policy")
       .annotate(
         OpenApi.Description,
@@ -71,12 +57,7 @@ export class DesktopPoliciesApi extends HttpApiGroup.make("desktopPolicies")
       )
   )
   .add(
-    HttpApiEndpoint.del("delete", "/v1/desktop-policies/:desktopPolicyId").pipe(audits("desktop_policy.delete"))
-      .setPath(DesktopPolicyPath)
-      .addSuccess(HttpApiSchema.NoContent)
-      .addError(ConflictResponse)
-      .addError(NotFoundResponse)
-      .pipe(requires("desktopPolicies.manage"))
+    HttpApiEndpoint.delete("delete", "/v1/desktop-policies/:desktopPolicyId", { params: DesktopPolicyPath, success: HttpApiSchema.NoContent, error: [ConflictResponse, NotFoundResponse, ...groupErrors] }).pipe(audits("desktop_policy.delete"), requires("desktopPolicies.manage"))
       .annotate(OpenApi.Summary, "Delete a desktop policy")
       .annotate(
         OpenApi.Description,
@@ -84,17 +65,13 @@ export class DesktopPoliciesApi extends HttpApiGroup.make("desktopPolicies")
       )
   )
   .add(
-    HttpApiEndpoint.get("effective", "/v1/me/desktop-policy")
-      .addSuccess(EffectiveDesktopPolicyResponse)
-      .pipe(requires("desktopPolicies.readEffective"))
+    HttpApiEndpoint.get("effective", "/v1/me/desktop-policy", { success: EffectiveDesktopPolicyResponse, error: [...groupErrors] }).pipe(requires("desktopPolicies.readEffective"))
       .annotate(OpenApi.Summary, "Get my effective desktop policy")
       .annotate(
         OpenApi.Description,
         "What the desktop app applies for the calling member, on every plan. Among the enabled policies assigned to the member directly or through a team, for each switch the highest-priority policy that sets it decides (ties: the older policy), then the default policy; the onboarding prompts are decided the same way, with their descriptions. `decidedBy` names the deciding policy of each setting. Without the enterprise plan it answers the built-in defaults (every switch on, no prompts). Changes nothing beyond creating the default policy on first use.\n\nErrors: none beyond the group's (no 402)."
       )
   )
-  .addError(ForbiddenResponse)
-  .addError(PlanRequiredResponse)
   .middleware(MemberAuthentication)
   .annotate(OpenApi.Title, "Desktop policies")
   .annotate(

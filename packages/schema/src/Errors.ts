@@ -2,28 +2,39 @@
  * Every error body of the API, each a tagged error class (what handlers fail with and clients catch) and a wire
  * schema (what travels: exactly the spec's members, no `_tag`) annotated with its HTTP status.
  */
-import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
-import * as Option from "effect/Option"
+import * as Effect from "effect/Effect"
+import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
 import * as Schema from "effect/Schema"
 import * as SchemaAST from "effect/SchemaAST"
+import * as SchemaGetter from "effect/SchemaGetter"
+import type * as SchemaIssue from "effect/SchemaIssue"
+import * as SchemaParser from "effect/SchemaParser"
+import { Int } from "./Common.js"
 import { McpDiagnostic, ToolInspection } from "./McpDiagnostics.js"
 
 /** A literal member the constructor fills in, so `new Unauthorized()` needs no arguments. */
-const code = <const C extends string>(value: C) =>
-  Schema.Literal(value).pipe(Schema.propertySignature, Schema.withConstructorDefault(() => value))
+const code = <const C extends string>(value: C) => Schema.Literal(value).pipe(Schema.withConstructorDefault(Effect.succeed(value)))
 
-type ErrorClass<Self, Fields extends Schema.Struct.Fields> = Schema.Schema<Self, any, never> & {
+/** The members of an error body: its class's fields without `_tag`. */
+type BodyFields<Fields extends Schema.Struct.Fields> = Omit<Fields, "_tag">
+
+/**
+ * What `wire` needs of an error class: a schema of its instances with their fields, built from the body's decoded
+ * members (the class fills in `_tag`).
+ */
+interface ErrorClass<Self, Fields extends Schema.Struct.Fields> extends Schema.Top {
+  readonly Type: Self
   readonly fields: Fields
-  new(props: any): Self
+  new(props: Schema.Struct.Type<BodyFields<Fields>>): Self
 }
 
 /** The members of a literal union, as Markdown code, for descriptions. */
 const codes = (literals: { readonly literals: ReadonlyArray<string> }) => literals.literals.map((code) => `\`${code}\``).join(", ")
 
-const registry = new Map<Function, Schema.Schema<any, any, any>>()
+const registry = new Map<Function, Schema.Top>()
 
 /** The wire schema of an error the API declares, or undefined for anything else (a defect, a foreign error). */
-export const errorResponseOf = (error: unknown): Schema.Schema<any, any, any> | undefined =>
+export const errorResponseOf = (error: unknown): Schema.Top | undefined =>
   typeof error === "object" && error !== null ? registry.get(error.constructor) : undefined
 
 /** The wire form of one error class: the spec's members only, with the HTTP status it answers with. */
@@ -32,35 +43,70 @@ const wire = <Self extends { readonly _tag: string }, Fields extends Schema.Stru
   status: number,
   description: string,
   options: { readonly exact?: boolean } = {}
-): Schema.Schema<Self, Schema.Struct.Encoded<Omit<Fields, "_tag">>> => {
-  const { _tag, ...fields } = cls.fields as Schema.Struct.Fields
-  const identifier = SchemaAST.getIdentifierAnnotation(cls.ast).pipe(Option.getOrUndefined)
-  const response = wireOf(cls, fields, Schema.typeSchema(cls), status, { ...options, identifier, description })
+) => {
+  const { _tag, ...fields } = cls.fields
+  const annotations = described(SchemaAST.resolveIdentifier(cls.ast), description)
+  const body = Schema.Struct(fields)
+  const asBody = SchemaParser.decodeUnknownEffect(Schema.toType(body))
+  const make = (decoded: unknown) => Effect.map(asBody(decoded), (members) => new cls(members))
+  const response = options.exact
+    ? wireOf(Schema.StructWithRest(body, [noOtherMembers(Object.keys(fields))]).annotate(annotations), fields, Schema.toType(cls), make, status)
+    : wireOf(body.annotate(annotations), fields, Schema.toType(cls), make, status)
   registry.set(cls, response)
-  return response as any
+  return response
 }
 
-const wireOf = <Self, Fields extends Schema.Struct.Fields>(
-  cls: ErrorClass<Self, Schema.Struct.Fields>,
-  fields: Fields,
-  to: Schema.Schema<Self, Self>,
-  status: number,
-  options: { readonly exact?: boolean | undefined; readonly identifier: string | undefined; readonly description: string }
+/**
+ * The rest of an exact body: no member but `names`. Effect 4 applies a record rest to the declared members too, so its
+ * keys leave them out; the key check says nothing to JSON Schema (`[{}, true]`): the document's
+ * `additionalProperties: false` says it.
+ */
+const noOtherMembers = (names: ReadonlyArray<string>) =>
+  Schema.Record(
+    Schema.String.check(Schema.makeFilter((name: string) => !names.includes(name), { toJsonSchema: () => [{}, true] })),
+    Schema.Never
+  )
+
+const described = (identifier: string | undefined, description: string) =>
+  identifier === undefined ? { description } : { identifier, description }
+
+/**
+ * An instance's values of the body's members, defined ones only (not `_tag` nor header values). Read by name: an
+ * error's `message` is not enumerable (Effect 4's errors are `Error`s).
+ */
+const membersOf = (error: object, fields: Schema.Struct.Fields): Record<string, unknown> => {
+  const out: Record<string, unknown> = {}
+  for (const name of Object.keys(fields)) {
+    const value: unknown = Reflect.get(error, name)
+    if (value !== undefined) out[name] = value
+  }
+  return out
+}
+
+/**
+ * The body schema `from` decoded to the class's instances (`to`, through `make`) and encoded back to the body's
+ * members, read through `from`'s Type, which types them without a cast.
+ *
+ * `exact` bodies refuse members they do not have (a 401 `{ error: "unauthorized" }` is not another 401's body with
+ * more members): Effect 4 reads parse options from the API only, so such a body says it itself, with a rest of no
+ * other members (`noOtherMembers`).
+ */
+const wireOf = <Self extends object, From extends Schema.Top>(
+  from: From,
+  fields: Schema.Struct.Fields,
+  to: Schema.Codec<Self, Self>,
+  /** The instance of a decoded body; it reads the body through the class's own body struct, typed (a cheap pass). */
+  make: (decoded: From["Type"]) => Effect.Effect<Self, SchemaIssue.Issue>,
+  status: number
 ) => {
-  const names = Object.keys(fields)
-  return Schema.transform(
-    Schema.Struct(fields).annotations({
-      ...(options.identifier ? { identifier: options.identifier } : {}),
-      description: options.description,
-      ...(options.exact ? { parseOptions: { onExcessProperty: "error" } } : {})
+  const members = SchemaParser.decodeUnknownEffect(Schema.toType(from))
+  return from.pipe(
+    Schema.decodeTo(to, {
+      decode: SchemaGetter.transformEffect(make),
+      encode: SchemaGetter.transformEffect((error: Self) => members(membersOf(error, fields)))
     }),
-    to,
-    {
-      strict: false,
-      decode: (body) => new cls(body),
-      encode: (error) => Object.fromEntries(names.filter((name) => (error as any)[name] !== undefined).map((name) => [name, (error as any)[name]]))
-    }
-  ).annotations(HttpApiSchema.annotations({ status }))
+    HttpApiSchema.status(status)
+  )
 }
 
 /**
@@ -68,26 +114,42 @@ const wireOf = <Self, Fields extends Schema.Struct.Fields>(
  * its document and its typed client then name exactly those. Declarations only: encoding and `errorResponseOf` keep
  * the class's whole form, which sends the same body.
  */
-const only = <Self extends { readonly _tag: string; readonly error: string }, Fields extends Schema.Struct.Fields, const Code extends Self["error"]>(
+const only = <
+  Self extends { readonly _tag: string; readonly error: string },
+  Fields extends Schema.Struct.Fields,
+  const Code extends Self["error"]
+>(
   cls: ErrorClass<Self, Fields>,
   status: number,
   identifier: string,
   description: string,
   codes: readonly [Code, ...Array<Code>]
 ) => {
-  const { _tag, error, ...fields } = cls.fields
+  const { _tag, ...bodyFields } = cls.fields
+  const { error: _, ...fields } = bodyFields
   const allowed: ReadonlyArray<string> = codes
-  const to = Schema.typeSchema(cls).pipe(Schema.filter((value) => allowed.includes(value.error), { identifier }))
-  return wireOf(cls, { error: Schema.Literal(...codes), ...fields }, to, status, { identifier, description })
+  const to = Schema.toType(cls).check(Schema.makeFilter((value: Self) => allowed.includes(value.error), { identifier }))
+  // The narrowed body decodes to the whole body (a narrower code is one of its codes), which makes the instance.
+  const whole = SchemaParser.decodeUnknownEffect(Schema.toType(Schema.Struct(bodyFields)))
+  // One code is a literal, not a union of one (which the document would show as an `anyOf` of one).
+  const [first, ...rest] = codes
+  const error = rest.length === 0 ? Schema.Literal(first) : Schema.Literals(codes)
+  return wireOf(
+    Schema.Struct({ error, ...fields }).annotate({ identifier, description }),
+    bodyFields,
+    to,
+    (decoded) => Effect.map(whole(decoded), (body) => new cls(body)),
+    status
+  )
 }
 
-export const InvalidRequestDetail = Schema.Struct(
-  {
+export const InvalidRequestDetail = Schema.StructWithRest(
+  Schema.Struct({
     message: Schema.String,
-    path: Schema.Array(Schema.Union(Schema.String, Schema.Number))
-  },
-  Schema.Record({ key: Schema.String, value: Schema.Unknown })
-).annotations({ identifier: "InvalidRequestDetail" })
+    path: Schema.Array(Schema.Union([Schema.String, Schema.Finite]))
+  }),
+  [Schema.Record(Schema.String, Schema.Unknown)]
+).annotate({ identifier: "InvalidRequestDetail" })
 
 export class InvalidRequest extends Schema.TaggedError<InvalidRequest>("InvalidRequest")("InvalidRequest", {
   error: code("invalid_request"),
@@ -108,7 +170,7 @@ export const UnauthorizedResponse = wire(Unauthorized, 401, "Credentials are mis
 })
 
 /** Machine-readable reasons of a 403. */
-export const ForbiddenReason = Schema.Literal(
+export const ForbiddenReason = Schema.Literals([
   "insufficient_role",
   "operator_only",
   "session_required",
@@ -124,7 +186,7 @@ export const ForbiddenReason = Schema.Literal(
   "recent_authentication_required",
   // The instance's operator disabled the account: its password and SSO sign-ins are refused until enabled again.
   "account_disabled"
-).annotations({ identifier: "ForbiddenReason" })
+]).annotate({ identifier: "ForbiddenReason" })
 export type ForbiddenReason = typeof ForbiddenReason.Type
 
 export class Forbidden extends Schema.TaggedError<Forbidden>("Forbidden")("Forbidden", {
@@ -156,7 +218,7 @@ export const OrganizationNotFoundResponse = wire(
 )
 
 /** What a 404 names. */
-export const NotFoundCode = Schema.Literal(
+export const NotFoundCode = Schema.Literals([
   "not_found",
   "organization_not_found",
   "member_not_found",
@@ -195,7 +257,7 @@ export const NotFoundCode = Schema.Literal(
   "audit_stream_not_found",
   "session_not_found",
   "user_not_found"
-).annotations({ identifier: "NotFoundCode" })
+]).annotate({ identifier: "NotFoundCode" })
 export type NotFoundCode = typeof NotFoundCode.Type
 
 export class NotFound extends Schema.TaggedError<NotFound>("NotFound")("NotFound", {
@@ -227,7 +289,7 @@ export const UserNotFoundResponse = only(
 )
 
 /** What a 409 names. */
-export const ConflictCode = Schema.Literal(
+export const ConflictCode = Schema.Literals([
   "email_taken",
   "last_owner",
   "member_not_admin",
@@ -295,7 +357,7 @@ export const ConflictCode = Schema.Literal(
   // An organization's deletion and restoration.
   "organization_operates_instance",
   "organization_not_deleted"
-).annotations({ identifier: "ConflictCode" })
+]).annotate({ identifier: "ConflictCode" })
 export type ConflictCode = typeof ConflictCode.Type
 
 export class Conflict extends Schema.TaggedError<Conflict>("Conflict")("Conflict", {
@@ -345,7 +407,7 @@ export class RateLimited extends Schema.TaggedError<RateLimited>("RateLimited")(
 export const RateLimitedResponse = wire(RateLimited, 429, "Too many requests; the `Retry-After` header says how many seconds to wait.")
 
 /** What a 409 about an `Idempotency-Key` names. */
-export const IdempotencyConflictCode = Schema.Literal("idempotency_key_in_use", "idempotency_response_lost").annotations({
+export const IdempotencyConflictCode = Schema.Literals(["idempotency_key_in_use", "idempotency_response_lost"]).annotate({
   identifier: "IdempotencyConflictCode"
 })
 export type IdempotencyConflictCode = typeof IdempotencyConflictCode.Type
@@ -444,14 +506,14 @@ export class ConnectionNotReady extends Schema.TaggedError<ConnectionNotReady>("
 }) {}
 export const ConnectionNotReadyResponse = wire(ConnectionNotReady, 409, "The MCP connection lacks the credential it needs.")
 
-export const NeedsConnectionReason = Schema.Literal(
+export const NeedsConnectionReason = Schema.Literals([
   "suite_not_configured",
   "feature_disabled",
   "not_connected",
   "reconnect_required",
   "scope_missing",
   "permission_denied"
-).annotations({
+]).annotate({
   identifier: "NeedsConnectionReason",
   description:
     "Why: `suite_not_configured` and `feature_disabled` are an admin's to fix (the suite's OAuth client); `not_connected`, `reconnect_required` (the suite refused the stored tokens), `scope_missing` and `permission_denied` (the suite answered 403) the member's: connect again."
@@ -461,10 +523,10 @@ export type NeedsConnectionReason = typeof NeedsConnectionReason.Type
 export class NeedsConnection extends Schema.TaggedError<NeedsConnection>("NeedsConnection")("NeedsConnection", {
   error: code("needs_connection"),
   message: Schema.String,
-  suite: Schema.optionalWith(Schema.Literal("suite-a", "suite-b"), { exact: true }).annotations({
+  suite: Schema.optionalKey(Schema.Literals(["suite-a", "suite-b"])).annotateKey({
     description: "The suite whose connection is needed."
   }),
-  reason: Schema.optionalWith(NeedsConnectionReason, { exact: true })
+  reason: Schema.optionalKey(NeedsConnectionReason)
 }) {}
 export const NeedsConnectionResponse = wire(
   NeedsConnection,
@@ -473,13 +535,13 @@ export const NeedsConnectionResponse = wire(
 )
 
 export class SuiteApiError extends Schema.TaggedError<SuiteApiError>("SuiteApiError")("SuiteApiError", {
-  error: Schema.Literal("suite_a_api_error", "suite_b_api_error"),
+  error: Schema.Literals(["suite_a_api_error", "suite_b_api_error"]),
   message: Schema.String,
-  outcome: Schema.optionalWith(Schema.Literal("unknown"), { exact: true }).annotations({
+  outcome: Schema.optionalKey(Schema.Literal("unknown")).annotateKey({
     description:
       "Present on a change (a draft, a meeting link) whose request was sent but whose answer never came or could not be read: it may have happened. Look before retrying."
   }),
-  retryable: Schema.optionalWith(Schema.Boolean, { exact: true }).annotations({
+  retryable: Schema.optionalKey(Schema.Boolean).annotateKey({
     description: "Whether the same request may succeed later (a rate limit, an unavailable suite, a timeout of a read)."
   })
 }) {}
@@ -536,7 +598,7 @@ export const SsoSignInFailedResponse = wire(
  * the domain's state, 502 for DNS.
  */
 
-export const DomainVerificationConflictReason = Schema.Literal("domain_verification_not_requested", "sso_domain_taken").annotations({
+export const DomainVerificationConflictReason = Schema.Literals(["domain_verification_not_requested", "sso_domain_taken"]).annotate({
   identifier: "DomainVerificationConflictReason",
   description:
     "`domain_verification_not_requested`: no TXT record was requested for the domain, or the request expired (request one with `POST /v1/sso/request-domain-verification`); `sso_domain_taken`: another organization verified the domain first."
@@ -583,7 +645,7 @@ export const DnsLookupFailedResponse = wire(
 )
 
 export class WebhookRejected extends Schema.TaggedError<WebhookRejected>("WebhookRejected")("WebhookRejected", {
-  ok: Schema.Literal(false).pipe(Schema.propertySignature, Schema.withConstructorDefault(() => false as const)),
+  ok: Schema.Literal(false).pipe(Schema.withConstructorDefault(Effect.succeed(false as const))),
   error: Schema.String
 }) {}
 export const WebhookRejectedResponse = wire(WebhookRejected, 401, "The webhook signature did not verify against the raw body.")
@@ -647,10 +709,10 @@ export const ToolExecutionFailedResponse = wire(
 export class LlmProviderApiError extends Schema.TaggedError<LlmProviderApiError>("LlmProviderApiError")("LlmProviderApiError", {
   error: code("llm_provider_api_error"),
   message: Schema.String,
-  upstreamStatus: Schema.optionalWith(Schema.Int, { exact: true }).annotations({
+  upstreamStatus: Schema.optionalKey(Int).annotateKey({
     description: "The HTTP status the provider answered with; absent when it gave no answer (unreachable, timed out, refused by the outbound guard)."
   }),
-  retryable: Schema.Boolean.annotations({
+  retryable: Schema.Boolean.annotate({
     description: "Whether the same request may succeed later (a rate limit, a 5xx, a timeout or an unreachable provider)."
   })
 }) {}

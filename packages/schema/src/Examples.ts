@@ -3,8 +3,8 @@
  * its admin Grace and its member Alan (and Edsger, invited), on 2 November 2026. Schemas annotate their `examples` with these; the OpenAPI
  * document composes request and response examples from them (`OpenApiExamples.ts`).
  */
-import type * as Schema from "effect/Schema"
 import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import { exampleId } from "./Ids.js"
 import { composeExample } from "./OpenApiExamples.js"
 
@@ -44,6 +44,12 @@ export const exampleToken = (prefix: string, seed = 1): string => {
   return `${prefix}_${text}`
 }
 
-/** The example of `schema` (its own, or composed from its parts'), typed by its Type: one example reused in another. */
-export const exampleOf = <A, I, R>(schema: Schema.Schema<A, I, R>): A =>
-  Option.getOrThrowWith(composeExample(schema.ast), () => new Error(`no example for ${String(schema.ast)}`)) as A
+/**
+ * The example of `schema` (its own, or composed from its parts'), typed by its Type: one example reused in another.
+ * The example is checked against the schema's Type, which is what types it (and a wrong one fails here, at load).
+ */
+export const exampleOf = <S extends Schema.Top>(schema: S): S["Type"] => {
+  const example = Option.getOrThrowWith(composeExample(schema.ast), () => new Error(`no example for ${String(schema.ast)}`))
+  if (!Schema.is(schema)(example)) throw new Error(`the example of ${String(schema.ast)} is not one of its values`)
+  return example
+}

@@ -2,8 +2,9 @@
  * Safe retries of writes: the `Idempotency-Key` request header, which operations take it, and the
  * `Idempotent-Replayed` response header. The server, the clients and the OpenAPI document share these rules.
  */
-import * as HttpApi from "@effect/platform/HttpApi"
-import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
+import * as HttpApi from "effect/http-api/HttpApi"
+import type * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
 import * as Schema from "effect/Schema"
 
 /** The request header (HTTP header names are case-insensitive; this is how Node and fetch report them). */
@@ -15,16 +16,14 @@ export const idempotentReplayedHeader = "idempotent-replayed"
 /** How long the server keeps a key and its answer. */
 export const idempotencyKeyLifetimeHours = 24
 
-export const idempotencyKeyPattern = /^[\x20-\x7E]{1,255}$/
+// The `u` flag: without it Effect 4 leaves the pattern out of the JSON Schema (the same source, the same matches).
+export const idempotencyKeyPattern = /^[\x20-\x7E]{1,255}$/u
 
 /** 1 to 255 printable ASCII characters (a UUID is the usual choice). */
-export const IdempotencyKey = Schema.String.pipe(
-  Schema.pattern(idempotencyKeyPattern),
-  Schema.annotations({
-    identifier: "IdempotencyKey",
-    description: "1 to 255 printable ASCII characters, unique per operation the caller means (a UUID, say)."
-  })
-)
+export const IdempotencyKey = Schema.String.check(Schema.isPattern(idempotencyKeyPattern)).annotate({
+  identifier: "IdempotencyKey",
+  description: "1 to 255 printable ASCII characters, unique per operation the caller means (a UUID, say)."
+})
 
 const writes = new Set(["POST", "PUT", "PATCH", "DELETE"])
 
@@ -32,11 +31,14 @@ const writes = new Set(["POST", "PUT", "PATCH", "DELETE"])
  * Whether an operation takes part: a write (POST, PUT, PATCH, DELETE) that requires credentials, which scope the
  * key. Operations open to anonymous callers (sign-up, sign-in, bootstrap, accepting an invitation, the signed
  * webhook) ignore the header: a replayed sign-in would hand its session token to anyone who knew the key.
+ *
+ * Effect 4 has no optional middleware: a security middleware requires credentials when it can refuse the request,
+ * that is when it declares errors (`OptionalAuthentication` declares none: it never refuses).
  */
-export const takesIdempotencyKey = (method: string, middleware: Iterable<HttpApiMiddleware.TagClassAny>): boolean => {
+export const takesIdempotencyKey = (method: string, middleware: Iterable<HttpApiMiddleware.AnyService>): boolean => {
   if (!writes.has(method.toUpperCase())) return false
   for (const tag of middleware) {
-    if (HttpApiMiddleware.isSecurity(tag) && tag.optional !== true) return true
+    if (HttpApiMiddleware.isSecurity(tag) && tag.error.size > 0) return true
   }
   return false
 }
@@ -49,14 +51,16 @@ export interface IdempotentOperations {
 }
 
 /** The operations of `api` that take an `Idempotency-Key`. */
-export const idempotentOperations = (api: HttpApi.HttpApi.Any): IdempotentOperations => {
+export const idempotentOperations = <Id extends string, Groups extends HttpApiGroup.Constraint>(
+  api: HttpApi.HttpApi<Id, Groups>
+): IdempotentOperations => {
   const ids = new Set<string>()
   const routes: Array<{ readonly method: string; readonly pattern: RegExp; readonly params: number; readonly takes: boolean }> = []
-  HttpApi.reflect(api as HttpApi.HttpApi.AnyWithProps, {
+  HttpApi.reflect(api, {
     onGroup() {},
     onEndpoint({ endpoint, group, middleware }) {
       const takes = takesIdempotencyKey(endpoint.method, middleware)
-      if (takes) ids.add(group.topLevel ? endpoint.name : `${group.identifier}.${endpoint.name}`)
+      if (takes) ids.add(group.topLevel ? endpoint.identifier : `${group.identifier}.${endpoint.identifier}`)
       const segments = endpoint.path.split("/")
       const source = segments.map((segment) => segment.startsWith(":") ? "[^/]+" : segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
       routes.push({

@@ -5,7 +5,6 @@
  * most `7` because 26 base32 characters hold 130 bits and a UUID only 128. Generation lives in the server
  * (`typeid-js`); this module only validates, so the client stays dependency-free.
  */
-import type * as Branded from "effect/Brand"
 import * as Schema from "effect/Schema"
 
 const SUFFIX = /^[0-7][0-9a-hjkmnp-tv-z]{25}$/
@@ -62,124 +61,126 @@ const exampleSuffix = (prefix: string, n: number): string => {
   return suffix
 }
 
-const typeId = <const Prefix extends string, const Brand extends string>(prefix: Prefix, brand: Brand, identifies: string) => {
+/**
+ * The checked string of a prefix, named `brand` in the document; each id brands it where it is declared
+ * (`.pipe(Schema.brand("TeamId"))`): Effect 4's `Schema.brand` takes a literal brand, not a type parameter.
+ */
+const typeId = (prefix: string, brand: string, identifies: string) => {
   identified.set(prefix, identifies)
-  const example = `${prefix}_${exampleSuffix(prefix, 1)}` as Branded.Branded<string, Brand>
-  return Schema.String.pipe(
-    Schema.filter((value) => checkTypeId(prefix, value) ?? true, {
-      identifier: brand,
+  const example = `${prefix}_${exampleSuffix(prefix, 1)}`
+  return Schema.String.check(
+    Schema.makeFilter((value: string) => checkTypeId(prefix, value) ?? true, {
       description: `${identifies}: a TypeID with the '${prefix}_' prefix (${prefix.length + 27} characters)`,
-      jsonSchema: {
+      toJsonSchema: () => ({
         type: "string",
         minLength: prefix.length + 27,
         maxLength: prefix.length + 27,
         pattern: `^${prefix}_[0-7][0-9a-hjkmnp-tv-z]{25}$`,
         examples: [example]
-      }
-    }),
-    Schema.brand(brand, { examples: [example] })
-  )
+      })
+    })
+  ).annotate({ identifier: brand, examples: [example] })
 }
 
-export const OrganizationId = typeId("org", "OrganizationId", "Organization id")
+export const OrganizationId = typeId("org", "OrganizationId", "Organization id").pipe(Schema.brand("OrganizationId"))
 export type OrganizationId = typeof OrganizationId.Type
-export const UserId = typeId("usr", "UserId", "User id")
+export const UserId = typeId("usr", "UserId", "User id").pipe(Schema.brand("UserId"))
 export type UserId = typeof UserId.Type
-export const SessionId = typeId("ses", "SessionId", "Session id")
+export const SessionId = typeId("ses", "SessionId", "Session id").pipe(Schema.brand("SessionId"))
 export type SessionId = typeof SessionId.Type
-export const MembershipId = typeId("om", "MembershipId", "Organization membership id")
+export const MembershipId = typeId("om", "MembershipId", "Organization membership id").pipe(Schema.brand("MembershipId"))
 export type MembershipId = typeof MembershipId.Type
-export const TeamId = typeId("tem", "TeamId", "Team id")
+export const TeamId = typeId("tem", "TeamId", "Team id").pipe(Schema.brand("TeamId"))
 export type TeamId = typeof TeamId.Type
-export const ApiKeyId = typeId("apk", "ApiKeyId", "API key id")
+export const ApiKeyId = typeId("apk", "ApiKeyId", "API key id").pipe(Schema.brand("ApiKeyId"))
 export type ApiKeyId = typeof ApiKeyId.Type
-export const BootstrapId = typeId("wbt", "BootstrapId", "Workspace bootstrap id")
+export const BootstrapId = typeId("wbt", "BootstrapId", "Workspace bootstrap id").pipe(Schema.brand("BootstrapId"))
 export type BootstrapId = typeof BootstrapId.Type
-export const WorkspaceClaimId = typeId("wcl", "WorkspaceClaimId", "Workspace claim id")
+export const WorkspaceClaimId = typeId("wcl", "WorkspaceClaimId", "Workspace claim id").pipe(Schema.brand("WorkspaceClaimId"))
 export type WorkspaceClaimId = typeof WorkspaceClaimId.Type
-export const InvitationId = typeId("inv", "InvitationId", "Invitation id")
+export const InvitationId = typeId("inv", "InvitationId", "Invitation id").pipe(Schema.brand("InvitationId"))
 export type InvitationId = typeof InvitationId.Type
-export const ConnectorAccountId = typeId("cac", "ConnectorAccountId", "Connector account id")
+export const ConnectorAccountId = typeId("cac", "ConnectorAccountId", "Connector account id").pipe(Schema.brand("ConnectorAccountId"))
 export type ConnectorAccountId = typeof ConnectorAccountId.Type
-export const ConnectorTargetId = typeId("ctg", "ConnectorTargetId", "Connector target id")
+export const ConnectorTargetId = typeId("ctg", "ConnectorTargetId", "Connector target id").pipe(Schema.brand("ConnectorTargetId"))
 export type ConnectorTargetId = typeof ConnectorTargetId.Type
-export const ConnectorInstanceId = typeId("cin", "ConnectorInstanceId", "Connector instance id")
+export const ConnectorInstanceId = typeId("cin", "ConnectorInstanceId", "Connector instance id").pipe(Schema.brand("ConnectorInstanceId"))
 export type ConnectorInstanceId = typeof ConnectorInstanceId.Type
-export const ConnectorMappingId = typeId("cmp", "ConnectorMappingId", "Connector mapping id")
+export const ConnectorMappingId = typeId("cmp", "ConnectorMappingId", "Connector mapping id").pipe(Schema.brand("ConnectorMappingId"))
 export type ConnectorMappingId = typeof ConnectorMappingId.Type
-export const PluginId = typeId("plg", "PluginId", "Plugin id")
+export const PluginId = typeId("plg", "PluginId", "Plugin id").pipe(Schema.brand("PluginId"))
 export type PluginId = typeof PluginId.Type
-export const MarketplaceId = typeId("mkt", "MarketplaceId", "Marketplace id")
+export const MarketplaceId = typeId("mkt", "MarketplaceId", "Marketplace id").pipe(Schema.brand("MarketplaceId"))
 export type MarketplaceId = typeof MarketplaceId.Type
-export const ConfigObjectId = typeId("cob", "ConfigObjectId", "Config object id")
+export const ConfigObjectId = typeId("cob", "ConfigObjectId", "Config object id").pipe(Schema.brand("ConfigObjectId"))
 export type ConfigObjectId = typeof ConfigObjectId.Type
-export const ConfigObjectVersionId = typeId("cov", "ConfigObjectVersionId", "Config object version id")
+export const ConfigObjectVersionId = typeId("cov", "ConfigObjectVersionId", "Config object version id").pipe(Schema.brand("ConfigObjectVersionId"))
 export type ConfigObjectVersionId = typeof ConfigObjectVersionId.Type
-export const ConfigObjectAccessGrantId = typeId("coa", "ConfigObjectAccessGrantId", "Config object access grant id")
+export const ConfigObjectAccessGrantId = typeId("coa", "ConfigObjectAccessGrantId", "Config object access grant id").pipe(Schema.brand("ConfigObjectAccessGrantId"))
 export type ConfigObjectAccessGrantId = typeof ConfigObjectAccessGrantId.Type
-export const MarketplaceAccessGrantId = typeId("mag", "MarketplaceAccessGrantId", "Marketplace access grant id")
+export const MarketplaceAccessGrantId = typeId("mag", "MarketplaceAccessGrantId", "Marketplace access grant id").pipe(Schema.brand("MarketplaceAccessGrantId"))
 export type MarketplaceAccessGrantId = typeof MarketplaceAccessGrantId.Type
-export const PluginConfigObjectId = typeId("pco", "PluginConfigObjectId", "Plugin config object membership id")
+export const PluginConfigObjectId = typeId("pco", "PluginConfigObjectId", "Plugin config object membership id").pipe(Schema.brand("PluginConfigObjectId"))
 export type PluginConfigObjectId = typeof PluginConfigObjectId.Type
-export const PluginAccessGrantId = typeId("pag", "PluginAccessGrantId", "Plugin access grant id")
+export const PluginAccessGrantId = typeId("pag", "PluginAccessGrantId", "Plugin access grant id").pipe(Schema.brand("PluginAccessGrantId"))
 export type PluginAccessGrantId = typeof PluginAccessGrantId.Type
-export const MarketplacePluginId = typeId("mkp", "MarketplacePluginId", "Marketplace plugin membership id")
+export const MarketplacePluginId = typeId("mkp", "MarketplacePluginId", "Marketplace plugin membership id").pipe(Schema.brand("MarketplacePluginId"))
 export type MarketplacePluginId = typeof MarketplacePluginId.Type
-export const ConnectorInstanceAccessGrantId = typeId("cia", "ConnectorInstanceAccessGrantId", "Connector instance access grant id")
+export const ConnectorInstanceAccessGrantId = typeId("cia", "ConnectorInstanceAccessGrantId", "Connector instance access grant id").pipe(Schema.brand("ConnectorInstanceAccessGrantId"))
 export type ConnectorInstanceAccessGrantId = typeof ConnectorInstanceAccessGrantId.Type
-export const ConnectorSyncEventId = typeId("cse", "ConnectorSyncEventId", "Connector sync event id")
+export const ConnectorSyncEventId = typeId("cse", "ConnectorSyncEventId", "Connector sync event id").pipe(Schema.brand("ConnectorSyncEventId"))
 export type ConnectorSyncEventId = typeof ConnectorSyncEventId.Type
-export const DesktopPolicyId = typeId("dpo", "DesktopPolicyId", "Desktop policy id")
+export const DesktopPolicyId = typeId("dpo", "DesktopPolicyId", "Desktop policy id").pipe(Schema.brand("DesktopPolicyId"))
 export type DesktopPolicyId = typeof DesktopPolicyId.Type
-export const ExternalMcpConnectionId = typeId("emc", "ExternalMcpConnectionId", "External MCP connection id")
+export const ExternalMcpConnectionId = typeId("emc", "ExternalMcpConnectionId", "External MCP connection id").pipe(Schema.brand("ExternalMcpConnectionId"))
 export type ExternalMcpConnectionId = typeof ExternalMcpConnectionId.Type
-export const McpConnectionAccessGrantId = typeId("emg", "McpConnectionAccessGrantId", "MCP connection access grant id")
+export const McpConnectionAccessGrantId = typeId("emg", "McpConnectionAccessGrantId", "MCP connection access grant id").pipe(Schema.brand("McpConnectionAccessGrantId"))
 export type McpConnectionAccessGrantId = typeof McpConnectionAccessGrantId.Type
-export const MemoryId = typeId("mem", "MemoryId", "Memory id")
+export const MemoryId = typeId("mem", "MemoryId", "Memory id").pipe(Schema.brand("MemoryId"))
 export type MemoryId = typeof MemoryId.Type
-export const MemoryContextId = typeId("mcx", "MemoryContextId", "Memory context id")
+export const MemoryContextId = typeId("mcx", "MemoryContextId", "Memory context id").pipe(Schema.brand("MemoryContextId"))
 export type MemoryContextId = typeof MemoryContextId.Type
-export const TelemetryEventId = typeId("tev", "TelemetryEventId", "Telemetry event id")
+export const TelemetryEventId = typeId("tev", "TelemetryEventId", "Telemetry event id").pipe(Schema.brand("TelemetryEventId"))
 export type TelemetryEventId = typeof TelemetryEventId.Type
-export const TelemetryDimensionId = typeId("tsd", "TelemetryDimensionId", "Telemetry session dimension id")
+export const TelemetryDimensionId = typeId("tsd", "TelemetryDimensionId", "Telemetry session dimension id").pipe(Schema.brand("TelemetryDimensionId"))
 export type TelemetryDimensionId = typeof TelemetryDimensionId.Type
-export const WorkerId = typeId("wrk", "WorkerId", "Worker id")
+export const WorkerId = typeId("wrk", "WorkerId", "Worker id").pipe(Schema.brand("WorkerId"))
 export type WorkerId = typeof WorkerId.Type
-export const WorkerInstanceId = typeId("wki", "WorkerInstanceId", "Worker instance id")
+export const WorkerInstanceId = typeId("wki", "WorkerInstanceId", "Worker instance id").pipe(Schema.brand("WorkerInstanceId"))
 export type WorkerInstanceId = typeof WorkerInstanceId.Type
-export const WorkerTokenId = typeId("wkt", "WorkerTokenId", "Worker token id")
+export const WorkerTokenId = typeId("wkt", "WorkerTokenId", "Worker token id").pipe(Schema.brand("WorkerTokenId"))
 export type WorkerTokenId = typeof WorkerTokenId.Type
-export const WorkerHeartbeatId = typeId("whb", "WorkerHeartbeatId", "Worker heartbeat id")
+export const WorkerHeartbeatId = typeId("whb", "WorkerHeartbeatId", "Worker heartbeat id").pipe(Schema.brand("WorkerHeartbeatId"))
 export type WorkerHeartbeatId = typeof WorkerHeartbeatId.Type
-export const WorkerActivityEventId = typeId("wae", "WorkerActivityEventId", "Worker activity event id")
+export const WorkerActivityEventId = typeId("wae", "WorkerActivityEventId", "Worker activity event id").pipe(Schema.brand("WorkerActivityEventId"))
 export type WorkerActivityEventId = typeof WorkerActivityEventId.Type
-export const TemplateId = typeId("tpl", "TemplateId", "Template id")
+export const TemplateId = typeId("tpl", "TemplateId", "Template id").pipe(Schema.brand("TemplateId"))
 export type TemplateId = typeof TemplateId.Type
-export const TemplateVersionId = typeId("tpv", "TemplateVersionId", "Template version id")
+export const TemplateVersionId = typeId("tpv", "TemplateVersionId", "Template version id").pipe(Schema.brand("TemplateVersionId"))
 export type TemplateVersionId = typeof TemplateVersionId.Type
-export const TemplateAccessGrantId = typeId("tpa", "TemplateAccessGrantId", "Template access grant id")
+export const TemplateAccessGrantId = typeId("tpa", "TemplateAccessGrantId", "Template access grant id").pipe(Schema.brand("TemplateAccessGrantId"))
 export type TemplateAccessGrantId = typeof TemplateAccessGrantId.Type
-export const LlmProviderId = typeId("llp", "LlmProviderId", "LLM provider id")
+export const LlmProviderId = typeId("llp", "LlmProviderId", "LLM provider id").pipe(Schema.brand("LlmProviderId"))
 export type LlmProviderId = typeof LlmProviderId.Type
-export const LlmProviderAccessGrantId = typeId("lpg", "LlmProviderAccessGrantId", "LLM provider access grant id")
+export const LlmProviderAccessGrantId = typeId("lpg", "LlmProviderAccessGrantId", "LLM provider access grant id").pipe(Schema.brand("LlmProviderAccessGrantId"))
 export type LlmProviderAccessGrantId = typeof LlmProviderAccessGrantId.Type
-export const SsoConnectionId = typeId("ssc", "SsoConnectionId", "SSO connection id")
+export const SsoConnectionId = typeId("ssc", "SsoConnectionId", "SSO connection id").pipe(Schema.brand("SsoConnectionId"))
 export type SsoConnectionId = typeof SsoConnectionId.Type
-export const SsoIntentId = typeId("ssi", "SsoIntentId", "SSO sign-in or test intent id")
+export const SsoIntentId = typeId("ssi", "SsoIntentId", "SSO sign-in or test intent id").pipe(Schema.brand("SsoIntentId"))
 export type SsoIntentId = typeof SsoIntentId.Type
-export const ScimConnectionId = typeId("scc", "ScimConnectionId", "SCIM connection id")
+export const ScimConnectionId = typeId("scc", "ScimConnectionId", "SCIM connection id").pipe(Schema.brand("ScimConnectionId"))
 export type ScimConnectionId = typeof ScimConnectionId.Type
-export const ScimTokenId = typeId("sct", "ScimTokenId", "SCIM token id")
+export const ScimTokenId = typeId("sct", "ScimTokenId", "SCIM token id").pipe(Schema.brand("ScimTokenId"))
 export type ScimTokenId = typeof ScimTokenId.Type
-export const ScimGroupId = typeId("scg", "ScimGroupId", "SCIM group id")
+export const ScimGroupId = typeId("scg", "ScimGroupId", "SCIM group id").pipe(Schema.brand("ScimGroupId"))
 export type ScimGroupId = typeof ScimGroupId.Type
-export const ScimEventId = typeId("sce", "ScimEventId", "SCIM provisioning event id")
+export const ScimEventId = typeId("sce", "ScimEventId", "SCIM provisioning event id").pipe(Schema.brand("ScimEventId"))
 export type ScimEventId = typeof ScimEventId.Type
-export const AuditEventId = typeId("aev", "AuditEventId", "Audit event id")
+export const AuditEventId = typeId("aev", "AuditEventId", "Audit event id").pipe(Schema.brand("AuditEventId"))
 export type AuditEventId = typeof AuditEventId.Type
-export const AuditStreamId = typeId("ast", "AuditStreamId", "Audit stream id")
+export const AuditStreamId = typeId("ast", "AuditStreamId", "Audit stream id").pipe(Schema.brand("AuditStreamId"))
 export type AuditStreamId = typeof AuditStreamId.Type
-export const AuditStreamDeliveryId = typeId("asd", "AuditStreamDeliveryId", "Audit stream delivery id")
+export const AuditStreamDeliveryId = typeId("asd", "AuditStreamDeliveryId", "Audit stream delivery id").pipe(Schema.brand("AuditStreamDeliveryId"))
 export type AuditStreamDeliveryId = typeof AuditStreamDeliveryId.Type
 
 /**

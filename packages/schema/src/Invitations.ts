@@ -1,19 +1,19 @@
 /** Invitations: bringing a person into an organization by email. */
 import * as Schema from "effect/Schema"
-import { allErrors, Email, requestBody, Timestamp } from "./Common.js"
+import { Email, Timestamp } from "./Common.js"
 import { exampleId, InvitationId, MembershipId, OrganizationId } from "./Ids.js"
 import { Membership, Organization } from "./Organizations.js"
 import { Page, PageQueryFields } from "./Pagination.js"
 import { Password, PersonName, Session, User } from "./Users.js"
 import { acme, ada, edsger, examplePassword, exampleTime, exampleToken } from "./Examples.js"
 
-export const InvitationStatus = Schema.Literal("pending", "accepted", "canceled", "expired").annotations({
+export const InvitationStatus = Schema.Literals(["pending", "accepted", "canceled", "expired"]).annotate({
   identifier: "InvitationStatus",
   description: "`expired` is a pending invitation past its `expiresAt`."
 })
 export type InvitationStatus = typeof InvitationStatus.Type
 
-export const InvitableRole = Schema.Literal("admin", "member").annotations({
+export const InvitableRole = Schema.Literals(["admin", "member"]).annotate({
   description: "Invitations make members or admins; owners are made by an owner (role change or ownership transfer)."
 })
 
@@ -27,7 +27,7 @@ export class Invitation extends Schema.Class<Invitation>("Invitation")(Schema.St
   acceptedByOrgMembershipId: Schema.NullOr(MembershipId),
   createdAt: Timestamp,
   expiresAt: Timestamp
-}).annotations({
+}).annotate({
   examples: [{
     id: exampleId("inv"),
     organizationId: acme.id,
@@ -41,14 +41,15 @@ export class Invitation extends Schema.Class<Invitation>("Invitation")(Schema.St
   }]
 })) {}
 
-export const InvitationPage = Page(Invitation).annotations({ identifier: "InvitationPage" })
+export const InvitationPage = Page(Invitation).annotate({ identifier: "InvitationPage" })
 
+/** Every bad member reported: the API's `HttpApi.QueryParseOptions` (`allErrors`), not an annotation here. */
 export const InvitationListQuery = Schema.Struct({
   ...PageQueryFields,
-  status: Schema.optionalWith(InvitationStatus, { exact: true }).annotations({
+  status: Schema.optionalKey(InvitationStatus).annotateKey({
     description: "Only invitations in this status (default: all)."
   })
-}).annotations(allErrors)
+})
 export type InvitationListQuery = typeof InvitationListQuery.Type
 
 export const InvitationPath = Schema.Struct({ invitationId: InvitationId })
@@ -56,9 +57,9 @@ export const InvitationPath = Schema.Struct({ invitationId: InvitationId })
 export const CreateInvitationRequest = Schema.Struct({
   email: Email,
   role: InvitableRole
-}).annotations({ ...requestBody, examples: [{ email: edsger.email, role: "member" }] })
+}).annotate({ examples: [{ email: edsger.email, role: "member" }] })
 
-const inviteToken = Schema.String.annotations({
+const inviteToken = Schema.String.annotate({
   description: "The invitation's secret, for `POST /v1/invitations/accept`. Shown only here; send it to the invitee.",
   examples: [exampleToken("opi")]
 })
@@ -68,46 +69,45 @@ export const CreatedInvitation = Schema.Struct({
   invitation: Invitation,
   inviteToken,
   refreshed: Schema.Literal(false)
-}).annotations({ identifier: "CreatedInvitation" })
+}).annotate({ identifier: "CreatedInvitation" })
 
 /** 200: the email already had a pending invitation; it now has a new token, role and expiry. */
 export const RefreshedInvitation = Schema.Struct({
   invitation: Invitation,
   inviteToken,
-  refreshed: Schema.Literal(true).annotations({ description: "The earlier token no longer works." })
-}).annotations({ identifier: "RefreshedInvitation" })
+  refreshed: Schema.Literal(true).annotate({ description: "The earlier token no longer works." })
+}).annotate({ identifier: "RefreshedInvitation" })
 
 /** What creating an invitation answers: 201 with a new one, or 200 with a refreshed one. */
-export const InvitationCreated = Schema.Union(CreatedInvitation, RefreshedInvitation)
+export const InvitationCreated = Schema.Union([CreatedInvitation, RefreshedInvitation])
 
-export const InvitationResponse = Schema.Struct({ invitation: Invitation }).annotations({
+export const InvitationResponse = Schema.Struct({ invitation: Invitation }).annotate({
   identifier: "InvitationResponse"
 })
 
 export const AcceptInvitationRequest = Schema.Struct({
-  token: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(255)),
-  signUp: Schema.optionalWith(
-    Schema.Struct({ name: PersonName, password: Password }).annotations({
-      ...requestBody,
+  token: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(255)),
+  // A nested request body: the API's `HttpApi.PayloadParseOptions` (`requestBody`) apply to it as well.
+  signUp: Schema.optionalKey(
+    Schema.Struct({ name: PersonName, password: Password }).annotate({
       description: "Creates an account for the invitation's email and signs it in, in the same call. Omit to accept as the signed-in caller."
-    }),
-    { exact: true }
+    })
   )
-}).annotations({ ...requestBody, examples: [{ token: exampleToken("opi"), signUp: { name: edsger.name, password: examplePassword } }] })
+}).annotate({ examples: [{ token: exampleToken("opi"), signUp: { name: edsger.name, password: examplePassword } }] })
 
 export const PreviewInvitationRequest = Schema.Struct({
-  token: AcceptInvitationRequest.fields.token.annotations({ description: "The invite token, as sent to the invitee." })
-}).annotations({ ...requestBody, examples: [{ token: exampleToken("opi") }] })
+  token: AcceptInvitationRequest.fields.token.annotate({ description: "The invite token, as sent to the invitee." })
+}).annotate({ examples: [{ token: exampleToken("opi") }] })
 
 /** What an invite token shows before it is accepted: enough to decide, nothing more (no ids, no emails). */
 export const InvitationPreview = Schema.Struct({
   organization: Schema.Struct({ name: Schema.String }),
   role: InvitableRole,
-  invitedBy: Schema.NullOr(Schema.Struct({ name: Schema.String })).annotations({
+  invitedBy: Schema.NullOr(Schema.Struct({ name: Schema.String })).annotate({
     description: "Who sent it, by name; null when their account no longer exists."
   }),
   expiresAt: Timestamp
-}).annotations({
+}).annotate({
   identifier: "InvitationPreview",
   examples: [{ organization: { name: acme.name }, role: "member", invitedBy: { name: ada.name }, expiresAt: exampleTime(30 + 7 * 24 * 60) }]
 })
@@ -116,15 +116,16 @@ export const AcceptedInvitation = Schema.Struct({
   organization: Organization,
   membership: Membership,
   user: User,
-  session: Schema.NullOr(Session).annotations({
+  session: Schema.NullOr(Session).annotate({
     description: "The new account's session when `signUp` was given (always then); null when accepted while signed in."
   })
-}).annotations({
+}).annotate({
   identifier: "AcceptedInvitation",
+  // Instances: Effect 4 encodes no plain object as a class, and an example it cannot encode is left out.
   examples: [{
-    organization: { id: acme.id, name: acme.name, plan: "team", provisional: false, createdAt: exampleTime() },
-    membership: { id: edsger.membershipId, organizationId: acme.id, userId: edsger.userId, role: "member", createdAt: exampleTime(40) },
-    user: { id: edsger.userId, email: edsger.email, name: edsger.name, createdAt: exampleTime(40) },
-    session: { id: exampleId("ses", 4), token: exampleToken("ops", 4), expiresAt: exampleTime(40 + 30 * 24 * 60) }
+    organization: new Organization({ id: acme.id, name: acme.name, plan: "team", provisional: false, createdAt: exampleTime() }),
+    membership: new Membership({ id: edsger.membershipId, organizationId: acme.id, userId: edsger.userId, role: "member", createdAt: exampleTime(40) }),
+    user: new User({ id: edsger.userId, email: edsger.email, name: edsger.name, createdAt: exampleTime(40) }),
+    session: new Session({ id: exampleId("ses", 4), token: exampleToken("ops", 4), expiresAt: exampleTime(40 + 30 * 24 * 60) })
   }]
 })

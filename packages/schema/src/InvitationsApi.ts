@@ -1,7 +1,8 @@
 /** Invitations: bringing a person into the organization by email. */
-import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
-import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import * as OpenApi from "@effect/platform/OpenApi"
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
+import * as OpenApi from "effect/http-api/OpenApi"
 import {
   ConflictResponse,
   ForbiddenResponse,
@@ -10,7 +11,7 @@ import {
   UnauthorizedResponse
 } from "./Errors.js"
 import { requires } from "./Policy.js"
-import { MemberAuthentication, OptionalAuthentication } from "./Security.js"
+import { MemberAuthentication, memberAuthenticationErrors, OptionalAuthentication } from "./Security.js"
 import {
   AcceptedInvitation,
   AcceptInvitationRequest,
@@ -26,14 +27,18 @@ import {
 } from "./Invitations.js"
 import { audits, notAudited } from "./AuditCatalog.js"
 
+/** The errors every endpoint of the group may answer (Effect 4 has no group `addError`: each endpoint declares them). */
+const groupErrors = [ForbiddenResponse] as const
+
+/**
+ * Those of the endpoints behind `MemberAuthentication` too: Effect 3 applied it to them alone (`middlewareEndpoints`),
+ * after their own errors (`memberAuthenticationErrors` says why they are declared).
+ */
+const authenticatedErrors = [...groupErrors, ...memberAuthenticationErrors] as const
+
 export class InvitationsApi extends HttpApiGroup.make("invitations")
   .add(
-    HttpApiEndpoint.post("create", "/v1/invitations").pipe(audits("invitation.create"))
-      .setPayload(CreateInvitationRequest)
-      .addSuccess(CreatedInvitation, { status: 201 })
-      .addSuccess(RefreshedInvitation)
-      .addError(ConflictResponse)
-      .pipe(requires("invitations.manage"))
+    HttpApiEndpoint.post("create", "/v1/invitations", { payload: CreateInvitationRequest, success: [CreatedInvitation.pipe(HttpApiSchema.status(201)), RefreshedInvitation], error: [ConflictResponse, ...authenticatedErrors] }).pipe(audits("invitation.create"), requires("invitations.manage"))
       .annotate(OpenApi.Summary, "Invite a person")
       .annotate(
         OpenApi.Description,
@@ -41,10 +46,7 @@ export class InvitationsApi extends HttpApiGroup.make("invitations")
       )
   )
   .add(
-    HttpApiEndpoint.get("list", "/v1/invitations")
-      .setUrlParams(InvitationListQuery)
-      .addSuccess(InvitationPage)
-      .pipe(requires("invitations.manage"))
+    HttpApiEndpoint.get("list", "/v1/invitations", { query: InvitationListQuery, success: InvitationPage, error: [...authenticatedErrors] }).pipe(requires("invitations.manage"))
       .annotate(OpenApi.Summary, "List invitations")
       .annotate(
         OpenApi.Description,
@@ -52,11 +54,7 @@ export class InvitationsApi extends HttpApiGroup.make("invitations")
       )
   )
   .add(
-    HttpApiEndpoint.get("get", "/v1/invitations/:invitationId")
-      .setPath(InvitationPath)
-      .addSuccess(InvitationResponse)
-      .addError(NotFoundResponse)
-      .pipe(requires("invitations.manage"))
+    HttpApiEndpoint.get("get", "/v1/invitations/:invitationId", { params: InvitationPath, success: InvitationResponse, error: [NotFoundResponse, ...authenticatedErrors] }).pipe(requires("invitations.manage"))
       .annotate(OpenApi.Summary, "Get an invitation")
       .annotate(
         OpenApi.Description,
@@ -64,28 +62,18 @@ export class InvitationsApi extends HttpApiGroup.make("invitations")
       )
   )
   .add(
-    HttpApiEndpoint.post("cancel", "/v1/invitations/:invitationId/cancel").pipe(audits("invitation.cancel"))
-      .setPath(InvitationPath)
-      .addSuccess(InvitationResponse)
-      .addError(NotFoundResponse)
-      .addError(ConflictResponse)
-      .pipe(requires("invitations.manage"))
+    HttpApiEndpoint.post("cancel", "/v1/invitations/:invitationId/cancel", { params: InvitationPath, success: InvitationResponse, error: [NotFoundResponse, ConflictResponse, ...authenticatedErrors] }).pipe(audits("invitation.cancel"), requires("invitations.manage"))
       .annotate(OpenApi.Summary, "Cancel an invitation")
       .annotate(
         OpenApi.Description,
         "Cancels a pending invitation and answers it; its token stops working.\n\nErrors: 404 `invitation_not_found`; 409 `invitation_not_pending` when it was accepted, canceled or has expired."
       )
   )
-  // Everything above needs credentials; accepting also serves people who do not have an account yet.
-  .middlewareEndpoints(MemberAuthentication)
+  // Everything above needs credentials; accepting also serves people who do not have an account yet. (Effect 4's
+  // group middleware is Effect 3's middlewareEndpoints: it applies to the endpoints added so far.)
+  .middleware(MemberAuthentication)
   .add(
-    HttpApiEndpoint.post("accept", "/v1/invitations/accept").pipe(audits("invitation.accept"))
-      .setPayload(AcceptInvitationRequest)
-      .addSuccess(AcceptedInvitation)
-      .addError(NotFoundResponse)
-      .addError(ConflictResponse)
-      .addError(UnauthorizedResponse)
-      .addError(ServiceUnavailableResponse)
+    HttpApiEndpoint.post("accept", "/v1/invitations/accept", { payload: AcceptInvitationRequest, success: AcceptedInvitation, error: [NotFoundResponse, ConflictResponse, UnauthorizedResponse, ServiceUnavailableResponse, ...groupErrors] }).pipe(audits("invitation.accept"))
       .middleware(OptionalAuthentication)
       .annotate(OpenApi.Summary, "Accept an invitation")
       .annotate(
@@ -94,18 +82,13 @@ export class InvitationsApi extends HttpApiGroup.make("invitations")
       )
   )
   .add(
-    HttpApiEndpoint.post("preview", "/v1/invitations/preview").pipe(notAudited("reads an invitation by its token; changes nothing"))
-      .setPayload(PreviewInvitationRequest)
-      .addSuccess(InvitationPreview)
-      .addError(NotFoundResponse)
-      .addError(ServiceUnavailableResponse)
+    HttpApiEndpoint.post("preview", "/v1/invitations/preview", { payload: PreviewInvitationRequest, success: InvitationPreview, error: [NotFoundResponse, ServiceUnavailableResponse, ...groupErrors] }).pipe(notAudited("reads an invitation by its token; changes nothing"))
       .annotate(OpenApi.Summary, "Preview an invitation")
       .annotate(
         OpenApi.Description,
         "What an invite token is for, before saying yes: the organization's name, the role, who sent it (by name) and when it expires; no more (no ids, no emails). Needs no credentials: the token is the proof, sent in the body so it stays out of URLs and logs. Changes nothing.\n\nErrors: 404 `invitation_not_found` for an unknown, used, canceled or expired token (the same answer for each)."
       )
   )
-  .addError(ForbiddenResponse)
   .annotate(OpenApi.Title, "Invitations")
   .annotate(
     OpenApi.Description,

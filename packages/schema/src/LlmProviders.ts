@@ -4,25 +4,30 @@
  * client gets only through the connect read.
  */
 import * as Schema from "effect/Schema"
-import { allErrors, requestBody, Timestamp, TrimmedText } from "./Common.js"
-import { urlAnnotations, urlProblem, type UrlRule, UrlOf } from "./Urls.js"
+import * as SchemaGetter from "effect/SchemaGetter"
+import { Int, Timestamp, TrimmedText } from "./Common.js"
+import { urlProblem, type UrlRule, UrlOf } from "./Urls.js"
 import { ada, exampleTime } from "./Examples.js"
 import { exampleId, LlmProviderId, MembershipId, OrganizationId } from "./Ids.js"
 import { Page, PageQueryFields } from "./Pagination.js"
+import { publishedAs } from "./internal/published.js"
 
-export const LlmApiStyle = Schema.Literal("openai-compatible", "anthropic").annotations({
+export const LlmApiStyle = Schema.Literals(["openai-compatible", "anthropic"]).annotate({
   identifier: "LlmApiStyle",
   description:
     "How clients talk to the provider: `openai-compatible` (the `openai` SDK: `GET {baseURL}/models`, `POST {baseURL}/chat/completions`, `Authorization: Bearer <key>`) or `anthropic` (the `@anthropic-ai/sdk`: `GET {baseURL}/v1/models`, `POST {baseURL}/v1/messages`, `x-api-key` and `anthropic-version`)."
 })
 export type LlmApiStyle = typeof LlmApiStyle.Type
 
-/** Prices in US dollars per million tokens, as models.dev gives them; null where unknown. */
+/**
+ * Prices in US dollars per million tokens, as models.dev gives them; null where unknown. (Finite numbers: Effect 4's
+ * `Schema.Number` also takes the strings "Infinity", "-Infinity" and "NaN", which JSON has no numbers for.)
+ */
 export const LlmModelCost = Schema.Struct({
-  input: Schema.NullOr(Schema.Number),
-  output: Schema.NullOr(Schema.Number),
-  cacheRead: Schema.NullOr(Schema.Number)
-}).annotations({ identifier: "LlmModelCost", description: "US dollars per million tokens (input, output, cached input read); null where unknown." })
+  input: Schema.NullOr(Schema.Finite),
+  output: Schema.NullOr(Schema.Finite),
+  cacheRead: Schema.NullOr(Schema.Finite)
+}).annotate({ identifier: "LlmModelCost", description: "US dollars per million tokens (input, output, cached input read); null where unknown." })
 
 // ----- The catalog -----
 
@@ -30,22 +35,22 @@ export const LlmCatalogModel = Schema.Struct({
   id: Schema.String,
   name: Schema.String,
   family: Schema.NullOr(Schema.String),
-  contextWindow: Schema.NullOr(Schema.Int).annotations({ description: "Tokens of context; null where unknown." }),
-  maxOutputTokens: Schema.NullOr(Schema.Int),
+  contextWindow: Schema.NullOr(Int).annotate({ description: "Tokens of context; null where unknown." }),
+  maxOutputTokens: Schema.NullOr(Int),
   cost: Schema.NullOr(LlmModelCost),
   reasoning: Schema.Boolean,
   toolCall: Schema.Boolean
-}).annotations({ identifier: "LlmCatalogModel" })
+}).annotate({ identifier: "LlmCatalogModel" })
 export type LlmCatalogModel = typeof LlmCatalogModel.Type
 
 export const LlmCatalogProvider = Schema.Struct({
-  id: Schema.String.pipe(Schema.pattern(/^[a-z0-9][a-z0-9._-]{0,63}$/)).annotations({ description: "The catalog's id of the provider (models.dev's): `openai`, `anthropic`, ..." }),
+  id: Schema.String.check(Schema.isPattern(/^[a-z0-9][a-z0-9._-]{0,63}$/u)).annotate({ description: "The catalog's id of the provider (models.dev's): `openai`, `anthropic`, ..." }),
   name: Schema.String,
   apiStyle: LlmApiStyle,
-  baseUrl: Schema.String.pipe(Schema.filter((text) => urlProblem(text, { absolute: "http" }) ?? true)),
+  baseUrl: Schema.String.check(Schema.makeFilter((text: string) => urlProblem(text, { absolute: "http" }) ?? true)),
   docUrl: Schema.NullOr(Schema.String),
   models: Schema.Array(LlmCatalogModel)
-}).annotations({ identifier: "LlmCatalogProvider" })
+}).annotate({ identifier: "LlmCatalogProvider" })
 export type LlmCatalogProvider = typeof LlmCatalogProvider.Type
 
 /** The catalog as shipped (and as an operator's `ORGPLANE_LLM_CATALOG` file holds it). */
@@ -53,7 +58,7 @@ export const LlmCatalog = Schema.Struct({
   source: Schema.String,
   revision: Schema.String,
   providers: Schema.Array(LlmCatalogProvider)
-}).annotations({ identifier: "LlmCatalog" })
+}).annotate({ identifier: "LlmCatalog" })
 export type LlmCatalog = typeof LlmCatalog.Type
 
 const catalogModelExample = {
@@ -76,17 +81,17 @@ const catalogProviderExample = {
 }
 
 export const LlmCatalogQuery = Schema.Struct({
-  provider: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(64)), { exact: true }).annotations({
+  provider: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(64))).annotateKey({
     description: "Only this catalog provider (its id, such as `openai`); unknown ids are a 404."
   })
-}).annotations({ ...allErrors, examples: [{ provider: "openai" }] })
+}).annotate({ examples: [{ provider: "openai" }] })
 export type LlmCatalogQuery = typeof LlmCatalogQuery.Type
 
 export const LlmCatalogResponse = Schema.Struct({
-  source: Schema.String.annotations({ description: "Where the catalog comes from: `https://models.dev`, or the operator's file's own `source`." }),
-  revision: Schema.String.annotations({ description: "The catalog's revision (the models.dev commit of the shipped snapshot)." }),
+  source: Schema.String.annotate({ description: "Where the catalog comes from: `https://models.dev`, or the operator's file's own `source`." }),
+  revision: Schema.String.annotate({ description: "The catalog's revision (the models.dev commit of the shipped snapshot)." }),
   providers: Schema.Array(LlmCatalogProvider)
-}).annotations({
+}).annotate({
   identifier: "LlmCatalogResponse",
   examples: [{ source: "https://models.dev", revision: "f3fc69229", providers: [catalogProviderExample] }]
 })
@@ -99,10 +104,16 @@ const LLM_BASE_URL: UrlRule = { absolute: "http", query: false }
 const llmBaseUrlDescription =
   "The API's base URL as the SDKs take it (`https://api.openai.com/v1`, `https://api.anthropic.com`); a trailing `/` is dropped."
 
-/** A base URL orgplane and clients call, under the URL rule, without a query; a trailing `/` is dropped. */
+/**
+ * A base URL orgplane and clients call, under the URL rule, without a query; a trailing `/` is dropped. Its JSON
+ * Schema is the wire string's, UrlOf's description and keywords (Effect 3 stated them again on the transformation).
+ */
 export const LlmBaseUrl = UrlOf(LLM_BASE_URL, llmBaseUrlDescription).pipe(
-  Schema.transform(Schema.String, { strict: true, decode: (text) => text.replace(/\/+$/, ""), encode: (text) => text })
-).annotations({ identifier: "LlmBaseUrl", ...urlAnnotations(LLM_BASE_URL, llmBaseUrlDescription) })
+  Schema.decodeTo(Schema.String, {
+    decode: SchemaGetter.transform((text: string) => text.replace(/\/+$/, "")),
+    encode: SchemaGetter.transform((text: string) => text)
+  })
+).annotate({ identifier: "LlmBaseUrl" })
 
 /** Header names orgplane sets itself, or that would change how the request travels. */
 export const RESERVED_HEADERS = [
@@ -128,79 +139,89 @@ const headerNameProblem = (name: string): string | undefined =>
     ? `is set by orgplane or the SDK, not by extra headers (${RESERVED_HEADERS.join(", ")})`
     : undefined
 
-export const LlmHeaderValue = Schema.String.pipe(
-  Schema.pattern(/^[\x20-\x7E]{1,1024}$/, { message: () => "must be 1 to 1024 printable ASCII characters (no control characters)" })
+export const LlmHeaderValue = Schema.String.check(
+  Schema.isPattern(/^[\x20-\x7E]{1,1024}$/u, { message: "must be 1 to 1024 printable ASCII characters (no control characters)" })
 )
 
-export const LlmHeaders = Schema.Record({ key: Schema.String, value: LlmHeaderValue }).pipe(
-  Schema.filter((headers) => {
-    const names = Object.keys(headers)
-    if (names.length > 16) return "must have at most 16 headers"
-    const issues = names.flatMap((name) => {
-      const problem = headerNameProblem(name)
-      return problem === undefined ? [] : [{ path: [name], message: problem }]
-    })
-    if (issues.length > 0) return issues
-    const lower = names.map((name) => name.toLowerCase())
-    return new Set(lower).size === lower.length || "must not name a header twice (names ignore case)"
+/** What is wrong with extra headers, name by name (JSON Schema cannot say all of it about a map's keys). */
+const headersProblems = (headers: Readonly<Record<string, string>>) => {
+  const names = Object.keys(headers)
+  if (names.length > 16) return "must have at most 16 headers"
+  const issues = names.flatMap((name) => {
+    const problem = headerNameProblem(name)
+    return problem === undefined ? [] : [{ path: [name], issue: problem }]
   })
-).annotations({
-  identifier: "LlmHeaders",
-  // The names are checked by the filter above (which JSON Schema cannot say of a map's keys): documented as an open
-  // object with its bounds.
-  jsonSchema: { type: "object", additionalProperties: true, maxProperties: 16 },
+  if (issues.length > 0) return issues
+  const lower = names.map((name) => name.toLowerCase())
+  return new Set(lower).size === lower.length || "must not name a header twice (names ignore case)"
+}
+
+export const LlmHeaders = Schema.Record(Schema.String, LlmHeaderValue).annotate({
   description:
     "Extra headers every request to the provider carries (for example `OpenAI-Organization`, `HTTP-Referer`): at most 16, names of 1 to 64 letters, digits or `-` (each once, ignoring case; not `authorization`, `x-api-key`, `anthropic-version`, `host`, `content-*`, `cookie`, ...), values of 1 to 1024 printable ASCII characters. Values are treated as credentials: stored encrypted, never read back (reads list the names only), given out by the connect read."
+}).check(
+  // The names are checked here (which JSON Schema cannot say of a map's keys): documented with its bound.
+  Schema.makeFilter(headersProblems, { toJsonSchema: () => ({ maxProperties: 16 }) })
+).annotate({
+  identifier: "LlmHeaders",
+  // Documented as an open object with its bound, as Effect 3's override did (its description unwritten).
+  ...publishedAs({ type: "object", additionalProperties: true, maxProperties: 16 })
 })
+
+// Inline, as Effect 4 writes a checked integer (Effect 3 referred to `Int` with the bounds beside).
+const Tokens = Int.check(Schema.isBetween({ minimum: 1, maximum: 100_000_000 }))
+const Price = Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 1_000_000 }))
 
 /** One model of the allow-list, with what overrides the catalog's figures. */
 export const LlmModelInput = Schema.Struct({
   id: TrimmedText(1, 255, "The model id clients send (`gpt-4o`); for a catalog provider, one of the catalog's models"),
-  name: Schema.optionalWith(TrimmedText(1, 255, "Display name, instead of the catalog's"), { exact: true }),
-  contextWindow: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 100_000_000)), { exact: true }).annotations({
+  name: Schema.optionalKey(TrimmedText(1, 255, "Display name, instead of the catalog's")),
+  contextWindow: Schema.optionalKey(Tokens).annotateKey({
     description: "Tokens of context, instead of the catalog's."
   }),
-  maxOutputTokens: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 100_000_000)), { exact: true }),
-  cost: Schema.optionalWith(
+  maxOutputTokens: Schema.optionalKey(Tokens),
+  cost: Schema.optionalKey(
     Schema.Struct({
-      input: Schema.NullOr(Schema.Number.pipe(Schema.between(0, 1_000_000))),
-      output: Schema.NullOr(Schema.Number.pipe(Schema.between(0, 1_000_000))),
-      cacheRead: Schema.optionalWith(Schema.NullOr(Schema.Number.pipe(Schema.between(0, 1_000_000))), { exact: true })
-    }).annotations(requestBody),
-    { exact: true }
-  ).annotations({ description: "Prices in US dollars per million tokens, instead of the catalog's." })
-}).annotations({ ...requestBody, identifier: "LlmModelInput" })
+      input: Schema.NullOr(Price),
+      output: Schema.NullOr(Price),
+      cacheRead: Schema.optionalKey(Schema.NullOr(Price))
+    })
+  ).annotateKey({ description: "Prices in US dollars per million tokens, instead of the catalog's." })
+}).annotate({ identifier: "LlmModelInput" })
 export type LlmModelInput = typeof LlmModelInput.Type
 
-export const LlmModelInputs = Schema.Array(LlmModelInput).pipe(
-  Schema.minItems(1, { message: () => "must name at least one model" }),
-  Schema.maxItems(500),
-  Schema.filter((models) => {
+// The uniqueness check first: a description goes on the last check, and a check without JSON Schema keywords is left
+// out of the JSON Schema with its annotations.
+// Checked in Effect 3's order: the description is the last check's, one the document cannot state, so (as Effect 3)
+// the document describes the list by its length's bound.
+export const LlmModelInputs = Schema.Array(LlmModelInput).check(
+  Schema.isMinLength(1, { message: "must name at least one model" }),
+  Schema.isMaxLength(500),
+  Schema.makeFilter((models) => {
     const ids = models.map((model) => model.id)
     return new Set(ids).size === ids.length || "must name each model once"
   })
-).annotations({ description: "The model allow-list: 1 to 500 models, each once." })
+).annotate({ description: "The model allow-list: 1 to 500 models, each once." })
 
-const Secret = (what: string) => TrimmedText(1, 8192, what, "^[\\x21-\\x7E]+$").pipe(
-  Schema.filter((text) => /^[\x21-\x7E]+$/.test(text) || "must be printable ASCII without spaces")
+const Secret = (what: string) => TrimmedText(1, 8192, what, "^[\\x21-\\x7E]+$").check(
+  Schema.makeFilter((text: string) => /^[\x21-\x7E]+$/.test(text) || "must be printable ASCII without spaces")
 )
 
-export const LlmCredentialInput = Schema.Union(
+export const LlmCredentialInput = Schema.Union([
   Schema.Struct({
     type: Schema.Literal("api_key"),
     apiKey: Secret("The API key")
-  }).annotations({ ...requestBody, identifier: "LlmApiKeyCredential", examples: [{ type: "api_key" as const, apiKey: "sk-proj-example" }] }),
+  }).annotate({ identifier: "LlmApiKeyCredential", examples: [{ type: "api_key" as const, apiKey: "sk-proj-example" }] }),
   Schema.Struct({
     type: Schema.Literal("oauth"),
     accessToken: Secret("The OAuth access token"),
-    refreshToken: Schema.optionalWith(Secret("The OAuth refresh token"), { exact: true }),
-    expiresAt: Schema.optionalWith(Schema.NullOr(Timestamp), { exact: true })
-  }).annotations({
-    ...requestBody,
+    refreshToken: Schema.optionalKey(Secret("The OAuth refresh token")),
+    expiresAt: Schema.optionalKey(Schema.NullOr(Timestamp))
+  }).annotate({
     identifier: "LlmOAuthCredential",
     examples: [{ type: "oauth" as const, accessToken: "at-example", refreshToken: "rt-example", expiresAt: exampleTime(600) }]
   })
-).annotations({
+]).annotate({
   identifier: "LlmCredentialInput",
   description:
     "The credential: an API key (`type: api_key`) or OAuth tokens (`type: oauth`, with an optional refresh token and expiry). Printable ASCII, 1 to 8192 characters. Stored encrypted; never read back."
@@ -209,16 +230,15 @@ export type LlmCredentialInput = typeof LlmCredentialInput.Type
 
 export const CreateLlmProviderRequest = Schema.Struct({
   name: LlmProviderName,
-  catalogProviderId: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(64)), { exact: true }).annotations({
+  catalogProviderId: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(64))).annotateKey({
     description: "A catalog provider to start from (`GET /v1/llm-provider-catalog`): its API style and base URL are the defaults, and every model must be one of its models. Without it the provider is custom: `apiStyle` and `baseUrl` are required."
   }),
-  apiStyle: Schema.optionalWith(LlmApiStyle, { exact: true }),
-  baseUrl: Schema.optionalWith(LlmBaseUrl, { exact: true }),
-  headers: Schema.optionalWith(LlmHeaders, { exact: true }),
+  apiStyle: Schema.optionalKey(LlmApiStyle),
+  baseUrl: Schema.optionalKey(LlmBaseUrl),
+  headers: Schema.optionalKey(LlmHeaders),
   models: LlmModelInputs,
-  apiKey: Schema.optionalWith(Secret("The API key, stored encrypted (OAuth tokens: `PUT .../credential`)"), { exact: true })
-}).annotations({
-  ...requestBody,
+  apiKey: Schema.optionalKey(Secret("The API key, stored encrypted (OAuth tokens: `PUT .../credential`)"))
+}).annotate({
   examples: [{
     name: "OpenAI (engineering)",
     catalogProviderId: "openai",
@@ -229,15 +249,16 @@ export const CreateLlmProviderRequest = Schema.Struct({
 export type CreateLlmProviderRequest = typeof CreateLlmProviderRequest.Type
 
 export const UpdateLlmProviderRequest = Schema.Struct({
-  name: Schema.optionalWith(LlmProviderName, { exact: true }),
-  baseUrl: Schema.optionalWith(LlmBaseUrl, { exact: true }),
-  headers: Schema.optionalWith(LlmHeaders, { exact: true }).annotations({ description: "Replaces every extra header (`{}` removes them all)." }),
-  models: Schema.optionalWith(LlmModelInputs, { exact: true }).annotations({ description: "Replaces the whole allow-list." })
-}).pipe(
-  Schema.filter((body) => Object.keys(body).length > 0 || "give at least one of name, baseUrl, headers or models", {
-    jsonSchema: { minProperties: 1 }
+  name: Schema.optionalKey(LlmProviderName),
+  baseUrl: Schema.optionalKey(LlmBaseUrl),
+  headers: Schema.optionalKey(LlmHeaders).annotateKey({ description: "Replaces every extra header (`{}` removes them all)." }),
+  // Its own description on the schema, replacing the list's, as Effect 3's did (a key's would sit beside it in allOf).
+  models: Schema.optionalKey(LlmModelInputs).annotateKey({ description: "Replaces the whole allow-list." })
+}).check(
+  Schema.makeFilter((body) => Object.keys(body).length > 0 || "give at least one of name, baseUrl, headers or models", {
+    toJsonSchema: () => ({ minProperties: 1 })
   })
-).annotations({ ...requestBody, examples: [{ models: [{ id: "gpt-4o", contextWindow: 64000 }] }] })
+).annotate({ examples: [{ models: [{ id: "gpt-4o", contextWindow: 64000 }] }] })
 export type UpdateLlmProviderRequest = typeof UpdateLlmProviderRequest.Type
 
 /** The body of `PUT .../credential`: the credential itself (its members carry the examples). */
@@ -249,20 +270,20 @@ export type SetLlmCredentialRequest = typeof SetLlmCredentialRequest.Type
 export const LlmModel = Schema.Struct({
   id: Schema.String,
   name: Schema.String,
-  contextWindow: Schema.NullOr(Schema.Int),
-  maxOutputTokens: Schema.NullOr(Schema.Int),
+  contextWindow: Schema.NullOr(Int),
+  maxOutputTokens: Schema.NullOr(Int),
   cost: Schema.NullOr(LlmModelCost)
-}).annotations({
+}).annotate({
   identifier: "LlmModel",
   description: "An allowed model with its figures: the override given, else the catalog's, else null."
 })
 export type LlmModel = typeof LlmModel.Type
 
 export const LlmCredentialSummary = Schema.Struct({
-  type: Schema.Literal("api_key", "oauth"),
-  expiresAt: Schema.NullOr(Timestamp).annotations({ description: "OAuth: when the access token expires, if known." }),
+  type: Schema.Literals(["api_key", "oauth"]),
+  expiresAt: Schema.NullOr(Timestamp).annotate({ description: "OAuth: when the access token expires, if known." }),
   updatedAt: Timestamp
-}).annotations({ identifier: "LlmCredentialSummary", description: "What kind of credential is stored and when; never the secret." })
+}).annotate({ identifier: "LlmCredentialSummary", description: "What kind of credential is stored and when; never the secret." })
 
 const modelExample = { id: "gpt-4o", name: "GPT-4o", contextWindow: 128000, maxOutputTokens: 16384, cost: { input: 2.5, output: 10, cacheRead: 1.25 } }
 
@@ -288,30 +309,30 @@ export class LlmProvider extends Schema.Class<LlmProvider>("LlmProvider")(Schema
   id: LlmProviderId,
   organizationId: OrganizationId,
   name: Schema.String,
-  source: Schema.Literal("catalog", "custom"),
+  source: Schema.Literals(["catalog", "custom"]),
   catalogProviderId: Schema.NullOr(Schema.String),
   apiStyle: LlmApiStyle,
   baseUrl: Schema.String,
-  headerNames: Schema.Array(Schema.String).annotations({ description: "The extra headers' names; their values are never read back." }),
+  headerNames: Schema.Array(Schema.String).annotate({ description: "The extra headers' names; their values are never read back." }),
   models: Schema.Array(LlmModel),
-  credential: Schema.NullOr(LlmCredentialSummary).annotations({ description: "null until a credential is set." }),
-  canManage: Schema.Boolean.annotations({ description: "Whether the caller may change, test, grant and delete it (manager access)." }),
-  lastUsedAt: Schema.NullOr(Timestamp).annotations({ description: "The last connect read." }),
+  credential: Schema.NullOr(LlmCredentialSummary).annotate({ description: "null until a credential is set." }),
+  canManage: Schema.Boolean.annotate({ description: "Whether the caller may change, test, grant and delete it (manager access)." }),
+  lastUsedAt: Schema.NullOr(Timestamp).annotate({ description: "The last connect read." }),
   createdByOrgMembershipId: Schema.NullOr(MembershipId),
   createdAt: Timestamp,
   updatedAt: Timestamp
-}).annotations({ examples: [providerExample] })) {}
+}).annotate({ examples: [providerExample] })) {}
 
-export const LlmProviderResponse = Schema.Struct({ ok: Schema.Literal(true), item: LlmProvider }).annotations({ identifier: "LlmProviderResponse" })
-export const LlmProviderPage = Page(LlmProvider).annotations({ identifier: "LlmProviderPage" })
+export const LlmProviderResponse = Schema.Struct({ ok: Schema.Literal(true), item: LlmProvider }).annotate({ identifier: "LlmProviderResponse" })
+export const LlmProviderPage = Page(LlmProvider).annotate({ identifier: "LlmProviderPage" })
 
 export const LlmProviderListQuery = Schema.Struct({
   ...PageQueryFields,
-  scope: Schema.optionalWith(Schema.Literal("usable", "manageable"), { exact: true }).annotations({
+  scope: Schema.optionalKey(Schema.Literals(["usable", "manageable"])).annotateKey({
     description:
       "`usable` (default): the providers a grant gives the caller (owners and admins included). `manageable`: every provider for owners and admins; for a member, those they have manager access to (their own)."
   })
-}).annotations({ ...allErrors, examples: [{ scope: "manageable" }] })
+}).annotate({ examples: [{ scope: "manageable" }] })
 export type LlmProviderListQuery = typeof LlmProviderListQuery.Type
 
 export const LlmProviderPath = Schema.Struct({ llmProviderId: LlmProviderId })
@@ -321,13 +342,13 @@ export const LlmConnection = Schema.Struct({
   llmProviderId: LlmProviderId,
   name: Schema.String,
   apiStyle: LlmApiStyle,
-  baseURL: Schema.String.annotations({ description: "What the SDK takes as `baseURL`." }),
-  apiKey: Schema.NullOr(Schema.String).annotations({ description: "`api_key` credentials: the key (the SDK's `apiKey`)." }),
-  accessToken: Schema.NullOr(Schema.String).annotations({ description: "`oauth` credentials: the access token (send as a Bearer token; the `openai` SDK's `apiKey`, the Anthropic SDK's `authToken`)." }),
+  baseURL: Schema.String.annotate({ description: "What the SDK takes as `baseURL`." }),
+  apiKey: Schema.NullOr(Schema.String).annotate({ description: "`api_key` credentials: the key (the SDK's `apiKey`)." }),
+  accessToken: Schema.NullOr(Schema.String).annotate({ description: "`oauth` credentials: the access token (send as a Bearer token; the `openai` SDK's `apiKey`, the Anthropic SDK's `authToken`)." }),
   expiresAt: Schema.NullOr(Timestamp),
-  headers: Schema.Record({ key: Schema.String, value: Schema.String }).annotations({ description: "Extra headers for every request (the SDKs' `defaultHeaders`)." }),
+  headers: Schema.Record(Schema.String, Schema.String).annotate({ description: "Extra headers for every request (the SDKs' `defaultHeaders`)." }),
   models: Schema.Array(LlmModel)
-}).annotations({
+}).annotate({
   identifier: "LlmConnection",
   examples: [{
     llmProviderId: exampleId("llp"),
@@ -344,11 +365,11 @@ export const LlmConnection = Schema.Struct({
 export type LlmConnection = typeof LlmConnection.Type
 
 export const LlmProviderTestResult = Schema.Struct({
-  ok: Schema.Boolean.annotations({ description: "Every allowed model is offered by the provider." }),
-  present: Schema.Array(Schema.String).annotations({ description: "Allowed models the provider's model list names." }),
-  missing: Schema.Array(Schema.String).annotations({ description: "Allowed models it does not name." }),
-  upstreamModelCount: Schema.Int.annotations({ description: "How many models the provider listed." })
-}).annotations({
+  ok: Schema.Boolean.annotate({ description: "Every allowed model is offered by the provider." }),
+  present: Schema.Array(Schema.String).annotate({ description: "Allowed models the provider's model list names." }),
+  missing: Schema.Array(Schema.String).annotate({ description: "Allowed models it does not name." }),
+  upstreamModelCount: Schema.Int.annotate({ description: "How many models the provider listed." })
+}).annotate({
   identifier: "LlmProviderTestResult",
   examples: [{ ok: false, present: ["gpt-4o"], missing: ["gpt-3.5-turbo-0301"], upstreamModelCount: 84 }]
 })

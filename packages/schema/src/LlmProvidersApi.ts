@@ -1,8 +1,8 @@
 /** LLM providers: the catalog, registering and changing an organization's providers, granting them, and connecting. */
-import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
-import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
-import * as OpenApi from "@effect/platform/OpenApi"
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
+import * as OpenApi from "effect/http-api/OpenApi"
 import { LlmProviderAccessGrantPage, LlmProviderAccessGrantResponse, LlmProviderGrantPath } from "./Access.js"
 import { accessEndpoints } from "./AccessApi.js"
 import {
@@ -53,13 +53,14 @@ const access = accessEndpoints({
   refusal: "403 `insufficient_access` without manager access, `insufficient_role` for an organization-wide grant by a member"
 })
 
+// Each endpoint lists 403 (Effect 4 has no group-wide error; Effect 3's group added it).
 export class LlmProvidersApi extends HttpApiGroup.make("llmProviders")
   .add(
-    HttpApiEndpoint.get("catalog", "/v1/llm-provider-catalog")
-      .setUrlParams(LlmCatalogQuery)
-      .addSuccess(LlmCatalogResponse)
-      .addError(NotFoundResponse)
-      .pipe(requires("llmProviders.use"))
+    HttpApiEndpoint.get("catalog", "/v1/llm-provider-catalog", {
+      query: LlmCatalogQuery,
+      success: LlmCatalogResponse,
+      error: [NotFoundResponse, ForbiddenResponse]
+    }).pipe(requires("llmProviders.use"))
       .annotate(OpenApi.Summary, "Read the LLM provider catalog")
       .annotate(
         OpenApi.Description,
@@ -67,11 +68,11 @@ export class LlmProvidersApi extends HttpApiGroup.make("llmProviders")
       )
   )
   .add(
-    HttpApiEndpoint.post("create", "/v1/llm-providers").pipe(audits("llm_provider.create"))
-      .setPayload(CreateLlmProviderRequest)
-      .addSuccess(LlmProviderResponse, { status: 201 })
-      .addError(ConflictResponse)
-      .pipe(requires("llmProviders.create"))
+    HttpApiEndpoint.post("create", "/v1/llm-providers", {
+      payload: CreateLlmProviderRequest,
+      success: LlmProviderResponse.pipe(HttpApiSchema.status(201)),
+      error: [ConflictResponse, ForbiddenResponse]
+    }).pipe(audits("llm_provider.create"), requires("llmProviders.create"))
       .annotate(OpenApi.Summary, "Register an LLM provider")
       .annotate(
         OpenApi.Description,
@@ -79,10 +80,11 @@ export class LlmProvidersApi extends HttpApiGroup.make("llmProviders")
       )
   )
   .add(
-    HttpApiEndpoint.get("list", "/v1/llm-providers")
-      .setUrlParams(LlmProviderListQuery)
-      .addSuccess(LlmProviderPage)
-      .pipe(requires("llmProviders.use"))
+    HttpApiEndpoint.get("list", "/v1/llm-providers", {
+      query: LlmProviderListQuery,
+      success: LlmProviderPage,
+      error: [ForbiddenResponse]
+    }).pipe(requires("llmProviders.use"))
       .annotate(OpenApi.Summary, "List LLM providers")
       .annotate(
         OpenApi.Description,
@@ -90,11 +92,11 @@ export class LlmProvidersApi extends HttpApiGroup.make("llmProviders")
       )
   )
   .add(
-    HttpApiEndpoint.get("get", "/v1/llm-providers/:llmProviderId")
-      .setPath(LlmProviderPath)
-      .addSuccess(LlmProviderResponse)
-      .addError(NotFoundResponse)
-      .pipe(requires("llmProviders.use"))
+    HttpApiEndpoint.get("get", "/v1/llm-providers/:llmProviderId", {
+      params: LlmProviderPath,
+      success: LlmProviderResponse,
+      error: [NotFoundResponse, ForbiddenResponse]
+    }).pipe(requires("llmProviders.use"))
       .annotate(OpenApi.Summary, "Get an LLM provider")
       .annotate(
         OpenApi.Description,
@@ -102,13 +104,12 @@ export class LlmProvidersApi extends HttpApiGroup.make("llmProviders")
       )
   )
   .add(
-    HttpApiEndpoint.patch("update", "/v1/llm-providers/:llmProviderId").pipe(audits("llm_provider.update"))
-      .setPath(LlmProviderPath)
-      .setPayload(UpdateLlmProviderRequest)
-      .addSuccess(LlmProviderResponse)
-      .addError(NotFoundResponse)
-      .addError(ConflictResponse)
-      .pipe(requires("llmProviders.use"))
+    HttpApiEndpoint.patch("update", "/v1/llm-providers/:llmProviderId", {
+      params: LlmProviderPath,
+      payload: UpdateLlmProviderRequest,
+      success: LlmProviderResponse,
+      error: [NotFoundResponse, ConflictResponse, ForbiddenResponse]
+    }).pipe(audits("llm_provider.update"), requires("llmProviders.use"))
       .annotate(OpenApi.Summary, "Update an LLM provider")
       .annotate(
         OpenApi.Description,
@@ -116,12 +117,12 @@ export class LlmProvidersApi extends HttpApiGroup.make("llmProviders")
       )
   )
   .add(
-    HttpApiEndpoint.put("setCredential", "/v1/llm-providers/:llmProviderId/credential").pipe(audits("llm_provider.credential.set"))
-      .setPath(LlmProviderPath)
-      .setPayload(SetLlmCredentialRequest)
-      .addSuccess(LlmProviderResponse)
-      .addError(NotFoundResponse)
-      .pipe(requires("llmProviders.use"))
+    HttpApiEndpoint.put("setCredential", "/v1/llm-providers/:llmProviderId/credential", {
+      params: LlmProviderPath,
+      payload: SetLlmCredentialRequest,
+      success: LlmProviderResponse,
+      error: [NotFoundResponse, ForbiddenResponse]
+    }).pipe(audits("llm_provider.credential.set"), requires("llmProviders.use"))
       .annotate(OpenApi.Summary, "Replace an LLM provider's credential")
       .annotate(
         OpenApi.Description,
@@ -129,11 +130,11 @@ export class LlmProvidersApi extends HttpApiGroup.make("llmProviders")
       )
   )
   .add(
-    HttpApiEndpoint.del("delete", "/v1/llm-providers/:llmProviderId").pipe(audits("llm_provider.delete"))
-      .setPath(LlmProviderPath)
-      .addSuccess(HttpApiSchema.NoContent)
-      .addError(NotFoundResponse)
-      .pipe(requires("llmProviders.use"))
+    HttpApiEndpoint.delete("delete", "/v1/llm-providers/:llmProviderId", {
+      params: LlmProviderPath,
+      success: HttpApiSchema.NoContent,
+      error: [NotFoundResponse, ForbiddenResponse]
+    }).pipe(audits("llm_provider.delete"), requires("llmProviders.use"))
       .annotate(OpenApi.Summary, "Delete an LLM provider")
       .annotate(
         OpenApi.Description,
@@ -144,14 +145,11 @@ export class LlmProvidersApi extends HttpApiGroup.make("llmProviders")
   .add(access.listAccess)
   .add(access.revoke)
   .add(
-    HttpApiEndpoint.get("connect", "/v1/llm-providers/:llmProviderId/connect").pipe(audits("llm_provider.credential.read"))
-      .setPath(LlmProviderPath)
-      .addSuccess(LlmConnection)
-      .addError(NotFoundResponse)
-      .addError(ConflictResponse)
-      .addError(RateLimitedResponse)
-      .addError(StoredCredentialUnreadableResponse)
-      .pipe(requires("llmProviders.use"))
+    HttpApiEndpoint.get("connect", "/v1/llm-providers/:llmProviderId/connect", {
+      params: LlmProviderPath,
+      success: LlmConnection,
+      error: [NotFoundResponse, ConflictResponse, RateLimitedResponse, StoredCredentialUnreadableResponse, ForbiddenResponse]
+    }).pipe(audits("llm_provider.credential.read"), requires("llmProviders.use"))
       .annotate(OpenApi.Summary, "Connect to an LLM provider")
       .annotate(
         OpenApi.Description,
@@ -159,21 +157,17 @@ export class LlmProvidersApi extends HttpApiGroup.make("llmProviders")
       )
   )
   .add(
-    HttpApiEndpoint.post("test", "/v1/llm-providers/:llmProviderId/test").pipe(audits("llm_provider.test"))
-      .setPath(LlmProviderPath)
-      .addSuccess(LlmProviderTestResult)
-      .addError(NotFoundResponse)
-      .addError(ConflictResponse)
-      .addError(LlmProviderApiErrorResponse)
-      .addError(StoredCredentialUnreadableResponse)
-      .pipe(requires("llmProviders.use"))
+    HttpApiEndpoint.post("test", "/v1/llm-providers/:llmProviderId/test", {
+      params: LlmProviderPath,
+      success: LlmProviderTestResult,
+      error: [NotFoundResponse, ConflictResponse, LlmProviderApiErrorResponse, StoredCredentialUnreadableResponse, ForbiddenResponse]
+    }).pipe(audits("llm_provider.test"), requires("llmProviders.use"))
       .annotate(OpenApi.Summary, "Test an LLM provider")
       .annotate(
         OpenApi.Description,
         `Lists the provider's models with the stored credential, through the outbound guard (\`openai-compatible\`: \`GET {baseUrl}/models\` with \`Authorization: Bearer\`; \`anthropic\`: \`GET {baseUrl}/v1/models\` with \`x-api-key\` (or a Bearer access token) and \`anthropic-version\`; the extra headers on both), and says which allowed models it offers and which it does not. Changes nothing. ${manager}\n\nErrors: 403 \`insufficient_access\`; ${notFound}; 409 \`llm_provider_no_credential\`; 502 \`llm_provider_api_error\` when the provider refuses (its status and the start of its answer, the credential scrubbed), fails, answers something that is not a model list, or cannot be reached (\`retryable\` says whether to try again); ${storedCredentialUnreadable}`
       )
   )
-  .addError(ForbiddenResponse)
   .middleware(MemberAuthentication)
   .annotate(OpenApi.Title, "LLM Providers")
   .annotate(

@@ -1,8 +1,8 @@
 /** Marketplaces: curated lists of plugins that members browse and install from. */
-import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
-import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
-import * as OpenApi from "@effect/platform/OpenApi"
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
+import * as OpenApi from "effect/http-api/OpenApi"
 import { MarketplaceAccessGrantPage, MarketplaceAccessGrantResponse, MarketplaceGrantPath } from "./Access.js"
 import { accessEndpoints } from "./AccessApi.js"
 import { ConflictResponse, ForbiddenResponse, NotFoundResponse } from "./Errors.js"
@@ -37,11 +37,7 @@ const access = accessEndpoints({
 
 export class MarketplacesApi extends HttpApiGroup.make("marketplaces")
   .add(
-    HttpApiEndpoint.post("create", "/v1/marketplaces").pipe(audits("marketplace.create"))
-      .setPayload(CreateMarketplaceRequest)
-      .addSuccess(MarketplaceResponse, { status: 201 })
-      .addError(ConflictResponse)
-      .pipe(requires("marketplaces.create"))
+    HttpApiEndpoint.post("create", "/v1/marketplaces", { payload: CreateMarketplaceRequest, success: MarketplaceResponse.pipe(HttpApiSchema.status(201)), error: [ForbiddenResponse, ConflictResponse] }).pipe(audits("marketplace.create"), requires("marketplaces.create"))
       .annotate(OpenApi.Summary, "Create a marketplace")
       .annotate(
         OpenApi.Description,
@@ -49,10 +45,7 @@ export class MarketplacesApi extends HttpApiGroup.make("marketplaces")
       )
   )
   .add(
-    HttpApiEndpoint.get("list", "/v1/marketplaces")
-      .setUrlParams(MarketplaceListQuery)
-      .addSuccess(MarketplacePage)
-      .pipe(requires("catalog.read"))
+    HttpApiEndpoint.get("list", "/v1/marketplaces", { query: MarketplaceListQuery, success: MarketplacePage, error: [ForbiddenResponse] }).pipe(requires("catalog.read"))
       .annotate(OpenApi.Summary, "List marketplaces")
       .annotate(
         OpenApi.Description,
@@ -60,11 +53,7 @@ export class MarketplacesApi extends HttpApiGroup.make("marketplaces")
       )
   )
   .add(
-    HttpApiEndpoint.get("get", "/v1/marketplaces/:marketplaceId")
-      .setPath(MarketplacePath)
-      .addSuccess(MarketplaceDetail)
-      .addError(NotFoundResponse)
-      .pipe(requires("catalog.read"))
+    HttpApiEndpoint.get("get", "/v1/marketplaces/:marketplaceId", { params: MarketplacePath, success: MarketplaceDetail, error: [ForbiddenResponse, NotFoundResponse] }).pipe(requires("catalog.read"))
       .annotate(OpenApi.Summary, "Get a marketplace")
       .annotate(
         OpenApi.Description,
@@ -72,13 +61,7 @@ export class MarketplacesApi extends HttpApiGroup.make("marketplaces")
       )
   )
   .add(
-    HttpApiEndpoint.patch("update", "/v1/marketplaces/:marketplaceId").pipe(audits("marketplace.update"))
-      .setPath(MarketplacePath)
-      .setPayload(UpdateMarketplaceRequest)
-      .addSuccess(MarketplaceResponse)
-      .addError(NotFoundResponse)
-      .addError(ConflictResponse)
-      .pipe(requires("catalog.read"))
+    HttpApiEndpoint.patch("update", "/v1/marketplaces/:marketplaceId", { params: MarketplacePath, payload: UpdateMarketplaceRequest, success: MarketplaceResponse, error: [ForbiddenResponse, NotFoundResponse, ConflictResponse] }).pipe(audits("marketplace.update"), requires("catalog.read"))
       .annotate(OpenApi.Summary, "Update a marketplace")
       .annotate(
         OpenApi.Description,
@@ -86,12 +69,7 @@ export class MarketplacesApi extends HttpApiGroup.make("marketplaces")
       )
   )
   .add(
-    HttpApiEndpoint.del("delete", "/v1/marketplaces/:marketplaceId").pipe(audits("marketplace.delete"))
-      .setPath(MarketplacePath)
-      .addSuccess(MarketplaceResponse)
-      .addError(NotFoundResponse)
-      .addError(ConflictResponse)
-      .pipe(requires("catalog.read"))
+    HttpApiEndpoint.delete("delete", "/v1/marketplaces/:marketplaceId", { params: MarketplacePath, success: MarketplaceResponse, error: [ForbiddenResponse, NotFoundResponse, ConflictResponse] }).pipe(audits("marketplace.delete"), requires("catalog.read"))
       .annotate(OpenApi.Summary, "Delete a marketplace")
       .annotate(
         OpenApi.Description,
@@ -99,12 +77,7 @@ export class MarketplacesApi extends HttpApiGroup.make("marketplaces")
       )
   )
   .add(
-    HttpApiEndpoint.get("listPlugins", "/v1/marketplaces/:marketplaceId/plugins")
-      .setPath(MarketplacePath)
-      .setUrlParams(MembershipListQuery)
-      .addSuccess(MarketplacePluginPage)
-      .addError(NotFoundResponse)
-      .pipe(requires("catalog.read"))
+    HttpApiEndpoint.get("listPlugins", "/v1/marketplaces/:marketplaceId/plugins", { params: MarketplacePath, query: MembershipListQuery, success: MarketplacePluginPage, error: [ForbiddenResponse, NotFoundResponse] }).pipe(requires("catalog.read"))
       .annotate(OpenApi.Summary, "List a marketplace's plugins")
       .annotate(
         OpenApi.Description,
@@ -112,13 +85,7 @@ export class MarketplacesApi extends HttpApiGroup.make("marketplaces")
       )
   )
   .add(
-    HttpApiEndpoint.post("addPlugin", "/v1/marketplaces/:marketplaceId/plugins").pipe(audits("marketplace.plugin.add"))
-      .setPath(MarketplacePath)
-      .setPayload(AddMarketplacePluginRequest)
-      .addSuccess(MarketplacePluginResponse, { status: 201 })
-      .addError(NotFoundResponse)
-      .addError(ConflictResponse)
-      .pipe(requires("catalog.read"))
+    HttpApiEndpoint.post("addPlugin", "/v1/marketplaces/:marketplaceId/plugins", { params: MarketplacePath, payload: AddMarketplacePluginRequest, success: MarketplacePluginResponse.pipe(HttpApiSchema.status(201)), error: [ForbiddenResponse, NotFoundResponse, ConflictResponse] }).pipe(audits("marketplace.plugin.add"), requires("catalog.read"))
       .annotate(OpenApi.Summary, "Add a plugin to a marketplace")
       .annotate(
         OpenApi.Description,
@@ -126,11 +93,7 @@ export class MarketplacesApi extends HttpApiGroup.make("marketplaces")
       )
   )
   .add(
-    HttpApiEndpoint.del("removePlugin", "/v1/marketplaces/:marketplaceId/plugins/:pluginId").pipe(audits("marketplace.plugin.remove"))
-      .setPath(MarketplacePluginPath)
-      .addSuccess(HttpApiSchema.NoContent)
-      .addError(NotFoundResponse)
-      .pipe(requires("catalog.read"))
+    HttpApiEndpoint.delete("removePlugin", "/v1/marketplaces/:marketplaceId/plugins/:pluginId", { params: MarketplacePluginPath, success: HttpApiSchema.NoContent, error: [ForbiddenResponse, NotFoundResponse] }).pipe(audits("marketplace.plugin.remove"), requires("catalog.read"))
       .annotate(OpenApi.Summary, "Remove a plugin from a marketplace")
       .annotate(
         OpenApi.Description,
@@ -138,11 +101,7 @@ export class MarketplacesApi extends HttpApiGroup.make("marketplaces")
       )
   )
   .add(
-    HttpApiEndpoint.get("resolved", "/v1/marketplaces/:marketplaceId/resolved")
-      .setPath(MarketplacePath)
-      .addSuccess(ResolvedMarketplaceResponse)
-      .addError(NotFoundResponse)
-      .pipe(requires("catalog.read"))
+    HttpApiEndpoint.get("resolved", "/v1/marketplaces/:marketplaceId/resolved", { params: MarketplacePath, success: ResolvedMarketplaceResponse, error: [ForbiddenResponse, NotFoundResponse] }).pipe(requires("catalog.read"))
       .annotate(OpenApi.Summary, "Resolve a marketplace")
       .annotate(
         OpenApi.Description,
@@ -152,7 +111,6 @@ export class MarketplacesApi extends HttpApiGroup.make("marketplaces")
   .add(access.grant)
   .add(access.listAccess)
   .add(access.revoke)
-  .addError(ForbiddenResponse)
   .middleware(MemberAuthentication)
   .annotate(OpenApi.Title, "Marketplaces")
   .annotate(

@@ -4,10 +4,9 @@
  * publishes for authorization servers that accept URL client ids.
  */
 import * as Schema from "effect/Schema"
-import { allErrors } from "./Common.js"
 import { exampleId, ExternalMcpConnectionId } from "./Ids.js"
 
-export const McpConnectStatus = Schema.Literal("connected", "needs_auth").annotations({
+export const McpConnectStatus = Schema.Literals(["connected", "needs_auth"]).annotate({
   identifier: "McpConnectStatus",
   description: "`connected`: the caller's credential is in place and usable; `needs_auth`: open `authorizeUrl` to authorize."
 })
@@ -15,11 +14,11 @@ export type McpConnectStatus = typeof McpConnectStatus.Type
 
 export const McpConnectResult = Schema.Struct({
   status: McpConnectStatus,
-  authorizeUrl: Schema.NullOr(Schema.String).annotations({
+  authorizeUrl: Schema.NullOr(Schema.String).annotate({
     description:
       "With `needs_auth`: the authorization server's page to open in a browser (valid 10 minutes, once). Null with `connected`."
   })
-}).annotations({
+}).annotate({
   identifier: "McpConnectResult",
   examples: [{
     status: "needs_auth",
@@ -41,7 +40,7 @@ const callbackExample = {
 }
 
 const param = (max: number, description: string) =>
-  Schema.optionalWith(Schema.String.pipe(Schema.maxLength(max)), { exact: true }).annotations({ description })
+  Schema.optionalKey(Schema.String.check(Schema.isMaxLength(max))).annotateKey({ description })
 
 const noState = "The callback carries no `state`: start again with connect."
 
@@ -49,32 +48,31 @@ const noState = "The callback carries no `state`: start again with connect."
  * What the authorization server sends back (RFC 6749 §4.1.2, RFC 9207 `iss`). `state` is required: the server always
  * sends one, and an authorization server returns it with a code and with an error alike (§4.1.2.1), so a refusal
  * still reaches the pending authorization and gets its own answer. `code` or `error` is required too, which query
- * parameters cannot say in the document: the callback's description does.
+ * parameters cannot say in the document: the callback's description does. Every bad member reported: the API's
+ * `HttpApi.QueryParseOptions` (`allErrors`), not an annotation here.
  */
 export const McpOAuthCallbackQuery = Schema.Struct({
   code: param(4096, "The authorization code (with `error` absent; one of the two is required)."),
-  state: Schema.propertySignature(
-    Schema.String.pipe(Schema.minLength(1, { message: () => noState }), Schema.maxLength(1024)).annotations({
-      description:
-        "The state the server gave in the authorization URL: it names and signs the pending authorization. Authorization servers return it with a code and with an error alike."
-    })
-  ).annotations({ missingMessage: () => noState }),
+  state: Schema.String.check(Schema.isMinLength(1, { message: noState }), Schema.isMaxLength(1024)).annotate({
+    description:
+      "The state the server gave in the authorization URL: it names and signs the pending authorization. Authorization servers return it with a code and with an error alike."
+  }).annotateKey({ messageMissingKey: noState }),
   error: param(255, "The authorization server's error code (for example `access_denied`) instead of a code."),
   error_description: param(1024, "Its human-readable text."),
   iss: param(2048, "The authorization server's issuer (RFC 9207): when present it must be the one the authorization started with.")
-}).annotations({ ...allErrors, examples: [callbackExample] })
+}).annotate({ examples: [callbackExample] })
 export type McpOAuthCallbackQuery = typeof McpOAuthCallbackQuery.Type
 
 export const McpOAuthCallbackResult = Schema.Struct({
   ok: Schema.Literal(true),
   connectionId: ExternalMcpConnectionId,
   status: Schema.Literal("connected")
-}).annotations({ identifier: "McpOAuthCallbackResult", examples: [{ ok: true, connectionId: exampleId("emc"), status: "connected" }] })
+}).annotate({ identifier: "McpOAuthCallbackResult", examples: [{ ok: true, connectionId: exampleId("emc"), status: "connected" }] })
 
 export const McpDisconnectResult = Schema.Struct({
   ok: Schema.Literal(true),
-  removed: Schema.Boolean.annotations({ description: "Whether there was a credential to drop (false: nothing was connected)." })
-}).annotations({ identifier: "McpDisconnectResult", examples: [{ ok: true, removed: true }] })
+  removed: Schema.Boolean.annotate({ description: "Whether there was a credential to drop (false: nothing was connected)." })
+}).annotate({ identifier: "McpDisconnectResult", examples: [{ ok: true, removed: true }] })
 
 /** The OAuth client ID metadata document (draft-ietf-oauth-client-id-metadata-document): its URL is the client id. */
 export const McpClientMetadataDocument = Schema.Struct({
@@ -86,7 +84,7 @@ export const McpClientMetadataDocument = Schema.Struct({
   response_types: Schema.Array(Schema.String),
   token_endpoint_auth_method: Schema.Literal("none"),
   application_type: Schema.Literal("web")
-}).annotations({
+}).annotate({
   identifier: "McpClientMetadataDocument",
   examples: [{
     client_id: "https://orgplane.acme.example/v1/mcp-connections/oauth/client-metadata.json",

@@ -1,7 +1,7 @@
 /** Connecting OAuth MCP connections: connect (start an authorization), the callback, disconnect, the client metadata. */
-import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
-import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import * as OpenApi from "@effect/platform/OpenApi"
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as OpenApi from "effect/http-api/OpenApi"
 import {
   ConflictResponse,
   ConnectionValidationFailedResponse,
@@ -20,21 +20,17 @@ import {
 } from "./McpAuthorization.js"
 import { McpConnectionPath } from "./McpConnections.js"
 import { requires } from "./Policy.js"
-import { MemberAuthentication } from "./Security.js"
+import { MemberAuthentication, memberAuthenticationErrors } from "./Security.js"
 import { audits } from "./AuditCatalog.js"
 
 export class McpAuthorizationApi extends HttpApiGroup.make("mcpAuthorization")
   .add(
-    HttpApiEndpoint.post("connect", "/v1/mcp-connections/:connectionId/connect").pipe(audits("mcp_connection.connect"))
-      .setPath(McpConnectionPath)
-      .addSuccess(McpConnectResult)
-      .addError(NotFoundResponse)
-      .addError(ForbiddenResponse)
-      .addError(ConflictResponse)
-      .addError(ConnectionValidationFailedResponse)
-      .addError(StoredCredentialUnreadableResponse)
+    HttpApiEndpoint.post("connect", "/v1/mcp-connections/:connectionId/connect", {
+      params: McpConnectionPath,
+      success: McpConnectResult,
+      error: [NotFoundResponse, ForbiddenResponse, ConflictResponse, ConnectionValidationFailedResponse, StoredCredentialUnreadableResponse, ...memberAuthenticationErrors]
+    }).pipe(audits("mcp_connection.connect"), requires("mcp.connectOwn", "mcp.manage"))
       .middleware(MemberAuthentication)
-      .pipe(requires("mcp.connectOwn", "mcp.manage"))
       .annotate(OpenApi.Summary, "Connect an MCP connection")
       .annotate(
         OpenApi.Description,
@@ -42,13 +38,11 @@ export class McpAuthorizationApi extends HttpApiGroup.make("mcpAuthorization")
       )
   )
   .add(
-    HttpApiEndpoint.get("callback", "/v1/mcp-connections/oauth/callback")
-      .setUrlParams(McpOAuthCallbackQuery)
-      .addSuccess(McpOAuthCallbackResult)
-      .addError(NotFoundResponse)
-      .addError(ConnectionValidationFailedResponse)
-      .addError(ServiceUnavailableResponse)
-      .addError(StoredCredentialUnreadableResponse)
+    HttpApiEndpoint.get("callback", "/v1/mcp-connections/oauth/callback", {
+      query: McpOAuthCallbackQuery,
+      success: McpOAuthCallbackResult,
+      error: [NotFoundResponse, ConnectionValidationFailedResponse, ServiceUnavailableResponse, StoredCredentialUnreadableResponse]
+    })
       .annotate(OpenApi.Summary, "Complete an MCP authorization")
       .annotate(
         OpenApi.Description,
@@ -56,14 +50,12 @@ export class McpAuthorizationApi extends HttpApiGroup.make("mcpAuthorization")
       )
   )
   .add(
-    HttpApiEndpoint.post("disconnect", "/v1/mcp-connections/:connectionId/disconnect").pipe(audits("mcp_connection.disconnect"))
-      .setPath(McpConnectionPath)
-      .addSuccess(McpDisconnectResult)
-      .addError(NotFoundResponse)
-      .addError(ForbiddenResponse)
-      .addError(ConflictResponse)
+    HttpApiEndpoint.post("disconnect", "/v1/mcp-connections/:connectionId/disconnect", {
+      params: McpConnectionPath,
+      success: McpDisconnectResult,
+      error: [NotFoundResponse, ForbiddenResponse, ConflictResponse, ...memberAuthenticationErrors]
+    }).pipe(audits("mcp_connection.disconnect"), requires("mcp.manage"))
       .middleware(MemberAuthentication)
-      .pipe(requires("mcp.manage"))
       .annotate(OpenApi.Summary, "Disconnect an MCP connection")
       .annotate(
         OpenApi.Description,
@@ -71,14 +63,12 @@ export class McpAuthorizationApi extends HttpApiGroup.make("mcpAuthorization")
       )
   )
   .add(
-    HttpApiEndpoint.del("disconnectMine", "/v1/mcp-connections/:connectionId/my-account").pipe(audits("mcp_connection.disconnect"))
-      .setPath(McpConnectionPath)
-      .addSuccess(McpDisconnectResult)
-      .addError(NotFoundResponse)
-      .addError(ForbiddenResponse)
-      .addError(ConflictResponse)
+    HttpApiEndpoint.delete("disconnectMine", "/v1/mcp-connections/:connectionId/my-account", {
+      params: McpConnectionPath,
+      success: McpDisconnectResult,
+      error: [NotFoundResponse, ForbiddenResponse, ConflictResponse, ...memberAuthenticationErrors]
+    }).pipe(audits("mcp_connection.disconnect"), requires("mcp.connectOwn"))
       .middleware(MemberAuthentication)
-      .pipe(requires("mcp.connectOwn"))
       .annotate(OpenApi.Summary, "Disconnect my MCP account")
       .annotate(
         OpenApi.Description,
@@ -86,8 +76,9 @@ export class McpAuthorizationApi extends HttpApiGroup.make("mcpAuthorization")
       )
   )
   .add(
-    HttpApiEndpoint.get("clientMetadata", "/v1/mcp-connections/oauth/client-metadata.json")
-      .addSuccess(McpClientMetadataDocument)
+    HttpApiEndpoint.get("clientMetadata", "/v1/mcp-connections/oauth/client-metadata.json", {
+      success: McpClientMetadataDocument
+    })
       .annotate(OpenApi.Summary, "OAuth client metadata document")
       .annotate(
         OpenApi.Description,

@@ -5,26 +5,26 @@
  * go in and never come out.
  */
 import * as Schema from "effect/Schema"
-import { allErrors, requestBody, Timestamp, TrimmedText } from "./Common.js"
+import { Timestamp, TrimmedText } from "./Common.js"
 import { UrlOf } from "./Urls.js"
 import { exampleId, ExternalMcpConnectionId, MembershipId, OrganizationId } from "./Ids.js"
 import { Page, PageQueryFields } from "./Pagination.js"
 import { acme, ada, exampleOf, exampleTime } from "./Examples.js"
 
-export const McpAuthType = Schema.Literal("none", "apikey", "oauth").annotations({
+export const McpAuthType = Schema.Literals(["none", "apikey", "oauth"]).annotate({
   identifier: "McpAuthType",
   description: "How the MCP server authenticates the server's requests: `none`, `apikey` (sent as a Bearer token) or `oauth`."
 })
 export type McpAuthType = typeof McpAuthType.Type
 
-export const McpCredentialMode = Schema.Literal("shared", "per_member").annotations({
+export const McpCredentialMode = Schema.Literals(["shared", "per_member"]).annotate({
   identifier: "McpCredentialMode",
   description:
     "Whose credential calls use: `shared` (one credential of the organization) or `per_member` (each member connects their own account; `oauth` only)."
 })
 export type McpCredentialMode = typeof McpCredentialMode.Type
 
-export const McpCredentialHealth = Schema.Literal("unknown", "ready", "reconnect_required").annotations({
+export const McpCredentialHealth = Schema.Literals(["unknown", "ready", "reconnect_required"]).annotate({
   identifier: "McpCredentialHealth",
   description: "`ready` once a credential worked, `reconnect_required` once the server or its authorization server refused it, `unknown` before."
 })
@@ -64,12 +64,14 @@ export const McpServerUrl = UrlOf(
 
 export const McpConnectionName = TrimmedText(1, 255, "Connection name, unique in the organization (ignoring case)")
 
-export const McpScope = Schema.String.pipe(
-  Schema.maxLength(255),
-  Schema.pattern(/^[\x21\x23-\x5B\x5D-\x7E]{1,255}$/, { message: () => "must be an OAuth scope: 1 to 255 printable characters, no space, quote or backslash" })
-).annotations({ description: "An OAuth scope (RFC 6749 §3.3)." })
+export const McpScope = Schema.String.check(
+  Schema.isMaxLength(255),
+  Schema.isPattern(/^[\x21\x23-\x5B\x5D-\x7E]{1,255}$/u, {
+    message: "must be an OAuth scope: 1 to 255 printable characters, no space, quote or backslash"
+  })
+).annotate({ description: "An OAuth scope (RFC 6749 §3.3)." })
 
-export const McpRegistrationSource = Schema.Literal("pre_registered", "client_metadata", "dynamic").annotations({
+export const McpRegistrationSource = Schema.Literals(["pre_registered", "client_metadata", "dynamic"]).annotate({
   identifier: "McpRegistrationSource",
   description:
     "How the server's OAuth client is known to the authorization server: `pre_registered` (an admin gave its id), `client_metadata` (a client ID metadata document the server publishes) or `dynamic` (RFC 7591 registration)."
@@ -78,11 +80,11 @@ export type McpRegistrationSource = typeof McpRegistrationSource.Type
 
 /** What is disabled of a connection's tools, by whom and when. */
 export class McpToolPolicy extends Schema.Class<McpToolPolicy>("McpToolPolicy")(Schema.Struct({
-  allDisabled: Schema.Boolean.annotations({ description: "Every tool is disabled." }),
-  disabledTools: Schema.Array(Schema.String).annotations({ description: "The tools disabled by name." }),
-  updatedByOrgMembershipId: Schema.NullOr(MembershipId).annotations({ description: "Who set the policy last; null while never set." }),
+  allDisabled: Schema.Boolean.annotate({ description: "Every tool is disabled." }),
+  disabledTools: Schema.Array(Schema.String).annotate({ description: "The tools disabled by name." }),
+  updatedByOrgMembershipId: Schema.NullOr(MembershipId).annotate({ description: "Who set the policy last; null while never set." }),
   updatedAt: Schema.NullOr(Timestamp)
-}).annotations({
+}).annotate({
   examples: [{ allDisabled: false, disabledTools: ["delete_issue"], updatedByOrgMembershipId: ada.membershipId, updatedAt: exampleTime(610) }]
 })) {}
 
@@ -90,23 +92,23 @@ export const McpToolName = TrimmedText(1, 255, "Tool name")
 
 export const UpdateMcpToolPolicyRequest = Schema.Struct({
   allDisabled: Schema.Boolean,
-  disabledTools: Schema.Array(McpToolName).pipe(Schema.maxItems(500)).annotations({ description: "At most 500 tool names." })
-}).annotations({ ...requestBody, examples: [{ allDisabled: false, disabledTools: ["delete_issue"] }] })
+  disabledTools: Schema.Array(McpToolName).check(Schema.isMaxLength(500)).annotate({ description: "At most 500 tool names." })
+}).annotate({ examples: [{ allDisabled: false, disabledTools: ["delete_issue"] }] })
 
 /** The OAuth side of an `oauth` connection. Its client secret and tokens are never returned. */
 export const McpOAuthSettings = Schema.Struct({
-  clientConfigured: Schema.Boolean.annotations({ description: "Whether the server has an OAuth client for this connection." }),
+  clientConfigured: Schema.Boolean.annotate({ description: "Whether the server has an OAuth client for this connection." }),
   clientId: Schema.NullOr(Schema.String),
   registrationSource: Schema.NullOr(McpRegistrationSource),
-  authorizationServerIssuer: Schema.NullOr(Schema.String).annotations({
+  authorizationServerIssuer: Schema.NullOr(Schema.String).annotate({
     description: "The authorization server the connection uses; null until chosen (from discovery when the server names one)."
   }),
   requestedScopes: Schema.Array(Schema.String),
-  grantedScopes: Schema.Array(Schema.String).annotations({ description: "What the shared credential was granted (empty for `per_member`)." }),
-  issuerReviewRequired: Schema.Boolean.annotations({
+  grantedScopes: Schema.Array(Schema.String).annotate({ description: "What the shared credential was granted (empty for `per_member`)." }),
+  issuerReviewRequired: Schema.Boolean.annotate({
     description: "The MCP server now names another authorization server: tools stay blocked until an admin reconnects."
   })
-}).annotations({
+}).annotate({
   identifier: "McpOAuthSettings",
   examples: [{
     clientConfigured: true,
@@ -126,27 +128,27 @@ export class McpConnection extends Schema.Class<McpConnection>("McpConnection")(
   url: Schema.String,
   authType: McpAuthType,
   credentialMode: McpCredentialMode,
-  connected: Schema.Boolean.annotations({
+  connected: Schema.Boolean.annotate({
     description: "`shared`: the organization's credential is in place (`none`: the server answered `initialize`). `per_member`: some member connected."
   }),
   connectedAt: Schema.NullOr(Timestamp),
-  connectedForMe: Schema.Boolean.annotations({
+  connectedForMe: Schema.Boolean.annotate({
     description: "Whether calls made by the caller have a credential: the shared one, or the caller's own for `per_member`."
   }),
-  ready: Schema.Boolean.annotations({ description: "Whether the caller's tool calls can run now (they are refused with 409 `connection_not_ready` otherwise)." }),
-  notReadyReason: Schema.NullOr(Schema.String).annotations({ description: "Why not, and what to do; null when ready." }),
+  ready: Schema.Boolean.annotate({ description: "Whether the caller's tool calls can run now (they are refused with 409 `connection_not_ready` otherwise)." }),
+  notReadyReason: Schema.NullOr(Schema.String).annotate({ description: "Why not, and what to do; null when ready." }),
   credentialHealth: McpCredentialHealth,
   credentialHealthReason: Schema.NullOr(Schema.String),
   needsReconnect: Schema.Boolean,
-  oauth: Schema.NullOr(McpOAuthSettings).annotations({ description: "Null unless `authType` is `oauth`." }),
-  oauthClientRequired: Schema.Boolean.annotations({
+  oauth: Schema.NullOr(McpOAuthSettings).annotate({ description: "Null unless `authType` is `oauth`." }),
+  oauthClientRequired: Schema.Boolean.annotate({
     description: "The URL's preset needs an OAuth client an admin registered with the provider (no dynamic registration)."
   }),
   toolPolicy: McpToolPolicy,
   createdByOrgMembershipId: Schema.NullOr(MembershipId),
   createdAt: Timestamp,
   updatedAt: Timestamp
-}).annotations({
+}).annotate({
   examples: [{
     id: exampleId("emc"),
     organizationId: acme.id,
@@ -171,54 +173,57 @@ export class McpConnection extends Schema.Class<McpConnection>("McpConnection")(
   }]
 })) {}
 
-export const McpConnectionResponse = Schema.Struct({ ok: Schema.Literal(true), item: McpConnection }).annotations({
+export const McpConnectionResponse = Schema.Struct({ ok: Schema.Literal(true), item: McpConnection }).annotate({
   identifier: "McpConnectionResponse"
 })
-export const McpConnectionPage = Page(McpConnection).annotations({ identifier: "McpConnectionPage" })
+export const McpConnectionPage = Page(McpConnection).annotate({ identifier: "McpConnectionPage" })
 
+/** Every bad member reported: the API's `HttpApi.QueryParseOptions` (`allErrors`), not an annotation here. */
 export const McpConnectionListQuery = Schema.Struct({
   ...PageQueryFields,
-  scope: Schema.optionalWith(Schema.Literal("usable", "manageable"), { exact: true }).annotations({
+  scope: Schema.optionalKey(Schema.Literals(["usable", "manageable"])).annotateKey({
     description:
       "`usable` (default): the connections a grant gives the caller. `manageable` (owners and admins): every connection of the organization."
   })
-}).annotations({ ...allErrors, examples: [{ scope: "manageable" }] })
+}).annotate({ examples: [{ scope: "manageable" }] })
 export type McpConnectionListQuery = typeof McpConnectionListQuery.Type
 
 export const McpConnectionPath = Schema.Struct({ connectionId: ExternalMcpConnectionId })
 
 /** OAuth settings an admin gives: a pre-registered client, the issuer to use, the scopes to ask for. */
 export const McpOAuthInput = Schema.Struct({
-  clientId: Schema.optionalWith(TrimmedText(1, 512, "A client registered with the authorization server"), { exact: true }),
-  clientSecret: Schema.optionalWith(TrimmedText(1, 2048, "Its secret (for confidential clients); stored encrypted"), { exact: true }),
-  authorizationServerIssuer: Schema.optionalWith(McpServerUrl, { exact: true }).annotations({
+  clientId: Schema.optionalKey(TrimmedText(1, 512, "A client registered with the authorization server")),
+  clientSecret: Schema.optionalKey(TrimmedText(1, 2048, "Its secret (for confidential clients); stored encrypted")),
+  authorizationServerIssuer: Schema.optionalKey(McpServerUrl).annotateKey({
     description: "The authorization server to use when the MCP server names several."
   }),
-  requestedScopes: Schema.optionalWith(Schema.Array(McpScope).pipe(Schema.maxItems(100)), { exact: true })
-}).annotations({ ...requestBody, examples: [{ requestedScopes: ["read", "write"] }] })
+  requestedScopes: Schema.optionalKey(Schema.Array(McpScope).check(Schema.isMaxLength(100)))
+}).annotate({ examples: [{ requestedScopes: ["read", "write"] }] })
 
 /** A connection's API key (`apikey` connections), sent as a Bearer token; stored encrypted. */
 export const McpApiKey = TrimmedText(1, 4096, "The API key, sent as a Bearer token; stored encrypted")
 
 /** The OAuth settings of a new connection: a client secret comes with its client id. */
-const McpOAuthCreateInput = McpOAuthInput.pipe(
-  Schema.filter((oauth) => oauth.clientSecret === undefined || oauth.clientId !== undefined || { path: ["clientSecret"], message: "needs a `clientId`" }, {
-    jsonSchema: { dependentRequired: { clientSecret: ["clientId"] } }
-  })
-).annotations(requestBody)
+const McpOAuthCreateInput = McpOAuthInput.check(
+  Schema.makeFilter(
+    (oauth) => oauth.clientSecret === undefined || oauth.clientId !== undefined || { path: ["clientSecret"], issue: "needs a `clientId`" },
+    { toJsonSchema: () => ({ dependentRequired: { clientSecret: ["clientId"] } }) }
+  )
+)
 
 const connectionFields = { name: McpConnectionName, url: McpServerUrl }
 
 /** `shared`, the only credential mode of `none` and `apikey` connections. */
-const sharedOnly = Schema.optionalWith(
-  Schema.Literal("shared").annotations({ message: () => "`per_member` needs `authType: oauth` (each member connects their own account)" }),
-  { exact: true }
-).annotations({ description: "`shared` (the default and only mode: `per_member` needs `authType: oauth`)." })
+const sharedOnly = Schema.optionalKey(
+  Schema.Literal("shared").annotate({ message: "`per_member` needs `authType: oauth` (each member connects their own account)" })
+).annotateKey({ description: "`shared` (the default and only mode: `per_member` needs `authType: oauth`)." })
 
-/** One member of the union per `authType`: each takes the credential members of its type, and only those. */
-export const CreateMcpConnectionRequest = Schema.Union(
-  Schema.Struct({ ...connectionFields, authType: Schema.Literal("none"), credentialMode: sharedOnly }).annotations({
-    ...requestBody,
+/**
+ * One member of the union per `authType`: each takes the credential members of its type, and only those (the API's
+ * `HttpApi.PayloadParseOptions`, `requestBody`, refuses the others).
+ */
+export const CreateMcpConnectionRequest = Schema.Union([
+  Schema.Struct({ ...connectionFields, authType: Schema.Literal("none"), credentialMode: sharedOnly }).annotate({
     identifier: "CreateNoneMcpConnectionRequest",
     description: "A server that needs no credential.",
     examples: [{ name: "Docs search", url: "https://mcp.docs.acme.example/mcp", authType: "none" }]
@@ -227,9 +232,8 @@ export const CreateMcpConnectionRequest = Schema.Union(
     ...connectionFields,
     authType: Schema.Literal("apikey"),
     credentialMode: sharedOnly,
-    apiKey: Schema.propertySignature(McpApiKey).annotations({ missingMessage: () => "is required when `authType` is `apikey`" })
-  }).annotations({
-    ...requestBody,
+    apiKey: McpApiKey.annotateKey({ messageMissingKey: "is required when `authType` is `apikey`" })
+  }).annotate({
     identifier: "CreateApiKeyMcpConnectionRequest",
     description: "A server authenticated with an API key.",
     examples: [{ name: "Build status", url: "https://mcp.ci.acme.example/mcp", authType: "apikey", apiKey: "ci_live_example_key" }]
@@ -237,34 +241,37 @@ export const CreateMcpConnectionRequest = Schema.Union(
   Schema.Struct({
     ...connectionFields,
     authType: Schema.Literal("oauth"),
-    credentialMode: Schema.optionalWith(McpCredentialMode, { exact: true }).annotations({ description: "Default `shared`." }),
-    oauth: Schema.optionalWith(McpOAuthCreateInput, { exact: true })
-  }).annotations({
-    ...requestBody,
+    credentialMode: Schema.optionalKey(McpCredentialMode).annotateKey({ description: "Default `shared`." }),
+    oauth: Schema.optionalKey(McpOAuthCreateInput)
+  }).annotate({
     identifier: "CreateOAuthMcpConnectionRequest",
     description: "A server authorized with OAuth.",
     examples: [{ name: linear.name, url: linear.url, authType: "oauth", credentialMode: "shared", oauth: { requestedScopes: ["read", "write"] } }]
   })
-).annotations({ ...requestBody, identifier: "CreateMcpConnectionRequest" })
+]).annotate({ identifier: "CreateMcpConnectionRequest" })
 export type CreateMcpConnectionRequest = typeof CreateMcpConnectionRequest.Type
 
 export const UpdateMcpConnectionRequest = Schema.Struct({
-  name: Schema.optionalWith(McpConnectionName, { exact: true }),
-  url: Schema.optionalWith(McpServerUrl, { exact: true }).annotations({
+  name: Schema.optionalKey(McpConnectionName),
+  url: Schema.optionalKey(McpServerUrl).annotateKey({
     description: "A new URL drops the stored OAuth credentials (they were issued for the old server)."
   }),
-  apiKey: Schema.optionalWith(McpApiKey, { exact: true }).annotations({ description: "A new API key (`apikey` connections only)." }),
-  oauth: Schema.optionalWith(
-    McpOAuthInput.pipe(
-      Schema.filter((oauth) => Object.keys(oauth).length > 0 || "give at least one of clientId, clientSecret, authorizationServerIssuer or requestedScopes", {
-        jsonSchema: { minProperties: 1 }
-      })
-    ).annotations(requestBody),
-    { exact: true }
-  ).annotations({ description: "New OAuth settings (`oauth` connections only); a `clientSecret` needs a `clientId`, given here or stored." })
-}).pipe(
-  Schema.filter((body) => Object.keys(body).length > 0 || "give at least one of name, url, apiKey or oauth", { jsonSchema: { minProperties: 1 } })
-).annotations({ ...requestBody, examples: [{ name: "Linear (engineering)" }] })
+  // Described on the wire side: Effect 4 writes no member description of a transformation (trimmed text) into the
+  // JSON Schema, and this one replaces the key's own, as the document has it.
+  apiKey: Schema.optionalKey(McpApiKey.pipe(Schema.annotateEncoded({ description: "A new API key (`apikey` connections only)." }))),
+  oauth: Schema.optionalKey(
+    McpOAuthInput.check(
+      Schema.makeFilter(
+        (oauth) => Object.keys(oauth).length > 0 || "give at least one of clientId, clientSecret, authorizationServerIssuer or requestedScopes",
+        { toJsonSchema: () => ({ minProperties: 1 }) }
+      )
+    )
+  ).annotateKey({ description: "New OAuth settings (`oauth` connections only); a `clientSecret` needs a `clientId`, given here or stored." })
+}).check(
+  Schema.makeFilter((body) => Object.keys(body).length > 0 || "give at least one of name, url, apiKey or oauth", {
+    toJsonSchema: () => ({ minProperties: 1 })
+  })
+).annotate({ examples: [{ name: "Linear (engineering)" }] })
 export type UpdateMcpConnectionRequest = typeof UpdateMcpConnectionRequest.Type
 
 /** A curated MCP server: what `resolve` matches a product name or host against. */
@@ -274,12 +281,12 @@ export class McpPreset extends Schema.Class<McpPreset>("McpPreset")(Schema.Struc
   description: Schema.String,
   url: Schema.String,
   authType: McpAuthType,
-  requiresOAuthClient: Schema.Boolean.annotations({
+  requiresOAuthClient: Schema.Boolean.annotate({
     description: "The provider offers no dynamic registration: an admin registers an OAuth client and gives its id."
   }),
-  authorizationServerIssuer: Schema.optionalWith(Schema.String, { exact: true }),
-  defaultOAuthScopes: Schema.optionalWith(Schema.Array(Schema.String), { exact: true })
-}).annotations({
+  authorizationServerIssuer: Schema.optionalKey(Schema.String),
+  defaultOAuthScopes: Schema.optionalKey(Schema.Array(Schema.String))
+}).annotate({
   examples: [{
     presetId: "linear",
     displayName: "Linear",

@@ -1,8 +1,8 @@
 /** External MCP connections: registering, changing, granting and reading an organization's remote MCP servers. */
-import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
-import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
-import * as OpenApi from "@effect/platform/OpenApi"
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
+import * as OpenApi from "effect/http-api/OpenApi"
 import { McpConnectionAccessGrantPage, McpConnectionAccessGrantResponse, McpConnectionGrantPath } from "./Access.js"
 import { accessEndpoints } from "./AccessApi.js"
 import {
@@ -55,14 +55,14 @@ const access = accessEndpoints({
   refusal: "403 `insufficient_role`"
 })
 
+// Each endpoint lists 403 (Effect 4 has no group-wide error; Effect 3's group added it).
 export class McpConnectionsApi extends HttpApiGroup.make("mcpConnections")
   .add(
-    HttpApiEndpoint.post("create", "/v1/mcp-connections").pipe(audits("mcp_connection.create"))
-      .setPayload(CreateMcpConnectionRequest)
-      .addSuccess(McpConnectionResponse, { status: 201 })
-      .addError(ConflictResponse)
-      .addError(ConnectionValidationFailedResponse)
-      .pipe(requires("mcp.manage"))
+    HttpApiEndpoint.post("create", "/v1/mcp-connections", {
+      payload: CreateMcpConnectionRequest,
+      success: McpConnectionResponse.pipe(HttpApiSchema.status(201)),
+      error: [ConflictResponse, ConnectionValidationFailedResponse, ForbiddenResponse]
+    }).pipe(audits("mcp_connection.create"), requires("mcp.manage"))
       .annotate(OpenApi.Summary, "Create an MCP connection")
       .annotate(
         OpenApi.Description,
@@ -70,10 +70,11 @@ export class McpConnectionsApi extends HttpApiGroup.make("mcpConnections")
       )
   )
   .add(
-    HttpApiEndpoint.get("list", "/v1/mcp-connections")
-      .setUrlParams(McpConnectionListQuery)
-      .addSuccess(McpConnectionPage)
-      .pipe(requires("mcp.read", "mcp.manage"))
+    HttpApiEndpoint.get("list", "/v1/mcp-connections", {
+      query: McpConnectionListQuery,
+      success: McpConnectionPage,
+      error: [ForbiddenResponse]
+    }).pipe(requires("mcp.read", "mcp.manage"))
       .annotate(OpenApi.Summary, "List MCP connections")
       .annotate(
         OpenApi.Description,
@@ -81,11 +82,11 @@ export class McpConnectionsApi extends HttpApiGroup.make("mcpConnections")
       )
   )
   .add(
-    HttpApiEndpoint.get("get", "/v1/mcp-connections/:connectionId")
-      .setPath(McpConnectionPath)
-      .addSuccess(McpConnectionResponse)
-      .addError(NotFoundResponse)
-      .pipe(requires("mcp.read"))
+    HttpApiEndpoint.get("get", "/v1/mcp-connections/:connectionId", {
+      params: McpConnectionPath,
+      success: McpConnectionResponse,
+      error: [NotFoundResponse, ForbiddenResponse]
+    }).pipe(requires("mcp.read"))
       .annotate(OpenApi.Summary, "Get an MCP connection")
       .annotate(
         OpenApi.Description,
@@ -93,15 +94,12 @@ export class McpConnectionsApi extends HttpApiGroup.make("mcpConnections")
       )
   )
   .add(
-    HttpApiEndpoint.patch("update", "/v1/mcp-connections/:connectionId").pipe(audits("mcp_connection.update"))
-      .setPath(McpConnectionPath)
-      .setPayload(UpdateMcpConnectionRequest)
-      .addSuccess(McpConnectionResponse)
-      .addError(NotFoundResponse)
-      .addError(ConflictResponse)
-      .addError(ConnectionValidationFailedResponse)
-      .addError(StoredCredentialUnreadableResponse)
-      .pipe(requires("mcp.manage"))
+    HttpApiEndpoint.patch("update", "/v1/mcp-connections/:connectionId", {
+      params: McpConnectionPath,
+      payload: UpdateMcpConnectionRequest,
+      success: McpConnectionResponse,
+      error: [NotFoundResponse, ConflictResponse, ConnectionValidationFailedResponse, StoredCredentialUnreadableResponse, ForbiddenResponse]
+    }).pipe(audits("mcp_connection.update"), requires("mcp.manage"))
       .annotate(OpenApi.Summary, "Update an MCP connection")
       .annotate(
         OpenApi.Description,
@@ -109,11 +107,11 @@ export class McpConnectionsApi extends HttpApiGroup.make("mcpConnections")
       )
   )
   .add(
-    HttpApiEndpoint.del("delete", "/v1/mcp-connections/:connectionId").pipe(audits("mcp_connection.delete"))
-      .setPath(McpConnectionPath)
-      .addSuccess(HttpApiSchema.NoContent)
-      .addError(NotFoundResponse)
-      .pipe(requires("mcp.manage"))
+    HttpApiEndpoint.delete("delete", "/v1/mcp-connections/:connectionId", {
+      params: McpConnectionPath,
+      success: HttpApiSchema.NoContent,
+      error: [NotFoundResponse, ForbiddenResponse]
+    }).pipe(audits("mcp_connection.delete"), requires("mcp.manage"))
       .annotate(OpenApi.Summary, "Delete an MCP connection")
       .annotate(
         OpenApi.Description,
@@ -124,11 +122,11 @@ export class McpConnectionsApi extends HttpApiGroup.make("mcpConnections")
   .add(access.listAccess)
   .add(access.revoke)
   .add(
-    HttpApiEndpoint.get("getToolPolicy", "/v1/mcp-connections/:connectionId/tool-policy")
-      .setPath(McpConnectionPath)
-      .addSuccess(McpToolPolicy)
-      .addError(NotFoundResponse)
-      .pipe(requires("mcp.manage"))
+    HttpApiEndpoint.get("getToolPolicy", "/v1/mcp-connections/:connectionId/tool-policy", {
+      params: McpConnectionPath,
+      success: McpToolPolicy,
+      error: [NotFoundResponse, ForbiddenResponse]
+    }).pipe(requires("mcp.manage"))
       .annotate(OpenApi.Summary, "Get an MCP connection's tool policy")
       .annotate(
         OpenApi.Description,
@@ -136,19 +134,18 @@ export class McpConnectionsApi extends HttpApiGroup.make("mcpConnections")
       )
   )
   .add(
-    HttpApiEndpoint.put("setToolPolicy", "/v1/mcp-connections/:connectionId/tool-policy").pipe(audits("mcp_connection.tool_policy.update"))
-      .setPath(McpConnectionPath)
-      .setPayload(UpdateMcpToolPolicyRequest)
-      .addSuccess(McpToolPolicy)
-      .addError(NotFoundResponse)
-      .pipe(requires("mcp.manage"))
+    HttpApiEndpoint.put("setToolPolicy", "/v1/mcp-connections/:connectionId/tool-policy", {
+      params: McpConnectionPath,
+      payload: UpdateMcpToolPolicyRequest,
+      success: McpToolPolicy,
+      error: [NotFoundResponse, ForbiddenResponse]
+    }).pipe(audits("mcp_connection.tool_policy.update"), requires("mcp.manage"))
       .annotate(OpenApi.Summary, "Set an MCP connection's tool policy")
       .annotate(
         OpenApi.Description,
         `Replaces the connection's tool policy: \`allDisabled\` disables every tool; \`disabledTools\` names tools to disable (at most 500, each 1 to 255 characters, trimmed, kept once, in the order given; names need not exist on the server yet). Records the caller and the time, and answers the policy.\n\nErrors: ${notFound}.`
       )
   )
-  .addError(ForbiddenResponse)
   .middleware(MemberAuthentication)
   .annotate(OpenApi.Title, "MCP Connections")
   .annotate(

@@ -4,7 +4,7 @@
  * and response, with credential and session headers redacted.
  */
 import * as Schema from "effect/Schema"
-import { Timestamp } from "./Common.js"
+import { Int, Timestamp } from "./Common.js"
 import { exampleTime } from "./Examples.js"
 
 /**
@@ -13,76 +13,67 @@ import { exampleTime } from "./Examples.js"
  * paths can carry identifiers).
  */
 export const McpDiagnostic = Schema.Struct({
-  referenceId: Schema.String.annotations({ description: "The request id of the call that failed: quote it to find the server's log line." }),
-  category: Schema.String.annotations({
+  referenceId: Schema.String.annotate({ description: "The request id of the call that failed: quote it to find the server's log line." }),
+  category: Schema.String.annotate({
     description: "What kind of failure, for example `security_blocked`, `network_failure`, `request_timeout`, `endpoint_not_found`, `oauth_resource_rejected`, `provider_throttled`, `provider_unavailable`, `provider_tool_error`, `mcp_tool_input_invalid`, `mcp_protocol_failure`, `response_too_large`."
   }),
-  code: Schema.String.annotations({ description: "The precise failure, for example `MCP_URL_BLOCKED`, `MCP_HTTP_429`, `MCP_PROVIDER_TOOL_ERROR`." }),
-  operatorAction: Schema.String.annotations({ description: "What to do about it, in a sentence." }),
+  code: Schema.String.annotate({ description: "The precise failure, for example `MCP_URL_BLOCKED`, `MCP_HTTP_429`, `MCP_PROVIDER_TOOL_ERROR`." }),
+  operatorAction: Schema.String.annotate({ description: "What to do about it, in a sentence." }),
   message: Schema.String,
-  retryable: Schema.Boolean.annotations({ description: "Whether the same request may succeed later unchanged." }),
-  phase: Schema.optionalWith(Schema.String, { exact: true }).annotations({
+  retryable: Schema.Boolean.annotate({ description: "Whether the same request may succeed later unchanged." }),
+  phase: Schema.optionalKey(Schema.String).annotateKey({
     description: "Where in the exchange it failed, for example `NETWORK_DNS`, `AUTH_TOKEN_ACQUISITION`, `MCP_INITIALIZE`, `MCP_TOOL_EXECUTION`."
   }),
-  connectUrl: Schema.optionalWith(Schema.String, { exact: true }).annotations({
+  connectUrl: Schema.optionalKey(Schema.String).annotateKey({
     description: "Where to (re)connect the credential, when that is the fix."
   }),
-  providerRequestId: Schema.optionalWith(Schema.String, { exact: true }),
-  providerCode: Schema.optionalWith(Schema.String, { exact: true }),
-  httpStatus: Schema.optionalWith(Schema.Int, { exact: true }).annotations({ description: "The MCP server's HTTP status." }),
-  providerStatus: Schema.optionalWith(Schema.Int, { exact: true }).annotations({
+  providerRequestId: Schema.optionalKey(Schema.String),
+  providerCode: Schema.optionalKey(Schema.String),
+  httpStatus: Schema.optionalKey(Int).annotateKey({ description: "The MCP server's HTTP status." }),
+  providerStatus: Schema.optionalKey(Int).annotateKey({
     description: "The status the tool reported from the provider behind it (a tool error's own status)."
   }),
-  payloadBytes: Schema.optionalWith(Schema.Int, { exact: true }),
-  jsonRpcCode: Schema.optionalWith(Schema.Int, { exact: true }),
-  outbound: Schema.optionalWith(
-    Schema.Struct({
-      origin: Schema.String,
-      pathHash: Schema.String.annotations({ description: "`sha256:` and the first 16 hex digits of the SHA-256 of the URL's path." })
-    }),
-    { exact: true }
-  )
-}).annotations({ identifier: "McpDiagnostic" })
+  payloadBytes: Schema.optionalKey(Int),
+  jsonRpcCode: Schema.optionalKey(Int),
+  outbound: Schema.optionalKey(Schema.Struct({
+    origin: Schema.String,
+    pathHash: Schema.String.annotate({ description: "`sha256:` and the first 16 hex digits of the SHA-256 of the URL's path." })
+  }))
+}).annotate({ identifier: "McpDiagnostic" })
 export type McpDiagnostic = typeof McpDiagnostic.Type
 
 export const InspectedHeader = Schema.Struct({
   name: Schema.String,
-  value: Schema.String.annotations({ description: "The value; `[redacted]` (after the scheme, for `authorization`) when redacted." }),
+  value: Schema.String.annotate({ description: "The value; `[redacted]` (after the scheme, for `authorization`) when redacted." }),
   redacted: Schema.Boolean
-}).annotations({ identifier: "InspectedHeader" })
+}).annotate({ identifier: "InspectedHeader" })
 
 export const InspectedBody = Schema.Struct({
-  text: Schema.String.annotations({ description: "The body as UTF-8, at most 512 KiB." }),
-  bytes: Schema.Int.annotations({ description: "The body's whole size in bytes." }),
+  text: Schema.String.annotate({ description: "The body as UTF-8, at most 512 KiB." }),
+  bytes: Schema.Int.annotate({ description: "The body's whole size in bytes." }),
   truncated: Schema.Boolean,
-  unavailable: Schema.Boolean.annotations({ description: "Whether the body could not be read (it is then empty)." })
-}).annotations({ identifier: "InspectedBody" })
+  unavailable: Schema.Boolean.annotate({ description: "Whether the body could not be read (it is then empty)." })
+}).annotate({ identifier: "InspectedBody" })
 
 export const ToolInspection = Schema.Struct({
   diagnosis: Schema.Struct({
-    summary: Schema.String.annotations({ description: "Where the call ended, in a sentence." })
+    summary: Schema.String.annotate({ description: "Where the call ended, in a sentence." })
   }),
-  request: Schema.optionalWith(
-    Schema.Struct({
-      method: Schema.String,
-      url: Schema.String.annotations({ description: "Without credentials or fragment; every query value is `[redacted]`." }),
-      startedAt: Timestamp,
-      headers: Schema.Array(InspectedHeader),
-      body: InspectedBody
-    }),
-    { exact: true }
-  ).annotations({ description: "The `tools/call` request as sent; absent when none was sent." }),
-  response: Schema.optionalWith(
-    Schema.Struct({
-      status: Schema.Int,
-      statusText: Schema.String,
-      durationMs: Schema.Int,
-      headers: Schema.Array(InspectedHeader),
-      body: InspectedBody
-    }),
-    { exact: true }
-  ).annotations({ description: "The response as received; absent when none came." })
-}).annotations({
+  request: Schema.optionalKey(Schema.Struct({
+    method: Schema.String,
+    url: Schema.String.annotate({ description: "Without credentials or fragment; every query value is `[redacted]`." }),
+    startedAt: Timestamp,
+    headers: Schema.Array(InspectedHeader),
+    body: InspectedBody
+  })).annotateKey({ description: "The `tools/call` request as sent; absent when none was sent." }),
+  response: Schema.optionalKey(Schema.Struct({
+    status: Int,
+    statusText: Schema.String,
+    durationMs: Int,
+    headers: Schema.Array(InspectedHeader),
+    body: InspectedBody
+  })).annotateKey({ description: "The response as received; absent when none came." })
+}).annotate({
   identifier: "ToolInspection",
   examples: [{
     diagnosis: { summary: "The tool ran and answered." },

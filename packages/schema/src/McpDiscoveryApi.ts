@@ -1,19 +1,21 @@
 /** MCP discovery: resolving a URL, host or product name to an MCP server and its requirements; the curated presets. */
-import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
-import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import * as OpenApi from "@effect/platform/OpenApi"
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as OpenApi from "effect/http-api/OpenApi"
 import { ForbiddenResponse } from "./Errors.js"
 import { McpPresetList, McpResolveResult, ResolveMcpRequest } from "./McpDiscovery.js"
 import { requires } from "./Policy.js"
 import { MemberAuthentication } from "./Security.js"
 import { audits } from "./AuditCatalog.js"
 
+// Each endpoint lists 403 (Effect 4 has no group-wide error; Effect 3's group added it).
 export class McpDiscoveryApi extends HttpApiGroup.make("mcpDiscovery")
   .add(
-    HttpApiEndpoint.post("resolve", "/v1/mcp-connections/resolve").pipe(audits("mcp_connection.resolve"))
-      .setPayload(ResolveMcpRequest)
-      .addSuccess(McpResolveResult)
-      .pipe(requires("mcp.resolve"))
+    HttpApiEndpoint.post("resolve", "/v1/mcp-connections/resolve", {
+      payload: ResolveMcpRequest,
+      success: McpResolveResult,
+      error: [ForbiddenResponse]
+    }).pipe(audits("mcp_connection.resolve"), requires("mcp.resolve"))
       .annotate(OpenApi.Summary, "Resolve an MCP server")
       .annotate(
         OpenApi.Description,
@@ -21,8 +23,7 @@ export class McpDiscoveryApi extends HttpApiGroup.make("mcpDiscovery")
       )
   )
   .add(
-    HttpApiEndpoint.get("presets", "/v1/mcp-connections/presets")
-      .addSuccess(McpPresetList)
+    HttpApiEndpoint.get("presets", "/v1/mcp-connections/presets", { success: McpPresetList, error: [ForbiddenResponse] })
       .pipe(requires("mcp.read"))
       .annotate(OpenApi.Summary, "List MCP presets")
       .annotate(
@@ -30,7 +31,6 @@ export class McpDiscoveryApi extends HttpApiGroup.make("mcpDiscovery")
         "The curated MCP servers `resolve` matches: the built-in list, or the operator's (`ORGPLANE_MCP_PRESETS_FILE`). Changes nothing.\n\nErrors: none beyond the group's."
       )
   )
-  .addError(ForbiddenResponse)
   .middleware(MemberAuthentication)
   .annotate(OpenApi.Title, "MCP discovery")
   .annotate(

@@ -1,10 +1,9 @@
 /** Running one tool of an external MCP connection, as an admin's diagnostic: the result with the exchange inspected. */
-import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
-import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import * as OpenApi from "@effect/platform/OpenApi"
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as OpenApi from "effect/http-api/OpenApi"
 import * as Schema from "effect/Schema"
 import { MaxBodyBytes } from "./BodyLimit.js"
-import { requestBody } from "./Common.js"
 import { JsonObject } from "./ConfigObjects.js"
 import {
   ConnectionNotReadyResponse,
@@ -27,19 +26,18 @@ export const McpToolCallRequest = Schema.Struct({
   toolName: McpToolName,
   /** The tool's arguments, sent as is (the tool's input schema decides what it accepts). */
   arguments: JsonObject
-}).annotations({
-  ...requestBody,
+}).annotate({
   identifier: "McpToolCallRequest",
   examples: [{ toolName: "list_issues", arguments: { team: "Platform", limit: 2 } }]
 })
 export type McpToolCallRequest = typeof McpToolCallRequest.Type
 
 export const McpToolCallResponse = Schema.Struct({
-  referenceId: Schema.String.annotations({ description: "The request id: the server's log line for this call carries it." }),
-  durationMs: Schema.Int.annotations({ description: "How long the whole run took (session, call, close), in milliseconds." }),
-  result: Schema.Unknown.annotations({ description: "The MCP `CallToolResult` as the server sent it (`content`, `structuredContent`, ...)." }),
+  referenceId: Schema.String.annotate({ description: "The request id: the server's log line for this call carries it." }),
+  durationMs: Schema.Int.annotate({ description: "How long the whole run took (session, call, close), in milliseconds." }),
+  result: Schema.Unknown.annotate({ description: "The MCP `CallToolResult` as the server sent it (`content`, `structuredContent`, ...)." }),
   inspection: ToolInspection
-}).annotations({
+}).annotate({
   identifier: "McpToolCallResponse",
   examples: [{
     referenceId: "req_01jbx2c9e4",
@@ -52,14 +50,14 @@ export type McpToolCallResponse = typeof McpToolCallResponse.Type
 
 export const McpListedTool = Schema.Struct({
   name: Schema.String,
-  title: Schema.optionalWith(Schema.String, { exact: true }),
-  description: Schema.optionalWith(Schema.String, { exact: true }),
-  inputSchema: Schema.Unknown.annotations({ description: "The tool's input JSON Schema, as the server lists it." }),
-  annotations: Schema.optionalWith(Schema.Record({ key: Schema.String, value: Schema.Unknown }), { exact: true }).annotations({
+  title: Schema.optionalKey(Schema.String),
+  description: Schema.optionalKey(Schema.String),
+  inputSchema: Schema.Unknown.annotate({ description: "The tool's input JSON Schema, as the server lists it." }),
+  annotations: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown)).annotateKey({
     description: "The server's hints (`readOnlyHint`, `destructiveHint`, `idempotentHint`, `openWorldHint`, ...): hints, not guarantees."
   }),
-  disabled: Schema.Boolean.annotations({ description: "Whether the organization's tool policy disables it (a call answers 403 `tool_disabled`)." })
-}).annotations({
+  disabled: Schema.Boolean.annotate({ description: "Whether the organization's tool policy disables it (a call answers 403 `tool_disabled`)." })
+}).annotate({
   identifier: "McpListedTool",
   examples: [{
     name: "list_issues",
@@ -72,27 +70,26 @@ export const McpListedTool = Schema.Struct({
 })
 
 export const McpToolCatalog = Schema.Struct({
-  referenceId: Schema.String.annotations({ description: "The request id: the server's log line for this read carries it." }),
+  referenceId: Schema.String.annotate({ description: "The request id: the server's log line for this read carries it." }),
   tools: Schema.Array(McpListedTool),
-  truncated: Schema.Boolean.annotations({ description: "Whether the server listed more than was read (20 pages, 2000 tools)." }),
+  truncated: Schema.Boolean.annotate({ description: "Whether the server listed more than was read (20 pages, 2000 tools)." }),
   policy: McpToolPolicy
-}).annotations({
+}).annotate({
   identifier: "McpToolCatalog",
   examples: [{ referenceId: "req_01jbx2d7m1", tools: [exampleOf(McpListedTool)], truncated: false, policy: exampleOf(McpToolPolicy) }]
 })
 export type McpToolCatalog = typeof McpToolCatalog.Type
 
+// Each endpoint lists 403 (Effect 4 has no group-wide error; Effect 3's group added it).
 export class McpToolsApi extends HttpApiGroup.make("mcpTools")
   .add(
-    HttpApiEndpoint.post("call", "/v1/mcp-connections/:connectionId/tools/call").pipe(audits("mcp_connection.tool.call"))
-      .setPath(McpConnectionPath)
-      .setPayload(McpToolCallRequest)
-      .addSuccess(McpToolCallResponse)
-      .addError(McpConnectionNotFoundResponse)
-      .addError(ConnectionNotReadyResponse)
-      .addError(ToolExecutionFailedResponse)
+    HttpApiEndpoint.post("call", "/v1/mcp-connections/:connectionId/tools/call", {
+      params: McpConnectionPath,
+      payload: McpToolCallRequest,
+      success: McpToolCallResponse,
+      error: [McpConnectionNotFoundResponse, ConnectionNotReadyResponse, ToolExecutionFailedResponse, ForbiddenResponse]
+    }).pipe(audits("mcp_connection.tool.call"), requires("mcp.callTools"))
       .annotate(MaxBodyBytes, TOOL_CALL_BODY_BYTES)
-      .pipe(requires("mcp.callTools"))
       .annotate(OpenApi.Summary, "Run an MCP tool")
       .annotate(
         OpenApi.Description,
@@ -100,20 +97,17 @@ export class McpToolsApi extends HttpApiGroup.make("mcpTools")
       )
   )
   .add(
-    HttpApiEndpoint.get("listTools", "/v1/mcp-connections/:connectionId/tools")
-      .setPath(McpConnectionPath)
-      .addSuccess(McpToolCatalog)
-      .addError(McpConnectionNotFoundResponse)
-      .addError(ConnectionNotReadyResponse)
-      .addError(ToolCatalogFailedResponse)
-      .pipe(requires("mcp.callTools"))
+    HttpApiEndpoint.get("listTools", "/v1/mcp-connections/:connectionId/tools", {
+      params: McpConnectionPath,
+      success: McpToolCatalog,
+      error: [McpConnectionNotFoundResponse, ConnectionNotReadyResponse, ToolCatalogFailedResponse, ForbiddenResponse]
+    }).pipe(requires("mcp.callTools"))
       .annotate(OpenApi.Summary, "List an MCP connection's tools")
       .annotate(
         OpenApi.Description,
         "Reads the connection's tool list from its server (`tools/list`, page by page, in a fresh session with the caller's credential, as a tool call does), at most 20 pages and 2000 tools (then `truncated`); a tool with a name over 512 bytes or an input schema over 512 KiB is left out, a title over 4 KiB or a description over 64 KiB is cut. Each tool says whether the organization's tool policy disables it; `policy` is that policy. Each request has 30 seconds (or `ORGPLANE_MCP_TOOL_TIMEOUT`, if shorter). Changes nothing. As for a call, the caller needs a grant on the connection.\n\nErrors: 403 `insufficient_access`; 404 `connection_not_found` (also for another organization's connection); 409 `connection_not_ready`; 502 `tool_catalog_failed` with a `diagnostic` when the list could not be read."
       )
   )
-  .addError(ForbiddenResponse)
   .middleware(MemberAuthentication)
   .annotate(OpenApi.Title, "MCP Tools")
   .annotate(

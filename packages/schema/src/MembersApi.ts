@@ -1,8 +1,8 @@
 /** Members and roles: who belongs to the organization, with which role. */
-import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
-import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
-import * as OpenApi from "@effect/platform/OpenApi"
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
+import * as OpenApi from "effect/http-api/OpenApi"
 import { ConflictResponse, ForbiddenResponse, NotFoundResponse } from "./Errors.js"
 import { requires } from "./Policy.js"
 import { Authentication, MemberAuthentication } from "./Security.js"
@@ -19,12 +19,12 @@ import {
 import { RoleList, RolesDescription } from "./Roles.js"
 import { audits } from "./AuditCatalog.js"
 
+/** The errors every endpoint of the group may answer (Effect 4 has no group `addError`: each endpoint declares them). */
+const groupErrors = [ForbiddenResponse] as const
+
 export class MembersApi extends HttpApiGroup.make("members")
   .add(
-    HttpApiEndpoint.get("list", "/v1/members")
-      .setUrlParams(MemberListQuery)
-      .addSuccess(MemberPage)
-      .pipe(requires("members.read"))
+    HttpApiEndpoint.get("list", "/v1/members", { query: MemberListQuery, success: MemberPage, error: [...groupErrors] }).pipe(requires("members.read"))
       .annotate(OpenApi.Summary, "List members")
       .annotate(
         OpenApi.Description,
@@ -32,17 +32,12 @@ export class MembersApi extends HttpApiGroup.make("members")
       )
   )
   .add(
-    HttpApiEndpoint.get("getDirectorySettings", "/v1/member-directory")
-      .addSuccess(MemberDirectorySettingsResponse)
-      .pipe(requires("members.read"))
+    HttpApiEndpoint.get("getDirectorySettings", "/v1/member-directory", { success: MemberDirectorySettingsResponse, error: [...groupErrors] }).pipe(requires("members.read"))
       .annotate(OpenApi.Summary, "Get the member directory settings")
       .annotate(OpenApi.Description, "What plain members see of each other. Changes nothing.")
   )
   .add(
-    HttpApiEndpoint.put("setDirectorySettings", "/v1/member-directory").pipe(audits("member.directory.update"))
-      .setPayload(UpdateMemberDirectorySettingsRequest)
-      .addSuccess(MemberDirectorySettingsResponse)
-      .pipe(requires("members.manageDirectory"))
+    HttpApiEndpoint.put("setDirectorySettings", "/v1/member-directory", { payload: UpdateMemberDirectorySettingsRequest, success: MemberDirectorySettingsResponse, error: [...groupErrors] }).pipe(audits("member.directory.update"), requires("members.manageDirectory"))
       .annotate(OpenApi.Summary, "Set the member directory settings")
       .annotate(
         OpenApi.Description,
@@ -50,11 +45,7 @@ export class MembersApi extends HttpApiGroup.make("members")
       )
   )
   .add(
-    HttpApiEndpoint.get("get", "/v1/members/:memberId")
-      .setPath(MemberPath)
-      .addSuccess(MemberResponse)
-      .addError(NotFoundResponse)
-      .pipe(requires("members.read"))
+    HttpApiEndpoint.get("get", "/v1/members/:memberId", { params: MemberPath, success: MemberResponse, error: [NotFoundResponse, ...groupErrors] }).pipe(requires("members.read"))
       .annotate(OpenApi.Summary, "Get a member")
       .annotate(
         OpenApi.Description,
@@ -62,13 +53,7 @@ export class MembersApi extends HttpApiGroup.make("members")
       )
   )
   .add(
-    HttpApiEndpoint.patch("changeRole", "/v1/members/:memberId").pipe(audits("member.role.update"))
-      .setPath(MemberPath)
-      .setPayload(ChangeRoleRequest)
-      .addSuccess(MemberResponse)
-      .addError(NotFoundResponse)
-      .addError(ConflictResponse)
-      .pipe(requires("members.changeRole", "members.manageOwners"))
+    HttpApiEndpoint.patch("changeRole", "/v1/members/:memberId", { params: MemberPath, payload: ChangeRoleRequest, success: MemberResponse, error: [NotFoundResponse, ConflictResponse, ...groupErrors] }).pipe(audits("member.role.update"), requires("members.changeRole", "members.manageOwners"))
       .annotate(OpenApi.Summary, "Change a member's role")
       .annotate(
         OpenApi.Description,
@@ -76,12 +61,7 @@ export class MembersApi extends HttpApiGroup.make("members")
       )
   )
   .add(
-    HttpApiEndpoint.del("remove", "/v1/members/:memberId").pipe(audits("member.remove"))
-      .setPath(MemberPath)
-      .addSuccess(HttpApiSchema.NoContent)
-      .addError(NotFoundResponse)
-      .addError(ConflictResponse)
-      .pipe(requires("members.leave", "members.remove", "members.manageOwners"))
+    HttpApiEndpoint.delete("remove", "/v1/members/:memberId", { params: MemberPath, success: HttpApiSchema.NoContent, error: [NotFoundResponse, ConflictResponse, ...groupErrors] }).pipe(audits("member.remove"), requires("members.leave", "members.remove", "members.manageOwners"))
       .annotate(OpenApi.Summary, "Remove a member")
       .annotate(
         OpenApi.Description,
@@ -89,19 +69,13 @@ export class MembersApi extends HttpApiGroup.make("members")
       )
   )
   .add(
-    HttpApiEndpoint.post("transferOwnership", "/v1/members/:memberId/transfer-ownership").pipe(audits("member.ownership.transfer"))
-      .setPath(MemberPath)
-      .addSuccess(OwnershipTransfer)
-      .addError(NotFoundResponse)
-      .addError(ConflictResponse)
-      .pipe(requires("members.transferOwnership"))
+    HttpApiEndpoint.post("transferOwnership", "/v1/members/:memberId/transfer-ownership", { params: MemberPath, success: OwnershipTransfer, error: [NotFoundResponse, ConflictResponse, ...groupErrors] }).pipe(audits("member.ownership.transfer"), requires("members.transferOwnership"))
       .annotate(OpenApi.Summary, "Transfer ownership")
       .annotate(
         OpenApi.Description,
         "Makes the given admin an owner and the calling owner an admin, in one step; answers both.\n\nErrors: 404 `member_not_found` for an unknown or removed member; 409 `member_not_admin` unless the target is an admin (make them one first)."
       )
   )
-  .addError(ForbiddenResponse)
   .middleware(MemberAuthentication)
   .annotate(OpenApi.Title, "Members")
   .annotate(
@@ -112,8 +86,7 @@ export class MembersApi extends HttpApiGroup.make("members")
 
 export class RolesApi extends HttpApiGroup.make("roles")
   .add(
-    HttpApiEndpoint.get("list", "/v1/roles")
-      .addSuccess(RoleList)
+    HttpApiEndpoint.get("list", "/v1/roles", { success: RoleList })
       .annotate(OpenApi.Summary, "List roles")
       .annotate(
         OpenApi.Description,

@@ -1,8 +1,8 @@
 /** The memory bank: a person's own memories, saved and searched in the organization they act in. */
-import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
-import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
-import * as OpenApi from "@effect/platform/OpenApi"
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
+import * as OpenApi from "effect/http-api/OpenApi"
 import { ForbiddenResponse, NotFoundResponse } from "./Errors.js"
 import {
   MemoryListQuery,
@@ -18,12 +18,12 @@ import { requires } from "./Policy.js"
 import { MemberAuthentication } from "./Security.js"
 import { audits } from "./AuditCatalog.js"
 
+/** The errors every endpoint of the group may answer (Effect 4 has no group `addError`: each endpoint declares them). */
+const groupErrors = [ForbiddenResponse] as const
+
 export class MemoryApi extends HttpApiGroup.make("memory")
   .add(
-    HttpApiEndpoint.post("save", "/v1/memory").pipe(audits("memory.save"))
-      .setPayload(SaveMemoryRequest)
-      .addSuccess(MemoryResponse, { status: 201 })
-      .pipe(requires("memory.use"))
+    HttpApiEndpoint.post("save", "/v1/memory", { payload: SaveMemoryRequest, success: MemoryResponse.pipe(HttpApiSchema.status(201)), error: [...groupErrors] }).pipe(audits("memory.save"), requires("memory.use"))
       .annotate(OpenApi.Summary, "Save a memory")
       .annotate(
         OpenApi.Description,
@@ -31,10 +31,7 @@ export class MemoryApi extends HttpApiGroup.make("memory")
       )
   )
   .add(
-    HttpApiEndpoint.get("search", "/v1/memory/search")
-      .setUrlParams(MemorySearchQuery)
-      .addSuccess(MemorySearchResults)
-      .pipe(requires("memory.use"))
+    HttpApiEndpoint.get("search", "/v1/memory/search", { query: MemorySearchQuery, success: MemorySearchResults, error: [...groupErrors] }).pipe(requires("memory.use"))
       .annotate(OpenApi.Summary, "Search memories")
       .annotate(
         OpenApi.Description,
@@ -42,10 +39,7 @@ export class MemoryApi extends HttpApiGroup.make("memory")
       )
   )
   .add(
-    HttpApiEndpoint.get("list", "/v1/memory")
-      .setUrlParams(MemoryListQuery)
-      .addSuccess(MemoryPage)
-      .pipe(requires("memory.use"))
+    HttpApiEndpoint.get("list", "/v1/memory", { query: MemoryListQuery, success: MemoryPage, error: [...groupErrors] }).pipe(requires("memory.use"))
       .annotate(OpenApi.Summary, "List memories")
       .annotate(
         OpenApi.Description,
@@ -53,11 +47,7 @@ export class MemoryApi extends HttpApiGroup.make("memory")
       )
   )
   .add(
-    HttpApiEndpoint.get("get", "/v1/memory/:memoryId")
-      .setPath(MemoryPath)
-      .addSuccess(MemoryWithContextsResponse)
-      .addError(NotFoundResponse)
-      .pipe(requires("memory.use"))
+    HttpApiEndpoint.get("get", "/v1/memory/:memoryId", { params: MemoryPath, success: MemoryWithContextsResponse, error: [NotFoundResponse, ...groupErrors] }).pipe(requires("memory.use"))
       .annotate(OpenApi.Summary, "Get a memory")
       .annotate(
         OpenApi.Description,
@@ -65,18 +55,13 @@ export class MemoryApi extends HttpApiGroup.make("memory")
       )
   )
   .add(
-    HttpApiEndpoint.del("delete", "/v1/memory/:memoryId").pipe(audits("memory.delete"))
-      .setPath(MemoryPath)
-      .addSuccess(HttpApiSchema.NoContent)
-      .addError(NotFoundResponse)
-      .pipe(requires("memory.use"))
+    HttpApiEndpoint.delete("delete", "/v1/memory/:memoryId", { params: MemoryPath, success: HttpApiSchema.NoContent, error: [NotFoundResponse, ...groupErrors] }).pipe(audits("memory.delete"), requires("memory.use"))
       .annotate(OpenApi.Summary, "Delete a memory")
       .annotate(
         OpenApi.Description,
         "Deletes one of the caller's memories with its snippets, for good.\n\nErrors: 404 `memory_not_found` for an unknown id, another person's memory, or one saved in another organization."
       )
   )
-  .addError(ForbiddenResponse)
   .middleware(MemberAuthentication)
   .annotate(OpenApi.Title, "Memory")
   .annotate(

@@ -4,10 +4,18 @@
  * keywords). Pure functions over the generated document, which `Api.ts`'s transform applies.
  */
 import { NO_NUL_PATTERN } from "./Common.js"
+import type { Json, JsonObject } from "./OpenApiExamples.js"
+import { arrayAt, isJsonObject, objectAt } from "./internal/json.js"
 
-type JsonSchema = Record<string, any>
 
-const isObject = (value: unknown): value is JsonSchema => typeof value === "object" && value !== null && !Array.isArray(value)
+/** A schema's `$ref`, when it is one. */
+const refOf = (schema: Json | undefined): string | undefined => {
+  const ref = isJsonObject(schema) ? schema["$ref"] : undefined
+  return typeof ref === "string" ? ref : undefined
+}
+
+/** The document's `components.schemas`. */
+const componentsOf = (spec: JsonObject): JsonObject => objectAt(objectAt(spec, "components"), "schemas") ?? {}
 
 /** Formats whose grammar has no NUL (RFC 3339, RFC 5321, RFC 1123, RFC 3986, RFC 4122, ...). */
 const formatsWithoutNul = new Set(["date-time", "date", "time", "email", "hostname", "uri", "uri-reference", "uuid", "ipv4", "ipv6"])
@@ -94,40 +102,43 @@ export const excludesNul = (pattern: string): boolean => {
   }
 }
 
-const isText = (schema: JsonSchema) => schema.type === "string" && !("enum" in schema) && !("const" in schema)
+const isText = (schema: JsonObject) => schema["type"] === "string" && !("enum" in schema) && !("const" in schema)
 
 /** Whether the schema already refuses NUL: a format without it, or a pattern (its own or in `allOf`) that excludes it. */
-const refusesNul = (schema: JsonSchema): boolean =>
-  formatsWithoutNul.has(schema.format) ||
-  [schema.pattern, ...(Array.isArray(schema.allOf) ? schema.allOf.map((member: JsonSchema) => member?.pattern) : [])]
-    .some((pattern) => typeof pattern === "string" && excludesNul(pattern))
+const refusesNul = (schema: JsonObject): boolean => {
+  const format = schema["format"]
+  const patterns = [schema["pattern"], ...(arrayAt(schema, "allOf") ?? []).map((member) => isJsonObject(member) ? member["pattern"] : undefined)]
+  return (typeof format === "string" && formatsWithoutNul.has(format)) ||
+    patterns.some((pattern) => typeof pattern === "string" && excludesNul(pattern))
+}
 
 /** The rule added to a schema: as its pattern, or beside its own pattern in `allOf` (a schema has one `pattern`). */
-const addNulRule = (schema: JsonSchema) => {
-  if (schema.pattern === undefined) schema.pattern = NO_NUL_PATTERN
-  else schema.allOf = [...(schema.allOf ?? []), { pattern: NO_NUL_PATTERN }]
+const addNulRule = (schema: JsonObject) => {
+  if (schema["pattern"] === undefined) schema["pattern"] = NO_NUL_PATTERN
+  else schema["allOf"] = [...(arrayAt(schema, "allOf") ?? []), { pattern: NO_NUL_PATTERN }]
 }
 
 /** The schemas directly under `schema`: members, items, alternatives. */
-const subschemas = function*(schema: JsonSchema): Generator<JsonSchema> {
+const subschemas = function*(schema: JsonObject): Generator<JsonObject> {
   for (const key of ["properties", "patternProperties", "dependentSchemas", "$defs"]) {
-    if (isObject(schema[key])) yield* Object.values(schema[key]).filter(isObject)
+    yield* Object.values(objectAt(schema, key) ?? {}).filter(isJsonObject)
   }
   for (const key of ["items", "additionalProperties", "propertyNames", "contains", "not", "if", "then", "else"]) {
-    if (isObject(schema[key])) yield schema[key]
+    const member = objectAt(schema, key)
+    if (member !== undefined) yield member
   }
   for (const key of ["allOf", "anyOf", "oneOf", "prefixItems"]) {
-    if (Array.isArray(schema[key])) yield* schema[key].filter(isObject)
+    yield* (arrayAt(schema, key) ?? []).filter(isJsonObject)
   }
 }
 
 const REF_PREFIX = "#/components/schemas/"
 
-const refsUnder = (value: unknown, found: Set<string>, components: Record<string, JsonSchema>) => {
+const refsUnder = (value: Json | undefined, found: Set<string>, components: JsonObject) => {
   if (Array.isArray(value)) {
     for (const item of value) refsUnder(item, found, components)
-  } else if (isObject(value)) {
-    const ref = value.$ref
+  } else if (isJsonObject(value)) {
+    const ref = value["$ref"]
     if (typeof ref === "string" && ref.startsWith(REF_PREFIX)) {
       const name = ref.slice(REF_PREFIX.length)
       if (!found.has(name)) {
@@ -141,10 +152,12 @@ const refsUnder = (value: unknown, found: Set<string>, components: Record<string
   }
 }
 
-const operationsOf = function*(spec: JsonSchema): Generator<JsonSchema> {
-  for (const item of Object.values<JsonSchema>(spec.paths ?? {})) {
-    for (const [method, operation] of Object.entries<JsonSchema>(item)) {
-      if (["get", "put", "post", "delete", "options", "head", "patch", "trace"].includes(method) && isObject(operation)) yield operation
+const methods = ["get", "put", "post", "delete", "options", "head", "patch", "trace"]
+
+const operationsOf = function*(spec: JsonObject): Generator<JsonObject> {
+  for (const item of Object.values(objectAt(spec, "paths") ?? {})) {
+    for (const [method, operation] of Object.entries(isJsonObject(item) ? item : {})) {
+      if (methods.includes(method) && isJsonObject(operation)) yield operation
     }
   }
 }
@@ -153,13 +166,15 @@ const operationsOf = function*(spec: JsonSchema): Generator<JsonSchema> {
 const checkedMediaTypes = ["application/json", "application/x-www-form-urlencoded", "text/plain"]
 
 /** The schema of every parameter and checked body of every operation. */
-const requestSchemasOf = function*(spec: JsonSchema): Generator<JsonSchema> {
+const requestSchemasOf = function*(spec: JsonObject): Generator<JsonObject> {
   for (const operation of operationsOf(spec)) {
-    for (const parameter of operation.parameters ?? []) {
-      if (isObject(parameter.schema)) yield parameter.schema
+    for (const parameter of arrayAt(operation, "parameters") ?? []) {
+      const schema = objectAt(parameter, "schema")
+      if (schema !== undefined) yield schema
     }
-    for (const [type, media] of Object.entries<JsonSchema>(operation.requestBody?.content ?? {})) {
-      if (checkedMediaTypes.includes(type) && isObject(media.schema)) yield media.schema
+    for (const [type, media] of Object.entries(objectAt(objectAt(operation, "requestBody"), "content") ?? {})) {
+      const schema = objectAt(media, "schema")
+      if (checkedMediaTypes.includes(type) && schema !== undefined) yield schema
     }
   }
 }
@@ -169,25 +184,22 @@ const requestSchemasOf = function*(spec: JsonSchema): Generator<JsonSchema> {
  * guard refuses in every string of every request. Components only requests use are changed in place; a string
  * component that responses use too (a cursor) gets the rule where a request refers to it, so responses keep theirs.
  */
-export const documentNulRule = (spec: JsonSchema): void => {
-  const components: Record<string, JsonSchema> = spec.components?.schemas ?? {}
+export const documentNulRule = (spec: JsonObject): void => {
+  const components = componentsOf(spec)
   const responseComponents = new Set<string>()
-  for (const operation of operationsOf(spec)) refsUnder(operation.responses, responseComponents, components)
-  const visited = new Set<JsonSchema>()
-  const visit = (schema: JsonSchema) => {
+  for (const operation of operationsOf(spec)) refsUnder(operation["responses"], responseComponents, components)
+  const visited = new Set<JsonObject>()
+  const visit = (schema: JsonObject) => {
     if (visited.has(schema)) return
     visited.add(schema)
-    const ref = typeof schema.$ref === "string"
-      ? schema.$ref
-      : Array.isArray(schema.allOf) && schema.allOf.length === 1 && typeof schema.allOf[0]?.$ref === "string"
-      ? schema.allOf[0].$ref as string
-      : undefined
+    const allOf = arrayAt(schema, "allOf")
+    const ref = refOf(schema) ?? (allOf?.length === 1 ? refOf(allOf[0]) : undefined)
     const name = ref?.startsWith(REF_PREFIX) ? ref.slice(REF_PREFIX.length) : undefined
     const target = name === undefined ? undefined : components[name]
     if (name !== undefined && target !== undefined && responseComponents.has(name)) {
       // Shared with responses: the rule goes on the reference, never on the component (nor anything under it).
-      if (isText(target) && !refusesNul(target) && !refusesNul(schema)) {
-        if (schema.$ref !== undefined) {
+      if (isJsonObject(target) && isText(target) && !refusesNul(target) && !refusesNul(schema)) {
+        if (schema["$ref"] !== undefined) {
           const { $ref, ...rest } = schema
           for (const key of Object.keys(schema)) delete schema[key]
           Object.assign(schema, { allOf: [{ $ref }], ...rest })
@@ -195,7 +207,7 @@ export const documentNulRule = (spec: JsonSchema): void => {
         addNulRule(schema)
       }
       return
-    } else if (target !== undefined) {
+    } else if (isJsonObject(target)) {
       visit(target)
     }
     if (isText(schema) && !refusesNul(schema)) addNulRule(schema)
@@ -205,50 +217,65 @@ export const documentNulRule = (spec: JsonSchema): void => {
 }
 
 /** The single value a member schema allows: `const`, or an `enum` of one. */
-const singleValue = (schema: JsonSchema | undefined): unknown =>
-  schema === undefined ? undefined : "const" in schema ? schema.const : Array.isArray(schema.enum) && schema.enum.length === 1 ? schema.enum[0] : undefined
+const singleValue = (schema: Json | undefined): Json | undefined => {
+  if (!isJsonObject(schema)) return undefined
+  const values = schema["enum"]
+  return "const" in schema ? schema["const"] : Array.isArray(values) && values.length === 1 ? values[0] : undefined
+}
+
+/** The single value member `key` of an object schema allows when the schema requires it: the object's tag. */
+const tagOf = (schema: Json | undefined, key: string): Json | undefined =>
+  isJsonObject(schema) && schema["type"] === "object" && arrayAt(schema, "required")?.includes(key) === true
+    ? singleValue(objectAt(schema, "properties")?.[key])
+    : undefined
 
 /** `anyOf` alternatives with nested bare `anyOf`s (how the platform joins union members) flattened. */
-const flatAlternatives = (alternatives: ReadonlyArray<JsonSchema>): Array<JsonSchema> =>
-  alternatives.flatMap((alternative) =>
-    Array.isArray(alternative.anyOf) && Object.keys(alternative).length === 1 ? flatAlternatives(alternative.anyOf) : [alternative]
+const flatAlternatives = (alternatives: ReadonlyArray<Json>): Array<Json> =>
+  alternatives.flatMap((alternative): Array<Json> =>
+    isJsonObject(alternative) && Array.isArray(alternative["anyOf"]) && Object.keys(alternative).length === 1
+      ? flatAlternatives(alternative["anyOf"])
+      : [alternative]
   )
 
 /**
  * Writes each request union of objects told apart by one member (`authType`, `kind`, `protocol`) as a `oneOf` with a
  * `discriminator`, so that generated clients get a tagged union: the generator writes `anyOf`, nested pairwise.
  */
-export const discriminateRequestUnions = (spec: JsonSchema): void => {
-  const components: Record<string, JsonSchema> = spec.components?.schemas ?? {}
-  const resolve = (schema: JsonSchema): JsonSchema | undefined =>
-    typeof schema.$ref === "string" ? components[schema.$ref.slice(REF_PREFIX.length)] : schema
-  const visited = new Set<JsonSchema>()
-  const visit = (schema: JsonSchema) => {
+export const discriminateRequestUnions = (spec: JsonObject): void => {
+  const components = componentsOf(spec)
+  const resolve = (schema: Json): Json | undefined => {
+    const ref = refOf(schema)
+    return ref === undefined ? schema : components[ref.slice(REF_PREFIX.length)]
+  }
+  const visited = new Set<JsonObject>()
+  const visit = (schema: JsonObject) => {
     if (visited.has(schema)) return
     visited.add(schema)
-    if (Array.isArray(schema.anyOf)) {
-      const alternatives = flatAlternatives(schema.anyOf)
+    const anyOf = arrayAt(schema, "anyOf")
+    if (anyOf !== undefined) {
+      const alternatives = flatAlternatives(anyOf)
       const objects = alternatives.map(resolve)
       const first = objects[0]
       const propertyName = first === undefined || alternatives.length < 2
         ? undefined
-        : Object.keys(first.properties ?? {}).find((key) =>
-          objects.every((object) => object?.type === "object" && object.required?.includes(key) && singleValue(object.properties?.[key]) !== undefined) &&
-          new Set(objects.map((object) => singleValue(object!.properties[key]))).size === objects.length
-        )
+        : Object.keys(objectAt(first, "properties") ?? {}).find((key) => {
+          const tags = objects.map((object) => tagOf(object, key))
+          return tags.every((tag) => tag !== undefined) && new Set(tags).size === objects.length
+        })
       if (propertyName !== undefined) {
-        delete schema.anyOf
-        schema.oneOf = alternatives
-        schema.discriminator = {
+        const refs = alternatives.map(refOf)
+        delete schema["anyOf"]
+        schema["oneOf"] = alternatives
+        schema["discriminator"] = {
           propertyName,
-          ...(alternatives.every((alternative) => typeof alternative.$ref === "string")
-            ? { mapping: Object.fromEntries(alternatives.map((alternative, i) => [String(singleValue(objects[i]!.properties[propertyName])), alternative.$ref])) }
+          ...(refs.every((ref) => ref !== undefined)
+            ? { mapping: Object.fromEntries(refs.map((ref, i) => [String(tagOf(objects[i], propertyName)), ref])) }
             : {})
         }
       }
     }
-    const target = typeof schema.$ref === "string" ? resolve(schema) : undefined
-    if (target !== undefined) visit(target)
+    const target = refOf(schema) === undefined ? undefined : resolve(schema)
+    if (isJsonObject(target)) visit(target)
     for (const member of subschemas(schema)) visit(member)
   }
   for (const schema of requestSchemasOf(spec)) visit(schema)
@@ -262,27 +289,27 @@ const GENERATED_ID = /^\/schemas\//
  * `Trim`, and `$id: /schemas/unknown`. The API gives its schemas no titles of its own (components are named by their
  * identifiers), so every `title` of a schema is such noise; `title` members of objects (under `properties`) stay.
  */
-export const removeGeneratedNoise = (spec: JsonSchema): void => {
-  const visited = new Set<JsonSchema>()
-  const visit = (schema: JsonSchema) => {
+export const removeGeneratedNoise = (spec: JsonObject): void => {
+  const visited = new Set<JsonObject>()
+  const visit = (schema: JsonObject) => {
     if (visited.has(schema)) return
     visited.add(schema)
-    if (typeof schema.title === "string") delete schema.title
-    if (typeof schema.$id === "string" && GENERATED_ID.test(schema.$id)) delete schema.$id
+    if (typeof schema["title"] === "string") delete schema["title"]
+    const id = schema["$id"]
+    if (typeof id === "string" && GENERATED_ID.test(id)) delete schema["$id"]
     for (const member of subschemas(schema)) visit(member)
   }
-  for (const schema of Object.values<JsonSchema>(spec.components?.schemas ?? {})) visit(schema)
+  // A parameter's or media type's schema.
+  const visitSchemaOf = (holder: Json) => {
+    const schema = objectAt(holder, "schema")
+    if (schema !== undefined) visit(schema)
+  }
+  for (const schema of Object.values(componentsOf(spec)).filter(isJsonObject)) visit(schema)
   for (const operation of operationsOf(spec)) {
-    for (const parameter of operation.parameters ?? []) {
-      if (isObject(parameter.schema)) visit(parameter.schema)
-    }
-    for (const media of Object.values<JsonSchema>(operation.requestBody?.content ?? {})) {
-      if (isObject(media.schema)) visit(media.schema)
-    }
-    for (const response of Object.values<JsonSchema>(operation.responses ?? {})) {
-      for (const media of Object.values<JsonSchema>(response.content ?? {})) {
-        if (isObject(media.schema)) visit(media.schema)
-      }
+    for (const parameter of arrayAt(operation, "parameters") ?? []) visitSchemaOf(parameter)
+    for (const media of Object.values(objectAt(objectAt(operation, "requestBody"), "content") ?? {})) visitSchemaOf(media)
+    for (const response of Object.values(objectAt(operation, "responses") ?? {})) {
+      for (const media of Object.values(objectAt(response, "content") ?? {})) visitSchemaOf(media)
     }
   }
 }
@@ -291,7 +318,7 @@ export const removeGeneratedNoise = (spec: JsonSchema): void => {
  * The document as published: a copy of the generated one (the generator may share objects between schemas, and
  * with the schemas' own annotations) with the request guard's NUL rule, discriminated request unions, and no noise.
  */
-export const shapeDocument = (spec: JsonSchema): JsonSchema => {
+export const shapeDocument = (spec: JsonObject): JsonObject => {
   const shaped = structuredClone(spec)
   removeGeneratedNoise(shaped)
   documentNulRule(shaped)

@@ -4,10 +4,31 @@
  * whose body carries a resource id links to every operation with a path parameter of that id's TypeID prefix.
  */
 
-type Document = Record<string, any>
+/** A JSON object of the document, read member by member (the document is JSON: nothing here is typed further). */
+type Document = Record<string, unknown>
+
+const isDocument = (value: unknown): value is Document => typeof value === "object" && value !== null && !Array.isArray(value)
+
+/** Member `key` of `value` when it is an object. */
+const objectAt = (value: unknown, key: string): Document | undefined => {
+  const member = isDocument(value) ? value[key] : undefined
+  return isDocument(member) ? member : undefined
+}
+
+/** Member `key` of `value` when it is a string. */
+const stringAt = (value: unknown, key: string): string | undefined => {
+  const member = isDocument(value) ? value[key] : undefined
+  return typeof member === "string" ? member : undefined
+}
+
+/** Member `key` of `value` when it is an array. */
+const arrayAt = (value: unknown, key: string): ReadonlyArray<unknown> => {
+  const member = isDocument(value) ? value[key] : undefined
+  return Array.isArray(member) ? member : []
+}
 
 interface Operation {
-  readonly id: string
+  readonly id: string | undefined
   readonly path: string
   readonly operation: Document
   /** Path parameter name → the TypeID prefix it takes (undefined: not an id). */
@@ -26,33 +47,39 @@ const TYPE_ID = /^\^([a-z]+)_\[0-7\]/
 
 /** A schema with its `$ref`s and single-member `allOf` wrappers resolved. */
 const resolver = (spec: Document) => {
-  const resolve = (schema: Document | undefined): Document | undefined => {
-    if (schema === undefined) return undefined
-    if (typeof schema.$ref === "string") return resolve(spec.components?.schemas?.[schema.$ref.replace("#/components/schemas/", "")])
-    if (Array.isArray(schema.allOf) && schema.allOf.length === 1) return resolve(schema.allOf[0])
+  const resolve = (schema: unknown): Document | undefined => {
+    if (!isDocument(schema)) return undefined
+    const ref = stringAt(schema, "$ref")
+    if (ref !== undefined) return resolve(objectAt(objectAt(spec, "components"), "schemas")?.[ref.replace("#/components/schemas/", "")])
+    const allOf = arrayAt(schema, "allOf")
+    if (allOf.length === 1) return resolve(allOf[0])
     return schema
   }
   return resolve
 }
 
 /** The TypeID prefix a string schema takes, from its pattern (`^tem_[0-7]…`). */
-const prefixOf = (schema: Document | undefined): string | undefined =>
-  typeof schema?.pattern === "string" ? TYPE_ID.exec(schema.pattern)?.[1] : undefined
+const prefixOf = (schema: Document | undefined): string | undefined => {
+  const pattern = stringAt(schema, "pattern")
+  return pattern === undefined ? undefined : TYPE_ID.exec(pattern)?.[1]
+}
 
 /** Every operation of the document with its path parameters' id prefixes. */
 export const operationsOf = (spec: Document): Array<Operation> => {
   const resolve = resolver(spec)
-  return Object.entries<Document>(spec.paths ?? {}).flatMap(([path, item]) =>
-    Object.values<Document>(item).map((operation) => ({
-      id: operation.operationId,
+  return Object.entries(objectAt(spec, "paths") ?? {}).flatMap(([path, item]) =>
+    Object.values(isDocument(item) ? item : {}).filter(isDocument).map((operation) => ({
+      id: stringAt(operation, "operationId"),
       path,
       operation,
       pathIds: new Map(
-        (operation.parameters ?? []).filter((p: Document) => p.in === "path").map((p: Document) => [
-          p.name as string,
-          prefixOf(resolve(p.schema)) ??
-            untypedIds.find((entry) => entry.path.test(path) && entry.parameter === p.name)?.prefix
-        ])
+        arrayAt(operation, "parameters").filter((p) => stringAt(p, "in") === "path").flatMap((p) => {
+          const name = stringAt(p, "name")
+          if (name === undefined) return []
+          const prefix = prefixOf(resolve(objectAt(p, "schema"))) ??
+            untypedIds.find((entry) => entry.path.test(path) && entry.parameter === name)?.prefix
+          return [[name, prefix] as const]
+        })
       )
     }))
   )
@@ -66,22 +93,25 @@ export const operationsOf = (spec: Document): Array<Operation> => {
 export const createdIds = (spec: Document, schema: Document | undefined): Array<{ readonly pointer: string; readonly prefix: string }> => {
   const resolve = resolver(spec)
   const own = (object: Document | undefined, at: string) => {
-    const prefix = prefixOf(resolve(object?.properties?.id))
+    const prefix = prefixOf(resolve(objectAt(objectAt(object, "properties"), "id")))
     return prefix === undefined ? [] : [{ pointer: `${at}/id`, prefix }]
   }
   const body = resolve(schema)
-  if (body?.type !== "object") return []
+  if (stringAt(body, "type") !== "object") return []
   return [
     ...own(body, ""),
-    ...Object.entries<Document>(body.properties ?? {}).flatMap(([name, member]) => {
+    ...Object.entries(objectAt(body, "properties") ?? {}).flatMap(([name, member]) => {
       const resolved = resolve(member)
-      return resolved?.type === "object" ? own(resolved, `/${name.replace(/~/g, "~0").replace(/\//g, "~1")}`) : []
+      return stringAt(resolved, "type") === "object" ? own(resolved, `/${name.replace(/~/g, "~0").replace(/\//g, "~1")}`) : []
     })
   ]
 }
 
 /** An operation that takes no credentials (`security: []`). */
-const isPublic = (operation: Operation) => Array.isArray(operation.operation.security) && operation.operation.security.length === 0
+const isPublic = (operation: Operation) => {
+  const security = operation.operation["security"]
+  return Array.isArray(security) && security.length === 0
+}
 
 /**
  * Adds `links` to the `201` response of every operation that creates something: for each id it carries, a link to
@@ -93,12 +123,12 @@ const isPublic = (operation: Operation) => Array.isArray(operation.operation.sec
 export const addLinks = (spec: Document): Document => {
   const operations = operationsOf(spec)
   for (const create of operations) {
-    const response = create.operation.responses?.["201"]
-    const created = createdIds(spec, response?.content?.["application/json"]?.schema)
-    if (created.length === 0) continue
+    const response = objectAt(objectAt(create.operation, "responses"), "201")
+    const created = createdIds(spec, objectAt(objectAt(objectAt(response, "content"), "application/json"), "schema"))
+    if (response === undefined || created.length === 0) continue
     const links: Record<string, Document> = {}
     for (const target of operations) {
-      if (target === create || (isPublic(target) && !isPublic(create))) continue
+      if (target === create || target.id === undefined || (isPublic(target) && !isPublic(create))) continue
       for (const { pointer, prefix } of created) {
         if (![...target.pathIds.values()].includes(prefix)) continue
         const parameters: Record<string, string> = {}
@@ -111,14 +141,11 @@ export const addLinks = (spec: Document): Document => {
           }
         }
         if (Object.keys(parameters).length < target.pathIds.size || links[target.id] !== undefined) continue
-        links[target.id] = {
-          operationId: target.id,
-          parameters,
-          ...(typeof target.operation.summary === "string" ? { description: target.operation.summary } : {})
-        }
+        const summary = stringAt(target.operation, "summary")
+        links[target.id] = { operationId: target.id, parameters, ...(summary === undefined ? {} : { description: summary }) }
       }
     }
-    if (Object.keys(links).length > 0) response.links = links
+    if (Object.keys(links).length > 0) response["links"] = links
   }
   return spec
 }

@@ -2,9 +2,10 @@
  * Organizations: creating one (the creator becomes its owner); reading and changing the active one; deleting it
  * (restorable for a grace period, then purged) and restoring it.
  */
-import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
-import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import * as OpenApi from "@effect/platform/OpenApi"
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
+import * as OpenApi from "effect/http-api/OpenApi"
 import { ConflictResponse, ForbiddenResponse, NotFoundResponse } from "./Errors.js"
 import {
   CreateOrganizationRequest,
@@ -17,16 +18,16 @@ import {
   UpdateOrganizationRequest
 } from "./Organizations.js"
 import { requires } from "./Policy.js"
-import { Authentication, MemberAuthentication } from "./Security.js"
+import { Authentication, MemberAuthentication, memberAuthenticationErrors } from "./Security.js"
 import { audits } from "./AuditCatalog.js"
 
 export class OrganizationsApi extends HttpApiGroup.make("organizations")
   .add(
-    HttpApiEndpoint.post("create", "/v1/organizations").pipe(audits("organization.create"))
-      .setPayload(CreateOrganizationRequest)
-      .addSuccess(OrganizationWithMembership, { status: 201 })
-      .addError(ForbiddenResponse)
-      .addError(ConflictResponse)
+    HttpApiEndpoint.post("create", "/v1/organizations", {
+      payload: CreateOrganizationRequest,
+      success: OrganizationWithMembership.pipe(HttpApiSchema.status(201)),
+      error: [ForbiddenResponse, ConflictResponse]
+    }).pipe(audits("organization.create"))
       .middleware(Authentication)
       .annotate(OpenApi.Summary, "Create an organization")
       .annotate(
@@ -35,9 +36,7 @@ export class OrganizationsApi extends HttpApiGroup.make("organizations")
       )
   )
   .add(
-    HttpApiEndpoint.get("get", "/v1/organization")
-      .addSuccess(OrganizationDetailsResponse)
-      .addError(ForbiddenResponse)
+    HttpApiEndpoint.get("get", "/v1/organization", { success: OrganizationDetailsResponse, error: [ForbiddenResponse, ...memberAuthenticationErrors] })
       .pipe(requires("organizations.read"))
       .middleware(MemberAuthentication)
       .annotate(OpenApi.Summary, "Read the active organization")
@@ -47,11 +46,11 @@ export class OrganizationsApi extends HttpApiGroup.make("organizations")
       )
   )
   .add(
-    HttpApiEndpoint.patch("update", "/v1/organization").pipe(audits("organization.update"))
-      .setPayload(UpdateOrganizationRequest)
-      .addSuccess(OrganizationDetailsResponse)
-      .addError(ForbiddenResponse)
-      .pipe(requires("organizations.update"))
+    HttpApiEndpoint.patch("update", "/v1/organization", {
+      payload: UpdateOrganizationRequest,
+      success: OrganizationDetailsResponse,
+      error: [ForbiddenResponse, ...memberAuthenticationErrors]
+    }).pipe(audits("organization.update"), requires("organizations.update"))
       .middleware(MemberAuthentication)
       .annotate(OpenApi.Summary, "Change the active organization")
       .annotate(
@@ -60,12 +59,11 @@ export class OrganizationsApi extends HttpApiGroup.make("organizations")
       )
   )
   .add(
-    HttpApiEndpoint.del("delete", "/v1/organization").pipe(audits("organization.delete"))
-      .setPayload(DeleteOrganizationRequest)
-      .addSuccess(OrganizationDeletionResponse)
-      .addError(ForbiddenResponse)
-      .addError(ConflictResponse)
-      .pipe(requires("organizations.delete"))
+    HttpApiEndpoint.delete("delete", "/v1/organization", {
+      payload: DeleteOrganizationRequest,
+      success: OrganizationDeletionResponse,
+      error: [ForbiddenResponse, ConflictResponse, ...memberAuthenticationErrors]
+    }).pipe(audits("organization.delete"), requires("organizations.delete"))
       .middleware(MemberAuthentication)
       .annotate(OpenApi.Summary, "Delete the active organization")
       .annotate(
@@ -74,13 +72,11 @@ export class OrganizationsApi extends HttpApiGroup.make("organizations")
       )
   )
   .add(
-    HttpApiEndpoint.post("restore", "/v1/organizations/:organizationId/restore").pipe(audits("organization.restore"))
-      .setPath(OrganizationPath)
-      .addSuccess(OrganizationResponse)
-      .addError(ForbiddenResponse)
-      .addError(NotFoundResponse)
-      .addError(ConflictResponse)
-      .pipe(requires("organizations.delete"))
+    HttpApiEndpoint.post("restore", "/v1/organizations/:organizationId/restore", {
+      params: OrganizationPath,
+      success: OrganizationResponse,
+      error: [ForbiddenResponse, NotFoundResponse, ConflictResponse]
+    }).pipe(audits("organization.restore"), requires("organizations.delete"))
       .middleware(Authentication)
       .annotate(OpenApi.Summary, "Restore a deleted organization")
       .annotate(

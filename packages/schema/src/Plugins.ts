@@ -3,7 +3,7 @@
  * grants (see Access.ts).
  */
 import * as Schema from "effect/Schema"
-import { allErrors, requestBody, searchText, Timestamp, TrimmedText } from "./Common.js"
+import { BooleanFromString, Int, searchText, Timestamp, TrimmedText } from "./Common.js"
 import { ConfigObject, ObjectType } from "./ConfigObjects.js"
 import {
   ConfigObjectId,
@@ -23,13 +23,13 @@ import { Page, PageQueryFields } from "./Pagination.js"
 import { acme, ada, exampleOf, exampleTime, grace } from "./Examples.js"
 import { UrlOf } from "./Urls.js"
 
-export const CatalogStatus = Schema.Literal("active", "archived", "deleted").annotations({
+export const CatalogStatus = Schema.Literals(["active", "archived", "deleted"]).annotate({
   identifier: "CatalogStatus",
   description: "`active`; `archived` (kept and readable, but out of use); `deleted` (soft-deleted: `deletedAt` is set)."
 })
 export type CatalogStatus = typeof CatalogStatus.Type
 
-export const MembershipSource = Schema.Literal("manual", "connector", "system").annotations({
+export const MembershipSource = Schema.Literals(["manual", "connector", "system"]).annotate({
   identifier: "MembershipSource",
   description: "Who added the entry: a member (`manual`), a connector's sync (`connector`), or the service itself (`system`)."
 })
@@ -45,13 +45,13 @@ export const ManifestResource = Schema.Struct({
   objectType: ObjectType,
   title: Schema.String,
   versionId: ConfigObjectVersionId
-}).annotations({ identifier: "ManifestResource" })
+}).annotate({ identifier: "ManifestResource" })
 
 /** The config objects of one type in the plugin. */
 export const ManifestContribution = Schema.Struct({
   objectType: ObjectType,
   configObjectIds: Schema.Array(ConfigObjectId)
-}).annotations({ identifier: "ManifestContribution" })
+}).annotate({ identifier: "ManifestContribution" })
 
 export const PluginManifest = Schema.Struct({
   schemaVersion: Schema.Literal(1),
@@ -59,29 +59,24 @@ export const PluginManifest = Schema.Struct({
   name: Schema.String,
   description: Schema.String,
   source: Schema.Struct({
-    trusted: Schema.Boolean.annotations({ description: "Whether the organization itself publishes the plugin (always true for plugins made here)." }),
-    reference: Schema.String.annotations({ description: "Where the plugin comes from: `orgplane:plugin/<id>` for plugins made here." })
+    trusted: Schema.Boolean.annotate({ description: "Whether the organization itself publishes the plugin (always true for plugins made here)." }),
+    reference: Schema.String.annotate({ description: "Where the plugin comes from: `orgplane:plugin/<id>` for plugins made here." })
   }),
-  resources: Schema.Array(ManifestResource).annotations({
+  resources: Schema.Array(ManifestResource).annotate({
     description: "The active config objects of the plugin (not archived or deleted), oldest membership first."
   }),
-  contributions: Schema.Array(ManifestContribution).annotations({ description: "The same objects grouped by type, in type order." }),
-  // `Struct({})` alone would be documented as "any value but null" (an object or an array): it is an empty object.
-  setup: Schema.Struct({}).annotations({
-    jsonSchema: {
-      type: "object",
-      properties: {},
-      additionalProperties: false,
-      description: "What installing the plugin needs; empty until MCP connections exist."
-    }
-  }),
+  contributions: Schema.Array(ManifestContribution).annotate({ description: "The same objects grouped by type, in type order." }),
+  // An empty object. `Struct({})` is documented as "any value but null" (an object or an array), which is what it
+  // takes; Effect 3's override documented it as the empty object it is, and so does the document (OpenApiComponents'
+  // `objectsAsPublished`).
+  setup: Schema.Struct({}).annotate({ description: "What installing the plugin needs; empty until MCP connections exist." }),
   lifecycle: Schema.Struct({ status: CatalogStatus, updatedAt: Timestamp })
-}).annotations({
+}).annotate({
   identifier: "PluginManifest",
   description: "The plugin as a desktop extension reads it, derived from its current config objects."
 })
 
-export const MarketplaceRef = Schema.Struct({ id: MarketplaceId, name: Schema.String }).annotations({ identifier: "MarketplaceRef" })
+export const MarketplaceRef = Schema.Struct({ id: MarketplaceId, name: Schema.String }).annotate({ identifier: "MarketplaceRef" })
 
 /** The example plugin: release tooling with the deploy skill, listed in the internal marketplace. */
 const releaseTooling = { id: exampleId("plg"), name: "Release tooling", description: "Skills and commands for shipping services." }
@@ -89,13 +84,13 @@ const internalMarketplace = { id: exampleId("mkt"), name: "Acme internal" }
 
 export const PluginSourceMetadata = Schema.Struct({
   version: Schema.NullOr(Schema.String),
-  author: Schema.NullOr(Schema.String).annotations({ description: "The author's name (`author.name`, or `author` when it is text)." }),
+  author: Schema.NullOr(Schema.String).annotate({ description: "The author's name (`author.name`, or `author` when it is text)." }),
   homepage: Schema.NullOr(Schema.String),
   repository: Schema.NullOr(Schema.String),
   license: Schema.NullOr(Schema.String),
   keywords: Schema.Array(Schema.String),
   category: Schema.NullOr(Schema.String)
-}).annotations({
+}).annotate({
   identifier: "PluginSourceMetadata",
   description:
     "What the repository says of a plugin a discovery apply made: `plugin.json` and its marketplace entry together, `plugin.json` winning, as Claude Code reads them. Members the repository does not give are null (keywords empty)."
@@ -103,9 +98,9 @@ export const PluginSourceMetadata = Schema.Struct({
 export type PluginSourceMetadata = typeof PluginSourceMetadata.Type
 
 export const PluginSkippedFile = Schema.Struct({
-  path: Schema.String.annotations({ description: "The file, from the repository root." }),
+  path: Schema.String.annotate({ description: "The file, from the repository root." }),
   reason: Schema.String
-}).annotations({ identifier: "PluginSkippedFile" })
+}).annotate({ identifier: "PluginSkippedFile" })
 
 export class Plugin extends Schema.Class<Plugin>("Plugin")(Schema.Struct({
   id: PluginId,
@@ -117,15 +112,15 @@ export class Plugin extends Schema.Class<Plugin>("Plugin")(Schema.Struct({
   createdAt: Timestamp,
   updatedAt: Timestamp,
   deletedAt: Schema.NullOr(Timestamp),
-  memberCount: Schema.Int.annotations({ description: "How many config objects the plugin holds (active memberships)." }),
-  sourceMetadata: Schema.NullOr(PluginSourceMetadata).annotations({
+  memberCount: Schema.Int.annotate({ description: "How many config objects the plugin holds (active memberships)." }),
+  sourceMetadata: Schema.NullOr(PluginSourceMetadata).annotate({
     description: "Version, author and the like from the repository, for a plugin a discovery apply made; null for one people made."
   }),
-  skippedFiles: Schema.Array(PluginSkippedFile).annotations({
+  skippedFiles: Schema.Array(PluginSkippedFile).annotate({
     description:
       "Files of the plugin's connector mappings that the last sync of their repository could not import, with the reason (at most 100, by path): a plugin that lists some is missing components its repository has."
   }),
-  marketplaces: Schema.Array(MarketplaceRef).annotations({
+  marketplaces: Schema.Array(MarketplaceRef).annotate({
     description: "The marketplaces (not deleted) that list the plugin, by name."
   }),
   extension: Schema.Struct({
@@ -134,7 +129,7 @@ export class Plugin extends Schema.Class<Plugin>("Plugin")(Schema.Struct({
     description: Schema.String,
     manifest: PluginManifest
   })
-}).annotations({
+}).annotate({
   examples: [{
     ...releaseTooling,
     organizationId: acme.id,
@@ -162,53 +157,51 @@ export class Plugin extends Schema.Class<Plugin>("Plugin")(Schema.Struct({
   }]
 })) {}
 
-export const PluginPage = Page(Plugin).annotations({ identifier: "PluginPage" })
-export const PluginDetail = Schema.Struct({ item: Plugin }).annotations({ identifier: "PluginDetail" })
-export const PluginResponse = Schema.Struct({ ok: Schema.Literal(true), item: Plugin }).annotations({ identifier: "PluginResponse" })
+export const PluginPage = Page(Plugin).annotate({ identifier: "PluginPage" })
+export const PluginDetail = Schema.Struct({ item: Plugin }).annotate({ identifier: "PluginDetail" })
+export const PluginResponse = Schema.Struct({ ok: Schema.Literal(true), item: Plugin }).annotate({ identifier: "PluginResponse" })
 
 export const CreatePluginRequest = Schema.Struct({
   name: PluginName,
-  description: Schema.optionalWith(CatalogDescription, { exact: true })
-}).annotations({ ...requestBody, examples: [{ name: releaseTooling.name, description: releaseTooling.description }] })
+  description: Schema.optionalKey(CatalogDescription)
+}).annotate({ examples: [{ name: releaseTooling.name, description: releaseTooling.description }] })
 export type CreatePluginRequest = typeof CreatePluginRequest.Type
 
 export const UpdatePluginRequest = Schema.Struct({
-  name: Schema.optionalWith(PluginName, { exact: true }),
-  description: Schema.optionalWith(CatalogDescription, { exact: true })
-}).pipe(
-  Schema.filter((body) => body.name !== undefined || body.description !== undefined || "give name, description or both", {
-    jsonSchema: { minProperties: 1 }
+  name: Schema.optionalKey(PluginName),
+  description: Schema.optionalKey(CatalogDescription)
+}).check(
+  Schema.makeFilter((body) => body.name !== undefined || body.description !== undefined || "give name, description or both", {
+    toJsonSchema: () => ({ minProperties: 1 })
   })
-).annotations({ ...requestBody, examples: [{ description: "Skills, commands and agents for shipping services." }] })
+).annotate({ examples: [{ description: "Skills, commands and agents for shipping services." }] })
 export type UpdatePluginRequest = typeof UpdatePluginRequest.Type
 
 export const CatalogListQueryFields = {
   ...PageQueryFields,
-  status: Schema.optionalWith(CatalogStatus, { exact: true }).annotations({
+  status: Schema.optionalKey(CatalogStatus).annotateKey({
     description: "Only entries in this status (by default every status but `deleted`)."
   }),
-  includeDeleted: Schema.optionalWith(Schema.BooleanFromString, { exact: true }).annotations({
+  includeDeleted: Schema.optionalKey(BooleanFromString).annotateKey({
     description: "Also list deleted entries (default false)."
   }),
-  q: Schema.optionalWith(searchText("Only entries whose name or description contains this text (case-insensitive)."), {
-    exact: true
-  })
+  q: Schema.optionalKey(searchText("Only entries whose name or description contains this text (case-insensitive)."))
 }
 
 export const PluginListQuery = Schema.Struct({
   ...CatalogListQueryFields,
-  marketplaceId: Schema.optionalWith(MarketplaceId, { exact: true }).annotations({
+  marketplaceId: Schema.optionalKey(MarketplaceId).annotateKey({
     description: "Only plugins this marketplace lists."
   })
-}).annotations({ ...allErrors, examples: [{ status: "active", includeDeleted: false, q: "release", marketplaceId: internalMarketplace.id }] })
+}).annotate({ examples: [{ status: "active", includeDeleted: false, q: "release", marketplaceId: internalMarketplace.id }] })
 export type PluginListQuery = typeof PluginListQuery.Type
 
 export const MembershipListQuery = Schema.Struct({
   ...PageQueryFields,
-  includeRemoved: Schema.optionalWith(Schema.BooleanFromString, { exact: true }).annotations({
+  includeRemoved: Schema.optionalKey(BooleanFromString).annotateKey({
     description: "Also list removed entries (default false)."
   })
-}).annotations({ ...allErrors, examples: [{ includeRemoved: false }] })
+}).annotate({ examples: [{ includeRemoved: false }] })
 export type MembershipListQuery = typeof MembershipListQuery.Type
 
 export class PluginConfigObject extends Schema.Class<PluginConfigObject>("PluginConfigObject")(Schema.Struct({
@@ -221,7 +214,7 @@ export class PluginConfigObject extends Schema.Class<PluginConfigObject>("Plugin
   createdAt: Timestamp,
   removedAt: Schema.NullOr(Timestamp),
   configObject: ConfigObject
-}).annotations({
+}).annotate({
   examples: [{
     id: exampleId("pco"),
     pluginId: releaseTooling.id,
@@ -235,13 +228,12 @@ export class PluginConfigObject extends Schema.Class<PluginConfigObject>("Plugin
   }]
 })) {}
 
-export const PluginConfigObjectPage = Page(PluginConfigObject).annotations({ identifier: "PluginConfigObjectPage" })
-export const PluginConfigObjectResponse = Schema.Struct({ ok: Schema.Literal(true), item: PluginConfigObject }).annotations({
+export const PluginConfigObjectPage = Page(PluginConfigObject).annotate({ identifier: "PluginConfigObjectPage" })
+export const PluginConfigObjectResponse = Schema.Struct({ ok: Schema.Literal(true), item: PluginConfigObject }).annotate({
   identifier: "PluginConfigObjectResponse"
 })
 
-export const AddPluginConfigObjectRequest = Schema.Struct({ configObjectId: ConfigObjectId }).annotations({
-  ...requestBody,
+export const AddPluginConfigObjectRequest = Schema.Struct({ configObjectId: ConfigObjectId }).annotate({
   examples: [{ configObjectId: exampleId("cob") }]
 })
 
@@ -264,11 +256,11 @@ export class Marketplace extends Schema.Class<Marketplace>("Marketplace")(Schema
   createdAt: Timestamp,
   updatedAt: Timestamp,
   deletedAt: Schema.NullOr(Timestamp),
-  canDelete: Schema.Boolean.annotations({
+  canDelete: Schema.Boolean.annotate({
     description: "Whether a manager may delete it: false while a connector or the service itself lists plugins in it."
   }),
-  pluginCount: Schema.Int.annotations({ description: "How many plugins it lists (active memberships)." })
-}).annotations({
+  pluginCount: Schema.Int.annotate({ description: "How many plugins it lists (active memberships)." })
+}).annotate({
   examples: [{
     ...internalMarketplace,
     organizationId: acme.id,
@@ -284,35 +276,33 @@ export class Marketplace extends Schema.Class<Marketplace>("Marketplace")(Schema
   }]
 })) {}
 
-export const MarketplacePage = Page(Marketplace).annotations({ identifier: "MarketplacePage" })
-export const MarketplaceDetail = Schema.Struct({ item: Marketplace }).annotations({ identifier: "MarketplaceDetail" })
-export const MarketplaceResponse = Schema.Struct({ ok: Schema.Literal(true), item: Marketplace }).annotations({
+export const MarketplacePage = Page(Marketplace).annotate({ identifier: "MarketplacePage" })
+export const MarketplaceDetail = Schema.Struct({ item: Marketplace }).annotate({ identifier: "MarketplaceDetail" })
+export const MarketplaceResponse = Schema.Struct({ ok: Schema.Literal(true), item: Marketplace }).annotate({
   identifier: "MarketplaceResponse"
 })
 
 export const CreateMarketplaceRequest = Schema.Struct({
   name: MarketplaceName,
-  description: Schema.optionalWith(CatalogDescription, { exact: true }),
-  logoUrl: Schema.optionalWith(LogoUrl, { exact: true })
-}).annotations({
-  ...requestBody,
+  description: Schema.optionalKey(CatalogDescription),
+  logoUrl: Schema.optionalKey(LogoUrl)
+}).annotate({
   examples: [{ name: internalMarketplace.name, description: "What Acme's teams share with each other.", logoUrl: "/logos/acme.png" }]
 })
 export type CreateMarketplaceRequest = typeof CreateMarketplaceRequest.Type
 
 export const UpdateMarketplaceRequest = Schema.Struct({
-  name: Schema.optionalWith(MarketplaceName, { exact: true }),
-  description: Schema.optionalWith(CatalogDescription, { exact: true }),
-  logoUrl: Schema.optionalWith(Schema.NullOr(LogoUrl), { exact: true }).annotations({ description: "The new logo, or null for none." })
-}).pipe(
-  Schema.filter((body) =>
+  name: Schema.optionalKey(MarketplaceName),
+  description: Schema.optionalKey(CatalogDescription),
+  logoUrl: Schema.optionalKey(Schema.NullOr(LogoUrl)).annotateKey({ description: "The new logo, or null for none." })
+}).check(
+  Schema.makeFilter((body) =>
     body.name !== undefined || body.description !== undefined || body.logoUrl !== undefined ||
-    "give at least one of name, description and logoUrl", { jsonSchema: { minProperties: 1 } })
-).annotations({ ...requestBody, examples: [{ logoUrl: "https://cdn.acme.example/logos/marketplace.png" }] })
+    "give at least one of name, description and logoUrl", { toJsonSchema: () => ({ minProperties: 1 }) })
+).annotate({ examples: [{ logoUrl: "https://cdn.acme.example/logos/marketplace.png" }] })
 export type UpdateMarketplaceRequest = typeof UpdateMarketplaceRequest.Type
 
-export const MarketplaceListQuery = Schema.Struct(CatalogListQueryFields).annotations({
-  ...allErrors,
+export const MarketplaceListQuery = Schema.Struct(CatalogListQueryFields).annotate({
   examples: [{ status: "active", includeDeleted: false, q: "internal" }]
 })
 export type MarketplaceListQuery = typeof MarketplaceListQuery.Type
@@ -326,7 +316,7 @@ export class MarketplacePlugin extends Schema.Class<MarketplacePlugin>("Marketpl
   createdAt: Timestamp,
   removedAt: Schema.NullOr(Timestamp),
   plugin: Plugin
-}).annotations({
+}).annotate({
   examples: [{
     id: exampleId("mkp"),
     marketplaceId: internalMarketplace.id,
@@ -339,20 +329,19 @@ export class MarketplacePlugin extends Schema.Class<MarketplacePlugin>("Marketpl
   }]
 })) {}
 
-export const MarketplacePluginPage = Page(MarketplacePlugin).annotations({ identifier: "MarketplacePluginPage" })
-export const MarketplacePluginResponse = Schema.Struct({ ok: Schema.Literal(true), item: MarketplacePlugin }).annotations({
+export const MarketplacePluginPage = Page(MarketplacePlugin).annotate({ identifier: "MarketplacePluginPage" })
+export const MarketplacePluginResponse = Schema.Struct({ ok: Schema.Literal(true), item: MarketplacePlugin }).annotate({
   identifier: "MarketplacePluginResponse"
 })
 
-export const AddMarketplacePluginRequest = Schema.Struct({ pluginId: PluginId }).annotations({
-  ...requestBody,
+export const AddMarketplacePluginRequest = Schema.Struct({ pluginId: PluginId }).annotate({
   examples: [{ pluginId: releaseTooling.id }]
 })
 
 /** An MCP server a plugin's config objects need, matched to the organization's external MCP connections. */
 export const CloudConnection = Schema.Struct({
   configObjectId: ConfigObjectId,
-  id: Schema.NullOr(Schema.String).annotations({ description: "The matching external MCP connection (`emc_`), or null when none matches." }),
+  id: Schema.NullOr(Schema.String).annotate({ description: "The matching external MCP connection (`emc_`), or null when none matches." }),
   name: Schema.String,
   serverName: Schema.String,
   url: Schema.String,
@@ -360,23 +349,23 @@ export const CloudConnection = Schema.Struct({
   connectedForMe: Schema.Boolean,
   oauthClientConfigured: Schema.Boolean,
   oauthClientRequired: Schema.Boolean
-}).annotations({ identifier: "CloudConnection" })
+}).annotate({ identifier: "CloudConnection" })
 
 export const ResolvedMarketplacePlugin = Schema.Struct({
   ...Plugin.fields,
-  componentCounts: Schema.partialWith(Schema.Record({ key: ObjectType, value: Schema.Int }), { exact: true }).annotations({
+  componentCounts: Schema.Record(ObjectType, Schema.optionalKey(Int)).annotate({
     description: "How many active config objects of each type the plugin holds; types it has none of are left out."
   }),
   cloudReadiness: Schema.Struct({
-    hasInstructional: Schema.Boolean.annotations({
+    hasInstructional: Schema.Boolean.annotate({
       description: "Whether the plugin holds a skill, agent, command, context or custom object (something a cloud agent can read)."
     }),
-    connections: Schema.Array(CloudConnection).annotations({
+    connections: Schema.Array(CloudConnection).annotate({
       description:
         "The remote MCP servers its `mcp` objects declare (servers by name under `mcpServers` or `mcp`, or the object itself with a `url`; local `command` servers are left out), each matched to an external MCP connection of the organization by URL (scheme and host ignoring case, default port and trailing slash ignored). For a member, only connections a grant gives them match; `id` is null without a match. `connectedForMe` and the OAuth flags are the matched connection's, for the caller; `authTypeMismatch` says a server that names an `authType` got a connection of another."
     })
   })
-}).annotations({
+}).annotate({
   identifier: "ResolvedMarketplacePlugin",
   examples: [{
     ...exampleOf(Plugin),
@@ -391,7 +380,7 @@ export const MarketplaceSource = Schema.Struct({
   accountLogin: Schema.String,
   repositoryFullName: Schema.String,
   branch: Schema.String
-}).annotations({
+}).annotate({
   identifier: "MarketplaceSource",
   examples: [{
     connectorAccountId: exampleId("cac"),
@@ -406,14 +395,14 @@ export const ResolvedMarketplaceResponse = Schema.Struct({
   ok: Schema.Literal(true),
   item: Schema.Struct({
     marketplace: Marketplace,
-    plugins: Schema.Array(ResolvedMarketplacePlugin).annotations({
+    plugins: Schema.Array(ResolvedMarketplacePlugin).annotate({
       description: "The plugins it lists that are not deleted, by name."
     }),
-    source: Schema.NullOr(MarketplaceSource).annotations({
+    source: Schema.NullOr(MarketplaceSource).annotate({
       description: "The repository branch a marketplace made by a discovery apply is synced from (its connector instance's first target); null for a marketplace people made."
     })
   })
-}).annotations({ identifier: "ResolvedMarketplaceResponse" })
+}).annotate({ identifier: "ResolvedMarketplaceResponse" })
 
 export const MarketplacePath = Schema.Struct({ marketplaceId: MarketplaceId })
 export const MarketplacePluginPath = Schema.Struct({ marketplaceId: MarketplaceId, pluginId: PluginId })

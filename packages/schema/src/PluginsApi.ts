@@ -1,8 +1,8 @@
 /** Plugins: bundles of config objects, shared through access grants and listed in marketplaces. */
-import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
-import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
-import * as OpenApi from "@effect/platform/OpenApi"
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
+import * as OpenApi from "effect/http-api/OpenApi"
 import { PluginAccessGrantPage, PluginAccessGrantResponse, PluginGrantPath } from "./Access.js"
 import { accessEndpoints } from "./AccessApi.js"
 import { ConflictResponse, ForbiddenResponse, NotFoundResponse } from "./Errors.js"
@@ -35,22 +35,13 @@ const access = accessEndpoints({
 })
 
 const lifecycle = <const Name extends "archive" | "restore">(name: Name, summary: string, description: string) =>
-  HttpApiEndpoint.post(name, `/v1/plugins/:pluginId/${name}`).pipe(audits(`plugin.${name}`))
-    .setPath(PluginPath)
-    .addSuccess(PluginResponse)
-    .addError(NotFoundResponse)
-    .addError(ConflictResponse)
-    .pipe(requires("catalog.read"))
+  HttpApiEndpoint.post(name, `/v1/plugins/:pluginId/${name}`, { params: PluginPath, success: PluginResponse, error: [ForbiddenResponse, NotFoundResponse, ConflictResponse] }).pipe(audits(`plugin.${name}`), requires("catalog.read"))
     .annotate(OpenApi.Summary, summary)
     .annotate(OpenApi.Description, `${description} Needs manager access.\n\nErrors: 403 \`insufficient_access\`; 404 \`plugin_not_found\`; 409 \`plugin_exists\` when restoring a deleted plugin whose name another plugin took meanwhile.`)
 
 export class PluginsApi extends HttpApiGroup.make("plugins")
   .add(
-    HttpApiEndpoint.post("create", "/v1/plugins").pipe(audits("plugin.create"))
-      .setPayload(CreatePluginRequest)
-      .addSuccess(PluginResponse, { status: 201 })
-      .addError(ConflictResponse)
-      .pipe(requires("catalog.create"))
+    HttpApiEndpoint.post("create", "/v1/plugins", { payload: CreatePluginRequest, success: PluginResponse.pipe(HttpApiSchema.status(201)), error: [ForbiddenResponse, ConflictResponse] }).pipe(audits("plugin.create"), requires("catalog.create"))
       .annotate(OpenApi.Summary, "Create a plugin")
       .annotate(
         OpenApi.Description,
@@ -58,10 +49,7 @@ export class PluginsApi extends HttpApiGroup.make("plugins")
       )
   )
   .add(
-    HttpApiEndpoint.get("list", "/v1/plugins")
-      .setUrlParams(PluginListQuery)
-      .addSuccess(PluginPage)
-      .pipe(requires("catalog.read"))
+    HttpApiEndpoint.get("list", "/v1/plugins", { query: PluginListQuery, success: PluginPage, error: [ForbiddenResponse] }).pipe(requires("catalog.read"))
       .annotate(OpenApi.Summary, "List plugins")
       .annotate(
         OpenApi.Description,
@@ -69,11 +57,7 @@ export class PluginsApi extends HttpApiGroup.make("plugins")
       )
   )
   .add(
-    HttpApiEndpoint.get("get", "/v1/plugins/:pluginId")
-      .setPath(PluginPath)
-      .addSuccess(PluginDetail)
-      .addError(NotFoundResponse)
-      .pipe(requires("catalog.read"))
+    HttpApiEndpoint.get("get", "/v1/plugins/:pluginId", { params: PluginPath, success: PluginDetail, error: [ForbiddenResponse, NotFoundResponse] }).pipe(requires("catalog.read"))
       .annotate(OpenApi.Summary, "Get a plugin")
       .annotate(
         OpenApi.Description,
@@ -81,13 +65,7 @@ export class PluginsApi extends HttpApiGroup.make("plugins")
       )
   )
   .add(
-    HttpApiEndpoint.patch("update", "/v1/plugins/:pluginId").pipe(audits("plugin.update"))
-      .setPath(PluginPath)
-      .setPayload(UpdatePluginRequest)
-      .addSuccess(PluginResponse)
-      .addError(NotFoundResponse)
-      .addError(ConflictResponse)
-      .pipe(requires("catalog.read"))
+    HttpApiEndpoint.patch("update", "/v1/plugins/:pluginId", { params: PluginPath, payload: UpdatePluginRequest, success: PluginResponse, error: [ForbiddenResponse, NotFoundResponse, ConflictResponse] }).pipe(audits("plugin.update"), requires("catalog.read"))
       .annotate(OpenApi.Summary, "Update a plugin")
       .annotate(
         OpenApi.Description,
@@ -97,11 +75,7 @@ export class PluginsApi extends HttpApiGroup.make("plugins")
   .add(lifecycle("archive", "Archive a plugin", "Sets the plugin's status to `archived`: it stays readable and listed."))
   .add(lifecycle("restore", "Restore a plugin", "Makes an archived or deleted plugin `active` again."))
   .add(
-    HttpApiEndpoint.del("delete", "/v1/plugins/:pluginId").pipe(audits("plugin.delete"))
-      .setPath(PluginPath)
-      .addSuccess(PluginResponse)
-      .addError(NotFoundResponse)
-      .pipe(requires("catalog.read"))
+    HttpApiEndpoint.delete("delete", "/v1/plugins/:pluginId", { params: PluginPath, success: PluginResponse, error: [ForbiddenResponse, NotFoundResponse] }).pipe(audits("plugin.delete"), requires("catalog.read"))
       .annotate(OpenApi.Summary, "Delete a plugin")
       .annotate(
         OpenApi.Description,
@@ -109,12 +83,7 @@ export class PluginsApi extends HttpApiGroup.make("plugins")
       )
   )
   .add(
-    HttpApiEndpoint.get("listConfigObjects", "/v1/plugins/:pluginId/config-objects")
-      .setPath(PluginPath)
-      .setUrlParams(MembershipListQuery)
-      .addSuccess(PluginConfigObjectPage)
-      .addError(NotFoundResponse)
-      .pipe(requires("catalog.read"))
+    HttpApiEndpoint.get("listConfigObjects", "/v1/plugins/:pluginId/config-objects", { params: PluginPath, query: MembershipListQuery, success: PluginConfigObjectPage, error: [ForbiddenResponse, NotFoundResponse] }).pipe(requires("catalog.read"))
       .annotate(OpenApi.Summary, "List a plugin's config objects")
       .annotate(
         OpenApi.Description,
@@ -122,13 +91,7 @@ export class PluginsApi extends HttpApiGroup.make("plugins")
       )
   )
   .add(
-    HttpApiEndpoint.post("addConfigObject", "/v1/plugins/:pluginId/config-objects").pipe(audits("plugin.config_object.add"))
-      .setPath(PluginPath)
-      .setPayload(AddPluginConfigObjectRequest)
-      .addSuccess(PluginConfigObjectResponse, { status: 201 })
-      .addError(NotFoundResponse)
-      .addError(ConflictResponse)
-      .pipe(requires("catalog.read"))
+    HttpApiEndpoint.post("addConfigObject", "/v1/plugins/:pluginId/config-objects", { params: PluginPath, payload: AddPluginConfigObjectRequest, success: PluginConfigObjectResponse.pipe(HttpApiSchema.status(201)), error: [ForbiddenResponse, NotFoundResponse, ConflictResponse] }).pipe(audits("plugin.config_object.add"), requires("catalog.read"))
       .annotate(OpenApi.Summary, "Add a config object to a plugin")
       .annotate(
         OpenApi.Description,
@@ -136,11 +99,7 @@ export class PluginsApi extends HttpApiGroup.make("plugins")
       )
   )
   .add(
-    HttpApiEndpoint.del("removeConfigObject", "/v1/plugins/:pluginId/config-objects/:configObjectId").pipe(audits("plugin.config_object.remove"))
-      .setPath(PluginConfigObjectPath)
-      .addSuccess(HttpApiSchema.NoContent)
-      .addError(NotFoundResponse)
-      .pipe(requires("catalog.read"))
+    HttpApiEndpoint.delete("removeConfigObject", "/v1/plugins/:pluginId/config-objects/:configObjectId", { params: PluginConfigObjectPath, success: HttpApiSchema.NoContent, error: [ForbiddenResponse, NotFoundResponse] }).pipe(audits("plugin.config_object.remove"), requires("catalog.read"))
       .annotate(OpenApi.Summary, "Remove a config object from a plugin")
       .annotate(
         OpenApi.Description,
@@ -150,7 +109,6 @@ export class PluginsApi extends HttpApiGroup.make("plugins")
   .add(access.grant)
   .add(access.listAccess)
   .add(access.revoke)
-  .addError(ForbiddenResponse)
   .middleware(MemberAuthentication)
   .annotate(OpenApi.Title, "Plugins")
   .annotate(

@@ -1,6 +1,6 @@
 /** Recovery without the current password: one-time password reset links, and proving an email by a mailed link. */
 import * as Schema from "effect/Schema"
-import { Email, requestBody, Timestamp } from "./Common.js"
+import { Email, Timestamp } from "./Common.js"
 import { ada, exampleOf, examplePassword, exampleTime, exampleToken, grace } from "./Examples.js"
 import { MembershipId, UserId } from "./Ids.js"
 import { HeldApiKey, HeldApiKeysFields, Password, User } from "./Users.js"
@@ -10,25 +10,25 @@ export const PASSWORD_RESET_TOKEN_PREFIX = "opr"
 export const EMAIL_VERIFICATION_TOKEN_PREFIX = "opv"
 
 /** What a one-time token is sent as: the server made it, so anything longer or empty is not one. */
-const OneTimeToken = Schema.String.pipe(
-  Schema.minLength(1, { message: () => "must not be empty" }),
-  Schema.maxLength(255, { message: () => "must be at most 255 characters" })
+const OneTimeToken = Schema.String.check(
+  Schema.isMinLength(1, { message: "must not be empty" }),
+  Schema.isMaxLength(255, { message: "must be at most 255 characters" })
 )
 
 /** A password reset link, as the owner, admin or operator who issued it sees it: once. */
 export class PasswordResetLink extends Schema.Class<PasswordResetLink>("PasswordResetLink")(Schema.Struct({
   userId: UserId,
-  email: Schema.String.annotations({ description: "The account's email: give the token to that person, and to no one else." }),
-  token: Schema.String.annotations({
+  email: Schema.String.annotate({ description: "The account's email: give the token to that person, and to no one else." }),
+  token: Schema.String.annotate({
     description:
       "The one-time token (`opr_…`). Shown only here. The person sets a new password with it: `orgplane auth reset-password <token>`, or `POST /v1/auth/password-reset`."
   }),
-  expiresAt: Timestamp.annotations({ description: "After this (`ORGPLANE_PASSWORD_RESET_TTL` from its making, 1 hour by default), it works no more." })
-}).annotations({
+  expiresAt: Timestamp.annotateKey({ description: "After this (`ORGPLANE_PASSWORD_RESET_TTL` from its making, 1 hour by default), it works no more." })
+}).annotate({
   examples: [{ userId: grace.userId, email: grace.email, token: exampleToken(PASSWORD_RESET_TOKEN_PREFIX), expiresAt: exampleTime(60) }]
 })) {}
 
-export const PasswordResetLinkResponse = Schema.Struct({ passwordReset: PasswordResetLink }).annotations({
+export const PasswordResetLinkResponse = Schema.Struct({ passwordReset: PasswordResetLink }).annotate({
   identifier: "PasswordResetLinkResponse"
 })
 
@@ -36,44 +36,43 @@ export const MemberPasswordResetPath = Schema.Struct({ memberId: MembershipId })
 export const UserPasswordResetPath = Schema.Struct({ userId: UserId })
 
 export const ResetPasswordRequest = Schema.Struct({
-  token: OneTimeToken.annotations({ description: "The one-time token of the reset link (`opr_…`)." }),
+  token: OneTimeToken.annotate({ description: "The one-time token of the reset link (`opr_…`)." }),
   newPassword: Password,
-  revokeApiKeys: Schema.optionalWith(Schema.Boolean, { exact: true }).annotations({
+  revokeApiKeys: Schema.optionalKey(Schema.Boolean).annotateKey({
     description:
       "Also revoke every API key the person's memberships made, in every organization (and the keys made with them). Default false: the answer lists them."
   })
-}).annotations({
-  ...requestBody,
+}).annotate({
   examples: [{ token: exampleToken(PASSWORD_RESET_TOKEN_PREFIX), newPassword: examplePassword, revokeApiKeys: true }]
 })
 
 export const PasswordResetResult = Schema.Struct({
   user: User,
-  sessionsEnded: Schema.Int.annotations({ description: "The person's sessions, every one of them, ended by the reset." }),
+  sessionsEnded: Schema.Int.annotate({ description: "The person's sessions, every one of them, ended by the reset." }),
   ...HeldApiKeysFields
-}).annotations({
+}).annotate({
   identifier: "PasswordResetResult",
+  // Instances: Effect 4 encodes no plain object as a class, and an example it cannot encode is left out.
   examples: [{
-    user: { id: ada.userId, email: ada.email, name: ada.name, createdAt: exampleTime() },
+    user: new User({ id: ada.userId, email: ada.email, name: ada.name, createdAt: exampleTime() }),
     sessionsEnded: 2,
     apiKeys: [exampleOf(HeldApiKey)],
     apiKeysRevoked: false
   }]
 })
 
-export const ForgotPasswordRequest = Schema.Struct({ email: Email }).annotations({
-  ...requestBody,
+export const ForgotPasswordRequest = Schema.Struct({ email: Email }).annotate({
   examples: [{ email: ada.email }]
 })
 
 export const VerifyEmailRequest = Schema.Struct({
-  token: OneTimeToken.annotations({ description: "The one-time token of the verification link mailed to the address (`opv_…`)." })
-}).annotations({ ...requestBody, examples: [{ token: exampleToken(EMAIL_VERIFICATION_TOKEN_PREFIX) }] })
+  token: OneTimeToken.annotate({ description: "The one-time token of the verification link mailed to the address (`opv_…`)." })
+}).annotate({ examples: [{ token: exampleToken(EMAIL_VERIFICATION_TOKEN_PREFIX) }] })
 
 export const VerifiedEmail = Schema.Struct({
   user: User,
-  emailVerifiedAt: Timestamp.annotations({ description: "When the address was first proven (an earlier proof, an SSO sign-in say, is kept)." })
-}).annotations({
+  emailVerifiedAt: Timestamp.annotateKey({ description: "When the address was first proven (an earlier proof, an SSO sign-in say, is kept)." })
+}).annotate({
   identifier: "VerifiedEmail",
-  examples: [{ user: { id: ada.userId, email: ada.email, name: ada.name, createdAt: exampleTime() }, emailVerifiedAt: exampleTime(30) }]
+  examples: [{ user: new User({ id: ada.userId, email: ada.email, name: ada.name, createdAt: exampleTime() }), emailVerifiedAt: exampleTime(30) }]
 })

@@ -1,8 +1,8 @@
 /** Recovery: password reset links issued by someone with authority or mailed on request, and email verification. */
-import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
-import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
-import * as OpenApi from "@effect/platform/OpenApi"
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
+import * as OpenApi from "effect/http-api/OpenApi"
 import { audits, notAudited } from "./AuditCatalog.js"
 import {
   ConflictResponse,
@@ -22,7 +22,7 @@ import {
   VerifiedEmail,
   VerifyEmailRequest
 } from "./Recovery.js"
-import { Authentication, MemberAuthentication } from "./Security.js"
+import { Authentication, MemberAuthentication, memberAuthenticationErrors } from "./Security.js"
 
 /** What every mail-sending operation answers without SMTP settings: what to do instead. */
 const withoutMail =
@@ -30,14 +30,8 @@ const withoutMail =
 
 export class RecoveryApi extends HttpApiGroup.make("recovery")
   .add(
-    HttpApiEndpoint.post("issueMemberPasswordReset", "/v1/members/:memberId/password-reset").pipe(audits("user.password.reset_link.create"))
-      .setPath(MemberPasswordResetPath)
-      .addSuccess(PasswordResetLinkResponse, { status: 201 })
-      .addError(ForbiddenResponse)
-      .addError(NotFoundResponse)
-      .addError(ConflictResponse)
+    HttpApiEndpoint.post("issueMemberPasswordReset", "/v1/members/:memberId/password-reset", { params: MemberPasswordResetPath, success: PasswordResetLinkResponse.pipe(HttpApiSchema.status(201)), error: [ForbiddenResponse, NotFoundResponse, ConflictResponse, ...memberAuthenticationErrors] }).pipe(audits("user.password.reset_link.create"), requires("members.resetPassword"))
       .middleware(MemberAuthentication)
-      .pipe(requires("members.resetPassword"))
       .annotate(OpenApi.Summary, "Issue a password reset link for a member")
       .annotate(
         OpenApi.Description,
@@ -45,12 +39,7 @@ export class RecoveryApi extends HttpApiGroup.make("recovery")
       )
   )
   .add(
-    HttpApiEndpoint.post("resetPassword", "/v1/auth/password-reset").pipe(audits("user.password.reset"))
-      .setPayload(ResetPasswordRequest)
-      .addSuccess(PasswordResetResult)
-      .addError(InvalidRequestResponse)
-      .addError(RateLimitedResponse)
-      .addError(ServiceUnavailableResponse)
+    HttpApiEndpoint.post("resetPassword", "/v1/auth/password-reset", { payload: ResetPasswordRequest, success: PasswordResetResult, error: [InvalidRequestResponse, RateLimitedResponse, ServiceUnavailableResponse] }).pipe(audits("user.password.reset"))
       .annotate(OpenApi.Summary, "Set a new password with a reset link")
       .annotate(
         OpenApi.Description,
@@ -58,12 +47,7 @@ export class RecoveryApi extends HttpApiGroup.make("recovery")
       )
   )
   .add(
-    HttpApiEndpoint.post("forgotPassword", "/v1/auth/forgot-password").pipe(audits("user.password.reset_link.create"))
-      .setPayload(ForgotPasswordRequest)
-      .addSuccess(HttpApiSchema.Empty(202))
-      .addError(ConflictResponse)
-      .addError(RateLimitedResponse)
-      .addError(ServiceUnavailableResponse)
+    HttpApiEndpoint.post("forgotPassword", "/v1/auth/forgot-password", { payload: ForgotPasswordRequest, success: HttpApiSchema.Empty(202), error: [ConflictResponse, RateLimitedResponse, ServiceUnavailableResponse] }).pipe(audits("user.password.reset_link.create"))
       .annotate(OpenApi.Summary, "Mail a password reset link")
       .annotate(
         OpenApi.Description,
@@ -71,13 +55,7 @@ export class RecoveryApi extends HttpApiGroup.make("recovery")
       )
   )
   .add(
-    HttpApiEndpoint.post("requestEmailVerification", "/v1/me/email-verification").pipe(
-      notAudited("mails a link to the caller's own address and changes nothing; proving it (user.email.verify) is recorded")
-    )
-      .addSuccess(HttpApiSchema.Empty(202))
-      .addError(ForbiddenResponse)
-      .addError(ConflictResponse)
-      .addError(RateLimitedResponse)
+    HttpApiEndpoint.post("requestEmailVerification", "/v1/me/email-verification", { success: HttpApiSchema.Empty(202), error: [ForbiddenResponse, ConflictResponse, RateLimitedResponse] }).pipe(notAudited("mails a link to the caller's own address and changes nothing; proving it (user.email.verify) is recorded"))
       .middleware(Authentication)
       .annotate(OpenApi.Summary, "Mail an email verification link")
       .annotate(
@@ -86,12 +64,7 @@ export class RecoveryApi extends HttpApiGroup.make("recovery")
       )
   )
   .add(
-    HttpApiEndpoint.post("verifyEmail", "/v1/auth/verify-email").pipe(audits("user.email.verify"))
-      .setPayload(VerifyEmailRequest)
-      .addSuccess(VerifiedEmail)
-      .addError(InvalidRequestResponse)
-      .addError(RateLimitedResponse)
-      .addError(ServiceUnavailableResponse)
+    HttpApiEndpoint.post("verifyEmail", "/v1/auth/verify-email", { payload: VerifyEmailRequest, success: VerifiedEmail, error: [InvalidRequestResponse, RateLimitedResponse, ServiceUnavailableResponse] }).pipe(audits("user.email.verify"))
       .annotate(OpenApi.Summary, "Prove an email address")
       .annotate(
         OpenApi.Description,

@@ -37,6 +37,6 @@ export class RoleInfo extends Schema.Class<RoleInfo>("RoleInfo")(Schema.Struct({
   role: Role,
   description: Schema.String,
   capabilities: Schema.Array(Schema.String)
-}).annotations({ examples: [RoleCapabilities[0]!] })) {}
+}).annotate({ examples: [RoleCapabilities[0]!] })) {}
 
-export const RoleList = Schema.Struct({ items: Schema.Array(RoleInfo) }).annotations({ identifier: "RoleList" })
+export const RoleList = Schema.Struct({ items: Schema.Array(RoleInfo) }).annotate({ identifier: "RoleList" })

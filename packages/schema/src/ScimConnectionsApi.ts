@@ -2,10 +2,10 @@
  * Directory provisioning, managed: the organization's SCIM connections, their tokens, event log and reconcile
  * (enterprise plan; owners and admins). What directories call is ScimProtocolApi.ts.
  */
-import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
-import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
-import * as OpenApi from "@effect/platform/OpenApi"
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
+import * as OpenApi from "effect/http-api/OpenApi"
 import { ConflictResponse, ForbiddenResponse, NotFoundResponse, PlanRequiredResponse } from "./Errors.js"
 import { requires } from "./Policy.js"
 import {
@@ -30,13 +30,12 @@ import { audits } from "./AuditCatalog.js"
 
 const notFound = "404 `scim_connection_not_found` (also for another organization's connection)"
 
+/** The errors every operation of the group may answer (Effect 4 declares errors on endpoints, not groups). */
+const groupErrors = [ForbiddenResponse, PlanRequiredResponse] as const
+
 export class ScimConnectionsApi extends HttpApiGroup.make("scimConnections")
   .add(
-    HttpApiEndpoint.post("create", "/v1/scim/connections").pipe(audits("scim.connection.create"))
-      .setPayload(CreateScimConnectionRequest)
-      .addSuccess(ScimConnectionResponse, { status: 201 })
-      .addError(ConflictResponse)
-      .pipe(requires("scim.manage"))
+    HttpApiEndpoint.post("create", "/v1/scim/connections", { payload: CreateScimConnectionRequest, success: ScimConnectionResponse.pipe(HttpApiSchema.status(201)), error: [ConflictResponse, ...groupErrors] }).pipe(audits("scim.connection.create"), requires("scim.manage"))
       .annotate(OpenApi.Summary, "Create a SCIM connection")
       .annotate(
         OpenApi.Description,
@@ -44,10 +43,7 @@ export class ScimConnectionsApi extends HttpApiGroup.make("scimConnections")
       )
   )
   .add(
-    HttpApiEndpoint.get("list", "/v1/scim/connections")
-      .setUrlParams(ScimConnectionListQuery)
-      .addSuccess(ScimConnectionPage)
-      .pipe(requires("scim.manage"))
+    HttpApiEndpoint.get("list", "/v1/scim/connections", { query: ScimConnectionListQuery, success: ScimConnectionPage, error: groupErrors }).pipe(requires("scim.manage"))
       .annotate(OpenApi.Summary, "List SCIM connections")
       .annotate(
         OpenApi.Description,
@@ -55,11 +51,7 @@ export class ScimConnectionsApi extends HttpApiGroup.make("scimConnections")
       )
   )
   .add(
-    HttpApiEndpoint.get("get", "/v1/scim/connections/:connectionId")
-      .setPath(ScimConnectionIdPath)
-      .addSuccess(ScimConnectionResponse)
-      .addError(NotFoundResponse)
-      .pipe(requires("scim.manage"))
+    HttpApiEndpoint.get("get", "/v1/scim/connections/:connectionId", { params: ScimConnectionIdPath, success: ScimConnectionResponse, error: [NotFoundResponse, ...groupErrors] }).pipe(requires("scim.manage"))
       .annotate(OpenApi.Summary, "Get a SCIM connection")
       .annotate(
         OpenApi.Description,
@@ -67,13 +59,7 @@ export class ScimConnectionsApi extends HttpApiGroup.make("scimConnections")
       )
   )
   .add(
-    HttpApiEndpoint.patch("update", "/v1/scim/connections/:connectionId").pipe(audits("scim.connection.update"))
-      .setPath(ScimConnectionIdPath)
-      .setPayload(UpdateScimConnectionRequest)
-      .addSuccess(UpdatedScimConnection)
-      .addError(NotFoundResponse)
-      .addError(ConflictResponse)
-      .pipe(requires("scim.manage"))
+    HttpApiEndpoint.patch("update", "/v1/scim/connections/:connectionId", { params: ScimConnectionIdPath, payload: UpdateScimConnectionRequest, success: UpdatedScimConnection, error: [NotFoundResponse, ConflictResponse, ...groupErrors] }).pipe(audits("scim.connection.update"), requires("scim.manage"))
       .annotate(OpenApi.Summary, "Update a SCIM connection")
       .annotate(
         OpenApi.Description,
@@ -81,11 +67,7 @@ export class ScimConnectionsApi extends HttpApiGroup.make("scimConnections")
       )
   )
   .add(
-    HttpApiEndpoint.del("delete", "/v1/scim/connections/:connectionId").pipe(audits("scim.connection.delete"))
-      .setPath(ScimConnectionIdPath)
-      .addSuccess(HttpApiSchema.NoContent)
-      .addError(NotFoundResponse)
-      .pipe(requires("scim.manage"))
+    HttpApiEndpoint.delete("delete", "/v1/scim/connections/:connectionId", { params: ScimConnectionIdPath, success: HttpApiSchema.NoContent, error: [NotFoundResponse, ...groupErrors] }).pipe(audits("scim.connection.delete"), requires("scim.manage"))
       .annotate(OpenApi.Summary, "Delete a SCIM connection")
       .annotate(
         OpenApi.Description,
@@ -93,12 +75,7 @@ export class ScimConnectionsApi extends HttpApiGroup.make("scimConnections")
       )
   )
   .add(
-    HttpApiEndpoint.post("createToken", "/v1/scim/connections/:connectionId/tokens").pipe(audits("scim.token.create"))
-      .setPath(ScimConnectionIdPath)
-      .setPayload(CreateScimTokenRequest)
-      .addSuccess(CreatedScimToken, { status: 201 })
-      .addError(NotFoundResponse)
-      .pipe(requires("scim.manage"))
+    HttpApiEndpoint.post("createToken", "/v1/scim/connections/:connectionId/tokens", { params: ScimConnectionIdPath, payload: CreateScimTokenRequest, success: CreatedScimToken.pipe(HttpApiSchema.status(201)), error: [NotFoundResponse, ...groupErrors] }).pipe(audits("scim.token.create"), requires("scim.manage"))
       .annotate(OpenApi.Summary, "Create a SCIM token")
       .annotate(
         OpenApi.Description,
@@ -106,12 +83,7 @@ export class ScimConnectionsApi extends HttpApiGroup.make("scimConnections")
       )
   )
   .add(
-    HttpApiEndpoint.get("listTokens", "/v1/scim/connections/:connectionId/tokens")
-      .setPath(ScimConnectionIdPath)
-      .setUrlParams(ScimTokenListQuery)
-      .addSuccess(ScimTokenPage)
-      .addError(NotFoundResponse)
-      .pipe(requires("scim.manage"))
+    HttpApiEndpoint.get("listTokens", "/v1/scim/connections/:connectionId/tokens", { params: ScimConnectionIdPath, query: ScimTokenListQuery, success: ScimTokenPage, error: [NotFoundResponse, ...groupErrors] }).pipe(requires("scim.manage"))
       .annotate(OpenApi.Summary, "List SCIM tokens")
       .annotate(
         OpenApi.Description,
@@ -119,11 +91,7 @@ export class ScimConnectionsApi extends HttpApiGroup.make("scimConnections")
       )
   )
   .add(
-    HttpApiEndpoint.del("revokeToken", "/v1/scim/connections/:connectionId/tokens/:tokenId").pipe(audits("scim.token.revoke"))
-      .setPath(ScimTokenPath)
-      .addSuccess(HttpApiSchema.NoContent)
-      .addError(NotFoundResponse)
-      .pipe(requires("scim.manage"))
+    HttpApiEndpoint.delete("revokeToken", "/v1/scim/connections/:connectionId/tokens/:tokenId", { params: ScimTokenPath, success: HttpApiSchema.NoContent, error: [NotFoundResponse, ...groupErrors] }).pipe(audits("scim.token.revoke"), requires("scim.manage"))
       .annotate(OpenApi.Summary, "Revoke a SCIM token")
       .annotate(
         OpenApi.Description,
@@ -131,12 +99,7 @@ export class ScimConnectionsApi extends HttpApiGroup.make("scimConnections")
       )
   )
   .add(
-    HttpApiEndpoint.get("listEvents", "/v1/scim/connections/:connectionId/events")
-      .setPath(ScimConnectionIdPath)
-      .setUrlParams(ScimEventListQuery)
-      .addSuccess(ScimEventPage)
-      .addError(NotFoundResponse)
-      .pipe(requires("scim.manage"))
+    HttpApiEndpoint.get("listEvents", "/v1/scim/connections/:connectionId/events", { params: ScimConnectionIdPath, query: ScimEventListQuery, success: ScimEventPage, error: [NotFoundResponse, ...groupErrors] }).pipe(requires("scim.manage"))
       .annotate(OpenApi.Summary, "List SCIM provisioning events")
       .annotate(
         OpenApi.Description,
@@ -144,19 +107,13 @@ export class ScimConnectionsApi extends HttpApiGroup.make("scimConnections")
       )
   )
   .add(
-    HttpApiEndpoint.post("reconcile", "/v1/scim/connections/:connectionId/reconcile").pipe(audits("scim.connection.reconcile"))
-      .setPath(ScimConnectionIdPath)
-      .addSuccess(ScimReconcileReport)
-      .addError(NotFoundResponse)
-      .pipe(requires("scim.manage"))
+    HttpApiEndpoint.post("reconcile", "/v1/scim/connections/:connectionId/reconcile", { params: ScimConnectionIdPath, success: ScimReconcileReport, error: [NotFoundResponse, ...groupErrors] }).pipe(audits("scim.connection.reconcile"), requires("scim.manage"))
       .annotate(OpenApi.Summary, "Reconcile a SCIM connection")
       .annotate(
         OpenApi.Description,
         `Makes the organization agree with what the directory said, where something drifted: memberships suspended, restored or removed by hand, teams missing, holding other members or newly linkable by external key, roles the rules give. One transaction; answers what it compared and each repair, and records an event. No body. Running it again right after repairs nothing.\n\nErrors: ${notFound}.`
       )
   )
-  .addError(ForbiddenResponse)
-  .addError(PlanRequiredResponse)
   .middleware(MemberAuthentication)
   .annotate(OpenApi.Title, "SCIM")
   .annotate(

@@ -13,17 +13,26 @@
  * `invalidPath` or `invalidFilter`. The few members checked in decoding (attribute lists, a message's `schemas`, the
  * types of a PatchOp or SearchRequest) answer the API's 400 `invalid_request`, naming them.
  */
-import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as Effect from "effect/Effect"
+import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
+import type * as JsonSchema from "effect/JsonSchema"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import * as SchemaAST from "effect/SchemaAST"
+import * as SchemaGetter from "effect/SchemaGetter"
+import type * as SchemaIssue from "effect/SchemaIssue"
+import * as SchemaParser from "effect/SchemaParser"
+import * as SchemaTransformation from "effect/SchemaTransformation"
 import { exampleTime } from "./Examples.js"
 import { exampleId, ScimConnectionId } from "./Ids.js"
 import * as ScimAttributes from "./ScimAttributes.js"
+import { publishedAs } from "./internal/published.js"
 
 /** The media type of every SCIM answer. */
 export const ScimMediaType = "application/scim+json"
 /** Answers the schema as `application/scim+json`. */
-export const scimJson = <S extends Schema.Schema.Any>(schema: S): S =>
-  HttpApiSchema.withEncoding(schema, { kind: "Json", contentType: ScimMediaType }) as S
+export const scimJson = <S extends Schema.Top>(schema: S): S["Rebuild"] =>
+  schema.pipe(HttpApiSchema.asJson({ contentType: ScimMediaType }))
 
 export const ScimErrorSchema = "urn:ietf:params:scim:api:messages:2.0:Error"
 export const ScimListResponseSchema = "urn:ietf:params:scim:api:messages:2.0:ListResponse"
@@ -34,7 +43,7 @@ export const ScimEnterpriseUserSchema = ScimAttributes.EnterpriseUserSchemaId
 export const ScimGroupSchema = ScimAttributes.GroupSchemaId
 
 /** The `scimType` values of RFC 7644 §3.12 the server uses. */
-export const ScimType = Schema.Literal(
+export const ScimType = Schema.Literals([
   "invalidFilter",
   "tooMany",
   "uniqueness",
@@ -45,50 +54,98 @@ export const ScimType = Schema.Literal(
   "invalidValue",
   "invalidVers",
   "sensitive"
-)
+])
 export type ScimType = typeof ScimType.Type
 
-const constant = <const C extends string>(value: C) =>
-  Schema.Literal(value).pipe(Schema.propertySignature, Schema.withConstructorDefault(() => value))
-// Documented as an array of its one item (not `prefixItems` with `items: false`, which tools read poorly).
-const errorSchemas = Schema.Tuple(Schema.Literal(ScimErrorSchema)).annotations({
-  jsonSchema: { type: "array", items: { type: "string", enum: [ScimErrorSchema] }, minItems: 1, maxItems: 1 }
-}).pipe(
-  Schema.propertySignature,
-  Schema.withConstructorDefault((): readonly [typeof ScimErrorSchema] => [ScimErrorSchema])
+/**
+ * An optional member as SCIM has it: left out, or `undefined` in code, and left out on the wire. Effect 4's
+ * `Schema.optional` would read a JSON `null` as `undefined` and write `undefined` as `null`, which no SCIM message
+ * carries: the wire side is `optionalKey`, and an `undefined` value is left out when encoding.
+ */
+const optional = <S extends Schema.Top>(schema: S) =>
+  Schema.optionalKey(schema).pipe(
+    Schema.decodeTo(Schema.optional(Schema.toType(schema)), {
+      decode: SchemaGetter.passthrough(),
+      encode: SchemaGetter.transformOptional(Option.filter((value) => value !== undefined))
+    })
+  )
+
+/**
+ * What the document states of a value the server reads itself, beyond what decoding checks: a check every value
+ * passes, carrying the JSON Schema keywords (Effect 4 has no `jsonSchema` override annotation).
+ */
+const documented = (jsonSchema: JsonSchema.JsonSchema) => Schema.makeFilter<unknown>(() => true, { toJsonSchema: () => jsonSchema })
+
+/**
+ * A body's JSON Schema saying it takes members beyond its own (it ignores them, as its endpoints' parse options do),
+ * as Effect 3's override said: Effect 4 writes every struct closed, so this check goes beside it, and the document
+ * writes it on the struct (OpenApiComponents' `arrayChecksInline`).
+ */
+const open = documented({ additionalProperties: true })
+
+const constant = <const C extends string>(value: C) => Schema.Literal(value).pipe(Schema.withConstructorDefault(Effect.succeed(value)))
+// Documented as an array of its one item (not `prefixItems` with `items: false`, which tools read poorly): the wire
+// side is that array, the value the one-item tuple.
+const errorSchemas = Schema.Array(Schema.Literal(ScimErrorSchema)).check(Schema.isMinLength(1), Schema.isMaxLength(1)).pipe(
+  Schema.decodeTo(Schema.Tuple([Schema.Literal(ScimErrorSchema)]), SchemaTransformation.passthroughSupertype()),
+  Schema.withConstructorDefault(Effect.succeed([ScimErrorSchema] as const))
 )
 
-const registry = new Map<Function, Schema.Schema<any, any, any>>()
+const registry = new Map<Function, Schema.Top>()
 
 /** The wire schema of a SCIM error, or undefined for anything else. */
-export const scimErrorResponseOf = (error: unknown): Schema.Schema<any, any, any> | undefined =>
+export const scimErrorResponseOf = (error: unknown): Schema.Top | undefined =>
   typeof error === "object" && error !== null ? registry.get(error.constructor) : undefined
 
-type ScimErrorClass<Self> = Schema.Schema<Self, any, never> & { readonly fields: Schema.Struct.Fields; new(props: any): Self }
+/** The members of a SCIM error body: its class's fields without `_tag`. */
+export type BodyFields<Fields extends Schema.Struct.Fields> = Omit<Fields, "_tag">
 
-/** The wire form of a SCIM error: `{schemas, status, scimType?, detail}` as `application/scim+json`. */
-const wire = <Self extends { readonly _tag: string }>(cls: ScimErrorClass<Self>, status: number, description: string) => {
+/** What `wire` needs of a SCIM error class: a schema of its instances, made from the body's decoded members. */
+export interface ScimErrorClass<Self, Fields extends Schema.Struct.Fields> extends Schema.Top {
+  readonly Type: Self
+  readonly fields: Fields
+  new(props: Schema.Struct.Type<BodyFields<Fields>>): Self
+}
+
+/**
+ * The wire form of a SCIM error: `{schemas, status, scimType?, detail}` as `application/scim+json`, named as its class
+ * (the document's `ScimBadRequest`…). Decodes to an instance; encodes an instance's defined members, read by name (an
+ * Effect 4 error's `message` is not enumerable) and typed through the body's Type.
+ */
+const wire = <Self extends { readonly _tag: string }, Fields extends Schema.Struct.Fields>(
+  cls: ScimErrorClass<Self, Fields>,
+  status: number,
+  description: string
+) => {
   const { _tag, ...fields } = cls.fields
-  const names = Object.keys(fields)
-  const response = Schema.transform(
-    Schema.Struct(fields).annotations({ identifier: `Scim${status}`, description }),
-    Schema.typeSchema(cls),
-    {
-      strict: false,
-      decode: (body) => new cls(body),
-      encode: (error) =>
-        Object.fromEntries(names.filter((name) => (error as any)[name] !== undefined).map((name) => [name, (error as any)[name]]))
+  const identifier = SchemaAST.resolveIdentifier(cls.ast)
+  const body = Schema.Struct(fields).annotate(identifier === undefined ? { description } : { identifier, description })
+  const asBody = SchemaParser.decodeUnknownEffect(Schema.toType(body))
+  const make = (decoded: unknown): Effect.Effect<Self, SchemaIssue.Issue> => Effect.map(asBody(decoded), (members) => new cls(members))
+  const members = (error: Self): Record<string, unknown> => {
+    const out: Record<string, unknown> = {}
+    for (const name of Object.keys(fields)) {
+      const value: unknown = Reflect.get(error, name)
+      if (value !== undefined) out[name] = value
     }
-  ).annotations(HttpApiSchema.annotations({ status }))
-  const encoded = scimJson(response)
-  registry.set(cls, encoded)
-  return encoded as unknown as Schema.Schema<Self, any>
+    return out
+  }
+  const response = body.pipe(
+    Schema.decodeTo(Schema.toType(cls), {
+      decode: SchemaGetter.transformEffect(make),
+      encode: SchemaGetter.transformEffect((error: Self) => asBody(members(error)))
+    }),
+    HttpApiSchema.status(status),
+    scimJson
+  )
+  registry.set(cls, response)
+  return response
 }
 
 const errorFields = <const S extends string>(status: S) => ({
   schemas: errorSchemas,
   status: constant(status),
-  scimType: Schema.optional(ScimType),
+  scimType: optional(ScimType),
   detail: Schema.String
 })
 
@@ -130,8 +187,11 @@ export const ScimMethodNotAllowedResponse = wire(
  * A GET whose `If-None-Match` names the resource's current version (RFC 7644 §3.14): 304 without a body, the version
  * in the `ETag` header.
  */
-export class ScimNotModified extends HttpApiSchema.EmptyError<ScimNotModified>()({ tag: "ScimNotModified", status: 304 }) {}
-export const ScimNotModifiedResponse = ScimNotModified.annotations({
+export class ScimNotModified extends Schema.TaggedError<ScimNotModified>("ScimNotModified")("ScimNotModified", {}) {}
+export const ScimNotModifiedResponse = ScimNotModified.pipe(
+  HttpApiSchema.asNoContent({ decode: () => new ScimNotModified() }),
+  HttpApiSchema.status(304)
+).annotate({
   description: "`If-None-Match` names the resource's current version: no body; `ETag` is that version."
 })
 
@@ -199,31 +259,31 @@ export const ScimServiceUnavailableResponse = wire(
 /** `meta` of a resource: its version is the ETag (`W/"<n>"`) that `If-Match` compares. */
 export const ScimMeta = Schema.Struct({
   resourceType: Schema.String,
-  created: Schema.optional(Schema.String),
-  lastModified: Schema.optional(Schema.String),
-  location: Schema.optional(Schema.String),
-  version: Schema.optional(Schema.String)
-}).annotations({ identifier: "ScimMeta" })
+  created: optional(Schema.String),
+  lastModified: optional(Schema.String),
+  location: optional(Schema.String),
+  version: optional(Schema.String)
+}).annotate({ identifier: "ScimMeta" })
 
-const optionalString = Schema.optional(Schema.String)
+const optionalString = optional(Schema.String)
 
 export const ScimName = Schema.Struct({
   formatted: optionalString,
   familyName: optionalString,
   givenName: optionalString
-}).annotations({ identifier: "ScimName" })
+}).annotate({ identifier: "ScimName" })
 
 export const ScimEmail = Schema.Struct({
   value: optionalString,
   type: optionalString,
-  primary: Schema.optional(Schema.Boolean)
-}).annotations({ identifier: "ScimEmail" })
+  primary: optional(Schema.Boolean)
+}).annotate({ identifier: "ScimEmail" })
 
 export const ScimEnterpriseUser = Schema.Struct({
   employeeNumber: optionalString,
   department: optionalString,
-  manager: Schema.optional(Schema.Struct({ value: optionalString, displayName: optionalString }))
-}).annotations({ identifier: "ScimEnterpriseUser" })
+  manager: optional(Schema.Struct({ value: optionalString, displayName: optionalString }))
+}).annotate({ identifier: "ScimEnterpriseUser" })
 
 const exampleUserId = exampleId("om", 3)
 const exampleConnection = exampleId("scc")
@@ -259,14 +319,14 @@ export const ScimUser = Schema.Struct({
   id: Schema.String,
   externalId: optionalString,
   userName: optionalString,
-  name: Schema.optional(ScimName),
+  name: optional(ScimName),
   displayName: optionalString,
   title: optionalString,
-  active: Schema.optional(Schema.Boolean),
-  emails: Schema.optional(Schema.Array(ScimEmail)),
-  [ScimEnterpriseUserSchema]: Schema.optional(ScimEnterpriseUser),
+  active: optional(Schema.Boolean),
+  emails: optional(Schema.Array(ScimEmail)),
+  [ScimEnterpriseUserSchema]: optional(ScimEnterpriseUser),
   meta: ScimMeta
-}).annotations({
+}).annotate({
   identifier: "ScimUser",
   examples: [exampleUser]
 })
@@ -296,14 +356,14 @@ export const ScimGroup = Schema.Struct({
   id: Schema.String,
   externalId: optionalString,
   displayName: optionalString,
-  members: Schema.optional(Schema.Array(Schema.Struct({
+  members: optional(Schema.Array(Schema.Struct({
     value: Schema.String,
     display: optionalString,
     $ref: optionalString,
     type: optionalString
   }))),
   meta: ScimMeta
-}).annotations({
+}).annotate({
   identifier: "ScimGroup",
   examples: [exampleGroup]
 })
@@ -314,10 +374,11 @@ export type ScimGroup = typeof ScimGroup.Type
  * schema documents the attributes the server keeps.
  */
 export const ScimResourceRequest = (identifier: string, description: string, properties: Record<string, unknown>, required: ReadonlyArray<string>) =>
-  Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
+  Schema.Record(Schema.String, Schema.Unknown).check(documented({ required, properties, additionalProperties: true })).annotate({
     identifier,
     description,
-    jsonSchema: { type: "object", required, properties, additionalProperties: true }
+    // Written where used as Effect 3's override (its identifier and description unwritten).
+    ...publishedAs({ type: "object", required, properties, additionalProperties: true })
   })
 
 /** A string the server reads: at most `MaxStringLength` characters (beyond, 400 `invalidValue`). */
@@ -365,7 +426,7 @@ export const ScimUserRequest = ScimResourceRequest(
     })
   },
   ["userName"]
-).annotations({
+).annotate({
   examples: [{
     schemas: [ScimUserSchema],
     userName: "alan@acme.example",
@@ -394,7 +455,7 @@ export const ScimGroupRequest = ScimResourceRequest(
     }, { required: ["value"] }))
   },
   ["displayName"]
-).annotations({
+).annotate({
   examples: [{ schemas: [ScimGroupSchema], displayName: "Engineering", externalId: "00g1engineering", members: [{ value: exampleUserId }] }]
 })
 
@@ -403,79 +464,73 @@ export const ScimGroupRequest = ScimResourceRequest(
  * longer is 400 `invalid_request` naming it.
  */
 const bounded = (max: number, description: string) =>
-  Schema.String.pipe(Schema.maxLength(max, { message: () => `must be at most ${max} characters long` })).annotations({
-    description,
-    jsonSchema: { type: "string", maxLength: max, description }
-  })
+  Schema.String.check(Schema.isMaxLength(max, { message: `must be at most ${max} characters long` })).annotate({ description })
 
 /** The `schemas` of a PatchOp or SearchRequest: its URN, not read (at most 10, each at most 2048 characters). */
-const messageSchemas = Schema.Array(bounded(ScimAttributes.MaxStringLength, "A schema URN.")).pipe(
-  Schema.maxItems(10, { message: () => "must hold at most 10 URNs" })
-).annotations({ description: "The message's schema URN; not read." })
+const messageSchemas = Schema.Array(bounded(ScimAttributes.MaxStringLength, "A schema URN.")).check(
+  Schema.isMaxLength(10, { message: "must hold at most 10 URNs" })
+).annotate({ description: "The message's schema URN; not read." })
 
 /** Any JSON value: a PATCH operation's `value` is read against the attribute its path names. */
 const anyJson = { type: ["object", "array", "string", "number", "boolean", "null"] }
 
+/** One operation of a PatchOp as the document states it; the server reads each itself (see the module comment). */
+const patchOperation = {
+  type: "object",
+  required: ["op"],
+  additionalProperties: true,
+  properties: {
+    op: {
+      type: "string",
+      enum: ["add", "remove", "replace", "Add", "Remove", "Replace"],
+      description: "add, remove or replace, in any case."
+    },
+    path: text({ description: "An attribute path (RFC 7644 §3.10); without one, `value` is an object of attributes (not for remove)." }),
+    value: { ...anyJson, description: "Read against the attribute the path names." }
+  }
+}
+
 /**
  * A PatchOp body (RFC 7644 §3.5.2); the operations are read as the module comment says. Open: members beyond these
- * (and an operation's beyond `op`, `path` and `value`) are ignored.
+ * (and an operation's beyond `op`, `path` and `value`) are ignored (Effect 4 reads parse options from the API: its
+ * endpoints do not refuse unknown members), which its JSON Schema says (`open`).
  */
 export const ScimPatchRequest = Schema.Struct({
-  schemas: Schema.optional(messageSchemas),
-  Operations: Schema.Array(Schema.Unknown).annotations({
-    jsonSchema: {
-      type: "array",
-      minItems: 1,
-      maxItems: ScimAttributes.MaxOperations,
-      items: {
-        type: "object",
-        required: ["op"],
-        additionalProperties: true,
-        properties: {
-          op: {
-            type: "string",
-            enum: ["add", "remove", "replace", "Add", "Remove", "Replace"],
-            description: "add, remove or replace, in any case."
-          },
-          path: text({ description: "An attribute path (RFC 7644 §3.10); without one, `value` is an object of attributes (not for remove)." }),
-          value: { ...anyJson, description: "Read against the attribute the path names." }
-        }
-      }
-    }
-  })
-}).annotations({
+  schemas: optional(messageSchemas),
+  // The operations and their bounds as the server reads them (beyond the bounds, 400 `invalidValue`), documented
+  // here: decoding takes any array.
+  Operations: Schema.Array(Schema.Unknown).check(
+    documented({ minItems: 1, maxItems: ScimAttributes.MaxOperations, items: patchOperation })
+  )
+}).check(open).annotate({
   identifier: "ScimPatchRequest",
-  jsonSchema: { additionalProperties: true },
   examples: [{ schemas: [ScimPatchOpSchema], Operations: [{ op: "replace", path: "active", value: false }] }]
 })
 
 /** An RFC 7644 filter: at most `MaxFilterLength` characters (beyond, 400 `invalidFilter`). */
-const filter = Schema.String.annotations({
-  jsonSchema: {
-    type: "string",
-    maxLength: ScimAttributes.MaxFilterLength,
-    description: "An RFC 7644 filter, e.g. `userName eq \"alan@acme.example\"`; a malformed one, or one on an attribute the server does not filter on, is 400 `invalidFilter`."
-  }
-})
+const filter = Schema.String.annotate({
+  description:
+    "An RFC 7644 filter, e.g. `userName eq \"alan@acme.example\"`; a malformed one, or one on an attribute the server does not filter on, is 400 `invalidFilter`."
+}).check(documented({ maxLength: ScimAttributes.MaxFilterLength }))
 
 /**
  * `startIndex` and `count` as a query has them: an integer in decimal digits (at most 9); out of range counts as the
  * nearest bound (RFC 7644 §3.4.2.4), anything else is 400 `invalidValue`.
  */
 const queryInteger = (description: string) =>
-  Schema.String.annotations({ jsonSchema: { type: "integer", minimum: -999_999_999, maximum: 999_999_999, description } })
+  Schema.String.annotate({ description }).check(documented({ type: "integer", minimum: -999_999_999, maximum: 999_999_999 }))
 
 /** A comma-separated list of attribute names (`attributes`, `excludedAttributes`). */
 const attributeList = (description: string) => bounded(ScimAttributes.MaxStringLength, description)
 
 /** The query of a list (and the members of a `.search` body): all optional, read as RFC 7644 §3.4.2 says. */
 export const ScimListQuery = Schema.Struct({
-  filter: Schema.optional(filter),
-  startIndex: Schema.optional(queryInteger("1-based index of the first result (below 1 counts as 1).")),
-  count: Schema.optional(queryInteger("Results per page: default 100, at most 1000 (more counts as 1000, a negative count as 0).")),
-  attributes: Schema.optional(attributeList("Comma-separated attributes to return (plus id, schemas, meta).")),
-  excludedAttributes: Schema.optional(attributeList("Comma-separated attributes to leave out."))
-}).annotations({
+  filter: optional(filter),
+  startIndex: optional(queryInteger("1-based index of the first result (below 1 counts as 1).")),
+  count: optional(queryInteger("Results per page: default 100, at most 1000 (more counts as 1000, a negative count as 0).")),
+  attributes: optional(attributeList("Comma-separated attributes to return (plus id, schemas, meta).")),
+  excludedAttributes: optional(attributeList("Comma-separated attributes to leave out."))
+}).annotate({
   examples: [{
     filter: "userName eq \"alan@acme.example\"",
     startIndex: "1",
@@ -487,56 +542,60 @@ export const ScimListQuery = Schema.Struct({
 
 /** `attributes` or `excludedAttributes` of a SearchRequest: a comma-separated list, or an array of names (at most 100). */
 const searchAttributes = (description: string) =>
-  Schema.Union(
+  Schema.Union([
     attributeList(description),
-    Schema.Array(bounded(ScimAttributes.MaxStringLength, "An attribute name.")).pipe(
-      Schema.maxItems(100, { message: () => "must hold at most 100 names" })
+    Schema.Array(bounded(ScimAttributes.MaxStringLength, "An attribute name.")).check(
+      Schema.isMaxLength(100, { message: "must hold at most 100 names" })
     )
-  )
+  ])
 
-/** A SearchRequest body (RFC 7644 §3.4.3). Open: members beyond these (`sortBy`, say: no sorting) are ignored. */
+/**
+ * A SearchRequest body (RFC 7644 §3.4.3). Open: members beyond these (`sortBy`, say: no sorting) are ignored (by its
+ * endpoints' parse options, as ScimPatchRequest's).
+ */
 export const ScimSearchRequest = Schema.Struct({
-  schemas: Schema.optional(messageSchemas),
-  filter: Schema.optional(filter),
-  startIndex: Schema.optional(Schema.Number),
-  count: Schema.optional(Schema.Number),
-  attributes: Schema.optional(searchAttributes("Attributes to return (plus id, schemas, meta).")),
-  excludedAttributes: Schema.optional(searchAttributes("Attributes to leave out."))
-}).annotations({
+  schemas: optional(messageSchemas),
+  filter: optional(filter),
+  startIndex: optional(Schema.Finite),
+  count: optional(Schema.Finite),
+  attributes: optional(searchAttributes("Attributes to return (plus id, schemas, meta).")),
+  excludedAttributes: optional(searchAttributes("Attributes to leave out."))
+}).check(open).annotate({
   identifier: "ScimSearchRequest",
-  jsonSchema: { additionalProperties: true },
   examples: [{ schemas: [ScimSearchRequestSchema], filter: "userName eq \"alan@acme.example\"", startIndex: 1, count: 10 }]
 })
 
 /** The query of one resource: projection only. */
 export const ScimResourceQuery = Schema.Struct({
-  attributes: Schema.optional(attributeList("Comma-separated attributes to return (plus id, schemas, meta).")),
-  excludedAttributes: Schema.optional(attributeList("Comma-separated attributes to leave out."))
-}).annotations({ examples: [{ attributes: "userName,name,active", excludedAttributes: "name.formatted" }] })
+  attributes: optional(attributeList("Comma-separated attributes to return (plus id, schemas, meta).")),
+  excludedAttributes: optional(attributeList("Comma-separated attributes to leave out."))
+}).annotate({ examples: [{ attributes: "userName,name,active", excludedAttributes: "name.formatted" }] })
 
 /** `If-Match` of a write: the resource's `meta.version` (`W/"<n>"`, or `*`); another version is 412. */
 export const ScimWriteHeaders = Schema.Struct({
-  "if-match": optionalString.annotations({ description: "The `meta.version` the write is for; another is 412.", examples: ["W/\"1\""] })
+  "if-match": optional(Schema.String.annotate({ description: "The `meta.version` the write is for; another is 412.", examples: ["W/\"1\""] }))
 })
 
 /** A ListResponse (RFC 7644 §3.4.2) of `resource`; its example holds `resources` on one page. */
-export const ScimListResponse = <A, I>(resource: Schema.Schema<A, I>, identifier: string, resources: ReadonlyArray<A>) =>
+export const ScimListResponse = <S extends Schema.Top>(resource: S, identifier: string, resources: ReadonlyArray<S["Type"]>) =>
   Schema.Struct({
     schemas: Schema.Array(Schema.String),
-    totalResults: Schema.Number,
-    startIndex: Schema.Number,
-    itemsPerPage: Schema.Number,
+    totalResults: Schema.Finite,
+    startIndex: Schema.Finite,
+    itemsPerPage: Schema.Finite,
     Resources: Schema.Array(resource)
-  }).annotations({ identifier, examples: [ScimAttributes.listResponse(resources)] }).pipe(scimJson)
+  }).annotate({ identifier, examples: [ScimAttributes.listResponse(resources)] }).pipe(scimJson)
 
-export const ScimUserList = ScimListResponse(ScimUser, "ScimUserList", [exampleUser])
+// A list holds the very schema a single answer is (`…Response`): Effect 4 names two schemas of one identifier apart
+// (`ScimUser`, `ScimUser_1`) when they are two, as the media type annotation makes them.
 export const ScimUserResponse = ScimUser.pipe(scimJson)
-export const ScimGroupList = ScimListResponse(ScimGroup, "ScimGroupList", [exampleGroup])
+export const ScimUserList = ScimListResponse(ScimUserResponse, "ScimUserList", [exampleUser])
 export const ScimGroupResponse = ScimGroup.pipe(scimJson)
+export const ScimGroupList = ScimListResponse(ScimGroupResponse, "ScimGroupList", [exampleGroup])
 
 export const ScimConnectionPath = Schema.Struct({ connectionId: ScimConnectionId })
 /** A User's path: the id is checked by the server (a malformed one is a 404 like a missing one). */
-export const ScimUserPath = Schema.Struct({ connectionId: ScimConnectionId, userId: Schema.String }).annotations({
+export const ScimUserPath = Schema.Struct({ connectionId: ScimConnectionId, userId: Schema.String }).annotate({
   examples: [{ connectionId: exampleConnection, userId: exampleUserId }]
 })
 
@@ -544,7 +603,7 @@ export const ScimUserPath = Schema.Struct({ connectionId: ScimConnectionId, user
  * Discovery documents (RFC 7643 §5–7), generated from the one table of advertised attributes (ScimAttributes.ts); the
  * examples are those documents, for a connection at `https://orgplane.example`.
  */
-export const ScimAttributeDocument: Schema.Schema<ScimAttributeDocument> = Schema.Struct({
+export const ScimAttributeDocument: Schema.Codec<ScimAttributeDocument> = Schema.Struct({
   name: Schema.String,
   type: Schema.String,
   multiValued: Schema.Boolean,
@@ -554,10 +613,10 @@ export const ScimAttributeDocument: Schema.Schema<ScimAttributeDocument> = Schem
   mutability: Schema.String,
   returned: Schema.String,
   uniqueness: Schema.String,
-  canonicalValues: Schema.optional(Schema.Array(Schema.String)),
-  referenceTypes: Schema.optional(Schema.Array(Schema.String)),
-  subAttributes: Schema.optional(Schema.Array(Schema.suspend(() => ScimAttributeDocument)))
-}).annotations({ identifier: "ScimAttributeDocument" })
+  canonicalValues: optional(Schema.Array(Schema.String)),
+  referenceTypes: optional(Schema.Array(Schema.String)),
+  subAttributes: optional(Schema.Array(Schema.suspend(() => ScimAttributeDocument)))
+}).annotate({ identifier: "ScimAttributeDocument" })
 export interface ScimAttributeDocument {
   readonly name: string
   readonly type: string
@@ -582,7 +641,7 @@ export const ScimSchemaDocument = Schema.Struct({
   description: Schema.String,
   attributes: Schema.Array(ScimAttributeDocument),
   meta: documentMeta
-}).annotations({
+}).annotate({
   identifier: "ScimSchemaDocument",
   examples: [ScimAttributes.schemaDocument(ScimAttributes.UserSchema, exampleBase)]
 })
@@ -596,7 +655,7 @@ export const ScimResourceTypeDocument = Schema.Struct({
   schema: Schema.String,
   schemaExtensions: Schema.Array(Schema.Struct({ schema: Schema.String, required: Schema.Boolean })),
   meta: documentMeta
-}).annotations({
+}).annotate({
   identifier: "ScimResourceTypeDocument",
   examples: [ScimAttributes.resourceTypeDocument(ScimAttributes.UserResourceType, exampleBase)]
 })
@@ -605,10 +664,10 @@ const supported = Schema.Struct({ supported: Schema.Boolean })
 
 export const ScimServiceProviderConfig = Schema.Struct({
   schemas: Schema.Array(Schema.String),
-  documentationUri: Schema.optional(Schema.String),
+  documentationUri: optional(Schema.String),
   patch: supported,
-  bulk: Schema.Struct({ supported: Schema.Boolean, maxOperations: Schema.Number, maxPayloadSize: Schema.Number }),
-  filter: Schema.Struct({ supported: Schema.Boolean, maxResults: Schema.Number }),
+  bulk: Schema.Struct({ supported: Schema.Boolean, maxOperations: Schema.Finite, maxPayloadSize: Schema.Finite }),
+  filter: Schema.Struct({ supported: Schema.Boolean, maxResults: Schema.Finite }),
   changePassword: supported,
   sort: supported,
   etag: supported,
@@ -616,10 +675,10 @@ export const ScimServiceProviderConfig = Schema.Struct({
     type: Schema.String,
     name: Schema.String,
     description: Schema.String,
-    primary: Schema.optional(Schema.Boolean)
+    primary: optional(Schema.Boolean)
   })),
   meta: documentMeta
-}).annotations({
+}).annotate({
   identifier: "ScimServiceProviderConfig",
   examples: [ScimAttributes.serviceProviderConfigDocument(exampleBase)]
 })
@@ -627,20 +686,20 @@ export const ScimServiceProviderConfig = Schema.Struct({
 export const ScimServiceProviderConfigResponse = ScimServiceProviderConfig.pipe(scimJson)
 export const ScimSchemaResponse = ScimSchemaDocument.pipe(scimJson)
 export const ScimSchemaList = ScimListResponse(
-  ScimSchemaDocument,
+  ScimSchemaResponse,
   "ScimSchemaList",
   ScimAttributes.Schemas.map((schema) => ScimAttributes.schemaDocument(schema, exampleBase))
 )
 export const ScimResourceTypeResponse = ScimResourceTypeDocument.pipe(scimJson)
 export const ScimResourceTypeList = ScimListResponse(
-  ScimResourceTypeDocument,
+  ScimResourceTypeResponse,
   "ScimResourceTypeList",
   ScimAttributes.ResourceTypes.map((type) => ScimAttributes.resourceTypeDocument(type, exampleBase))
 )
 
-export const ScimSchemaPath = Schema.Struct({ connectionId: ScimConnectionId, schemaId: Schema.String }).annotations({
+export const ScimSchemaPath = Schema.Struct({ connectionId: ScimConnectionId, schemaId: Schema.String }).annotate({
   examples: [{ connectionId: exampleConnection, schemaId: ScimUserSchema }]
 })
-export const ScimResourceTypePath = Schema.Struct({ connectionId: ScimConnectionId, name: Schema.String }).annotations({
+export const ScimResourceTypePath = Schema.Struct({ connectionId: ScimConnectionId, name: Schema.String }).annotate({
   examples: [{ connectionId: exampleConnection, name: "User" }]
 })

@@ -3,13 +3,17 @@
  * OneLogin, JumpCloud): discovery and Users (Groups are a group of their own below). Every answer is
  * `application/scim+json`, every error a SCIM error body (see ScimProtocol.ts for how requests are read).
  */
-import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
-import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
-import * as HttpApiSecurity from "@effect/platform/HttpApiSecurity"
-import * as OpenApi from "@effect/platform/OpenApi"
+import * as HttpApi from "effect/http-api/HttpApi"
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
+import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
+import * as HttpApiSecurity from "effect/http-api/HttpApiSecurity"
+import * as OpenApi from "effect/http-api/OpenApi"
 import * as Context from "effect/Context"
+import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
+import type * as SchemaAST from "effect/SchemaAST"
 import { MaxBodyBytes } from "./BodyLimit.js"
 import { exampleId, type OrganizationId, ScimConnectionId, type ScimTokenId } from "./Ids.js"
 import {
@@ -50,6 +54,8 @@ import {
   ScimWriteHeaders
 } from "./ScimProtocol.js"
 import { audits, notAudited } from "./AuditCatalog.js"
+import type { Json, JsonObject } from "./OpenApiExamples.js"
+import { isJsonObject, objectAt } from "./internal/json.js"
 
 /**
  * A directory's request: the connection its token belongs to (the path's), in its organization.
@@ -60,7 +66,7 @@ export interface ScimClient {
   readonly tokenId: ScimTokenId
 }
 
-export class CurrentScimClient extends Context.Tag("@orgplane/schema/CurrentScimClient")<CurrentScimClient, ScimClient>() {}
+export class CurrentScimClient extends Context.Service<CurrentScimClient, ScimClient>()("@orgplane/schema/CurrentScimClient") {}
 
 export const scimToken = HttpApiSecurity.bearer.pipe(
   HttpApiSecurity.annotate(
@@ -79,39 +85,51 @@ export const scimChallenge = (refusedToken: boolean) =>
  * for a read that answers 304, its `If-None-Match` and the 304's `ETag`. (`If-None-Match` is read by the handler, not
  * declared with `setHeaders`, which would make typed clients pass `headers` to every read.)
  */
-const documentHeaders = (operation: Record<string, any>): Record<string, any> => {
-  const responses = operation.responses ?? {}
+const documentHeaders = (operation: Record<string, unknown>): Record<string, unknown> => {
+  const responses = objectOf(operation["responses"])
   const header = (description: string, example: string) => ({ description, schema: { type: "string" }, example })
-  if (responses["304"] !== undefined) {
-    operation.parameters = [...(operation.parameters ?? []), {
-      name: "If-None-Match",
-      in: "header",
-      required: false,
-      description: "A `meta.version` the client has (`W/\"<n>\"`, or `*`): when it is the current one, 304 without a body (RFC 7644 §3.14).",
-      schema: { type: "string" },
-      examples: { version: { summary: "The version read before", value: "W/\"1\"" } }
-    }]
+  /** The response of `status` with `headers` added, when the operation answers it. */
+  const withHeaders = (status: string, headers: Record<string, unknown>) => {
+    const response = responses[status]
+    return Predicate.isObject(response) ? { [status]: { ...response, headers: { ...objectOf(response["headers"]), ...headers } } } : {}
   }
-  if (responses["401"] !== undefined) {
-    responses["401"].headers = {
-      ...responses["401"].headers,
-      "WWW-Authenticate": header(
-        "The scheme to authenticate with (RFC 7644 §2): Bearer, with `error=\"invalid_token\"` when a token was sent and refused.",
-        scimChallenge(true)
-      )
+  const notModified = responses["304"] !== undefined
+  const parameters = Array.isArray(operation["parameters"]) ? operation["parameters"] : []
+  return {
+    ...operation,
+    ...(notModified
+      ? {
+        parameters: [...parameters, {
+          name: "If-None-Match",
+          in: "header",
+          required: false,
+          description: "A `meta.version` the client has (`W/\"<n>\"`, or `*`): when it is the current one, 304 without a body (RFC 7644 §3.14).",
+          schema: { type: "string" },
+          examples: { version: { summary: "The version read before", value: "W/\"1\"" } }
+        }]
+      }
+      : {}),
+    responses: {
+      ...responses,
+      ...withHeaders("401", {
+        "WWW-Authenticate": header(
+          "The scheme to authenticate with (RFC 7644 §2): Bearer, with `error=\"invalid_token\"` when a token was sent and refused.",
+          scimChallenge(true)
+        )
+      }),
+      ...withHeaders("304", { ETag: header("The resource's `meta.version`.", "W/\"1\"") })
     }
   }
-  if (responses["304"] !== undefined) {
-    responses["304"].headers = { ...responses["304"].headers, ETag: header("The resource's `meta.version`.", "W/\"1\"") }
-  }
-  return operation
 }
+
+/** `value` when it is an object, else an empty one. */
+const objectOf = (value: unknown): { readonly [key: string]: unknown } => Predicate.isObject(value) ? value : {}
 
 /** The SCIM protocol's base, as the document's paths have it. */
 export const scimBase = "/scim/v2/"
 
 /** The SCIM errors standing for the API's refusals of the same status under the protocol's base. */
-const scimFormOf: Record<string, string> = {
+const scimFormOf: { readonly [name: string]: string | undefined } = {
   InvalidRequest: "ScimBadRequest",
   PayloadTooLarge: "ScimPayloadTooLarge",
   UriTooLong: "ScimUriTooLong",
@@ -126,10 +144,18 @@ const scimFormOf: Record<string, string> = {
  */
 const beforeAnyPath = new Set(["UriTooLong", "RequestHeaderFieldsTooLarge"])
 
-const refsOf = (schema: any): ReadonlyArray<string> =>
-  Array.isArray(schema?.anyOf) ? schema.anyOf.flatMap(refsOf) : typeof schema?.$ref === "string" ? [schema.$ref] : []
 
-const schemaOf = (refs: ReadonlyArray<string>) => refs.length === 1 ? { $ref: refs[0] } : { anyOf: refs.map(($ref) => ({ $ref })) }
+
+/** The references a schema is: its own `$ref`, or those of its `anyOf`. */
+const refsOf = (schema: Json | undefined): ReadonlyArray<string> => {
+  if (!isJsonObject(schema)) return []
+  const anyOf = schema["anyOf"]
+  const ref = schema["$ref"]
+  return Array.isArray(anyOf) ? anyOf.flatMap(refsOf) : typeof ref === "string" ? [ref] : []
+}
+
+const schemaOf = (refs: ReadonlyArray<string>): JsonObject =>
+  refs.length === 1 ? { $ref: refs[0]! } : { anyOf: refs.map(($ref) => ({ $ref })) }
 
 /**
  * Every error of the SCIM protocol's operations as it is sent: a SCIM error, `application/scim+json` (the platform
@@ -137,15 +163,20 @@ const schemaOf = (refs: ReadonlyArray<string>) => refs.length === 1 ? { $ref: re
  * server answers under the base as SCIM errors of the same status); `application/json` only for what Node's parser
  * refuses before a path is read (414, 431). Run on the whole document, after the API's own shaping.
  */
-export const documentScimErrors = (spec: Record<string, any>): Record<string, any> => {
-  for (const [path, item] of Object.entries<any>(spec.paths ?? {})) {
-    if (!path.startsWith(scimBase)) continue
-    for (const operation of Object.values<any>(item)) {
+export const documentScimErrors = (spec: JsonObject): JsonObject => {
+  const components = objectAt(objectAt(spec, "components"), "schemas")
+  for (const [path, item] of Object.entries(objectAt(spec, "paths") ?? {})) {
+    if (!path.startsWith(scimBase) || !isJsonObject(item)) continue
+    for (const operation of Object.values(item)) {
+      if (!isJsonObject(operation)) continue
       // The group declares the SCIM 422 for all its operations; it stays where the API's idempotency keys are taken.
-      const takesKey = (operation.parameters ?? []).some((parameter: any) => parameter.name === "Idempotency-Key")
-      for (const [status, response] of Object.entries<any>(operation.responses ?? {})) {
-        if (!/^[45]/.test(status) || response.content === undefined) continue
-        const refs = Object.values<any>(response.content).flatMap((media) => refsOf(media.schema))
+      const parameters = operation["parameters"]
+      const takesKey = (Array.isArray(parameters) ? parameters : []).some((parameter) => isJsonObject(parameter) && parameter["name"] === "Idempotency-Key")
+      const responses = objectAt(operation, "responses")
+      for (const [status, response] of Object.entries(responses ?? {})) {
+        const content = objectAt(response, "content")
+        if (!/^[45]/.test(status) || !isJsonObject(response) || content === undefined) continue
+        const refs = Object.values(content).flatMap((media) => refsOf(isJsonObject(media) ? media["schema"] : undefined))
         const name = (ref: string) => ref.slice("#/components/schemas/".length)
         const scim = new Set<string>()
         const json = new Set<string>()
@@ -153,16 +184,17 @@ export const documentScimErrors = (spec: Record<string, any>): Record<string, an
           if (name(ref) === "ScimIdempotencyKeyReused" && !takesKey) continue
           if (name(ref).startsWith("Scim")) scim.add(ref)
           else if (beforeAnyPath.has(name(ref))) json.add(ref)
-          if (scimFormOf[name(ref)] !== undefined) scim.add(`#/components/schemas/${scimFormOf[name(ref)]}`)
+          const form = scimFormOf[name(ref)]
+          if (form !== undefined) scim.add(`#/components/schemas/${form}`)
         }
         for (const ref of [...scim, ...json]) {
-          if (spec.components?.schemas?.[name(ref)] === undefined) throw new Error(`${path} ${status}: no component ${ref}`)
+          if (components?.[name(ref)] === undefined) throw new Error(`${path} ${status}: no component ${ref}`)
         }
         if (scim.size === 0 && json.size === 0) {
-          delete operation.responses[status]
+          if (responses !== undefined) delete responses[status]
           continue
         }
-        response.content = {
+        response["content"] = {
           ...(scim.size > 0 ? { [ScimMediaType]: { schema: schemaOf([...scim]) } } : {}),
           ...(json.size > 0 ? { "application/json": { schema: schemaOf([...json]) } } : {})
         }
@@ -173,19 +205,26 @@ export const documentScimErrors = (spec: Record<string, any>): Record<string, an
 }
 
 /** A non-revoked, unexpired token of the path's connection; anything else is a SCIM 401 (403 off the enterprise plan). */
-export class ScimAuthentication extends HttpApiMiddleware.Tag<ScimAuthentication>()("ScimAuthentication", {
-  failure: Schema.Union(ScimUnauthorizedResponse, ScimForbiddenResponse, ScimServiceUnavailableResponse),
-  provides: CurrentScimClient,
-  security: { scimToken }
-}) {}
+export class ScimAuthentication extends HttpApiMiddleware.Service<ScimAuthentication, { provides: CurrentScimClient }>()(
+  "ScimAuthentication",
+  { error: [ScimUnauthorizedResponse, ScimForbiddenResponse, ScimServiceUnavailableResponse], security: { scimToken } }
+) {}
 
 const base = "/scim/v2/:connectionId"
 
+/**
+ * How SCIM requests are read: with Schema's defaults, as Effect 3 read them (their schemas set no parse options).
+ * Members a body or query does not declare are ignored, as directories send more (RFC 7644 §3.3), not refused as the
+ * API's own request bodies are: Effect 4 reads parse options from the API, a group or an endpoint, here the groups'.
+ */
+const scimParseOptions: SchemaAST.ParseOptions = {}
+
+/** The errors every operation of ScimDiscoveryApi may answer (Effect 4 declares errors on endpoints, not groups). */
+const discoveryErrors = [ScimBadRequestResponse, ScimUriTooLongResponse] as const
+
 export class ScimDiscoveryApi extends HttpApiGroup.make("scimDiscovery")
   .add(
-    HttpApiEndpoint.get("serviceProviderConfig", `${base}/ServiceProviderConfig`)
-      .setPath(ScimConnectionPath)
-      .addSuccess(ScimServiceProviderConfigResponse)
+    HttpApiEndpoint.get("serviceProviderConfig", `${base}/ServiceProviderConfig`, { params: ScimConnectionPath, success: ScimServiceProviderConfigResponse, error: discoveryErrors })
       .annotate(OpenApi.Summary, "SCIM service provider configuration")
       .annotate(
         OpenApi.Description,
@@ -193,9 +232,7 @@ export class ScimDiscoveryApi extends HttpApiGroup.make("scimDiscovery")
       )
   )
   .add(
-    HttpApiEndpoint.get("listSchemas", `${base}/Schemas`)
-      .setPath(ScimConnectionPath)
-      .addSuccess(ScimSchemaList)
+    HttpApiEndpoint.get("listSchemas", `${base}/Schemas`, { params: ScimConnectionPath, success: ScimSchemaList, error: discoveryErrors })
       .annotate(OpenApi.Summary, "List SCIM schemas")
       .annotate(
         OpenApi.Description,
@@ -203,30 +240,20 @@ export class ScimDiscoveryApi extends HttpApiGroup.make("scimDiscovery")
       )
   )
   .add(
-    HttpApiEndpoint.get("getSchema", `${base}/Schemas/:schemaId`)
-      .setPath(ScimSchemaPath)
-      .addSuccess(ScimSchemaResponse)
-      .addError(ScimNotFoundResponse)
+    HttpApiEndpoint.get("getSchema", `${base}/Schemas/:schemaId`, { params: ScimSchemaPath, success: ScimSchemaResponse, error: [ScimNotFoundResponse, ...discoveryErrors] })
       .annotate(OpenApi.Summary, "Get a SCIM schema")
       .annotate(OpenApi.Description, "One schema by its URN. Changes nothing.\n\nErrors: 404 for a URN the server does not advertise.")
   )
   .add(
-    HttpApiEndpoint.get("listResourceTypes", `${base}/ResourceTypes`)
-      .setPath(ScimConnectionPath)
-      .addSuccess(ScimResourceTypeList)
+    HttpApiEndpoint.get("listResourceTypes", `${base}/ResourceTypes`, { params: ScimConnectionPath, success: ScimResourceTypeList, error: discoveryErrors })
       .annotate(OpenApi.Summary, "List SCIM resource types")
       .annotate(OpenApi.Description, "User (with the enterprise extension) and Group. Changes nothing.\n\nErrors: none beyond the group's.")
   )
   .add(
-    HttpApiEndpoint.get("getResourceType", `${base}/ResourceTypes/:name`)
-      .setPath(ScimResourceTypePath)
-      .addSuccess(ScimResourceTypeResponse)
-      .addError(ScimNotFoundResponse)
+    HttpApiEndpoint.get("getResourceType", `${base}/ResourceTypes/:name`, { params: ScimResourceTypePath, success: ScimResourceTypeResponse, error: [ScimNotFoundResponse, ...discoveryErrors] })
       .annotate(OpenApi.Summary, "Get a SCIM resource type")
       .annotate(OpenApi.Description, "`User` or `Group`. Changes nothing.\n\nErrors: 404 for another name.")
   )
-  .addError(ScimBadRequestResponse)
-  .addError(ScimUriTooLongResponse)
   .middleware(ScimAuthentication)
   .annotateEndpoints(OpenApi.Transform, documentHeaders)
   .annotate(
@@ -237,14 +264,22 @@ export class ScimDiscoveryApi extends HttpApiGroup.make("scimDiscovery")
 
 const userErrors = "404 when the User is not one of this connection's (or was deleted)"
 
+/**
+ * The errors every operation of ScimUsersApi and ScimGroupsApi may answer (Effect 4 declares errors on endpoints, not
+ * groups).
+ */
+const resourceErrors = [
+  ScimBadRequestResponse,
+  ScimServiceUnavailableResponse,
+  ScimPayloadTooLargeResponse,
+  ScimUriTooLongResponse,
+  ScimUnsupportedMediaTypeResponse,
+  ScimIdempotencyKeyReusedResponse
+] as const
+
 export class ScimUsersApi extends HttpApiGroup.make("scimUsers")
   .add(
-    HttpApiEndpoint.post("create", `${base}/Users`).pipe(audits("scim.user.provision"))
-      .setPath(ScimConnectionPath)
-      .setPayload(ScimUserRequest)
-      .addSuccess(ScimUserResponse, { status: 201 })
-      .addError(ScimNotFoundResponse)
-      .addError(ScimConflictResponse)
+    HttpApiEndpoint.post("create", `${base}/Users`, { params: ScimConnectionPath, payload: ScimUserRequest, success: ScimUserResponse.pipe(HttpApiSchema.status(201)), error: [ScimNotFoundResponse, ScimConflictResponse, ...resourceErrors] }).pipe(audits("scim.user.provision"))
       .annotate(OpenApi.Summary, "Create a SCIM User")
       .annotate(
         OpenApi.Description,
@@ -252,10 +287,7 @@ export class ScimUsersApi extends HttpApiGroup.make("scimUsers")
       )
   )
   .add(
-    HttpApiEndpoint.get("list", `${base}/Users`)
-      .setPath(ScimConnectionPath)
-      .setUrlParams(ScimListQuery)
-      .addSuccess(ScimUserList)
+    HttpApiEndpoint.get("list", `${base}/Users`, { params: ScimConnectionPath, query: ScimListQuery, success: ScimUserList, error: resourceErrors })
       .annotate(OpenApi.Summary, "List SCIM Users")
       .annotate(
         OpenApi.Description,
@@ -263,10 +295,7 @@ export class ScimUsersApi extends HttpApiGroup.make("scimUsers")
       )
   )
   .add(
-    HttpApiEndpoint.post("search", `${base}/Users/.search`).pipe(notAudited("a search sent as POST (RFC 7644 §3.4.3); it reads"))
-      .setPath(ScimConnectionPath)
-      .setPayload(ScimSearchRequest)
-      .addSuccess(ScimUserList)
+    HttpApiEndpoint.post("search", `${base}/Users/.search`, { params: ScimConnectionPath, payload: ScimSearchRequest, success: ScimUserList, error: resourceErrors }).pipe(notAudited("a search sent as POST (RFC 7644 §3.4.3); it reads"))
       .annotate(OpenApi.Summary, "Search SCIM Users")
       .annotate(
         OpenApi.Description,
@@ -274,12 +303,7 @@ export class ScimUsersApi extends HttpApiGroup.make("scimUsers")
       )
   )
   .add(
-    HttpApiEndpoint.get("get", `${base}/Users/:userId`)
-      .setPath(ScimUserPath)
-      .setUrlParams(ScimResourceQuery)
-      .addSuccess(ScimUserResponse)
-      .addError(ScimNotModifiedResponse)
-      .addError(ScimNotFoundResponse)
+    HttpApiEndpoint.get("get", `${base}/Users/:userId`, { params: ScimUserPath, query: ScimResourceQuery, success: ScimUserResponse, error: [ScimNotModifiedResponse, ScimNotFoundResponse, ...resourceErrors] })
       .annotate(OpenApi.Summary, "Get a SCIM User")
       .annotate(
         OpenApi.Description,
@@ -287,14 +311,7 @@ export class ScimUsersApi extends HttpApiGroup.make("scimUsers")
       )
   )
   .add(
-    HttpApiEndpoint.put("replace", `${base}/Users/:userId`).pipe(audits("scim.user.update"))
-      .setPath(ScimUserPath)
-      .setHeaders(ScimWriteHeaders)
-      .setPayload(ScimUserRequest)
-      .addSuccess(ScimUserResponse)
-      .addError(ScimNotFoundResponse)
-      .addError(ScimConflictResponse)
-      .addError(ScimPreconditionFailedResponse)
+    HttpApiEndpoint.put("replace", `${base}/Users/:userId`, { params: ScimUserPath, headers: ScimWriteHeaders, payload: ScimUserRequest, success: ScimUserResponse, error: [ScimNotFoundResponse, ScimConflictResponse, ScimPreconditionFailedResponse, ...resourceErrors] }).pipe(audits("scim.user.update"))
       .annotate(OpenApi.Summary, "Replace a SCIM User")
       .annotate(
         OpenApi.Description,
@@ -302,14 +319,7 @@ export class ScimUsersApi extends HttpApiGroup.make("scimUsers")
       )
   )
   .add(
-    HttpApiEndpoint.patch("patch", `${base}/Users/:userId`).pipe(audits("scim.user.update"))
-      .setPath(ScimUserPath)
-      .setHeaders(ScimWriteHeaders)
-      .setPayload(ScimPatchRequest)
-      .addSuccess(ScimUserResponse)
-      .addError(ScimNotFoundResponse)
-      .addError(ScimConflictResponse)
-      .addError(ScimPreconditionFailedResponse)
+    HttpApiEndpoint.patch("patch", `${base}/Users/:userId`, { params: ScimUserPath, headers: ScimWriteHeaders, payload: ScimPatchRequest, success: ScimUserResponse, error: [ScimNotFoundResponse, ScimConflictResponse, ScimPreconditionFailedResponse, ...resourceErrors] }).pipe(audits("scim.user.update"))
       .annotate(OpenApi.Summary, "Patch a SCIM User")
       .annotate(
         OpenApi.Description,
@@ -317,26 +327,17 @@ export class ScimUsersApi extends HttpApiGroup.make("scimUsers")
       )
   )
   .add(
-    HttpApiEndpoint.del("delete", `${base}/Users/:userId`).pipe(audits("scim.user.deprovision"))
-      .setPath(ScimUserPath)
-      .setHeaders(ScimWriteHeaders)
-      .addSuccess(Schema.Void, { status: 204 })
-      .addError(ScimNotFoundResponse)
-      .addError(ScimPreconditionFailedResponse)
+    HttpApiEndpoint.delete("delete", `${base}/Users/:userId`, { params: ScimUserPath, headers: ScimWriteHeaders, success: HttpApiSchema.NoContent, error: [ScimNotFoundResponse, ScimPreconditionFailedResponse, ...resourceErrors] }).pipe(audits("scim.user.deprovision"))
       .annotate(OpenApi.Summary, "Delete a SCIM User")
       .annotate(
         OpenApi.Description,
         `Deprovisions the User: the membership is removed (it leaves its teams, its API keys are revoked) and stays marked as deprovisioned, so neither SSO nor an invitation brings the person back until the directory creates them again; the person's account is never deleted.\n\nErrors: ${userErrors}; 412 when \`If-Match\` is not the User's \`meta.version\`.`
       )
   )
-  .addError(ScimBadRequestResponse)
-  .addError(ScimServiceUnavailableResponse)
-  .addError(ScimPayloadTooLargeResponse)
-  .addError(ScimUriTooLongResponse)
-  .addError(ScimUnsupportedMediaTypeResponse)
-  .addError(ScimIdempotencyKeyReusedResponse)
   .middleware(ScimAuthentication)
   .annotateEndpoints(OpenApi.Transform, documentHeaders)
+  .annotate(HttpApi.PayloadParseOptions, scimParseOptions)
+  .annotate(HttpApi.QueryParseOptions, scimParseOptions)
   .annotate(
     OpenApi.Description,
     "SCIM Users (RFC 7644 §3) of a connection: each is a member of the organization, its `id` the membership's `om_` id. Errors every operation may answer: 400 SCIM errors for malformed input, 401 (a token that is not one of this connection's, with `WWW-Authenticate`), 503 with `Retry-After` (directories retry), as SCIM error bodies; so are the API's refusals made before the SCIM handlers (413, 414, 415 and an `Idempotency-Key`'s 409 or 422), all `application/scim+json` but for what Node's parser refuses before reading a path (a request line or header block over its limit: 414, 431, the API's JSON errors)."
@@ -354,7 +355,7 @@ const exampleGroupId = exampleId("scg")
 const exampleMember = exampleId("om", 3)
 
 /** The queries and search of Groups, shown with a Group's attributes (a User's are an `invalidFilter` there). */
-const GroupListQuery = ScimListQuery.annotations({
+const GroupListQuery = ScimListQuery.annotate({
   examples: [{
     filter: "displayName eq \"Engineering\"",
     startIndex: "1",
@@ -363,12 +364,12 @@ const GroupListQuery = ScimListQuery.annotations({
     excludedAttributes: "members"
   }]
 })
-const GroupQuery = ScimResourceQuery.annotations({ examples: [{ attributes: "displayName,members", excludedAttributes: "members.display" }] })
-const GroupSearchRequest = ScimSearchRequest.annotations({
+const GroupQuery = ScimResourceQuery.annotate({ examples: [{ attributes: "displayName,members", excludedAttributes: "members.display" }] })
+const GroupSearchRequest = ScimSearchRequest.annotate({
   examples: [{ schemas: [ScimSearchRequestSchema], filter: "displayName eq \"Engineering\"", startIndex: 1, count: 10, excludedAttributes: "members" }]
 })
 
-const GroupPatchRequest = ScimPatchRequest.annotations({
+const GroupPatchRequest = ScimPatchRequest.annotate({
   examples: [{
     schemas: [ScimPatchOpSchema],
     Operations: [{ op: "Add", path: "members", value: [{ value: exampleMember }] }]
@@ -376,20 +377,16 @@ const GroupPatchRequest = ScimPatchRequest.annotations({
 })
 
 /** A Group's path: the id is checked by the server (a malformed one is a 404 like a missing one). */
-export const ScimGroupPath = Schema.Struct({ connectionId: ScimConnectionId, groupId: Schema.String }).annotations({
+export const ScimGroupPath = Schema.Struct({ connectionId: ScimConnectionId, groupId: Schema.String }).annotate({
   examples: [{ connectionId: exampleConnection, groupId: exampleGroupId }]
 })
 
 const writeErrors = "400 `invalidValue` (a member that is not a User of this connection, a wrong type; nothing is written), `invalidSyntax`; 409 `uniqueness` (another group of the connection has the displayName, compared case-insensitively, or the externalId)"
 
+
 export class ScimGroupsApi extends HttpApiGroup.make("scimGroups")
   .add(
-    HttpApiEndpoint.post("create", `${base}/Groups`).pipe(audits("scim.group.provision"))
-      .setPath(ScimConnectionPath)
-      .setPayload(ScimGroupRequest)
-      .addSuccess(ScimGroupResponse, { status: 201 })
-      .addError(ScimNotFoundResponse)
-      .addError(ScimConflictResponse)
+    HttpApiEndpoint.post("create", `${base}/Groups`, { params: ScimConnectionPath, payload: ScimGroupRequest, success: ScimGroupResponse.pipe(HttpApiSchema.status(201)), error: [ScimNotFoundResponse, ScimConflictResponse, ...resourceErrors] }).pipe(audits("scim.group.provision"))
       .annotate(MaxBodyBytes, ScimGroupBodyBytes)
       .annotate(OpenApi.Summary, "Create a SCIM group")
       .annotate(
@@ -398,11 +395,7 @@ export class ScimGroupsApi extends HttpApiGroup.make("scimGroups")
       )
   )
   .add(
-    HttpApiEndpoint.get("list", `${base}/Groups`)
-      .setPath(ScimConnectionPath)
-      .setUrlParams(GroupListQuery)
-      .addSuccess(ScimGroupList)
-      .addError(ScimNotFoundResponse)
+    HttpApiEndpoint.get("list", `${base}/Groups`, { params: ScimConnectionPath, query: GroupListQuery, success: ScimGroupList, error: [ScimNotFoundResponse, ...resourceErrors] })
       .annotate(OpenApi.Summary, "List SCIM groups")
       .annotate(
         OpenApi.Description,
@@ -410,11 +403,7 @@ export class ScimGroupsApi extends HttpApiGroup.make("scimGroups")
       )
   )
   .add(
-    HttpApiEndpoint.post("search", `${base}/Groups/.search`).pipe(notAudited("a search sent as POST (RFC 7644 §3.4.3); it reads"))
-      .setPath(ScimConnectionPath)
-      .setPayload(GroupSearchRequest)
-      .addSuccess(ScimGroupList)
-      .addError(ScimNotFoundResponse)
+    HttpApiEndpoint.post("search", `${base}/Groups/.search`, { params: ScimConnectionPath, payload: GroupSearchRequest, success: ScimGroupList, error: [ScimNotFoundResponse, ...resourceErrors] }).pipe(notAudited("a search sent as POST (RFC 7644 §3.4.3); it reads"))
       .annotate(OpenApi.Summary, "Search SCIM groups")
       .annotate(
         OpenApi.Description,
@@ -422,12 +411,7 @@ export class ScimGroupsApi extends HttpApiGroup.make("scimGroups")
       )
   )
   .add(
-    HttpApiEndpoint.get("get", `${base}/Groups/:groupId`)
-      .setPath(ScimGroupPath)
-      .setUrlParams(GroupQuery)
-      .addSuccess(ScimGroupResponse)
-      .addError(ScimNotModifiedResponse)
-      .addError(ScimNotFoundResponse)
+    HttpApiEndpoint.get("get", `${base}/Groups/:groupId`, { params: ScimGroupPath, query: GroupQuery, success: ScimGroupResponse, error: [ScimNotModifiedResponse, ScimNotFoundResponse, ...resourceErrors] })
       .annotate(OpenApi.Summary, "Get a SCIM group")
       .annotate(
         OpenApi.Description,
@@ -435,14 +419,7 @@ export class ScimGroupsApi extends HttpApiGroup.make("scimGroups")
       )
   )
   .add(
-    HttpApiEndpoint.put("replace", `${base}/Groups/:groupId`).pipe(audits("scim.group.update"))
-      .setPath(ScimGroupPath)
-      .setHeaders(ScimWriteHeaders)
-      .setPayload(ScimGroupRequest)
-      .addSuccess(ScimGroupResponse)
-      .addError(ScimNotFoundResponse)
-      .addError(ScimConflictResponse)
-      .addError(ScimPreconditionFailedResponse)
+    HttpApiEndpoint.put("replace", `${base}/Groups/:groupId`, { params: ScimGroupPath, headers: ScimWriteHeaders, payload: ScimGroupRequest, success: ScimGroupResponse, error: [ScimNotFoundResponse, ScimConflictResponse, ScimPreconditionFailedResponse, ...resourceErrors] }).pipe(audits("scim.group.update"))
       .annotate(MaxBodyBytes, ScimGroupBodyBytes)
       .annotate(OpenApi.Summary, "Replace a SCIM group")
       .annotate(
@@ -451,14 +428,7 @@ export class ScimGroupsApi extends HttpApiGroup.make("scimGroups")
       )
   )
   .add(
-    HttpApiEndpoint.patch("patch", `${base}/Groups/:groupId`).pipe(audits("scim.group.update"))
-      .setPath(ScimGroupPath)
-      .setHeaders(ScimWriteHeaders)
-      .setPayload(GroupPatchRequest)
-      .addSuccess(ScimGroupResponse)
-      .addError(ScimNotFoundResponse)
-      .addError(ScimConflictResponse)
-      .addError(ScimPreconditionFailedResponse)
+    HttpApiEndpoint.patch("patch", `${base}/Groups/:groupId`, { params: ScimGroupPath, headers: ScimWriteHeaders, payload: GroupPatchRequest, success: ScimGroupResponse, error: [ScimNotFoundResponse, ScimConflictResponse, ScimPreconditionFailedResponse, ...resourceErrors] }).pipe(audits("scim.group.update"))
       .annotate(MaxBodyBytes, ScimGroupBodyBytes)
       .annotate(OpenApi.Summary, "Patch a SCIM group")
       .annotate(
@@ -467,26 +437,17 @@ export class ScimGroupsApi extends HttpApiGroup.make("scimGroups")
       )
   )
   .add(
-    HttpApiEndpoint.del("delete", `${base}/Groups/:groupId`).pipe(audits("scim.group.delete"))
-      .setPath(ScimGroupPath)
-      .setHeaders(ScimWriteHeaders)
-      .addSuccess(Schema.Void, { status: 204 })
-      .addError(ScimNotFoundResponse)
-      .addError(ScimPreconditionFailedResponse)
+    HttpApiEndpoint.delete("delete", `${base}/Groups/:groupId`, { params: ScimGroupPath, headers: ScimWriteHeaders, success: HttpApiSchema.NoContent, error: [ScimNotFoundResponse, ScimPreconditionFailedResponse, ...resourceErrors] }).pipe(audits("scim.group.delete"))
       .annotate(OpenApi.Summary, "Delete a SCIM group")
       .annotate(
         OpenApi.Description,
         "Deletes the Group. A team the directory created is not deleted: it stays, with its members, as an ordinary team the organization manages again; a linked team is released the same way. Roles given by the connection's rules follow the members' remaining groups.\n\nErrors: 404 when the connection has no such group; 412 when `If-Match` names another version."
       )
   )
-  .addError(ScimBadRequestResponse)
-  .addError(ScimServiceUnavailableResponse)
-  .addError(ScimPayloadTooLargeResponse)
-  .addError(ScimUriTooLongResponse)
-  .addError(ScimUnsupportedMediaTypeResponse)
-  .addError(ScimIdempotencyKeyReusedResponse)
   .middleware(ScimAuthentication)
   .annotateEndpoints(OpenApi.Transform, documentHeaders)
+  .annotate(HttpApi.PayloadParseOptions, scimParseOptions)
+  .annotate(HttpApi.QueryParseOptions, scimParseOptions)
   .annotate(
     OpenApi.Description,
     "SCIM Groups (RFC 7643 §4.2) of a connection, mapped onto teams per its group mapping mode. Errors every operation may answer: 400 SCIM errors for malformed input, 401 (a token that is not one of this connection's, with `WWW-Authenticate`), 503 with `Retry-After` (directories retry), as SCIM error bodies; so are the API's refusals made before the SCIM handlers (413, 414, 415 and an `Idempotency-Key`'s 409 or 422), all `application/scim+json` but for what Node's parser refuses before reading a path (a request line or header block over its limit: 414, 431, the API's JSON errors)."

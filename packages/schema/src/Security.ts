@@ -3,11 +3,10 @@
  * and what a request knows about its caller once authenticated. The middleware tags live here so the API, the
  * server and the clients share them; the server implements them.
  */
-import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
-import * as HttpApiSecurity from "@effect/platform/HttpApiSecurity"
-import * as OpenApi from "@effect/platform/OpenApi"
 import * as Context from "effect/Context"
-import * as Schema from "effect/Schema"
+import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
+import * as HttpApiSecurity from "effect/http-api/HttpApiSecurity"
+import * as OpenApi from "effect/http-api/OpenApi"
 import { ForbiddenResponse, OrganizationNotFoundResponse, ServiceUnavailableResponse, UnauthorizedResponse } from "./Errors.js"
 import type { ApiKeyId, OrganizationId, SessionId, SsoConnectionId, WorkerId, WorkerTokenId } from "./Ids.js"
 import type { Membership, Organization } from "./Organizations.js"
@@ -50,9 +49,9 @@ export interface MemberContext extends Actor {
   readonly membership: Membership
 }
 
-export class CurrentActor extends Context.Tag("@orgplane/schema/CurrentActor")<CurrentActor, Actor>() {}
+export class CurrentActor extends Context.Service<CurrentActor, Actor>()("@orgplane/schema/CurrentActor") {}
 
-export class CurrentMember extends Context.Tag("@orgplane/schema/CurrentMember")<CurrentMember, MemberContext>() {}
+export class CurrentMember extends Context.Service<CurrentMember, MemberContext>()("@orgplane/schema/CurrentMember") {}
 
 export const bearer = HttpApiSecurity.bearer.pipe(
   HttpApiSecurity.annotate(OpenApi.Description, "A session token from `POST /v1/auth/sign-in` or `POST /v1/auth/sign-up`."),
@@ -68,10 +67,13 @@ export const apiKey = HttpApiSecurity.apiKey({ in: "header", key: "x-api-key" })
 
 const security = { bearer, apiKey }
 
-/** Any signed-in caller (a session or an API key); provides `CurrentActor`. */
-export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("Authentication", {
-  failure: Schema.Union(UnauthorizedResponse, ServiceUnavailableResponse),
-  provides: CurrentActor,
+/**
+ * Any signed-in caller (a session or an API key); provides `CurrentActor`. On Effect 4 a security middleware wraps
+ * the endpoint's effect: the server's implementation resolves the credential and provides the service to it. The
+ * schemes are tried in order and the last failure answers (as on Effect 3).
+ */
+export class Authentication extends HttpApiMiddleware.Service<Authentication, { provides: CurrentActor }>()("Authentication", {
+  error: [UnauthorizedResponse, ServiceUnavailableResponse],
   security
 }) {}
 
@@ -81,19 +83,27 @@ export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("Aut
  * `sso_session_required` when that organization requires SSO and its own connections did not authenticate the
  * session, or when an API key was made outside its SSO by a member it covers (see `PUT /v1/sso/policy`).
  */
-export class MemberAuthentication extends HttpApiMiddleware.Tag<MemberAuthentication>()("MemberAuthentication", {
-  failure: Schema.Union(UnauthorizedResponse, ForbiddenResponse, OrganizationNotFoundResponse, ServiceUnavailableResponse),
-  provides: CurrentMember,
-  security
-}) {}
+export class MemberAuthentication extends HttpApiMiddleware.Service<MemberAuthentication, { provides: CurrentMember }>()(
+  "MemberAuthentication",
+  { error: [UnauthorizedResponse, ForbiddenResponse, OrganizationNotFoundResponse, ServiceUnavailableResponse], security }
+) {}
+
+/**
+ * `MemberAuthentication`'s errors, for an endpoint Effect 3 applied it to alone (the endpoint's `.middleware`, or its
+ * group's `middlewareEndpoints`): Effect 3 added such a middleware's errors after the endpoint's own, where a group's
+ * middleware's came before them. Effect 4 applies every middleware to each endpoint, so such an endpoint lists these
+ * after its own errors, and the document keeps that order (`responsesAsPublished` puts a middleware's errors first
+ * unless the endpoint declares them).
+ */
+export const memberAuthenticationErrors = [UnauthorizedResponse, ForbiddenResponse, OrganizationNotFoundResponse, ServiceUnavailableResponse] as const
 
 /**
  * The same credentials, for an operation that also serves anonymous callers: when none (or a bad one) is sent the
- * handler runs without a `CurrentActor` and decides itself.
+ * handler runs without a `CurrentActor` and decides itself. Effect 4 has no optional middleware: this one provides
+ * nothing to the types; the server's implementation provides `CurrentActor` when a credential resolves and runs the
+ * endpoint as it is otherwise, and the handler reads `Effect.serviceOption(CurrentActor)`.
  */
-export class OptionalAuthentication extends HttpApiMiddleware.Tag<OptionalAuthentication>()("OptionalAuthentication", {
-  optional: true,
-  provides: CurrentActor,
+export class OptionalAuthentication extends HttpApiMiddleware.Service<OptionalAuthentication>()("OptionalAuthentication", {
   security
 }) {}
 
@@ -104,7 +114,7 @@ export interface WorkerCaller {
   readonly tokenId: WorkerTokenId
 }
 
-export class CurrentWorker extends Context.Tag("@orgplane/schema/CurrentWorker")<CurrentWorker, WorkerCaller>() {}
+export class CurrentWorker extends Context.Service<CurrentWorker, WorkerCaller>()("@orgplane/schema/CurrentWorker") {}
 
 export const workerToken = HttpApiSecurity.bearer.pipe(
   HttpApiSecurity.annotate(
@@ -118,8 +128,7 @@ export const workerToken = HttpApiSecurity.bearer.pipe(
  * A worker's runtime (not a person): its worker token becomes `CurrentWorker`. 401 `unauthorized` for a missing,
  * unknown or revoked token, or a token of a deleted worker.
  */
-export class WorkerAuthentication extends HttpApiMiddleware.Tag<WorkerAuthentication>()("WorkerAuthentication", {
-  failure: Schema.Union(UnauthorizedResponse, ServiceUnavailableResponse),
-  provides: CurrentWorker,
-  security: { workerToken }
-}) {}
+export class WorkerAuthentication extends HttpApiMiddleware.Service<WorkerAuthentication, { provides: CurrentWorker }>()(
+  "WorkerAuthentication",
+  { error: [UnauthorizedResponse, ServiceUnavailableResponse], security: { workerToken } }
+) {}

@@ -1,14 +1,13 @@
 /** System: liveness and readiness probes (public). */
-import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
-import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import * as OpenApi from "@effect/platform/OpenApi"
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as OpenApi from "effect/http-api/OpenApi"
 import { ServiceUnavailableResponse } from "./Errors.js"
 import { Health, Ready } from "./System.js"
 
 export class SystemApi extends HttpApiGroup.make("system", { topLevel: false })
   .add(
-    HttpApiEndpoint.get("health", "/health")
-      .addSuccess(Health)
+    HttpApiEndpoint.get("health", "/health", { success: Health })
       .annotate(OpenApi.Summary, "Check liveness")
       .annotate(
         OpenApi.Description,
@@ -16,9 +15,7 @@ export class SystemApi extends HttpApiGroup.make("system", { topLevel: false })
       )
   )
   .add(
-    HttpApiEndpoint.get("ready", "/ready")
-      .addSuccess(Ready)
-      .addError(ServiceUnavailableResponse)
+    HttpApiEndpoint.get("ready", "/ready", { success: Ready, error: [ServiceUnavailableResponse] })
       .annotate(OpenApi.Summary, "Check readiness")
       .annotate(
         OpenApi.Description,

@@ -1,8 +1,8 @@
 /** Teams: named groups of members, used to grant access and assign policies to many members at once. */
-import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
-import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
-import * as OpenApi from "@effect/platform/OpenApi"
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
+import * as OpenApi from "effect/http-api/OpenApi"
 import { ConflictResponse, ForbiddenResponse, NotFoundResponse } from "./Errors.js"
 import { requires } from "./Policy.js"
 import { MemberAuthentication } from "./Security.js"
@@ -18,14 +18,12 @@ import {
 } from "./Teams.js"
 import { audits } from "./AuditCatalog.js"
 
+/** The errors every endpoint of the group may answer (Effect 4 has no group `addError`: each endpoint declares them). */
+const groupErrors = [ForbiddenResponse] as const
+
 export class TeamsApi extends HttpApiGroup.make("teams")
   .add(
-    HttpApiEndpoint.post("create", "/v1/teams").pipe(audits("team.create"))
-      .setPayload(CreateTeamRequest)
-      .addSuccess(TeamResponse, { status: 201 })
-      .addError(ConflictResponse)
-      .addError(NotFoundResponse)
-      .pipe(requires("teams.manage"))
+    HttpApiEndpoint.post("create", "/v1/teams", { payload: CreateTeamRequest, success: TeamResponse.pipe(HttpApiSchema.status(201)), error: [ConflictResponse, NotFoundResponse, ...groupErrors] }).pipe(audits("team.create"), requires("teams.manage"))
       .annotate(OpenApi.Summary, "Create a team")
       .annotate(
         OpenApi.Description,
@@ -33,10 +31,7 @@ export class TeamsApi extends HttpApiGroup.make("teams")
       )
   )
   .add(
-    HttpApiEndpoint.get("list", "/v1/teams")
-      .setUrlParams(TeamListQuery)
-      .addSuccess(TeamPage)
-      .pipe(requires("teams.read"))
+    HttpApiEndpoint.get("list", "/v1/teams", { query: TeamListQuery, success: TeamPage, error: [...groupErrors] }).pipe(requires("teams.read"))
       .annotate(OpenApi.Summary, "List teams")
       .annotate(
         OpenApi.Description,
@@ -44,22 +39,12 @@ export class TeamsApi extends HttpApiGroup.make("teams")
       )
   )
   .add(
-    HttpApiEndpoint.get("get", "/v1/teams/:teamId")
-      .setPath(TeamPath)
-      .addSuccess(TeamResponse)
-      .addError(NotFoundResponse)
-      .pipe(requires("teams.read"))
+    HttpApiEndpoint.get("get", "/v1/teams/:teamId", { params: TeamPath, success: TeamResponse, error: [NotFoundResponse, ...groupErrors] }).pipe(requires("teams.read"))
       .annotate(OpenApi.Summary, "Get a team")
       .annotate(OpenApi.Description, "One team with its members. Changes nothing.\n\nErrors: 404 `team_not_found`.")
   )
   .add(
-    HttpApiEndpoint.patch("update", "/v1/teams/:teamId").pipe(audits("team.update"))
-      .setPath(TeamPath)
-      .setPayload(UpdateTeamRequest)
-      .addSuccess(TeamResponse)
-      .addError(ConflictResponse)
-      .addError(NotFoundResponse)
-      .pipe(requires("teams.manage"))
+    HttpApiEndpoint.patch("update", "/v1/teams/:teamId", { params: TeamPath, payload: UpdateTeamRequest, success: TeamResponse, error: [ConflictResponse, NotFoundResponse, ...groupErrors] }).pipe(audits("team.update"), requires("teams.manage"))
       .annotate(OpenApi.Summary, "Update a team")
       .annotate(
         OpenApi.Description,
@@ -67,13 +52,7 @@ export class TeamsApi extends HttpApiGroup.make("teams")
       )
   )
   .add(
-    HttpApiEndpoint.post("addMembers", "/v1/teams/:teamId/members").pipe(audits("team.member.add"))
-      .setPath(TeamPath)
-      .setPayload(AddTeamMembersRequest)
-      .addSuccess(TeamResponse)
-      .addError(NotFoundResponse)
-      .addError(ConflictResponse)
-      .pipe(requires("teams.manage"))
+    HttpApiEndpoint.post("addMembers", "/v1/teams/:teamId/members", { params: TeamPath, payload: AddTeamMembersRequest, success: TeamResponse, error: [NotFoundResponse, ConflictResponse, ...groupErrors] }).pipe(audits("team.member.add"), requires("teams.manage"))
       .annotate(OpenApi.Summary, "Add members to a team")
       .annotate(
         OpenApi.Description,
@@ -81,12 +60,7 @@ export class TeamsApi extends HttpApiGroup.make("teams")
       )
   )
   .add(
-    HttpApiEndpoint.del("removeMember", "/v1/teams/:teamId/members/:memberId").pipe(audits("team.member.remove"))
-      .setPath(TeamMemberPath)
-      .addSuccess(HttpApiSchema.NoContent)
-      .addError(NotFoundResponse)
-      .addError(ConflictResponse)
-      .pipe(requires("teams.manage"))
+    HttpApiEndpoint.delete("removeMember", "/v1/teams/:teamId/members/:memberId", { params: TeamMemberPath, success: HttpApiSchema.NoContent, error: [NotFoundResponse, ConflictResponse, ...groupErrors] }).pipe(audits("team.member.remove"), requires("teams.manage"))
       .annotate(OpenApi.Summary, "Remove a member from a team")
       .annotate(
         OpenApi.Description,
@@ -94,19 +68,13 @@ export class TeamsApi extends HttpApiGroup.make("teams")
       )
   )
   .add(
-    HttpApiEndpoint.del("delete", "/v1/teams/:teamId").pipe(audits("team.delete"))
-      .setPath(TeamPath)
-      .addSuccess(HttpApiSchema.NoContent)
-      .addError(NotFoundResponse)
-      .addError(ConflictResponse)
-      .pipe(requires("teams.manage"))
+    HttpApiEndpoint.delete("delete", "/v1/teams/:teamId", { params: TeamPath, success: HttpApiSchema.NoContent, error: [NotFoundResponse, ConflictResponse, ...groupErrors] }).pipe(audits("team.delete"), requires("teams.manage"))
       .annotate(OpenApi.Summary, "Delete a team")
       .annotate(
         OpenApi.Description,
         "Deletes a team with its memberships; the members stay in the organization.\n\nErrors: 404 `team_not_found`; 409 `team_managed_by_directory` when the organization's directory (SCIM) manages the team."
       )
   )
-  .addError(ForbiddenResponse)
   .middleware(MemberAuthentication)
   .annotate(OpenApi.Title, "Teams")
   .annotate(

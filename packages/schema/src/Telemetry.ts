@@ -3,8 +3,12 @@
  * breaks over telemetry): members an event does not define are dropped, not refused; only a malformed batch is 400.
  */
 import * as Schema from "effect/Schema"
-import { allErrors, Timestamp, TrimmedText } from "./Common.js"
+import * as SchemaGetter from "effect/SchemaGetter"
+import * as SchemaParser from "effect/SchemaParser"
+import * as SchemaTransformation from "effect/SchemaTransformation"
+import { NO_NUL_PATTERN, Timestamp, TrimmedText } from "./Common.js"
 import { exampleTime } from "./Examples.js"
+import { publishedAs } from "./internal/published.js"
 
 /** The event types stored; any other type is accepted and dropped. */
 export const TelemetryEventTypes = [
@@ -31,105 +35,119 @@ export const maxDimensionMetadataBytes = 4096
 /** Longest duration an event may report: one day. */
 export const maxTelemetryDurationMs = 86_400_000
 
-const bounded = (max: number, description: string, min = 0) =>
-  Schema.String.pipe(
-    Schema.filter((text) => !text.includes("\u0000") || "must not contain the NUL character (U+0000)"),
-    Schema.minLength(min, { message: () => `must be ${min} to ${max} characters long` }),
-    Schema.maxLength(max, { message: () => `must be ${min} to ${max} characters long` })
-  ).annotations({ description, jsonSchema: { type: "string", minLength: min, maxLength: max, description } })
+/**
+ * A struct that takes members it does not define and drops them, whatever parse options decode it: Effect 4 reads
+ * parse options from the API alone (T1), whose request bodies refuse unknown members. On the wire it is the struct
+ * with a rest of any other members (so the document says `additionalProperties`); decoded, the struct without them.
+ * Effect 4 applies a record rest to the declared members too, so the rest's keys leave them out (else the JSON codec
+ * an HttpApi body goes through would check a member's decoded value, a Date, as JSON); the key check says nothing
+ * to JSON Schema (`[{}, true]`), as Errors.ts's exact bodies do.
+ */
+const forgiving = <const Fields extends Schema.Struct.Fields>(fields: Fields, description?: string) => {
+  const struct = Schema.Struct(fields)
+  const members = Schema.toType(struct)
+  const declared = Object.keys(fields)
+  const otherName = Schema.String.check(Schema.makeFilter((name: string) => !declared.includes(name), { toJsonSchema: () => [{}, true] }))
+  const wire = Schema.StructWithRest(struct, [Schema.Record(otherName, Schema.Unknown)])
+  return (description === undefined ? wire : wire.annotate({ description })).pipe(
+    Schema.decodeTo(members, {
+      decode: SchemaGetter.transformEffect((value) => SchemaParser.decodeUnknownEffect(members)(value, { onExcessProperty: "ignore" })),
+      // A struct of its members is one with no other members: what the wire side takes as it is.
+      encode: SchemaGetter.passthrough({ strict: false })
+    })
+  )
+}
+
+const bounded = (max: number, description: string, min = 0) => {
+  const message = `must be ${min} to ${max} characters long`
+  return Schema.String.check(
+    // The request guard refuses NUL in every request string; the document says so here (its pattern).
+    Schema.makeFilter((text: string) => !text.includes("\u0000") || "must not contain the NUL character (U+0000)", {
+      toJsonSchema: () => ({ pattern: NO_NUL_PATTERN })
+    }),
+    Schema.isMinLength(min, { message }),
+    Schema.isMaxLength(max, { message })
+  ).annotate({ description })
+}
 
 const utf8 = new TextEncoder()
 
 const DIMENSION_TYPE = /^[a-z][a-z0-9_.-]*$/
 const DIMENSION_VALUE = /^[a-zA-Z0-9][a-zA-Z0-9_.:-]{0,127}$/
 
+const dimensionTypeMessage = "must start with a letter and hold only letters, digits, `_`, `.` and `-`"
+
 /** A dimension's type: lower-cased first, then a letter followed by letters, digits, `_`, `.` or `-`; at most 64. */
-export const DimensionType = Schema.String.pipe(
-  Schema.maxLength(64, { message: () => "must be at most 64 characters long" }),
-  Schema.compose(Schema.Lowercase),
-  Schema.filter((type) =>
-    DIMENSION_TYPE.test(type) || "must start with a letter and hold only letters, digits, `_`, `.` and `-`"
-  )
-).annotations({
-  jsonSchema: {
-    type: "string",
-    minLength: 1,
-    maxLength: 64,
-    pattern: "^[A-Za-z][A-Za-z0-9_.-]*$",
-    description: "What the dimension is (any type: there is no fixed list), stored lower-case."
-  }
-})
-
-export const DimensionValue = Schema.String.pipe(
-  Schema.pattern(DIMENSION_VALUE, {
-    message: () => "must be 1 to 128 letters, digits, `_`, `.`, `:` or `-`, starting with a letter or digit"
+export const DimensionType = Schema.String.check(
+  Schema.isMaxLength(64, { message: "must be at most 64 characters long" }),
+  // Checked as Effect 3 did, once lower-cased; the document states it of the text sent.
+  Schema.makeFilter((type: string) => DIMENSION_TYPE.test(type.toLowerCase()) || dimensionTypeMessage, {
+    toJsonSchema: () => ({ minLength: 1, pattern: "^[A-Za-z][A-Za-z0-9_.-]*$" })
   })
-).annotations({
-  jsonSchema: {
-    type: "string",
-    minLength: 1,
-    maxLength: 128,
-    pattern: DIMENSION_VALUE.source,
-    description:
-      "A stable machine value. Left out: the session's previous value of this type is kept, else one is derived from the label (a slug and a hash)."
-  }
+).annotate({ description: "What the dimension is (any type: there is no fixed list), stored lower-case." }).pipe(
+  Schema.decodeTo(
+    Schema.String.check(Schema.makeFilter((type: string) => DIMENSION_TYPE.test(type) || dimensionTypeMessage)),
+    SchemaTransformation.toLowerCase()
+  )
+)
+
+export const DimensionValue = Schema.String.check(
+  Schema.isPattern(DIMENSION_VALUE, {
+    message: "must be 1 to 128 letters, digits, `_`, `.`, `:` or `-`, starting with a letter or digit",
+    toJsonSchema: () => ({ minLength: 1, maxLength: 128, pattern: DIMENSION_VALUE.source })
+  })
+).annotate({
+  description:
+    "A stable machine value. Left out: the session's previous value of this type is kept, else one is derived from the label (a slug and a hash)."
 })
 
-export const DimensionMetadata = Schema.Record({ key: Schema.String, value: Schema.Unknown }).pipe(
-  Schema.filter((metadata) =>
+export const DimensionMetadata = Schema.Record(Schema.String, Schema.Unknown).annotate({
+  description: `Free-form JSON object, at most ${maxDimensionMetadataBytes} bytes as JSON.`
+}).check(
+  Schema.makeFilter((metadata) =>
     utf8.encode(JSON.stringify(metadata)).length <= maxDimensionMetadataBytes ||
-    `must be at most ${maxDimensionMetadataBytes} bytes as JSON`
-  )
-).annotations({
-  jsonSchema: {
-    type: "object",
-    additionalProperties: true,
-    description: `Free-form JSON object, at most ${maxDimensionMetadataBytes} bytes as JSON.`
-  }
-})
+    `must be at most ${maxDimensionMetadataBytes} bytes as JSON`)
+).annotate(publishedAs({
+  // As Effect 3's override documented it.
+  type: "object",
+  additionalProperties: true,
+  description: `Free-form JSON object, at most ${maxDimensionMetadataBytes} bytes as JSON.`
+}))
+
+// Members are optional keys: JSON has no `undefined`, and Effect 4's `Schema.optional` would let the JSON codec an
+// HttpApi body goes through read `null` as one, where Effect 3 refused it.
 
 /** Something the session is about (a project, a model, a workspace): stored per session and type, latest wins. */
-export const TelemetryDimension = Schema.Struct({
+export const TelemetryDimension = forgiving({
   type: DimensionType,
   label: TrimmedText(1, 255, "What people read"),
-  value: Schema.optional(DimensionValue),
-  metadata: Schema.optional(DimensionMetadata)
-}).annotations({
-  ...allErrors,
-  jsonSchema: { additionalProperties: true },
-  description: "A session dimension. Other members are dropped."
-})
+  value: Schema.optionalKey(DimensionValue),
+  metadata: Schema.optionalKey(DimensionMetadata)
+}, "A session dimension. Other members are dropped.")
 export type TelemetryDimension = typeof TelemetryDimension.Type
 
 /** One event. Members not listed here are accepted and dropped (never stored). */
-export const TelemetryEvent = Schema.Struct({
+export const TelemetryEvent = forgiving({
   type: bounded(64, "The event type: `user.active`, `session.active`, `session.started`, `session.ended`, `task.started`, `task.completed` or `task.failed` are stored; other types are accepted and dropped.", 1),
-  timestamp: Timestamp.annotations({ description: "When it happened." }),
-  source: Schema.optional(bounded(32, "`app` or `worker`; any other value is stored as none.")),
-  sessionId: Schema.optional(bounded(128, "An opaque session id (never user content); dimensions are stored only with one.")),
-  durationMs: Schema.optional(
-    Schema.Int.pipe(Schema.between(0, maxTelemetryDurationMs)).annotations({
+  timestamp: Timestamp.annotateKey({ description: "When it happened." }),
+  source: Schema.optionalKey(bounded(32, "`app` or `worker`; any other value is stored as none.")),
+  sessionId: Schema.optionalKey(bounded(128, "An opaque session id (never user content); dimensions are stored only with one.")),
+  durationMs: Schema.optionalKey(
+    Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: maxTelemetryDurationMs })).annotate({
       description: "How long it took, in milliseconds (0 to one day).",
-      jsonSchema: { type: "integer", minimum: 0, maximum: maxTelemetryDurationMs }
+      // As Effect 3's override documented it (its description unwritten).
+      ...publishedAs({ type: "integer", minimum: 0, maximum: maxTelemetryDurationMs })
     })
   ),
-  success: Schema.optional(Schema.Boolean),
-  dimensions: Schema.optional(
-    Schema.Array(TelemetryDimension).pipe(Schema.maxItems(maxTelemetryDimensions))
-  )
-}).annotations({
-  ...allErrors,
-  jsonSchema: { additionalProperties: true },
-  description: "A telemetry event. Members not listed are accepted and dropped."
-})
+  success: Schema.optionalKey(Schema.Boolean),
+  dimensions: Schema.optionalKey(Schema.Array(TelemetryDimension).check(Schema.isMaxLength(maxTelemetryDimensions)))
+}, "A telemetry event. Members not listed are accepted and dropped.")
 export type TelemetryEvent = typeof TelemetryEvent.Type
 
-export const IngestTelemetryRequest = Schema.Struct({
-  events: Schema.Array(TelemetryEvent).pipe(Schema.minItems(1), Schema.maxItems(maxTelemetryEvents))
-}).annotations({
-  ...allErrors,
+export const IngestTelemetryRequest = forgiving({
+  events: Schema.Array(TelemetryEvent).check(Schema.isMinLength(1), Schema.isMaxLength(maxTelemetryEvents))
+}).annotate({
   identifier: "IngestTelemetryRequest",
-  jsonSchema: { additionalProperties: true },
   examples: [{
     events: [
       { type: "session.started", timestamp: exampleTime(100), source: "app", sessionId: "s-7f3a9c" },

@@ -1,20 +1,20 @@
 /** Telemetry ingest: the desktop app and workers post batches of events for the caller's organization and member. */
-import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
-import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
-import * as OpenApi from "@effect/platform/OpenApi"
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
+import * as OpenApi from "effect/http-api/OpenApi"
 import { ForbiddenResponse } from "./Errors.js"
 import { requires } from "./Policy.js"
 import { MemberAuthentication } from "./Security.js"
 import { IngestTelemetryRequest, maxTelemetryEvents } from "./Telemetry.js"
 import { notAudited } from "./AuditCatalog.js"
 
+/** The errors every endpoint of the group may answer (Effect 4 has no group `addError`: each endpoint declares them). */
+const groupErrors = [ForbiddenResponse] as const
+
 export class TelemetryApi extends HttpApiGroup.make("telemetry")
   .add(
-    HttpApiEndpoint.post("ingest", "/v1/telemetry/ingest").pipe(notAudited("usage telemetry a client sends about itself; kept by the telemetry store with its own retention"))
-      .setPayload(IngestTelemetryRequest)
-      .addSuccess(HttpApiSchema.NoContent)
-      .pipe(requires("telemetry.ingest"))
+    HttpApiEndpoint.post("ingest", "/v1/telemetry/ingest", { payload: IngestTelemetryRequest, success: HttpApiSchema.NoContent, error: [...groupErrors] }).pipe(notAudited("usage telemetry a client sends about itself; kept by the telemetry store with its own retention"), requires("telemetry.ingest"))
       .annotate(OpenApi.Summary, "Ingest telemetry events")
       .annotate(
         OpenApi.Description,
@@ -30,7 +30,6 @@ The batch is written in one transaction (all or nothing). Unlike write failures 
 Errors: 400 \`invalid_request\` for a batch of 0 or more than ${maxTelemetryEvents} events, a missing or malformed \`timestamp\` (an ISO 8601 date-time with an offset or \`Z\`), a member of the wrong type or beyond its limits.`
       )
   )
-  .addError(ForbiddenResponse)
   .middleware(MemberAuthentication)
   .annotate(OpenApi.Title, "Telemetry")
   .annotate(

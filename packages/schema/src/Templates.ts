@@ -3,7 +3,7 @@
  * description, a kind and a JSON document; every change of the document makes a new immutable version.
  */
 import * as Schema from "effect/Schema"
-import { allErrors, requestBody, searchText, Timestamp, TrimmedText } from "./Common.js"
+import { searchText, Timestamp, TrimmedText } from "./Common.js"
 import { exampleId, MembershipId, OrganizationId, TemplateId, TemplateVersionId } from "./Ids.js"
 import { Page, PageQueryFields } from "./Pagination.js"
 import { acme, exampleOf, exampleTime, grace } from "./Examples.js"
@@ -44,58 +44,51 @@ const loneSurrogatePath = (document: unknown): ReadonlyArray<string | number> | 
 /**
  * A template's document: any JSON value (object, array, string, number, boolean or null), at most 256 KiB as compact
  * JSON. Nesting is bounded by the request guard (64 levels for the whole body, so 63 inside `document`).
+ *
+ * `Schema.Json`, where Effect 3 had `Schema.Unknown`: it takes the same request bodies (every parsed JSON value, and
+ * only those), and Effect 4 writes no JSON Schema, description or check of an `Unknown` (it re-encodes it as JSON).
  */
-export const TemplateDocument = Schema.Unknown.pipe(
-  Schema.filter((document) => document !== undefined || "is required"),
-  Schema.filter((document) =>
+export const TemplateDocument = Schema.Json.annotate({
+  description:
+    "Any JSON value: object, array, string, number, boolean or null; at most 256 KiB (262144 bytes of UTF-8) as compact JSON, at most 63 levels deep, no NUL or lone surrogate in its strings. Member order is kept."
+}).check(
+  // Documented with the JSON types it takes, which Effect 4 does not write for `Schema.Json`.
+  Schema.makeFilter((document: Schema.Json) =>
     documentBytes(document) <= MAX_TEMPLATE_DOCUMENT_BYTES ||
-    `must be at most 256 KiB (${MAX_TEMPLATE_DOCUMENT_BYTES} bytes) as compact JSON; this one is ${documentBytes(document)} bytes`
-  ),
-  Schema.filter((document) => {
+    `must be at most 256 KiB (${MAX_TEMPLATE_DOCUMENT_BYTES} bytes) as compact JSON; this one is ${documentBytes(document)} bytes`, {
+    toJsonSchema: () => ({ type: ["object", "array", "string", "number", "boolean", "null"] })
+  }),
+  Schema.makeFilter((document: Schema.Json) => {
     const path = loneSurrogatePath(document)
-    return path === undefined || { path, message: "must not contain a lone UTF-16 surrogate (\\ud800-\\udfff without its pair)" }
+    return path === undefined || { path, issue: "must not contain a lone UTF-16 surrogate (\\ud800-\\udfff without its pair)" }
   })
-).annotations({
-  identifier: "TemplateDocument",
-  jsonSchema: {
-    type: ["object", "array", "string", "number", "boolean", "null"],
-    description:
-      "Any JSON value: object, array, string, number, boolean or null; at most 256 KiB (262144 bytes of UTF-8) as compact JSON, at most 63 levels deep, no NUL or lone surrogate in its strings. Member order is kept."
-  }
-})
+).annotate({ identifier: "TemplateDocument" })
+
+const KIND = /^[a-z][a-z0-9_-]{0,63}$/u
 
 /** A short identifier: `workspace`, `agent-profile`. */
-export const TemplateKindName = Schema.String.pipe(
-  Schema.pattern(/^[a-z][a-z0-9_-]{0,63}$/, {
-    message: () => "must be 1 to 64 lowercase letters, digits, `-` or `_`, starting with a letter (for example `workspace`)"
+export const TemplateKindName = Schema.String.check(
+  Schema.isPattern(KIND, {
+    message: "must be 1 to 64 lowercase letters, digits, `-` or `_`, starting with a letter (for example `workspace`)",
+    toJsonSchema: () => ({ minLength: 1, maxLength: 64, pattern: KIND.source })
   })
-).annotations({
+).annotate({
   identifier: "TemplateKind",
-  description: "What the template is for: 1 to 64 lowercase letters, digits, `-` and `_`, starting with a letter (the desktop app's workspace templates use `workspace`).",
-  jsonSchema: {
-    type: "string",
-    minLength: 1,
-    maxLength: 64,
-    pattern: "^[a-z][a-z0-9_-]{0,63}$",
-    description: "What the template is for: 1 to 64 lowercase letters, digits, `-` and `_`, starting with a letter (the desktop app's workspace templates use `workspace`)."
-  }
+  description: "What the template is for: 1 to 64 lowercase letters, digits, `-` and `_`, starting with a letter (the desktop app's workspace templates use `workspace`)."
 })
 
+const SCHEMA_VERSION = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/u
+
 /** The format version a document declares; it names the JSON Schema file the server validates against (`<schemaVersion>.json`). */
-export const TemplateSchemaVersion = Schema.String.pipe(
-  Schema.pattern(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, {
-    message: () => "must be 1 to 64 letters, digits, `.`, `-` or `_`, starting with a letter or digit (for example `workspace-1`)"
+export const TemplateSchemaVersion = Schema.String.check(
+  Schema.isPattern(SCHEMA_VERSION, {
+    message: "must be 1 to 64 letters, digits, `.`, `-` or `_`, starting with a letter or digit (for example `workspace-1`)",
+    toJsonSchema: () => ({ minLength: 1, maxLength: 64, pattern: SCHEMA_VERSION.source })
   })
-).annotations({
+).annotate({
   identifier: "TemplateSchemaVersion",
-  jsonSchema: {
-    type: "string",
-    minLength: 1,
-    maxLength: 64,
-    pattern: "^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$",
-    description:
-      "The version of the document's format: 1 to 64 letters, digits, `.`, `-` and `_`, starting with a letter or digit. When the server has a JSON Schema registered under this name the document is validated against it; otherwise it is stored unvalidated."
-  }
+  description:
+    "The version of the document's format: 1 to 64 letters, digits, `.`, `-` and `_`, starting with a letter or digit. When the server has a JSON Schema registered under this name the document is validated against it; otherwise it is stored unvalidated."
 })
 
 export const TemplateName = TrimmedText(1, 255, "The template's name")
@@ -118,15 +111,15 @@ const example = {
 export class TemplateVersion extends Schema.Class<TemplateVersion>("TemplateVersion")(Schema.Struct({
   id: TemplateVersionId,
   templateId: TemplateId,
-  number: Schema.Int.annotations({ description: "1 for the first version, then one more for each version after it." }),
-  schemaVersion: Schema.NullOr(Schema.String).annotations({ description: "The format version the document declared; null when none." }),
-  validated: Schema.Boolean.annotations({
+  number: Schema.Int.annotate({ description: "1 for the first version, then one more for each version after it." }),
+  schemaVersion: Schema.NullOr(Schema.String).annotate({ description: "The format version the document declared; null when none." }),
+  validated: Schema.Boolean.annotate({
     description: "Whether the document was validated against a JSON Schema registered for its `schemaVersion` when this version was made."
   }),
-  sizeBytes: Schema.Int.annotations({ description: "The document's size as compact JSON, in bytes of UTF-8." }),
+  sizeBytes: Schema.Int.annotate({ description: "The document's size as compact JSON, in bytes of UTF-8." }),
   createdByOrgMembershipId: Schema.NullOr(MembershipId),
   createdAt: Timestamp
-}).annotations({
+}).annotate({
   examples: [{
     id: exampleId("tpv"),
     templateId: exampleId("tpl"),
@@ -145,13 +138,13 @@ export class Template extends Schema.Class<Template>("Template")(Schema.Struct({
   name: Schema.String,
   description: Schema.String,
   kind: Schema.String,
-  latestVersion: TemplateVersion.annotations({ description: "The newest version (its document: `GET /v1/templates/{templateId}`)." }),
-  createdByOrgMembershipId: Schema.NullOr(MembershipId).annotations({
+  latestVersion: TemplateVersion.annotateKey({ description: "The newest version (its document: `GET /v1/templates/{templateId}`)." }),
+  createdByOrgMembershipId: Schema.NullOr(MembershipId).annotate({
     description: "The member who created the template; they keep manager access to it."
   }),
   createdAt: Timestamp,
   updatedAt: Timestamp
-}).annotations({
+}).annotate({
   examples: [{
     id: exampleId("tpl"),
     organizationId: acme.id,
@@ -165,21 +158,21 @@ export class Template extends Schema.Class<Template>("Template")(Schema.Struct({
   }]
 })) {}
 
-export const TemplatePage = Page(Template).annotations({ identifier: "TemplatePage" })
-export const TemplateVersionPage = Page(TemplateVersion).annotations({ identifier: "TemplateVersionPage" })
+export const TemplatePage = Page(Template).annotate({ identifier: "TemplatePage" })
+export const TemplateVersionPage = Page(TemplateVersion).annotate({ identifier: "TemplateVersionPage" })
 
 export const TemplateResponse = Schema.Struct({
   template: Template,
-  document: Schema.Unknown.annotations({ description: "The latest version's document, as stored." })
-}).annotations({
+  document: Schema.Json.annotate({ description: "The latest version's document, as stored." })
+}).annotate({
   identifier: "TemplateResponse",
   examples: [{ template: exampleOf(Template), document: example.document }]
 })
 
 export const TemplateVersionResponse = Schema.Struct({
   version: TemplateVersion,
-  document: Schema.Unknown.annotations({ description: "This version's document, as stored." })
-}).annotations({
+  document: Schema.Json.annotate({ description: "This version's document, as stored." })
+}).annotate({
   identifier: "TemplateVersionResponse",
   examples: [{ version: exampleOf(TemplateVersion), document: example.document }]
 })
@@ -189,14 +182,14 @@ export const TemplateInstance = Schema.Struct({
   name: Schema.String,
   kind: Schema.String,
   version: TemplateVersion,
-  document: Schema.Unknown.annotations({
+  document: Schema.Json.annotate({
     description:
       "The version's document resolved: a copy with the `default` values of the JSON Schema registered for its `schemaVersion` filled in where the document leaves a member out; the document as stored when no schema is registered."
   }),
-  defaultsApplied: Schema.Boolean.annotations({
+  defaultsApplied: Schema.Boolean.annotate({
     description: "Whether a registered schema's defaults were applied (false when the version has no `schemaVersion` or none is registered for it)."
   })
-}).annotations({
+}).annotate({
   identifier: "TemplateInstance",
   examples: [{
     templateId: exampleId("tpl"),
@@ -210,57 +203,55 @@ export const TemplateInstance = Schema.Struct({
 
 export const CreateTemplateRequest = Schema.Struct({
   name: TemplateName,
-  description: Schema.optionalWith(TemplateDescription, { exact: true }).annotations({
+  // Described on the wire side: Effect 4 writes no member description of a transformation (trimmed text) into the
+  // JSON Schema, and this one replaces the text's own, as the document has it.
+  description: Schema.optionalKey(TemplateDescription.pipe(Schema.annotateEncoded({
     description: "What the template is for, 0 to 2000 characters (default empty)."
-  }),
+  }))),
   kind: TemplateKindName,
-  schemaVersion: Schema.optionalWith(TemplateSchemaVersion, { exact: true }),
+  schemaVersion: Schema.optionalKey(TemplateSchemaVersion),
   document: TemplateDocument
-}).annotations({
-  ...requestBody,
+}).annotate({
   examples: [{ name: example.name, description: example.description, kind: example.kind, schemaVersion: example.schemaVersion, document: example.document }]
 })
 export type CreateTemplateRequest = typeof CreateTemplateRequest.Type
 
 export const UpdateTemplateRequest = Schema.Struct({
-  name: Schema.optionalWith(TemplateName, { exact: true }),
-  description: Schema.optionalWith(TemplateDescription, { exact: true }),
-  kind: Schema.optionalWith(TemplateKindName, { exact: true }),
-  schemaVersion: Schema.optionalWith(Schema.NullOr(TemplateSchemaVersion), { exact: true }).annotations({
+  name: Schema.optionalKey(TemplateName),
+  description: Schema.optionalKey(TemplateDescription),
+  kind: Schema.optionalKey(TemplateKindName),
+  schemaVersion: Schema.optionalKey(Schema.NullOr(TemplateSchemaVersion)).annotateKey({
     description: "The document's format version for the new version; null for none. Left out: the latest version's."
   }),
-  document: Schema.optionalWith(TemplateDocument, { exact: true }).annotations({
+  document: Schema.optionalKey(TemplateDocument).annotateKey({
     description: "The new version's document. Left out (with `schemaVersion` given): the latest version's document."
   })
-}).pipe(
-  Schema.filter(
+}).check(
+  Schema.makeFilter(
     (body) => Object.keys(body).length > 0 || "give at least one of name, description, kind, schemaVersion or document",
-    { jsonSchema: { minProperties: 1 } }
+    { toJsonSchema: () => ({ minProperties: 1 }) }
   )
-).annotations({
-  ...requestBody,
+).annotate({
   examples: [{ description: "A workspace with the service skills, the staging MCP server and a CI workflow.", document: { ...example.document, folders: ["src", "test", ".github/workflows"] } }]
 })
 export type UpdateTemplateRequest = typeof UpdateTemplateRequest.Type
 
 export const TemplateListQuery = Schema.Struct({
   ...PageQueryFields,
-  q: Schema.optionalWith(
-    searchText("Only templates whose name contains every word of this text, each as a word or the start of one (case-insensitive)."),
-    { exact: true }
-  ),
-  kind: Schema.optionalWith(TemplateKindName, { exact: true }).annotations({ description: "Only templates of this kind." })
-}).annotations({ ...allErrors, examples: [{ q: "service", kind: "workspace" }] })
+  q: Schema.optionalKey(
+    searchText("Only templates whose name contains every word of this text, each as a word or the start of one (case-insensitive).")),
+  kind: Schema.optionalKey(TemplateKindName).annotateKey({ description: "Only templates of this kind." })
+}).annotate({ examples: [{ q: "service", kind: "workspace" }] })
 export type TemplateListQuery = typeof TemplateListQuery.Type
 
-export const TemplateVersionListQuery = Schema.Struct({ ...PageQueryFields }).annotations({ ...allErrors, examples: [{}] })
+export const TemplateVersionListQuery = Schema.Struct({ ...PageQueryFields }).annotate({ examples: [{}] })
 export type TemplateVersionListQuery = typeof TemplateVersionListQuery.Type
 
 export const InstantiateTemplateQuery = Schema.Struct({
-  versionId: Schema.optionalWith(TemplateVersionId, { exact: true }).annotations({
+  versionId: Schema.optionalKey(TemplateVersionId).annotateKey({
     description: "The version to resolve (default: the latest)."
   })
-}).annotations({ ...allErrors, examples: [{ versionId: exampleId("tpv") }] })
+}).annotate({ examples: [{ versionId: exampleId("tpv") }] })
 export type InstantiateTemplateQuery = typeof InstantiateTemplateQuery.Type
 
 export const TemplatePath = Schema.Struct({ templateId: TemplateId })

@@ -1,8 +1,8 @@
 /** Templates: the organization's shared templates, with immutable versions, access grants and an instantiate read. */
-import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
-import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
-import * as OpenApi from "@effect/platform/OpenApi"
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
+import * as OpenApi from "effect/http-api/OpenApi"
 import { TemplateAccessGrantPage, TemplateAccessGrantResponse, TemplateGrantPath } from "./Access.js"
 import { accessEndpoints } from "./AccessApi.js"
 import { MaxBodyBytes } from "./BodyLimit.js"
@@ -45,13 +45,15 @@ const access = accessEndpoints({
   action: "templates.read"
 })
 
+// Each endpoint lists 403 (Effect 4 has no group-wide error; Effect 3's group added it).
 export class TemplatesApi extends HttpApiGroup.make("templates")
   .add(
-    HttpApiEndpoint.post("create", "/v1/templates").pipe(audits("template.create"))
-      .setPayload(CreateTemplateRequest)
-      .addSuccess(TemplateResponse, { status: 201 })
+    HttpApiEndpoint.post("create", "/v1/templates", {
+      payload: CreateTemplateRequest,
+      success: TemplateResponse.pipe(HttpApiSchema.status(201)),
+      error: [ForbiddenResponse]
+    }).pipe(audits("template.create"), requires("templates.create"))
       .annotate(MaxBodyBytes, TEMPLATE_BODY_BYTES)
-      .pipe(requires("templates.create"))
       .annotate(OpenApi.Summary, "Create a template")
       .annotate(
         OpenApi.Description,
@@ -59,10 +61,11 @@ export class TemplatesApi extends HttpApiGroup.make("templates")
       )
   )
   .add(
-    HttpApiEndpoint.get("list", "/v1/templates")
-      .setUrlParams(TemplateListQuery)
-      .addSuccess(TemplatePage)
-      .pipe(requires("templates.read"))
+    HttpApiEndpoint.get("list", "/v1/templates", {
+      query: TemplateListQuery,
+      success: TemplatePage,
+      error: [ForbiddenResponse]
+    }).pipe(requires("templates.read"))
       .annotate(OpenApi.Summary, "List templates")
       .annotate(
         OpenApi.Description,
@@ -70,11 +73,11 @@ export class TemplatesApi extends HttpApiGroup.make("templates")
       )
   )
   .add(
-    HttpApiEndpoint.get("get", "/v1/templates/:templateId")
-      .setPath(TemplatePath)
-      .addSuccess(TemplateResponse)
-      .addError(NotFoundResponse)
-      .pipe(requires("templates.read"))
+    HttpApiEndpoint.get("get", "/v1/templates/:templateId", {
+      params: TemplatePath,
+      success: TemplateResponse,
+      error: [NotFoundResponse, ForbiddenResponse]
+    }).pipe(requires("templates.read"))
       .annotate(OpenApi.Summary, "Get a template")
       .annotate(
         OpenApi.Description,
@@ -82,13 +85,13 @@ export class TemplatesApi extends HttpApiGroup.make("templates")
       )
   )
   .add(
-    HttpApiEndpoint.patch("update", "/v1/templates/:templateId").pipe(audits("template.update"))
-      .setPath(TemplatePath)
-      .setPayload(UpdateTemplateRequest)
-      .addSuccess(TemplateResponse)
-      .addError(NotFoundResponse)
+    HttpApiEndpoint.patch("update", "/v1/templates/:templateId", {
+      params: TemplatePath,
+      payload: UpdateTemplateRequest,
+      success: TemplateResponse,
+      error: [NotFoundResponse, ForbiddenResponse]
+    }).pipe(audits("template.update"), requires("templates.read"))
       .annotate(MaxBodyBytes, TEMPLATE_BODY_BYTES)
-      .pipe(requires("templates.read"))
       .annotate(OpenApi.Summary, "Update a template")
       .annotate(
         OpenApi.Description,
@@ -96,11 +99,11 @@ export class TemplatesApi extends HttpApiGroup.make("templates")
       )
   )
   .add(
-    HttpApiEndpoint.del("delete", "/v1/templates/:templateId").pipe(audits("template.delete"))
-      .setPath(TemplatePath)
-      .addSuccess(HttpApiSchema.NoContent)
-      .addError(NotFoundResponse)
-      .pipe(requires("templates.read"))
+    HttpApiEndpoint.delete("delete", "/v1/templates/:templateId", {
+      params: TemplatePath,
+      success: HttpApiSchema.NoContent,
+      error: [NotFoundResponse, ForbiddenResponse]
+    }).pipe(audits("template.delete"), requires("templates.read"))
       .annotate(OpenApi.Summary, "Delete a template")
       .annotate(
         OpenApi.Description,
@@ -108,12 +111,12 @@ export class TemplatesApi extends HttpApiGroup.make("templates")
       )
   )
   .add(
-    HttpApiEndpoint.get("listVersions", "/v1/templates/:templateId/versions")
-      .setPath(TemplatePath)
-      .setUrlParams(TemplateVersionListQuery)
-      .addSuccess(TemplateVersionPage)
-      .addError(NotFoundResponse)
-      .pipe(requires("templates.read"))
+    HttpApiEndpoint.get("listVersions", "/v1/templates/:templateId/versions", {
+      params: TemplatePath,
+      query: TemplateVersionListQuery,
+      success: TemplateVersionPage,
+      error: [NotFoundResponse, ForbiddenResponse]
+    }).pipe(requires("templates.read"))
       .annotate(OpenApi.Summary, "List template versions")
       .annotate(
         OpenApi.Description,
@@ -121,11 +124,11 @@ export class TemplatesApi extends HttpApiGroup.make("templates")
       )
   )
   .add(
-    HttpApiEndpoint.get("getVersion", "/v1/templates/:templateId/versions/:versionId")
-      .setPath(TemplateVersionPath)
-      .addSuccess(TemplateVersionResponse)
-      .addError(NotFoundResponse)
-      .pipe(requires("templates.read"))
+    HttpApiEndpoint.get("getVersion", "/v1/templates/:templateId/versions/:versionId", {
+      params: TemplateVersionPath,
+      success: TemplateVersionResponse,
+      error: [NotFoundResponse, ForbiddenResponse]
+    }).pipe(requires("templates.read"))
       .annotate(OpenApi.Summary, "Get a template version")
       .annotate(
         OpenApi.Description,
@@ -133,12 +136,12 @@ export class TemplatesApi extends HttpApiGroup.make("templates")
       )
   )
   .add(
-    HttpApiEndpoint.get("instantiate", "/v1/templates/:templateId/instantiate")
-      .setPath(TemplatePath)
-      .setUrlParams(InstantiateTemplateQuery)
-      .addSuccess(TemplateInstance)
-      .addError(NotFoundResponse)
-      .pipe(requires("templates.read"))
+    HttpApiEndpoint.get("instantiate", "/v1/templates/:templateId/instantiate", {
+      params: TemplatePath,
+      query: InstantiateTemplateQuery,
+      success: TemplateInstance,
+      error: [NotFoundResponse, ForbiddenResponse]
+    }).pipe(requires("templates.read"))
       .annotate(OpenApi.Summary, "Instantiate a template")
       .annotate(
         OpenApi.Description,
@@ -148,7 +151,6 @@ export class TemplatesApi extends HttpApiGroup.make("templates")
   .add(access.grant)
   .add(access.listAccess)
   .add(access.revoke)
-  .addError(ForbiddenResponse)
   .middleware(MemberAuthentication)
   .annotate(OpenApi.Title, "Templates")
   .annotate(

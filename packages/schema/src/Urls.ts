@@ -8,7 +8,7 @@
  * segments, so `/\evil.example/x.png` or `/\t/evil.example` stored as "a path on this server" is another host in the
  * browser that loads it. Nothing of that kind is needed in a URL typed into a form: it is refused, not repaired.
  */
-import * as Schema from "effect/Schema"
+import { trimmedString } from "./internal/trimmed.js"
 
 /** The longest URL a request may give, in characters (after trimming). */
 export const MAX_URL_CHARS = 2048
@@ -129,24 +129,25 @@ export const UrlOf = (
     /** A further check of this field's (an MCP URL's query members), after the rule's. */
     readonly refine?: ((text: string) => string | undefined) | undefined
   } = {}
-) =>
-  Schema.Trim.pipe(Schema.filter((text) => urlProblem(text, rule) ?? options.refine?.(text) ?? true)).annotations({
-    ...(options.identifier === undefined ? {} : { identifier: options.identifier }),
-    ...urlAnnotations(rule, description)
-  })
+) => {
+  const annotations = urlAnnotations(rule, description)
+  const url = trimmedString((text) => urlProblem(text, rule) ?? options.refine?.(text), annotations.jsonSchema, annotations.description)
+  return options.identifier === undefined ? url : url.annotate({ identifier: options.identifier })
+}
 
-/** The description and JSON Schema of a URL member taking `rule` (for a schema built on `UrlOf`, say a transformation). */
+/**
+ * The description and JSON Schema keywords of a URL member taking `rule` (for a schema built on `UrlOf`, say a
+ * transformation): `jsonSchema` goes to a check's `toJsonSchema`, the description to the wire string's annotations.
+ */
 export const urlAnnotations = (rule: UrlRule, description: string) => {
   const full = `${description} ${describeRule(rule)}`
   return {
     description: full,
     jsonSchema: {
-      type: "string",
       format: rule.path === true ? "uri-reference" : "uri",
       minLength: 1,
       maxLength: MAX_URL_CHARS,
-      pattern: urlPattern(rule),
-      description: full
+      pattern: urlPattern(rule)
     }
   }
 }

@@ -1,8 +1,8 @@
 /** Users: sign-up, sign-in, sign-out and the caller's own profile. */
-import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
-import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
-import * as OpenApi from "@effect/platform/OpenApi"
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
+import * as OpenApi from "effect/http-api/OpenApi"
 import {
   ConflictResponse,
   EmailTakenResponse,
@@ -37,13 +37,7 @@ import { audits, notAudited } from "./AuditCatalog.js"
 
 export class UsersApi extends HttpApiGroup.make("users")
   .add(
-    HttpApiEndpoint.post("signUp", "/v1/auth/sign-up").pipe(notAudited("creates a person in no organization yet; the organization they join records it (invitation.accept, organization.create, session.create)"))
-      .setPayload(SignUpRequest)
-      .addSuccess(AuthResult, { status: 201 })
-      .addError(ConflictResponse)
-      .addError(ForbiddenResponse)
-      .addError(RateLimitedResponse)
-      .addError(ServiceUnavailableResponse)
+    HttpApiEndpoint.post("signUp", "/v1/auth/sign-up", { payload: SignUpRequest, success: AuthResult.pipe(HttpApiSchema.status(201)), error: [ConflictResponse, ForbiddenResponse, RateLimitedResponse, ServiceUnavailableResponse] }).pipe(notAudited("creates a person in no organization yet; the organization they join records it (invitation.accept, organization.create, session.create)"))
       .annotate(OpenApi.Summary, "Sign up")
       .annotate(
         OpenApi.Description,
@@ -51,13 +45,7 @@ export class UsersApi extends HttpApiGroup.make("users")
       )
   )
   .add(
-    HttpApiEndpoint.post("signIn", "/v1/auth/sign-in").pipe(audits("session.create"))
-      .setPayload(SignInRequest)
-      .addSuccess(AuthResult)
-      .addError(UnauthorizedResponse)
-      .addError(ForbiddenResponse)
-      .addError(RateLimitedResponse)
-      .addError(ServiceUnavailableResponse)
+    HttpApiEndpoint.post("signIn", "/v1/auth/sign-in", { payload: SignInRequest, success: AuthResult, error: [UnauthorizedResponse, ForbiddenResponse, RateLimitedResponse, ServiceUnavailableResponse] }).pipe(audits("session.create"))
       .annotate(OpenApi.Summary, "Sign in")
       .annotate(
         OpenApi.Description,
@@ -65,9 +53,7 @@ export class UsersApi extends HttpApiGroup.make("users")
       )
   )
   .add(
-    HttpApiEndpoint.post("signOut", "/v1/auth/sign-out").pipe(audits("session.revoke"))
-      .addSuccess(HttpApiSchema.NoContent)
-      .addError(ForbiddenResponse)
+    HttpApiEndpoint.post("signOut", "/v1/auth/sign-out", { success: HttpApiSchema.NoContent, error: [ForbiddenResponse] }).pipe(audits("session.revoke"))
       .middleware(Authentication)
       .annotate(OpenApi.Summary, "Sign out")
       .annotate(
@@ -76,8 +62,7 @@ export class UsersApi extends HttpApiGroup.make("users")
       )
   )
   .add(
-    HttpApiEndpoint.get("me", "/v1/me")
-      .addSuccess(Me)
+    HttpApiEndpoint.get("me", "/v1/me", { success: Me })
       .middleware(Authentication)
       .annotate(OpenApi.Summary, "Get the caller")
       .annotate(
@@ -86,11 +71,7 @@ export class UsersApi extends HttpApiGroup.make("users")
       )
   )
   .add(
-    HttpApiEndpoint.post("switchOrganization", "/v1/me/active-organization").pipe(audits("session.switch_organization"))
-      .setPayload(SwitchOrganizationRequest)
-      .addSuccess(Me)
-      .addError(ForbiddenResponse)
-      .addError(OrganizationNotFoundResponse)
+    HttpApiEndpoint.post("switchOrganization", "/v1/me/active-organization", { payload: SwitchOrganizationRequest, success: Me, error: [ForbiddenResponse, OrganizationNotFoundResponse] }).pipe(audits("session.switch_organization"))
       .middleware(Authentication)
       .annotate(OpenApi.Summary, "Switch the active organization")
       .annotate(
@@ -99,10 +80,7 @@ export class UsersApi extends HttpApiGroup.make("users")
       )
   )
   .add(
-    HttpApiEndpoint.patch("updateMe", "/v1/me").pipe(audits("user.update"))
-      .setPayload(UpdateMeRequest)
-      .addSuccess(Me)
-      .addError(ForbiddenResponse)
+    HttpApiEndpoint.patch("updateMe", "/v1/me", { payload: UpdateMeRequest, success: Me, error: [ForbiddenResponse] }).pipe(audits("user.update"))
       .middleware(Authentication)
       .annotate(OpenApi.Summary, "Change the caller's name")
       .annotate(
@@ -111,12 +89,7 @@ export class UsersApi extends HttpApiGroup.make("users")
       )
   )
   .add(
-    HttpApiEndpoint.post("changePassword", "/v1/me/password").pipe(audits("user.password.change"))
-      .setPayload(ChangePasswordRequest)
-      .addSuccess(ChangePasswordResult)
-      .addError(ForbiddenResponse)
-      .addError(InvalidRequestResponse)
-      .addError(RateLimitedResponse)
+    HttpApiEndpoint.post("changePassword", "/v1/me/password", { payload: ChangePasswordRequest, success: ChangePasswordResult, error: [ForbiddenResponse, InvalidRequestResponse, RateLimitedResponse] }).pipe(audits("user.password.change"))
       .middleware(Authentication)
       .annotate(OpenApi.Summary, "Change the caller's password")
       .annotate(
@@ -125,13 +98,7 @@ export class UsersApi extends HttpApiGroup.make("users")
       )
   )
   .add(
-    HttpApiEndpoint.put("changeEmail", "/v1/me/email").pipe(audits("user.email.change"))
-      .setPayload(ChangeEmailRequest)
-      .addSuccess(ChangeEmailResult)
-      .addError(ForbiddenResponse)
-      .addError(InvalidRequestResponse)
-      .addError(EmailTakenResponse)
-      .addError(RateLimitedResponse)
+    HttpApiEndpoint.put("changeEmail", "/v1/me/email", { payload: ChangeEmailRequest, success: ChangeEmailResult, error: [ForbiddenResponse, InvalidRequestResponse, EmailTakenResponse, RateLimitedResponse] }).pipe(audits("user.email.change"))
       .middleware(Authentication)
       .annotate(OpenApi.Summary, "Change the caller's email")
       .annotate(
@@ -140,10 +107,7 @@ export class UsersApi extends HttpApiGroup.make("users")
       )
   )
   .add(
-    HttpApiEndpoint.get("listSessions", "/v1/me/sessions")
-      .setUrlParams(PageQuery)
-      .addSuccess(MySessionPage)
-      .addError(ForbiddenResponse)
+    HttpApiEndpoint.get("listSessions", "/v1/me/sessions", { query: PageQuery, success: MySessionPage, error: [ForbiddenResponse] })
       .middleware(Authentication)
       .annotate(OpenApi.Summary, "List the caller's sessions")
       .annotate(
@@ -152,11 +116,7 @@ export class UsersApi extends HttpApiGroup.make("users")
       )
   )
   .add(
-    HttpApiEndpoint.del("endSession", "/v1/me/sessions/:sessionId").pipe(audits("session.revoke"))
-      .setPath(SessionPath)
-      .addSuccess(HttpApiSchema.NoContent)
-      .addError(ForbiddenResponse)
-      .addError(NotFoundResponse)
+    HttpApiEndpoint.delete("endSession", "/v1/me/sessions/:sessionId", { params: SessionPath, success: HttpApiSchema.NoContent, error: [ForbiddenResponse, NotFoundResponse] }).pipe(audits("session.revoke"))
       .middleware(Authentication)
       .annotate(OpenApi.Summary, "End one of the caller's sessions")
       .annotate(
@@ -165,9 +125,7 @@ export class UsersApi extends HttpApiGroup.make("users")
       )
   )
   .add(
-    HttpApiEndpoint.post("endOtherSessions", "/v1/me/sessions/end-others").pipe(audits("session.revoke"))
-      .addSuccess(EndedSessions)
-      .addError(ForbiddenResponse)
+    HttpApiEndpoint.post("endOtherSessions", "/v1/me/sessions/end-others", { success: EndedSessions, error: [ForbiddenResponse] }).pipe(audits("session.revoke"))
       .middleware(Authentication)
       .annotate(OpenApi.Summary, "End the caller's other sessions")
       .annotate(
@@ -176,10 +134,7 @@ export class UsersApi extends HttpApiGroup.make("users")
       )
   )
   .add(
-    HttpApiEndpoint.get("listOrganizations", "/v1/me/organizations")
-      .setUrlParams(MyOrganizationsQuery)
-      .addSuccess(MyOrganizationPage)
-      .addError(ForbiddenResponse)
+    HttpApiEndpoint.get("listOrganizations", "/v1/me/organizations", { query: MyOrganizationsQuery, success: MyOrganizationPage, error: [ForbiddenResponse] })
       .middleware(Authentication)
       .annotate(OpenApi.Summary, "List the caller's organizations")
       .annotate(

@@ -1,8 +1,8 @@
 /** Workers (members' operations) and Worker Runtime (the operations a worker's runtime calls with its token). */
-import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
-import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
-import * as OpenApi from "@effect/platform/OpenApi"
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
+import * as OpenApi from "effect/http-api/OpenApi"
 import { ConflictResponse, ForbiddenResponse, NotFoundResponse, RateLimitedResponse, WorkerRuntimeErrorResponse } from "./Errors.js"
 import { requires } from "./Policy.js"
 import { MemberAuthentication, WorkerAuthentication } from "./Security.js"
@@ -23,12 +23,12 @@ import {
 } from "./Workers.js"
 import { audits, notAudited } from "./AuditCatalog.js"
 
+/** The errors every endpoint of WorkersApi may answer (Effect 4 has no group `addError`: each endpoint declares them). */
+const groupErrors = [ForbiddenResponse] as const
+
 export class WorkersApi extends HttpApiGroup.make("workers")
   .add(
-    HttpApiEndpoint.post("register", "/v1/workers").pipe(audits("worker.register"))
-      .setPayload(RegisterWorkerRequest)
-      .addSuccess(RegisteredWorker, { status: 201 })
-      .pipe(requires("workers.register"))
+    HttpApiEndpoint.post("register", "/v1/workers", { payload: RegisterWorkerRequest, success: RegisteredWorker.pipe(HttpApiSchema.status(201)), error: [...groupErrors] }).pipe(audits("worker.register"), requires("workers.register"))
       .annotate(OpenApi.Summary, "Register a worker")
       .annotate(
         OpenApi.Description,
@@ -36,10 +36,7 @@ export class WorkersApi extends HttpApiGroup.make("workers")
       )
   )
   .add(
-    HttpApiEndpoint.get("list", "/v1/workers")
-      .setUrlParams(WorkerListQuery)
-      .addSuccess(WorkerPage)
-      .pipe(requires("workers.read"))
+    HttpApiEndpoint.get("list", "/v1/workers", { query: WorkerListQuery, success: WorkerPage, error: [...groupErrors] }).pipe(requires("workers.read"))
       .annotate(OpenApi.Summary, "List workers")
       .annotate(
         OpenApi.Description,
@@ -47,11 +44,7 @@ export class WorkersApi extends HttpApiGroup.make("workers")
       )
   )
   .add(
-    HttpApiEndpoint.get("get", "/v1/workers/:id")
-      .setPath(WorkerPath)
-      .addSuccess(WorkerResponse)
-      .addError(NotFoundResponse)
-      .pipe(requires("workers.read"))
+    HttpApiEndpoint.get("get", "/v1/workers/:id", { params: WorkerPath, success: WorkerResponse, error: [NotFoundResponse, ...groupErrors] }).pipe(requires("workers.read"))
       .annotate(OpenApi.Summary, "Get a worker")
       .annotate(
         OpenApi.Description,
@@ -59,12 +52,7 @@ export class WorkersApi extends HttpApiGroup.make("workers")
       )
   )
   .add(
-    HttpApiEndpoint.patch("update", "/v1/workers/:id").pipe(audits("worker.update"))
-      .setPath(WorkerPath)
-      .setPayload(UpdateWorkerRequest)
-      .addSuccess(WorkerResponse)
-      .addError(NotFoundResponse)
-      .pipe(requires("workers.manage"))
+    HttpApiEndpoint.patch("update", "/v1/workers/:id", { params: WorkerPath, payload: UpdateWorkerRequest, success: WorkerResponse, error: [NotFoundResponse, ...groupErrors] }).pipe(audits("worker.update"), requires("workers.manage"))
       .annotate(OpenApi.Summary, "Update a worker")
       .annotate(
         OpenApi.Description,
@@ -72,11 +60,7 @@ export class WorkersApi extends HttpApiGroup.make("workers")
       )
   )
   .add(
-    HttpApiEndpoint.del("delete", "/v1/workers/:id").pipe(audits("worker.delete"))
-      .setPath(WorkerPath)
-      .addSuccess(HttpApiSchema.NoContent)
-      .addError(NotFoundResponse)
-      .pipe(requires("workers.manage"))
+    HttpApiEndpoint.delete("delete", "/v1/workers/:id", { params: WorkerPath, success: HttpApiSchema.NoContent, error: [NotFoundResponse, ...groupErrors] }).pipe(audits("worker.delete"), requires("workers.manage"))
       .annotate(OpenApi.Summary, "Delete a worker")
       .annotate(
         OpenApi.Description,
@@ -84,11 +68,7 @@ export class WorkersApi extends HttpApiGroup.make("workers")
       )
   )
   .add(
-    HttpApiEndpoint.post("rotateToken", "/v1/workers/:id/tokens").pipe(audits("worker.token.rotate"))
-      .setPath(WorkerPath)
-      .addSuccess(RegisteredWorker, { status: 201 })
-      .addError(NotFoundResponse)
-      .pipe(requires("workers.manage"))
+    HttpApiEndpoint.post("rotateToken", "/v1/workers/:id/tokens", { params: WorkerPath, success: RegisteredWorker.pipe(HttpApiSchema.status(201)), error: [NotFoundResponse, ...groupErrors] }).pipe(audits("worker.token.rotate"), requires("workers.manage"))
       .annotate(OpenApi.Summary, "Rotate a worker's token")
       .annotate(
         OpenApi.Description,
@@ -96,21 +76,13 @@ export class WorkersApi extends HttpApiGroup.make("workers")
       )
   )
   .add(
-    HttpApiEndpoint.post("upgradeRuntime", "/v1/workers/:id/runtime/upgrade").pipe(audits("worker.runtime.upgrade"))
-      .setPath(WorkerPath)
-      .setPayload(RuntimeUpgradeRequest)
-      .addSuccess(RuntimeUpgradeResponse)
-      .addError(NotFoundResponse)
-      .addError(ConflictResponse)
-      .addError(WorkerRuntimeErrorResponse)
-      .pipe(requires("workers.manage"))
+    HttpApiEndpoint.post("upgradeRuntime", "/v1/workers/:id/runtime/upgrade", { params: WorkerPath, payload: RuntimeUpgradeRequest, success: RuntimeUpgradeResponse, error: [NotFoundResponse, ConflictResponse, WorkerRuntimeErrorResponse, ...groupErrors] }).pipe(audits("worker.runtime.upgrade"), requires("workers.manage"))
       .annotate(OpenApi.Summary, "Upgrade a worker's runtime")
       .annotate(
         OpenApi.Description,
         "Forwards the request body, any JSON object (`{}` for the default upgrade; arrays and scalars are 400), as is to the worker's runtime: `POST <instance url>/runtime/upgrade` with `Authorization: Bearer <the credential the runtime registered>`, `Accept` and `Content-Type: application/json`. The instance URL is a user-supplied destination of the outbound guard: unless `ORGPLANE_OUTBOUND_ALLOW_PRIVATE` is on, it must be https and every address of its host public (no loopback, private, link-local or metadata address), and the connection is pinned to the address checked. Redirects are not followed; the runtime has `ORGPLANE_WORKER_RUNTIME_TIMEOUT` (default 30 seconds) to answer in full, at most 1 MiB. The answer is 200 with the runtime's own status and body in an envelope, `{status, body}`, whatever that status (a runtime's 4xx or 5xx included): `body` is its JSON, `{message}` for text that is not JSON, null for nothing. The worker's creator, owners and admins may.\n\nErrors: 403 `insufficient_access` for another member's worker; 404 `worker_not_found`; 409 `worker_runtime_unavailable` when the worker has no instance, or its instance no URL or credential, yet (start its runtime and let it register its instance); 502 `worker_runtime_error` when the runtime cannot be reached, does not answer in time, redirects or answers too much, or its URL is not allowed (\"The outbound URL is not allowed: …\"; nothing is sent)."
       )
   )
-  .addError(ForbiddenResponse)
   .middleware(MemberAuthentication)
   .annotate(OpenApi.Title, "Workers")
   .annotate(
@@ -121,10 +93,7 @@ export class WorkersApi extends HttpApiGroup.make("workers")
 
 export class WorkerRuntimeApi extends HttpApiGroup.make("workerRuntime")
   .add(
-    HttpApiEndpoint.post("heartbeat", "/v1/worker-runtime/heartbeat").pipe(notAudited("a worker's periodic report; its online and offline transitions are kept as worker activity"))
-      .setPayload(HeartbeatRequest)
-      .addSuccess(HeartbeatReceipt)
-      .addError(RateLimitedResponse)
+    HttpApiEndpoint.post("heartbeat", "/v1/worker-runtime/heartbeat", { payload: HeartbeatRequest, success: HeartbeatReceipt, error: [RateLimitedResponse] }).pipe(notAudited("a worker's periodic report; its online and offline transitions are kept as worker activity"))
       .annotate(OpenApi.Summary, "Report a worker heartbeat")
       .annotate(
         OpenApi.Description,
@@ -132,9 +101,7 @@ export class WorkerRuntimeApi extends HttpApiGroup.make("workerRuntime")
       )
   )
   .add(
-    HttpApiEndpoint.post("registerInstance", "/v1/worker-runtime/instance").pipe(audits("worker.instance.register"))
-      .setPayload(RegisterInstanceRequest)
-      .addSuccess(WorkerInstanceResponse, { status: 201 })
+    HttpApiEndpoint.post("registerInstance", "/v1/worker-runtime/instance", { payload: RegisterInstanceRequest, success: WorkerInstanceResponse.pipe(HttpApiSchema.status(201)) }).pipe(audits("worker.instance.register"))
       .annotate(OpenApi.Summary, "Report a worker instance")
       .annotate(
         OpenApi.Description,

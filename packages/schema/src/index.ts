@@ -1,3 +1,8 @@
+/**
+ * @orgplane/schema: Effect 4 Schemas of every resource, id and error, and the `HttpApi` definition. Its tests hold
+ * it to the OpenAPI document 0.1.0 published (test/fixtures/openapi.json) and to 0.1.0's behaviour
+ * (test/fixtures/effect3/).
+ */
 export * from "./Access.js"
 export * from "./Account.js"
 export * from "./AccountApi.js"

@@ -1,24 +1,63 @@
-/**
- * The OpenAPI links from create operations: each names an operation that exists, gives every path parameter it takes,
- * and takes each from where the created id (or the create's own path parameter) really is, with the right TypeID
- * prefix; every create operation whose answer carries an id that other operations take links to them.
- */
-import { openApiDocument } from "@orgplane/schema"
-import { describe, expect, it } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
+import { openApiDocument } from "../src/index.js"
+import * as OpenApiLinks from "../src/OpenApiLinks.js"
+import { fixture } from "./differential.js"
+import { type Effect3, effect3 } from "./effect3.js"
 
-type Json = Record<string, any>
+const OpenApiLinks3 = effect3("OpenApiLinks")
 
-const document: Json = openApiDocument()
+/** The document as it is before `addLinks`: every response's `links` removed. */
+const withoutLinks = (): Record<string, unknown> =>
+  JSON.parse(JSON.stringify(fixture), (key, value: unknown) => key === "links" ? undefined : value)
 
-const resolve = (schema: Json | undefined): Json | undefined => {
+describe("OpenApiLinks on Effect 4", () => {
+  it("links the Effect 3 document's operations as Effect 3 did", () => {
+    const document = withoutLinks()
+    expect(JSON.stringify(document)).not.toContain("\"links\"")
+    expect(JSON.stringify(fixture)).toContain("\"links\"")
+    expect(OpenApiLinks.addLinks(document)).toEqual(fixture)
+    expect(OpenApiLinks.addLinks(withoutLinks())).toEqual(OpenApiLinks3.addLinks(withoutLinks()))
+  })
+
+  it("reads the same operations and created ids", () => {
+    const operations = OpenApiLinks.operationsOf(fixture)
+    const operations3 = OpenApiLinks3.operationsOf(fixture)
+    expect(operations.length).toBeGreaterThan(200)
+    expect(operations.map(({ id, path, pathIds }) => ({ id, path, pathIds }))).toEqual(
+      operations3.map(({ id, path, pathIds }: Effect3) => ({ id, path, pathIds }))
+    )
+    const team = { $ref: "#/components/schemas/TeamResponse" }
+    expect(OpenApiLinks.createdIds(fixture, team)).toEqual(OpenApiLinks3.createdIds(fixture, team))
+    expect(OpenApiLinks.createdIds(fixture, team)).toEqual([{ pointer: "/team/id", prefix: "tem" }])
+  })
+})
+
+// packages/schema/test/OpenApiLinks.test.ts, on Effect 4: the OpenAPI links from create operations. Each names an
+// operation that exists, gives every path parameter it takes, and takes each from where the created id (or the
+// create's own path parameter) really is, with the right TypeID prefix; every create operation whose answer carries
+// an id that other operations take links to them. (The document's JSON read through `get`, where the original read
+// it as `any`.)
+
+/** The member of `value` at `keys`, if any. */
+const get = (value: unknown, ...keys: ReadonlyArray<string>): unknown =>
+  keys.reduce<unknown>((node, key) => (typeof node === "object" && node !== null ? Reflect.get(node, key) : undefined), value)
+const entries = (value: unknown): Array<[string, unknown]> =>
+  typeof value === "object" && value !== null && !Array.isArray(value) ? Object.entries(value) : []
+const list = (value: unknown): ReadonlyArray<unknown> => (Array.isArray(value) ? value : [])
+
+const document: unknown = JSON.parse(JSON.stringify(openApiDocument()))
+
+const resolve = (schema: unknown): unknown => {
   if (schema === undefined) return undefined
-  if (typeof schema.$ref === "string") return resolve(document.components.schemas[schema.$ref.replace("#/components/schemas/", "")])
-  if (Array.isArray(schema.allOf) && schema.allOf.length === 1) return resolve(schema.allOf[0])
+  const ref = get(schema, "$ref")
+  if (typeof ref === "string") return resolve(get(document, "components", "schemas", ref.replace("#/components/schemas/", "")))
+  const allOf = get(schema, "allOf")
+  if (Array.isArray(allOf) && allOf.length === 1) return resolve(allOf[0])
   return schema
 }
 
-const operations = Object.entries<Json>(document.paths).flatMap(([path, item]) =>
-  Object.entries<Json>(item).map(([method, operation]) => ({ path, method, operation, id: operation.operationId as string }))
+const operations = entries(get(document, "paths")).flatMap(([path, item]) =>
+  entries(item).map(([method, operation]) => ({ path, method, operation, id: String(get(operation, "operationId")) }))
 )
 const byId = new Map(operations.map((entry) => [entry.id, entry]))
 
@@ -26,56 +65,57 @@ const byId = new Map(operations.map((entry) => [entry.id, entry]))
  * The TypeID prefix a parameter takes: from its schema's pattern, else from its documented example (the worker ids
  * of the spec are plain strings, but their example is a worker id).
  */
-const prefixOf = (parameter: Json): string | undefined => {
-  const pattern = resolve(parameter.schema)?.pattern
+const prefixOf = (parameter: unknown): string | undefined => {
+  const pattern = get(resolve(get(parameter, "schema")), "pattern")
   const fromPattern = typeof pattern === "string" ? /^\^([a-z]+)_\[0-7\]/.exec(pattern)?.[1] : undefined
-  const example = Object.values<Json>(parameter.examples ?? {})[0]?.value
+  const example = get(entries(get(parameter, "examples"))[0]?.[1], "value")
   return fromPattern ?? (typeof example === "string" ? /^([a-z]+)_[0-7][0-9a-hjkmnp-tv-z]{25}$/.exec(example)?.[1] : undefined)
 }
 
-const pathParameters = (operation: Json): Array<Json> => (operation.parameters ?? []).filter((p: Json) => p.in === "path")
+const pathParameters = (operation: unknown): Array<unknown> => list(get(operation, "parameters")).filter((p) => get(p, "in") === "path")
+const nameOf = (parameter: unknown) => String(get(parameter, "name"))
 
 /** The schema a JSON pointer (`/team/id`) names inside a response body schema. */
-const at = (schema: Json | undefined, pointer: string): Json | undefined =>
+const at = (schema: unknown, pointer: string): unknown =>
   pointer.split("/").slice(1).map((token) => token.replace(/~1/g, "/").replace(/~0/g, "~"))
-    .reduce<Json | undefined>((node, token) => resolve(resolve(node)?.properties?.[token]), schema)
+    .reduce<unknown>((node, token) => resolve(get(resolve(node), "properties", token)), schema)
 
-const creates = operations.filter(({ operation }) => operation.responses?.["201"]?.content?.["application/json"] !== undefined)
+const creates = operations.filter(({ operation }) => get(operation, "responses", "201", "content", "application/json") !== undefined)
 
 describe("the OpenAPI links", () => {
   it("name existing operations, give each of their path parameters, from where the id is", () => {
     const offenders: Array<string> = []
     let links = 0
     for (const create of creates) {
-      const response = create.operation.responses["201"]
-      const body = response.content["application/json"].schema
-      for (const [name, link] of Object.entries<Json>(response.links ?? {})) {
+      const response = get(create.operation, "responses", "201")
+      const body = get(response, "content", "application/json", "schema")
+      for (const [name, link] of entries(get(response, "links"))) {
         links++
         const where = `${create.id} → ${name}`
-        const target = byId.get(link.operationId)
+        const target = byId.get(String(get(link, "operationId")))
         if (target === undefined) {
-          offenders.push(`${where}: no operation ${link.operationId}`)
+          offenders.push(`${where}: no operation ${String(get(link, "operationId"))}`)
           continue
         }
         const takes = pathParameters(target.operation)
-        const given = Object.keys(link.parameters ?? {})
-        if (JSON.stringify(given.sort()) !== JSON.stringify(takes.map((p) => p.name).sort())) {
-          offenders.push(`${where}: gives ${given.join(", ")}; the operation takes ${takes.map((p) => p.name).join(", ")}`)
+        const given = Object.keys(get(link, "parameters") ?? {})
+        if (JSON.stringify(given.sort()) !== JSON.stringify(takes.map(nameOf).sort())) {
+          offenders.push(`${where}: gives ${given.join(", ")}; the operation takes ${takes.map(nameOf).join(", ")}`)
           continue
         }
         for (const parameter of takes) {
-          const value: string = link.parameters[parameter.name]
+          const value = String(get(link, "parameters", nameOf(parameter)))
           const expected = prefixOf(parameter)
           const fromBody = /^\$response\.body#(\/.*)$/.exec(value)?.[1]
           const fromPath = /^\$request\.path\.(\w+)$/.exec(value)?.[1]
           const source = fromBody !== undefined
             ? at(body, fromBody)
             : fromPath !== undefined
-            ? pathParameters(create.operation).find((p) => p.name === fromPath)
+            ? pathParameters(create.operation).find((p) => nameOf(p) === fromPath)
             : undefined
           const actual = source === undefined ? undefined : fromBody !== undefined ? prefixOf({ schema: source }) : prefixOf(source)
           if (expected === undefined || actual !== expected) {
-            offenders.push(`${where}: ${parameter.name} = ${value} is ${actual ?? "nothing"}, the parameter takes ${expected ?? "no id"}`)
+            offenders.push(`${where}: ${nameOf(parameter)} = ${value} is ${actual ?? "nothing"}, the parameter takes ${expected ?? "no id"}`)
           }
         }
       }
@@ -87,18 +127,18 @@ describe("the OpenAPI links", () => {
   it("lead from every create operation whose answer carries an id to the operations that take it", () => {
     const takenPrefixes = new Set(operations.flatMap(({ operation }) => pathParameters(operation).map(prefixOf)))
     const unlinked = creates.filter(({ operation }) => {
-      const body = resolve(operation.responses["201"].content["application/json"].schema)
+      const body = resolve(get(operation, "responses", "201", "content", "application/json", "schema"))
       // The resource's own `id`, or its members' (`{team: {id}}`, `{ok, item: {id}}`).
-      const ids = [body, ...Object.values<Json>(body?.properties ?? {}).map(resolve)]
-        .map((object) => prefixOf({ schema: object?.properties?.id ?? {} }))
+      const ids = [body, ...entries(get(body, "properties")).map(([, member]) => resolve(member))]
+        .map((object) => prefixOf({ schema: get(object, "properties", "id") ?? {} }))
         .filter((prefix) => prefix !== undefined && takenPrefixes.has(prefix))
-      return ids.length > 0 && Object.keys(operation.responses["201"].links ?? {}).length === 0
+      return ids.length > 0 && Object.keys(get(operation, "responses", "201", "links") ?? {}).length === 0
     })
     expect(unlinked.map(({ id }) => id)).toEqual([])
     // What the others create no operation takes by id: a plugin's or marketplace's entry, a runtime instance,
     // an SSO sign-in's intent (it comes back through the IdP's redirect, in `state`), a password reset link (a token
     // that goes into a request body, never a path).
-    expect(creates.filter(({ operation }) => operation.responses["201"].links === undefined).map(({ id }) => id).sort()).toEqual([
+    expect(creates.filter(({ operation }) => get(operation, "responses", "201", "links") === undefined).map(({ id }) => id).sort()).toEqual([
       "admin.issuePasswordReset",
       "marketplaces.addPlugin",
       "plugins.addConfigObject",
@@ -109,14 +149,14 @@ describe("the OpenAPI links", () => {
   })
 
   it("chain a team from its creation to the operations on it", () => {
-    const links = byId.get("teams.create")!.operation.responses["201"].links
-    expect(Object.fromEntries(Object.entries<Json>(links).map(([name, link]) => [name, link.parameters]))).toEqual({
+    const links = get(byId.get("teams.create")?.operation, "responses", "201", "links")
+    expect(Object.fromEntries(entries(links).map(([name, link]) => [name, get(link, "parameters")]))).toEqual({
       "teams.get": { teamId: "$response.body#/team/id" },
       "teams.update": { teamId: "$response.body#/team/id" },
       "teams.delete": { teamId: "$response.body#/team/id" },
       "teams.addMembers": { teamId: "$response.body#/team/id" }
     })
-    const grant = byId.get("plugins.pluginGrant")!.operation.responses["201"].links
-    expect(grant["plugins.pluginRevoke"].parameters).toEqual({ pluginId: "$request.path.pluginId", grantId: "$response.body#/item/id" })
+    const grant = get(byId.get("plugins.pluginGrant")?.operation, "responses", "201", "links")
+    expect(get(grant, "plugins.pluginRevoke", "parameters")).toEqual({ pluginId: "$request.path.pluginId", grantId: "$response.body#/item/id" })
   })
 })

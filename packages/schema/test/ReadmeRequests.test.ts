@@ -1,14 +1,15 @@
 /**
- * The request bodies the READMEs show (`curl -X POST …/v1/… -d '{…}'`) are requests the API reads: each decodes with
- * the payload schema of the operation it is sent to, so a README cannot drift from the schema it illustrates.
+ * packages/schema/test/ReadmeRequests.test.ts, on Effect 4. The request bodies the READMEs show (`curl -X POST
+ * …/v1/… -d '{…}'`) are requests the API reads: each decodes with the payload schema of the operation it is sent
+ * to, so a README cannot drift from the schema it illustrates.
  */
-import { HttpApi } from "@effect/platform"
-import { Api } from "@orgplane/schema"
-import { Either, Schema, SchemaAST as AST } from "effect"
+import { describe, expect, it } from "@effect/vitest"
+import { Result, Schema } from "effect"
+import { HttpApi } from "effect/http-api"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
-import { describe, expect, it } from "vitest"
+import { Api } from "../src/index.js"
 
 const root = Path.join(Path.dirname(fileURLToPath(import.meta.url)), "../../..")
 const readmes = [
@@ -22,17 +23,18 @@ const readmes = [
 /** Every `curl -X METHOD <host>/v1/… … -d '<json>'` of a README (a command may wrap across lines). */
 const curls = (file: string) =>
   [...Fs.readFileSync(Path.join(root, file), "utf8").matchAll(/curl -X (\w+) \S*?(\/v1\/[^\s`]*)[^`]*?-d\s+'([^']*)'/g)].map(
-    ([, method, path, body]) => ({ file, method: method!, path: path!, body: body! })
+    ([, method, path, body]) => ({ file, method: method ?? "", path: path ?? "", body: body ?? "" })
   )
 
-/** The payload schema of the operation a method and path go to. */
-const payloadOf = (method: string, path: string): AST.AST | undefined => {
-  let found: AST.AST | undefined
+/** The payload schema of the operation a method and path go to (its JSON body's; Effect 4 keeps one per media type). */
+const payloadOf = (method: string, path: string): Schema.Top | undefined => {
+  let found: Schema.Top | undefined
   HttpApi.reflect(Api, {
     onGroup() {},
     onEndpoint({ endpoint }) {
       const pattern = new RegExp(`^${endpoint.path.replace(/:\w+/g, "[^/]+")}$`)
-      if (endpoint.method === method && pattern.test(path) && endpoint.payloadSchema._tag === "Some") found = endpoint.payloadSchema.value.ast
+      const payload = endpoint.payload.get("application/json") ?? [...endpoint.payload.values()][0]
+      if (endpoint.method === method && pattern.test(path) && payload !== undefined) found = payload.schemas[0]
     }
   })
   return found
@@ -47,10 +49,11 @@ describe("the READMEs' request bodies", () => {
 
   it("decode with the schema of the operation they are sent to", () => {
     const offenders = requests.flatMap(({ body, file, method, path }) => {
-      const ast = payloadOf(method, path)
-      if (ast === undefined) return [`${file}: ${method} ${path} is no operation with a body`]
-      const read = Schema.decodeUnknownEither(Schema.make(ast))(JSON.parse(body))
-      return Either.isLeft(read) ? [`${file}: ${method} ${path} ${body}: ${read.left.message}`] : []
+      const schema = payloadOf(method, path)
+      if (schema === undefined) return [`${file}: ${method} ${path} is no operation with a body`]
+      const decoder: Schema.Codec<unknown, unknown> = Schema.make(schema.ast)
+      const read = Schema.decodeUnknownResult(decoder)(JSON.parse(body))
+      return Result.isFailure(read) ? [`${file}: ${method} ${path} ${body}: ${String(read.failure)}`] : []
     })
     expect(offenders).toEqual([])
   })

@@ -1,11 +1,93 @@
-/**
- * The one URL rule (`Urls.ts`) over a table of hostile inputs, each read by the WHATWG URL parser as browsers read it,
- * and every URL member of every request in the OpenAPI document stating it.
- */
-import * as Schema from "effect/Schema"
-import { OpenApi } from "@effect/platform"
-import { describe, expect, it } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
+import { Schema } from "effect"
+import { OpenApi } from "effect/http-api"
 import { Api, LogoUrl, RuntimeUrl, URL_RULE, urlPattern, urlProblem, type UrlRule } from "../src/index.js"
+import * as Urls from "../src/Urls.js"
+import { componentSchema, decode3, decode4, encode4, jsonSchema3Of, jsonSchemaOf } from "./differential.js"
+import { effect3 } from "./effect3.js"
+
+const Schema3 = effect3("effect/Schema")
+const Urls3 = effect3("Urls")
+
+const rules: ReadonlyArray<Urls.UrlRule> = (["https", "http", "loopback"] as const).flatMap((absolute) =>
+  [false, true].flatMap((path) => [false, true].map((query) => ({ absolute, path, query })))
+)
+
+const inputs = [
+  "https://example.com/logo.png",
+  "  https://example.com/logo.png\n",
+  "http://example.com/hook",
+  "http://127.0.0.1:8123/callback?code=1",
+  "http://localhost/cb",
+  "http://[::1]:9/x",
+  "http://evil.example/cb",
+  "/logos/acme.png",
+  "/logos/acme.png?size=2",
+  "//evil.example/x",
+  "/\\evil.example/x",
+  "/\t/evil.example",
+  "/a/../../b",
+  "/a/..//evil.example",
+  "https:///host",
+  "https://user:secret@example.com/",
+  "https://example.com/#fragment",
+  "HTTPS://example.com/",
+  "ftp://example.com/",
+  "https://exa mple.com/",
+  "https://example.com/\u0000",
+  "",
+  "   ",
+  `https://example.com/${"a".repeat(2048)}`,
+  `  https://example.com/${"a".repeat(2020)}  `,
+  "javascript:alert(1)",
+  "mailto:ada@acme.example"
+]
+
+describe("Urls on Effect 4", () => {
+  it("keeps the rule's words, checks and pattern", () => {
+    expect(Urls.URL_RULE).toBe(Urls3.URL_RULE)
+    expect(Urls.MAX_URL_CHARS).toBe(Urls3.MAX_URL_CHARS)
+    for (const rule of rules) {
+      expect(Urls.describeRule(rule)).toBe(Urls3.describeRule(rule))
+      expect(Urls.urlPattern(rule)).toBe(Urls3.urlPattern(rule))
+      for (const input of inputs) expect(Urls.urlProblem(input, rule), `${JSON.stringify(rule)} ${input}`).toBe(Urls3.urlProblem(input, rule))
+    }
+  })
+
+  it("takes and refuses the same URLs as the Effect 3 schema, trimmed, with the rule's message", () => {
+    for (const rule of rules) {
+      const port = Urls.UrlOf(rule, "A URL.", { refine: (text) => text.includes("forbidden") ? "must not be forbidden" : undefined })
+      const original = Urls3.UrlOf(rule, "A URL.", { refine: (text: string) => text.includes("forbidden") ? "must not be forbidden" : undefined })
+      for (const input of [...inputs, "https://example.com/forbidden", "/forbidden"]) {
+        const ported = decode4(port, input)
+        expect(ported.ok, `${JSON.stringify(rule)} ${JSON.stringify(input)}`).toBe(decode3(original, input).ok)
+        // The decoded side holds the rule too (constructors, Schema.is), as the Effect 3 refinement did.
+        expect(Schema.is(port)(input.trim())).toBe(Schema3.is(original)(input.trim()))
+        if (ported.ok) {
+          expect(ported.value).toBe(input.trim())
+          expect(encode4(port, ported.value)).toEqual({ ok: true, value: input.trim() })
+        } else {
+          const problem = Urls.urlProblem(input.trim(), rule) ?? "must not be forbidden"
+          expect(ported.message).toContain(problem)
+        }
+      }
+    }
+    // The one check the pattern cannot make: a path that leaves the server once resolved.
+    expect(decode4(Urls.UrlOf({ absolute: "https", path: true }, "Logo."), "/a/..//evil.example").ok).toBe(false)
+  })
+
+  it("gives the JSON Schema of the Effect 3 document", () => {
+    const suite = Urls.UrlOf({ absolute: "http" }, "An endpoint of the suite.", { identifier: "SuiteEndpointUrl" })
+    expect(jsonSchemaOf(suite)).toEqual(componentSchema("SuiteEndpointUrl"))
+    for (const rule of rules) {
+      expect(jsonSchemaOf(Urls.UrlOf(rule, "A URL."))).toEqual(jsonSchema3Of(Urls3.UrlOf(rule, "A URL.")))
+    }
+  })
+})
+
+// packages/schema/test/Urls.test.ts, on Effect 4: the one URL rule (`Urls.ts`) over a table of hostile inputs, each
+// read by the WHATWG URL parser as browsers read it, and every URL member of every request in the OpenAPI document
+// stating it.
 
 const LOGO: UrlRule = { absolute: "https", path: true }
 const CALLED: UrlRule = { absolute: "http" }
@@ -39,6 +121,16 @@ const hostilePaths = [
   "/%2E%2E//evil.example/x.png",
   "/logos/x.png#\\evil"
 ]
+
+type JsonSchema = { readonly [key: string]: unknown }
+
+const asJsonSchema = (value: unknown): JsonSchema => {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new Error(`not a JSON object: ${JSON.stringify(value)}`)
+  return Object.fromEntries(Object.entries(value))
+}
+const asArray = (value: unknown): ReadonlyArray<unknown> => (Array.isArray(value) ? value : [])
+const member = (value: unknown, key: string): unknown =>
+  typeof value === "object" && value !== null ? Reflect.get(value, key) : undefined
 
 describe("the URL rule", () => {
   it("refuses every path a browser could read as another host", () => {
@@ -140,13 +232,13 @@ describe("the URL rule", () => {
   })
 
   it("is the schemas' rule: trimmed first, then checked", () => {
-    const logo = Schema.decodeUnknownEither(LogoUrl)
-    expect(logo("  /logos/acme.png ")).toMatchObject({ _tag: "Right", right: "/logos/acme.png" })
-    expect(logo("/\\127.0.0.1:18163/x.png")._tag).toBe("Left")
-    expect(logo(" \t//evil.example/x.png")._tag).toBe("Left")
-    const runtime = Schema.decodeUnknownEither(RuntimeUrl)
-    expect(runtime("https://w.example.com/base/")._tag).toBe("Right")
-    expect(runtime("https://w.example.com/?x")._tag).toBe("Left")
+    const logo = Schema.decodeUnknownResult(LogoUrl)
+    expect(logo("  /logos/acme.png ")).toMatchObject({ _tag: "Success", success: "/logos/acme.png" })
+    expect(logo("/\\127.0.0.1:18163/x.png")._tag).toBe("Failure")
+    expect(logo(" \t//evil.example/x.png")._tag).toBe("Failure")
+    const runtime = Schema.decodeUnknownResult(RuntimeUrl)
+    expect(runtime("https://w.example.com/base/")._tag).toBe("Success")
+    expect(runtime("https://w.example.com/?x")._tag).toBe("Failure")
   })
 
   it("is stated by its pattern, which refuses what it can see of the hostile inputs", () => {
@@ -161,12 +253,10 @@ describe("the URL rule", () => {
   })
 })
 
-type JsonSchema = Record<string, any>
-
 describe("the OpenAPI document", () => {
-  const document = OpenApi.fromApi(Api) as unknown as JsonSchema
+  const document = asJsonSchema(JSON.parse(JSON.stringify(OpenApi.fromApi(Api))))
   const resolve = (schema: JsonSchema): JsonSchema =>
-    typeof schema.$ref === "string" ? resolve(document.components.schemas[schema.$ref.split("/").pop()!]) : schema
+    typeof schema.$ref === "string" ? resolve(asJsonSchema(member(member(document.components, "schemas"), schema.$ref.split("/").pop() ?? ""))) : schema
 
   /** Every string member of every request body and parameter, with where it is and its name. */
   const requestStrings = function*(): Generator<{ at: string; name: string; schema: JsonSchema }> {
@@ -176,17 +266,20 @@ describe("the OpenAPI document", () => {
       if (seen.has(own)) return
       seen.add(own)
       if (own.type === "string") yield { at, name, schema: own }
-      for (const [key, member] of Object.entries(own.properties ?? {})) yield* walk(member as JsonSchema, `${at}.${key}`, key)
-      if (own.items !== undefined) yield* walk(own.items, `${at}[]`, name)
-      for (const key of ["anyOf", "oneOf", "allOf"]) for (const member of own[key] ?? []) yield* walk(member, at, name)
-      if (typeof own.additionalProperties === "object") yield* walk(own.additionalProperties, `${at}{}`, name)
+      for (const [key, member] of Object.entries(asJsonSchema(own.properties ?? {}))) yield* walk(asJsonSchema(member), `${at}.${key}`, key)
+      if (own.items !== undefined) yield* walk(asJsonSchema(own.items), `${at}[]`, name)
+      for (const key of ["anyOf", "oneOf", "allOf"]) for (const member of asArray(own[key])) yield* walk(asJsonSchema(member), at, name)
+      if (typeof own.additionalProperties === "object") yield* walk(asJsonSchema(own.additionalProperties), `${at}{}`, name)
     }
-    for (const [path, item] of Object.entries<JsonSchema>(document.paths)) {
-      for (const [method, operation] of Object.entries<JsonSchema>(item)) {
-        if (typeof operation !== "object" || operation === null || !("responses" in operation)) continue
+    for (const [path, item] of Object.entries(asJsonSchema(document.paths))) {
+      for (const [method, value] of Object.entries(asJsonSchema(item))) {
+        if (typeof value !== "object" || value === null || !("responses" in value)) continue
+        const operation = asJsonSchema(value)
         const at = `${method.toUpperCase()} ${path}`
-        for (const parameter of operation.parameters ?? []) yield* walk(parameter.schema, `${at} ${parameter.in} ${parameter.name}`, parameter.name)
-        for (const content of Object.values<JsonSchema>(operation.requestBody?.content ?? {})) yield* walk(content.schema, `${at} body`, "")
+        for (const parameter of asArray(operation.parameters).map(asJsonSchema)) {
+          yield* walk(asJsonSchema(parameter.schema), `${at} ${String(parameter.in)} ${String(parameter.name)}`, String(parameter.name))
+        }
+        for (const content of Object.values(asJsonSchema(member(operation.requestBody, "content") ?? {}))) yield* walk(asJsonSchema(member(content, "schema")), `${at} body`, "")
       }
     }
   }

@@ -1,86 +1,112 @@
 /**
- * The orgplane server, composed: configuration → database → migrations → services → HTTP groups.
+ * The orgplane server, composed: configuration → database → migrations → HTTP groups.
  *
  * Three ways to run it:
  * - `layer(options)`: a standalone Node HTTP server (what `orgplane serve` runs);
  * - `makeWebHandler(options)`: a web-standard `(Request) => Promise<Response>` for any host;
  * - `makeNodeListener(options)`: a Node `(req, res)` listener to mount inside a host's own `http` server;
- * and `ApiLayer(options)` for Effect hosts that serve it with their own HttpServer.
+ * and `ApiLayer(options)` for Effect hosts that serve it with their own HttpServer (with `routerConfig`).
+ *
+ * On Effect 4 (issue 46) it serves `Api`, every group, behind the request edge (`HttpErrors`: the per-request log
+ * line, the request guard, the idempotency keys' middleware, the answers to unknown routes and refused requests)
+ * with the docs' routes, on the configured database, migrated, its keys checked and stored secrets upgraded
+ * (`StartupSecrets`). Each area's groups are built with `HttpErrors.group` over its services (`Groups`), behind
+ * authentication (the three middlewares, `identity/Authentication.ts`). Around the router (`Services`): the shared
+ * platform services (`Crypto`, `RateLimiter`, `Idempotency`, `AuditRecorder`, `IdGenerator`), the connectors' durable
+ * sync, the durable engine (`Durable.layer`, started once the server listens: `StartGate`) with the jobs on it, the
+ * code host's client, the DNS resolver, the areas' settings and the outbound guard (`OutboundLive`); and the
+ * operator's setup token (`OperatorSetup`). That is all of packages/server/src/Server.ts's composition; of what its
+ * groups do, the success responses' fast encoding is left (`ResponseEncoding`: platform/HttpErrors.ts says why).
  */
-import { HttpApiBuilder, HttpRouter, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Api } from "@orgplane/schema"
-import type { SqlClient } from "@effect/sql"
-import { Effect, Layer, ManagedRuntime } from "effect"
-import { type IncomingMessage, Server as NodeServer, type ServerOptions as NodeServerOptions, type ServerResponse } from "node:http"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Scope from "effect/Scope"
+import { HttpRouter, HttpServer } from "effect/http"
+import type * as SqlClient from "effect/sql/SqlClient"
+import { IncomingMessage, Server as NodeServer, type ServerOptions as NodeServerOptions, ServerResponse } from "node:http"
 import type { Socket } from "node:net"
+import { Api } from "./Api.js"
+import * as Authentication from "./identity/Authentication.js"
+import * as IdentityHttp from "./identity/Http.js"
 import * as AccountHttp from "./accounts/Http.js"
 import * as AdminHttp from "./admin/Http.js"
+import * as AuditHttp from "./audit/Http.js"
 import * as CatalogHttp from "./catalog/Http.js"
 import * as ConnectorsHttp from "./connectors/Http.js"
-import * as IdentityHttp from "./identity/Http.js"
+import * as SyncWorkflow from "./connectors/SyncWorkflow.js"
 import * as CodeHostConfig from "./integrations/codehost/CodeHostConfig.js"
 import * as GitHub from "./integrations/codehost/GitHub.js"
-import * as DnsConfig from "./integrations/dns/DnsConfig.js"
-import * as Resolver from "./integrations/dns/Resolver.js"
-import * as Authentication from "./identity/Authentication.js"
-import { Operator } from "./identity/Operator.js"
-import { UsersRepository } from "./identity/UsersRepository.js"
-import { migrations, migrationsUrl } from "./migrations/index.js"
-import * as Config from "./platform/Config.js"
-import * as Crypto from "./platform/Crypto.js"
-import { clientErrorListener } from "./platform/ClientErrors.js"
-import * as Database from "./platform/Database.js"
-import { DatabaseStatus } from "./platform/DatabaseStatus.js"
-import * as Docs from "./platform/Docs.js"
-import * as Durable from "./platform/Durable.js"
-import * as HttpErrors from "./platform/HttpErrors.js"
-import * as Idempotency from "./platform/Idempotency.js"
-import * as IdempotencyKeys from "./platform/IdempotencyKeys.js"
-import { IdGenerator } from "./platform/Ids.js"
-import * as InstanceSecrets from "./platform/InstanceSecrets.js"
-import { migrate } from "./platform/Migrator.js"
-import * as Outbound from "./platform/Outbound.js"
-import { expiryLayer as RateLimitsExpiry, RateLimiter } from "./platform/RateLimiter.js"
-import * as RequestLog from "./platform/RequestLog.js"
-import * as StoredSecrets from "./platform/StoredSecrets.js"
-import * as SsoHttp from "./sso/Http.js"
-import * as AuditHttp from "./audit/Http.js"
-import * as AuditStreamConfig from "./audit/StreamConfig.js"
-import { AuditRecorder } from "./platform/AuditRecorder.js"
+import * as InvitationsHttp from "./invitations/Http.js"
+import * as MembersHttp from "./members/Http.js"
+import * as DesktopPoliciesHttp from "./policies/Http.js"
 import * as ScimConnectionsHttp from "./scim/ConnectionsHttp.js"
 import * as ScimGroupsHttp from "./scim/GroupsHttp.js"
 import * as ScimUsersHttp from "./scim/UsersHttp.js"
 import * as SamlRefreshConfig from "./sso/SamlRefreshConfig.js"
-import * as MembersHttp from "./members/Http.js"
-import * as TeamsHttp from "./teams/Http.js"
-import * as InvitationsHttp from "./invitations/Http.js"
-import * as DesktopPoliciesHttp from "./policies/Http.js"
-import * as MemoryHttp from "./memory/Http.js"
-import * as TemplatesHttp from "./templates/Http.js"
-import * as TemplateSchemas from "./templates/SchemaRegistry.js"
-import * as SystemHttp from "./system/Http.js"
-import * as WorkersHttp from "./workers/Http.js"
-import * as WorkerActivityConfig from "./workers/ActivityConfig.js"
-import * as WorkerRuntimeConfig from "./workers/RuntimeConfig.js"
-import * as McpToolConfig from "./mcp/ToolConfig.js"
-import * as TelemetryHttp from "./telemetry/Http.js"
-import * as McpHttp from "./mcp/Http.js"
-import * as McpPresetsConfig from "./mcp/PresetsConfig.js"
+import * as SsoHttp from "./sso/Http.js"
+import * as AuditStreamConfig from "./audit/StreamConfig.js"
 import * as CapabilitiesHttp from "./capabilities/Http.js"
 import * as CapabilityConfig from "./capabilities/CapabilityConfig.js"
 import * as LlmProvidersHttp from "./llm/Http.js"
 import * as LlmConfig from "./llm/LlmConfig.js"
+import * as McpHttp from "./mcp/Http.js"
+import * as McpPresetsConfig from "./mcp/PresetsConfig.js"
+import * as McpToolConfig from "./mcp/ToolConfig.js"
+import * as MemoryHttp from "./memory/Http.js"
+import * as TeamsHttp from "./teams/Http.js"
+import * as TelemetryHttp from "./telemetry/Http.js"
+import * as TemplatesHttp from "./templates/Http.js"
+import * as TemplateSchemas from "./templates/SchemaRegistry.js"
+import * as WorkerActivityConfig from "./workers/ActivityConfig.js"
+import * as WorkersHttp from "./workers/Http.js"
+import * as WorkerRuntimeConfig from "./workers/RuntimeConfig.js"
+import { Operator } from "./identity/Operator.js"
+import { UsersRepository } from "./identity/UsersRepository.js"
+import * as Durable from "./platform/Durable.js"
 import { StartGate } from "./platform/DurableStartGate.js"
+import * as IdempotencyKeys from "./platform/IdempotencyKeys.js"
+import { migrations, migrationsUrl } from "./migrations/index.js"
+import { clientErrorListener } from "./platform/ClientErrors.js"
+import * as DnsConfig from "./integrations/dns/DnsConfig.js"
+import * as Resolver from "./integrations/dns/Resolver.js"
+import { AuditRecorder } from "./platform/AuditRecorder.js"
+import * as Config from "./platform/Config.js"
+import * as Crypto from "./platform/Crypto.js"
+import { IdGenerator } from "./platform/Ids.js"
+import * as Idempotency from "./platform/Idempotency.js"
+import { OutboundLive } from "./OutboundLayer.js"
+import { expiryLayer as RateLimitsExpiry, RateLimiter } from "./platform/RateLimiter.js"
+import * as StartupSecrets from "./platform/StartupSecrets.js"
+import * as Database from "./platform/Database.js"
+import { DatabaseStatus } from "./platform/DatabaseStatus.js"
+import * as Docs from "./platform/Docs.js"
+import * as HttpErrors from "./platform/HttpErrors.js"
+import { migrate } from "./platform/Migrator.js"
+import * as RequestLog from "./platform/RequestLog.js"
+import * as SystemHttp from "./system/Http.js"
+import { HttpApiBuilder } from "effect/http-api"
 
 /**
- * The settings as plain values (`databaseUrl: "postgres://..."`, `dataDir: "memory"`, `sessionTtl: "7 days"`), each
- * optional: what is left out comes from the environment (`DATABASE_URL`, `ORGPLANE_*`) or its default.
+ * The settings as plain values (`databaseUrl: "postgres://..."`, `dataDir: "memory"`, `port: 0`), each optional: what
+ * is left out comes from the environment (`DATABASE_URL`, `ORGPLANE_*`) or its default.
  */
-export type ServerOptions = Config.Options & CodeHostConfig.Options & DnsConfig.Options & WorkerRuntimeConfig.Options & WorkerActivityConfig.Options &
-  McpPresetsConfig.Options &
-  McpToolConfig.Options & CapabilityConfig.Options & TemplateSchemas.Options & LlmConfig.Options & SamlRefreshConfig.Options &
-  AuditStreamConfig.Options & {
+export type ServerOptions =
+  & Config.Options
+  & DnsConfig.Options
+  & WorkerRuntimeConfig.Options
+  & WorkerActivityConfig.Options
+  & McpPresetsConfig.Options
+  & McpToolConfig.Options
+  & CapabilityConfig.Options
+  & TemplateSchemas.Options
+  & LlmConfig.Options
+  & AuditStreamConfig.Options
+  & CodeHostConfig.Options
+  & SamlRefreshConfig.Options
+  & {
   /** The durable engine's settings (cluster tuning, table prefix, and with DATABASE_URL the runner's address). */
   readonly durable?: Durable.Options | undefined
   /**
@@ -88,73 +114,27 @@ export type ServerOptions = Config.Options & CodeHostConfig.Options & DnsConfig.
    * `pnpm orgplane` in a clone of the repository.
    */
   readonly cliCommand?: string | undefined
-  /** Replaces the database layer (tests use a template-loaded embedded database). */
+  /** Replaces the database layer (tests give a fresh database, or one behind a proxy). */
   readonly database?: Layer.Layer<SqlClient.SqlClient, unknown> | undefined
 }
 
 const Migrations = Layer.effectDiscard(migrate(migrations))
 
-/**
- * After the migrations, before serving: the keys checked against the database by reading the instance's cursor key
- * (made and stored encrypted on the first start; platform/InstanceSecrets.ts), so that a server without its keys or
- * with the wrong ones stops here; then stored secrets of the old unbound format rewritten bound to their rows
- * (platform/StoredSecrets.ts). Not migrations: migrations run without the keys, which only the configuration has.
- */
-const StartupSecrets = Layer.provideMerge(
-  Layer.effectDiscard(Effect.flatMap(Crypto.Crypto, (crypto) => StoredSecrets.upgradeV1(crypto.keyring))),
-  InstanceSecrets.cursorKeyLayer
-).pipe(Layer.provide(Crypto.layer))
-
-/** Shared infrastructure: services that any area may use. */
-const Platform = Layer.mergeAll(Crypto.layer, RateLimiter.layer, Idempotency.layer, AuditRecorder.layer).pipe(
-  Layer.provideMerge(IdGenerator.Live)
-)
-
-/** The database, migrated (the keys checked, stored secrets upgraded), with the configuration and the cursor key. */
+/** The database, migrated (the keys checked, stored secrets upgraded: `StartupSecrets`), with the configuration. */
 const Storage = (options: ServerOptions) => {
   const { database, ...overrides } = options
   const config = Config.layer(overrides)
   const db = (database ?? Database.layerWith({ memoryTemplate: { migrationsUrl, migrate: migrate(migrations) } })).pipe(Layer.provide(config))
-  return Layer.provideMerge(StartupSecrets, Layer.provideMerge(Migrations, Layer.merge(db, config)))
+  return Layer.provideMerge(StartupSecrets.layer, Layer.provideMerge(Migrations, Layer.merge(db, config)))
 }
 
 /**
- * The outbound guard, in private mode when configured, resolving user-supplied hosts through our DNS client when
- * DNS servers are named (otherwise the system's `dns.lookup`).
+ * Shared infrastructure: services that any area may use. `Crypto.layer` is the value StartupSecrets builds too, so
+ * one start makes one keyring (a `memory` database's key is made at start).
  */
-const OutboundLive = (options: ServerOptions) =>
-  Layer.unwrapEffect(Effect.gen(function*() {
-    const config = yield* Config.ServerConfig
-    const guard = Outbound.layer({ allowPrivate: config.outboundAllowPrivate })
-    if (!(yield* DnsConfig.serversNamed(options))) return guard
-    return guard.pipe(Layer.provide(Resolver.addressResolverLayer), Layer.provide(Resolver.layer), Layer.provide(DnsConfig.layer(options)))
-  }))
-
-/**
- * What reaches other systems: the outbound guard, GitHub's client (settings from `ORGPLANE_CODEHOST_*` with the
- * options on top), and the durable engine background work runs on.
- */
-const Integrations = (options: ServerOptions) =>
-  Layer.mergeAll(GitHub.layer, Durable.layer(options.durable ?? {}), Resolver.layer).pipe(
-    Layer.provideMerge(CodeHostConfig.layer(options)),
-    Layer.provideMerge(DnsConfig.layer(options)),
-    Layer.provideMerge(WorkerRuntimeConfig.layer(options)),
-    Layer.provideMerge(WorkerActivityConfig.layer(options)),
-    Layer.provideMerge(McpPresetsConfig.layer(options)),
-    Layer.provideMerge(McpToolConfig.layer(options)),
-    Layer.provideMerge(CapabilityConfig.layer(options)),
-    Layer.provideMerge(TemplateSchemas.layer(options)),
-    Layer.provideMerge(LlmConfig.layer(options)),
-    Layer.provideMerge(SamlRefreshConfig.layer(options)),
-    Layer.provideMerge(AuditStreamConfig.layer(options)),
-    Layer.provideMerge(OutboundLive(options))
-  )
-
-/**
- * The router's settings: a path parameter may be up to 1024 characters (the router's default, 100, answered 404 "no
- * route" for longer ones; suite message ids are about 150, and a too-long id must be the schema's 400).
- */
-const Routing = HttpRouter.setRouterConfig({ maxParamLength: 1024 })
+const Platform = Layer.mergeAll(Crypto.layer, RateLimiter.layer, Idempotency.layer, AuditRecorder.layer).pipe(
+  Layer.provideMerge(IdGenerator.layer)
+)
 
 /**
  * At start, while nothing names the instance's operator (`ORGPLANE_OPERATOR_ORGANIZATION_ID`, `ORGPLANE_SETUP_TOKEN`,
@@ -169,50 +149,97 @@ const OperatorSetup = (options: ServerOptions) =>
       yield* Effect.logInfo(
         `No organization operates this instance yet. Its operator, signed in as the owner of their organization, makes it the operator with \`${options.cliCommand ?? "orgplane"} admin claim-operator ${token.value}\` (or POST /v1/admin/operator with {"setupToken": …}) within 24 hours; the token works once. Or set ORGPLANE_OPERATOR_ORGANIZATION_ID.`
       )
-    }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("Could not make the instance's setup token; the next start makes one", cause)))
+    }).pipe(Effect.catchCause((cause) => Effect.logWarning("Could not make the instance's setup token; the next start makes one", cause)))
   ).pipe(Layer.provide(Operator.layer))
 
-/** The API's routes with every service they need, on the configured database. Needs an HttpServer to serve. */
-export const ApiLayer = (options: ServerOptions = {}) =>
-  Layer.mergeAll(HttpApiBuilder.api(Api), Docs.layer, HttpErrors.layer, IdempotencyKeys.expiryLayer, RateLimitsExpiry, OperatorSetup(options)).pipe(
-    Layer.provide([
-      SystemHttp.layer,
-      IdentityHttp.layer,
-      AccountHttp.layer,
-      AdminHttp.layer,
-      MembersHttp.layer,
-      TeamsHttp.layer,
-      InvitationsHttp.layer,
-      CatalogHttp.layer,
-      ConnectorsHttp.layer,
-      DesktopPoliciesHttp.layer,
-      SsoHttp.layer,
-      ScimConnectionsHttp.layer,
-      ScimUsersHttp.layer,
-      ScimGroupsHttp.layer,
-      WorkersHttp.layer,
-      MemoryHttp.layer,
-      TemplatesHttp.layer,
-      TelemetryHttp.layer,
-      McpHttp.layer,
-      CapabilitiesHttp.layer,
-      LlmProvidersHttp.layer,
-      AuditHttp.layer
-    ]),
-    Layer.provide(Authentication.layer),
-    Layer.provide(Platform),
-    Layer.provideMerge(Integrations(options)),
-    Layer.provideMerge(Storage(options)),
-    Layer.provideMerge(DatabaseStatus.layer),
-    Layer.provide(Routing)
+/** The areas' groups, each with its services. */
+const Groups = Layer.mergeAll(
+  SystemHttp.layer,
+  IdentityHttp.layer,
+  AccountHttp.layer,
+  AdminHttp.layer,
+  MembersHttp.layer,
+  TeamsHttp.layer,
+  InvitationsHttp.layer,
+  CatalogHttp.layer,
+  ConnectorsHttp.layer,
+  DesktopPoliciesHttp.layer,
+  SsoHttp.layer,
+  ScimConnectionsHttp.layer,
+  ScimUsersHttp.layer,
+  ScimGroupsHttp.layer,
+  WorkersHttp.layer,
+  MemoryHttp.layer,
+  TemplatesHttp.layer,
+  TelemetryHttp.layer,
+  McpHttp.layer,
+  CapabilitiesHttp.layer,
+  LlmProvidersHttp.layer,
+  AuditHttp.layer
+)
+
+/** The areas' settings, each from the options over the environment. */
+const AreaSettings = (options: ServerOptions) =>
+  Layer.mergeAll(
+    WorkerRuntimeConfig.layer(options),
+    WorkerActivityConfig.layer(options),
+    McpPresetsConfig.layer(options),
+    McpToolConfig.layer(options),
+    CapabilityConfig.layer(options),
+    TemplateSchemas.layer(options),
+    LlmConfig.layer(options),
+    AuditStreamConfig.layer(options),
+    SamlRefreshConfig.layer(options)
   )
 
-/** The address people type: a wildcard bind is reachable on loopback. */
-const publicUrl = (address: HttpServer.Address) => {
-  if (address._tag === "UnixAddress") return `http+unix://${address.path}`
-  const host = ["0.0.0.0", "::", "localhost"].includes(address.hostname) ? "127.0.0.1" : address.hostname
-  return `http://${host.includes(":") ? `[${host}]` : host}:${address.port}`
+/**
+ * The router's settings: a path parameter may be up to 1024 characters (the router's default, 100, answered 404 "no
+ * route" for longer ones; suite message ids are about 150, and a too-long id must be the schema's 400). Effect 4
+ * reads them where the router is made: `HttpRouter.serve` and `toWebHandler` take them as `routerConfig`.
+ */
+export const routerConfig = { maxParamLength: 1024 } as const
+
+/**
+ * What the routes run on: the connectors' durable sync, the shared platform services, the durable engine, the areas' settings, the outbound guard
+ * and the configured database, migrated, with its status. Handlers read these per request (Effect 4 types what a
+ * handler needs as the request's), so the standalone server provides them around the router, not inside it.
+ */
+const Services = (options: ServerOptions) =>
+  SyncWorkflow.layer.pipe(
+    Layer.provideMerge(Platform),
+    Layer.provideMerge(Layer.mergeAll(Durable.layer(options.durable ?? {}), GitHub.layer, Resolver.layer)),
+    Layer.provideMerge(Layer.mergeAll(AreaSettings(options), CodeHostConfig.layer(options), DnsConfig.layer(options))),
+    Layer.provideMerge(OutboundLive(options)),
+    Layer.provideMerge(Storage(options)),
+    Layer.provideMerge(DatabaseStatus.layer)
+  )
+
+/**
+ * The API's routes and the docs', behind the request edge (`HttpErrors.serverLayer`: the router's global middleware,
+ * so it runs before routing), with the jobs that run beside them (the expiry of idempotency keys and rate limits, the
+ * operator's setup token): on `Services`.
+ */
+const Routes = (options: ServerOptions) =>
+  Layer.mergeAll(HttpApiBuilder.layer(Api), Docs.layer, IdempotencyKeys.expiryLayer, RateLimitsExpiry, OperatorSetup(options)).pipe(
+    Layer.provide(Groups),
+    Layer.provide(Authentication.layer),
+    Layer.provideMerge(HttpErrors.serverLayer(Api))
+  )
+
+/**
+ * The API's routes and the docs' with every service they need, on the configured database, behind the request edge:
+ * for an Effect host to serve with its own HttpServer, `HttpRouter.serve(ApiLayer(options), { routerConfig })`. The
+ * services are built once (`provideMerge`) and handed to each request as well (`provideRequest` finds them built in
+ * the same layer build), since Effect 4 types what a handler needs as the request's.
+ */
+export const ApiLayer = (options: ServerOptions = {}) => {
+  const services = Services(options)
+  return Routes(options).pipe(HttpRouter.provideRequest(services), Layer.provideMerge(services))
 }
+
+/** The address people type: a wildcard bind is reachable on loopback. */
+const publicUrl = (address: HttpServer.HttpServer["Service"]["address"]) =>
+  HttpServer.formatAddress(address).replace(/\/$/, "").replace(/^(http:\/\/)(0\.0\.0\.0|\[::\]|localhost)(?=:)/, "$1127.0.0.1")
 
 /**
  * Once listening: where the server and its API reference are, and on an instance without accounts how to create
@@ -247,9 +274,31 @@ class GracefulServer extends NodeServer {
   /** Open connections, with how many of their requests await an answer. */
   readonly #awaiting = new Map<Socket, number>()
   #closing = false
+  /**
+   * Requests Node emitted after the server started listening and before the app's listener was attached, in order,
+   * while `holdEarlyRequests` asks for it (`layer` does); `undefined` otherwise. `NodeHttpServer` listens, then
+   * `serve` attaches the listener a few scheduler turns later: a request parsed in between would have no one to
+   * answer it and wait forever. It is held, and handed to the app when its listener comes (the first `request`
+   * listener added while listening: ours and a watcher's are added before). A host that attaches its own listener
+   * before listening (`createHttpServer().on("request", …)`) holds nothing.
+   */
+  #early: Array<readonly [IncomingMessage, ServerResponse]> | undefined = undefined
+
+  /** Holds the requests that come after listening until a `request` listener is added (see `#early`). */
+  holdEarlyRequests(): this {
+    if (!this.listening) this.#early = []
+    return this
+  }
 
   constructor(options: NodeServerOptions) {
     super(options)
+    this.on("newListener", (event: string | symbol) => {
+      const early = this.#early
+      if (event !== "request" || !this.listening || early === undefined) return
+      this.#early = undefined
+      // After the listener is added (`newListener` comes before), and the ones `serve` adds with it.
+      if (early.length > 0) process.nextTick(() => early.forEach(([request, response]) => this.emit("request", request, response)))
+    })
     this.on("connection", (socket: Socket) => {
       this.#awaiting.set(socket, 0)
       socket.once("close", () => this.#awaiting.delete(socket))
@@ -264,6 +313,17 @@ class GracefulServer extends NodeServer {
         if (this.#closing && left === 1) socket.end()
       })
     })
+  }
+
+  override emit(event: string, ...args: Array<unknown>): boolean {
+    if (event === "request" && this.#early !== undefined && this.listening) {
+      const [request, response] = args
+      if (request instanceof IncomingMessage && response instanceof ServerResponse) {
+        this.#early.push([request, response])
+        return true
+      }
+    }
+    return super.emit(event, ...args)
   }
 
   override close(callback?: (error?: Error) => void): this {
@@ -290,33 +350,71 @@ export const createHttpServer = (): NodeServer =>
   new GracefulServer({ keepAliveTimeout: 65_000 }).on("clientError", clientErrorListener)
 
 /**
- * A standalone HTTP server on the configured host and port, logging with the configured logger: one line per
- * request, written by the API's middleware (`HttpErrors.layer`), so the embedded modes log the same way.
+ * `server`, made to hold the requests that reach it between listening and its first `request` listener, when it is
+ * one `createHttpServer` made (what `layer` does with the server it listens with; a host's own server is left as it is).
  */
-export const layer = (options: ServerOptions = {}) =>
-  Layer.unwrapEffect(
-    Effect.map(Config.ServerConfig, (settings) =>
-      Layer.merge(HttpApiBuilder.serve(), Started(options)).pipe(
-        Layer.provide(NodeHttpServer.layer(createHttpServer, { port: settings.port, host: settings.host }))
-      ))
-  ).pipe(Layer.provide(ApiLayer(options)), Layer.provide(RequestLog.layer(options)), Layer.provide(StartGate.layer))
+export const holdEarlyRequests = (server: NodeServer): NodeServer => server instanceof GracefulServer ? server.holdEarlyRequests() : server
 
-/** A web-standard handler, for hosts built on `fetch` (or any framework with Request/Response). */
+/**
+ * A standalone HTTP server on the configured host and port, logging with the configured logger: one line per
+ * request, written by the request edge (`HttpErrors`), so the embedded modes log the same way. Its `HttpServer` says
+ * the address it listens on. `makeServer` makes the Node server it listens with (`createHttpServer` by default): a
+ * host's own, say, or one the tests watch (every answer held to the OpenAPI document).
+ */
+export const layer = (options: ServerOptions = {}, makeServer: () => NodeServer = createHttpServer) =>
+  Layer.unwrap(
+    Effect.map(Config.ServerConfig, (settings) =>
+      Started(options).pipe(
+        Layer.provideMerge(Serving(options, makeServer, { port: settings.port, host: settings.host })),
+        Layer.provideMerge(Services(options)),
+        Layer.provideMerge(StartGate.layer)
+      ))
+  ).pipe(Layer.provide(Config.layer(options)), Layer.provide(RequestLog.layer(options)))
+
+/**
+ * The routes on Node's server: built first (the groups, the docs, the setup token), then the server listens and
+ * serves them. `HttpRouter.serve` would listen first and build the routes after: a request taken meanwhile had no
+ * listener, and was never answered. The few scheduler turns left between listening and `serve` attaching its
+ * listener are covered by `GracefulServer`, which holds such a request for it.
+ */
+const Serving = (options: ServerOptions, makeServer: () => NodeServer, listen: { readonly port: number; readonly host: string }) =>
+  Layer.unwrap(
+    Effect.map(
+      HttpRouter.toHttpEffect(Routes(options)).pipe(Effect.provideService(HttpRouter.RouterConfig, routerConfig)),
+      (app) => HttpServer.serve(app).pipe(Layer.provideMerge(NodeHttpServer.layer(() => holdEarlyRequests(makeServer()), listen)))
+    )
+  ).pipe(Layer.provideMerge(NodeHttpServer.layerHttpServices))
+
+/**
+ * A web-standard handler, for hosts built on `fetch` (or any framework with Request/Response). The logger is merged
+ * into what the handler runs with: the request edge (the router's global middleware) runs in the handler's context,
+ * not in the one the groups were built in.
+ */
 export const makeWebHandler = (options: ServerOptions = {}) =>
-  HttpApiBuilder.toWebHandler(
-    Layer.mergeAll(ApiLayer(options), HttpServer.layerContext).pipe(Layer.provide(RequestLog.layer(options)))
-  )
+  HttpRouter.toWebHandler(ApiLayer(options).pipe(Layer.provide(HttpServer.layerServices), Layer.provideMerge(RequestLog.layer(options))), {
+    disableLogger: true,
+    routerConfig
+  })
 
 /** A Node `http` request listener, to mount under a host app's own server. Call `dispose` on shutdown. */
 export const makeNodeListener = async (options: ServerOptions = {}): Promise<{
   readonly listener: (request: IncomingMessage, response: ServerResponse) => void
   readonly dispose: () => Promise<void>
 }> => {
-  const runtime = ManagedRuntime.make(
-    Layer.mergeAll(ApiLayer(options), HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer, NodeHttpServer.layerContext).pipe(
-      Layer.provide(RequestLog.layer(options))
+  // The services in the runtime, the routes in the listener's scope: what a handler reads per request is the runtime's.
+  const runtime = ManagedRuntime.make(Layer.mergeAll(NodeHttpServer.layerHttpServices, RequestLog.layer(options), Services(options)))
+  const scope = Scope.makeUnsafe()
+  try {
+    const listener = await runtime.runPromise(
+      Effect.flatMap(HttpRouter.toHttpEffect(Routes(options)), (httpEffect) => NodeHttpServer.makeHandler(httpEffect, { scope })).pipe(
+        Scope.provide(scope),
+        Effect.provideService(HttpRouter.RouterConfig, routerConfig)
+      )
     )
-  )
-  const listener = await runtime.runPromise(Effect.flatMap(HttpApiBuilder.httpApp, NodeHttpServer.makeHandler))
-  return { listener, dispose: () => runtime.dispose() }
+    return { listener, dispose: () => Effect.runPromise(Scope.close(scope, Exit.void)).then(() => runtime.dispose()) }
+  } catch (error) {
+    await Effect.runPromise(Scope.close(scope, Exit.void))
+    await runtime.dispose()
+    throw error
+  }
 }

@@ -1,3 +1,7 @@
+/**
+ * @orgplane/server: the server's public names (the first block), with the namespaces the CLI's commands use beside
+ * them.
+ */
 export { ApiLayer, createHttpServer, layer, makeNodeListener, makeWebHandler, type ServerOptions, shutdownGraceMillis } from "./Server.js"
 export { clientErrorListener } from "./platform/ClientErrors.js"
 export { routes as docsRoutes } from "./platform/Docs.js"
@@ -15,3 +19,8 @@ export * as StoredSecrets from "./platform/StoredSecrets.js"
 export * as TelemetryPartitions from "./telemetry/Partitions.js"
 export { audit as AuditPartitions } from "./audit/Partitions.js"
 export * as MachineRecovery from "./identity/MachineRecovery.js"
+
+export * as Server from "./Server.js"
+export { Api } from "./Api.js"
+export * as Config from "./platform/Config.js"
+export * as DatabaseStatus from "./platform/DatabaseStatus.js"

@@ -1,61 +1,70 @@
 /**
- * Capability passthroughs over HTTP, against real fakes on loopback: FakeOAuth as each suite's authorization server,
- * FakeSuites' Graph mail and Google Calendar APIs. The admin's client configuration, a member's connect flow end to
- * end (PKCE, signed state, callback), status and disconnect; the three capabilities and every bound; each way to
- * `needs_connection`; refresh before expiry, a 401 renewed once, `invalid_grant`, and the refresh race (Postgres);
- * upstream failures (429, 5xx, slow, hang, oversized, not JSON, a reset after the write) and what each answers.
+ * The capabilities area's services on a fresh migrated database (the embedded one, or Postgres with DATABASE_URL),
+ * against real counterparts on loopback (testkit's FakeOAuth as each suite's authorization server, FakeSuites' Graph
+ * mail and Google Calendar APIs), without HTTP: the storage (clients, credentials with compare-and-set,
+ * authorizations, tenancy), the admins' OAuth clients, a member's connection end to end (PKCE, signed state,
+ * callback, tokens stored encrypted), the three capabilities, each way to `needs_connection`, a 401 renewed once,
+ * and the upstream failures' answers; the messages are the Effect 3 original's, word for word.
  */
-import type { Suite } from "@orgplane/schema"
-import { FakeOAuth, FakeSuites, Http, TestDatabase, TestServer } from "@orgplane/testkit"
-import { Effect } from "effect"
+import { afterAll, beforeAll, expect, layer } from "@effect/vitest"
+import { type MemberContext, MembershipId, type Suite, type SuiteClientRequest } from "@orgplane/schema"
+import * as ConfigProvider from "effect/ConfigProvider"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as SqlClient from "effect/sql/SqlClient"
 import * as NodeCrypto from "node:crypto"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as FakeOAuth from "../../../packages/testkit/src/FakeOAuth.js"
+import * as FakeSuites from "../../../packages/testkit/src/FakeSuites.js"
+import { Capabilities } from "../src/capabilities/Capabilities.js"
+import * as CapabilityConfig from "../src/capabilities/CapabilityConfig.js"
+import { SuiteClients } from "../src/capabilities/SuiteClients.js"
+import { SuiteConnections } from "../src/capabilities/SuiteConnections.js"
+import { SuiteRepository } from "../src/capabilities/SuiteRepository.js"
+import { excerpt } from "../src/capabilities/Upstream.js"
+import * as Config from "../src/platform/Config.js"
 import * as Crypto from "../src/platform/Crypto.js"
-import { bind, type Binding, bindTokens, SecretColumns, SuiteTokens } from "../src/platform/SecretColumns.js"
+import * as Outbound from "../src/platform/Outbound.js"
+import { bind, bindTokens, SecretColumns, SuiteTokens } from "../src/platform/SecretColumns.js"
+import * as Db from "./support/IdentityDatabase.js"
+import * as Members from "./support/Members.js"
+import * as TestDatabase from "./support/TestDatabase.js"
 
 const KEYS = `test:${NodeCrypto.randomBytes(32).toString("base64")}`
-const crypto = await Effect.runPromise(Crypto.make({ passwordCost: 10, keys: Crypto.parseKeys(KEYS) }))
-const decrypt = (text: string, binding: Binding) => Effect.runSync(crypto.decrypt(text, binding))
-
-const CALLBACK_PATH = "/v1/capabilities/oauth/callback"
+const BASE_URL = "http://127.0.0.1:9"
+const CALLBACK = `${BASE_URL}/v1/capabilities/oauth/callback`
 const GOOGLE_EVENTS = "https://www.googleapis.com/auth/calendar.events"
 const SCOPES = ["offline_access", "Mail.ReadWrite", "Mail.Read", GOOGLE_EVENTS]
 
-let server: Awaited<ReturnType<typeof TestServer.startSharingDatabase>>
 let oauth: FakeOAuth.FakeOAuth
 let mail: FakeSuites.FakeMail
 let calendar: FakeSuites.FakeCalendar
-/** One organization per test that configures clients, so tests do not share connections. */
-type Org = Awaited<ReturnType<typeof Http.staffed>>
-let other: Org
-
 beforeAll(async () => {
-  server = await TestServer.startSharingDatabase({ outboundAllowPrivate: true, encryptionKeys: KEYS, capabilityTimeout: "1 second" })
   oauth = await FakeOAuth.start({ dynamicRegistration: false, accessTokenLifetimeSeconds: 3600, scopesSupported: SCOPES })
   mail = await FakeSuites.startMail({ verifyToken: oauth.verifyAccessToken })
   calendar = await FakeSuites.startCalendar({ verifyToken: oauth.verifyAccessToken })
-  oauth.addClient({
-    client_id: "suite-client",
-    client_secret: "suite-secret",
-    redirect_uris: [`${server.url}${CALLBACK_PATH}`],
-    token_endpoint_auth_method: "client_secret_post"
-  })
-  other = await Http.staffed(server.url, "Other")
+  oauth.addClient({ client_id: "suite-client", client_secret: "suite-secret", redirect_uris: [CALLBACK], token_endpoint_auth_method: "client_secret_post" })
 })
 afterAll(async () => {
   await mail?.close()
   await calendar?.close()
   await oauth?.close()
-  await server?.close()
 })
 
-const call = (method: string, path: string, options: Http.Options = {}) => Http.request(server.url, method, path, options)
-const ok = Http.expectStatus
+const services = Layer.mergeAll(Capabilities.layer, SuiteClients.layer, SuiteConnections.layer, SuiteRepository.layer).pipe(
+  Layer.provide([
+    Layer.effect(Crypto.Crypto, Crypto.make({ passwordCost: 10, keys: Crypto.parseKeys(KEYS) })),
+    Outbound.layer({ allowPrivate: true }),
+    CapabilityConfig.layer({ capabilityTimeout: "1 second" }),
+    Config.layer({ outboundAllowPrivate: true }).pipe(
+      Layer.provide(Layer.succeed(ConfigProvider.ConfigProvider, ConfigProvider.fromEnv({ env: {} })))
+    )
+  ])
+)
+const testLayer = Layer.provideMerge(services, Layer.merge(Db.layer, Layer.effect(Crypto.Crypto, Crypto.make({ passwordCost: 10, keys: Crypto.parseKeys(KEYS) }))))
 
-let orgs = 0
-const newOrg = () => Http.staffed(server.url, `Suite org ${++orgs}`)
-
-const clientBody = (suite: Suite, overrides: Record<string, unknown> = {}) => ({
+const clientBody = (suite: Suite, overrides: Partial<SuiteClientRequest> = {}): SuiteClientRequest => ({
   clientId: "suite-client",
   clientSecret: "suite-secret",
   features: suite === "suite-a" ? ["mailDraft", "mailRead"] : ["calendarWrite"],
@@ -65,567 +74,358 @@ const clientBody = (suite: Suite, overrides: Record<string, unknown> = {}) => ({
   ...overrides
 })
 
-const configure = async (org: Org, suite: Suite, overrides: Record<string, unknown> = {}) =>
-  ok("configuring", await call("PUT", `/v1/capabilities/${suite}/client`, { token: org.owner.token, body: clientBody(suite, overrides) }), 200)
+/** An organization with an owner and a member, their rows stored. */
+const staffed = Effect.fn("test.staffed")(function*() {
+  const organization = Members.organization("team")
+  const owner = Members.member(organization, "owner")
+  const member = Members.member(organization, "member")
+  yield* Members.seed(owner, member)
+  return { organization, owner, member }
+})
 
-const connect = (token: string, suite: Suite) => call("POST", `/v1/capabilities/${suite}/connection/connect`, { token })
-
-/** Opens the authorization URL as a browser would (FakeOAuth auto-approves); the callback URL it redirects to. */
-const authorize = async (authorizeUrl: string) => {
-  const answer = await fetch(authorizeUrl, { redirect: "manual" })
-  expect(answer.status).toBe(302)
-  const location = new URL(answer.headers.get("location")!)
-  expect(`${location.origin}${location.pathname}`).toBe(`${server.url}${CALLBACK_PATH}`)
-  return location
-}
-
-const followCallback = (location: URL) => call("GET", `${location.pathname}${location.search}`)
+/** Opens the authorization URL as a browser would (FakeOAuth auto-approves); the callback's query. */
+const authorizeInBrowser = (authorizeUrl: string) =>
+  Effect.promise(async () => {
+    const answer = await fetch(authorizeUrl, { redirect: "manual" })
+    expect(answer.status).toBe(302)
+    const location = new URL(answer.headers.get("location") ?? "")
+    expect(`${location.origin}${location.pathname}`).toBe(CALLBACK)
+    return { code: location.searchParams.get("code") ?? "", state: location.searchParams.get("state") ?? "" }
+  })
 
 /** connect → authorize → callback, for one member and suite. */
-const connectFully = async (token: string, suite: Suite) => {
-  const started = ok("connect", await connect(token, suite), 200)
+const connectFully = Effect.fn("test.connectFully")(function*(member: MemberContext, suite: Suite) {
+  const connections = yield* SuiteConnections
+  const started = yield* connections.connect(member, suite, BASE_URL)
   expect(started.status).toBe("needs_auth")
-  return ok("callback", await followCallback(await authorize(started.authorizeUrl)), 200)
-}
-
-const credential = async (org: Org, suite: Suite, membershipId: string) => {
-  const rows = await server.sql((sql) =>
-    sql<{
-      accessTokenCiphertext: string
-      refreshTokenCiphertext: string | null
-      credentialVersion: number
-      credentialHealth: string
-      credentialHealthReason: string | null
-      grantedScopes: ReadonlyArray<string>
-    }>`SELECT access_token_ciphertext, refresh_token_ciphertext, credential_version, credential_health, credential_health_reason, granted_scopes
-       FROM suite_credentials WHERE organization_id = ${org.organizationId} AND suite = ${suite} AND membership_id = ${membershipId}`
-  )
-  return rows[0] === undefined ? undefined : { ...rows[0], at: bindTokens(SuiteTokens, org.organizationId, suite, membershipId) }
-}
-
-const expireSoon = (org: Org, suite: Suite) =>
-  server.sql((sql) =>
-    sql`UPDATE suite_credentials SET token_expires_at = now() + interval '10 seconds'
-        WHERE organization_id = ${org.organizationId} AND suite = ${suite}`
-  )
-
-const tokenRequests = (grant: string) => oauth.requests.filter((request) => request.path === "/token" && request.params.grant_type === grant)
-
-const draft = (token: string, body: unknown) => call("POST", "/v1/capabilities/suite-a/mail-drafts", { token, body })
-const meet = (token: string, eventId: string, createMeetLink = true) =>
-  call("PATCH", `/v1/capabilities/suite-b/calendar-event/${encodeURIComponent(eventId)}`, { token, body: { createMeetLink } })
+  return yield* connections.callback(yield* authorizeInBrowser(started.authorizeUrl ?? ""))
+})
 
 /** An organization with both suites configured and its member connected to both. */
-const connectedOrg = async () => {
-  const org = await newOrg()
-  await configure(org, "suite-a")
-  await configure(org, "suite-b")
-  await connectFully(org.member.token, "suite-a")
-  await connectFully(org.member.token, "suite-b")
+const connectedOrg = Effect.fn("test.connectedOrg")(function*() {
+  const org = yield* staffed()
+  const clients = yield* SuiteClients
+  yield* clients.put(org.owner, "suite-a", clientBody("suite-a"), BASE_URL)
+  yield* clients.put(org.owner, "suite-b", clientBody("suite-b"), BASE_URL)
+  yield* connectFully(org.member, "suite-a")
+  yield* connectFully(org.member, "suite-b")
   return org
-}
-
-describe("the suites' OAuth clients", () => {
-  it("owners and admins configure them; the secret is encrypted and never answered; members are refused", async () => {
-    const org = await newOrg()
-    expect(ok("none yet", await call("GET", "/v1/capabilities/suite-a/client", { token: org.admin.token }), 404).error).toBe("suite_client_not_found")
-    const client = await configure(org, "suite-a", { tenant: "contoso.example" })
-    expect(client).toMatchObject({
-      suite: "suite-a",
-      clientId: "suite-client",
-      hasClientSecret: true,
-      tenant: "contoso.example",
-      features: ["mailDraft", "mailRead"],
-      tokenEndpoint: `${oauth.url}/token`,
-      apiBaseUrl: mail.url,
-      redirectUri: `${server.url}${CALLBACK_PATH}`,
-      scopes: ["offline_access", "Mail.ReadWrite", "Mail.Read"],
-      updatedByOrgMembershipId: org.owner.membership.id
-    })
-    expect(JSON.stringify(client)).not.toContain("suite-secret")
-    const rows = await server.sql((sql) =>
-      sql<{ clientSecretCiphertext: string }>`SELECT client_secret_ciphertext FROM suite_clients WHERE organization_id = ${org.organizationId}`
-    )
-    expect(rows[0]!.clientSecretCiphertext).not.toContain("suite-secret")
-    expect(decrypt(rows[0]!.clientSecretCiphertext, bind(SecretColumns.suiteClientSecret, org.organizationId, "suite-a"))).toBe("suite-secret")
-
-    // Omitting the secret keeps it; null removes it.
-    const { clientSecret: _, ...withoutSecret } = clientBody("suite-a")
-    expect(ok("keep", await call("PUT", "/v1/capabilities/suite-a/client", { token: org.admin.token, body: withoutSecret }), 200).hasClientSecret).toBe(true)
-    expect(
-      ok("remove", await call("PUT", "/v1/capabilities/suite-a/client", { token: org.admin.token, body: { ...withoutSecret, clientSecret: null } }), 200)
-        .hasClientSecret
-    ).toBe(false)
-
-    // Defaults: suite-a's endpoints follow the tenant.
-    const defaults = ok("defaults", await call("PUT", "/v1/capabilities/suite-a/client", {
-      token: org.owner.token,
-      body: { clientId: "x", features: ["mailRead"] }
-    }), 200)
-    expect(defaults).toMatchObject({
-      tenant: null,
-      authorizationEndpoint: "https://login.microsoftonline.com/organizations/oauth2/v2.0/authorize",
-      tokenEndpoint: "https://login.microsoftonline.com/organizations/oauth2/v2.0/token",
-      apiBaseUrl: "https://graph.microsoft.com/v1.0",
-      scopes: ["offline_access", "Mail.Read"]
-    })
-
-    expect(ok("member", await call("PUT", "/v1/capabilities/suite-b/client", { token: org.member.token, body: clientBody("suite-b") }), 403).reason)
-      .toBe("insufficient_role")
-    expect(ok("member reads", await call("GET", "/v1/capabilities/suite-a/client", { token: org.member.token }), 403).reason).toBe("insufficient_role")
-    expect(ok("other org", await call("GET", "/v1/capabilities/suite-a/client", { token: other.owner.token }), 404).error).toBe("suite_client_not_found")
-    expect(ok("delete", await call("DELETE", "/v1/capabilities/suite-a/client", { token: org.owner.token }), 200)).toEqual({ ok: true })
-    expect(ok("again", await call("DELETE", "/v1/capabilities/suite-a/client", { token: org.owner.token }), 404).error).toBe("suite_client_not_found")
-  })
-
-  it("refuses features of the other suite, repeats, a tenant on suite-b, unknown suites and members", async () => {
-    const org = await newOrg()
-    const put = (suite: string, body: unknown) => call("PUT", `/v1/capabilities/${suite}/client`, { token: org.owner.token, body })
-    expect(ok("other suite's feature", await put("suite-b", clientBody("suite-b", { features: ["mailDraft"] })), 400).details[0].path).toEqual(["features", 0])
-    expect(ok("repeat", await put("suite-a", clientBody("suite-a", { features: ["mailRead", "mailRead"] })), 400).details[0].path).toEqual(["features", 1])
-    expect(ok("tenant", await put("suite-b", clientBody("suite-b", { tenant: "contoso.example" })), 400).details[0].path).toEqual(["tenant"])
-    expect(ok("unknown suite", await put("suite-c", clientBody("suite-a")), 400).error).toBe("invalid_request")
-    expect(ok("unknown member", await put("suite-a", { ...clientBody("suite-a"), scope: "x" }), 400).error).toBe("invalid_request")
-    expect(ok("bad url", await put("suite-a", clientBody("suite-a", { tokenEndpoint: "ftp://x" })), 400).error).toBe("invalid_request")
-    expect(ok("nothing written", await call("GET", "/v1/capabilities/suite-a/client", { token: org.owner.token }), 404).error)
-      .toBe("suite_client_not_found")
-  })
-
-  it("a new client id drops every member's connection; a change of features does not", async () => {
-    const org = await newOrg()
-    await configure(org, "suite-a")
-    await connectFully(org.member.token, "suite-a")
-    await configure(org, "suite-a", { features: ["mailRead"] })
-    expect(await credential(org, "suite-a", org.member.membership.id)).toBeDefined()
-    await configure(org, "suite-a", { clientId: "another-client" })
-    expect(await credential(org, "suite-a", org.member.membership.id)).toBeUndefined()
-  })
 })
 
-describe("a member's connection", () => {
-  it("connects end to end: PKCE S256, the enabled features' scopes, tokens stored encrypted; status and disconnect", async () => {
-    const org = await newOrg()
-    const before = ok("status", await call("GET", "/v1/capabilities/suite-a/connection", { token: org.member.token }), 200)
-    expect(before).toMatchObject({ configured: false, status: "not_connected", connectedAt: null })
-    expect(ok("not configured", await connect(org.member.token, "suite-a"), 409).error).toBe("suite_not_configured")
-    await configure(org, "suite-a")
-
-    const started = ok("connect", await connect(org.member.token, "suite-a"), 200)
-    expect(started.status).toBe("needs_auth")
-    const url = new URL(started.authorizeUrl)
-    expect(`${url.origin}${url.pathname}`).toBe(`${oauth.url}/authorize`)
-    expect(url.searchParams.get("client_id")).toBe("suite-client")
-    expect(url.searchParams.get("code_challenge_method")).toBe("S256")
-    expect(url.searchParams.get("scope")).toBe("offline_access Mail.ReadWrite Mail.Read")
-    expect(url.searchParams.get("redirect_uri")).toBe(`${server.url}${CALLBACK_PATH}`)
-    expect(url.searchParams.has("prompt")).toBe(false)
-    expect(url.searchParams.has("resource")).toBe(false)
-
-    const callback = ok("callback", await followCallback(await authorize(started.authorizeUrl)), 200)
-    expect(callback).toEqual({ ok: true, suite: "suite-a", status: "connected", grantedFeatures: ["mailDraft", "mailRead"] })
-    const stored = (await credential(org, "suite-a", org.member.membership.id))!
-    const token = decrypt(stored.accessTokenCiphertext!, stored.at.access)
-    expect(stored.accessTokenCiphertext).not.toContain(token)
-    expect(oauth.verifyAccessToken(token)?.clientId).toBe("suite-client")
-    // The exchange authenticated the client with its secret and proved the verifier.
-    const exchange = tokenRequests("authorization_code").at(-1)!
-    expect(exchange.params).toMatchObject({ client_id: "suite-client", client_secret: "suite-secret" })
-    expect(exchange.params.code_verifier).toMatch(/^[A-Za-z0-9._~-]{43,128}$/)
-
-    const status = ok("status", await call("GET", "/v1/capabilities/suite-a/connection", { token: org.member.token }), 200)
-    expect(status).toMatchObject({
-      configured: true,
-      status: "connected",
-      features: [{ feature: "mailDraft", enabled: true, granted: true }, { feature: "mailRead", enabled: true, granted: true }]
-    })
-    expect(JSON.stringify(status)).not.toContain(token)
-    // Connected already: no new authorization.
-    expect(ok("again", await connect(org.member.token, "suite-a"), 200)).toMatchObject({ status: "connected", authorizeUrl: null })
-    // Another member of the organization has no connection.
-    expect(ok("admin's", await call("GET", "/v1/capabilities/suite-a/connection", { token: org.admin.token }), 200).status).toBe("not_connected")
-
-    expect(ok("disconnect", await call("DELETE", "/v1/capabilities/suite-a/connection", { token: org.member.token }), 200)).toEqual({ ok: true, removed: true })
-    expect(ok("again", await call("DELETE", "/v1/capabilities/suite-a/connection", { token: org.member.token }), 200)).toEqual({ ok: true, removed: false })
-    expect(ok("status", await call("GET", "/v1/capabilities/suite-a/connection", { token: org.member.token }), 200).status).toBe("not_connected")
-  })
-
-  it("suite-b asks Google-style for offline access and consent", async () => {
-    const org = await newOrg()
-    await configure(org, "suite-b")
-    const url = new URL(ok("connect", await connect(org.member.token, "suite-b"), 200).authorizeUrl)
-    expect(url.searchParams.get("scope")).toBe(GOOGLE_EVENTS)
-    expect(url.searchParams.get("access_type")).toBe("offline")
-    expect(url.searchParams.get("prompt")).toBe("consent")
-  })
-
-  it("the callback refuses a tampered, reused or expired state, and a denial", async () => {
-    const org = await newOrg()
-    await configure(org, "suite-a")
-    const started = ok("connect", await connect(org.member.token, "suite-a"), 200)
-    const location = await authorize(started.authorizeUrl)
-    const state = location.searchParams.get("state")!
-    const tampered = new URL(location)
-    // Change a character in the middle of the signature: its last base64url character also holds padding bits,
-    // which a change may leave out of the decoded bytes.
-    const at = state.length - 10
-    tampered.searchParams.set("state", `${state.slice(0, at)}${state[at] === "A" ? "B" : "A"}${state.slice(at + 1)}`)
-    expect(ok("tampered", await followCallback(tampered), 400).details[0].code).toBe("oauth_state_invalid")
-    ok("first", await followCallback(location), 200)
-    expect(ok("reused", await followCallback(location), 400).details[0].code).toBe("oauth_authorization_used")
-
-    // An MCP connection's state is not a suite's: the keys differ.
-    const denied = ok("connect", await call("POST", "/v1/capabilities/suite-a/connection/connect", { token: org.admin.token }), 200)
-    const deniedState = new URL(denied.authorizeUrl).searchParams.get("state")!
-    expect(ok("mcp callback", await call("GET", `/v1/mcp-connections/oauth/callback?state=${encodeURIComponent(deniedState)}&code=x`), 400).details[0].code)
-      .toBe("oauth_state_invalid")
-    expect(ok("denied", await call("GET", `${CALLBACK_PATH}?state=${encodeURIComponent(deniedState)}&error=access_denied`), 400).details[0].code)
-      .toBe("oauth_access_denied")
-    expect(await credential(org, "suite-a", org.admin.membership.id)).toBeUndefined()
-  })
+const credentialOf = Effect.fn("test.credentialOf")(function*(member: MemberContext, suite: Suite) {
+  const repository = yield* SuiteRepository
+  return yield* repository.findCredential({ organizationId: member.organization.id, suite, membershipId: member.membership.id })
 })
 
-describe("mail drafts (suite-a)", () => {
-  it("creates a draft, never sent, with the spec's mail message members", async () => {
-    const org = await connectedOrg()
-    const body = { to: ["ada@contoso.example", "bob@contoso.example"], cc: ["cy@contoso.example"], subject: "  Quarterly plan ", body: "Hello\nthere" }
-    const answer = ok("draft", await draft(org.member.token, body), 200)
-    expect(answer.ok).toBe(true)
-    expect(answer.draft).toMatchObject({
-      subject: "Quarterly plan",
-      body: "Hello\nthere",
-      bodyContentType: "text",
-      bodyTruncated: false,
-      to: [{ name: "ada@contoso.example", address: "ada@contoso.example" }, { name: "bob@contoso.example", address: "bob@contoso.example" }],
-      cc: [{ name: "cy@contoso.example", address: "cy@contoso.example" }],
-      hasAttachments: false
-    })
-    expect(Object.keys(answer.draft).sort()).toEqual(
-      ["body", "bodyContentType", "bodyTruncated", "cc", "conversationId", "from", "hasAttachments", "id", "preview", "receivedDateTime", "subject", "to", "webLink"]
-    )
-    const sent = mail.requests.filter((request) => request.method === "POST").at(-1)!
-    expect(sent.path).toBe("/v1.0/me/messages")
-    expect(JSON.parse(sent.body)).toEqual({
-      subject: "Quarterly plan",
-      body: { contentType: "Text", content: "Hello\nthere" },
-      toRecipients: [{ emailAddress: { address: "ada@contoso.example" } }, { emailAddress: { address: "bob@contoso.example" } }],
-      ccRecipients: [{ emailAddress: { address: "cy@contoso.example" } }],
-      bccRecipients: []
-    })
-    expect(mail.drafts().some((stored) => stored.id === answer.draft.id)).toBe(true)
-    // The draft lives in the suite: the audit log names it by the suite's id.
-    const [logged] = ok("events", await call("GET", `/v1/audit/events?action=capability.mail_draft.create&targetId=${encodeURIComponent(answer.draft.id)}`, { token: org.owner.token }), 200).items
-    expect(logged.targets).toEqual([{ type: "mail_message", id: answer.draft.id }])
-  })
+const tokenRequests = (grant: string) => oauth.requests.filter((request) => request.path === "/token" && request.params["grant_type"] === grant)
 
-  it("holds the spec's bounds and address rule before anything is sent", async () => {
-    const org = await connectedOrg()
-    const posts = () => mail.requests.filter((request) => request.method === "POST").length
-    const before = posts()
-    const address = (index: number) => `p${index}@contoso.example`
-    const cases: ReadonlyArray<[string, unknown]> = [
-      ["no recipient", { to: [], subject: "s" }],
-      ["51 recipients", { to: Array.from({ length: 51 }, (_, index) => address(index)), subject: "s" }],
-      ["51 cc", { to: ["a@contoso.example"], cc: Array.from({ length: 51 }, (_, index) => address(index)), subject: "s" }],
-      ["51 bcc", { to: ["a@contoso.example"], bcc: Array.from({ length: 51 }, (_, index) => address(index)), subject: "s" }],
-      ["empty subject", { to: ["a@contoso.example"], subject: "   " }],
-      ["999-character subject", { to: ["a@contoso.example"], subject: "x".repeat(999) }],
-      ["body over 200000", { to: ["a@contoso.example"], subject: "s", body: "x".repeat(200_001) }],
-      ["leading dot", { to: [".ada@contoso.example"], subject: "s" }],
-      ["consecutive dots", { to: ["ada..b@contoso.example"], subject: "s" }],
-      ["one-letter final label", { to: ["ada@contoso.e"], subject: "s" }],
-      ["digit final label", { to: ["ada@contoso.c0m"], subject: "s" }],
-      ["underscore in domain", { to: ["ada@con_toso.example"], subject: "s" }],
-      ["wrong type", { to: "ada@contoso.example", subject: "s" }]
-    ]
-    for (const [what, body] of cases) expect(ok(what, await draft(org.member.token, body), 400).error).toBe("invalid_request")
-    expect(posts()).toBe(before)
-    // The largest allowed all pass.
-    const largest = {
-      to: Array.from({ length: 50 }, (_, index) => address(index)),
-      cc: Array.from({ length: 50 }, (_, index) => address(index + 50)),
-      bcc: Array.from({ length: 50 }, (_, index) => address(index + 100)),
-      subject: "x".repeat(998),
-      body: "y".repeat(200_000)
-    }
-    expect(ok("largest", await draft(org.member.token, largest), 200).draft.subject).toHaveLength(998)
-    // A body of 200000 control characters is 1.2 MB as JSON: still under the endpoint's limit.
-    const escaped = ok("escaped body", await draft(org.member.token, { to: ["a@contoso.example"], subject: "s", body: "\u0001".repeat(200_000) }), 200)
-    expect(escaped.draft.body).toHaveLength(200_000)
-  })
-})
-
-describe("reading a message (suite-a)", () => {
-  it("asks for the text body with the reference's select list, maps it and drops recipients without an address", async () => {
-    const org = await connectedOrg()
-    const id = mail.addMessage({
-      subject: "Invoice",
-      text: "Please pay.",
-      from: { name: "Grace", address: "grace@fabrikam.example" },
-      to: [{ name: "Ada", address: "ada@contoso.example" }, { name: "Nobody" }],
-      hasAttachments: true,
-      receivedDateTime: "2026-11-20T10:00:00Z",
-      conversationId: "conv-1"
-    })
-    const answer = ok("read", await call("GET", `/v1/capabilities/suite-a/mail-message/${encodeURIComponent(id)}`, { token: org.member.token }), 200)
-    expect(answer).toEqual({
-      ok: true,
-      message: expect.objectContaining({
-        id,
-        conversationId: "conv-1",
-        subject: "Invoice",
-        receivedDateTime: "2026-11-20T10:00:00Z",
-        preview: "Please pay.",
-        from: { name: "Grace", address: "grace@fabrikam.example" },
-        to: [{ name: "Ada", address: "ada@contoso.example" }],
-        cc: [],
-        hasAttachments: true,
-        body: "Please pay.",
-        bodyContentType: "text",
-        bodyTruncated: false
+layer(testLayer, { timeout: 120_000, excludeTestServices: true })(`capabilities on ${TestDatabase.kind}`, (it) => {
+  it.effect("SuiteRepository: clients, credentials with compare-and-set, authorizations; another organization's rows are never touched", () =>
+    Effect.gen(function*() {
+      const repository = yield* SuiteRepository
+      const sql = yield* SqlClient.SqlClient
+      const a = yield* staffed()
+      const b = yield* staffed()
+      const organizationId = a.organization.id
+      const row = {
+        organizationId,
+        suite: "suite-a" as const,
+        clientId: "c1",
+        clientSecretCiphertext: null,
+        tenant: "contoso",
+        features: ["mailDraft" as const],
+        authorizationEndpoint: null,
+        tokenEndpoint: null,
+        apiBaseUrl: "https://graph.example/v1.0",
+        createdAt: Db.at,
+        updatedAt: Db.at,
+        updatedByMembershipId: a.owner.membership.id
+      }
+      yield* repository.upsertClient(row)
+      expect(Option.getOrThrow(yield* repository.findClient({ organizationId, suite: "suite-a" }))).toEqual(row)
+      yield* repository.upsertClient({ ...row, clientId: "c2", features: ["mailDraft", "mailRead"], updatedAt: new Date(Db.at.getTime() + 1) })
+      expect(Option.getOrThrow(yield* repository.lockClient({ organizationId, suite: "suite-a" }))).toMatchObject({
+        clientId: "c2",
+        features: ["mailDraft", "mailRead"],
+        createdAt: Db.at
       })
-    })
-    const sent = mail.requests.filter((request) => request.method === "GET").at(-1)!
-    expect(sent.headers.prefer).toBe("outlook.body-content-type=\"text\"")
-    expect(decodeURIComponent(sent.path)).toContain(
-      "$select=id,conversationId,subject,receivedDateTime,bodyPreview,body,from,toRecipients,ccRecipients,webLink,hasAttachments"
-    )
-  })
+      expect(yield* repository.findClient({ organizationId: b.organization.id, suite: "suite-a" })).toEqual(Option.none())
+      expect(yield* repository.findClient({ organizationId, suite: "suite-b" })).toEqual(Option.none())
 
-  it("cuts a body over 200000 characters and says so", async () => {
-    const org = await connectedOrg()
-    const id = mail.addMessage({ subject: "Long", text: "z".repeat(250_000) })
-    const { message } = ok("read", await call("GET", `/v1/capabilities/suite-a/mail-message/${encodeURIComponent(id)}`, { token: org.member.token }), 200)
-    expect(message.body).toHaveLength(200_000)
-    expect(message.bodyTruncated).toBe(true)
-  })
+      const key = { organizationId, suite: "suite-a" as const, membershipId: a.member.membership.id }
+      const tokens = { accessTokenCiphertext: "a1", refreshTokenCiphertext: "r1", tokenType: "Bearer", grantedScopes: ["Mail.Read"], tokenExpiresAt: Db.at }
+      yield* repository.storeCredential(key, tokens, Db.at)
+      expect(Option.getOrThrow(yield* repository.findCredential(key))).toEqual({
+        ...tokens,
+        credentialVersion: 1,
+        credentialHealth: "ready",
+        credentialHealthReason: null,
+        connectedAt: Db.at
+      })
+      // A refresh that read version 1 writes; one that read it too loses; no new refresh token keeps the old one.
+      expect(yield* repository.compareAndSet(key, 1, { ...tokens, accessTokenCiphertext: "a2", refreshTokenCiphertext: null }, Db.at)).toBe(true)
+      expect(yield* repository.compareAndSet(key, 1, { ...tokens, accessTokenCiphertext: "a3" }, Db.at)).toBe(false)
+      expect(Option.getOrThrow(yield* repository.findCredential(key))).toMatchObject({ accessTokenCiphertext: "a2", refreshTokenCiphertext: "r1", credentialVersion: 2 })
+      expect(yield* repository.markReconnectRequired(key, 1, "refresh_rejected", Db.at)).toBe(false)
+      expect(yield* repository.markReconnectRequired(key, 2, "refresh_rejected", Db.at)).toBe(true)
+      expect(Option.getOrThrow(yield* repository.findCredential(key))).toMatchObject({ credentialHealth: "reconnect_required", credentialHealthReason: "refresh_rejected" })
+      // Storing again is a new credential: the version moves on, the health is ready again.
+      yield* repository.storeCredential(key, tokens, Db.at)
+      expect(Option.getOrThrow(yield* repository.findCredential(key))).toMatchObject({ credentialVersion: 3, credentialHealth: "ready", credentialHealthReason: null })
+      const otherKey = { ...key, organizationId: b.organization.id }
+      expect(yield* repository.findCredential(otherKey)).toEqual(Option.none())
+      expect(yield* repository.dropCredential(otherKey)).toBe(false)
 
-  it("validates message ids as the reference does, and answers a missing message as the suite's 404", async () => {
-    const org = await connectedOrg()
-    const read = (id: string) => call("GET", `/v1/capabilities/suite-a/mail-message/${id}`, { token: org.member.token })
-    for (const id of ["a%20b", "a%5Cb", "a%3Fb", "a%23b", "x".repeat(513), "a%2Fb"]) {
-      expect(ok(`id ${id.slice(0, 20)}`, await read(id), 400).error).toBe("invalid_request")
-    }
-    const missing = ok("missing", await read("AAMkADmissing="), 502)
-    expect(missing.error).toBe("suite_a_api_error")
-    expect(missing.message).toMatch(/^Reading the message failed: 404 .*ErrorItemNotFound/)
-    expect(missing.outcome).toBeUndefined()
-  })
-})
+      const authorization = {
+        organizationId,
+        id: "soa1",
+        suite: "suite-a" as const,
+        membershipId: a.member.membership.id,
+        codeVerifierCiphertext: "v",
+        redirectUri: CALLBACK,
+        clientId: "c2",
+        requestedScopes: ["offline_access", "Mail.Read"],
+        createdAt: Db.at,
+        expiresAt: new Date(Db.at.getTime() + 600_000),
+        usedAt: null
+      }
+      yield* repository.insertAuthorization(authorization)
+      yield* repository.insertAuthorization({ ...authorization, id: "soa-old", expiresAt: new Date(Db.at.getTime() - 1) })
+      expect(Option.getOrThrow(yield* repository.findAuthorization({ organizationId, id: "soa1" }))).toEqual(authorization)
+      expect(yield* repository.findAuthorization({ organizationId: b.organization.id, id: "soa1" })).toEqual(Option.none())
+      yield* repository.deleteExpiredAuthorizations(key, Db.at)
+      expect(yield* repository.findAuthorization({ organizationId, id: "soa-old" })).toEqual(Option.none())
+      expect(yield* repository.spendAuthorization({ organizationId: b.organization.id, id: "soa1" }, Db.at)).toBe(false)
+      expect(yield* repository.spendAuthorization({ organizationId, id: "soa1" }, Db.at)).toBe(true)
+      expect(yield* repository.spendAuthorization({ organizationId, id: "soa1" }, Db.at)).toBe(false)
+      expect(Option.getOrThrow(yield* repository.findAuthorization({ organizationId, id: "soa1" })).usedAt).toEqual(Db.at)
+      // Once its organization is deleted, an authorization is not found.
+      yield* sql`UPDATE organizations SET deleted_at = ${Db.at}, purge_after = ${Db.at}, deleted_by = 'usr_x' WHERE id = ${organizationId}`
+      expect(yield* repository.findAuthorization({ organizationId, id: "soa1" })).toEqual(Option.none())
+      yield* sql`UPDATE organizations SET deleted_at = NULL, purge_after = NULL, deleted_by = NULL WHERE id = ${organizationId}`
 
-describe("meeting links (suite-b)", () => {
-  it("patches the existing event with conferenceDataVersion=1 and answers the video link, not the phone one", async () => {
-    const org = await connectedOrg()
-    const eventId = calendar.addEvent({ summary: "Design review", start: "2026-11-24T10:00:00Z", end: "2026-11-24T11:00:00Z" })
-    const answer = ok("meet", await meet(org.member.token, eventId), 200)
-    expect(answer).toMatchObject({ ok: true, eventId, summary: "Design review", start: "2026-11-24T10:00:00Z", end: "2026-11-24T11:00:00Z" })
-    expect(answer.meetLink).toMatch(/^https:\/\/meet\.example\//)
-    expect(answer.htmlLink).not.toBe("")
-    const patch = calendar.requests.filter((request) => request.method === "PATCH").at(-1)!
-    expect(patch.path).toBe(`/calendar/v3/calendars/primary/events/${encodeURIComponent(eventId)}?conferenceDataVersion=1`)
-    const sent = JSON.parse(patch.body)
-    expect(Object.keys(sent)).toEqual(["conferenceData"])
-    expect(sent.conferenceData.createRequest).toMatchObject({ conferenceSolutionKey: { type: "hangoutsMeet" } })
-    expect(calendar.events().length).toBeGreaterThan(0)
-    expect(calendar.patches(eventId)).toBe(1)
-    // false changes nothing.
-    expect(ok("false", await meet(org.member.token, eventId, false), 200).meetLink).toBe(answer.meetLink)
-    expect(calendar.patches(eventId)).toBe(1)
-  })
+      // forgetMember counts what went; a client change drops every credential; deleting the client cascades.
+      yield* repository.insertAuthorization({ ...authorization, id: "soa2" })
+      expect(yield* repository.forgetMember(organizationId, a.member.membership.id)).toBe(3)
+      expect(yield* repository.forgetMember(organizationId, a.member.membership.id)).toBe(0)
+      yield* repository.storeCredential(key, tokens, Db.at)
+      yield* repository.dropAllCredentials({ organizationId, suite: "suite-a" })
+      expect(yield* repository.findCredential(key)).toEqual(Option.none())
+      yield* repository.storeCredential(key, tokens, Db.at)
+      expect(yield* repository.deleteClient({ organizationId: b.organization.id, suite: "suite-a" })).toBe(false)
+      expect(yield* repository.deleteClient({ organizationId, suite: "suite-a" })).toBe(true)
+      expect(yield* repository.findCredential(key)).toEqual(Option.none())
+      expect(yield* repository.dropCredential(key)).toBe(false)
+    }))
 
-  it("all-day events answer their dates; an event id is 1 to 512 characters", async () => {
-    const org = await connectedOrg()
-    const eventId = calendar.addEvent({ summary: "Offsite", start: "2026-12-01", end: "2026-12-02", allDay: true })
-    expect(ok("meet", await meet(org.member.token, eventId), 200)).toMatchObject({ start: "2026-12-01", end: "2026-12-02" })
-    expect(ok("long id", await meet(org.member.token, "e".repeat(513)), 400).error).toBe("invalid_request")
-    expect(ok("missing body member", await call("PATCH", `/v1/capabilities/suite-b/calendar-event/${eventId}`, { token: org.member.token, body: {} }), 400).error)
-      .toBe("invalid_request")
-  })
-})
-
-describe("needs_connection", () => {
-  it("says which: not configured, feature disabled, not connected, a scope not granted", async () => {
-    const org = await newOrg()
-    const attempt = async () => ok("draft", await draft(org.member.token, { to: ["a@contoso.example"], subject: "s" }), 409)
-    expect(await attempt()).toMatchObject({ suite: "suite-a", reason: "suite_not_configured", message: expect.stringMatching(/not set up in this organization/) })
-    await configure(org, "suite-a", { features: ["mailRead"] })
-    expect(await attempt()).toMatchObject({ reason: "feature_disabled", message: expect.stringMatching(/administrator has disabled mail drafts/) })
-    await configure(org, "suite-a")
-    expect(await attempt()).toMatchObject({ reason: "not_connected", message: expect.stringMatching(/have not connected your account at the mail suite/) })
-
-    // The member grants only Mail.Read.
-    const manual = await FakeOAuth.start({ dynamicRegistration: false, autoApprove: false, scopesSupported: SCOPES })
-    try {
-      manual.addClient({ client_id: "suite-client", client_secret: "suite-secret", redirect_uris: [`${server.url}${CALLBACK_PATH}`], token_endpoint_auth_method: "client_secret_post" })
-      await configure(org, "suite-a", { authorizationEndpoint: `${manual.url}/authorize`, tokenEndpoint: `${manual.url}/token` })
-      const started = ok("connect", await connect(org.member.token, "suite-a"), 200)
-      const pending = await (await fetch(started.authorizeUrl)).json() as { pending: string }
-      const redirect = new URL(manual.approve(pending.pending, { scopes: ["offline_access", "Mail.Read"] }))
-      expect(ok("callback", await followCallback(redirect), 200).grantedFeatures).toEqual(["mailRead"])
-      const refused = await attempt()
-      expect(refused).toEqual({
-        error: "needs_connection",
+  it.effect("SuiteClients: owners configure them, the secret encrypted and never answered; refusals; a new client id drops connections", () =>
+    Effect.gen(function*() {
+      const clients = yield* SuiteClients
+      const repository = yield* SuiteRepository
+      const crypto = yield* Crypto.Crypto
+      const org = yield* staffed()
+      const organizationId = org.organization.id
+      expect((yield* Effect.flip(clients.get(org.owner, "suite-a", BASE_URL))).message).toBe("No OAuth client is configured for suite-a.")
+      const put = yield* clients.put(org.owner, "suite-a", clientBody("suite-a", { tenant: "contoso" }), BASE_URL)
+      expect(put).toMatchObject({
         suite: "suite-a",
-        reason: "scope_missing",
-        message: expect.stringMatching(/missing the Mail\.ReadWrite permission mail drafts need/)
+        clientId: "suite-client",
+        hasClientSecret: true,
+        tenant: "contoso",
+        features: ["mailDraft", "mailRead"],
+        redirectUri: CALLBACK,
+        scopes: ["offline_access", "Mail.ReadWrite", "Mail.Read"],
+        updatedByOrgMembershipId: org.owner.membership.id
       })
-      expect(ok("status", await call("GET", "/v1/capabilities/suite-a/connection", { token: org.member.token }), 200).features).toEqual([
-        { feature: "mailDraft", enabled: true, granted: false },
-        { feature: "mailRead", enabled: true, granted: true }
-      ])
-      // Connect answers needs_auth again to grant what is missing.
-      expect(ok("reconnect", await connect(org.member.token, "suite-a"), 200).status).toBe("needs_auth")
-    } finally {
-      await manual.close()
-    }
-  })
+      expect(JSON.stringify(put)).not.toContain("suite-secret")
+      expect(yield* clients.get(org.owner, "suite-a", BASE_URL)).toEqual(put)
+      const stored = Option.getOrThrow(yield* repository.findClient({ organizationId, suite: "suite-a" }))
+      expect(stored.clientSecretCiphertext).not.toContain("suite-secret")
+      expect(yield* crypto.decrypt(stored.clientSecretCiphertext ?? "", bind(SecretColumns.suiteClientSecret, organizationId, "suite-a"))).toBe("suite-secret")
+      // Without a secret in the request, the stored one stays.
+      const { clientSecret: _, ...withoutSecret } = clientBody("suite-a")
+      expect((yield* clients.put(org.owner, "suite-a", withoutSecret, BASE_URL)).hasClientSecret).toBe(true)
 
-  it("a 403 from the suite is a permission the connection lacks", async () => {
-    const org = await connectedOrg()
-    mail.setMode({ _tag: "status", status: 403 }, { times: 1 })
-    const answer = ok("draft", await draft(org.member.token, { to: ["a@contoso.example"], subject: "s" }), 409)
-    expect(answer).toMatchObject({ error: "needs_connection", suite: "suite-a", reason: "permission_denied" })
-    expect(answer.message).toMatch(/403.*lacks a permission/)
-  })
-})
+      expect((yield* Effect.flip(clients.get(org.member, "suite-a", BASE_URL)))._tag).toBe("Forbidden")
+      const refusedFeature = yield* Effect.flip(clients.put(org.owner, "suite-b", clientBody("suite-b", { features: ["mailDraft"] }), BASE_URL))
+      expect(refusedFeature).toMatchObject({ _tag: "InvalidRequest", details: [{ path: ["features", 0], message: "`mailDraft` is not a feature of suite-b (calendarWrite)" }] })
+      const refusedTenant = yield* Effect.flip(clients.put(org.owner, "suite-b", clientBody("suite-b", { tenant: "x" }), BASE_URL))
+      expect(refusedTenant).toMatchObject({ _tag: "InvalidRequest", details: [{ path: ["tenant"], message: "suite-b has no tenant" }] })
 
-describe("tokens", () => {
-  it("refreshes a token about to expire before the call, keeping the connection", async () => {
-    const org = await connectedOrg()
-    const before = (await credential(org, "suite-a", org.member.membership.id))!
-    await expireSoon(org, "suite-a")
-    const refreshes = tokenRequests("refresh_token").length
-    ok("draft", await draft(org.member.token, { to: ["a@contoso.example"], subject: "s" }), 200)
-    expect(tokenRequests("refresh_token").length).toBe(refreshes + 1)
-    const after = (await credential(org, "suite-a", org.member.membership.id))!
-    expect(after.credentialVersion).toBe(before.credentialVersion + 1)
-    expect(decrypt(after.accessTokenCiphertext!, after.at.access)).not.toBe(decrypt(before.accessTokenCiphertext!, before.at.access))
-  })
+      // A change of features keeps the connections; a new client id drops them.
+      const key = { organizationId, suite: "suite-a" as const, membershipId: org.member.membership.id }
+      const tokens = { accessTokenCiphertext: "a", refreshTokenCiphertext: null, tokenType: "Bearer", grantedScopes: [], tokenExpiresAt: null }
+      yield* repository.storeCredential(key, tokens, Db.at)
+      yield* clients.put(org.owner, "suite-a", clientBody("suite-a", { features: ["mailRead"] }), BASE_URL)
+      expect(Option.isSome(yield* repository.findCredential(key))).toBe(true)
+      yield* clients.put(org.owner, "suite-a", clientBody("suite-a", { clientId: "another" }), BASE_URL)
+      expect(yield* repository.findCredential(key)).toEqual(Option.none())
 
-  it("a 401 renews the token once and retries; a refused refresh marks the connection reconnect_required", async () => {
-    const org = await connectedOrg()
-    const eventId = calendar.addEvent({ summary: "Sync", start: "2026-11-25T10:00:00Z", end: "2026-11-25T10:30:00Z" })
-    oauth.expireAccessTokens()
-    expect(ok("meet after renewal", await meet(org.member.token, eventId), 200).meetLink).not.toBeNull()
-    expect(calendar.requests.filter((request) => request.status === 401).length).toBeGreaterThan(0)
+      expect(yield* clients.remove(org.owner, "suite-a")).toEqual({ ok: true })
+      expect((yield* Effect.flip(clients.remove(org.owner, "suite-a"))).message).toBe("No OAuth client is configured for suite-a.")
+    }))
 
-    // The refresh token is spent behind the server's back: the next refresh is refused (invalid_grant).
-    const stored = (await credential(org, "suite-b", org.member.membership.id))!
-    const refreshToken = decrypt(stored.refreshTokenCiphertext!, stored.at.refresh)
-    ok("spend", await Http.request(oauth.url, "POST", "/token", {
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-      rawBody: new URLSearchParams({ grant_type: "refresh_token", refresh_token: refreshToken, client_id: "suite-client", client_secret: "suite-secret" }).toString()
-    }), 200)
-    oauth.expireAccessTokens()
-    const refused = ok("meet", await meet(org.member.token, eventId), 409)
-    expect(refused).toMatchObject({ error: "needs_connection", suite: "suite-b", reason: "reconnect_required" })
-    expect((await credential(org, "suite-b", org.member.membership.id))!.credentialHealth).toBe("reconnect_required")
-    expect(ok("status", await call("GET", "/v1/capabilities/suite-b/connection", { token: org.member.token }), 200).status).toBe("reconnect_required")
-    // Connecting again makes it usable.
-    await connectFully(org.member.token, "suite-b")
-    expect(ok("meet", await meet(org.member.token, eventId), 200).ok).toBe(true)
-  })
+  it.effect("SuiteConnections: connects end to end (PKCE S256, the features' scopes, tokens encrypted); status and disconnect", () =>
+    Effect.gen(function*() {
+      const connections = yield* SuiteConnections
+      const clients = yield* SuiteClients
+      const crypto = yield* Crypto.Crypto
+      const org = yield* staffed()
+      expect(yield* connections.status(org.member, "suite-a")).toMatchObject({ configured: false, status: "not_connected", connectedAt: null })
+      const notConfigured = yield* Effect.flip(connections.connect(org.member, "suite-a", BASE_URL))
+      expect(notConfigured).toMatchObject({
+        error: "suite_not_configured",
+        message: "The mail suite (suite-a) is not set up in this organization: an admin configures its OAuth client first (PUT /v1/capabilities/suite-a/client)."
+      })
+      yield* clients.put(org.owner, "suite-a", clientBody("suite-a"), BASE_URL)
 
-  it("a token endpoint that fails: the current token while it lasts, then a retryable 502; a failed code exchange is a 502 too", async () => {
-    const org = await connectedOrg()
-    await expireSoon(org, "suite-a")
-    oauth.setTokenMode({ _tag: "status", status: 500 })
-    try {
-      ok("still valid", await draft(org.member.token, { to: ["a@contoso.example"], subject: "s" }), 200)
-      await server.sql((sql) =>
-        sql`UPDATE suite_credentials SET token_expires_at = now() - interval '1 second' WHERE organization_id = ${org.organizationId} AND suite = 'suite-a'`
-      )
-      const failed = ok("expired", await draft(org.member.token, { to: ["a@contoso.example"], subject: "s" }), 502)
-      expect(failed).toMatchObject({ error: "suite_a_api_error", retryable: true })
-      expect(failed.message).toMatch(/token endpoint answered server_error/)
-      // The member's connection is not blamed: it refreshes once the endpoint is back.
-      expect((await credential(org, "suite-a", org.member.membership.id))!.credentialHealth).toBe("ready")
+      const started = yield* connections.connect(org.member, "suite-a", BASE_URL)
+      expect(started.status).toBe("needs_auth")
+      const url = new URL(started.authorizeUrl ?? "")
+      expect(`${url.origin}${url.pathname}`).toBe(`${oauth.url}/authorize`)
+      expect(url.searchParams.get("client_id")).toBe("suite-client")
+      expect(url.searchParams.get("code_challenge_method")).toBe("S256")
+      expect(url.searchParams.get("scope")).toBe("offline_access Mail.ReadWrite Mail.Read")
+      expect(url.searchParams.get("redirect_uri")).toBe(CALLBACK)
+      expect(url.searchParams.has("prompt")).toBe(false)
 
-      const started = ok("connect", await connect(org.admin.token, "suite-a"), 200)
-      const exchange = ok("callback", await followCallback(await authorize(started.authorizeUrl)), 502)
-      expect(exchange).toMatchObject({ error: "suite_a_api_error", retryable: true })
-      expect(await credential(org, "suite-a", org.admin.membership.id)).toBeUndefined()
-    } finally {
-      oauth.setTokenMode({ _tag: "ok" })
-    }
-    ok("back", await draft(org.member.token, { to: ["a@contoso.example"], subject: "s" }), 200)
-  })
+      const query = yield* authorizeInBrowser(started.authorizeUrl ?? "")
+      expect(yield* connections.callback(query)).toEqual({ ok: true, suite: "suite-a", status: "connected", grantedFeatures: ["mailDraft", "mailRead"] })
+      const stored = Option.getOrThrow(yield* credentialOf(org.member, "suite-a"))
+      const token = yield* crypto.decrypt(stored.accessTokenCiphertext, bindTokens(SuiteTokens, org.organization.id, "suite-a", org.member.membership.id).access)
+      expect(stored.accessTokenCiphertext).not.toContain(token)
+      expect(oauth.verifyAccessToken(token)?.clientId).toBe("suite-client")
+      const exchange = tokenRequests("authorization_code").at(-1)
+      expect(exchange?.params).toMatchObject({ client_id: "suite-client", client_secret: "suite-secret" })
+      // The same code again: the authorization was spent.
+      const reused = yield* Effect.flip(connections.callback(query))
+      expect(reused._tag).toBe("InvalidRequest")
 
-  it.runIf(TestDatabase.onPostgres)("on Postgres: two concurrent refreshes of one member both act, and the newest refresh token is kept", async () => {
-    const org = await connectedOrg()
-    const before = (await credential(org, "suite-a", org.member.membership.id))!
-    await expireSoon(org, "suite-a")
-    oauth.setTokenMode({ _tag: "slow", ms: 300 })
-    const refreshes = tokenRequests("refresh_token").length
-    const [first, second] = await Promise.all([
-      draft(org.member.token, { to: ["a@contoso.example"], subject: "one" }),
-      draft(org.member.token, { to: ["a@contoso.example"], subject: "two" })
-    ])
-    oauth.setTokenMode({ _tag: "ok" })
-    ok("first", first, 200)
-    ok("second", second, 200)
-    const raced = tokenRequests("refresh_token").slice(refreshes)
-    expect(raced.length).toBe(2)
-    expect(raced.map((request) => request.status).sort()).toEqual([200, 400])
-    const after = (await credential(org, "suite-a", org.member.membership.id))!
-    expect(after).toMatchObject({ credentialHealth: "ready", credentialVersion: before.credentialVersion + 1 })
-    // The stored refresh token is the newest: it refreshes again.
-    await expireSoon(org, "suite-a")
-    ok("third", await draft(org.member.token, { to: ["a@contoso.example"], subject: "three" }), 200)
-    expect(tokenRequests("refresh_token").at(-1)?.status).toBe(200)
-  })
-})
+      expect(yield* connections.status(org.member, "suite-a")).toMatchObject({
+        configured: true,
+        status: "connected",
+        features: [{ feature: "mailDraft", enabled: true, granted: true }, { feature: "mailRead", enabled: true, granted: true }]
+      })
+      expect(yield* connections.connect(org.member, "suite-a", BASE_URL)).toMatchObject({ status: "connected", authorizeUrl: null })
+      expect((yield* connections.status(org.owner, "suite-a")).status).toBe("not_connected")
 
-describe("upstream failures", () => {
-  const attempt = (org: Org) => draft(org.member.token, { to: ["a@contoso.example"], subject: "s" })
+      // suite-b asks Google-style for offline access and consent.
+      yield* clients.put(org.owner, "suite-b", clientBody("suite-b"), BASE_URL)
+      const google = new URL((yield* connections.connect(org.member, "suite-b", BASE_URL)).authorizeUrl ?? "")
+      expect(google.searchParams.get("scope")).toBe(GOOGLE_EVENTS)
+      expect(google.searchParams.get("access_type")).toBe("offline")
+      expect(google.searchParams.get("prompt")).toBe("consent")
 
-  it("429 and 5xx carry the status and a bounded excerpt, retryable", async () => {
-    const org = await connectedOrg()
-    mail.setMode({ _tag: "status", status: 429, headers: { "retry-after": "3" } }, { times: 1 })
-    const limited = ok("429", await attempt(org), 502)
-    expect(limited).toMatchObject({ error: "suite_a_api_error", retryable: true })
-    expect(limited.message).toMatch(/^Creating the draft failed: 429 /)
-    expect(limited.outcome).toBeUndefined()
-    mail.setMode({ _tag: "status", status: 500, body: "e".repeat(5000) }, { times: 1 })
-    const failed = ok("500", await attempt(org), 502)
-    expect(failed.message.length).toBeLessThan(400)
-    calendar.setMode({ _tag: "status", status: 503 }, { times: 1 })
-    expect(ok("calendar 503", await meet(org.member.token, calendar.addEvent({ summary: "x", start: "2026-11-26T10:00:00Z", end: "2026-11-26T11:00:00Z" })), 502))
-      .toMatchObject({ error: "suite_b_api_error", retryable: true })
-  })
+      expect(yield* connections.disconnect(org.member, "suite-a")).toEqual({ ok: true, removed: true })
+      expect(yield* connections.disconnect(org.member, "suite-a")).toEqual({ ok: true, removed: false })
+      expect((yield* connections.status(org.member, "suite-a")).status).toBe("not_connected")
+    }))
 
-  it("a hanging suite ends at the timeout; a draft whose answer never came has an unknown outcome; a read does not", async () => {
-    const org = await connectedOrg()
-    mail.setMode({ _tag: "hang" }, { times: 1 })
-    const hung = ok("hang", await attempt(org), 502)
-    expect(hung).toMatchObject({ error: "suite_a_api_error", outcome: "unknown", retryable: false })
-    const id = mail.addMessage({ subject: "x", text: "y" })
-    mail.setMode({ _tag: "slow", ms: 3000 }, { times: 1 })
-    const slow = ok("slow read", await call("GET", `/v1/capabilities/suite-a/mail-message/${encodeURIComponent(id)}`, { token: org.member.token }), 502)
-    expect(slow).toMatchObject({ error: "suite_a_api_error", retryable: true })
-    expect(slow.outcome).toBeUndefined()
-  })
+  it.effect("Capabilities: a draft, a message read as text, a meeting link, through the fakes", () =>
+    Effect.gen(function*() {
+      const capabilities = yield* Capabilities
+      const org = yield* connectedOrg()
+      const drafted = yield* capabilities.createMailDraft(org.member, { to: ["grace@fabrikam.example"], subject: "Hello", body: "Hi Grace" })
+      expect(drafted.ok).toBe(true)
+      expect(drafted.draft).toMatchObject({ subject: "Hello", to: [{ address: "grace@fabrikam.example" }], body: "Hi Grace" })
+      expect(mail.drafts().map((draft) => draft.id)).toContain(drafted.draft.id)
 
-  it("a reset after the write, an oversized answer and one that is not JSON: outcome unknown on a change", async () => {
-    const org = await connectedOrg()
-    const eventId = calendar.addEvent({ summary: "Reset", start: "2026-11-27T10:00:00Z", end: "2026-11-27T11:00:00Z" })
-    calendar.setMode({ _tag: "resetAfterWrite" }, { times: 1 })
-    const reset = ok("reset", await meet(org.member.token, eventId), 502)
-    expect(reset).toMatchObject({ error: "suite_b_api_error", outcome: "unknown" })
-    expect(reset.message).toMatch(/look before retrying/)
-    expect(calendar.patches(eventId)).toBe(1)
-    mail.setMode({ _tag: "oversized", bytes: 6 * 1024 * 1024 }, { times: 1 })
-    expect(ok("oversized", await attempt(org), 502)).toMatchObject({ error: "suite_a_api_error", outcome: "unknown" })
-    mail.setMode({ _tag: "invalidJson" }, { times: 1 })
-    expect(ok("not json", await attempt(org), 502)).toMatchObject({ error: "suite_a_api_error", outcome: "unknown" })
-  })
+      const id = mail.addMessage({ subject: "Report", text: "Numbers", to: [{ address: "ada@contoso.example" }, { name: "Nobody" }] })
+      const read = yield* capabilities.readMailMessage(org.member, id)
+      expect(read.message).toMatchObject({ id, subject: "Report", bodyContentType: "text", bodyTruncated: false, to: [{ address: "ada@contoso.example" }] })
+      expect(mail.requests.at(-1)?.headers["prefer"]).toBe("outlook.body-content-type=\"text\"")
 
-  it("a suite that refuses connections is known not to have acted", async () => {
-    const org = await newOrg()
-    await configure(org, "suite-a")
-    await connectFully(org.member.token, "suite-a")
-    await configure(org, "suite-a", { apiBaseUrl: "http://127.0.0.1:1/v1.0" })
-    const refused = ok("refused", await attempt(org), 502)
-    expect(refused).toMatchObject({ error: "suite_a_api_error", retryable: true })
-    expect(refused.outcome).toBeUndefined()
-  })
+      const eventId = calendar.addEvent({ summary: "Standup", start: "2030-01-01T09:00:00Z", end: "2030-01-01T09:15:00Z" })
+      const linked = yield* capabilities.patchCalendarEvent(org.member, eventId, { createMeetLink: true })
+      expect(linked).toMatchObject({ ok: true, eventId, summary: "Standup" })
+      expect(linked.meetLink).toMatch(/^https:\/\/meet\.example\/[a-z]{3}-[a-z]{4}-[a-z]{3}$/)
+      expect(calendar.requests.at(-1)?.path).toContain("conferenceDataVersion=1")
+      const plain = yield* capabilities.patchCalendarEvent(org.member, eventId, { createMeetLink: false })
+      expect(plain.meetLink).toBe(linked.meetLink)
+      expect(calendar.requests.at(-1)?.method).toBe("GET")
+    }))
+
+  it.effect("needs_connection says which: not configured, feature disabled, not connected, a scope not granted, a 403", () =>
+    Effect.gen(function*() {
+      const capabilities = yield* Capabilities
+      const clients = yield* SuiteClients
+      const org = yield* staffed()
+      const draft = { to: ["grace@fabrikam.example"], subject: "Hi" }
+      expect(yield* Effect.flip(capabilities.createMailDraft(org.member, draft))).toMatchObject({
+        _tag: "NeedsConnection",
+        reason: "suite_not_configured",
+        message: "The mail suite (suite-a) is not set up in this organization: an admin configures its OAuth client (PUT /v1/capabilities/suite-a/client)."
+      })
+      yield* clients.put(org.owner, "suite-a", clientBody("suite-a", { features: ["mailRead"] }), BASE_URL)
+      expect(yield* Effect.flip(capabilities.createMailDraft(org.member, draft))).toMatchObject({
+        reason: "feature_disabled",
+        message: "An administrator has disabled mail drafts (`mailDraft`) for the mail suite (suite-a)."
+      })
+      expect(yield* Effect.flip(capabilities.readMailMessage(org.member, "AAMk"))).toMatchObject({
+        reason: "not_connected",
+        message: "You have not connected your account at the mail suite (suite-a): connect it with POST /v1/capabilities/suite-a/connection/connect."
+      })
+      yield* connectFully(org.member, "suite-a")
+      yield* clients.put(org.owner, "suite-a", clientBody("suite-a"), BASE_URL)
+      expect(yield* Effect.flip(capabilities.createMailDraft(org.member, draft))).toMatchObject({
+        reason: "scope_missing",
+        message: "Your connection to the mail suite (suite-a) is missing the Mail.ReadWrite permission mail drafts need: connect again with POST /v1/capabilities/suite-a/connection/connect to grant it."
+      })
+      mail.setMode({ _tag: "status", status: 403, body: "denied" }, { times: 1 })
+      expect(yield* Effect.flip(capabilities.readMailMessage(org.member, "AAMk"))).toMatchObject({
+        reason: "permission_denied",
+        message: "The mail suite (suite-a) refused the request (403: denied): your connection lacks a permission it needs; connect again with POST /v1/capabilities/suite-a/connection/connect."
+      })
+    }))
+
+  it.effect("a 401 renews the token once and retries; refused again, the connection is reconnect_required", () =>
+    Effect.gen(function*() {
+      const capabilities = yield* Capabilities
+      const org = yield* connectedOrg()
+      const id = mail.addMessage({ subject: "Renewed", text: "x" })
+      const refreshes = tokenRequests("refresh_token").length
+      oauth.expireAccessTokens()
+      expect((yield* capabilities.readMailMessage(org.member, id)).message.subject).toBe("Renewed")
+      expect(tokenRequests("refresh_token").length).toBe(refreshes + 1)
+      mail.setMode({ _tag: "status", status: 401 }, { times: 2 })
+      expect(yield* Effect.flip(capabilities.readMailMessage(org.member, id))).toMatchObject({
+        reason: "reconnect_required",
+        message: "The mail suite (suite-a) refused your token again after it was renewed: connect again with POST /v1/capabilities/suite-a/connection/connect."
+      })
+      expect(Option.getOrThrow(yield* credentialOf(org.member, "suite-a"))).toMatchObject({ credentialHealth: "reconnect_required", credentialHealthReason: "token_rejected" })
+    }))
+
+  it.effect("upstream failures: the status with an excerpt, retryable for 5xx; a hang times out; a change's outcome unknown", () =>
+    Effect.gen(function*() {
+      const capabilities = yield* Capabilities
+      const org = yield* connectedOrg()
+      const draft = { to: ["grace@fabrikam.example"], subject: "Hi" }
+      mail.setMode({ _tag: "status", status: 503, body: "x".repeat(400) }, { times: 1 })
+      expect(yield* Effect.flip(capabilities.readMailMessage(org.member, "AAMk"))).toMatchObject({
+        _tag: "SuiteApiError",
+        error: "suite_a_api_error",
+        message: `Reading the message failed: 503 ${"x".repeat(300)}…`,
+        retryable: true
+      })
+      mail.setMode({ _tag: "status", status: 400, body: "bad" }, { times: 1 })
+      expect(yield* Effect.flip(capabilities.readMailMessage(org.member, "AAMk"))).toMatchObject({ message: "Reading the message failed: 400 bad", retryable: false })
+      mail.setMode({ _tag: "hang" }, { times: 1 })
+      expect(yield* Effect.flip(capabilities.createMailDraft(org.member, draft))).toMatchObject({
+        message: "Creating the draft failed: the suite did not answer within 1s. It may have been done anyway: look before retrying.",
+        retryable: false,
+        outcome: "unknown"
+      })
+      mail.setMode({ _tag: "invalidJson" }, { times: 1 })
+      expect(yield* Effect.flip(capabilities.readMailMessage(org.member, "AAMk"))).toMatchObject({
+        message: "Reading the message failed: the suite answered 200 with something that is not a JSON object.",
+        retryable: false
+      })
+      calendar.setMode({ _tag: "status", status: 200, body: "{}" }, { times: 1 })
+      expect(yield* Effect.flip(capabilities.patchCalendarEvent(org.member, "evt", { createMeetLink: false }))).toMatchObject({
+        error: "suite_b_api_error",
+        message: "The calendar returned no event id."
+      })
+      expect(excerpt(new TextEncoder().encode("a\u0000\u0001b\n"))).toBe("a b")
+      expect(Schema.is(MembershipId)(org.member.membership.id)).toBe(true)
+    }))
 })

@@ -1,12 +1,15 @@
-/** Reading plugin component files as Claude Code reads them (the connector's imports). Pure, no server. */
-import { Either } from "effect"
+/**
+ * Reading plugin component files as Claude Code reads them (the connector's imports). Pure, no server.
+ * packages/server/test/ClaudeContent.test.ts, assertions unchanged (Effect 3's `Either` is `Result`).
+ */
+import * as Result from "effect/Result"
 import { describe, expect, it } from "vitest"
 import { type ComponentRead, hooksTitle, readComponent, readFrontMatter, slugOf } from "../src/connectors/ClaudeContent.js"
 
 const at = new Date("2030-01-02T03:04:05.000Z")
-const ok = (result: Either.Either<ComponentRead, string>): ComponentRead => {
-  if (Either.isLeft(result)) throw new Error(`expected a read, got ${result.left}`)
-  return result.right
+const ok = (result: Result.Result<ComponentRead, string>): ComponentRead => {
+  if (Result.isFailure(result)) throw new Error(`expected a read, got ${result.failure}`)
+  return result.success
 }
 
 describe("front matter", () => {
@@ -107,6 +110,6 @@ describe("titles", () => {
 
   it("of a hooks file that is not JSON: refused with the reason", () => {
     const read = readComponent("hook", "hooks/hooks.json", "{ nope", "json", at)
-    expect(Either.isLeft(read) && read.left).toMatch(/^cannot be read as json \(is not valid JSON/)
+    expect(Result.isFailure(read) && read.failure).toMatch(/^cannot be read as json \(is not valid JSON/)
   })
 })

@@ -1,7 +1,7 @@
 /** Discovering plugin candidates in in-memory repository trees, and the import plans they become. Pure, no server. */
 import { describe, expect, it } from "@effect/vitest"
 import type { DiscoveredPlugin } from "@orgplane/schema"
-import { Effect, Either } from "effect"
+import { Effect, Result } from "effect"
 import { discover, type DiscoveryOutcome } from "../src/connectors/Discovery.js"
 import { filesFor, importPlans, selectorMatches } from "../src/connectors/ImportPlans.js"
 import type { Entry } from "../src/connectors/RepositoryTree.js"
@@ -585,8 +585,8 @@ describe("reading manifests", () => {
         Effect.gen(function*() {
           calls++
           most = Math.max(most, ++inFlight)
-          yield* Effect.yieldNow()
-          yield* Effect.yieldNow()
+          yield* Effect.yieldNow
+          yield* Effect.yieldNow
           inFlight--
           return files[path] ?? null
         })
@@ -606,8 +606,8 @@ describe("reading manifests", () => {
   it.effect("a failing read fails the discovery with its error", () =>
     Effect.gen(function*() {
       const { entries } = repo({ ".claude-plugin/plugin.json": "{}" })
-      const result = yield* Effect.either(discover({ entries, readText: () => Effect.fail("rate limited" as const) }))
-      expect(result).toEqual(Either.left("rate limited"))
+      const result = yield* Effect.result(discover({ entries, readText: () => Effect.fail("rate limited" as const) }))
+      expect(result).toEqual(Result.fail("rate limited"))
     }))
 
   it.effect("normalizes paths given with `./` and doubled or trailing slashes", () =>

@@ -3,11 +3,17 @@
  * type answers none; a server that fails (SERVFAIL, REFUSED, silence, a dead port) is told apart from it, named with
  * what it did, and the next server is asked.
  */
-import { FakeDns } from "@orgplane/testkit"
-import { Duration, Effect, Either, Layer } from "effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import * as ConfigProvider from "effect/ConfigProvider"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Result from "effect/Result"
+import * as FakeDns from "../../../packages/testkit/src/FakeDns.js"
+import * as DnsConfigModule from "../src/integrations/dns/DnsConfig.js"
 import { DnsConfig } from "../src/integrations/dns/DnsConfig.js"
-import { type DnsLookupError, make, Resolver } from "../src/integrations/dns/Resolver.js"
+import { type DnsLookupError, Resolver } from "../src/integrations/dns/Resolver.js"
+import * as Recorded from "./support/Effect3.js"
 
 let dns: FakeDns.FakeDns
 let other: FakeDns.FakeDns
@@ -26,15 +32,15 @@ const server = (address: string) => {
 }
 
 /** Runs `use` with a resolver asking `addresses` in order, each for at most `timeout`. */
-const withResolver = <A, E>(addresses: ReadonlyArray<string>, use: (resolver: Resolver["Type"]) => Effect.Effect<A, E>, timeout = "2 seconds") =>
+const withResolver = <A, E>(addresses: ReadonlyArray<string>, use: (resolver: Resolver["Service"]) => Effect.Effect<A, E>, timeout: Duration.Input = "2 seconds") =>
   Effect.runPromise(
     Effect.flatMap(Resolver, use).pipe(
-      Effect.provide(Layer.effect(Resolver, make)),
-      Effect.provide(Layer.succeed(DnsConfig, { servers: addresses.map(server), timeout: Duration.decode(timeout as Duration.DurationInput) }))
+      Effect.provide(Resolver.layer),
+      Effect.provide(Layer.succeed(DnsConfig, { servers: addresses.map(server), timeout: Duration.fromInputUnsafe(timeout) }))
     )
   )
 
-const failureOf = (result: Either.Either<unknown, DnsLookupError>) => Either.isLeft(result) ? result.left : undefined
+const failureOf = (result: Result.Result<unknown, DnsLookupError>) => Result.isFailure(result) ? result.failure : undefined
 
 describe("the DNS resolver", () => {
   it("answers the TXT records of a name, none for a name that does not exist or has no TXT record", async () => {
@@ -60,7 +66,7 @@ describe("the DNS resolver", () => {
     async (rcode, reason, detail) => {
       other.failWith(rcode)
       try {
-        const result = await withResolver([other.address], (resolver) => Effect.either(resolver.txt("missing.example")))
+        const result = await withResolver([other.address], (resolver) => Effect.result(resolver.txt("missing.example")))
         expect(failureOf(result)?.failures).toEqual([{ server: other.address, reason, detail }])
         expect(failureOf(result)?.message).toBe(`No DNS server answered the TXT lookup of missing.example: ${other.address} ${detail}.`)
       } finally {
@@ -73,7 +79,7 @@ describe("the DNS resolver", () => {
     const silent = await FakeDns.start()
     silent.failWith("silent")
     try {
-      const result = await withResolver([silent.address], (resolver) => Effect.either(resolver.txt("quiet.example")), "200 millis")
+      const result = await withResolver([silent.address], (resolver) => Effect.result(resolver.txt("quiet.example")), "200 millis")
       expect(failureOf(result)?.failures).toEqual([{ server: silent.address, reason: "timeout", detail: "did not answer within 200ms" }])
       expect(silent.queries).toEqual(["quiet.example"])
     } finally {
@@ -88,7 +94,7 @@ describe("the DNS resolver", () => {
       const answered = await withResolver([dead.address, other.address, dns.address], (resolver) => resolver.txt("_orgplane.next.example"))
       expect(answered).toEqual(["orgplane-verification=opv_2"])
       expect(other.queries.at(-1)).toBe("_orgplane.next.example")
-      const failed = await withResolver([dead.address, other.address], (resolver) => Effect.either(resolver.addresses("anything.example")))
+      const failed = await withResolver([dead.address, other.address], (resolver) => Effect.result(resolver.addresses("anything.example")))
       expect(failureOf(failed)?.failures).toEqual([
         { server: dead.address, reason: "unreachable", detail: "refused the connection (no DNS server there)" },
         { server: other.address, reason: "servfail", detail: "answered SERVFAIL" }
@@ -96,5 +102,62 @@ describe("the DNS resolver", () => {
     } finally {
       other.failWith(undefined)
     }
+  })
+})
+
+/** The Effect 3 original's answers, recorded (support/Effect3.ts). */
+const effect3 = Recorded.originals("DnsResolver")
+
+describe("the DNS settings", () => {
+  const read = (env: Record<string, string>, options: DnsConfigModule.Options = {}) =>
+    Effect.runPromise(Effect.result(DnsConfigModule.settings(options)).pipe(
+      Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromEnv({ env }))
+    ))
+
+  it("documents the same variables as the original, in the same words", () => {
+    expect(DnsConfigModule.environment).toEqual(effect3("environment"))
+  })
+
+  it("reads each server entry as the original does", () => {
+    const entries = ["127.0.0.1", "127.0.0.1:5353", " 10.0.0.2:53 ", "::1", "[::1]:5353", "[2001:db8::1]", "fe80::1", "dns.example", "1.2.3.4:0",
+      "1.2.3.4:65536", "1.2.3.4:x", "[::1]:", "[dns.example]:53", "", "1.2.3.4:53:1"]
+    for (const entry of entries) {
+      const port = DnsConfigModule.parseServer(entry)
+      // Effect 3's Either, recorded as plain members.
+      const original = effect3<{ readonly _tag: "Left" } | { readonly _tag: "Right"; readonly right: unknown }>(Recorded.call("parseServer", entry))
+      expect(Result.isSuccess(port), entry).toBe(original._tag === "Right")
+      if (Result.isSuccess(port) && original._tag === "Right") expect(port.success, entry).toEqual(original.right)
+    }
+    expect(DnsConfigModule.parseServer("[2001:db8::1]:5353")).toEqual(Result.succeed({ host: "2001:db8::1", port: 5353 }))
+  })
+
+  it("takes the environment's servers and timeout, with the options on top, and refuses what names no server", async () => {
+    const fromEnv = await read({ ORGPLANE_DNS_SERVERS: "10.0.0.2, 10.0.0.3:5353", ORGPLANE_DNS_TIMEOUT: "500 millis" })
+    expect(Result.isSuccess(fromEnv) && fromEnv.success).toEqual({
+      servers: [{ host: "10.0.0.2", port: 53 }, { host: "10.0.0.3", port: 5353 }],
+      timeout: Duration.millis(500)
+    })
+    const fromOptions = await read({ ORGPLANE_DNS_SERVERS: "10.0.0.2" }, { dnsServers: ["127.0.0.1:5353"], dnsTimeout: "3 seconds" })
+    expect(Result.isSuccess(fromOptions) && fromOptions.success).toEqual({ servers: [{ host: "127.0.0.1", port: 5353 }], timeout: Duration.seconds(3) })
+    const defaults = await read({}, { dnsServers: "127.0.0.1" })
+    expect(Result.isSuccess(defaults) && Duration.toMillis(defaults.success.timeout)).toBe(2000)
+    for (const [env, options, words] of [
+      [{ ORGPLANE_DNS_SERVERS: " , " }, {}, "ORGPLANE_DNS_SERVERS: names no server"],
+      [{}, { dnsServers: "dns.example" }, "ORGPLANE_DNS_SERVERS: \"dns.example\" is not an IP address with an optional port"],
+      [{}, { dnsServers: "1.2.3.4:99999" }, "ORGPLANE_DNS_SERVERS: \"1.2.3.4:99999\" has no valid port"],
+      [{ ORGPLANE_DNS_TIMEOUT: "0 millis" }, { dnsServers: "1.2.3.4" }, "ORGPLANE_DNS_TIMEOUT: must be a positive duration"],
+      [{}, { dnsServers: "1.2.3.4", dnsTimeout: 0 }, "ORGPLANE_DNS_TIMEOUT: must be positive"]
+    ] as const) {
+      const result = await read(env, options)
+      expect(Result.isFailure(result) && result.failure.message, JSON.stringify([env, options])).toContain(words)
+    }
+  })
+
+  it("says whether servers were named, by the environment or the options", async () => {
+    const named = (env: Record<string, string>, options: DnsConfigModule.Options = {}) =>
+      Effect.runPromise(DnsConfigModule.serversNamed(options).pipe(Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromEnv({ env }))))
+    expect(await named({})).toBe(false)
+    expect(await named({ ORGPLANE_DNS_SERVERS: "127.0.0.1" })).toBe(true)
+    expect(await named({}, { dnsServers: "127.0.0.1" })).toBe(true)
   })
 })

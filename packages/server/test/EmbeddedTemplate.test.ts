@@ -1,11 +1,14 @@
 /**
  * The migrated template of `--data memory` (platform/EmbeddedTemplate.ts, Database.layerMemory): keyed by the
  * migrations' code, saved whole or not at all, and what a start loads is migrated and holds nothing of the
- * instance that made it.
+ * instance that made it. The Effect 4 form of packages/server/test/EmbeddedTemplate.test.ts.
  */
-import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
-import { ConfigProvider, Effect, Layer } from "effect"
+import * as ConfigProvider from "effect/ConfigProvider"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as SqlClient from "effect/sql/SqlClient"
 import * as Fs from "node:fs/promises"
 import * as Os from "node:os"
 import * as Path from "node:path"
@@ -21,7 +24,7 @@ const temporaryDir = Effect.acquireRelease(
 )
 
 describe("the embedded database's template", () => {
-  it.scoped("is named after the migrations' code: a changed or added migration names another file", () =>
+  it.live("is named after the migrations' code: a changed or added migration names another file", () =>
     Effect.gen(function*() {
       const dir = yield* temporaryDir
       const folder = Path.join(dir, "migrations")
@@ -38,9 +41,9 @@ describe("the embedded database's template", () => {
       const added = yield* EmbeddedTemplate.templateFile(dir, url)
       expect(new Set([first, edited, added]).size).toBe(3)
       expect(Path.dirname(first)).toBe(dir)
-    }))
+    }).pipe(Effect.scoped))
 
-  it.scoped("is saved by a rename (no temporary file left) and replaces the templates of other migration sets", () =>
+  it.live("is saved by a rename (no temporary file left) and replaces the templates of other migration sets", () =>
     Effect.gen(function*() {
       const dir = yield* temporaryDir
       const old = Path.join(dir, "embedded-template-old.tar")
@@ -50,24 +53,20 @@ describe("the embedded database's template", () => {
       yield* EmbeddedTemplate.save(file, new Blob(["dump"]))
       expect((yield* Effect.promise(() => Fs.readdir(dir))).sort()).toEqual(["embedded-template-new.tar", "unrelated.txt"])
       expect(yield* Effect.promise(() => Fs.readFile(file, "utf8"))).toBe("dump")
-    }))
+    }).pipe(Effect.scoped))
 
-  it.scoped("is made by the first memory start and loaded by the next, migrated, without what the instance wrote", () =>
+  it.live("is made by the first memory start and loaded by the next, migrated, without what the instance wrote", () =>
     Effect.gen(function*() {
       const dir = yield* temporaryDir
       const template = { migrationsUrl, migrate: migrate(migrations) }
       const start = Effect.scoped(Effect.gen(function*() {
-        const context = yield* Layer.build(Database.layerMemory(template))
-        const sql = Effect.provide(SqlClient.SqlClient, context)
-        return yield* Effect.flatMap(sql, (sql) =>
-          Effect.gen(function*() {
-            const applied = yield* sql<{ count: number }>`SELECT count(*)::int AS count FROM orgplane_migrations`
-            const before = yield* sql<{ count: number }>`SELECT count(*)::int AS count FROM instance_settings`
-            // What a server writes once it runs: it must not reach the next start.
-            yield* sql`INSERT INTO instance_settings (key, value) VALUES ('template-test', 'secret')`
-            return { applied: applied[0]!.count, settings: before[0]!.count }
-          }))
-      })).pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["ORGPLANE_CACHE_DIR", dir]]))))
+        const sql = Context.get(yield* Layer.build(Database.layerMemory(template)), SqlClient.SqlClient)
+        const applied = yield* sql<{ count: number }>`SELECT count(*)::int AS count FROM orgplane_migrations`
+        const before = yield* sql<{ count: number }>`SELECT count(*)::int AS count FROM instance_settings`
+        // What a server writes once it runs: it must not reach the next start.
+        yield* sql`INSERT INTO instance_settings (key, value) VALUES ('template-test', 'secret')`
+        return { applied: applied[0]!.count, settings: before[0]!.count }
+      })).pipe(Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromUnknown({ ORGPLANE_CACHE_DIR: dir })))
       const first = yield* start
       const files = yield* Effect.promise(() => Fs.readdir(dir))
       expect(files).toHaveLength(1)
@@ -79,5 +78,5 @@ describe("the embedded database's template", () => {
       yield* Effect.promise(() => Fs.writeFile(Path.join(dir, files[0]!), "not a tar"))
       expect(yield* start).toEqual(first)
       expect((yield* Effect.promise(() => Fs.stat(Path.join(dir, files[0]!)))).size).toBeGreaterThan(1_000_000)
-    }), { timeout: 180_000 })
+    }).pipe(Effect.scoped), { timeout: 180_000 })
 })

@@ -1,86 +1,152 @@
 /**
- * The start-up check of the encryption keys (platform/InstanceSecrets.ts), through the server's start: a server
- * without keys (DATABASE_URL and no ORGPLANE_ENCRYPTION_KEYS), or with keys that do not open its database's secrets
- * (another key, or a key of the same id with other bytes), refuses to start, naming the variable and `orgplane keys`,
- * and changes nothing: the right keys start it afterwards. The real process's exit is tested in the CLI's
- * Binary.test.ts.
+ * The start-up check of the encryption keys (platform/InstanceSecrets.ts, run by platform/StartupSecrets.ts), through
+ * the storage's start as Server.ts composes it (test/support/SecretsStorage.ts), on a fresh database: a server without
+ * keys (DATABASE_URL and no ORGPLANE_ENCRYPTION_KEYS), or with keys that do not open its database's secrets (another
+ * key, or a key of the same id with other bytes), refuses to start, naming the variable and `orgplane keys`, and
+ * changes nothing: the right keys start it afterwards. The assertions of packages/server/test/EncryptionKeys.test.ts;
+ * and the cursor key a 0.1.0 (Effect 3) server stored opens here, and the other way round.
+ *
+ * The Effect 3 side is read from the recorded fixture (support/Effect3.ts, test/fixtures/effect3/EncryptionKeys.json):
+ * 0.1.0's original sealing a cursor key of fixed bytes under a key of fixed bytes, which the port's start must open;
+ * and the additional data the original binds the cursor key with. The other way (the original opening the cursor key
+ * a port's start sealed) was never recorded: that ciphertext is drawn inside a whole start (a fresh key, a fresh IV,
+ * among whatever else the start draws), so it is not the same from run to run; the test holds instead that the port's
+ * start sealed it with the place the original authenticates (the recorded additional data) and that the port's
+ * keyring opens it, which with the port opening the original's ciphertext says the same thing.
  */
-import { SqlClient } from "@effect/sql"
-import { TestDatabase, TestServer } from "@orgplane/testkit"
-import { Effect, Layer, ManagedRuntime } from "effect"
+import { describe, expect, it } from "@effect/vitest"
+import * as Cause from "effect/Cause"
+import * as ConfigProvider from "effect/ConfigProvider"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
+import * as Result from "effect/Result"
 import * as NodeCrypto from "node:crypto"
-import { describe, expect, it } from "vitest"
+import { settingsConfig } from "../src/platform/Config.js"
+import { additionalData, makeKeyring, parseKeys } from "../src/platform/Crypto.js"
+import { EncryptionKeysUnusable, keysOrigin } from "../src/platform/InstanceSecrets.js"
+import { bindInstance, SecretColumns } from "../src/platform/SecretColumns.js"
+import * as Recorded from "./support/Effect3.js"
+import { sharedDatabase } from "./support/SecretsStorage.js"
+
+/** The Effect 3 originals' answers, recorded (support/Effect3.ts). */
+const effect3 = Recorded.originals("EncryptionKeys")
 
 const newKey = (id: string) => `${id}:${NodeCrypto.randomBytes(32).toString("base64")}`
 
-/** A test database kept across servers. */
-const sharedDatabase = async () => {
-  const database = ManagedRuntime.make(TestDatabase.layer)
-  const context = (await database.runtime()).context
-  return {
-    start: (options: TestServer.Options) => TestServer.start({ ...options, database: Layer.succeedContext(context) }),
-    sql: <A, E>(use: (sql: SqlClient.SqlClient) => Effect.Effect<A, E, SqlClient.SqlClient>) =>
-      database.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) => Effect.provideService(use(sql), SqlClient.SqlClient, sql))),
-    close: () => database.dispose()
-  }
+/** Why a start failed: its refusal's message; fails the test if it started, or failed otherwise. */
+const refusal = <A, E>(exit: Exit.Exit<A, E>) => {
+  expect(Exit.isFailure(exit), "the server started").toBe(true)
+  const error = Exit.isFailure(exit) ? Option.getOrUndefined(Cause.findErrorOption(exit.cause)) : undefined
+  expect(error, String(Exit.isFailure(exit) ? exit.cause : "")).toBeInstanceOf(EncryptionKeysUnusable)
+  return error instanceof EncryptionKeysUnusable ? error.message : ""
 }
 
-/** Why a start failed: its message (an Effect failure thrown by the runtime carries the error's own). */
-const refusal = async (starting: Promise<TestServer.RunningServer>) => {
-  const outcome = await starting.then(
-    async (server) => {
-      await server.close()
-      return undefined
-    },
-    (error: unknown) => String(error instanceof Error ? error.message : error)
-  )
-  expect(outcome, "the server started").toBeDefined()
-  return outcome!
-}
-
-const cursorKeyRows = (db: Awaited<ReturnType<typeof sharedDatabase>>) =>
-  db.sql((sql) => sql<{ readonly ciphertext: string }>`SELECT ciphertext FROM instance_secrets`)
+/** The Postgres a server runs on: no key is generated for it. The database is the test's. */
+const unused = "postgres://orgplane@127.0.0.1:1/unused"
 
 describe("a server's encryption keys", { timeout: 120_000 }, () => {
-  it("without any (DATABASE_URL, no ORGPLANE_ENCRYPTION_KEYS): refused at start, naming the variable and `orgplane keys`", async () => {
-    const db = await sharedDatabase()
-    try {
-      // The database is the test's; `databaseUrl` only says the server runs on Postgres, where no key is generated.
-      const message = await refusal(db.start({ databaseUrl: "postgres://orgplane@127.0.0.1:1/unused", encryptionKeys: "" }))
+  it.live("without any (DATABASE_URL, no ORGPLANE_ENCRYPTION_KEYS): refused at start, naming the variable and `orgplane keys`", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const db = yield* sharedDatabase
+      const message = refusal(yield* db.start({ databaseUrl: unused, encryptionKeys: "" }))
       expect(message).toContain("ORGPLANE_ENCRYPTION_KEYS is not set")
       expect(message).toContain("`orgplane keys generate`")
-      expect(await cursorKeyRows(db)).toEqual([])
-    } finally {
-      await db.close()
-    }
-  })
+      expect(yield* db.sql`SELECT ciphertext FROM instance_secrets`).toEqual([])
+    })))
 
-  it("that do not open the database's secrets: refused at start with what is wrong, nothing changed; the right ones start it", async () => {
-    const right = newKey("a")
-    const db = await sharedDatabase()
-    try {
-      const first = await db.start({ encryptionKeys: right })
-      await first.close()
-      const [stored] = await cursorKeyRows(db)
+  it.live("that do not open the database's secrets: refused at start with what is wrong, nothing changed; the right ones start it", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const right = newKey("a")
+      const db = yield* sharedDatabase
+      const first = yield* db.started({ encryptionKeys: right })
+      const [stored] = yield* db.sql<{ readonly ciphertext: string }>`SELECT ciphertext FROM instance_secrets`
       expect(stored!.ciphertext).toMatch(/^v2:a:/)
 
-      const other = await refusal(db.start({ encryptionKeys: newKey("b") }))
-      expect(other).toContain(`The database's secrets are encrypted with key "a", which ORGPLANE_ENCRYPTION_KEYS does not hold (the first of ORGPLANE_ENCRYPTION_KEYS is "b")`)
+      const other = refusal(yield* db.start({ encryptionKeys: newKey("b") }))
+      expect(other).toContain(
+        `The database's secrets are encrypted with key "a", which ORGPLANE_ENCRYPTION_KEYS does not hold (the first of ORGPLANE_ENCRYPTION_KEYS is "b")`
+      )
       expect(other).toContain("`orgplane keys rotate`")
-      const sameId = await refusal(db.start({ encryptionKeys: newKey("a") }))
+      const sameId = refusal(yield* db.start({ encryptionKeys: newKey("a") }))
       expect(sameId).toContain(`The database's secrets do not decrypt with key "a" of ORGPLANE_ENCRYPTION_KEYS`)
       expect(sameId).toContain("`orgplane keys --help`")
-      const keyless = await refusal(db.start({ databaseUrl: "postgres://orgplane@127.0.0.1:1/unused", encryptionKeys: "" }))
+      const keyless = refusal(yield* db.start({ databaseUrl: unused, encryptionKeys: "" }))
       expect(keyless).toContain(`ORGPLANE_ENCRYPTION_KEYS is not set, and the database's secrets are encrypted with key "a"`)
 
-      expect(await cursorKeyRows(db)).toEqual([stored])
-      // The new key first, the old one after it (a rotation under way): it starts.
-      const rotating = await db.start({ encryptionKeys: `${newKey("b")},${right}` })
-      await rotating.close()
-      const again = await db.start({ encryptionKeys: right })
-      await again.close()
-    } finally {
-      await db.close()
-    }
+      expect(yield* db.sql`SELECT ciphertext FROM instance_secrets`).toEqual([stored])
+      // The new key first, the old one after it (a rotation under way): it starts, with the same cursor key.
+      const rotating = yield* db.started({ encryptionKeys: `${newKey("b")},${right}` })
+      expect(rotating.cursorKey.equals(first.cursorKey)).toBe(true)
+      const again = yield* db.started({ encryptionKeys: right })
+      expect(again.cursorKey.equals(first.cursorKey)).toBe(true)
+      expect(first.cursorKey).toHaveLength(32)
+    })))
+
+  it.live("an altered cursor key is refused as not a ciphertext of this server", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const keys = newKey("a")
+      const db = yield* sharedDatabase
+      yield* db.started({ encryptionKeys: keys })
+      yield* db.sql`UPDATE instance_secrets SET ciphertext = 'v3:a:x:y:z' WHERE name = 'cursor_key'`
+      const message = refusal(yield* db.start({ encryptionKeys: keys }))
+      expect(message).toContain("The database's cursor key (instance_secrets) is not a ciphertext this server reads (a): it was altered.")
+    })))
+
+  it.live("one keyring per start: the platform's Crypto opens the cursor key the check sealed (a memory database's ephemeral key too)", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const db = yield* sharedDatabase
+      // DATABASE_URL (when the tests run on Postgres) would leave no key: give one then.
+      const started = yield* db.started({ dataDir: "memory", encryptionKeys: process.env["DATABASE_URL"] ? newKey("k") : undefined })
+      const [stored] = yield* db.sql<{ readonly ciphertext: string }>`SELECT ciphertext FROM instance_secrets`
+      const opened = started.crypto.keyring.open(stored!.ciphertext, bindInstance(SecretColumns.cursorKey, "cursor_key"))
+      expect(Result.isSuccess(opened) && Buffer.from(opened.success, "base64").equals(started.cursorKey)).toBe(true)
+    })))
+
+  it.live("two servers starting together on a new database agree on one cursor key", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const keys = newKey("a")
+      const db = yield* sharedDatabase
+      const [one, two] = yield* Effect.all([db.started({ encryptionKeys: keys }), db.started({ encryptionKeys: keys })], { concurrency: 2 })
+      expect(one!.cursorKey.equals(two!.cursorKey)).toBe(true)
+      expect(yield* db.sql`SELECT name FROM instance_secrets`).toEqual([{ name: "cursor_key" }])
+    })))
+
+  it("names where the keys came from: the variable, or the embedded database's key file", () => {
+    const read = (env: Record<string, string>) => Effect.runSync(Effect.orDie(settingsConfig.parse(ConfigProvider.fromEnv({ env }))))
+    expect(keysOrigin(read({ ORGPLANE_DATA_DIR: "/srv/orgplane/data" }))).toBe(
+      "the key file /srv/orgplane/encryption.key (ORGPLANE_ENCRYPTION_KEYS is not set)"
+    )
+    expect(keysOrigin(read({ ORGPLANE_DATA_DIR: "/srv/orgplane/data", ORGPLANE_ENCRYPTION_KEYS: newKey("a") }))).toBe("ORGPLANE_ENCRYPTION_KEYS")
+    expect(keysOrigin(read({ ORGPLANE_DATA_DIR: "memory" }))).toBe("ORGPLANE_ENCRYPTION_KEYS")
+    expect(keysOrigin(read({ DATABASE_URL: unused }))).toBe("ORGPLANE_ENCRYPTION_KEYS")
   })
+})
+
+describe("a server's encryption keys, with a database an Effect 3 server keyed", { timeout: 120_000 }, () => {
+  it.live("starts with the cursor key the original sealed, and the original opens the one the port sealed", () =>
+    Effect.scoped(Effect.gen(function*() {
+      // Fixed bytes: the recorded sealing's key names them.
+      const keys = `k1:${NodeCrypto.createHash("sha256").update("orgplane-encryption-keys-test/k1").digest("base64")}`
+      const db = yield* sharedDatabase
+      // A start makes the tables (and a cursor key of its own, replaced below by the original's).
+      yield* db.started({ encryptionKeys: keys })
+      const value = NodeCrypto.createHash("sha256").update("orgplane-encryption-keys-test/cursor key").digest()
+      const sealKey = Recorded.call("seal", keys, value.toString("base64"), "cursorKey", "cursor_key")
+      const sealed = effect3<string>(sealKey)
+      yield* db.sql`UPDATE instance_secrets SET ciphertext = ${sealed} WHERE name = 'cursor_key'`
+      expect((yield* db.started({ encryptionKeys: keys })).cursorKey.equals(value)).toBe(true)
+
+      // The other way: a cursor key this port made is sealed at the place the original authenticates, and opens.
+      yield* db.sql`DELETE FROM instance_secrets`
+      const made = yield* db.started({ encryptionKeys: keys })
+      const [stored] = yield* db.sql<{ readonly ciphertext: string }>`SELECT ciphertext FROM instance_secrets`
+      const here = bindInstance(SecretColumns.cursorKey, "cursor_key")
+      expect(additionalData(here).toString("base64")).toBe(
+        effect3(Recorded.call("additionalData", "cursorKey", "cursor_key"))
+      )
+      expect(stored!.ciphertext).toMatch(/^v2:k1:[A-Za-z0-9_-]{16}:[A-Za-z0-9_-]{22}:[A-Za-z0-9_-]+$/)
+      const opened = makeKeyring(parseKeys(keys)).open(stored!.ciphertext, here)
+      expect(Result.isSuccess(opened) && Buffer.from(opened.success, "base64").equals(made.cursorKey)).toBe(true)
+    })))
 })

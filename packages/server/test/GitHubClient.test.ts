@@ -1,20 +1,27 @@
-/** The GitHub client and the outbound guard against FakeGitHub serving real git repositories, and webhook signatures. */
-import { HttpClientRequest } from "@effect/platform"
+/**
+ * The GitHub client against FakeGitHub (testkit, no Effect: a real GitHub-like REST API on 127.0.0.1 serving real git
+ * repositories, app JWTs verified for real), through the Effect 4 outbound guard over node:http, and webhook
+ * signatures: packages/server/test/GitHubClient.test.ts's tests of the client, the webhooks and `undecodable` (its
+ * two tests of Outbound are in OutboundGuard.test.ts; its CodeHostConfig tests in CodeHostConfig.test.ts).
+ */
 import { describe, expect, it } from "@effect/vitest"
-import { FakeGitHub, GitRepo, TestServer } from "@orgplane/testkit"
-import { ConfigProvider, Effect, Either, Layer, Redacted, Schema } from "effect"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import * as NodeCrypto from "node:crypto"
-import * as Fs from "node:fs/promises"
 import * as Http from "node:http"
 import type * as Net from "node:net"
-import * as Os from "node:os"
-import * as Path from "node:path"
 import { afterAll, beforeAll } from "vitest"
+import * as FakeGitHub from "../../../packages/testkit/src/FakeGitHub.js"
+import * as GitRepo from "../../../packages/testkit/src/GitRepo.js"
 import * as CodeHostConfig from "../src/integrations/codehost/CodeHostConfig.js"
 import { Credential, GitHub, layer as gitHubLayer, tokenRefreshMarginMs, undecodable } from "../src/integrations/codehost/GitHub.js"
 import { verifySignature } from "../src/integrations/codehost/Webhooks.js"
 import * as Outbound from "../src/platform/Outbound.js"
-import { VERSION } from "../src/Version.js"
 
 const INSTALLATION = 7001
 const installation = Credential.installation(INSTALLATION)
@@ -48,6 +55,23 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const step of cleanup.reverse()) await step()
 })
+
+
+/** The real clock moved forward by `advance` (testkit's `TestServer.ShiftedClock`, which is an Effect 3 clock). */
+const shiftedClock = () => {
+  const real = Clock.Clock.defaultValue()
+  let offsetMillis = 0
+  const clock: Clock.Clock = {
+    currentTimeMillisUnsafe: () => real.currentTimeMillisUnsafe() + offsetMillis,
+    currentTimeMillis: Effect.sync(() => real.currentTimeMillisUnsafe() + offsetMillis),
+    currentTimeNanosUnsafe: () => real.currentTimeNanosUnsafe() + BigInt(offsetMillis) * 1_000_000n,
+    currentTimeNanos: Effect.sync(() => real.currentTimeNanosUnsafe() + BigInt(offsetMillis) * 1_000_000n),
+    monotonicTimeNanosUnsafe: () => real.monotonicTimeNanosUnsafe(),
+    monotonicTimeNanos: real.monotonicTimeNanos,
+    sleep: (duration) => real.sleep(duration)
+  }
+  return { clock, advance: (duration: Duration.Input) => void (offsetMillis += Duration.toMillis(Duration.fromInputUnsafe(duration))) }
+}
 
 const appConfig = (gitHub: FakeGitHub.FakeGitHub, overrides: CodeHostConfig.Options = {}) =>
   CodeHostConfig.layer({ codehostApiUrl: gitHub.url, codehostAppId: gitHub.appId, codehostPrivateKey: gitHub.privateKeyPem, ...overrides })
@@ -246,7 +270,7 @@ describe("GitHub client", () => {
 
   it.live("asks for a new token shortly before the current one expires, as GitHub's expires_at says", () => {
     // The client's clock, moved past the token's life instead of waiting it out.
-    const clock = new TestServer.ShiftedClock()
+    const { clock, advance } = shiftedClock()
     return Effect.gen(function*() {
       const repo = yield* Effect.promise(() => GitRepo.withFiles({ "a.md": "a" }))
       // A token that lives 10 minutes past the refresh margin: reused until then, replaced after.
@@ -259,14 +283,14 @@ describe("GitHub client", () => {
         yield* gitHub.head(Credential.installation(3), "acme/a", "main")
         yield* gitHub.head(Credential.installation(3), "acme/a", "main")
         expect(shortLived.tokensIssued()).toBe(1)
-        clock.advance("9 minutes")
+        advance("9 minutes")
         yield* gitHub.head(Credential.installation(3), "acme/a", "main")
         expect(shortLived.tokensIssued()).toBe(1)
-        clock.advance("2 minutes")
+        advance("2 minutes")
         yield* gitHub.head(Credential.installation(3), "acme/a", "main")
         expect(shortLived.tokensIssued()).toBe(2)
       }).pipe(Effect.provide(client(shortLived)))
-    }).pipe(Effect.scoped, Effect.withClock(clock))
+    }).pipe(Effect.scoped, Effect.provideService(Clock.Clock, clock))
   })
 
   it.effect("drops a token GitHub refuses, so the next attempt gets a new one", () =>
@@ -392,60 +416,6 @@ const serve = (handler: Http.RequestListener) =>
     }))
   )
 
-describe("Outbound", () => {
-  it.live("names us, refuses redirects to other origins, and fails with the origin only", () =>
-    Effect.gen(function*() {
-      const other = yield* serve((_request, response) => response.end("elsewhere"))
-      const seen: Array<string | undefined> = []
-      const here = yield* serve((request, response) => {
-        seen.push(request.headers["user-agent"])
-        const path = new URL(request.url ?? "/", "http://x").pathname
-        if (path === "/away") return response.writeHead(302, { location: `${other.url}/x` }).end()
-        if (path === "/loop") return response.writeHead(302, { location: "/loop" }).end()
-        response.end("ok")
-      })
-      let connections = 0
-      here.server.on("connection", () => connections++)
-      const outbound = yield* Outbound.Outbound
-      const ok = yield* outbound.execute(HttpClientRequest.get(`${here.url}/fine`))
-      expect(new TextDecoder().decode(ok.body)).toBe("ok")
-      expect(seen[0]).toBe(`orgplane/${VERSION}`)
-      // Connections are kept alive: one for several requests in a row (no new TLS handshake each time).
-      for (let i = 0; i < 4; i++) yield* outbound.execute(HttpClientRequest.get(`${here.url}/fine`))
-      expect(connections).toBe(1)
-      const away = yield* failure(outbound.execute(HttpClientRequest.get(`${here.url}/away?token=secret`)))
-      expect(away).toMatchObject({ _tag: "OutboundError", reason: "blocked", origin: here.url })
-      expect(JSON.stringify(away)).not.toContain("secret")
-      expect(yield* failure(outbound.execute(HttpClientRequest.get(`${here.url}/loop`)))).toMatchObject({ reason: "blocked" })
-      const refused = yield* failure(outbound.execute(HttpClientRequest.get("http://127.0.0.1:1/x")))
-      expect(refused).toMatchObject({ reason: "network", origin: "http://127.0.0.1:1" })
-      expect(yield* failure(outbound.execute(HttpClientRequest.get("file:///etc/passwd")))).toMatchObject({ reason: "blocked" })
-      // User-supplied destinations: plain http to a loopback address is refused.
-      expect(yield* failure(outbound.execute(HttpClientRequest.get(`${here.url}/fine`), { destination: "user" }))).toMatchObject({ reason: "blocked" })
-    }).pipe(Effect.provide(Outbound.layer()), Effect.scoped))
-
-  it.live("caps a body without a content-length as it streams, and its fetch rejects like fetch", () =>
-    Effect.gen(function*() {
-      const here = yield* serve((request, response) => {
-        response.writeHead(200, { "content-type": "text/plain" })
-        // Chunked: no content-length to refuse up front.
-        const kilobytes = request.url === "/large" ? 64 : 8
-        for (let i = 0; i < kilobytes; i++) response.write("y".repeat(1024))
-        response.end()
-      })
-      const outbound = yield* Outbound.Outbound
-      expect(yield* failure(outbound.execute(HttpClientRequest.get(`${here.url}/large`)))).toMatchObject({ reason: "too_large" })
-      expect((yield* outbound.execute(HttpClientRequest.get(`${here.url}/small`))).body.length).toBe(8 * 1024)
-      expect((yield* outbound.execute(HttpClientRequest.get(`${here.url}/large`), { maxBodyBytes: 128 * 1024 })).body.length).toBe(64 * 1024)
-      const small = yield* Effect.promise(() => outbound.fetch(`${here.url}/small`, { method: "POST", body: "{}" }))
-      expect(small.status).toBe(200)
-      expect((yield* Effect.promise(() => small.text())).length).toBe(8 * 1024)
-      const rejected = yield* Effect.promise(() => outbound.fetch(`${here.url}/large`).then(() => undefined, (error: unknown) => error))
-      expect(rejected).toBeInstanceOf(TypeError)
-      expect((rejected as TypeError).cause).toMatchObject({ _tag: "OutboundError", reason: "too_large" })
-    }).pipe(Effect.provide(Outbound.layer({ maxBodyBytes: 32 * 1024 })), Effect.scoped))
-})
-
 describe("Webhooks.verifySignature", () => {
   it.live("accepts GitHub's signature of the raw body and nothing else", () =>
     Effect.gen(function*() {
@@ -493,63 +463,16 @@ describe("Webhooks.verifySignature", () => {
     }).pipe(Effect.scoped))
 })
 
-describe("CodeHostConfig", () => {
-  const pem = NodeCrypto.generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ type: "pkcs1", format: "pem" }).toString()
-  const read = (environment: Record<string, string>, options: CodeHostConfig.Options = {}) =>
-    Effect.either(CodeHostConfig.settings(options)).pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(environment)))))
-
-  it.effect("reads the documented variables: a key with \\n escapes, or from a file", () =>
-    Effect.gen(function*() {
-      const defaults = yield* read({})
-      expect(Either.getOrThrow(defaults)).toMatchObject({ apiUrl: "https://api.github.com", app: undefined, webhookSecret: undefined })
-      const escaped = Either.getOrThrow(yield* read({
-        ORGPLANE_CODEHOST_API_URL: "https://ghe.example.com/api/v3/",
-        ORGPLANE_CODEHOST_APP_ID: "123",
-        ORGPLANE_CODEHOST_PRIVATE_KEY: pem.replace(/\n/g, "\\n"),
-        ORGPLANE_CODEHOST_WEBHOOK_SECRET: "s3cret"
-      }))
-      expect(escaped.apiUrl).toBe("https://ghe.example.com/api/v3")
-      expect(escaped.app?.appId).toBe("123")
-      expect(Redacted.value(escaped.app!.privateKey)).toBe(pem.trim())
-      expect(Redacted.value(escaped.webhookSecret!)).toBe("s3cret")
-      const dir = yield* Effect.promise(() => Fs.mkdtemp(Path.join(Os.tmpdir(), "orgplane-key-")))
-      yield* Effect.addFinalizer(() => Effect.promise(() => Fs.rm(dir, { recursive: true, force: true })))
-      yield* Effect.promise(() => Fs.writeFile(Path.join(dir, "app.pem"), pem))
-      const fromFile = Either.getOrThrow(yield* read({ ORGPLANE_CODEHOST_APP_ID: "123", ORGPLANE_CODEHOST_PRIVATE_KEY_FILE: Path.join(dir, "app.pem") }))
-      expect(Redacted.value(fromFile.app!.privateKey)).toBe(pem.trim())
-      // Code wins over the environment.
-      const overridden = Either.getOrThrow(yield* read({ ORGPLANE_CODEHOST_API_URL: "https://ghe.example.com/api/v3" }, { codehostApiUrl: "http://127.0.0.1:9/api", codehostAppId: 9, codehostPrivateKey: pem }))
-      expect(overridden).toMatchObject({ apiUrl: "http://127.0.0.1:9/api", app: { appId: "9" } })
-      expect(CodeHostConfig.environment.map(([name]) => name)).toEqual([
-        "ORGPLANE_CODEHOST_API_URL",
-        "ORGPLANE_CODEHOST_APP_ID",
-        "ORGPLANE_CODEHOST_PRIVATE_KEY",
-        "ORGPLANE_CODEHOST_PRIVATE_KEY_FILE",
-        "ORGPLANE_CODEHOST_WEBHOOK_SECRET"
-      ])
-    }).pipe(Effect.scoped))
-
-  it.effect("refuses half an app, a key that is not one, an unreadable key file and a URL with credentials", () =>
-    Effect.gen(function*() {
-      const refused = async (environment: Record<string, string>) => Either.isLeft(await Effect.runPromise(read(environment)))
-      expect(yield* Effect.promise(() => refused({ ORGPLANE_CODEHOST_APP_ID: "1" }))).toBe(true)
-      expect(yield* Effect.promise(() => refused({ ORGPLANE_CODEHOST_PRIVATE_KEY: pem }))).toBe(true)
-      expect(yield* Effect.promise(() => refused({ ORGPLANE_CODEHOST_APP_ID: "1", ORGPLANE_CODEHOST_PRIVATE_KEY: "not a key" }))).toBe(true)
-      expect(yield* Effect.promise(() => refused({ ORGPLANE_CODEHOST_APP_ID: "1", ORGPLANE_CODEHOST_PRIVATE_KEY_FILE: "/nonexistent/app.pem" }))).toBe(true)
-      expect(yield* Effect.promise(() => refused({ ORGPLANE_CODEHOST_API_URL: "https://user:pass@ghe.example.com/api/v3" }))).toBe(true)
-      expect(yield* Effect.promise(() => refused({ ORGPLANE_CODEHOST_API_URL: "ftp://ghe.example.com" }))).toBe(true)
-    }))
-})
-
 describe("an answer the client cannot decode", () => {
   it("names the tree entry and the field instead of refusing the whole tree", () => {
     const Tree = Schema.Struct({
-      tree: Schema.Array(Schema.Struct({ path: Schema.String, type: Schema.Literal("blob", "tree", "commit"), sha: Schema.String }))
+      tree: Schema.Array(Schema.Struct({ path: Schema.String, type: Schema.Literals(["blob", "tree", "commit"]), sha: Schema.String }))
     })
     const json = { tree: [{ path: "a.md", type: "blob", sha: "1" }, { path: "skills/odd", type: "symlink", sha: "2" }] }
-    const error = Either.flip(Schema.decodeUnknownEither(Tree)(json)).pipe(Either.getOrThrow)
-    expect(undecodable(json, error)).toMatch(/^entry `skills\/odd`, field `tree\[1\]\.type`: Expected "blob", actual "symlink"$/)
-    const missing = Either.flip(Schema.decodeUnknownEither(Tree)({})).pipe(Either.getOrThrow)
-    expect(undecodable({}, missing)).toBe("field `tree`: is missing")
+    const error = Result.getOrThrow(Result.flip(Schema.decodeUnknownResult(Tree, { reportInput: true })(json)))
+    // Decoded as the client decodes (`reportInput`); Effect 4's words (Effect 3's: `Expected "blob", actual "symlink"`, `is missing`).
+    expect(undecodable(json, error)).toBe('entry `skills/odd`, field `tree[1].type`: Expected "blob" | "tree" | "commit", got "symlink"')
+    const missing = Result.getOrThrow(Result.flip(Schema.decodeUnknownResult(Tree, { reportInput: true })({})))
+    expect(undecodable({}, missing)).toBe("field `tree`: Missing key")
   })
 })

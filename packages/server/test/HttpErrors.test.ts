@@ -1,91 +1,89 @@
 /**
- * Request-decoding failures are the caller's (400); response-encoding failures are the server's (500); a path with
- * other methods answers 405 with `Allow`, an unknown one 404; every answer says `nosniff`.
+ * platform/HttpErrors.ts, the server's `ApiErrors`, on an API of its own (SystemApi takes no input, so a request
+ * failing its schema needs another endpoint): served by Node as Server.ts serves, through real HTTP.
  */
-import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup, HttpClient, HttpClientRequest } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
+import { apiOf, ServiceUnavailable, ServiceUnavailableResponse } from "@orgplane/schema"
 import { describe, expect, it } from "@effect/vitest"
-import { InvalidRequestResponse } from "@orgplane/schema"
-import { Effect, Layer, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import { HttpRouter, HttpServer } from "effect/http"
+import { HttpApiBuilder, HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
+import * as SqlErrors from "effect/sql/SqlError"
+import { createServer } from "node:http"
 import * as HttpErrors from "../src/platform/HttpErrors.js"
+import { retryAfterSeconds } from "../src/platform/Unavailable.js"
+import * as TestServer from "./support/TestServer.js"
 
-const Positive = Schema.Struct({ n: Schema.Number.pipe(Schema.positive()) })
+const Count = Schema.Struct({ n: Schema.Int })
 
-class Probe extends HttpApiGroup.make("probe")
-  .add(HttpApiEndpoint.get("broken", "/broken").addSuccess(Positive))
-  .add(HttpApiEndpoint.post("echo", "/echo").setPayload(Positive).addSuccess(Positive))
-  .add(HttpApiEndpoint.get("item", "/items/:id").addSuccess(Positive))
-  .add(HttpApiEndpoint.del("removeItem", "/items/:id").addSuccess(Positive))
+class ProbeApi extends HttpApiGroup.make("probe")
+  .add(HttpApiEndpoint.get("count", "/count", { query: { n: Schema.NumberFromString.check(Schema.isInt()) }, success: Count }))
+  .add(HttpApiEndpoint.get("broken", "/broken", { success: Count }))
+  .add(HttpApiEndpoint.get("down", "/down", { success: Count, error: [ServiceUnavailableResponse] }))
+  .add(HttpApiEndpoint.get("lost", "/lost", { success: Count }))
+  .add(HttpApiEndpoint.get("crash", "/crash", { success: Count }))
 {}
-class ProbeApi extends HttpApi.make("probe").add(Probe).addError(InvalidRequestResponse) {}
 
-const ProbeLive = HttpErrors.group(ProbeApi, "probe", (handlers) =>
+const Api = apiOf(ProbeApi)
+
+const lostConnection = new SqlErrors.SqlError({
+  reason: new SqlErrors.ConnectionError({ cause: new Error("Connection terminated"), message: "PgConnection: Connection is closed", operation: "query" })
+})
+
+const Handlers = HttpApiBuilder.group(Api, "probe", (handlers) =>
   handlers
-    .handle("broken", () => Effect.succeed({ n: -1 }))
-    .handle("echo", ({ payload }) => Effect.succeed(payload))
-    .handle("item", () => Effect.succeed({ n: 1 }))
-    .handle("removeItem", () => Effect.succeed({ n: 1 })))
+    .handle("count", ({ query }) => Effect.succeed({ n: query.n }))
+    // A handler whose value fails its own success schema: the server's bug, not the caller's.
+    .handle("broken", () => Effect.succeed({ n: 1.5 }))
+    .handle("down", () => Effect.fail(new ServiceUnavailable({ message: "The database is not available right now; retry later." })))
+    // A repository that still dies on a storage failure.
+    .handle("lost", () => Effect.die(lostConnection))
+    .handle("crash", () => Effect.die(new Error("boom"))))
 
-const TestLayer = HttpApiBuilder.serve().pipe(
-  Layer.provide(HttpErrors.layerFor(ProbeApi)),
-  Layer.provide(HttpApiBuilder.api(ProbeApi).pipe(Layer.provide(ProbeLive))),
-  Layer.provideMerge(NodeHttpServer.layerTest)
-)
+const serve = Effect.gen(function*() {
+  const context = yield* Layer.build(
+    HttpRouter.serve(HttpApiBuilder.layer(Api).pipe(Layer.provide(Handlers), Layer.provide(HttpErrors.layer)), { disableLogger: true }).pipe(
+      Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }))
+    )
+  )
+  return HttpServer.formatAddress(Context.get(context, HttpServer.HttpServer).address).replace(/\/$/, "")
+})
 
 describe("HttpErrors", () => {
-  it.layer(TestLayer)((it) => {
-    it.effect("a response that fails its own schema is a 500, not the caller's fault", () =>
-      Effect.gen(function*() {
-        const response = yield* HttpClient.get("/broken")
-        expect(response.status).toBe(500)
-        expect(yield* response.json).toEqual({ error: "internal_error", message: "The server failed to handle this request." })
-      }))
+  it.live("a request that fails its schema answers 400 invalid_request with the bad field", () =>
+    Effect.gen(function*() {
+      const url = yield* serve
+      expect((yield* TestServer.get(url, "/count?n=3")).body).toEqual({ n: 3 })
+      const refused = yield* TestServer.get(url, "/count?n=abc")
+      expect(refused.status).toBe(400)
+      expect(refused.body).toMatchObject({ error: "invalid_request", details: [{ path: ["n"] }] })
+    }).pipe(Effect.scoped))
 
-    it.effect("a request that fails its schema is a 400 invalid_request", () =>
-      Effect.gen(function*() {
-        const response = yield* HttpClientRequest.post("/echo").pipe(HttpClientRequest.bodyUnsafeJson({ n: -5 }), HttpClient.execute)
-        expect(response.status).toBe(400)
-        const body: any = yield* response.json
-        expect(body.error).toBe("invalid_request")
-        expect(body.details[0].path).toEqual(["n"])
-      }))
+  it.live("a response that fails its own schema answers 500 internal_error, not 400", () =>
+    Effect.gen(function*() {
+      const answer = yield* TestServer.get(yield* serve, "/broken")
+      expect(answer.status).toBe(500)
+      expect(answer.body).toEqual({ error: "internal_error", message: "The server failed to handle this request." })
+    }).pipe(Effect.scoped))
 
-    it.effect("a path with other methods answers 405 listing them in Allow (HEAD with GET); OPTIONS is one more method it lacks", () =>
-      Effect.gen(function*() {
-        const refused = (method: "PUT" | "PATCH" | "OPTIONS" | "HEAD" | "POST", path: string) =>
-          HttpClient.execute(HttpClientRequest.make(method)(path))
-        const put = yield* refused("PUT", "/echo")
-        expect(put.status).toBe(405)
-        expect(put.headers["allow"]).toBe("POST")
-        expect(put.headers["x-content-type-options"]).toBe("nosniff")
-        expect(yield* put.json).toEqual({ error: "method_not_allowed", message: "/echo does not take PUT; it takes POST." })
-        const patch = yield* refused("PATCH", "/items/it_1?x=1")
-        expect(patch.status).toBe(405)
-        expect(patch.headers["allow"]).toBe("GET, HEAD, DELETE")
-        expect(yield* patch.json).toEqual({ error: "method_not_allowed", message: "/items/it_1 does not take PATCH; it takes GET, HEAD, DELETE." })
-        const options = yield* refused("OPTIONS", "/broken")
-        expect([options.status, options.headers["allow"]]).toEqual([405, "GET, HEAD"])
-        const head = yield* refused("HEAD", "/echo")
-        expect([head.status, head.headers["allow"]]).toEqual([405, "POST"])
-        // A GET path answers HEAD with its GET route; an unknown path stays 404, without Allow.
-        expect((yield* refused("HEAD", "/items/it_1")).status).toBe(200)
-        const unknown = yield* refused("PUT", "/nowhere")
-        expect([unknown.status, unknown.headers["allow"]]).toEqual([404, undefined])
-        expect((yield* unknown.json as Effect.Effect<any>).error).toBe("not_found")
-      }))
+  it.live("ServiceUnavailable, and a storage failure that says the database is gone, answer 503 with Retry-After", () =>
+    Effect.gen(function*() {
+      const url = yield* serve
+      for (const path of ["/down", "/lost"]) {
+        const answer = yield* TestServer.get(url, path)
+        expect(answer.status).toBe(503)
+        expect(answer.headers.get("retry-after")).toBe(String(retryAfterSeconds))
+        expect(answer.body).toEqual({ error: "service_unavailable", message: "The database is not available right now; retry later." })
+      }
+    }).pipe(Effect.scoped))
 
-    it.effect("a declared error says nosniff too (it is encoded after every middleware)", () =>
-      Effect.gen(function*() {
-        const response = yield* HttpClientRequest.post("/echo").pipe(HttpClientRequest.bodyUnsafeJson({ n: -5 }), HttpClient.execute)
-        expect(response.status).toBe(400)
-        expect(response.headers["x-content-type-options"]).toBe("nosniff")
-      }))
-
-    it.effect("a valid request passes through", () =>
-      Effect.gen(function*() {
-        const response = yield* HttpClientRequest.post("/echo").pipe(HttpClientRequest.bodyUnsafeJson({ n: 5 }), HttpClient.execute)
-        expect(response.status).toBe(200)
-        expect(yield* response.json).toEqual({ n: 5 })
-      }))
-  })
+  it.live("a defect answers 500 internal_error", () =>
+    Effect.gen(function*() {
+      const answer = yield* TestServer.get(yield* serve, "/crash")
+      expect(answer.status).toBe(500)
+      expect(answer.body).toEqual({ error: "internal_error", message: "The server failed to handle this request." })
+    }).pipe(Effect.scoped))
 })

@@ -1,216 +1,322 @@
 /**
- * HTTP itself, on a real server as clients and independent tools (Schemathesis, Redocly, Spectral) see it: 405 with
- * `Allow` for every path of the OpenAPI document, 415 for a body an operation does not read (before
- * authentication), 414 for a long URL (the request guard's limit, and Node's parser past its own), 431 for a header
- * block over the parser's limit, 400 for what is not HTTP: every answer in the error shape, and the typed client
- * decoding them as the API's errors.
+ * The standalone server's HTTP edge through real HTTP, on a fresh database: 405 with `Allow` and 404 on the served
+ * routes, 414 from the request guard and from Node's parser, 431 and 400 for what the parser refuses (in the API's
+ * error shape: platform/ClientErrors.ts), 65 s keep-alive and a stop that does not wait for idle connections,
+ * `Cache-Control: no-store` on /v1 only, and the API reference (`/docs`, `/openapi.json`: platform/Docs.ts).
+ *
+ * Ported from packages/server/test/HttpSemantics.test.ts, CacheControl.test.ts and Docs.test.ts: the assertions
+ * that the groups served so far (`apiOf(SystemApi)`) can run. Left there: those through /v1/teams, /v1/auth and
+ * idempotency (the 415s before authentication, sign-out without a body, Allow for every path of the document, the
+ * typed client's decoding of 415 and 414, no-store on credentials, replays and 429s of real operations).
  */
-import { FetchHttpClient, HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
-import { Api, MAX_URL_LENGTH, UnsupportedMediaType, UriTooLong } from "@orgplane/schema"
-import { shutdownGraceMillis } from "@orgplane/server"
-import { Http, TestServer } from "@orgplane/testkit"
-import { Effect } from "effect"
+import { describe, expect, it, layer } from "@effect/vitest"
+import { MAX_URL_LENGTH } from "@orgplane/schema"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Scope from "effect/Scope"
+import type * as Http from "node:http"
 import * as Net from "node:net"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { acceptsBrotli } from "../src/platform/Docs.js"
+import * as Server from "../src/Server.js"
+import { createHttpServer, shutdownGraceMillis } from "../src/Server.js"
+import { watched } from "./support/Contract.js"
+import * as TestDatabase from "./support/TestDatabase.js"
+import * as TestServer from "./support/TestServer.js"
 
-let server: TestServer.RunningServer
-beforeAll(async () => {
-  server = await TestServer.start()
-})
-afterAll(() => server.close())
+class Url extends Context.Service<Url, string>()("test/HttpSemantics/Url") {}
 
-const stillServing = async () => expect((await Http.request(server.url, "GET", "/health")).status).toBe(200)
-
-describe("405 Method Not Allowed", () => {
-  const order = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"]
-
-  it("answers a method a path does not have, with Allow listing what it has", async () => {
-    const response = await Http.request(server.url, "PUT", "/v1/auth/sign-in")
-    expect(response.status).toBe(405)
-    expect(response.headers.get("allow")).toBe("POST")
-    expect(response.body).toEqual({ error: "method_not_allowed", message: "/v1/auth/sign-in does not take PUT; it takes POST." })
-    const options = await Http.request(server.url, "OPTIONS", "/v1/teams")
-    expect([options.status, options.headers.get("allow")]).toEqual([405, "GET, HEAD, POST"])
+const ServerUrl = Layer.effect(
+  Url,
+  Effect.gen(function*() {
+    const server = yield* TestServer.start({ database: yield* TestDatabase.layer({ migrated: true }) })
+    return server.url
   })
+)
 
-  it("for every path of the OpenAPI document, Allow is exactly the methods the document gives it (and HEAD with GET)", async () => {
-    const document = (await Http.request(server.url, "GET", "/openapi.json")).body
-    const templates = Object.entries<Record<string, unknown>>(document.paths).map(([path, item]) => ({
-      path,
-      pattern: new RegExp(`^${path.replace(/\{[^}]+\}/g, "[^/]+")}$`),
-      methods: Object.keys(item).map((method) => method.toUpperCase())
-    }))
-    expect(templates.length).toBeGreaterThan(50)
-    const wrong: Array<string> = []
-    for (const { path } of templates) {
-      const url = path.replace(/\{[^}]+\}/g, "x1")
-      // A concrete URL may match several templates (`/v1/invitations/accept` and `/v1/invitations/{id}`).
-      const documented = new Set(templates.filter((template) => template.pattern.test(url)).flatMap((template) => template.methods))
-      if (documented.has("GET")) documented.add("HEAD")
-      const expected = order.filter((method) => documented.has(method)).join(", ")
-      // A URL every method of the list is documented for (`/scim/v2/x1/Users/.search` is also a User's path) is asked
-      // with OPTIONS, which no path has.
-      const method = order.find((candidate) => candidate !== "HEAD" && !documented.has(candidate)) ?? "OPTIONS"
-      const response = await Http.request(server.url, method, url)
-      // Under the SCIM protocol's base, a SCIM error (RFC 7644 §3.12), as every refusal there.
-      const refused = url.startsWith("/scim/v2/")
-        ? response.body?.status === "405" && response.headers.get("content-type")?.startsWith("application/scim+json")
-        : response.body?.error === "method_not_allowed"
-      if (response.status !== 405 || response.headers.get("allow") !== expected || !refused) {
-        wrong.push(`${method} ${url}: ${response.status} allow=${response.headers.get("allow")} (expected ${expected})`)
+const request = (path: string, init: RequestInit = {}) =>
+  Effect.flatMap(Url, (url) =>
+    Effect.promise(async () => {
+      const response = await fetch(`${url}${path}`, init)
+      const text = await response.text()
+      let body: any = text
+      try {
+        body = text === "" ? undefined : JSON.parse(text)
+      } catch {
+        // not JSON: kept as text
       }
-    }
-    expect(wrong).toEqual([])
-  })
-
-  it("leaves an unknown path 404", async () => {
-    const response = await Http.request(server.url, "PUT", "/v1/nowhere")
-    expect([response.status, response.headers.get("allow"), response.body.error]).toEqual([404, null, "not_found"])
-  })
-})
-
-describe("415 Unsupported Media Type", () => {
-  const signUp = (headers: Record<string, string>, rawBody: string) =>
-    Http.request(server.url, "POST", "/v1/auth/sign-up", { headers, rawBody })
-  const account = () => ({ email: `media.${Math.random().toString(36).slice(2, 10)}@example.com`, password: "correct horse battery", name: "Media" })
-
-  it("refuses a form-encoded or text body (nothing is created), and names what the operation reads", async () => {
-    const person = account()
-    const form = await signUp({ "content-type": "application/x-www-form-urlencoded" }, new URLSearchParams(person).toString())
-    expect(form.status).toBe(415)
-    expect(form.body).toEqual({
-      error: "unsupported_media_type",
-      message: "This operation reads application/json, not \"application/x-www-form-urlencoded\"."
-    })
-    expect((await Http.request(server.url, "POST", "/v1/auth/sign-in", { body: { email: person.email, password: person.password } })).status).toBe(401)
-    const text = await signUp({ "content-type": "text/plain" }, JSON.stringify(person))
-    expect([text.status, text.body.error, text.headers.get("x-content-type-options")]).toEqual([415, "unsupported_media_type", "nosniff"])
-  })
-
-  it("reads JSON with a charset, and +json types", async () => {
-    expect((await signUp({ "content-type": "application/json; charset=utf-8" }, JSON.stringify(account()))).status).toBe(201)
-    expect((await signUp({ "content-type": "application/merge-patch+json" }, JSON.stringify(account()))).status).toBe(201)
-  })
-
-  it("is answered before authentication, like 413", async () => {
-    const response = await Http.request(server.url, "POST", "/v1/teams", { headers: { "content-type": "text/plain" }, rawBody: "{\"name\":\"x\"}" })
-    expect([response.status, response.body.error]).toEqual([415, "unsupported_media_type"])
-  })
-
-  it("an operation without a body takes an empty request without Content-Type, and ignores one it is sent", async () => {
-    const person = await Http.signUp(server.url)
-    const other = await Http.signUp(server.url)
-    const bare = await Http.request(server.url, "POST", "/v1/auth/sign-out", { token: person.token })
-    expect(bare.status).toBe(204)
-    const withText = await Http.request(server.url, "POST", "/v1/auth/sign-out", { token: other.token, headers: { "content-type": "text/plain" }, rawBody: "bye" })
-    expect(withText.status).toBe(204)
-  })
-})
+      return { status: response.status, headers: response.headers, body, text }
+    }))
 
 /** One exchange on a raw connection: what is written, and the answer as read until the server closes. */
 const exchange = (...parts: ReadonlyArray<string>) =>
-  new Promise<{ status: number; headers: Record<string, string>; body: any }>((resolve, reject) => {
-    const port = Number(new URL(server.url).port)
-    const socket = Net.connect(port, "127.0.0.1", () => {
-      for (const part of parts) socket.write(part)
+  Effect.flatMap(Url, (url) =>
+    Effect.promise(() =>
+      new Promise<{ status: number; headers: Record<string, string>; body: any }>((resolve, reject) => {
+        const socket = Net.connect(Number(new URL(url).port), "127.0.0.1", () => {
+          for (const part of parts) socket.write(part)
+        })
+        let received = ""
+        socket.setEncoding("latin1")
+        socket.on("data", (chunk) => (received += chunk))
+        socket.on("error", reject)
+        socket.on("close", () => {
+          const [head = "", body = ""] = received.split("\r\n\r\n", 2)
+          const [statusLine = "", ...lines] = head.split("\r\n")
+          const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(":")).toLowerCase(), line.slice(line.indexOf(":") + 1).trim()]))
+          resolve({ status: Number(statusLine.split(" ")[1]), headers, body: body === "" ? undefined : JSON.parse(body) })
+        })
+      })
+    ))
+
+const stillServing = Effect.map(request("/health"), (health) => expect(health.status).toBe(200))
+
+/** The directives of a Content-Security-Policy header: `{ "default-src": ["'self'"], ... }`. */
+const directives = (header: string) =>
+  Object.fromEntries(
+    header.split(";").map((part) => part.trim()).filter((part) => part !== "").map((part) => {
+      const [name, ...sources] = part.split(/\s+/)
+      return [name!, sources]
     })
-    let received = ""
-    socket.setEncoding("latin1")
-    socket.on("data", (chunk) => (received += chunk))
-    socket.on("error", reject)
-    socket.on("close", () => {
-      const [head = "", body = ""] = received.split("\r\n\r\n", 2)
-      const [statusLine = "", ...lines] = head.split("\r\n")
-      const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(":")).toLowerCase(), line.slice(line.indexOf(":") + 1).trim()]))
-      resolve({ status: Number(statusLine.split(" ")[1]), headers, body: body === "" ? undefined : JSON.parse(body) })
-    })
-  })
+  )
 
-describe("414 URI Too Long and 431 Request Header Fields Too Large", () => {
-  it(`answers a URL over ${MAX_URL_LENGTH} characters with 414 from the request guard`, async () => {
-    const response = await Http.request(server.url, "GET", `/v1/teams?pad=${"x".repeat(MAX_URL_LENGTH)}`)
-    expect(response.status).toBe(414)
-    expect(response.body).toEqual({ error: "uri_too_long", message: `The URL is ${MAX_URL_LENGTH + 14} characters long; at most ${MAX_URL_LENGTH} are accepted.` })
-    expect(response.headers.get("x-request-id")).toEqual(expect.any(String))
-  })
+/** What the page's `data-configuration` attribute says, decoded as the browser would. */
+const configurationOf = (html: string) => {
+  const attribute = /<script id="api-reference"[^>]*\sdata-configuration="([^"]*)"/.exec(html)?.[1]
+  if (attribute === undefined) throw new Error(`no data-configuration in ${html}`)
+  return JSON.parse(attribute.replace(/&quot;/g, "\"").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&"))
+}
 
-  it("answers a request line over Node's header limit with 414, in the error shape, and keeps serving", async () => {
-    const response = await exchange(`GET /v1/teams?pad=${"x".repeat(20_000)} HTTP/1.1\r\nHost: localhost\r\n\r\n`)
-    expect(response.status).toBe(414)
-    expect(response.headers["content-type"]).toBe("application/json")
-    expect(response.headers["connection"]).toBe("close")
-    expect(response.body).toEqual({ error: "uri_too_long", message: "The request line is longer than the server reads (16384 bytes, header fields included)." })
-    await stillServing()
-  })
+layer(ServerUrl, { timeout: 60_000, excludeTestServices: true })(`the HTTP edge on ${TestDatabase.kind}`, (it) => {
+  it.effect("answers a method a path does not have with 405 and Allow; leaves an unknown path 404", () =>
+    Effect.gen(function*() {
+      const post = yield* request("/health", { method: "POST" })
+      expect([post.status, post.headers.get("allow"), post.body]).toEqual([
+        405,
+        "GET, HEAD",
+        { error: "method_not_allowed", message: "/health does not take POST; it takes GET, HEAD." }
+      ])
+      const unknown = yield* request("/v1/nothing-here")
+      expect([unknown.status, unknown.headers.get("allow"), unknown.body.error]).toEqual([404, null, "not_found"])
+    }))
 
-  it("answers a header block over Node's limit with 431: one long field, or many", async () => {
-    const long = await exchange(`GET /v1/teams HTTP/1.1\r\nHost: localhost\r\nx-big: ${"b".repeat(20_000)}\r\n\r\n`)
-    expect(long.status).toBe(431)
-    expect(long.body).toEqual({
-      error: "request_header_fields_too_large",
-      message: "The request's header fields are larger than the server reads (16384 bytes, request line included)."
-    })
-    const fields = Array.from({ length: 400 }, (_, i) => `x-field-${i}: ${"v".repeat(40)}\r\n`).join("")
-    const many = await exchange(`GET /v1/teams HTTP/1.1\r\nHost: localhost\r\n${fields}\r\n`)
-    expect([many.status, many.body.error]).toEqual([431, "request_header_fields_too_large"])
-    // The fields arriving over several writes: still 431.
-    const split = await exchange(`GET /v1/teams HTTP/1.1\r\nHost: localhost\r\nx-big: ${"b".repeat(10_000)}`, `${"b".repeat(10_000)}\r\n\r\n`)
-    expect(split.status).toBe(431)
-    await stillServing()
-  })
+  it.effect(`answers a URL over ${MAX_URL_LENGTH} characters with 414 from the request guard`, () =>
+    Effect.gen(function*() {
+      const response = yield* request(`/health?pad=${"x".repeat(MAX_URL_LENGTH)}`)
+      expect(response.status).toBe(414)
+      expect(response.body).toEqual({ error: "uri_too_long", message: `The URL is ${MAX_URL_LENGTH + 12} characters long; at most ${MAX_URL_LENGTH} are accepted.` })
+      expect(response.headers.get("x-request-id")).toEqual(expect.any(String))
+    }))
 
-  it("answers what is not HTTP/1.1 with 400 invalid_request", async () => {
-    const garbage = await exchange("HELLO / HTTP/1.1\r\nHost: localhost\r\n\r\n")
-    expect(garbage.status).toBe(400)
-    expect(garbage.body).toMatchObject({ error: "invalid_request", details: [{ path: [], message: expect.stringMatching(/^The request is not valid HTTP\/1\.1/) }] })
-    const header = await exchange("GET /health HTTP/1.1\r\nHost: localhost\r\nno colon here\r\n\r\n")
-    expect([header.status, header.body.error]).toEqual([400, "invalid_request"])
-    await stillServing()
+  it.effect("answers a request line over Node's header limit with 414, in the error shape, and keeps serving", () =>
+    Effect.gen(function*() {
+      const response = yield* exchange(`GET /health?pad=${"x".repeat(20_000)} HTTP/1.1\r\nHost: localhost\r\n\r\n`)
+      expect(response.status).toBe(414)
+      expect(response.headers["content-type"]).toBe("application/json")
+      expect(response.headers["connection"]).toBe("close")
+      expect(response.body).toEqual({ error: "uri_too_long", message: "The request line is longer than the server reads (16384 bytes, header fields included)." })
+      yield* stillServing
+    }))
+
+  it.effect("answers a header block over Node's limit with 431: one long field, or many", () =>
+    Effect.gen(function*() {
+      const long = yield* exchange(`GET /health HTTP/1.1\r\nHost: localhost\r\nx-big: ${"b".repeat(20_000)}\r\n\r\n`)
+      expect(long.status).toBe(431)
+      expect(long.body).toEqual({
+        error: "request_header_fields_too_large",
+        message: "The request's header fields are larger than the server reads (16384 bytes, request line included)."
+      })
+      const fields = Array.from({ length: 400 }, (_, i) => `x-field-${i}: ${"v".repeat(40)}\r\n`).join("")
+      const many = yield* exchange(`GET /health HTTP/1.1\r\nHost: localhost\r\n${fields}\r\n`)
+      expect([many.status, many.body.error]).toEqual([431, "request_header_fields_too_large"])
+      // The fields arriving over several writes: still 431.
+      const split = yield* exchange(`GET /health HTTP/1.1\r\nHost: localhost\r\nx-big: ${"b".repeat(10_000)}`, `${"b".repeat(10_000)}\r\n\r\n`)
+      expect(split.status).toBe(431)
+      yield* stillServing
+    }))
+
+  it.effect("answers what is not HTTP/1.1 with 400 invalid_request", () =>
+    Effect.gen(function*() {
+      const garbage = yield* exchange("HELLO / HTTP/1.1\r\nHost: localhost\r\n\r\n")
+      expect(garbage.status).toBe(400)
+      expect(garbage.body).toMatchObject({ error: "invalid_request", details: [{ path: [], message: expect.stringMatching(/^The request is not valid HTTP\/1\.1/) }] })
+      const header = yield* exchange("GET /health HTTP/1.1\r\nHost: localhost\r\nno colon here\r\n\r\n")
+      expect([header.status, header.body.error]).toEqual([400, "invalid_request"])
+      yield* stillServing
+    }))
+
+  it.effect("keeps an idle connection 65 s and says so, longer than clients keep theirs", () =>
+    Effect.gen(function*() {
+      const response = yield* request("/health")
+      expect([response.headers.get("connection"), response.headers.get("keep-alive")]).toEqual(["keep-alive", "timeout=65"])
+    }))
+
+  it.effect("Cache-Control: no-store on /v1 answers (errors too), not on /health and the document, which anyone may cache", () =>
+    Effect.gen(function*() {
+      expect((yield* request("/v1/nothing-here")).headers.get("cache-control")).toBe("no-store")
+      expect((yield* request("/v1", { method: "DELETE" })).headers.get("cache-control")).toBe("no-store")
+      expect((yield* request("/health")).headers.get("cache-control")).toBeNull()
+      expect((yield* request("/openapi.json")).headers.get("cache-control")).toBeNull()
+      for (const path of ["/health", "/openapi.json", "/docs", "/v1/nothing-here"]) {
+        expect([path, (yield* request(path)).headers.get("x-content-type-options")]).toEqual([path, "nosniff"])
+      }
+    }))
+
+  it.effect("serves the OpenAPI document: 3.1, the API contract's label, /health among its paths", () =>
+    Effect.gen(function*() {
+      const document = yield* request("/openapi.json")
+      expect(document.status).toBe(200)
+      expect(document.body.openapi).toBe("3.1.0")
+      expect(document.body.info.version).toBe("dev")
+      expect(Object.keys(document.body.paths)).toContain("/health")
+    }))
+
+  it.effect("the API reference loads only what this server serves: every src and href is a path here, and each answers", () =>
+    Effect.gen(function*() {
+      const page = yield* request("/docs")
+      expect(page.status).toBe(200)
+      expect(page.headers.get("content-type")).toContain("text/html")
+      // No absolute URL anywhere (a protocol-relative one included).
+      expect(page.text).not.toMatch(/(https?:)?\/\/[a-z0-9.-]+\.[a-z]{2,}/i)
+      const references = [...page.text.matchAll(/\s(?:src|href|data-url)="([^"]*)"/g)].map((match) => match[1]!)
+      expect(references.sort()).toEqual(["/docs/scalar.js", "/openapi.json"])
+      for (const reference of references) expect([reference, (yield* request(reference)).status]).toEqual([reference, 200])
+    }))
+
+  it.effect("the API reference lets the browser fetch nothing from another origin", () =>
+    Effect.gen(function*() {
+      const page = yield* request("/docs")
+      const policy = directives(page.headers.get("content-security-policy") ?? "")
+      expect(policy["default-src"]).toEqual(["'self'"])
+      const allowed = new Set(["'self'", "'none'", "'unsafe-inline'", "'wasm-unsafe-eval'", "data:", "blob:"])
+      for (const [name, sources] of Object.entries(policy)) {
+        for (const source of sources) expect([name, source, allowed.has(source)]).toEqual([name, source, true])
+      }
+      // Scripts: this server's file only (no inline script, no eval; Scalar compiles WebAssembly).
+      expect(policy["script-src"]).toEqual(["'self'", "'wasm-unsafe-eval'"])
+      for (const name of ["connect-src", "font-src", "img-src", "style-src"]) expect(policy[name]).toContain("'self'")
+    }))
+
+  it.effect("the API reference turns off Scalar's web fonts, telemetry, client button and toolbar, with options the served script reads", () =>
+    Effect.gen(function*() {
+      const configuration = configurationOf((yield* request("/docs")).text)
+      expect(configuration).toEqual({ withDefaultFonts: false, telemetry: false, hideClientButton: true, showToolbar: "never" })
+      // An option the script does not know would be ignored without a word: each must appear in its option schema.
+      const script = (yield* request("/docs/scalar.js")).text
+      for (const option of Object.keys(configuration)) expect([option, new RegExp(`[{,]${option}:`).test(script)]).toEqual([option, true])
+    }))
+
+  it.effect("serves its script cached, as JavaScript", () =>
+    Effect.gen(function*() {
+      const script = yield* request("/docs/scalar.js")
+      expect(script.status).toBe(200)
+      expect(script.headers.get("content-type")).toContain("text/javascript")
+      expect(script.headers.get("cache-control")).toContain("max-age")
+      expect(script.text.length).toBeGreaterThan(100_000)
+    }))
+})
+
+describe("stopping", () => {
+  it.live("stops without waiting for kept-alive connections: an idle one, and one answered 413 whose body never came", () =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const server = yield* TestServer.start({ database: yield* TestDatabase.layer({ migrated: true }) }).pipe(Scope.provide(scope))
+      expect((yield* TestServer.get(server.url, "/health")).status).toBe(200)
+      const elapsed = yield* Effect.promise(async () => {
+        // A body announced and never sent, refused before it is read: answered, yet the parser still awaits the body.
+        const socket = Net.connect(Number(new URL(server.url).port), "127.0.0.1")
+        const answered = new Promise<string>((resolve) => socket.once("data", (data) => resolve(data.toString("latin1"))))
+        socket.write("POST /health HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 20000000\r\n\r\n{")
+        const first = (await answered).split("\r\n")[0]
+        const ended = new Promise<void>((resolve) => socket.once("close", () => resolve()))
+        return { first, ended }
+      }).pipe(Effect.flatMap(({ ended, first }) =>
+        Effect.gen(function*() {
+          expect(first).toBe("HTTP/1.1 405 Method Not Allowed")
+          const started = Date.now()
+          yield* Scope.close(scope, Exit.void)
+          yield* Effect.promise(() => ended)
+          return Date.now() - started
+        })
+      ))
+      // Far under both the 65 s keep-alive and the 10 s grace given to requests in flight.
+      expect(elapsed).toBeLessThan(shutdownGraceMillis / 2)
+    }).pipe(Effect.scoped), 60_000)
+
+  it("createHttpServer keeps idle connections 65 s", () => {
+    const server = createHttpServer()
+    expect(server.keepAliveTimeout).toBe(65_000)
+    expect(server.listenerCount("clientError")).toBe(1)
   })
 })
 
-describe("keep-alive", () => {
-  it("keeps an idle connection 65 s and says so, longer than clients keep theirs, so a client never reuses a socket being closed", async () => {
-    const response = await Http.request(server.url, "GET", "/health")
-    expect([response.headers.get("connection"), response.headers.get("keep-alive")]).toEqual(["keep-alive", "timeout=65"])
-  })
+describe("starting", () => {
+  /** `GET /health` on a raw connection to `port`: the answer's status line, or `undefined` if none within `millis`. */
+  const statusLine = (port: number, millis: number) =>
+    new Promise<string | undefined>((resolve) => {
+      const socket = Net.connect(port, "127.0.0.1", () => socket.write("GET /health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"))
+      const timer = setTimeout(() => (socket.destroy(), resolve(undefined)), millis)
+      socket.once("data", (data) => (clearTimeout(timer), socket.destroy(), resolve(data.toString("latin1").split("\r\n")[0])))
+      socket.once("error", () => (clearTimeout(timer), resolve(undefined)))
+    })
 
-  it("stops without waiting for kept-alive connections: an idle one, and one answered 413 whose body never came", async () => {
-    const stopping = await TestServer.start()
-    expect((await Http.request(stopping.url, "GET", "/health")).status).toBe(200)
-    // A body announced and never sent, refused before it is read: answered, yet the parser still awaits the body.
-    const socket = Net.connect(Number(new URL(stopping.url).port), "127.0.0.1")
-    const answered = new Promise<string>((resolve) => socket.once("data", (data) => resolve(data.toString("latin1"))))
-    socket.write("POST /v1/teams HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 20000000\r\n\r\n{")
-    expect((await answered).split("\r\n")[0]).toBe("HTTP/1.1 413 Payload Too Large")
-    const ended = new Promise<void>((resolve) => socket.once("close", () => resolve()))
-    const started = Date.now()
-    await stopping.close()
-    await ended
-    // Far under both the 65 s keep-alive and the 10 s grace given to requests in flight.
-    expect(Date.now() - started).toBeLessThan(shutdownGraceMillis / 2)
-  })
+  it.live("a request taken the moment the server listens is answered once it serves (not left without a listener)", () =>
+    Effect.gen(function*() {
+      let answer: Promise<string | undefined> | undefined
+      const makeServer = () => {
+        const server = watched()
+        // Sent as soon as the port is open: with the routes built after listening, it waited forever.
+        server.once("listening", () => (answer = statusLine((server.address() as Net.AddressInfo).port, 10_000)))
+        return server
+      }
+      const database = yield* TestDatabase.layer({ migrated: true })
+      yield* Layer.build(Server.layer({ host: "127.0.0.1", port: 0, encryptionKeys: TestServer.encryptionKeys, database }, makeServer))
+      expect(answer).toBeDefined()
+      expect(yield* Effect.promise(() => answer ?? Promise.resolve(undefined))).toBe("HTTP/1.1 200 OK")
+    }).pipe(Effect.scoped), 60_000)
+
+  it.live("a server of createHttpServer's a host listens with answers through the listener it attached before listening", () =>
+    Effect.gen(function*() {
+      const server = createHttpServer().on("request", (_request: Http.IncomingMessage, response: Http.ServerResponse) => {
+        response.writeHead(204).end()
+      })
+      yield* Effect.acquireRelease(
+        Effect.callback<void>((resume) => void server.listen(0, "127.0.0.1", () => resume(Effect.void))),
+        () => Effect.callback<void>((resume) => void server.close(() => resume(Effect.void)))
+      )
+      expect(yield* Effect.promise(() => statusLine((server.address() as Net.AddressInfo).port, 5_000))).toBe("HTTP/1.1 204 No Content")
+    }).pipe(Effect.scoped), 30_000)
+
+  it.live("createHttpServer's server, told to hold (as Server.layer does), holds a request that comes before the app's listener, and hands it over in order", () =>
+    Effect.gen(function*() {
+      const server = Server.holdEarlyRequests(createHttpServer())
+      yield* Effect.acquireRelease(
+        Effect.callback<void>((resume) => void server.listen(0, "127.0.0.1", () => resume(Effect.void))),
+        () => Effect.callback<void>((resume) => void server.close(() => resume(Effect.void)))
+      )
+      const port = (server.address() as Net.AddressInfo).port
+      const first = statusLine(port, 5_000)
+      const second = statusLine(port, 5_000)
+      // Both parsed, with no one to answer them yet.
+      yield* Effect.sleep("200 millis")
+      const seen: Array<string> = []
+      server.on("request", (request: Http.IncomingMessage, response: Http.ServerResponse) => {
+        seen.push(request.url ?? "")
+        response.writeHead(204).end()
+      })
+      expect(yield* Effect.promise(() => Promise.all([first, second]))).toEqual(["HTTP/1.1 204 No Content", "HTTP/1.1 204 No Content"])
+      expect(seen).toEqual(["/health", "/health"])
+    }).pipe(Effect.scoped), 30_000)
 })
 
-describe("the typed client", () => {
-  /** The API's client, with every request changed by `transform` on its way (the client itself sends JSON, and checks bounds). */
-  const client = (transform: (request: HttpClientRequest.HttpClientRequest) => HttpClientRequest.HttpClientRequest) =>
-    HttpApiClient.make(Api, { baseUrl: server.url, transformClient: HttpClient.mapRequest(transform) })
-
-  it("decodes 415 and 414 as the API's errors", async () => {
-    const media = await Effect.runPromise(
-      client(HttpClientRequest.setHeader("content-type", "text/plain")).pipe(
-        Effect.flatMap((api) => Effect.flip(api.users.signIn({ payload: { email: "a@example.com", password: "correct horse battery" } }))),
-        Effect.provide(FetchHttpClient.layer)
-      )
-    )
-    expect(media).toBeInstanceOf(UnsupportedMediaType)
-    const long = await Effect.runPromise(
-      client(HttpClientRequest.setUrlParam("pad", "x".repeat(MAX_URL_LENGTH))).pipe(
-        Effect.flatMap((api) => Effect.flip(api.system.health())),
-        Effect.provide(FetchHttpClient.layer)
-      )
-    )
-    expect(long).toBeInstanceOf(UriTooLong)
+describe("accept-encoding", () => {
+  it("accepts brotli when listed without q=0", () => {
+    expect(acceptsBrotli("gzip, deflate, br")).toBe(true)
+    expect(acceptsBrotli("br;q=0.5")).toBe(true)
+    expect(acceptsBrotli("gzip, br;q=0")).toBe(false)
+    expect(acceptsBrotli("gzip, deflate")).toBe(false)
+    expect(acceptsBrotli("brotli")).toBe(false)
+    expect(acceptsBrotli(undefined)).toBe(false)
   })
 })

@@ -6,8 +6,18 @@
  */
 import { McpDiscovery, McpPreset, McpResolveResult } from "@orgplane/schema"
 import * as EffectVitest from "@effect/vitest"
-import { FakeMcp, Wait } from "@orgplane/testkit"
-import { Duration, Effect, Either, FastCheck, Fiber, Layer, ManagedRuntime, Option, Schema, TestClock } from "effect"
+import * as Duration from "effect/Duration"
+import * as Fiber from "effect/Fiber"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
+import * as TestClock from "effect/testing/TestClock"
+// Effect 4 bundles no fast-check: the generators are Effect 3's (the same library, the same queries).
+import * as FastCheck from "fast-check"
+import * as FakeMcp from "../../../packages/testkit/src/FakeMcp.js"
+import * as Wait from "../../../packages/testkit/src/Wait.js"
 import * as Fs from "node:fs"
 import * as Net from "node:net"
 import { afterAll, describe, expect, it } from "vitest"
@@ -172,10 +182,10 @@ describe("presets", () => {
   it("are read from JSON or YAML, decoded with the schema, each id once and each URL usable", () => {
     const preset = { presetId: "acme", displayName: "Acme", description: "d", url: "https://mcp.acme.com/mcp", authType: "oauth", requiresOAuthClient: true, defaultOAuthScopes: ["a"] }
     const json = parsePresets(JSON.stringify([preset]))
-    expect(Either.isRight(json) && json.right[0]).toEqual(new McpPreset(preset as any))
+    expect(Result.isSuccess(json) && json.success[0]).toEqual(Schema.decodeUnknownSync(McpPreset)(preset))
     const yaml = parsePresets("- presetId: acme\n  displayName: Acme\n  description: d\n  url: https://mcp.acme.com/mcp\n  authType: none\n  requiresOAuthClient: false\n")
-    expect(Either.isRight(yaml) && yaml.right.map((p) => p.authType)).toEqual(["none"])
-    const error = (text: string) => Either.match(parsePresets(text), { onLeft: (message) => message, onRight: () => "accepted" })
+    expect(Result.isSuccess(yaml) && yaml.success.map((p) => p.authType)).toEqual(["none"])
+    const error = (text: string) => Result.match(parsePresets(text), { onFailure: (message) => message, onSuccess: () => "accepted" })
     expect(error("{ not: [yaml")).toMatch(/^not JSON or YAML/)
     expect(error(JSON.stringify({ presetId: "x" }))).toMatch(/^not an array of MCP presets/)
     expect(error(JSON.stringify([{ ...preset, authType: "magic" }]))).toMatch(/authType/)
@@ -186,11 +196,11 @@ describe("presets", () => {
   })
 
   it("as the server README's example shows them", () => {
-    const readme = Fs.readFileSync(new URL("../README.md", import.meta.url), "utf8")
+    const readme = Fs.readFileSync(new URL("../../../packages/server/README.md", import.meta.url), "utf8")
     const example = /## Resolving MCP servers[\s\S]*?```yaml\n([\s\S]*?)```/.exec(readme)?.[1]
     expect(example).toBeDefined()
     const parsed = parsePresets(example!)
-    expect(Either.isRight(parsed) && parsed.right.map((preset) => [preset.presetId, preset.defaultOAuthScopes])).toEqual([["acme", ["tools:read"]]])
+    expect(Result.isSuccess(parsed) && parsed.success.map((preset) => [preset.presetId, preset.defaultOAuthScopes])).toEqual([["acme", ["tools:read"]]])
   })
 })
 
@@ -304,7 +314,7 @@ describe("discovery of one endpoint", () => {
     expect(unreachable.warnings.map((warning) => warning.code)).toEqual(["mcp_unreachable"])
   })
 
-  EffectVitest.it.scoped("gives up on a candidate that hangs when the probe timeout passes, not before", () =>
+  EffectVitest.it.effect("gives up on a candidate that hangs when the probe timeout passes, not before", () =>
     Effect.gen(function*() {
       const hanging = yield* Effect.acquireRelease(Effect.promise(() => FakeMcp.start()), (fake) => Effect.promise(fake.close))
       hanging.setMode({ _tag: "hang" })
@@ -314,20 +324,20 @@ describe("discovery of one endpoint", () => {
         Layer.succeed(McpPresets, BUILT_IN),
         Layer.succeed(McpProbeSettings, { timeout: Duration.hours(1) })
       )
-      const resolving = yield* Effect.fork(resolve(hanging.url).pipe(Effect.provide(settings)))
+      const resolving = yield* Effect.forkChild(resolve(hanging.url).pipe(Effect.provide(settings)))
       // Real waits (Node's timers, not the test clock): the request reaching the fake, then pending work running.
       yield* Effect.promise(() => Wait.until(() => hanging.requests.length > 0, "the probe's first request"))
       yield* TestClock.adjust(Duration.minutes(59))
       yield* Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
-      expect(Option.isNone(yield* Fiber.poll(resolving))).toBe(true)
+      expect(resolving.pollUnsafe()).toBeUndefined()
       yield* TestClock.adjust(Duration.minutes(1))
       expect(yield* Fiber.join(resolving)).toEqual({ resolution: "not_found", attempted: [hanging.url] })
     }))
 
   it("refuses to look at a URL that is not http(s), or carries credentials or a fragment", async () => {
     for (const url of ["ftp://example.com/mcp", "not a url", "https://u:p@example.com/mcp", "https://example.com/mcp#x"]) {
-      const result = await Effect.runPromise(Effect.either(discover({ url, timeout: "1 second" })).pipe(Effect.provide(guard)))
-      expect([url, Either.isLeft(result) && result.left._tag]).toEqual([url, "DiscoveryRefused"])
+      const result = await Effect.runPromise(Effect.result(discover({ url, timeout: "1 second" })).pipe(Effect.provide(guard)))
+      expect([url, Result.isFailure(result) && result.failure._tag]).toEqual([url, "DiscoveryRefused"])
     }
   })
 })

@@ -3,8 +3,12 @@
  * a call fails (tool errors, JSON-RPC errors, HTTP statuses, timeouts, oversized answers, redirects, a server
  * that is gone, refused credentials) as the diagnostic and inspection the API answers.
  */
-import { FakeMcp, TestServer, Wait } from "@orgplane/testkit"
-import { type Clock, type Duration, Effect, Layer } from "effect"
+import * as FakeMcp from "../../../packages/testkit/src/FakeMcp.js"
+import * as Wait from "../../../packages/testkit/src/Wait.js"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as AddressGuard from "../src/platform/AddressGuard.js"
 import * as Outbound from "../src/platform/Outbound.js"
@@ -13,31 +17,55 @@ import * as ToolRunner from "../src/mcp/ToolRunner.js"
 
 const KEY = "sk-tool-runner-secret-4242"
 
-const layer = (toolTimeout: Duration.DurationInput, allowPrivate = true) =>
+/** The real clock moved forward by `advance` (testkit's `TestServer.ShiftedClock`, which is an Effect 3 clock). */
+class ShiftedClock implements Clock.Clock {
+  offsetMillis = 0
+  private readonly real = Clock.Clock.defaultValue()
+  advance(duration: Duration.Input) {
+    this.offsetMillis += Duration.toMillis(Duration.fromInputUnsafe(duration))
+  }
+  currentTimeMillisUnsafe() {
+    return this.real.currentTimeMillisUnsafe() + this.offsetMillis
+  }
+  currentTimeNanosUnsafe() {
+    return this.real.currentTimeNanosUnsafe() + BigInt(this.offsetMillis) * 1_000_000n
+  }
+  monotonicTimeNanosUnsafe() {
+    return this.real.monotonicTimeNanosUnsafe()
+  }
+  readonly currentTimeMillis = Effect.sync(() => this.currentTimeMillisUnsafe())
+  readonly currentTimeNanos = Effect.sync(() => this.currentTimeNanosUnsafe())
+  readonly monotonicTimeNanos = Effect.sync(() => this.monotonicTimeNanosUnsafe())
+  sleep(duration: Duration.Duration) {
+    return this.real.sleep(duration)
+  }
+}
+
+const layer = (toolTimeout: Duration.Input, allowPrivate = true) =>
   Layer.merge(Outbound.layer({ allowPrivate }).pipe(Layer.provide(AddressGuard.systemLayer)), Layer.orDie(ToolConfig.layer({ mcpToolTimeout: toolTimeout })))
 
 const run = (
   input: Partial<ToolRunner.RunInput> & { url: string; toolName: string },
-  options: { timeout?: Duration.DurationInput; allowPrivate?: boolean; clock?: Clock.Clock } = {}
+  options: { timeout?: Duration.Input; allowPrivate?: boolean; clock?: Clock.Clock } = {}
 ) =>
   Effect.runPromise(
-    Effect.either(
+    Effect.result(
       ToolRunner.run({ headers: {}, arguments: {}, referenceId: "ref-1", sharedCredential: true, ...input }).pipe(
         Effect.provide(layer(options.timeout ?? "10 seconds", options.allowPrivate ?? true))
       )
-    ).pipe(options.clock === undefined ? (effect) => effect : Effect.withClock(options.clock))
+    ).pipe(options.clock === undefined ? (effect) => effect : Effect.provideService(Clock.Clock, options.clock))
   )
 
 const ok = async (...args: Parameters<typeof run>) => {
   const outcome = await run(...args)
-  if (outcome._tag === "Left") throw new Error(`expected success, got ${JSON.stringify(outcome.left.diagnostic)}`)
-  return outcome.right
+  if (outcome._tag === "Failure") throw new Error(`expected success, got ${JSON.stringify(outcome.failure.diagnostic)}`)
+  return outcome.success
 }
 
 const failed = async (...args: Parameters<typeof run>) => {
   const outcome = await run(...args)
-  if (outcome._tag === "Right") throw new Error(`expected a failure, got ${JSON.stringify(outcome.right.result)}`)
-  return outcome.left
+  if (outcome._tag === "Success") throw new Error(`expected a failure, got ${JSON.stringify(outcome.success.result)}`)
+  return outcome.failure
 }
 
 let open: FakeMcp.FakeMcp
@@ -156,7 +184,7 @@ describe("the tool runner", () => {
 
   it("waits for a slow tool call and times the exchange", async () => {
     // The call is held until the runner's clock has moved 400 ms: the times reported are the clock's.
-    const clock = new TestServer.ShiftedClock()
+    const clock = new ShiftedClock()
     let answer = () => {}
     misbehaving.setMode({ _tag: "held", until: new Promise<void>((resolve) => (answer = resolve)), rpcMethod: "tools/call" })
     const seen = misbehaving.requests.length
@@ -271,9 +299,9 @@ describe("the tool runner", () => {
 
   it("answers a tool list it cannot read with a diagnostic", async () => {
     const outcome = await Effect.runPromise(
-      Effect.either(ToolRunner.listTools({ url: keyed.url, headers: {}, referenceId: "ref-4", sharedCredential: true }).pipe(Effect.provide(layer("10 seconds"))))
+      Effect.result(ToolRunner.listTools({ url: keyed.url, headers: {}, referenceId: "ref-4", sharedCredential: true }).pipe(Effect.provide(layer("10 seconds"))))
     )
-    expect(outcome._tag).toBe("Left")
-    if (outcome._tag === "Left") expect(outcome.left.diagnostic).toMatchObject({ code: "MCP_PROVIDER_AUTH_REQUIRED", referenceId: "ref-4", phase: "MCP_INITIALIZE" })
+    expect(outcome._tag).toBe("Failure")
+    if (outcome._tag === "Failure") expect(outcome.failure.diagnostic).toMatchObject({ code: "MCP_PROVIDER_AUTH_REQUIRED", referenceId: "ref-4", phase: "MCP_INITIALIZE" })
   })
 })

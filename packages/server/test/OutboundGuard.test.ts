@@ -1,18 +1,45 @@
 /**
  * The outbound guard's user-supplied destinations against real servers on loopback and a fake DNS server: refused
  * addresses never get a request, connections are pinned to the address checked (a rebinding DNS answer cannot
- * redirect them), redirects follow the reference's rules hop by hop, and the fetch adapter does the same.
+ * redirect them), redirects follow the reference's rules hop by hop, and the fetch adapter does the same. Then the
+ * guard itself (operator destinations, the cap, the timeout, an aborted fetch), and the port held to the Effect 3
+ * guard: the same calls answered or refused alike by both.
+ *
+ * The Effect 3 guard's outcomes are read from the recorded fixture (test/fixtures/effect3/OutboundGuard.json,
+ * support/Effect3.ts): what 0.1.0's guard did, each under its case (private or not, options, URL, request). The
+ * loopback servers' ports differ from run to run, so their origins and ports are written `<target>`, `<other>`,
+ * `:<target-port>` and `:<other-port>` in the keys and values, and read back as the run's own.
  */
-import { HttpClientRequest } from "@effect/platform"
-import { FakeDns } from "@orgplane/testkit"
-import { Effect, Layer } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import { HttpClientRequest } from "effect/http"
+import * as Layer from "effect/Layer"
+import * as Result from "effect/Result"
 import * as Http from "node:http"
 import * as Https from "node:https"
+import type * as Net from "node:net"
 import * as Tls from "node:tls"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as FakeDns from "../../../packages/testkit/src/FakeDns.js"
 import * as DnsConfig from "../src/integrations/dns/DnsConfig.js"
 import * as Resolver from "../src/integrations/dns/Resolver.js"
 import * as Outbound from "../src/platform/Outbound.js"
+import { VERSION } from "../src/Version.js"
+import * as Recorded from "./support/Effect3.js"
+
+/** The Effect 3 guard's outcomes, recorded (support/Effect3.ts). */
+const effect3 = Recorded.originals("OutboundGuard")
+
+const swapping = (value: unknown, from: string, to: string): unknown => {
+  if (typeof value === "string") return value.replaceAll(from, to)
+  if (Array.isArray(value)) return value.map((item) => swapping(item, from, to))
+  if (typeof value === "object" && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([key, member]) => [key.replaceAll(from, to), swapping(member, from, to)]))
+  }
+  return value
+}
+/** `value` with each pair's first text in its strings (and its members' names) written as the second: the same shape. */
+const swap = <A>(value: A, pairs: ReadonlyArray<readonly [string, string]>): A =>
+  pairs.reduce<unknown>((swapped, [from, to]) => swapping(swapped, from, to), value) as A
 
 interface Hit {
   readonly method: string
@@ -79,7 +106,7 @@ const guard = (allowPrivate: boolean) =>
   )
 
 const withGuard = <A>(allowPrivate: boolean, use: (outbound: Outbound.OutboundService) => Effect.Effect<A, Outbound.OutboundError>) =>
-  Effect.runPromise(Effect.either(Effect.flatMap(Outbound.Outbound, use)).pipe(Effect.provide(guard(allowPrivate))))
+  Effect.runPromise(Effect.result(Effect.flatMap(Outbound.Outbound, use)).pipe(Effect.provide(guard(allowPrivate))))
 
 const user = (request: HttpClientRequest.HttpClientRequest, options: Outbound.RequestOptions = {}) => (outbound: Outbound.OutboundService) =>
   outbound.execute(request, { destination: "user", ...options })
@@ -88,14 +115,14 @@ const text = (body: Uint8Array) => new TextDecoder().decode(body)
 
 const refused = async (allowPrivate: boolean, request: HttpClientRequest.HttpClientRequest, options: Outbound.RequestOptions = {}) => {
   const result = await withGuard(allowPrivate, user(request, options))
-  if (result._tag === "Right") throw new Error(`${request.url} was not refused`)
-  return result.left
+  if (Result.isSuccess(result)) throw new Error(`${request.url} was not refused`)
+  return result.failure
 }
 
 const answered = async (allowPrivate: boolean, request: HttpClientRequest.HttpClientRequest, options: Outbound.RequestOptions = {}) => {
   const result = await withGuard(allowPrivate, user(request, options))
-  if (result._tag === "Left") throw new Error(`${request.url} failed: ${result.left.message}`)
-  return result.right
+  if (Result.isFailure(result)) throw new Error(`${request.url} failed: ${result.failure.message}`)
+  return result.success
 }
 
 describe("a user-supplied destination, private mode off", () => {
@@ -401,6 +428,28 @@ describe("the fetch adapter for user-supplied destinations", () => {
   })
 })
 
+describe("the fetch adapter, aborted", () => {
+  it("rejects with the signal's reason, as fetch does, and gives up the connection", async () => {
+    let closed = 0
+    const hanging = Http.createServer((request) => request.socket.once("close", () => closed++))
+    await new Promise<void>((resolve) => hanging.listen(0, "127.0.0.1", resolve))
+    try {
+      const open = await Effect.runPromise(Effect.map(Outbound.Outbound, (outbound) => outbound.fetch).pipe(Effect.provide(guard(false))))
+      const controller = new AbortController()
+      setTimeout(() => controller.abort(), 100)
+      const url = `http://127.0.0.1:${(hanging.address() as { port: number }).port}/hang`
+      const rejected = await open(url, { signal: controller.signal }).then(() => undefined, (error: unknown) => error)
+      expect(rejected).toBeInstanceOf(DOMException)
+      expect((rejected as DOMException).name).toBe("AbortError")
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      expect(closed).toBe(1)
+    } finally {
+      hanging.closeAllConnections()
+      await new Promise<void>((resolve) => hanging.close(() => resolve()))
+    }
+  })
+})
+
 describe("operator destinations", () => {
   it("keep their behaviour: any address, no https requirement, same-origin redirects only", async () => {
     const target = await fake("127.0.0.1")
@@ -409,5 +458,218 @@ describe("operator destinations", () => {
     )
     expect(result.status).toBe(200)
     expect(target.hits.map((hit) => hit.path)).toEqual(["/operator"])
+  })
+})
+
+/** A loopback server answering every request with `handler`, closed with the test's scope. */
+const serveScoped = (handler: Http.RequestListener) =>
+  Effect.acquireRelease(
+    Effect.promise(async () => {
+      const server = Http.createServer(handler)
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+      return { server, url: `http://127.0.0.1:${(server.address() as Net.AddressInfo).port}` }
+    }),
+    ({ server }) =>
+      Effect.promise(() =>
+        new Promise<void>((resolve) => {
+          server.closeAllConnections()
+          server.close(() => resolve())
+        })
+      )
+  )
+
+// The original's tests of the guard itself, from packages/server/test/GitHubClient.test.ts ("Outbound").
+describe("Outbound", () => {
+  it.live("names us, refuses redirects to other origins, and fails with the origin only", () =>
+    Effect.gen(function*() {
+      const other = yield* serveScoped((_request, response) => response.end("elsewhere"))
+      const seen: Array<string | undefined> = []
+      const here = yield* serveScoped((request, response) => {
+        seen.push(request.headers["user-agent"])
+        const path = new URL(request.url ?? "/", "http://x").pathname
+        if (path === "/away") return response.writeHead(302, { location: `${other.url}/x` }).end()
+        if (path === "/loop") return response.writeHead(302, { location: "/loop" }).end()
+        response.end("ok")
+      })
+      let connections = 0
+      here.server.on("connection", () => connections++)
+      const outbound = yield* Outbound.Outbound
+      const ok = yield* outbound.execute(HttpClientRequest.get(`${here.url}/fine`))
+      expect(new TextDecoder().decode(ok.body)).toBe("ok")
+      expect(seen[0]).toBe(`orgplane/${VERSION}`)
+      // Connections are kept alive: one for several requests in a row (no new TLS handshake each time).
+      for (let i = 0; i < 4; i++) yield* outbound.execute(HttpClientRequest.get(`${here.url}/fine`))
+      expect(connections).toBe(1)
+      const away = yield* Effect.flip(outbound.execute(HttpClientRequest.get(`${here.url}/away?token=secret`)))
+      expect(away).toMatchObject({ _tag: "OutboundError", reason: "blocked", origin: here.url })
+      expect(JSON.stringify(away)).not.toContain("secret")
+      expect(yield* Effect.flip(outbound.execute(HttpClientRequest.get(`${here.url}/loop`)))).toMatchObject({ reason: "blocked" })
+      const refused = yield* Effect.flip(outbound.execute(HttpClientRequest.get("http://127.0.0.1:1/x")))
+      expect(refused).toMatchObject({ reason: "network", origin: "http://127.0.0.1:1" })
+      expect(yield* Effect.flip(outbound.execute(HttpClientRequest.get("file:///etc/passwd")))).toMatchObject({ reason: "blocked" })
+      // User-supplied destinations: plain http to a loopback address is refused.
+      expect(yield* Effect.flip(outbound.execute(HttpClientRequest.get(`${here.url}/fine`), { destination: "user" }))).toMatchObject({ reason: "blocked" })
+    }).pipe(Effect.provide(Outbound.layer()), Effect.scoped))
+
+  it.live("caps a body without a content-length as it streams, and its fetch rejects like fetch", () =>
+    Effect.gen(function*() {
+      const here = yield* serveScoped((request, response) => {
+        response.writeHead(200, { "content-type": "text/plain" })
+        // Chunked: no content-length to refuse up front.
+        const kilobytes = request.url === "/large" ? 64 : 8
+        for (let i = 0; i < kilobytes; i++) response.write("y".repeat(1024))
+        response.end()
+      })
+      const outbound = yield* Outbound.Outbound
+      expect(yield* Effect.flip(outbound.execute(HttpClientRequest.get(`${here.url}/large`)))).toMatchObject({ reason: "too_large" })
+      expect((yield* outbound.execute(HttpClientRequest.get(`${here.url}/small`))).body.length).toBe(8 * 1024)
+      expect((yield* outbound.execute(HttpClientRequest.get(`${here.url}/large`), { maxBodyBytes: 128 * 1024 })).body.length).toBe(64 * 1024)
+      const small = yield* Effect.promise(() => outbound.fetch(`${here.url}/small`, { method: "POST", body: "{}" }))
+      expect(small.status).toBe(200)
+      expect((yield* Effect.promise(() => small.text())).length).toBe(8 * 1024)
+      const rejected = yield* Effect.promise(() => outbound.fetch(`${here.url}/large`).then(() => undefined, (error: unknown) => error))
+      expect(rejected).toBeInstanceOf(TypeError)
+      expect((rejected as TypeError).cause).toMatchObject({ _tag: "OutboundError", reason: "too_large" })
+    }).pipe(Effect.provide(Outbound.layer({ maxBodyBytes: 32 * 1024 })), Effect.scoped))
+
+  it.live("gives up on an answer that never comes within the timeout, and closes its connection", () =>
+    Effect.gen(function*() {
+      let closed = 0
+      const silent = yield* serveScoped((request) => {
+        request.socket.once("close", () => closed++)
+      })
+      const outbound = yield* Outbound.Outbound
+      const error = yield* Effect.flip(outbound.execute(HttpClientRequest.get(`${silent.url}/hang?token=secret`), { timeout: "300 millis" }))
+      expect(error).toMatchObject({ _tag: "OutboundError", reason: "timeout", origin: silent.url, message: "no complete answer within 300ms" })
+      expect(JSON.stringify(error)).not.toContain("secret")
+      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 100)))
+      expect(closed).toBe(1)
+    }).pipe(Effect.provide(Outbound.layer()), Effect.scoped))
+
+  it.live("follows an operator destination's same-origin redirects, and none when told not to", () =>
+    Effect.gen(function*() {
+      const here = yield* serveScoped((request, response) => {
+        if (request.url === "/old") return response.writeHead(301, { location: "/new" }).end()
+        response.end(`at ${request.url}`)
+      })
+      const outbound = yield* Outbound.Outbound
+      const moved = yield* outbound.execute(HttpClientRequest.get(`${here.url}/old`))
+      expect(moved).toMatchObject({ status: 200, url: `${here.url}/new` })
+      expect(new TextDecoder().decode(moved.body)).toBe("at /new")
+      const refused = yield* Effect.flip(outbound.execute(HttpClientRequest.get(`${here.url}/old`), { followRedirects: false }))
+      expect(refused).toMatchObject({ reason: "blocked", message: "answered a redirect (301), which is not followed" })
+    }).pipe(Effect.provide(Outbound.layer()), Effect.scoped))
+})
+
+describe("the same outcomes as the Effect 3 guard", () => {
+  /** Request options both guards read alike (a timeout as text: their `Duration`s are of different Effects). */
+  interface Options {
+    readonly destination?: "user"
+    readonly maxBodyBytes?: number
+    readonly followRedirects?: boolean
+    readonly timeout?: `${number} millis`
+  }
+
+  /** What a `fetch` call came to: the answer (its date left out), or the rejection with the guard's error. */
+  const outcome = (call: Promise<Response>) =>
+    call.then(
+      async (response) => ({
+        status: response.status,
+        url: response.url,
+        headers: Object.fromEntries([...response.headers].filter(([name]) => name !== "date")),
+        body: await response.text()
+      }),
+      (error: unknown) => {
+        const cause: unknown = error instanceof Error ? error.cause : undefined
+        const fields = (value: unknown) =>
+          typeof value === "object" && value !== null
+            ? Object.fromEntries(["_tag", "reason", "origin", "message", "code"].map((name) => [name, Reflect.get(value, name)]))
+            : value
+        return { rejected: error instanceof Error ? `${error.name}: ${error.message}` : String(error), cause: fields(cause) }
+      }
+    )
+
+  /**
+   * The original guard's outcome, recorded as the Effect 3 server built it with `ORGPLANE_DNS_SERVERS` pointing at the
+   * fake DNS server: the loopback servers' origins and ports as placeholders in the key and the value, read back as
+   * this run's.
+   */
+  const originalOutcome = async (allowPrivate: boolean, options: Options, url: string, init?: RequestInit) => {
+    const places = [[target.url, "<target>"], [other.url, "<other>"], [`:${target.port}`, ":<target-port>"], [`:${other.port}`, ":<other-port>"]] as const
+    const hide = <A>(value: A) => swap(value, places)
+    const show = <A>(value: A) => swap(value, places.map(([place, mark]) => [mark, place] as const))
+    const recorded = await effect3.await<Awaited<ReturnType<typeof outcome>>>(Recorded.call("fetchWith", allowPrivate, options, hide(url), hide(init)))
+    return show(recorded)
+  }
+
+  const portFetch = (allowPrivate: boolean, options: Options) =>
+    Effect.runPromise(Effect.map(Outbound.Outbound, (outbound) => outbound.fetchWith(options)).pipe(Effect.provide(guard(allowPrivate))))
+
+  let target: Fake
+  let other: Fake
+  beforeAll(async () => {
+    other = await fake("127.0.0.1", (hit, response) => response.end(`other ${hit.method} ${hit.headers.authorization ?? "-"} ${hit.body}`))
+    target = await fake("127.0.0.1", (hit, response) => {
+      const [, kind, step] = hit.path.split("/")
+      if (kind === "hop" && Number(step) > 0) return response.writeHead(302, { location: `/hop/${Number(step) - 1}` }).end()
+      if (kind === "loop") return response.writeHead(302, { location: step === "a" ? "/loop/b" : "/loop/a" }).end()
+      if (kind === "file") return response.writeHead(302, { location: "file:///etc/passwd" }).end()
+      if (kind === "away") return response.writeHead(Number(step), { location: `${other.url}/landed` }).end()
+      if (kind === "large") return response.end("z".repeat(4096))
+      if (kind === "hang") return
+      if (kind === "json") return response.writeHead(201, { "content-type": "application/json", "x-trace": "t" }).end("{\"a\":1}")
+      response.end(`at ${hit.method} ${hit.path} ${hit.body}`)
+    })
+    dns.setAddresses("diff-loopback.example", ["127.0.0.1"])
+    dns.setAddresses("diff-mixed.example", ["203.0.114.7", "10.0.0.9"])
+  })
+
+  const cases = (): ReadonlyArray<readonly [allowPrivate: boolean, options: Options, url: string, init?: RequestInit]> => {
+    const user = { destination: "user", maxBodyBytes: 1024 } as const
+    const p = target.port
+    return [
+      [false, user, `https://127.0.0.1:${p}/x?token=secret`],
+      [false, user, `${target.url}/plain-http`],
+      [false, user, "https://u:p@8.8.8.8/"],
+      [false, user, "https://169.254.169.254/latest/meta-data/"],
+      [false, user, "https://[::ffff:7f00:1]/"],
+      [false, user, `https://diff-loopback.example:${p}/`],
+      [false, user, "https://diff-mixed.example/"],
+      [false, user, "https://nowhere-diff.example/"],
+      [false, user, "ftp://files.example/x"],
+      [true, user, `${target.url}/fine?q=1`, { method: "POST", body: "payload", headers: { "content-type": "text/plain" } }],
+      [true, user, `${target.url}/json`],
+      [true, user, `${target.url}/hop/5`],
+      [true, user, `${target.url}/hop/6`],
+      [true, user, `${target.url}/loop/a`],
+      [true, user, `${target.url}/file`],
+      [true, user, `${target.url}/away/302`, { method: "POST", body: "x", headers: { authorization: "Bearer secret" } }],
+      [true, user, `${target.url}/away/307`, { method: "POST", body: "x" }],
+      [true, user, `${target.url}/away/307`, { headers: { authorization: "Bearer secret" } }],
+      [true, user, `${target.url}/away/303`, { method: "HEAD" }],
+      [true, user, `${target.url}/large`],
+      [true, user, "http://127.0.0.1:1/"],
+      [true, user, `http://diff-loopback.example:${p}/named`],
+      [true, user, "http://nowhere-diff.example/"],
+      [true, { ...user, followRedirects: false }, `${target.url}/hop/1`],
+      [true, { ...user, timeout: "200 millis" }, `${target.url}/hang`],
+      [false, {}, `${target.url}/fine`],
+      [false, {}, `${target.url}/hop/5`],
+      [false, {}, `${target.url}/hop/6`],
+      [false, {}, `${target.url}/away/302`],
+      [false, { followRedirects: false }, `${target.url}/hop/1`],
+      [false, { maxBodyBytes: 1024 }, `${target.url}/large`],
+      [false, {}, "http://127.0.0.1:1/"],
+      [false, {}, "file:///etc/passwd"],
+      [false, { timeout: "200 millis" }, `${target.url}/hang`]
+    ]
+  }
+
+  it("answers, or refuses with the same error, for each destination, redirect, cap and timeout", async () => {
+    for (const [allowPrivate, options, url, init] of cases()) {
+      const port = await outcome((await portFetch(allowPrivate, options))(url, init))
+      const original = await originalOutcome(allowPrivate, options, url, init)
+      expect(port, `${JSON.stringify(options)} ${init?.method ?? "GET"} ${url}`).toEqual(original)
+    }
   })
 })

@@ -1,17 +1,21 @@
-/** Reading config object content by type and parser, and what is derived from it. Pure functions, no server. */
-import { Either } from "effect"
+/**
+ * Reading config object content by type and parser, and what is derived from it. Pure functions, no server.
+ * packages/server/test/Parsing.test.ts on the Effect 4 port, its assertions unchanged (Effect 3's `Either` is
+ * `Result`: `isFailure`/`failure` for `isLeft`/`left`).
+ */
+import * as Result from "effect/Result"
 import { describe, expect, it } from "vitest"
 import { clampCodePoints, clampUtf8, derive, fileOf, parse, type Parsed } from "../src/catalog/Parsing.js"
 
-const ok = (result: Either.Either<Parsed, unknown>): Parsed => {
-  if (Either.isLeft(result)) throw new Error(`expected a parse, got ${JSON.stringify(result.left)}`)
-  return result.right
+const ok = (result: Result.Result<Parsed, unknown>): Parsed => {
+  if (Result.isFailure(result)) throw new Error(`expected a parse, got ${JSON.stringify(result.failure)}`)
+  return result.success
 }
-const details = (result: Either.Either<Parsed, { details: ReadonlyArray<unknown> }>) => {
-  if (Either.isRight(result)) throw new Error("expected a refusal")
-  return result.left.details as ReadonlyArray<{ message: string; path: ReadonlyArray<string | number>; code: string }>
+const details = (result: Result.Result<Parsed, { details: ReadonlyArray<unknown> }>) => {
+  if (Result.isSuccess(result)) throw new Error("expected a refusal")
+  return result.failure.details as ReadonlyArray<{ message: string; path: ReadonlyArray<string | number>; code: string }>
 }
-const codes = (result: Either.Either<Parsed, { details: ReadonlyArray<unknown> }>) =>
+const codes = (result: Result.Result<Parsed, { details: ReadonlyArray<unknown> }>) =>
   details(result).map(({ code, path }) => ({ code, path }))
 
 const skill = (frontmatter: string, body = "Run the deploy script.\n") => `---\n${frontmatter}\n---\n${body}`
@@ -47,7 +51,7 @@ describe("skills", () => {
         { code: "invalid_skill_name", path: ["input", "rawSourceText", "frontmatter", "name"] }
       ])
     }
-    expect(Either.isRight(parse("skill", { rawSourceText: skill(`name: ${"x".repeat(64)}\ndescription: ok`) }))).toBe(true)
+    expect(Result.isSuccess(parse("skill", { rawSourceText: skill(`name: ${"x".repeat(64)}\ndescription: ok`) }))).toBe(true)
     expect(codes(parse("skill", { rawSourceText: skill(`name: a1-b2\ndescription: "${"d".repeat(1025)}"`) }))).toEqual([
       { code: "invalid_skill_description", path: ["input", "rawSourceText", "frontmatter", "description"] }
     ])

@@ -1,186 +1,190 @@
 /**
  * One reading of a path: a path that a proxy or firewall in front of the server could read as another one (a `;` or
  * `#`, a dot segment, an empty segment, an encoded `/` or a backslash) is refused with 400 before routing, on every
- * route, so the server never acts on a path other than the one those in front of it saw. Sent over raw `node:http`:
+ * route, so the server never acts on a path other than the one those in front of it saw. Sent over raw `node:net`:
  * `fetch` and `new URL` resolve dot segments and drop fragments before anything leaves the process.
+ *
+ * Ported from packages/server/test/PathReading.test.ts, on a fresh database (the embedded one, or Postgres when
+ * DATABASE_URL is set). Left there until the groups they need are served here: the cases that create or rotate
+ * something (`/v1/teams`, `/v1/api-keys`, `/v1/workers`), authentication, the 405's `Allow`, the document's and
+ * docs' routes and the webhook, SCIM's `.search`, and the check that the OpenAPI document declares a 400 for every
+ * operation a refused path matches.
  */
-import { Http, TestServer } from "@orgplane/testkit"
-import * as NodeHttp from "node:http"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-
-let server: TestServer.RunningServer
-beforeAll(async () => {
-  server = await TestServer.start({ defaultPlan: "enterprise" })
-})
-afterAll(() => server.close())
-
-const { get, post } = Http.verbs(() => server.url)
+import { describe, expect, it, layer } from "@effect/vitest"
+import { Api } from "../src/Api.js"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Net from "node:net"
+import * as Routes from "../src/platform/Routes.js"
+import * as TestDatabase from "./support/TestDatabase.js"
+import * as TestServer from "./support/TestServer.js"
 
 interface Raw {
   readonly status: number
-  readonly headers: NodeHttp.IncomingHttpHeaders
-  readonly body: any
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: unknown
 }
 
-/** One request with its path sent byte for byte as given. */
-const send = (method: string, path: string, options: { readonly token?: string; readonly body?: unknown; readonly headers?: Record<string, string> } = {}) =>
-  new Promise<Raw>((resolve, reject) => {
-    const { hostname, port } = new URL(server.url)
-    const body = options.body === undefined ? undefined : JSON.stringify(options.body)
-    const headers: Record<string, string> = {
-      ...(options.token === undefined ? {} : { authorization: `Bearer ${options.token}` }),
-      ...(body === undefined ? {} : { "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) }),
-      ...options.headers
-    }
-    const request = NodeHttp.request({ host: hostname, port, method, path, headers }, (response) => {
-      let text = ""
-      response.setEncoding("utf8")
-      response.on("data", (chunk: string) => (text += chunk))
-      response.on("end", () => {
-        let parsed: unknown
-        try {
-          parsed = text === "" ? undefined : JSON.parse(text)
-        } catch {
-          parsed = text
+/** A chunked body's data (RFC 9112 §7.1), for an answer sent that way. */
+const unchunk = (text: string) => {
+  let out = ""
+  let at = 0
+  for (;;) {
+    const end = text.indexOf("\r\n", at)
+    const size = Number.parseInt(text.slice(at, end), 16)
+    if (end === -1 || !(size > 0)) return out
+    out += text.slice(end + 2, end + 2 + size)
+    at = end + 2 + size + 2
+  }
+}
+
+/** One request with its target sent byte for byte as given, on a connection of its own. */
+const send = (url: string, method: string, target: string) =>
+  Effect.promise(() =>
+    new Promise<Raw>((resolve, reject) => {
+      const { hostname, port } = new URL(url)
+      const socket = Net.connect({ host: hostname, port: Number(port) })
+      const chunks: Array<Buffer> = []
+      socket.on("data", (chunk: Buffer) => chunks.push(chunk))
+      socket.on("error", reject)
+      socket.on("end", () => {
+        const text = Buffer.concat(chunks).toString("utf8")
+        const split = text.indexOf("\r\n\r\n")
+        const [statusLine = "", ...lines] = text.slice(0, split).split("\r\n")
+        const headers: Record<string, string> = {}
+        for (const line of lines) {
+          const colon = line.indexOf(":")
+          headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim()
         }
-        resolve({ status: response.statusCode ?? 0, headers: response.headers, body: parsed })
+        const rest = text.slice(split + 4)
+        const bodyText = headers["transfer-encoding"] === "chunked" ? unchunk(rest) : rest
+        let body: unknown
+        try {
+          body = bodyText === "" ? undefined : JSON.parse(bodyText)
+        } catch {
+          body = bodyText
+        }
+        resolve({ status: Number(statusLine.split(" ")[1]), headers, body })
       })
+      socket.end(`${method} ${target} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nConnection: close\r\n\r\n`)
     })
-    request.on("error", reject)
-    request.end(body)
-  })
+  )
 
 /** What a refused path answers outside the SCIM protocol's base. */
 const refused = { error: "invalid_request", details: [{ path: [], message: expect.stringMatching(/^The (path|URL) has /) }] }
 
-const teamNames = async (token: string) => (await get("/v1/teams", { token })).body.items.map((team: { name: string }) => team.name)
+const variants: ReadonlyArray<readonly [what: string, path: string]> = [
+  ["a ;", "/v1/me;x=1"],
+  ["a ; alone", "/v1/me;"],
+  ["a #", "/v1/me#x"],
+  ["a # in the query", "/v1/me?x=1#y"],
+  ["a . segment", "/v1/./me"],
+  ["a .. segment", "/v1/x/../me"],
+  ["a trailing . segment", "/v1/me/."],
+  ["a trailing .. segment", "/v1/me/x/.."],
+  ["%2e", "/v1/%2e/me"],
+  ["%2E%2e", "/v1/x/%2E%2e/me"],
+  [".%2e", "/v1/x/.%2e/me"],
+  ["%2e.", "/v1/x/%2e./me"],
+  ["%2f", "/v1%2fme"],
+  ["%2F", "/v1%2Fme"],
+  ["%5c", "/v1%5cme"],
+  ["%5C", "/v1%5Cme"],
+  ["a raw backslash", "/v1\\me"],
+  ["an empty segment", "/v1//me"],
+  ["an empty first segment", "//v1/me"],
+  ["an absolute-form target with a ;", "http://127.0.0.1/v1/me;x=1"],
+  ["an absolute-form target with a .. segment", "http://127.0.0.1/v1/x/../me"]
+]
 
-describe("the paths that reached another operation than the one in front of the server saw", () => {
-  it("POST /v1/teams;/../../v1/api-keys and POST /v1/teams;x=1 create nothing", async () => {
-    const owner = await Http.owner(server.url)
-    const keysBefore = (await get("/v1/api-keys", { token: owner.token })).body.items.length
-    for (const path of ["/v1/teams;/../../v1/api-keys", "/v1/teams;x=1"]) {
-      const response = await send("POST", path, { token: owner.token, body: { name: "Smuggled" } })
-      expect([path, response.status, response.body]).toEqual([path, 400, refused])
-    }
-    expect(await teamNames(owner.token)).not.toContain("Smuggled")
-    expect((await get("/v1/api-keys", { token: owner.token })).body.items.length).toBe(keysBefore)
-  })
+/** Paths with one reading, which the guard lets through. */
+const fine = ["/health", "/health/", "/health?x=a;b/../c%2Fd/./e%2e%2e", "/docs/scalar.js", "/scim/v2/x/Users/.search", "http://127.0.0.1/health", "*"]
 
-  it("GET /v1/me;jsessionid=1 is refused, before authentication", async () => {
-    const person = await Http.signUp(server.url)
-    expect(await send("GET", "/v1/me;jsessionid=1", { token: person.token })).toMatchObject({ status: 400, body: refused })
-    expect(await send("GET", "/v1/me;jsessionid=1")).toMatchObject({ status: 400, body: refused })
-  })
-
-  it("POST /v1/workers/{id};x=1/tokens is refused, not answered with the Allow of /v1/workers/{id}, and rotates nothing", async () => {
-    const owner = await Http.owner(server.url)
-    const registered = await post("/v1/workers", { token: owner.token, body: { name: "Box", destination: "local" } })
-    const { worker, token } = Http.expectStatus<{ worker: { id: string }; token: string }>("registering a worker", registered, 201)
-    const response = await send("POST", `/v1/workers/${worker.id};x=1/tokens`, { token: owner.token })
-    expect([response.status, response.headers.allow, response.body]).toEqual([400, undefined, refused])
-    // The worker's token still works: nothing was rotated.
-    const heartbeat = await post("/v1/worker-runtime/heartbeat", { token, body: { status: "online", sentAt: new Date().toISOString() } })
-    expect(heartbeat.status).not.toBe(401)
-    // The real path's own methods.
-    const allowed = await send("OPTIONS", `/v1/workers/${worker.id}/tokens`, { token: owner.token })
-    expect([allowed.status, allowed.headers.allow]).toEqual([405, "POST"])
-  })
-})
-
-describe("what a path may not have", () => {
-  const variants: ReadonlyArray<readonly [what: string, path: string]> = [
-    ["a ;", "/v1/me;x=1"],
-    ["a ; alone", "/v1/me;"],
-    ["a #", "/v1/me#x"],
-    ["a # in the query", "/v1/me?x=1#y"],
-    ["a . segment", "/v1/./me"],
-    ["a .. segment", "/v1/x/../me"],
-    ["a trailing . segment", "/v1/me/."],
-    ["a trailing .. segment", "/v1/me/x/.."],
-    ["%2e", "/v1/%2e/me"],
-    ["%2E%2e", "/v1/x/%2E%2e/me"],
-    [".%2e", "/v1/x/.%2e/me"],
-    ["%2e.", "/v1/x/%2e./me"],
-    ["%2f", "/v1%2fme"],
-    ["%2F", "/v1%2Fme"],
-    ["%5c", "/v1%5cme"],
-    ["%5C", "/v1%5Cme"],
-    ["a raw backslash", "/v1\\me"],
-    ["an empty segment", "/v1//me"],
-    ["an empty first segment", "//v1/me"],
-    ["an absolute-form target with a ;", "http://127.0.0.1/v1/me;x=1"],
-    ["an absolute-form target with a .. segment", "http://127.0.0.1/v1/x/../me"]
-  ]
-
+describe("Routes.pathAmbiguity", () => {
   for (const [what, path] of variants) {
-    it(`${what}: ${path}`, async () => {
-      const person = await Http.signUp(server.url)
-      const response = await send("GET", path, { token: person.token })
-      expect([response.status, response.headers.allow, response.body]).toEqual([400, undefined, refused])
+    it(`${what}: ${path}`, () => {
+      expect(Routes.pathAmbiguity(path)).toMatch(/^The (path|URL) has /)
     })
   }
 
-  it("a path with one reading still serves: a trailing slash, a dot inside a segment, ; . / and %2F in the query, absolute form", async () => {
-    const person = await Http.signUp(server.url)
-    expect((await send("GET", "/v1/me/", { token: person.token })).status).toBe(200)
-    expect((await send("GET", "/health?x=a;b/../c%2Fd/./e%2e%2e")).status).toBe(200)
-    expect((await send("GET", "/docs/scalar.js")).status).toBe(200)
-    expect((await send("GET", "http://127.0.0.1/v1/me", { token: person.token })).status).toBe(200)
+  it("a path with one reading has none: a trailing slash, a dot inside a segment, ; . / and %2F in the query, absolute form", () => {
+    expect(fine.map((path) => [path, Routes.pathAmbiguity(path)])).toEqual(fine.map((path) => [path, undefined]))
   })
 })
 
-describe("every route family", () => {
-  it("health, the document and its reference", async () => {
-    for (const path of ["/health;x=1", "/health/.", "/ready;x", "/openapi.json;x=1", "/docs;x=1", "/docs/scalar.js/..", "/docs%2fscalar.js"]) {
-      const response = await send("GET", path)
-      expect([path, response.status, response.body]).toEqual([path, 400, refused])
-    }
+describe("Routes.make", () => {
+  const routes = Routes.make(Api, [["GET", "/openapi.json"]])
+
+  it("finds a request's route template, HEAD by its GET route, and an extra route", () => {
+    expect(routes.find("GET", "/health?x=1")?.route.template).toBe("/health")
+    expect(routes.find("HEAD", "/ready")?.route.template).toBe("/ready")
+    expect(routes.find("GET", "/openapi.json")?.route.template).toBe("/openapi.json")
+    expect(routes.find("POST", "/health")).toBeUndefined()
+    expect(routes.methods("/health")).toEqual(["GET", "HEAD"])
   })
 
-  it("the code host's webhook", async () => {
-    for (const path of ["/v1/webhooks/connectors/codehost;x=1", "/v1/webhooks/connectors/./codehost", "/v1/webhooks//connectors/codehost"]) {
-      const response = await send("POST", path, { body: {}, headers: { "x-github-event": "ping" } })
-      expect([path, response.status, response.body]).toEqual([path, 400, refused])
+  it("has no route, and no methods, for a path it refuses", () => {
+    for (const path of ["/health;x=1", "/./health", "//health", "/health/x/.."]) {
+      expect([path, routes.find("GET", path), routes.methods(path)]).toEqual([path, undefined, []])
     }
-  })
-
-  it("the SCIM protocol: a SCIM error, as every refusal under /scim/v2", async () => {
-    const owner = await Http.owner(server.url)
-    const { base, token } = await Http.scimDirectory(server.url, owner.token)
-    for (const path of [`${base}/Users;x=1`, `${base}/Users/%2e%2e/Groups`, `${base}/Users%2F.search`, `${base}/./Users`]) {
-      const response = await send("GET", path, { token })
-      expect([path, response.status, response.headers["content-type"]]).toEqual([path, 400, "application/scim+json"])
-      expect(response.body).toMatchObject({ schemas: ["urn:ietf:params:scim:api:messages:2.0:Error"], status: "400", detail: expect.stringMatching(/^The (path|URL) has /) })
-    }
-    // `.search` is a segment, not a dot segment.
-    const search = await send("POST", `${base}/Users/.search`, {
-      token,
-      body: { schemas: ["urn:ietf:params:scim:api:messages:2.0:SearchRequest"] },
-      headers: { "content-type": "application/scim+json" }
-    })
-    expect(search.status).toBe(200)
   })
 })
 
-describe("the OpenAPI document", () => {
-  it("declares 400 for every operation whose template a refused path matches", async () => {
-    const document = (await get("/openapi.json")).body
-    const wrong: Array<string> = []
-    let checked = 0
-    for (const [template, item] of Object.entries<Record<string, { responses: Record<string, unknown> }>>(document.paths)) {
-      if (!template.includes("{")) continue
-      // A `;` inside a parameter's segment: literally, the template's own path, with an odd parameter.
-      const path = template.replace(/\{[^}]+\}/, "x1;x=1").replace(/\{[^}]+\}/g, "x1")
-      for (const [method, operation] of Object.entries(item)) {
-        checked++
-        const response = await send(method.toUpperCase(), path)
-        if (response.status !== 400 || operation.responses["400"] === undefined) {
-          wrong.push(`${method} ${path}: ${response.status}, declared ${Object.keys(operation.responses).join(" ")}`)
+class Url extends Context.Service<Url, string>()("test/PathReading/Url") {}
+
+const ServerUrl = Layer.effect(
+  Url,
+  Effect.gen(function*() {
+    const server = yield* TestServer.start({ database: yield* TestDatabase.layer({ migrated: true }) })
+    return server.url
+  })
+)
+
+layer(ServerUrl, { timeout: 60_000, excludeTestServices: true })(`the request guard on ${TestDatabase.kind}`, (it) => {
+  describe("what a path may not have", () => {
+    for (const [what, path] of variants) {
+      it.effect(`${what}: ${path}`, () =>
+        Effect.gen(function*() {
+          const response = yield* send(yield* Url, "GET", path)
+          expect([response.status, response.headers["allow"], response.body]).toEqual([400, undefined, refused])
+        }))
+    }
+
+    it.effect("a path with one reading still serves: a trailing slash, ; . / and %2F in the query, absolute form", () =>
+      Effect.gen(function*() {
+        const url = yield* Url
+        for (const path of ["/health", "/health/", "/health?x=a;b/../c%2Fd/./e%2e%2e", "http://127.0.0.1/health"]) {
+          const response = yield* send(url, "GET", path)
+          expect([path, response.status]).toEqual([path, 200])
         }
-      }
-    }
-    expect(checked).toBeGreaterThan(100)
-    expect(wrong).toEqual([])
+      }))
+  })
+
+  describe("every route family", () => {
+    it.effect("health and readiness: refused, where the router alone would have served them", () =>
+      Effect.gen(function*() {
+        const url = yield* Url
+        for (const path of ["/health;x=1", "/health/.", "/ready;x", "/x/../health", "/%2e/health", "//health", "/health#x"]) {
+          const response = yield* send(url, "GET", path)
+          expect([path, response.status, response.body]).toEqual([path, 400, refused])
+        }
+      }))
+
+    it.effect("the SCIM protocol: a SCIM error, as every refusal under /scim/v2", () =>
+      Effect.gen(function*() {
+        const url = yield* Url
+        const base = "/scim/v2/scim_0000000000000000000000000"
+        for (const path of [`${base}/Users;x=1`, `${base}/Users/%2e%2e/Groups`, `${base}/Users%2F.search`, `${base}/./Users`]) {
+          const response = yield* send(url, "GET", path)
+          expect([path, response.status, response.headers["content-type"]]).toEqual([path, 400, "application/scim+json"])
+          expect(response.body).toEqual({
+            schemas: ["urn:ietf:params:scim:api:messages:2.0:Error"],
+            status: "400",
+            scimType: "invalidSyntax",
+            detail: expect.stringMatching(/^The (path|URL) has /)
+          })
+        }
+      }))
   })
 })

@@ -1,54 +1,100 @@
 /**
- * Services act for a principal: a member (checked against the policy table) or the system itself, for background
- * work with no HTTP caller. Exercised through a real service on a real database.
+ * platform/Principal.ts: services act for a principal, a member (held to the policy table, and an API key to its
+ * scopes) or the system itself, for background work with no HTTP caller. packages/server/test/Principal.test.ts's
+ * assertions that do not need the teams area (there through `Teams.create`; here through `authorize`, which it
+ * calls), and its refusals held to the Effect 3 original's words.
  */
-import * as NodeCrypto from "node:crypto"
-import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
-import { Membership, Organization, type OrganizationId } from "@orgplane/schema"
-import { TestDatabase } from "@orgplane/testkit"
-import { Effect, Exit, Layer } from "effect"
-import { IdGenerator } from "../src/platform/Ids.js"
-import { CursorKey } from "../src/platform/Keyset.js"
+import { Actions, Membership } from "@orgplane/schema"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as TestClock from "effect/testing/TestClock"
 import * as Principal from "../src/platform/Principal.js"
-import { Teams } from "../src/teams/Teams.js"
+import * as Members from "./support/Members.js"
+import * as Recorded from "./support/Effect3.js"
 
-const at = new Date("2026-01-01T00:00:00Z")
-const organization = new Organization({
-  id: "org_01m7xsja0me4fs7gc4ed0s22av" as OrganizationId,
-  name: "Acme",
-  plan: "free",
-  provisional: false,
-  createdAt: at
-})
+const organization = Members.organization()
 
-const Services = Teams.layer.pipe(Layer.provideMerge(Layer.mergeAll(IdGenerator.Live, Layer.succeed(CursorKey, NodeCrypto.randomBytes(32)))), Layer.provideMerge(TestDatabase.layer))
+/** The Effect 3 original's refusals, recorded (support/Effect3.ts). */
+const effect3 = Recorded.originals("Principal")
 
 describe("principals", () => {
-  it.layer(Services, { timeout: 60_000 })((it) => {
-    it.effect("the system acts without an HTTP caller: it passes the policy and is recorded as no member", () =>
-      Effect.gen(function*() {
-        const sql = yield* SqlClient.SqlClient
-        yield* sql`INSERT INTO organizations (id, name, plan, created_at, updated_at) VALUES (${organization.id}, 'Acme', 'free', ${at}, ${at})`
-        const teams = yield* Teams
-        const system = Principal.system("directory-sync", organization)
-        const { team } = yield* teams.create(system, { name: "Synced" })
-        expect(team).toMatchObject({ organizationId: organization.id, name: "Synced", createdByOrgMembershipId: null })
-        expect(Principal.auditIdentity(system)).toBe("system:directory-sync")
-        const listed = yield* teams.list(system, {})
-        expect(listed.items.map((item) => item.name)).toEqual(["Synced"])
-      }))
+  it.effect("the system acts without an HTTP caller: it passes the policy and is recorded as no member", () =>
+    Effect.gen(function*() {
+      const system = Principal.system("directory-sync", organization)
+      for (const action of Actions) yield* Principal.authorize(system, action)
+      expect(Principal.actingMembershipId(system)).toBeNull()
+      expect(Principal.auditIdentity(system)).toBe("system:directory-sync")
+    }))
 
-    it.effect("a member principal is held to the policy table", () =>
-      Effect.gen(function*() {
-        const teams = yield* Teams
-        const membership = new Membership({ id: "om_01m7xsja0se4fs7gcbg0w73xhy" as never, organizationId: organization.id, userId: null, role: "member", createdAt: at })
-        const member = { _tag: "Member" as const, organization, membership, user: null as never, credential: { _tag: "Session" as const, sessionId: "ses_01m7xsja0se4fs7gcbg0w73xhy" as never, ssoConnectionId: null, authenticatedAt: new Date() } }
-        const denied = yield* Effect.exit(teams.create(member, { name: "Nope" }))
-        expect(denied).toEqual(Exit.fail(expect.objectContaining({ reason: "insufficient_role" })))
-        expect(Principal.can(member, "teams.read")).toBe(true)
-        expect(Principal.can({ ...member, membership: new Membership({ ...membership, role: "admin" }) }, "teams.manage")).toBe(true)
-        expect(Principal.can(member, "members.transferOwnership")).toBe(false)
-      }))
+  it.effect("a member principal is held to the policy table", () =>
+    Effect.gen(function*() {
+      const member = Members.member(organization, "member")
+      const denied = yield* Effect.exit(Principal.authorize(member, "teams.manage"))
+      expect(Exit.isFailure(denied) && Exit.findErrorOption(denied)).toMatchObject({ value: { reason: "insufficient_role" } })
+      expect(Principal.can(member, "teams.read")).toBe(true)
+      expect(Principal.can({ ...member, membership: new Membership({ ...member.membership, role: "admin" }) }, "teams.manage")).toBe(true)
+      expect(Principal.can(member, "members.transferOwnership")).toBe(false)
+      expect(Principal.actingMembershipId(member)).toBe(member.membership.id)
+      expect(Principal.auditIdentity(member)).toBe(member.membership.id)
+    }))
+
+  it.effect("an API key is held to its scopes within its maker's role: insufficient_scope, not insufficient_role", () =>
+    Effect.gen(function*() {
+      const key = Members.member(organization, "admin", { apiKey: { scopes: ["teams.read"] } })
+      expect(Principal.can(key, "teams.read")).toBe(true)
+      const scope = yield* Effect.flip(Principal.authorize(key, "teams.manage"))
+      expect(scope).toMatchObject({ reason: "insufficient_scope" })
+      expect(scope.message).toBe(
+        `This API key's scopes do not include teams.manage: make a key with that scope (POST /v1/api-keys with "scopes") from a session.`
+      )
+      // Beyond the maker's role, the role answers whatever the scopes say.
+      expect(yield* Effect.flip(Principal.authorize(key, "members.transferOwnership"))).toMatchObject({ reason: "insufficient_role" })
+      // A key made before scopes takes its maker's whole role.
+      expect(Principal.can(Members.member(organization, "admin", { apiKey: { scopes: null } }), "teams.manage")).toBe(true)
+    }))
+
+  it("words its refusals as the Effect 3 original does, for every action", () => {
+    for (const action of Actions) {
+      expect(Principal.insufficientRole(action).message).toBe(effect3(Recorded.call("insufficientRole", action)))
+      expect(Principal.insufficientScope(action).message).toBe(effect3(Recorded.call("insufficientScope", action)))
+    }
   })
+
+  it("records the actions a member was allowed once asked to (recordGrants), and only those", () => {
+    const member = Members.member(organization, "admin")
+    expect(Principal.can(member, "teams.read")).toBe(true)
+    const granted = Principal.recordGrants(member)
+    expect([...granted]).toEqual([])
+    Principal.can(member, "teams.manage")
+    Principal.can(member, "members.transferOwnership")
+    Principal.can(Members.member(organization, "admin"), "apiKeys.manage")
+    expect([...granted]).toEqual(["teams.manage"])
+  })
+
+  it.effect("requireEnterprise: 402 naming the feature unless the organization is on the enterprise plan", () =>
+    Effect.gen(function*() {
+      const refused = yield* Effect.flip(Principal.requireEnterprise(Members.member(organization, "owner"), "sso"))
+      expect(refused).toMatchObject({ _tag: "PlanRequired", feature: "sso", message: "This feature (sso) needs the enterprise plan." })
+      yield* Principal.requireEnterprise(Members.member(Members.organization("enterprise"), "member"), "scim")
+    }))
+
+  it.effect("requireRecentAuthentication: a session signed in longer ago than allowed is refused; keys and the system pass", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(Date.parse("2026-03-01T12:00:00Z"))
+      const recent = Members.member(organization, "owner", { authenticatedAt: new Date("2026-03-01T11:56:00Z") })
+      const stale = Members.member(organization, "owner", { authenticatedAt: new Date("2026-03-01T11:54:59Z") })
+      yield* Principal.requireRecentAuthentication(recent, Duration.minutes(5))
+      const refused = yield* Effect.flip(Principal.requireRecentAuthentication(stale, Duration.minutes(5), "send the password"))
+      expect(refused).toMatchObject({
+        reason: "recent_authentication_required",
+        message: "This action needs a recent sign-in (within 5m): sign in again, then retry, or send the password."
+      })
+      expect((yield* Effect.flip(Principal.requireRecentAuthentication(stale, Duration.hours(0.05)))).message).toBe(
+        "This action needs a recent sign-in (within 3m): sign in again, then retry."
+      )
+      yield* Principal.requireRecentAuthentication(Members.member(organization, "owner", { apiKey: { scopes: null } }), Duration.minutes(5))
+      yield* Principal.requireRecentAuthentication(Principal.system("job", organization), Duration.minutes(5))
+    }))
 })

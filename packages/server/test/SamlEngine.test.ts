@@ -4,12 +4,18 @@
  * with its code, each its own test: those node-saml makes (signatures, wrapping, times, audience, InResponseTo, IdP
  * errors) and those the engine adds (SHA-1, Destination, Recipient, Issuer, IdP-initiated, RelayState, replay).
  * One IdP for the file; the certificate rotation runs last (it changes the IdP's signing key).
+ *
+ * The Effect 4 form of packages/server/test/SamlEngine.test.ts, its assertions unchanged: the testkit is imported by
+ * its sources' path, `Saml.Live` is `Saml.layer`, and the service is read with `Effect.service`.
  */
-import { IdpSaml, SamlTamper } from "@orgplane/testkit"
-import { Effect, Layer, ManagedRuntime } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as NodeCrypto from "node:crypto"
 import * as Zlib from "node:zlib"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as IdpSaml from "../../../packages/testkit/src/IdpSaml.js"
+import * as SamlTamper from "../../../packages/testkit/src/SamlTamper.js"
 import * as AddressGuard from "../src/platform/AddressGuard.js"
 import * as Outbound from "../src/platform/Outbound.js"
 import { type Expected, Saml, type SamlService, type SpSettings } from "../src/sso/Saml.js"
@@ -20,7 +26,7 @@ const ACS = "https://orgplane.test/v1/sso/saml/ssc_test/acs"
 const sp: SpSettings = { entityId: SP_ENTITY, acsUrl: ACS, allowIdpInitiated: false, relayStateAllowList: [] }
 
 const runtime = ManagedRuntime.make(
-  Saml.Live.pipe(Layer.provide(Outbound.layer({ allowPrivate: true, timeout: "5 seconds" })), Layer.provide(AddressGuard.systemLayer))
+  Saml.layer.pipe(Layer.provide(Outbound.layer({ allowPrivate: true, timeout: "5 seconds" })), Layer.provide(AddressGuard.systemLayer))
 )
 const run = <A, E>(effect: Effect.Effect<A, E, Saml>) => runtime.runPromise(effect)
 /** The failure's code and message (the test fails if the effect succeeds). */
@@ -32,7 +38,7 @@ let idp: IdpSaml.IdpSaml
 let settings: IdpSettings
 
 beforeAll(async () => {
-  saml = await run(Saml)
+  saml = await run(Effect.service(Saml))
   idp = await IdpSaml.start({
     serviceProviders: [{ metadata: await Effect.runPromise(saml.spMetadata(sp)) }],
     users: {
@@ -124,9 +130,9 @@ describe("IdP settings", () => {
   })
 
   it("the metadata URL is fetched through the outbound guard: a loopback IdP is refused outside private mode", async () => {
-    const guarded = ManagedRuntime.make(Saml.Live.pipe(Layer.provide(Outbound.layer()), Layer.provide(AddressGuard.systemLayer)))
+    const guarded = ManagedRuntime.make(Saml.layer.pipe(Layer.provide(Outbound.layer()), Layer.provide(AddressGuard.systemLayer)))
     try {
-      const error = await guarded.runPromise(Effect.flip(Effect.flatMap(Saml, (engine) => engine.fetchIdpMetadata(idp.metadataUrl))))
+      const error = await guarded.runPromise(Effect.flip(Effect.flatMap(Effect.service(Saml), (engine) => engine.fetchIdpMetadata(idp.metadataUrl))))
       expect(error).toMatchObject({ code: "metadata_unreachable", message: expect.stringContaining(Outbound.notAllowed) })
     } finally {
       await guarded.dispose()

@@ -1,8 +1,9 @@
 /** SCIM filter text → SQL condition over the Users and Groups mappings: pure, the SQL is compiled, never run. */
-import { Statement } from "@effect/sql"
-import { PgClient } from "@effect/sql-pg"
-import { Effect, Either } from "effect"
-import { describe, expect, it } from "vitest"
+import * as PgClient from "@effect/sql-pg/PgClient"
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import * as Statement from "effect/sql/Statement"
 import { GroupResourceType, UserResourceType } from "../src/scim/Attributes.js"
 import { condition, groupMapping, userMapping } from "../src/scim/Filter.js"
 
@@ -10,15 +11,15 @@ const sql = Statement.make(Effect.die("no database in this test"), PgClient.make
 
 const compile = (text: string, mapping = userMapping(sql, "u", UserResourceType)) => {
   const result = condition(sql, mapping, text)
-  if (Either.isLeft(result)) throw new Error(`expected SQL, got ${result.left.detail}`)
-  const [query, params] = sql`SELECT 1 FROM scim_users u WHERE ${result.right}`.compile()
+  if (Result.isFailure(result)) throw new Error(`expected SQL, got ${result.failure.detail}`)
+  const [query, params] = sql`SELECT 1 FROM scim_users u WHERE ${result.success}`.compile()
   return { where: query.replace("SELECT 1 FROM scim_users u WHERE ", ""), params }
 }
 const refusal = (text: string, mapping = userMapping(sql, "u", UserResourceType)) => {
   const result = condition(sql, mapping, text)
-  if (Either.isRight(result)) throw new Error(`expected invalidFilter for ${text}`)
-  expect(result.left._tag).toBe("InvalidFilter")
-  return result.left.detail
+  if (Result.isSuccess(result)) throw new Error(`expected invalidFilter for ${text}`)
+  expect(result.failure._tag).toBe("InvalidFilter")
+  return result.failure.detail
 }
 
 describe("SCIM filters on Users", () => {

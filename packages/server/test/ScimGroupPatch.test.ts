@@ -1,17 +1,42 @@
-import { Either } from "effect"
-import { describe, expect, it } from "vitest"
-import { groupChange, groupInput, namedMembers } from "../src/scim/GroupPatch.js"
+/**
+ * scim/GroupPatch.ts and TeamSync.ts's pure rules: packages/server/test/ScimGroupPatch.test.ts's assertions, `Either`
+ * read as `Result`; then the port and the Effect 3 original on the same operations and bodies.
+ *
+ * The Effect 3 side is read from the recorded fixture (support/Effect3.ts, test/fixtures/effect3/ScimGroupPatch.json):
+ * 0.1.0's original's answer on each operation list and body, its `Either` as `{ ok }` or `{ failed }` (a recorded
+ * value does not keep an `Either`'s prototype); an answer whose JSON is longer than 20,000 characters (the
+ * 10,000-member lists) as the SHA-256 of that JSON, which the port's answer, written the same way, must match (whole,
+ * they would make a 600 kB fixture).
+ */
+import { describe, expect, it } from "@effect/vitest"
+import * as Result from "effect/Result"
+import * as NodeCrypto from "node:crypto"
+import { groupChange, type GroupChange, groupInput, namedMembers, type PatchFailure } from "../src/scim/GroupPatch.js"
 import { roleChange, ruleRole } from "../src/scim/TeamSync.js"
+import * as Recorded from "./support/Effect3.js"
 
-const ok = (operations: ReadonlyArray<{ op: string; path?: string; value?: unknown }>) => {
+/** The Effect 3 original's answers, recorded (support/Effect3.ts). */
+const effect3 = Recorded.originals("ScimGroupPatch")
+
+/** An answer, the port's `Result` or the original's recorded `Either`, as a plain value. */
+type Answer<A, E> = { readonly ok: A } | { readonly failed: E }
+/** A value as the comparison keeps it: whole, or when its JSON is long, that JSON's SHA-256. */
+type Kept<A> = A | { readonly sha256: string }
+const kept = <A>(value: A): Kept<A> => {
+  const text = JSON.stringify(value)
+  return text.length > 20_000 ? { sha256: NodeCrypto.createHash("sha256").update(text).digest("hex") } : value
+}
+
+/** `groupChange`'s change; it reads the operations as they come in a body (any member names and values), as the test's do. */
+const ok = (operations: ReadonlyArray<unknown>) => {
   const result = groupChange(operations)
-  if (Either.isLeft(result)) throw new Error(`${result.left.scimType}: ${result.left.detail}`)
-  return result.right
+  if (Result.isFailure(result)) throw new Error(`${result.failure.scimType}: ${result.failure.detail}`)
+  return result.success
 }
 const failure = (operations: ReadonlyArray<{ op: string; path?: string; value?: unknown }>) => {
   const result = groupChange(operations)
-  if (Either.isRight(result)) throw new Error("expected a failure")
-  return result.left
+  if (Result.isSuccess(result)) throw new Error("expected a failure")
+  return result.failure
 }
 
 describe("Group PatchOp", () => {
@@ -84,16 +109,16 @@ describe("Group → role rules", () => {
 describe("Group bodies", () => {
   it("reads displayName, externalId and members in any case, ignoring what the Group does not have", () => {
     expect(groupInput({ schemas: [], DisplayName: "Eng", externalID: "x", Members: [{ Value: "om_a", display: "A" }], id: "scg_1", locale: "fr" }))
-      .toEqual(Either.right({ displayName: "Eng", externalId: "x", members: ["om_a"] }))
-    expect(groupInput({ displayName: "Eng" })).toEqual(Either.right({ displayName: "Eng", externalId: null, members: [] }))
+      .toEqual(Result.succeed({ displayName: "Eng", externalId: "x", members: ["om_a"] }))
+    expect(groupInput({ displayName: "Eng" })).toEqual(Result.succeed({ displayName: "Eng", externalId: null, members: [] }))
   })
   it("refuses a missing or empty displayName and members of the wrong shape", () => {
     for (const body of [{}, { displayName: "" }, { displayName: 1 }, { displayName: "x", members: "om_a" }, { displayName: "x", externalId: 5 }]) {
-      expect(Either.getLeft(groupInput(body)).pipe((left) => left._tag === "Some" && left.value.scimType)).toBe("invalidValue")
+      expect(Result.getFailure(groupInput(body)).pipe((left) => left._tag === "Some" && left.value.scimType)).toBe("invalidValue")
     }
   })
   it("reads operations whose members are capitalised, and refuses more than 1000 operations", () => {
-    expect(ok([{ Op: "Add", Path: "members", Value: [{ value: "om_a" }] } as any]).members.add).toEqual(["om_a"])
+    expect(ok([{ Op: "Add", Path: "members", Value: [{ value: "om_a" }] }]).members.add).toEqual(["om_a"])
     expect(failure(Array.from({ length: 1001 }, () => ({ op: "remove", path: "externalId" }))).scimType).toBe("invalidValue")
   })
 })
@@ -101,16 +126,70 @@ describe("Group bodies", () => {
 describe("Group bounds, as the OpenAPI document says", () => {
   const long = "a".repeat(2049)
   it("refuses a displayName or externalId over 2048 characters, and a path over 2048", () => {
-    expect(Either.getLeft(groupInput({ displayName: long })).pipe((o) => o._tag === "Some" && o.value.scimType)).toBe("invalidValue")
-    expect(Either.getLeft(groupInput({ displayName: "Eng", externalId: long })).pipe((o) => o._tag === "Some" && o.value.scimType)).toBe("invalidValue")
-    expect(Either.isRight(groupInput({ displayName: long.slice(1), externalId: long.slice(1) }))).toBe(true)
+    expect(Result.getFailure(groupInput({ displayName: long })).pipe((o) => o._tag === "Some" && o.value.scimType)).toBe("invalidValue")
+    expect(Result.getFailure(groupInput({ displayName: "Eng", externalId: long })).pipe((o) => o._tag === "Some" && o.value.scimType)).toBe("invalidValue")
+    expect(Result.isSuccess(groupInput({ displayName: long.slice(1), externalId: long.slice(1) }))).toBe(true)
     expect(failure([{ op: "replace", path: "displayName", value: long }]).scimType).toBe("invalidValue")
     expect(failure([{ op: "remove", path: `members[value eq "${long}"]` }]).scimType).toBe("invalidPath")
   })
   it("refuses more than 10,000 members in one body or operation", () => {
     const members = (n: number) => Array.from({ length: n }, (_, i) => ({ value: `om_${i}` }))
-    expect(Either.isRight(groupInput({ displayName: "Eng", members: members(10_000) }))).toBe(true)
-    expect(Either.isLeft(groupInput({ displayName: "Eng", members: members(10_001) }))).toBe(true)
+    expect(Result.isSuccess(groupInput({ displayName: "Eng", members: members(10_000) }))).toBe(true)
+    expect(Result.isFailure(groupInput({ displayName: "Eng", members: members(10_001) }))).toBe(true)
     expect(failure([{ op: "add", path: "members", value: members(10_001) }]).scimType).toBe("invalidValue")
+  })
+})
+
+describe("Group PatchOp and bodies against the Effect 3 original", () => {
+  const same = <A, E>(port: Result.Result<A, E>, original: Kept<Answer<A, E>>) =>
+    expect(kept(Result.isSuccess(port) ? { ok: port.success } : { failed: port.failure })).toEqual(original)
+  const long = "a".repeat(2049)
+  const members = (n: number) => Array.from({ length: n }, (_, i) => ({ value: `om_${i}` }))
+  const operations: ReadonlyArray<ReadonlyArray<unknown>> = [
+    [{ op: "Add", path: "members", value: [{ value: "om_a" }, { value: "om_b" }] }, { op: "Remove", path: "members[value eq \"om_a\"]" }],
+    [{ op: "remove", path: "urn:ietf:params:scim:schemas:core:2.0:Group:members[value eq \"om_a\" or value eq \"om_b\"]" }, { op: "add", path: "Members", value: { value: "om_c" } }],
+    [{ op: "remove", path: "members" }, { op: "add", path: "members", value: [{ value: "om_x" }] }],
+    [{ op: "remove", path: "members" }, { op: "remove", path: "members", value: [{ value: "om_x" }] }, { op: "replace", path: "members", value: [] }],
+    [{ op: "Remove", path: "members", value: [{ value: "om_a" }] }, { op: "add", path: "members", value: [{ value: "om_a" }] }],
+    [{ op: "Replace", path: "displayName", value: "Sales" }],
+    [{ op: "replace", value: { id: "scg_x", displayName: "Renamed", externalId: "ext-1", members: [{ value: "om_a" }], schemas: [], meta: {} } }],
+    [{ op: "add", value: { "urn:ietf:params:scim:schemas:core:2.0:Group:displayName": "U", externalId: null } }],
+    [{ op: "remove", path: "externalId" }],
+    [{ Op: "Add", Path: "members", Value: [{ VALUE: "om_a" }] }],
+    [{ op: "remove", path: "members[value eq \"a\\\"b\"]" }],
+    [{ op: "move", path: "members" }], [{ op: 5 }], [null], [[]], [{ op: "add", path: 5 }], [{ op: "add", path: null, value: { displayName: "x" } }],
+    [{ op: "replace", path: "owner", value: "x" }], [{ op: "add", path: "members", value: [{ value: 3 }] }],
+    [{ op: "add", path: "members", value: "om_a" }], [{ op: "add", path: "members", value: [{ value: "" }] }],
+    [{ op: "replace", path: "displayName", value: "" }], [{ op: "replace", path: "displayName", value: " " }],
+    [{ op: "remove", path: "displayName" }], [{ op: "replace", path: "id", value: "x" }], [{ op: "remove", path: "meta" }],
+    [{ op: "remove", path: "nickName" }], [{ op: "add", path: "members[value eq \"x\"]", value: [] }],
+    [{ op: "remove", path: "members[display eq \"x\"]" }], [{ op: "remove" }], [{ op: "replace", value: [1] }], [{ op: "replace", value: "x" }],
+    [], Array.from({ length: 1001 }, () => ({ op: "remove", path: "externalId" })),
+    [{ op: "replace", path: "displayName", value: long }], [{ op: "replace", path: "externalId", value: long }],
+    [{ op: "remove", path: `members[value eq "${long}"]` }], [{ op: "add", path: "members", value: members(10_001) }],
+    [{ op: "add", path: "members", value: members(10_000) }]
+  ]
+  it("groupChange and namedMembers answer as the original's", () => {
+    for (const input of operations) {
+      const port = groupChange(input)
+      const original = effect3<{
+        readonly answer: Kept<Answer<GroupChange, PatchFailure>>
+        readonly namedMembers: Kept<ReadonlyArray<string>> | null
+      }>(Recorded.call("groupChange", input))
+      same(port, original.answer)
+      if (Result.isSuccess(port) && original.namedMembers !== null) expect(kept(namedMembers(port.success))).toEqual(original.namedMembers)
+    }
+  })
+  it("groupInput answers as the original's", () => {
+    const bodies: ReadonlyArray<Record<string, unknown>> = [
+      { schemas: [], DisplayName: "Eng", externalID: "x", Members: [{ Value: "om_a", display: "A" }], id: "scg_1", locale: "fr" },
+      { displayName: "Eng" }, {}, { displayName: "" }, { displayName: 1 }, { displayName: "x", members: "om_a" }, { displayName: "x", externalId: 5 },
+      { displayName: "x", members: null }, { displayName: "x", members: { value: "om_a" } }, { "urn:ietf:params:scim:schemas:core:2.0:Group:displayName": "y" },
+      { displayName: long }, { displayName: "Eng", externalId: long }, { displayName: long.slice(1), externalId: long.slice(1) },
+      { displayName: "Eng", members: members(10_000) }, { displayName: "Eng", members: members(10_001) }
+    ]
+    for (const body of bodies) {
+      same(groupInput(body), effect3(Recorded.call("groupInput", body)))
+    }
   })
 })

@@ -1,6 +1,6 @@
 /** SCIM resources read from what clients send, and PATCH as Okta and Entra send it: pure, no server. */
-import { Either } from "effect"
-import { describe, expect, it } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
+import * as Result from "effect/Result"
 import { EnterpriseUserSchemaId, GroupResourceType, UserResourceType } from "../src/scim/Attributes.js"
 import { applyPatch, readResource } from "../src/scim/Patch.js"
 import { withOnePrimary } from "../src/scim/Primary.js"
@@ -17,13 +17,13 @@ const user = {
 
 const patched = (operations: ReadonlyArray<unknown>, resource: Record<string, unknown> = user) => {
   const result = applyPatch(UserResourceType, resource, operations)
-  if (Either.isLeft(result)) throw new Error(`expected a patch, got ${result.left.scimType}: ${result.left.detail}`)
-  return result.right
+  if (Result.isFailure(result)) throw new Error(`expected a patch, got ${result.failure.scimType}: ${result.failure.detail}`)
+  return result.success
 }
 const refused = (operations: ReadonlyArray<unknown>, resource: Record<string, unknown> = user, type = UserResourceType) => {
   const result = applyPatch(type, resource, operations)
-  if (Either.isRight(result)) throw new Error("expected a refusal")
-  return result.left.scimType
+  if (Result.isSuccess(result)) throw new Error("expected a refusal")
+  return result.failure.scimType
 }
 
 describe("readResource", () => {
@@ -40,7 +40,7 @@ describe("readResource", () => {
       emails: { value: "a@x.com" },
       "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User": { manager: "om_boss", costCenter: "x" }
     })
-    expect(read).toEqual(Either.right({
+    expect(read).toEqual(Result.succeed({
       userName: "a@x.com",
       active: false,
       name: { givenName: "A" },
@@ -49,7 +49,7 @@ describe("readResource", () => {
     }))
   })
   it("refuses wrong types, NUL characters and a missing userName with invalidValue", () => {
-    const type = (input: unknown) => Either.isLeft(readResource(UserResourceType, input)) ? Either.getLeft(readResource(UserResourceType, input)).pipe((o) => o._tag === "Some" ? o.value.scimType : "") : "accepted"
+    const type = (input: unknown) => Result.isFailure(readResource(UserResourceType, input)) ? Result.getFailure(readResource(UserResourceType, input)).pipe((o) => o._tag === "Some" ? o.value.scimType : "") : "accepted"
     expect(type({ userName: "a", active: "maybe" })).toBe("invalidValue")
     expect(type({ userName: 7 })).toBe("invalidValue")
     expect(type({ userName: "a\u0000b" })).toBe("invalidValue")
@@ -150,8 +150,8 @@ describe("primary: true on one value at most (RFC 7643 §2.4, RFC 7644 §3.5.2)"
   }
   it("refuses a resource sent with two primary values with invalidValue", () => {
     const read = readResource(UserResourceType, { userName: "a@x.com", emails: [{ value: "a@x.com", primary: true }, { value: "b@x.com", primary: "True" }] })
-    expect(Either.getLeft(read).pipe((o) => (o._tag === "Some" ? o.value.scimType : "accepted"))).toBe("invalidValue")
-    expect(Either.isRight(readResource(UserResourceType, { userName: "a@x.com", emails: [{ value: "a@x.com", primary: true }, { value: "b@x.com", primary: false }] }))).toBe(true)
+    expect(Result.getFailure(read).pipe((o) => (o._tag === "Some" ? o.value.scimType : "accepted"))).toBe("invalidValue")
+    expect(Result.isSuccess(readResource(UserResourceType, { userName: "a@x.com", emails: [{ value: "a@x.com", primary: true }, { value: "b@x.com", primary: false }] }))).toBe(true)
   })
   it("makes a value primary and the others not, whichever way the PATCH says it", () => {
     const expected = [{ value: "ada@example.com", type: "work", primary: false }, { value: "ada@home.example", type: "home", primary: true }]
@@ -186,8 +186,8 @@ describe("applyPatch: group members", () => {
   const group = { displayName: "Eng", members: [{ value: "om_1" }, { value: "om_2" }] }
   const apply = (operations: ReadonlyArray<unknown>) => {
     const result = applyPatch(GroupResourceType, group, operations)
-    if (Either.isLeft(result)) throw new Error(result.left.detail)
-    return result.right.members
+    if (Result.isFailure(result)) throw new Error(result.failure.detail)
+    return result.success.members
   }
   it("adds without duplicates, removes by value filter and by value list, ignores display", () => {
     expect(apply([{ op: "Add", path: "members", value: [{ value: "om_3", display: "C" }, { value: "om_1" }] }])).toEqual([
@@ -204,7 +204,7 @@ describe("applyPatch: group members", () => {
 describe("what the server reads is bounded, as the OpenAPI document says", () => {
   const long = "a".repeat(2049)
   it("refuses a string over 2048 characters, externalId in a body too, and a PATCH path over 2048", () => {
-    const scimType = (input: unknown) => Either.getLeft(readResource(UserResourceType, input)).pipe((o) => (o._tag === "Some" ? o.value.scimType : "accepted"))
+    const scimType = (input: unknown) => Result.getFailure(readResource(UserResourceType, input)).pipe((o) => (o._tag === "Some" ? o.value.scimType : "accepted"))
     expect(scimType({ userName: "a", externalId: long })).toBe("invalidValue")
     expect(scimType({ userName: "a", title: long })).toBe("invalidValue")
     expect(scimType({ userName: "a", externalId: long.slice(1), title: long.slice(1) })).toBe("accepted")
@@ -213,7 +213,7 @@ describe("what the server reads is bounded, as the OpenAPI document says", () =>
   })
   it("refuses more than 10,000 values of a multi-valued attribute", () => {
     const emails = (n: number) => Array.from({ length: n }, (_, i) => ({ value: `u${i}@example.com` }))
-    expect(Either.isRight(readResource(UserResourceType, { userName: "a", emails: emails(10_000) }))).toBe(true)
-    expect(Either.isLeft(readResource(UserResourceType, { userName: "a", emails: emails(10_001) }))).toBe(true)
+    expect(Result.isSuccess(readResource(UserResourceType, { userName: "a", emails: emails(10_000) }))).toBe(true)
+    expect(Result.isFailure(readResource(UserResourceType, { userName: "a", emails: emails(10_001) }))).toBe(true)
   })
 })

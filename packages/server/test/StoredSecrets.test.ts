@@ -1,230 +1,193 @@
 /**
- * Stored secrets through the public surface: a ciphertext copied to another organization's row does not decrypt
- * there (a declared 500 `stored_credential_unreadable`, logged once with the key problem); v1 ciphertexts are
- * rewritten bound to their rows at start-up, and so is a cursor key kept in clear; the rotation re-encrypts every
- * registered column with the newest key, in batches, and a second run finds nothing to do. MCP API-key connections stand for every encrypted column: a
- * change of URL makes the server decrypt the stored key for the live check.
+ * platform/StoredSecrets.ts through the storage's start (test/support/SecretsStorage.ts) and on its own, on a fresh
+ * database: the assertions of packages/server/test/StoredSecrets.test.ts that do not need the areas that read
+ * secrets over HTTP (a suite client's secret, written into its row, stands for every encrypted column): v1 ciphertexts
+ * (as an Effect 3 server before 0.1.0 wrote them) are rewritten bound to their rows at start-up, and so is a cursor
+ * key kept in clear, whose value stays; a v1 ciphertext whose key is not configured stays as it is and the server
+ * still starts; the rotation re-encrypts every registered column with the newest key, in batches, leaves the
+ * unreadable, and a second run finds nothing to do. What either writes opens with the Effect 3 original's keyring.
+ *
+ * The Effect 3 side is read from the recorded fixture (support/Effect3.ts, test/fixtures/effect3/StoredSecrets.json):
+ * the ciphertexts 0.1.0's original wrote (v1 as before 0.1.0, and v2), on keys of fixed bytes, which the port reads
+ * and rewrites; and the additional data the original authenticates a secret's place with. The original's opening
+ * of what the port's start-up upgrade wrote was never recorded: that ciphertext is drawn inside a whole start, not the
+ * same from run to run; the test holds instead that the upgrade sealed it at the place the original authenticates
+ * (the recorded additional data) and that it opens there, which with Crypto.test's keyrings (each opens the other's
+ * ciphertexts, recorded) says the same thing.
  */
-import { SqlClient } from "@effect/sql"
-import { FakeMcp, Http, TestDatabase, TestServer } from "@orgplane/testkit"
-import { Effect, Either, Layer, Logger, ManagedRuntime } from "effect"
+import { describe, expect, it } from "@effect/vitest"
+import { StoredCredentialUnreadable } from "@orgplane/schema"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Logger from "effect/Logger"
+import * as Result from "effect/Result"
+import * as SqlClient from "effect/sql/SqlClient"
 import * as NodeCrypto from "node:crypto"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { makeKeyring, parseKeys, sealV1 } from "../src/platform/Crypto.js"
-import { bindInstance, SecretColumns } from "../src/platform/SecretColumns.js"
+import { migrations } from "../src/migrations/index.js"
+import * as Config from "../src/platform/Config.js"
+import { additionalData, makeKeyring, parseKeys } from "../src/platform/Crypto.js"
+import { bind, bindInstance, SecretColumns } from "../src/platform/SecretColumns.js"
 import * as StoredSecrets from "../src/platform/StoredSecrets.js"
+import * as Recorded from "./support/Effect3.js"
+import { sharedDatabase } from "./support/SecretsStorage.js"
+
+/** The Effect 3 original's answers, recorded (support/Effect3.ts). */
+const effect3 = Recorded.originals("StoredSecrets")
 
 const newKey = (id: string) => `${id}:${NodeCrypto.randomBytes(32).toString("base64")}`
-const API_KEY = "sk-stored-secret-123"
+/** A key of fixed bytes (the SHA-256 of its id): the recorded keys name what the original sealed with it. */
+const fixedKey = (id: string) => `${id}:${NodeCrypto.createHash("sha256").update(`orgplane-stored-secrets-test/${id}`).digest("base64")}`
+/** A v1 ciphertext of `plaintext` with the first of `keys`, as the Effect 3 server wrote them before the binding (recorded). */
+const originalV1 = (keys: string, plaintext: string) =>
+  effect3<string>(Recorded.call("sealV1", keys, plaintext))
+const SECRET = "sk-stored-secret-123"
+const column = SecretColumns.suiteClientSecret
+const where = (organizationId: string, suite: string) => bind(column, organizationId, suite)
 
-let first: FakeMcp.FakeMcp
-let second: FakeMcp.FakeMcp
+/** An organization and its suite clients, their secrets as given (the tables a started server made). */
+const insertClients = (sql: SqlClient.SqlClient, organizationId: string, secrets: Record<string, string>) =>
+  Effect.gen(function*() {
+    yield* sql`INSERT INTO organizations (id, name, plan, created_at, updated_at) VALUES (${organizationId}, ${organizationId}, 'free', now(), now())`
+    for (const [suite, ciphertext] of Object.entries(secrets)) {
+      yield* sql`INSERT INTO suite_clients (organization_id, suite, client_id, client_secret_ciphertext, created_at, updated_at)
+        VALUES (${organizationId}, ${suite}, 'client', ${ciphertext}, now(), now())`
+    }
+  })
 
-beforeAll(async () => {
-  first = await FakeMcp.start({ auth: { apiKey: API_KEY } })
-  second = await FakeMcp.start({ auth: { apiKey: API_KEY } })
-})
-afterAll(async () => {
-  await first?.close()
-  await second?.close()
-})
-
-/** A test database the test keeps, with servers started and stopped on it. */
-const sharedDatabase = async () => {
-  const database = ManagedRuntime.make(TestDatabase.layer)
-  const context = (await database.runtime()).context
-  return {
-    start: (options: TestServer.Options) =>
-      TestServer.start({ outboundAllowPrivate: true, ...options, database: Layer.succeedContext(context) }),
-    sql: <A, E>(use: (sql: SqlClient.SqlClient) => Effect.Effect<A, E, SqlClient.SqlClient>) =>
-      database.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) => Effect.provideService(use(sql), SqlClient.SqlClient, sql))),
-    close: () => database.dispose()
-  }
-}
-
-const createKeyed = async (url: string, token: string, name: string) =>
-  Http.expectStatus<{ item: { id: string } }>(
-    "creating a keyed connection",
-    await Http.request(url, "POST", "/v1/mcp-connections", { token, body: { name, url: first.url, authType: "apikey", apiKey: API_KEY } }),
-    201
-  ).item.id
-
-/** Moves the connection to the other fake: the server decrypts the stored key to check the new URL. */
-const moveUrl = (url: string, token: string, id: string, to: string) =>
-  Http.request(url, "PATCH", `/v1/mcp-connections/${id}`, { token, body: { url: to } })
-
-const storedKey = (db: Awaited<ReturnType<typeof sharedDatabase>>, organizationId: string, id: string) =>
-  db.sql((sql) =>
-    Effect.map(
-      sql<{ apiKeyCiphertext: string }>`SELECT api_key_ciphertext FROM mcp_connections WHERE organization_id = ${organizationId} AND id = ${id}`,
-      (rows) => rows[0]!.apiKeyCiphertext
-    )
+const storedSecret = (sql: SqlClient.SqlClient, organizationId: string, suite: string) =>
+  Effect.map(
+    sql<{ readonly secret: string }>`SELECT client_secret_ciphertext AS secret FROM suite_clients WHERE organization_id = ${organizationId} AND suite = ${suite}`,
+    (rows) => rows[0]!.secret
   )
 
 describe("stored secrets", { timeout: 120_000 }, () => {
-  it("a credential copied onto another organization's row does not decrypt there: 500 stored_credential_unreadable, logged once", async () => {
-    const db = await sharedDatabase()
-    const lines: Array<{ level: string; message: string }> = []
-    const logger = Logger.make(({ logLevel, message }) => {
-      lines.push({ level: logLevel.label, message: Array.isArray(message) ? message.map(String).join(" ") : String(message) })
-    })
-    const server = await db.start({ logger })
-    try {
-      const a = await Http.staffed(server.url, "Org A")
-      const b = await Http.staffed(server.url, "Org B")
-      const ofA = await createKeyed(server.url, a.owner.token, "A's key")
-      const ofB = await createKeyed(server.url, b.owner.token, "B's key")
-      const copied = await storedKey(db, a.organizationId, ofA)
-      await db.sql((sql) => sql`UPDATE mcp_connections SET api_key_ciphertext = ${copied} WHERE organization_id = ${b.organizationId} AND id = ${ofB}`)
+  it.live("v1 ciphertexts are refused, and rewritten bound to their rows when a server starts", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const keys = fixedKey("k1")
+      const db = yield* sharedDatabase
+      const first = yield* db.started({ encryptionKeys: keys })
+      // As the Effect 3 server wrote them before the binding.
+      const legacy = originalV1(keys, SECRET)
+      yield* insertClients(db.sql, "org_a", { "suite-a": legacy, "suite-b": originalV1(keys, "other") })
+      expect(yield* Effect.flip(first.crypto.decrypt(legacy, where("org_a", "suite-a")))).toBeInstanceOf(StoredCredentialUnreadable)
 
-      lines.length = 0
-      const refused = await moveUrl(server.url, b.owner.token, ofB, second.url)
-      expect(refused.status).toBe(500)
-      const body = refused.body
-      expect(body).toEqual({ error: "stored_credential_unreadable", message: expect.stringContaining("MCP connection's API key") })
-      expect(JSON.stringify(body)).not.toContain(API_KEY)
-      const problems = lines.filter((line) => line.level === "ERROR")
-      expect(problems).toHaveLength(1)
-      expect(problems[0]!.message).toContain("mcp_connections.api_key_ciphertext")
-      expect(problems[0]!.message).toContain("moved from another row")
-      expect(JSON.stringify(lines)).not.toContain(API_KEY)
-
-      // In its own row the same ciphertext still works.
-      expect((await moveUrl(server.url, a.owner.token, ofA, second.url)).status).toBe(200)
-      // Setting the key again repairs B's connection.
-      const rekeyed = await Http.request(server.url, "PATCH", `/v1/mcp-connections/${ofB}`, { token: b.owner.token, body: { apiKey: API_KEY } })
-      expect(rekeyed.status).toBe(200)
-      expect((await moveUrl(server.url, b.owner.token, ofB, second.url)).status).toBe(200)
-    } finally {
-      await server.close()
-      await db.close()
-    }
-  })
-
-  it("v1 ciphertexts are refused, and rewritten bound to their rows when a server starts", async () => {
-    const keys = newKey("k1")
-    const db = await sharedDatabase()
-    let server = await db.start({ encryptionKeys: keys })
-    try {
-      const org = await Http.staffed(server.url)
-      const id = await createKeyed(server.url, org.owner.token, "Legacy")
-      const legacy = sealV1(parseKeys(keys)[0]!, API_KEY)
-      await db.sql((sql) => sql`UPDATE mcp_connections SET api_key_ciphertext = ${legacy} WHERE organization_id = ${org.organizationId} AND id = ${id}`)
-      expect((await moveUrl(server.url, org.owner.token, id, second.url)).status).toBe(500)
-      await server.close()
-
-      server = await db.start({ encryptionKeys: keys })
-      const upgraded = await storedKey(db, org.organizationId, id)
+      const lines: Array<string> = []
+      const logger = Logger.make(({ message }) => {
+        lines.push(Array.isArray(message) ? message.map(String).join(" ") : String(message))
+      })
+      const second = yield* db.started({ encryptionKeys: keys }).pipe(Effect.provide(Logger.layer([logger])))
+      const upgraded = yield* storedSecret(db.sql, "org_a", "suite-a")
       expect(upgraded.startsWith("v2:k1:")).toBe(true)
-      expect((await moveUrl(server.url, org.owner.token, id, second.url)).status).toBe(200)
+      expect(yield* second.crypto.decrypt(upgraded, where("org_a", "suite-a"))).toBe(SECRET)
+      expect(yield* second.crypto.decrypt(yield* storedSecret(db.sql, "org_a", "suite-b"), where("org_a", "suite-b"))).toBe("other")
+      expect(lines).toContain("Bound 2 stored secret(s) to their rows (v1 → v2 ciphertexts).")
+      // The Effect 3 server reads what the upgrade wrote: sealed at the place the original authenticates, it opens there.
+      expect(additionalData(where("org_a", "suite-a")).toString("base64")).toBe(
+        effect3(Recorded.call("additionalData", where("org_a", "suite-a")))
+      )
+      expect(makeKeyring(parseKeys(keys)).open(upgraded, where("org_a", "suite-a"))).toEqual(Result.succeed(SECRET))
       // Nothing left to upgrade: a second pass rewrites nothing.
-      const again = await db.sql(() => StoredSecrets.upgradeV1(makeKeyring(parseKeys(keys))))
+      const again = yield* StoredSecrets.upgradeV1(makeKeyring(parseKeys(keys))).pipe(Effect.provideService(SqlClient.SqlClient, db.sql))
       expect(again.rewritten).toBe(0)
-    } finally {
-      await server.close()
-      await db.close()
-    }
-  })
+      expect(again.columns).toHaveLength(Object.keys(SecretColumns).length)
+    })))
 
-  it("a cursor key kept in clear (before it was encrypted) is encrypted at start-up, its clear copy deleted; its cursors still work", async () => {
-    const keys = newKey("k1")
-    const keyring = makeKeyring(parseKeys(keys))
-    const binding = bindInstance(SecretColumns.cursorKey, "cursor_key")
-    const db = await sharedDatabase()
-    let server = await db.start({ encryptionKeys: keys })
-    try {
-      const org = await Http.staffed(server.url)
-      const first = Http.expectStatus<any>("a page", await Http.request(server.url, "GET", "/v1/members?limit=1", { token: org.owner.token }), 200)
-      expect(first.nextCursor).not.toBeNull()
-      await server.close()
+  it.live("a cursor key kept in clear (before it was encrypted) is encrypted at start-up, its clear copy deleted; its value stays", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const keys = newKey("k1")
+      const keyring = makeKeyring(parseKeys(keys))
+      const binding = bindInstance(SecretColumns.cursorKey, "cursor_key")
+      const db = yield* sharedDatabase
+      const first = yield* db.started({ encryptionKeys: keys })
       // The database as a server before the encryption left it: the key in clear in instance_settings.
-      const clear = await db.sql((sql) =>
-        Effect.gen(function*() {
-          const [row] = yield* sql<{ readonly ciphertext: string }>`SELECT ciphertext FROM instance_secrets WHERE name = 'cursor_key'`
-          const value = Either.getOrThrow(keyring.open(row!.ciphertext, binding))
-          yield* sql`DELETE FROM instance_secrets`
-          yield* sql`INSERT INTO instance_settings (key, value) VALUES ('cursor_key', ${value})`
-          return value
-        })
-      )
+      const [row] = yield* db.sql<{ readonly ciphertext: string }>`SELECT ciphertext FROM instance_secrets WHERE name = 'cursor_key'`
+      const clear = Result.getOrThrow(keyring.open(row!.ciphertext, binding))
+      yield* db.sql`DELETE FROM instance_secrets`
+      yield* db.sql`INSERT INTO instance_settings (key, value) VALUES ('cursor_key', ${clear})`
 
-      server = await db.start({ encryptionKeys: keys })
-      const stored = await db.sql((sql) =>
-        Effect.all({
-          clear: sql<{ readonly value: string }>`SELECT value FROM instance_settings WHERE key = 'cursor_key'`,
-          encrypted: sql<{ readonly ciphertext: string }>`SELECT ciphertext FROM instance_secrets WHERE name = 'cursor_key'`
-        })
-      )
-      expect(stored.clear).toEqual([])
-      expect(stored.encrypted[0]!.ciphertext).toMatch(/^v2:k1:/)
-      expect(stored.encrypted[0]!.ciphertext).not.toContain(clear)
-      expect(Either.getOrThrow(keyring.open(stored.encrypted[0]!.ciphertext, binding))).toBe(clear)
-      // The same key: a cursor made before the upgrade reads the next page.
-      const next = await Http.request(server.url, "GET", `/v1/members?limit=1&cursor=${encodeURIComponent(first.nextCursor)}`, { token: org.owner.token })
-      expect(next.status, next.text).toBe(200)
-      expect(next.body.items[0].id).not.toBe(first.items[0].id)
-    } finally {
-      await server.close()
-      await db.close()
-    }
-  })
+      const second = yield* db.started({ encryptionKeys: keys })
+      expect(yield* db.sql`SELECT value FROM instance_settings WHERE key = 'cursor_key'`).toEqual([])
+      const [encrypted] = yield* db.sql<{ readonly ciphertext: string }>`SELECT ciphertext FROM instance_secrets WHERE name = 'cursor_key'`
+      expect(encrypted!.ciphertext).toMatch(/^v2:k1:/)
+      expect(encrypted!.ciphertext).not.toContain(clear)
+      expect(Result.getOrThrow(keyring.open(encrypted!.ciphertext, binding))).toBe(clear)
+      // The same key: cursors made before the upgrade stay valid.
+      expect(second.cursorKey.equals(first.cursorKey)).toBe(true)
+    })))
 
-  it("a v1 ciphertext whose key is not configured stays as it is, and the server still starts", async () => {
-    const gone = newKey("gone")
-    const db = await sharedDatabase()
-    let server = await db.start({})
-    try {
-      const org = await Http.staffed(server.url)
-      const id = await createKeyed(server.url, org.owner.token, "Orphan")
-      const legacy = sealV1(parseKeys(gone)[0]!, API_KEY)
-      await db.sql((sql) => sql`UPDATE mcp_connections SET api_key_ciphertext = ${legacy} WHERE organization_id = ${org.organizationId} AND id = ${id}`)
-      await server.close()
-      server = await db.start({})
-      expect(await storedKey(db, org.organizationId, id)).toBe(legacy)
-      expect((await moveUrl(server.url, org.owner.token, id, second.url)).status).toBe(500)
-    } finally {
-      await server.close()
-      await db.close()
-    }
-  })
+  it.live("a v1 ciphertext whose key is not configured stays as it is, and the server still starts", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const keys = newKey("k1")
+      const gone = fixedKey("gone")
+      const db = yield* sharedDatabase
+      yield* db.started({ encryptionKeys: keys })
+      const legacy = originalV1(gone, SECRET)
+      yield* insertClients(db.sql, "org_a", { "suite-a": legacy })
+      const started = yield* db.started({ encryptionKeys: keys })
+      expect(yield* storedSecret(db.sql, "org_a", "suite-a")).toBe(legacy)
+      expect(yield* Effect.flip(started.crypto.decrypt(legacy, where("org_a", "suite-a")))).toBeInstanceOf(StoredCredentialUnreadable)
+      const report = yield* StoredSecrets.upgradeV1(makeKeyring(parseKeys(keys))).pipe(Effect.provideService(SqlClient.SqlClient, db.sql))
+      expect(report).toMatchObject({ rewritten: 0, unreadable: 1, changedMeanwhile: 0 })
+    })))
 
-  it("rotation re-encrypts every secret with the newest key, in batches, leaves the unreadable, and is idempotent", async () => {
-    const old = newKey("old")
-    const fresh = newKey("new")
-    const db = await sharedDatabase()
-    let server = await db.start({ encryptionKeys: old })
-    try {
-      const org = await Http.staffed(server.url)
-      const ids = [
-        await createKeyed(server.url, org.owner.token, "One"),
-        await createKeyed(server.url, org.owner.token, "Two"),
-        await createKeyed(server.url, org.owner.token, "Three")
-      ]
-      const other = await Http.staffed(server.url, "Other")
-      const moved = await createKeyed(server.url, other.owner.token, "Moved")
-      const copied = await storedKey(db, org.organizationId, ids[0]!)
-      await db.sql((sql) => sql`UPDATE mcp_connections SET api_key_ciphertext = ${copied} WHERE organization_id = ${other.organizationId} AND id = ${moved}`)
-      await server.close()
+  it.live("rotation re-encrypts every secret with the newest key, in batches, leaves the unreadable, and is idempotent", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const old = fixedKey("old")
+      const fresh = newKey("new")
+      const db = yield* sharedDatabase
+      const first = yield* db.started({ encryptionKeys: old })
+      const seal = (organizationId: string, suite: string) => first.crypto.encrypt(SECRET, where(organizationId, suite))
+      yield* insertClients(db.sql, "org_a", { "suite-a": yield* seal("org_a", "suite-a"), "suite-b": yield* seal("org_a", "suite-b") })
+      // Written by the Effect 3 server: rotated alike.
+      const byOriginal = effect3<string>(Recorded.call("seal", old, SECRET, where("org_b", "suite-a")))
+      // Copied from another organization's row: it does not open here, and is left.
+      const copied = yield* seal("org_a", "suite-a")
+      yield* insertClients(db.sql, "org_b", { "suite-a": byOriginal, "suite-b": copied })
 
       const keyring = makeKeyring(parseKeys(`${fresh},${old}`))
-      const report = await db.sql(() => StoredSecrets.rotate(keyring, { batchSize: 2 }))
-      const keyed = report.columns.find((column) => column.table === "mcp_connections" && column.column === "api_key_ciphertext")!
-      expect(keyed).toMatchObject({ rewritten: 3, unreadable: 1, changedMeanwhile: 0 })
+      const rotate = StoredSecrets.rotate(keyring, { batchSize: 2 }).pipe(Effect.provideService(SqlClient.SqlClient, db.sql))
+      const report = yield* rotate
+      const clients = report.columns.find((entry) => entry.table === "suite_clients" && entry.column === "client_secret_ciphertext")
+      expect(clients).toMatchObject({ rewritten: 3, unreadable: 1, changedMeanwhile: 0 })
       // The instance's cursor key is rotated with them.
-      expect(report.columns.find((column) => column.table === "instance_secrets")).toMatchObject({ rewritten: 1, unreadable: 0 })
+      expect(report.columns.find((entry) => entry.table === "instance_secrets")).toMatchObject({ rewritten: 1, unreadable: 0 })
       expect(report.rewritten).toBe(4)
-      for (const id of ids) expect((await storedKey(db, org.organizationId, id)).startsWith("v2:new:")).toBe(true)
-      expect(await storedKey(db, other.organizationId, moved)).toBe(copied)
+      for (const [organizationId, suite] of [["org_a", "suite-a"], ["org_a", "suite-b"], ["org_b", "suite-a"]] as const) {
+        const rotated = yield* storedSecret(db.sql, organizationId, suite)
+        expect(rotated.startsWith("v2:new:")).toBe(true)
+        expect(Result.getOrThrow(keyring.open(rotated, where(organizationId, suite)))).toBe(SECRET)
+      }
+      expect(yield* storedSecret(db.sql, "org_b", "suite-b")).toBe(copied)
 
-      const again = await db.sql(() => StoredSecrets.rotate(keyring, { batchSize: 2 }))
-      expect(again).toMatchObject({ rewritten: 0, unreadable: 1 })
+      expect(yield* rotate).toMatchObject({ rewritten: 0, unreadable: 1 })
 
-      // The old key can go: the new one alone reads every rotated secret.
-      server = await db.start({ encryptionKeys: fresh })
-      for (const id of ids) expect((await moveUrl(server.url, org.owner.token, id, second.url)).status).toBe(200)
-    } finally {
-      await server.close()
-      await db.close()
-    }
-  })
+      // The old key can go: the new one alone starts the server and reads every rotated secret.
+      const after = yield* db.started({ encryptionKeys: fresh })
+      expect(after.cursorKey.equals(first.cursorKey)).toBe(true)
+      expect(yield* after.crypto.decrypt(yield* storedSecret(db.sql, "org_b", "suite-a"), where("org_b", "suite-a"))).toBe(SECRET)
+    })))
+
+  it.live("the local rotation refuses a database not migrated to this version, and runs without a server on one that is", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const db = yield* sharedDatabase
+      const provide = <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient>) => Effect.provideService(effect, SqlClient.SqlClient, db.sql)
+      const latest = Math.max(...migrations.map((migration) => migration.id))
+      const refused = yield* Effect.flip(provide(StoredSecrets.requireMigrated(latest, "rotate")))
+      expect(refused).toBeInstanceOf(StoredSecrets.DatabaseNotMigrated)
+      expect(refused.message).toBe(
+        `The database is not migrated to this version (migration 0 of ${latest}): start \`orgplane serve\` of this version once, then rotate.`
+      )
+      const k1 = newKey("k1")
+      yield* db.started({ encryptionKeys: k1 })
+      yield* provide(StoredSecrets.requireMigrated(latest, "rotate"))
+      expect(Exit.isFailure(yield* Effect.exit(provide(StoredSecrets.requireMigrated(latest + 1, "rotate"))))).toBe(true)
+
+      // `orgplane keys rotate` with the configured keys: none is refused; the new one first rotates to it.
+      const configured = (options: Config.Options) =>
+        provide(StoredSecrets.rotateConfigured({ latestMigration: latest }).pipe(Effect.provide(Config.layer(options))))
+      const keyless = yield* Effect.flip(configured({ databaseUrl: "postgres://orgplane@127.0.0.1:1/unused", encryptionKeys: "" }))
+      expect(keyless).toEqual(new StoredSecrets.NoEncryptionKey({ message: "No encryption key is configured: set ORGPLANE_ENCRYPTION_KEYS (the new key first)." }))
+      const rotated = yield* configured({ encryptionKeys: `${newKey("k2")},${k1}` })
+      expect(rotated).toMatchObject({ keyId: "k2", rewritten: 1, unreadable: 0 })
+    })))
 })

@@ -1,8 +1,12 @@
 /**
  * The registry of template JSON Schemas (templates/SchemaRegistry.ts) on its own: loading a folder (and refusing a
  * bad one), violations as paths into the document, and defaults filled in on a copy.
+ *
+ * packages/server/test/TemplateSchemas.test.ts against the Effect 4 modules, its assertions unchanged: `Effect.result` and
+ * `Result` where it read `Effect.either` and `Either`.
  */
-import { Effect, Either } from "effect"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
 import * as Fs from "node:fs/promises"
 import * as Os from "node:os"
 import * as Path from "node:path"
@@ -22,7 +26,7 @@ const folder = async (files: Record<string, string>) => {
   return at
 }
 
-const loaded = (at: string) => Effect.runPromise(Effect.either(load(at)))
+const loaded = (at: string) => Effect.runPromise(Effect.result(load(at)))
 
 describe("template schemas", () => {
   it("loads every <schemaVersion>.json of a folder, by dialect, and ignores other files", async () => {
@@ -31,7 +35,7 @@ describe("template schemas", () => {
       "workspace-2.json": JSON.stringify({ $schema: "https://json-schema.org/draft/2020-12/schema", type: "array", prefixItems: [{ type: "string" }] }),
       "notes.md": "# not a schema"
     })
-    const registry = Either.getOrThrow(await loaded(at))
+    const registry = Result.getOrThrow(await loaded(at))
     expect(registry.versions).toEqual(["workspace-1", "workspace-2"])
     expect(registry.check("workspace-1", {})).toEqual([{ path: ["a"], keyword: "required", message: "must have required property 'a'" }])
     expect(registry.check("workspace-2", [1])).toEqual([{ path: [0], keyword: "type", message: "must be string" }])
@@ -46,11 +50,11 @@ describe("template schemas", () => {
       [{ "-bad.json": "{}" }, "is not a schemaVersion"]
     ] as const) {
       const result = await loaded(await folder(files))
-      expect(Either.isLeft(result)).toBe(true)
-      expect(String(Either.isLeft(result) ? result.left : "")).toContain(expected)
+      expect(Result.isFailure(result)).toBe(true)
+      expect(String(Result.isFailure(result) ? result.failure : "")).toContain(expected)
     }
     const missing = await loaded(Path.join(dir, "absent"))
-    expect(String(Either.isLeft(missing) ? missing.left : "")).toContain("cannot be read")
+    expect(String(Result.isFailure(missing) ? missing.failure : "")).toContain("cannot be read")
   })
 
   it("points violations at the member, unescaping JSON Pointer tokens and telling indexes from names", () => {
@@ -58,7 +62,7 @@ describe("template schemas", () => {
       type: "object",
       properties: { "a/b": { type: "object", properties: { "0": { type: "string" } }, additionalProperties: false }, list: { type: "array", items: { type: "integer" } } }
     })]]))
-    expect(registry.check("v", { "a/b": { "0": 1, extra: true }, list: [1, "x"] })!.map((v) => v.path)).toEqual(
+    expect(registry.check("v", { "a/b": { "0": 1, extra: true }, list: [1, "x"] })?.map((v) => v.path)).toEqual(
       expect.arrayContaining([["a/b", "extra"], ["a/b", "0"], ["list", 1]])
     )
   })
@@ -76,6 +80,6 @@ describe("template schemas", () => {
     const error = invalidDocument("v", violations)
     expect(error.details).toHaveLength(MAX_VIOLATIONS + 1)
     expect(error.details[0]).toMatchObject({ path: ["document", 0], code: "schema_violation", keyword: "type" })
-    expect(error.details.at(-1)!.message).toBe("and 5 more violations")
+    expect(error.details.at(-1)?.message).toBe("and 5 more violations")
   })
 })

@@ -1,356 +1,116 @@
 /**
- * The Templates group through HTTP and the Promise client: immutable versions, search and paging, the 256 KiB
- * document limit, validation against a registered JSON Schema (and the defaults instantiate fills in), who may
- * create, change and delete, grants to members and teams, soft delete, the organization boundary, and bad input.
+ * templates/Templates as a service on a fresh migrated database (the embedded one, or Postgres with DATABASE_URL),
+ * without HTTP: a template made with its first version, versions kept immutable, documents validated against the
+ * registered schema and instantiated with its defaults, the creator's manager access, grants, and what another
+ * member or organization is answered (404 without any access, 403 below the role), in the Effect 3 original's words.
  */
-import { createClient, OrgplaneError } from "@orgplane/client"
-import { MAX_TEMPLATE_DOCUMENT_BYTES } from "@orgplane/schema"
-import { Http, TestServer } from "@orgplane/testkit"
-import * as Fs from "node:fs/promises"
-import * as Os from "node:os"
-import * as Path from "node:path"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { expect, layer } from "@effect/vitest"
+import { TemplateVersionId } from "@orgplane/schema"
+import * as ConfigProvider from "effect/ConfigProvider"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import { IdGenerator } from "../src/platform/Ids.js"
+import { compile } from "../src/templates/SchemaCompiler.js"
+import { registryOf, TemplateSchemas } from "../src/templates/SchemaRegistry.js"
+import { Templates } from "../src/templates/Templates.js"
+import * as Db from "./support/IdentityDatabase.js"
+import * as Members from "./support/Members.js"
+import * as TestDatabase from "./support/TestDatabase.js"
 
-type Org = Awaited<ReturnType<typeof Http.staffed>>
-type Person = Org["member"]
-
-let server: TestServer.RunningServer
-let schemasDir: string
-let org: Org
-let other: Org
-/** A second plain member, in `team`; `org.member` is in no team. */
-let bob: Person
-let team: { readonly id: string }
-
-/** The registered schema: `workspace-1` needs a `name` and `folders` of strings; `shell` defaults to `bash`. */
-const workspaceSchema = {
-  $schema: "https://json-schema.org/draft/2020-12/schema",
+const schema = {
   type: "object",
-  required: ["name", "folders"],
-  properties: {
-    name: { type: "string", minLength: 1 },
-    folders: { type: "array", items: { type: "string" } },
-    shell: { type: "string", default: "bash" },
-    settings: { type: "object", properties: { tabs: { type: "integer", default: 2 } } }
-  }
+  properties: { name: { type: "string" }, replicas: { type: "integer", default: 2 } },
+  required: ["name"],
+  additionalProperties: false
 }
+const schemas = Layer.succeed(TemplateSchemas, registryOf(new Map([["service/v1", compile(schema)]])))
+const TestLayer = Layer.provideMerge(Templates.layer, Layer.mergeAll(Db.layer, IdGenerator.layer, schemas)).pipe(
+  Layer.provide(Layer.succeed(ConfigProvider.ConfigProvider, ConfigProvider.fromEnv({ env: {} })))
+)
 
-beforeAll(async () => {
-  schemasDir = await Fs.mkdtemp(Path.join(Os.tmpdir(), "orgplane-template-schemas-"))
-  await Fs.writeFile(Path.join(schemasDir, "workspace-1.json"), JSON.stringify(workspaceSchema))
-  await Fs.writeFile(Path.join(schemasDir, "README.txt"), "not a schema: ignored")
-  server = await TestServer.start({ templateSchemasDir: schemasDir })
-  ;[org, other] = await Promise.all([Http.staffed(server.url), Http.staffed(server.url, "Elsewhere")])
-  bob = await Http.join(server.url, org.owner.token, "member", "Bob")
-  team = ok("creating a team", await call("POST", "/v1/teams", org.owner, { name: `Team ${unique()}`, memberIds: [bob.membership.id] }), 201).team
+const staffed = Effect.fn("Templates.staffed")(function*() {
+  const organization = Members.organization("team")
+  const owner = Members.member(organization, "owner")
+  const member = Members.member(organization, "member")
+  const other = Members.member(organization, "member")
+  yield* Members.seed(owner, member, other)
+  return { organization, owner, member, other }
 })
-afterAll(async () => {
-  await server?.close()
-  await Fs.rm(schemasDir, { recursive: true, force: true })
-})
 
-type Method = "GET" | "POST" | "PATCH" | "DELETE"
-const call = (method: Method, path: string, who: { readonly token: string }, body?: unknown) =>
-  Http.request(server.url, method, path, { token: who.token, body })
-const ok = Http.expectStatus
-const unique = () => Math.random().toString(36).slice(2, 10)
+/** The error an effect fails with, as its plain members (Effect 4 keeps `message` off the object's own). */
+const failure = <A, E extends object, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.map(Effect.flip(effect), (error) => ({ ...error, ..."message" in error ? { message: error.message } : {} }))
 
-const create = async (who: Person, overrides: Record<string, unknown> = {}) =>
-  ok("creating a template", await call("POST", "/v1/templates", who, {
-    name: `Template ${unique()}`,
-    kind: "workspace",
-    document: { name: "starter", folders: ["src"] },
-    ...overrides
-  }), 201)
+layer(TestLayer, { timeout: 120_000, excludeTestServices: true })(`templates on ${TestDatabase.kind}`, (it) => {
+  it.effect("creates with a first version, keeps versions immutable, validates and instantiates with the schema's defaults", () =>
+    Effect.gen(function*() {
+      const templates = yield* Templates
+      const { member, organization } = yield* staffed()
+      const created = yield* templates.create(member, { name: "Service", kind: "workspace", schemaVersion: "service/v1", document: { name: "api" } })
+      expect(created.template).toMatchObject({
+        organizationId: organization.id,
+        name: "Service",
+        description: "",
+        kind: "workspace",
+        createdByOrgMembershipId: member.membership.id,
+        latestVersion: { number: 1, schemaVersion: "service/v1", validated: true, sizeBytes: 14 }
+      })
+      const id = created.template.id
+      expect(yield* templates.get(member, id)).toEqual({ template: created.template, document: { name: "api" } })
 
-describe("templates", () => {
-  it("creates a template with its first version and reads it back", async () => {
-    const created = await create(org.member, { name: "Service starter", description: "For services", document: { b: 1, a: [true, null, "x"] } })
-    expect(created.template).toMatchObject({
-      name: "Service starter",
-      description: "For services",
-      kind: "workspace",
-      organizationId: org.organizationId,
-      createdByOrgMembershipId: org.member.membership.id,
-      latestVersion: { number: 1, schemaVersion: null, validated: false, sizeBytes: JSON.stringify({ b: 1, a: [true, null, "x"] }).length }
-    })
-    expect(created.template.id).toMatch(/^tpl_/)
-    expect(created.template.latestVersion.id).toMatch(/^tpv_/)
-    const read = ok("get", await call("GET", `/v1/templates/${created.template.id}`, org.member), 200)
-    expect(read).toEqual(created)
-    // Member order is the author's (a `json` column, not `jsonb`).
-    expect(Object.keys(read.document)).toEqual(["b", "a"])
-  })
+      const refused = yield* failure(templates.create(member, { name: "Bad", kind: "workspace", schemaVersion: "service/v1", document: { replicas: "x" } }))
+      expect(refused._tag).toBe("InvalidRequest")
+      const unvalidated = yield* templates.create(member, { name: "Free", kind: "workspace", schemaVersion: "other/v9", document: [1] })
+      expect(unvalidated.template.latestVersion).toMatchObject({ schemaVersion: "other/v9", validated: false })
 
-  it("keeps every version immutable: a document change adds one, a rename does not", async () => {
-    const { template } = await create(org.member, { document: { step: 1 } })
-    const renamed = ok("rename", await call("PATCH", `/v1/templates/${template.id}`, org.member, { name: "Renamed", description: "now described" }), 200)
-    expect(renamed.template).toMatchObject({ name: "Renamed", description: "now described", latestVersion: { number: 1 } })
-    expect(renamed.document).toEqual({ step: 1 })
-    const second = ok("update", await call("PATCH", `/v1/templates/${template.id}`, org.member, { document: { step: 2 } }), 200)
-    expect(second.template.latestVersion.number).toBe(2)
-    expect(second.document).toEqual({ step: 2 })
-    const third = ok("schema only", await call("PATCH", `/v1/templates/${template.id}`, org.member, { schemaVersion: "unregistered-7" }), 200)
-    expect(third.template.latestVersion).toMatchObject({ number: 3, schemaVersion: "unregistered-7", validated: false })
-    expect(third.document).toEqual({ step: 2 })
+      // A rename changes the template in place; a document makes a new version.
+      const renamed = yield* templates.update(member, id, { name: "Service API" })
+      expect(renamed.template).toMatchObject({ name: "Service API", latestVersion: { number: 1 } })
+      const changed = yield* templates.update(member, id, { document: { name: "api", replicas: 5 } })
+      expect(changed.template.latestVersion).toMatchObject({ number: 2, validated: true })
+      expect(changed.document).toEqual({ name: "api", replicas: 5 })
+      const versions = yield* templates.listVersions(member, id, {})
+      expect(versions.items.map((version) => version.number)).toEqual([2, 1])
+      const first = versions.items[1]
+      if (first === undefined) throw new Error("two versions")
+      expect(yield* templates.getVersion(member, id, first.id)).toEqual({ version: first, document: { name: "api" } })
+      expect(yield* failure(templates.getVersion(member, id, Schema.decodeUnknownSync(TemplateVersionId)(Db.newId("tpv")))))
+        .toMatchObject({ error: "template_version_not_found", message: "Template version not found." })
 
-    const versions = ok("versions", await call("GET", `/v1/templates/${template.id}/versions`, org.member), 200)
-    expect(versions.items.map((v: any) => v.number)).toEqual([3, 2, 1])
-    const first = versions.items[2]
-    const one = ok("version 1", await call("GET", `/v1/templates/${template.id}/versions/${first.id}`, org.member), 200)
-    expect(one).toEqual({ version: first, document: { step: 1 } })
-    // An old version instantiates as it was.
-    const old = ok("instantiate v1", await call("GET", `/v1/templates/${template.id}/instantiate?versionId=${first.id}`, org.member), 200)
-    expect(old).toMatchObject({ templateId: template.id, version: { number: 1 }, document: { step: 1 }, defaultsApplied: false })
-    // Another template's version id is not this template's.
-    const elsewhere = await create(org.member)
-    const wrong = await call("GET", `/v1/templates/${elsewhere.template.id}/versions/${first.id}`, org.member)
-    expect(wrong.status).toBe(404)
-    expect(wrong.body.error).toBe("template_version_not_found")
-  })
+      const latest = yield* templates.instantiate(member, id, {})
+      expect(latest).toMatchObject({ templateId: id, name: "Service API", document: { name: "api", replicas: 5 }, defaultsApplied: true })
+      const old = yield* templates.instantiate(member, id, { versionId: first.id })
+      expect(old).toMatchObject({ document: { name: "api", replicas: 2 }, defaultsApplied: true })
+      expect((yield* templates.instantiate(member, unvalidated.template.id, {})).defaultsApplied).toBe(false)
 
-  it("searches names by word prefix, filters by kind and pages across a boundary", async () => {
-    const word = `zq${unique()}`
-    const made: Array<string> = []
-    for (let i = 0; i < 5; i++) made.push((await create(org.member, { name: `${word} alpha ${i}`, kind: i % 2 === 0 ? "workspace" : "agent-profile" })).template.id)
-    await create(org.member, { name: "unrelated" })
-    const byPrefix = ok("search", await call("GET", `/v1/templates?q=${word.slice(0, 6)}`, org.member), 200)
-    expect(byPrefix.items.map((t: any) => t.id)).toEqual([...made].reverse())
-    const both = ok("two words", await call("GET", `/v1/templates?q=${encodeURIComponent(`${word} alph`)}&kind=agent-profile`, org.member), 200)
-    expect(both.items.map((t: any) => t.id)).toEqual([made[3], made[1]])
-    const none = ok("no match", await call("GET", `/v1/templates?q=${word}zzz`, org.member), 200)
-    expect(none.items).toEqual([])
+      const listed = yield* templates.list(member, { q: "serv" })
+      expect(listed.items.map((template) => template.id)).toEqual([id])
+    }))
 
-    const page1 = ok("page 1", await call("GET", `/v1/templates?q=${word}&limit=2`, org.member), 200)
-    const page2 = ok("page 2", await call("GET", `/v1/templates?q=${word}&limit=2&cursor=${page1.nextCursor}`, org.member), 200)
-    const page3 = ok("page 3", await call("GET", `/v1/templates?q=${word}&limit=2&cursor=${page2.nextCursor}`, org.member), 200)
-    expect([...page1.items, ...page2.items, ...page3.items].map((t: any) => t.id)).toEqual([...made].reverse())
-    expect(page3.nextCursor).toBeNull()
-    // A cursor belongs to its filters.
-    const mixed = await call("GET", `/v1/templates?q=other&limit=2&cursor=${page1.nextCursor}`, org.member)
-    expect(mixed.status).toBe(400)
-  })
+  it.effect("the creator manages; another member sees nothing until granted, then only what the grant allows", () =>
+    Effect.gen(function*() {
+      const templates = yield* Templates
+      const { member, other, owner } = yield* staffed()
+      const { template } = yield* templates.create(member, { name: "Private", kind: "workspace", document: {} })
+      const notFound = { error: "template_not_found" }
+      expect(yield* failure(templates.get(other, template.id))).toMatchObject(notFound)
+      expect(yield* failure(templates.remove(other, template.id))).toMatchObject(notFound)
+      expect((yield* templates.list(other, {})).items).toEqual([])
+      expect((yield* templates.list(owner, {})).items.map((item) => item.id)).toEqual([template.id])
 
-  it("takes a document of exactly 256 KiB and refuses one byte more", async () => {
-    // {"x":"aaa…"} is 8 bytes of JSON around the string.
-    const exact = "a".repeat(MAX_TEMPLATE_DOCUMENT_BYTES - 8)
-    const accepted = await create(org.member, { document: { x: exact } })
-    expect(accepted.template.latestVersion.sizeBytes).toBe(MAX_TEMPLATE_DOCUMENT_BYTES)
-    const read = ok("read back", await call("GET", `/v1/templates/${accepted.template.id}`, org.member), 200)
-    expect(read.document.x.length).toBe(exact.length)
+      yield* templates.grant(member, template.id, { orgMembershipId: other.membership.id, role: "viewer" })
+      expect((yield* templates.get(other, template.id)).template.id).toBe(template.id)
+      const below = yield* failure(templates.update(other, template.id, { name: "Mine" }))
+      expect(below).toMatchObject({ _tag: "Forbidden", reason: "insufficient_access", message: "Missing editor access for template." })
+      expect((yield* templates.listGrants(member, template.id, {})).items.length).toBeGreaterThan(0)
 
-    const over = await call("POST", "/v1/templates", org.member, { name: "big", kind: "workspace", document: { x: `${exact}a` } })
-    expect(over.status).toBe(400)
-    expect(over.body.error).toBe("invalid_request")
-    expect(over.body.details[0].path).toEqual(["document"])
-    expect(over.body.details[0].message).toContain("256 KiB")
-    // Multi-byte characters count as their UTF-8 bytes.
-    const wide = await call("POST", "/v1/templates", org.member, { name: "wide", kind: "workspace", document: "é".repeat(MAX_TEMPLATE_DOCUMENT_BYTES / 2) })
-    expect(wide.status).toBe(400)
-    // Past the body limit, the request guard answers before anything is parsed.
-    const huge = await call("POST", "/v1/templates", org.member, { name: "huge", kind: "workspace", document: "a".repeat(1024 * 1024) })
-    expect(huge.status).toBe(413)
-    expect(huge.body.error).toBe("payload_too_large")
-  })
+      // Another organization's member finds nothing.
+      const stranger = Members.member(Members.organization("team"), "owner")
+      yield* Members.seed(stranger)
+      expect(yield* failure(templates.get(stranger, template.id))).toMatchObject(notFound)
 
-  it("validates against the registered schema, with every violation's path", async () => {
-    const valid = await create(org.member, { schemaVersion: "workspace-1", document: { name: "svc", folders: ["src"], settings: {} } })
-    expect(valid.template.latestVersion).toMatchObject({ schemaVersion: "workspace-1", validated: true })
-    // The stored document is the one sent: defaults are not written into it.
-    expect(valid.document).toEqual({ name: "svc", folders: ["src"], settings: {} })
-
-    const invalid = await call("POST", "/v1/templates", org.member, {
-      name: "bad",
-      kind: "workspace",
-      schemaVersion: "workspace-1",
-      document: { name: "", folders: ["src", 7], shell: 1 }
-    })
-    expect(invalid.status).toBe(400)
-    expect(invalid.body.error).toBe("invalid_request")
-    const found = invalid.body.details.map((d: any) => ({ path: d.path, keyword: d.keyword, code: d.code }))
-    expect(found).toEqual(expect.arrayContaining([
-      { path: ["document", "name"], keyword: "minLength", code: "schema_violation" },
-      { path: ["document", "folders", 1], keyword: "type", code: "schema_violation" },
-      { path: ["document", "shell"], keyword: "type", code: "schema_violation" }
-    ]))
-    expect(found).toHaveLength(3)
-    const missing = await call("POST", "/v1/templates", org.member, { name: "bad", kind: "workspace", schemaVersion: "workspace-1", document: {} })
-    expect(missing.body.details.map((d: any) => d.path)).toEqual([["document", "name"], ["document", "folders"]])
-
-    // An update is validated too, also when only the schemaVersion changes.
-    const loose = await create(org.member, { document: { anything: true } })
-    const refused = await call("PATCH", `/v1/templates/${loose.template.id}`, org.member, { schemaVersion: "workspace-1" })
-    expect(refused.status).toBe(400)
-    const unchanged = ok("after refusal", await call("GET", `/v1/templates/${loose.template.id}/versions`, org.member), 200)
-    expect(unchanged.items).toHaveLength(1)
-  })
-
-  it("instantiates with the registered schema's defaults filled in", async () => {
-    const { template } = await create(org.member, { schemaVersion: "workspace-1", document: { name: "svc", folders: [], settings: {} } })
-    const instance = ok("instantiate", await call("GET", `/v1/templates/${template.id}/instantiate`, org.member), 200)
-    expect(instance).toMatchObject({
-      templateId: template.id,
-      kind: "workspace",
-      defaultsApplied: true,
-      document: { name: "svc", folders: [], settings: { tabs: 2 }, shell: "bash" }
-    })
-    // The stored document is unchanged by instantiating.
-    const read = ok("get", await call("GET", `/v1/templates/${template.id}`, org.member), 200)
-    expect(read.document).toEqual({ name: "svc", folders: [], settings: {} })
-  })
-
-  it("lets the creator, admins and owners change and delete, and not another member", async () => {
-    const { template } = await create(org.member)
-    const path = `/v1/templates/${template.id}`
-    // Bob sees nothing of a template nobody shared with him.
-    expect((await call("GET", path, bob)).status).toBe(404)
-    expect((await call("PATCH", path, bob, { name: "mine now" })).status).toBe(404)
-    expect((await call("DELETE", path, bob)).status).toBe(404)
-    // With a viewer grant he reads but cannot change.
-    ok("grant viewer", await call("POST", `${path}/access`, org.member, { orgMembershipId: bob.membership.id, role: "viewer" }), 201)
-    ok("bob reads", await call("GET", path, bob), 200)
-    const change = await call("PATCH", path, bob, { name: "mine now" })
-    expect(change.status).toBe(403)
-    expect(change.body.reason).toBe("insufficient_access")
-    expect((await call("DELETE", path, bob)).status).toBe(403)
-    // Admins and owners change any template.
-    ok("admin renames", await call("PATCH", path, org.admin, { name: "Admin's name" }), 200)
-    ok("owner renames", await call("PATCH", path, org.owner, { description: "Owner's words" }), 200)
-    // An admin deletes it; then it is gone for everyone.
-    expect((await call("DELETE", path, org.admin)).status).toBe(204)
-    for (const who of [org.member, org.owner, bob]) {
-      const gone = await call("GET", path, who)
-      expect(gone.status).toBe(404)
-      expect(gone.body.error).toBe("template_not_found")
-    }
-    expect((await call("DELETE", path, org.member)).status).toBe(404)
-    expect((await call("GET", `${path}/versions`, org.member)).status).toBe(404)
-    expect((await call("GET", `${path}/instantiate`, org.member)).status).toBe(404)
-    const listed = ok("list", await call("GET", "/v1/templates?limit=100", org.owner), 200)
-    expect(listed.items.map((t: any) => t.id)).not.toContain(template.id)
-  })
-
-  it("keeps the creator's access even when their own grants are revoked", async () => {
-    const { template } = await create(org.member)
-    const granted = ok("grant", await call("POST", `/v1/templates/${template.id}/access`, org.member, { teamId: team.id, role: "editor" }), 201)
-    const grants = ok("grants", await call("GET", `/v1/templates/${template.id}/access`, org.member), 200)
-    expect(grants.items.map((g: any) => g.id)).toEqual([granted.item.id])
-    expect((await call("DELETE", `/v1/templates/${template.id}/access/${granted.item.id}`, org.member)).status).toBe(204)
-    ok("creator still changes it", await call("PATCH", `/v1/templates/${template.id}`, org.member, { name: "still mine" }), 200)
-  })
-
-  it("shares through team grants: a team member sees it, a member outside the team does not", async () => {
-    const { template } = await create(org.admin, { name: `Team shared ${unique()}` })
-    const path = `/v1/templates/${template.id}`
-    const grant = ok("team grant", await call("POST", `${path}/access`, org.admin, { teamId: team.id, role: "editor" }), 201)
-    ok("bob reads through his team", await call("GET", path, bob), 200)
-    ok("bob edits through his team", await call("PATCH", path, bob, { document: { edited: "by bob" } }), 200)
-    const bobs = ok("bob's list", await call("GET", "/v1/templates?limit=100", bob), 200)
-    expect(bobs.items.map((t: any) => t.id)).toContain(template.id)
-    // A member outside the team: 404, and not listed.
-    const outside = await call("GET", path, org.member)
-    expect(outside.status).toBe(404)
-    const members = ok("member's list", await call("GET", "/v1/templates?limit=100", org.member), 200)
-    expect(members.items.map((t: any) => t.id)).not.toContain(template.id)
-    // An editor may not manage grants; revoking takes effect at once.
-    expect((await call("GET", `${path}/access`, bob)).status).toBe(403)
-    expect((await call("DELETE", `${path}/access/${grant.item.id}`, org.admin)).status).toBe(204)
-    expect((await call("GET", path, bob)).status).toBe(404)
-    // Only owners and admins share with the whole organization.
-    const orgWide = await call("POST", `${path}/access`, org.member, { orgWide: true, role: "viewer" })
-    expect(orgWide.status).toBe(404)
-    ok("admin shares org-wide", await call("POST", `${path}/access`, org.admin, { orgWide: true, role: "viewer" }), 201)
-    ok("member reads", await call("GET", path, org.member), 200)
-    const mine = await create(org.member)
-    const refused = await call("POST", `/v1/templates/${mine.template.id}/access`, org.member, { orgWide: true, role: "viewer" })
-    expect(refused.status).toBe(403)
-    expect(refused.body.reason).toBe("insufficient_role")
-  })
-
-  it("answers 404 for another organization's template on every operation", async () => {
-    const { template } = await create(other.owner)
-    const path = `/v1/templates/${template.id}`
-    for (const response of [
-      await call("GET", path, org.owner),
-      await call("PATCH", path, org.owner, { name: "taken" }),
-      await call("DELETE", path, org.owner),
-      await call("GET", `${path}/versions`, org.owner),
-      await call("GET", `${path}/versions/${template.latestVersion.id}`, org.owner),
-      await call("GET", `${path}/instantiate`, org.owner),
-      await call("POST", `${path}/access`, org.owner, { orgMembershipId: org.member.membership.id, role: "viewer" }),
-      await call("GET", `${path}/access`, org.owner)
-    ]) {
-      expect(response.status).toBe(404)
-      expect(response.body.error).toBe("template_not_found")
-    }
-    const listed = ok("list", await call("GET", "/v1/templates?limit=100", org.owner), 200)
-    expect(listed.items.map((t: any) => t.id)).not.toContain(template.id)
-    ok("still there for its own organization", await call("GET", path, other.owner), 200)
-  })
-
-  it("refuses bad input with a 4xx in the error shape", async () => {
-    const post = (body: unknown) => call("POST", "/v1/templates", org.member, body)
-    const base = { name: "x", kind: "workspace", document: {} }
-    const cases: ReadonlyArray<[string, unknown, ReadonlyArray<string | number>]> = [
-      ["no document", { name: "x", kind: "workspace" }, ["document"]],
-      ["no name", { kind: "workspace", document: {} }, ["name"]],
-      ["blank name", { ...base, name: "   " }, ["name"]],
-      ["name of the wrong type", { ...base, name: 7 }, ["name"]],
-      ["kind with capitals", { ...base, kind: "Workspace" }, ["kind"]],
-      ["kind of the wrong type", { ...base, kind: ["workspace"] }, ["kind"]],
-      ["schemaVersion with a slash", { ...base, schemaVersion: "../etc/passwd" }, ["schemaVersion"]],
-      ["unknown member", { ...base, templateData: {} }, ["templateData"]],
-      ["NUL in the document", { ...base, document: { a: "x\u0000y" } }, ["document", "a"]],
-      ["NUL in a member name", { ...base, document: { "a\u0000": 1 } }, ["document"]],
-      ["lone surrogate", { ...base, document: { a: "\ud800" } }, ["document", "a"]]
-    ]
-    for (const [what, body, path] of cases) {
-      const response = await post(body)
-      expect(response.status, what).toBe(400)
-      expect(response.body.error, what).toBe("invalid_request")
-      expect(response.body.details.map((d: any) => d.path), what).toContainEqual(expect.arrayContaining(path as Array<string | number>))
-    }
-    // Deep JSON: the request guard's 64 levels (the body's own level included).
-    let deep: unknown = 1
-    for (let i = 0; i < 70; i++) deep = [deep]
-    const tooDeep = await post({ ...base, document: deep })
-    expect(tooDeep.status).toBe(400)
-    let fits: unknown = 1
-    for (let i = 0; i < 62; i++) fits = [fits]
-    ok("62 levels inside the document fit", await post({ ...base, document: fits }), 201)
-    // Malformed JSON, bad ids, an empty update, a bad query.
-    const malformed = await Http.request(server.url, "POST", "/v1/templates", { token: org.member.token, rawBody: "{\"name\": " })
-    expect(malformed.status).toBe(400)
-    expect((await call("GET", "/v1/templates/tpl_nope", org.member)).status).toBe(400)
-    expect((await call("GET", "/v1/templates/cob_01h455vb4pex5vsknk084sn02q", org.member)).status).toBe(400)
-    const { template } = await create(org.member)
-    const empty = await call("PATCH", `/v1/templates/${template.id}`, org.member, {})
-    expect(empty.status).toBe(400)
-    expect((await call("GET", `/v1/templates?kind=Nope`, org.member)).status).toBe(400)
-    expect((await call("GET", `/v1/templates/${template.id}/instantiate?versionId=tpv_x`, org.member)).status).toBe(400)
-  })
-
-  it("works through the Promise client", async () => {
-    const client = createClient({ baseUrl: server.url, token: org.member.token })
-    const created = await client.templates.create({ payload: { name: `Client ${unique()}`, kind: "workspace", document: { name: "c", folders: [] } } })
-    const updated = await client.templates.update({ path: { templateId: created.template.id }, payload: { schemaVersion: "workspace-1" } })
-    expect(updated.template.latestVersion).toMatchObject({ number: 2, validated: true })
-    const versions = await client.templates.listVersions({ path: { templateId: created.template.id } })
-    expect(versions.items.map((v) => v.number)).toEqual([2, 1])
-    const instance = await client.templates.instantiate({ path: { templateId: created.template.id } })
-    expect(instance.document).toEqual({ name: "c", folders: [], shell: "bash" })
-    await client.templates.delete({ path: { templateId: created.template.id } })
-    const error = await client.templates.get({ path: { templateId: created.template.id } }).catch((e: unknown) => e)
-    expect(error).toBeInstanceOf(OrgplaneError)
-    expect((error as OrgplaneError).status).toBe(404)
-  })
-
-  it("answers 401 without credentials", async () => {
-    for (const response of [
-      await Http.request(server.url, "GET", "/v1/templates"),
-      await Http.request(server.url, "POST", "/v1/templates", { body: { name: "x", kind: "workspace", document: {} } })
-    ]) {
-      expect(response.status).toBe(401)
-    }
-  })
+      yield* templates.remove(owner, template.id)
+      expect(yield* failure(templates.get(member, template.id))).toMatchObject(notFound)
+    }))
 })

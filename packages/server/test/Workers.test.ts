@@ -1,393 +1,223 @@
 /**
- * Workers over HTTP: registration with a token shown once, reads with `isMine` and the latest instance, changes by
- * the creator, owners and admins only, the runtime's token (heartbeats, instances, revocation), the organization
- * boundary, and the upgrade forwarded to a fake runtime on 127.0.0.1 (up, hanging, down, redirecting, odd answers).
+ * The workers area's services and repositories on a fresh migrated database (the embedded one, or Postgres with
+ * DATABASE_URL): registering, reading, changing, deleting and rotating the token of a worker as its creator or
+ * another member; the runtime's side (its instance, the upgrade forwarded to a real runtime on loopback,
+ * packages/testkit's FakeWorkerRuntime); the worker-token standing the middleware's layer provides; heartbeats, transitions, the
+ * offline check and the activity feed. packages/server's WorkerRuntime.test.ts (the runtime client's pure parts) is
+ * ported as it is, its assertions unchanged.
  */
-import { FakeDns, FakeWorkerRuntime, Http, TestServer } from "@orgplane/testkit"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it, layer } from "@effect/vitest"
+import {
+  HeartbeatRequest,
+  RegisterInstanceRequest,
+  RuntimeUrl,
+  type WorkerCaller
+} from "@orgplane/schema"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import * as SqlClient from "effect/sql/SqlClient"
+import * as NodeCrypto from "node:crypto"
+import * as FakeWorkerRuntime from "../../../packages/testkit/src/FakeWorkerRuntime.js"
+import { WorkerTokenStanding } from "../src/platform/Authority.js"
+import * as Config from "../src/platform/Config.js"
+import { Crypto, make as makeCrypto, parseKeys } from "../src/platform/Crypto.js"
+import { IdGenerator } from "../src/platform/Ids.js"
+import * as Outbound from "../src/platform/Outbound.js"
+import { RateLimiter } from "../src/platform/RateLimiter.js"
+import { Activity, detectOffline } from "../src/workers/Activity.js"
+import * as ActivityConfig from "../src/workers/ActivityConfig.js"
+import * as Authentication from "../src/workers/Authentication.js"
+import { endpoint, readAnswer, Runtime } from "../src/workers/Runtime.js"
+import * as RuntimeConfig from "../src/workers/RuntimeConfig.js"
+import { Workers } from "../src/workers/Workers.js"
+import { WorkersRepository } from "../src/workers/WorkersRepository.js"
+import * as Db from "./support/IdentityDatabase.js"
+import * as Members from "./support/Members.js"
+import * as TestDatabase from "./support/TestDatabase.js"
 
-const clock = new TestServer.ShiftedClock()
-let server: TestServer.RunningServer
-let runtime: FakeWorkerRuntime.FakeWorkerRuntime
-beforeAll(async () => {
-  // A runtime that hangs is given up on after one second; the fake runtimes are on loopback: private mode.
-  server = await TestServer.start({ clock, workerRuntimeTimeout: "1 second", outboundAllowPrivate: true })
-  runtime = await FakeWorkerRuntime.start()
-})
-afterAll(async () => {
-  await runtime.close()
-  await server.close()
-})
+const cryptoLayer = Layer.effect(Crypto, makeCrypto({ passwordCost: 10, keys: parseKeys(`k1:${NodeCrypto.randomBytes(32).toString("base64")}`) }))
 
-const { del, get, patch, post } = Http.verbs(() => server.url)
+const platform = Layer.mergeAll(
+  Db.layer,
+  IdGenerator.layer,
+  cryptoLayer,
+  Config.layer({ outboundAllowPrivate: true }),
+  Outbound.layer({ allowPrivate: true }),
+  RuntimeConfig.layer({ workerRuntimeTimeout: "2 seconds" }),
+  ActivityConfig.layer({ workerHeartbeatInterval: "30 seconds", workerOfflineAfter: "3 minutes", workerHeartbeatsPerMinute: 5 })
+)
 
-type Org = Awaited<ReturnType<typeof Http.staffed>>
+const testLayer = Layer.mergeAll(Workers.layer, Activity.layer, Authentication.layer).pipe(
+  Layer.provideMerge(Layer.mergeAll(WorkersRepository.layer, Runtime.layer, RateLimiter.layer)),
+  Layer.provideMerge(platform)
+)
 
-const register = async (token: string, body: Record<string, unknown> = {}) =>
-  Http.expectStatus<{ worker: any; token: string }>(
-    "registering a worker",
-    await post("/v1/workers", { token, body: { name: "Laptop worker", destination: "local", ...body } }),
-    201
-  )
+const registerInstance = Schema.decodeUnknownSync(RegisterInstanceRequest)
+const heartbeatOf = Schema.decodeUnknownSync(HeartbeatRequest)
 
-/** A worker of `org`'s member whose runtime registered an instance at the fake runtime. */
-const withInstance = async (org: Org, url: string = runtime.url, credential: string | null = runtime.credential) => {
-  const registered = await register(org.member.token)
-  const body = { provider: "static", status: "running", url, ...(credential === null ? {} : { credential }) }
-  Http.expectStatus("registering an instance", await post("/v1/worker-runtime/instance", { token: registered.token, body }), 201)
-  return registered
-}
-
-describe("workers", () => {
-  it("are registered with a token shown once, read by every member with isMine, changed and deleted by their creator", async () => {
-    const org = await Http.staffed(server.url)
-    const registered = await register(org.member.token, {
-      name: "  Build box ",
-      description: "Runs CI agents",
-      destination: "cloud",
-      sandboxBackend: "docker",
-      workspacePath: "/srv/work"
-    })
-    expect(registered.token).toMatch(/^opw_[A-Za-z0-9_-]{43}$/)
-    const worker = registered.worker
-    expect(worker.id).toMatch(/^wrk_[0-9a-z]{26}$/)
-    expect(worker).toMatchObject({
-      orgId: org.organizationId,
-      createdByUserId: org.member.user.id,
-      isMine: true,
-      name: "Build box",
-      description: "Runs CI agents",
-      destination: "cloud",
-      status: "provisioning",
-      imageVersion: null,
-      workspacePath: "/srv/work",
-      sandboxBackend: "docker",
-      lastHeartbeatAt: null,
-      lastActiveAt: null
-    })
-
-    // isMine is the reader's: true for its creator, false for the owner.
-    const mine = await get(`/v1/workers/${worker.id}`, { token: org.member.token })
-    expect(mine.status).toBe(200)
-    expect(mine.body).toEqual({ worker, instance: null })
-    const owners = await get(`/v1/workers/${worker.id}`, { token: org.owner.token })
-    expect(owners.body.worker).toEqual({ ...worker, isMine: false })
-
-    const other = await register(org.admin.token, { name: "Admin worker" })
-    const all = await get("/v1/workers", { token: org.member.token })
-    expect(all.body.items.map((w: any) => [w.id, w.isMine])).toEqual([[worker.id, true], [other.worker.id, false]])
-    const onlyMine = await get("/v1/workers?mine=true", { token: org.member.token })
-    expect(onlyMine.body.items.map((w: any) => w.id)).toEqual([worker.id])
-
-    // Pages follow each other.
-    const first = await get("/v1/workers?limit=1", { token: org.owner.token })
-    expect(first.body.items.map((w: any) => w.id)).toEqual([worker.id])
-    const second = await get(`/v1/workers?limit=1&cursor=${first.body.nextCursor}`, { token: org.owner.token })
-    expect(second.body).toEqual({ items: [{ ...other.worker, isMine: false }], nextCursor: null })
-
-    const updated = await patch(`/v1/workers/${worker.id}`, {
-      token: org.member.token,
-      body: { name: "Renamed", description: null, sandboxBackend: "none" }
-    })
-    expect(updated.status).toBe(200)
-    expect(updated.body.worker).toMatchObject({ name: "Renamed", description: null, sandboxBackend: "none", workspacePath: "/srv/work" })
-
-    // Another member may read it but not change it; an admin may.
-    const stranger = await Http.join(server.url, org.owner.token, "member", "Stranger")
-    const refused = await patch(`/v1/workers/${worker.id}`, { token: stranger.token, body: { name: "Mine now" } })
-    expect(refused.status).toBe(403)
-    expect(refused.body.reason).toBe("insufficient_access")
-    expect((await del(`/v1/workers/${worker.id}`, { token: stranger.token })).status).toBe(403)
-    expect((await post(`/v1/workers/${worker.id}/tokens`, { token: stranger.token })).status).toBe(403)
-    expect((await post(`/v1/workers/${worker.id}/runtime/upgrade`, { token: stranger.token, body: {} })).status).toBe(403)
-    expect((await patch(`/v1/workers/${worker.id}`, { token: org.admin.token, body: { workspacePath: "/tmp" } })).status).toBe(200)
-
-    expect((await del(`/v1/workers/${worker.id}`, { token: org.member.token })).status).toBe(204)
-    const gone = await get(`/v1/workers/${worker.id}`, { token: org.member.token })
-    expect(gone.status).toBe(404)
-    expect(gone.body).toEqual({ error: "worker_not_found", message: "Worker not found." })
-    expect((await get("/v1/workers", { token: org.member.token })).body.items.map((w: any) => w.id)).toEqual([other.worker.id])
-    // Deleting revoked its token.
-    expect((await post("/v1/worker-runtime/heartbeat", { token: registered.token, body: {} })).status).toBe(401)
-    expect((await del(`/v1/workers/${worker.id}`, { token: org.member.token })).status).toBe(404)
-  })
-
-  it("check their input: every bad field, at least one change, a plain-string id of any other shape is 404", async () => {
-    const org = await Http.staffed(server.url)
-    const bad = await post("/v1/workers", {
-      token: org.member.token,
-      body: { name: " ", destination: "moon", sandboxBackend: "Docker!", extra: 1 }
-    })
-    expect(bad.status).toBe(400)
-    expect(bad.body.details.map((d: any) => d.path[0]).sort()).toEqual(["destination", "extra", "name", "sandboxBackend"])
-    const { worker } = await register(org.member.token)
-    const empty = await patch(`/v1/workers/${worker.id}`, { token: org.member.token, body: {} })
-    expect(empty.status).toBe(400)
-    expect(empty.body.details[0].message).toBe("give name, description, workspacePath or sandboxBackend")
-    for (const id of ["not-a-worker", "tem_01h455vb4pex5vsknk084sn02q", "wrk_01h455vb4pex5vsknk084sn02q"]) {
-      const missing = await get(`/v1/workers/${id}`, { token: org.member.token })
-      expect(missing.status).toBe(404)
-      expect(missing.body.error).toBe("worker_not_found")
-    }
-    expect((await get("/v1/workers?mine=yes", { token: org.member.token })).status).toBe(400)
-  })
-
-  it("are driven by their runtime's token: heartbeats, instances (the newest is the one shown), rotation revokes the old token", async () => {
-    const org = await Http.staffed(server.url)
-    const registered = await register(org.member.token)
-    const id = registered.worker.id
-
-    const beat = await post("/v1/worker-runtime/heartbeat", { token: registered.token, body: { imageVersion: "1.4.2", active: true } })
-    expect(beat.status).toBe(200)
-    const afterBeat = (await get(`/v1/workers/${id}`, { token: org.member.token })).body.worker
-    expect(afterBeat).toMatchObject({ status: "online", imageVersion: "1.4.2" })
-    expect(afterBeat.lastHeartbeatAt).not.toBeNull()
-    expect(afterBeat.lastActiveAt).toBe(afterBeat.lastHeartbeatAt)
-
-    // An online worker that stops beating reads as offline.
-    clock.advance("4 minutes")
-    expect((await get(`/v1/workers/${id}`, { token: org.member.token })).body.worker.status).toBe("offline")
-    expect((await post("/v1/worker-runtime/heartbeat", { token: registered.token, body: { status: "error" } })).status).toBe(200)
-    const errored = (await get(`/v1/workers/${id}`, { token: org.member.token })).body.worker
-    expect(errored).toMatchObject({ status: "error", imageVersion: "1.4.2", lastActiveAt: afterBeat.lastActiveAt })
-
-    const first = await post("/v1/worker-runtime/instance", {
-      token: registered.token,
-      body: { provider: "fly", region: "ams", url: "https://first.example.com/", status: "starting", credential: "first-secret" }
-    })
-    expect(first.status).toBe(201)
-    expect(first.body.instance).toMatchObject({ provider: "fly", region: "ams", url: "https://first.example.com/", status: "starting" })
-    expect(first.text).not.toContain("first-secret")
-    // Its audit event names the worker whose runtime registered and the instance (OpenApiExamples.test.ts cannot: the example's
-    // runtime host does not resolve here).
-    const events = await get(`/v1/audit/events?requestId=${first.headers.get("x-request-id")}`, { token: org.owner.token })
-    expect(events.body.items.map((event: any) => [event.action, event.targets.map((target: any) => target.id)])).toEqual([
-      ["worker.instance.register", [id, expect.stringMatching(/^wki_[0-9a-z]{26}$/)]]
-    ])
-    clock.advance("1 second")
-    const second = await post("/v1/worker-runtime/instance", {
-      token: registered.token,
-      body: { provider: "fly", url: "https://second.example.com", status: "running", credential: "second-secret" }
-    })
-    expect(second.status).toBe(201)
-    const read = await get(`/v1/workers/${id}`, { token: org.owner.token })
-    expect(read.body.instance).toEqual(second.body.instance)
-    expect(read.body.instance).toMatchObject({ provider: "fly", region: null, url: "https://second.example.com", status: "running" })
-    expect(read.text).not.toContain("secret")
-
-    // Bad instance reports.
-    for (const url of ["ftp://x.example.com", "https://user:pw@x.example.com", "https://x.example.com/#frag", "https://x.example.com/?a=1", "not a url"]) {
-      const refused = await post("/v1/worker-runtime/instance", { token: registered.token, body: { provider: "fly", status: "running", url } })
-      expect(refused.status).toBe(400)
-      expect(refused.body.details[0].path).toEqual(["url"])
-    }
-
-    // Rotation: a new token works, the old one is 401.
-    const rotated = await post(`/v1/workers/${id}/tokens`, { token: org.admin.token })
-    expect(rotated.status).toBe(201)
-    expect(rotated.body.token).not.toBe(registered.token)
-    expect((await post("/v1/worker-runtime/heartbeat", { token: registered.token, body: {} })).status).toBe(401)
-    expect((await post("/v1/worker-runtime/heartbeat", { token: rotated.body.token, body: {} })).status).toBe(200)
-  })
-
-  it("refuse the runtime operations without a valid worker token", async () => {
-    const org = await Http.staffed(server.url)
-    expect((await post("/v1/worker-runtime/heartbeat", { body: {} })).status).toBe(401)
-    expect((await post("/v1/worker-runtime/heartbeat", { token: "opw_unknown", body: {} })).status).toBe(401)
-    // A person's session is not a worker token, nor is a worker token a person's credential.
-    const session = await post("/v1/worker-runtime/heartbeat", { token: org.member.token, body: {} })
-    expect(session.status).toBe(401)
-    expect(session.body).toEqual({ error: "unauthorized" })
-    const { token } = await register(org.member.token)
-    expect((await get("/v1/workers", { token })).status).toBe(401)
-    expect((await post("/v1/worker-runtime/heartbeat", { headers: { authorization: `Basic ${token}` }, body: {} })).status).toBe(401)
-  })
+/** A member and an owner of one organization, seeded, and a worker the member registered with its token. */
+const staffed = Effect.gen(function*() {
+  const organization = Members.organization()
+  const member = Members.member(organization, "member")
+  const other = Members.member(organization, "member")
+  const owner = Members.member(organization, "owner")
+  yield* Members.seed(member, other, owner)
+  const workers = yield* Workers
+  const registered = yield* workers.register(member, { name: "Laptop worker", destination: "local" })
+  return { organization, member, other, owner, ...registered }
 })
 
-describe("a runtime upgrade", () => {
-  it("is forwarded with the runtime's credential and the body; the runtime's status and body come back", async () => {
-    const org = await Http.staffed(server.url)
-    const { worker } = await withInstance(org)
-    runtime.setMode({ _tag: "ok" })
-    const before = runtime.requests.length
-    const upgraded = await post(`/v1/workers/${worker.id}/runtime/upgrade`, { token: org.member.token, body: { version: "2.0.0", force: true } })
-    expect(upgraded.status).toBe(200)
-    expect(upgraded.body).toEqual({ status: 200, body: { ok: true, upgraded: true, requested: { version: "2.0.0", force: true } } })
-    const sent = runtime.requests.slice(before)
-    expect(sent).toHaveLength(1)
-    expect(sent[0]).toMatchObject({ method: "POST", path: "/runtime/upgrade" })
-    expect(sent[0]!.headers["authorization"]).toBe(`Bearer ${runtime.credential}`)
-    expect(sent[0]!.headers["content-type"]).toBe("application/json")
-    expect(sent[0]!.headers["accept"]).toBe("application/json")
-    expect(JSON.parse(sent[0]!.body)).toEqual({ version: "2.0.0", force: true })
-
-    // An owner may upgrade a member's worker; an empty object is the default request.
-    expect((await post(`/v1/workers/${worker.id}/runtime/upgrade`, { token: org.owner.token, body: {} })).body.status).toBe(200)
-
-    // The runtime's own failures come back as they are, in the envelope.
-    runtime.setMode({ _tag: "status", status: 503, body: { error: "busy" } })
-    expect((await post(`/v1/workers/${worker.id}/runtime/upgrade`, { token: org.member.token, body: {} })).body).toEqual({
-      status: 503,
-      body: { error: "busy" }
-    })
-    runtime.setMode({ _tag: "text", text: "upgrade queued" })
-    expect((await post(`/v1/workers/${worker.id}/runtime/upgrade`, { token: org.member.token, body: {} })).body).toEqual({
-      status: 200,
-      body: { message: "upgrade queued" }
-    })
-    runtime.setMode({ _tag: "empty", status: 202 })
-    expect((await post(`/v1/workers/${worker.id}/runtime/upgrade`, { token: org.member.token, body: {} })).body).toEqual({ status: 202, body: null })
-    runtime.setMode({ _tag: "ok" })
+/** The worker a token belongs to, as the middleware resolves it. */
+const callerOf = (token: string) =>
+  Effect.gen(function*() {
+    const crypto = yield* Crypto
+    const found = yield* (yield* WorkersRepository).resolveToken({ tokenHash: crypto.hashToken(token) })
+    return found._tag === "Some" ? found.value satisfies WorkerCaller : undefined
   })
 
-  it("takes a JSON object only", async () => {
-    const org = await Http.staffed(server.url)
-    const { worker } = await withInstance(org)
-    for (const rawBody of ["[1,2]", "\"upgrade\"", "42", "null"]) {
-      const refused = await post(`/v1/workers/${worker.id}/runtime/upgrade`, { token: org.member.token, rawBody })
-      expect(refused.status).toBe(400)
-      expect(refused.body.error).toBe("invalid_request")
-    }
-  })
-
-  it("is 502 when the runtime hangs past the timeout, is down, or redirects (never followed)", async () => {
-    const org = await Http.staffed(server.url)
-    const { worker } = await withInstance(org)
-    const upgrade = () => post(`/v1/workers/${worker.id}/runtime/upgrade`, { token: org.member.token, body: {} })
-
-    runtime.setMode({ _tag: "hang" })
-    const hung = await upgrade()
-    expect(hung.status).toBe(502)
-    expect(hung.body.error).toBe("worker_runtime_error")
-    expect(hung.body.message).toContain("did not answer in time")
-
-    const target = await FakeWorkerRuntime.start()
-    runtime.setMode({ _tag: "redirect", location: `${target.url}/runtime/upgrade` })
-    const redirected = await upgrade()
-    expect(redirected.status).toBe(502)
-    expect(redirected.body).toMatchObject({ error: "worker_runtime_error" })
-    expect(redirected.body.message).toContain("redirect")
-    expect(target.requests).toHaveLength(0)
-    await target.close()
-    runtime.setMode({ _tag: "ok" })
-
-    const down = await withInstance(org, await FakeWorkerRuntime.downUrl())
-    const refused = await post(`/v1/workers/${down.worker.id}/runtime/upgrade`, { token: org.member.token, body: {} })
-    expect(refused.status).toBe(502)
-    expect(refused.body.error).toBe("worker_runtime_error")
-    expect(refused.body.message).toContain("could not be reached")
-  })
-
-  it("refuses, at registration, a runtime URL the outbound guard refuses (private mode off): 400 on url, nothing stored or sent", async () => {
-    const dns = await FakeDns.start()
-    dns.setAddresses("runtime.example", ["127.0.0.1"])
-    dns.setAddresses("office.example", ["203.0.114.7", "10.1.2.3"])
-    const strict = await TestServer.start({ clock, dnsServers: dns.address, outboundAllowPrivate: false })
-    try {
-      const org = await Http.staffed(strict.url)
-      const port = new URL(runtime.url).port
-      const cases = [
-        [runtime.url, "https is required"],
-        [`https://127.0.0.1:${port}`, "127.0.0.1 is a loopback address"],
-        [`https://[::ffff:127.0.0.1]:${port}`, "IPv4-mapped form of 127.0.0.1"],
-        [`https://runtime.example:${port}`, "runtime.example resolves to 127.0.0.1, a loopback address"],
-        [`https://office.example:${port}`, "office.example resolves to 10.1.2.3, a private address"],
-        ["https://169.254.169.254", "link-local (cloud metadata)"],
-        ["https://nowhere.example", "nowhere.example could not be resolved"]
-      ] as const
-      const on = Http.verbs(() => strict.url)
-      const before = runtime.requests.length
-      for (const [url, reason] of cases) {
-        const registered = Http.expectStatus<{ worker: any; token: string }>(
-          "registering a worker",
-          await on.post("/v1/workers", { token: org.member.token, body: { name: "Strict worker", destination: "local" } }),
-          201
-        )
-        const instance = { provider: "static", status: "running", url, credential: runtime.credential }
-        const refused = await on.post("/v1/worker-runtime/instance", { token: registered.token, body: instance })
-        expect([url, refused.status, refused.body.error]).toEqual([url, 400, "invalid_request"])
-        expect(refused.body.details, url).toEqual([{ path: ["url"], message: expect.stringContaining("The outbound URL is not allowed: ") }])
-        expect(refused.body.details[0].message, url).toContain(reason)
-        // Nothing was stored: the worker has no instance to call.
-        const answer = await on.post(`/v1/workers/${registered.worker.id}/runtime/upgrade`, { token: org.member.token, body: {} })
-        expect([url, answer.status, answer.body.error]).toEqual([url, 409, "worker_runtime_unavailable"])
-        expect(Http.expectStatus<any>("reading", await on.get(`/v1/workers/${registered.worker.id}`, { token: org.member.token }), 200).instance).toBeNull()
+layer(testLayer, { timeout: 120_000, excludeTestServices: true })(`workers on ${TestDatabase.kind}`, (it) => {
+  it.effect("registers a worker with a token shown once; every member reads it, isMine for its creator", () =>
+    Effect.gen(function*() {
+      const workers = yield* Workers
+      const { member, other, token, worker } = yield* staffed
+      expect(token).toMatch(/^opw_/)
+      expect(worker).toMatchObject({ name: "Laptop worker", destination: "local", status: "provisioning", isMine: true, connectivity: "offline" })
+      expect((yield* workers.get(other, worker.id)).worker).toMatchObject({ id: worker.id, isMine: false })
+      expect((yield* workers.list(member, { mine: "true" })).items.map((w) => w.id)).toEqual([worker.id])
+      expect((yield* workers.list(other, { mine: "true" })).items).toEqual([])
+      expect((yield* workers.list(other, {})).items.map((w) => w.id)).toEqual([worker.id])
+      for (const id of ["not-a-worker", "wrk_01h455vb4pex5vsknk084sn02q"]) {
+        expect(yield* Effect.flip(workers.get(member, id))).toMatchObject({ _tag: "NotFound", error: "worker_not_found", message: "Worker not found." })
       }
-      expect(runtime.requests.length).toBe(before)
-    } finally {
-      await strict.close()
-      await dns.stop()
-    }
+    }))
+
+  it.effect("lets the creator, owners and admins change, rotate and delete it; another member gets 403 insufficient_access", () =>
+    Effect.gen(function*() {
+      const workers = yield* Workers
+      const { member, organization, other, owner, token, worker } = yield* staffed
+      expect(yield* Effect.flip(workers.update(other, worker.id, { name: "Mine now" }))).toMatchObject({
+        _tag: "Forbidden",
+        reason: "insufficient_access",
+        message: "Only the worker's creator, owners and admins may change, delete, rotate the token of or upgrade it."
+      })
+      const updated = yield* workers.update(member, worker.id, { name: "Renamed", description: "", workspacePath: "/work" })
+      expect(updated.worker).toMatchObject({ name: "Renamed", description: null, workspacePath: "/work" })
+      const rotated = yield* workers.rotateToken(owner, worker.id)
+      expect(rotated.token).toMatch(/^opw_/)
+      expect(yield* callerOf(token)).toBeUndefined()
+      const caller = yield* callerOf(rotated.token)
+      expect(caller).toMatchObject({ organizationId: organization.id, workerId: worker.id })
+      const standing = yield* WorkerTokenStanding
+      if (caller === undefined) return expect.unreachable()
+      expect(yield* standing(caller, new Date())).toBe(true)
+      yield* workers.remove(member, worker.id)
+      expect(yield* standing(caller, new Date())).toBe(false)
+      expect(yield* callerOf(rotated.token)).toBeUndefined()
+      expect(yield* Effect.flip(workers.get(owner, worker.id))).toMatchObject({ error: "worker_not_found" })
+      expect(yield* Effect.flip(workers.remove(owner, worker.id))).toMatchObject({ error: "worker_not_found" })
+    }))
+
+  it.effect("forwards an upgrade to the runtime of the latest instance with its credential, and reads its answer", () =>
+    Effect.gen(function*() {
+      const workers = yield* Workers
+      const { member, other, token, worker } = yield* staffed
+      const caller = yield* callerOf(token)
+      if (caller === undefined) return expect.unreachable()
+      expect(yield* Effect.flip(workers.upgradeRuntime(member, worker.id, { version: "1" }))).toMatchObject({
+        _tag: "Conflict",
+        error: "worker_runtime_unavailable",
+        message: "The worker has no instance yet: start its runtime with the worker's token, and retry once it has registered its instance."
+      })
+      const runtime = yield* Effect.acquireRelease(Effect.promise(() => FakeWorkerRuntime.start()), (fake) => Effect.promise(() => fake.close()))
+      yield* workers.registerInstance(caller, registerInstance({ provider: "local", status: "running" }))
+      expect(yield* Effect.flip(workers.upgradeRuntime(member, worker.id, {}))).toMatchObject({ error: "worker_runtime_unavailable" })
+      const { instance } = yield* workers.registerInstance(caller, registerInstance({ provider: "local", status: "running", url: runtime.url, credential: runtime.credential }))
+      expect(instance).toMatchObject({ provider: "local", status: "running", url: runtime.url })
+      expect((yield* workers.get(member, worker.id)).instance).toMatchObject({ url: runtime.url })
+      expect(yield* Effect.flip(workers.upgradeRuntime(other, worker.id, {}))).toMatchObject({ reason: "insufficient_access" })
+      const answer = yield* workers.upgradeRuntime(member, worker.id, { version: "2026.11.2" })
+      expect(answer).toEqual({ status: 200, body: { ok: true, upgraded: true, requested: { version: "2026.11.2" } } })
+      expect(runtime.requests.at(-1)).toMatchObject({ method: "POST", path: "/runtime/upgrade", body: JSON.stringify({ version: "2026.11.2" }) })
+      expect(runtime.requests.at(-1)?.headers["authorization"]).toBe(`Bearer ${runtime.credential}`)
+      runtime.setMode({ _tag: "text", text: "Bad Gateway" })
+      expect((yield* workers.upgradeRuntime(member, worker.id, {})).body).toEqual({ message: "Bad Gateway" })
+      yield* Effect.promise(() => runtime.close())
+      expect(yield* Effect.flip(workers.upgradeRuntime(member, worker.id, {}))).toMatchObject({ _tag: "WorkerRuntimeError" })
+    }).pipe(Effect.scoped))
+
+  it.effect("applies heartbeats in sentAt order, records transitions, and the offline check marks silent workers once", () =>
+    Effect.gen(function*() {
+      const activity = yield* Activity
+      const { member, other, owner, token, worker } = yield* staffed
+      const caller = yield* callerOf(token)
+      if (caller === undefined) return expect.unreachable()
+      const at = (offsetSeconds: number) => new Date(Date.now() + offsetSeconds * 1000).toISOString()
+      const first = yield* activity.heartbeat(caller, heartbeatOf({ sentAt: at(-10), active: true, openSessions: 2, imageVersion: "1.0" }))
+      expect(first).toMatchObject({ applied: true, workerId: worker.id, connectivity: "online", openSessions: 2, heartbeatIntervalSeconds: 30 })
+      const late = yield* activity.heartbeat(caller, heartbeatOf({ sentAt: at(-20), openSessions: 9 }))
+      expect(late).toMatchObject({ applied: false, connectivity: "online", openSessions: 2 })
+      expect(yield* Effect.flip(activity.heartbeat(caller, heartbeatOf({ sentAt: at(600) })))).toMatchObject({
+        _tag: "InvalidRequest",
+        details: [{ path: ["sentAt"], message: "is more than 5 minutes ahead of the server's clock: check the runtime's clock" }]
+      })
+      expect((yield* (yield* Workers).get(owner, worker.id)).worker).toMatchObject({ status: "online", imageVersion: "1.0", openSessions: 2 })
+      // Four minutes of silence: marked offline once, whichever process checks.
+      const later = new Date(Date.now() + 4 * 60_000)
+      expect(yield* detectOffline({ now: later, offlineAfter: "3 minutes" })).toBe(1)
+      expect(yield* detectOffline({ now: later, offlineAfter: "3 minutes" })).toBe(0)
+      const feed = yield* activity.list(owner, worker.id, {})
+      expect(feed.items.map((entry) => entry.kind)).toEqual(["transition", "heartbeat", "transition"])
+      expect(feed.items[0]).toMatchObject({ from: "online", to: "offline", cause: "no_heartbeat" })
+      expect(feed.items[2]).toMatchObject({ from: "offline", to: "online", cause: "heartbeat" })
+      expect((yield* activity.list(member, worker.id, { kind: "heartbeat" })).items.map((entry) => entry.kind)).toEqual(["heartbeat"])
+      expect(yield* Effect.flip(activity.list(other, worker.id, {}))).toMatchObject({
+        reason: "insufficient_access",
+        message: "Only the worker's creator, owners and admins may read its activity."
+      })
+      // Two counted so far (a refused sentAt is refused before it counts); the fifth of the minute is the last allowed.
+      for (let n = 0; n < 3; n++) yield* activity.heartbeat(caller, heartbeatOf({}))
+      expect(yield* Effect.flip(activity.heartbeat(caller, heartbeatOf({})))).toMatchObject({ _tag: "RateLimited" })
+      const sql = yield* SqlClient.SqlClient
+      expect((yield* sql`SELECT 1 FROM worker_heartbeats WHERE worker_id = ${worker.id}`).length).toBe(4)
+    }))
+})
+
+describe("a runtime's answer", () => {
+  it("is its JSON as sent, any JSON value included", () => {
+    const bytes = (text: string) => new TextEncoder().encode(text)
+    expect(readAnswer(bytes("{\"ok\":true}"))).toEqual({ ok: true })
+    expect(readAnswer(bytes("[1,2]"))).toEqual([1, 2])
+    expect(readAnswer(bytes("false"))).toBe(false)
+    expect(readAnswer(bytes("null"))).toBeNull()
   })
 
-  it("checks the URL again at every call: a name that resolved to a public address at registration and to loopback now is 502, nothing sent", async () => {
-    const dns = await FakeDns.start()
-    dns.setAddresses("rebinding.example", ["203.0.114.7"])
-    const strict = await TestServer.start({ clock, dnsServers: dns.address, outboundAllowPrivate: false })
-    try {
-      const org = await Http.staffed(strict.url)
-      const on = Http.verbs(() => strict.url)
-      const port = new URL(runtime.url).port
-      const registered = Http.expectStatus<{ worker: any; token: string }>(
-        "registering a worker",
-        await on.post("/v1/workers", { token: org.member.token, body: { name: "Rebinding worker", destination: "local" } }),
-        201
-      )
-      const url = `https://rebinding.example:${port}`
-      const instance = { provider: "static", status: "running", url, credential: runtime.credential }
-      Http.expectStatus("registering an instance", await on.post("/v1/worker-runtime/instance", { token: registered.token, body: instance }), 201)
-      dns.setAddresses("rebinding.example", ["127.0.0.1"])
-      const before = runtime.requests.length
-      const answer = await on.post(`/v1/workers/${registered.worker.id}/runtime/upgrade`, { token: org.member.token, body: {} })
-      expect(answer.status).toBe(502)
-      expect(answer.body.error).toBe("worker_runtime_error")
-      expect(answer.body.message).toContain("The outbound URL is not allowed: rebinding.example resolves to 127.0.0.1, a loopback address")
-      expect(runtime.requests.length).toBe(before)
-    } finally {
-      await strict.close()
-      await dns.stop()
-    }
+  it("is {message} for text that is not JSON, cut at 2000 characters", () => {
+    const bytes = (text: string) => new TextEncoder().encode(text)
+    expect(readAnswer(bytes("Bad Gateway"))).toEqual({ message: "Bad Gateway" })
+    const long = readAnswer(bytes("x".repeat(5000))) as { message: string }
+    expect(long.message).toBe(`${"x".repeat(2000)}…`)
   })
 
-  it("is 409 without an instance, a URL or a credential", async () => {
-    const org = await Http.staffed(server.url)
-    const bare = await register(org.member.token)
-    const none = await post(`/v1/workers/${bare.worker.id}/runtime/upgrade`, { token: org.member.token, body: {} })
-    expect(none.status).toBe(409)
-    expect(none.body.error).toBe("worker_runtime_unavailable")
-    expect(none.body.message).toContain("no instance")
-
-    const noUrl = await register(org.member.token)
-    await post("/v1/worker-runtime/instance", { token: noUrl.token, body: { provider: "local", status: "starting", credential: "x" } })
-    const withoutUrl = await post(`/v1/workers/${noUrl.worker.id}/runtime/upgrade`, { token: org.member.token, body: {} })
-    expect(withoutUrl.status).toBe(409)
-    expect(withoutUrl.body.message).toContain("no URL")
-
-    const noCredential = await withInstance(org, runtime.url, null)
-    const withoutCredential = await post(`/v1/workers/${noCredential.worker.id}/runtime/upgrade`, { token: org.member.token, body: {} })
-    expect(withoutCredential.status).toBe(409)
-    expect(withoutCredential.body.message).toContain("credential")
+  it("is null when empty or only white space", () => {
+    const bytes = (text: string) => new TextEncoder().encode(text)
+    expect(readAnswer(new Uint8Array(0))).toBeNull()
+    expect(readAnswer(bytes(" \n"))).toBeNull()
   })
 })
 
-describe("another organization's worker", () => {
-  it("answers 404 like a missing one and changes nothing", async () => {
-    const org = await Http.staffed(server.url)
-    const otherOrg = await Http.staffed(server.url, "Other")
-    const { worker } = await withInstance(org)
-    const before = runtime.requests.length
-    for (const response of [
-      await get(`/v1/workers/${worker.id}`, { token: otherOrg.owner.token }),
-      await patch(`/v1/workers/${worker.id}`, { token: otherOrg.owner.token, body: { name: "Taken" } }),
-      await post(`/v1/workers/${worker.id}/tokens`, { token: otherOrg.owner.token }),
-      await post(`/v1/workers/${worker.id}/runtime/upgrade`, { token: otherOrg.owner.token, body: {} }),
-      await del(`/v1/workers/${worker.id}`, { token: otherOrg.owner.token })
-    ]) {
-      expect(response.status).toBe(404)
-      expect(response.body.error).toBe("worker_not_found")
+describe("a runtime's URL", () => {
+  it("gets the operation's path after its own, without doubled slashes", () => {
+    expect(endpoint("https://w.example.com", "/runtime/upgrade")).toBe("https://w.example.com/runtime/upgrade")
+    expect(endpoint("https://w.example.com/base//", "/runtime/upgrade")).toBe("https://w.example.com/base/runtime/upgrade")
+  })
+
+  it("is http(s) without credentials, query or fragment", () => {
+    const valid = Schema.is(RuntimeUrl)
+    expect(valid("http://127.0.0.1:4000")).toBe(true)
+    expect(valid("https://w.example.com/base/")).toBe(true)
+    for (const url of ["file:///etc/passwd", "https://a:b@w.example.com", "https://w.example.com/?", "https://w.example.com/#", "//w.example.com", ""]) {
+      expect(valid(url)).toBe(false)
     }
-    expect(runtime.requests.length).toBe(before)
-    expect((await get("/v1/workers", { token: otherOrg.owner.token })).body.items).toEqual([])
-    expect((await get(`/v1/workers/${worker.id}`, { token: org.owner.token })).body.worker.name).toBe("Laptop worker")
   })
 })

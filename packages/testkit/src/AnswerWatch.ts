@@ -3,8 +3,8 @@
  * client, the CLI, `fetch`, raw `node:http` or a socket) the answer is checked, and what is wrong is kept
  * (`ContractFindings.ts`) until the test that caused it ends (`contractSetup.ts` fails it then). The check runs as the
  * answer is handed to Node, before the client can read it, so it is always kept before the test that awaits that
- * answer goes on. Plain Node: ContractWatch.ts gives it the Effect 3 server's document, next/server's
- * test/support/Contract.ts the Effect 4 server's.
+ * answer goes on. Plain Node: ContractWatch.ts and packages/server's
+ * test/support/Contract.ts give it the server's document.
  */
 import type * as Http from "node:http"
 import type { Duplex } from "node:stream"

@@ -1,7 +1,7 @@
 /**
  * A fake receiver of audit streams on 127.0.0.1: a real node:http server that checks each delivery's
- * `Orgplane-Signature` with a client package's `verifyAuditStreamSignature` (FakeAuditReceiver.ts gives it
- * `@orgplane/client`'s, next/server's test/support/AuditReceiver.ts `@orgplane-next/client`'s) against the secrets it
+ * `Orgplane-Signature` with a client package's `verifyAuditStreamSignature` (packages/server's
+ * test/support/AuditReceiver.ts gives it `@orgplane/client`'s) against the secrets it
  * is given, records every request (verified or not), and acknowledges verified ones with 200 (a bad signature gets 401). It
  * can answer an error status for a while (`failWith(503)`), or go down and come back on the same port (`stop`,
  * `start`): a receiver that is down.

@@ -2,12 +2,12 @@
  * What the response checker found (`ContractWatch.ts`), kept until the test that caused it ends: `contractSetup.ts`
  * fails that test with them. Nothing here loads the API or the server, so the setup file costs a test file nothing.
  *
- * A server in a child process of a test (started with `TestServer.start` there) appends what it finds to the file
+ * A server in a child process of a test (a test server started there) appends what it finds to the file
  * named by `ORGPLANE_TEST_CONTRACT_LOG`, which the test's process reads at the same points.
  */
 import * as Fs from "node:fs"
 
-/** Where `globalSetup.ts` writes the document once per run, so test files do not each generate it (most of a second). */
+/** A file holding the document, when a run writes it once (so test files do not each generate it: most of a second). */
 export const documentVariable = "ORGPLANE_TEST_OPENAPI"
 
 /** The file a child process appends its findings to. */

@@ -1,6 +1,6 @@
 /**
  * Every answer a test server sends, held to the OpenAPI document (`ResponseContract.ts`) as it leaves: `watch` hooks a
- * Node HTTP server (`TestServer.start` watches each one) with AnswerWatch.ts, the checker being the document the
+ * Node HTTP server (packages/server's test servers are watched so) with AnswerWatch.ts, the checker being the document the
  * server serves (`@orgplane/schema`'s, or the file `ORGPLANE_TEST_OPENAPI` names) with the server's own routes.
  */
 import { openApiDocument, unroutedMember } from "@orgplane/schema"

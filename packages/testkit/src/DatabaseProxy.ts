@@ -2,8 +2,8 @@
  * A TCP proxy on 127.0.0.1 in front of a database, that tests turn into a hung server (`pause`), a dead one
  * (`down`), or one whose answer to a statement never arrives (`cutAt`), to see what the server does when its
  * database misbehaves. It reads the Postgres protocol's frontend messages just enough to see statements: simple
- * queries (`Q`) and the text of prepared ones (`P`). Plain Node, no Effect: the Effect 3 suite (TestDatabase.ts) and
- * next/server's (test/support/DatabaseProxy.ts) each hold it in a scope of their own.
+ * queries (`Q`) and the text of prepared ones (`P`). Plain Node, no Effect: packages/server's tests
+ * hold it in a scope (test/support/DatabaseProxy.ts).
  */
 import * as Net from "node:net"
 

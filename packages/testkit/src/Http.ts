@@ -93,7 +93,7 @@ export const owner = async (baseUrl: string, organizationName = "Acme") => {
 }
 
 /**
- * The setup token test servers are configured with (`TestServer.testSettings`): `operator` redeems it. Nothing
+ * The setup token test servers are configured with (packages/server's test/support/HttpServer.ts `testSettings`): `operator` redeems it. Nothing
  * makes an organization the instance's operator by itself (see the server's identity/Operator.ts).
  */
 export const SETUP_TOKEN = "opsetup_testkit-setup-token-0123456789abcdefghij"

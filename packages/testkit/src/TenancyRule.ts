@@ -15,8 +15,8 @@
  * must write `organization_id` in its column list. A read may instead find its rows by one of the
  * `CrossOrganizationKeys` (a secret token, a person's id). A statement Postgres cannot parse reads nothing: it passes.
  *
- * The rule alone, plain TypeScript: Tenancy.ts records the Effect 3 suite's statements and checks them with it, and
- * next/server's test/support/Tenancy.ts the Effect 4 suite's.
+ * The rule alone, plain TypeScript: packages/server's test/support/Tenancy.ts records the statements a test's servers
+ * run and checks them with it.
  */
 import { loadModule, parseSync } from "libpg-query"
 

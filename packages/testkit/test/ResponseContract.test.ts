@@ -3,7 +3,7 @@
  * test sets: what the document declares passes; an undeclared status, an undeclared media type, a body outside its
  * schema, or an answer outside the document's answers to any request is found and fails the test that caused it.
  * The server is Node's own with the standalone server's parser-error answers (`createHttpServer`), watched as
- * `TestServer.start` watches every test server. No orgplane handler and no database.
+ * packages/server's tests watch every test server so. No orgplane handler and no database.
  */
 import { createHttpServer } from "@orgplane/server"
 import * as Net from "node:net"

@@ -25,7 +25,11 @@ import {
   PluginsApi,
   TeamId
 } from "@orgplane/schema"
-import { Effect, Option, ParseResult, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as SchemaGetter from "effect/SchemaGetter"
+import * as SchemaIssue from "effect/SchemaIssue"
 import * as Commands from "../Commands.js"
 import { UsageError } from "../Errors.js"
 import * as Inputs from "../Inputs.js"
@@ -52,33 +56,32 @@ const otherKind = (value: string) => / *; *('.*)$/.exec(checkTypeId("cob", value
  * An id of one of `prefixes`, each checked as the API checks it; any other prefix is refused with `accepted`, the
  * kinds that are.
  */
-const oneOf = <S extends Schema.Schema<any, string>>(
+const oneOf = <S extends Schema.Codec<string, string>>(
   prefixes: ReadonlyArray<string>,
   accepted: string,
   to: S
 ) =>
-  Schema.transformOrFail(Schema.String, Schema.typeSchema(to), {
-    strict: true,
-    decode: (value, _, ast) => {
+  Schema.String.pipe(Schema.decodeTo(to, {
+    decode: SchemaGetter.transformEffect((value: string) => {
       const prefix = prefixOf(value)
       if (prefix === undefined || !prefixes.includes(prefix)) {
         const other = otherKind(value)
-        return ParseResult.fail(new ParseResult.Type(ast, value, `must be the id of a ${accepted}${other ? `; ${other}` : ""}`))
+        return Effect.fail(new SchemaIssue.InvalidValue({ message: `must be the id of a ${accepted}${other ? `; ${other}` : ""}` }, value))
       }
       const problem = checkTypeId(prefix, value)
-      return problem === undefined ? ParseResult.succeed(value) : ParseResult.fail(new ParseResult.Type(ast, value, problem))
-    },
-    encode: ParseResult.succeed
-  })
+      return problem === undefined ? Effect.succeed(value) : Effect.fail(new SchemaIssue.InvalidValue({ message: problem }, value))
+    }),
+    encode: SchemaGetter.passthrough()
+  }))
 
 /** A config object, plugin or marketplace id. */
-export const ResourceId = oneOf(Object.keys(kinds), ACCEPTED, Schema.Union(ConfigObjectId, PluginId, MarketplaceId))
+export const ResourceId = oneOf(Object.keys(kinds), ACCEPTED, Schema.Union([ConfigObjectId, PluginId, MarketplaceId]))
 export type ResourceId = typeof ResourceId.Type
 
 const GrantId = oneOf(
   Object.values(kinds).map(({ grant }) => grant),
   ACCEPTED_GRANTS,
-  Schema.Union(ConfigObjectAccessGrantId, PluginAccessGrantId, MarketplaceAccessGrantId)
+  Schema.Union([ConfigObjectAccessGrantId, PluginAccessGrantId, MarketplaceAccessGrantId])
 )
 
 const isConfigObject = Schema.is(ConfigObjectId)
@@ -148,7 +151,7 @@ export const granteePayload = <R extends AccessRole>(role: R, { member, orgWide,
       ...(orgWide ? { orgWide: true as const } : {})
     })
 
-const GrantResponse = Schema.Union(ConfigObjectAccessGrantResponse, PluginAccessGrantResponse, MarketplaceAccessGrantResponse)
+const GrantResponse = Schema.Union([ConfigObjectAccessGrantResponse, PluginAccessGrantResponse, MarketplaceAccessGrantResponse])
 
 export const grant = Commands.endpoint("grant", {
   summary: "Give a member, a team or the whole organization a role on a config object, plugin or marketplace.",
@@ -166,9 +169,9 @@ export const grant = Commands.endpoint("grant", {
     Effect.gen(function*() {
       const payload = yield* granteePayload(role, who)
       return yield* byKind<Effect.Effect<typeof GrantResponse.Type, unknown>>(resourceId, {
-        configObject: (configObjectId) => client.configObjects.configObjectGrant({ path: { configObjectId }, payload }),
-        plugin: (pluginId) => client.plugins.pluginGrant({ path: { pluginId }, payload }),
-        marketplace: (marketplaceId) => client.marketplaces.marketplaceGrant({ path: { marketplaceId }, payload })
+        configObject: (configObjectId) => client.configObjects.configObjectGrant({ params: { configObjectId }, payload }),
+        plugin: (pluginId) => client.plugins.pluginGrant({ params: { pluginId }, payload }),
+        marketplace: (marketplaceId) => client.marketplaces.marketplaceGrant({ params: { marketplaceId }, payload })
       })
     }),
   output: GrantResponse,
@@ -176,7 +179,7 @@ export const grant = Commands.endpoint("grant", {
     `Granted ${item.role} on ${nounOf(resourceId)} ${resourceId} to ${grantee(item)} (grant ${item.id}).`
 })
 
-const GrantPage = Page(Schema.Union(ConfigObjectAccessGrant, PluginAccessGrant, MarketplaceAccessGrant))
+const GrantPage = Page(Schema.Union([ConfigObjectAccessGrant, PluginAccessGrant, MarketplaceAccessGrant]))
 
 export const list = Commands.list("list", {
   summary: "List the grants of a config object, plugin or marketplace, newest first (needs manager access).",
@@ -186,11 +189,11 @@ export const list = Commands.list("list", {
     includeRevoked: Inputs.boolean("include-revoked", { description: "Also list revoked grants." })
   },
   call: (client, { includeRevoked, resourceId }, page) => {
-    const urlParams = { ...(includeRevoked ? { includeRevoked: true } : {}), ...page }
+    const query = { ...(includeRevoked ? { includeRevoked: true } : {}), ...page }
     return byKind<Effect.Effect<typeof GrantPage.Type, unknown>>(resourceId, {
-      configObject: (configObjectId) => client.configObjects.configObjectListAccess({ path: { configObjectId }, urlParams }),
-      plugin: (pluginId) => client.plugins.pluginListAccess({ path: { pluginId }, urlParams }),
-      marketplace: (marketplaceId) => client.marketplaces.marketplaceListAccess({ path: { marketplaceId }, urlParams })
+      configObject: (configObjectId) => client.configObjects.configObjectListAccess({ params: { configObjectId }, query }),
+      plugin: (pluginId) => client.plugins.pluginListAccess({ params: { pluginId }, query }),
+      marketplace: (marketplaceId) => client.marketplaces.marketplaceListAccess({ params: { marketplaceId }, query })
     })
   },
   output: GrantPage,
@@ -208,10 +211,11 @@ export const revoke = Commands.endpoint("revoke", {
   call: (client, { grantId, resourceId }) => {
     const mismatch = () => {
       const expected = kinds[prefixOf(resourceId) as Kind]
-      const given = Object.values(kinds).find((kind) => kind.grant === prefixOf(grantId))!
+      // GrantId took only the grant prefixes of `kinds`, so one of them is this grant's.
+      const given = Object.values(kinds).find((kind) => kind.grant === prefixOf(grantId))
       return Effect.fail(
         new UsageError({
-          message: `grantId: grants of a ${expected.noun} start with '${expected.grant}_'; '${prefixOf(grantId)}_…' is a ${given.noun}'s grant`
+          message: `grantId: grants of a ${expected.noun} start with '${expected.grant}_'; '${prefixOf(grantId)}_…' is a ${given?.noun}'s grant`
         })
       )
     }
@@ -219,15 +223,15 @@ export const revoke = Commands.endpoint("revoke", {
     return byKind<Effect.Effect<typeof revoked, unknown>>(resourceId, {
       configObject: (configObjectId) =>
         Schema.is(ConfigObjectAccessGrantId)(grantId)
-          ? Effect.as(client.configObjects.configObjectRevoke({ path: { configObjectId, grantId } }), revoked)
+          ? Effect.as(client.configObjects.configObjectRevoke({ params: { configObjectId, grantId } }), revoked)
           : mismatch(),
       plugin: (pluginId) =>
         Schema.is(PluginAccessGrantId)(grantId)
-          ? Effect.as(client.plugins.pluginRevoke({ path: { pluginId, grantId } }), revoked)
+          ? Effect.as(client.plugins.pluginRevoke({ params: { pluginId, grantId } }), revoked)
           : mismatch(),
       marketplace: (marketplaceId) =>
         Schema.is(MarketplaceAccessGrantId)(grantId)
-          ? Effect.as(client.marketplaces.marketplaceRevoke({ path: { marketplaceId, grantId } }), revoked)
+          ? Effect.as(client.marketplaces.marketplaceRevoke({ params: { marketplaceId, grantId } }), revoked)
           : mismatch()
     })
   },

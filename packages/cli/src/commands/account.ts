@@ -3,7 +3,10 @@
  * `whoami`: everything the instance keeps of you as one JSON document, a new email, and the account's deletion.
  */
 import { AccountApi, AccountDeletion, AccountExport, ChangeEmailResult, Email, UsersApi } from "@orgplane/schema"
-import { Effect, Option, Redacted, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
 import * as Commands from "../Commands.js"
 import { UsageError } from "../Errors.js"
 import * as Inputs from "../Inputs.js"

@@ -110,7 +110,7 @@ export const orgsList = Commands.list("list", {
   inputs: {
     query: Inputs.optional(Inputs.text("query", {
       description: "Only organizations whose name contains this text (case-insensitive).",
-      schema: AdminOrganizationListQuery.fields.q.from
+      schema: AdminOrganizationListQuery.fields.q.schema
     })),
     deleted: Inputs.boolean("deleted", { description: "Only deleted organizations (not purged yet)." }),
     live: Inputs.boolean("live", { description: "Only organizations that are not deleted." })
@@ -119,7 +119,7 @@ export const orgsList = Commands.list("list", {
     Effect.gen(function*() {
       if (deleted && live) return yield* Effect.fail(new UsageError({ message: "give --deleted or --live, not both" }))
       return yield* client.admin.listOrganizations({
-        urlParams: { ...page, ...Inputs.ifSome("q", query), ...(deleted ? { deleted: true } : live ? { deleted: false } : {}) }
+        query: { ...page, ...Inputs.ifSome("q", query), ...(deleted ? { deleted: true } : live ? { deleted: false } : {}) }
       })
     }),
   output: AdminOrganizationPage,
@@ -137,7 +137,7 @@ export const orgsList = Commands.list("list", {
 export const orgsDelete = Commands.endpoint("delete", {
   summary: "Delete any organization of the instance (operator only, with a recent sign-in); restorable until its grace period ends.",
   inputs: { organizationId },
-  call: (client, { organizationId }) => client.admin.deleteOrganization({ path: { organizationId } }),
+  call: (client, { organizationId }) => client.admin.deleteOrganization({ params: { organizationId } }),
   output: OrganizationDeletionResponse,
   human: ({ deletion }) =>
     `Deleted ${deletion.organization.name} (${deletion.organization.id}). It may be restored until ${Output.date(deletion.purgeAfter)} ('orgplane admin orgs restore ${deletion.organization.id}'); then the purge removes ${deletion.totalRows} rows.`
@@ -146,7 +146,7 @@ export const orgsDelete = Commands.endpoint("delete", {
 export const orgsRestore = Commands.endpoint("restore", {
   summary: "Restore a deleted organization before its purge (operator only, with a recent sign-in).",
   inputs: { organizationId },
-  call: (client, { organizationId }) => client.admin.restoreOrganization({ path: { organizationId } }),
+  call: (client, { organizationId }) => client.admin.restoreOrganization({ params: { organizationId } }),
   output: OrganizationResponse,
   human: ({ organization }) => `Restored ${organization.name} (${organization.id}).`
 })
@@ -166,7 +166,7 @@ export const listUsers = Commands.list("list", {
   },
   call: (client, { email, state }, page) =>
     client.admin.listUsers({
-      urlParams: { ...Inputs.ifSome("email", email), ...Inputs.ifSome("disabled", Option.map(state, (value) => value === "disabled")), ...page }
+      query: { ...Inputs.ifSome("email", email), ...Inputs.ifSome("disabled", Option.map(state, (value) => value === "disabled")), ...page }
     }),
   output: AdminUserPage,
   columns: [
@@ -183,7 +183,7 @@ export const disableUser = Commands.endpoint("disable", {
   summary: "Disable an account at once: its sessions end, its API keys and sign-ins are refused until enabled (operator only).",
   details: ["Its memberships, keys and data stay: 'orgplane admin users enable' undoes it (the sessions stay ended). Asks for a recent sign-in."],
   inputs: { userId },
-  call: (client, { userId }) => client.admin.disableUser({ path: { userId } }),
+  call: (client, { userId }) => client.admin.disableUser({ params: { userId } }),
   output: AdminUserResponse,
   human: ({ user }) => `${user.name} <${user.email}> (${user.id}) is disabled: its sessions ended; its API keys and sign-ins are refused until enabled.`
 })
@@ -191,7 +191,7 @@ export const disableUser = Commands.endpoint("disable", {
 export const enableUser = Commands.endpoint("enable", {
   summary: "Enable a disabled account: it signs in again and its API keys work again (operator only).",
   inputs: { userId },
-  call: (client, { userId }) => client.admin.enableUser({ path: { userId } }),
+  call: (client, { userId }) => client.admin.enableUser({ params: { userId } }),
   output: AdminUserResponse,
   human: ({ user }) => `${user.name} <${user.email}> (${user.id}) is enabled.`
 })
@@ -205,7 +205,7 @@ export const deleteUser = Commands.leaf("delete", {
   run: (input) =>
     input.yes
       ? Commands.withClient(input, (client) =>
-        Effect.flatMap(client.admin.deleteUser({ path: { userId: input.userId } }), (result) =>
+        Effect.flatMap(client.admin.deleteUser({ params: { userId: input.userId } }), (result) =>
           Output.emit(input.global, AccountDeletion, result, ({ organizationsLeft, pseudonym, userId }) =>
             `Deleted account ${userId} (now ${pseudonym}); it left ${organizationsLeft.length} organization${organizationsLeft.length === 1 ? "" : "s"}.`)))
       : Effect.fail(new UsageError({ message: `this deletes ${input.userId} for good: pass --yes` }))
@@ -217,7 +217,7 @@ export const resetUserPassword = Commands.endpoint("reset-password", {
     "For owners and admins of the operator organization, recently signed in: a link for anyone, an owner of any organization included (the operator organization's own owners and admins by its owners only). It is valid 1 hour by default (ORGPLANE_PASSWORD_RESET_TTL), works once, and using it signs the account out everywhere. Locked out yourself? Run 'orgplane admin reset-password <email>' on the server's machine."
   ],
   inputs: { userId: Inputs.argument("userId", { schema: UserId, description: "The account (usr_…)." }) },
-  call: (client, { userId }) => client.admin.issuePasswordReset({ path: { userId } }),
+  call: (client, { userId }) => client.admin.issuePasswordReset({ params: { userId } }),
   output: PasswordResetLinkResponse,
   human: ({ passwordReset }, _, target) => ResetLinks.describe(passwordReset, target.url)
 })

@@ -1,6 +1,7 @@
 /** `orgplane api-keys create | list | revoke`: the active organization's API keys (owners and admins). */
 import { type ApiKey, ApiKeyId, ApiKeyPage, ApiKeyScopesRequest, ApiKeysApi, collapseScopes, CreateApiKeyRequest, CreatedApiKey, Timestamp } from "@orgplane/schema"
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import * as Commands from "../Commands.js"
 import * as Inputs from "../Inputs.js"
 import * as Output from "../Output.js"
@@ -29,7 +30,7 @@ export const create = Commands.endpoint("create", {
       placeholder: "<action|area.*>",
       description:
         "What the key may do: an action of 'orgplane roles' (members.read) or area.* (teams.*); repeat for more. Default: your role's actions except key management, ownership, audit retention, SSO, SCIM and the operator's.",
-      schema: Schema.compose(Schema.Array(Schema.String), ApiKeyScopesRequest, { strict: false })
+      schema: Inputs.wordsAs(ApiKeyScopesRequest)
     })
   },
   call: (client, { expiresAt, name, scopes }) =>
@@ -49,7 +50,7 @@ export const list = Commands.list("list", {
   summary: "List the active organization's API keys, newest first (the keys themselves are never shown again).",
   noun: "keys",
   inputs: {},
-  call: (client, _, page) => client.apiKeys.list({ urlParams: page }),
+  call: (client, _, page) => client.apiKeys.list({ query: page }),
   output: ApiKeyPage,
   columns: [
     ["id", (key) => key.id],
@@ -67,7 +68,7 @@ const Revoked = Schema.Struct({ ok: Schema.Literal(true), revoked: ApiKeyId })
 export const revoke = Commands.endpoint("revoke", {
   summary: "Revoke an API key; it stops working at once.",
   inputs: { apiKeyId: Inputs.argument("apiKeyId", { schema: ApiKeyId, description: "The key's id (apk_…), from 'api-keys list'." }) },
-  call: (client, { apiKeyId }) => client.apiKeys.revoke({ path: { apiKeyId } }).pipe(Effect.as({ ok: true as const, revoked: apiKeyId })),
+  call: (client, { apiKeyId }) => client.apiKeys.revoke({ params: { apiKeyId } }).pipe(Effect.as({ ok: true as const, revoked: apiKeyId })),
   output: Revoked,
   human: ({ revoked }) => `Revoked API key ${revoked}; it stops working at once.`
 })

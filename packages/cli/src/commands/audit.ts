@@ -15,7 +15,11 @@ import {
   AuditStreamsApi,
   UpdateAuditSettingsRequest
 } from "@orgplane/schema"
-import { Console, Duration, Effect, Option, Schema } from "effect"
+import * as Console from "effect/Console"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import * as Commands from "../Commands.js"
 import * as Inputs from "../Inputs.js"
 import * as Output from "../Output.js"
@@ -24,20 +28,20 @@ import { streams } from "./auditStreams.js"
 const query = AuditEventsQuery.fields
 
 /** `--name <value>`, checked by the query member's own schema. */
-const filter = <A>(name: string, schema: Schema.Schema<A, string>, description: string) => Inputs.optional(Inputs.text(name, { schema, description }))
+const filter = <A>(name: string, schema: Schema.Codec<A, string>, description: string) => Inputs.optional(Inputs.text(name, { schema, description }))
 
 const actorOf = (event: AuditEvent) => event.actor.label ?? `${event.actor.type} ${event.actor.id}`
 
 /** The filters the list and the export share, as flags. */
 const filters = {
-  action: filter("action", query.action.from, "An action (member.role.update) or a family (member.*)."),
-  actor: filter("actor", query.actorId.from, "Events of one actor: a user, API key, SCIM connection or worker id."),
-  target: filter("target", query.targetId.from, "Events that acted on one resource, by its id."),
-  credential: filter("credential", query.credentialId.from, "Events of one credential: a session, API key, SCIM or worker token id."),
-  requestId: filter("request-id", query.requestId.from, "The events of one request (its x-request-id)."),
+  action: filter("action", query.action.schema, "An action (member.role.update) or a family (member.*)."),
+  actor: filter("actor", query.actorId.schema, "Events of one actor: a user, API key, SCIM connection or worker id."),
+  target: filter("target", query.targetId.schema, "Events that acted on one resource, by its id."),
+  credential: filter("credential", query.credentialId.schema, "Events of one credential: a session, API key, SCIM or worker token id."),
+  requestId: filter("request-id", query.requestId.schema, "The events of one request (its x-request-id)."),
   outcome: Inputs.optional(Inputs.choice("outcome", AuditOutcome.literals, { description: "succeeded, denied (refused for want of role or access) or failed (a wrong password)." })),
-  since: Inputs.optional(Inputs.text("since", { schema: query.from.from, description: "Events at or after this instant (ISO 8601)." })),
-  until: Inputs.optional(Inputs.text("until", { schema: query.to.from, description: "Events before this instant (ISO 8601)." }))
+  since: Inputs.optional(Inputs.text("since", { schema: query.from.schema, description: "Events at or after this instant (ISO 8601)." })),
+  until: Inputs.optional(Inputs.text("until", { schema: query.to.schema, description: "Events before this instant (ISO 8601)." }))
 }
 
 const filterParams = (input: Inputs.Values<typeof filters>) => ({
@@ -56,7 +60,7 @@ export const list = Commands.list("list", {
   noun: "audit events",
   inputs: { ...filters, oldestFirst: Inputs.boolean("oldest-first", { description: "Oldest first, to follow the log." }) },
   call: (client, input, page) =>
-    client.audit.listEvents({ urlParams: { ...filterParams(input), ...(input.oldestFirst ? { order: "asc" as const } : {}), ...page } }),
+    client.audit.listEvents({ query: { ...filterParams(input), ...(input.oldestFirst ? { order: "asc" as const } : {}), ...page } }),
   output: AuditEventPage,
   columns: [
     ["at", (event) => Output.date(event.occurredAt)],
@@ -68,10 +72,16 @@ export const list = Commands.list("list", {
   ]
 })
 
+/** `  changed name: "Two" → "Deux"`, a line per changed field. */
+const changeLines = (changes: AuditEvent["changes"]) =>
+  changes === null ? [] : changes.changedFields.map((field) =>
+    `  changed ${field}: ${JSON.stringify(changes.before?.[field] ?? null)} → ${JSON.stringify(changes.after?.[field] ?? null)}`
+  )
+
 export const get = Commands.endpoint("get", {
   summary: "Show one audit event.",
   inputs: { eventId: Inputs.argument("eventId", { schema: AuditEventId, description: "The event (aev_…)." }) },
-  call: (client, { eventId }) => client.audit.getEvent({ path: { eventId } }),
+  call: (client, { eventId }) => client.audit.getEvent({ params: { eventId } }),
   output: AuditEventResponse,
   human: ({ event }) =>
     [
@@ -86,9 +96,7 @@ export const get = Commands.endpoint("get", {
         ].filter((part) => part !== undefined).join(", ") || "unknown"
       }`,
       ...event.targets.map((target) => `  target: ${target.type} ${target.id}`),
-      ...(event.changes === null ? [] : event.changes.changedFields.map((field) =>
-        `  changed ${field}: ${JSON.stringify(event.changes!.before?.[field] ?? null)} → ${JSON.stringify(event.changes!.after?.[field] ?? null)}`
-      )),
+      ...changeLines(event.changes),
       ...(event.requestId === null ? [] : [`  request: ${event.requestId}`])
     ].join("\n")
 })
@@ -105,9 +113,9 @@ const line = (event: AuditEvent) =>
 
 const encodeEvent = Schema.encodeSync(AuditEvent)
 
-const Lines = Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100))
-const Count = Schema.NumberFromString.pipe(Schema.int(), Schema.positive())
-const Interval = Schema.NumberFromString.pipe(Schema.between(0.2, 300))
+const Lines = Schema.NumberFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: 100 }))
+const Count = Schema.NumberFromString.check(Schema.isInt(), Schema.isGreaterThan(0))
+const Interval = Schema.NumberFromString.check(Schema.isBetween({ minimum: 0.2, maximum: 300 }))
 
 export const tail = Commands.leaf("tail", {
   summary: "Print the latest events, oldest first; with --follow, keep printing new ones as they are recorded.",
@@ -135,7 +143,7 @@ export const tail = Commands.leaf("tail", {
               Effect.sync(() => printed++)
             ), { discard: true })
         // The latest `limit`, then following from the newest of them: oldest first from there on.
-        const latest = yield* client.audit.listEvents({ urlParams: { ...params, limit } })
+        const latest = yield* client.audit.listEvents({ query: { ...params, limit } })
         yield* print([...latest.items].reverse())
         if (!input.follow || printed === wanted) return
         // Following: oldest first from the newest event shown (which the first page repeats), with the cursor the
@@ -146,7 +154,7 @@ export const tail = Commands.leaf("tail", {
         let cursor: string | undefined
         let shown: string | undefined = newest?.id
         while (printed !== wanted) {
-          const page = yield* client.audit.listEvents({ urlParams: { ...follow, ...(cursor === undefined ? {} : { cursor }) } })
+          const page = yield* client.audit.listEvents({ query: { ...follow, ...(cursor === undefined ? {} : { cursor }) } })
           const at = shown === undefined ? -1 : page.items.findIndex((event) => event.id === shown)
           shown = undefined
           yield* print(page.items.slice(at + 1))
@@ -160,7 +168,7 @@ export const tail = Commands.leaf("tail", {
 export const exportEvents = Commands.endpoint("export", {
   summary: "Print every event under the filters, oldest first, as NDJSON (one event a line) or CSV, for a file or a SIEM.",
   inputs: { ...filters, format: Inputs.withDefault(Inputs.choice("format", ["ndjson", "csv"] as const, { description: "ndjson (default) or csv." }), "ndjson") },
-  call: (client, input) => client.audit.exportEvents({ urlParams: { format: input.format, ...filterParams(input) } }),
+  call: (client, input) => client.audit.exportEvents({ query: { format: input.format, ...filterParams(input) } }),
   output: Schema.String,
   human: (text) => text.trimEnd()
 })
@@ -186,7 +194,7 @@ export const setSettings = Commands.endpoint("set", {
   summary: "Set how long the organization's events are kept (owners): a daily job deletes older ones.",
   inputs: {
     retentionDays: Inputs.text("retention-days", {
-      schema: Schema.compose(Schema.NumberFromString, UpdateAuditSettingsRequest.fields.retentionDays),
+      schema: Schema.NumberFromString.pipe(Schema.decodeTo(UpdateAuditSettingsRequest.fields.retentionDays)),
       description: "Days to keep events (7 to 3650)."
     })
   },

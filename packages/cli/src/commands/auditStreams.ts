@@ -14,7 +14,9 @@ import {
   CreateAuditStreamRequest,
   UpdateAuditStreamRequest
 } from "@orgplane/schema"
-import { Effect, Option, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import * as Commands from "../Commands.js"
 import { UsageError } from "../Errors.js"
 import * as Inputs from "../Inputs.js"
@@ -23,7 +25,7 @@ import * as Output from "../Output.js"
 const streamId = Inputs.argument("streamId", { schema: AuditStreamId, description: "The audit stream (ast_…)." })
 
 const createFields = CreateAuditStreamRequest.fields
-const updateFields = UpdateAuditStreamRequest.from.fields
+const updateFields = UpdateAuditStreamRequest.fields
 
 const deliveryOf = ({ delivery, status }: AuditStream) =>
   status === "paused"
@@ -56,7 +58,7 @@ export const create = Commands.endpoint("create", {
   summary: "Register an endpoint that receives the organization's audit events, signed; prints its secret once (owners).",
   inputs: {
     url: Inputs.argument("url", { schema: createFields.url }),
-    description: Inputs.optional(Inputs.text("description", { schema: createFields.description.from })),
+    description: Inputs.optional(Inputs.text("description", { schema: createFields.description.schema })),
     paused: Inputs.boolean("paused", { description: "Create it paused: nothing is sent until it is resumed." })
   },
   call: (client, { description, paused, url }) =>
@@ -69,7 +71,7 @@ export const list = Commands.list("list", {
   summary: "List the organization's audit streams with their delivery status (owners and admins).",
   noun: "audit streams",
   inputs: {},
-  call: (client, _input, page) => client.auditStreams.list({ urlParams: page }),
+  call: (client, _input, page) => client.auditStreams.list({ query: page }),
   output: AuditStreamPage,
   columns: [
     ["id", (stream) => stream.id],
@@ -83,7 +85,7 @@ export const list = Commands.list("list", {
 export const get = Commands.endpoint("get", {
   summary: "Show an audit stream and how its delivery goes (never its secret).",
   inputs: { streamId },
-  call: (client, { streamId }) => client.auditStreams.get({ path: { streamId } }),
+  call: (client, { streamId }) => client.auditStreams.get({ params: { streamId } }),
   output: AuditStreamResponse,
   human: ({ stream }) => describe(stream)
 })
@@ -92,8 +94,8 @@ export const update = Commands.endpoint("update", {
   summary: "Change an audit stream's URL or description, or pause or resume it; its place in the log is kept.",
   inputs: {
     streamId,
-    url: Inputs.optional(Inputs.text("url", { schema: updateFields.url.from, description: "A new endpoint URL." })),
-    description: Inputs.optional(Inputs.text("description", { schema: createFields.description.from })),
+    url: Inputs.optional(Inputs.text("url", { schema: updateFields.url.schema, description: "A new endpoint URL." })),
+    description: Inputs.optional(Inputs.text("description", { schema: createFields.description.schema })),
     clearDescription: Inputs.boolean("clear-description", { description: "Remove the description." }),
     status: Inputs.optional(Inputs.choice("status", AuditStreamStatus.literals, {
       description: "paused stops delivery where it is; active resumes it at once."
@@ -113,7 +115,7 @@ export const update = Commands.endpoint("update", {
       if (Object.keys(payload).length === 0) {
         return yield* new UsageError({ message: "give something to change (--url, --description, --clear-description, --status)" })
       }
-      return yield* client.auditStreams.update({ path: { streamId }, payload })
+      return yield* client.auditStreams.update({ params: { streamId }, payload })
     }),
   output: AuditStreamResponse,
   human: ({ stream }) => `Updated audit stream ${stream.id}.\n${describe(stream)}`
@@ -124,7 +126,7 @@ const Deleted = Schema.Struct({ ok: Schema.Literal(true), deleted: AuditStreamId
 export const del = Commands.endpoint("delete", {
   summary: "Delete an audit stream and its secret; nothing more is sent to it.",
   inputs: { streamId },
-  call: (client, { streamId }) => client.auditStreams.delete({ path: { streamId } }).pipe(Effect.as({ ok: true as const, deleted: streamId })),
+  call: (client, { streamId }) => client.auditStreams.delete({ params: { streamId } }).pipe(Effect.as({ ok: true as const, deleted: streamId })),
   output: Deleted,
   human: ({ deleted }) => `Deleted audit stream ${deleted}.`
 })
@@ -132,7 +134,7 @@ export const del = Commands.endpoint("delete", {
 export const rotateSecret = Commands.endpoint("rotate-secret", {
   summary: "Replace an audit stream's signing secret; prints the new one once (deliveries are signed with it alone from now on).",
   inputs: { streamId },
-  call: (client, { streamId }) => client.auditStreams.rotateSecret({ path: { streamId } }),
+  call: (client, { streamId }) => client.auditStreams.rotateSecret({ params: { streamId } }),
   output: AuditStreamWithSecret,
   human: withSecret("Rotated the secret of audit stream")
 })
@@ -140,7 +142,7 @@ export const rotateSecret = Commands.endpoint("rotate-secret", {
 export const test = Commands.endpoint("test", {
   summary: "Send one signed ping to an audit stream's endpoint now and show what it answered.",
   inputs: { streamId },
-  call: (client, { streamId }) => client.auditStreams.test({ path: { streamId } }),
+  call: (client, { streamId }) => client.auditStreams.test({ params: { streamId } }),
   output: AuditStreamTestResult,
   human: (result) =>
     result.delivered

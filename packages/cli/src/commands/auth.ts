@@ -20,7 +20,11 @@ import {
   VerifiedEmail,
   VerifyEmailRequest
 } from "@orgplane/schema"
-import { Config, Effect, Option, Redacted, Schema } from "effect"
+import * as Config from "effect/Config"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
 import * as Commands from "../Commands.js"
 import * as CliConfig from "../Config.js"
 import { NotAuthenticated, UsageError, WrongPassword } from "../Errors.js"
@@ -97,7 +101,7 @@ export const login = Commands.leaf("login", {
         const secret = yield* Sessions.readPassword(password, { confirm: false })
         const client = yield* Target.connect(target, { authenticated: false })
         const result = yield* client.users.signIn({ payload: { email, password: Redacted.value(secret) } }).pipe(
-          Effect.catchTag("Unauthorized", () => new WrongPassword())
+          Effect.catchTag("Unauthorized", () => Effect.fail(new WrongPassword()))
         )
         yield* report(global, target, result, "Logged in as")
       }))
@@ -146,7 +150,7 @@ export const sessions = Commands.list("sessions", {
   summary: "List your live sessions, newest first: how and where each signed in, when it was last used (needs a session).",
   noun: "sessions",
   inputs: {},
-  call: (client, _, page) => client.users.listSessions({ urlParams: page }),
+  call: (client, _, page) => client.users.listSessions({ query: page }),
   output: MySessionPage,
   columns: [
     ["id", (session) => session.current ? `${session.id} (this one)` : session.id],
@@ -164,7 +168,7 @@ const Ended = Schema.Struct({ ok: Schema.Literal(true), ended: SessionId })
 export const endSession = Commands.endpoint("end-session", {
   summary: "Sign out one of your sessions, wherever it is (from 'auth sessions').",
   inputs: { sessionId: Inputs.argument("sessionId", { schema: SessionId, description: "The session (ses_…), from 'auth sessions'." }) },
-  call: (client, { sessionId }) => client.users.endSession({ path: { sessionId } }).pipe(Effect.as({ ok: true as const, ended: sessionId })),
+  call: (client, { sessionId }) => client.users.endSession({ params: { sessionId } }).pipe(Effect.as({ ok: true as const, ended: sessionId })),
   output: Ended,
   human: ({ ended }) => `Ended session ${ended}.`
 })
@@ -178,9 +182,9 @@ export const endOtherSessions = Commands.endpoint("end-other-sessions", {
 })
 
 /** The new password: `--new-password`, else ORGPLANE_NEW_PASSWORD, else a prompt (twice). */
-const readChangedPassword = (flag: Option.Option<Redacted.Redacted>) =>
+const readChangedPassword = (flag: Option.Option<Redacted.Redacted<string>>) =>
   Effect.gen(function*() {
-    const fromEnvironment = yield* Effect.orDie(Config.option(Config.redacted("ORGPLANE_NEW_PASSWORD")))
+    const fromEnvironment = yield* Effect.orDie(Config.option(Config.Redacted("ORGPLANE_NEW_PASSWORD")))
     return yield* Sessions.readNewPassword(Option.orElse(flag, () => fromEnvironment))
   })
 

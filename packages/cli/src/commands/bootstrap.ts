@@ -3,13 +3,12 @@
  * credential needed), and `orgplane bootstrap claim <token>`: redeem one as the signed-in user.
  */
 import { AcceptClaimRequest, AcceptClaimResult, BootstrapApi, BootstrapWorkspaceResult, ClaimRoles, Email, OrganizationName } from "@orgplane/schema"
-import { Schema } from "effect"
 import * as Commands from "../Commands.js"
 import * as Inputs from "../Inputs.js"
 import * as Output from "../Output.js"
 
 /** The API's own rules for `claimRoles`, on the words given. */
-const Roles = Schema.compose(Schema.Array(Schema.String), ClaimRoles, { strict: false })
+const Roles = Inputs.wordsAs(ClaimRoles)
 
 export const create = Commands.endpoint("create", {
   summary: "Create a provisional workspace and print its one-time claim links (no credential needed).",

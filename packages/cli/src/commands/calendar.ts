@@ -15,7 +15,7 @@ export const meet = Commands.endpoint("meet", {
   inputs: {
     eventId: Inputs.argument("eventId", { schema: CalendarEventPath.fields.eventId, description: "The event's id in your primary calendar." })
   },
-  call: (client, { eventId }) => client.capabilities.patchCalendarEvent({ path: { eventId }, payload: { createMeetLink: true } }),
+  call: (client, { eventId }) => client.capabilities.patchCalendarEvent({ params: { eventId }, payload: { createMeetLink: true } }),
   output: CalendarEventResult,
   human: (event) =>
     [

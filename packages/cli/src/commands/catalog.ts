@@ -2,7 +2,8 @@
  * What the catalog's commands (`config-objects`, `plugins`, `marketplaces`, `access`) share: how a catalog entry's
  * status and lifecycle read, and the check that an update got something to change.
  */
-import { Effect, Option } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { UsageError } from "../Errors.js"
 
 /** `active`, or `deleted 2025-…` with the time. */

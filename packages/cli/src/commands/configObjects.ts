@@ -4,8 +4,6 @@
  * read from files (`--file`, `-` for stdin) and sent as written; the server parses them by type. Access is per
  * object (see `orgplane access`).
  */
-import { Path } from "@effect/platform"
-import { HelpDoc, Options, ValidationError } from "@effect/cli"
 import type { OrgplaneApiClient } from "@orgplane/client"
 import {
   type ConfigObject,
@@ -29,12 +27,25 @@ import {
   SourceMode,
   VersionInput
 } from "@orgplane/schema"
-import { Effect, Either, Option, ParseResult, Schema } from "effect"
+import * as CliError from "effect/cli/CliError"
+import * as Flags from "effect/cli/Flag"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Path from "effect/Path"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
+import * as SchemaGetter from "effect/SchemaGetter"
+import * as SchemaIssue from "effect/SchemaIssue"
 import * as Commands from "../Commands.js"
 import * as Files from "../Files.js"
 import * as Inputs from "../Inputs.js"
 import * as Output from "../Output.js"
 import { ifOn, plural, statusOf } from "./catalog.js"
+
+const formatIssue = SchemaIssue.makeFormatterStandardSchemaV1()
+
+/** The first problem an issue reports, in the words the API's schema gives it. */
+const firstMessage = (issue: SchemaIssue.Issue) => formatIssue(issue).issues[0]?.message
 
 const configObjectId = Inputs.argument("configObjectId", { schema: ConfigObjectId, description: "The config object (cob_…)." })
 
@@ -43,9 +54,9 @@ const configObjectId = Inputs.argument("configObjectId", { schema: ConfigObjectI
  * exported): the source text (not empty, at most 1 MiB of UTF-8) or the schema version.
  */
 const contentMember = (key: "rawSourceText" | "schemaVersion") =>
-  Schema.String.pipe(Schema.filter((value) => {
-    const checked = Schema.decodeUnknownEither(VersionInput)({ rawSourceText: "source", [key]: value })
-    return Either.isRight(checked) || (ParseResult.ArrayFormatter.formatErrorSync(checked.left)[0]?.message ?? "is not valid")
+  Schema.String.check(Schema.makeFilter((value: string) => {
+    const checked = Schema.decodeUnknownResult(VersionInput)({ rawSourceText: "source", [key]: value })
+    return Result.isSuccess(checked) || (firstMessage(checked.failure.issue) ?? "is not valid")
   }))
 
 const SourceText = contentMember("rawSourceText")
@@ -56,7 +67,7 @@ export interface Source {
   readonly fileName: Option.Option<string>
 }
 
-const invalidFile = (message: string) => ValidationError.invalidValue(HelpDoc.p(`--file: ${message}`))
+const invalidFile = (message: string) => new CliError.ValidationError({ message: `--file: ${message}` })
 
 const readStdin = Effect.mapError(Files.readStdin, invalidFile)
 
@@ -69,12 +80,12 @@ const readFile = (path: string) =>
 
 /** `--file <path>`: the source, read while parsing and checked with the API's rules, so a bad file is a usage error. */
 const sourceFile = (description: string): Inputs.Flag<Source> => ({
-  parser: Options.text("file").pipe(
-    Options.mapEffect((path) =>
+  parser: Flags.String("file").pipe(
+    Flags.mapEffect((path) =>
       Effect.gen(function*() {
         const source: Source = path === "-" ? { text: yield* readStdin, fileName: Option.none() } : yield* readFile(path)
-        yield* Effect.mapError(ParseResult.decodeUnknown(SourceText)(source.text), (issue) =>
-          invalidFile(ParseResult.ArrayFormatter.formatIssueSync(issue)[0]?.message ?? "is not a valid source"))
+        yield* Effect.mapError(Schema.decodeUnknownEffect(SourceText)(source.text), (error) =>
+          invalidFile(firstMessage(error.issue) ?? "is not a valid source"))
         return source
       })
     )
@@ -93,11 +104,10 @@ const schemaVersion = Inputs.optional(Inputs.text("schema-version", {
 }))
 
 /** Each plugin id once (the API takes a repeated id once, but its limit counts every entry), then the API's limit. */
-const DistinctPluginIds = Schema.transform(
-  Schema.Array(PluginId),
-  Schema.typeSchema(Schema.Array(PluginId).pipe(Schema.maxItems(MAX_PLUGIN_IDS))),
-  { strict: true, decode: (ids) => [...new Set(ids)], encode: (ids) => ids }
-)
+const DistinctPluginIds = Schema.Array(PluginId).pipe(Schema.decodeTo(Schema.toType(Schema.Array(PluginId).check(Schema.isMaxLength(MAX_PLUGIN_IDS))), {
+  decode: SchemaGetter.transform((ids: ReadonlyArray<PluginId>) => [...new Set(ids)]),
+  encode: SchemaGetter.transform((ids: ReadonlyArray<PluginId>) => ids)
+}))
 
 /** What the content members of a request are, from the flags. */
 const content = (input: {
@@ -173,13 +183,13 @@ export const list = Commands.list("list", {
     })),
     query: Inputs.optional(Inputs.text("query", {
       description: "Only objects whose title, description or source has every word of this text (case-insensitive).",
-      schema: ConfigObjectListQuery.fields.q.from
+      schema: ConfigObjectListQuery.fields.q.schema
     })),
     includeDeleted: Inputs.boolean("include-deleted", { description: "Also list deleted objects." })
   },
   call: (client, input, page) =>
     client.configObjects.list({
-      urlParams: {
+      query: {
         ...Inputs.ifSome("objectType", input.type),
         ...Inputs.ifSome("status", input.status),
         ...Inputs.ifSome("sourceMode", input.sourceMode),
@@ -203,7 +213,7 @@ export const list = Commands.list("list", {
 export const get = Commands.endpoint("get", {
   summary: "Show a config object and its latest version (needs viewer access).",
   inputs: { configObjectId },
-  call: (client, { configObjectId }) => client.configObjects.get({ path: { configObjectId } }),
+  call: (client, { configObjectId }) => client.configObjects.get({ params: { configObjectId } }),
   output: ConfigObjectDetail,
   human: ({ item }) =>
     Output.fields([
@@ -228,7 +238,7 @@ export const versions = Commands.list("versions", {
     includeDeleted: Inputs.boolean("include-deleted", { description: "Also list the versions that record a deletion." })
   },
   call: (client, { configObjectId, includeDeleted }, page) =>
-    client.configObjects.listVersions({ path: { configObjectId }, urlParams: { ...ifOn("includeDeleted", includeDeleted), ...page } }),
+    client.configObjects.listVersions({ params: { configObjectId }, query: { ...ifOn("includeDeleted", includeDeleted), ...page } }),
   output: ConfigObjectVersionPage,
   columns: [
     ["id", (version) => version.id],
@@ -246,7 +256,7 @@ export const version = Commands.endpoint("version", {
     configObjectId,
     versionId: Inputs.argument("versionId", { schema: ConfigObjectVersionId, description: "The version (cov_…), from 'config-objects versions'." })
   },
-  call: (client, { configObjectId, versionId }) => client.configObjects.getVersion({ path: { configObjectId, versionId } }),
+  call: (client, { configObjectId, versionId }) => client.configObjects.getVersion({ params: { configObjectId, versionId } }),
   output: ConfigObjectVersionDetail,
   human: ({ item }) =>
     [
@@ -272,12 +282,12 @@ export const addVersion = Commands.endpoint("add-version", {
     schemaVersion,
     reason: Inputs.optional(Inputs.text("reason", {
       description: "Why this version was made; kept with it.",
-      schema: CreateVersionRequest.fields.reason.from
+      schema: CreateVersionRequest.fields.reason.schema
     }))
   },
   call: (client, input) =>
     client.configObjects.createVersion({
-      path: { configObjectId: input.configObjectId },
+      params: { configObjectId: input.configObjectId },
       payload: { input: content(input), ...Inputs.ifSome("reason", input.reason) }
     }),
   output: ConfigObjectResponse,
@@ -301,21 +311,21 @@ const lifecycle = (
 export const archive = lifecycle(
   "archive",
   "Archive a config object: kept and readable, but its plugins leave it out (needs manager access).",
-  (client, configObjectId) => client.configObjects.archive({ path: { configObjectId } }),
+  (client, configObjectId) => client.configObjects.archive({ params: { configObjectId } }),
   "Archived"
 )
 
 export const restore = lifecycle(
   "restore",
   "Make an archived or deleted config object active again (needs manager access).",
-  (client, configObjectId) => client.configObjects.restore({ path: { configObjectId } }),
+  (client, configObjectId) => client.configObjects.restore({ params: { configObjectId } }),
   "Restored"
 )
 
 export const del = lifecycle(
   "delete",
   "Delete a config object (soft: its versions, grants and plugins are kept for a restore; needs manager access).",
-  (client, configObjectId) => client.configObjects.delete({ path: { configObjectId } }),
+  (client, configObjectId) => client.configObjects.delete({ params: { configObjectId } }),
   "Deleted"
 )
 

@@ -18,7 +18,11 @@ import {
   type SuiteFeature,
   SuiteTenant
 } from "@orgplane/schema"
-import { Effect, Option, Redacted, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
+import * as SchemaGetter from "effect/SchemaGetter"
 import * as Commands from "../Commands.js"
 import * as CliConfig from "../Config.js"
 import { UsageError } from "../Errors.js"
@@ -71,7 +75,7 @@ const describeClient = (item: SuiteClient) =>
 
 /** Waits until a new authorization covers every enabled feature (or gives up after 10 minutes). */
 const awaitConnected = (client: OrgplaneApiClient, suite: Suite, before: SuiteConnection) =>
-  Progress.awaitAuthorization(Effect.map(client.suiteConnections.get({ path: { suite } }), (now) => {
+  Progress.awaitAuthorization(Effect.map(client.suiteConnections.get({ params: { suite } }), (now) => {
     const renewed = before.status !== "connected" || now.connectedAt?.getTime() !== before.connectedAt?.getTime()
     return now.status === "connected" && renewed && now.features.every((state) => !state.enabled || state.granted)
   }))
@@ -91,8 +95,8 @@ const connect = (suite: Suite) =>
       Commands.withClient(input, (client) =>
         Effect.gen(function*() {
           const connected = `Connected: your ${suite} account is connected.`
-          const before = input.wait ? yield* client.suiteConnections.get({ path: { suite } }) : undefined
-          const result = yield* client.suiteConnections.connect({ path: { suite } })
+          const before = input.wait ? yield* client.suiteConnections.get({ params: { suite } }) : undefined
+          const result = yield* client.suiteConnections.connect({ params: { suite } })
           if (result.status === "connected" || before === undefined) {
             return yield* Output.emit(input.global, SuiteConnectResult, result, (value) =>
               value.status === "connected" ? connected : authorizeText(value.authorizeUrl))
@@ -107,7 +111,7 @@ const status = (suite: Suite) =>
   Commands.endpoint("status", {
     summary: `Show your connection to ${suites[suite].what}: its status, each feature enabled and granted, when the token expires.`,
     inputs: {},
-    call: (client) => client.suiteConnections.get({ path: { suite } }),
+    call: (client) => client.suiteConnections.get({ params: { suite } }),
     output: SuiteConnection,
     human: describeConnection
   })
@@ -116,7 +120,7 @@ const disconnect = (suite: Suite) =>
   Commands.endpoint("disconnect", {
     summary: `Drop your stored tokens for ${suites[suite].what} (revoke the grant in your account there to end it for good).`,
     inputs: {},
-    call: (client) => client.suiteConnections.disconnect({ path: { suite } }),
+    call: (client) => client.suiteConnections.disconnect({ params: { suite } }),
     output: SuiteDisconnectResult,
     human: ({ removed }) => removed ? `Disconnected your ${suite} account.` : `Nothing to disconnect: your ${suite} account was not connected.`
   })
@@ -125,7 +129,7 @@ const getClient = (suite: Suite) =>
   Commands.endpoint("get", {
     summary: `Show the organization's OAuth client for ${suites[suite].what} and the redirect URI to register (owners and admins).`,
     inputs: {},
-    call: (client) => client.suiteClients.get({ path: { suite } }),
+    call: (client) => client.suiteClients.get({ params: { suite } }),
     output: SuiteClient,
     human: describeClient
   })
@@ -133,16 +137,12 @@ const getClient = (suite: Suite) =>
 const Fields = SuiteClientRequest.fields
 
 /** `--features a,b`: a comma-separated list, checked with the API's rule for `features`. */
-const FeatureList = Schema.compose(
-  Schema.transform(Schema.String, Schema.Array(Schema.String), {
-    strict: true,
-    decode: (text) => text.split(",").map((part) => part.trim()).filter((part) => part !== ""),
-    encode: (parts) => parts.join(",")
-  }),
-  Fields.features
-)
+const FeatureList = Schema.String.pipe(Schema.decodeTo(Inputs.wordsAs(Fields.features), {
+  decode: SchemaGetter.transform((text: string) => text.split(",").map((part) => part.trim()).filter((part) => part !== "")),
+  encode: SchemaGetter.transform((parts: ReadonlyArray<string>) => parts.join(","))
+}))
 
-const ClientSecret = Fields.clientSecret.from.members[0]
+const ClientSecret = Fields.clientSecret.schema.members[0]
 
 /** The secret from standard input (with --client-secret-stdin) or the environment; undefined when neither gives one. */
 const readSecret = (stdin: boolean) =>
@@ -151,7 +151,7 @@ const readSecret = (stdin: boolean) =>
       ? yield* Effect.mapError(Files.readStdin, (message) => new UsageError({ message: `--client-secret-stdin: ${message}` }))
       : Option.getOrUndefined(Option.map(yield* Effect.orDie(CliConfig.suiteClientSecret), Redacted.value))
     if (text === undefined) return undefined
-    return yield* Schema.decode(ClientSecret)(text.trim()).pipe(
+    return yield* Schema.decodeEffect(ClientSecret)(text.trim()).pipe(
       Effect.mapError(() => new UsageError({ message: "the client secret must be 1 to 4096 characters (it is never shown)" }))
     )
   })
@@ -217,7 +217,7 @@ const setClient = (suite: Suite) =>
           ...Inputs.ifSome("tokenEndpoint", input.tokenEndpoint),
           ...Inputs.ifSome("apiBaseUrl", input.apiBaseUrl)
         }
-        return yield* client.suiteClients.put({ path: { suite }, payload })
+        return yield* client.suiteClients.put({ params: { suite }, payload })
       }),
     output: SuiteClient,
     human: describeClient
@@ -229,7 +229,7 @@ const deleteClient = (suite: Suite) =>
   Commands.endpoint("delete", {
     summary: `Remove the organization's OAuth client for ${suites[suite].what} with every member's connection (owners and admins).`,
     inputs: {},
-    call: (client) => client.suiteClients.delete({ path: { suite } }).pipe(Effect.as({ ok: true as const })),
+    call: (client) => client.suiteClients.delete({ params: { suite } }).pipe(Effect.as({ ok: true as const })),
     output: Deleted,
     human: () => `Removed the ${suite} OAuth client and every member's connection to it.`
   })

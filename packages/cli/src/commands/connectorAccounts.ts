@@ -16,7 +16,12 @@ import {
   DisconnectConnectorAccountResponse,
   InstallationId
 } from "@orgplane/schema"
-import { Effect, Option, Redacted, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
+import * as SchemaGetter from "effect/SchemaGetter"
+import * as SchemaIssue from "effect/SchemaIssue"
 import * as Commands from "../Commands.js"
 import * as CliConfig from "../Config.js"
 import { UsageError } from "../Errors.js"
@@ -30,7 +35,19 @@ const TOKEN_VARIABLE = CliConfig.CODEHOST_TOKEN_VARIABLE
 
 const readStdin = Effect.mapError(Files.readStdin, (message) => new UsageError({ message: `--token-stdin: ${message}` }))
 
-const InstallationIdText = Schema.compose(Schema.NumberFromString, InstallationId)
+/**
+ * The id's text read as a number as Effect 3's `NumberFromString` read it, refused in its words ("Unable to decode
+ * \"abc\" into a number"), then checked with the API's rule.
+ */
+const InstallationIdText = Schema.String.pipe(Schema.decodeTo(InstallationId, {
+  decode: SchemaGetter.transformEffect((text: string) => {
+    const value = text === "NaN" ? Number.NaN : text.trim() === "" ? undefined : Number(text)
+    return value === undefined || (Number.isNaN(value) && text !== "NaN")
+      ? Effect.fail(new SchemaIssue.InvalidValue({ message: `Unable to decode ${JSON.stringify(text)} into a number` }, text))
+      : Effect.succeed(value)
+  }),
+  encode: SchemaGetter.transform((id: number) => String(id))
+}))
 
 /** The token from stdin or the environment, checked with the API's rule; the message never quotes it. */
 const readToken = (stdin: boolean) =>
@@ -42,7 +59,7 @@ const readToken = (stdin: boolean) =>
       })
     }
     const value = Redacted.isRedacted(text) ? Redacted.value(text) : text
-    return yield* Schema.decode(CodehostToken)(value).pipe(
+    return yield* Schema.decodeEffect(CodehostToken)(value).pipe(
       Effect.mapError(() => new UsageError({ message: "the token must be 1 to 1000 characters (surrounding spaces are trimmed)" }))
     )
   })
@@ -91,7 +108,7 @@ export const accountsList = Commands.list("list", {
   summary: "List the organization's connected accounts, newest first (any member may).",
   noun: "accounts",
   inputs: {},
-  call: (client, _, page) => client.connectorAccounts.list({ urlParams: page }),
+  call: (client, _, page) => client.connectorAccounts.list({ query: page }),
   output: ConnectorAccountPage,
   columns: [
     ["id", (account) => account.id],
@@ -107,7 +124,7 @@ export const accountsList = Commands.list("list", {
 export const accountsGet = Commands.endpoint("get", {
   summary: "Show a connected account (never its token).",
   inputs: { accountId },
-  call: (client, { accountId }) => client.connectorAccounts.get({ path: { connectorAccountId: accountId } }),
+  call: (client, { accountId }) => client.connectorAccounts.get({ params: { connectorAccountId: accountId } }),
   output: ConnectorAccountDetail,
   human: ({ item }) =>
     Output.fields([
@@ -127,10 +144,10 @@ export const disconnect = Commands.endpoint("disconnect", {
   summary: "Disconnect an account: remove every instance of it as 'instances remove' does, then delete it and its credential.",
   inputs: {
     accountId,
-    reason: Inputs.optional(Inputs.text("reason", { schema: DisconnectConnectorAccountRequest.fields.reason.from }))
+    reason: Inputs.optional(Inputs.text("reason", { schema: DisconnectConnectorAccountRequest.fields.reason.schema }))
   },
   call: (client, { accountId, reason }) =>
-    client.connectorAccounts.disconnect({ path: { connectorAccountId: accountId }, payload: Inputs.ifSome("reason", reason) }),
+    client.connectorAccounts.disconnect({ params: { connectorAccountId: accountId }, payload: Inputs.ifSome("reason", reason) }),
   output: DisconnectConnectorAccountResponse,
   human: ({ item }) =>
     `Disconnected account ${item.disconnectedAccountId}: deleted ${item.deletedConnectorInstanceCount} instance(s), ${item.deletedConfigObjectCount} config object(s), ${item.deletedConnectorMappingCount} mapping(s), ${item.deletedPluginCount} plugin(s) and ${item.deletedMarketplaceCount} marketplace(s).`

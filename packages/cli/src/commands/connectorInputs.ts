@@ -3,7 +3,7 @@
  * them take (settings as JSON, a repository).
  */
 import { ConnectorInstanceId, ConnectorTargetId, JsonObject, RepositoryFullName } from "@orgplane/schema"
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import * as Inputs from "../Inputs.js"
 
 export const instanceId = Inputs.argument("instanceId", { schema: ConnectorInstanceId, description: "The connector instance (cin_…)." })
@@ -11,7 +11,7 @@ export const targetId = Inputs.argument("targetId", { schema: ConnectorTargetId,
 
 /** `--config '{"…": …}'`: a JSON object, parsed while parsing the flags, sent whole (it replaces the stored one). */
 export const config = (description: string) =>
-  Inputs.optional(Inputs.text("config", { placeholder: "<json>", description, schema: Schema.parseJson(JsonObject) }))
+  Inputs.optional(Inputs.text("config", { placeholder: "<json>", description, schema: Schema.fromJsonString(JsonObject) }))
 
 export const repository = (description: string) =>
   Inputs.optional(Inputs.text("repository", { placeholder: "<owner/name>", description, schema: RepositoryFullName }))

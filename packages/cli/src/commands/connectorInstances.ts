@@ -18,7 +18,8 @@ import {
   CreateConnectorInstanceRequest,
   RemoveConnectorInstanceResponse
 } from "@orgplane/schema"
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import * as Commands from "../Commands.js"
 import * as Inputs from "../Inputs.js"
 import * as Output from "../Output.js"
@@ -40,11 +41,11 @@ export const instancesList = Commands.list("list", {
       description: "Only instances of this account (cac_…).",
       schema: ConnectorAccountId
     })),
-    query: Inputs.optional(Inputs.text("query", { schema: ConnectorInstanceListQuery.fields.q.from }))
+    query: Inputs.optional(Inputs.text("query", { schema: ConnectorInstanceListQuery.fields.q.schema }))
   },
   call: (client, { account, query }, page) =>
     client.connectorInstances.list({
-      urlParams: { ...Inputs.ifSome("connectorAccountId", account), ...Inputs.ifSome("q", query), ...page }
+      query: { ...Inputs.ifSome("connectorAccountId", account), ...Inputs.ifSome("q", query), ...page }
     }),
   output: ConnectorInstancePage,
   columns: [
@@ -60,7 +61,7 @@ export const instancesList = Commands.list("list", {
 export const instancesGet = Commands.endpoint("get", {
   summary: "Show a connector instance (needs viewer access).",
   inputs: { instanceId },
-  call: (client, { instanceId }) => client.connectorInstances.get({ path: { connectorInstanceId: instanceId } }),
+  call: (client, { instanceId }) => client.connectorInstances.get({ params: { connectorInstanceId: instanceId } }),
   output: ConnectorInstanceDetail,
   human: ({ item }) =>
     Output.fields([
@@ -111,7 +112,7 @@ export const instancesUpdate = Commands.endpoint("update", {
     Effect.andThen(
       requireSome([["repository", repository], ["name", name], ["config", config]]),
       client.connectorInstances.update({
-        path: { connectorInstanceId: instanceId },
+        params: { connectorInstanceId: instanceId },
         payload: {
           ...Inputs.ifSome("remoteId", repository),
           ...Inputs.ifSome("name", name),
@@ -127,7 +128,7 @@ const lifecycle = (name: "enable" | "disable", summary: string) =>
   Commands.endpoint(name, {
     summary,
     inputs: { instanceId },
-    call: (client, { instanceId }) => client.connectorInstances[name]({ path: { connectorInstanceId: instanceId } }),
+    call: (client, { instanceId }) => client.connectorInstances[name]({ params: { connectorInstanceId: instanceId } }),
     output: ConnectorInstanceResponse,
     human: ({ item }) => `${describeInstance(item)} is now ${item.status}.`.replace(/^i/, "I")
   })
@@ -141,7 +142,7 @@ export const remove = Commands.endpoint("remove", {
     "Plugins and marketplaces its discovery created go too, unless they hold things from elsewhere; ones people created are never deleted."
   ],
   inputs: { instanceId },
-  call: (client, { instanceId }) => client.connectorInstances.remove({ path: { connectorInstanceId: instanceId } }),
+  call: (client, { instanceId }) => client.connectorInstances.remove({ params: { connectorInstanceId: instanceId } }),
   output: RemoveConnectorInstanceResponse,
   human: ({ item }) =>
     `Removed instance ${item.removedConnectorInstanceId}: deleted ${item.deletedConfigObjectCount} config object(s), ${item.deletedConnectorMappingCount} mapping(s), ${item.deletedPluginCount} plugin(s) and ${item.deletedMarketplaceCount} marketplace(s).`
@@ -161,7 +162,7 @@ export const accessGrant = Commands.endpoint("grant", {
   },
   call: (client, { instanceId, role, ...who }) =>
     Effect.flatMap(granteePayload(role, who), (payload) =>
-      client.connectorInstances.connectorInstanceGrant({ path: { connectorInstanceId: instanceId }, payload })),
+      client.connectorInstances.connectorInstanceGrant({ params: { connectorInstanceId: instanceId }, payload })),
   output: ConnectorInstanceAccessGrantResponse,
   human: ({ item }, { instanceId }) => `Granted ${item.role} on instance ${instanceId} to ${grantee(item)} (grant ${item.id}).`
 })
@@ -172,8 +173,8 @@ export const accessList = Commands.list("list", {
   inputs: { instanceId, includeRevoked: Inputs.boolean("include-revoked", { description: "Also list revoked grants." }) },
   call: (client, { includeRevoked, instanceId }, page) =>
     client.connectorInstances.connectorInstanceListAccess({
-      path: { connectorInstanceId: instanceId },
-      urlParams: { ...ifOn("includeRevoked", includeRevoked), ...page }
+      params: { connectorInstanceId: instanceId },
+      query: { ...ifOn("includeRevoked", includeRevoked), ...page }
     }),
   output: ConnectorInstanceAccessGrantPage,
   columns: grantColumns
@@ -188,7 +189,7 @@ export const accessRevoke = Commands.endpoint("revoke", {
     grantId: Inputs.argument("grantId", { schema: ConnectorInstanceAccessGrantId, description: "The grant (cia_…), from 'access list'." })
   },
   call: (client, { grantId, instanceId }) =>
-    client.connectorInstances.connectorInstanceRevoke({ path: { connectorInstanceId: instanceId, grantId } }).pipe(
+    client.connectorInstances.connectorInstanceRevoke({ params: { connectorInstanceId: instanceId, grantId } }).pipe(
       Effect.as({ ok: true as const, instance: instanceId, revoked: grantId })
     ),
   output: Revoked,

@@ -14,7 +14,9 @@ import {
   PluginId,
   Selector
 } from "@orgplane/schema"
-import { Effect, Option, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import * as Commands from "../Commands.js"
 import { UsageError } from "../Errors.js"
 import * as Inputs from "../Inputs.js"
@@ -40,12 +42,12 @@ export const mappingsList = Commands.list("list", {
     mappingKind: Inputs.optional(Inputs.choice("mapping-kind", MappingKind.literals, { description: "Only mappings of this kind." })),
     objectType: Inputs.optional(objectType("Only mappings to this object type.")),
     pluginId: plugin("Only mappings into this plugin (plg_…)."),
-    query: Inputs.optional(Inputs.text("query", { schema: ConnectorMappingListQuery.fields.q.from }))
+    query: Inputs.optional(Inputs.text("query", { schema: ConnectorMappingListQuery.fields.q.schema }))
   },
   call: (client, { mappingKind, objectType, pluginId, query, targetId }, page) =>
     client.connectorTargets.listMappings({
-      path: { connectorTargetId: targetId },
-      urlParams: {
+      params: { connectorTargetId: targetId },
+      query: {
         ...Inputs.ifSome("mappingKind", mappingKind),
         ...Inputs.ifSome("objectType", objectType),
         ...Inputs.ifSome("pluginId", pluginId),
@@ -68,7 +70,7 @@ export const mappingsList = Commands.list("list", {
 export const mappingsGet = Commands.endpoint("get", {
   summary: "Show a mapping (needs viewer access on its instance).",
   inputs: { mappingId },
-  call: (client, { mappingId }) => client.connectorMappings.get({ path: { connectorMappingId: mappingId } }),
+  call: (client, { mappingId }) => client.connectorMappings.get({ params: { connectorMappingId: mappingId } }),
   output: ConnectorMappingDetail,
   human: ({ item }) =>
     Output.fields([
@@ -103,7 +105,7 @@ export const mappingsAdd = Commands.endpoint("add", {
   },
   call: (client, { autoAdd, config, mappingKind, objectType, pluginId, selector, targetId }) =>
     client.connectorTargets.createMapping({
-      path: { connectorTargetId: targetId },
+      params: { connectorTargetId: targetId },
       payload: {
         mappingKind,
         selector,
@@ -140,7 +142,7 @@ export const mappingsUpdate = Commands.endpoint("update", {
       ])
       if (noPlugin && Option.isSome(pluginId)) return yield* new UsageError({ message: "give --plugin-id or --no-plugin, not both" })
       return yield* client.connectorMappings.update({
-        path: { connectorMappingId: mappingId },
+        params: { connectorMappingId: mappingId },
         payload: {
           ...Inputs.ifSome("selector", selector),
           ...Inputs.ifSome("objectType", objectType),
@@ -160,7 +162,7 @@ export const mappingsDelete = Commands.endpoint("delete", {
   summary: "Delete a mapping and the plugin memberships it created; the config objects it made stay, no longer synced.",
   inputs: { mappingId },
   call: (client, { mappingId }) =>
-    client.connectorMappings.delete({ path: { connectorMappingId: mappingId } }).pipe(Effect.as({ ok: true as const, deleted: mappingId })),
+    client.connectorMappings.delete({ params: { connectorMappingId: mappingId } }).pipe(Effect.as({ ok: true as const, deleted: mappingId })),
   output: Deleted,
   human: ({ deleted }) => `Deleted mapping ${deleted}; the config objects it made stay, no longer synced.`
 })

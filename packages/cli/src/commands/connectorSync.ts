@@ -23,7 +23,9 @@ import {
   TreeCursor,
   TreeEntryPage
 } from "@orgplane/schema"
-import { Duration, Effect, Option } from "effect"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Commands from "../Commands.js"
 import { CommandFailed, UsageError } from "../Errors.js"
 import * as Inputs from "../Inputs.js"
@@ -47,9 +49,9 @@ const target = (description: string) =>
 const scanning = (client: OrgplaneApiClient, instance: ConnectorInstanceId, target: Option.Option<ConnectorTargetId>) =>
   Effect.gen(function*() {
     const branch = Option.isSome(target)
-      ? (yield* client.connectorTargets.get({ path: { connectorTargetId: target.value } })).item
-      : (yield* client.connectorInstances.listTargets({ path: { connectorInstanceId: instance }, urlParams: { limit: 1 } })).items[0]
-    const repository = branch?.remoteId ?? (yield* client.connectorInstances.get({ path: { connectorInstanceId: instance } })).item.remoteId
+      ? (yield* client.connectorTargets.get({ params: { connectorTargetId: target.value } })).item
+      : (yield* client.connectorInstances.listTargets({ params: { connectorInstanceId: instance }, query: { limit: 1 } })).items[0]
+    const repository = branch?.remoteId ?? (yield* client.connectorInstances.get({ params: { connectorInstanceId: instance } })).item.remoteId
     return `scanning ${repository}${branch === undefined ? "" : `@${branch.externalTargetRef}`}…`
   }).pipe(Effect.option)
 
@@ -57,7 +59,7 @@ const scanning = (client: OrgplaneApiClient, instance: ConnectorInstanceId, targ
 const discovery = (client: OrgplaneApiClient, instance: ConnectorInstanceId, target: Option.Option<ConnectorTargetId>) =>
   Progress.spinner(
     "scanning the repository…",
-    () => client.connectorInstances.discover({ path: { connectorInstanceId: instance }, urlParams: Inputs.ifSome("connectorTargetId", target) }),
+    () => client.connectorInstances.discover({ params: { connectorInstanceId: instance }, query: Inputs.ifSome("connectorTargetId", target) }),
     { describe: scanning(client, instance, target) }
   )
 
@@ -141,15 +143,15 @@ export const tree = Commands.list("tree", {
     prefix: Inputs.optional(Inputs.text("prefix", {
       placeholder: "<path>",
       description: "Only entries whose path starts with this text, for example 'skills/'.",
-      schema: DiscoveryTreeQuery.fields.prefix.from
+      schema: DiscoveryTreeQuery.fields.prefix.schema
     })),
     target: target("The target (branch) whose tree to list; default: the instance's first.")
   },
-  paging: Paging.inputsFor(DiscoveryTreeQuery.fields.limit.from, TreeCursor),
+  paging: Paging.inputsFor(DiscoveryTreeQuery.fields.limit.schema, TreeCursor),
   call: (client, { instanceId, prefix, target }, page) =>
     client.connectorInstances.discoveryTree({
-      path: { connectorInstanceId: instanceId },
-      urlParams: { ...Inputs.ifSome("prefix", prefix), ...Inputs.ifSome("connectorTargetId", target), ...page }
+      params: { connectorInstanceId: instanceId },
+      query: { ...Inputs.ifSome("prefix", prefix), ...Inputs.ifSome("connectorTargetId", target), ...page }
     }),
   output: TreeEntryPage,
   columns: [
@@ -188,7 +190,7 @@ export const apply = Commands.endpoint("apply", {
         return yield* new CommandFailed({ error: "nothing_to_apply", message: "discovery found no supported plugin candidate to import" })
       }
       return yield* client.connectorInstances.applyDiscovery({
-        path: { connectorInstanceId: instanceId },
+        params: { connectorInstanceId: instanceId },
         payload: { keys, ...Inputs.ifSome("connectorTargetId", target) }
       })
     }),
@@ -262,7 +264,7 @@ const awaitAll = (client: OrgplaneApiClient, events: ReadonlyArray<ConnectorSync
         current = yield* Effect.forEach(current, (event) =>
           finished(event)
             ? Effect.succeed(event)
-            : Effect.map(client.connectorSyncEvents.get({ path: { connectorSyncEventId: event.id } }), ({ item }) => item))
+            : Effect.map(client.connectorSyncEvents.get({ params: { connectorSyncEventId: event.id } }), ({ item }) => item))
       }
       return current
     }))
@@ -288,7 +290,7 @@ const failedOf = (events: ReadonlyArray<ConnectorSyncEvent>, allowPartial: boole
       new CommandFailed({
         error: "sync_partial",
         message: `${
-          partial.map((event) => `sync ${event.id} of ${event.connectorTargetId} skipped ${plural(event.summary!.skipped, "file")}`).join("; ")
+          partial.map((event) => `sync ${event.id} of ${event.connectorTargetId} skipped ${plural(event.summary?.skipped ?? 0, "file")}`).join("; ")
         } (see 'orgplane connectors syncs get <eventId>'; --allow-partial accepts a partial sync)`
       })
     )
@@ -306,9 +308,10 @@ const allowPartial = Inputs.boolean("allow-partial", {
 const followHint = (options: { readonly json: boolean }, events: ReadonlyArray<ConnectorSyncEvent>) => {
   const pending = events.filter((event) => !finished(event))
   if (options.json || pending.length === 0) return Effect.void
+  const [only] = pending
   return Output.note(
-    pending.length === 1
-      ? `Follow it with 'orgplane connectors syncs get ${pending[0]!.id}', or pass --wait.`
+    only !== undefined && pending.length === 1
+      ? `Follow it with 'orgplane connectors syncs get ${only.id}', or pass --wait.`
       : `Follow them with 'orgplane connectors syncs get <eventId>', or pass --wait.`
   )
 }
@@ -322,7 +325,7 @@ export const sync = Commands.leaf("sync", {
   run: (input) =>
     Commands.withClient(input, (client) =>
       Effect.gen(function*() {
-        const queued = yield* client.connectorInstances.sync({ path: { connectorInstanceId: input.instanceId } })
+        const queued = yield* client.connectorInstances.sync({ params: { connectorInstanceId: input.instanceId } })
         const result = input.wait ? { ...queued, items: yield* awaitAll(client, queued.items) } : queued
         yield* Output.emit(input.global, SyncNowResponse, result, ({ items }) =>
           items.length === 0 ? "No targets to sync." : eventTable(items))
@@ -338,8 +341,8 @@ export const resync = Commands.leaf("resync", {
   run: (input) =>
     Commands.withClient(input, (client) =>
       Effect.gen(function*() {
-        const queued = yield* client.connectorTargets.resync({ path: { connectorTargetId: input.targetId } })
-        const result = input.wait ? { ...queued, item: (yield* awaitAll(client, [queued.item]))[0]! } : queued
+        const queued = yield* client.connectorTargets.resync({ params: { connectorTargetId: input.targetId } })
+        const result = input.wait ? { ...queued, item: (yield* awaitAll(client, [queued.item]))[0] ?? queued.item } : queued
         yield* Output.emit(input.global, ResyncResponse, result, ({ item }) =>
           input.wait ? eventFields(item) : `Queued resync ${item.id} of target ${item.connectorTargetId}.`)
         if (input.wait) return yield* failedOf([result.item], input.allowPartial)
@@ -357,8 +360,8 @@ export const syncsList = Commands.list("list", {
   },
   call: (client, { instanceId, status, target }, page) =>
     client.connectorInstances.listSyncEvents({
-      path: { connectorInstanceId: instanceId },
-      urlParams: { ...Inputs.ifSome("connectorTargetId", target), ...Inputs.ifSome("status", status), ...page }
+      params: { connectorInstanceId: instanceId },
+      query: { ...Inputs.ifSome("connectorTargetId", target), ...Inputs.ifSome("status", status), ...page }
     }),
   output: ConnectorSyncEventPage,
   columns: eventColumns
@@ -367,7 +370,7 @@ export const syncsList = Commands.list("list", {
 export const syncsGet = Commands.endpoint("get", {
   summary: "Show a sync: its status, attempts, last error and what it changed (needs viewer access on its instance).",
   inputs: { eventId },
-  call: (client, { eventId }) => client.connectorSyncEvents.get({ path: { connectorSyncEventId: eventId } }),
+  call: (client, { eventId }) => client.connectorSyncEvents.get({ params: { connectorSyncEventId: eventId } }),
   output: ConnectorSyncEventDetail,
   human: ({ item }) => eventFields(item)
 })

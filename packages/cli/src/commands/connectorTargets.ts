@@ -9,7 +9,7 @@ import {
   ConnectorTargetResponse,
   CreateConnectorTargetRequest
 } from "@orgplane/schema"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import * as Commands from "../Commands.js"
 import * as Inputs from "../Inputs.js"
 import * as Output from "../Output.js"
@@ -26,7 +26,7 @@ export const targetsList = Commands.list("list", {
   noun: "targets",
   inputs: { instanceId },
   call: (client, { instanceId }, page) =>
-    client.connectorInstances.listTargets({ path: { connectorInstanceId: instanceId }, urlParams: page }),
+    client.connectorInstances.listTargets({ params: { connectorInstanceId: instanceId }, query: page }),
   output: ConnectorTargetPage,
   columns: [
     ["id", (target) => target.id],
@@ -50,7 +50,7 @@ const targetFields = (target: ConnectorTarget) =>
 export const targetsGet = Commands.endpoint("get", {
   summary: "Show a target (needs viewer access on its instance).",
   inputs: { targetId },
-  call: (client, { targetId }) => client.connectorTargets.get({ path: { connectorTargetId: targetId } }),
+  call: (client, { targetId }) => client.connectorTargets.get({ params: { connectorTargetId: targetId } }),
   output: ConnectorTargetDetail,
   human: ({ item }) => targetFields(item)
 })
@@ -65,7 +65,7 @@ export const targetsAdd = Commands.endpoint("add", {
   },
   call: (client, { branch, config, instanceId, repository }) =>
     client.connectorInstances.createTarget({
-      path: { connectorInstanceId: instanceId },
+      params: { connectorInstanceId: instanceId },
       payload: { externalTargetRef: branch, ...Inputs.ifSome("remoteId", repository), ...Inputs.ifSome("config", config) }
     }),
   output: ConnectorTargetResponse,
@@ -84,7 +84,7 @@ export const targetsUpdate = Commands.endpoint("update", {
     Effect.andThen(
       requireSome([["repository", repository], ["branch", branch], ["config", config]]),
       client.connectorTargets.update({
-        path: { connectorTargetId: targetId },
+        params: { connectorTargetId: targetId },
         payload: {
           ...Inputs.ifSome("remoteId", repository),
           ...Inputs.ifSome("externalTargetRef", branch),

@@ -18,7 +18,8 @@ import {
   InvitationStatus,
   PersonName
 } from "@orgplane/schema"
-import { Effect, Option } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Commands from "../Commands.js"
 import { UsageError } from "../Errors.js"
 import * as Inputs from "../Inputs.js"
@@ -59,7 +60,7 @@ export const list = Commands.list("list", {
       description: "Only invitations in this status (default: all; expired means pending past its expiry)."
     }))
   },
-  call: (client, { status }, page) => client.invitations.list({ urlParams: { ...Inputs.ifSome("status", status), ...page } }),
+  call: (client, { status }, page) => client.invitations.list({ query: { ...Inputs.ifSome("status", status), ...page } }),
   output: InvitationPage,
   columns: [
     ["id", (invitation) => invitation.id],
@@ -74,7 +75,7 @@ export const list = Commands.list("list", {
 export const get = Commands.endpoint("get", {
   summary: "Show one of the active organization's invitations, in whatever status (owners and admins).",
   inputs: { invitationId: Inputs.argument("invitationId", { schema: InvitationId, description: "The invitation (inv_…)." }) },
-  call: (client, { invitationId }) => client.invitations.get({ path: { invitationId } }),
+  call: (client, { invitationId }) => client.invitations.get({ params: { invitationId } }),
   output: InvitationResponse,
   human: ({ invitation }) =>
     Output.fields([
@@ -104,7 +105,7 @@ export const preview = Commands.endpoint("preview", {
 export const cancel = Commands.endpoint("cancel", {
   summary: "Cancel a pending invitation; its token stops working.",
   inputs: { invitationId: Inputs.argument("invitationId", { schema: InvitationId, description: "The invitation (inv_…)." }) },
-  call: (client, { invitationId }) => client.invitations.cancel({ path: { invitationId } }),
+  call: (client, { invitationId }) => client.invitations.cancel({ params: { invitationId } }),
   output: InvitationResponse,
   human: ({ invitation }) => `Canceled the invitation of ${invitation.email} (${invitation.id}); its token no longer works.`
 })

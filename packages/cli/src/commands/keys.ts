@@ -5,7 +5,9 @@
  * configuration (ORGPLANE_ENCRYPTION_KEYS), and never goes through the HTTP API, so that the keys stay on the
  * server's side and no API credential can trigger it. The server is imported only when the command runs.
  */
-import { Console, Effect, Schema } from "effect"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import * as NodeCrypto from "node:crypto"
 import * as Commands from "../Commands.js"
 import { CommandFailed } from "../Errors.js"
@@ -13,10 +15,9 @@ import * as Inputs from "../Inputs.js"
 import * as LocalDatabase from "../LocalDatabase.js"
 import * as Output from "../Output.js"
 
-const BatchSize = Schema.compose(
-  Schema.NumberFromString,
-  Schema.Int.pipe(Schema.between(1, 10_000, { message: () => "must be an integer from 1 to 10000" }))
-)
+const BatchSize = Schema.NumberFromString.pipe(Schema.decodeTo(
+  Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 10_000 }, { message: "must be an integer from 1 to 10000" }))
+))
 
 const rotate = Commands.leaf("rotate", {
   summary: "Re-encrypt every stored secret with the newest encryption key (the first of ORGPLANE_ENCRYPTION_KEYS).",
@@ -65,9 +66,7 @@ const rotate = Commands.leaf("rotate", {
 })
 
 /** A key id: what ciphertexts name their key by (`v2:<id>:…`). */
-const KeyId = Schema.String.pipe(
-  Schema.pattern(/^[A-Za-z0-9_-]{1,32}$/, { message: () => "must be 1 to 32 letters, digits, `-` or `_`" })
-)
+const KeyId = Schema.String.check(Schema.isPattern(/^[A-Za-z0-9_-]{1,32}$/u, { message: "must be 1 to 32 letters, digits, `-` or `_`" }))
 
 const generate = Commands.leaf("generate", {
   summary: "Print a new encryption key (kid:base64), for ORGPLANE_ENCRYPTION_KEYS.",

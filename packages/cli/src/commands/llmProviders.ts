@@ -11,7 +11,6 @@ import {
   LlmBaseUrl,
   LlmCatalogResponse,
   LlmConnection,
-  type LlmCredentialInput,
   LlmCredentialInput as CredentialSchema,
   LlmHeaders,
   type LlmModelInput,
@@ -28,7 +27,10 @@ import {
   LlmProviderTestResult,
   type UpdateLlmProviderRequest
 } from "@orgplane/schema"
-import { Effect, Option, Redacted, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
 import * as Commands from "../Commands.js"
 import * as CliConfig from "../Config.js"
 import { UsageError } from "../Errors.js"
@@ -47,7 +49,7 @@ const everyPage = (client: OrgplaneApiClient, scope: "usable" | "manageable") =>
     const items: Array<LlmProvider> = []
     let cursor: string | undefined
     do {
-      const page = yield* client.llmProviders.list({ urlParams: { scope, limit: 100, ...(cursor === undefined ? {} : { cursor }) } })
+      const page = yield* client.llmProviders.list({ query: { scope, limit: 100, ...(cursor === undefined ? {} : { cursor }) } })
       items.push(...page.items)
       cursor = page.nextCursor ?? undefined
     } while (cursor !== undefined)
@@ -90,7 +92,7 @@ const credentialOf = (input: { readonly apiKeyStdin: boolean; readonly credentia
     const invalid = () => new UsageError({ message: "the credential: not valid (printable ASCII without spaces, at most 8192 characters; it is never shown)" })
     if (Option.isSome(input.credentialFile)) {
       const text = yield* readSource("--credential-file", input.credentialFile.value)
-      return yield* Schema.decodeUnknown(Schema.parseJson(CredentialSchema))(text).pipe(Effect.mapError(invalid))
+      return yield* Schema.decodeUnknownEffect(Schema.fromJsonString(CredentialSchema))(text).pipe(Effect.mapError(invalid))
     }
     const key = input.apiKeyStdin
       ? yield* Effect.mapError(Files.readStdin, (message) => new UsageError({ message: `--api-key-stdin: ${message}` }))
@@ -98,8 +100,8 @@ const credentialOf = (input: { readonly apiKeyStdin: boolean; readonly credentia
       ? Option.getOrUndefined(Option.map(yield* Effect.orDie(CliConfig.llmApiKey), Redacted.value))
       : undefined
     if (key === undefined) return undefined
-    return yield* Schema.decodeUnknown(CredentialSchema)({ type: "api_key", apiKey: key.trim() }).pipe(Effect.mapError(invalid))
-  }) as Effect.Effect<LlmCredentialInput | undefined, UsageError>
+    return yield* Schema.decodeUnknownEffect(CredentialSchema)({ type: "api_key", apiKey: key.trim() }).pipe(Effect.mapError(invalid))
+  })
 
 const headersFile = Inputs.optional(Inputs.text("headers-file", {
   placeholder: "<file|->",
@@ -110,7 +112,7 @@ const headersOf = (file: Option.Option<string>) =>
   Option.isNone(file)
     ? Effect.succeed(undefined)
     : Effect.flatMap(readSource("--headers-file", file.value), (text) =>
-      Schema.decodeUnknown(Schema.parseJson(LlmHeaders))(text).pipe(
+      Schema.decodeUnknownEffect(Schema.fromJsonString(LlmHeaders))(text).pipe(
         Effect.mapError(() =>
           new UsageError({ message: "--headers-file: not a JSON object of at most 16 headers (names of letters, digits and '-', not authorization or x-api-key; printable values up to 1024 characters)" })
         )
@@ -129,7 +131,7 @@ const modelsOf = (input: { readonly models: ReadonlyArray<string>; readonly mode
     if (input.models.length > 0 && Option.isSome(input.modelsFile)) return yield* new UsageError({ message: "give --model or --models-file, not both" })
     if (Option.isSome(input.modelsFile)) {
       const text = yield* readSource("--models-file", input.modelsFile.value)
-      return yield* Schema.decodeUnknown(Schema.parseJson(Schema.Array(ModelSchema)))(text).pipe(
+      return yield* Schema.decodeUnknownEffect(Schema.fromJsonString(Schema.Array(ModelSchema)))(text).pipe(
         Effect.mapError(() => new UsageError({ message: "--models-file: not a JSON array of models ({\"id\": …} with optional name, contextWindow, maxOutputTokens, cost)" }))
       )
     }
@@ -151,7 +153,7 @@ export const catalog = Commands.endpoint("catalog", {
   inputs: {
     providerId: Inputs.optional(Inputs.text("provider", { placeholder: "<catalog id>", description: "Only this catalog provider (openai, anthropic, …), with its models." }))
   },
-  call: (client, { providerId }) => client.llmProviders.catalog({ urlParams: Inputs.ifSome("provider", providerId) }),
+  call: (client, { providerId }) => client.llmProviders.catalog({ query: Inputs.ifSome("provider", providerId) }),
   output: LlmCatalogResponse,
   human: ({ providers, revision }, { providerId }) =>
     Option.isSome(providerId) && providers.length === 1
@@ -175,7 +177,7 @@ export const list = Commands.list("list", {
   summary: "List the LLM providers granted to you, oldest first (--manageable: those you manage; owners and admins: every one).",
   noun: "LLM providers",
   inputs: { manageable: Inputs.boolean("manageable", { description: "The providers you manage instead of those granted to you." }) },
-  call: (client, { manageable }, page) => client.llmProviders.list({ urlParams: { ...(manageable ? { scope: "manageable" as const } : {}), ...page } }),
+  call: (client, { manageable }, page) => client.llmProviders.list({ query: { ...(manageable ? { scope: "manageable" as const } : {}), ...page } }),
   output: LlmProviderPage,
   columns: [
     ["id", (item) => item.id],
@@ -190,7 +192,7 @@ export const list = Commands.list("list", {
 export const get = Commands.endpoint("get", {
   summary: "Show an LLM provider (never its credential).",
   inputs: { provider },
-  call: (client, input) => Effect.flatMap(resolveProvider(client, input.provider), (llmProviderId) => client.llmProviders.get({ path: { llmProviderId } })),
+  call: (client, input) => Effect.flatMap(resolveProvider(client, input.provider), (llmProviderId) => client.llmProviders.get({ params: { llmProviderId } })),
   output: LlmProviderResponse,
   human: ({ item }) => describe(item)
 })
@@ -252,7 +254,7 @@ export const update = Commands.endpoint("update", {
       }
       if (Object.keys(payload).length === 0) return yield* new UsageError({ message: "give something to change: --name, --base-url, --model, --models-file or --headers-file" })
       const llmProviderId = yield* resolveProvider(client, input.provider)
-      return yield* client.llmProviders.update({ path: { llmProviderId }, payload })
+      return yield* client.llmProviders.update({ params: { llmProviderId }, payload })
     }),
   output: LlmProviderResponse,
   human: ({ item }) => `Updated ${describe(item)}`
@@ -268,7 +270,7 @@ export const setCredential = Commands.endpoint("set-credential", {
         return yield* new UsageError({ message: `give the credential: --api-key-stdin, --credential-file or ${CliConfig.LLM_API_KEY_VARIABLE}` })
       }
       const llmProviderId = yield* resolveProvider(client, input.provider)
-      return yield* client.llmProviders.setCredential({ path: { llmProviderId }, payload: credential })
+      return yield* client.llmProviders.setCredential({ params: { llmProviderId }, payload: credential })
     }),
   output: LlmProviderResponse,
   human: ({ item }) => `Stored a new ${item.credential?.type ?? ""} credential for LLM provider ${item.name} (${item.id}).`
@@ -282,7 +284,7 @@ export const del = Commands.endpoint("delete", {
   call: (client, input) =>
     Effect.gen(function*() {
       const llmProviderId = yield* resolveProvider(client, input.provider)
-      yield* client.llmProviders.delete({ path: { llmProviderId } })
+      yield* client.llmProviders.delete({ params: { llmProviderId } })
       return { ok: true as const, deleted: llmProviderId }
     }),
   output: Deleted,
@@ -301,7 +303,7 @@ export const grant = Commands.endpoint("grant", {
     Effect.gen(function*() {
       const payload = yield* granteePayload(role, who)
       const llmProviderId = yield* resolveProvider(client, given)
-      return yield* client.llmProviders.llmProviderGrant({ path: { llmProviderId }, payload })
+      return yield* client.llmProviders.llmProviderGrant({ params: { llmProviderId }, payload })
     }),
   output: LlmProviderAccessGrantResponse,
   human: ({ item }, { provider: given }) => `Granted ${grantee(item)} ${item.role} on LLM provider ${given} (grant ${item.id}).`
@@ -313,7 +315,7 @@ export const grants = Commands.list("grants", {
   inputs: { provider, includeRevoked: Inputs.boolean("include-revoked", { description: "Also list revoked grants." }) },
   call: (client, { includeRevoked, provider: given }, page) =>
     Effect.flatMap(resolveProvider(client, given), (llmProviderId) =>
-      client.llmProviders.llmProviderListAccess({ path: { llmProviderId }, urlParams: { ...(includeRevoked ? { includeRevoked: true } : {}), ...page } })),
+      client.llmProviders.llmProviderListAccess({ params: { llmProviderId }, query: { ...(includeRevoked ? { includeRevoked: true } : {}), ...page } })),
   output: LlmProviderAccessGrantPage,
   columns: grantColumns
 })
@@ -329,7 +331,7 @@ export const revoke = Commands.endpoint("revoke", {
   call: (client, { grantId, provider: given }) =>
     Effect.gen(function*() {
       const llmProviderId = yield* resolveProvider(client, given)
-      yield* client.llmProviders.llmProviderRevoke({ path: { llmProviderId, grantId } })
+      yield* client.llmProviders.llmProviderRevoke({ params: { llmProviderId, grantId } })
       return { ok: true as const, provider: llmProviderId, revoked: grantId }
     }),
   output: Revoked,
@@ -339,7 +341,7 @@ export const revoke = Commands.endpoint("revoke", {
 export const test = Commands.endpoint("test", {
   summary: "List the provider's models with its stored credential and say which allowed models it offers (manager access).",
   inputs: { provider },
-  call: (client, input) => Effect.flatMap(resolveProvider(client, input.provider), (llmProviderId) => client.llmProviders.test({ path: { llmProviderId } })),
+  call: (client, input) => Effect.flatMap(resolveProvider(client, input.provider), (llmProviderId) => client.llmProviders.test({ params: { llmProviderId } })),
   output: LlmProviderTestResult,
   human: (result) =>
     [
@@ -354,7 +356,7 @@ export const connect = Commands.endpoint("connect", {
   summary: "Show what a client needs to use an LLM provider granted to you; the credential only with --show-secret (or in --json).",
   details: ["Each connect is recorded (the provider's last use) and limited per member. --json always carries the credential: it is what scripts read."],
   inputs: { provider, showSecret: Inputs.boolean("show-secret", { description: "Print the API key or access token too." }) },
-  call: (client, input) => Effect.flatMap(resolveProvider(client, input.provider), (llmProviderId) => client.llmProviders.connect({ path: { llmProviderId } })),
+  call: (client, input) => Effect.flatMap(resolveProvider(client, input.provider), (llmProviderId) => client.llmProviders.connect({ params: { llmProviderId } })),
   output: LlmConnection,
   human: (connection, { showSecret }) => {
     const secret = connection.apiKey ?? connection.accessToken

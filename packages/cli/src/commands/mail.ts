@@ -13,7 +13,10 @@ import {
   MailMessageResult,
   MailRecipient
 } from "@orgplane/schema"
-import { Effect, Option, ParseResult, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as SchemaIssue from "effect/SchemaIssue"
 import * as Commands from "../Commands.js"
 import { UsageError } from "../Errors.js"
 import * as Files from "../Files.js"
@@ -33,10 +36,15 @@ const readBody = (path: string) =>
 
 /** The request checked with the API's own schema; a problem names the flag it came from. */
 const flagOf: Record<string, string> = { to: "--to", cc: "--cc", bcc: "--bcc", subject: "--subject", body: "--body-file" }
+const formatIssue = SchemaIssue.makeFormatterStandardSchemaV1()
 const checked = (payload: unknown) =>
-  Schema.decodeUnknown(CreateMailDraftRequest)(payload).pipe(
+  Schema.decodeUnknownEffect(CreateMailDraftRequest)(payload).pipe(
     Effect.mapError((error) => {
-      const [first] = ParseResult.ArrayFormatter.formatErrorSync(error)
+      const [issue] = formatIssue(error.issue).issues
+      const first = issue === undefined ? undefined : {
+        message: issue.message,
+        path: (issue.path ?? []).map((segment) => typeof segment === "object" ? segment.key : segment)
+      }
       const key = String(first?.path[0] ?? "")
       const message = first?.message ?? "is not valid"
       return new UsageError({
@@ -113,7 +121,7 @@ export const read = Commands.endpoint("read", {
   inputs: {
     messageId: Inputs.argument("messageId", { schema: MailMessageId, description: "The suite's message id." })
   },
-  call: (client, { messageId }) => client.capabilities.readMailMessage({ path: { messageId } }),
+  call: (client, { messageId }) => client.capabilities.readMailMessage({ params: { messageId } }),
   output: MailMessageResult,
   human: ({ message }) => [headers(message), "", message.body, ...(message.bodyTruncated ? ["", "[body truncated]"] : [])].join("\n")
 })

@@ -20,7 +20,10 @@ import {
   PluginId,
   ResolvedMarketplaceResponse
 } from "@orgplane/schema"
-import { Effect, Option, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as SchemaAST from "effect/SchemaAST"
 import * as Commands from "../Commands.js"
 import { UsageError } from "../Errors.js"
 import * as Inputs from "../Inputs.js"
@@ -30,6 +33,9 @@ import { ifOn, plural, requireSome, statusOf } from "./catalog.js"
 const marketplaceId = Inputs.argument("marketplaceId", { schema: MarketplaceId, description: "The marketplace (mkt_…)." })
 const pluginId = Inputs.argument("pluginId", { schema: PluginId, description: "The plugin (plg_…)." })
 
+/** LogoUrl describes its wire side, the text (as the schema's URL rules do), where the flag's description is read. */
+const logoUrlDescription = SchemaAST.resolveDescription(SchemaAST.toEncoded(LogoUrl.ast)) ?? ""
+
 const describeMarketplace = (marketplace: Marketplace) => `marketplace ${marketplace.name} (${marketplace.id})`
 
 export const create = Commands.endpoint("create", {
@@ -37,7 +43,7 @@ export const create = Commands.endpoint("create", {
   inputs: {
     name: Inputs.text("name", { placeholder: "<name>", schema: MarketplaceName }),
     description: Inputs.optional(Inputs.text("description", { schema: CatalogDescription })),
-    logoUrl: Inputs.optional(Inputs.text("logo-url", { placeholder: "<url>", schema: LogoUrl }))
+    logoUrl: Inputs.optional(Inputs.text("logo-url", { placeholder: "<url>", description: logoUrlDescription, schema: LogoUrl }))
   },
   call: (client, { description, logoUrl, name }) =>
     client.marketplaces.create({
@@ -53,7 +59,7 @@ export const list = Commands.list("list", {
   inputs: {
     query: Inputs.optional(Inputs.text("query", {
       description: "Only marketplaces whose name or description contains this text (case-insensitive).",
-      schema: MarketplaceListQuery.fields.q.from
+      schema: MarketplaceListQuery.fields.q.schema
     })),
     status: Inputs.optional(Inputs.choice("status", CatalogStatus.literals, {
       description: "Only marketplaces in this status (by default every status but deleted)."
@@ -62,7 +68,7 @@ export const list = Commands.list("list", {
   },
   call: (client, input, page) =>
     client.marketplaces.list({
-      urlParams: {
+      query: {
         ...Inputs.ifSome("q", input.query),
         ...Inputs.ifSome("status", input.status),
         ...ifOn("includeDeleted", input.includeDeleted),
@@ -96,7 +102,7 @@ const fieldsOf = (marketplace: Marketplace, more: ReadonlyArray<readonly [string
 export const get = Commands.endpoint("get", {
   summary: "Show a marketplace (needs viewer access).",
   inputs: { marketplaceId },
-  call: (client, { marketplaceId }) => client.marketplaces.get({ path: { marketplaceId } }),
+  call: (client, { marketplaceId }) => client.marketplaces.get({ params: { marketplaceId } }),
   output: MarketplaceDetail,
   human: ({ item }) => fieldsOf(item)
 })
@@ -124,7 +130,7 @@ export const update = Commands.endpoint("update", {
         return yield* Effect.fail(new UsageError({ message: "give --logo-url or --no-logo, not both" }))
       }
       return yield* client.marketplaces.update({
-        path: { marketplaceId },
+        params: { marketplaceId },
         payload: {
           ...Inputs.ifSome("name", name),
           ...Inputs.ifSome("description", description),
@@ -139,7 +145,7 @@ export const update = Commands.endpoint("update", {
 export const del = Commands.endpoint("delete", {
   summary: "Delete a marketplace (soft: its plugins stay; members who saw them only through it no longer do).",
   inputs: { marketplaceId },
-  call: (client, { marketplaceId }) => client.marketplaces.delete({ path: { marketplaceId } }),
+  call: (client, { marketplaceId }) => client.marketplaces.delete({ params: { marketplaceId } }),
   output: MarketplaceResponse,
   human: ({ item }) => `Deleted ${describeMarketplace(item)}; its status is now ${item.status}.`
 })
@@ -152,7 +158,7 @@ export const plugins = Commands.list("plugins", {
     includeRemoved: Inputs.boolean("include-removed", { description: "Also list plugins taken out of the marketplace." })
   },
   call: (client, { includeRemoved, marketplaceId }, page) =>
-    client.marketplaces.listPlugins({ path: { marketplaceId }, urlParams: { ...ifOn("includeRemoved", includeRemoved), ...page } }),
+    client.marketplaces.listPlugins({ params: { marketplaceId }, query: { ...ifOn("includeRemoved", includeRemoved), ...page } }),
   output: MarketplacePluginPage,
   columns: [
     ["plugin", (entry) => entry.pluginId],
@@ -167,7 +173,7 @@ export const plugins = Commands.list("plugins", {
 export const addPlugin = Commands.endpoint("add-plugin", {
   summary: "List a plugin in a marketplace (editor on the marketplace, viewer on the plugin); adding it again changes nothing.",
   inputs: { marketplaceId, pluginId },
-  call: (client, { marketplaceId, pluginId }) => client.marketplaces.addPlugin({ path: { marketplaceId }, payload: { pluginId } }),
+  call: (client, { marketplaceId, pluginId }) => client.marketplaces.addPlugin({ params: { marketplaceId }, payload: { pluginId } }),
   output: MarketplacePluginResponse,
   human: ({ item }) => `Marketplace ${item.marketplaceId} now lists plugin ${item.plugin.name} (${item.pluginId}).`
 })
@@ -178,7 +184,7 @@ export const removePlugin = Commands.endpoint("remove-plugin", {
   summary: "Take a plugin out of a marketplace (needs editor access on the marketplace); the plugin is unchanged.",
   inputs: { marketplaceId, pluginId },
   call: (client, { marketplaceId, pluginId }) =>
-    client.marketplaces.removePlugin({ path: { marketplaceId, pluginId } }).pipe(
+    client.marketplaces.removePlugin({ params: { marketplaceId, pluginId } }).pipe(
       Effect.as({ ok: true as const, marketplace: marketplaceId, removed: pluginId })
     ),
   output: RemovedPlugin,
@@ -188,7 +194,7 @@ export const removePlugin = Commands.endpoint("remove-plugin", {
 export const resolved = Commands.endpoint("resolved", {
   summary: "Show a marketplace with every plugin it lists, what each holds and whether a cloud agent can use it.",
   inputs: { marketplaceId },
-  call: (client, { marketplaceId }) => client.marketplaces.resolved({ path: { marketplaceId } }),
+  call: (client, { marketplaceId }) => client.marketplaces.resolved({ params: { marketplaceId } }),
   output: ResolvedMarketplaceResponse,
   human: ({ item }) =>
     [

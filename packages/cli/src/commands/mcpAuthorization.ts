@@ -5,7 +5,7 @@
  */
 import type { OrgplaneApiClient } from "@orgplane/client"
 import { type ExternalMcpConnectionId, McpConnectResult, McpDisconnectResult } from "@orgplane/schema"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import * as Commands from "../Commands.js"
 import * as Inputs from "../Inputs.js"
 import * as Output from "../Output.js"
@@ -14,7 +14,7 @@ import { connection, resolveConnection } from "./mcpConnectionArgument.js"
 
 /** Waits until the caller's credential is in place (or gives up after 10 minutes). */
 const awaitConnected = (client: OrgplaneApiClient, id: ExternalMcpConnectionId) =>
-  Progress.awaitAuthorization(Effect.map(client.mcpConnections.get({ path: { connectionId: id } }), ({ item }) => item.connectedForMe))
+  Progress.awaitAuthorization(Effect.map(client.mcpConnections.get({ params: { connectionId: id } }), ({ item }) => item.connectedForMe))
 
 export const connect = Commands.leaf("connect", {
   summary: "Connect an OAuth MCP connection: the shared credential (admins), or your own account on a per-member connection.",
@@ -30,7 +30,7 @@ export const connect = Commands.leaf("connect", {
       Effect.gen(function*() {
         const connectionId = yield* resolveConnection(client, input.connection)
         const connected = `Connected: ${connectionId} has a usable credential.`
-        const result = yield* client.mcpAuthorization.connect({ path: { connectionId } })
+        const result = yield* client.mcpAuthorization.connect({ params: { connectionId } })
         if (result.status === "connected" || !input.wait) {
           return yield* Output.emit(input.global, McpConnectResult, result, (value) =>
             value.status === "connected"
@@ -57,8 +57,8 @@ export const disconnect = Commands.leaf("disconnect", {
       Effect.gen(function*() {
         const connectionId = yield* resolveConnection(client, input.connection)
         const result = input.mine
-          ? yield* client.mcpAuthorization.disconnectMine({ path: { connectionId } })
-          : yield* client.mcpAuthorization.disconnect({ path: { connectionId } })
+          ? yield* client.mcpAuthorization.disconnectMine({ params: { connectionId } })
+          : yield* client.mcpAuthorization.disconnect({ params: { connectionId } })
         yield* Output.emit(input.global, McpDisconnectResult, result, ({ removed }) =>
           removed
             ? `Disconnected ${input.mine ? "your account from " : ""}${connectionId}.`

@@ -11,7 +11,9 @@ import {
   ToolExecutionFailed,
   type ToolInspection
 } from "@orgplane/schema"
-import { Effect, Option, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import * as Commands from "../Commands.js"
 import { UsageError } from "../Errors.js"
 import * as Files from "../Files.js"
@@ -20,7 +22,7 @@ import * as Output from "../Output.js"
 import { connection as connectionArgument, resolveConnection } from "./mcpConnections.js"
 
 /** The arguments: a JSON object. */
-const Arguments = Schema.parseJson(McpToolCallRequest.fields.arguments)
+const Arguments = Schema.fromJsonString(McpToolCallRequest.fields.arguments)
 /** The endpoint's body limit: larger arguments would be refused there. */
 const MAX_ARGUMENTS_BYTES = 1024 * 1024
 
@@ -28,7 +30,7 @@ const readArguments = (path: string) =>
   Files.readFileOrStdin(path, MAX_ARGUMENTS_BYTES, "1 MiB").pipe(
     Effect.mapError((message) => new UsageError({ message: `--args-file: ${message}` })),
     Effect.flatMap((text) =>
-      Effect.mapError(Schema.decode(Arguments)(text), () => new UsageError({ message: `--args-file: ${path} does not hold a JSON object` }))
+      Effect.mapError(Schema.decodeEffect(Arguments)(text), () => new UsageError({ message: `--args-file: ${path} does not hold a JSON object` }))
     )
   )
 
@@ -167,7 +169,7 @@ export const call = Commands.endpoint("call", {
       }
       const args = Option.isSome(input.argsFile) ? yield* readArguments(input.argsFile.value) : Option.getOrElse(input.args, () => ({}))
       const connectionId = yield* resolveConnection(client, input.connection)
-      return yield* client.mcpTools.call({ path: { connectionId }, payload: { toolName: input.toolName, arguments: args } }).pipe(
+      return yield* client.mcpTools.call({ params: { connectionId }, payload: { toolName: input.toolName, arguments: args } }).pipe(
         Effect.tapError((error) =>
           error instanceof ToolExecutionFailed && !input.global.json
             ? Output.note(`${showDiagnostic(error.diagnostic)}\n\n${showInspection(error.inspection)}\n`)
@@ -189,7 +191,7 @@ export const tools = Commands.endpoint("tools", {
   summary: "List the tools an MCP connection's server offers, with the ones the organization disables marked (owners and admins granted it).",
   inputs: { connection: connectionArgument },
   call: (client, input) =>
-    Effect.flatMap(resolveConnection(client, input.connection), (connectionId) => client.mcpTools.listTools({ path: { connectionId } })),
+    Effect.flatMap(resolveConnection(client, input.connection), (connectionId) => client.mcpTools.listTools({ params: { connectionId } })),
   output: McpToolCatalog,
   human: ({ tools, truncated }) =>
     tools.length === 0

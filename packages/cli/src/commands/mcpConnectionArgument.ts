@@ -4,7 +4,8 @@
  */
 import type { OrgplaneApiClient } from "@orgplane/client"
 import { ExternalMcpConnectionId, type McpConnection } from "@orgplane/schema"
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { UsageError } from "../Errors.js"
 import * as Inputs from "../Inputs.js"
 
@@ -21,7 +22,7 @@ const everyPage = (client: OrgplaneApiClient, scope: "usable" | "manageable") =>
     const items: Array<McpConnection> = []
     let cursor: string | undefined
     do {
-      const page = yield* client.mcpConnections.list({ urlParams: { scope, limit: 100, ...(cursor === undefined ? {} : { cursor }) } })
+      const page = yield* client.mcpConnections.list({ query: { scope, limit: 100, ...(cursor === undefined ? {} : { cursor }) } })
       items.push(...page.items)
       cursor = page.nextCursor ?? undefined
     } while (cursor !== undefined)

@@ -21,7 +21,10 @@ import {
   McpToolPolicy,
   UpdateMcpConnectionRequest
 } from "@orgplane/schema"
-import { Effect, Option, Redacted, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
 import * as Commands from "../Commands.js"
 import * as CliConfig from "../Config.js"
 import { UsageError } from "../Errors.js"
@@ -40,7 +43,7 @@ const readSecret = (
   flag: string,
   stdin: boolean,
   fallback: Effect.Effect<Option.Option<Redacted.Redacted>, unknown> | undefined,
-  schema: Schema.Schema<string, string>
+  schema: Schema.Codec<string, string>
 ) =>
   Effect.gen(function*() {
     const text = stdin
@@ -49,7 +52,7 @@ const readSecret = (
       ? undefined
       : Option.getOrUndefined(Option.map(yield* Effect.orDie(fallback), Redacted.value))
     if (text === undefined) return undefined
-    return yield* Schema.decode(schema)(text.trim()).pipe(
+    return yield* Schema.decodeEffect(schema)(text.trim()).pipe(
       Effect.mapError(() => new UsageError({ message: `${what}: not a valid value (its length is limited; it is never shown)` }))
     )
   })
@@ -60,7 +63,7 @@ const oauthInputs = {
   clientId: Inputs.optional(Inputs.text("client-id", {
     placeholder: "<id>",
     description: "An OAuth client registered with the authorization server (`oauth`).",
-    schema: OAuthFields.clientId.from
+    schema: OAuthFields.clientId.schema
   })),
   clientSecretStdin: Inputs.boolean("client-secret-stdin", {
     description: `Read the OAuth client's secret from standard input (create: else ${CliConfig.MCP_CLIENT_SECRET_VARIABLE}).`
@@ -68,7 +71,7 @@ const oauthInputs = {
   issuer: Inputs.optional(Inputs.text("issuer", {
     placeholder: "<url>",
     description: "The authorization server to use when the MCP server names several (`oauth`).",
-    schema: OAuthFields.authorizationServerIssuer.from
+    schema: OAuthFields.authorizationServerIssuer.schema
   })),
   scopes: Inputs.repeatedText("scope", {
     placeholder: "<scope>",
@@ -106,7 +109,7 @@ const oneStdin = (input: { readonly apiKeyStdin: boolean; readonly clientSecretS
     : Effect.void
 
 const ApiKey = McpApiKey
-const ClientSecret = OAuthFields.clientSecret.from
+const ClientSecret = OAuthFields.clientSecret.schema
 
 /** One line per connection state: connected for me, ready or why not. */
 const describe = (item: McpConnection) =>
@@ -152,9 +155,8 @@ export const create = Commands.endpoint("create", {
       const apiKey = input.auth === "apikey" || input.apiKeyStdin
         ? yield* readSecret("the API key", "--api-key-stdin", input.apiKeyStdin, CliConfig.mcpApiKey, ApiKey)
         : undefined
-      if (input.auth === "apikey" && apiKey === undefined) {
-        return yield* new UsageError({ message: `an apikey connection needs its key: --api-key-stdin or ${CliConfig.MCP_API_KEY_VARIABLE}` })
-      }
+      const missingKey = new UsageError({ message: `an apikey connection needs its key: --api-key-stdin or ${CliConfig.MCP_API_KEY_VARIABLE}` })
+      if (input.auth === "apikey" && apiKey === undefined) return yield* missingKey
       const clientSecret = input.auth === "oauth" && (Option.isSome(input.clientId) || input.clientSecretStdin)
         ? yield* readSecret("the client secret", "--client-secret-stdin", input.clientSecretStdin, CliConfig.mcpClientSecret, ClientSecret)
         : undefined
@@ -175,7 +177,9 @@ export const create = Commands.endpoint("create", {
           }
         })
       }
-      if (input.auth === "apikey") return yield* client.mcpConnections.create({ payload: { ...base, authType: "apikey", apiKey: apiKey! } })
+      if (input.auth === "apikey") {
+        return apiKey === undefined ? yield* missingKey : yield* client.mcpConnections.create({ payload: { ...base, authType: "apikey", apiKey } })
+      }
       return yield* client.mcpConnections.create({ payload: { ...base, authType: "none" } })
     }),
   output: McpConnectionResponse,
@@ -189,7 +193,7 @@ export const list = Commands.list("list", {
     manageable: Inputs.boolean("manageable", { description: "Every connection of the organization (owners and admins), granted to you or not." })
   },
   call: (client, { manageable }, page) =>
-    client.mcpConnections.list({ urlParams: { ...(manageable ? { scope: "manageable" as const } : {}), ...page } }),
+    client.mcpConnections.list({ query: { ...(manageable ? { scope: "manageable" as const } : {}), ...page } }),
   output: McpConnectionPage,
   columns: [
     ["id", (item) => item.id],
@@ -205,7 +209,7 @@ export const get = Commands.endpoint("get", {
   summary: "Show an MCP connection as it is for you: connected, ready or why not (never a secret).",
   inputs: { connection },
   call: (client, input) =>
-    Effect.flatMap(resolveConnection(client, input.connection), (connectionId) => client.mcpConnections.get({ path: { connectionId } })),
+    Effect.flatMap(resolveConnection(client, input.connection), (connectionId) => client.mcpConnections.get({ params: { connectionId } })),
   output: McpConnectionResponse,
   human: ({ item }) => describe(item)
 })
@@ -238,7 +242,7 @@ export const update = Commands.endpoint("update", {
         return yield* new UsageError({ message: "give something to change: --name, --mcp-url, --api-key-stdin, --client-id, --client-secret-stdin, --issuer or --scope" })
       }
       const connectionId = yield* resolveConnection(client, input.connection)
-      return yield* client.mcpConnections.update({ path: { connectionId }, payload })
+      return yield* client.mcpConnections.update({ params: { connectionId }, payload })
     }),
   output: McpConnectionResponse,
   human: ({ item }) => `Updated ${describe(item)}`
@@ -252,7 +256,7 @@ export const del = Commands.endpoint("delete", {
   call: (client, input) =>
     Effect.gen(function*() {
       const connectionId = yield* resolveConnection(client, input.connection)
-      yield* client.mcpConnections.delete({ path: { connectionId } })
+      yield* client.mcpConnections.delete({ params: { connectionId } })
       return { ok: true as const, deleted: connectionId }
     }),
   output: Deleted,
@@ -274,7 +278,7 @@ export const grant = Commands.endpoint("grant", {
     Effect.gen(function*() {
       const payload = yield* granteePayload(role, who)
       const connectionId = yield* resolveConnection(client, given)
-      return yield* client.mcpConnections.mcpConnectionGrant({ path: { connectionId }, payload })
+      return yield* client.mcpConnections.mcpConnectionGrant({ params: { connectionId }, payload })
     }),
   output: McpConnectionAccessGrantResponse,
   human: ({ item }, { connection: given }) => `Granted ${grantee(item)} the use of MCP connection ${given} (grant ${item.id}).`
@@ -290,8 +294,8 @@ export const grants = Commands.list("grants", {
   call: (client, { connection: given, includeRevoked }, page) =>
     Effect.flatMap(resolveConnection(client, given), (connectionId) =>
       client.mcpConnections.mcpConnectionListAccess({
-        path: { connectionId },
-        urlParams: { ...(includeRevoked ? { includeRevoked: true } : {}), ...page }
+        params: { connectionId },
+        query: { ...(includeRevoked ? { includeRevoked: true } : {}), ...page }
       })),
   output: McpConnectionAccessGrantPage,
   columns: grantColumns
@@ -308,7 +312,7 @@ export const revoke = Commands.endpoint("revoke", {
   call: (client, { connection: given, grantId }) =>
     Effect.gen(function*() {
       const connectionId = yield* resolveConnection(client, given)
-      yield* client.mcpConnections.mcpConnectionRevoke({ path: { connectionId, grantId } })
+      yield* client.mcpConnections.mcpConnectionRevoke({ params: { connectionId, grantId } })
       return { ok: true as const, connection: connectionId, revoked: grantId }
     }),
   output: Revoked,
@@ -322,7 +326,7 @@ export const getToolPolicy = Commands.endpoint("get", {
   summary: "Show which of an MCP connection's tools are disabled, and who set it (owners and admins).",
   inputs: { connection },
   call: (client, input) =>
-    Effect.flatMap(resolveConnection(client, input.connection), (connectionId) => client.mcpConnections.getToolPolicy({ path: { connectionId } })),
+    Effect.flatMap(resolveConnection(client, input.connection), (connectionId) => client.mcpConnections.getToolPolicy({ params: { connectionId } })),
   output: McpToolPolicy,
   human: showPolicy
 })
@@ -335,13 +339,13 @@ export const setToolPolicy = Commands.endpoint("set", {
     disable: Inputs.repeatedText("disable", {
       placeholder: "<tool>",
       description: "A tool to disable, by name (repeat it; at most 500).",
-      schema: Schema.Array(McpToolName).pipe(Schema.maxItems(500))
+      schema: Schema.Array(McpToolName).check(Schema.isMaxLength(500))
     })
   },
   call: (client, input) =>
     Effect.flatMap(resolveConnection(client, input.connection), (connectionId) =>
       client.mcpConnections.setToolPolicy({
-        path: { connectionId },
+        params: { connectionId },
         payload: { allDisabled: input.allDisabled, disabledTools: input.disable }
       })),
   output: McpToolPolicy,

@@ -3,7 +3,7 @@
  * at, with what connecting to it requires, before registering it; and the curated presets resolve matches.
  */
 import { type McpDiscovery, McpPresetList, type McpRefusedCandidate, McpResolveResult, ResolveMcpRequest } from "@orgplane/schema"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import * as Commands from "../Commands.js"
 import { CommandFailed } from "../Errors.js"
 import * as Inputs from "../Inputs.js"

@@ -16,7 +16,8 @@ import {
   Role,
   SearchText
 } from "@orgplane/schema"
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import * as Commands from "../Commands.js"
 import * as Inputs from "../Inputs.js"
 import * as Output from "../Output.js"
@@ -40,7 +41,7 @@ export const list = Commands.list("list", {
   },
   call: (client, { includeRemoved, query, role }, page) =>
     client.members.list({
-      urlParams: {
+      query: {
         ...Inputs.ifSome("role", role),
         ...Inputs.ifSome("q", query),
         ...(includeRemoved ? { includeRemoved: true } : {}),
@@ -61,7 +62,7 @@ export const list = Commands.list("list", {
 export const role = Commands.endpoint("role", {
   summary: "Change a member's role (admins: member ↔ admin; anything about owners: owners).",
   inputs: { memberId, role: Inputs.argumentChoice("role", Role.literals, { description: "The new role." }) },
-  call: (client, { memberId, role }) => client.members.changeRole({ path: { memberId }, payload: { role } }),
+  call: (client, { memberId, role }) => client.members.changeRole({ params: { memberId }, payload: { role } }),
   output: MemberResponse,
   human: ({ member }) => `${who(member)} is now ${member.role}.`
 })
@@ -71,7 +72,7 @@ const Removed = Schema.Struct({ ok: Schema.Literal(true), removed: MembershipId 
 export const remove = Commands.endpoint("remove", {
   summary: "Remove a member (your own id: leave the organization); the last owner stays.",
   inputs: { memberId },
-  call: (client, { memberId }) => client.members.remove({ path: { memberId } }).pipe(Effect.as({ ok: true as const, removed: memberId })),
+  call: (client, { memberId }) => client.members.remove({ params: { memberId } }).pipe(Effect.as({ ok: true as const, removed: memberId })),
   output: Removed,
   human: ({ removed }) =>
     `Removed member ${removed}: they left every team, their API keys are revoked and their sessions no longer reach the organization.`
@@ -80,7 +81,7 @@ export const remove = Commands.endpoint("remove", {
 export const transferOwnership = Commands.endpoint("transfer-ownership", {
   summary: "Make an admin an owner and yourself an admin, in one step (owners only).",
   inputs: { memberId },
-  call: (client, { memberId }) => client.members.transferOwnership({ path: { memberId } }),
+  call: (client, { memberId }) => client.members.transferOwnership({ params: { memberId } }),
   output: OwnershipTransfer,
   human: ({ owner, previousOwner }) =>
     `${who(owner)} is now an owner; you (${previousOwner.id}) are now ${previousOwner.role === "admin" ? "an admin" : previousOwner.role}.`
@@ -112,7 +113,7 @@ export const resetPassword = Commands.endpoint("reset-password", {
     "For a member who forgot their password: the link sets a new one without the old (valid 1 hour by default, ORGPLANE_PASSWORD_RESET_TTL), and using it signs their account out everywhere. Only accounts this organization alone holds: an account that also belongs to another organization, and another owner, are reset by the instance's operator ('orgplane admin users reset-password <userId>'). Asks for a recent sign-in."
   ],
   inputs: { memberId },
-  call: (client, { memberId }) => client.recovery.issueMemberPasswordReset({ path: { memberId } }),
+  call: (client, { memberId }) => client.recovery.issueMemberPasswordReset({ params: { memberId } }),
   output: PasswordResetLinkResponse,
   human: ({ passwordReset }, _, target) => ResetLinks.describe(passwordReset, target.url)
 })

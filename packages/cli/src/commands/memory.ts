@@ -16,7 +16,8 @@ import {
   MemoryWithContextsResponse,
   TrimmedText
 } from "@orgplane/schema"
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import * as Commands from "../Commands.js"
 import { UsageError } from "../Errors.js"
 import * as Files from "../Files.js"
@@ -30,7 +31,7 @@ const readStdin = Effect.mapError(Files.readStdin, (message) => new UsageError({
 /** The text given, or standard input for `-`, checked with the API's rule for `content`. */
 const contentOf = (text: string) =>
   Effect.flatMap(text === "-" ? readStdin : Effect.succeed(text), (value) =>
-    Schema.decode(MemoryContent)(value).pipe(
+    Schema.decodeEffect(MemoryContent)(value).pipe(
       Effect.mapError(() => new UsageError({ message: "<content>: must be 1 to 8000 characters long (after trimming white space)" }))
     ))
 
@@ -50,7 +51,7 @@ export const save = Commands.endpoint("save", {
     snippets: Inputs.repeatedText("snippet", {
       placeholder: "<text>",
       description: "A snippet of the conversation behind the memory (1 to 4000 characters); repeat for more, at most 16.",
-      schema: Schema.Array(TrimmedText(1, 4000)).pipe(Schema.maxItems(16))
+      schema: Schema.Array(TrimmedText(1, 4000)).check(Schema.isMaxLength(16))
     })
   },
   call: (client, { content, snippets, tags }) =>
@@ -76,7 +77,7 @@ export const search = Commands.endpoint("search", {
       schema: MemorySearchLimit
     }))
   },
-  call: (client, { limit, query }) => client.memory.search({ urlParams: { q: query, ...Inputs.ifSome("limit", limit) } }),
+  call: (client, { limit, query }) => client.memory.search({ query: { q: query, ...Inputs.ifSome("limit", limit) } }),
   output: MemorySearchResults,
   human: ({ results }) =>
     results.length === 0
@@ -91,7 +92,7 @@ export const list = Commands.list("list", {
   summary: "List your memories in the active organization, newest first.",
   noun: "memories",
   inputs: {},
-  call: (client, _, page) => client.memory.list({ urlParams: page }),
+  call: (client, _, page) => client.memory.list({ query: page }),
   output: MemoryPage,
   columns: [
     ["id", (memory) => memory.id],
@@ -104,7 +105,7 @@ export const list = Commands.list("list", {
 export const get = Commands.endpoint("get", {
   summary: "Show one of your memories with the snippets saved with it.",
   inputs: { memoryId },
-  call: (client, { memoryId }) => client.memory.get({ path: { memoryId } }),
+  call: (client, { memoryId }) => client.memory.get({ params: { memoryId } }),
   output: MemoryWithContextsResponse,
   human: ({ memory }) =>
     [
@@ -125,7 +126,7 @@ const Deleted = Schema.Struct({ ok: Schema.Literal(true), deleted: MemoryId })
 export const del = Commands.endpoint("delete", {
   summary: "Delete one of your memories, with its snippets, for good.",
   inputs: { memoryId },
-  call: (client, { memoryId }) => client.memory.delete({ path: { memoryId } }).pipe(Effect.as({ ok: true as const, deleted: memoryId })),
+  call: (client, { memoryId }) => client.memory.delete({ params: { memoryId } }).pipe(Effect.as({ ok: true as const, deleted: memoryId })),
   output: Deleted,
   human: ({ deleted }) => `Deleted memory ${deleted}.`
 })

@@ -17,7 +17,11 @@ import {
   OrganizationWithMembership,
   UsersApi
 } from "@orgplane/schema"
-import { Effect, Option, ParseResult, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as SchemaGetter from "effect/SchemaGetter"
+import * as SchemaIssue from "effect/SchemaIssue"
 import * as Commands from "../Commands.js"
 import { UsageError } from "../Errors.js"
 import * as Inputs from "../Inputs.js"
@@ -32,7 +36,7 @@ export const list = Commands.list("list", {
       description: "Instead, the deleted organizations you own that may still be restored ('orgs restore'), with when their purge comes."
     })
   },
-  call: (client, { deleted }, page) => client.users.listOrganizations({ urlParams: { ...page, ...ifOn("deleted", deleted) } }),
+  call: (client, { deleted }, page) => client.users.listOrganizations({ query: { ...page, ...ifOn("deleted", deleted) } }),
   output: MyOrganizationPage,
   columns: [
     ["id", ({ organization }) => organization.id],
@@ -88,22 +92,28 @@ export const get = Commands.endpoint("get", {
 })
 
 /** `key=value`, as `--metadata` takes one pair. */
-const MetadataPair = Schema.String.pipe(
-  Schema.filter((text) => /^[^=]+=/.test(text) || "must be key=value"),
-  Schema.transform(Schema.Tuple(Schema.String, Schema.String), {
-    strict: true,
-    decode: (text) => {
+const MetadataPair = Schema.String.check(Schema.makeFilter((text: string) => /^[^=]+=/.test(text) || "must be key=value")).pipe(
+  Schema.decodeTo(Schema.Tuple([Schema.String, Schema.String]), {
+    decode: SchemaGetter.transform((text: string) => {
       const at = text.indexOf("=")
       return [text.slice(0, at), text.slice(at + 1)] as const
-    },
-    encode: ([key, value]) => `${key}=${value}`
+    }),
+    encode: SchemaGetter.transform(([key, value]: readonly [string, string]) => `${key}=${value}`)
   })
 )
 
+const formatIssue = SchemaIssue.makeFormatterStandardSchemaV1()
+
 /** The pairs given as the API's metadata object (a key given twice: its last value), checked with its rules. */
 const metadataOf = (pairs: ReadonlyArray<readonly [string, string]>) =>
-  Schema.decodeUnknown(OrganizationMetadata)(Object.fromEntries(pairs)).pipe(
-    Effect.mapError((error) => new UsageError({ message: `--metadata: ${ParseResult.ArrayFormatter.formatErrorSync(error).map((issue) => `${issue.path.join(".")} ${issue.message}`.trim()).join("; ")}` }))
+  Schema.decodeUnknownEffect(OrganizationMetadata)(Object.fromEntries(pairs)).pipe(
+    Effect.mapError((error) =>
+      new UsageError({
+        message: `--metadata: ${
+          formatIssue(error.issue).issues.map((issue) => `${(issue.path ?? []).map((segment) => typeof segment === "object" ? String(segment.key) : String(segment)).join(".")} ${issue.message}`.trim()).join("; ")
+        }`
+      })
+    )
   )
 
 export const update = Commands.endpoint("update", {
@@ -161,7 +171,7 @@ export const restore = Commands.endpoint("restore", {
   inputs: {
     organizationId: Inputs.argument("organizationId", { schema: OrganizationId, description: "The organization (org_…), from 'orgs list --deleted'." })
   },
-  call: (client, { organizationId }) => client.organizations.restore({ path: { organizationId } }),
+  call: (client, { organizationId }) => client.organizations.restore({ params: { organizationId } }),
   output: OrganizationResponse,
   human: ({ organization }) => `Restored ${organization.name} (${organization.id}); it is your active organization again.`
 })

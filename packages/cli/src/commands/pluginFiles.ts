@@ -3,10 +3,11 @@
  * repository: every active component's entry and the files it carries, written at their paths from the plugin's
  * folder, each file checked against its SHA-256.
  */
-import { FileSystem } from "@effect/platform"
 import type { OrgplaneApiClient } from "@orgplane/client"
 import { type ConfigObject, PluginId } from "@orgplane/schema"
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
+import * as Schema from "effect/Schema"
 import * as NodeCrypto from "node:crypto"
 import * as NodePath from "node:path"
 import * as Commands from "../Commands.js"
@@ -42,7 +43,7 @@ const objectsOf = (client: OrgplaneApiClient, pluginId: PluginId) =>
     let cursor: string | undefined
     do {
       const page = yield* client.configObjects.list({
-        urlParams: { pluginId, status: "active", limit: 100, ...(cursor === undefined ? {} : { cursor }) }
+        query: { pluginId, status: "active", limit: 100, ...(cursor === undefined ? {} : { cursor }) }
       })
       all.push(...page.items)
       cursor = page.nextCursor ?? undefined
@@ -81,7 +82,7 @@ export const download = Commands.leaf("download", {
           })
         for (const object of yield* objectsOf(client, pluginId)) {
           const version = object.latestVersion
-          const list = yield* client.configObjects.listVersionFiles({ path: { configObjectId: object.id, versionId: version.id } })
+          const list = yield* client.configObjects.listVersionFiles({ params: { configObjectId: object.id, versionId: version.id } })
           const entry = list.items.find((item) => item.kind === "entry")
           if (entry === undefined || version.rawSourceText === null) {
             result.skipped.push({ configObjectId: object.id, title: object.title, reason: "not synced from a repository: it has no path" })
@@ -95,8 +96,8 @@ export const download = Commands.leaf("download", {
               continue
             }
             const bytes = yield* client.configObjects.getVersionFile({
-              path: { configObjectId: object.id, versionId: version.id },
-              urlParams: { path: file.path }
+              params: { configObjectId: object.id, versionId: version.id },
+              query: { path: file.path }
             })
             if (sha256(bytes) !== file.sha256) return yield* failed(`'${file.path}' does not match its SHA-256 ${file.sha256}`)
             yield* write(file.path, object.id, bytes)

@@ -22,7 +22,8 @@ import {
   PluginsApi,
   type PluginSourceMetadata
 } from "@orgplane/schema"
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import * as Commands from "../Commands.js"
 import * as Inputs from "../Inputs.js"
 import * as Output from "../Output.js"
@@ -51,7 +52,7 @@ export const list = Commands.list("list", {
   inputs: {
     query: Inputs.optional(Inputs.text("query", {
       description: "Only plugins whose name or description contains this text (case-insensitive).",
-      schema: PluginListQuery.fields.q.from
+      schema: PluginListQuery.fields.q.schema
     })),
     status: Inputs.optional(Inputs.choice("status", CatalogStatus.literals, {
       description: "Only plugins in this status (by default every status but deleted)."
@@ -65,7 +66,7 @@ export const list = Commands.list("list", {
   },
   call: (client, input, page) =>
     client.plugins.list({
-      urlParams: {
+      query: {
         ...Inputs.ifSome("q", input.query),
         ...Inputs.ifSome("status", input.status),
         ...Inputs.ifSome("marketplaceId", input.marketplace),
@@ -86,7 +87,7 @@ export const list = Commands.list("list", {
 
 /** What the repository says of a plugin a discovery apply made: the members it gives. */
 const sourceFields = (metadata: PluginSourceMetadata | null): Array<readonly [string, string]> =>
-  metadata === null ? [] : [
+  metadata === null ? [] : ([
     ["version", metadata.version],
     ["author", metadata.author],
     ["homepage", metadata.homepage],
@@ -94,12 +95,12 @@ const sourceFields = (metadata: PluginSourceMetadata | null): Array<readonly [st
     ["license", metadata.license],
     ["category", metadata.category],
     ["keywords", metadata.keywords.length === 0 ? null : metadata.keywords.join(", ")]
-  ].flatMap(([label, value]) => value === null ? [] : [[label!, value] as const])
+  ] satisfies ReadonlyArray<readonly [string, string | null]>).flatMap(([label, value]) => value === null ? [] : [[label, value] as const])
 
 export const get = Commands.endpoint("get", {
   summary: "Show a plugin: its config objects as its manifest lists them, and the marketplaces that list it.",
   inputs: { pluginId },
-  call: (client, { pluginId }) => client.plugins.get({ path: { pluginId } }),
+  call: (client, { pluginId }) => client.plugins.get({ params: { pluginId } }),
   output: PluginDetail,
   human: ({ item }) => {
     const resources = item.extension.manifest.resources
@@ -140,7 +141,7 @@ export const update = Commands.endpoint("update", {
   call: (client, { description, name, pluginId }) =>
     Effect.andThen(
       requireSome([["name", name], ["description", description]]),
-      client.plugins.update({ path: { pluginId }, payload: { ...Inputs.ifSome("name", name), ...Inputs.ifSome("description", description) } })
+      client.plugins.update({ params: { pluginId }, payload: { ...Inputs.ifSome("name", name), ...Inputs.ifSome("description", description) } })
     ),
   output: PluginResponse,
   human: ({ item }) => `Updated ${describePlugin(item)}.`
@@ -163,21 +164,21 @@ const lifecycle = (
 export const archive = lifecycle(
   "archive",
   "Archive a plugin: kept and readable, but out of use (needs manager access).",
-  (client, pluginId) => client.plugins.archive({ path: { pluginId } }),
+  (client, pluginId) => client.plugins.archive({ params: { pluginId } }),
   "Archived"
 )
 
 export const restore = lifecycle(
   "restore",
   "Make an archived or deleted plugin active again (needs manager access).",
-  (client, pluginId) => client.plugins.restore({ path: { pluginId } }),
+  (client, pluginId) => client.plugins.restore({ params: { pluginId } }),
   "Restored"
 )
 
 export const del = lifecycle(
   "delete",
   "Delete a plugin (soft: marketplaces stop showing it; its objects, members and grants are kept; needs manager access).",
-  (client, pluginId) => client.plugins.delete({ path: { pluginId } }),
+  (client, pluginId) => client.plugins.delete({ params: { pluginId } }),
   "Deleted"
 )
 
@@ -189,7 +190,7 @@ export const objects = Commands.list("objects", {
     includeRemoved: Inputs.boolean("include-removed", { description: "Also list objects taken out of the plugin." })
   },
   call: (client, { includeRemoved, pluginId }, page) =>
-    client.plugins.listConfigObjects({ path: { pluginId }, urlParams: { ...ifOn("includeRemoved", includeRemoved), ...page } }),
+    client.plugins.listConfigObjects({ params: { pluginId }, query: { ...ifOn("includeRemoved", includeRemoved), ...page } }),
   output: PluginConfigObjectPage,
   columns: [
     ["config object", (entry) => entry.configObjectId],
@@ -204,7 +205,7 @@ export const objects = Commands.list("objects", {
 export const addObject = Commands.endpoint("add-object", {
   summary: "Add a config object to a plugin (editor on the plugin, viewer on the object); adding it again changes nothing.",
   inputs: { pluginId, configObjectId },
-  call: (client, { configObjectId, pluginId }) => client.plugins.addConfigObject({ path: { pluginId }, payload: { configObjectId } }),
+  call: (client, { configObjectId, pluginId }) => client.plugins.addConfigObject({ params: { pluginId }, payload: { configObjectId } }),
   output: PluginConfigObjectResponse,
   human: ({ item }) =>
     `Plugin ${item.pluginId} now holds ${item.configObject.objectType} '${item.configObject.title}' (${item.configObjectId}).`
@@ -216,7 +217,7 @@ export const removeObject = Commands.endpoint("remove-object", {
   summary: "Take a config object out of a plugin (needs editor access on the plugin); the object is unchanged.",
   inputs: { pluginId, configObjectId },
   call: (client, { configObjectId, pluginId }) =>
-    client.plugins.removeConfigObject({ path: { pluginId, configObjectId } }).pipe(
+    client.plugins.removeConfigObject({ params: { pluginId, configObjectId } }).pipe(
       Effect.as({ ok: true as const, plugin: pluginId, removed: configObjectId })
     ),
   output: RemovedObject,

@@ -18,7 +18,11 @@ import {
   PolicyTeamIds,
   TeamId
 } from "@orgplane/schema"
-import { Effect, Option, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as SchemaGetter from "effect/SchemaGetter"
+import * as SchemaParser from "effect/SchemaParser"
 import * as Commands from "../Commands.js"
 import * as Inputs from "../Inputs.js"
 import * as Output from "../Output.js"
@@ -26,25 +30,38 @@ import * as Output from "../Output.js"
 const desktopPolicyId = Inputs.argument("desktopPolicyId", { schema: DesktopPolicyId, description: "The desktop policy (dpo_…)." })
 
 /** Each id once (the API counts a repeated id once, but its size limit counts every entry), then the API's limit. */
-const distinct = <A, I>(item: Schema.Schema<A, string>, list: Schema.Schema<ReadonlyArray<A>, I>) =>
-  Schema.transform(Schema.Array(item), Schema.typeSchema(list), { strict: true, decode: (ids) => [...new Set(ids)], encode: (ids) => ids })
+const distinctMemberIds = Schema.Array(MembershipId).pipe(Schema.decodeTo(Schema.toType(MemberIds), {
+  decode: SchemaGetter.transform((ids: ReadonlyArray<MembershipId>) => [...new Set(ids)]),
+  encode: SchemaGetter.transform((ids: ReadonlyArray<MembershipId>) => ids)
+}))
+const distinctTeamIds = Schema.Array(TeamId).pipe(Schema.decodeTo(Schema.toType(PolicyTeamIds), {
+  decode: SchemaGetter.transform((ids: ReadonlyArray<TeamId>) => [...new Set(ids)]),
+  encode: SchemaGetter.transform((ids: ReadonlyArray<TeamId>) => ids)
+}))
 
 const members = Inputs.repeatedText("member", {
   placeholder: "<memberId>",
   description: "A member (om_…) the policy applies to directly; repeat for more.",
-  schema: distinct(MembershipId, MemberIds)
+  schema: distinctMemberIds
 })
 const teams = Inputs.repeatedText("team", {
   placeholder: "<teamId>",
   description: "A team (tem_…) whose members the policy applies to; repeat for more.",
-  schema: distinct(TeamId, PolicyTeamIds)
+  schema: distinctTeamIds
 })
-const document = (description: string) =>
-  Inputs.text("policy", { placeholder: "<json>", description, schema: Schema.parseJson(DesktopPolicyDocumentInput) })
+/**
+ * `--policy`'s JSON as a document, a key it does not know refused as the API refuses it (its payload parse options;
+ * Effect 3's schema said so itself).
+ */
+const PolicyDocument = Schema.fromJsonString(Schema.Unknown).pipe(Schema.decodeTo(Schema.toType(DesktopPolicyDocumentInput), {
+  decode: SchemaGetter.transformEffect(SchemaParser.decodeUnknownEffect(DesktopPolicyDocumentInput, { onExcessProperty: "error" })),
+  encode: SchemaGetter.transformEffect(SchemaParser.encodeUnknownEffect(DesktopPolicyDocumentInput))
+}))
+const document = (description: string) => Inputs.text("policy", { placeholder: "<json>", description, schema: PolicyDocument })
 const priority = Inputs.optional(Inputs.text("priority", {
   placeholder: "<0-1000000>",
   description: "For each switch, the highest-priority policy that sets it decides (ties: the older one).",
-  schema: Schema.compose(Schema.NumberFromString, DesktopPolicyPriority)
+  schema: Schema.NumberFromString.pipe(Schema.decodeTo(DesktopPolicyPriority))
 }))
 
 const summary = (policy: DesktopPolicy) =>
@@ -92,7 +109,7 @@ export const update = Commands.endpoint("update", {
   },
   call: (client, input) =>
     client.desktopPolicies.update({
-      path: { desktopPolicyId: input.desktopPolicyId },
+      params: { desktopPolicyId: input.desktopPolicyId },
       payload: {
         ...Inputs.ifSome("policyName", input.name),
         ...Inputs.ifSome("policy", input.policy),
@@ -110,7 +127,7 @@ export const list = Commands.list("list", {
   summary: "List the organization's desktop policies, oldest (the default) first (owners and admins, enterprise plan).",
   noun: "desktop policies",
   inputs: {},
-  call: (client, _, page) => client.desktopPolicies.list({ urlParams: page }),
+  call: (client, _, page) => client.desktopPolicies.list({ query: page }),
   output: DesktopPolicyPage,
   columns: [
     ["id", (policy) => policy.id],
@@ -126,7 +143,7 @@ export const list = Commands.list("list", {
 export const get = Commands.endpoint("get", {
   summary: "Show one desktop policy with its document and assignments.",
   inputs: { desktopPolicyId },
-  call: (client, { desktopPolicyId }) => client.desktopPolicies.get({ path: { desktopPolicyId } }),
+  call: (client, { desktopPolicyId }) => client.desktopPolicies.get({ params: { desktopPolicyId } }),
   output: DesktopPolicyResponse,
   human: ({ desktopPolicy }) => `${summary(desktopPolicy)}\n${JSON.stringify(desktopPolicy.policy, null, 2)}`
 })
@@ -137,7 +154,7 @@ export const del = Commands.endpoint("delete", {
   summary: "Delete a desktop policy (kept on record; it stops applying). The default policy cannot be deleted.",
   inputs: { desktopPolicyId },
   call: (client, { desktopPolicyId }) =>
-    client.desktopPolicies.delete({ path: { desktopPolicyId } }).pipe(Effect.as({ ok: true as const, deleted: desktopPolicyId })),
+    client.desktopPolicies.delete({ params: { desktopPolicyId } }).pipe(Effect.as({ ok: true as const, deleted: desktopPolicyId })),
   output: Deleted,
   human: ({ deleted }) => `Deleted desktop policy ${deleted}; it no longer applies.`
 })

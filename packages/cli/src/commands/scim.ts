@@ -25,7 +25,10 @@ import {
   Timestamp,
   UpdatedScimConnection
 } from "@orgplane/schema"
-import { Effect, ParseResult, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import * as SchemaGetter from "effect/SchemaGetter"
+import * as SchemaIssue from "effect/SchemaIssue"
 import * as Commands from "../Commands.js"
 import { UsageError } from "../Errors.js"
 import * as Inputs from "../Inputs.js"
@@ -37,18 +40,18 @@ const connectionId = Inputs.argument("connectionId", { schema: ScimConnectionId,
  * `--role-rule <group>=<role>`, repeated: split at the last `=` (a group name may hold one; a role never does), then
  * checked as the API's `roleRules`.
  */
-const RoleRulesFromFlags = Schema.transformOrFail(Schema.Array(Schema.String), ScimRoleRules, {
-  strict: true,
-  decode: (flags, _, ast) =>
+const RoleRulesFromFlags = Schema.Array(Schema.String).pipe(Schema.decodeTo(ScimRoleRules, {
+  decode: SchemaGetter.transformEffect((flags: ReadonlyArray<string>) =>
     Effect.forEach(flags, (flag) => {
       const at = flag.lastIndexOf("=")
       return at === -1
-        ? ParseResult.fail(new ParseResult.Type(ast, flags, "each rule must be <group>=<role>, e.g. \"Platform admins=admin\""))
+        ? Effect.fail(new SchemaIssue.InvalidValue({ message: "each rule must be <group>=<role>, e.g. \"Platform admins=admin\"" }, flags))
         // The role is any text here: ScimRoleRules decodes it next, and refuses anything but admin or member.
-        : ParseResult.succeed({ group: flag.slice(0, at), role: flag.slice(at + 1) as "admin" | "member" })
-    }),
-  encode: (rules) => ParseResult.succeed(rules.map((rule) => `${rule.group}=${rule.role}`))
-})
+        : Effect.succeed({ group: flag.slice(0, at), role: flag.slice(at + 1) as "admin" | "member" })
+    })
+  ),
+  encode: SchemaGetter.transform((rules: ReadonlyArray<{ readonly group: string; readonly role: string }>) => rules.map((rule) => `${rule.group}=${rule.role}`))
+}))
 
 const settings = {
   groupMapping: Inputs.optional(Inputs.choice("group-mapping", ScimGroupMappingMode.literals, {
@@ -127,7 +130,7 @@ export const list = Commands.list("list", {
   summary: "List the organization's SCIM connections, oldest first, with their counts and health.",
   noun: "SCIM connections",
   inputs: {},
-  call: (client, _, page) => client.scimConnections.list({ urlParams: page }),
+  call: (client, _, page) => client.scimConnections.list({ query: page }),
   output: ScimConnectionPage,
   columns: [
     ["id", (connection) => connection.id],
@@ -145,7 +148,7 @@ export const list = Commands.list("list", {
 export const get = Commands.endpoint("get", {
   summary: "Show a SCIM connection: base URL, group mapping, role rules, counts and health.",
   inputs: { connectionId },
-  call: (client, { connectionId }) => client.scimConnections.get({ path: { connectionId } }),
+  call: (client, { connectionId }) => client.scimConnections.get({ params: { connectionId } }),
   output: ScimConnectionResponse,
   human: ({ connection }) => describe(connection)
 })
@@ -177,7 +180,7 @@ export const update = Commands.endpoint("update", {
           message: "give something to change (--name, --group-mapping, --default-role, --role-rule, --clear-role-rules)"
         })
       }
-      return yield* client.scimConnections.update({ path: { connectionId: input.connectionId }, payload })
+      return yield* client.scimConnections.update({ params: { connectionId: input.connectionId }, payload })
     }),
   output: UpdatedScimConnection,
   human: ({ connection, reconciled }) =>
@@ -190,7 +193,7 @@ export const del = Commands.endpoint("delete", {
   summary: "Delete a SCIM connection: its tokens stop working; its members stay as they are and its teams become ordinary teams.",
   inputs: { connectionId },
   call: (client, { connectionId }) =>
-    client.scimConnections.delete({ path: { connectionId } }).pipe(Effect.as({ ok: true as const, deleted: connectionId })),
+    client.scimConnections.delete({ params: { connectionId } }).pipe(Effect.as({ ok: true as const, deleted: connectionId })),
   output: DeletedConnection,
   human: ({ deleted }) =>
     `Deleted SCIM connection ${deleted}: its tokens stopped working and its Users, Groups and event log are gone. Its members stay as they are (suspended ones stay suspended) and its teams are ordinary teams now.`
@@ -211,7 +214,7 @@ export const createToken = Commands.endpoint("create", {
     }))
   },
   call: (client, { connectionId, expiresAt, name }) =>
-    client.scimConnections.createToken({ path: { connectionId }, payload: { name, ...Inputs.ifSome("expiresAt", expiresAt) } }),
+    client.scimConnections.createToken({ params: { connectionId }, payload: { name, ...Inputs.ifSome("expiresAt", expiresAt) } }),
   output: CreatedScimToken,
   human: ({ baseUrl, scimToken, token }) =>
     [
@@ -233,7 +236,7 @@ export const listTokens = Commands.list("list", {
   summary: "List a SCIM connection's tokens, newest first, revoked and expired ones included (never the tokens themselves).",
   noun: "tokens",
   inputs: { connectionId },
-  call: (client, { connectionId }, page) => client.scimConnections.listTokens({ path: { connectionId }, urlParams: page }),
+  call: (client, { connectionId }, page) => client.scimConnections.listTokens({ params: { connectionId }, query: page }),
   output: ScimTokenPage,
   columns: [
     ["id", (token) => token.id],
@@ -251,7 +254,7 @@ export const revokeToken = Commands.endpoint("revoke", {
   summary: "Revoke a SCIM token: the directory's requests with it are refused (401) at once.",
   inputs: { connectionId, tokenId: Inputs.argument("tokenId", { schema: ScimTokenId, description: "The token (sct_…), from 'scim tokens list'." }) },
   call: (client, { connectionId, tokenId }) =>
-    client.scimConnections.revokeToken({ path: { connectionId, tokenId } }).pipe(
+    client.scimConnections.revokeToken({ params: { connectionId, tokenId } }).pipe(
       Effect.as({ ok: true as const, connection: connectionId, revoked: tokenId })
     ),
   output: RevokedToken,
@@ -275,12 +278,12 @@ export const events = Commands.list("events", {
     outcome: Inputs.optional(Inputs.choice("outcome", ScimEventOutcome.literals, {
       description: "Only events with this outcome (succeeded: 2xx, refused: 4xx, failed: 5xx)."
     })),
-    resourceType: Inputs.optional(Inputs.choice("resource-type", ScimEventListQuery.fields.resourceType.from.literals, { description: "Only events about Users or Groups." }))
+    resourceType: Inputs.optional(Inputs.choice("resource-type", ScimEventListQuery.fields.resourceType.schema.literals, { description: "Only events about Users or Groups." }))
   },
   call: (client, { connectionId, outcome, resourceType }, page) =>
     client.scimConnections.listEvents({
-      path: { connectionId },
-      urlParams: { ...Inputs.ifSome("outcome", outcome), ...Inputs.ifSome("resourceType", resourceType), ...page }
+      params: { connectionId },
+      query: { ...Inputs.ifSome("outcome", outcome), ...Inputs.ifSome("resourceType", resourceType), ...page }
     }),
   output: ScimEventPage,
   columns: [
@@ -299,7 +302,7 @@ export const reconcile = Commands.endpoint("reconcile", {
     "Repairs memberships suspended, restored or removed by hand, teams missing or holding other members (or newly linkable by external key), and the roles the rules give; one transaction, recorded in the event log. Running it again right after repairs nothing."
   ],
   inputs: { connectionId },
-  call: (client, { connectionId }) => client.scimConnections.reconcile({ path: { connectionId } }),
+  call: (client, { connectionId }) => client.scimConnections.reconcile({ params: { connectionId } }),
   output: ScimReconcileReport,
   human: describeReport
 })

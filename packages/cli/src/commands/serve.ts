@@ -2,8 +2,16 @@
  * `orgplane serve`: runs the server until SIGINT/SIGTERM. The server (database engine included) is imported only
  * here, when the command runs, so every other command starts without loading it.
  */
-import type { ServerOptions } from "@orgplane/server"
-import { Cause, Context, Effect, FiberRef, HashSet, Layer, Logger, Schema } from "effect"
+import type { Server } from "@orgplane/server"
+import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as References from "effect/References"
+import * as Schema from "effect/Schema"
+import * as SchemaGetter from "effect/SchemaGetter"
+import * as SchemaIssue from "effect/SchemaIssue"
 import * as Commands from "../Commands.js"
 import { CommandFailed } from "../Errors.js"
 import * as Inputs from "../Inputs.js"
@@ -11,7 +19,34 @@ import * as Inputs from "../Inputs.js"
 /** The server's documented environment variables: `[name, default, description]`. */
 export type Environment = ReadonlyArray<readonly [name: string, defaultValue: string, description: string]>
 
-const Port = Schema.compose(Schema.NumberFromString, Schema.Int.pipe(Schema.between(0, 65535, { message: () => "must be an integer from 0 to 65535" })))
+/** Text read as a number as Effect 3's `Schema.NumberFromString` read it (`NaN` and `Infinity` too), or none. */
+const parseNumber = (text: string): number | undefined => {
+  if (text === "NaN") return Number.NaN
+  if (text === "Infinity") return Number.POSITIVE_INFINITY
+  if (text === "-Infinity") return Number.NEGATIVE_INFINITY
+  if (text.trim() === "") return undefined
+  const value = Number(text)
+  return Number.isNaN(value) ? undefined : value
+}
+
+/** A port, refused in the words Effect 3's `NumberFromString`, `Int` and `between` refused it with. */
+const Port = Schema.String.pipe(
+  Schema.decodeTo(
+    Schema.Number.check(
+      Schema.makeFilter((value: number) => Number.isInteger(value) || `Expected an integer, actual ${value}`),
+      Schema.makeFilter((value: number) => (value >= 0 && value <= 65535) || "must be an integer from 0 to 65535")
+    ),
+    {
+      decode: SchemaGetter.transformEffect((text: string) => {
+        const value = parseNumber(text)
+        return value === undefined
+          ? Effect.fail(new SchemaIssue.InvalidValue({ message: `Unable to decode ${JSON.stringify(text)} into a number` }, text))
+          : Effect.succeed(value)
+      }),
+      encode: SchemaGetter.transform((value: number) => String(value))
+    }
+  )
+)
 
 const inputs = {
   port: Inputs.optional(Inputs.text("port", {
@@ -31,12 +66,27 @@ const inputs = {
   json: Inputs.boolean("json", { description: "Log JSON lines instead of text." })
 }
 
+/** What the chain of causes is read for: a tag, or a Node error code. */
+interface Link {
+  readonly _tag?: unknown
+  readonly code?: unknown
+  readonly cause?: unknown
+}
+
+const isLink = (value: unknown): value is Link => typeof value === "object" && value !== null
+
 /** The failure, or one of its causes down the chain, that `test` picks. */
-const inChain = (error: unknown, test: (error: { readonly code?: unknown; readonly _tag?: unknown }) => boolean): unknown => {
-  for (let current = error; typeof current === "object" && current !== null; current = (current as { cause?: unknown }).cause) {
+const inChain = (error: unknown, test: (error: Link) => boolean): Link | undefined => {
+  for (let current = error; isLink(current); current = current.cause) {
     if (test(current)) return current
   }
   return undefined
+}
+
+/** The message of the error `test` picks in the chain, when it is an `Error`. */
+const messageIn = (error: unknown, test: (error: Link) => boolean) => {
+  const found = inChain(error, test)
+  return found instanceof Error ? found.message : undefined
 }
 
 /** How this CLI is typed where it runs: `pnpm orgplane` from a clone (running its TypeScript sources), else `orgplane`. */
@@ -54,7 +104,7 @@ export const make = (environment?: Environment) =>
     sections: () => environment === undefined ? [] : [["ENVIRONMENT", environment.map(([name, defaultValue, text]) => [name, `${text} Default: ${defaultValue}.`])]],
     run: (flags) =>
       Effect.gen(function*() {
-        const overrides: ServerOptions = {
+        const overrides: Server.ServerOptions = {
           ...Inputs.ifSome("port", flags.port),
           ...Inputs.ifSome("host", flags.host),
           ...Inputs.ifSome("dataDir", flags.data),
@@ -62,31 +112,33 @@ export const make = (environment?: Environment) =>
         }
         const server = yield* Effect.promise(() => import("@orgplane/server"))
         yield* Effect.scoped(Effect.gen(function*() {
-          const settings = Context.get(yield* Layer.build(server.configLayer(overrides)), server.ServerConfig)
-          yield* Layer.build(server.layer({ ...overrides, cliCommand: cliCommand() })).pipe(
-            Effect.catchAllCause((cause) => {
+          const settings = Context.get(yield* Layer.build(server.Config.layer(overrides)), server.Config.ServerConfig)
+          yield* Layer.build(server.Server.layer({ ...overrides, cliCommand: cliCommand() })).pipe(
+            Effect.catchCause((cause) => {
               const error = Cause.squash(cause)
               // The durable engine's runner port (with DATABASE_URL) says so itself; any other port in use is the HTTP one.
-              const runner = inChain(error, (current) => current._tag === "RunnerPortInUse")
-              if (runner instanceof Error) return new CommandFailed({ error: "port_in_use", message: runner.message })
+              const runner = messageIn(error, (current) => current._tag === "RunnerPortInUse")
+              if (runner !== undefined) return Effect.fail(new CommandFailed({ error: "port_in_use", message: runner }))
               // Another process (or host) holds the embedded data folder: its message names the folder and the holder.
-              const folder = inChain(error, (current) => current._tag === "DataFolderInUse")
-              if (folder instanceof Error) return new CommandFailed({ error: "data_folder_in_use", message: folder.message })
+              const folder = messageIn(error, (current) => current._tag === "DataFolderInUse")
+              if (folder !== undefined) return Effect.fail(new CommandFailed({ error: "data_folder_in_use", message: folder }))
               // No encryption key, or keys that do not open the database's secrets: its message names the variable.
-              const keys = inChain(error, (current) => current._tag === "EncryptionKeysUnusable")
-              if (keys instanceof Error) return new CommandFailed({ error: "encryption_keys_unusable", message: keys.message })
+              const keys = messageIn(error, (current) => current._tag === "EncryptionKeysUnusable")
+              if (keys !== undefined) return Effect.fail(new CommandFailed({ error: "encryption_keys_unusable", message: keys }))
               return inChain(error, (current) => current.code === "EADDRINUSE") !== undefined
-                ? new CommandFailed({
-                  error: "port_in_use",
-                  message: `port ${settings.port} on ${settings.host} is already in use: choose another with --port <n> or ORGPLANE_PORT (--port 0 takes any free one)`
-                })
+                ? Effect.fail(
+                  new CommandFailed({
+                    error: "port_in_use",
+                    message: `port ${settings.port} on ${settings.host} is already in use: choose another with --port <n> or ORGPLANE_PORT (--port 0 takes any free one)`
+                  })
+                )
                 : Effect.failCause(cause)
             })
           )
           return yield* Effect.never
         }))
       }).pipe(
-        // A built-in FiberRef: Effect 4's `References.CurrentLoggers` (issue 46, step 3).
-        flags.json ? Effect.locally(FiberRef.currentLoggers, HashSet.make(Logger.withConsoleLog(Logger.jsonLogger))) : (effect) => effect
+        // Effect 3's `FiberRef.currentLoggers`: the server keeps a logger its launcher installed (RequestLog.loggerLayer).
+        flags.json ? Effect.provideService(References.CurrentLoggers, new Set([Logger.consoleJson])) : (effect) => effect
       )
   })

@@ -1,6 +1,10 @@
 /**
  * `orgplane sso domains | request-verification | verify | connections …`: the active organization's SSO domains and
  * their DNS verification, and its SSO connections (enterprise plan; owners and admins).
+ *
+ * One wording differs from the Effect 3 CLI: a value `connections update` refuses before sending (a RelayState that
+ * is neither a path nor a loopback URL, a name too long) is told as each problem's path and message
+ * (`saml.relayStateAllowList.0 must be …`), where Effect 3 printed its schema library's whole tree (TreeFormatter).
  */
 import {
   DomainVerificationResponse,
@@ -22,7 +26,11 @@ import {
   UpdateSsoConnectionRequest,
   VerifyDomainResponse
 } from "@orgplane/schema"
-import { Effect, Option, ParseResult, Redacted, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
+import * as SchemaIssue from "effect/SchemaIssue"
 import * as Commands from "../Commands.js"
 import * as CliConfig from "../Config.js"
 import { UsageError } from "../Errors.js"
@@ -35,18 +43,21 @@ const SECRET_VARIABLE = CliConfig.SSO_CLIENT_SECRET_VARIABLE
 const readStdin = Effect.mapError(Files.readStdin, (message) => new UsageError({ message: `--client-secret-stdin: ${message}` }))
 
 /** The client secret from stdin or the environment, checked with the API's rule; the message never quotes it. */
-const readSecret = (stdin: boolean, required: boolean) =>
-  Effect.gen(function*() {
-    const text = stdin ? yield* readStdin : Option.getOrUndefined(yield* Effect.orDie(CliConfig.ssoClientSecret))
-    if (text === undefined) {
-      if (!required) return undefined
-      return yield* new UsageError({ message: `give the OIDC client secret with --client-secret-stdin or ${SECRET_VARIABLE}` })
-    }
-    const value = Redacted.isRedacted(text) ? Redacted.value(text) : text
-    return yield* Schema.decode(OidcSettingsInput.fields.clientSecret)(value).pipe(
-      Effect.mapError(() => new UsageError({ message: "the client secret must be 1 to 1024 characters (surrounding spaces are trimmed)" }))
-    )
-  })
+const readSecret = Effect.fn("sso.readSecret")(function*(stdin: boolean) {
+  const text = stdin ? yield* readStdin : Option.getOrUndefined(yield* Effect.orDie(CliConfig.ssoClientSecret))
+  if (text === undefined) return undefined
+  const value = Redacted.isRedacted(text) ? Redacted.value(text) : text
+  return yield* Schema.decodeEffect(OidcSettingsInput.fields.clientSecret)(value).pipe(
+    Effect.mapError(() => new UsageError({ message: "the client secret must be 1 to 1024 characters (surrounding spaces are trimmed)" }))
+  )
+})
+
+/** The client secret, which must be given. */
+const requireSecret = (stdin: boolean) =>
+  Effect.flatMap(readSecret(stdin), (secret) =>
+    secret === undefined
+      ? Effect.fail(new UsageError({ message: `give the OIDC client secret with --client-secret-stdin or ${SECRET_VARIABLE}` }))
+      : Effect.succeed(secret))
 
 /** A PEM certificate is a few KiB; a file far larger is not one. */
 const MAX_CERTIFICATE_BYTES = 256 * 1024
@@ -55,7 +66,7 @@ const readCertificate = (path: string) =>
   Effect.flatMap(
     Effect.mapError(Files.readFile(path, MAX_CERTIFICATE_BYTES, "256 KiB"), (message) => new UsageError({ message: `--saml-certificate-file: ${message}` })),
     (text) =>
-      Schema.decode(PemCertificate)(text).pipe(
+      Schema.decodeEffect(PemCertificate)(text).pipe(
         Effect.mapError(() => new UsageError({ message: `--saml-certificate-file ${path}: not a PEM certificate of at most 16384 characters` }))
       )
   )
@@ -186,7 +197,7 @@ export const create = Commands.endpoint("create", {
         if (Option.isNone(input.issuer) || Option.isNone(input.clientId)) {
           return yield* new UsageError({ message: "OIDC needs --oidc-issuer and --oidc-client-id" })
         }
-        const clientSecret = (yield* readSecret(input.clientSecretStdin, true))!
+        const clientSecret = yield* requireSecret(input.clientSecretStdin)
         return yield* client.sso.createConnection({
           payload: {
             kind: "oidc",
@@ -239,7 +250,7 @@ export const list = Commands.endpoint("list", {
 export const get = Commands.endpoint("get", {
   summary: "Show an SSO connection (never its client secret).",
   inputs: { connectionId },
-  call: (client, { connectionId }) => client.sso.getConnection({ path: { connectionId } }),
+  call: (client, { connectionId }) => client.sso.getConnection({ params: { connectionId } }),
   output: SsoConnectionResponse,
   human: ({ connection }) => describe(connection)
 })
@@ -256,12 +267,12 @@ export const update = Commands.endpoint("update", {
   },
   call: (client, input) =>
     Effect.gen(function*() {
-      const secret = yield* readSecret(input.clientSecretStdin, input.clientSecretStdin)
+      const secret = yield* readSecret(input.clientSecretStdin)
       const idpInitiated = idpInitiatedOf(input)
       const samlChange = Object.keys(idpInitiated).length > 0
       const current = secret === undefined && !samlChange
         ? undefined
-        : (yield* client.sso.getConnection({ path: { connectionId: input.connectionId } })).connection
+        : (yield* client.sso.getConnection({ params: { connectionId: input.connectionId } })).connection
       if (current !== undefined && secret !== undefined && current.oidc === null) {
         return yield* new UsageError({ message: "a client secret is for OIDC connections" })
       }
@@ -299,21 +310,29 @@ export const update = Commands.endpoint("update", {
         })
       }
       // A bad value says which (a RelayState that is neither a path nor a loopback URL), not "give something".
-      const checked = yield* Schema.validate(Schema.typeSchema(UpdateSsoConnectionRequest))(payload).pipe(
-        Effect.mapError((error) => new UsageError({ message: ParseResult.TreeFormatter.formatErrorSync(error) }))
+      const checked = yield* Schema.decodeUnknownEffect(Schema.toType(UpdateSsoConnectionRequest))(payload).pipe(
+        Effect.mapError((error) => new UsageError({ message: problems(error) }))
       )
-      return yield* client.sso.updateConnection({ path: { connectionId: input.connectionId }, payload: checked })
+      return yield* client.sso.updateConnection({ params: { connectionId: input.connectionId }, payload: checked })
     }),
   output: SsoConnectionResponse,
   human: ({ connection }) => `Updated:\n${describe(connection)}`
 })
+
+const formatIssue = SchemaIssue.makeFormatterStandardSchemaV1()
+
+/** Each problem of a refused request, as its path and message. */
+const problems = (error: Schema.SchemaError) =>
+  formatIssue(error.issue).issues.map((issue) =>
+    `${(issue.path ?? []).map((segment) => typeof segment === "object" ? String(segment.key) : String(segment)).join(".")} ${issue.message}`.trim()
+  ).join("; ")
 
 const Deleted = Schema.Struct({ ok: Schema.Literal(true) })
 
 export const del = Commands.endpoint("delete", {
   summary: "Delete an SSO connection with its secret and identity links.",
   inputs: { connectionId },
-  call: (client, { connectionId }) => client.sso.deleteConnection({ path: { connectionId } }).pipe(Effect.as({ ok: true as const })),
+  call: (client, { connectionId }) => client.sso.deleteConnection({ params: { connectionId } }).pipe(Effect.as({ ok: true as const })),
   output: Deleted,
   human: () => "Deleted the SSO connection."
 })
@@ -321,7 +340,7 @@ export const del = Commands.endpoint("delete", {
 export const activate = Commands.endpoint("activate", {
   summary: "Activate an SSO connection (after a successful test of its current revision, with its domains verified).",
   inputs: { connectionId },
-  call: (client, { connectionId }) => client.sso.activateConnection({ path: { connectionId } }),
+  call: (client, { connectionId }) => client.sso.activateConnection({ params: { connectionId } }),
   output: SsoConnectionResponse,
   human: ({ connection }) => `Activated:\n${describe(connection)}`
 })
@@ -329,7 +348,7 @@ export const activate = Commands.endpoint("activate", {
 export const deactivate = Commands.endpoint("deactivate", {
   summary: "Deactivate an SSO connection: nobody signs in through it any more.",
   inputs: { connectionId },
-  call: (client, { connectionId }) => client.sso.deactivateConnection({ path: { connectionId } }),
+  call: (client, { connectionId }) => client.sso.deactivateConnection({ params: { connectionId } }),
   output: SsoConnectionResponse,
   human: ({ connection }) => `Deactivated:\n${describe(connection)}`
 })
@@ -340,7 +359,7 @@ export const refreshMetadata = Commands.endpoint("refresh-metadata", {
     "Rotated signing certificates and a moved SSO URL are taken without a new test; a fetch that fails, a document that does not parse or one naming another entity id keeps the settings and is shown as the last refresh's error."
   ],
   inputs: { connectionId },
-  call: (client, { connectionId }) => client.sso.refreshMetadata({ path: { connectionId } }),
+  call: (client, { connectionId }) => client.sso.refreshMetadata({ params: { connectionId } }),
   output: SsoConnectionResponse,
   human: ({ connection }) => `Refreshed:\n${describe(connection)}`
 })
@@ -357,7 +376,7 @@ export const domains = Commands.endpoint("domains", {
 export const requestVerification = Commands.endpoint("request-verification", {
   summary: "Show the DNS TXT record to publish to prove the organization owns a domain.",
   inputs: { domain: domainFlag },
-  call: (client, { domain }) => client.sso.requestDomainVerification({ urlParams: Option.isSome(domain) ? { domain: domain.value } : {} }),
+  call: (client, { domain }) => client.sso.requestDomainVerification({ query: Option.isSome(domain) ? { domain: domain.value } : {} }),
   output: DomainVerificationResponse,
   human: ({ verification }) =>
     [
@@ -369,7 +388,7 @@ export const requestVerification = Commands.endpoint("request-verification", {
 export const verify = Commands.endpoint("verify", {
   summary: "Look the TXT record up and mark the domain verified (a signed-in session, not an API key).",
   inputs: { domain: domainFlag },
-  call: (client, { domain }) => client.sso.verifyDomain({ urlParams: Option.isSome(domain) ? { domain: domain.value } : {} }),
+  call: (client, { domain }) => client.sso.verifyDomain({ query: Option.isSome(domain) ? { domain: domain.value } : {} }),
   output: VerifyDomainResponse,
   human: ({ domain, verifiedAt }) => `Verified ${domain} (${verifiedAt.toISOString()}).`
 })

@@ -4,7 +4,8 @@
  */
 import type { OrgplaneApiClient } from "@orgplane/client"
 import { SsoConnectionId, type SsoIntentId, type SsoTestReport, SsoTestResponse } from "@orgplane/schema"
-import { Duration, Effect } from "effect"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
 import * as Commands from "../Commands.js"
 import { CommandFailed } from "../Errors.js"
 import * as Inputs from "../Inputs.js"
@@ -41,18 +42,20 @@ const awaitReport = (client: OrgplaneApiClient, connectionId: SsoConnectionId, t
   Progress.spinner("waiting for the test sign-in in the browser…", () =>
     Effect.gen(function*() {
       for (;;) {
-        const { test } = yield* client.sso.getTest({ path: { connectionId, testId } })
+        const { test } = yield* client.sso.getTest({ params: { connectionId, testId } })
         if (test.status !== "pending") return test
         yield* Effect.sleep(Duration.seconds(1))
       }
     })).pipe(
-      Effect.timeoutFail({
+      Effect.timeoutOrElse({
         duration: Duration.sum(SsoBrowser.INTENT_LIFETIME, Duration.seconds(10)),
-        onTimeout: () =>
-          new CommandFailed({
-            error: "test_timeout",
-            message: `nobody completed test ${testId} in the browser within 5 minutes: run 'orgplane sso connections test ${connectionId}' again`
-          })
+        orElse: () =>
+          Effect.fail(
+            new CommandFailed({
+              error: "test_timeout",
+              message: `nobody completed test ${testId} in the browser within 5 minutes: run 'orgplane sso connections test ${connectionId}' again`
+            })
+          )
       })
     )
 
@@ -68,7 +71,7 @@ export const test = Commands.leaf("test", {
   run: (input) =>
     Commands.withClient(input, (client) =>
       Effect.gen(function*() {
-        const started = yield* client.sso.startTest({ path: { connectionId: input.connectionId } })
+        const started = yield* client.sso.startTest({ params: { connectionId: input.connectionId } })
         let report = started.test
         if (report.status === "pending") {
           yield* SsoBrowser.show(started.authorizationUrl, { noBrowser: input.noBrowser, purpose: "sign in at the identity provider as yourself" })

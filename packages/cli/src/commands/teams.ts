@@ -8,12 +8,15 @@ import {
   MembershipId,
   SearchText,
   type Team,
+  TeamExternalKey,
   TeamId,
   TeamPage,
   TeamResponse,
   TeamsApi
 } from "@orgplane/schema"
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import * as SchemaGetter from "effect/SchemaGetter"
 import * as Commands from "../Commands.js"
 import * as Inputs from "../Inputs.js"
 import * as Output from "../Output.js"
@@ -22,11 +25,10 @@ const teamId = Inputs.argument("teamId", { schema: TeamId, description: "The tea
 const teamName = Inputs.argument("name", { schema: CreateTeamRequest.fields.name })
 
 /** Each id once (the API counts a repeated id once, but its size limit counts every entry), then the API's limit. */
-const DistinctMemberIds = Schema.transform(Schema.Array(MembershipId), Schema.typeSchema(MemberIds), {
-  strict: true,
-  decode: (ids) => [...new Set(ids)],
-  encode: (ids) => ids
-})
+const DistinctMemberIds = Schema.Array(MembershipId).pipe(Schema.decodeTo(Schema.toType(MemberIds), {
+  decode: SchemaGetter.transform((ids: ReadonlyArray<MembershipId>) => [...new Set(ids)]),
+  encode: SchemaGetter.transform((ids: ReadonlyArray<MembershipId>) => ids)
+}))
 
 const count = (team: Team) => `${team.memberIds.length} member${team.memberIds.length === 1 ? "" : "s"}`
 
@@ -41,7 +43,7 @@ export const create = Commands.endpoint("create", {
     }),
     externalKey: Inputs.optional(Inputs.text("external-key", {
       description: "The organization's own key for the team (unique), e.g. its directory group's id.",
-      schema: CreateTeamRequest.fields.externalKey.from
+      schema: TeamExternalKey
     }))
   },
   call: (client, { externalKey, members, name }) =>
@@ -67,7 +69,7 @@ export const list = Commands.list("list", {
     }))
   },
   call: (client, { member, query }, page) =>
-    client.teams.list({ urlParams: { ...Inputs.ifSome("q", query), ...Inputs.ifSome("memberId", member), ...page } }),
+    client.teams.list({ query: { ...Inputs.ifSome("q", query), ...Inputs.ifSome("memberId", member), ...page } }),
   output: TeamPage,
   columns: [
     ["id", (team) => team.id],
@@ -83,7 +85,7 @@ export const add = Commands.endpoint("add", {
     teamId,
     memberIds: Inputs.variadic("memberId", { schema: DistinctMemberIds, description: "Members (om_…) to add." })
   },
-  call: (client, { memberIds, teamId }) => client.teams.addMembers({ path: { teamId }, payload: { memberIds } }),
+  call: (client, { memberIds, teamId }) => client.teams.addMembers({ params: { teamId }, payload: { memberIds } }),
   output: TeamResponse,
   human: ({ team }) => `Team ${team.name} (${team.id}) now has ${count(team)}.`
 })
@@ -94,7 +96,7 @@ export const remove = Commands.endpoint("remove", {
   summary: "Take a member out of a team (succeeds also when they were not in it).",
   inputs: { teamId, memberId: Inputs.argument("memberId", { schema: MembershipId, description: "The member (om_…)." }) },
   call: (client, { memberId, teamId }) =>
-    client.teams.removeMember({ path: { teamId, memberId } }).pipe(
+    client.teams.removeMember({ params: { teamId, memberId } }).pipe(
       Effect.as({ ok: true as const, team: teamId, removed: memberId })
     ),
   output: RemovedMember,
@@ -104,7 +106,7 @@ export const remove = Commands.endpoint("remove", {
 export const rename = Commands.endpoint("rename", {
   summary: "Rename a team.",
   inputs: { teamId, name: teamName },
-  call: (client, { name, teamId }) => client.teams.update({ path: { teamId }, payload: { name } }),
+  call: (client, { name, teamId }) => client.teams.update({ params: { teamId }, payload: { name } }),
   output: TeamResponse,
   human: ({ team }) => `Renamed team ${team.id} to ${team.name}.`
 })
@@ -114,7 +116,7 @@ const Deleted = Schema.Struct({ ok: Schema.Literal(true), deleted: TeamId })
 export const del = Commands.endpoint("delete", {
   summary: "Delete a team with everything assigned to it; its members stay in the organization.",
   inputs: { teamId },
-  call: (client, { teamId }) => client.teams.delete({ path: { teamId } }).pipe(Effect.as({ ok: true as const, deleted: teamId })),
+  call: (client, { teamId }) => client.teams.delete({ params: { teamId } }).pipe(Effect.as({ ok: true as const, deleted: teamId })),
   output: Deleted,
   human: ({ deleted }) => `Deleted team ${deleted} and everything assigned to it; its members stay in the organization.`
 })

@@ -2,9 +2,13 @@
  * `orgplane telemetry send`: posts telemetry events from a JSON file (or stdin) for the signed-in member, in batches
  * of the API's size. The file is checked with the API's event schema before anything is sent.
  */
-import { HelpDoc, Options, ValidationError } from "@effect/cli"
 import { maxTelemetryEvents, TelemetryApi, TelemetryEvent } from "@orgplane/schema"
-import { Effect, ParseResult, Schema } from "effect"
+import * as CliError from "effect/cli/CliError"
+import * as Flags from "effect/cli/Flag"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import * as SchemaGetter from "effect/SchemaGetter"
+import * as SchemaIssue from "effect/SchemaIssue"
 import * as Commands from "../Commands.js"
 import * as Files from "../Files.js"
 import type * as Inputs from "../Inputs.js"
@@ -13,22 +17,22 @@ import * as Output from "../Output.js"
 /** Large enough for thousands of events; the server takes at most 50 per request anyway. */
 const MAX_FILE_BYTES = 64 * 1024 * 1024
 
-const invalidFile = (message: string) => ValidationError.invalidValue(HelpDoc.p(`--file: ${message}`))
-
+const invalidFile = (message: string) => new CliError.ValidationError({ message: `--file: ${message}` })
 
 /** `{events: [...]}` or an array of events, each checked with the API's schema (unknown members are dropped as the API drops them). */
-const Events = Schema.Union(
+const Events = Schema.Union([
   Schema.Array(TelemetryEvent),
-  Schema.transform(Schema.Struct({ events: Schema.Array(TelemetryEvent) }), Schema.typeSchema(Schema.Array(TelemetryEvent)), {
-    strict: true,
-    decode: ({ events }) => events,
-    encode: (events) => ({ events })
-  })
-)
+  Schema.Struct({ events: Schema.Array(TelemetryEvent) }).pipe(Schema.decodeTo(Schema.toType(Schema.Array(TelemetryEvent)), {
+    decode: SchemaGetter.transform(({ events }: { readonly events: ReadonlyArray<TelemetryEvent> }) => events),
+    encode: SchemaGetter.transform((events: ReadonlyArray<TelemetryEvent>) => ({ events }))
+  }))
+])
 
 /** Where a problem is, as people read it: `events[3].timestamp`. */
 const where = (path: ReadonlyArray<PropertyKey>) =>
   path.reduce<string>((text, key) => typeof key === "number" ? `${text}[${key}]` : `${text}${text === "" ? "" : "."}${String(key)}`, "")
+
+const formatIssue = SchemaIssue.makeFormatterStandardSchemaV1()
 
 /** Reads, parses and checks the events before any is sent. */
 export const parseEvents = (text: string) =>
@@ -41,11 +45,14 @@ export const parseEvents = (text: string) =>
     }
     const isArray = Array.isArray(parsed)
     const events = yield* Effect.mapError(
-      ParseResult.decodeUnknown(Events, { errors: "all" })(parsed),
-      (issue) => {
-        const problems = ParseResult.ArrayFormatter.formatIssueSync(issue)
-          .filter((problem) => isArray ? typeof problem.path[0] === "number" : problem.path[0] === "events")
-        const shown = (problems.length > 0 ? problems : ParseResult.ArrayFormatter.formatIssueSync(issue)).slice(0, 5)
+      Schema.decodeUnknownEffect(Events)(parsed, { errors: "all" }),
+      (error) => {
+        const all = formatIssue(error.issue).issues.map((problem) => ({
+          message: problem.message,
+          path: (problem.path ?? []).map((segment) => typeof segment === "object" ? segment.key : segment)
+        }))
+        const problems = all.filter((problem) => isArray ? typeof problem.path[0] === "number" : problem.path[0] === "events")
+        const shown = (problems.length > 0 ? problems : all).slice(0, 5)
         return invalidFile(
           `expected {"events": [...]} or an array of events: ${
             shown.map((problem) => `${where(isArray ? ["events", ...problem.path] : problem.path)}: ${problem.message}`).join("; ")
@@ -58,8 +65,8 @@ export const parseEvents = (text: string) =>
   })
 
 const eventsFile: Inputs.Flag<ReadonlyArray<TelemetryEvent>> = {
-  parser: Options.text("file").pipe(
-    Options.mapEffect((path) => Effect.flatMap(Effect.mapError(Files.readFileOrStdin(path, MAX_FILE_BYTES, "64 MiB"), invalidFile), parseEvents))
+  parser: Flags.String("file").pipe(
+    Flags.mapEffect((path) => Effect.flatMap(Effect.mapError(Files.readFileOrStdin(path, MAX_FILE_BYTES, "64 MiB"), invalidFile), parseEvents))
   ),
   doc: {
     kind: "flag",

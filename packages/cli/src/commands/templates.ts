@@ -24,7 +24,10 @@ import {
   TemplateVersionPage,
   UpdateTemplateRequest
 } from "@orgplane/schema"
-import { Effect, Option, ParseResult, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as SchemaIssue from "effect/SchemaIssue"
 import * as Commands from "../Commands.js"
 import { UsageError } from "../Errors.js"
 import * as Files from "../Files.js"
@@ -40,7 +43,8 @@ const templateId = Inputs.argument("templateId", { schema: TemplateId, descripti
  */
 const MAX_FILE_BYTES = 4 * MAX_TEMPLATE_DOCUMENT_BYTES
 
-const Json = Schema.parseJson()
+/** The first problems of a refused document, in the words of the API's schema. */
+const formatIssue = SchemaIssue.makeFormatterStandardSchemaV1()
 
 /** The document in `path` (`-`: standard input): JSON, at most 256 KiB compact; a usage error naming --file otherwise. */
 const readDocument = (path: string) => {
@@ -48,10 +52,10 @@ const readDocument = (path: string) => {
   const invalid = (message: string) => new UsageError({ message: `--file: ${message}` })
   return Files.readFileOrStdin(path, MAX_FILE_BYTES, "1 MiB").pipe(
     Effect.mapError(invalid),
-    Effect.flatMap((text) => Effect.mapError(Schema.decode(Json)(text), () => invalid(`${what} does not hold JSON`))),
+    Effect.flatMap((text) => Effect.mapError(Schema.decodeEffect(Schema.fromJsonString(Schema.Unknown))(text), () => invalid(`${what} does not hold JSON`))),
     Effect.flatMap((value) =>
-      Effect.mapError(Schema.decodeUnknown(TemplateDocument)(value), (error) =>
-        invalid(`the document in ${what} ${ParseResult.ArrayFormatter.formatErrorSync(error).map((issue) => issue.message).join("; ")}`)))
+      Effect.mapError(Schema.decodeUnknownEffect(TemplateDocument)(value), (error) =>
+        invalid(`the document in ${what} ${formatIssue(error.issue).issues.map((issue) => issue.message).join("; ")}`)))
   )
 }
 
@@ -94,7 +98,7 @@ export const list = Commands.list("list", {
     kind: Inputs.optional(Inputs.text("kind", { description: "Only templates of this kind (workspace, …).", schema: TemplateKindName }))
   },
   call: (client, { kind, query }, page) =>
-    client.templates.list({ urlParams: { ...Inputs.ifSome("q", query), ...Inputs.ifSome("kind", kind), ...page } }),
+    client.templates.list({ query: { ...Inputs.ifSome("q", query), ...Inputs.ifSome("kind", kind), ...page } }),
   output: TemplatePage,
   columns: [
     ["id", (template) => template.id],
@@ -109,7 +113,7 @@ export const list = Commands.list("list", {
 export const get = Commands.endpoint("get", {
   summary: "Show a template and its latest document.",
   inputs: { templateId },
-  call: (client, { templateId }) => client.templates.get({ path: { templateId } }),
+  call: (client, { templateId }) => client.templates.get({ params: { templateId } }),
   output: TemplateResponse,
   human: shown
 })
@@ -170,7 +174,7 @@ export const update = Commands.endpoint("update", {
       if (!Schema.is(UpdateTemplateRequest)(payload)) {
         return yield* new UsageError({ message: "give at least one of --name, --description, --kind, --file or --schema-version" })
       }
-      return yield* client.templates.update({ path: { templateId: input.templateId }, payload })
+      return yield* client.templates.update({ params: { templateId: input.templateId }, payload })
     }),
   output: TemplateResponse,
   human: ({ template }) => `Updated template ${template.name} (${template.id}), now at ${version(template)}.`
@@ -181,7 +185,7 @@ const Deleted = Schema.Struct({ ok: Schema.Literal(true), deleted: TemplateId })
 export const del = Commands.endpoint("delete", {
   summary: "Delete a template (the creator, owners and admins; others with manager access).",
   inputs: { templateId },
-  call: (client, { templateId }) => client.templates.delete({ path: { templateId } }).pipe(Effect.as({ ok: true as const, deleted: templateId })),
+  call: (client, { templateId }) => client.templates.delete({ params: { templateId } }).pipe(Effect.as({ ok: true as const, deleted: templateId })),
   output: Deleted,
   human: ({ deleted }) => `Deleted template ${deleted}; it answers 404 from now on.`
 })
@@ -190,7 +194,7 @@ export const versions = Commands.list("versions", {
   summary: "List a template's versions, newest first.",
   noun: "versions",
   inputs: { templateId },
-  call: (client, { templateId }, page) => client.templates.listVersions({ path: { templateId }, urlParams: page }),
+  call: (client, { templateId }, page) => client.templates.listVersions({ params: { templateId }, query: page }),
   output: TemplateVersionPage,
   columns: [
     ["id", (version) => version.id],
@@ -210,7 +214,7 @@ export const instantiate = Commands.endpoint("instantiate", {
     version: Inputs.optional(Inputs.text("version-id", { placeholder: "<versionId>", description: "The version (tpv_…).", schema: TemplateVersionId }))
   },
   call: (client, { templateId, version }) =>
-    client.templates.instantiate({ path: { templateId }, urlParams: { ...Inputs.ifSome("versionId", version) } }),
+    client.templates.instantiate({ params: { templateId }, query: { ...Inputs.ifSome("versionId", version) } }),
   output: TemplateInstance,
   human: ({ document }) => JSON.stringify(document, null, 2)
 })
@@ -224,7 +228,7 @@ export const grant = Commands.endpoint("grant", {
     ...granteeInputs
   },
   call: (client, { role, templateId, ...who }) =>
-    Effect.flatMap(granteePayload(role, who), (payload) => client.templates.templateGrant({ path: { templateId }, payload })),
+    Effect.flatMap(granteePayload(role, who), (payload) => client.templates.templateGrant({ params: { templateId }, payload })),
   output: TemplateAccessGrantResponse,
   human: ({ item }, { templateId }) => `Granted ${item.role} on template ${templateId} to ${grantee(item)} (grant ${item.id}).`
 })
@@ -237,7 +241,7 @@ export const grants = Commands.list("grants", {
     includeRevoked: Inputs.boolean("include-revoked", { description: "Also list revoked grants." })
   },
   call: (client, { includeRevoked, templateId }, page) =>
-    client.templates.templateListAccess({ path: { templateId }, urlParams: { ...(includeRevoked ? { includeRevoked: true } : {}), ...page } }),
+    client.templates.templateListAccess({ params: { templateId }, query: { ...(includeRevoked ? { includeRevoked: true } : {}), ...page } }),
   output: TemplateAccessGrantPage,
   columns: grantColumns
 })
@@ -251,7 +255,7 @@ export const revoke = Commands.endpoint("revoke", {
     grantId: Inputs.argument("grantId", { schema: TemplateAccessGrantId, description: "The grant (tpa_…), from 'templates grants'." })
   },
   call: (client, { grantId, templateId }) =>
-    client.templates.templateRevoke({ path: { templateId, grantId } }).pipe(Effect.as({ ok: true as const, template: templateId, revoked: grantId })),
+    client.templates.templateRevoke({ params: { templateId, grantId } }).pipe(Effect.as({ ok: true as const, template: templateId, revoked: grantId })),
   output: Revoked,
   human: ({ revoked, template }) => `Revoked grant ${revoked} of template ${template}; it stops applying at once.`
 })

@@ -1,6 +1,6 @@
 /** `orgplane whoami`: the caller, their active organization and role, and where the credential came from. */
 import { Me } from "@orgplane/schema"
-import { Option } from "effect"
+import * as Option from "effect/Option"
 import * as Commands from "../Commands.js"
 import * as Output from "../Output.js"
 import type * as Target from "../Target.js"

@@ -20,7 +20,9 @@ import {
   WorkersApi,
   WorkspacePath
 } from "@orgplane/schema"
-import { Effect, Option, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import * as Commands from "../Commands.js"
 import { UsageError } from "../Errors.js"
 import * as Files from "../Files.js"
@@ -32,7 +34,7 @@ const workerId = Inputs.argument("workerId", { schema: WorkerId, description: "T
 const describe = (worker: Worker) =>
   `${worker.name} (${worker.id}): ${worker.destination}, ${worker.status} (${worker.connectivity})${worker.isMine ? ", yours" : ""}`
 
-const description = Inputs.optional(Inputs.text("description", { schema: RegisterWorkerRequest.fields.description.from }))
+const description = Inputs.optional(Inputs.text("description", { schema: RegisterWorkerRequest.fields.description.schema }))
 const sandboxBackend = Inputs.optional(Inputs.text("sandbox-backend", { placeholder: "<slug>", schema: SandboxBackend }))
 const workspacePath = Inputs.optional(Inputs.text("workspace-path", { placeholder: "<path>", schema: WorkspacePath }))
 
@@ -67,7 +69,7 @@ export const list = Commands.list("list", {
   summary: "List the organization's workers, oldest first (any member may).",
   noun: "workers",
   inputs: { mine: Inputs.boolean("mine", { description: "Only the workers you registered." }) },
-  call: (client, { mine }, page) => client.workers.list({ urlParams: { ...(mine ? { mine: "true" as const } : {}), ...page } }),
+  call: (client, { mine }, page) => client.workers.list({ query: { ...(mine ? { mine: "true" as const } : {}), ...page } }),
   output: WorkerPage,
   columns: [
     ["id", (worker) => worker.id],
@@ -98,7 +100,7 @@ const showWorker = ({ instance, worker }: typeof WorkerResponse.Type) =>
 export const get = Commands.endpoint("get", {
   summary: "Show one worker with its latest instance.",
   inputs: { workerId },
-  call: (client, { workerId }) => client.workers.get({ path: { id: workerId } }),
+  call: (client, { workerId }) => client.workers.get({ params: { id: workerId } }),
   output: WorkerResponse,
   human: showWorker
 })
@@ -114,7 +116,7 @@ export const update = Commands.endpoint("update", {
   },
   call: (client, input) =>
     client.workers.update({
-      path: { id: input.workerId },
+      params: { id: input.workerId },
       payload: {
         ...Inputs.ifSome("name", input.name),
         ...Inputs.ifSome("description", input.description),
@@ -129,7 +131,7 @@ export const update = Commands.endpoint("update", {
 export const rotateToken = Commands.endpoint("rotate-token", {
   summary: "Issue a new token for a worker and revoke its earlier ones; prints the new token once.",
   inputs: { workerId },
-  call: (client, { workerId }) => client.workers.rotateToken({ path: { id: workerId } }),
+  call: (client, { workerId }) => client.workers.rotateToken({ params: { id: workerId } }),
   output: RegisteredWorker,
   human: ({ token, worker }) => `New token for worker ${describe(worker)}; the earlier ones no longer work. Shown only this once:\n${token}`
 })
@@ -139,13 +141,13 @@ const Deleted = Schema.Struct({ ok: Schema.Literal(true), deleted: WorkerId })
 export const del = Commands.endpoint("delete", {
   summary: "Delete a worker and revoke its tokens (its creator, owners and admins).",
   inputs: { workerId },
-  call: (client, { workerId }) => client.workers.delete({ path: { id: workerId } }).pipe(Effect.as({ ok: true as const, deleted: workerId })),
+  call: (client, { workerId }) => client.workers.delete({ params: { id: workerId } }).pipe(Effect.as({ ok: true as const, deleted: workerId })),
   output: Deleted,
   human: ({ deleted }) => `Deleted worker ${deleted}; its runtime's token no longer works.`
 })
 
 /** The upgrade request: a JSON object, from `--body` or a file (`-`: standard input); `{}` when neither is given. */
-const UpgradeBody = Schema.parseJson(RuntimeUpgradeRequest)
+const UpgradeBody = Schema.fromJsonString(RuntimeUpgradeRequest)
 /** The server's default body limit: a larger request would be refused there. */
 const MAX_BODY_BYTES = 1024 * 1024
 
@@ -153,7 +155,7 @@ const readBody = (path: string) =>
   Files.readFileOrStdin(path, MAX_BODY_BYTES, "1 MiB").pipe(
     Effect.mapError((message) => new UsageError({ message: `--file: ${message}` })),
     Effect.flatMap((text) =>
-      Effect.mapError(Schema.decode(UpgradeBody)(text), () => new UsageError({ message: `--file: ${path} does not hold a JSON object` }))
+      Effect.mapError(Schema.decodeEffect(UpgradeBody)(text), () => new UsageError({ message: `--file: ${path} does not hold a JSON object` }))
     )
   )
 
@@ -173,7 +175,7 @@ export const upgrade = Commands.endpoint("upgrade", {
         return yield* new UsageError({ message: "give the request with --body or --file, not both" })
       }
       const payload = Option.isSome(input.file) ? yield* readBody(input.file.value) : Option.getOrElse(input.body, () => ({}))
-      return yield* client.workers.upgradeRuntime({ path: { id: input.workerId }, payload })
+      return yield* client.workers.upgradeRuntime({ params: { id: input.workerId }, payload })
     }),
   output: RuntimeUpgradeResponse,
   human: ({ body, status }) => `The runtime answered ${status}:\n${JSON.stringify(body, null, 2)}`
@@ -199,7 +201,7 @@ export const activity = Commands.list("activity", {
     kind: Inputs.optional(Inputs.choice("kind", ["heartbeat", "transition"] as const, { description: "Only heartbeats or only transitions." }))
   },
   call: (client, input, page) =>
-    client.workerActivity.list({ path: { id: input.workerId }, urlParams: { ...Inputs.ifSome("kind", input.kind), ...page } }),
+    client.workerActivity.list({ params: { id: input.workerId }, query: { ...Inputs.ifSome("kind", input.kind), ...page } }),
   output: WorkerActivityPage,
   columns: [
     ["at", (entry) => Output.date(entry.at)],

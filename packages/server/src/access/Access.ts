@@ -11,10 +11,15 @@
  *
  * Each rule is a SQL expression over the row being checked (`visible`, `rank`), so lists filter in the database
  * with a fixed number of statements whatever their length, and single checks are one statement.
+ *
+ * The Effect 4 form of packages/server/src/access/Access.ts, whole: the same SQL, rules, errors and messages. What
+ * differs under the same behaviour: a kind carries its grant's row readers (`grantRows`, made from the API's grant
+ * class) instead of the class, so no `any` types a kind whatever its grant (`AnyKind` is any kind); the grants list
+ * of a kind is built on the call (Effect 3 built the seven once; building one is a few closures); the service is a
+ * `Context.Service` with `make` and a static `layer`.
  */
-import { SqlClient, type Statement } from "@effect/sql"
 import {
-  type AccessListQuery,
+  AccessListQuery,
   type AccessRole,
   AccessRoles,
   ConfigObjectAccessGrant,
@@ -24,10 +29,10 @@ import {
   type ConnectorInstanceId,
   type CreateAccessGrantRequest,
   type ExternalMcpConnectionId,
-  LlmProviderAccessGrant,
-  type LlmProviderId,
   Forbidden,
   hasRole,
+  LlmProviderAccessGrant,
+  type LlmProviderId,
   MarketplaceAccessGrant,
   type MarketplaceId,
   McpConnectionAccessGrant,
@@ -40,20 +45,51 @@ import {
   TemplateAccessGrant,
   type TemplateId
 } from "@orgplane/schema"
-import { Context, Effect, Layer, Option, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as SqlClient from "effect/sql/SqlClient"
+import type * as Statement from "effect/sql/Statement"
+import { memberNotFound, Memberships } from "../identity/Memberships.js"
 import { makeId } from "../platform/Ids.js"
 import * as Keyset from "../platform/Keyset.js"
 import { actingMembershipId, authorize, type Principal } from "../platform/Principal.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
-import { classRow, findAll, findOne, single, trustedClassRow, withColumns } from "../platform/Statements.js"
+import {
+  classRow,
+  findAll,
+  findOne,
+  type ResourceClass,
+  type Row,
+  single,
+  trustedClassRow,
+  withColumns
+} from "../platform/Statements.js"
 import { now } from "../platform/Time.js"
-import { memberNotFound, Memberships } from "../identity/Memberships.js"
 import { teamNotFound } from "../teams/Teams.js"
 
-type GrantClass<G> = Schema.Schema<G, any, never> & { readonly fields: Schema.Struct.Fields; new(props: any, options?: boolean): G }
+/** What every grant of the API is (`ConfigObjectAccessGrant`, `PluginAccessGrant`, ...) as far as lists go. */
+export interface Grant {
+  readonly id: string
+  readonly createdAt: Date
+}
 
-/** One kind of shared resource: its table, its grant table and how it is named in messages. */
-export interface Kind<Id extends string, G> {
+/** How a kind's grants are read from rows: validated (one grant just written) or trusted (lists). */
+export interface GrantRows<G> {
+  readonly checked: Row<G>
+  readonly trusted: Row<G>
+}
+
+/** The row readers of an API grant class. */
+export const grantRows = <G extends Grant, F extends Schema.Struct.Fields>(grant: ResourceClass<G, F>): GrantRows<G> => ({
+  checked: classRow(grant),
+  trusted: trustedClassRow(grant)
+})
+
+/** Any kind of shared resource, whatever its id and grant: what the SQL and the messages need. */
+export interface AnyKind {
   /** As messages name it: "config object". */
   readonly name: "config object" | "plugin" | "marketplace" | "connector instance" | "connection" | "template" | "LLM provider"
   readonly table: "config_objects" | "plugins" | "marketplaces" | "connector_instances" | "mcp_connections" | "templates" | "llm_providers"
@@ -73,8 +109,12 @@ export interface Kind<Id extends string, G> {
    * manager grant revoked included): "the creator keeps access".
    */
   readonly creatorManages?: true
-  readonly grant: GrantClass<G>
   readonly notFound: () => NotFound
+}
+
+/** One kind of shared resource: its table, its grant table and how it is named in messages. */
+export interface Kind<Id extends string, G extends Grant = Grant> extends AnyKind {
+  readonly grant: GrantRows<G>
   /** Phantom: the resource's id type. */
   readonly _id?: Id
 }
@@ -85,7 +125,7 @@ export const ConfigObjectKind: Kind<ConfigObjectId, ConfigObjectAccessGrant> = {
   grants: "config_object_grants",
   column: "config_object_id",
   grantPrefix: "coa",
-  grant: ConfigObjectAccessGrant,
+  grant: grantRows(ConfigObjectAccessGrant),
   notFound: () => new NotFound({ error: "config_object_not_found", message: "Config object not found." })
 }
 
@@ -95,7 +135,7 @@ export const PluginKind: Kind<PluginId, PluginAccessGrant> = {
   grants: "plugin_grants",
   column: "plugin_id",
   grantPrefix: "pag",
-  grant: PluginAccessGrant,
+  grant: grantRows(PluginAccessGrant),
   notFound: () => new NotFound({ error: "plugin_not_found", message: "Plugin not found." })
 }
 
@@ -105,7 +145,7 @@ export const MarketplaceKind: Kind<MarketplaceId, MarketplaceAccessGrant> = {
   grants: "marketplace_grants",
   column: "marketplace_id",
   grantPrefix: "mag",
-  grant: MarketplaceAccessGrant,
+  grant: grantRows(MarketplaceAccessGrant),
   notFound: () => new NotFound({ error: "marketplace_not_found", message: "Marketplace not found." })
 }
 
@@ -115,7 +155,7 @@ export const ConnectorInstanceKind: Kind<ConnectorInstanceId, ConnectorInstanceA
   grants: "connector_instance_grants",
   column: "connector_instance_id",
   grantPrefix: "cia",
-  grant: ConnectorInstanceAccessGrant,
+  grant: grantRows(ConnectorInstanceAccessGrant),
   notFound: () => new NotFound({ error: "connector_instance_not_found", message: "Connector instance not found." })
 }
 
@@ -130,7 +170,7 @@ export const McpConnectionKind: Kind<ExternalMcpConnectionId, McpConnectionAcces
   grants: "mcp_connection_grants",
   column: "mcp_connection_id",
   grantPrefix: "emg",
-  grant: McpConnectionAccessGrant,
+  grant: grantRows(McpConnectionAccessGrant),
   notFound: () => new NotFound({ error: "connection_not_found", message: "Unknown connection." })
 }
 
@@ -141,7 +181,7 @@ export const TemplateKind: Kind<TemplateId, TemplateAccessGrant> = {
   grants: "template_grants",
   column: "template_id",
   grantPrefix: "tpa",
-  grant: TemplateAccessGrant,
+  grant: grantRows(TemplateAccessGrant),
   notFound: () => new NotFound({ error: "template_not_found", message: "Template not found." }),
   creatorManages: true
 }
@@ -157,11 +197,11 @@ export const LlmProviderKind: Kind<LlmProviderId, LlmProviderAccessGrant> = {
   grants: "llm_provider_grants",
   column: "llm_provider_id",
   grantPrefix: "lpg",
-  grant: LlmProviderAccessGrant,
+  grant: grantRows(LlmProviderAccessGrant),
   notFound: () => new NotFound({ error: "llm_provider_not_found", message: "LLM provider not found." })
 }
 
-export const insufficientAccess = (kind: Kind<any, any>, role: AccessRole) =>
+export const insufficientAccess = (kind: AnyKind, role: AccessRole) =>
   new Forbidden({ reason: "insufficient_access", message: `Missing ${role} access for ${kind.name}.` })
 
 /** Whether a rank (`rank`'s value: 0 none, 1 viewer, 2 editor, 3 manager) is at least `role`. */
@@ -171,7 +211,7 @@ const reaches = (rank: number, role: AccessRole) => rank >= AccessRoles.indexOf(
  * A resource's row read with the principal's rank on it, in one statement: its statement selects
  * `${access.rank(principal, kind, alias)} AS access_rank` beside the row's columns; `requireRanked` decides.
  */
-export const ranked = <A>(row: Schema.Schema<A, unknown>) => withColumns(row, { accessRank: Schema.Int })
+export const ranked = <A>(row: Row<A>) => withColumns(row, { accessRank: Schema.Int })
 export interface Ranked<A> {
   readonly row: A
   readonly accessRank: number
@@ -181,7 +221,7 @@ export interface Ranked<A> {
  * `require` for a row read with the principal's rank on a resource of `kind` (`ranked`): the row when the rank is
  * at least `role`, `notFound` when no row was read, 403 `insufficient_access` otherwise.
  */
-export const requireRanked = <A>(kind: Kind<any, any>, role: AccessRole, notFound: () => NotFound = kind.notFound) =>
+export const requireRanked = <A>(kind: AnyKind, role: AccessRole, notFound: () => NotFound = kind.notFound) =>
 (found: Option.Option<Ranked<A>>): Effect.Effect<A, NotFound | Forbidden> =>
   Option.isNone(found)
     ? Effect.fail(notFound())
@@ -214,19 +254,19 @@ export const pluginDeleted = (id?: string) =>
 const grantNotFound = () => new NotFound({ error: "access_grant_not_found", message: "Access grant not found." })
 
 /** Grants by creation, newest first. */
-const grantsByCreation = <G extends { readonly createdAt: Date; readonly id: string }>(kind: Kind<any, G>) =>
+const grantsByCreation = <G extends Grant>(kind: Kind<string, G>) =>
   Keyset.make<G>(`${kind.grants}`, "desc", [
     { column: "g.created_at", value: (grant) => grant.createdAt.toISOString() },
     { column: "g.id", value: (grant) => grant.id }
   ])
 
-const makeAccess = Effect.gen(function*() {
+const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const memberships = yield* Memberships
   const id = (name: string) => sql.literal(name)
 
   /** The grants of `kind` on the row `alias` that apply to member `me` and are not revoked (alias `g`). */
-  const applying = (kind: Kind<any, any>, alias: string, me: MembershipId) =>
+  const applying = (kind: AnyKind, alias: string, me: MembershipId) =>
     sql`${id(kind.grants)} g
           WHERE g.organization_id = ${id(alias)}.organization_id AND g.${id(kind.column)} = ${id(alias)}.id
             AND g.removed_at IS NULL
@@ -234,7 +274,7 @@ const makeAccess = Effect.gen(function*() {
                  OR g.team_id IN (SELECT tm.team_id FROM team_members tm
                                   WHERE tm.organization_id = g.organization_id AND tm.membership_id = ${me}))`
 
-  const granted = (kind: Kind<any, any>, alias: string, me: MembershipId) => sql`EXISTS (SELECT 1 FROM ${applying(kind, alias, me)})`
+  const granted = (kind: AnyKind, alias: string, me: MembershipId) => sql`EXISTS (SELECT 1 FROM ${applying(kind, alias, me)})`
 
   /** Whether member `me` can view plugin row `alias` through a marketplace (not deleted) that lists it. */
   const viaMarketplace = (alias: string, me: MembershipId) =>
@@ -255,14 +295,14 @@ const makeAccess = Effect.gen(function*() {
   const createdBy = (alias: string, me: MembershipId) => sql`${id(alias)}.created_by_membership_id = ${me}`
 
   /** The viewer fallback of a kind, or undefined for kinds without one. */
-  const fallback = (kind: Kind<any, any>, alias: string, me: MembershipId): Statement.Fragment | undefined =>
+  const fallback = (kind: AnyKind, alias: string, me: MembershipId): Statement.Fragment | undefined =>
     kind.table === "plugins" ? viaMarketplace(alias, me) : kind.table === "config_objects" ? viaPlugin(alias, me) : undefined
 
   /**
    * A boolean SQL expression: whether the principal can view the row `alias` of `kind`. AND it into a list's WHERE
    * clause; `true` for principals who manage everything.
    */
-  const visible = (principal: Principal, kind: Kind<any, any>, alias: string): Statement.Fragment => {
+  const visible = (principal: Principal, kind: AnyKind, alias: string): Statement.Fragment => {
     const me = restricted(principal)
     if (me === undefined) return sql`true`
     const other = kind.creatorManages ? createdBy(alias, me) : fallback(kind, alias, me)
@@ -275,7 +315,7 @@ const makeAccess = Effect.gen(function*() {
    * are not exempt: managing a resource is not using it (an MCP connection's tools run only for those granted it).
    * The system: `true`.
    */
-  const usable = (principal: Principal, kind: Kind<any, any>, alias: string): Statement.Fragment =>
+  const usable = (principal: Principal, kind: AnyKind, alias: string): Statement.Fragment =>
     principal._tag === "System" ? sql`true` : granted(kind, alias, principal.membership.id)
 
   const Usable = Schema.Struct({ name: Schema.String, usable: Schema.Boolean })
@@ -284,7 +324,7 @@ const makeAccess = Effect.gen(function*() {
    * Fails unless the resource is the organization's (404, as for a missing one) and a grant reaches the principal
    * (403 `insufficient_access`: 'You have not been granted access to "<name>".'), whatever their role.
    */
-  const requireUsable = Effect.fn("Access.requireUsable")(<Id extends string>(principal: Principal, kind: Kind<Id, any>, resource: Id) =>
+  const requireUsable = Effect.fn("Access.requireUsable")(<Id extends string>(principal: Principal, kind: Kind<Id>, resource: Id) =>
     Effect.flatMap(
       findOne({
         Request: Schema.String,
@@ -302,7 +342,7 @@ const makeAccess = Effect.gen(function*() {
     ))
 
   /** An integer SQL expression: the principal's role on row `alias` (0 none, 1 viewer, 2 editor, 3 manager). */
-  const rank = (principal: Principal, kind: Kind<any, any>, alias: string): Statement.Fragment => {
+  const rank = (principal: Principal, kind: AnyKind, alias: string): Statement.Fragment => {
     const me = restricted(principal)
     if (me === undefined) return sql`3`
     const grants = sql`(SELECT max(CASE g.role WHEN 'manager' THEN 3 WHEN 'editor' THEN 2 ELSE 1 END) FROM ${applying(kind, alias, me)})`
@@ -315,7 +355,7 @@ const makeAccess = Effect.gen(function*() {
 
   const Ranked = Schema.Struct({ rank: Schema.Number })
 
-  const rankOf = (principal: Principal, kind: Kind<any, any>, resource: string, lock: boolean) =>
+  const rankOf = (principal: Principal, kind: AnyKind, resource: string, lock: boolean) =>
     findOne({
       Request: Schema.String,
       Result: Ranked,
@@ -331,7 +371,7 @@ const makeAccess = Effect.gen(function*() {
    */
   const require = Effect.fn("Access.require")(<Id extends string>(
     principal: Principal,
-    kind: Kind<Id, any>,
+    kind: Kind<Id>,
     resource: Id,
     role: AccessRole,
     options: { readonly lock?: boolean } = {}
@@ -344,17 +384,17 @@ const makeAccess = Effect.gen(function*() {
         : Effect.fail(insufficientAccess(kind, role))))
 
   /** The principal's role on one resource, or none; fails with 404 when the organization has no such resource. */
-  const roleOn = Effect.fn("Access.roleOn")(<Id extends string>(principal: Principal, kind: Kind<Id, any>, resource: Id) =>
+  const roleOn = Effect.fn("Access.roleOn")(<Id extends string>(principal: Principal, kind: Kind<Id>, resource: Id) =>
     Effect.flatMap(rankOf(principal, kind, resource, false), (found) =>
       Option.isNone(found)
         ? Effect.fail(kind.notFound())
-        : Effect.succeed(Option.fromNullable(AccessRoles[found.value.rank - 1]))))
+        : Effect.succeed(Option.fromNullishOr(AccessRoles[found.value.rank - 1]))))
 
   const grantColumns = sql`g.id, g.membership_id AS org_membership_id, g.team_id, g.org_wide, g.role,
       g.created_by_membership_id AS created_by_org_membership_id, g.created_at, g.removed_at`
 
   /** The manager grant a resource's creator gets (none for the system, which manages everything anyway). */
-  const grantCreator = Effect.fn("Access.grantCreator")(<Id extends string>(principal: Principal, kind: Kind<Id, any>, resource: Id, at: Date) => {
+  const grantCreator = Effect.fn("Access.grantCreator")(<Id extends string>(principal: Principal, kind: Kind<Id>, resource: Id, at: Date) => {
     const membershipId = actingMembershipId(principal)
     return membershipId === null ? Effect.void : grantManager(principal.organization.id, kind, resource, membershipId, at)
   })
@@ -362,7 +402,7 @@ const makeAccess = Effect.gen(function*() {
   /** A member's manager grant on a resource made for them (by the system acting as them, for example). */
   const grantManager = Effect.fn("Access.grantManager")(function*<Id extends string>(
     organizationId: OrganizationId,
-    kind: Kind<Id, any>,
+    kind: Kind<Id>,
     resource: Id,
     membershipId: MembershipId,
     at: Date
@@ -383,7 +423,7 @@ const makeAccess = Effect.gen(function*() {
   })
 
   /** `grant` for a resource whose manager access the caller has already been checked for, inside a transaction. */
-  const upsertGrant = <Id extends string, G>(
+  const upsertGrant = <Id extends string, G extends Grant>(
     principal: Principal,
     kind: Kind<Id, G>,
     resource: Id,
@@ -420,7 +460,7 @@ const makeAccess = Effect.gen(function*() {
       }
       return yield* single({
         Request: Schema.Unknown,
-        Result: classRow(kind.grant),
+        Result: kind.grant.checked,
         execute: () =>
           sql`WITH g AS (
                   INSERT INTO ${id(kind.grants)} ${sql.insert(row)}
@@ -431,7 +471,7 @@ const makeAccess = Effect.gen(function*() {
       })(null)
     })
 
-  const grant = Effect.fn("Access.grant")(<Id extends string, G>(principal: Principal, kind: Kind<Id, G>, resource: Id, input: CreateAccessGrantRequest) =>
+  const grant = Effect.fn("Access.grant")(<Id extends string, G extends Grant>(principal: Principal, kind: Kind<Id, G>, resource: Id, input: CreateAccessGrantRequest) =>
     transaction(
       Effect.andThen(
         require(principal, kind, resource, "manager", { lock: true }),
@@ -439,49 +479,41 @@ const makeAccess = Effect.gen(function*() {
       )
     ))
 
-  const makeList = <G extends { readonly createdAt: Date; readonly id: string }>(kind: Kind<any, G>) => {
-    const keyset = grantsByCreation(kind)
+  /** A kind's grants on one resource, a page of them. */
+  const listOf = <G extends Grant>(kind: Kind<string, G>) => {
     const rows = findAll({
-      Request: Schema.Struct({ organizationId: Schema.String, resource: Schema.String, query: Schema.Any, page: Keyset.PageRequest }),
-      Result: trustedClassRow(kind.grant),
+      Request: Schema.Struct({
+        organizationId: Schema.String,
+        resource: Schema.String,
+        query: Schema.toType(AccessListQuery),
+        page: Keyset.PageRequest
+      }),
+      Result: kind.grant.trusted,
       execute: ({ organizationId, page, query, resource }) =>
         sql`SELECT ${grantColumns} FROM ${id(kind.grants)} g
               WHERE ${
-            sql.and([
-              sql`g.organization_id = ${organizationId}`,
-              sql`g.${id(kind.column)} = ${resource}`,
-              (query as AccessListQuery).includeRevoked ? sql`true` : sql`g.removed_at IS NULL`,
-              page.after
-            ])
-          } ORDER BY ${page.orderBy} LIMIT ${page.fetch}`
+          sql.and([
+            sql`g.organization_id = ${organizationId}`,
+            sql`g.${id(kind.column)} = ${resource}`,
+            query.includeRevoked ? sql`true` : sql`g.removed_at IS NULL`,
+            page.after
+          ])
+        } ORDER BY ${page.orderBy} LIMIT ${page.fetch}`
     })
     return (organizationId: OrganizationId, resource: string, query: AccessListQuery) =>
-      Keyset.page(keyset, query, (page) => rows({ organizationId, resource, query, page }))
-  }
-  const lists = {
-    config_object_grants: makeList(ConfigObjectKind),
-    plugin_grants: makeList(PluginKind),
-    marketplace_grants: makeList(MarketplaceKind),
-    connector_instance_grants: makeList(ConnectorInstanceKind),
-    mcp_connection_grants: makeList(McpConnectionKind),
-    template_grants: makeList(TemplateKind),
-    llm_provider_grants: makeList(LlmProviderKind)
+      Keyset.page(grantsByCreation(kind), query, (page) => rows({ organizationId, resource, query, page }))
   }
 
-  const listGrants = Effect.fn("Access.listGrants")(<Id extends string, G>(principal: Principal, kind: Kind<Id, G>, resource: Id, query: AccessListQuery) =>
+  const listGrants = Effect.fn("Access.listGrants")(<Id extends string, G extends Grant>(principal: Principal, kind: Kind<Id, G>, resource: Id, query: AccessListQuery) =>
     orUnavailable(
       Effect.andThen(
         require(principal, kind, resource, "manager"),
-        lists[kind.grants](principal.organization.id, resource, query) as Effect.Effect<
-          { readonly items: ReadonlyArray<G>; readonly nextCursor: string | null },
-          Effect.Effect.Error<ReturnType<(typeof lists)[typeof kind.grants]>>,
-          Effect.Effect.Context<ReturnType<(typeof lists)[typeof kind.grants]>>
-        >
+        listOf(kind)(principal.organization.id, resource, query)
       )
     ))
 
   /** Soft revoke: sets `removedAt` once; revoking again keeps the first time. */
-  const revoke = Effect.fn("Access.revoke")(<Id extends string>(principal: Principal, kind: Kind<Id, any>, resource: Id, grantId: string) =>
+  const revoke = Effect.fn("Access.revoke")(<Id extends string>(principal: Principal, kind: Kind<Id>, resource: Id, grantId: string) =>
     transaction(
       Effect.gen(function*() {
         yield* require(principal, kind, resource, "manager", { lock: true })
@@ -497,6 +529,6 @@ const makeAccess = Effect.gen(function*() {
   return { visible, usable, requireUsable, rank, require, roleOn, grantCreator, grantManager, grant, listGrants, revoke } as const
 })
 
-export class Access extends Context.Tag("@orgplane/server/access/Access")<Access, Effect.Effect.Success<typeof makeAccess>>() {
-  static readonly layer = Layer.effect(Access, makeAccess).pipe(Layer.provide(Memberships.layer))
+export class Access extends Context.Service<Access>()("@orgplane/server/access/Access", { make }) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide(Memberships.layer))
 }

@@ -5,6 +5,9 @@
  * identity ends their sessions, API keys and memberships and makes the account a tombstone
  * (identity/AccountRemoval.ts). The event `user.delete` is recorded in every organization left and, for the
  * operator, in theirs. docs/security.md, "Deleting an account", says what goes, what stays and why.
+ *
+ * The Effect 4 form of packages/server/src/accounts/AccountDeletion.ts, whole: the same steps in the same order, the
+ * same errors; the service is a `Context.Service` with `make` and a static `layer`.
  */
 import {
   type AccountDeletion as AccountDeletionResult,
@@ -17,7 +20,10 @@ import {
   Unauthorized,
   type UserId
 } from "@orgplane/schema"
-import { Context, Effect, Layer, Option } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { AuditRepository } from "../audit/AuditRepository.js"
 import { SuiteRepository } from "../capabilities/SuiteRepository.js"
 import { Accounts } from "../identity/Accounts.js"
@@ -142,11 +148,8 @@ const make = Effect.gen(function*() {
   } as const
 })
 
-export class AccountDeletion extends Context.Tag("@orgplane/server/accounts/AccountDeletion")<
-  AccountDeletion,
-  Effect.Effect.Success<typeof make>
->() {
-  static readonly layer = Layer.effect(AccountDeletion, make).pipe(
+export class AccountDeletion extends Context.Service<AccountDeletion>()("@orgplane/server/accounts/AccountDeletion", { make }) {
+  static readonly layer = Layer.effect(this, this.make).pipe(
     Layer.provide([
       Accounts.layer,
       AccountRemoval.layer,

@@ -1,9 +1,14 @@
 /**
  * A person's export (`GET /v1/me/export`): what identity keeps of them (identity/AccountRecords.ts) and the memories
  * they saved in every organization, as one `AccountExport` document.
+ *
+ * The Effect 4 form of packages/server/src/accounts/AccountExport.ts, whole; the service is a `Context.Service` with
+ * `make` and a static `layer`.
  */
 import type { AccountExport as AccountExportDocument, ExportedMemory, SessionId, UserId } from "@orgplane/schema"
-import { Context, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { AccountRecords } from "../identity/AccountRecords.js"
 import { MemoryRepository } from "../memory/MemoryRepository.js"
 import { orUnavailable } from "../platform/Sql.js"
@@ -38,9 +43,6 @@ const make = Effect.gen(function*() {
   } as const
 })
 
-export class AccountExport extends Context.Tag("@orgplane/server/accounts/AccountExport")<
-  AccountExport,
-  Effect.Effect.Success<typeof make>
->() {
-  static readonly layer = Layer.effect(AccountExport, make).pipe(Layer.provide([AccountRecords.layer, MemoryRepository.layer]))
+export class AccountExport extends Context.Service<AccountExport>()("@orgplane/server/accounts/AccountExport", { make }) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide([AccountRecords.layer, MemoryRepository.layer]))
 }

@@ -1,15 +1,20 @@
-/** HTTP handlers of the Account group: the caller's export and the deletion of their account. Thin by design. */
-import { HttpApp, HttpServerResponse } from "@effect/platform"
-import { Api } from "@orgplane/schema"
-import { Effect, Layer } from "effect"
+/**
+ * HTTP handlers of the Account group: the caller's export and the deletion of their account. Thin by design.
+ *
+ * The Effect 4 form of packages/server/src/accounts/Http.ts, whole.
+ */
+import { HttpEffect, HttpServerResponse } from "effect/http"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { currentSession } from "../identity/Authentication.js"
+import { Api } from "@orgplane/schema"
 import { group } from "../platform/HttpErrors.js"
 import { AccountDeletion } from "./AccountDeletion.js"
 import { AccountExport } from "./AccountExport.js"
 
 /** The export is a file to keep: `orgplane-account-<user id>-<day>.json`, saved rather than shown. */
 const asAttachment = (name: string) =>
-  HttpApp.appendPreResponseHandler((_, response) =>
+  HttpEffect.appendPreResponseHandler((_, response) =>
     Effect.succeed(HttpServerResponse.setHeader(response, "content-disposition", `attachment; filename="${name}"`)))
 
 export const AccountHttp = group(Api, "account", (handlers) =>

@@ -2,9 +2,12 @@
  * HTTP handlers of the Admin group: making an organization the operator with the setup token, the operator's plan
  * changes, the instance's usage metrics, its organizations (listed, deleted, restored), its accounts (list, disable,
  * enable, delete) and password reset links for any account. Thin by design.
+ *
+ * The Effect 4 form of packages/server/src/admin/Http.ts, whole.
  */
 import { Api, CurrentMember } from "@orgplane/schema"
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { AccountDeletion } from "../accounts/AccountDeletion.js"
 import { Operator } from "../identity/Operator.js"
 import { OperatorUsers } from "../identity/OperatorUsers.js"
@@ -24,22 +27,22 @@ export const AdminHttp = group(Api, "admin", (handlers) =>
     const accountDeletion = yield* AccountDeletion
     const deletion = yield* OrganizationDeletion
     return handlers
-      .handle("claimOperator", ({ payload }) => Effect.flatMap(CurrentMember, (caller) => operator.claim(caller, payload.setupToken)))
-      .handle("setPlan", ({ path, payload }) =>
-        Effect.flatMap(CurrentMember, (caller) =>
-          Effect.map(organizations.setPlan(caller, path.organizationId, payload.plan), (organization) => ({ organization }))))
-      .handle("metrics", () => Effect.flatMap(CurrentMember, metrics.summary))
-      .handle("issuePasswordReset", ({ path }) => Effect.flatMap(CurrentMember, (caller) => resets.issueForUser(caller, path.userId)))
-      .handle("listUsers", ({ urlParams }) => Effect.flatMap(CurrentMember, (caller) => people.list(caller, urlParams)))
-      .handle("disableUser", ({ path }) => Effect.flatMap(CurrentMember, (caller) => people.disable(caller, path.userId)))
-      .handle("enableUser", ({ path }) => Effect.flatMap(CurrentMember, (caller) => people.enable(caller, path.userId)))
-      .handle("deleteUser", ({ path }) => Effect.flatMap(CurrentMember, (caller) => accountDeletion.deleteByOperator(caller, path.userId)))
-      .handle("listOrganizations", ({ urlParams }) => Effect.flatMap(CurrentMember, (caller) => organizations.listForAdmin(caller, urlParams)))
-      .handle("deleteOrganization", ({ path }) =>
-        Effect.flatMap(CurrentMember, (caller) =>
-          Effect.map(deletion.schedule({ _tag: "Operator", caller }, path.organizationId), (deleted) => ({ deletion: deleted }))))
-      .handle("restoreOrganization", ({ path }) =>
-        Effect.flatMap(CurrentMember, (caller) => deletion.restore({ _tag: "Operator", caller }, path.organizationId)))
+      .handle("claimOperator", ({ payload }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => operator.claim(caller, payload.setupToken)))
+      .handle("setPlan", ({ params, payload }) =>
+        Effect.flatMap(Effect.service(CurrentMember), (caller) =>
+          Effect.map(organizations.setPlan(caller, params.organizationId, payload.plan), (organization) => ({ organization }))))
+      .handle("metrics", () => Effect.flatMap(Effect.service(CurrentMember), metrics.summary))
+      .handle("issuePasswordReset", ({ params }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => resets.issueForUser(caller, params.userId)))
+      .handle("listUsers", ({ query }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => people.list(caller, query)))
+      .handle("disableUser", ({ params }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => people.disable(caller, params.userId)))
+      .handle("enableUser", ({ params }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => people.enable(caller, params.userId)))
+      .handle("deleteUser", ({ params }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => accountDeletion.deleteByOperator(caller, params.userId)))
+      .handle("listOrganizations", ({ query }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => organizations.listForAdmin(caller, query)))
+      .handle("deleteOrganization", ({ params }) =>
+        Effect.flatMap(Effect.service(CurrentMember), (caller) =>
+          Effect.map(deletion.schedule({ _tag: "Operator", caller }, params.organizationId), (deleted) => ({ deletion: deleted }))))
+      .handle("restoreOrganization", ({ params }) =>
+        Effect.flatMap(Effect.service(CurrentMember), (caller) => deletion.restore({ _tag: "Operator", caller }, params.organizationId)))
   }))
 
 export const layer = AdminHttp.pipe(

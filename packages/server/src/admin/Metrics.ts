@@ -2,9 +2,15 @@
  * Admin metrics: the instance's usage numbers for its operator (owners and admins of the operator organization),
  * computed on each call from two set-based statements in one read-only, repeatable-read transaction, so every number
  * sees one state.
+ *
+ * The Effect 4 form of packages/server/src/admin/Metrics.ts, whole. What differs under the same behaviour: the
+ * summary is built with `disableChecks` (Effect 3's `new AdminMetricsSummary(…, true)`); the service is a
+ * `Context.Service` with `make` and a static `layer`.
  */
 import { AdminMetricsSummary, type MemberContext } from "@orgplane/schema"
-import { Context, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { Operator } from "../identity/Operator.js"
 import { transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
@@ -29,14 +35,13 @@ const make = Effect.gen(function*() {
       unpaidUsers: Math.max(0, counts.totalUsers - counts.paidUsers),
       billingUnavailableUsers: 0,
       billingLoaded: true
-    }, true)
+    }, { disableChecks: true })
     return { summary, generatedAt }
   })
 
   return { summary } as const
 })
 
-export class Metrics extends Context.Tag("@orgplane/server/admin/Metrics")<Metrics, Effect.Effect.Success<typeof make>>() {
-  static readonly layer = Layer.effect(Metrics, make).pipe(Layer.provide([MetricsRepository.layer, Operator.layer]))
+export class Metrics extends Context.Service<Metrics>()("@orgplane/server/admin/Metrics", { make }) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide([MetricsRepository.layer, Operator.layer]))
 }
-

@@ -3,12 +3,18 @@
  * they carry the `instance-wide` marker the tenancy check recognises (packages/testkit/src/TenancyRule.ts). Set-based:
  * two statements whatever the number of people, each an aggregate over indexed ranges (telemetry events by
  * `occurred_at`, so only the partitions of the last 90 days are read).
+ *
+ * The Effect 4 form of packages/server/src/admin/MetricsRepository.ts, whole: the same statements, word for word.
+ * What differs under the same behaviour: `Schema.DateFromSelf` is `Schema.Date`; the service is a `Context.Service`
+ * with `make` and a static `layer`.
  */
-import { SqlClient } from "@effect/sql"
 import { AdminActivityPoint, AdminMetricsSummary } from "@orgplane/schema"
-import { Context, Effect, Layer, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import * as SqlClient from "effect/sql/SqlClient"
 import { single } from "../platform/Statements.js"
-
 const fields = AdminMetricsSummary.fields
 
 /** Counts of people, organizations, workers, plans and invitations. */
@@ -40,7 +46,7 @@ export const ActivityRow = Schema.Struct({
   activitySeries: Schema.Array(AdminActivityPoint)
 })
 
-const Request = Schema.Struct({ now: Schema.DateFromSelf, operatorOrganizationId: Schema.NullOr(Schema.String) })
+const Request = Schema.Struct({ now: Schema.Date, operatorOrganizationId: Schema.NullOr(Schema.String) })
 type Request = typeof Request.Type
 
 const make = Effect.gen(function*() {
@@ -161,6 +167,6 @@ const make = Effect.gen(function*() {
   return { snapshot, counts, activity } as const
 })
 
-export class MetricsRepository extends Context.Tag("@orgplane/server/admin/MetricsRepository")<MetricsRepository, Effect.Effect.Success<typeof make>>() {
-  static readonly layer = Layer.effect(MetricsRepository, make)
+export class MetricsRepository extends Context.Service<MetricsRepository>()("@orgplane/server/admin/MetricsRepository", { make }) {
+  static readonly layer = Layer.effect(this, this.make)
 }

@@ -1,6 +1,9 @@
 /**
  * Reading the audit log: owners and admins list, filter and get their organization's events, and the catalog of
  * actions. Events are written by `platform/AuditRecorder.ts`, in the transactions of the changes they record.
+ *
+ * The Effect 4 form of packages/server/src/audit/Audit.ts, whole: the export's stream pages with `Stream.paginate`
+ * (Effect 3's `paginateChunkEffect`) and joins each array of lines (`mapArray`, Effect 3's `mapChunks`).
  */
 import {
   AUDIT_CSV_COLUMNS,
@@ -10,9 +13,16 @@ import {
   type AuditEventsQuery,
   AuditExportQuery,
   AuditSettings,
-  NotFound
+  NotFound,
+  type ServiceUnavailable
 } from "@orgplane/schema"
-import { Chunk, Context, Effect, Layer, Option, Schema, Stream } from "effect"
+import * as Arr from "effect/Array"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
 import { describe, describeChange } from "../platform/AuditRecorder.js"
 import { now } from "../platform/Time.js"
 import { ServerConfig } from "../platform/Config.js"
@@ -106,13 +116,15 @@ const make = Effect.gen(function*() {
     const startedAt = yield* now
     const filters = { ...query, to: query.to === undefined || query.to > startedAt ? startedAt : query.to }
     const organizationId = principal.organization.id
-    const rows = Stream.paginateChunkEffect(undefined as AuditEvent | undefined, (after) =>
-      Effect.map(orUnavailable(events.batch(organizationId, filters, after, EXPORT_BATCH)), (batch) =>
-        [Chunk.fromIterable(batch), batch.length < EXPORT_BATCH ? Option.none() : Option.some(batch[batch.length - 1])] as const))
+    const rows = Stream.paginate<AuditEvent | undefined, AuditEvent, ServiceUnavailable>(undefined, (after) =>
+      Effect.map(orUnavailable(events.batch(organizationId, filters, after, EXPORT_BATCH)), (batch) => {
+        const last = batch.at(-1)
+        return [batch, batch.length < EXPORT_BATCH || last === undefined ? Option.none() : Option.some(last)] as const
+      }))
     const lines = query.format === "csv"
       ? Stream.concat(Stream.succeed(`${AUDIT_CSV_COLUMNS.map((column) => `"${column}"`).join(",")}\r\n`), Stream.map(rows, csvOf))
       : Stream.map(rows, (event) => `${JSON.stringify(encodeEvent(event))}\n`)
-    return Stream.map(Stream.mapChunks(lines, (chunk) => Chunk.of(Chunk.join(chunk, ""))), (text) => encoder.encode(text))
+    return Stream.map(Stream.mapArray(lines, (chunk) => Arr.of(chunk.join(""))), (text) => encoder.encode(text))
   })
 
   const getSettings = Effect.fn("Audit.getSettings")(function*(principal: Principal) {
@@ -138,6 +150,6 @@ const make = Effect.gen(function*() {
   return { list, get, types, exportEvents, getSettings, setSettings } as const
 })
 
-export class Audit extends Context.Tag("@orgplane/server/audit/Audit")<Audit, Effect.Effect.Success<typeof make>>() {
-  static readonly layer = Layer.effect(Audit, make).pipe(Layer.provide(AuditRepository.layer))
+export class Audit extends Context.Service<Audit>()("@orgplane/server/audit/Audit", { make }) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide(AuditRepository.layer))
 }

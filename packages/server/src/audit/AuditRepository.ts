@@ -1,7 +1,14 @@
-/** Reading the audit log by an organization's filters (events are written by platform/AuditRecorder.ts). */
-import { SqlClient } from "@effect/sql"
+/**
+ * Reading the audit log by an organization's filters (events are written by platform/AuditRecorder.ts).
+ *
+ * The Effect 4 form of packages/server/src/audit/AuditRepository.ts, whole: the same statements, word for word.
+ */
 import { AuditEvent, type AuditEventsQuery, type AuditFilters, AuditSettings, OrganizationId } from "@orgplane/schema"
-import { Context, Effect, Layer, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import * as SqlClient from "effect/sql/SqlClient"
 import * as Keyset from "../platform/Keyset.js"
 import { classRow, DateColumn, findAll, findOne, Fragment, trustedClassRow } from "../platform/Statements.js"
 
@@ -27,7 +34,7 @@ const keysets = {
   ])
 }
 
-const makeAuditRepository = Effect.gen(function*() {
+const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
 
   const get = findOne({
@@ -66,10 +73,10 @@ const makeAuditRepository = Effect.gen(function*() {
   }
 
   /** One page of the organization's events under the query's filters. */
-  const list = (organizationId: OrganizationId, query: AuditEventsQuery) =>
+  const list = Effect.fn("AuditRepository.list")((organizationId: OrganizationId, query: AuditEventsQuery) =>
     Keyset.page(keysets[query.order ?? "desc"], query, (page) => pageRows({ organizationId, where: filtered(query), page }), {
       follow: query.order === "asc"
-    })
+    }))
 
   /** Up to `limit` events under the filters after `after` (oldest first), for an export read batch by batch. */
   const batch = (organizationId: OrganizationId, query: AuditFilters, after: AuditEvent | undefined, limit: number) =>
@@ -116,21 +123,20 @@ const makeAuditRepository = Effect.gen(function*() {
   })
 
   /** The longest retention any organization keeps (the default when none keeps longer). */
-  const longestRetention = (defaultDays: number) =>
-    Effect.map(
-      sql<{ days: number }>`/* instance-wide: the longest retention, to drop whole months nobody keeps (audit/Retention.ts) */
-          SELECT greatest(${defaultDays}::int, coalesce(max(retention_days), 0)) AS days FROM audit_settings`,
-      ([row]) => row!.days
-    )
+  const longestRetention = Effect.fn("AuditRepository.longestRetention")(function*(defaultDays: number) {
+    const rows = yield* sql<{ days: number }>`/* instance-wide: the longest retention, to drop whole months nobody keeps (audit/Retention.ts) */
+          SELECT greatest(${defaultDays}::int, coalesce(max(retention_days), 0)) AS days FROM audit_settings`
+    // An aggregate without GROUP BY answers one row.
+    return rows[0]?.days ?? defaultDays
+  })
 
   /** Deletes up to `limit` of the organization's events before `before`; how many it deleted. */
-  const deleteBefore = (organizationId: OrganizationId, before: Date, limit: number) =>
-    Effect.map(
-      sql<{ id: string }>`DELETE FROM audit_events WHERE organization_id = ${organizationId} AND (occurred_at, id) IN (
+  const deleteBefore = Effect.fn("AuditRepository.deleteBefore")(function*(organizationId: OrganizationId, before: Date, limit: number) {
+    const rows = yield* sql<{ id: string }>`DELETE FROM audit_events WHERE organization_id = ${organizationId} AND (occurred_at, id) IN (
               SELECT occurred_at, id FROM audit_events WHERE organization_id = ${organizationId} AND occurred_at < ${before} LIMIT ${limit}
-            ) RETURNING id`,
-      (rows) => rows.length
-    )
+            ) RETURNING id`
+    return rows.length
+  })
 
   /**
    * A deleted person's events, kept with the person named by their pseudonym (the accounts area, in the deletion's
@@ -169,6 +175,6 @@ const makeAuditRepository = Effect.gen(function*() {
   return { get, list, batch, settings, saveSettings, expiring, longestRetention, deleteBefore, pseudonymise } as const
 })
 
-export class AuditRepository extends Context.Tag("@orgplane/server/audit/AuditRepository")<AuditRepository, Effect.Effect.Success<typeof makeAuditRepository>>() {
-  static readonly layer = Layer.effect(AuditRepository, makeAuditRepository)
+export class AuditRepository extends Context.Service<AuditRepository>()("@orgplane/server/audit/AuditRepository", { make }) {
+  static readonly layer = Layer.effect(this, this.make)
 }

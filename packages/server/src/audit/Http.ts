@@ -1,7 +1,12 @@
-/** HTTP handlers of the Audit Log group. Thin by design: the service authorizes. */
+/**
+ * HTTP handlers of the Audit Log group. Thin by design: the service authorizes.
+ *
+ * The Effect 4 form of packages/server/src/audit/Http.ts, whole.
+ */
 import { Api, CurrentMember } from "@orgplane/schema"
-import { HttpServerResponse } from "@effect/platform"
-import { Effect, Layer } from "effect"
+import { HttpServerResponse } from "effect/http"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { group } from "../platform/HttpErrors.js"
 import { Audit } from "./Audit.js"
 import { AuditRepository } from "./AuditRepository.js"
@@ -16,21 +21,21 @@ export const AuditHttp = group(Api, "audit", (handlers) =>
   Effect.gen(function*() {
     const audit = yield* Audit
     return handlers
-      .handle("listEvents", ({ urlParams }) => Effect.flatMap(CurrentMember, (caller) => audit.list(caller, urlParams)))
-      .handle("getEvent", ({ path }) => Effect.flatMap(CurrentMember, (caller) => audit.get(caller, path.eventId)))
-      .handle("exportEvents", ({ urlParams }) =>
-        Effect.flatMap(CurrentMember, (caller) =>
-          Effect.map(audit.exportEvents(caller, urlParams), (body) =>
+      .handle("listEvents", ({ query }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => audit.list(caller, query)))
+      .handle("getEvent", ({ params }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => audit.get(caller, params.eventId)))
+      .handle("exportEvents", ({ query }) =>
+        Effect.flatMap(Effect.service(CurrentMember), (caller) =>
+          Effect.map(audit.exportEvents(caller, query), (body) =>
             HttpServerResponse.stream(body, {
-              contentType: urlParams.format === "csv" ? "text/csv; charset=utf-8" : "application/x-ndjson",
+              contentType: query.format === "csv" ? "text/csv; charset=utf-8" : "application/x-ndjson",
               headers: {
-                "content-disposition": `attachment; filename="audit-events.${urlParams.format}"`,
+                "content-disposition": `attachment; filename="audit-events.${query.format}"`,
                 "cache-control": "no-store"
               }
             }))))
-      .handle("listEventTypes", () => Effect.flatMap(CurrentMember, (caller) => audit.types(caller)))
-      .handle("getSettings", () => Effect.flatMap(CurrentMember, (caller) => audit.getSettings(caller)))
-      .handle("setSettings", ({ payload }) => Effect.flatMap(CurrentMember, (caller) => audit.setSettings(caller, payload)))
+      .handle("listEventTypes", () => Effect.flatMap(Effect.service(CurrentMember), (caller) => audit.types(caller)))
+      .handle("getSettings", () => Effect.flatMap(Effect.service(CurrentMember), (caller) => audit.getSettings(caller)))
+      .handle("setSettings", ({ payload }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => audit.setSettings(caller, payload)))
   }))
 
 /** The handlers, with the log's partitions made at start-up and kept ahead daily, and its streams' delivery. */

@@ -2,9 +2,13 @@
  * The monthly partitions of `audit_events` (platform/MonthlyPartitions.ts). An event is written in the transaction
  * of its change, which must not fail for want of a partition nor run DDL: the current month and the next
  * `MONTHS_AHEAD` are made at start-up and every day, once per cluster, on the durable engine.
+ *
+ * The Effect 4 form of packages/server/src/audit/Partitions.ts, whole: the job on `effect/cluster`'s `ClusterCron`.
  */
-import * as ClusterCron from "@effect/cluster/ClusterCron"
-import { Cron, Effect, Layer } from "effect"
+import * as ClusterCron from "effect/cluster/ClusterCron"
+import * as Cron from "effect/Cron"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as MonthlyPartitions from "../platform/MonthlyPartitions.js"
 import { now } from "../platform/Time.js"
 
@@ -20,7 +24,7 @@ export const ensureAhead = Effect.flatMap(now, (at) => {
 })
 
 /** Every day at 03:23 UTC. */
-export const schedule = Cron.unsafeParse("23 3 * * *", "UTC")
+export const schedule = Cron.parseUnsafe("23 3 * * *", "UTC")
 
 const daily = ClusterCron.make({ name: "audit-partitions", cron: schedule, execute: ensureAhead })
 

@@ -3,10 +3,13 @@
  * organization older than its retention (`audit_settings`, 365 days unless an owner set another) are deleted in
  * batches, and the deletion is recorded in that organization's log by the system (`audit.retention.apply`). Whole
  * months older than the longest retention anyone keeps are dropped as partitions.
+ *
+ * The Effect 4 form of packages/server/src/audit/Retention.ts, whole: the job on `effect/cluster`'s `ClusterCron`.
  */
-import * as ClusterCron from "@effect/cluster/ClusterCron"
 import { AUDIT_RETENTION_DEFAULT_DAYS } from "@orgplane/schema"
-import { Cron, Effect } from "effect"
+import * as ClusterCron from "effect/cluster/ClusterCron"
+import * as Cron from "effect/Cron"
+import * as Effect from "effect/Effect"
 import { AuditRecorder } from "../platform/AuditRecorder.js"
 import * as MonthlyPartitions from "../platform/MonthlyPartitions.js"
 import { orUnavailable } from "../platform/Sql.js"
@@ -41,7 +44,7 @@ export const apply = Effect.fn("Retention.apply")(function*(at: Date) {
 })
 
 /** Every day at 03:41 UTC. */
-export const schedule = Cron.unsafeParse("41 3 * * *", "UTC")
+export const schedule = Cron.parseUnsafe("41 3 * * *", "UTC")
 
 export const layer = ClusterCron.make({
   name: "audit-retention",

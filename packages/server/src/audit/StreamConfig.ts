@@ -3,7 +3,12 @@
  * backoff after a failed delivery (a base doubled per consecutive failure, up to a cap), and the settle window that
  * keeps delivery behind events still being committed (audit/StreamDelivery.ts).
  */
-import { Config, ConfigError, Context, Duration, Effect, Layer } from "effect"
+import * as Config from "effect/Config"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { invalidSetting } from "../platform/Config.js"
 
 export interface StreamSettings {
   /** How often the delivery loop looks for due streams. */
@@ -18,7 +23,7 @@ export interface StreamSettings {
   readonly settle: Duration.Duration
 }
 
-export class StreamConfig extends Context.Tag("@orgplane/server/audit/StreamConfig")<StreamConfig, StreamSettings>() {}
+export class StreamConfig extends Context.Service<StreamConfig, StreamSettings>()("@orgplane/server/audit/StreamConfig") {}
 
 export const defaults: StreamSettings = {
   pollInterval: Duration.seconds(2),
@@ -39,34 +44,34 @@ export const environment = [
 
 /** Settings given in code (tests, an embedding host); `undefined` keeps the environment's. */
 export interface Options {
-  readonly auditStreamPollInterval?: Duration.DurationInput | undefined
-  readonly auditStreamTimeout?: Duration.DurationInput | undefined
-  readonly auditStreamBackoffBase?: Duration.DurationInput | undefined
-  readonly auditStreamBackoffCap?: Duration.DurationInput | undefined
-  readonly auditStreamSettle?: Duration.DurationInput | undefined
+  readonly auditStreamPollInterval?: Duration.Input | undefined
+  readonly auditStreamTimeout?: Duration.Input | undefined
+  readonly auditStreamBackoffBase?: Duration.Input | undefined
+  readonly auditStreamBackoffCap?: Duration.Input | undefined
+  readonly auditStreamSettle?: Duration.Input | undefined
 }
 
-const duration = (given: Duration.DurationInput | undefined, name: string, fallback: Duration.Duration) =>
-  given === undefined ? Config.duration(name).pipe(Config.withDefault(fallback)) : Effect.succeed(Duration.decode(given))
+const duration = (given: Duration.Input | undefined, name: string, fallback: Duration.Duration) =>
+  given === undefined ? Config.Duration(name).pipe(Config.withDefault(fallback)) : Config.succeed(Duration.fromInputUnsafe(given))
 
-const invalid = (name: string, message: string) => Effect.fail(ConfigError.InvalidData([name], message))
+/** A refused setting, named (Effect 3's `ConfigError.InvalidData([name], message)` said where too). */
+const invalid = (name: string, message: string) => Effect.fail(invalidSetting(name, message))
 
 /** The settings from the environment, with `options` on top. */
-export const settings = (options: Options = {}): Effect.Effect<StreamSettings, ConfigError.ConfigError> =>
-  Effect.gen(function*() {
-    const pollInterval = yield* duration(options.auditStreamPollInterval, "ORGPLANE_AUDIT_STREAM_POLL_INTERVAL", defaults.pollInterval)
-    const timeout = yield* duration(options.auditStreamTimeout, "ORGPLANE_AUDIT_STREAM_TIMEOUT", defaults.timeout)
-    const backoffBase = yield* duration(options.auditStreamBackoffBase, "ORGPLANE_AUDIT_STREAM_BACKOFF_BASE", defaults.backoffBase)
-    const backoffCap = yield* duration(options.auditStreamBackoffCap, "ORGPLANE_AUDIT_STREAM_BACKOFF_CAP", defaults.backoffCap)
-    const settle = yield* duration(options.auditStreamSettle, "ORGPLANE_AUDIT_STREAM_SETTLE", defaults.settle)
-    for (const [name, value] of [["ORGPLANE_AUDIT_STREAM_POLL_INTERVAL", pollInterval], ["ORGPLANE_AUDIT_STREAM_TIMEOUT", timeout], ["ORGPLANE_AUDIT_STREAM_BACKOFF_BASE", backoffBase]] as const) {
-      if (Duration.toMillis(value) < 100) return yield* invalid(name, "must be at least 100 milliseconds, for example `2 seconds`")
-    }
-    if (Duration.lessThan(backoffCap, backoffBase)) {
-      return yield* invalid("ORGPLANE_AUDIT_STREAM_BACKOFF_CAP", "must be at least ORGPLANE_AUDIT_STREAM_BACKOFF_BASE")
-    }
-    return { pollInterval, timeout, backoffBase, backoffCap, settle }
-  })
+export const settings = Effect.fn("StreamConfig.settings")(function*(options: Options = {}) {
+  const pollInterval = yield* duration(options.auditStreamPollInterval, "ORGPLANE_AUDIT_STREAM_POLL_INTERVAL", defaults.pollInterval)
+  const timeout = yield* duration(options.auditStreamTimeout, "ORGPLANE_AUDIT_STREAM_TIMEOUT", defaults.timeout)
+  const backoffBase = yield* duration(options.auditStreamBackoffBase, "ORGPLANE_AUDIT_STREAM_BACKOFF_BASE", defaults.backoffBase)
+  const backoffCap = yield* duration(options.auditStreamBackoffCap, "ORGPLANE_AUDIT_STREAM_BACKOFF_CAP", defaults.backoffCap)
+  const settle = yield* duration(options.auditStreamSettle, "ORGPLANE_AUDIT_STREAM_SETTLE", defaults.settle)
+  for (const [name, value] of [["ORGPLANE_AUDIT_STREAM_POLL_INTERVAL", pollInterval], ["ORGPLANE_AUDIT_STREAM_TIMEOUT", timeout], ["ORGPLANE_AUDIT_STREAM_BACKOFF_BASE", backoffBase]] as const) {
+    if (Duration.toMillis(value) < 100) return yield* invalid(name, "must be at least 100 milliseconds, for example `2 seconds`")
+  }
+  if (Duration.isLessThan(backoffCap, backoffBase)) {
+    return yield* invalid("ORGPLANE_AUDIT_STREAM_BACKOFF_CAP", "must be at least ORGPLANE_AUDIT_STREAM_BACKOFF_BASE")
+  }
+  return { pollInterval, timeout, backoffBase, backoffCap, settle } satisfies StreamSettings
+})
 
 export const layer = (options: Options = {}) => Layer.effect(StreamConfig, settings(options))
 

@@ -18,11 +18,17 @@
  * The guarantee: each event at least once (exactly once unless an acknowledged delivery's answer is lost, or a
  * process stops between the answer and the cursor's update: then the batch is sent again under the same delivery
  * id), in order of `occurredAt` then id, typically 5 to 10 seconds after it happened.
+ *
+ * The Effect 4 form of packages/server/src/audit/StreamDelivery.ts, whole: the loop on `effect/cluster`'s `Singleton`.
  */
-import * as Singleton from "@effect/cluster/Singleton"
-import { HttpClientRequest } from "@effect/platform"
 import { AUDIT_STREAM_BATCH, AUDIT_STREAM_DELIVERY_HEADER, AUDIT_STREAM_SIGNATURE_HEADER, AuditEvent } from "@orgplane/schema"
-import { Duration, Effect, FiberSet, Schedule, Schema } from "effect"
+import * as Singleton from "effect/cluster/Singleton"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as FiberSet from "effect/FiberSet"
+import * as HttpClientRequest from "effect/http/HttpClientRequest"
+import * as Schedule from "effect/Schedule"
+import * as Schema from "effect/Schema"
 import { Crypto } from "../platform/Crypto.js"
 import { makeId } from "../platform/Ids.js"
 import { Outbound, type OutboundError } from "../platform/Outbound.js"
@@ -84,7 +90,7 @@ export const send = Effect.fn("StreamDelivery.send")(function*(url: string, secr
         ? { delivered: true, status: response.status, error: null }
         : { delivered: false, status: response.status, error: `HTTP ${response.status}` }
     ),
-    Effect.catchAll((error) => Effect.succeed<SendResult>({ delivered: false, status: null, error: describe(error) }))
+    Effect.catch((error) => Effect.succeed<SendResult>({ delivered: false, status: null, error: describe(error) }))
   )
 })
 
@@ -108,9 +114,9 @@ const deliver = (row: AuditStreamRow) =>
     } else {
       const horizon = yield* orUnavailable(streams.horizon(at, Duration.toMillis(config.settle)))
       events = yield* orUnavailable(streams.events(organizationId, cursor, { before: horizon }, AUDIT_STREAM_BATCH))
-      if (events.length === 0) return yield* orUnavailable(streams.idle(organizationId, id, new Date(at.getTime() + Duration.toMillis(config.pollInterval))))
+      const final = events.at(-1)
+      if (final === undefined) return yield* orUnavailable(streams.idle(organizationId, id, new Date(at.getTime() + Duration.toMillis(config.pollInterval))))
       deliveryId = yield* makeId("asd")
-      const final = events[events.length - 1]!
       last = { occurredAt: final.occurredAt, id: final.id }
       // Another runner fixed a batch meanwhile (a lease that ran out): its delivery stands, this one stops.
       if (!(yield* orUnavailable(streams.fixBatch(organizationId, id, deliveryId, last)))) return
@@ -150,7 +156,7 @@ const tick = (inFlight: FiberSet.FiberSet<void, never>) =>
     const lease = new Date(at.getTime() + 2 * Duration.toMillis(config.timeout) + 30_000)
     const due = yield* orUnavailable(streams.claim(at, lease, room))
     for (const row of due) {
-      yield* FiberSet.run(inFlight, deliver(row).pipe(quietWhileUnavailable, Effect.catchAllCause((cause) => Effect.logWarning("Audit stream delivery failed", cause))))
+      yield* FiberSet.run(inFlight, deliver(row).pipe(quietWhileUnavailable, Effect.catchCause((cause) => Effect.logWarning("Audit stream delivery failed", cause))))
     }
   })
 
@@ -159,7 +165,7 @@ export const loop = Effect.gen(function*() {
   const config = yield* StreamConfig
   const inFlight = yield* FiberSet.make<void, never>()
   yield* Effect.repeat(
-    tick(inFlight).pipe(quietWhileUnavailable, Effect.catchAllCause((cause) => Effect.logWarning("Audit streams: looking for due deliveries failed", cause))),
+    tick(inFlight).pipe(quietWhileUnavailable, Effect.catchCause((cause) => Effect.logWarning("Audit streams: looking for due deliveries failed", cause))),
     Schedule.spaced(config.pollInterval)
   )
 }).pipe(Effect.scoped)

@@ -2,6 +2,8 @@
  * Audit streams as the API manages them: owners create, change, pause, delete and test streams and rotate their
  * secrets; owners and admins read them. The secret is made here, shown once (create, rotate) and stored encrypted;
  * delivery itself is audit/StreamDelivery.ts.
+ *
+ * The Effect 4 form of packages/server/src/audit/Streams.ts, whole.
  */
 import {
   type AuditStreamId,
@@ -12,7 +14,10 @@ import {
   NotFound,
   type UpdateAuditStreamRequest
 } from "@orgplane/schema"
-import { Context, Effect, Layer, Option } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { ServerConfig } from "../platform/Config.js"
 import { Crypto } from "../platform/Crypto.js"
 import { makeId } from "../platform/Ids.js"
@@ -155,6 +160,6 @@ const make = Effect.gen(function*() {
   return { create, list, get, update, remove, rotateSecret, test } as const
 })
 
-export class Streams extends Context.Tag("@orgplane/server/audit/Streams")<Streams, Effect.Effect.Success<typeof make>>() {
-  static readonly layer = Layer.effect(Streams, make).pipe(Layer.provide(StreamsRepository.layer))
+export class Streams extends Context.Service<Streams>()("@orgplane/server/audit/Streams", { make }) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide(StreamsRepository.layer))
 }

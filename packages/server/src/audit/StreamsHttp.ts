@@ -1,6 +1,10 @@
-/** HTTP handlers of the Audit Log Streams group. Thin by design: the service authorizes. */
+/**
+ * HTTP handlers of the Audit Log Streams group. Thin by design: the service authorizes.
+ *
+ * The Effect 4 form of packages/server/src/audit/StreamsHttp.ts, whole.
+ */
 import { Api, CurrentMember } from "@orgplane/schema"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { group } from "../platform/HttpErrors.js"
 import { Streams } from "./Streams.js"
 
@@ -8,12 +12,12 @@ export const StreamsHttp = group(Api, "auditStreams", (handlers) =>
   Effect.gen(function*() {
     const streams = yield* Streams
     return handlers
-      .handle("create", ({ payload }) => Effect.flatMap(CurrentMember, (caller) => streams.create(caller, payload)))
-      .handle("list", ({ urlParams }) => Effect.flatMap(CurrentMember, (caller) => streams.list(caller, urlParams)))
-      .handle("get", ({ path }) => Effect.flatMap(CurrentMember, (caller) => streams.get(caller, path.streamId)))
-      .handle("update", ({ path, payload }) => Effect.flatMap(CurrentMember, (caller) => streams.update(caller, path.streamId, payload)))
-      .handle("delete", ({ path }) => Effect.flatMap(CurrentMember, (caller) => streams.remove(caller, path.streamId)))
-      .handle("rotateSecret", ({ path }) =>
-        Effect.flatMap(CurrentMember, (caller) => streams.rotateSecret(caller, path.streamId)))
-      .handle("test", ({ path }) => Effect.flatMap(CurrentMember, (caller) => streams.test(caller, path.streamId)))
+      .handle("create", ({ payload }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => streams.create(caller, payload)))
+      .handle("list", ({ query }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => streams.list(caller, query)))
+      .handle("get", ({ params }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => streams.get(caller, params.streamId)))
+      .handle("update", ({ params, payload }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => streams.update(caller, params.streamId, payload)))
+      .handle("delete", ({ params }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => streams.remove(caller, params.streamId)))
+      .handle("rotateSecret", ({ params }) =>
+        Effect.flatMap(Effect.service(CurrentMember), (caller) => streams.rotateSecret(caller, params.streamId)))
+      .handle("test", ({ params }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => streams.test(caller, params.streamId)))
   }))

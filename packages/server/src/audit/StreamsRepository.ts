@@ -3,8 +3,9 @@
  * streams (instance-wide, said so in the statement). Rows carry the signing secret encrypted
  * (`secretCiphertext`): decrypt it with platform/Crypto.ts and never return or log it. Also the reads of events in
  * a stream's order: `(occurred_at, id)` after the stream's cursor.
+ *
+ * The Effect 4 form of packages/server/src/audit/StreamsRepository.ts, whole: the same statements, word for word.
  */
-import { Model, SqlClient } from "@effect/sql"
 import {
   AuditEvent,
   AuditEventId,
@@ -15,7 +16,12 @@ import {
   MembershipId,
   OrganizationId
 } from "@orgplane/schema"
-import { Context, Effect, Layer, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import { Model } from "effect/schema"
+import * as SqlClient from "effect/sql/SqlClient"
 import * as Keyset from "../platform/Keyset.js"
 import { DateColumn, execute, findAll, findOne, trustedClassRow } from "../platform/Statements.js"
 import { eventColumns, eventJson } from "./AuditRepository.js"
@@ -88,7 +94,7 @@ export interface Changes {
   readonly status?: AuditStreamRow["status"] | undefined
 }
 
-const makeStreamsRepository = Effect.gen(function*() {
+const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
 
   const insert = execute({
@@ -195,7 +201,11 @@ const makeStreamsRepository = Effect.gen(function*() {
               WHERE a.pid <> pg_backend_pid() AND a.xact_start IS NOT NULL AND a.datname = current_database()
                 AND a.backend_type IN ('client backend', 'standalone backend')
             )) AS horizon`,
-      ([row]) => row!.horizon
+      ([row]) => {
+        // A SELECT without FROM answers one row.
+        if (row === undefined) throw new Error("The settle horizon's statement answered no row")
+        return row.horizon
+      }
     )
 
   const eventsAfter = findAll({
@@ -296,6 +306,6 @@ const makeStreamsRepository = Effect.gen(function*() {
   } as const
 })
 
-export class StreamsRepository extends Context.Tag("@orgplane/server/audit/StreamsRepository")<StreamsRepository, Effect.Effect.Success<typeof makeStreamsRepository>>() {
-  static readonly layer = Layer.effect(StreamsRepository, makeStreamsRepository)
+export class StreamsRepository extends Context.Service<StreamsRepository>()("@orgplane/server/audit/StreamsRepository", { make }) {
+  static readonly layer = Layer.effect(this, this.make)
 }

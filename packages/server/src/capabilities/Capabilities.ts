@@ -3,6 +3,9 @@
  * message (suite-a), a meeting link on a calendar event (suite-b). Each checks the policy, gets the member's token
  * (SuiteConnections.use), sends one request (Upstream), and on a 401 retries once with a renewed token; a 403 is a
  * permission the connection lacks. Both end in 409 `needs_connection`.
+ *
+ * The Effect 4 form of packages/server/src/capabilities/Capabilities.ts, whole: the same requests and answers. What
+ * differs under the same behaviour: the service is a `Context.Service` with `make` and a static `layer`.
  */
 import {
   type CalendarEventPatch,
@@ -13,7 +16,9 @@ import {
   SuiteApiError,
   type SuiteFeature
 } from "@orgplane/schema"
-import { Context, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as NodeCrypto from "node:crypto"
 import { describe } from "../platform/AuditRecorder.js"
 import { authorize } from "../platform/Principal.js"
@@ -117,8 +122,8 @@ const make = Effect.gen(function*() {
   return { createMailDraft, readMailMessage, patchCalendarEvent } as const
 })
 
-export class Capabilities extends Context.Tag("@orgplane/server/capabilities/Capabilities")<Capabilities, Effect.Effect.Success<typeof make>>() {
-  static readonly layer = Layer.effect(Capabilities, make).pipe(
+export class Capabilities extends Context.Service<Capabilities>()("@orgplane/server/capabilities/Capabilities", { make }) {
+  static readonly layer = Layer.effect(this, this.make).pipe(
     Layer.provide([
       SuiteConnections.layer,
       Upstream.layer

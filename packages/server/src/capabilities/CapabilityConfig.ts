@@ -1,12 +1,17 @@
 /** The capability passthroughs' settings: how long a suite has to answer one request. */
-import { Config, ConfigError, Context, Duration, Effect, Layer } from "effect"
+import * as Config from "effect/Config"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { invalidSetting } from "../platform/Config.js"
 
 export interface CapabilitySettings {
   /** Longest one request to a suite's API may take: connecting, sending, and its whole answer. */
   readonly timeout: Duration.Duration
 }
 
-export class CapabilityConfig extends Context.Tag("@orgplane/server/capabilities/CapabilityConfig")<CapabilityConfig, CapabilitySettings>() {}
+export class CapabilityConfig extends Context.Service<CapabilityConfig, CapabilitySettings>()("@orgplane/server/capabilities/CapabilityConfig") {}
 
 /** 30 seconds, as the reference gives each Graph and Calendar request. */
 export const defaultTimeout = Duration.seconds(30)
@@ -22,19 +27,21 @@ export const environment = [
 
 /** Settings given in code (tests, an embedding host); `undefined` keeps the environment's. */
 export interface Options {
-  readonly capabilityTimeout?: Duration.DurationInput | undefined
+  readonly capabilityTimeout?: Duration.Input | undefined
 }
 
-const fromEnvironment = Config.duration("ORGPLANE_CAPABILITY_TIMEOUT").pipe(Config.withDefault(defaultTimeout))
+/** A refused setting, named (Effect 3's `ConfigError.InvalidData([name], message)` said where too). */
+const invalid = invalidSetting
+
+const fromEnvironment = Config.Duration("ORGPLANE_CAPABILITY_TIMEOUT").pipe(Config.withDefault(defaultTimeout))
 
 /** The settings from the environment, with `options` on top. */
-export const settings = (options: Options = {}): Effect.Effect<CapabilitySettings, ConfigError.ConfigError> =>
-  Effect.gen(function*() {
-    const timeout = options.capabilityTimeout === undefined ? yield* fromEnvironment : Duration.decode(options.capabilityTimeout)
-    if (Duration.toMillis(timeout) <= 0) {
-      return yield* Effect.fail(ConfigError.InvalidData(["ORGPLANE_CAPABILITY_TIMEOUT"], "must be a positive duration, for example `30 seconds`"))
-    }
-    return { timeout }
-  })
+export const settings = Effect.fn("CapabilityConfig.settings")(function*(options: Options = {}) {
+  const timeout = options.capabilityTimeout === undefined ? yield* fromEnvironment : Duration.fromInputUnsafe(options.capabilityTimeout)
+  if (Duration.toMillis(timeout) <= 0) {
+    return yield* Effect.fail(invalid("ORGPLANE_CAPABILITY_TIMEOUT", "must be a positive duration, for example `30 seconds`"))
+  }
+  return { timeout } satisfies CapabilitySettings
+})
 
 export const layer = (options: Options = {}) => Layer.effect(CapabilityConfig, settings(options))

@@ -1,6 +1,11 @@
-/** HTTP handlers of the suite clients, suite connections and capabilities groups. Thin: the services decide. */
+/**
+ * HTTP handlers of the suite clients, suite connections and capabilities groups. Thin: the services decide.
+ *
+ * The Effect 4 form of packages/server/src/capabilities/Http.ts, whole.
+ */
 import { Api, CurrentMember } from "@orgplane/schema"
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { group } from "../platform/HttpErrors.js"
 import { requestBaseUrl as baseUrl } from "../platform/PublicUrl.js"
 import { Capabilities } from "./Capabilities.js"
@@ -12,31 +17,31 @@ export const SuiteClientsHttp = group(Api, "suiteClients", (handlers) =>
   Effect.gen(function*() {
     const clients = yield* SuiteClients
     return handlers
-      .handle("get", ({ path }) => Effect.flatMap(CurrentMember, (caller) => Effect.flatMap(baseUrl, (base) => clients.get(caller, path.suite, base))))
-      .handle("put", ({ path, payload }) =>
-        Effect.flatMap(CurrentMember, (caller) => Effect.flatMap(baseUrl, (base) => clients.put(caller, path.suite, payload, base))))
-      .handle("delete", ({ path }) => Effect.flatMap(CurrentMember, (caller) => clients.remove(caller, path.suite)))
+      .handle("get", ({ params }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => Effect.flatMap(baseUrl, (base) => clients.get(caller, params.suite, base))))
+      .handle("put", ({ params, payload }) =>
+        Effect.flatMap(Effect.service(CurrentMember), (caller) => Effect.flatMap(baseUrl, (base) => clients.put(caller, params.suite, payload, base))))
+      .handle("delete", ({ params }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => clients.remove(caller, params.suite)))
   }))
 
 export const SuiteConnectionsHttp = group(Api, "suiteConnections", (handlers) =>
   Effect.gen(function*() {
     const connections = yield* SuiteConnections
     return handlers
-      .handle("get", ({ path }) => Effect.flatMap(CurrentMember, (caller) => connections.status(caller, path.suite)))
-      .handle("connect", ({ path }) =>
-        Effect.flatMap(CurrentMember, (caller) => Effect.flatMap(baseUrl, (base) => connections.connect(caller, path.suite, base))))
-      .handle("disconnect", ({ path }) => Effect.flatMap(CurrentMember, (caller) => connections.disconnect(caller, path.suite)))
-      .handle("callback", ({ urlParams }) => connections.callback(urlParams))
+      .handle("get", ({ params }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => connections.status(caller, params.suite)))
+      .handle("connect", ({ params }) =>
+        Effect.flatMap(Effect.service(CurrentMember), (caller) => Effect.flatMap(baseUrl, (base) => connections.connect(caller, params.suite, base))))
+      .handle("disconnect", ({ params }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => connections.disconnect(caller, params.suite)))
+      .handle("callback", ({ query }) => connections.callback(query))
   }))
 
 export const CapabilitiesHttp = group(Api, "capabilities", (handlers) =>
   Effect.gen(function*() {
     const capabilities = yield* Capabilities
     return handlers
-      .handle("createMailDraft", ({ payload }) => Effect.flatMap(CurrentMember, (caller) => capabilities.createMailDraft(caller, payload)))
-      .handle("readMailMessage", ({ path }) => Effect.flatMap(CurrentMember, (caller) => capabilities.readMailMessage(caller, path.messageId)))
-      .handle("patchCalendarEvent", ({ path, payload }) =>
-        Effect.flatMap(CurrentMember, (caller) => capabilities.patchCalendarEvent(caller, path.eventId, payload)))
+      .handle("createMailDraft", ({ payload }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => capabilities.createMailDraft(caller, payload)))
+      .handle("readMailMessage", ({ params }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => capabilities.readMailMessage(caller, params.messageId)))
+      .handle("patchCalendarEvent", ({ params, payload }) =>
+        Effect.flatMap(Effect.service(CurrentMember), (caller) => capabilities.patchCalendarEvent(caller, params.eventId, payload)))
   }))
 
 export const layer = Layer.mergeAll(SuiteClientsHttp, SuiteConnectionsHttp, CapabilitiesHttp).pipe(

@@ -1,6 +1,9 @@
 /**
  * The suites' OAuth clients an organization's admins configure: read, replace (the secret encrypted; a new client,
  * tenant or endpoint drops the members' credentials, which belong to the old one), remove.
+ *
+ * The Effect 4 form of packages/server/src/capabilities/SuiteClients.ts, whole: the same rules, messages and writes.
+ * What differs under the same behaviour: the service is a `Context.Service` with `make` and a static `layer`.
  */
 import {
   InvalidRequest,
@@ -10,15 +13,18 @@ import {
   SuiteClient,
   type SuiteClientRequest
 } from "@orgplane/schema"
-import { Context, Effect, Layer, Option } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { ServerConfig } from "../platform/Config.js"
 import { Crypto } from "../platform/Crypto.js"
-import { bind, SecretColumns } from "../platform/SecretColumns.js"
 import { checkUserMember, Outbound } from "../platform/Outbound.js"
 import { authorize, type Principal } from "../platform/Principal.js"
+import { bind, SecretColumns } from "../platform/SecretColumns.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
-import { SuiteRepository, type SuiteClientRow } from "./SuiteRepository.js"
+import { type SuiteClientRow, SuiteRepository } from "./SuiteRepository.js"
 import { endpointsOf, featuresOf, scopesFor } from "./Suites.js"
 
 export const CALLBACK_PATH = "/v1/capabilities/oauth/callback"
@@ -131,6 +137,6 @@ const make = Effect.gen(function*() {
   return { get, put, remove } as const
 })
 
-export class SuiteClients extends Context.Tag("@orgplane/server/capabilities/SuiteClients")<SuiteClients, Effect.Effect.Success<typeof make>>() {
-  static readonly layer = Layer.effect(SuiteClients, make).pipe(Layer.provide(SuiteRepository.layer))
+export class SuiteClients extends Context.Service<SuiteClients>()("@orgplane/server/capabilities/SuiteClients", { make }) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide(SuiteRepository.layer))
 }

@@ -8,12 +8,16 @@
  * The protocol work is the MCP SDK's OAuth client helpers (`startAuthorization`, `exchangeAuthorization`,
  * `refreshAuthorization`) over the suite's configured endpoints, every request through the outbound guard as a
  * user-supplied destination, within 15 seconds and 64 KiB. Nothing outside the database happens in a transaction.
+ *
+ * The Effect 4 form of packages/server/src/capabilities/SuiteConnections.ts, whole: the same flow, messages and
+ * writes. What differs under the same behaviour: `Effect.result` (Effect 3's `either`), `Effect.catch` (`catchAll`);
+ * the service is a `Context.Service` with `make` and a static `layer`.
  */
 import { InvalidGrantError, OAuthError } from "@modelcontextprotocol/sdk/server/auth/errors.js"
 import type { AuthorizationServerMetadata, OAuthClientInformationMixed } from "@modelcontextprotocol/sdk/shared/auth.js"
 import {
   Conflict,
-  InvalidRequest,
+  type InvalidRequest,
   type McpOAuthCallbackQuery,
   type MemberContext,
   NeedsConnection,
@@ -24,7 +28,12 @@ import {
   type SuiteConnectResult,
   type SuiteFeature
 } from "@orgplane/schema"
-import { Context, Duration, Effect, Layer, Option } from "effect"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Result from "effect/Result"
 import { exchangeAuthorization, refreshAuthorization, startAuthorization } from "../integrations/mcp/McpSdk.js"
 import { Crypto } from "../platform/Crypto.js"
 import { CursorKey } from "../platform/Keyset.js"
@@ -32,8 +41,8 @@ import { AUTHORIZATION_TTL, badState, callbackRefused, checkCallback } from "../
 import { signState, stateKeyOf } from "../platform/OAuthState.js"
 import { Outbound } from "../platform/Outbound.js"
 import { authorize } from "../platform/Principal.js"
+import { bind, bindTokens, SecretColumns, SuiteTokens, type TokenBindings } from "../platform/SecretColumns.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
-import { bind, bindTokens, SecretColumns, type TokenBindings, SuiteTokens } from "../platform/SecretColumns.js"
 import { encryptTokens } from "../platform/StoredCredential.js"
 import { now } from "../platform/Time.js"
 import { awaitOtherRefresh, expired, expiring } from "../platform/TokenTiming.js"
@@ -142,12 +151,12 @@ const make = Effect.gen(function*() {
       if (credential.refreshTokenCiphertext === null) return yield* current()
       const refreshToken = yield* decryptToken(key, "refresh", credential.refreshTokenCiphertext)
       const { clientInformation, metadata } = oauthOf(client, yield* secretOf(client))
-      const answer = yield* Effect.either(Effect.tryPromise({
+      const answer = yield* Effect.result(Effect.tryPromise({
         try: () => refreshAuthorization(metadata.issuer, { metadata, clientInformation, refreshToken, fetchFn }),
         catch: (error) => error
       }))
-      if (answer._tag === "Left") {
-        const error = answer.left
+      if (Result.isFailure(answer)) {
+        const error = answer.failure
         if (error instanceof InvalidGrantError) {
           // Rotation: a concurrent refresh may have spent this refresh token; its write is the credential to use.
           if (Option.isSome(yield* awaitOtherRefresh(orUnavailable(repository.findCredential(key)), credential.credentialVersion))) return yield* readBack(key)
@@ -174,9 +183,9 @@ const make = Effect.gen(function*() {
         }))
       }
       const tokens = yield* Effect.orDie(
-        Effect.provideService(encryptTokens(answer.right, at, credential.grantedScopes, tokenBindingsOf(key)), Crypto, crypto)
+        Effect.provideService(encryptTokens(answer.success, at, credential.grantedScopes, tokenBindingsOf(key)), Crypto, crypto)
       )
-      if (yield* orUnavailable(repository.compareAndSet(key, credential.credentialVersion, tokens, yield* now))) return answer.right.access_token
+      if (yield* orUnavailable(repository.compareAndSet(key, credential.credentialVersion, tokens, yield* now))) return answer.success.access_token
       return yield* readBack(key)
     })
 
@@ -375,7 +384,7 @@ const make = Effect.gen(function*() {
           fetchFn
         }),
       catch: (cause) => cause
-    }).pipe(Effect.catchAll((cause): Effect.Effect<never, InvalidRequest | SuiteApiError> =>
+    }).pipe(Effect.catch((cause): Effect.Effect<never, InvalidRequest | SuiteApiError> =>
       cause instanceof OAuthError && !TRANSIENT_OAUTH_ERRORS.has(cause.errorCode)
         ? Effect.fail(callbackRefused("code", "oauth_code_rejected", `The ${suiteName(suite)} refused the code (${cause.errorCode}): start again with connect.`))
         : Effect.fail(new SuiteApiError({
@@ -411,6 +420,6 @@ const make = Effect.gen(function*() {
   return { use, renew, markRejected, status, connect, callback, disconnect } as const
 })
 
-export class SuiteConnections extends Context.Tag("@orgplane/server/capabilities/SuiteConnections")<SuiteConnections, Effect.Effect.Success<typeof make>>() {
-  static readonly layer = Layer.effect(SuiteConnections, make).pipe(Layer.provide(SuiteRepository.layer))
+export class SuiteConnections extends Context.Service<SuiteConnections>()("@orgplane/server/capabilities/SuiteConnections", { make }) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide(SuiteRepository.layer))
 }

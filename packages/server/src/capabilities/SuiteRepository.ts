@@ -2,10 +2,17 @@
  * Storage of the suites' OAuth clients, the members' delegated credentials and the pending authorizations
  * (migration 0014). Every statement names the organization; every write of a token is a compare-and-set on
  * `credential_version`, so a refresh never overwrites a newer token.
+ *
+ * The Effect 4 form of packages/server/src/capabilities/SuiteRepository.ts, whole: the same statements, word for
+ * word. What differs under the same behaviour: `SuiteCredential` is `StoredCredential` with three fields replaced
+ * (`mapFields`, Effect 3's `omit` and `extend`); the service is a `Context.Service` with `make` and a static `layer`.
  */
-import { SqlClient } from "@effect/sql"
 import { MembershipId, OrganizationId, Suite, SuiteFeature } from "@orgplane/schema"
-import { Context, Effect, Layer, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import * as SqlClient from "effect/sql/SqlClient"
 import { DateColumn, execute, findOne } from "../platform/Statements.js"
 import { type NewTokens, StoredCredential } from "../platform/StoredCredential.js"
 
@@ -26,11 +33,12 @@ export const SuiteClientRow = Schema.Struct({
 export type SuiteClientRow = typeof SuiteClientRow.Type
 
 /** A member's credential: the token columns MCP credentials have (platform/StoredCredential.ts); a row always holds a token. */
-export const SuiteCredential = StoredCredential.pipe(Schema.omit("accessTokenCiphertext", "credentialHealth", "connectedAt"), Schema.extend(Schema.Struct({
+export const SuiteCredential = StoredCredential.mapFields((fields) => ({
+  ...fields,
   accessTokenCiphertext: Schema.String,
-  credentialHealth: Schema.Literal("ready", "reconnect_required"),
+  credentialHealth: Schema.Literals(["ready", "reconnect_required"]),
   connectedAt: DateColumn
-})))
+}))
 export type SuiteCredential = typeof SuiteCredential.Type
 
 /** Whose credential: one member's, for one suite. */
@@ -217,6 +225,6 @@ const make = Effect.gen(function*() {
   } as const
 })
 
-export class SuiteRepository extends Context.Tag("@orgplane/server/capabilities/SuiteRepository")<SuiteRepository, Effect.Effect.Success<typeof make>>() {
-  static readonly layer = Layer.effect(SuiteRepository, make)
+export class SuiteRepository extends Context.Service<SuiteRepository>()("@orgplane/server/capabilities/SuiteRepository", { make }) {
+  static readonly layer = Layer.effect(this, this.make)
 }

@@ -10,10 +10,18 @@
  * - No answer (a timeout, a connection that broke), an answer over the cap, or one that is not JSON: a 502, and for a
  *   change (`mutation`) whose request may have reached the suite, `outcome: "unknown"`: it may have happened. A
  *   connection refused, a name that does not resolve and the guard's refusal are known not to have reached it.
+ *
+ * The Effect 4 form of packages/server/src/capabilities/Upstream.ts, whole: the same requests, messages and outcomes.
+ * What differs under the same behaviour: `HttpClientRequest` comes from `effect/http`; the service is a
+ * `Context.Service` with `make` and a static `layer`.
  */
-import { HttpClientRequest } from "@effect/platform"
 import { type Suite, SuiteApiError } from "@orgplane/schema"
-import { Context, Data, Duration, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as HttpClientRequest from "effect/http/HttpClientRequest"
+import * as Layer from "effect/Layer"
 import { Outbound, type OutboundError } from "../platform/Outbound.js"
 import { CapabilityConfig } from "./CapabilityConfig.js"
 import { apiErrorCode } from "./Suites.js"
@@ -87,7 +95,7 @@ const fromOutbound = (request: Request, error: OutboundError, timeout: Duration.
   }
 }
 
-const makeUpstream = Effect.gen(function*() {
+const make = Effect.gen(function*() {
   const outbound = yield* Outbound
   const { timeout } = yield* CapabilityConfig
 
@@ -123,6 +131,6 @@ const makeUpstream = Effect.gen(function*() {
   return { send } as const
 })
 
-export class Upstream extends Context.Tag("@orgplane/server/capabilities/Upstream")<Upstream, Effect.Effect.Success<typeof makeUpstream>>() {
-  static readonly layer = Layer.effect(Upstream, makeUpstream)
+export class Upstream extends Context.Service<Upstream>()("@orgplane/server/capabilities/Upstream", { make }) {
+  static readonly layer = Layer.effect(this, this.make)
 }

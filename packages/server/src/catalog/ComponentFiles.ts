@@ -1,6 +1,9 @@
 /**
  * The files of a config object version (issue 31), read with viewer access on the object: the list, and one stored
  * file's bytes.
+ *
+ * The Effect 4 form of packages/server/src/catalog/ComponentFiles.ts, whole: the same checks and errors; the
+ * service is a `Context.Service` with `make` and a static `layer`.
  */
 import {
   type ComponentFileList,
@@ -8,7 +11,10 @@ import {
   type ConfigObjectVersionId,
   NotFound
 } from "@orgplane/schema"
-import { Context, Effect, Layer, Option } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { authorize, type Principal } from "../platform/Principal.js"
 import { orUnavailable } from "../platform/Sql.js"
 import { Access, ConfigObjectKind } from "../access/Access.js"
@@ -57,8 +63,8 @@ const make = Effect.gen(function*() {
   return { list, content } as const
 })
 
-export class ComponentFiles extends Context.Tag("@orgplane/server/catalog/ComponentFiles")<ComponentFiles, Effect.Effect.Success<typeof make>>() {
-  static readonly layer = Layer.effect(ComponentFiles, make).pipe(
+export class ComponentFiles extends Context.Service<ComponentFiles>()("@orgplane/server/catalog/ComponentFiles", { make }) {
+  static readonly layer = Layer.effect(this, this.make).pipe(
     Layer.provide([
       ComponentFilesRepository.layer,
       ConfigObjectsRepository.layer,

@@ -1,8 +1,11 @@
 /**
  * Storage of the files a config object version carries (migration 0016): each version's list
  * (`config_object_version_files`) and the bytes, once per organization and SHA-256 (`component_file_contents`).
+ *
+ * The Effect 4 form of packages/server/src/catalog/ComponentFilesRepository.ts, whole: the same statements. What
+ * differs under the same behaviour: bytes are read as `Schema.Uint8Array` (Effect 3's `Uint8ArrayFromSelf`); the
+ * service is a `Context.Service` with `make` and a static `layer`.
  */
-import { SqlClient } from "@effect/sql"
 import {
   ComponentFile,
   type ConfigObjectId,
@@ -10,7 +13,11 @@ import {
   ComponentFileKind,
   OrganizationId
 } from "@orgplane/schema"
-import { Context, Effect, Layer, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import * as SqlClient from "effect/sql/SqlClient"
 import { findAll, findOne } from "../platform/Statements.js"
 
 /** One row of a version's list, as written. */
@@ -35,7 +42,7 @@ const FileRow = Schema.Struct({
 const ContentRow = Schema.Struct({
   mediaType: Schema.String,
   sha256: Schema.String,
-  content: Schema.Uint8ArrayFromSelf
+  content: Schema.Uint8Array
 })
 
 const make = Effect.gen(function*() {
@@ -53,19 +60,22 @@ const make = Effect.gen(function*() {
             ON CONFLICT (organization_id, sha256) DO NOTHING`.pipe(Effect.asVoid)
 
     /** Writes a new version's list (its contents stored first). */
-    const insertList = (organizationId: OrganizationId, versionId: ConfigObjectVersionId, files: ReadonlyArray<VersionFileRow>) =>
-      files.length === 0 ? Effect.void : sql`INSERT INTO config_object_version_files ${
-          sql.insert(files.map((file) => ({
-            organizationId,
-            configObjectVersionId: versionId,
-            path: file.path,
-            kind: file.kind,
-            size: file.size,
-            sha256: file.sha256,
-            mediaType: file.mediaType,
-            omitted: file.omitted
-          })))
-        }`.pipe(Effect.asVoid)
+    const insertList = (organizationId: OrganizationId, versionId: ConfigObjectVersionId, files: ReadonlyArray<VersionFileRow>) => {
+      const row = (file: VersionFileRow) => ({
+        organizationId,
+        configObjectVersionId: versionId,
+        path: file.path,
+        kind: file.kind,
+        size: file.size,
+        sha256: file.sha256,
+        mediaType: file.mediaType,
+        omitted: file.omitted
+      })
+      const [first, ...others] = files
+      return first === undefined
+        ? Effect.void
+        : sql`INSERT INTO config_object_version_files ${sql.insert([row(first), ...others.map(row)])}`.pipe(Effect.asVoid)
+    }
 
     const listRows = findAll({
       Request: Schema.Struct({ organizationId: OrganizationId, versionId: ConfigObjectVersionId }),
@@ -110,6 +120,6 @@ const make = Effect.gen(function*() {
     return { storeContent, insertList, listOf, latestListOf, contentOf } as const
   })
 
-export class ComponentFilesRepository extends Context.Tag("@orgplane/server/catalog/ComponentFilesRepository")<ComponentFilesRepository, Effect.Effect.Success<typeof make>>() {
-  static readonly layer = Layer.effect(ComponentFilesRepository, make)
+export class ComponentFilesRepository extends Context.Service<ComponentFilesRepository>()("@orgplane/server/catalog/ComponentFilesRepository", { make }) {
+  static readonly layer = Layer.effect(this, this.make)
 }

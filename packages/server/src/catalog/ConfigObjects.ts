@@ -2,6 +2,10 @@
  * Config objects: created by any member (who then manages them), read with viewer access, given new versions with
  * editor access, archived, restored and soft-deleted with manager access. Versions are never changed: deleting adds
  * a version recording it, restoring adds one with the content from before.
+ *
+ * The Effect 4 form of packages/server/src/catalog/ConfigObjects.ts, whole: the same checks in the same order, the
+ * same errors and messages. What differs under the same behaviour: Parsing answers `Result`s, taken in with
+ * `Effect.fromResult`; the service is a `Context.Service` with `make` and a static `layer`.
  */
 import {
   type ConfigObjectId,
@@ -14,12 +18,16 @@ import {
   type PluginId,
   type VersionListQuery
 } from "@orgplane/schema"
-import { Array, Context, Effect, Layer, Option } from "effect"
+import * as Arr from "effect/Array"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import { Access, ConfigObjectKind, configObjectDeleted, insufficientAccess, PluginKind } from "../access/Access.js"
 import { makeId } from "../platform/Ids.js"
 import { actingMembershipId, authorize, type Principal } from "../platform/Principal.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
-import { Access, ConfigObjectKind, configObjectDeleted, insufficientAccess, PluginKind } from "../access/Access.js"
 import { ConfigObjectsRepository, type ObjectState } from "./ConfigObjectsRepository.js"
 import { ContentsRepository } from "./ContentsRepository.js"
 import { derive, fileOf, parse } from "./Parsing.js"
@@ -51,19 +59,18 @@ const make = Effect.gen(function*() {
    * operation no 404 or 409) and the caller's to edit (403); one statement however many plugins, which stay
    * share-locked until the transaction ends. `ids` as the request gave them, repeats included, for the paths.
    */
-  const requirePlugins = (principal: Principal, ids: ReadonlyArray<PluginId>) =>
-    Effect.gen(function*() {
-      const rows = yield* objects.pluginsForMembership(principal.organization.id, Array.dedupe(ids), access.rank(principal, PluginKind, "p"))
-      const byId = new Map(rows.map((row) => [row.id, row]))
-      const details = ids.flatMap((id, index) => {
-        const row = byId.get(id)
-        // `code`: what the other operations on a plugin answer as their 404 and 409.
-        if (row === undefined) return [{ path: ["pluginIds", index], message: `${id} is not a plugin of this organization`, code: "plugin_not_found" }]
-        return row.deleted ? [{ path: ["pluginIds", index], message: `${id} is a deleted plugin: restore it first`, code: "plugin_deleted" }] : []
-      })
-      if (details.length > 0) return yield* new InvalidRequest({ details })
-      if (rows.some((row) => row.rank < 2)) return yield* insufficientAccess(PluginKind, "editor")
+  const requirePlugins = Effect.fn("ConfigObjects.requirePlugins")(function*(principal: Principal, ids: ReadonlyArray<PluginId>) {
+    const rows = yield* objects.pluginsForMembership(principal.organization.id, Arr.dedupe(ids), access.rank(principal, PluginKind, "p"))
+    const byId = new Map(rows.map((row) => [row.id, row]))
+    const details = ids.flatMap((id, index) => {
+      const row = byId.get(id)
+      // `code`: what the other operations on a plugin answer as their 404 and 409.
+      if (row === undefined) return [{ path: ["pluginIds", index], message: `${id} is not a plugin of this organization`, code: "plugin_not_found" }]
+      return row.deleted ? [{ path: ["pluginIds", index], message: `${id} is a deleted plugin: restore it first`, code: "plugin_deleted" }] : []
     })
+    if (details.length > 0) return yield* new InvalidRequest({ details })
+    if (rows.some((row) => row.rank < 2)) return yield* insufficientAccess(PluginKind, "editor")
+  })
 
   const create = Effect.fn("ConfigObjects.create")(function*(principal: Principal, request: CreateConfigObjectRequest) {
     yield* authorize(principal, "catalog.create")
@@ -75,8 +82,8 @@ const make = Effect.gen(function*() {
       )
     }
     const sourceMode = input.sourceMode ?? "cloud"
-    const parsed = yield* parse(input.objectType, input)
-    const pluginIds = Array.dedupe(request.pluginIds ?? [])
+    const parsed = yield* Effect.fromResult(parse(input.objectType, input))
+    const pluginIds = Arr.dedupe(request.pluginIds ?? [])
     return yield* transaction(
       Effect.gen(function*() {
         yield* requirePlugins(principal, request.pluginIds ?? [])
@@ -143,7 +150,7 @@ const make = Effect.gen(function*() {
         const state = yield* stateOf(principal, id)
         if (state.status === "deleted") return yield* configObjectDeleted()
         const { input } = request
-        const parsed = yield* parse(state.objectType, input)
+        const parsed = yield* Effect.fromResult(parse(state.objectType, input))
         const at = yield* now
         yield* objects.insertVersion({
           id: yield* makeId("cov"),
@@ -207,7 +214,8 @@ const make = Effect.gen(function*() {
       Effect.gen(function*() {
         if (state.status === "deleted") return yield* configObjectDeleted()
         if (state.status === "active") yield* objects.setStatus(organizationOf(principal), id, "archived", at)
-      })))
+      }))
+  )
 
   /** Restoring a deleted object adds a version with the content of its last version before the deletion. */
   const restore = Effect.fn("ConfigObjects.restore")((principal: Principal, id: ConfigObjectId) =>
@@ -238,7 +246,8 @@ const make = Effect.gen(function*() {
           }
         }
         yield* objects.setStatus(organizationId, id, "active", at)
-      })))
+      }))
+  )
 
   /** Soft delete: status `deleted`, a version recording it; deleting a deleted object changes nothing. */
   const remove = Effect.fn("ConfigObjects.remove")((principal: Principal, id: ConfigObjectId) =>
@@ -264,17 +273,14 @@ const make = Effect.gen(function*() {
           createdAt: at
         })
         yield* objects.setStatus(organizationId, id, "deleted", at)
-      })))
+      }))
+  )
 
   return { create, list, get, createVersion, listVersions, getVersion, archive, restore, remove } as const
 })
 
-export class ConfigObjects extends Context.Tag("@orgplane/server/catalog/ConfigObjects")<ConfigObjects, Effect.Effect.Success<typeof make>>() {
-  static readonly layer = Layer.effect(ConfigObjects, make).pipe(
-    Layer.provide([
-      ConfigObjectsRepository.layer,
-      Access.layer,
-      ContentsRepository.layer
-    ])
+export class ConfigObjects extends Context.Service<ConfigObjects>()("@orgplane/server/catalog/ConfigObjects", { make }) {
+  static readonly layer = Layer.effect(this, this.make).pipe(
+    Layer.provide([ConfigObjectsRepository.layer, Access.layer, ContentsRepository.layer])
   )
 }

@@ -1,7 +1,12 @@
-/** HTTP handlers of the Config objects group. Thin by design: the services authorize. */
-import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+/**
+ * HTTP handlers of the Config objects group. Thin by design: the services authorize.
+ *
+ * The Effect 4 form of packages/server/src/catalog/ConfigObjectsHttp.ts, whole.
+ */
+import { HttpServerResponse } from "effect/http"
 import { Api, CurrentMember } from "@orgplane/schema"
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { group } from "../platform/HttpErrors.js"
 import { Access, ConfigObjectKind } from "../access/Access.js"
 import { ComponentFiles } from "./ComponentFiles.js"
@@ -13,32 +18,32 @@ export const ConfigObjectsHttp = group(Api, "configObjects", (handlers) =>
     const access = yield* Access
     const files = yield* ComponentFiles
     return handlers
-      .handle("create", ({ payload }) => Effect.flatMap(CurrentMember, (caller) => objects.create(caller, payload)))
-      .handle("list", ({ urlParams }) => Effect.flatMap(CurrentMember, (caller) => objects.list(caller, urlParams)))
-      .handle("get", ({ path }) => Effect.flatMap(CurrentMember, (caller) => objects.get(caller, path.configObjectId)))
-      .handle("createVersion", ({ path, payload }) =>
-        Effect.flatMap(CurrentMember, (caller) => objects.createVersion(caller, path.configObjectId, payload)))
-      .handle("listVersions", ({ path, urlParams }) =>
-        Effect.flatMap(CurrentMember, (caller) => objects.listVersions(caller, path.configObjectId, urlParams)))
-      .handle("getVersion", ({ path }) =>
-        Effect.flatMap(CurrentMember, (caller) => objects.getVersion(caller, path.configObjectId, path.versionId)))
-      .handle("listVersionFiles", ({ path }) =>
-        Effect.flatMap(CurrentMember, (caller) => files.list(caller, path.configObjectId, path.versionId)))
+      .handle("create", ({ payload }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => objects.create(caller, payload)))
+      .handle("list", ({ query }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => objects.list(caller, query)))
+      .handle("get", ({ params }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => objects.get(caller, params.configObjectId)))
+      .handle("createVersion", ({ params, payload }) =>
+        Effect.flatMap(Effect.service(CurrentMember), (caller) => objects.createVersion(caller, params.configObjectId, payload)))
+      .handle("listVersions", ({ params, query }) =>
+        Effect.flatMap(Effect.service(CurrentMember), (caller) => objects.listVersions(caller, params.configObjectId, query)))
+      .handle("getVersion", ({ params }) =>
+        Effect.flatMap(Effect.service(CurrentMember), (caller) => objects.getVersion(caller, params.configObjectId, params.versionId)))
+      .handle("listVersionFiles", ({ params }) =>
+        Effect.flatMap(Effect.service(CurrentMember), (caller) => files.list(caller, params.configObjectId, params.versionId)))
       // The bytes as stored, with the file's own media type (the schema documents the octet-stream default).
-      .handle("getVersionFile", ({ path, urlParams }) =>
-        Effect.flatMap(CurrentMember, (caller) =>
-          Effect.map(files.content(caller, path.configObjectId, path.versionId, urlParams.path), (file) =>
+      .handle("getVersionFile", ({ params, query }) =>
+        Effect.flatMap(Effect.service(CurrentMember), (caller) =>
+          Effect.map(files.content(caller, params.configObjectId, params.versionId, query.path), (file) =>
             HttpServerResponse.uint8Array(file.content, {
               contentType: file.mediaType,
               headers: { etag: `"${file.sha256}"` }
             }))))
-      .handle("archive", ({ path }) => Effect.flatMap(CurrentMember, (caller) => objects.archive(caller, path.configObjectId)))
-      .handle("restore", ({ path }) => Effect.flatMap(CurrentMember, (caller) => objects.restore(caller, path.configObjectId)))
-      .handle("delete", ({ path }) => Effect.flatMap(CurrentMember, (caller) => objects.remove(caller, path.configObjectId)))
-      .handle("configObjectGrant", ({ path, payload }) =>
-        Effect.flatMap(CurrentMember, (caller) => access.grant(caller, ConfigObjectKind, path.configObjectId, payload)))
-      .handle("configObjectListAccess", ({ path, urlParams }) =>
-        Effect.flatMap(CurrentMember, (caller) => access.listGrants(caller, ConfigObjectKind, path.configObjectId, urlParams)))
-      .handle("configObjectRevoke", ({ path }) =>
-        Effect.flatMap(CurrentMember, (caller) => access.revoke(caller, ConfigObjectKind, path.configObjectId, path.grantId)))
+      .handle("archive", ({ params }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => objects.archive(caller, params.configObjectId)))
+      .handle("restore", ({ params }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => objects.restore(caller, params.configObjectId)))
+      .handle("delete", ({ params }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => objects.remove(caller, params.configObjectId)))
+      .handle("configObjectGrant", ({ params, payload }) =>
+        Effect.flatMap(Effect.service(CurrentMember), (caller) => access.grant(caller, ConfigObjectKind, params.configObjectId, payload)))
+      .handle("configObjectListAccess", ({ params, query }) =>
+        Effect.flatMap(Effect.service(CurrentMember), (caller) => access.listGrants(caller, ConfigObjectKind, params.configObjectId, query)))
+      .handle("configObjectRevoke", ({ params }) =>
+        Effect.flatMap(Effect.service(CurrentMember), (caller) => access.revoke(caller, ConfigObjectKind, params.configObjectId, params.grantId)))
   })).pipe(Layer.provide([ConfigObjects.layer, ComponentFiles.layer, Access.layer]))

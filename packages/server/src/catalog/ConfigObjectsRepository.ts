@@ -1,5 +1,11 @@
-/** Storage of config objects and their versions. */
-import { SqlClient, type Statement } from "@effect/sql"
+/**
+ * Storage of config objects and their versions.
+ *
+ * The Effect 4 form of packages/server/src/catalog/ConfigObjectsRepository.ts, whole: the same statements. What
+ * differs under the same behaviour: a resource built without validating is built with `disableChecks` (Effect 3's
+ * `new X(row, true)`); a statement that always answers a row (`nextNumber`) dies in words where Effect 3 asserted
+ * with `!`; the service is a `Context.Service` with `make` and a static `layer`.
+ */
 import {
   ConfigObject,
   ConfigObjectId,
@@ -16,7 +22,12 @@ import {
   type SourceMode,
   type VersionListQuery
 } from "@orgplane/schema"
-import { Context, Effect, Layer, Option } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as SqlClient from "effect/sql/SqlClient"
+import type * as Statement from "effect/sql/Statement"
 import * as Keyset from "../platform/Keyset.js"
 import type { Derived } from "./Parsing.js"
 
@@ -106,7 +117,7 @@ export const toConfigObject = (row: JoinedRow): ConfigObject =>
       deletedAt: row.deletedAt as Date | null,
       latestVersion: toVersion(row, "v")
     },
-    true
+    { disableChecks: true }
   )
 
 /**
@@ -117,7 +128,7 @@ const json = (value: unknown): unknown => (typeof value === "string" ? JSON.pars
 
 /** A version from its columns; with a `prefix`, from `<prefix>_<column>` (camel-cased by the client). */
 export const toVersion = (row: JoinedRow, prefix?: string): ConfigObjectVersion => {
-  const get = (name: string) => row[prefix === undefined ? name : prefix + name[0]!.toUpperCase() + name.slice(1)]
+  const get = (name: string) => row[prefix === undefined ? name : prefix + name.charAt(0).toUpperCase() + name.slice(1)]
   return new ConfigObjectVersion(
     {
       id: get("id") as ConfigObjectVersion["id"],
@@ -135,11 +146,11 @@ export const toVersion = (row: JoinedRow, prefix?: string): ConfigObjectVersion 
       isDeletedVersion: get("isDeletedVersion") as boolean,
       createdAt: get("createdAt") as Date
     },
-    true
+    { disableChecks: true }
   )
 }
 
-const makeConfigObjectsRepository = Effect.gen(function*() {
+const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
 
   /** Version columns of alias `alias`, each named `<prefix>_<column>` when a prefix is given. */
@@ -173,7 +184,7 @@ const makeConfigObjectsRepository = Effect.gen(function*() {
 
   const find = (organizationId: OrganizationId, id: ConfigObjectId) =>
     sql<JoinedRow>`${select} WHERE c.organization_id = ${organizationId} AND c.id = ${id}`.pipe(
-      Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toConfigObject))
+      Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), toConfigObject))
     )
 
   /** The organization's config objects among `ids`, in no particular order (missing ones are left out). */
@@ -187,7 +198,7 @@ const makeConfigObjectsRepository = Effect.gen(function*() {
   /** What a change to one object needs to know of it; none when the organization has no such object. */
   const state = (organizationId: OrganizationId, id: ConfigObjectId) =>
     sql<ObjectState>`SELECT object_type, source_mode, status FROM config_objects
-                       WHERE organization_id = ${organizationId} AND id = ${id}`.pipe(Effect.map((rows) => Option.fromNullable(rows[0])))
+                       WHERE organization_id = ${organizationId} AND id = ${id}`.pipe(Effect.map((rows) => Option.fromNullishOr(rows[0])))
 
   /**
    * The organization's plugins among `ids` with the caller's `rank` on each (an `Access.rank` fragment over
@@ -208,7 +219,9 @@ const makeConfigObjectsRepository = Effect.gen(function*() {
   const nextNumber = (organizationId: OrganizationId, id: ConfigObjectId) =>
     sql<{ next: number }>`SELECT COALESCE(max(number), 0) + 1 AS next FROM config_object_versions
                             WHERE organization_id = ${organizationId} AND config_object_id = ${id}`.pipe(
-      Effect.map((rows) => rows[0]!.next)
+      Effect.flatMap((rows) =>
+        rows[0] === undefined ? Effect.die(new Error("an aggregate answered no row")) : Effect.succeed(rows[0].next)
+      )
     )
 
   /** Adds a version; json members go as their text, so nothing transforms their member names on the way in. */
@@ -226,7 +239,7 @@ const makeConfigObjectsRepository = Effect.gen(function*() {
   const lastContent = (organizationId: OrganizationId, id: ConfigObjectId) =>
     sql<JoinedRow>`SELECT ${versionColumns("v")} FROM config_object_versions v
                      WHERE v.organization_id = ${organizationId} AND v.config_object_id = ${id} AND NOT v.is_deleted_version
-                     ORDER BY v.number DESC LIMIT 1`.pipe(Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (row) => toVersion(row))))
+                     ORDER BY v.number DESC LIMIT 1`.pipe(Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), (row) => toVersion(row))))
 
   const updateDerived = (organizationId: OrganizationId, id: ConfigObjectId, derived: Derived, at: Date) =>
     sql`UPDATE config_objects SET title = ${derived.title}, description = ${derived.description},
@@ -290,7 +303,7 @@ const makeConfigObjectsRepository = Effect.gen(function*() {
   const findVersion = (organizationId: OrganizationId, id: ConfigObjectId, versionId: ConfigObjectVersionId) =>
     sql<JoinedRow>`SELECT ${versionColumns("v")} FROM config_object_versions v
                      WHERE v.organization_id = ${organizationId} AND v.config_object_id = ${id} AND v.id = ${versionId}`.pipe(
-      Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (row) => toVersion(row)))
+      Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), (row) => toVersion(row)))
     )
 
   return {
@@ -312,6 +325,6 @@ const makeConfigObjectsRepository = Effect.gen(function*() {
   } as const
 })
 
-export class ConfigObjectsRepository extends Context.Tag("@orgplane/server/catalog/ConfigObjectsRepository")<ConfigObjectsRepository, Effect.Effect.Success<typeof makeConfigObjectsRepository>>() {
-  static readonly layer = Layer.effect(ConfigObjectsRepository, makeConfigObjectsRepository)
+export class ConfigObjectsRepository extends Context.Service<ConfigObjectsRepository>()("@orgplane/server/catalog/ConfigObjectsRepository", { make }) {
+  static readonly layer = Layer.effect(this, this.make)
 }

@@ -1,19 +1,25 @@
 /**
  * What plugins and marketplaces contain: the two membership tables, config objects in plugins and plugins in
  * marketplaces. One row per pair: removing sets `removed_at`, adding again clears it (the row keeps its id and creation).
+ *
+ * The Effect 4 form of packages/server/src/catalog/ContentsRepository.ts, whole: the same statements. What differs
+ * under the same behaviour: a pair or a row an upsert did not answer (which Effect 3 asserted away with `!`) is a
+ * defect, said in words; the service is a `Context.Service` with `make` and a static `layer`.
  */
-import { SqlClient } from "@effect/sql"
-import {
-  type ConfigObjectId,
-  type MarketplaceId,
+import type {
+  ConfigObjectId,
+  MarketplaceId,
   MarketplacePluginId,
-  type MembershipId,
-  type MembershipSource,
-  type OrganizationId,
+  MembershipId,
+  MembershipSource,
+  OrganizationId,
   PluginConfigObjectId,
-  type PluginId
+  PluginId
 } from "@orgplane/schema"
-import { Context, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as SqlClient from "effect/sql/SqlClient"
 import { makeId } from "../platform/Ids.js"
 
 const make = Effect.gen(function*() {
@@ -32,8 +38,7 @@ const make = Effect.gen(function*() {
     /** The connector mapping that added them (a sync), so that deleting the mapping removes them. */
     readonly connectorMappingId?: string | null | undefined
   }) {
-    if (input.pairs.length === 0) return [] as ReadonlyArray<PluginConfigObjectId>
-    const rows = yield* Effect.forEach(input.pairs, ({ configObjectId, pluginId }) =>
+    const row = ({ configObjectId, pluginId }: { readonly pluginId: PluginId; readonly configObjectId: ConfigObjectId }) =>
       Effect.map(makeId("pco"), (id) => ({
         id,
         organizationId: input.organizationId,
@@ -43,13 +48,20 @@ const make = Effect.gen(function*() {
         connectorMappingId: input.connectorMappingId ?? null,
         createdByMembershipId: input.createdBy,
         createdAt: input.at
-      })))
+      }))
+    const [first, ...others] = input.pairs
+    if (first === undefined) return [] as ReadonlyArray<PluginConfigObjectId>
+    const firstRow = yield* row(first)
+    const otherRows = yield* Effect.forEach(others, row)
     const result = yield* sql<{ id: PluginConfigObjectId; pluginId: PluginId; configObjectId: ConfigObjectId }>`
-          INSERT INTO plugin_config_objects ${sql.insert(rows)}
+          INSERT INTO plugin_config_objects ${sql.insert([firstRow, ...otherRows])}
           ON CONFLICT (organization_id, plugin_id, config_object_id) DO UPDATE SET removed_at = NULL
           RETURNING id, plugin_id, config_object_id`
     const ids = new Map(result.map((row) => [`${row.pluginId} ${row.configObjectId}`, row.id]))
-    return input.pairs.map(({ configObjectId, pluginId }) => ids.get(`${pluginId} ${configObjectId}`)!)
+    return yield* Effect.forEach(input.pairs, ({ configObjectId, pluginId }) => {
+      const id = ids.get(`${pluginId} ${configObjectId}`)
+      return id === undefined ? Effect.die(new Error(`the upsert answered no row for ${pluginId} ${configObjectId}`)) : Effect.succeed(id)
+    })
   })
 
   /** Takes a config object out of a plugin; false when it was not in it. */
@@ -76,19 +88,20 @@ const make = Effect.gen(function*() {
     const id = yield* makeId("mkp")
     const [row] = yield* sql<{ id: MarketplacePluginId }>`
           INSERT INTO marketplace_plugins ${
-          sql.insert({
-            id,
-            organizationId: input.organizationId,
-            marketplaceId: input.marketplaceId,
-            pluginId: input.pluginId,
-            membershipSource: input.source,
-            createdByMembershipId: input.createdBy,
-            createdAt: input.at
-          })
-        }
+      sql.insert({
+        id,
+        organizationId: input.organizationId,
+        marketplaceId: input.marketplaceId,
+        pluginId: input.pluginId,
+        membershipSource: input.source,
+        createdByMembershipId: input.createdBy,
+        createdAt: input.at
+      })
+    }
           ON CONFLICT (organization_id, marketplace_id, plugin_id) DO UPDATE SET removed_at = NULL
           RETURNING id`
-    return row!.id
+    if (row === undefined) return yield* Effect.die(new Error("the upsert of a marketplace's plugin answered no row"))
+    return row.id
   })
 
   /** Takes a plugin out of a marketplace; false when it was not listed. */
@@ -106,6 +119,6 @@ const make = Effect.gen(function*() {
   return { addConfigObjects, removeConfigObject, addPlugin, removePlugin } as const
 })
 
-export class ContentsRepository extends Context.Tag("@orgplane/server/catalog/ContentsRepository")<ContentsRepository, Effect.Effect.Success<typeof make>>() {
-  static readonly layer = Layer.effect(ContentsRepository, make)
+export class ContentsRepository extends Context.Service<ContentsRepository>()("@orgplane/server/catalog/ContentsRepository", { make }) {
+  static readonly layer = Layer.effect(this, this.make)
 }

@@ -1,8 +1,12 @@
 /**
  * Marketplaces: created by owners and admins (who then manage them), read, changed and shared according to the
  * caller's access (see Access.ts). Deleting needs manager access; changes and memberships, editor; reads, viewer.
+ *
+ * The Effect 4 form of packages/server/src/catalog/Marketplaces.ts, whole: the same checks in the same order, the
+ * same errors and messages. What differs under the same behaviour: where Effect 3 died with `dieMessage`, it dies
+ * with an `Error` of the same message (Effect 4 has no `dieMessage`); the service is a `Context.Service` with `make`
+ * and a static `layer`, which, as Effect 3's, leaves `McpPresets` to the server.
  */
-import type { SqlError } from "@effect/sql/SqlError"
 import {
   type AccessListQuery,
   type AccessRole,
@@ -23,18 +27,22 @@ import {
   type PluginId,
   type UpdateMarketplaceRequest
 } from "@orgplane/schema"
-import { Context, Effect, Layer, Option } from "effect"
-import { makeId } from "../platform/Ids.js"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import type { SqlError } from "effect/sql/SqlError"
+import { Access, insufficientAccess, MarketplaceKind, PluginKind, pluginDeleted } from "../access/Access.js"
+import { cloudConnections } from "../mcp/Connections.js"
+import { ConnectionsRepository } from "../mcp/ConnectionsRepository.js"
+import { McpPresets } from "../mcp/PresetsConfig.js"
 import { describeChange } from "../platform/AuditRecorder.js"
+import { makeId } from "../platform/Ids.js"
 import { actingMembershipId, authorize, type Principal } from "../platform/Principal.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
-import { cloudConnections } from "../mcp/Connections.js"
-import { McpPresets } from "../mcp/PresetsConfig.js"
-import { ConnectionsRepository } from "../mcp/ConnectionsRepository.js"
-import { Access, insufficientAccess, MarketplaceKind, PluginKind, pluginDeleted } from "../access/Access.js"
-import { MarketplacesRepository } from "./MarketplacesRepository.js"
 import { ContentsRepository } from "./ContentsRepository.js"
+import { MarketplacesRepository } from "./MarketplacesRepository.js"
 import { PluginsRepository } from "./PluginsRepository.js"
 
 const managedMarketplace = () =>
@@ -79,7 +87,7 @@ const make = Effect.gen(function*() {
   /** The marketplace as it is now, which exists: this transaction checked or wrote it. */
   const read = (principal: Principal, id: MarketplaceId) =>
     Effect.flatMap(marketplaces.find(principal.organization.id, id), Option.match({
-      onNone: () => Effect.dieMessage(`marketplace ${id} vanished inside its transaction`),
+      onNone: () => Effect.die(new Error(`marketplace ${id} vanished inside its transaction`)),
       onSome: Effect.succeed
     }))
 
@@ -151,7 +159,8 @@ const make = Effect.gen(function*() {
     )
 
   const update = Effect.fn("Marketplaces.update")((principal: Principal, id: MarketplaceId, input: UpdateMarketplaceRequest) =>
-    change(principal, id, "editor", (_, at) => marketplaces.update(principal.organization.id, id, input, at)))
+    change(principal, id, "editor", (_, at) => marketplaces.update(principal.organization.id, id, input, at))
+  )
 
   /** Soft delete, refused while a connector or the service lists plugins in it; deleting a deleted one changes nothing. */
   const remove = Effect.fn("Marketplaces.remove")((principal: Principal, id: MarketplaceId) =>
@@ -160,7 +169,8 @@ const make = Effect.gen(function*() {
         ? Effect.void
         : managed
         ? Effect.fail(managedMarketplace())
-        : marketplaces.markDeleted(principal.organization.id, id, at)))
+        : marketplaces.markDeleted(principal.organization.id, id, at))
+  )
 
   const listPlugins = Effect.fn("Marketplaces.listPlugins")(function*(principal: Principal, id: MarketplaceId, query: MembershipListQuery) {
     yield* authorize(principal, "catalog.read")
@@ -193,7 +203,7 @@ const make = Effect.gen(function*() {
         })
         yield* marketplaces.touch(organizationId, id, at)
         const item = yield* marketplaces.findMembership(organizationId, membershipId)
-        if (Option.isNone(item)) return yield* Effect.dieMessage("the membership just written is missing")
+        if (Option.isNone(item)) return yield* Effect.die(new Error("the membership just written is missing"))
         return { ok: true as const, item: item.value }
       })
     )
@@ -251,14 +261,8 @@ const make = Effect.gen(function*() {
   return { create, list, get, update, remove, listPlugins, addPlugin, removePlugin, resolved, grant, listGrants, revoke } as const
 })
 
-export class Marketplaces extends Context.Tag("@orgplane/server/catalog/Marketplaces")<Marketplaces, Effect.Effect.Success<typeof make>>() {
-  static readonly layer = Layer.effect(Marketplaces, make).pipe(
-    Layer.provide([
-      MarketplacesRepository.layer,
-      PluginsRepository.layer,
-      ContentsRepository.layer,
-      Access.layer,
-      ConnectionsRepository.layer
-    ])
+export class Marketplaces extends Context.Service<Marketplaces>()("@orgplane/server/catalog/Marketplaces", { make }) {
+  static readonly layer = Layer.effect(this, this.make).pipe(
+    Layer.provide([MarketplacesRepository.layer, PluginsRepository.layer, ContentsRepository.layer, Access.layer, ConnectionsRepository.layer])
   )
 }

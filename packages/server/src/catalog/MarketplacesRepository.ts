@@ -2,8 +2,11 @@
  * Storage of marketplaces and their plugin memberships. A marketplace is read with `canDelete` and `pluginCount`
  * in the same statement; a page of memberships with their plugins, and a resolved marketplace's plugins, in one
  * statement each (see `pluginColumns`).
+ *
+ * The Effect 4 form of packages/server/src/catalog/MarketplacesRepository.ts, whole: the same statements. What
+ * differs under the same behaviour: a resource built without validating is built with `disableChecks` (Effect 3's
+ * `new X(row, true)`); the service is a `Context.Service` with `make` and a static `layer`.
  */
-import { SqlClient, type Statement } from "@effect/sql"
 import {
   Conflict,
   Marketplace,
@@ -16,7 +19,13 @@ import {
   type MembershipListQuery,
   type OrganizationId
 } from "@orgplane/schema"
-import { Context, Effect, Layer, Option, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as SqlClient from "effect/sql/SqlClient"
+import type * as Statement from "effect/sql/Statement"
 import * as Keyset from "../platform/Keyset.js"
 import { catchUniqueViolation } from "../platform/Sql.js"
 import { classRow, likePattern, trustedClassRow } from "../platform/Statements.js"
@@ -56,10 +65,10 @@ const toMembership = (row: Row) =>
       removedAt: row.membershipRemovedAt as Date | null,
       plugin: toPlugin(row)
     },
-    true
+    { disableChecks: true }
   )
 
-const makeMarketplacesRepository = Effect.gen(function*() {
+const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const plugin = pluginColumns(sql)
 
@@ -78,13 +87,13 @@ const makeMarketplacesRepository = Effect.gen(function*() {
   const view = (organizationId: OrganizationId, id: MarketplaceId, rank: Statement.Fragment) =>
     sql<Row>`SELECT ${rank} AS rank, ${columns} FROM marketplaces m WHERE m.organization_id = ${organizationId} AND m.id = ${id}`.pipe(
       Effect.map((rows) =>
-        Option.map(Option.fromNullable(rows[0]), ({ rank, ...row }) => ({ rank: rank as number, marketplace: toMarketplace(row) }))
+        Option.map(Option.fromNullishOr(rows[0]), ({ rank, ...row }) => ({ rank: rank as number, marketplace: toMarketplace(row) }))
       )
     )
 
   const find = (organizationId: OrganizationId, id: MarketplaceId) =>
     sql<Row>`SELECT ${columns} FROM marketplaces m WHERE m.organization_id = ${organizationId} AND m.id = ${id}`.pipe(
-      Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toMarketplace))
+      Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), toMarketplace))
     )
 
   /** The marketplaces the `visible` expression (over alias `m`) lets through, filtered, by name. */
@@ -139,7 +148,7 @@ const makeMarketplacesRepository = Effect.gen(function*() {
                                  WHERE mp.organization_id = m.organization_id AND mp.marketplace_id = m.id
                                    AND mp.removed_at IS NULL AND mp.membership_source <> 'manual') AS managed
         FROM marketplaces m WHERE m.organization_id = ${organizationId} AND m.id = ${id} FOR UPDATE OF m`.pipe(
-      Effect.map((rows) => Option.fromNullable(rows[0]))
+      Effect.map((rows) => Option.fromNullishOr(rows[0]))
     )
 
   const update = (
@@ -185,7 +194,7 @@ const makeMarketplacesRepository = Effect.gen(function*() {
   const findMembership = (organizationId: OrganizationId, id: MarketplacePluginId) =>
     sql<Row>`SELECT ${membershipColumns}, ${plugin} FROM ${memberships}
                WHERE mp.organization_id = ${organizationId} AND mp.id = ${id}`.pipe(
-      Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toMembership))
+      Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), toMembership))
     )
 
   /** The plugins the marketplace lists that are not deleted, by name. */
@@ -210,11 +219,11 @@ const makeMarketplacesRepository = Effect.gen(function*() {
         JOIN LATERAL (SELECT ct.remote_id, ct.external_target_ref FROM connector_targets ct
                       WHERE ct.organization_id = i.organization_id AND ct.connector_instance_id = i.id
                       ORDER BY ct.created_at, ct.id LIMIT 1) t ON true
-        WHERE m.organization_id = ${organizationId} AND m.id = ${id}`.pipe(Effect.map((rows) => Option.fromNullable(rows[0])))
+        WHERE m.organization_id = ${organizationId} AND m.id = ${id}`.pipe(Effect.map((rows) => Option.fromNullishOr(rows[0])))
 
   return { view, find, list, insert, lock, update, markDeleted, touch, listMemberships, findMembership, listedPlugins, source } as const
 })
 
-export class MarketplacesRepository extends Context.Tag("@orgplane/server/catalog/MarketplacesRepository")<MarketplacesRepository, Effect.Effect.Success<typeof makeMarketplacesRepository>>() {
-  static readonly layer = Layer.effect(MarketplacesRepository, makeMarketplacesRepository)
+export class MarketplacesRepository extends Context.Service<MarketplacesRepository>()("@orgplane/server/catalog/MarketplacesRepository", { make }) {
+  static readonly layer = Layer.effect(this, this.make)
 }

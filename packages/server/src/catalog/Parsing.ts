@@ -2,6 +2,10 @@
  * Reading a config object version's content: the parser of its object type (and `parserMode`) turns the source
  * into `normalizedPayloadJson`, and the object's title, description and search text are derived from it. Pure
  * functions; every refusal is an `InvalidRequest` whose details name the bad member under `input`.
+ *
+ * The Effect 4 form of packages/server/src/catalog/Parsing.ts, whole: the same parsers, messages and codes. What
+ * differs under the same behaviour: the answers are `Result`s (Effect 3's `Either`: `success`/`failure` for
+ * `right`/`left`).
  */
 import {
   InvalidRequest,
@@ -10,7 +14,7 @@ import {
   type ObjectType,
   type ParserMode
 } from "@orgplane/schema"
-import { Either } from "effect"
+import * as Result from "effect/Result"
 import * as Yaml from "yaml"
 import { exceedsDepth, maxDepth, nulPaths } from "../platform/RequestGuard.js"
 
@@ -60,8 +64,8 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 /** Whether a parsed value nests deeper than `max` arrays or objects (an explicit stack: depth costs no stack). */
 const deeperThan = (value: unknown, max: number): boolean => {
   const stack: Array<readonly [unknown, number]> = [[value, 0]]
-  while (stack.length > 0) {
-    const [current, depth] = stack.pop()!
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const [current, depth] = next
     if (typeof current !== "object" || current === null) continue
     if (depth + 1 > max) return true
     for (const child of Object.values(current)) stack.push([child, depth + 1])
@@ -74,8 +78,8 @@ const LONE_SURROGATE = /[\uD800-\uDFFF]/u
 
 const loneSurrogatePath = (value: unknown): Path | undefined => {
   const stack: Array<readonly [unknown, Path]> = [[value, []]]
-  while (stack.length > 0) {
-    const [current, path] = stack.pop()!
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const [current, path] = next
     if (typeof current === "string") {
       if (LONE_SURROGATE.test(current)) return path
     } else if (typeof current === "object" && current !== null) {
@@ -92,45 +96,46 @@ const loneSurrogatePath = (value: unknown): Path | undefined => {
  * What a parser produced, made plain JSON (YAML can give values JSON has no words for, such as `.inf`) and checked
  * for what storage refuses: NUL, lone surrogates, and nesting deeper than any request may.
  */
-export const storable = (value: unknown, at: Path): Either.Either<unknown, InvalidRequest> => {
+export const storable = (value: unknown, at: Path): Result.Result<unknown, InvalidRequest> => {
   if (deeperThan(value, maxDepth)) {
-    return Either.left(invalid([{ message: `must not nest more than ${maxDepth} levels deep`, path: at, code: "payload_too_deep" }]))
+    return Result.fail(invalid([{ message: `must not nest more than ${maxDepth} levels deep`, path: at, code: "payload_too_deep" }]))
   }
   const plain = JSON.parse(JSON.stringify(value) ?? "null") as unknown
   const nul = nulPaths(plain)
   if (nul.length > 0) {
-    return Either.left(invalid(nul.slice(0, 10).map((path) => ({ message: "Must not contain the NUL character (\\u0000).", path: [...at, ...path], code: "invalid_character" }))))
+    return Result.fail(invalid(nul.slice(0, 10).map((path) => ({ message: "Must not contain the NUL character (\\u0000).", path: [...at, ...path], code: "invalid_character" }))))
   }
   const surrogate = loneSurrogatePath(plain)
   if (surrogate !== undefined) {
-    return Either.left(invalid([{ message: "must not contain a lone UTF-16 surrogate", path: [...at, ...surrogate], code: "invalid_character" }]))
+    return Result.fail(invalid([{ message: "must not contain a lone UTF-16 surrogate", path: [...at, ...surrogate], code: "invalid_character" }]))
   }
-  return Either.right(plain)
+  return Result.succeed(plain)
 }
 
 const RAW: Path = ["rawSourceText"]
 
-const parseJson = (text: string): Either.Either<unknown, InvalidRequest> => {
+const parseJson = (text: string): Result.Result<unknown, InvalidRequest> => {
   if (exceedsDepth(text, maxDepth)) {
-    return Either.left(invalid([{ message: `must not nest more than ${maxDepth} levels deep`, path: RAW, code: "payload_too_deep" }]))
+    return Result.fail(invalid([{ message: `must not nest more than ${maxDepth} levels deep`, path: RAW, code: "payload_too_deep" }]))
   }
   try {
-    return Either.right(JSON.parse(text))
+    return Result.succeed(JSON.parse(text))
   } catch (error) {
-    return Either.left(invalid([{ message: `is not valid JSON: ${(error as Error).message}`, path: RAW, code: "invalid_json" }]))
+    return Result.fail(invalid([{ message: `is not valid JSON: ${(error as Error).message}`, path: RAW, code: "invalid_json" }]))
   }
 }
 
 /** YAML 1.2 (core schema: no dates, no custom tags), aliases bounded, the first error reported. */
-const parseYaml = (text: string, at: Path, code = "invalid_yaml"): Either.Either<unknown, InvalidRequest> => {
+const parseYaml = (text: string, at: Path, code = "invalid_yaml"): Result.Result<unknown, InvalidRequest> => {
   try {
     const document = Yaml.parseDocument(text, { prettyErrors: false, uniqueKeys: true })
-    if (document.errors.length > 0) {
-      return Either.left(invalid([{ message: `is not valid YAML: ${document.errors[0]!.message}`, path: at, code }]))
+    const [error] = document.errors
+    if (error !== undefined) {
+      return Result.fail(invalid([{ message: `is not valid YAML: ${error.message}`, path: at, code }]))
     }
-    return Either.right(document.toJS({ maxAliasCount: 100 }))
+    return Result.succeed(document.toJS({ maxAliasCount: 100 }))
   } catch (error) {
-    return Either.left(invalid([{ message: `is not valid YAML: ${(error as Error).message}`, path: at, code }]))
+    return Result.fail(invalid([{ message: `is not valid YAML: ${(error as Error).message}`, path: at, code }]))
   }
 }
 
@@ -153,16 +158,16 @@ export const splitMarkdown = (text: string): { readonly frontMatter: string | nu
   return { frontMatter: match[1] ?? "", body: tidyBody(source.slice(match[0].length)) }
 }
 
-const parseMarkdown = (text: string, frontMatterCode: string): Either.Either<Markdown, InvalidRequest> => {
+const parseMarkdown = (text: string, frontMatterCode: string): Result.Result<Markdown, InvalidRequest> => {
   const { body, frontMatter } = splitMarkdown(text)
-  if (frontMatter === null) return Either.right({ frontmatter: null, body })
+  if (frontMatter === null) return Result.succeed({ frontmatter: null, body })
   const at: Path = [...RAW, "frontmatter"]
-  return Either.flatMap(parseYaml(frontMatter, at, frontMatterCode), (value) =>
+  return Result.flatMap(parseYaml(frontMatter, at, frontMatterCode), (value) =>
     value === null || value === undefined
-      ? Either.right({ frontmatter: {}, body })
+      ? Result.succeed({ frontmatter: {}, body })
       : isObject(value)
-      ? Either.right({ frontmatter: value, body })
-      : Either.left(invalid([{ message: "front matter must be a YAML mapping of names to values", path: at, code: frontMatterCode }])))
+      ? Result.succeed({ frontmatter: value, body })
+      : Result.fail(invalid([{ message: "front matter must be a YAML mapping of names to values", path: at, code: frontMatterCode }])))
 }
 
 const SKILL_NAME = /^[a-z0-9]+(-[a-z0-9]+)*$/
@@ -174,9 +179,9 @@ const codePoints = (text: string) => {
 }
 
 /** A skill's front matter and body, checked as the original service did; every problem reported at once. */
-const checkSkill = (markdown: Markdown): Either.Either<Markdown, InvalidRequest> => {
+const checkSkill = (markdown: Markdown): Result.Result<Markdown, InvalidRequest> => {
   if (markdown.frontmatter === null) {
-    return Either.left(invalid([{
+    return Result.fail(invalid([{
       message: "a skill must begin with YAML front matter between --- lines, with name and description",
       path: [...RAW, "frontmatter"],
       code: "invalid_skill_frontmatter"
@@ -203,12 +208,12 @@ const checkSkill = (markdown: Markdown): Either.Either<Markdown, InvalidRequest>
   if (markdown.body.trim() === "") {
     problems.push({ message: "a skill needs a body after its front matter", path: [...RAW, "body"], code: "invalid_skill_body" })
   }
-  if (problems.length > 0) return Either.left(invalid(problems))
-  return Either.right({ frontmatter: { ...markdown.frontmatter, name: trimmedName, description: trimmedDescription }, body: markdown.body })
+  if (problems.length > 0) return Result.fail(invalid(problems))
+  return Result.succeed({ frontmatter: { ...markdown.frontmatter, name: trimmedName, description: trimmedDescription }, body: markdown.body })
 }
 
 /** The servers of an MCP definition: under `mcpServers` or `mcp`, or the definition itself when it has a url or command. */
-const checkMcp = (payload: Record<string, unknown>, at: Path): Either.Either<void, InvalidRequest> => {
+const checkMcp = (payload: Record<string, unknown>, at: Path): Result.Result<void, InvalidRequest> => {
   const problems: Array<Problem> = []
   const server = (value: unknown, path: Path) => {
     if (!isObject(value) || (typeof value.url !== "string" && typeof value.command !== "string")) {
@@ -230,7 +235,7 @@ const checkMcp = (payload: Record<string, unknown>, at: Path): Either.Either<voi
     }
     for (const [name, value] of Object.entries(servers)) server(value, [...at, key, name])
   }
-  return problems.length > 0 ? Either.left(invalid(problems.slice(0, 20))) : Either.void
+  return problems.length > 0 ? Result.fail(invalid(problems.slice(0, 20))) : Result.void
 }
 
 const encoder = new TextEncoder()
@@ -240,30 +245,30 @@ const encoder = new TextEncoder()
  * must fit the type) or the type's default. With `normalizedPayloadJson`, the object is the content as it is and
  * its pretty JSON the stored source (parser `json`); skills need their Markdown source, so they refuse it.
  */
-export const parse = (objectType: ObjectType, content: Content): Either.Either<Parsed, InvalidRequest> => {
+export const parse = (objectType: ObjectType, content: Content): Result.Result<Parsed, InvalidRequest> => {
   const allowed = parserModes[objectType]
   if (content.normalizedPayloadJson !== undefined) {
     const at: Path = ["normalizedPayloadJson"]
     if (objectType === "skill") {
-      return Either.left(invalid([{
+      return Result.fail(invalid([{
         message: "a skill is read from its Markdown source: give rawSourceText instead",
         path: at,
         code: "invalid_skill_source"
       }]))
     }
     if (content.parserMode !== undefined && content.parserMode !== "json") {
-      return Either.left(invalid([{
+      return Result.fail(invalid([{
         message: "with normalizedPayloadJson the content is JSON: parserMode may only be json",
         path: ["parserMode"],
         code: "parser_not_allowed"
       }]))
     }
-    return Either.gen(function*() {
+    return Result.gen(function*() {
       const payload = (yield* storable(content.normalizedPayloadJson, at)) as JsonObject
       if (objectType === "mcp") yield* checkMcp(payload, at)
       const rawSourceText = JSON.stringify(payload, null, 2)
       if (encoder.encode(rawSourceText).length > MAX_SOURCE_BYTES) {
-        return yield* Either.left(invalid([{ message: "must be at most 1 MiB (1048576 bytes of UTF-8) as JSON", path: at, code: "payload_too_large" }]))
+        return yield* Result.fail(invalid([{ message: "must be at most 1 MiB (1048576 bytes of UTF-8) as JSON", path: at, code: "payload_too_large" }]))
       }
       return { parserMode: "json" as const, rawSourceText, normalizedPayloadJson: payload }
     })
@@ -271,13 +276,13 @@ export const parse = (objectType: ObjectType, content: Content): Either.Either<P
   const text = content.rawSourceText ?? ""
   const parserMode = content.parserMode ?? allowed[0]
   if (!allowed.includes(parserMode)) {
-    return Either.left(invalid([{
+    return Result.fail(invalid([{
       message: `a ${objectType} is read as ${allowed.join(" or ")}, not ${parserMode}`,
       path: ["parserMode"],
       code: "parser_not_allowed"
     }]))
   }
-  return Either.gen(function*() {
+  return Result.gen(function*() {
     let payload: unknown
     switch (parserMode) {
       case "markdown": {
@@ -289,7 +294,7 @@ export const parse = (objectType: ObjectType, content: Content): Either.Either<P
       case "yaml": {
         const value = parserMode === "json" ? yield* parseJson(text) : yield* parseYaml(text, RAW)
         if (!isObject(value)) {
-          return yield* Either.left(invalid([{
+          return yield* Result.fail(invalid([{
             message: `must be a ${parserMode === "json" ? "JSON" : "YAML"} object`,
             path: RAW,
             code: parserMode === "json" ? "invalid_json" : "invalid_yaml"
@@ -329,7 +334,8 @@ export const clampUtf8 = (text: string, max: number): string => {
   let bytes = 0
   let end = 0
   for (const char of text) {
-    const point = char.codePointAt(0)!
+    // A string's iteration yields whole characters: each has a code point.
+    const point = char.codePointAt(0) ?? 0
     bytes += point < 0x80 ? 1 : point < 0x800 ? 2 : point < 0x10000 ? 3 : 4
     if (bytes > max) return text.slice(0, end)
     end += char.length
@@ -405,7 +411,7 @@ export interface FileColumns {
 /** `skills/deploy/SKILL.md` → name `SKILL.md`, extension `md`; `Makefile` and `.env` have no extension. */
 export const fileOf = (relativePath: string | undefined): FileColumns => {
   if (relativePath === undefined) return { currentRelativePath: null, currentFileName: null, currentFileExtension: null }
-  const name = relativePath.split(/[\\/]/).pop()!
+  const name = relativePath.split(/[\\/]/).pop() ?? relativePath
   const dot = name.lastIndexOf(".")
   return {
     currentRelativePath: relativePath,

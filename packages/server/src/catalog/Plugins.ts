@@ -2,14 +2,20 @@
  * Plugins: created by any member (who then manages them), read, changed and shared according to the caller's
  * access (see Access.ts). Archive, restore and delete need manager access; changes and memberships, editor; reads,
  * viewer.
+ *
+ * The Effect 4 form of packages/server/src/catalog/Plugins.ts, whole: the same checks in the same order, the same
+ * errors and messages. What differs under the same behaviour: a membership is built with `disableChecks` (Effect
+ * 3's `new X(row, true)`); where Effect 3 died with `dieMessage`, it dies with an `Error` of the same message
+ * (Effect 4 has no `dieMessage`), and a membership whose config object is missing from the read dies in words where
+ * Effect 3 asserted with `!`; the service is a `Context.Service` with `make` and a static `layer`.
  */
 import {
   type AccessListQuery,
-  AccessRoles,
+  type AccessRole,
   type ConfigObjectId,
-  type Forbidden,
   type CreateAccessGrantRequest,
   type CreatePluginRequest,
+  type Forbidden,
   type MembershipListQuery,
   NotFound,
   Plugin,
@@ -19,13 +25,16 @@ import {
   type PluginListQuery,
   type UpdatePluginRequest
 } from "@orgplane/schema"
-import { Context, Effect, Layer, Option } from "effect"
-import { makeId } from "../platform/Ids.js"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import { Access, ConfigObjectKind, configObjectDeleted, insufficientAccess, PluginKind, pluginDeleted } from "../access/Access.js"
 import { describeChange } from "../platform/AuditRecorder.js"
+import { makeId } from "../platform/Ids.js"
 import { actingMembershipId, authorize, type Principal } from "../platform/Principal.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
-import { Access, ConfigObjectKind, configObjectDeleted, insufficientAccess, PluginKind, pluginDeleted } from "../access/Access.js"
 import { ConfigObjectsRepository } from "./ConfigObjectsRepository.js"
 import { ContentsRepository } from "./ContentsRepository.js"
 import { type MembershipRow, PluginsRepository } from "./PluginsRepository.js"
@@ -42,7 +51,7 @@ const make = Effect.gen(function*() {
   /** The plugin as it is now, which exists: this transaction checked or wrote it. */
   const read = (principal: Principal, id: PluginId) =>
     Effect.flatMap(plugins.find(principal.organization.id, id), Option.match({
-      onNone: () => Effect.dieMessage(`plugin ${id} vanished inside its transaction`),
+      onNone: () => Effect.die(new Error(`plugin ${id} vanished inside its transaction`)),
       onSome: Effect.succeed
     }))
 
@@ -92,7 +101,7 @@ const make = Effect.gen(function*() {
   const change = <E, R>(
     principal: Principal,
     id: PluginId,
-    role: (typeof AccessRoles)[number],
+    role: AccessRole,
     apply: (current: { readonly name: string; readonly status: Plugin["status"] }, at: Date) => Effect.Effect<unknown, E, R>
   ) =>
     Effect.andThen(
@@ -113,7 +122,8 @@ const make = Effect.gen(function*() {
 
   const update = Effect.fn("Plugins.update")((principal: Principal, id: PluginId, input: UpdatePluginRequest) =>
     change(principal, id, "editor", ({ status }, at) =>
-      status === "deleted" ? Effect.fail(pluginDeleted()) : plugins.update(principal.organization.id, id, input, at)))
+      status === "deleted" ? Effect.fail(pluginDeleted()) : plugins.update(principal.organization.id, id, input, at))
+  )
 
   /** Moves the plugin to `status` (nothing changes when it is there already). */
   const moveTo = (principal: Principal, id: PluginId, target: "active" | "archived") =>
@@ -125,15 +135,21 @@ const make = Effect.gen(function*() {
   /** Soft delete; deleting a deleted plugin changes nothing. */
   const remove = Effect.fn("Plugins.remove")((principal: Principal, id: PluginId) =>
     change(principal, id, "manager", ({ status }, at) =>
-      status === "deleted" ? Effect.void : plugins.markDeleted(principal.organization.id, id, at)))
+      status === "deleted" ? Effect.void : plugins.markDeleted(principal.organization.id, id, at))
+  )
 
   /** Memberships with their config objects: one statement for the page, one for all its config objects. */
   const withConfigObjects = (principal: Principal, rows: ReadonlyArray<MembershipRow>) =>
-    Effect.map(
+    Effect.flatMap(
       configObjects.findMany(principal.organization.id, [...new Set(rows.map((row) => row.configObjectId))]),
       (objects) => {
         const byId = new Map(objects.map((object) => [object.id, object]))
-        return rows.map((row) => new PluginConfigObject({ ...row, configObject: byId.get(row.configObjectId)! }, true))
+        return Effect.forEach(rows, (row) => {
+          const configObject = byId.get(row.configObjectId)
+          return configObject === undefined
+            ? Effect.die(new Error(`config object ${row.configObjectId} of a membership is missing`))
+            : Effect.succeed(new PluginConfigObject({ ...row, configObject }, { disableChecks: true }))
+        })
       }
     )
 
@@ -169,12 +185,13 @@ const make = Effect.gen(function*() {
           createdBy: actingMembershipId(principal),
           at
         })
+        if (membershipId === undefined) return yield* Effect.die(new Error("the membership just written is missing"))
         yield* plugins.touch(organizationId, id, at)
-        const row = yield* plugins.findMembership(organizationId, membershipId!)
-        if (Option.isNone(row)) return yield* Effect.dieMessage("the membership just written is missing")
+        const row = yield* plugins.findMembership(organizationId, membershipId)
+        if (Option.isNone(row)) return yield* Effect.die(new Error("the membership just written is missing"))
         return {
           ok: true as const,
-          item: new PluginConfigObject({ ...row.value, configObject: object.value }, true)
+          item: new PluginConfigObject({ ...row.value, configObject: object.value }, { disableChecks: true })
         }
       })
     )
@@ -226,13 +243,8 @@ const make = Effect.gen(function*() {
   } as const
 })
 
-export class Plugins extends Context.Tag("@orgplane/server/catalog/Plugins")<Plugins, Effect.Effect.Success<typeof make>>() {
-  static readonly layer = Layer.effect(Plugins, make).pipe(
-    Layer.provide([
-      PluginsRepository.layer,
-      ConfigObjectsRepository.layer,
-      ContentsRepository.layer,
-      Access.layer
-    ])
+export class Plugins extends Context.Service<Plugins>()("@orgplane/server/catalog/Plugins", { make }) {
+  static readonly layer = Layer.effect(this, this.make).pipe(
+    Layer.provide([PluginsRepository.layer, ConfigObjectsRepository.layer, ContentsRepository.layer, Access.layer])
   )
 }

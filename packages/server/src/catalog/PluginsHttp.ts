@@ -1,6 +1,11 @@
-/** HTTP handlers of the Plugins group. Thin by design: the service authorizes. */
+/**
+ * HTTP handlers of the Plugins group. Thin by design: the service authorizes.
+ *
+ * The Effect 4 form of packages/server/src/catalog/PluginsHttp.ts, whole.
+ */
 import { Api, CurrentMember } from "@orgplane/schema"
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { group } from "../platform/HttpErrors.js"
 import { Plugins } from "./Plugins.js"
 
@@ -8,21 +13,21 @@ export const PluginsHttp = group(Api, "plugins", (handlers) =>
   Effect.gen(function*() {
     const plugins = yield* Plugins
     return handlers
-      .handle("create", ({ payload }) => Effect.flatMap(CurrentMember, (caller) => plugins.create(caller, payload)))
-      .handle("list", ({ urlParams }) => Effect.flatMap(CurrentMember, (caller) => plugins.list(caller, urlParams)))
-      .handle("get", ({ path }) => Effect.flatMap(CurrentMember, (caller) => plugins.get(caller, path.pluginId)))
-      .handle("update", ({ path, payload }) => Effect.flatMap(CurrentMember, (caller) => plugins.update(caller, path.pluginId, payload)))
-      .handle("archive", ({ path }) => Effect.flatMap(CurrentMember, (caller) => plugins.archive(caller, path.pluginId)))
-      .handle("restore", ({ path }) => Effect.flatMap(CurrentMember, (caller) => plugins.restore(caller, path.pluginId)))
-      .handle("delete", ({ path }) => Effect.flatMap(CurrentMember, (caller) => plugins.remove(caller, path.pluginId)))
-      .handle("listConfigObjects", ({ path, urlParams }) =>
-        Effect.flatMap(CurrentMember, (caller) => plugins.listConfigObjects(caller, path.pluginId, urlParams)))
-      .handle("addConfigObject", ({ path, payload }) =>
-        Effect.flatMap(CurrentMember, (caller) => plugins.addConfigObject(caller, path.pluginId, payload.configObjectId)))
-      .handle("removeConfigObject", ({ path }) =>
-        Effect.flatMap(CurrentMember, (caller) => plugins.removeConfigObject(caller, path.pluginId, path.configObjectId)))
-      .handle("pluginGrant", ({ path, payload }) => Effect.flatMap(CurrentMember, (caller) => plugins.grant(caller, path.pluginId, payload)))
-      .handle("pluginListAccess", ({ path, urlParams }) =>
-        Effect.flatMap(CurrentMember, (caller) => plugins.listGrants(caller, path.pluginId, urlParams)))
-      .handle("pluginRevoke", ({ path }) => Effect.flatMap(CurrentMember, (caller) => plugins.revoke(caller, path.pluginId, path.grantId)))
+      .handle("create", ({ payload }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => plugins.create(caller, payload)))
+      .handle("list", ({ query }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => plugins.list(caller, query)))
+      .handle("get", ({ params }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => plugins.get(caller, params.pluginId)))
+      .handle("update", ({ params, payload }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => plugins.update(caller, params.pluginId, payload)))
+      .handle("archive", ({ params }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => plugins.archive(caller, params.pluginId)))
+      .handle("restore", ({ params }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => plugins.restore(caller, params.pluginId)))
+      .handle("delete", ({ params }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => plugins.remove(caller, params.pluginId)))
+      .handle("listConfigObjects", ({ params, query }) =>
+        Effect.flatMap(Effect.service(CurrentMember), (caller) => plugins.listConfigObjects(caller, params.pluginId, query)))
+      .handle("addConfigObject", ({ params, payload }) =>
+        Effect.flatMap(Effect.service(CurrentMember), (caller) => plugins.addConfigObject(caller, params.pluginId, payload.configObjectId)))
+      .handle("removeConfigObject", ({ params }) =>
+        Effect.flatMap(Effect.service(CurrentMember), (caller) => plugins.removeConfigObject(caller, params.pluginId, params.configObjectId)))
+      .handle("pluginGrant", ({ params, payload }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => plugins.grant(caller, params.pluginId, payload)))
+      .handle("pluginListAccess", ({ params, query }) =>
+        Effect.flatMap(Effect.service(CurrentMember), (caller) => plugins.listGrants(caller, params.pluginId, query)))
+      .handle("pluginRevoke", ({ params }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => plugins.revoke(caller, params.pluginId, params.grantId)))
   })).pipe(Layer.provide(Plugins.layer))

@@ -2,8 +2,11 @@
  * Storage of plugins and their config-object memberships. A plugin is read with everything its resource carries
  * (member count, marketplaces, manifest) in the same statement, by correlated subqueries over its id: a plugin, or
  * a page of them, costs one statement whatever it holds.
+ *
+ * The Effect 4 form of packages/server/src/catalog/PluginsRepository.ts, whole: the same statements. What differs
+ * under the same behaviour: a resource built without validating is built with `disableChecks` (Effect 3's
+ * `new Plugin(row, true)`); the service is a `Context.Service` with `make` and a static `layer`.
  */
-import { SqlClient, type Statement } from "@effect/sql"
 import {
   Conflict,
   type ConfigObjectId,
@@ -21,7 +24,12 @@ import {
   type PluginListQuery,
   type PluginSourceMetadata
 } from "@orgplane/schema"
-import { Context, Effect, Layer, Option } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as SqlClient from "effect/sql/SqlClient"
+import type * as Statement from "effect/sql/Statement"
 import * as Keyset from "../platform/Keyset.js"
 import { catchUniqueViolation } from "../platform/Sql.js"
 import { likePattern } from "../platform/Statements.js"
@@ -116,7 +124,7 @@ export const toPlugin = (row: Row): Plugin => {
         }
       }
     },
-    true
+    { disableChecks: true }
   )
 }
 
@@ -138,7 +146,7 @@ const byAddition = Keyset.make<MembershipRow>("plugin_config_objects", "asc", [
 export const pluginExists = (name: string) =>
   new Conflict({ error: "plugin_exists", message: `The organization already has a plugin named "${name}".` })
 
-const makePluginsRepository = Effect.gen(function*() {
+const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const columns = pluginColumns(sql)
 
@@ -147,12 +155,12 @@ const makePluginsRepository = Effect.gen(function*() {
 
   const view = (organizationId: OrganizationId, id: PluginId, rank: Statement.Fragment) =>
     sql<Row>`SELECT ${rank} AS rank, ${one(organizationId, id)} FROM plugins p WHERE p.organization_id = ${organizationId} AND p.id = ${id}`.pipe(
-      Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (row) => ({ rank: row.rank as number, plugin: toPlugin(row) })))
+      Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), (row) => ({ rank: row.rank as number, plugin: toPlugin(row) })))
     )
 
   const find = (organizationId: OrganizationId, id: PluginId) =>
     sql<Row>`SELECT ${one(organizationId, id)} FROM plugins p WHERE p.organization_id = ${organizationId} AND p.id = ${id}`.pipe(
-      Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toPlugin))
+      Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), toPlugin))
     )
 
   /** The plugins the `visible` expression (over alias `p`) lets through, filtered, by name. */
@@ -208,7 +216,7 @@ const makePluginsRepository = Effect.gen(function*() {
   const lock = (organizationId: OrganizationId, id: PluginId) =>
     sql<{ readonly name: string; readonly status: Plugin["status"] }>`
         SELECT name, status FROM plugins WHERE organization_id = ${organizationId} AND id = ${id} FOR UPDATE`.pipe(
-      Effect.map((rows) => Option.fromNullable(rows[0]))
+      Effect.map((rows) => Option.fromNullishOr(rows[0]))
     )
 
   /** Changes name and/or description of a plugin that is not deleted. */
@@ -257,12 +265,12 @@ const makePluginsRepository = Effect.gen(function*() {
   const findMembership = (organizationId: OrganizationId, id: PluginConfigObjectId) =>
     sql<MembershipRow>`SELECT ${membershipColumns} FROM plugin_config_objects pc
                          WHERE pc.organization_id = ${organizationId} AND pc.id = ${id}`.pipe(
-      Effect.map((rows) => Option.fromNullable(rows[0]))
+      Effect.map((rows) => Option.fromNullishOr(rows[0]))
     )
 
   return { view, find, list, insert, setSourceMetadata, lock, update, setStatus, markDeleted, touch, listMemberships, findMembership } as const
 })
 
-export class PluginsRepository extends Context.Tag("@orgplane/server/catalog/PluginsRepository")<PluginsRepository, Effect.Effect.Success<typeof makePluginsRepository>>() {
-  static readonly layer = Layer.effect(PluginsRepository, makePluginsRepository)
+export class PluginsRepository extends Context.Service<PluginsRepository>()("@orgplane/server/catalog/PluginsRepository", { make }) {
+  static readonly layer = Layer.effect(this, this.make)
 }

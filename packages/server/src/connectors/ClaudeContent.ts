@@ -3,9 +3,12 @@
  * leniently, a skill's name taken as written (the catalog gets a valid slug of it, the title keeps the original),
  * descriptions kept whole, and titles from what Claude Code calls the component (a command's file name, a hook's
  * events and matchers). Writes through the API keep the strict rules of `catalog/Parsing.ts`. Pure.
+ *
+ * The Effect 4 form of packages/server/src/connectors/ClaudeContent.ts, whole: the same readings, notes and
+ * refusals. What differs under the same behaviour: the answers are `Result`s (Effect 3's `Either`).
  */
 import type { JsonObject, ObjectType, ParserMode } from "@orgplane/schema"
-import { Either } from "effect"
+import * as Result from "effect/Result"
 import * as Yaml from "yaml"
 import { clampCodePoints, derive, type Derived, MAX_TITLE_CODE_POINTS, parse, type Parsed, splitMarkdown, storable } from "../catalog/Parsing.js"
 import { baseName, parentOf } from "./RepositoryTree.js"
@@ -160,7 +163,7 @@ const markdownKinds: ReadonlySet<ObjectType> = new Set(["skill", "agent", "comma
  * Code does; the description kept whole (the 1024-character limit of the Agent Skills specification is the API's,
  * and Claude Code loads longer ones).
  */
-const readMarkdown = (objectType: ObjectType, path: string, source: string): Either.Either<{ parsed: Parsed; metadata: JsonObject | null; notes: Array<string>; name: string | undefined }, string> => {
+const readMarkdown = (objectType: ObjectType, path: string, source: string): Result.Result<{ parsed: Parsed; metadata: JsonObject | null; notes: Array<string>; name: string | undefined }, string> => {
   const { body, frontMatter } = splitMarkdown(source)
   const notes: Array<string> = []
   const read = frontMatter === null ? { fields: {}, reading: "yaml" as const } : readFrontMatter(frontMatter)
@@ -177,8 +180,8 @@ const readMarkdown = (objectType: ObjectType, path: string, source: string): Eit
     fields.name = slug
     fields.description = text(fields.description) ?? firstLine(body)
   }
-  const payload = Either.mapLeft(storable({ frontmatter: fields, body }, ["rawSourceText"]), (error) => error.details?.[0]?.message ?? error.message)
-  return Either.map(payload, (normalized) => ({
+  const payload = Result.mapError(storable({ frontmatter: fields, body }, ["rawSourceText"]), (error) => error.details?.[0]?.message ?? error.message)
+  return Result.map(payload, (normalized) => ({
     parsed: { parserMode: "markdown" as const, rawSourceText: source, normalizedPayloadJson: normalized as JsonObject },
     metadata,
     notes,
@@ -196,16 +199,16 @@ export const readComponent = (
   source: string,
   parserMode: ParserMode,
   at: Date
-): Either.Either<ComponentRead, string> => {
+): Result.Result<ComponentRead, string> => {
   const lenient = parserMode === "markdown" && markdownKinds.has(objectType)
   const strict = lenient && objectType === "skill" ? undefined : parse(objectType, { rawSourceText: source, parserMode })
-  if (strict !== undefined && Either.isLeft(strict) && !lenient) {
-    const detail = strict.left.details?.[0]?.message ?? strict.left.message
-    return Either.left(`cannot be read as ${parserMode} (${detail})`)
+  if (strict !== undefined && Result.isFailure(strict) && !lenient) {
+    const detail = strict.failure.details?.[0]?.message ?? strict.failure.message
+    return Result.fail(`cannot be read as ${parserMode} (${detail})`)
   }
-  return Either.map(
-    strict !== undefined && Either.isRight(strict)
-      ? Either.right({ parsed: strict.right, metadata: null, notes: [] as Array<string>, name: undefined as string | undefined })
+  return Result.map(
+    strict !== undefined && Result.isSuccess(strict)
+      ? Result.succeed({ parsed: strict.success, metadata: null, notes: [] as Array<string>, name: undefined as string | undefined })
       : readMarkdown(objectType, path, source),
     ({ metadata, name, notes, parsed }) => {
       const payload = parsed.normalizedPayloadJson

@@ -8,7 +8,10 @@ import {
   type ConnectorInstance,
   type OrganizationId
 } from "@orgplane/schema"
-import { Context, Effect, Layer, Option } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { Crypto } from "../platform/Crypto.js"
 import { bind, SecretColumns } from "../platform/SecretColumns.js"
 import { Credential, type GitHubError } from "../integrations/codehost/GitHub.js"
@@ -50,6 +53,6 @@ const make = Effect.gen(function*() {
   return { credentialOf } as const
 })
 
-export class CodeHostAccess extends Context.Tag("@orgplane/server/connectors/CodeHostAccess")<CodeHostAccess, Effect.Effect.Success<typeof make>>() {
-  static readonly layer = Layer.effect(CodeHostAccess, make).pipe(Layer.provide(ConnectorsRepository.layer))
+export class CodeHostAccess extends Context.Service<CodeHostAccess>()("@orgplane/server/connectors/CodeHostAccess", { make }) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide(ConnectorsRepository.layer))
 }

@@ -2,9 +2,13 @@
  * A sync's reading of the files a component carries: the blobs `ComponentFileSelection` chose, read from the code
  * host and stored by content (each component's in a transaction of its own, before the batch that lists them, so a
  * batch holds one component's bytes at a time), and the version list the batch writes.
+ *
+ * The Effect 4 form of packages/server/src/connectors/ComponentFileStore.ts, whole.
  */
 import type { ObjectType, OrganizationId } from "@orgplane/schema"
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import * as NodeCrypto from "node:crypto"
 import { ComponentFilesRepository, type VersionFileRow } from "../catalog/ComponentFilesRepository.js"
 import { type Credential, GitHub, type GitHubError } from "../integrations/codehost/GitHub.js"
@@ -21,14 +25,14 @@ export interface FilesOfComponent {
   readonly warnings: ReadonlyArray<string>
 }
 
-const FingerprintJson = Schema.parseJson(Schema.Array(Schema.Tuple(Schema.String, Schema.NullOr(Schema.String))))
+const FingerprintJson = Schema.fromJsonString(Schema.Array(Schema.Tuple([Schema.String, Schema.NullOr(Schema.String)])))
 const decodeFingerprint = Schema.decodeUnknownOption(FingerprintJson)
 
 /** A binding's stored fingerprint; null when it has none (or it cannot be read: then the files are read again). */
 export const fingerprintOf = (json: string | null): Fingerprint | null => {
   if (json === null) return null
   const decoded = decodeFingerprint(json)
-  return decoded._tag === "Some" ? decoded.value : null
+  return Option.getOrNull(decoded)
 }
 
 /** Whether a stored list is the one a sync would write (then the version stays). */

@@ -2,6 +2,10 @@
  * Connector accounts, instances, targets and mappings. Owners and admins connect accounts and create instances
  * (`connectors.manage`); everything about one instance is decided by the caller's role on it (see
  * access/Access.ts: viewer reads, editor changes, manager removes and shares).
+ *
+ * The Effect 4 form of packages/server/src/connectors/Connectors.ts, whole: the same checks in the same order, the
+ * same errors. The service is a `Context.Service` with `make` and a static `layer`; Effect 3's `dieMessage` is a
+ * defect of an `Error` with the same message.
  */
 import {
   type AccessListQuery,
@@ -30,7 +34,10 @@ import {
   type UpdateConnectorMappingRequest,
   type UpdateConnectorTargetRequest
 } from "@orgplane/schema"
-import { Context, Effect, Layer, Option } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { Access, ConnectorInstanceKind, PluginKind, pluginDeleted, requireRanked } from "../access/Access.js"
 import { PluginsRepository } from "../catalog/PluginsRepository.js"
 import { Crypto } from "../platform/Crypto.js"
@@ -150,7 +157,7 @@ const make = Effect.gen(function*() {
   /** The instance as it is now, which exists: this transaction checked or wrote it. */
   const readInstance = (principal: Principal, id: ConnectorInstanceId) =>
     Effect.flatMap(repository.findInstance(principal.organization.id, id), Option.match({
-      onNone: () => Effect.dieMessage(`connector instance ${id} vanished inside its transaction`),
+      onNone: () => Effect.die(new Error(`connector instance ${id} vanished inside its transaction`)),
       onSome: Effect.succeed
     }))
 
@@ -445,8 +452,8 @@ const make = Effect.gen(function*() {
   } as const
 })
 
-export class Connectors extends Context.Tag("@orgplane/server/connectors/Connectors")<Connectors, Effect.Effect.Success<typeof make>>() {
-  static readonly layer = Layer.effect(Connectors, make).pipe(
+export class Connectors extends Context.Service<Connectors>()("@orgplane/server/connectors/Connectors", { make }) {
+  static readonly layer = Layer.effect(this, this.make).pipe(
     Layer.provide([
       ConnectorsRepository.layer,
       MappingsRepository.layer,

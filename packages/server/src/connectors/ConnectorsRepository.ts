@@ -1,5 +1,11 @@
-/** Storage of connector accounts, instances and targets. Every statement names the organization. */
-import { Model, SqlClient, type Statement } from "@effect/sql"
+/**
+ * Storage of connector accounts, instances and targets. Every statement names the organization.
+ * A rank read beside a row is `withColumns(row, { accessRank: Schema.Int })`, which access/Access's `ranked` is:
+ * the import replaces it once access/Access is ported.
+ */
+import { Model } from "effect/schema"
+import * as SqlClient from "effect/sql/SqlClient"
+import type * as Statement from "effect/sql/Statement"
 import {
   ConnectorAccount,
   ConnectorAccountId,
@@ -14,13 +20,16 @@ import {
   MembershipId,
   OrganizationId
 } from "@orgplane/schema"
-import { Context, Effect, Layer, Option, Schema } from "effect"
-import { ranked } from "../access/Access.js"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import * as Keyset from "../platform/Keyset.js"
 import { classRow, DateColumn, execute, findAll, findOne, Fragment, likePattern, trustedClassRow, withColumns } from "../platform/Statements.js"
 
 /** A JSON column written from its object (Postgres casts the text to `jsonb`). */
-const JsonColumn = Schema.parseJson(JsonObject)
+const JsonColumn = Schema.fromJsonString(JsonObject)
 
 export class ConnectorAccountRow extends Model.Class<ConnectorAccountRow>("ConnectorAccountRow")({
   id: Model.GeneratedByApp(ConnectorAccountId),
@@ -97,23 +106,23 @@ export interface AccountRecord {
   readonly tokenCiphertext: string | null
 }
 
-const Scoped = <I extends Schema.Schema.Any>(id: I) => Schema.Struct({ organizationId: OrganizationId, id })
+const Scoped = <I extends Schema.Top>(id: I) => Schema.Struct({ organizationId: OrganizationId, id })
 /** One resource read with the caller's access rank (an `Access.rank` expression), locked when `lock`. */
-const RankedRequest = <I extends Schema.Schema.Any>(id: I) =>
+const RankedRequest = <I extends Schema.Top>(id: I) =>
   Schema.Struct({ organizationId: OrganizationId, id, rank: Fragment, lock: Schema.Boolean })
-const Id = <I extends Schema.Schema.Any>(id: I) => Schema.Struct({ id })
+const Id = <I extends Schema.Top>(id: I) => Schema.Struct({ id })
 
 /** What an instance's update may change (absent: unchanged). */
 const InstanceChanges = Schema.Struct({
-  remoteId: Schema.optionalWith(ConnectorInstanceRow.fields.remoteId, { exact: true }),
-  name: Schema.optionalWith(ConnectorInstanceRow.fields.name, { exact: true }),
-  instanceConfigJson: Schema.optionalWith(JsonColumn, { exact: true }),
-  status: Schema.optionalWith(ConnectorInstanceRow.fields.status, { exact: true })
+  remoteId: Schema.optionalKey(ConnectorInstanceRow.fields.remoteId),
+  name: Schema.optionalKey(ConnectorInstanceRow.fields.name),
+  instanceConfigJson: Schema.optionalKey(JsonColumn),
+  status: Schema.optionalKey(ConnectorInstanceRow.fields.status)
 })
 const TargetChanges = Schema.Struct({
-  remoteId: Schema.optionalWith(ConnectorTargetRow.fields.remoteId, { exact: true }),
-  externalTargetRef: Schema.optionalWith(ConnectorTargetRow.fields.externalTargetRef, { exact: true }),
-  targetConfigJson: Schema.optionalWith(JsonColumn, { exact: true })
+  remoteId: Schema.optionalKey(ConnectorTargetRow.fields.remoteId),
+  externalTargetRef: Schema.optionalKey(ConnectorTargetRow.fields.externalTargetRef),
+  targetConfigJson: Schema.optionalKey(JsonColumn)
 })
 
 /** The SET list of an update: the given columns (encoded), and the time of the change. */
@@ -239,7 +248,7 @@ const makeConnectorsRepository = Effect.gen(function*() {
   /** The instance with the caller's rank on it (`rank`: an `Access.rank` expression over alias `i`); locked with `lock`. */
   const findInstanceRanked = findOne({
     Request: RankedRequest(ConnectorInstanceId),
-    Result: ranked(Instance),
+    Result: withColumns(Instance, { accessRank: Schema.Int }),
     execute: ({ id, lock, organizationId, rank }) =>
       sql`SELECT ${rank} AS access_rank, ${instanceColumns} FROM connector_instances i
             WHERE i.organization_id = ${organizationId} AND i.id = ${id} ${lockClause(lock, "i")}`
@@ -333,7 +342,7 @@ const makeConnectorsRepository = Effect.gen(function*() {
    */
   const findTargetRanked = findOne({
     Request: RankedRequest(ConnectorTargetId),
-    Result: ranked(Target),
+    Result: withColumns(Target, { accessRank: Schema.Int }),
     execute: ({ id, lock, organizationId, rank }) =>
       sql`SELECT ${rank} AS access_rank, ${targetColumns} FROM connector_targets t
             JOIN connector_instances i ON i.organization_id = t.organization_id AND i.id = t.connector_instance_id
@@ -397,6 +406,6 @@ const makeConnectorsRepository = Effect.gen(function*() {
   } as const
 })
 
-export class ConnectorsRepository extends Context.Tag("@orgplane/server/connectors/ConnectorsRepository")<ConnectorsRepository, Effect.Effect.Success<typeof makeConnectorsRepository>>() {
-  static readonly layer = Layer.effect(ConnectorsRepository, makeConnectorsRepository)
+export class ConnectorsRepository extends Context.Service<ConnectorsRepository>()("@orgplane/server/connectors/ConnectorsRepository", { make: makeConnectorsRepository }) {
+  static readonly layer = Layer.effect(this, this.make)
 }

@@ -2,7 +2,7 @@
  * Storage of the discovery cache (one result and one tree per target and commit, see migration 0005) and of what a
  * discovery apply writes beyond the catalog's own rows: the plugins and the marketplace an instance created.
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "effect/sql/SqlClient"
 import {
   ConnectorInstanceId,
   ConnectorMappingId,
@@ -19,7 +19,11 @@ import {
   TreeEntry,
   TreeSummary
 } from "@orgplane/schema"
-import { Context, Effect, Layer, Option, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import * as Keyset from "../platform/Keyset.js"
 import { DateColumn, execute, findAll, findOne, single, trusted, trustedClassRow, withColumns } from "../platform/Statements.js"
 import type { Entry } from "./RepositoryTree.js"
@@ -35,8 +39,8 @@ export const StoredDiscovery = Schema.Struct({
 })
 export type StoredDiscovery = typeof StoredDiscovery.Type
 
-const encodeStored = Schema.encodeSync(Schema.parseJson(StoredDiscovery))
-const decodeStored = Schema.decodeUnknownOption(Schema.parseJson(StoredDiscovery))
+const encodeStored = Schema.encodeSync(Schema.fromJsonString(StoredDiscovery))
+const decodeStored = Schema.decodeUnknownOption(Schema.fromJsonString(StoredDiscovery))
 
 /** Revisions of one target kept in the cache: the newest few, so that a page of a just-moved branch still reads. */
 export const keptRevisions = 3
@@ -350,16 +354,18 @@ const makeDiscoveryRepository = Effect.gen(function*() {
       syncEventId: Schema.NullOr(ConnectorSyncEventId),
       at: DateColumn
     }),
-    execute: ({ at, instanceId, keys, organizationId, syncEventId }) =>
-      keys.length === 0 ? Effect.void : sql`INSERT INTO connector_candidate_keys ${
-          sql.insert(keys.map((candidateKey) => ({
-            organizationId,
-            connectorInstanceId: instanceId,
-            candidateKey,
-            connectorSyncEventId: syncEventId,
-            createdAt: at
-          })))
-        } ON CONFLICT (organization_id, connector_instance_id, candidate_key) DO NOTHING`
+    execute: ({ at, instanceId, keys, organizationId, syncEventId }) => {
+      const row = (candidateKey: string) => ({
+        organizationId,
+        connectorInstanceId: instanceId,
+        candidateKey,
+        connectorSyncEventId: syncEventId,
+        createdAt: at
+      })
+      const [first, ...rest] = keys
+      return first === undefined ? Effect.void : sql`INSERT INTO connector_candidate_keys ${sql.insert([row(first), ...rest.map(row)])}
+            ON CONFLICT (organization_id, connector_instance_id, candidate_key) DO NOTHING`
+    }
   })
   /** Records keys as decided; a key recorded before keeps its first record. */
   const recordKeys = (
@@ -402,6 +408,6 @@ const makeDiscoveryRepository = Effect.gen(function*() {
   } as const
 })
 
-export class DiscoveryRepository extends Context.Tag("@orgplane/server/connectors/DiscoveryRepository")<DiscoveryRepository, Effect.Effect.Success<typeof makeDiscoveryRepository>>() {
-  static readonly layer = Layer.effect(DiscoveryRepository, makeDiscoveryRepository)
+export class DiscoveryRepository extends Context.Service<DiscoveryRepository>()("@orgplane/server/connectors/DiscoveryRepository", { make: makeDiscoveryRepository }) {
+  static readonly layer = Layer.effect(this, this.make)
 }

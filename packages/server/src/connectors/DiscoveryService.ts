@@ -2,6 +2,10 @@
  * Discovery of an instance's repository: the branch head, then the cached result and tree of that commit (or a scan
  * that fills the cache), a page of that tree, and the apply that turns selected candidates into plugins, a
  * marketplace and mappings before queuing a sync. GitHub is only ever called outside transactions.
+ *
+ * The Effect 4 form of packages/server/src/connectors/DiscoveryService.ts, whole: the same steps, checks and
+ * errors. What differs under the same behaviour: the result is built with `disableChecks` (Effect 3's `true`), and
+ * `grant` takes any kind as `Kind<Id>` (what `Access.grantCreator` takes).
  */
 import {
   type ApplyDiscoveryRequest,
@@ -20,8 +24,11 @@ import {
   type OrganizationId,
   type PluginId
 } from "@orgplane/schema"
-import { Context, Effect, Layer, Option } from "effect"
-import type { SqlError } from "@effect/sql/SqlError"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import type { SqlError } from "effect/sql/SqlError"
 import { Access, type Kind, MarketplaceKind, PluginKind } from "../access/Access.js"
 import { MarketplacesRepository } from "../catalog/MarketplacesRepository.js"
 import { ContentsRepository } from "../catalog/ContentsRepository.js"
@@ -168,7 +175,7 @@ const make = Effect.gen(function*() {
         steps: result.steps,
         treeSummary: result.treeSummary,
         warnings: result.warnings
-      }, true)
+      }, { disableChecks: true })
     }
   })
 
@@ -207,7 +214,7 @@ const make = Effect.gen(function*() {
     readonly result: StoredDiscovery
     readonly chosen: ReadonlyArray<DiscoveredPlugin>
     readonly createdBy: MembershipId | null
-    readonly grant: <Id extends string>(kind: Kind<Id, any>, resource: Id, at: Date) => Effect.Effect<void, SqlError, IdGenerator>
+    readonly grant: <Id extends string>(kind: Kind<Id>, resource: Id, at: Date) => Effect.Effect<void, SqlError, IdGenerator>
     readonly decided: ReadonlyArray<string>
     readonly syncEventId: ConnectorSyncEventId | null
   }) =>
@@ -411,8 +418,8 @@ const make = Effect.gen(function*() {
   return { discover: discoverInstance, tree, apply, importNew } as const
 })
 
-export class DiscoveryService extends Context.Tag("@orgplane/server/connectors/DiscoveryService")<DiscoveryService, Effect.Effect.Success<typeof make>>() {
-  static readonly layer = Layer.effect(DiscoveryService, make).pipe(
+export class DiscoveryService extends Context.Service<DiscoveryService>()("@orgplane/server/connectors/DiscoveryService", { make }) {
+  static readonly layer = Layer.effect(this, this.make).pipe(
     Layer.provide([
       Connectors.layer,
       ConnectorsRepository.layer,

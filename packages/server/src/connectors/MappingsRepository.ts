@@ -1,5 +1,10 @@
-/** Storage of connector mappings: one target's list is a keyset over `connector_mappings_list_idx`. */
-import { Model, SqlClient } from "@effect/sql"
+/**
+ * Storage of connector mappings: one target's list is a keyset over `connector_mappings_list_idx`.
+ * A rank read beside a row is `withColumns(row, { accessRank: Schema.Int })`, which access/Access's `ranked` is:
+ * the import replaces it once access/Access is ported.
+ */
+import { Model } from "effect/schema"
+import * as SqlClient from "effect/sql/SqlClient"
 import {
   Conflict,
   ConnectorInstanceId,
@@ -12,14 +17,16 @@ import {
   OrganizationId,
   type PluginId
 } from "@orgplane/schema"
-import { Context, Effect, Layer, Schema } from "effect"
-import { ranked } from "../access/Access.js"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 import * as Keyset from "../platform/Keyset.js"
 import { catchUniqueViolation } from "../platform/Sql.js"
-import { classRow, DateColumn, execute, findAll, findOne, Fragment, likePattern, trustedClassRow } from "../platform/Statements.js"
+import { classRow, DateColumn, execute, findAll, findOne, Fragment, likePattern, trustedClassRow, withColumns } from "../platform/Statements.js"
 
 /** A nullable JSON column written from its object: SQL NULL for null. */
-const NullableJsonColumn = Schema.NullOr(Schema.parseJson(JsonObject))
+const NullableJsonColumn = Schema.NullOr(Schema.fromJsonString(JsonObject))
 
 export class ConnectorMappingRow extends Model.Class<ConnectorMappingRow>("ConnectorMappingRow")({
   id: Model.GeneratedByApp(ConnectorMappingId),
@@ -67,11 +74,11 @@ const OfTarget = Schema.Struct({ organizationId: OrganizationId, targetId: Conne
 
 /** What an update may change (absent: unchanged). */
 const Changes = Schema.Struct({
-  selector: Schema.optionalWith(ConnectorMappingRow.fields.selector, { exact: true }),
-  objectType: Schema.optionalWith(ObjectType, { exact: true }),
-  pluginId: Schema.optionalWith(ConnectorMappingRow.fields.pluginId, { exact: true }),
-  autoAddToPlugin: Schema.optionalWith(Schema.Boolean, { exact: true }),
-  mappingConfigJson: Schema.optionalWith(NullableJsonColumn, { exact: true })
+  selector: Schema.optionalKey(ConnectorMappingRow.fields.selector),
+  objectType: Schema.optionalKey(ObjectType),
+  pluginId: Schema.optionalKey(ConnectorMappingRow.fields.pluginId),
+  autoAddToPlugin: Schema.optionalKey(Schema.Boolean),
+  mappingConfigJson: Schema.optionalKey(NullableJsonColumn)
 })
 
 const makeMappingsRepository = Effect.gen(function*() {
@@ -120,7 +127,7 @@ const makeMappingsRepository = Effect.gen(function*() {
    */
   const findRanked = findOne({
     Request: Schema.Struct({ ...Scoped.fields, rank: Fragment, lock: Schema.Boolean }),
-    Result: ranked(Mapping),
+    Result: withColumns(Mapping, { accessRank: Schema.Int }),
     execute: ({ id, lock, organizationId, rank }) =>
       sql`SELECT ${rank} AS access_rank, ${columns} FROM connector_mappings m
             JOIN connector_instances i ON i.organization_id = m.organization_id AND i.id = m.connector_instance_id
@@ -230,6 +237,6 @@ const makeMappingsRepository = Effect.gen(function*() {
   return { insert, find, findRanked, update, remove, list, ofTarget, byIds, findBySelector } as const
 })
 
-export class MappingsRepository extends Context.Tag("@orgplane/server/connectors/MappingsRepository")<MappingsRepository, Effect.Effect.Success<typeof makeMappingsRepository>>() {
-  static readonly layer = Layer.effect(MappingsRepository, makeMappingsRepository)
+export class MappingsRepository extends Context.Service<MappingsRepository>()("@orgplane/server/connectors/MappingsRepository", { make: makeMappingsRepository }) {
+  static readonly layer = Layer.effect(this, this.make)
 }

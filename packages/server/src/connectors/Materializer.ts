@@ -2,6 +2,11 @@
  * What a sync does to the catalog: the plan (which mapped files to create or update, which are unchanged, which
  * materialized objects lost their file), and the writes of one batch, each batch one transaction keyed by the
  * source binding so that running it twice (an activity re-run after a crash) writes nothing twice.
+ *
+ * The Effect 4 form of packages/server/src/connectors/Materializer.ts, whole: the same plan, writes and counts.
+ * What differs under the same behaviour: `BatchResult.skippedFiles` defaults to `[]` with
+ * `withDecodingDefault` (Effect 3's `optionalWith({ default })`); component reads are `Result`s; Effect 3's
+ * `dieMessage` is a defect of an `Error` with the same message.
  */
 import {
   ConfigObjectId,
@@ -16,7 +21,12 @@ import {
   type ParserMode,
   SkippedFile
 } from "@orgplane/schema"
-import { Context, Effect, Either, Layer, Option, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import { ComponentFilesRepository } from "../catalog/ComponentFilesRepository.js"
 import { ConfigObjectsRepository } from "../catalog/ConfigObjectsRepository.js"
 import { ContentsRepository } from "../catalog/ContentsRepository.js"
@@ -72,7 +82,7 @@ export const BatchResult = Schema.Struct({
   skipped: Schema.Number,
   warnings: Schema.Array(Schema.String),
   // Journaled results of syncs that ran before skipped files were listed have none.
-  skippedFiles: Schema.optionalWith(Schema.Array(SkippedFile), { default: () => [] })
+  skippedFiles: Schema.Array(SkippedFile).pipe(Schema.withDecodingDefault(Effect.succeed([])))
 })
 export type BatchResult = typeof BatchResult.Type
 
@@ -242,12 +252,12 @@ const make = Effect.gen(function*() {
         }
         const parserMode = parserModeOf(mapping.objectType, file.path, mapping.mappingConfigJson?.parserMode)
         const read = readComponent(mapping.objectType, file.path, content.text, parserMode, at)
-        if (Either.isLeft(read)) {
-          yield* skip(context, file, read.left, at)
-          count({ skipped: 1, warnings: [`${file.path}: ${read.left}`], skippedFiles: [{ path: file.path, reason: read.left, connectorMappingId: file.mappingId }] })
+        if (Result.isFailure(read)) {
+          yield* skip(context, file, read.failure, at)
+          count({ skipped: 1, warnings: [`${file.path}: ${read.failure}`], skippedFiles: [{ path: file.path, reason: read.failure, connectorMappingId: file.mappingId }] })
           continue
         }
-        const { derived, metadata, notes, parsed } = read.right
+        const { derived, metadata, notes, parsed } = read.success
         if (notes.length > 0) count({ warnings: notes })
         const binding = yield* bindings.bindingOf(organizationId, file.mappingId, file.path)
         // What the component carries is reported whether or not it changed: an omitted file stays omitted.
@@ -297,7 +307,7 @@ const make = Effect.gen(function*() {
         }
         const id = binding.value.configObjectId
         const state = yield* bindings.stateOf(organizationId, id)
-        if (Option.isNone(state)) return yield* Effect.dieMessage(`config object ${id} of a binding has no version`)
+        if (Option.isNone(state)) return yield* Effect.die(new Error(`config object ${id} of a binding has no version`))
         if (state.value.connectorSyncEventId === context.eventId) {
           // Written by an earlier run of this batch.
           count(state.value.number === 1 ? { created: 1 } : { updated: 1 })
@@ -367,8 +377,8 @@ const make = Effect.gen(function*() {
   return { materialize, remove, settle } as const
 })
 
-export class Materializer extends Context.Tag("@orgplane/server/connectors/Materializer")<Materializer, Effect.Effect.Success<typeof make>>() {
-  static readonly layer = Layer.effect(Materializer, make).pipe(
+export class Materializer extends Context.Service<Materializer>()("@orgplane/server/connectors/Materializer", { make }) {
+  static readonly layer = Layer.effect(this, this.make).pipe(
     Layer.provide([
       ComponentFilesRepository.layer,
       ConfigObjectsRepository.layer,

@@ -25,19 +25,19 @@ export const clamp = (text: string, max = 100) => (text.length > max ? `${text.s
  * A JSON object as manifests hold them: any members, each left unknown for the schema of its field (a JSON array is
  * not one, though a record's schema would take it).
  */
-export const ManifestObject = Schema.Record({ key: Schema.String, value: Schema.Unknown }).pipe(
-  Schema.filter((value) => !Array.isArray(value), { message: () => "an object, not a list" })
+export const ManifestObject = Schema.Record(Schema.String, Schema.Unknown).check(
+  Schema.makeFilter((value) => !Array.isArray(value) || "an object, not a list")
 )
 export const isObject = Schema.is(ManifestObject)
 
 /** A text member as Claude Code uses one: a string with something besides white space, trimmed. */
-export const NonBlank = Schema.Trim.pipe(Schema.nonEmptyString())
+export const NonBlank = Schema.Trim.check(Schema.isNonEmpty())
 
 /**
  * A member decoded leniently, as Claude Code reads manifests: its value when `schema` decodes it, else null (a
  * missing member and one of the wrong type alike; callers that warn about a wrong type say so themselves).
  */
-export const member = <A, I>(schema: Schema.Schema<A, I>, value: unknown): A | null =>
+export const member = <S extends Schema.ConstraintDecoder<unknown>>(schema: S, value: unknown): S["Type"] | null =>
   Option.getOrNull(Schema.decodeUnknownOption(schema)(value))
 
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u

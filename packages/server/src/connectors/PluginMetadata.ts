@@ -3,22 +3,26 @@
  * each member decoded with its schema on its own, so one of the wrong type is left out rather than losing the rest.
  */
 import type { JsonObject, PluginSourceMetadata } from "@orgplane/schema"
-import { Option, Schema } from "effect"
+import { Option, Schema, SchemaGetter } from "effect"
 
-const Text = Schema.compose(Schema.Trim, Schema.NonEmptyString)
-const member = <A, I>(schema: Schema.Schema<A, I>) => Schema.decodeUnknownOption(schema)
+const Text = Schema.Trim.check(Schema.isNonEmpty())
+const member = <S extends Schema.ConstraintDecoder<unknown>>(schema: S) => Schema.decodeUnknownOption(schema)
 
 const text = member(Text)
-const author = member(Schema.Union(Text, Schema.transform(Schema.Struct({ name: Text }), Text, {
-  strict: true,
-  decode: ({ name }) => name,
-  encode: (name) => ({ name })
-})))
-const repository = member(Schema.Union(Text, Schema.transform(Schema.Struct({ url: Text }), Text, {
-  strict: true,
-  decode: ({ url }) => url,
-  encode: (url) => ({ url })
-})))
+const author = member(Schema.Union([
+  Text,
+  Schema.Struct({ name: Text }).pipe(Schema.decodeTo(Schema.toType(Text), {
+    decode: SchemaGetter.transform(({ name }) => name),
+    encode: SchemaGetter.transform((name) => ({ name }))
+  }))
+]))
+const repository = member(Schema.Union([
+  Text,
+  Schema.Struct({ url: Text }).pipe(Schema.decodeTo(Schema.toType(Text), {
+    decode: SchemaGetter.transform(({ url }) => url),
+    encode: SchemaGetter.transform((url) => ({ url }))
+  }))
+]))
 const keywords = member(Schema.Array(Schema.Unknown))
 
 /** The metadata of a discovered plugin; null when the repository gives none of it. */

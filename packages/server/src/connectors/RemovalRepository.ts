@@ -11,10 +11,13 @@
  *   that is kept: those are kept and untied.
  * Plugins and marketplaces people made and pointed mappings at are never deleted.
  */
-import { SqlClient } from "@effect/sql"
-import type { SqlError } from "@effect/sql/SqlError"
+import * as SqlClient from "effect/sql/SqlClient"
+import type { SqlError } from "effect/sql/SqlError"
 import { ConnectorInstanceId, MarketplaceId, OrganizationId, PluginId } from "@orgplane/schema"
-import { Context, Effect, Layer, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 import { execute, findAll, single } from "../platform/Statements.js"
 
 export interface RemovalCounts {
@@ -45,7 +48,7 @@ const make = Effect.gen(function*() {
               SELECT count(*)::int AS count FROM d`
     })
   /** A statement over some rows of one organization, by id; nothing when there are none. */
-  const byIds = <A extends string>(id: Schema.Schema<A, string>, statement: (org: string, ids: ReadonlyArray<string>) => Statement) =>
+  const byIds = <A extends string>(id: Schema.Codec<A, string>, statement: (org: string, ids: ReadonlyArray<string>) => Statement) =>
     execute({
       Request: Schema.Struct({ organizationId: OrganizationId, ids: Schema.Array(id) }),
       execute: ({ ids, organizationId }) => (ids.length === 0 ? Effect.void : statement(organizationId, ids))
@@ -180,6 +183,6 @@ const make = Effect.gen(function*() {
   return { remove } as const
 })
 
-export class RemovalRepository extends Context.Tag("@orgplane/server/connectors/RemovalRepository")<RemovalRepository, Effect.Effect.Success<typeof make>>() {
-  static readonly layer = Layer.effect(RemovalRepository, make)
+export class RemovalRepository extends Context.Service<RemovalRepository>()("@orgplane/server/connectors/RemovalRepository", { make }) {
+  static readonly layer = Layer.effect(this, this.make)
 }

@@ -2,9 +2,12 @@
  * Storage of the mapped files the last sync of a target could not import (`connector_skipped_files`), so that a
  * plugin shows what it is missing between syncs (see migration 0017).
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "effect/sql/SqlClient"
 import { ConnectorMappingId, ConnectorSyncEventId, ConnectorTargetId, OrganizationId } from "@orgplane/schema"
-import { Context, Effect, Layer, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 import { DateColumn, execute } from "../platform/Statements.js"
 
 const make = Effect.gen(function*() {
@@ -38,6 +41,6 @@ const make = Effect.gen(function*() {
   return { record, settle } as const
 })
 
-export class SkippedFilesRepository extends Context.Tag("@orgplane/server/connectors/SkippedFilesRepository")<SkippedFilesRepository, Effect.Effect.Success<typeof make>>() {
-  static readonly layer = Layer.effect(SkippedFilesRepository, make)
+export class SkippedFilesRepository extends Context.Service<SkippedFilesRepository>()("@orgplane/server/connectors/SkippedFilesRepository", { make }) {
+  static readonly layer = Layer.effect(this, this.make)
 }

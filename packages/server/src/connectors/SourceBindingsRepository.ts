@@ -3,7 +3,8 @@
  * object is, and the blob it was last made from; and the state a sync compares a file with, the bound object's
  * latest version.
  */
-import { Model, SqlClient } from "@effect/sql"
+import { Model } from "effect/schema"
+import * as SqlClient from "effect/sql/SqlClient"
 import {
   ConfigObjectId,
   ConfigObjectVersion,
@@ -13,7 +14,10 @@ import {
   ObjectType,
   OrganizationId
 } from "@orgplane/schema"
-import { Context, Effect, Layer, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 import { DateColumn, execute, findAll, findOne } from "../platform/Statements.js"
 
 export class SourceBindingRow extends Model.Class<SourceBindingRow>("SourceBindingRow")({
@@ -112,6 +116,6 @@ const makeSourceBindingsRepository = Effect.gen(function*() {
   return { bindingsOf, bindingOf, upsert, remove, stateOf } as const
 })
 
-export class SourceBindingsRepository extends Context.Tag("@orgplane/server/connectors/SourceBindingsRepository")<SourceBindingsRepository, Effect.Effect.Success<typeof makeSourceBindingsRepository>>() {
-  static readonly layer = Layer.effect(SourceBindingsRepository, makeSourceBindingsRepository)
+export class SourceBindingsRepository extends Context.Service<SourceBindingsRepository>()("@orgplane/server/connectors/SourceBindingsRepository", { make: makeSourceBindingsRepository }) {
+  static readonly layer = Layer.effect(this, this.make)
 }

@@ -18,6 +18,9 @@
  * twice is harmless: the engine runs one execution per event id.
  *
  * The implementation (`layer`) lives with the workflow in SyncWorkflow.ts.
+ *
+ * The Effect 4 form of packages/server/src/connectors/Sync.ts, whole: the same contract and workflow (its name,
+ * payload and idempotency key); `Sync` is a `Context.Service` without `make` (its implementation is elsewhere).
  */
 import {
   type CodeHostApiError,
@@ -35,15 +38,17 @@ import {
   type OrganizationId,
   type SyncEventType
 } from "@orgplane/schema"
-import type { SqlClient } from "@effect/sql"
-import type { SqlError } from "@effect/sql/SqlError"
-import * as Workflow from "@effect/workflow/Workflow"
-import type { WorkflowEngine } from "@effect/workflow/WorkflowEngine"
+import { OrganizationId as OrganizationIdSchema, ConnectorSyncEventId as SyncEventIdSchema } from "@orgplane/schema"
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import type * as SqlClient from "effect/sql/SqlClient"
+import type { SqlError } from "effect/sql/SqlError"
+import * as Workflow from "effect/workflow/Workflow"
+import type { WorkflowEngine } from "effect/workflow/WorkflowEngine"
 import type { IdGenerator } from "../platform/Ids.js"
 import type { CursorKey } from "../platform/Keyset.js"
 import type { Principal } from "../platform/Principal.js"
-import { Context, type Effect, Schema } from "effect"
-import { OrganizationId as OrganizationIdSchema, ConnectorSyncEventId as SyncEventIdSchema } from "@orgplane/schema"
 
 type Caller = Principal
 
@@ -124,11 +129,10 @@ export interface SyncService {
   ) => Effect.Effect<{ readonly item: ConnectorSyncEvent }, NotFound | Forbidden | ServiceUnavailable>
 }
 
-export class Sync extends Context.Tag("@orgplane/server/connectors/Sync")<Sync, SyncService>() {}
+export class Sync extends Context.Service<Sync, SyncService>()("@orgplane/server/connectors/Sync") {}
 
 /** One sync: the event says which target, revision and kind; its id is the execution id. */
-export const SyncWorkflow = Workflow.make({
-  name: "orgplane/ConnectorSync",
+export const SyncWorkflow = Workflow.make("orgplane/ConnectorSync", {
   payload: { organizationId: OrganizationIdSchema, syncEventId: SyncEventIdSchema },
   success: Schema.Void,
   idempotencyKey: ({ syncEventId }) => syncEventId

@@ -3,7 +3,8 @@
  * workflow makes, an instance's history as a keyset over `connector_sync_events_list_idx`, and the events left
  * queued that the recovery starts again.
  */
-import { Model, SqlClient } from "@effect/sql"
+import { Model } from "effect/schema"
+import * as SqlClient from "effect/sql/SqlClient"
 import {
   ConnectorInstanceId,
   ConnectorSyncEvent,
@@ -14,12 +15,17 @@ import {
   SyncEventType,
   SyncSummary
 } from "@orgplane/schema"
-import { Context, Data, Effect, Layer, Option, Schedule, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schedule from "effect/Schedule"
+import * as Schema from "effect/Schema"
 import { makeId } from "../platform/Ids.js"
 import * as Keyset from "../platform/Keyset.js"
 import { classRow, DateColumn, execute, findAll, findOne, trustedClassRow, withColumns } from "../platform/Statements.js"
 import { now } from "../platform/Time.js"
-import type { EnqueueInput } from "./Sync.js"
 
 export class ConnectorSyncEventRow extends Model.Class<ConnectorSyncEventRow>("ConnectorSyncEventRow")({
   id: Model.GeneratedByApp(ConnectorSyncEventId),
@@ -34,7 +40,7 @@ export class ConnectorSyncEventRow extends Model.Class<ConnectorSyncEventRow>("C
   status: ConnectorSyncEvent.fields.status,
   attempts: ConnectorSyncEvent.fields.attempts,
   lastError: ConnectorSyncEvent.fields.lastError,
-  summaryJson: Schema.parseJson(Schema.NullOr(SyncSummary)),
+  summaryJson: Schema.fromJsonString(Schema.NullOr(SyncSummary)),
   startedAt: Schema.NullOr(DateColumn),
   completedAt: Schema.NullOr(DateColumn),
   createdAt: DateColumn
@@ -57,7 +63,17 @@ export const dedupeKeyOf = (eventType: SyncEventType, revision: string | null): 
   (eventType === "push" || eventType === "sync_now") && revision !== null ? revision : null
 
 /** What an event records: what `Sync.enqueue` is asked for. */
-export type RecordInput = EnqueueInput
+/** What an event is recorded with (Sync.ts's `EnqueueInput`, which is this, is not ported yet). */
+export interface RecordInput {
+  readonly organizationId: OrganizationId
+  readonly connectorInstanceId: ConnectorInstanceId
+  readonly connectorTargetId: ConnectorTargetId
+  readonly eventType: SyncEventType
+  /** The commit to sync; null: the workflow reads the branch head first. */
+  readonly revision: string | null
+  /** The webhook delivery id, for `push`. */
+  readonly externalEventRef?: string | null | undefined
+}
 
 /** How many times `record` tries when the pending event it collided with finished before it could be read. */
 const recordAttempts = 3
@@ -175,7 +191,7 @@ const makeSyncEventsRepository = Effect.gen(function*() {
     return attempt.pipe(
       Effect.retry({ schedule: Schedule.recurs(recordAttempts - 1), while: (error) => error._tag === "FinishedMeanwhile" }),
       Effect.catchTag("FinishedMeanwhile", () =>
-        Effect.dieMessage(`sync event of ${input.connectorTargetId} at ${input.revision}: no row after ${recordAttempts} attempts`))
+        Effect.die(new Error(`sync event of ${input.connectorTargetId} at ${input.revision}: no row after ${recordAttempts} attempts`)))
     )
   }
 
@@ -236,7 +252,7 @@ const makeSyncEventsRepository = Effect.gen(function*() {
   const finishRow = execute({
     Request: Schema.Struct({
       ...Scoped.fields,
-      status: Schema.Literal("completed", "failed", "ignored"),
+      status: Schema.Literals(["completed", "failed", "ignored"]),
       summaryJson: ConnectorSyncEventRow.fields.summaryJson,
       lastError: Schema.optional(Schema.String),
       at: DateColumn
@@ -322,6 +338,6 @@ const makeSyncEventsRepository = Effect.gen(function*() {
   } as const
 })
 
-export class SyncEventsRepository extends Context.Tag("@orgplane/server/connectors/SyncEventsRepository")<SyncEventsRepository, Effect.Effect.Success<typeof makeSyncEventsRepository>>() {
-  static readonly layer = Layer.effect(SyncEventsRepository, makeSyncEventsRepository)
+export class SyncEventsRepository extends Context.Service<SyncEventsRepository>()("@orgplane/server/connectors/SyncEventsRepository", { make: makeSyncEventsRepository }) {
+  static readonly layer = Layer.effect(this, this.make)
 }

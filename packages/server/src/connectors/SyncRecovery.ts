@@ -1,8 +1,14 @@
 /**
  * Starting sync workflows, after the transaction that recorded their events has committed, and the recovery of
  * events left queued (see Sync.ts): the event row is the durable record, the start is not.
+ *
+ * The Effect 4 form of packages/server/src/connectors/SyncRecovery.ts, whole: the same policy and passes.
  */
-import { Cause, Duration, Effect, Layer, Schedule } from "effect"
+import * as Cause from "effect/Cause"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schedule from "effect/Schedule"
 import { orUnavailable } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
 import { type EventRef, SyncWorkflow } from "./Sync.js"
@@ -15,8 +21,8 @@ import { SyncEventsRepository } from "./SyncEventsRepository.js"
 export const start = (events: ReadonlyArray<EventRef>) =>
   Effect.forEach(events, (event) =>
     SyncWorkflow.execute({ organizationId: event.organizationId, syncEventId: event.id }, { discard: true }).pipe(
-      Effect.catchAllCause((cause) =>
-        Cause.isInterruptedOnly(cause)
+      Effect.catchCause((cause) =>
+        Cause.hasInterruptsOnly(cause)
           ? Effect.failCause(cause)
           : Effect.logError("the sync's workflow did not start: the recovery will start it", cause).pipe(
             Effect.annotateLogs({ connectorSyncEventId: event.id })
@@ -46,12 +52,12 @@ export const recover = Effect.gen(function*() {
  * The recovery, at start-up and then every `recoveryPolicy.every`. A pass the database's unavailability stopped is
  * left to the next one (the unavailability is logged where it is noticed); a bug is logged.
  */
-export const layer = Layer.scopedDiscard(
+export const layer = Layer.effectDiscard(
   Effect.forkScoped(
     recover.pipe(
       Effect.catchTag("ServiceUnavailable", () => Effect.void),
-      Effect.catchAllCause((cause) =>
-        Cause.isInterruptedOnly(cause) ? Effect.failCause(cause) : Effect.logError("the recovery of queued sync events failed", cause)
+      Effect.catchCause((cause) =>
+        Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : Effect.logError("the recovery of queued sync events failed", cause)
       ),
       Effect.repeat(Schedule.spaced(recoveryPolicy.every))
     )

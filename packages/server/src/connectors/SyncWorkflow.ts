@@ -2,9 +2,10 @@
  * The `Sync` service and the body of `SyncWorkflow` (see Sync.ts): an event is recorded, then its workflow runs in
  * the durable engine, once per event id, surviving restarts and moving to another server process when its runner
  * goes away (the workflows start after the commit, and the recovery starts those left queued: SyncRecovery.ts).
+ *
+ * The Effect 4 form of packages/server/src/connectors/SyncWorkflow.ts, whole: the same steps (activity names,
+ * journaled results), retries, failures and events. The service's functions are named with `Effect.fn`.
  */
-import type { SqlClient } from "@effect/sql"
-import * as Activity from "@effect/workflow/Activity"
 import {
   Conflict,
   type ConnectorInstance,
@@ -20,7 +21,13 @@ import {
   StoredCredentialUnreadable,
   SyncEventType
 } from "@orgplane/schema"
-import { Cause, Effect, Layer, Option, Schema } from "effect"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import type * as SqlClient from "effect/sql/SqlClient"
+import * as Activity from "effect/workflow/Activity"
 import { Access, ConnectorInstanceKind, requireRanked } from "../access/Access.js"
 import { ComponentFilesRepository } from "../catalog/ComponentFilesRepository.js"
 import { GitHub, type GitHubError } from "../integrations/codehost/GitHub.js"
@@ -71,13 +78,13 @@ const make = Effect.gen(function*() {
   const start = SyncRecovery.start
 
   /** Records the event in a transaction of its own and, once it is committed, starts its workflow. */
-  const enqueue = (input: EnqueueInput) =>
+  const enqueue = Effect.fn("Sync.enqueue")((input: EnqueueInput) =>
     Effect.tap(transaction(events.record(input)), (recorded) =>
       // A pending event found is started again too: the engine runs one execution per event id, so this only
       // matters when the process that recorded it stopped before starting its workflow.
-      start([{ organizationId: input.organizationId, id: recorded.event.id }]))
+      start([{ organizationId: input.organizationId, id: recorded.event.id }])))
 
-  const syncNow = (principal: Principal, instanceId: ConnectorInstanceId) =>
+  const syncNow = Effect.fn("Sync.syncNow")((principal: Principal, instanceId: ConnectorInstanceId) =>
     Effect.gen(function*() {
       yield* authorize(principal, "connectors.read")
       const organizationId = principal.organization.id
@@ -111,9 +118,9 @@ const make = Effect.gen(function*() {
         items.push(event)
       }
       return { ok: true as const, items }
-    })
+    }))
 
-  const resync = (principal: Principal, targetId: ConnectorTargetId) =>
+  const resync = Effect.fn("Sync.resync")((principal: Principal, targetId: ConnectorTargetId) =>
     Effect.gen(function*() {
       yield* authorize(principal, "connectors.read")
       const organizationId = principal.organization.id
@@ -137,18 +144,18 @@ const make = Effect.gen(function*() {
         revision: null
       })
       return { ok: true as const, item: event }
-    })
+    }))
 
-  const listEvents = (principal: Principal, instanceId: ConnectorInstanceId, query: ConnectorSyncEventListQuery) =>
+  const listEvents = Effect.fn("Sync.listEvents")((principal: Principal, instanceId: ConnectorInstanceId, query: ConnectorSyncEventListQuery) =>
     Effect.andThen(
       authorize(principal, "connectors.read"),
       orUnavailable(Effect.andThen(
         access.require(principal, ConnectorInstanceKind, instanceId, "viewer"),
         events.list(principal.organization.id, instanceId, query)
       ))
-    )
+    ))
 
-  const getEvent = (principal: Principal, eventId: ConnectorSyncEventId) =>
+  const getEvent = Effect.fn("Sync.getEvent")((principal: Principal, eventId: ConnectorSyncEventId) =>
     Effect.andThen(
       authorize(principal, "connectors.read"),
       orUnavailable(Effect.gen(function*() {
@@ -157,7 +164,7 @@ const make = Effect.gen(function*() {
         yield* access.require(principal, ConnectorInstanceKind, event.value.connectorInstanceId, "viewer")
         return { item: event.value }
       }))
-    )
+    ))
 
   return Sync.of({ enqueue, record, start, syncNow, resync, listEvents, getEvent })
 })
@@ -245,7 +252,7 @@ const counted = (organizationId: OrganizationId, eventId: ConnectorSyncEventId) 
 
 /** The workflow's body: one execution per event (see the module comment of Sync.ts). */
 const execute = ({ organizationId, syncEventId }: typeof SyncWorkflow.payloadSchema.Type) => {
-  const step = <A, I>(name: string, success: Schema.Schema<A, I>, effect: Effect.Effect<A, SyncFailure, SyncRequirements>) =>
+  const step = <S extends Schema.Constraint>(name: string, success: S, effect: Effect.Effect<S["Type"], SyncFailure, SyncRequirements>) =>
     Activity.make({ name: `ConnectorSync/${name}`, success, error: SyncFailure, execute: counted(organizationId, syncEventId)(effect) }).pipe(retried)
 
   /** The instance and target, which `start` found; a later step that finds them gone fails the sync. */
@@ -348,7 +355,7 @@ const execute = ({ organizationId, syncEventId }: typeof SyncWorkflow.payloadSch
       })
     ).pipe(
       Effect.map((keys) => ({ keys, warning: null })),
-      Effect.catchAll((failure) =>
+      Effect.catch((failure) =>
         Effect.succeed({ keys: [], warning: `New plugins were not imported: ${failure.message}` }))
     )
 
@@ -486,11 +493,11 @@ const execute = ({ organizationId, syncEventId }: typeof SyncWorkflow.payloadSch
     }).pipe(retried, Effect.orDie)
 
   return body.pipe(
-    Effect.catchAll((failure) => fail(failure.message)),
+    Effect.catch((failure) => fail(failure.message)),
     // A bug: the event says so rather than staying `running` for ever. Interruption (the runner stopping) is not
     // a failure: the workflow resumes elsewhere.
-    Effect.catchAllCause((cause) =>
-      Cause.isInterruptedOnly(cause)
+    Effect.catchCause((cause) =>
+      Cause.hasInterruptsOnly(cause)
         ? Effect.failCause(cause)
         : Effect.andThen(Effect.logError("connector sync failed", cause), fail("The sync failed because of an internal error."))),
     Effect.annotateLogs({ connectorSyncEventId: syncEventId })

@@ -7,6 +7,9 @@
  *
  * Webhooks concern app installations only: a delivery names its installation, and token accounts have none.
  * Instances of token accounts sync on request (`POST /v1/connector-instances/{id}/sync`).
+ *
+ * The Effect 4 form of packages/server/src/connectors/Webhook.ts, whole: the same checks in the same order, the
+ * same answers and errors. The service is a `Context.Service` with `make` and a static `layer`.
  */
 import {
   type ConnectorAccountId,
@@ -16,7 +19,10 @@ import {
   WebhookRejected,
   type WebhookResponse
 } from "@orgplane/schema"
-import { Context, Data, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { CodeHostConfig } from "../integrations/codehost/CodeHostConfig.js"
 import { verifySignature } from "../integrations/codehost/Webhooks.js"
 import { transaction } from "../platform/Sql.js"
@@ -238,6 +244,6 @@ const makeWebhook = Effect.gen(function*() {
   return { receive } as const
 })
 
-export class Webhook extends Context.Tag("@orgplane/server/connectors/Webhook")<Webhook, Effect.Effect.Success<typeof makeWebhook>>() {
-  static readonly layer = Layer.effect(Webhook, makeWebhook).pipe(Layer.provide(WebhookRepository.layer))
+export class Webhook extends Context.Service<Webhook>()("@orgplane/server/connectors/Webhook", { make: makeWebhook }) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide(WebhookRepository.layer))
 }

@@ -3,15 +3,19 @@
  * accounts in every organization, and what its events change in one organization's accounts at a time. The
  * lookups by installation and repository return the organization of each row they find.
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "effect/sql/SqlClient"
 import { ConnectorAccount, ConnectorAccountId, ConnectorInstance, ConnectorInstanceId, ConnectorTargetId, OrganizationId } from "@orgplane/schema"
-import { Context, Effect, Layer, Option, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import { DateColumn, execute, findAll, findOne, withColumns } from "../platform/Statements.js"
 import { Target, targetColumnsOf } from "./ConnectorsRepository.js"
 
 const AccountsOf = Schema.Struct({ organizationId: OrganizationId, accountIds: Schema.Array(ConnectorAccountId) })
-const Scoped = <I extends Schema.Schema.Any>(id: I) => Schema.Struct({ organizationId: OrganizationId, id })
-const Id = <I extends Schema.Schema.Any>(id: I) => Schema.Struct({ id })
+const Scoped = <I extends Schema.Top>(id: I) => Schema.Struct({ organizationId: OrganizationId, id })
+const Id = <I extends Schema.Top>(id: I) => Schema.Struct({ id })
 
 const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -163,6 +167,6 @@ const make = Effect.gen(function*() {
   } as const
 })
 
-export class WebhookRepository extends Context.Tag("@orgplane/server/connectors/WebhookRepository")<WebhookRepository, Effect.Effect.Success<typeof make>>() {
-  static readonly layer = Layer.effect(WebhookRepository, make)
+export class WebhookRepository extends Context.Service<WebhookRepository>()("@orgplane/server/connectors/WebhookRepository", { make }) {
+  static readonly layer = Layer.effect(this, this.make)
 }

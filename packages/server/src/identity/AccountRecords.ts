@@ -2,9 +2,16 @@
  * Identity's part of a person's export (accounts/AccountExport.ts adds their memories): the profile with its proof,
  * every membership (ended ones too) with its organization's name, the live sessions as `GET /v1/me/sessions` shows
  * them, and the metadata of the API keys their memberships made. Read in the caller's transaction, so the parts agree.
+ *
+ * The Effect 4 form of packages/server/src/identity/AccountRecords.ts, whole: the same reads in the same order; the
+ * service is a `Context.Service` with `make` and a static `layer`.
  */
 import { type ExportedMembership, type HeldApiKey, type OrganizationId, type SessionId, Unauthorized, type UserId } from "@orgplane/schema"
-import { Context, Duration, Effect, Layer, Option } from "effect"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { ServerConfig } from "../platform/Config.js"
 import { ApiKeysRepository } from "./ApiKeysRepository.js"
 import { Memberships } from "./Memberships.js"
@@ -53,11 +60,9 @@ const make = Effect.gen(function*() {
   } as const
 })
 
-export class AccountRecords extends Context.Tag("@orgplane/server/identity/AccountRecords")<
-  AccountRecords,
-  Effect.Effect.Success<typeof make>
->() {
-  static readonly layer = Layer.effect(AccountRecords, make).pipe(
+/** Needs ServerConfig and the database. */
+export class AccountRecords extends Context.Service<AccountRecords>()("@orgplane/server/identity/AccountRecords", { make }) {
+  static readonly layer = Layer.effect(this, this.make).pipe(
     Layer.provide([
       UsersRepository.layer,
       SessionsRepository.layer,

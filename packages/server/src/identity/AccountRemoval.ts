@@ -4,6 +4,9 @@
  * once the other areas forgot what they hold of it, its sessions ended, its API keys deleted, its memberships ended
  * as removals, what the sign-in throttle keeps of its email forgotten, and the account made a tombstone under a
  * pseudonym. Nothing here decides who may delete whom: the caller did.
+ *
+ * The Effect 4 form of packages/server/src/identity/AccountRemoval.ts, whole: the same order of statements and the
+ * same errors, word for word; the service is a `Context.Service` with `make` and a static `layer`.
  */
 import {
   Conflict,
@@ -13,7 +16,10 @@ import {
   type OrganizationId,
   type UserId
 } from "@orgplane/schema"
-import { Context, Effect, Layer, Option } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { Crypto } from "../platform/Crypto.js"
 import { ApiKeysRepository } from "./ApiKeysRepository.js"
 import { Memberships } from "./Memberships.js"
@@ -141,11 +147,9 @@ const make = Effect.gen(function*() {
   } as const
 })
 
-export class AccountRemoval extends Context.Tag("@orgplane/server/identity/AccountRemoval")<
-  AccountRemoval,
-  Effect.Effect.Success<typeof make>
->() {
-  static readonly layer = Layer.effect(AccountRemoval, make).pipe(
+/** Needs ServerConfig, Crypto and the database. */
+export class AccountRemoval extends Context.Service<AccountRemoval>()("@orgplane/server/identity/AccountRemoval", { make }) {
+  static readonly layer = Layer.effect(this, this.make).pipe(
     Layer.provide([
       UsersRepository.layer,
       SessionsRepository.layer,

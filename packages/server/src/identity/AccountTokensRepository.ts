@@ -1,17 +1,25 @@
 /**
  * Storage of an account's one-time tokens (not tenant-scoped: an account belongs to no one organization): password
  * reset and email verification links, one of each per account, kept as the token's SHA-256 (migration 0041).
+ *
+ * The Effect 4 form of packages/server/src/identity/AccountTokensRepository.ts, whole: the same statements, word for
+ * word. What differs under the same behaviour: `Model` comes from `effect/schema`, `Schema.Literal(a, b)` is
+ * `Schema.Literals([a, b])`; the service is a `Context.Service` with `make` and a static `layer`.
  */
-import { Model, SqlClient } from "@effect/sql"
 import { OrganizationId, Role, UserId } from "@orgplane/schema"
-import { Context, Effect, Layer, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import { Model } from "effect/schema"
+import * as SqlClient from "effect/sql/SqlClient"
 import { DateColumn, execute, findOne } from "../platform/Statements.js"
 
-export const Purpose = Schema.Literal("password_reset", "email_verification")
+export const Purpose = Schema.Literals(["password_reset", "email_verification"])
 export type Purpose = typeof Purpose.Type
 
 /** Who issued a link: an owner or admin (`member`), the instance's operator, the server's own command, the person. */
-export const Issuer = Schema.Literal("member", "operator", "machine", "self")
+export const Issuer = Schema.Literals(["member", "operator", "machine", "self"])
 export type Issuer = typeof Issuer.Type
 
 export class AccountTokenRow extends Model.Class<AccountTokenRow>("AccountTokenRow")({
@@ -68,9 +76,6 @@ const make = Effect.gen(function*() {
   return { replace, take, discard } as const
 })
 
-export class AccountTokensRepository extends Context.Tag("@orgplane/server/identity/AccountTokensRepository")<
-  AccountTokensRepository,
-  Effect.Effect.Success<typeof make>
->() {
-  static readonly layer = Layer.effect(AccountTokensRepository, make)
+export class AccountTokensRepository extends Context.Service<AccountTokensRepository>()("@orgplane/server/identity/AccountTokensRepository", { make }) {
+  static readonly layer = Layer.effect(this, this.make)
 }

@@ -1,5 +1,9 @@
-/** Accounts and sessions: sign-up, sign-in, sign-out, and the caller's view of themselves. */
-import { HttpServerRequest } from "@effect/platform"
+/**
+ * Accounts and sessions: sign-up, sign-in, sign-out, and the caller's view of themselves.
+ *
+ * The Effect 4 form of packages/server/src/identity/Accounts.ts, whole: the same checks, statements and errors,
+ * word for word; the service is a `Context.Service` with `make` and a static `layer`.
+ */
 import {
   type Actor,
   type ChangeEmailRequest,
@@ -19,7 +23,12 @@ import {
   User,
   type UserId
 } from "@orgplane/schema"
-import { Context, Duration, Effect, Layer, Option } from "effect"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import { HttpServerRequest } from "effect/http"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { addressBlock, clientAddress } from "../platform/ClientAddress.js"
 import { ServerConfig } from "../platform/Config.js"
 import { Crypto } from "../platform/Crypto.js"
@@ -361,8 +370,9 @@ const make = Effect.gen(function*() {
   } as const
 })
 
-export class Accounts extends Context.Tag("@orgplane/server/identity/Accounts")<Accounts, Effect.Effect.Success<typeof make>>() {
-  static readonly layer = Layer.effect(Accounts, make).pipe(
+/** Needs ServerConfig, Crypto, the database and the ids. */
+export class Accounts extends Context.Service<Accounts>()("@orgplane/server/identity/Accounts", { make }) {
+  static readonly layer = Layer.effect(this, this.make).pipe(
     Layer.provide([
       UsersRepository.layer,
       SessionsRepository.layer,

@@ -1,6 +1,9 @@
 /**
  * Organization API keys: issued by owners and admins, acting as the member who created them, and recording how that
  * member authenticated (SSO enforcement judges the key by it: SsoEnforcement.ts).
+ *
+ * The Effect 4 form of packages/server/src/identity/ApiKeys.ts, whole: the same rules, errors and messages; the
+ * service is a `Context.Service` with `make` and a static `layer`.
  */
 import {
   type Action,
@@ -17,7 +20,12 @@ import {
   type PageQuery,
   Unauthorized
 } from "@orgplane/schema"
-import { Context, Duration, Effect, Layer, Option, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import { describeChange } from "../platform/AuditRecorder.js"
 import * as Authority from "../platform/Authority.js"
 import { Crypto } from "../platform/Crypto.js"
@@ -160,8 +168,8 @@ const make = Effect.gen(function*() {
   return { create, list, revoke } as const
 })
 
-export class ApiKeys extends Context.Tag("@orgplane/server/identity/ApiKeys")<ApiKeys, Effect.Effect.Success<typeof make>>() {
-  static readonly layer = Layer.effect(ApiKeys, make).pipe(
+export class ApiKeys extends Context.Service<ApiKeys>()("@orgplane/server/identity/ApiKeys", { make }) {
+  static readonly layer = Layer.effect(this, this.make).pipe(
     Layer.provide([
       ApiKeysRepository.layer,
       SsoEnforcement.layer

@@ -1,18 +1,29 @@
-/** Storage of organization API keys: only the key's hash is kept. */
-import { Model, SqlClient } from "@effect/sql"
+/**
+ * Storage of organization API keys: only the key's hash is kept.
+ *
+ * The Effect 4 form of packages/server/src/identity/ApiKeysRepository.ts, whole: the same statements, word for word.
+ * What differs under the same behaviour: `Model` comes from `effect/schema`, `ScopesColumn` is a `decodeTo` (Effect
+ * 3's `transform`), a resource class built from a row is built with `disableChecks`; the service is a
+ * `Context.Service` with `make` and a static `layer`.
+ */
 import { type Action, Actions, ApiKey, ApiKeyId, ApiKeyScope, MembershipId, OrganizationId, SessionId, SsoConnectionId, UserId } from "@orgplane/schema"
-import { Context, Effect, Layer, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import * as SchemaGetter from "effect/SchemaGetter"
+import { Model } from "effect/schema"
+import * as SqlClient from "effect/sql/SqlClient"
 import * as Keyset from "../platform/Keyset.js"
 import { DateColumn, execute, findAll, findOne, trusted } from "../platform/Statements.js"
 import { CallerColumns, callerColumns } from "./MembershipsRepository.js"
 import { assuranceColumns, SessionAssurance } from "./SsoEnforcement.js"
 
 /** Scopes as stored: the actions, space-separated (few, read on every request: no array type to vary between databases). */
-export const ScopesColumn = Schema.transform(Schema.String, Schema.Array(ApiKeyScope), {
-  strict: true,
-  decode: (text) => parseScopes(text),
-  encode: (scopes) => scopes.join(" ")
-})
+export const ScopesColumn = Schema.String.pipe(Schema.decodeTo(Schema.Array(ApiKeyScope), {
+  decode: SchemaGetter.transform((text) => parseScopes(text)),
+  encode: SchemaGetter.transform((scopes) => scopes.join(" "))
+}))
 
 /** The stored scopes as actions (an action the table no longer has is dropped: the key cannot take it). */
 export const parseScopes = (text: string): ReadonlyArray<Action> => {
@@ -55,7 +66,7 @@ const toApiKey = (row: Omit<ApiKeyRow, "keyHash" | "organizationId" | "ssoConnec
     lastUsedAt: row.lastUsedAt,
     scopes: row.scopes,
     parentApiKeyId: row.parentApiKeyId
-  }, true)
+  }, { disableChecks: true })
 
 /** Newest first. */
 const newestFirst = Keyset.make<ApiKey>("api-keys", "desc", [{ column: "id", value: (key) => key.id }])
@@ -206,6 +217,6 @@ const makeApiKeysRepository = Effect.gen(function*() {
   } as const
 })
 
-export class ApiKeysRepository extends Context.Tag("@orgplane/server/identity/ApiKeysRepository")<ApiKeysRepository, Effect.Effect.Success<typeof makeApiKeysRepository>>() {
-  static readonly layer = Layer.effect(ApiKeysRepository, makeApiKeysRepository)
+export class ApiKeysRepository extends Context.Service<ApiKeysRepository>()("@orgplane/server/identity/ApiKeysRepository", { make: makeApiKeysRepository }) {
+  static readonly layer = Layer.effect(this, this.make)
 }

@@ -4,22 +4,41 @@
  * also applies that organization's SSO enforcement to sessions and API keys: `SsoEnforcement.ts`). Each
  * request costs one statement, which resolves the credential with its person, membership and organization; the
  * API key's `lastUsedAt` is written off the request path.
+ *
+ * The Effect 4 form of packages/server/src/identity/Authentication.ts, whole: the same statements, refusals and
+ * order of schemes. What differs under the same behaviour: an Effect 4 security middleware wraps the endpoint's
+ * effect (the schema's Security.ts), so each scheme's handler here resolves the credential and provides the caller
+ * to that effect, with `MemberStanding` beside it (the statement platform/Authority.ts reads the caller's standing
+ * again with when a write commits; Effect 3's layer put it in the server's context); `OptionalAuthentication`, which
+ * Effect 4 cannot mark optional and which declares no error, cannot fail its bearer scheme over to `x-api-key` as the
+ * platform does: its bearer handler reads the `x-api-key` header itself when the token finds no caller, and the
+ * endpoint runs without a `CurrentActor` when neither does, as Effect 3's optional middleware did after every scheme
+ * failed; the bearer's failure a request keeps for its missing API key is kept per middleware (typed with that
+ * middleware's errors, where Effect 3 cast it).
  */
-import { HttpServerRequest } from "@effect/platform"
 import {
   type Actor,
   type ApiKeyId,
   Authentication,
   CurrentActor,
+  CurrentMember,
   Forbidden,
   type MemberContext,
   MemberAuthentication,
   OptionalAuthentication,
   OrganizationNotFound,
+  type ServiceUnavailable,
   type SessionId,
   Unauthorized
 } from "@orgplane/schema"
-import { Context, Duration, Effect, FiberSet, Layer, Option, Redacted } from "effect"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as FiberSet from "effect/FiberSet"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import { HttpServerRequest } from "effect/http"
 import { MemberStanding } from "../platform/Authority.js"
 import { ServerConfig } from "../platform/Config.js"
 import { Crypto } from "../platform/Crypto.js"
@@ -39,25 +58,31 @@ const unauthorized = new Unauthorized()
 /**
  * The platform tries the `bearer` scheme, then, after any failure, `x-api-key`. A request that sent only a bearer
  * token must get the bearer's answer (404 without an organization, 503 when the database is down), not the 401 of
- * a missing API key: the bearer's failure is kept here for the rest of the request.
+ * a missing API key: the bearer's failure is kept for the rest of the request, by the middleware that met it.
  */
-const bearerFailures = new WeakMap<HttpServerRequest.HttpServerRequest, unknown>()
-
-const rememberFailure = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.tapError(effect, (error) => Effect.map(HttpServerRequest.HttpServerRequest, (request) => bearerFailures.set(request, error)))
-
-/** A missing API key: the bearer token's failure when one was sent, else 401. */
-const noApiKey = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-  const failure = bearerFailures.get(request)
-  return Effect.fail((failure ?? unauthorized) as Unauthorized)
-})
+const bearerFailures = <E>() => {
+  const failures = new WeakMap<HttpServerRequest.HttpServerRequest, E>()
+  return {
+    remember: <A, R>(effect: Effect.Effect<A, E, R>) =>
+      Effect.tapError(effect, (error) =>
+        Effect.map(Effect.service(HttpServerRequest.HttpServerRequest), (request) => {
+          failures.set(request, error)
+        })),
+    /** A missing API key: the bearer token's failure when one was sent, else 401. */
+    noApiKey: Effect.flatMap(
+      Effect.service(HttpServerRequest.HttpServerRequest),
+      (request): Effect.Effect<never, E | Unauthorized> => Effect.fail(failures.get(request) ?? unauthorized)
+    )
+  }
+}
 
 /** Sessions and API keys record their last use at most this often, so a busy one does not write on every request. */
 const TOUCH_INTERVAL_MILLIS = 60_000
 /** Bounds the memory of recent touches; past it, the map starts over (a few extra writes, nothing more). */
 const MAX_REMEMBERED_TOUCHES = 10_000
 
-const make = Effect.gen(function*() {
+/** The credential resolvers, sharing one set of background touches (run in the layer's scope). */
+export const make = Effect.gen(function*() {
   const settings = yield* ServerConfig
   const crypto = yield* Crypto
   const sessions = yield* SessionsRepository
@@ -77,12 +102,13 @@ const make = Effect.gen(function*() {
       if (at.getTime() - last <= TOUCH_INTERVAL_MILLIS) return
       if (lastTouched.size >= MAX_REMEMBERED_TOUCHES) lastTouched.clear()
       lastTouched.set(id, at.getTime())
-      yield* FiberSet.run(touches, Effect.ignoreLogged(write))
+      yield* FiberSet.run(touches, Effect.ignore(write, { log: "Debug" }))
     })
 
+  /** The session behind a bearer token, with what SSO enforcement reads of it. */
   const bearer = (token: Redacted.Redacted) =>
     Effect.gen(function*() {
-      // The platform strips the first 7 characters without looking at them: check the scheme here.
+      // Effect 3's platform stripped the first 7 characters without looking at them: the scheme is checked here.
       const request = yield* HttpServerRequest.HttpServerRequest
       if (!/^bearer /i.test(request.headers["authorization"] ?? "")) return yield* unauthorized
       const value = Redacted.value(token).trim()
@@ -100,13 +126,15 @@ const make = Effect.gen(function*() {
         authenticatedAt: sessionCreatedAt
       } as const
       const actor = { ...toCaller(found.value), credential } satisfies Actor
-      return { actor, assurance: found.value as SessionAssurance }
+      const assurance: SessionAssurance = found.value
+      return { actor, assurance }
     })
 
-  const apiKey = (key: Redacted.Redacted) =>
+  /** The API key's caller, with what SSO enforcement reads of it; `missing`: what an empty key answers. */
+  const apiKey = <E>(key: Redacted.Redacted, missing: Effect.Effect<never, E, HttpServerRequest.HttpServerRequest>) =>
     Effect.gen(function*() {
       const value = Redacted.value(key).trim()
-      if (value === "") return yield* noApiKey
+      if (value === "") return yield* missing
       const at = yield* now
       const found = yield* orUnavailable(apiKeys.resolve({ keyHash: crypto.hashToken(value), at }))
       if (Option.isNone(found)) return yield* unauthorized
@@ -114,68 +142,142 @@ const make = Effect.gen(function*() {
       yield* touch(apiKeyId, lastUsedAt, at, apiKeys.touch({ organizationId: keyOrganizationId, id: apiKeyId, at }))
       const scopes = found.value.scopes === null ? null : parseScopes(found.value.scopes)
       const actor = { ...toCaller(found.value), credential: { _tag: "ApiKey", apiKeyId, scopes } } satisfies Actor
-      return { actor, assurance: found.value as SessionAssurance }
+      const assurance: SessionAssurance = found.value
+      return { actor, assurance }
     })
 
   /** The actor as a member of the organization it acts in; 404 `organization_not_found` for a person without one. */
-  const asMember = <E, R>(actor: Effect.Effect<Actor, E, R>) =>
-    Effect.flatMap(actor, (resolved): Effect.Effect<MemberContext, OrganizationNotFound> =>
-      resolved.organization === null || resolved.membership === null
-        ? Effect.fail(new OrganizationNotFound())
-        : Effect.succeed({ ...resolved, _tag: "Member", organization: resolved.organization, membership: resolved.membership }))
+  const asMember = (actor: Actor): Effect.Effect<MemberContext, OrganizationNotFound> =>
+    actor.organization === null || actor.membership === null
+      ? Effect.fail(new OrganizationNotFound())
+      : Effect.succeed({ ...actor, _tag: "Member", organization: actor.organization, membership: actor.membership })
 
   /** A session as a member, if the organization it acts in admits it (SSO enforcement, `SsoEnforcement.ts`). */
   const admittedMember = (token: Redacted.Redacted) =>
     Effect.flatMap(bearer(token), ({ actor, assurance }) =>
-      Effect.flatMap(asMember(Effect.succeed(actor)), (member) =>
+      Effect.flatMap(asMember(actor), (member) =>
         Option.match(admission(member.organization, member.membership.role, assurance), {
           onNone: () => Effect.succeed(member),
-          onSome: Effect.fail
+          onSome: (refusal) => Effect.fail<Forbidden>(refusal)
         })))
 
   /** An API key as a member, if the organization admits how its maker authenticated (`SsoEnforcement.ts` `keyAdmission`). */
-  const admittedKey = (key: Redacted.Redacted) =>
-    Effect.flatMap(apiKey(key), ({ actor, assurance }) =>
-      Effect.flatMap(asMember(Effect.succeed(actor)), (member) =>
+  const admittedKey = <E>(key: Redacted.Redacted, missing: Effect.Effect<never, E, HttpServerRequest.HttpServerRequest>) =>
+    Effect.flatMap(apiKey(key, missing), ({ actor, assurance }) =>
+      Effect.flatMap(asMember(actor), (member) =>
         Option.match(keyAdmission(member.organization, member.membership.role, assurance), {
           onNone: () => Effect.succeed(member),
-          onSome: Effect.fail
+          onSome: (refusal) => Effect.fail<Forbidden>(refusal)
         })))
 
+  const actorFailures = bearerFailures<Unauthorized | ServiceUnavailable>()
+  const memberFailures = bearerFailures<Unauthorized | ServiceUnavailable | OrganizationNotFound | Forbidden>()
+
   return {
+    /** `Authentication` and `OptionalAuthentication`: the caller behind the credential. */
     actor: {
-      bearer: (token: Redacted.Redacted) => rememberFailure(Effect.map(bearer(token), ({ actor }) => actor)),
-      apiKey: (key: Redacted.Redacted) => Effect.map(apiKey(key), ({ actor }) => actor)
+      bearer: (token: Redacted.Redacted) => actorFailures.remember(Effect.map(bearer(token), ({ actor }) => actor)),
+      apiKey: (key: Redacted.Redacted) => Effect.map(apiKey(key, actorFailures.noApiKey), ({ actor }) => actor)
     },
+    /** `MemberAuthentication`: the caller as a member of the organization it acts in, admitted by its SSO policy. */
     member: {
-      bearer: (token: Redacted.Redacted) => rememberFailure(admittedMember(token)),
-      apiKey: admittedKey
+      bearer: (token: Redacted.Redacted) => memberFailures.remember(admittedMember(token)),
+      apiKey: (key: Redacted.Redacted) => admittedKey(key, memberFailures.noApiKey)
     }
-  }
+  } as const
 })
 
 /**
- * The three middlewares, sharing one resolver (and one set of background touches), and how a member's standing is
- * read again when a write commits (platform/Authority.ts): the membership and the credential this module resolved.
+ * How a member's standing is read again when a write commits (platform/Authority.ts): the membership and the
+ * credential this module resolved.
  */
-export const layer = Layer.scopedContext(
-  Effect.gen(function*() {
-    const { actor, member } = yield* make
-    const memberships = yield* MembershipsRepository
-    const standing = (caller: MemberContext, at: Date) =>
-      memberships.standing({
-        organizationId: caller.organization.id,
-        membershipId: caller.membership.id,
-        userId: caller.user.id,
-        credential: caller.credential,
-        at
+export const memberStanding = Effect.map(Effect.service(MembershipsRepository), (memberships) =>
+  MemberStanding.of((caller, at) =>
+    memberships.standing({
+      organizationId: caller.organization.id,
+      membershipId: caller.membership.id,
+      userId: caller.user.id,
+      credential: caller.credential,
+      at
+    })))
+
+/**
+ * The three middlewares' scheme handlers, sharing one resolver (and one set of background touches), each as
+ * `(endpoint's effect, credential) => effect`: the caller provided to the endpoint's effect, with `MemberStanding`
+ * beside it. `optional` runs the endpoint without a caller when neither scheme finds one (whatever the reason: a bad
+ * token, a database down).
+ */
+export const makeMiddlewares = Effect.gen(function*() {
+  const { actor, member } = yield* make
+  const standing = yield* memberStanding
+  const asActor = <A, E, R>(httpEffect: Effect.Effect<A, E, R>, caller: Actor) =>
+    httpEffect.pipe(Effect.provideService(CurrentActor, caller), Effect.provideService(MemberStanding, standing))
+  const asMember = <A, E, R>(httpEffect: Effect.Effect<A, E, R>, caller: MemberContext) =>
+    httpEffect.pipe(Effect.provideService(CurrentMember, caller), Effect.provideService(MemberStanding, standing))
+  /** The endpoint with the key's caller, or without a caller when the key finds none. */
+  const optionalKey = <A, E, R>(httpEffect: Effect.Effect<A, E, R>, key: Redacted.Redacted) =>
+    Effect.matchEffect(actor.apiKey(key), {
+      onFailure: () => httpEffect,
+      onSuccess: (caller) => asActor(httpEffect, caller)
+    })
+  return {
+    standing,
+    authentication: {
+      bearer: <A, E, R>(httpEffect: Effect.Effect<A, E, R>, credential: Redacted.Redacted) =>
+        Effect.flatMap(actor.bearer(credential), (caller) => asActor(httpEffect, caller)),
+      apiKey: <A, E, R>(httpEffect: Effect.Effect<A, E, R>, credential: Redacted.Redacted) =>
+        Effect.flatMap(actor.apiKey(credential), (caller) => asActor(httpEffect, caller))
+    },
+    optional: {
+      // This middleware declares no error, so its bearer handler cannot fail over to `x-api-key` as the platform
+      // does: it reads the key itself (as the platform decodes it: the header, or "" without one).
+      bearer: <A, E, R>(httpEffect: Effect.Effect<A, E, R>, credential: Redacted.Redacted) =>
+        Effect.matchEffect(actor.bearer(credential), {
+          onFailure: () =>
+            Effect.flatMap(Effect.service(HttpServerRequest.HttpServerRequest), (request) =>
+              optionalKey(httpEffect, Redacted.make(request.headers["x-api-key"] ?? ""))),
+          onSuccess: (caller) => asActor(httpEffect, caller)
+        }),
+      apiKey: optionalKey
+    },
+    member: {
+      bearer: <A, E, R>(httpEffect: Effect.Effect<A, E, R>, credential: Redacted.Redacted) =>
+        Effect.flatMap(member.bearer(credential), (caller) => asMember(httpEffect, caller)),
+      apiKey: <A, E, R>(httpEffect: Effect.Effect<A, E, R>, credential: Redacted.Redacted) =>
+        Effect.flatMap(member.apiKey(credential), (caller) => asMember(httpEffect, caller))
+    }
+  } as const
+})
+
+/**
+ * The three middlewares (`makeMiddlewares`), and `MemberStanding` for what runs outside them: what Server.ts
+ * provides to the API's groups.
+ */
+export const layer = Layer.effectContext(
+  Effect.map(makeMiddlewares, ({ authentication, member, optional, standing }) =>
+    Context.make(
+      Authentication,
+      Authentication.of({
+        bearer: (httpEffect, { credential }) => authentication.bearer(httpEffect, credential),
+        apiKey: (httpEffect, { credential }) => authentication.apiKey(httpEffect, credential)
       })
-    return Context.make(Authentication, actor).pipe(
-      Context.add(OptionalAuthentication, actor),
-      Context.add(MemberAuthentication, member),
+    ).pipe(
+      Context.add(
+        OptionalAuthentication,
+        OptionalAuthentication.of({
+          bearer: (httpEffect, { credential }) => optional.bearer(httpEffect, credential),
+          apiKey: (httpEffect, { credential }) => optional.apiKey(httpEffect, credential)
+        })
+      ),
+      Context.add(
+        MemberAuthentication,
+        MemberAuthentication.of({
+          bearer: (httpEffect, { credential }) => member.bearer(httpEffect, credential),
+          apiKey: (httpEffect, { credential }) => member.apiKey(httpEffect, credential)
+        })
+      ),
       Context.add(MemberStanding, standing)
-    )
-  })
+    ))
 ).pipe(Layer.provide([SessionsRepository.layer, ApiKeysRepository.layer, MembershipsRepository.layer]))
 
 /** The session behind the actor; API keys get 403 `session_required` (they cannot act as a person signing in). */
@@ -185,4 +287,4 @@ export const sessionOf = (actor: Actor): Effect.Effect<SessionId, Forbidden> =>
     : Effect.fail(new Forbidden({ reason: "session_required", message: "This action needs a signed-in session, not an API key." }))
 
 /** `sessionOf` the request's actor. */
-export const currentSession = Effect.flatMap(CurrentActor, (actor) => Effect.map(sessionOf(actor), (sessionId) => ({ actor, sessionId })))
+export const currentSession = Effect.flatMap(Effect.service(CurrentActor), (actor) => Effect.map(sessionOf(actor), (sessionId) => ({ actor, sessionId })))

@@ -1,6 +1,9 @@
 /**
  * Agent-first workspace setup: an agent creates a provisional organization (owned by a placeholder member) and
  * gets one-time claim links; a signed-in person redeems one and takes the workspace over with the claim's role.
+ *
+ * The Effect 4 form of packages/server/src/identity/Bootstrap.ts, whole: the same rules, errors and messages; the
+ * service is a `Context.Service` with `make` and a static `layer`.
  */
 import {
   ClaimLink,
@@ -13,7 +16,11 @@ import {
   type SessionId,
   type UserId
 } from "@orgplane/schema"
-import { Context, Duration, Effect, Layer, Option } from "effect"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { publicUrl, ServerConfig } from "../platform/Config.js"
 import { Crypto } from "../platform/Crypto.js"
 import { describe } from "../platform/AuditRecorder.js"
@@ -136,8 +143,8 @@ const make = Effect.gen(function*() {
   return { createWorkspace, acceptClaim } as const
 })
 
-export class Bootstrap extends Context.Tag("@orgplane/server/identity/Bootstrap")<Bootstrap, Effect.Effect.Success<typeof make>>() {
-  static readonly layer = Layer.effect(Bootstrap, make).pipe(
+export class Bootstrap extends Context.Service<Bootstrap>()("@orgplane/server/identity/Bootstrap", { make }) {
+  static readonly layer = Layer.effect(this, this.make).pipe(
     Layer.provide([
       BootstrapRepository.layer,
       OrganizationsRepository.layer,

@@ -1,7 +1,17 @@
-/** Storage of provisional workspaces and their one-time claims. */
-import { Model, SqlClient } from "@effect/sql"
+/**
+ * Storage of provisional workspaces and their one-time claims.
+ *
+ * The Effect 4 form of packages/server/src/identity/BootstrapRepository.ts, whole: the same statements, word for
+ * word. What differs under the same behaviour: `Model` comes from `effect/schema`, `Schema.Literal(a, b)` is
+ * `Schema.Literals([a, b])`; the service is a `Context.Service` with `make` and a static `layer`.
+ */
 import { BootstrapId, MembershipId, OrganizationId, Role, UserId, WorkspaceClaimId } from "@orgplane/schema"
-import { Context, Effect, Layer, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import { Model } from "effect/schema"
+import * as SqlClient from "effect/sql/SqlClient"
 import { DateColumn, execute, findOne, single } from "../platform/Statements.js"
 
 export class BootstrapRow extends Model.Class<BootstrapRow>("BootstrapRow")({
@@ -9,7 +19,7 @@ export class BootstrapRow extends Model.Class<BootstrapRow>("BootstrapRow")({
   organizationId: OrganizationId,
   /** The placeholder owner, removed when the owner claim is redeemed. */
   setupMembershipId: MembershipId,
-  status: Schema.Literal("provisional", "claimed"),
+  status: Schema.Literals(["provisional", "claimed"]),
   createdAt: DateColumn,
   expiresAt: DateColumn
 }) {}
@@ -20,14 +30,14 @@ export class ClaimRow extends Model.Class<ClaimRow>("ClaimRow")({
   bootstrapId: BootstrapId,
   role: Role,
   tokenHash: Model.Sensitive(Schema.String),
-  status: Schema.Literal("pending", "claimed"),
+  status: Schema.Literals(["pending", "claimed"]),
   createdAt: DateColumn,
   expiresAt: DateColumn,
   claimedByUserId: Schema.NullOr(UserId),
   claimedAt: Schema.NullOr(DateColumn)
 }) {}
 
-const makeBootstrapRepository = Effect.gen(function*() {
+const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
 
   const insertBootstrap = execute({
@@ -83,6 +93,6 @@ const makeBootstrapRepository = Effect.gen(function*() {
   return { insertBootstrap, insertClaim, lockPendingClaim, markClaimed, isBootstrapped } as const
 })
 
-export class BootstrapRepository extends Context.Tag("@orgplane/server/identity/BootstrapRepository")<BootstrapRepository, Effect.Effect.Success<typeof makeBootstrapRepository>>() {
-  static readonly layer = Layer.effect(BootstrapRepository, makeBootstrapRepository)
+export class BootstrapRepository extends Context.Service<BootstrapRepository>()("@orgplane/server/identity/BootstrapRepository", { make }) {
+  static readonly layer = Layer.effect(this, this.make)
 }

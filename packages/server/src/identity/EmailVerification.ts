@@ -3,9 +3,16 @@
  * signed-in person asks for a link to their own address; whoever uses it proves the address (`users.
  * email_verified_at`), which is what a first SSO sign-in with that email needs to link to the account rather than
  * take it back ("Pre-account hijacking through SSO").
+ *
+ * The Effect 4 form of packages/server/src/identity/EmailVerification.ts, whole: the same checks, statements and
+ * errors, word for word; the service is a `Context.Service` with `make` and a static `layer`.
  */
 import { Conflict, EMAIL_VERIFICATION_TOKEN_PREFIX, InvalidRequest, type UserId } from "@orgplane/schema"
-import { Context, Duration, Effect, Layer, Option } from "effect"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { Mailer } from "../integrations/mail/Mailer.js"
 import * as AuditRecorder from "../platform/AuditRecorder.js"
 import { publicUrl, ServerConfig } from "../platform/Config.js"
@@ -89,11 +96,9 @@ const make = Effect.gen(function*() {
   return { request, verify } as const
 })
 
-export class EmailVerification extends Context.Tag("@orgplane/server/identity/EmailVerification")<
-  EmailVerification,
-  Effect.Effect.Success<typeof make>
->() {
-  static readonly layer = Layer.effect(EmailVerification, make).pipe(
+/** Needs ServerConfig, Crypto, the database and the ids. */
+export class EmailVerification extends Context.Service<EmailVerification>()("@orgplane/server/identity/EmailVerification", { make }) {
+  static readonly layer = Layer.effect(this, this.make).pipe(
     Layer.provide([UsersRepository.layer, Memberships.layer, AccountTokensRepository.layer, Mailer.layer, PasswordResets.layer])
   )
 }

@@ -14,9 +14,15 @@
  * The re-read is a statement of its own, after the one that took the lock: under READ COMMITTED a statement sees
  * the rows committed when it started, so a statement that waited for the lock would decide on the state from
  * before the wait.
+ *
+ * The Effect 4 form of packages/server/src/identity/Memberships.ts, whole: the same operations and errors; the
+ * service is a `Context.Service` with `make` and a static `layer`.
  */
 import { type MembershipId, NotFound, type OrganizationId, type Role, type SessionId, type UserId } from "@orgplane/schema"
-import { Context, Effect, Layer, Option } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Authority from "../platform/Authority.js"
 import { makeId } from "../platform/Ids.js"
 import { now } from "../platform/Time.js"
@@ -147,8 +153,8 @@ const make = Effect.gen(function*() {
   } as const
 })
 
-export class Memberships extends Context.Tag("@orgplane/server/identity/Memberships")<Memberships, Effect.Effect.Success<typeof make>>() {
-  static readonly layer = Layer.effect(Memberships, make).pipe(
+export class Memberships extends Context.Service<Memberships>()("@orgplane/server/identity/Memberships", { make }) {
+  static readonly layer = Layer.effect(this, this.make).pipe(
     Layer.provide([
       OrganizationsRepository.layer,
       MembershipsRepository.layer,

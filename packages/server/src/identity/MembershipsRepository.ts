@@ -3,8 +3,13 @@
  * every write, the reads); other areas reach it through the `Memberships` service. A membership is written as a
  * `MembershipRow` and read as the API's `Member` (the row with its person's name and email); `toMembership`
  * narrows a member to the `Membership` the identity endpoints answer.
+ *
+ * The Effect 4 form of packages/server/src/identity/MembershipsRepository.ts, whole: the same statements, word for
+ * word. What differs under the same behaviour: `Model` comes from `effect/schema`, a class built without validating
+ * is built with `disableChecks`, `Schema.typeSchema` is `Schema.toType`, a union takes an array; the service is a
+ * `Context.Service` with `make` and a static `layer`. Tested so far only through insert, find, findActive,
+ * changeRole and remove (test/IdentityRepositories.test.ts).
  */
-import { Model, SqlClient } from "@effect/sql"
 import {
   type Credential,
   Member,
@@ -18,7 +23,13 @@ import {
   User,
   UserId
 } from "@orgplane/schema"
-import { Context, Effect, Layer, Option, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import { Model } from "effect/schema"
+import * as SqlClient from "effect/sql/SqlClient"
 import * as Keyset from "../platform/Keyset.js"
 import { classRow, DateColumn, execute, findAll, findOne, likePattern, trustedClassRow } from "../platform/Statements.js"
 import { OrganizationRow, toOrganization } from "./OrganizationsRepository.js"
@@ -39,7 +50,7 @@ export class MembershipRow extends Model.Class<MembershipRow>("MembershipRow")({
 /** A membership from its row, or from a member as the directory reads it whole (a member's view has no `userId`). */
 export const toMembership = (
   row: Pick<MembershipRow, "id" | "organizationId" | "role" | "createdAt"> & { readonly userId?: MembershipRow["userId"] }
-) => new Membership({ id: row.id, organizationId: row.organizationId, userId: row.userId ?? null, role: row.role, createdAt: row.createdAt }, true)
+) => new Membership({ id: row.id, organizationId: row.organizationId, userId: row.userId ?? null, role: row.role, createdAt: row.createdAt }, { disableChecks: true })
 
 /** An organization's members, oldest first. */
 const oldestFirst = Keyset.make<Member>("members", "asc", [{ column: "m.id", value: (member) => member.id }])
@@ -111,7 +122,7 @@ export const callerColumns = (sql: SqlClient.SqlClient) =>
 
 /** The caller, and their organization and membership (or nulls), from `CallerColumns`. */
 export const toCaller = (row: typeof CallerColumns.Type) => ({
-  user: new User({ id: row.userId, email: row.userEmail, name: row.userName, createdAt: row.userCreatedAt }, true),
+  user: new User({ id: row.userId, email: row.userEmail, name: row.userName, createdAt: row.userCreatedAt }, { disableChecks: true }),
   ...toMembershipOf(row)
 })
 
@@ -143,11 +154,11 @@ export type Who = { readonly id: MembershipId } | { readonly userId: UserId } | 
 const Scoped = Schema.Struct({ organizationId: OrganizationId, id: MembershipId })
 const ScopedWho = Schema.Struct({
   organizationId: OrganizationId,
-  who: Schema.Union(
+  who: Schema.Union([
     Schema.Struct({ id: MembershipId }),
     Schema.Struct({ userId: UserId }),
     Schema.Struct({ email: Schema.String })
-  )
+  ])
 })
 
 /** What a change of one member by another decides on: both as they are now, and how many owners there are. */
@@ -209,8 +220,8 @@ const makeMembershipsRepository = Effect.gen(function*() {
    */
   const findForChange = (organizationId: OrganizationId, ids: { readonly callerId: MembershipId; readonly targetId: MembershipId }) =>
     Effect.map(forChangeRows({ organizationId, ...ids }), (rows): ChangeState => ({
-      caller: Option.fromNullable(rows.find((row) => row.member.id === ids.callerId)?.member),
-      target: Option.fromNullable(rows.find((row) => row.member.id === ids.targetId)?.member),
+      caller: Option.fromNullishOr(rows.find((row) => row.member.id === ids.callerId)?.member),
+      target: Option.fromNullishOr(rows.find((row) => row.member.id === ids.targetId)?.member),
       owners: rows[0]?.owners ?? 0
     }))
 
@@ -260,7 +271,7 @@ const makeMembershipsRepository = Effect.gen(function*() {
   const listRows = findAll({
     Request: Schema.Struct({
       organizationId: OrganizationId,
-      query: Schema.typeSchema(MemberListQuery),
+      query: Schema.toType(MemberListQuery),
       searchEmails: Schema.Boolean,
       page: Keyset.PageRequest
     }),
@@ -321,7 +332,7 @@ const makeMembershipsRepository = Effect.gen(function*() {
                                               JOIN organizations o ON o.id = m.organization_id AND o.deleted_at IS NULL
                                               WHERE m.user_id = ${userId} AND m.removed_at IS NULL AND m.suspended_at IS NULL
                                               ORDER BY m.id LIMIT 1`.pipe(
-      Effect.map((rows) => Option.fromNullable(rows[0]?.organizationId))
+      Effect.map((rows) => Option.fromNullishOr(rows[0]?.organizationId))
     )
 
   /** The organizations the person is an active member of, deleted ones aside (at most 100, oldest membership first). */
@@ -511,6 +522,6 @@ const makeMembershipsRepository = Effect.gen(function*() {
   } as const
 })
 
-export class MembershipsRepository extends Context.Tag("@orgplane/server/identity/MembershipsRepository")<MembershipsRepository, Effect.Effect.Success<typeof makeMembershipsRepository>>() {
-  static readonly layer = Layer.effect(MembershipsRepository, makeMembershipsRepository)
+export class MembershipsRepository extends Context.Service<MembershipsRepository>()("@orgplane/server/identity/MembershipsRepository", { make: makeMembershipsRepository }) {
+  static readonly layer = Layer.effect(this, this.make)
 }

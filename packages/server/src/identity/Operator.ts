@@ -5,9 +5,17 @@
  * instance's operator"). The setup token is `ORGPLANE_SETUP_TOKEN`, or, when that is unset, one the server makes and
  * logs at each start while no organization operates it (valid 24 hours); a workspace bootstrapped by an anonymous
  * agent is never eligible.
+ *
+ * The Effect 4 form of packages/server/src/identity/Operator.ts, whole: the same rule, errors and messages; the
+ * service is a `Context.Service` with `make` and a static `layer`.
  */
 import { type Action, Conflict, Forbidden, type MemberContext, type OrganizationId } from "@orgplane/schema"
-import { Context, Duration, Effect, Layer, Option, Redacted } from "effect"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import { ServerConfig } from "../platform/Config.js"
 import { Crypto } from "../platform/Crypto.js"
 import { authorize, can } from "../platform/Principal.js"
@@ -34,7 +42,7 @@ const make = Effect.gen(function*() {
   const organizations = yield* OrganizationsRepository
   const bootstraps = yield* BootstrapRepository
 
-  const configured = Option.fromNullable(settings.operatorOrganizationId as OrganizationId | undefined)
+  const configured = Option.fromNullishOr(settings.operatorOrganizationId as OrganizationId | undefined)
 
   /** The operator organization: the configured one, else the claimed one, else none. */
   const organizationId = Option.isSome(configured) ? Effect.succeed(configured) : orUnavailable(repository.claimed)
@@ -110,8 +118,8 @@ const make = Effect.gen(function*() {
   return { organizationId, require, claim, issueSetupToken } as const
 })
 
-export class Operator extends Context.Tag("@orgplane/server/identity/Operator")<Operator, Effect.Effect.Success<typeof make>>() {
-  static readonly layer = Layer.effect(Operator, make).pipe(
+export class Operator extends Context.Service<Operator>()("@orgplane/server/identity/Operator", { make }) {
+  static readonly layer = Layer.effect(this, this.make).pipe(
     Layer.provide([
       OperatorRepository.layer,
       OrganizationsRepository.layer,

@@ -2,10 +2,16 @@
  * Storage of which organization operates the instance (`instance_settings`, once claimed) and of the one-time setup
  * tokens the server logs at start while none does (`instance_setup_tokens`, hashes only). Instance-wide by nature:
  * neither table belongs to an organization.
+ *
+ * The Effect 4 form of packages/server/src/identity/OperatorRepository.ts, whole: the same statements, word for
+ * word; the service is a `Context.Service` with `make` and a static `layer`.
  */
-import { SqlClient } from "@effect/sql"
 import { OrganizationId } from "@orgplane/schema"
-import { Context, Effect, Layer, Option } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as SqlClient from "effect/sql/SqlClient"
 
 const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -13,7 +19,7 @@ const make = Effect.gen(function*() {
   /** The organization whose owner redeemed a setup token, if one did. */
   const claimed = sql<{ value: OrganizationId }>`
       SELECT value FROM instance_settings WHERE key = 'operator_organization_id'`.pipe(
-    Effect.map((rows) => Option.fromNullable(rows[0]?.value))
+    Effect.map((rows) => Option.fromNullishOr(rows[0]?.value))
   )
 
   /** Records the operator organization; false when one was recorded first (two claims at once: one wins). */
@@ -41,6 +47,6 @@ const make = Effect.gen(function*() {
   return { claimed, claim, insertSetupToken, isSetupToken, spendSetupTokens } as const
 })
 
-export class OperatorRepository extends Context.Tag("@orgplane/server/identity/OperatorRepository")<OperatorRepository, Effect.Effect.Success<typeof make>>() {
-  static readonly layer = Layer.effect(OperatorRepository, make)
+export class OperatorRepository extends Context.Service<OperatorRepository>()("@orgplane/server/identity/OperatorRepository", { make }) {
+  static readonly layer = Layer.effect(this, this.make)
 }

@@ -4,9 +4,15 @@
  * refusals themselves live where credentials are resolved: SessionsRepository and ApiKeysRepository join the account
  * in, the check at commit reads it (MembershipsRepository `standing`), password sign-in answers 403
  * `account_disabled` (Accounts), SSO sign-in refuses with the same code (sso/Jit.ts).
+ *
+ * The Effect 4 form of packages/server/src/identity/OperatorUsers.ts, whole: the same checks in the same order, the
+ * same errors; the service is a `Context.Service` with `make` and a static `layer`.
  */
 import { AdminUser, Conflict, type AdminUserListQuery, type MemberContext, type UserId } from "@orgplane/schema"
-import { Context, Effect, Layer, Option } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { describeChange } from "../platform/AuditRecorder.js"
 import { ServerConfig } from "../platform/Config.js"
 import { requireRecentAuthentication } from "../platform/Principal.js"
@@ -68,11 +74,9 @@ const make = Effect.gen(function*() {
   } as const
 })
 
-export class OperatorUsers extends Context.Tag("@orgplane/server/identity/OperatorUsers")<
-  OperatorUsers,
-  Effect.Effect.Success<typeof make>
->() {
-  static readonly layer = Layer.effect(OperatorUsers, make).pipe(
+/** Needs ServerConfig, Crypto and the database. */
+export class OperatorUsers extends Context.Service<OperatorUsers>()("@orgplane/server/identity/OperatorUsers", { make }) {
+  static readonly layer = Layer.effect(this, this.make).pipe(
     Layer.provide([Operator.layer, UsersRepository.layer, SessionsRepository.layer])
   )
 }

@@ -9,6 +9,9 @@
  * operation (an account deletion whose person was its last member: `Principal.system(job, organization)`), or the
  * instance's operator (`{ _tag: "Operator", caller }`). Restoring is also asked by a person from a session (the
  * organization is no longer anyone's active one), who must be one of its owners.
+ *
+ * The Effect 4 form of packages/server/src/identity/OrganizationDeletion.ts, whole: the same checks, statements and
+ * errors, word for word; the service is a `Context.Service` with `make` and a static `layer`.
  */
 import {
   type Actor,
@@ -22,7 +25,11 @@ import {
   type OrganizationId,
   type SessionId
 } from "@orgplane/schema"
-import { Context, Duration, Effect, Layer, Option } from "effect"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { AuditRecorder, describe } from "../platform/AuditRecorder.js"
 import { ServerConfig } from "../platform/Config.js"
 import { auditIdentity, authorize, type Principal, requireRecentAuthentication, type SystemPrincipal } from "../platform/Principal.js"
@@ -129,7 +136,7 @@ const make = Effect.gen(function*() {
       } else {
         yield* describe({ targets: [organizationId], reason })
       }
-      return new Deletion({ organization: toOrganization(row), deletedAt: at, purgeAfter, rows, totalRows: totalOf(rows) }, true)
+      return new Deletion({ organization: toOrganization(row), deletedAt: at, purgeAfter, rows, totalRows: totalOf(rows) }, { disableChecks: true })
     }))
   })
 
@@ -189,11 +196,9 @@ const make = Effect.gen(function*() {
   return { schedule, restore, listRestorable } as const
 })
 
-export class OrganizationDeletion extends Context.Tag("@orgplane/server/identity/OrganizationDeletion")<
-  OrganizationDeletion,
-  Effect.Effect.Success<typeof make>
->() {
-  static readonly layer = Layer.effect(OrganizationDeletion, make).pipe(
+/** Needs ServerConfig, the audit recorder and the database. */
+export class OrganizationDeletion extends Context.Service<OrganizationDeletion>()("@orgplane/server/identity/OrganizationDeletion", { make }) {
+  static readonly layer = Layer.effect(this, this.make).pipe(
     Layer.provide([OrganizationsRepository.layer, SessionsRepository.layer, Memberships.layer, Operator.layer, PurgeRepository.layer])
   )
 }

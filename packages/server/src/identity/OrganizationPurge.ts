@@ -13,10 +13,16 @@
  * is the server's log line only. At least once and idempotent: a purge cut off anywhere is taken up by the next run,
  * where it stopped; a row written meanwhile (a request authorized just before the deletion) makes the last step fail
  * on its foreign key, and the next run deletes it first.
+ *
+ * The Effect 4 form of packages/server/src/identity/OrganizationPurge.ts, whole: the same batches, statements and
+ * record; the loop is a `Singleton` of `effect/cluster`.
  */
-import * as Singleton from "@effect/cluster/Singleton"
 import type { OrganizationId } from "@orgplane/schema"
-import { Duration, Effect, Option, Schedule } from "effect"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schedule from "effect/Schedule"
+import * as Singleton from "effect/cluster/Singleton"
 import { AuditRecorder } from "../platform/AuditRecorder.js"
 import { ServerConfig } from "../platform/Config.js"
 import { RateLimiter } from "../platform/RateLimiter.js"
@@ -103,7 +109,7 @@ export const run = Effect.fn("OrganizationPurge.run")(function*(at: Date) {
   const purged: Array<Purged> = []
   for (const organizationId of due) {
     const done = yield* purgeOne(organizationId, at).pipe(
-      Effect.catchAllCause((cause) =>
+      Effect.catchCause((cause) =>
         Effect.as(Effect.logWarning("The purge of an organization failed; the next run takes it up where it stopped", cause), Option.none<Purged>())
       )
     )
@@ -122,7 +128,7 @@ export const loop = Effect.gen(function*() {
     Effect.flatMap(now, run).pipe(
       // An outage is told once, by platform/DatabaseStatus.ts; the next run takes up what this one could not.
       Effect.catchTag("ServiceUnavailable", () => Effect.void),
-      Effect.catchAllCause((cause) => Effect.logWarning("The organization purge's run failed", cause))
+      Effect.catchCause((cause) => Effect.logWarning("The organization purge's run failed", cause))
     ),
     Schedule.spaced(settings.organizationPurgeInterval)
   )

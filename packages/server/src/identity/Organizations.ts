@@ -2,6 +2,9 @@
  * Organizations: creation (the creator becomes owner), the active organization's profile (read by its members,
  * changed by owners and admins), and, for the instance's operator (identity/Operator.ts), plan changes and the list of
  * every organization. Deletion and restoration are OrganizationDeletion's.
+ *
+ * The Effect 4 form of packages/server/src/identity/Organizations.ts, whole: the same rules, errors and messages; the
+ * service is a `Context.Service` with `make` and a static `layer`.
  */
 import {
   type AdminOrganizationListQuery,
@@ -18,7 +21,11 @@ import {
   type UpdateOrganizationRequest,
   type UserId
 } from "@orgplane/schema"
-import { Context, Duration, Effect, Layer, Option } from "effect"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { ServerConfig } from "../platform/Config.js"
 import { makeId } from "../platform/Ids.js"
 import { authorize } from "../platform/Principal.js"
@@ -131,8 +138,8 @@ const make = Effect.gen(function*() {
   return { insertWithMember, create, find: organizations.find, setPlan, details, update, listForAdmin } as const
 })
 
-export class Organizations extends Context.Tag("@orgplane/server/identity/Organizations")<Organizations, Effect.Effect.Success<typeof make>>() {
-  static readonly layer = Layer.effect(Organizations, make).pipe(
+export class Organizations extends Context.Service<Organizations>()("@orgplane/server/identity/Organizations", { make }) {
+  static readonly layer = Layer.effect(this, this.make).pipe(
     Layer.provide([
       OrganizationsRepository.layer,
       Memberships.layer,

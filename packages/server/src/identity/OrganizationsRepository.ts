@@ -3,8 +3,11 @@
  * their profile, and their deletion state (deleted, until when restorable, what the purge removed so far). A
  * deleted organization is none to every read here but the lifecycle's own (`lockLifecycle`, the operator's list).
  * Which one operates the instance is OperatorRepository's.
+ *
+ * The Effect 4 form of packages/server/src/identity/OrganizationsRepository.ts, whole: the same statements, word for
+ * word. What differs under the same behaviour: `Model` comes from `effect/schema`; the purge's JSON column is
+ * `Schema.fromJsonString` of a `Schema.Record`; the service is a `Context.Service` with `make` and a static `layer`.
  */
-import { Model, SqlClient } from "@effect/sql"
 import {
   AdminOrganization,
   type AdminOrganizationListQuery,
@@ -13,7 +16,13 @@ import {
   OrganizationId,
   type UserId
 } from "@orgplane/schema"
-import { Context, Effect, Layer, Option, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import { Model } from "effect/schema"
+import * as SqlClient from "effect/sql/SqlClient"
 import * as Keyset from "../platform/Keyset.js"
 import { classRow, DateColumn, execute, findAll, findOne, likePattern, trustedClassRow } from "../platform/Statements.js"
 
@@ -28,7 +37,7 @@ export class OrganizationRow extends Model.Class<OrganizationRow>("OrganizationR
 
 /** The API's organization from a row (decoded, so valid: the class does not check it again). */
 export const toOrganization = (row: Pick<OrganizationRow, "id" | "name" | "plan" | "provisional" | "createdAt">) =>
-  new Organization({ id: row.id, name: row.name, plan: row.plan, provisional: row.provisional, createdAt: row.createdAt }, true)
+  new Organization({ id: row.id, name: row.name, plan: row.plan, provisional: row.provisional, createdAt: row.createdAt }, { disableChecks: true })
 
 /** An organization with its deletion state, as deleting, restoring and purging read it (locked). */
 export const LifecycleRow = Schema.Struct({
@@ -40,7 +49,7 @@ export const LifecycleRow = Schema.Struct({
 export type LifecycleRow = typeof LifecycleRow.Type
 
 /** What the purge removed so far, per table (it accumulates across the purge's transactions). */
-const PurgedRows = Schema.parseJson(Schema.Record({ key: Schema.String, value: Schema.Int }))
+const PurgedRows = Schema.fromJsonString(Schema.Record(Schema.String, Schema.Int))
 
 /** The operator's list: every organization, oldest first. */
 const adminOrder = Keyset.make<AdminOrganization>("admin-organizations", "asc", [{ column: "o.id", value: (organization) => organization.id }])
@@ -48,7 +57,7 @@ const adminOrder = Keyset.make<AdminOrganization>("admin-organizations", "asc", 
 const DetailsRow = classRow(OrganizationDetails, { json: ["metadata"] })
 const AdminRow = trustedClassRow(AdminOrganization)
 
-const makeOrganizationsRepository = Effect.gen(function*() {
+const make = Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
     const insertRow = execute({
@@ -248,6 +257,6 @@ const makeOrganizationsRepository = Effect.gen(function*() {
     } as const
   })
 
-export class OrganizationsRepository extends Context.Tag("@orgplane/server/identity/OrganizationsRepository")<OrganizationsRepository, Effect.Effect.Success<typeof makeOrganizationsRepository>>() {
-  static readonly layer = Layer.effect(OrganizationsRepository, makeOrganizationsRepository)
+export class OrganizationsRepository extends Context.Service<OrganizationsRepository>()("@orgplane/server/identity/OrganizationsRepository", { make }) {
+  static readonly layer = Layer.effect(this, this.make)
 }

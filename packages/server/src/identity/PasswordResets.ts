@@ -4,6 +4,9 @@
  * holds, by the instance's operator for anyone, by whoever runs the server (`orgplane admin reset-password`), or
  * mailed to the address on request; used once, within `ORGPLANE_PASSWORD_RESET_TTL`, while the account's password
  * and email are those it was issued against; using it ends every session of the account.
+ *
+ * The Effect 4 form of packages/server/src/identity/PasswordResets.ts, whole: the same checks, statements and
+ * errors, word for word; the service is a `Context.Service` with `make` and a static `layer`.
  */
 import {
   Conflict,
@@ -22,7 +25,11 @@ import {
   type Role,
   type UserId
 } from "@orgplane/schema"
-import { Context, Duration, Effect, Layer, Option } from "effect"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as NodeCrypto from "node:crypto"
 import { Mailer } from "../integrations/mail/Mailer.js"
 import * as AuditRecorder from "../platform/AuditRecorder.js"
@@ -115,7 +122,7 @@ const make = Effect.gen(function*() {
         createdAt,
         expiresAt
       })
-      return new PasswordResetLink({ userId: user.id, email: user.email, token, expiresAt }, true)
+      return new PasswordResetLink({ userId: user.id, email: user.email, token, expiresAt }, { disableChecks: true })
     })
 
   const labelOf = (caller: MemberContext) => `${caller.user.name} <${caller.user.email}>`
@@ -209,21 +216,20 @@ const make = Effect.gen(function*() {
   })
 
   /** Counts a recovery request against the client address; past the hourly limit, 429 with `Retry-After`. */
-  const countAddress = Effect.fn("PasswordResets.countAddress")((address: string) =>
-    Effect.flatMap(orUnavailable(limiter.hit(addressKey(address), settings.recoveryRequestsPerAddress, RECOVERY_WINDOW)), (decision) =>
-      decision.allowed
-        ? Effect.void
-        : Effect.fail(RateLimited.after(decision.retryAfterSeconds, `Too many recovery requests from this address; retry in ${decision.retryAfterSeconds} seconds.`))))
+  const countAddress = Effect.fn("PasswordResets.countAddress")(function*(address: string) {
+    const decision = yield* orUnavailable(limiter.hit(addressKey(address), settings.recoveryRequestsPerAddress, RECOVERY_WINDOW))
+    if (!decision.allowed) {
+      return yield* RateLimited.after(decision.retryAfterSeconds, `Too many recovery requests from this address; retry in ${decision.retryAfterSeconds} seconds.`)
+    }
+  })
 
   /** Counts a mail to `email` (by its hash: an address without an account counts alike); past the limit, 429. */
-  const countMail = Effect.fn("PasswordResets.countMail")((email: string) =>
-    Effect.flatMap(
-      orUnavailable(limiter.hit(emailKey(crypto.hashToken(email.trim().toLowerCase())), settings.recoveryMailsPerEmail, RECOVERY_WINDOW)),
-      (decision) =>
-        decision.allowed
-          ? Effect.void
-          : Effect.fail(RateLimited.after(decision.retryAfterSeconds, `Too many recovery mails to this address; retry in ${decision.retryAfterSeconds} seconds.`))
-    ))
+  const countMail = Effect.fn("PasswordResets.countMail")(function*(email: string) {
+    const decision = yield* orUnavailable(limiter.hit(emailKey(crypto.hashToken(email.trim().toLowerCase())), settings.recoveryMailsPerEmail, RECOVERY_WINDOW))
+    if (!decision.allowed) {
+      return yield* RateLimited.after(decision.retryAfterSeconds, `Too many recovery mails to this address; retry in ${decision.retryAfterSeconds} seconds.`)
+    }
+  })
 
   /**
    * `POST /v1/auth/forgot-password`: mails a reset link to the address when an account has it. The answer is the
@@ -298,11 +304,9 @@ const make = Effect.gen(function*() {
   return { issueForMember, issueForUser, issueOnMachine, forgotPassword, reset, countAddress, countMail } as const
 })
 
-export class PasswordResets extends Context.Tag("@orgplane/server/identity/PasswordResets")<
-  PasswordResets,
-  Effect.Effect.Success<typeof make>
->() {
-  static readonly layer = Layer.effect(PasswordResets, make).pipe(
+/** Needs ServerConfig, Crypto, the database and the ids. */
+export class PasswordResets extends Context.Service<PasswordResets>()("@orgplane/server/identity/PasswordResets", { make }) {
+  static readonly layer = Layer.effect(this, this.make).pipe(
     Layer.provide([
       UsersRepository.layer,
       SessionsRepository.layer,

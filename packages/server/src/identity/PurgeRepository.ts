@@ -3,11 +3,16 @@
  * catalog: every table of the schema with an `organization_id` column (partitioned tables as one, their partitions
  * with them), in an order that deletes a table's rows before those of the tables it references, so a table a later
  * migration adds is purged too, without a list to keep. Table names are the catalog's, quoted as identifiers.
+ *
+ * The Effect 4 form of packages/server/src/identity/PurgeRepository.ts, whole: the same statements, word for word;
+ * the service is a `Context.Service` with `make` and a static `layer`.
  */
-import { SqlClient } from "@effect/sql"
-import type { SqlError } from "@effect/sql/SqlError"
 import type { OrganizationId } from "@orgplane/schema"
-import { Context, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as SqlClient from "effect/sql/SqlClient"
+import type { SqlError } from "effect/sql/SqlError"
 
 /** A tenant table and the other tables its foreign keys reference. */
 export interface TenantTable {
@@ -96,9 +101,6 @@ const make = Effect.gen(function*() {
   return { tenantTables, count, deleteBatch } as const
 })
 
-export class PurgeRepository extends Context.Tag("@orgplane/server/identity/PurgeRepository")<
-  PurgeRepository,
-  Effect.Effect.Success<typeof make>
->() {
-  static readonly layer = Layer.effect(PurgeRepository, make)
+export class PurgeRepository extends Context.Service<PurgeRepository>()("@orgplane/server/identity/PurgeRepository", { make }) {
+  static readonly layer = Layer.effect(this, this.make)
 }

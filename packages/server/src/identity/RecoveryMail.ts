@@ -2,8 +2,11 @@
  * The recovery mails (a password reset link asked for, an email verification link), pure, and how they leave: after
  * the transaction that made their token committed, off the request, a failure logged and never answered (an answer
  * that differed would tell whether the address has an account).
+ *
+ * The Effect 4 form of packages/server/src/identity/RecoveryMail.ts, whole: the same texts, word for word; the mail
+ * leaves on a detached fiber (Effect 3's `forkDaemon`).
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { MailerService, MailMessage } from "../integrations/mail/Mailer.js"
 
 interface Link {
@@ -65,8 +68,8 @@ export const emailVerificationMail = (link: Link): MailMessage =>
  * the mail server, and a failure is a warning in the log (naming the mail server, never the address's account).
  */
 export const sendLater = (mailer: MailerService, message: MailMessage) =>
-  Effect.asVoid(Effect.forkDaemon(
+  Effect.asVoid(Effect.forkDetach(
     mailer.send(message).pipe(
-      Effect.catchAll((error) => Effect.logWarning(`A recovery mail ("${message.subject}") was not sent: ${error.message}`))
+      Effect.catch((error) => Effect.logWarning(`A recovery mail ("${message.subject}") was not sent: ${error.message}`))
     )
   ))

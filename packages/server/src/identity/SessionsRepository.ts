@@ -1,7 +1,17 @@
-/** Storage of sessions (not tenant-scoped: a session belongs to a person): only the token's hash is kept. */
-import { Model, SqlClient } from "@effect/sql"
+/**
+ * Storage of sessions (not tenant-scoped: a session belongs to a person): only the token's hash is kept.
+ *
+ * The Effect 4 form of packages/server/src/identity/SessionsRepository.ts, whole: the same statements, word for
+ * word. What differs under the same behaviour: `Model` comes from `effect/schema`, a resource class built from a row
+ * is built with `disableChecks`; the service is a `Context.Service` with `make` and a static `layer`.
+ */
 import { MySession, OrganizationId, SessionId, SsoConnectionId, UserId } from "@orgplane/schema"
-import { Context, Effect, Layer, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import { Model } from "effect/schema"
+import * as SqlClient from "effect/sql/SqlClient"
 import * as Keyset from "../platform/Keyset.js"
 import { DateColumn, execute, findAll, findOne, trusted } from "../platform/Statements.js"
 import { CallerColumns, callerColumns } from "./MembershipsRepository.js"
@@ -113,7 +123,7 @@ const makeSessionsRepository = Effect.gen(function*() {
       expiresAt: row.expiresAt,
       ipAddress: row.ipAddress,
       userAgent: row.userAgent
-    })
+    }, { disableChecks: true })
 
   /** The person's live sessions, newest first; `current` marks the one asking. */
   const listLive = (
@@ -192,6 +202,6 @@ const makeSessionsRepository = Effect.gen(function*() {
   } as const
 })
 
-export class SessionsRepository extends Context.Tag("@orgplane/server/identity/SessionsRepository")<SessionsRepository, Effect.Effect.Success<typeof makeSessionsRepository>>() {
-  static readonly layer = Layer.effect(SessionsRepository, makeSessionsRepository)
+export class SessionsRepository extends Context.Service<SessionsRepository>()("@orgplane/server/identity/SessionsRepository", { make: makeSessionsRepository }) {
+  static readonly layer = Layer.effect(this, this.make)
 }

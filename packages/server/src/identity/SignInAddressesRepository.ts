@@ -1,6 +1,13 @@
-/** Storage of the client addresses each account signed in from with its password (not tenant-scoped, like accounts). */
-import { SqlClient } from "@effect/sql"
-import { Context, Effect, Layer } from "effect"
+/**
+ * Storage of the client addresses each account signed in from with its password (not tenant-scoped, like accounts).
+ *
+ * The Effect 4 form of packages/server/src/identity/SignInAddressesRepository.ts, whole: the same statements, word
+ * for word; the service is a `Context.Service` with `make` and a static `layer`.
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as SqlClient from "effect/sql/SqlClient"
 
 const make = Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -34,6 +41,6 @@ const make = Effect.gen(function*() {
     return { remember, signedInSince, move, forget } as const
   })
 
-export class SignInAddressesRepository extends Context.Tag("@orgplane/server/identity/SignInAddressesRepository")<SignInAddressesRepository, Effect.Effect.Success<typeof make>>() {
-  static readonly layer = Layer.effect(SignInAddressesRepository, make)
+export class SignInAddressesRepository extends Context.Service<SignInAddressesRepository>()("@orgplane/server/identity/SignInAddressesRepository", { make }) {
+  static readonly layer = Layer.effect(this, this.make)
 }

@@ -3,8 +3,16 @@
  * count holds across processes), per email and client address (strict), per email (looser; the addresses the
  * account signed in from are spared, so strangers cannot shut its owner out) and per address (credential stuffing).
  * Keys name the email by a hash, never the account: an email without an account is counted and refused alike.
+ *
+ * The Effect 4 form of packages/server/src/identity/SignInThrottle.ts, whole: the same keys, limits and order of
+ * statements; the service is a `Context.Service` with `make` and a static `layer`, and a window past the longest
+ * dies with an `Error` of the same message (Effect 4 has no `dieMessage`).
  */
-import { Context, Duration, Effect, Layer, Option } from "effect"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { addressBlock } from "../platform/ClientAddress.js"
 import { ServerConfig } from "../platform/Config.js"
 import { Crypto } from "../platform/Crypto.js"
@@ -28,8 +36,8 @@ const make = Effect.gen(function*() {
   const limiter = yield* RateLimiter
   const addresses = yield* SignInAddressesRepository
   const window = settings.signInWindow
-  if (Duration.greaterThan(window, LONGEST_WINDOW)) {
-    return yield* Effect.dieMessage(`ORGPLANE_SIGN_IN_WINDOW is at most ${Duration.format(LONGEST_WINDOW)} (${Duration.format(window)} given)`)
+  if (Duration.isGreaterThan(window, LONGEST_WINDOW)) {
+    return yield* Effect.die(new Error(`ORGPLANE_SIGN_IN_WINDOW is at most ${Duration.format(LONGEST_WINDOW)} (${Duration.format(window)} given)`))
   }
 
   const keysOf = (email: string, address: string) => {
@@ -53,7 +61,8 @@ const make = Effect.gen(function*() {
         [keys.perAccount]: settings.signInFailuresPerAccount,
         [keys.perAddress]: settings.signInFailuresPerAddress
       }
-      const over = standings.filter((standing) => reached ? standing.count >= limits[standing.key]! : standing.count > limits[standing.key]!)
+      const limitOf = (standing: Standing) => limits[standing.key] ?? Number.POSITIVE_INFINITY
+      const over = standings.filter((standing) => reached ? standing.count >= limitOf(standing) : standing.count > limitOf(standing))
       if (!over.some((standing) => standing.key === keys.perAccount)) return over
       const since = new Date((yield* now).getTime() - Duration.toMillis(KNOWN_ADDRESS_FOR))
       const spared = yield* addresses.signedInSince(keys.account, keys.block, since)
@@ -117,11 +126,9 @@ const make = Effect.gen(function*() {
   return { attempt, succeeded, follow, forget } as const
 })
 
-export class SignInThrottle extends Context.Tag("@orgplane/server/identity/SignInThrottle")<SignInThrottle, Effect.Effect.Success<typeof make>>() {
-  static readonly layer = Layer.effect(SignInThrottle, make).pipe(
-    Layer.provide([
-      RateLimiter.layer,
-      SignInAddressesRepository.layer
-    ])
+/** Needs ServerConfig, Crypto and the database. */
+export class SignInThrottle extends Context.Service<SignInThrottle>()("@orgplane/server/identity/SignInThrottle", { make }) {
+  static readonly layer = Layer.effect(this, this.make).pipe(
+    Layer.provide([RateLimiter.layer, SignInAddressesRepository.layer])
   )
 }

@@ -14,10 +14,17 @@
  * recorded it) stops while enforcement covers its maker, and works again when it no longer does, except for
  * break-glass owners and members outside the domains, whose password sessions are admitted too. While enforcement
  * covers a member, only an SSO session makes their keys (`keyMakingRefusal`): a key does not.
+ *
+ * The Effect 4 form of packages/server/src/identity/SsoEnforcement.ts, whole: the same rule, statements and messages
+ * word for word; the service is a `Context.Service` with `make` and a static `layer`.
  */
-import { SqlClient } from "@effect/sql"
 import { ApiKeyId, Forbidden, OrganizationId, type Role, SessionId, SsoConnectionId } from "@orgplane/schema"
-import { Context, Effect, Layer, Option, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as SqlClient from "effect/sql/SqlClient"
 import { findOne } from "../platform/Statements.js"
 
 /** The domain of an email as SSO routes it: after the last `@`, lower-case (`undefined` without an `@`). */
@@ -186,8 +193,8 @@ const make = Effect.gen(function*() {
   return { forDomain, forEmail, forSession, forApiKey } as const
 })
 
-export class SsoEnforcement extends Context.Tag("@orgplane/server/identity/SsoEnforcement")<SsoEnforcement, Effect.Effect.Success<typeof make>>() {
-  static readonly layer = Layer.effect(SsoEnforcement, make)
+export class SsoEnforcement extends Context.Service<SsoEnforcement>()("@orgplane/server/identity/SsoEnforcement", { make }) {
+  static readonly layer = Layer.effect(this, this.make)
 }
 
 /** `forSession`, or "nothing known" for a session that vanished meanwhile (authentication already found it). */

@@ -1,7 +1,18 @@
-/** Storage of user accounts (not tenant-scoped: a person may belong to several organizations). */
-import { Model, SqlClient } from "@effect/sql"
+/**
+ * Storage of user accounts (not tenant-scoped: a person may belong to several organizations).
+ *
+ * The Effect 4 form of packages/server/src/identity/UsersRepository.ts, whole: the same statements, word for word.
+ * What differs under the same behaviour: `Model` comes from `effect/schema`; the service is a `Context.Service` with
+ * `make` and a static `layer`.
+ */
 import { AdminUser, type AdminUserListQuery, Conflict, User, UserId } from "@orgplane/schema"
-import { Context, Effect, Layer, Option, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import { Model } from "effect/schema"
+import * as SqlClient from "effect/sql/SqlClient"
 import * as Keyset from "../platform/Keyset.js"
 import { catchUniqueViolation } from "../platform/Sql.js"
 import { DateColumn, execute, findAll, findOne, likePattern, trustedClassRow } from "../platform/Statements.js"
@@ -21,7 +32,7 @@ export class UserRow extends Model.Class<UserRow>("UserRow")({
 
 /** The API's user from a row (decoded, so valid: the class does not check it again). */
 export const toUser = (row: Pick<UserRow, "id" | "email" | "name" | "createdAt">) =>
-  new User({ id: row.id, email: row.email, name: row.name, createdAt: row.createdAt }, true)
+  new User({ id: row.id, email: row.email, name: row.name, createdAt: row.createdAt }, { disableChecks: true })
 
 const emailTaken = () => new Conflict({ error: "email_taken", message: "An account with this email already exists." })
 
@@ -33,7 +44,7 @@ const adminColumns = (sql: SqlClient.SqlClient) =>
   sql`u.id, u.email, u.name, u.created_at, u.email_verified_at IS NOT NULL AS email_verified, u.disabled_at,
       (SELECT count(*)::int FROM memberships m WHERE m.user_id = u.id AND m.removed_at IS NULL) AS organization_count`
 
-const makeUsersRepository = Effect.gen(function*() {
+const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
 
   const insertRow = execute({ Request: UserRow.insert, execute: (row) => sql`INSERT INTO users ${sql.insert(row)}` })
@@ -177,6 +188,6 @@ const makeUsersRepository = Effect.gen(function*() {
   } as const
 })
 
-export class UsersRepository extends Context.Tag("@orgplane/server/identity/UsersRepository")<UsersRepository, Effect.Effect.Success<typeof makeUsersRepository>>() {
-  static readonly layer = Layer.effect(UsersRepository, makeUsersRepository)
+export class UsersRepository extends Context.Service<UsersRepository>()("@orgplane/server/identity/UsersRepository", { make }) {
+  static readonly layer = Layer.effect(this, this.make)
 }

@@ -1,6 +1,11 @@
-/** HTTP handlers of the Invitations group. Thin by design: the service authorizes. */
+/**
+ * HTTP handlers of the Invitations group. Thin by design: the service authorizes.
+ *
+ * The Effect 4 form of packages/server/src/invitations/Http.ts, whole.
+ */
 import { Api, CurrentActor, CurrentMember } from "@orgplane/schema"
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { group } from "../platform/HttpErrors.js"
 import { Invitations } from "./Invitations.js"
 
@@ -8,10 +13,10 @@ export const InvitationsHttp = group(Api, "invitations", (handlers) =>
   Effect.gen(function*() {
     const invitations = yield* Invitations
     return handlers
-      .handle("create", ({ payload }) => Effect.flatMap(CurrentMember, (caller) => invitations.create(caller, payload)))
-      .handle("list", ({ urlParams }) => Effect.flatMap(CurrentMember, (caller) => invitations.list(caller, urlParams)))
-      .handle("get", ({ path }) => Effect.flatMap(CurrentMember, (caller) => invitations.get(caller, path.invitationId)))
-      .handle("cancel", ({ path }) => Effect.flatMap(CurrentMember, (caller) => invitations.cancel(caller, path.invitationId)))
+      .handle("create", ({ payload }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => invitations.create(caller, payload)))
+      .handle("list", ({ query }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => invitations.list(caller, query)))
+      .handle("get", ({ params }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => invitations.get(caller, params.invitationId)))
+      .handle("cancel", ({ params }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => invitations.cancel(caller, params.invitationId)))
       .handle("accept", ({ payload }) =>
         Effect.flatMap(Effect.serviceOption(CurrentActor), (actor) => invitations.accept(actor, payload)))
       .handle("preview", ({ payload }) => invitations.preview(payload.token))

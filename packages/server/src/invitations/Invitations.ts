@@ -1,6 +1,9 @@
 /**
  * Invitations: owners and admins invite an email as a member or an admin; the invitee accepts with the token,
  * signed in as that email or by signing up in the same call.
+ *
+ * The Effect 4 form of packages/server/src/invitations/Invitations.ts, whole: the same checks in the same order, the
+ * same errors; the service is a `Context.Service` with `make` and a static `layer`.
  */
 import {
   type Actor,
@@ -17,10 +20,15 @@ import {
   Unauthorized,
   type User
 } from "@orgplane/schema"
-import { Context, Duration, Effect, Layer, Option } from "effect"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { Accounts } from "../identity/Accounts.js"
 import { Memberships } from "../identity/Memberships.js"
 import { Organizations } from "../identity/Organizations.js"
+import * as AuditRecorder from "../platform/AuditRecorder.js"
 import { ServerConfig } from "../platform/Config.js"
 import { Crypto } from "../platform/Crypto.js"
 import { makeId } from "../platform/Ids.js"
@@ -28,7 +36,6 @@ import { authorize } from "../platform/Principal.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
 import { InvitationsRepository } from "./InvitationsRepository.js"
-import * as AuditRecorder from "../platform/AuditRecorder.js"
 
 export const INVITE_TOKEN_PREFIX = "opi"
 export const INVITATION_TTL = Duration.days(7)
@@ -215,8 +222,8 @@ const make = Effect.gen(function*() {
   return { create, list, get, cancel, accept, preview } as const
 })
 
-export class Invitations extends Context.Tag("@orgplane/server/invitations/Invitations")<Invitations, Effect.Effect.Success<typeof make>>() {
-  static readonly layer = Layer.effect(Invitations, make).pipe(
+export class Invitations extends Context.Service<Invitations>()("@orgplane/server/invitations/Invitations", { make }) {
+  static readonly layer = Layer.effect(this, this.make).pipe(
     Layer.provide([
       InvitationsRepository.layer,
       Memberships.layer,

@@ -1,5 +1,11 @@
-/** Storage of invitations: only the token's hash is kept. `expired` is derived from `expires_at`, never stored. */
-import { Model, SqlClient } from "@effect/sql"
+/**
+ * Storage of invitations: only the token's hash is kept. `expired` is derived from `expires_at`, never stored.
+ *
+ * The Effect 4 form of packages/server/src/invitations/InvitationsRepository.ts, whole: the same statements, word
+ * for word. What differs under the same behaviour: `Model` comes from `effect/schema`, `Schema.typeSchema` is
+ * `Schema.toType`, `Schema.Literal(…)` is `Schema.Literals([…])`; the service is a `Context.Service` with `make` and a
+ * static `layer`.
+ */
 import {
   InvitableRole,
   Invitation,
@@ -9,7 +15,13 @@ import {
   MembershipId,
   OrganizationId
 } from "@orgplane/schema"
-import { Context, Effect, Layer, Option, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import { Model } from "effect/schema"
+import * as SqlClient from "effect/sql/SqlClient"
 import * as Keyset from "../platform/Keyset.js"
 import { classRow, DateColumn, execute, findAll, findOne, trustedClassRow } from "../platform/Statements.js"
 
@@ -19,7 +31,7 @@ export class InvitationRow extends Model.Class<InvitationRow>("InvitationRow")({
   email: Invitation.fields.email,
   role: InvitableRole,
   tokenHash: Model.Sensitive(Schema.String),
-  status: Schema.Literal("pending", "accepted", "canceled"),
+  status: Schema.Literals(["pending", "accepted", "canceled"]),
   createdByMembershipId: MembershipId,
   acceptedByMembershipId: Schema.NullOr(MembershipId),
   createdAt: DateColumn,
@@ -67,7 +79,7 @@ const makeInvitationsRepository = Effect.gen(function*() {
   const listRows = findAll({
     Request: Schema.Struct({
       organizationId: OrganizationId,
-      query: Schema.typeSchema(InvitationListQuery),
+      query: Schema.toType(InvitationListQuery),
       at: DateColumn,
       page: Keyset.PageRequest
     }),
@@ -105,7 +117,7 @@ const makeInvitationsRepository = Effect.gen(function*() {
   /** Which organization the invitation with this token hash belongs to, whatever its state: tokens are global. */
   const organizationOf = (tokenHash: string) =>
     sql<{ organizationId: OrganizationId }>`SELECT organization_id FROM invitations WHERE token_hash = ${tokenHash}`.pipe(
-      Effect.map((rows) => Option.fromNullable(rows[0]?.organizationId))
+      Effect.map((rows) => Option.fromNullishOr(rows[0]?.organizationId))
     )
 
   /** The organization's unexpired pending invitation with this token hash, locked; none once the organization is deleted. */
@@ -177,6 +189,8 @@ const makeInvitationsRepository = Effect.gen(function*() {
   return { list, find, preview, lock, lockPendingFor, countPending, organizationOf, lockRedeemable, insert, refresh, cancel, markAccepted } as const
 })
 
-export class InvitationsRepository extends Context.Tag("@orgplane/server/invitations/InvitationsRepository")<InvitationsRepository, Effect.Effect.Success<typeof makeInvitationsRepository>>() {
-  static readonly layer = Layer.effect(InvitationsRepository, makeInvitationsRepository)
+export class InvitationsRepository extends Context.Service<InvitationsRepository>()("@orgplane/server/invitations/InvitationsRepository", {
+  make: makeInvitationsRepository
+}) {
+  static readonly layer = Layer.effect(this, this.make)
 }

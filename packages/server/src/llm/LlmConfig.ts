@@ -5,9 +5,16 @@
  * read or decoded stops start-up with a message naming the file and what is wrong.
  */
 import { LlmCatalog } from "@orgplane/schema"
-import { Config, ConfigError, Context, Effect, Either, Layer, Option, ParseResult, Schema } from "effect"
+import * as Config from "effect/Config"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import * as Fs from "node:fs/promises"
 import { CATALOG_SNAPSHOT_JSON } from "./CatalogSnapshot.js"
+import { invalidSetting } from "../platform/Config.js"
 
 export interface LlmSettings {
   readonly catalog: LlmCatalog
@@ -15,7 +22,7 @@ export interface LlmSettings {
   readonly connectPerMinute: number
 }
 
-export class LlmConfig extends Context.Tag("@orgplane/server/llm/LlmConfig")<LlmConfig, LlmSettings>() {}
+export class LlmConfig extends Context.Service<LlmConfig, LlmSettings>()("@orgplane/server/llm/LlmConfig") {}
 
 export const defaultConnectPerMinute = 60
 
@@ -35,56 +42,65 @@ export interface Options {
   readonly llmConnectPerMinute?: number | undefined
 }
 
-const invalid = (name: string, message: string) => ConfigError.InvalidData([name], message)
+/** A refused setting, named (Effect 3's `ConfigError.InvalidData([name], message)` said where too). */
+const invalid = invalidSetting
 
-/** A catalog's JSON text, decoded and checked: each provider id once. */
-export const parseCatalog = (text: string): Either.Either<LlmCatalog, string> => {
+const decodeCatalog = Schema.decodeUnknownResult(LlmCatalog)
+
+/**
+ * A catalog's JSON text, decoded and checked: each provider id once. (A file that is not a catalog is described in
+ * Effect 4's words, every issue of it, after the same first line.)
+ */
+export const parseCatalog = (text: string): Result.Result<LlmCatalog, string> => {
   let parsed: unknown
   try {
     parsed = JSON.parse(text)
   } catch (error) {
-    return Either.left(`not JSON (${error instanceof Error ? error.message.split("\n")[0] : String(error)})`)
+    return Result.fail(`not JSON (${error instanceof Error ? error.message.split("\n")[0] : String(error)})`)
   }
-  const decoded = Schema.decodeUnknownEither(LlmCatalog, { errors: "all" })(parsed)
-  if (Either.isLeft(decoded)) return Either.left(`not an LLM provider catalog:\n${ParseResult.TreeFormatter.formatErrorSync(decoded.left)}`)
+  const decoded = decodeCatalog(parsed, { errors: "all" })
+  if (Result.isFailure(decoded)) return Result.fail(`not an LLM provider catalog:\n${decoded.failure.message}`)
   const seen = new Set<string>()
-  for (const [index, provider] of decoded.right.providers.entries()) {
-    if (seen.has(provider.id)) return Either.left(`providers[${index}].id "${provider.id}" appears twice`)
+  for (const [index, provider] of decoded.success.providers.entries()) {
+    if (seen.has(provider.id)) return Result.fail(`providers[${index}].id "${provider.id}" appears twice`)
     seen.add(provider.id)
   }
-  return Either.right(decoded.right)
+  return Result.succeed(decoded.success)
 }
 
 /** The shipped snapshot, decoded once: a broken snapshot is a bug of the package, not of the configuration. */
 const shipped = Effect.suspend(() =>
-  Either.match(parseCatalog(CATALOG_SNAPSHOT_JSON), {
-    onLeft: (message) => Effect.dieMessage(`The shipped LLM catalog is broken: ${message}`),
-    onRight: Effect.succeed
+  Result.match(parseCatalog(CATALOG_SNAPSHOT_JSON), {
+    onFailure: (message) => Effect.die(new Error(`The shipped LLM catalog is broken: ${message}`)),
+    onSuccess: Effect.succeed
   })
 )
 
-const readCatalog = (file: string): Effect.Effect<LlmCatalog, ConfigError.ConfigError> =>
+const readCatalog = (file: string): Effect.Effect<LlmCatalog, Config.ConfigError> =>
   Effect.tryPromise({
     try: () => Fs.readFile(file, "utf8"),
-    catch: (error) => invalid("ORGPLANE_LLM_CATALOG", `${file}: cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`)
+    catch: (error) => invalid("ORGPLANE_LLM_CATALOG", `${file}: cannot be read (${errorCode(error)})`)
   }).pipe(
-    Effect.flatMap((text) => Either.mapLeft(parseCatalog(text), (message) => invalid("ORGPLANE_LLM_CATALOG", `${file}: ${message}`)))
+    Effect.flatMap((text) => Effect.fromResult(Result.mapError(parseCatalog(text), (message) => invalid("ORGPLANE_LLM_CATALOG", `${file}: ${message}`))))
   )
 
-const fileFromEnvironment = Config.option(Config.string("ORGPLANE_LLM_CATALOG")).pipe(
+/** A file system error's code (`ENOENT`), else the error as text. */
+const errorCode = (error: unknown) =>
+  typeof error === "object" && error !== null && "code" in error && typeof error.code === "string" ? error.code : String(error)
+
+const fileFromEnvironment = Config.option(Config.String("ORGPLANE_LLM_CATALOG")).pipe(
   Config.map((value) => Option.getOrUndefined(Option.filter(value, (text) => text.trim() !== "")))
 )
-const perMinuteFromEnvironment = Config.integer("ORGPLANE_LLM_CONNECT_PER_MINUTE").pipe(Config.withDefault(defaultConnectPerMinute))
+const perMinuteFromEnvironment = Config.Int("ORGPLANE_LLM_CONNECT_PER_MINUTE").pipe(Config.withDefault(defaultConnectPerMinute))
 
-export const settings = (options: Options = {}): Effect.Effect<LlmSettings, ConfigError.ConfigError> =>
-  Effect.gen(function*() {
-    const file = options.llmCatalogFile ?? (yield* fileFromEnvironment)
-    const catalog = file === undefined ? yield* shipped : yield* readCatalog(file)
-    const connectPerMinute = options.llmConnectPerMinute ?? (yield* perMinuteFromEnvironment)
-    if (!Number.isInteger(connectPerMinute) || connectPerMinute < 1) {
-      return yield* Effect.fail(invalid("ORGPLANE_LLM_CONNECT_PER_MINUTE", "must be a whole number of at least 1"))
-    }
-    return { catalog, connectPerMinute }
-  })
+export const settings = Effect.fn("LlmConfig.settings")(function*(options: Options = {}) {
+  const file = options.llmCatalogFile ?? (yield* fileFromEnvironment)
+  const catalog = file === undefined ? yield* shipped : yield* readCatalog(file)
+  const connectPerMinute = options.llmConnectPerMinute ?? (yield* perMinuteFromEnvironment)
+  if (!Number.isInteger(connectPerMinute) || connectPerMinute < 1) {
+    return yield* Effect.fail(invalid("ORGPLANE_LLM_CONNECT_PER_MINUTE", "must be a whole number of at least 1"))
+  }
+  return { catalog, connectPerMinute } satisfies LlmSettings
+})
 
 export const layer = (options: Options = {}) => Layer.effect(LlmConfig, settings(options))

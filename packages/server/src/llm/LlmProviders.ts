@@ -3,42 +3,52 @@
  * admins, the creator and members granted `manager`), the write-only credential, and the two operations that use
  * it: connect (the secret, to a caller a grant reaches, rate-limited and recorded) and test (the provider's model
  * list, through the outbound guard).
+ *
+ * The Effect 4 form of packages/server/src/llm/LlmProviders.ts, whole: the same rules, writes and messages. What
+ * differs under the same behaviour: the stored secrets decode with `Schema.fromJsonString`; a provider read with the
+ * reader's rank is used as the row it holds (its columns' type) rather than cast to the row class; resources are
+ * built with `disableChecks`; errors are failed with `Effect.fail`; the service is a `Context.Service` with `make`
+ * and a static `layer`.
  */
 import {
+  type AccessListQuery,
   Conflict,
+  type CreateAccessGrantRequest,
   type CreateLlmProviderRequest,
   InvalidRequest,
   type LlmCatalogProvider,
   type LlmCatalogQuery,
   type LlmConnection,
   type LlmCredentialInput,
-  LlmProvider,
   type LlmModel,
   type LlmModelInput,
+  LlmProvider,
   type LlmProviderId,
   type LlmProviderListQuery,
   NotFound,
   RateLimited,
   type SetLlmCredentialRequest,
-  type UpdateLlmProviderRequest,
-  type AccessListQuery,
-  type CreateAccessGrantRequest
+  type UpdateLlmProviderRequest
 } from "@orgplane/schema"
-import { SqlClient } from "@effect/sql"
-import { Context, Effect, Layer, Option, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as SqlClient from "effect/sql/SqlClient"
 import { Access, insufficientAccess, LlmProviderKind } from "../access/Access.js"
+import { describeChange } from "../platform/AuditRecorder.js"
 import { ServerConfig } from "../platform/Config.js"
 import { Crypto } from "../platform/Crypto.js"
 import { makeId } from "../platform/Ids.js"
 import { checkUserMember, Outbound } from "../platform/Outbound.js"
-import { describeChange } from "../platform/AuditRecorder.js"
 import { actingMembershipId, authorize, type Principal } from "../platform/Principal.js"
 import { RateLimiter } from "../platform/RateLimiter.js"
 import { bind, SecretColumns } from "../platform/SecretColumns.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
 import { LlmConfig } from "./LlmConfig.js"
-import { type LlmProviderRow, LlmProvidersRepository, type LlmProviderView, type Reader } from "./LlmProvidersRepository.js"
+import { LlmProvidersRepository, type LlmProviderView, type Reader } from "./LlmProvidersRepository.js"
 import { listModels } from "./ProviderModels.js"
 
 const catalogProviderNotFound = (id: string) =>
@@ -48,8 +58,13 @@ const noCredential = () =>
   new Conflict({ error: "llm_provider_no_credential", message: "The LLM provider has no credential yet: set one first (PUT .../credential)." })
 
 /** The stored secret parts of a credential (the ciphertext's plaintext). */
-const StoredCredential = Schema.parseJson(Schema.Struct({ apiKey: Schema.optional(Schema.String), accessToken: Schema.optional(Schema.String), refreshToken: Schema.optional(Schema.String) }))
-const StoredHeaders = Schema.parseJson(Schema.Record({ key: Schema.String, value: Schema.String }))
+const StoredCredential = Schema.fromJsonString(
+  Schema.Struct({ apiKey: Schema.optional(Schema.String), accessToken: Schema.optional(Schema.String), refreshToken: Schema.optional(Schema.String) })
+)
+const StoredHeaders = Schema.fromJsonString(Schema.Record(Schema.String, Schema.String))
+
+/** A provider's stored columns: a row, or a reader's view of one (which adds the reader's rank). */
+type ProviderColumns = Omit<LlmProviderView, "accessRank" | "usable">
 
 /** The allow-list as stored: each model's figures, the override given, else the catalog's, else null. */
 export const resolveModels = (
@@ -58,11 +73,11 @@ export const resolveModels = (
 ): Effect.Effect<ReadonlyArray<LlmModel>, InvalidRequest> => {
   const known = new Map(catalog?.models.map((model) => [model.id, model]))
   const unknown = catalog === undefined ? [] : inputs.flatMap((input, index) => known.has(input.id) ? [] : [index])
-  if (unknown.length > 0) {
+  if (catalog !== undefined && unknown.length > 0) {
     return Effect.fail(new InvalidRequest({
       details: unknown.map((index) => ({
         path: ["models", index, "id"],
-        message: `is not a model of the catalog provider "${catalog!.id}" (GET /v1/llm-provider-catalog?provider=${catalog!.id} lists them)`
+        message: `is not a model of the catalog provider "${catalog.id}" (GET /v1/llm-provider-catalog?provider=${catalog.id} lists them)`
       }))
     }))
   }
@@ -81,7 +96,7 @@ export const resolveModels = (
   }))
 }
 
-const toApi = (row: LlmProviderRow, rank: number) =>
+const toApi = (row: ProviderColumns, rank: number) =>
   new LlmProvider({
     id: row.id,
     organizationId: row.organizationId,
@@ -100,9 +115,9 @@ const toApi = (row: LlmProviderRow, rank: number) =>
     createdByOrgMembershipId: row.createdByMembershipId,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt
-  }, true)
+  }, { disableChecks: true })
 
-const viewToApi = (view: LlmProviderView) => toApi(view as unknown as LlmProviderRow, view.accessRank)
+const viewToApi = (view: LlmProviderView) => toApi(view, view.accessRank)
 
 const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -125,16 +140,16 @@ const make = Effect.gen(function*() {
   /** Manager access on row `p`: every row for owners and admins, the ones they manage for members. */
   const manageable = (principal: Principal) => sql`${access.rank(principal, LlmProviderKind, "p")} >= 3`
 
-  const secretsOf = (row: LlmProviderRow) =>
+  const secretsOf = (row: ProviderColumns) =>
     Effect.gen(function*() {
-      if (row.credentialCiphertext === null || row.credentialType === null) return yield* noCredential()
+      if (row.credentialCiphertext === null || row.credentialType === null) return yield* Effect.fail(noCredential())
       const plain = yield* crypto.decrypt(row.credentialCiphertext, bind(SecretColumns.llmCredential, row.organizationId, row.id))
-      const stored = yield* Schema.decode(StoredCredential)(plain).pipe(Effect.orDie)
+      const stored = yield* Schema.decodeEffect(StoredCredential)(plain).pipe(Effect.orDie)
       const headers = row.headersCiphertext === null
         ? {}
         : yield* Effect.flatMap(
           crypto.decrypt(row.headersCiphertext, bind(SecretColumns.llmHeaders, row.organizationId, row.id)),
-          (text) => Effect.orDie(Schema.decode(StoredHeaders)(text))
+          (text) => Effect.orDie(Schema.decodeEffect(StoredHeaders)(text))
         )
       const secret = row.credentialType === "api_key" ? stored.apiKey ?? "" : stored.accessToken ?? ""
       return { type: row.credentialType, secret, headers }
@@ -163,7 +178,7 @@ const make = Effect.gen(function*() {
     yield* authorize(principal, "llmProviders.use")
     if (query.provider === undefined) return catalog
     const provider = catalogProvider(query.provider)
-    if (provider === undefined) return yield* catalogProviderNotFound(query.provider)
+    if (provider === undefined) return yield* Effect.fail(catalogProviderNotFound(query.provider))
     return { ...catalog, providers: [provider] }
   })
 
@@ -171,7 +186,7 @@ const make = Effect.gen(function*() {
     yield* authorize(principal, "llmProviders.create")
     const fromCatalog = input.catalogProviderId === undefined ? undefined : catalogProvider(input.catalogProviderId)
     if (input.catalogProviderId !== undefined && fromCatalog === undefined) {
-      return yield* InvalidRequest.field(["catalogProviderId"], `is not a provider of the LLM catalog (GET /v1/llm-provider-catalog lists them)`)
+      return yield* Effect.fail(InvalidRequest.field(["catalogProviderId"], `is not a provider of the LLM catalog (GET /v1/llm-provider-catalog lists them)`))
     }
     const apiStyle = input.apiStyle ?? fromCatalog?.apiStyle
     const baseUrl = input.baseUrl ?? fromCatalog?.baseUrl
@@ -179,7 +194,7 @@ const make = Effect.gen(function*() {
       ...(apiStyle === undefined ? [{ path: ["apiStyle"], message: "is required for a custom provider (without catalogProviderId)" }] : []),
       ...(baseUrl === undefined ? [{ path: ["baseUrl"], message: "is required for a custom provider (without catalogProviderId)" }] : [])
     ]
-    if (missing.length > 0 || apiStyle === undefined || baseUrl === undefined) return yield* new InvalidRequest({ details: missing })
+    if (missing.length > 0 || apiStyle === undefined || baseUrl === undefined) return yield* Effect.fail(new InvalidRequest({ details: missing }))
     const models = yield* resolveModels(input.models, fromCatalog)
     if (input.baseUrl !== undefined) yield* checkUrl(input.baseUrl)
     const id = yield* makeId("llp")
@@ -243,9 +258,10 @@ const make = Effect.gen(function*() {
     Effect.gen(function*() {
       if (options.lock) yield* repository.lock(principal.organization.id, id)
       const found = yield* repository.view(principal.organization.id, id, reader(principal))
-      if (Option.isNone(found) || found.value.accessRank < 1) return yield* LlmProviderKind.notFound()
-      if (found.value.accessRank < 3) return yield* insufficientAccess(LlmProviderKind, "manager")
-      return found.value as unknown as LlmProviderRow
+      if (Option.isNone(found) || found.value.accessRank < 1) return yield* Effect.fail(LlmProviderKind.notFound())
+      if (found.value.accessRank < 3) return yield* Effect.fail(insufficientAccess(LlmProviderKind, "manager"))
+      const row: ProviderColumns = found.value
+      return row
     })
   const lockManaged = (principal: Principal, id: LlmProviderId) => managed(principal, id, { lock: true })
 
@@ -258,7 +274,7 @@ const make = Effect.gen(function*() {
       const before = yield* read(principal, id)
       const fromCatalog = row.catalogProviderId === null ? undefined : catalogProvider(row.catalogProviderId)
       if (row.catalogProviderId !== null && fromCatalog === undefined && input.models !== undefined) {
-        return yield* InvalidRequest.field(["models"], `cannot be checked: the LLM catalog no longer has the provider "${row.catalogProviderId}"`)
+        return yield* Effect.fail(InvalidRequest.field(["models"], `cannot be checked: the LLM catalog no longer has the provider "${row.catalogProviderId}"`))
       }
       const models = input.models === undefined ? undefined : yield* resolveModels(input.models, fromCatalog)
       const at = yield* now
@@ -307,13 +323,13 @@ const make = Effect.gen(function*() {
     if (membershipId !== null) {
       const decision = yield* orUnavailable(limiter.hit(`llm-connect:${principal.organization.id}:${membershipId}`, connectPerMinute, "1 minute"))
       if (!decision.allowed) {
-        return yield* RateLimited.after(decision.retryAfterSeconds, `Too many connect reads: at most ${connectPerMinute} a minute. Retry in ${decision.retryAfterSeconds} seconds.`)
+        return yield* Effect.fail(RateLimited.after(decision.retryAfterSeconds, `Too many connect reads: at most ${connectPerMinute} a minute. Retry in ${decision.retryAfterSeconds} seconds.`))
       }
     }
     yield* orUnavailable(access.requireUsable(principal, LlmProviderKind, id))
     const found = yield* orUnavailable(repository.view(principal.organization.id, id, reader(principal)))
-    if (Option.isNone(found)) return yield* LlmProviderKind.notFound()
-    const row = found.value as unknown as LlmProviderRow
+    if (Option.isNone(found)) return yield* Effect.fail(LlmProviderKind.notFound())
+    const row: ProviderColumns = found.value
     const secrets = yield* secretsOf(row)
     const at = yield* now
     yield* orUnavailable(repository.touch(principal.organization.id, id, at))
@@ -362,8 +378,8 @@ const make = Effect.gen(function*() {
   return { readCatalog, create, list, get, update, setCredential, remove, connect, test, grant, listGrants, revoke } as const
 })
 
-export class LlmProviders extends Context.Tag("@orgplane/server/llm/LlmProviders")<LlmProviders, Effect.Effect.Success<typeof make>>() {
-  static readonly layer = Layer.effect(LlmProviders, make).pipe(
+export class LlmProviders extends Context.Service<LlmProviders>()("@orgplane/server/llm/LlmProviders", { make }) {
+  static readonly layer = Layer.effect(this, this.make).pipe(
     Layer.provide([
       LlmProvidersRepository.layer,
       Access.layer,

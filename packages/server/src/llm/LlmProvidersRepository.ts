@@ -2,10 +2,19 @@
  * Storage of LLM providers (`llm_providers`), always by organization. Rows carry the encrypted credential and
  * headers (`LlmProviderRow`); decrypt them with platform/Crypto.ts and never return or log what they hold. Readers
  * pass the SQL conditions of their access (`Reader`, from access/Access.ts) so lists filter in the database.
+ *
+ * The Effect 4 form of packages/server/src/llm/LlmProvidersRepository.ts, whole: the same statements, word for word.
+ * What differs under the same behaviour: `Model` comes from `effect/schema`, the models column is
+ * `Schema.fromJsonString` (Effect 3's `parseJson`); the service is a `Context.Service` with `make` and a static `layer`.
  */
-import { Model, SqlClient, type Statement } from "@effect/sql"
 import { Conflict, LlmModel, LlmProvider, LlmProviderId, MembershipId, OrganizationId } from "@orgplane/schema"
-import { Context, Effect, Layer, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import { Model } from "effect/schema"
+import * as SqlClient from "effect/sql/SqlClient"
+import type * as Statement from "effect/sql/Statement"
 import * as Keyset from "../platform/Keyset.js"
 import { catchUniqueViolation } from "../platform/Sql.js"
 import { DateColumn, execute, findAll, findOne } from "../platform/Statements.js"
@@ -23,8 +32,8 @@ export class LlmProviderRow extends Model.Class<LlmProviderRow>("LlmProviderRow"
   /** The extra headers as a JSON object, encrypted; null when there are none. */
   headersCiphertext: Model.Sensitive(Schema.NullOr(Schema.String)),
   /** Read as text (`models::text`) and parsed here: the driver's name transform would rewrite a parsed object's keys. */
-  models: Schema.parseJson(Schema.Array(LlmModel)),
-  credentialType: Schema.NullOr(Schema.Literal("api_key", "oauth")),
+  models: Schema.fromJsonString(Schema.Array(LlmModel)),
+  credentialType: Schema.NullOr(Schema.Literals(["api_key", "oauth"])),
   /** `{apiKey}` or `{accessToken, refreshToken?}` as JSON, encrypted. */
   credentialCiphertext: Model.Sensitive(Schema.NullOr(Schema.String)),
   credentialExpiresAt: Schema.NullOr(DateColumn),
@@ -81,7 +90,7 @@ export interface NewCredential {
   readonly credentialExpiresAt: Date | null
 }
 
-const makeLlmProvidersRepository = Effect.gen(function*() {
+const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
 
   /** A text[] parameter (the driver's arrays would be spread by the statement compiler). */
@@ -174,6 +183,6 @@ const makeLlmProvidersRepository = Effect.gen(function*() {
   return { insert, view, list, lock, update, setCredential, touch, remove } as const
 })
 
-export class LlmProvidersRepository extends Context.Tag("@orgplane/server/llm/LlmProvidersRepository")<LlmProvidersRepository, Effect.Effect.Success<typeof makeLlmProvidersRepository>>() {
-  static readonly layer = Layer.effect(LlmProvidersRepository, makeLlmProvidersRepository)
+export class LlmProvidersRepository extends Context.Service<LlmProvidersRepository>()("@orgplane/server/llm/LlmProvidersRepository", { make }) {
+  static readonly layer = Layer.effect(this, this.make)
 }

@@ -7,10 +7,16 @@
  * Whatever goes wrong is a 502 `llm_provider_api_error` whose message quotes the provider's status and the start of
  * its answer with every secret of the request scrubbed out: providers echo keys back ("Incorrect API key provided:
  * sk-...").
+ *
+ * The Effect 4 form of packages/server/src/llm/ProviderModels.ts, whole: the same requests, scrubbing and messages.
+ * What differs under the same behaviour: `HttpClientRequest` comes from `effect/http`, the answer is decoded with
+ * `Schema.decodeUnknownEffect`.
  */
-import { HttpClientRequest } from "@effect/platform"
 import { type LlmApiStyle, LlmProviderApiError } from "@orgplane/schema"
-import { Duration, Effect, Schema } from "effect"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as HttpClientRequest from "effect/http/HttpClientRequest"
+import * as Schema from "effect/Schema"
 import type { OutboundError, OutboundService } from "../platform/Outbound.js"
 
 /** How long one request of the test may take, and the largest answer read (a long model list is ~100 KB). */
@@ -95,7 +101,7 @@ export const listModels = Effect.fn("ProviderModels.listModels")(function*(outbo
       ))
     }
     const parsed = yield* Effect.try(() => JSON.parse(new TextDecoder().decode(answer.body)) as unknown).pipe(
-      Effect.flatMap(Schema.decodeUnknown(ModelList)),
+      Effect.flatMap(Schema.decodeUnknownEffect(ModelList)),
       Effect.mapError(() =>
         failure(`Listing the provider's models failed: the provider answered ${answer.status} with something that is not a model list ({"data": [{"id": ...}]}).`, false, answer.status)
       )

@@ -1,6 +1,11 @@
-/** HTTP handlers of the MCP Authorization group. Thin: the OAuth service authorizes and decides. */
+/**
+ * HTTP handlers of the MCP Authorization group. Thin: the OAuth service authorizes and decides.
+ *
+ * The Effect 4 form of packages/server/src/mcp/AuthorizationHttp.ts, whole.
+ */
 import { Api, CurrentMember } from "@orgplane/schema"
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { group } from "../platform/HttpErrors.js"
 import { requestBaseUrl } from "../platform/PublicUrl.js"
 import { OAuth } from "./OAuth.js"
@@ -10,11 +15,11 @@ export const McpAuthorizationHttp = group(Api, "mcpAuthorization", (handlers) =>
   Effect.gen(function*() {
     const oauth = yield* OAuth
     return handlers
-      .handle("connect", ({ path }) =>
-        Effect.flatMap(CurrentMember, (caller) => Effect.flatMap(requestBaseUrl, (base) => oauth.connect(caller, path.connectionId, base))))
-      .handle("callback", ({ urlParams }) => oauth.callback(urlParams))
-      .handle("disconnect", ({ path }) => Effect.flatMap(CurrentMember, (caller) => oauth.disconnect(caller, path.connectionId)))
-      .handle("disconnectMine", ({ path }) => Effect.flatMap(CurrentMember, (caller) => oauth.disconnectMine(caller, path.connectionId)))
+      .handle("connect", ({ params }) =>
+        Effect.flatMap(Effect.service(CurrentMember), (caller) => Effect.flatMap(requestBaseUrl, (base) => oauth.connect(caller, params.connectionId, base))))
+      .handle("callback", ({ query }) => oauth.callback(query))
+      .handle("disconnect", ({ params }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => oauth.disconnect(caller, params.connectionId)))
+      .handle("disconnectMine", ({ params }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => oauth.disconnectMine(caller, params.connectionId)))
       .handle("clientMetadata", () => Effect.map(requestBaseUrl, clientMetadataDocument))
   }))
 

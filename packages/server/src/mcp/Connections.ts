@@ -4,6 +4,9 @@
  *
  * `none` and `apikey` connections are checked live (an MCP `initialize`) before anything is written, outside any
  * transaction: a transaction may run again, a request to a third party must not.
+ *
+ * The Effect 4 form of packages/server/src/mcp/Connections.ts, whole; the service is a `Context.Service` with `make` and
+ * a static `layer`.
  */
 import {
   type CloudConnection,
@@ -21,7 +24,11 @@ import {
   type UpdateMcpConnectionRequest,
   type UpdateMcpToolPolicyRequest
 } from "@orgplane/schema"
-import { Context, Effect, FiberRef, HashMap, Layer, Option } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as References from "effect/References"
 import { randomUUID } from "node:crypto"
 import { Access, McpConnectionKind } from "../access/Access.js"
 import { ServerConfig } from "../platform/Config.js"
@@ -47,10 +54,8 @@ type Detail = { readonly path: ReadonlyArray<string>; readonly message: string }
 
 /** The id of the request being served (`RequestLog` annotates its logs with it); a fresh one, logged, outside a request. */
 const requestId = Effect.gen(function*() {
-  // A built-in FiberRef: Effect 4's `References.CurrentLogAnnotations` (issue 46, step 3).
-  const annotations = yield* FiberRef.get(FiberRef.currentLogAnnotations)
-  const current = HashMap.get(annotations, "requestId")
-  if (Option.isSome(current) && typeof current.value === "string") return current.value
+  const current = yield* References.CurrentLogAnnotations.useSync((annotations) => annotations["requestId"])
+  if (typeof current === "string") return current
   const fresh = randomUUID()
   yield* Effect.logInfo("MCP connection check outside a request").pipe(Effect.annotateLogs("referenceId", fresh))
   return fresh
@@ -111,12 +116,12 @@ export const present = (
     createdByOrgMembershipId: view.createdByMembershipId,
     createdAt: view.createdAt,
     updatedAt: view.updatedAt
-  }, true)
+  }, { disableChecks: true })
 }
 
 /** Rows as their reader sees them, with the reader's own credentials on the `per_member` ones read in one statement. */
 export const presentViews = Effect.fn("McpConnections.presentViews")(function*(
-  connections: Context.Tag.Service<ConnectionsRepository>,
+  connections: ConnectionsRepository["Service"],
   principal: Principal,
   views: ReadonlyArray<McpConnectionView>,
   presets: ReadonlyArray<McpPreset> = Presets.BUILT_IN
@@ -135,8 +140,8 @@ export const presentViews = Effect.fn("McpConnections.presentViews")(function*(
  * member, one a grant reaches), by config object: three statements whatever the number of objects.
  */
 export const cloudConnections = Effect.fn("McpConnections.cloudConnections")(function*(
-  connections: Context.Tag.Service<ConnectionsRepository>,
-  access: Context.Tag.Service<Access>,
+  connections: ConnectionsRepository["Service"],
+  access: Access["Service"],
   principal: Principal,
   ids: ReadonlyArray<ConfigObjectId>,
   presets: ReadonlyArray<McpPreset> = Presets.BUILT_IN
@@ -408,8 +413,8 @@ const make = Effect.gen(function*() {
   return { create, list, get, update, remove, getToolPolicy, setToolPolicy, grant, listGrants, revoke } as const
 })
 
-export class Connections extends Context.Tag("@orgplane/server/mcp/Connections")<Connections, Effect.Effect.Success<typeof make>>() {
-  static readonly layer = Layer.effect(Connections, make).pipe(
+export class Connections extends Context.Service<Connections>()("@orgplane/server/mcp/Connections", { make }) {
+  static readonly layer = Layer.effect(this, this.make).pipe(
     Layer.provide([
       ConnectionsRepository.layer,
       Access.layer

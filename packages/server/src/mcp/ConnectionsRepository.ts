@@ -6,8 +6,11 @@
  * included (`McpConnectionRow`: the API key, the shared tokens, the OAuth client secret, the tool policy and what
  * readiness needs), and `findMemberCredential` a member's own credential row (`McpMemberCredentialRow`). Decrypt
  * with platform/Crypto.ts; never return or log what they hold.
+ *
+ * The Effect 4 form of packages/server/src/mcp/ConnectionsRepository.ts, whole: the same statements, word for word.
+ * What differs under the same behaviour: `Model` comes from `effect/schema`; the service is a `Context.Service` with
+ * `make` and a static `layer`.
  */
-import { Model, SqlClient, type Statement } from "@effect/sql"
 import {
   ConfigObjectId,
   Conflict,
@@ -19,7 +22,13 @@ import {
   MembershipId,
   OrganizationId
 } from "@orgplane/schema"
-import { Context, Effect, Layer, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import { Model } from "effect/schema"
+import * as SqlClient from "effect/sql/SqlClient"
+import type * as Statement from "effect/sql/Statement"
 import * as Keyset from "../platform/Keyset.js"
 import { catchUniqueViolation } from "../platform/Sql.js"
 import { DateColumn, execute, findAll, findOne } from "../platform/Statements.js"
@@ -106,7 +115,7 @@ export interface OAuthChanges {
   readonly requestedScopes?: ReadonlyArray<string> | undefined
 }
 
-const makeConnectionsRepository = Effect.gen(function*() {
+const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
 
   /** A text[] parameter (the driver's arrays would be spread by the statement compiler). */
@@ -332,6 +341,6 @@ const makeConnectionsRepository = Effect.gen(function*() {
   } as const
 })
 
-export class ConnectionsRepository extends Context.Tag("@orgplane/server/mcp/ConnectionsRepository")<ConnectionsRepository, Effect.Effect.Success<typeof makeConnectionsRepository>>() {
-  static readonly layer = Layer.effect(ConnectionsRepository, makeConnectionsRepository)
+export class ConnectionsRepository extends Context.Service<ConnectionsRepository>()("@orgplane/server/mcp/ConnectionsRepository", { make }) {
+  static readonly layer = Layer.effect(this, this.make)
 }

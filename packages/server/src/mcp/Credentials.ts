@@ -8,11 +8,17 @@
  * When the write finds another version, another refresh won: its token is read back and used, so a newer refresh
  * token is never overwritten. An authorization server that rotates refresh tokens refuses the loser's (already
  * used) one with `invalid_grant`: before calling that a rejection the loser waits a moment for the winner's write.
+ *
+ * The Effect 4 form of packages/server/src/mcp/Credentials.ts, whole; the service is a `Context.Service` with `make`
+ * and a static `layer`.
  */
 import { InvalidGrantError } from "@modelcontextprotocol/sdk/server/auth/errors.js"
 import type { AuthorizationServerMetadata, OAuthClientInformationMixed } from "@modelcontextprotocol/sdk/shared/auth.js"
 import { ConnectionNotReady, type ServiceUnavailable } from "@orgplane/schema"
-import { Context, Effect, Layer, Option } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { refreshAuthorization } from "../integrations/mcp/McpSdk.js"
 import { Crypto } from "../platform/Crypto.js"
 import { bind, type Binding, SecretColumns } from "../platform/SecretColumns.js"
@@ -146,7 +152,7 @@ const make = Effect.gen(function*() {
       const secret = connection.oauthClientSecretCiphertext === null
         ? undefined
         : yield* decrypt(connection.oauthClientSecretCiphertext, bind(SecretColumns.mcpOAuthClientSecret, connection.organizationId, connection.id))
-      const answer = yield* Effect.either(Effect.tryPromise({
+      const answer = yield* Effect.result(Effect.tryPromise({
         try: () =>
           refreshAuthorization(metadata.issuer, {
             metadata,
@@ -157,8 +163,8 @@ const make = Effect.gen(function*() {
           }),
         catch: (error) => error
       }))
-      if (answer._tag === "Left") {
-        const error = answer.left
+      if (answer._tag === "Failure") {
+        const error = answer.failure
         if (!(error instanceof InvalidGrantError)) {
           yield* Effect.logWarning(`MCP connection ${connection.id}: token refresh failed: ${describe(error)}`)
           // Still valid for a moment: use it, the next call tries again.
@@ -176,11 +182,11 @@ const make = Effect.gen(function*() {
         ))
       }
       const tokens = yield* Effect.mapError(
-        Effect.provideService(encryptTokens(answer.right, at, credential.grantedScopes, tokenBindings(target)), Crypto, crypto),
+        Effect.provideService(encryptTokens(answer.success, at, credential.grantedScopes, tokenBindings(target)), Crypto, crypto),
         (error) => notReady(`The refreshed credential cannot be stored: ${error.message}`)
       )
       const written = yield* orUnavailable(repository.compareAndSet(target, credential.credentialVersion, tokens, yield* now))
-      if (written) return answer.right.access_token
+      if (written) return answer.success.access_token
       return yield* usable(connection, target, yield* orUnavailable(repository.find(target)))
     })
 
@@ -263,6 +269,6 @@ const make = Effect.gen(function*() {
   return { headersFor, accessToken, renewAfterRejection } as const
 })
 
-export class Credentials extends Context.Tag("@orgplane/server/mcp/Credentials")<Credentials, Effect.Effect.Success<typeof make>>() {
-  static readonly layer = Layer.effect(Credentials, make).pipe(Layer.provide(CredentialsRepository.layer))
+export class Credentials extends Context.Service<Credentials>()("@orgplane/server/mcp/Credentials", { make }) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide(CredentialsRepository.layer))
 }

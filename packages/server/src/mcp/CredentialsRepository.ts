@@ -3,16 +3,23 @@
  * client columns of `mcp_connections`, `mcp_member_credentials`, `mcp_oauth_authorizations`). The connection row
  * itself is read with ConnectionsRepository (`findRow`). Every write of a
  * token is a compare-and-set on `credential_version`, so a refresh never overwrites a newer one.
+ *
+ * The Effect 4 form of packages/server/src/mcp/CredentialsRepository.ts, whole: the same statements, word for word;
+ * the service is a `Context.Service` with `make` and a static `layer`.
  */
-import { SqlClient } from "@effect/sql"
-import type { SqlError } from "@effect/sql/SqlError"
 import {
   ExternalMcpConnectionId,
   McpRegistrationSource,
   MembershipId,
   OrganizationId
 } from "@orgplane/schema"
-import { Context, Effect, Layer, Option, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as SqlClient from "effect/sql/SqlClient"
+import type { SqlError } from "effect/sql/SqlError"
 import { bindTokens, McpMemberTokens, McpSharedTokens, type TokenBindings } from "../platform/SecretColumns.js"
 import { DateColumn, execute, findOne } from "../platform/Statements.js"
 import { NewTokens, StoredCredential } from "../platform/StoredCredential.js"
@@ -36,7 +43,7 @@ export const AuthorizationRow = Schema.Struct({
   id: Schema.String,
   mcpConnectionId: ExternalMcpConnectionId,
   membershipId: MembershipId,
-  target: Schema.Literal("shared", "member"),
+  target: Schema.Literals(["shared", "member"]),
   codeVerifierCiphertext: Schema.String,
   redirectUri: Schema.String,
   oauthClientId: Schema.String,
@@ -275,6 +282,6 @@ const make = Effect.gen(function*() {
   } as const
 })
 
-export class CredentialsRepository extends Context.Tag("@orgplane/server/mcp/CredentialsRepository")<CredentialsRepository, Effect.Effect.Success<typeof make>>() {
-  static readonly layer = Layer.effect(CredentialsRepository, make)
+export class CredentialsRepository extends Context.Service<CredentialsRepository>()("@orgplane/server/mcp/CredentialsRepository", { make }) {
+  static readonly layer = Layer.effect(this, this.make)
 }

@@ -1,4 +1,8 @@
-/** The phase of a request in an MCP exchange (the reference's rules), from its URL and body. */
+/**
+ * The phase of a request in an MCP exchange (the reference's rules), from its URL and body.
+ *
+ * The Effect 4 form of packages/server/src/mcp/ExchangePhase.ts, whole.
+ */
 import type { Exchange } from "./Inspection.js"
 
 const samePath = (a: string, b: string) => {

@@ -1,5 +1,9 @@
-/** The MCP area's HTTP layer: the Connections, Discovery, Tools and Authorization groups, each over its own service. */
-import { Layer } from "effect"
+/**
+ * The MCP area's HTTP layer: the Connections, Discovery, Tools and Authorization groups, each over its own service.
+ *
+ * The Effect 4 form of packages/server/src/mcp/Http.ts, whole.
+ */
+import * as Layer from "effect/Layer"
 import * as AuthorizationHttp from "./AuthorizationHttp.js"
 import * as ConnectionsHttp from "./ConnectionsHttp.js"
 import * as DiscoveryHttp from "./DiscoveryHttp.js"

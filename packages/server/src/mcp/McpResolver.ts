@@ -3,9 +3,14 @@
  * address, product name), match a curated preset, otherwise build at most 5 candidate endpoints in order of preference,
  * discover them all at once (each bounded by the probe timeout), and answer the first in order of preference,
  * not the first to answer, that qualifies. The rules are pure functions, tested one by one; `resolve` runs them.
+ *
+ * The Effect 4 form of packages/server/src/mcp/McpResolver.ts, whole.
  */
 import { type MemberContext, type McpDiscovery, type McpPreset, type McpResolveResult, SECRET_QUERY_MEMBERS } from "@orgplane/schema"
-import { Context, type Duration, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Net from "node:net"
 import { Outbound } from "../platform/Outbound.js"
 import { authorize } from "../platform/Principal.js"
@@ -182,7 +187,7 @@ const probe = (url: string, timeout: Duration.Duration): Effect.Effect<Probed, n
     Effect.map((discovery): Probed => ({ discovery })),
     Effect.catchTag("DiscoveryRefused", (error) => Effect.succeed<Probed>({ refused: error.message })),
     Effect.orElseSucceed((): Probed => ({})),
-    Effect.catchAllDefect((defect) => Effect.as(Effect.logWarning("MCP discovery failed unexpectedly", defect), {}))
+    Effect.catchDefect((defect) => Effect.as(Effect.logWarning("MCP discovery failed unexpectedly", defect), {}))
   )
 
 /** `refused` for the answer: the candidates the guard refused, when there are any. */
@@ -249,6 +254,6 @@ const make = Effect.gen(function*() {
  * presets and the probe timeout from its caller's context (its requirements say so), like the database, rather than
  * from one captured when the service was built.
  */
-export class McpResolver extends Context.Tag("@orgplane/server/mcp/McpResolver")<McpResolver, Effect.Effect.Success<typeof make>>() {
-  static readonly layer = Layer.effect(McpResolver, make)
+export class McpResolver extends Context.Service<McpResolver>()("@orgplane/server/mcp/McpResolver", { make }) {
+  static readonly layer = Layer.effect(this, this.make)
 }

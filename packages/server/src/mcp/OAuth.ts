@@ -8,6 +8,9 @@
  * `state` is signed (platform/OAuthState.ts) and checked as every callback checks it (platform/OAuthCallback.ts). The
  * pending authorization it names holds the PKCE verifier (encrypted), whose credential the tokens become, and its
  * expiry (10 minutes); it is used once.
+ *
+ * The Effect 4 form of packages/server/src/mcp/OAuth.ts, whole; the service is a `Context.Service` with `make` and a
+ * static `layer`.
  */
 import { OAuthError } from "@modelcontextprotocol/sdk/server/auth/errors.js"
 import {
@@ -21,7 +24,11 @@ import {
   NotFound,
   type OrganizationId
 } from "@orgplane/schema"
-import { Context, Duration, Effect, Layer, Option } from "effect"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { ServerConfig } from "../platform/Config.js"
 import { Crypto } from "../platform/Crypto.js"
 import { bind, type Binding, SecretColumns } from "../platform/SecretColumns.js"
@@ -334,7 +341,7 @@ const make = Effect.gen(function*() {
           fetchFn
         }),
       catch: (cause) => cause
-    }).pipe(Effect.catchAll((cause): Effect.Effect<never, InvalidRequest | ConnectionValidationFailed> =>
+    }).pipe(Effect.catch((cause): Effect.Effect<never, InvalidRequest | ConnectionValidationFailed> =>
       cause instanceof OAuthError
         ? Effect.fail(refused(
           "code",
@@ -391,8 +398,8 @@ const make = Effect.gen(function*() {
   return { connect, callback, disconnect, disconnectMine } as const
 })
 
-export class OAuth extends Context.Tag("@orgplane/server/mcp/OAuth")<OAuth, Effect.Effect.Success<typeof make>>() {
-  static readonly layer = Layer.effect(OAuth, make).pipe(
+export class OAuth extends Context.Service<OAuth>()("@orgplane/server/mcp/OAuth", { make }) {
+  static readonly layer = Layer.effect(this, this.make).pipe(
     Layer.provide([
       CredentialsRepository.layer,
       ConnectionsRepository.layer,

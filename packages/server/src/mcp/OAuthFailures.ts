@@ -1,13 +1,19 @@
-/** A failed exchange of an MCP OAuth connect or callback with the MCP server's metadata or its authorization server. */
+/**
+ * A failed exchange of an MCP OAuth connect or callback with the MCP server's metadata or its authorization server.
+ *
+ * The Effect 4 form of packages/server/src/mcp/OAuthFailures.ts, whole.
+ */
 import { ConnectionValidationFailed, type McpDiagnostic } from "@orgplane/schema"
-import { Effect, FiberRef, HashMap, Option } from "effect"
+import * as Effect from "effect/Effect"
+import * as References from "effect/References"
 import { originOf } from "../platform/Outbound.js"
 import { pathHash } from "./Diagnostics.js"
 import { outboundErrorOf } from "./Session.js"
 
-// A built-in FiberRef: Effect 4's `References.CurrentLogAnnotations` (issue 46, step 3).
-const referenceId = Effect.map(FiberRef.get(FiberRef.currentLogAnnotations), (annotations) =>
-  Option.match(HashMap.get(annotations, "requestId"), { onNone: () => "unknown", onSome: String }))
+const referenceId = References.CurrentLogAnnotations.useSync((annotations) => {
+  const found = annotations["requestId"]
+  return found === undefined ? "unknown" : String(found)
+})
 
 const describe = (error: unknown) => (error instanceof Error ? error.message : String(error)).slice(0, 200)
 
@@ -46,4 +52,4 @@ export const validationFailed = (phase: string, url: string, what: string, cause
 
 /** Runs one request of the flow; a failure is `validationFailed`'s 502. */
 export const attempt = <A>(phase: string, url: string, what: string, run: () => Promise<A>) =>
-  Effect.tryPromise({ try: run, catch: (cause) => cause }).pipe(Effect.catchAll((cause) => Effect.flip(validationFailed(phase, url, what, cause))))
+  Effect.tryPromise({ try: run, catch: (cause) => cause }).pipe(Effect.catch((cause) => Effect.flip(validationFailed(phase, url, what, cause))))

@@ -5,19 +5,27 @@
  * with a message naming the file and what is wrong, rather than serving a list the operator did not write.
  */
 import { McpPreset, McpServerUrl } from "@orgplane/schema"
-import { Config, ConfigError, Context, Duration, Effect, Either, Layer, Option, ParseResult, Schema } from "effect"
+import * as Config from "effect/Config"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import * as Fs from "node:fs/promises"
 import * as Yaml from "yaml"
 import { BUILT_IN } from "./Presets.js"
+import { invalidSetting } from "../platform/Config.js"
 
-export class McpPresets extends Context.Tag("@orgplane/server/mcp/PresetsConfig/McpPresets")<McpPresets, ReadonlyArray<McpPreset>>() {}
+export class McpPresets extends Context.Service<McpPresets, ReadonlyArray<McpPreset>>()("@orgplane/server/mcp/PresetsConfig/McpPresets") {}
 
 export interface ProbeSettings {
   /** Longest one candidate's discovery may take, every request of it included; then it counts as no answer. */
   readonly timeout: Duration.Duration
 }
 
-export class McpProbeSettings extends Context.Tag("@orgplane/server/mcp/PresetsConfig/McpProbeSettings")<McpProbeSettings, ProbeSettings>() {}
+export class McpProbeSettings extends Context.Service<McpProbeSettings, ProbeSettings>()("@orgplane/server/mcp/PresetsConfig/McpProbeSettings") {}
 
 /** 8 seconds, as the reference's resolve: candidates are probed at once, so this bounds the whole request. */
 export const defaultProbeTimeout = Duration.seconds(8)
@@ -35,61 +43,68 @@ export const environment = [
 /** Settings given in code (tests, an embedding host); `undefined` keeps the environment's. */
 export interface Options {
   readonly mcpPresetsFile?: string | undefined
-  readonly mcpProbeTimeout?: Duration.DurationInput | undefined
+  readonly mcpProbeTimeout?: Duration.Input | undefined
 }
 
-const FileContent = Schema.Array(McpPreset)
+const decodeFileContent = Schema.decodeUnknownResult(Schema.Array(McpPreset))
 const validUrl = Schema.is(McpServerUrl)
 
-const invalidFile = (file: string, message: string) =>
-  ConfigError.InvalidData(["ORGPLANE_MCP_PRESETS_FILE"], `${file}: ${message}`)
+/** A refused setting, named (Effect 3's `ConfigError.InvalidData([name], message)` said where too). */
+const invalid = invalidSetting
+
+const invalidFile = (file: string, message: string) => invalid("ORGPLANE_MCP_PRESETS_FILE", `${file}: ${message}`)
+
+/** A file system error's code (`ENOENT`), else the error as text. */
+const errorCode = (error: unknown) =>
+  typeof error === "object" && error !== null && "code" in error && typeof error.code === "string" ? error.code : String(error)
 
 /**
  * The presets a file's text holds (YAML, of which JSON is a subset): an array of presets as `GET
- * /v1/mcp-connections/presets` shows them, each `url` an MCP server URL, each `presetId` once.
+ * /v1/mcp-connections/presets` shows them, each `url` an MCP server URL, each `presetId` once. (A text that is not
+ * such an array is described in Effect 4's words, every issue of it, after the same first line.)
  */
-export const parsePresets = (text: string): Either.Either<ReadonlyArray<McpPreset>, string> => {
+export const parsePresets = (text: string): Result.Result<ReadonlyArray<McpPreset>, string> => {
   let parsed: unknown
   try {
     parsed = Yaml.parse(text)
   } catch (error) {
-    return Either.left(`not JSON or YAML (${error instanceof Error ? error.message.split("\n")[0] : String(error)})`)
+    return Result.fail(`not JSON or YAML (${error instanceof Error ? error.message.split("\n")[0] : String(error)})`)
   }
-  const decoded = Schema.decodeUnknownEither(FileContent, { errors: "all", onExcessProperty: "error" })(parsed)
-  if (Either.isLeft(decoded)) return Either.left(`not an array of MCP presets:\n${ParseResult.TreeFormatter.formatErrorSync(decoded.left)}`)
+  const decoded = decodeFileContent(parsed, { errors: "all", onExcessProperty: "error" })
+  if (Result.isFailure(decoded)) return Result.fail(`not an array of MCP presets:\n${decoded.failure.message}`)
   const seen = new Set<string>()
-  for (const [index, preset] of decoded.right.entries()) {
-    if (!validUrl(preset.url)) return Either.left(`[${index}].url is not an http(s) MCP server URL without credentials, fragment or secret`)
-    if (seen.has(preset.presetId)) return Either.left(`[${index}].presetId "${preset.presetId.slice(0, 100)}" appears twice`)
+  for (const [index, preset] of decoded.success.entries()) {
+    if (!validUrl(preset.url)) return Result.fail(`[${index}].url is not an http(s) MCP server URL without credentials, fragment or secret`)
+    if (seen.has(preset.presetId)) return Result.fail(`[${index}].presetId "${preset.presetId.slice(0, 100)}" appears twice`)
     seen.add(preset.presetId)
   }
-  return Either.right(decoded.right)
+  return Result.succeed(decoded.success)
 }
 
-const readPresets = (file: string): Effect.Effect<ReadonlyArray<McpPreset>, ConfigError.ConfigError> =>
+const readPresets = (file: string): Effect.Effect<ReadonlyArray<McpPreset>, Config.ConfigError> =>
   Effect.tryPromise({
     try: () => Fs.readFile(file, "utf8"),
-    catch: (error) => invalidFile(file, `cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`)
-  }).pipe(Effect.flatMap((text) => Either.mapLeft(parsePresets(text), (message) => invalidFile(file, message))))
+    catch: (error) => invalidFile(file, `cannot be read (${errorCode(error)})`)
+  }).pipe(Effect.flatMap((text) => Effect.fromResult(Result.mapError(parsePresets(text), (message) => invalidFile(file, message)))))
 
-const fileFromEnvironment = Config.option(Config.string("ORGPLANE_MCP_PRESETS_FILE")).pipe(
+const fileFromEnvironment = Config.option(Config.String("ORGPLANE_MCP_PRESETS_FILE")).pipe(
   Config.map((value) => Option.getOrUndefined(Option.filter(value, (text) => text.trim() !== "")))
 )
-const timeoutFromEnvironment = Config.duration("ORGPLANE_MCP_PROBE_TIMEOUT").pipe(Config.withDefault(defaultProbeTimeout))
+const timeoutFromEnvironment = Config.Duration("ORGPLANE_MCP_PROBE_TIMEOUT").pipe(Config.withDefault(defaultProbeTimeout))
 
 /** The presets: the file's when one is named (in code or in the environment), otherwise the built-in list. */
-export const presets = (options: Options = {}): Effect.Effect<ReadonlyArray<McpPreset>, ConfigError.ConfigError> =>
-  Effect.flatMap(options.mcpPresetsFile === undefined ? fileFromEnvironment : Effect.succeed(options.mcpPresetsFile), (file) =>
-    file === undefined ? Effect.succeed(BUILT_IN) : readPresets(file))
+export const presets = Effect.fn("PresetsConfig.presets")(function*(options: Options = {}) {
+  const file = options.mcpPresetsFile === undefined ? yield* fileFromEnvironment : options.mcpPresetsFile
+  return file === undefined ? BUILT_IN : yield* readPresets(file)
+})
 
-export const probeSettings = (options: Options = {}): Effect.Effect<ProbeSettings, ConfigError.ConfigError> =>
-  Effect.gen(function*() {
-    const timeout = options.mcpProbeTimeout === undefined ? yield* timeoutFromEnvironment : Duration.decode(options.mcpProbeTimeout)
-    if (Duration.toMillis(timeout) <= 0) {
-      return yield* Effect.fail(ConfigError.InvalidData(["ORGPLANE_MCP_PROBE_TIMEOUT"], "must be a positive duration, for example `8 seconds`"))
-    }
-    return { timeout }
-  })
+export const probeSettings = Effect.fn("PresetsConfig.probeSettings")(function*(options: Options = {}) {
+  const timeout = options.mcpProbeTimeout === undefined ? yield* timeoutFromEnvironment : Duration.fromInputUnsafe(options.mcpProbeTimeout)
+  if (Duration.toMillis(timeout) <= 0) {
+    return yield* Effect.fail(invalid("ORGPLANE_MCP_PROBE_TIMEOUT", "must be a positive duration, for example `8 seconds`"))
+  }
+  return { timeout } satisfies ProbeSettings
+})
 
 export const layer = (options: Options = {}) =>
   Layer.merge(Layer.effect(McpPresets, presets(options)), Layer.effect(McpProbeSettings, probeSettings(options)))

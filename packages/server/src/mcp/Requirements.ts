@@ -7,6 +7,8 @@
  * authentication, scopes, how an OAuth client can be registered, and what an admin must do by hand.
  *
  * It changes nothing anywhere: no client registration, no credential, no connection.
+ *
+ * The Effect 4 form of packages/server/src/mcp/Requirements.ts, whole.
  */
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import type { AuthorizationServerMetadata, OAuthProtectedResourceMetadata } from "@modelcontextprotocol/sdk/shared/auth.js"
@@ -21,7 +23,10 @@ import {
   type McpDiscoveryTools,
   type McpManualRequirement
 } from "@orgplane/schema"
-import { Data, Duration, Effect, Either } from "effect"
+import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
 import { discoverAuthorizationServerMetadata, discoverOAuthProtectedResourceMetadata, mcpSdk } from "../integrations/mcp/McpSdk.js"
 import { Outbound } from "../platform/Outbound.js"
 import * as Session from "./Session.js"
@@ -47,7 +52,7 @@ export class DiscoveryTimedOut extends Data.TaggedError("DiscoveryTimedOut")<{ r
 export interface DiscoverOptions {
   readonly url: string
   /** For the whole discovery, every request included. */
-  readonly timeout: Duration.DurationInput
+  readonly timeout: Duration.Input
 }
 
 type Warning = { readonly code: string; readonly message: string }
@@ -120,14 +125,14 @@ const listTools = (client: Client, timeout: Duration.Duration, warnings: Array<W
     const items: Array<typeof McpDiscoveredTool.Type> = []
     let cursor: string | undefined
     for (let page = 0; page < MAX_TOOL_PAGES && items.length < MAX_TOOLS; page++) {
-      const listed = yield* Effect.either(
+      const listed = yield* Effect.result(
         Session.request((signal) => client.listTools(cursor === undefined ? undefined : { cursor }, { signal, timeout: Duration.toMillis(timeout) }))
       )
-      if (Either.isLeft(listed)) {
+      if (Result.isFailure(listed)) {
         warnings.push({ code: "mcp_tools_list_failed", message: "The server answered initialize but listing its tools failed." })
         break
       }
-      for (const tool of listed.right.tools.slice(0, MAX_TOOLS - items.length)) {
+      for (const tool of listed.success.tools.slice(0, MAX_TOOLS - items.length)) {
         const hints = tool.annotations ?? {}
         items.push({
           name: tool.name,
@@ -136,7 +141,7 @@ const listTools = (client: Client, timeout: Duration.Duration, warnings: Array<W
           ...(typeof hints.openWorldHint === "boolean" ? { openWorldHint: hints.openWorldHint } : {})
         })
       }
-      cursor = listed.right.nextCursor
+      cursor = listed.success.nextCursor
       if (cursor === undefined) break
     }
     return items
@@ -181,7 +186,7 @@ const manual = {
  * `DiscoveryTimedOut` past `timeout`; everything else the endpoint does (errors, odd answers) is in the result.
  */
 export const discover = (options: DiscoverOptions): Effect.Effect<McpDiscovery, DiscoveryRefused | DiscoveryTimedOut, Outbound> => {
-  const timeout = Duration.decode(options.timeout)
+  const timeout = Duration.fromInputUnsafe(options.timeout)
   return Effect.gen(function*() {
     const target = URL.canParse(options.url) ? new URL(options.url) : undefined
     if (target === undefined || (target.protocol !== "http:" && target.protocol !== "https:")) {
@@ -198,15 +203,15 @@ export const discover = (options: DiscoverOptions): Effect.Effect<McpDiscovery, 
     const url = options.url
 
     // Step 1: MCP initialize without credentials, then the tools.
-    const initialized = yield* Effect.either(Effect.scoped(Effect.gen(function*() {
+    const initialized = yield* Effect.result(Effect.scoped(Effect.gen(function*() {
       const client = yield* Session.open({ url, timeout, maxBodyBytes: MAX_BODY_BYTES, wrapFetch: record })
       const protocolVersion = (client.transport as StreamableHTTPClientTransport | undefined)?.protocolVersion
       const tools = yield* listTools(client, timeout, warnings)
       return { protocolVersion, tools }
     })))
     let initialize: "succeeded" | "authentication_required" | "failed" = "succeeded"
-    if (Either.isLeft(initialized)) {
-      const error = initialized.left
+    if (Result.isFailure(initialized)) {
+      const error = initialized.failure
       const refused = Session.outboundErrorOf(error.cause)
       if (refused?.reason === "blocked") return yield* new DiscoveryRefused({ message: refused.message })
       const status = observed.lastStatus
@@ -218,7 +223,7 @@ export const discover = (options: DiscoverOptions): Effect.Effect<McpDiscovery, 
       }
     }
     const authRequired = initialize === "authentication_required"
-    const protocolVersion = Either.isRight(initialized) ? initialized.right.protocolVersion : undefined
+    const protocolVersion = Result.isSuccess(initialized) ? initialized.success.protocolVersion : undefined
     // The challenge is the one initialize got, whatever later requests answer.
     const resourceMetadataUrl = observed.resourceMetadataUrl
     const challengeScope = observed.challengeScope
@@ -303,8 +308,8 @@ export const discover = (options: DiscoverOptions): Effect.Effect<McpDiscovery, 
       ...(resourceMetadata?.resource === undefined ? {} : { resource: resourceMetadata.resource }),
       ...(resourceMetadataUrl === undefined ? {} : { protectedResourceMetadataUrl: resourceMetadataUrl })
     }
-    const tools: Tools = Either.isRight(initialized)
-      ? { visibility: "available_without_auth", count: initialized.right.tools.length, items: initialized.right.tools }
+    const tools: Tools = Result.isSuccess(initialized)
+      ? { visibility: "available_without_auth", count: initialized.success.tools.length, items: initialized.success.tools }
       : { visibility: authRequired ? "requires_auth" : "unavailable" }
 
     return new McpDiscovery({
@@ -316,9 +321,9 @@ export const discover = (options: DiscoverOptions): Effect.Effect<McpDiscovery, 
       warnings
     })
   }).pipe(
-    Effect.timeoutFail({
+    Effect.timeoutOrElse({
       duration: timeout,
-      onTimeout: () => new DiscoveryTimedOut({ message: `no complete discovery within ${Duration.format(timeout)}` })
+      orElse: () => Effect.fail(new DiscoveryTimedOut({ message: `no complete discovery within ${Duration.format(timeout)}` }))
     })
   )
 }

@@ -8,10 +8,15 @@
  * Credentials are plain headers (`Authorization: Bearer …` for an API key or an OAuth access token the server
  * obtained and refreshes itself, see `Credentials.ts`): no SDK auth provider, so the SDK never starts an OAuth flow
  * of its own in the middle of a call.
+ *
+ * The Effect 4 form of packages/server/src/mcp/Session.ts, whole.
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js"
-import { Data, Duration, Effect, type Scope } from "effect"
+import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
 import { VERSION } from "../Version.js"
 import { Outbound, OutboundError } from "../platform/Outbound.js"
 import { mcpSdk, mcpSdkIfLoaded } from "../integrations/mcp/McpSdk.js"
@@ -32,7 +37,7 @@ export interface SessionOptions {
   /** Sent with every request (credentials); the guard drops them on a cross-origin redirect. */
   readonly headers?: Readonly<Record<string, string>> | undefined
   /** Per request; default 30 s. */
-  readonly timeout?: Duration.DurationInput | undefined
+  readonly timeout?: Duration.Input | undefined
   /** Largest answer read, in bytes; default 4 MiB. */
   readonly maxBodyBytes?: number | undefined
   /** Wraps the guarded fetch (the tool runner's inspector records the `tools/call` exchange through it). */
@@ -69,7 +74,7 @@ const describe = (error: unknown): string => {
  */
 export const open = Effect.fn("Session.open")(function*(options: SessionOptions): Effect.fn.Return<Client, McpSessionError, Outbound | Scope.Scope> {
   const outbound = yield* Outbound
-  const timeout = Duration.decode(options.timeout ?? DEFAULT_TIMEOUT)
+  const timeout = Duration.fromInputUnsafe(options.timeout ?? DEFAULT_TIMEOUT)
   const guarded: FetchLike = outbound.fetchWith({
     destination: "user",
     timeout,

@@ -1,4 +1,8 @@
-/** The error table of MCP diagnostics: a session failure (guard, network, HTTP, JSON-RPC, protocol) classified. */
+/**
+ * The error table of MCP diagnostics: a session failure (guard, network, HTTP, JSON-RPC, protocol) classified.
+ *
+ * The Effect 4 form of packages/server/src/mcp/SessionErrors.ts, whole.
+ */
 import type { McpDiagnostic } from "@orgplane/schema"
 import { mcpSdkIfLoaded } from "../integrations/mcp/McpSdk.js"
 import { type Classified, contextPhase, type DiagnosticContext, finish, toDiagnostic } from "./Diagnostics.js"

@@ -2,6 +2,9 @@
  * The tool call endpoint's service: the checks in their order (role, the connection in the organization, a grant
  * reaching the caller, readiness, the tool policy), the caller's credential headers, then the tool runner outside
  * any transaction. Nothing is stored.
+ *
+ * The Effect 4 form of packages/server/src/mcp/ToolCalls.ts, whole; the service is a `Context.Service` with `make` and
+ * a static `layer`.
  */
 import {
   ConnectionNotReady,
@@ -15,7 +18,10 @@ import {
   ToolCatalogFailed,
   ToolExecutionFailed
 } from "@orgplane/schema"
-import { Context, Effect, Layer, Option } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { Access, McpConnectionKind } from "../access/Access.js"
 import { authorize } from "../platform/Principal.js"
 import { currentRequestId } from "../platform/RequestLog.js"
@@ -175,8 +181,8 @@ const make = Effect.gen(function*() {
   return { call, listTools } as const
 })
 
-export class ToolCalls extends Context.Tag("@orgplane/server/mcp/ToolCalls")<ToolCalls, Effect.Effect.Success<typeof make>>() {
-  static readonly layer = Layer.effect(ToolCalls, make).pipe(
+export class ToolCalls extends Context.Service<ToolCalls>()("@orgplane/server/mcp/ToolCalls", { make }) {
+  static readonly layer = Layer.effect(this, this.make).pipe(
     Layer.provide([
       ConnectionsRepository.layer,
       Access.layer,

@@ -1,12 +1,17 @@
 /** The tool runner's settings: how long a tool call may take (other MCP requests get at most 30 seconds). */
-import { Config, ConfigError, Context, Duration, Effect, Layer } from "effect"
+import * as Config from "effect/Config"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { invalidSetting } from "../platform/Config.js"
 
 export interface ToolSettings {
   /** Longest a `tools/call` request may take: connecting, sending, and its whole answer. */
   readonly toolTimeout: Duration.Duration
 }
 
-export class ToolConfig extends Context.Tag("@orgplane/server/mcp/ToolConfig")<ToolConfig, ToolSettings>() {}
+export class ToolConfig extends Context.Service<ToolConfig, ToolSettings>()("@orgplane/server/mcp/ToolConfig") {}
 
 /** 120 seconds, as the reference allows a tool call. */
 export const defaultToolTimeout = Duration.seconds(120)
@@ -22,19 +27,21 @@ export const environment = [
 
 /** Settings given in code (tests, an embedding host); `undefined` keeps the environment's. */
 export interface Options {
-  readonly mcpToolTimeout?: Duration.DurationInput | undefined
+  readonly mcpToolTimeout?: Duration.Input | undefined
 }
 
-const fromEnvironment = Config.duration("ORGPLANE_MCP_TOOL_TIMEOUT").pipe(Config.withDefault(defaultToolTimeout))
+/** A refused setting, named (Effect 3's `ConfigError.InvalidData([name], message)` said where too). */
+const invalid = invalidSetting
+
+const fromEnvironment = Config.Duration("ORGPLANE_MCP_TOOL_TIMEOUT").pipe(Config.withDefault(defaultToolTimeout))
 
 /** The settings from the environment, with `options` on top. */
-export const settings = (options: Options = {}): Effect.Effect<ToolSettings, ConfigError.ConfigError> =>
-  Effect.gen(function*() {
-    const toolTimeout = options.mcpToolTimeout === undefined ? yield* fromEnvironment : Duration.decode(options.mcpToolTimeout)
-    if (Duration.toMillis(toolTimeout) <= 0) {
-      return yield* Effect.fail(ConfigError.InvalidData(["ORGPLANE_MCP_TOOL_TIMEOUT"], "must be a positive duration, for example `120 seconds`"))
-    }
-    return { toolTimeout }
-  })
+export const settings = Effect.fn("ToolConfig.settings")(function*(options: Options = {}) {
+  const toolTimeout = options.mcpToolTimeout === undefined ? yield* fromEnvironment : Duration.fromInputUnsafe(options.mcpToolTimeout)
+  if (Duration.toMillis(toolTimeout) <= 0) {
+    return yield* Effect.fail(invalid("ORGPLANE_MCP_TOOL_TIMEOUT", "must be a positive duration, for example `120 seconds`"))
+  }
+  return { toolTimeout } satisfies ToolSettings
+})
 
 export const layer = (options: Options = {}) => Layer.effect(ToolConfig, settings(options))

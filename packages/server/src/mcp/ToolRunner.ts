@@ -7,10 +7,17 @@
  * Limits: the tool call `ORGPLANE_MCP_TOOL_TIMEOUT` (120 s), every other request of the session 30 s (or the tool
  * timeout, if shorter), the whole run the tool timeout plus 30 s; answers at most 4 MiB as JSON and 16 MiB as an
  * event stream (the guard caps at the larger, and the wrapper here refuses a JSON answer over the smaller).
+ *
+ * The Effect 4 form of packages/server/src/mcp/ToolRunner.ts, whole.
  */
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type { McpDiagnostic, ToolInspection } from "@orgplane/schema"
-import { Cause, Data, Duration, Effect, Exit } from "effect"
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import { Outbound, OutboundError, originOf } from "../platform/Outbound.js"
 import { type CredentialContext, deadline, type DiagnosticContext, toDiagnostic } from "./Diagnostics.js"
 import * as Inspection from "./Inspection.js"
@@ -68,7 +75,7 @@ const failFetch = (reason: "timeout" | "too_large", url: string, message: string
 
 /**
  * The runner's limits around the guarded fetch: requests other than `tools/call` end after `requestMs` (an
- * `Effect.timeoutFail` whose interruption aborts the fetch through its signal), and a non-event-stream answer over
+ * `Effect.timeoutOrElse` whose interruption aborts the fetch through its signal), and a non-event-stream answer over
  * `JSON_CAP` is refused (`too_large`), as the guard would have. The SDK calls it as a Promise; a failure rejects with
  * the error itself (the SDK's own abort included), as a fetch would.
  */
@@ -88,9 +95,9 @@ export const limits = (requestMs: number) => (fetch: FetchLike): FetchLike => (i
     },
     catch: (error) => error
   })
-  const limited = isCall ? send : Effect.timeoutFail(send, {
+  const limited = isCall ? send : Effect.timeoutOrElse(send, {
     duration: Duration.millis(requestMs),
-    onTimeout: () => failFetch("timeout", url, `no complete answer within ${Math.round(requestMs / 1000)}s`)
+    orElse: () => Effect.fail(failFetch("timeout", url, `no complete answer within ${Math.round(requestMs / 1000)}s`))
   })
   return Effect.runPromiseExit(limited).then((exit) => Exit.isSuccess(exit) ? exit.value : Promise.reject(Cause.squash(exit.cause)))
 }
@@ -98,8 +105,8 @@ export const limits = (requestMs: number) => (fetch: FetchLike): FetchLike => (i
 /** Runs the tool; fails with `ToolRunFailed` (diagnostic and inspection) for anything but a successful result. */
 export const run = Effect.fn("ToolRunner.run")(function*(input: RunInput): Effect.fn.Return<ToolRun, ToolRunFailed, Outbound | ToolConfig> {
   const { toolTimeout } = yield* ToolConfig
-  const clock = yield* Effect.clock
-  const now = () => clock.unsafeCurrentTimeMillis()
+  const clock = yield* Clock.Clock
+  const now = () => clock.currentTimeMillisUnsafe()
   const toolMs = Duration.toMillis(toolTimeout)
   const requestMs = Math.min(Duration.toMillis(REQUEST_TIMEOUT), toolMs)
   const started = now()
@@ -132,18 +139,18 @@ export const run = Effect.fn("ToolRunner.run")(function*(input: RunInput): Effec
     )
   )
   const outcome = yield* call.pipe(
-    Effect.timeoutFail({ duration: Duration.sum(toolTimeout, LIFECYCLE_MARGIN), onTimeout: () => "deadline" as const }),
-    Effect.either
+    Effect.timeoutOrElse({ duration: Duration.sum(toolTimeout, LIFECYCLE_MARGIN), orElse: () => Effect.fail("deadline" as const) }),
+    Effect.result
   )
   const capture = yield* Effect.promise(() => inspector.settle())
   const durationMs = Math.max(0, Math.round(now() - started))
 
   let failure: ReturnType<typeof classifySessionError> | undefined
   let providerText: string | undefined
-  if (outcome._tag === "Left") {
-    failure = outcome.left === "deadline" ? deadline(context()) : classifySessionError(outcome.left, context())
-  } else if (outcome.right.isError === true) {
-    const diagnosis = fromToolResult(outcome.right, context())
+  if (outcome._tag === "Failure") {
+    failure = outcome.failure === "deadline" ? deadline(context()) : classifySessionError(outcome.failure, context())
+  } else if (outcome.success.isError === true) {
+    const diagnosis = fromToolResult(outcome.success, context())
     failure = diagnosis.diagnostic
     providerText = diagnosis.providerText
   }
@@ -158,7 +165,7 @@ export const run = Effect.fn("ToolRunner.run")(function*(input: RunInput): Effec
 
   if (failure === undefined || diagnostic === undefined) {
     yield* Effect.logDebug("MCP tool call succeeded").pipe(Effect.annotateLogs({ referenceId: input.referenceId, durationMs }))
-    return { referenceId: input.referenceId, durationMs, result: outcome._tag === "Right" ? outcome.right : null, inspection }
+    return { referenceId: input.referenceId, durationMs, result: outcome._tag === "Success" ? outcome.success : null, inspection }
   }
   yield* Effect.logWarning("MCP tool call failed").pipe(
     Effect.annotateLogs({
@@ -223,8 +230,8 @@ const cut = (text: string, max: number) => (bytes(text) <= max ? text : Inspecti
 export const listTools = Effect.fn("ToolRunner.listTools")(function*(input: ListInput): Effect.fn.Return<ToolCatalog, ToolCatalogReadFailed, Outbound | ToolConfig> {
   const { toolTimeout } = yield* ToolConfig
   const requestMs = Math.min(Duration.toMillis(REQUEST_TIMEOUT), Duration.toMillis(toolTimeout))
-  const clock = yield* Effect.clock
-  const inspector = Inspection.make({ now: () => clock.unsafeCurrentTimeMillis() })
+  const clock = yield* Clock.Clock
+  const inspector = Inspection.make({ now: () => clock.currentTimeMillisUnsafe() })
   const read = Effect.scoped(
     Effect.flatMap(
       Session.open({
@@ -272,9 +279,9 @@ export const listTools = Effect.fn("ToolRunner.listTools")(function*(input: List
         })
     )
   )
-  const outcome = yield* Effect.either(read)
-  if (outcome._tag === "Right") return outcome.right
-  const failure = classifySessionError(outcome.left, {
+  const outcome = yield* Effect.result(read)
+  if (outcome._tag === "Success") return outcome.success
+  const failure = classifySessionError(outcome.failure, {
     referenceId: input.referenceId,
     url: input.url,
     exchange: inspector.current().last,

@@ -1,6 +1,11 @@
-/** HTTP handlers of the MCP Tools group. Thin by design: the service checks and runs. */
+/**
+ * HTTP handlers of the MCP Tools group. Thin by design: the service checks and runs.
+ *
+ * The Effect 4 form of packages/server/src/mcp/ToolsHttp.ts, whole.
+ */
 import { Api, CurrentMember } from "@orgplane/schema"
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { group } from "../platform/HttpErrors.js"
 import { ToolCalls } from "./ToolCalls.js"
 
@@ -8,8 +13,8 @@ export const McpToolsHttp = group(Api, "mcpTools", (handlers) =>
   Effect.gen(function*() {
     const tools = yield* ToolCalls
     return handlers
-      .handle("call", ({ path, payload }) => Effect.flatMap(CurrentMember, (caller) => tools.call(caller, path.connectionId, payload)))
-      .handle("listTools", ({ path }) => Effect.flatMap(CurrentMember, (caller) => tools.listTools(caller, path.connectionId)))
+      .handle("call", ({ params, payload }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => tools.call(caller, params.connectionId, payload)))
+      .handle("listTools", ({ params }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => tools.listTools(caller, params.connectionId)))
   }))
 
 export const layer = McpToolsHttp.pipe(Layer.provide(ToolCalls.layer))

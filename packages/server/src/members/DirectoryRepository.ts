@@ -1,7 +1,14 @@
-/** Storage of what plain members see of each other: a column of the organization's row (migration 0035). */
-import { SqlClient } from "@effect/sql"
+/**
+ * Storage of what plain members see of each other: a column of the organization's row (migration 0035).
+ *
+ * The Effect 4 form of packages/server/src/members/DirectoryRepository.ts, whole: the same statements, word for word;
+ * the service is a `Context.Service` with `make` and a static `layer`.
+ */
 import type { OrganizationId } from "@orgplane/schema"
-import { Context, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as SqlClient from "effect/sql/SqlClient"
 
 const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -26,6 +33,6 @@ const make = Effect.gen(function*() {
   return { emailsVisible, setEmailsVisible } as const
 })
 
-export class DirectoryRepository extends Context.Tag("@orgplane/server/members/DirectoryRepository")<DirectoryRepository, Effect.Effect.Success<typeof make>>() {
-  static readonly layer = Layer.effect(DirectoryRepository, make)
+export class DirectoryRepository extends Context.Service<DirectoryRepository>()("@orgplane/server/members/DirectoryRepository", { make }) {
+  static readonly layer = Layer.effect(this, this.make)
 }

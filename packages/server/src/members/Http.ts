@@ -1,6 +1,11 @@
-/** HTTP handlers of the Members and Roles groups. Thin by design: the service authorizes. */
+/**
+ * HTTP handlers of the Members and Roles groups. Thin by design: the service authorizes.
+ *
+ * The Effect 4 form of packages/server/src/members/Http.ts, whole.
+ */
 import { Api, CurrentMember, RoleCapabilities, RoleInfo } from "@orgplane/schema"
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { group } from "../platform/HttpErrors.js"
 import { Members } from "./Members.js"
 
@@ -8,15 +13,15 @@ export const MembersHttp = group(Api, "members", (handlers) =>
   Effect.gen(function*() {
     const members = yield* Members
     return handlers
-      .handle("list", ({ urlParams }) => Effect.flatMap(CurrentMember, (caller) => members.list(caller, urlParams)))
-      .handle("get", ({ path }) => Effect.flatMap(CurrentMember, (caller) => members.get(caller, path.memberId)))
-      .handle("getDirectorySettings", () => Effect.flatMap(CurrentMember, members.getDirectorySettings))
-      .handle("setDirectorySettings", ({ payload }) => Effect.flatMap(CurrentMember, (caller) => members.setDirectorySettings(caller, payload)))
-      .handle("changeRole", ({ path, payload }) =>
-        Effect.flatMap(CurrentMember, (caller) => members.changeRole(caller, path.memberId, payload.role)))
-      .handle("remove", ({ path }) => Effect.flatMap(CurrentMember, (caller) => members.remove(caller, path.memberId)))
-      .handle("transferOwnership", ({ path }) =>
-        Effect.flatMap(CurrentMember, (caller) => members.transferOwnership(caller, path.memberId)))
+      .handle("list", ({ query }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => members.list(caller, query)))
+      .handle("get", ({ params }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => members.get(caller, params.memberId)))
+      .handle("getDirectorySettings", () => Effect.flatMap(Effect.service(CurrentMember), members.getDirectorySettings))
+      .handle("setDirectorySettings", ({ payload }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => members.setDirectorySettings(caller, payload)))
+      .handle("changeRole", ({ params, payload }) =>
+        Effect.flatMap(Effect.service(CurrentMember), (caller) => members.changeRole(caller, params.memberId, payload.role)))
+      .handle("remove", ({ params }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => members.remove(caller, params.memberId)))
+      .handle("transferOwnership", ({ params }) =>
+        Effect.flatMap(Effect.service(CurrentMember), (caller) => members.transferOwnership(caller, params.memberId)))
   }))
 
 const roles = { items: RoleCapabilities.map((entry) => new RoleInfo(entry)) }

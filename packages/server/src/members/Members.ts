@@ -3,6 +3,10 @@
  * organization's membership lock and then re-reads the caller, the target and the owner count in one statement:
  * decisions are made on the state they change, so concurrent role changes and removals can never leave an
  * organization without an owner.
+ *
+ * The Effect 4 form of packages/server/src/members/Members.ts, whole: the same checks in the same order, the same
+ * errors. What differs under the same behaviour: a resource built without validating is built with `disableChecks`
+ * (Effect 3's `new Member(…, true)`); the service is a `Context.Service` with `make` and a static `layer`.
  */
 import {
   Conflict,
@@ -15,7 +19,10 @@ import {
   OrganizationNotFound,
   type Role
 } from "@orgplane/schema"
-import { Context, Effect, Layer, Option } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { memberNotFound, Memberships } from "../identity/Memberships.js"
 import { describeChange } from "../platform/AuditRecorder.js"
 import { ServerConfig } from "../platform/Config.js"
@@ -53,7 +60,10 @@ const make = Effect.gen(function*() {
         const found = yield* memberships.lockForChange(caller.organization.id, { callerId: caller.membership.id, targetId })
         if (Option.isNone(found.caller)) return yield* new OrganizationNotFound()
         if (Option.isNone(found.target)) return yield* memberNotFound()
-        const self = { ...caller, membership: new Membership({ ...caller.membership, role: found.caller.value.role }, true) }
+        const self = {
+          ...caller,
+          membership: new Membership({ ...caller.membership, role: found.caller.value.role }, { disableChecks: true })
+        }
         return yield* change({ self, caller: found.caller.value, target: found.target.value, owners: found.owners })
       })
     )
@@ -74,7 +84,7 @@ const make = Effect.gen(function*() {
   const shown = (view: { readonly full: boolean; readonly emails: boolean }) => (member: Member): Member => {
     if (view.full) return member
     const { email, suspendedAt: _suspendedAt, userId: _userId, ...seen } = member
-    return new Member(view.emails && email !== undefined ? { ...seen, email } : seen, true)
+    return new Member(view.emails && email !== undefined ? { ...seen, email } : seen, { disableChecks: true })
   }
 
   const list = Effect.fn("Members.list")(function*(caller: MemberContext, query: MemberListQuery) {
@@ -163,8 +173,8 @@ const make = Effect.gen(function*() {
   return { list, get, getDirectorySettings, setDirectorySettings, changeRole, remove, transferOwnership } as const
 })
 
-export class Members extends Context.Tag("@orgplane/server/members/Members")<Members, Effect.Effect.Success<typeof make>>() {
-  static readonly layer = Layer.effect(Members, make).pipe(
+export class Members extends Context.Service<Members>()("@orgplane/server/members/Members", { make }) {
+  static readonly layer = Layer.effect(this, this.make).pipe(
     Layer.provide([
       Memberships.layer,
       DirectoryRepository.layer

@@ -2,6 +2,8 @@
  * The memory bank: every operation acts as the calling person, in the organization the request acts in. A memory is
  * found by (organization, person, id), so another person's memory, or the caller's own in another organization,
  * is a 404 like a missing one; roles play no part (an owner reads no one else's memories).
+ *
+ * The Effect 4 form of packages/server/src/memory/MemoryBank.ts, whole.
  */
 import {
   DEFAULT_MEMORY_SEARCH_LIMIT,
@@ -13,7 +15,10 @@ import {
   NotFound,
   type SaveMemoryRequest
 } from "@orgplane/schema"
-import { Array, Context, Effect, Layer } from "effect"
+import * as Array from "effect/Array"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { makeId } from "../platform/Ids.js"
 import { authorize } from "../platform/Principal.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
@@ -79,7 +84,7 @@ const make = Effect.gen(function*() {
           })))
         yield* memories.insertContexts(contexts)
         const { content, createdAt, scope, source, tags, updatedAt } = row
-        return { memory: new Memory({ id, content, tags, source, scope, createdAt, updatedAt }, true) }
+        return { memory: new Memory({ id, content, tags, source, scope, createdAt, updatedAt }, { disableChecks: true }) }
       })
     )
   })
@@ -116,6 +121,6 @@ const make = Effect.gen(function*() {
   return { save, search, list, get, remove } as const
 })
 
-export class MemoryBank extends Context.Tag("@orgplane/server/memory/MemoryBank")<MemoryBank, Effect.Effect.Success<typeof make>>() {
-  static readonly layer = Layer.effect(MemoryBank, make).pipe(Layer.provide(MemoryRepository.layer))
+export class MemoryBank extends Context.Service<MemoryBank>()("@orgplane/server/memory/MemoryBank", { make }) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide(MemoryRepository.layer))
 }

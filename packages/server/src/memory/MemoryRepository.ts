@@ -1,18 +1,28 @@
-/** Storage of memories and their snippets, always by organization and person; full-text search over them. */
-import { Model, SqlClient } from "@effect/sql"
+/**
+ * Storage of memories and their snippets, always by organization and person; full-text search over them.
+ *
+ * The Effect 4 form of packages/server/src/memory/MemoryRepository.ts, whole: the same statements, word for word;
+ * the service is a `Context.Service` with `make` and a static `layer`, classes are built with `disableChecks`.
+ */
 import {
   Memory,
   MemoryContext,
   MemoryContextId,
   MemoryId,
-  MemoryListQuery,
+  type MemoryListQuery,
   MemorySearchResult,
   MemoryWithContexts,
   MembershipId,
   OrganizationId,
   UserId
 } from "@orgplane/schema"
-import { Context, Effect, Layer, Schema } from "effect"
+import * as Array from "effect/Array"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import { Model } from "effect/schema"
+import * as SqlClient from "effect/sql/SqlClient"
 import * as Keyset from "../platform/Keyset.js"
 import { classRow, DateColumn, execute, findAll, findOne, trustedClassRow } from "../platform/Statements.js"
 
@@ -66,7 +76,7 @@ const ContextRead = Schema.Struct({
 
 const columns = "m.id, m.content, m.tags, m.source, m.scope, m.created_at, m.updated_at"
 
-const makeMemoryRepository = Effect.gen(function*() {
+const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const config = sql.literal(`'${CONFIG}'::regconfig`)
 
@@ -78,13 +88,13 @@ const makeMemoryRepository = Effect.gen(function*() {
             VALUES (${row.organizationId}, ${row.id}, ${row.userId}, ${row.membershipId}, ${row.content},
                     ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(row.tags)}::jsonb)), ${row.source}, ${row.scope},
                     setweight(to_tsvector(${config}, ${row.content}), 'A') ||
-                      setweight(to_tsvector(${config}, ${(row.tags as ReadonlyArray<string>).join(" ")}), 'B'),
+                      setweight(to_tsvector(${config}, ${row.tags.join(" ")}), 'B'),
                     ${row.createdAt}, ${row.updatedAt})`
   })
 
   const insertContexts = execute({
     Request: Schema.Array(MemoryContextRow.insert),
-    execute: (rows) => rows.length === 0 ? Effect.void : sql`INSERT INTO memory_contexts ${sql.insert(rows)}`
+    execute: (rows) => Array.isReadonlyArrayNonEmpty(rows) ? sql`INSERT INTO memory_contexts ${sql.insert(rows)}` : Effect.void
   })
 
   const find = findOne({
@@ -117,19 +127,25 @@ const makeMemoryRepository = Effect.gen(function*() {
           ...(row.conversationId === null ? {} : { conversation_id: row.conversationId }),
           ...(row.messageId === null ? {} : { message_id: row.messageId })
         }
-        const context = new MemoryContext({ id: row.id, snippet: row.snippet, citation, origin: row.origin, createdAt: row.createdAt }, true)
+        const context = new MemoryContext(
+          { id: row.id, snippet: row.snippet, citation, origin: row.origin, createdAt: row.createdAt },
+          { disableChecks: true }
+        )
         const list = byMemory.get(row.memoryId)
         if (list === undefined) byMemory.set(row.memoryId, [context])
         else list.push(context)
       }
-      return memories.map((memory) => new MemoryWithContexts({ ...memory, contexts: byMemory.get(memory.id) ?? [] }, true))
+      return memories.map((memory) =>
+        new MemoryWithContexts({ ...memory, contexts: byMemory.get(memory.id) ?? [] }, { disableChecks: true })
+      )
     })
 
-  const get = (scoped: typeof Scoped.Type) =>
-    Effect.flatMap(find(scoped), (found) =>
-      found._tag === "None"
-        ? Effect.succeed(undefined)
-        : Effect.map(withContexts(scoped.organizationId, [found.value]), ([memory]) => memory))
+  const get = Effect.fn("MemoryRepository.get")(function*(scoped: typeof Scoped.Type) {
+    const found = yield* find(scoped)
+    if (found._tag === "None") return undefined
+    const [memory] = yield* withContexts(scoped.organizationId, [found.value])
+    return memory
+  })
 
   const listRows = findAll({
     Request: Schema.Struct({ ...Owner.fields, page: Keyset.PageRequest }),
@@ -140,11 +156,11 @@ const makeMemoryRepository = Effect.gen(function*() {
             ORDER BY ${page.orderBy} LIMIT ${page.fetch}`
   })
 
-  const list = (owner: typeof Owner.Type, query: MemoryListQuery) =>
-    Effect.flatMap(
-      Keyset.page(newestFirst, query, (page) => listRows({ ...owner, page })),
-      (page) => Effect.map(withContexts(owner.organizationId, page.items), (items) => ({ items, nextCursor: page.nextCursor }))
-    )
+  const list = Effect.fn("MemoryRepository.list")(function*(owner: typeof Owner.Type, query: MemoryListQuery) {
+    const page = yield* Keyset.page(newestFirst, query, (page) => listRows({ ...owner, page }))
+    const items = yield* withContexts(owner.organizationId, page.items)
+    return { items, nextCursor: page.nextCursor }
+  })
 
   /**
    * Ranked search over one person's memories. `text` is a `websearch_to_tsquery` expression; a query of only
@@ -162,10 +178,10 @@ const makeMemoryRepository = Effect.gen(function*() {
   })
 
   /** Deletes the memory with its snippets; false when the person has no such memory in the organization. */
-  const remove = ({ id, organizationId, userId }: typeof Scoped.Type) =>
-    sql`DELETE FROM memories WHERE organization_id = ${organizationId} AND user_id = ${userId} AND id = ${id} RETURNING id`.pipe(
-      Effect.map((rows) => rows.length > 0)
-    )
+  const remove = Effect.fn("MemoryRepository.remove")(function*({ id, organizationId, userId }: typeof Scoped.Type) {
+    const rows = yield* sql`DELETE FROM memories WHERE organization_id = ${organizationId} AND user_id = ${userId} AND id = ${id} RETURNING id`
+    return rows.length > 0
+  })
 
   const allRows = findAll({
     Request: Owner,
@@ -177,20 +193,22 @@ const makeMemoryRepository = Effect.gen(function*() {
   })
 
   /** Every memory of the person in the organization, newest first, with its snippets (the account's export). */
-  const allOf = (owner: typeof Owner.Type) => Effect.flatMap(allRows(owner), (memories) => withContexts(owner.organizationId, memories))
+  const allOf = Effect.fn("MemoryRepository.allOf")(function*(owner: typeof Owner.Type) {
+    return yield* withContexts(owner.organizationId, yield* allRows(owner))
+  })
 
   /**
    * Deletes every memory of the person in the organization with its snippets (the account's deletion, in its
    * transaction; the accounts area calls it): how many.
    */
-  const removeAllOf = ({ organizationId, userId }: typeof Owner.Type) =>
-    sql`DELETE FROM memories WHERE organization_id = ${organizationId} AND user_id = ${userId} RETURNING id`.pipe(
-      Effect.map((rows) => rows.length)
-    )
+  const removeAllOf = Effect.fn("MemoryRepository.removeAllOf")(function*({ organizationId, userId }: typeof Owner.Type) {
+    const rows = yield* sql`DELETE FROM memories WHERE organization_id = ${organizationId} AND user_id = ${userId} RETURNING id`
+    return rows.length
+  })
 
   return { insert, insertContexts, get, list, search, remove, allOf, removeAllOf } as const
 })
 
-export class MemoryRepository extends Context.Tag("@orgplane/server/memory/MemoryRepository")<MemoryRepository, Effect.Effect.Success<typeof makeMemoryRepository>>() {
-  static readonly layer = Layer.effect(MemoryRepository, makeMemoryRepository)
+export class MemoryRepository extends Context.Service<MemoryRepository>()("@orgplane/server/memory/MemoryRepository", { make }) {
+  static readonly layer = Layer.effect(this, this.make)
 }

@@ -1,8 +1,8 @@
 /** Users, organizations, memberships, sessions, API keys, workspace bootstrap and rate limits. */
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
+import * as Migrator from "../platform/Migrator.js"
 
-export default Effect.flatMap(SqlClient.SqlClient, (sql) =>
+export default Effect.flatMap(Migrator.script, (sql) =>
   sql.unsafe(`
 CREATE TABLE users (
   id text PRIMARY KEY,

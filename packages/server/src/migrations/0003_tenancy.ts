@@ -3,10 +3,10 @@
  * rows of tenant tables goes through a composite foreign key that names the organization, so a row can never
  * point into another organization. `team_members` carries its organization too.
  */
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
+import * as Migrator from "../platform/Migrator.js"
 
-export default Effect.flatMap(SqlClient.SqlClient, (sql) =>
+export default Effect.flatMap(Migrator.script, (sql) =>
   sql.unsafe(`
 -- The unique constraints replace the plain (organization_id, id) indexes of the first migrations.
 DROP INDEX memberships_organization_idx;

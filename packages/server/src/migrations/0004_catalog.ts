@@ -3,8 +3,8 @@
  * them, and one access-grant table per shared kind. Every reference between tenant rows is a composite foreign
  * key naming the organization (see 0003).
  */
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
+import * as Migrator from "../platform/Migrator.js"
 
 /** A grant table of one kind: a direct, team-wide or organization-wide role on one resource. */
 export const grants = (table: string, resource: string, resourceTable: string) => `
@@ -37,7 +37,7 @@ CREATE INDEX ${table}_membership_idx ON ${table} (organization_id, membership_id
 CREATE INDEX ${table}_team_idx ON ${table} (organization_id, team_id) WHERE removed_at IS NULL;
 `
 
-export default Effect.flatMap(SqlClient.SqlClient, (sql) =>
+export default Effect.flatMap(Migrator.script, (sql) =>
   sql.unsafe(`
 CREATE TABLE config_objects (
   id text PRIMARY KEY,

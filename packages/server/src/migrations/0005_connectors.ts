@@ -4,11 +4,11 @@
  * The catalog's connector columns get their foreign keys; plugins and marketplaces created by a discovery apply
  * remember their instance, which is what `remove` deletes.
  */
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
+import * as Migrator from "../platform/Migrator.js"
 import { grants } from "./0004_catalog.js"
 
-export default Effect.flatMap(SqlClient.SqlClient, (sql) =>
+export default Effect.flatMap(Migrator.script, (sql) =>
   sql.unsafe(`
 CREATE TABLE connector_accounts (
   id text PRIMARY KEY,

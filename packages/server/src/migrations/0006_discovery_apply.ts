@@ -2,10 +2,10 @@
  * Discovery apply: the candidate key a plugin was created for, so that applying the same candidate again reuses
  * the plugin instead of creating a second one (one live plugin per instance and key).
  */
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
+import * as Migrator from "../platform/Migrator.js"
 
-export default Effect.flatMap(SqlClient.SqlClient, (sql) =>
+export default Effect.flatMap(Migrator.script, (sql) =>
   sql.unsafe(`
 ALTER TABLE plugins ADD COLUMN connector_candidate_key text;
 CREATE UNIQUE INDEX plugins_connector_candidate_key ON plugins (organization_id, connector_instance_id, connector_candidate_key)

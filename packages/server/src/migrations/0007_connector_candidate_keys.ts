@@ -5,10 +5,10 @@
  * again when its step runs twice). A key once recorded is never imported by a sync again: a plugin a person left out
  * or deleted stays so. Existing instances start with the keys of the plugins apply created.
  */
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
+import * as Migrator from "../platform/Migrator.js"
 
-export default Effect.flatMap(SqlClient.SqlClient, (sql) =>
+export default Effect.flatMap(Migrator.script, (sql) =>
   sql.unsafe(`
 CREATE TABLE connector_candidate_keys (
   organization_id text NOT NULL,

@@ -3,10 +3,10 @@
  * DNS verification. The OIDC client secret is stored encrypted (platform/Crypto.ts). A domain can be verified by
  * one organization only.
  */
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
+import * as Migrator from "../platform/Migrator.js"
 
-export default Effect.flatMap(SqlClient.SqlClient, (sql) =>
+export default Effect.flatMap(Migrator.script, (sql) =>
   sql.unsafe(`
 CREATE TABLE sso_connections (
   organization_id text PRIMARY KEY REFERENCES organizations (id) ON DELETE CASCADE,

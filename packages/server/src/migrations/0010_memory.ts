@@ -4,10 +4,10 @@
  * weighted A, tags B, `english` configuration), written by the INSERT itself: a generated column cannot use
  * `array_to_string` on the tags (it is only stable, not immutable).
  */
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
+import * as Migrator from "../platform/Migrator.js"
 
-export default Effect.flatMap(SqlClient.SqlClient, (sql) =>
+export default Effect.flatMap(Migrator.script, (sql) =>
   sql.unsafe(`
 CREATE TABLE memories (
   organization_id text NOT NULL REFERENCES organizations (id),

@@ -6,10 +6,10 @@
  * is copied onto each event (a fact at the time of the event) so the admin metrics count people without a join.
  * Dimensions are kept per session: one row per (organization, source, session, type), upserted.
  */
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
+import * as Migrator from "../platform/Migrator.js"
 
-export default Effect.flatMap(SqlClient.SqlClient, (sql) =>
+export default Effect.flatMap(Migrator.script, (sql) =>
   sql.unsafe(`
 CREATE TABLE telemetry_events (
   organization_id text NOT NULL,

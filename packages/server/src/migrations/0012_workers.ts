@@ -3,10 +3,10 @@
  * the tokens a runtime authenticates with (only their hashes are kept). An instance stores the credential the
  * server presents when it calls the runtime (upgrade), encrypted with platform/Crypto.ts.
  */
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
+import * as Migrator from "../platform/Migrator.js"
 
-export default Effect.flatMap(SqlClient.SqlClient, (sql) =>
+export default Effect.flatMap(Migrator.script, (sql) =>
   sql.unsafe(`
 CREATE TABLE workers (
   id text PRIMARY KEY,

@@ -7,11 +7,11 @@
  * `*_ciphertext` columns, and never returned. `credential_version` is the compare-and-set counter of a credential:
  * a refresh writes only if the version it read is still current, so two refreshes cannot lose a token.
  */
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
+import * as Migrator from "../platform/Migrator.js"
 import { grants } from "./0004_catalog.js"
 
-export default Effect.flatMap(SqlClient.SqlClient, (sql) =>
+export default Effect.flatMap(Migrator.script, (sql) =>
   sql.unsafe(`
 CREATE TABLE mcp_connections (
   id text PRIMARY KEY,

@@ -5,10 +5,10 @@
  * Secrets (the client secret, tokens, PKCE verifiers) are stored encrypted with platform/Crypto.ts and never
  * returned. `credential_version` is the compare-and-set counter of a credential, as on mcp_member_credentials.
  */
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
+import * as Migrator from "../platform/Migrator.js"
 
-export default Effect.flatMap(SqlClient.SqlClient, (sql) =>
+export default Effect.flatMap(Migrator.script, (sql) =>
   sql.unsafe(`
 CREATE TABLE suite_clients (
   organization_id text NOT NULL REFERENCES organizations (id),

@@ -10,10 +10,10 @@
  *
  * Rows live 24 hours from `created_at`: claims ignore older ones and an hourly job deletes them.
  */
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
+import * as Migrator from "../platform/Migrator.js"
 
-export default Effect.flatMap(SqlClient.SqlClient, (sql) =>
+export default Effect.flatMap(Migrator.script, (sql) =>
   sql.unsafe(`
 CREATE TABLE idempotency_keys (
   scope text NOT NULL,

@@ -5,10 +5,10 @@
  * `connector_source_bindings.files_json` keeps the repository files (path and blob) a bound object was last made
  * with, so a sync sees a changed supporting file even when the entry file did not change.
  */
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
+import * as Migrator from "../platform/Migrator.js"
 
-export default Effect.flatMap(SqlClient.SqlClient, (sql) =>
+export default Effect.flatMap(Migrator.script, (sql) =>
   sql.unsafe(`
 CREATE TABLE component_file_contents (
   organization_id text NOT NULL REFERENCES organizations (id),

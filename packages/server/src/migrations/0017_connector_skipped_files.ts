@@ -8,10 +8,10 @@
  * - `plugins.source_metadata`: `version`, `author`, `homepage`, `repository`, `license`, `keywords` and `category`
  *   from `plugin.json` and the marketplace entry, for a plugin a discovery apply made; null for others.
  */
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
+import * as Migrator from "../platform/Migrator.js"
 
-export default Effect.flatMap(SqlClient.SqlClient, (sql) =>
+export default Effect.flatMap(Migrator.script, (sql) =>
   sql.unsafe(`
 CREATE TABLE connector_skipped_files (
   organization_id text NOT NULL REFERENCES organizations (id),

@@ -23,8 +23,9 @@
  * old row and migrations run without keys): such a connection answers `clientSecretSet: false` until the secret is
  * set again; nobody could sign in through it before, so no sign-in is lost.
  */
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
+import * as SqlClient from "effect/sql/SqlClient"
+import * as Migrator from "../platform/Migrator.js"
 import { typeid } from "typeid-js"
 
 interface OldRow {
@@ -50,7 +51,7 @@ const MAPPING = {
 
 export default Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  yield* sql.unsafe(`
+  yield* Migrator.runScript(sql, `
 ALTER TABLE sso_connections RENAME TO sso_connections_0009;
 ALTER INDEX sso_connections_verified_domain_key RENAME TO sso_connections_0009_verified_domain_key;
 ALTER TABLE sso_connections_0009 RENAME CONSTRAINT sso_connections_updated_by_membership_fkey TO sso_connections_0009_updated_by_membership_fkey;

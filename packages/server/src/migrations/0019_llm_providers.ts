@@ -5,11 +5,11 @@
  * refreshToken?}`), `headers_ciphertext` the extra headers as a JSON object; both bound to their row
  * (platform/SecretColumns.ts). `header_names` repeats the names, which reads show.
  */
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
+import * as Migrator from "../platform/Migrator.js"
 import { grants } from "./0004_catalog.js"
 
-export default Effect.flatMap(SqlClient.SqlClient, (sql) =>
+export default Effect.flatMap(Migrator.script, (sql) =>
   sql.unsafe(`
 CREATE TABLE llm_providers (
   id text PRIMARY KEY,

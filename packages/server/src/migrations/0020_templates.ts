@@ -4,11 +4,11 @@
  * `deleted_at` marks a soft-deleted template, which the API treats as missing. The name's word index serves the
  * list's `q` (words and word prefixes, as config objects' search text).
  */
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
+import * as Migrator from "../platform/Migrator.js"
 import { grants } from "./0004_catalog.js"
 
-export default Effect.flatMap(SqlClient.SqlClient, (sql) =>
+export default Effect.flatMap(Migrator.script, (sql) =>
   sql.unsafe(`
 CREATE TABLE templates (
   id text PRIMARY KEY,

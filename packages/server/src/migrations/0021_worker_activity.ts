@@ -3,10 +3,10 @@
  * runtime's `sentAt`), its open sessions, its recorded state (`online`/`offline`, moved by heartbeats and the
  * offline check), the last 100 heartbeats per worker, and the transitions between the two states.
  */
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
+import * as Migrator from "../platform/Migrator.js"
 
-export default Effect.flatMap(SqlClient.SqlClient, (sql) =>
+export default Effect.flatMap(Migrator.script, (sql) =>
   sql.unsafe(`
 ALTER TABLE workers
   ADD COLUMN last_seen_at timestamptz,

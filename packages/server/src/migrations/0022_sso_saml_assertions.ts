@@ -3,10 +3,10 @@
  * again (an IdP-initiated one has no single-use intent to spend) is refused as a replay. Rows are dropped once the
  * assertion's own validity (plus the clock skew) has passed, when the engine would refuse it anyway.
  */
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
+import * as Migrator from "../platform/Migrator.js"
 
-export default Effect.flatMap(SqlClient.SqlClient, (sql) =>
+export default Effect.flatMap(Migrator.script, (sql) =>
   sql.unsafe(`
 CREATE TABLE sso_saml_assertions (
   organization_id text NOT NULL,

@@ -14,10 +14,10 @@
  * - `teams.external_key` (an organization's own key for a team, unique) and `teams.scim_connection_id` (a team the
  *   directory owns refuses manual edits).
  */
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
+import * as Migrator from "../platform/Migrator.js"
 
-export default Effect.flatMap(SqlClient.SqlClient, (sql) =>
+export default Effect.flatMap(Migrator.script, (sql) =>
   sql.unsafe(`
 CREATE TABLE scim_connections (
   id text PRIMARY KEY,

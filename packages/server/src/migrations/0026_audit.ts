@@ -5,10 +5,10 @@
  * deletion), so there are no foreign keys: an event outlives what it names. Targets are a small JSON array,
  * searched by id through a GIN index. `audit_settings` holds an organization's retention when an owner set one.
  */
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
+import * as Migrator from "../platform/Migrator.js"
 
-export default Effect.flatMap(SqlClient.SqlClient, (sql) =>
+export default Effect.flatMap(Migrator.script, (sql) =>
   sql.unsafe(`
 CREATE TABLE audit_events (
   organization_id text NOT NULL,

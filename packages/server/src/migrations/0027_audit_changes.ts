@@ -2,10 +2,10 @@
  * The audit log, second step: an update's before and after (`changes`, secrets redacted before they get here), a
  * failed sign-in's `failed` outcome, and the credential filter's index (a leaked key's every use, newest first).
  */
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
+import * as Migrator from "../platform/Migrator.js"
 
-export default Effect.flatMap(SqlClient.SqlClient, (sql) =>
+export default Effect.flatMap(Migrator.script, (sql) =>
   sql.unsafe(`
 ALTER TABLE audit_events ADD COLUMN changes jsonb;
 ALTER TABLE audit_events DROP CONSTRAINT audit_events_outcome_check;

@@ -6,10 +6,10 @@
  * delivery state the API shows. `next_attempt_at` is null while paused; the partial index finds the due ones.
  * `lease_until` keeps a claimed stream from being claimed again while its delivery is under way.
  */
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
+import * as Migrator from "../platform/Migrator.js"
 
-export default Effect.flatMap(SqlClient.SqlClient, (sql) =>
+export default Effect.flatMap(Migrator.script, (sql) =>
   sql.unsafe(`
 CREATE TABLE audit_streams (
   id text PRIMARY KEY,

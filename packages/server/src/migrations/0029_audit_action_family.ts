@@ -7,10 +7,10 @@
  * turns the prefix into a range on the index; it serves `=` too, so it replaces the index instead of adding one (no
  * second index to write on every event). On a partitioned table the statements apply to every partition.
  */
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
+import * as Migrator from "../platform/Migrator.js"
 
-export default Effect.flatMap(SqlClient.SqlClient, (sql) =>
+export default Effect.flatMap(Migrator.script, (sql) =>
   sql.unsafe(`
 DROP INDEX audit_events_action_idx;
 CREATE INDEX audit_events_action_idx ON audit_events (organization_id, action text_pattern_ops, occurred_at, id);

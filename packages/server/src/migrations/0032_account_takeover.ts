@@ -10,10 +10,10 @@
  *   instance. The operator organization is no longer the first one created: the one recorded that way is forgotten,
  *   and its owner claims it again with a setup token (or `ORGPLANE_OPERATOR_ORGANIZATION_ID` names it).
  */
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
+import * as Migrator from "../platform/Migrator.js"
 
-export default Effect.flatMap(SqlClient.SqlClient, (sql) =>
+export default Effect.flatMap(Migrator.script, (sql) =>
   sql.unsafe(`
 ALTER TABLE users ADD COLUMN email_verified_at timestamptz;
 ALTER TABLE memberships ADD COLUMN email_verified_at timestamptz;

@@ -4,10 +4,10 @@
  * cannot shut the owner out. Keyed like the throttle's counts, by a hash of the email: the statement that reads it
  * is the same whether an account has the email or not. Not tenant-scoped: an account belongs to no one organization.
  */
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
+import * as Migrator from "../platform/Migrator.js"
 
-export default Effect.flatMap(SqlClient.SqlClient, (sql) =>
+export default Effect.flatMap(Migrator.script, (sql) =>
   sql.unsafe(`
 CREATE TABLE sign_in_addresses (
   account_key text NOT NULL,

@@ -9,10 +9,10 @@
  * before scopes, which keep their maker's whole role); `parent_api_key_id`, the key it was made with, whose
  * revocation revokes it.
  */
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
+import * as Migrator from "../platform/Migrator.js"
 
-export default Effect.flatMap(SqlClient.SqlClient, (sql) =>
+export default Effect.flatMap(Migrator.script, (sql) =>
   sql.unsafe(`
 ALTER TABLE api_keys ADD COLUMN sso_connection_id text;
 ALTER TABLE api_keys ADD COLUMN authenticated_organization_id text REFERENCES organizations (id) ON DELETE CASCADE;

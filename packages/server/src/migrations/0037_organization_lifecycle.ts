@@ -4,10 +4,10 @@
  * (counted per table across its runs, so the record it leaves says everything it removed). The sessions' indexes
  * serve the deletion (sessions acting in it fall back) and the purge (sessions its SSO made end with it).
  */
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
+import * as Migrator from "../platform/Migrator.js"
 
-export default Effect.flatMap(SqlClient.SqlClient, (sql) =>
+export default Effect.flatMap(Migrator.script, (sql) =>
   sql.unsafe(`
 ALTER TABLE organizations ADD COLUMN logo_url text;
 ALTER TABLE organizations ADD COLUMN metadata jsonb NOT NULL DEFAULT '{}'::jsonb;

@@ -5,10 +5,10 @@
  * tombstone (memberships, SCIM Users, workers, claims and telemetry still name its id), its name and email replaced by
  * a pseudonym and its password by the unusable hash (accounts/AccountDeletion.ts).
  */
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
+import * as Migrator from "../platform/Migrator.js"
 
-export default Effect.flatMap(SqlClient.SqlClient, (sql) =>
+export default Effect.flatMap(Migrator.script, (sql) =>
   sql.unsafe(`
 ALTER TABLE users ADD COLUMN disabled_at timestamptz;
 ALTER TABLE users ADD COLUMN deleted_at timestamptz;

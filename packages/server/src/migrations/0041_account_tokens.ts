@@ -8,10 +8,10 @@
  * - `email_verification`: a link mailed to the account's address (`email`); using it proves that address.
  * One of each per account: issuing another replaces it. A use deletes it.
  */
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
+import * as Migrator from "../platform/Migrator.js"
 
-export default Effect.flatMap(SqlClient.SqlClient, (sql) =>
+export default Effect.flatMap(Migrator.script, (sql) =>
   sql.unsafe(`
 CREATE TABLE account_tokens (
   user_id text NOT NULL REFERENCES users (id) ON DELETE CASCADE,

@@ -4,7 +4,10 @@
  * guard asks for a name's addresses (a Tag, so the server can answer it from its own DNS client and tests from a
  * fake DNS server).
  */
-import { Context, Data, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Dns from "node:dns"
 import * as Net from "node:net"
 
@@ -128,23 +131,25 @@ export interface AddressResolverService {
   readonly resolve: (host: string) => Effect.Effect<ReadonlyArray<string>, ResolveError>
 }
 
-/**
- * Where the outbound guard asks for a name's addresses. Without one provided it uses the system's resolver
- * (`system`); the server provides its own DNS client's when `ORGPLANE_DNS_SERVERS` is set.
- */
-export class AddressResolver extends Context.Tag("@orgplane/server/platform/AddressGuard")<AddressResolver, AddressResolverService>() {}
-
 /** `dns.lookup` (what Node would use to connect: /etc/hosts, then the system's resolvers), every address, in order. */
 export const system: AddressResolverService = {
   resolve: (host) =>
-    Effect.async<ReadonlyArray<string>, ResolveError>((resume) => {
+    Effect.callback<ReadonlyArray<string>, ResolveError>((resume) => {
       Dns.lookup(host, { all: true, verbatim: true }, (error, addresses) => {
         if (error) {
-          const code = (error as NodeJS.ErrnoException).code
+          const code = error.code
           resume(code === "ENOTFOUND" || code === "ENODATA" ? Effect.succeed([]) : Effect.fail(new ResolveError({ host, detail: code ?? error.message })))
         } else resume(Effect.succeed(addresses.map((entry) => entry.address)))
       })
     })
 }
 
-export const systemLayer = Layer.succeed(AddressResolver, system)
+/**
+ * Where the outbound guard asks for a name's addresses. Without one provided it uses the system's resolver
+ * (`system`, also its `layer`); the server provides its own DNS client's when `ORGPLANE_DNS_SERVERS` is set.
+ */
+export class AddressResolver extends Context.Service<AddressResolver, AddressResolverService>()("@orgplane/server/platform/AddressGuard") {
+  static readonly layer = Layer.succeed(this, system)
+}
+
+export const systemLayer = AddressResolver.layer

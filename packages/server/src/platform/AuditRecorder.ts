@@ -8,17 +8,28 @@
  * operation that changed nothing in the database (a diagnostic run, a call to another system) has its event
  * written after it succeeds. A refusal for want of role or access (403) is written as `outcome: denied`, on its
  * own. Services that know more than the request (whom a sign-in or a directory acted for) say so with `describe`.
+ *
+ * The Effect 4 form of packages/server/src/platform/AuditRecorder.ts, whole. How it is wired (HttpErrors.ts
+ * `group`, which the Effect 3 module's is and the Effect 4 one's is not yet): every handler of an operation whose
+ * `auditDeclarations` entry names an action (not `notAudited`, whose `action` is false) is passed through
+ * `around(action, handler)`, outside `Authority.around` (so a write refused at commit is recorded as denied) and
+ * inside `Idempotency.around` and the success's response encoding (so the recorder sees the handler's value, whose
+ * `id`s become targets); the server provides `AuditRecorder.layer`. What differs under the same behaviour: the
+ * running handler's draft is a `Context.Reference` provided around the handler (Effect 3's was a `Context.Reference`
+ * too); the layer needs `ServerConfig` (for the client's address, `ORGPLANE_TRUST_PROXY`), which Effect 3's `run`
+ * read from the request's context behind a cast; `run` reads the request with `serviceOption` (outside a request a
+ * draft has no address, agent or request; Effect 3's required one); the ids a request's path names are read from its
+ * `params` (Effect 4's handlers are given the path's parameters under that name, Effect 3's under `path`).
  */
-import { HttpServerRequest } from "@effect/platform"
 import {
   type Actor,
   AUDIT_REDACTED,
   type AuditAction,
+  AuditActions,
+  type AuditActorType,
   type AuditChanges,
   AuditEvent,
   AuditEventId,
-  AuditActions,
-  type AuditActorType,
   type AuditOutcome,
   CurrentActor,
   CurrentMember,
@@ -28,9 +39,17 @@ import {
   OrganizationId,
   type Prefix
 } from "@orgplane/schema"
-import { SqlClient } from "@effect/sql"
-import { Cause, Context, Effect, Exit, Layer, Option, Schema } from "effect"
+import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import { HttpServerRequest } from "effect/http"
+import * as SqlClient from "effect/sql/SqlClient"
 import { clientAddress } from "./ClientAddress.js"
+import { ServerConfig, type ServerSettings } from "./Config.js"
 import { IdGenerator, makeId } from "./Ids.js"
 import { currentRequestId } from "./RequestLog.js"
 import { orUnavailable, type TransactionParty, withTransactionParty } from "./Sql.js"
@@ -158,7 +177,7 @@ const subjectsOf = (action: AuditAction, organizationId: OrganizationId | undefi
     if (subject === "organization") return organizationId === undefined ? [] : [{ type: "organization", id: organizationId }]
     if (actor === undefined) return []
     if (subject === "caller") return [{ type: actor.type, id: actor.id }]
-    return actor.credentialId === null ? [] : Option.toArray(Option.fromNullable(targetOf(actor.credentialId)))
+    return actor.credentialId === null ? [] : Option.toArray(Option.fromNullishOr(targetOf(actor.credentialId)))
   })
 const MAX_USER_AGENT = 512
 
@@ -203,12 +222,13 @@ interface Draft {
 }
 
 /** The draft of the running handler's event (`around`); undefined outside one. */
-class CurrentDraft extends Context.Reference<CurrentDraft>()("@orgplane/server/platform/AuditRecorder/CurrentDraft", {
-  defaultValue: (): Draft | undefined => undefined
-}) {}
+const CurrentDraft = Context.Reference<Draft | undefined>("@orgplane/server/platform/AuditRecorder/CurrentDraft", {
+  defaultValue: () => undefined
+})
 
 /** A new draft of an `action` event, with what the request tells (if there is one): address, agent and id. */
 const newDraft = (
+  settings: ServerSettings,
   action: AuditAction,
   organizationId: OrganizationId | undefined,
   actor: ActorFacts | undefined,
@@ -223,7 +243,11 @@ const newDraft = (
       targets: [],
       ip: http === undefined
         ? null
-        : yield* Effect.orElseSucceed(Effect.provideService(clientAddress, HttpServerRequest.HttpServerRequest, http), () => null),
+        : yield* clientAddress.pipe(
+          Effect.provideService(HttpServerRequest.HttpServerRequest, http),
+          Effect.provideService(ServerConfig, settings),
+          Effect.orElseSucceed(() => null)
+        ),
       userAgent: agent === undefined ? null : agent.slice(0, MAX_USER_AGENT),
       requestId: yield* currentRequestId,
       changes: null,
@@ -346,8 +370,7 @@ export const describe = (facts: {
   /** Other organizations the succeeded event is recorded in as well, with the actor's membership in each (or null). */
   readonly alsoIn?: ReadonlyArray<{ readonly organizationId: OrganizationId; readonly membershipId: NewEvent["actorMembershipId"] }>
 }): Effect.Effect<void> =>
-  Effect.flatMap(CurrentDraft, (draft) =>
-    Effect.sync(() => {
+  CurrentDraft.useSync((draft) => {
       if (draft === undefined) return
       if (facts.organizationId !== undefined) draft.organizationId = facts.organizationId ?? undefined
       if (facts.person !== undefined) {
@@ -373,7 +396,7 @@ export const describe = (facts: {
           draft.alsoIn.push(other)
         }
       }
-    }))
+    })
 
 /** A field whose value is a secret, by its name: `apiKey`, `clientSecret`, `password`, `accessToken`, `privateKey`. */
 const secretField = /(secret|password|passphrase|token|api_?key|private_?key)$/i
@@ -430,12 +453,12 @@ export const changesOf = (
  * `changesOf`. Call it inside the change's transaction (the event is written at its commit). No-op outside `around`.
  */
 export const describeChange = <A, I extends Readonly<Record<string, unknown>>>(
-  schema: Schema.Schema<A, I>,
+  schema: Schema.Codec<A, I>,
   before: A,
   after: A,
   options?: { readonly secrets?: ReadonlyArray<string> }
 ): Effect.Effect<void> =>
-  Effect.flatMap(CurrentDraft, (draft) => {
+  Effect.flatMap(Effect.service(CurrentDraft), (draft) => {
     if (draft === undefined) return Effect.void
     const encode = Schema.encodeSync(schema)
     return describe({ changes: changesOf(encode(before), encode(after), options?.secrets) })
@@ -443,7 +466,7 @@ export const describeChange = <A, I extends Readonly<Record<string, unknown>>>(
 
 /** The refusal an event records as `denied`: a missing role or access, not a missing plan or a bad request. */
 const deniedReason = (cause: Cause.Cause<unknown>): string | undefined =>
-  Option.match(Cause.failureOption(cause), {
+  Option.match(Cause.findErrorOption(cause), {
     onNone: () => undefined,
     onSome: (error) => (error instanceof Forbidden ? error.reason : undefined)
   })
@@ -451,6 +474,7 @@ const deniedReason = (cause: Cause.Cause<unknown>): string | undefined =>
 const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const ids = yield* IdGenerator
+  const settings = yield* ServerConfig
   const insert = execute({
     Request: NewEvent,
     execute: (event) =>
@@ -487,19 +511,21 @@ const make = Effect.gen(function*() {
       draft.written = true
     }).pipe(
       Effect.provideService(IdGenerator, ids),
-      Effect.catchAllCause((cause) => Effect.logError(`Could not write the audit event ${draft.action} (${outcome})`, cause))
+      Effect.catchCause((cause) => Effect.logError(`Could not write the audit event ${draft.action} (${outcome})`, cause))
     )
 
   /** Runs a handler under the draft of its request's event (see the module comment). */
-  const run = <Request extends { readonly path?: unknown }, A, E, R>(
+  const run = <Request extends object, A, E, R>(
     action: AuditAction,
     handler: (request: Request) => Effect.Effect<A, E, R>,
     request: Request
   ): Effect.Effect<A, E, R> =>
     Effect.gen(function*() {
       const { actor, organizationId } = yield* caller
-      const draft = yield* newDraft(action, organizationId, actor, yield* HttpServerRequest.HttpServerRequest)
-      const path = request.path
+      const http = yield* Effect.serviceOption(HttpServerRequest.HttpServerRequest)
+      const draft = yield* newDraft(settings, action, organizationId, actor, Option.getOrUndefined(http))
+      // Effect 4's handlers are given the path's parameters as `params` (Effect 3's `path`).
+      const path = "params" in request ? request.params : undefined
       if (typeof path === "object" && path !== null) {
         for (const [name, value] of Object.entries(path)) if (typeof value === "string") addTarget(draft, targetOf(value, name))
       }
@@ -531,7 +557,7 @@ const make = Effect.gen(function*() {
         if (reason !== undefined) yield* writeAlone(draft, "denied", reason)
       }
       return yield* exit
-    }) as Effect.Effect<A, E, R>
+    })
 
   /**
    * An event of background work acting for an organization (actor `system:<job>`), written on the caller's
@@ -581,6 +607,7 @@ const make = Effect.gen(function*() {
   }) =>
     Effect.gen(function*() {
       const draft = yield* newDraft(
+        settings,
         attempt.action,
         attempt.organizationId,
         { ...anonymous(attempt.label), ssoConnectionId: attempt.ssoConnectionId },
@@ -594,13 +621,13 @@ const make = Effect.gen(function*() {
 })
 
 /** The audit log's writer, shared by every group. */
-export class AuditRecorder extends Context.Tag("@orgplane/server/platform/AuditRecorder")<AuditRecorder, Effect.Effect.Success<typeof make>>() {
-  static readonly layer = Layer.effect(AuditRecorder, make)
+export class AuditRecorder extends Context.Service<AuditRecorder>()("@orgplane/server/platform/AuditRecorder", { make }) {
+  static readonly layer = Layer.effect(this, this.make)
 }
 
 /** A handler of an operation that records `action`, under the draft of its request's event (HttpErrors.group). */
-export const around = <Request extends { readonly path?: unknown }, A, E, R>(
+export const around = <Request extends object, A, E, R>(
   action: AuditAction,
   handler: (request: Request) => Effect.Effect<A, E, R>
 ) =>
-(request: Request): Effect.Effect<A, E, R | AuditRecorder> => Effect.flatMap(AuditRecorder, (recorder) => recorder.run(action, handler, request))
+(request: Request): Effect.Effect<A, E, R | AuditRecorder> => AuditRecorder.use((recorder) => recorder.run(action, handler, request))

@@ -18,8 +18,18 @@
  *
  * The statements belong to the areas whose tables they read, each provided beside the middleware that resolved the
  * credential: `MemberStanding` (identity), `ScimTokenStanding` (scim), `WorkerTokenStanding` (workers).
+ *
+ * The Effect 4 form of packages/server/src/platform/Authority.ts, whole. How it is wired (HttpErrors.ts `group`,
+ * which the Effect 3 module's is and the Effect 4 one's is not yet): every handler of an endpoint whose method is
+ * not GET is passed through `around`, inside the audit recorder's `around` (so a refusal at commit is recorded as a
+ * denied event) and inside idempotency's; the caller's middleware provides its `Current*` service and, beside it, the
+ * matching `*Standing` (identity's Authentication layer `MemberStanding`, scim's `ScimTokenStanding`, workers'
+ * `WorkerTokenStanding`). What differs under the same behaviour: the attempt's own changes are a `Context.Reference`
+ * provided by the party's `around` (Sql.ts), as on Effect 3; a missing `*Standing` beside a caller is a defect that
+ * says so (Effect 3's `Context.unsafeGet` threw); a refusal's errors are typed (`Refusal`), where Effect 3's
+ * `catchSomeDefect` left them `unknown`; a SCIM refusal's `WWW-Authenticate` is set through
+ * `HttpEffect.appendPreResponseHandlerUnsafe` (nothing outside a request).
  */
-import type { SqlError } from "@effect/sql/SqlError"
 import {
   type Action,
   allows,
@@ -37,8 +47,13 @@ import {
   Unauthorized,
   type WorkerCaller
 } from "@orgplane/schema"
-import { HttpApp, HttpServerResponse } from "@effect/platform"
-import { Context, Effect, Option } from "effect"
+import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as HttpEffect from "effect/http/HttpEffect"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import type { SqlError } from "effect/sql/SqlError"
 import { insufficientRole, recordGrants } from "./Principal.js"
 import { type TransactionParty, withTransactionParty } from "./Sql.js"
 import { now } from "./Time.js"
@@ -52,22 +67,22 @@ export interface Standing {
 }
 
 /** Reads a member's standing again, inside the committing transaction, with the locks its changes take. */
-export class MemberStanding extends Context.Tag("@orgplane/server/platform/Authority/MemberStanding")<
+export class MemberStanding extends Context.Service<
   MemberStanding,
   (caller: MemberContext, at: Date) => Effect.Effect<Standing, SqlError>
->() {}
+>()("@orgplane/server/platform/Authority/MemberStanding") {}
 
 /** Whether a directory's SCIM token still works (not revoked, not expired), read with the lock its revocation takes. */
-export class ScimTokenStanding extends Context.Tag("@orgplane/server/platform/Authority/ScimTokenStanding")<
+export class ScimTokenStanding extends Context.Service<
   ScimTokenStanding,
   (client: ScimClient, at: Date) => Effect.Effect<boolean, SqlError>
->() {}
+>()("@orgplane/server/platform/Authority/ScimTokenStanding") {}
 
 /** Whether a worker token still works (not revoked, its worker not deleted), read with the locks those changes take. */
-export class WorkerTokenStanding extends Context.Tag("@orgplane/server/platform/Authority/WorkerTokenStanding")<
+export class WorkerTokenStanding extends Context.Service<
   WorkerTokenStanding,
   (worker: WorkerCaller, at: Date) => Effect.Effect<boolean, SqlError>
->() {}
+>()("@orgplane/server/platform/Authority/WorkerTokenStanding") {}
 
 /** What the committing transaction itself changed of memberships and API keys (see the module comment). */
 interface OwnChanges {
@@ -82,9 +97,9 @@ interface OwnChanges {
  * the same attempt: an attempt run again after a serialization failure starts from nothing, and the request's other
  * outermost transactions (which share its party) each have their own.
  */
-class CurrentOwnChanges extends Context.Reference<CurrentOwnChanges>()("@orgplane/server/platform/Authority/CurrentOwnChanges", {
-  defaultValue: (): OwnChanges | undefined => undefined
-}) {}
+const CurrentOwnChanges = Context.Reference<OwnChanges | undefined>("@orgplane/server/platform/Authority/CurrentOwnChanges", {
+  defaultValue: () => undefined
+})
 const noOwnChanges = (): OwnChanges => ({ memberships: new Map(), apiKeys: new Set() })
 
 /**
@@ -94,15 +109,18 @@ const noOwnChanges = (): OwnChanges => ({ memberships: new Map(), apiKeys: new S
 export const changedHere = (
   change: { readonly membershipId: MembershipId; readonly ended: boolean } | { readonly apiKeyId: ApiKeyId }
 ): Effect.Effect<void> =>
-  Effect.map(CurrentOwnChanges, (own) => {
+  CurrentOwnChanges.useSync((own) => {
     if (own === undefined) return
     if ("apiKeyId" in change) own.apiKeys.add(change.apiKeyId)
     else if (change.ended || !own.memberships.has(change.membershipId)) own.memberships.set(change.membershipId, change.ended ? "ended" : "changed")
   })
 
+/** What a write refused at commit answers: what a new request with the same credential would get. */
+export type Refusal = Unauthorized | Forbidden | ScimUnauthorized
+
 /** A refusal decided at commit: a defect inside the transaction (which rolls it back), the request's failure outside. */
 class Refused {
-  constructor(readonly answer: Effect.Effect<never, unknown>) {}
+  constructor(readonly answer: Effect.Effect<never, Refusal>) {}
 }
 
 const unauthorized = Effect.fail(new Unauthorized())
@@ -113,12 +131,22 @@ const membershipRemoved = Effect.fail(
   })
 )
 const scimUnauthorized = Effect.andThen(
-  HttpApp.appendPreResponseHandler((_, response) => Effect.succeed(HttpServerResponse.setHeader(response, "www-authenticate", scimChallenge(true)))),
+  Effect.contextWith((context: Context.Context<never>) =>
+    Effect.sync(() =>
+      HttpEffect.appendPreResponseHandlerUnsafe(context, (_, response) =>
+        Effect.succeed(HttpServerResponse.setHeader(response, "www-authenticate", scimChallenge(true))))
+    )
+  ),
   Effect.fail(new ScimUnauthorized({ detail: "This SCIM token was revoked while the request ran: nothing was changed." }))
 )
 
 /** The member's refusal, if any: the credential first, then the membership, then each action allowed before. */
-const judgeMember = (caller: MemberContext, granted: ReadonlySet<Action>, standing: Standing, own: OwnChanges): Effect.Effect<never, unknown> | undefined => {
+const judgeMember = (
+  caller: MemberContext,
+  granted: ReadonlySet<Action>,
+  standing: Standing,
+  own: OwnChanges
+): Effect.Effect<never, Refusal> | undefined => {
   const mine = own.memberships.get(caller.membership.id)
   const key = caller.credential._tag === "ApiKey" ? caller.credential.apiKeyId : undefined
   const revokedHere = mine === "ended" || (key !== undefined && own.apiKeys.has(key))
@@ -129,44 +157,65 @@ const judgeMember = (caller: MemberContext, granted: ReadonlySet<Action>, standi
   return undefined
 }
 
-const party = (judge: (own: OwnChanges, at: Date) => Effect.Effect<Effect.Effect<never, unknown> | undefined, SqlError>): TransactionParty => ({
+const party = (
+  judge: (own: OwnChanges, at: Date) => Effect.Effect<Effect.Effect<never, Refusal> | undefined, SqlError>
+): TransactionParty => ({
   committedBefore: Option.none(),
   around: (attempt) => Effect.provideService(attempt, CurrentOwnChanges, noOwnChanges()),
   // Run by every write: plain steps rather than a generator, which costs the request path a few more.
   beforeCommit: () =>
-    Effect.flatMap(CurrentOwnChanges, (own) =>
+    Effect.flatMap(Effect.service(CurrentOwnChanges), (own) =>
       Effect.flatMap(now, (at) =>
         Effect.flatMap(judge(own ?? noOwnChanges(), at), (refusal) => (refusal === undefined ? Effect.void : Effect.die(new Refused(refusal)))))),
   committed: Effect.succeed(Option.none()),
   settled: () => Effect.void
 })
 
+/** The statement provided beside a caller's middleware; a caller without it is the server's wiring bug. */
+const standingOf = <I, S>(context: Context.Context<never>, key: Context.Key<I, S>): S => {
+  const found = Context.getOption(context, key)
+  if (Option.isNone(found)) throw new Error(`${key.key} is not provided beside the middleware that resolved the caller (Authority.ts)`)
+  return found.value
+}
+
 /** The request's party, from the caller its middleware provided; none for a caller without organization authority. */
-const enlist: Effect.Effect<TransactionParty | undefined> = Effect.contextWith((context: Context.Context<never>) => {
-  const member = Context.getOption(context, CurrentMember)
-  if (Option.isSome(member)) {
-    const read = Context.unsafeGet(context, MemberStanding)
-    const caller = member.value
-    const granted = recordGrants(caller)
-    return party((own, at) => Effect.map(read(caller, at), (standing) => judgeMember(caller, granted, standing, own)))
-  }
-  const scim = Context.getOption(context, CurrentScimClient)
-  if (Option.isSome(scim)) {
-    const read = Context.unsafeGet(context, ScimTokenStanding)
-    return party((_, at) => Effect.map(read(scim.value, at), (live) => (live ? undefined : scimUnauthorized)))
-  }
-  const worker = Context.getOption(context, CurrentWorker)
-  if (Option.isSome(worker)) {
-    const read = Context.unsafeGet(context, WorkerTokenStanding)
-    return party((_, at) => Effect.map(read(worker.value, at), (live) => (live ? undefined : unauthorized)))
-  }
+const enlist: Effect.Effect<TransactionParty | undefined> = Effect.contextWith((context: Context.Context<never>) =>
+  Effect.sync(() => {
+    const member = Context.getOption(context, CurrentMember)
+    if (Option.isSome(member)) {
+      const read = standingOf(context, MemberStanding)
+      const caller = member.value
+      const granted = recordGrants(caller)
+      return party((own, at) => Effect.map(read(caller, at), (standing) => judgeMember(caller, granted, standing, own)))
+    }
+    const scim = Context.getOption(context, CurrentScimClient)
+    if (Option.isSome(scim)) {
+      const read = standingOf(context, ScimTokenStanding)
+      return party((_, at) => Effect.map(read(scim.value, at), (live) => (live ? undefined : scimUnauthorized)))
+    }
+    const worker = Context.getOption(context, CurrentWorker)
+    if (Option.isSome(worker)) {
+      const read = standingOf(context, WorkerTokenStanding)
+      return party((_, at) => Effect.map(read(worker.value, at), (live) => (live ? undefined : unauthorized)))
+    }
+    return undefined
+  })
+)
+
+/** The refusal a cause carries as a defect, if any. */
+const refusalOf = (cause: Cause.Cause<unknown>): Refused | undefined => {
+  for (const reason of cause.reasons) if (reason._tag === "Die" && reason.defect instanceof Refused) return reason.defect
   return undefined
-})
+}
 
 /** The handler of an operation that writes (HttpErrors.group): its outermost transactions check the caller's authority. */
-export const around = <Request, A, E, R>(handler: (request: Request) => Effect.Effect<A, E, R>) => (request: Request) =>
+export const around = <Request, A, E, R>(handler: (request: Request) => Effect.Effect<A, E, R>) =>
+(request: Request): Effect.Effect<A, E | Refusal, R> =>
   Effect.flatMap(enlist, (checked) =>
     checked === undefined ? handler(request) : handler(request).pipe(
       withTransactionParty(Effect.succeed(checked)),
-      Effect.catchSomeDefect((defect) => (defect instanceof Refused ? Option.some(defect.answer) : Option.none()))
+      Effect.catchCause((cause): Effect.Effect<never, E | Refusal> => {
+        const refused = refusalOf(cause)
+        return refused === undefined ? Effect.failCause(cause) : refused.answer
+      })
     ))

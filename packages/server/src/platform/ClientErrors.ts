@@ -15,7 +15,7 @@ import {
   UriTooLong,
   UriTooLongResponse
 } from "@orgplane/schema"
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import * as Http from "node:http"
 import type { Duplex } from "node:stream"
 
@@ -46,7 +46,7 @@ export const overflowInRequestLine = (error: ParserError): boolean => {
   return requestLineStart.test(seen.slice(seen.lastIndexOf("\n") + 1))
 }
 
-const json = <A, I>(schema: Schema.Schema<A, I>, error: A) => JSON.stringify(Schema.encodeSync(schema)(error))
+const json = <A, I>(schema: Schema.Codec<A, I>, error: A) => JSON.stringify(Schema.encodeSync(schema)(error))
 
 /** The status and JSON body answering a parser error; `undefined` for a timeout (Node's bare 408 stands). */
 export const responseFor = (error: ParserError, maxHeaderSize: number): { readonly status: number; readonly body: string | undefined } => {

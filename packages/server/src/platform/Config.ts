@@ -3,8 +3,15 @@
  * and `orgplane serve --help`). Flags of `orgplane serve` override the environment.
  */
 import { Plan } from "@orgplane/schema"
-import { Config, Context, Duration, Effect, Layer, Option, Redacted } from "effect"
-import { Schema } from "effect"
+import * as Config from "effect/Config"
+import * as ConfigProvider from "effect/ConfigProvider"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
 import { VERSION } from "../Version.js"
 
 export interface ServerSettings {
@@ -121,7 +128,7 @@ export type LogLevelName = typeof logLevels[number]
 export const logFormats = ["pretty", "json", "logfmt"] as const
 export type LogFormat = typeof logFormats[number]
 
-export class ServerConfig extends Context.Tag("@orgplane/server/platform/Config")<ServerConfig, ServerSettings>() {}
+export class ServerConfig extends Context.Service<ServerConfig, ServerSettings>()("@orgplane/server/platform/Config") {}
 
 /** The documented environment variables, shared by `--help` and the README. */
 export const environment = [
@@ -172,120 +179,138 @@ export const environment = [
   ["ORGPLANE_OUTBOUND_ALLOW_PRIVATE", "false", "Let user-supplied outbound URLs (MCP servers, worker runtimes) reach loopback, private and link-local addresses, over http too; only for a trusted network."]
 ] as const
 
-const plan = Config.string("ORGPLANE_DEFAULT_PLAN").pipe(
-  Config.withDefault("free"),
-  Config.validate({ message: "must be free, team or enterprise", validation: Schema.is(Plan) })
-) as Config.Config<Plan>
+/** A setting refused with `message`: what Effect 3's `Config.validate` and `InvalidData` failed with. */
+export const refusal = (message: string) => new Config.ConfigError(new ConfigProvider.SourceError({ message }))
+
+/** The setting `name` refused, naming it (`ORGPLANE_X: must be positive`): Effect 3's `InvalidData([name], message)`. */
+export const invalidSetting = (name: string, message: string) => refusal(`${name}: ${message}`)
+
+/** `config` whose value must pass `valid`, else the setting is refused with `message` (Effect 3's `Config.validate`). */
+const validate = <A>(config: Config.Config<A>, message: string, valid: (value: A) => boolean): Config.Config<A> =>
+  Config.mapEffect(config, (value) => valid(value) ? Effect.succeed(value) : Effect.fail(refusal(message)))
+
+const isPlan = Schema.is(Plan)
+
+const plan: Config.Config<Plan> = Config.mapEffect(
+  Config.String("ORGPLANE_DEFAULT_PLAN").pipe(Config.withDefault("free")),
+  (value) =>
+    isPlan(value)
+      ? Effect.succeed(value)
+      : Effect.fail(refusal("must be free, team or enterprise"))
+)
 
 /** A timeout: zero would mean "wait forever", which is what these settings exist to prevent. */
 const positiveDuration = (name: string, defaultValue: Duration.Duration) =>
-  Config.duration(name).pipe(
-    Config.withDefault(defaultValue),
-    Config.validate({ message: "must be a positive duration, for example `5 seconds`", validation: (d) => Duration.toMillis(d) > 0 })
+  validate(
+    Config.Duration(name).pipe(Config.withDefault(defaultValue)),
+    "must be a positive duration, for example `5 seconds`",
+    (d) => Duration.toMillis(d) > 0
   )
 
 /** A limit: zero would refuse everything, which no setting should be able to do by accident. */
 const atLeastOne = (name: string, defaultValue: number) =>
-  Config.integer(name).pipe(
-    Config.withDefault(defaultValue),
-    Config.validate({ message: "must be a whole number, at least 1", validation: (n) => n >= 1 })
-  )
+  validate(Config.Int(name).pipe(Config.withDefault(defaultValue)), "must be a whole number, at least 1", (n) => n >= 1)
 
-const oneOf = <A extends string>(name: string, values: ReadonlyArray<A>, fallback: A) =>
-  Config.string(name).pipe(
-    Config.withDefault(fallback),
-    Config.map((value) => value.trim().toLowerCase()),
-    Config.validate({ message: `must be ${values.slice(0, -1).join(", ")} or ${values.at(-1)}`, validation: (value) => values.includes(value as A) })
-  ) as Config.Config<A>
+const oneOf = <const A extends string>(name: string, values: ReadonlyArray<A>, fallback: A): Config.Config<A> =>
+  Config.mapEffect(
+    Config.String(name).pipe(Config.withDefault(fallback)),
+    (raw) => {
+      const value = raw.trim().toLowerCase()
+      const found = values.find((candidate) => candidate === value)
+      return found !== undefined
+        ? Effect.succeed(found)
+        : Effect.fail(refusal(`must be ${values.slice(0, -1).join(", ")} or ${values.at(-1)}`))
+    }
+  )
 
 /** A setting without a default: `undefined` when the variable is unset. */
 const optional = <A>(config: Config.Config<A>) => Config.option(config).pipe(Config.map(Option.getOrUndefined))
+
+/** A secret that may be unset or blank (both `undefined`), and when given must pass `valid`. */
+const optionalSecret = (name: string, message?: string, valid?: (value: string) => boolean) =>
+  Config.option(
+    message === undefined || valid === undefined
+      ? Config.Redacted(name)
+      : validate(Config.Redacted(name), message, (secret) => Redacted.value(secret).trim() === "" || valid(Redacted.value(secret)))
+  ).pipe(Config.map((secret) => Option.getOrUndefined(Option.filter(secret, (value) => Redacted.value(value).trim() !== ""))))
 
 /** The logger's and tracer's settings alone: read where the server is launched, before anything else logs. */
 export const observabilityConfig: Config.Config<Pick<ServerSettings, "logLevel" | "logFormat" | "tracing">> = Config.all({
   logLevel: oneOf("ORGPLANE_LOG_LEVEL", logLevels, "info"),
   logFormat: oneOf("ORGPLANE_LOG_FORMAT", logFormats, "pretty"),
-  tracing: Config.boolean("ORGPLANE_TRACING").pipe(Config.withDefault(false))
+  tracing: Config.Boolean("ORGPLANE_TRACING").pipe(Config.withDefault(false))
 })
 
-export const settingsConfig: Config.Config<ServerSettings> = Config.all({
-  host: Config.string("ORGPLANE_HOST").pipe(Config.withDefault("127.0.0.1")),
-  port: Config.port("ORGPLANE_PORT").pipe(Config.withDefault(8787)),
-  databaseUrl: Config.option(Config.redacted("DATABASE_URL")).pipe(
-    Config.map((url) => Option.getOrUndefined(Option.filter(url, (value) => Redacted.value(value).trim() !== "")))
-  ),
-  dataDir: Config.string("ORGPLANE_DATA_DIR").pipe(Config.withDefault("./.orgplane/data")),
-  dbPoolSize: Config.integer("ORGPLANE_DB_POOL_SIZE").pipe(
-    Config.withDefault(10),
-    Config.validate({ message: "must be at least 1", validation: (n) => n >= 1 })
-  ),
-  dbConnectTimeout: positiveDuration("ORGPLANE_DB_CONNECT_TIMEOUT", Duration.seconds(5)),
-  dbStatementTimeout: positiveDuration("ORGPLANE_DB_STATEMENT_TIMEOUT", Duration.seconds(10)),
-  version: Config.string("ORGPLANE_VERSION").pipe(
-    Config.withDefault(VERSION),
-    Config.map((version) => version.trim() === "" ? VERSION : version.trim())
-  ),
-  publicUrl: optional(Config.string("ORGPLANE_PUBLIC_URL")),
-  signupEnabled: Config.boolean("ORGPLANE_SIGNUP_ENABLED").pipe(Config.withDefault(true)),
-  defaultPlan: plan,
-  operatorOrganizationId: optional(Config.string("ORGPLANE_OPERATOR_ORGANIZATION_ID")),
-  setupToken: Config.option(Config.redacted("ORGPLANE_SETUP_TOKEN").pipe(
-    Config.validate({
-      message: `ORGPLANE_SETUP_TOKEN must be at least ${MIN_SETUP_TOKEN_LENGTH} characters (it makes whoever holds it the instance's operator)`,
-      validation: (token) => Redacted.value(token).trim() === "" || Redacted.value(token).trim().length >= MIN_SETUP_TOKEN_LENGTH
-    })
-  )).pipe(Config.map((token) => Option.getOrUndefined(Option.filter(token, (value) => Redacted.value(value).trim() !== "")))),
-  sessionTtl: Config.duration("ORGPLANE_SESSION_TTL").pipe(Config.withDefault(Duration.days(30))),
-  sessionIdleTimeout: positiveDuration("ORGPLANE_SESSION_IDLE_TIMEOUT", Duration.days(7)),
-  recentAuthentication: positiveDuration("ORGPLANE_RECENT_AUTHENTICATION", Duration.hours(2)),
-  apiKeyMaxLifetime: positiveDuration("ORGPLANE_API_KEY_MAX_LIFETIME", Duration.days(90)),
-  passwordCost: Config.integer("ORGPLANE_PASSWORD_COST").pipe(
-    Config.withDefault(15),
-    Config.validate({ message: "must be between 10 and 20", validation: (n) => n >= 10 && n <= 20 })
-  ),
-  encryptionKeys: optional(Config.redacted("ORGPLANE_ENCRYPTION_KEYS")),
-  bootstrapPerHour: Config.integer("ORGPLANE_BOOTSTRAP_PER_HOUR").pipe(Config.withDefault(5)),
-  organizationsPerUser: atLeastOne("ORGPLANE_ORGANIZATIONS_PER_USER", 10),
-  apiKeysPerMember: atLeastOne("ORGPLANE_API_KEYS_PER_MEMBER", 20),
-  pendingInvitationsPerOrganization: atLeastOne("ORGPLANE_PENDING_INVITATIONS_PER_ORGANIZATION", 200),
-  organizationDeletionGrace: positiveDuration("ORGPLANE_ORGANIZATION_DELETION_GRACE", Duration.days(7)),
-  provisionalWorkspaceLifetime: positiveDuration("ORGPLANE_PROVISIONAL_WORKSPACE_LIFETIME", Duration.days(7)),
-  organizationPurgeInterval: positiveDuration("ORGPLANE_ORGANIZATION_PURGE_INTERVAL", Duration.hours(1)),
-  signUpsPerHour: atLeastOne("ORGPLANE_SIGN_UPS_PER_HOUR", 20),
-  signInWindow: positiveDuration("ORGPLANE_SIGN_IN_WINDOW", Duration.minutes(15)).pipe(
-    Config.validate({ message: "must be at most 1 day (the longest window a rate limit keeps)", validation: (d) => Duration.toMillis(d) <= Duration.toMillis(Duration.days(1)) })
-  ),
-  signInFailuresPerAccountAndAddress: atLeastOne("ORGPLANE_SIGN_IN_FAILURES_PER_ACCOUNT_AND_ADDRESS", 10),
-  signInFailuresPerAccount: atLeastOne("ORGPLANE_SIGN_IN_FAILURES_PER_ACCOUNT", 50),
-  signInFailuresPerAddress: atLeastOne("ORGPLANE_SIGN_IN_FAILURES_PER_ADDRESS", 100),
-  passwordResetTtl: positiveDuration("ORGPLANE_PASSWORD_RESET_TTL", Duration.hours(1)),
-  emailVerificationTtl: positiveDuration("ORGPLANE_EMAIL_VERIFICATION_TTL", Duration.hours(24)),
-  recoveryRequestsPerAddress: atLeastOne("ORGPLANE_RECOVERY_REQUESTS_PER_ADDRESS", 20),
-  recoveryMailsPerEmail: atLeastOne("ORGPLANE_RECOVERY_MAILS_PER_EMAIL", 3),
-  smtpUrl: Config.option(Config.redacted("ORGPLANE_SMTP_URL").pipe(
-    Config.validate({
-      message: "ORGPLANE_SMTP_URL must be an smtp:// or smtps:// URL (smtp://user:password@host:587)",
-      validation: (url) => Redacted.value(url).trim() === "" || smtpUrlProblem(Redacted.value(url)) === undefined
-    })
-  )).pipe(Config.map((url) => Option.getOrUndefined(Option.filter(url, (value) => Redacted.value(value).trim() !== "")))),
-  mailFrom: optional(Config.string("ORGPLANE_MAIL_FROM")).pipe(Config.map((from) => from?.trim() === "" ? undefined : from?.trim())),
-  trustProxy: Config.boolean("ORGPLANE_TRUST_PROXY").pipe(Config.withDefault(false)),
-  maxBodyBytes: Config.integer("ORGPLANE_MAX_BODY_BYTES").pipe(
-    Config.withDefault(defaultMaxBodyBytes),
-    Config.validate({ message: "must be a positive number of bytes", validation: (n) => n > 0 })
-  ),
-  observability: observabilityConfig,
-  telemetryRetentionMonths: Config.integer("ORGPLANE_TELEMETRY_RETENTION_MONTHS").pipe(
-    Config.withDefault(defaultTelemetryRetentionMonths),
-    Config.validate({ message: "must be a whole number of months from 1 to 120", validation: (n) => n >= 1 && n <= 120 })
-  ),
-  outboundAllowPrivate: Config.boolean("ORGPLANE_OUTBOUND_ALLOW_PRIVATE").pipe(Config.withDefault(false))
-}).pipe(
-  Config.map(({ observability, ...settings }) => ({ ...settings, ...observability })),
-  Config.validate({
-    message: "ORGPLANE_MAIL_FROM must be set with ORGPLANE_SMTP_URL (the From address of the server's mail, say `orgplane <no-reply@example.com>`)",
-    validation: (settings) => settings.smtpUrl === undefined || settings.mailFrom !== undefined
-  })
+export const settingsConfig: Config.Config<ServerSettings> = validate(
+  Config.all({
+    host: Config.String("ORGPLANE_HOST").pipe(Config.withDefault("127.0.0.1")),
+    port: Config.Port("ORGPLANE_PORT").pipe(Config.withDefault(8787)),
+    databaseUrl: optionalSecret("DATABASE_URL"),
+    dataDir: Config.String("ORGPLANE_DATA_DIR").pipe(Config.withDefault("./.orgplane/data")),
+    dbPoolSize: validate(Config.Int("ORGPLANE_DB_POOL_SIZE").pipe(Config.withDefault(10)), "must be at least 1", (n) => n >= 1),
+    dbConnectTimeout: positiveDuration("ORGPLANE_DB_CONNECT_TIMEOUT", Duration.seconds(5)),
+    dbStatementTimeout: positiveDuration("ORGPLANE_DB_STATEMENT_TIMEOUT", Duration.seconds(10)),
+    version: Config.String("ORGPLANE_VERSION").pipe(
+      Config.withDefault(VERSION),
+      Config.map((version) => version.trim() === "" ? VERSION : version.trim())
+    ),
+    publicUrl: optional(Config.String("ORGPLANE_PUBLIC_URL")),
+    signupEnabled: Config.Boolean("ORGPLANE_SIGNUP_ENABLED").pipe(Config.withDefault(true)),
+    defaultPlan: plan,
+    operatorOrganizationId: optional(Config.String("ORGPLANE_OPERATOR_ORGANIZATION_ID")),
+    setupToken: optionalSecret(
+      "ORGPLANE_SETUP_TOKEN",
+      `ORGPLANE_SETUP_TOKEN must be at least ${MIN_SETUP_TOKEN_LENGTH} characters (it makes whoever holds it the instance's operator)`,
+      (token) => token.trim().length >= MIN_SETUP_TOKEN_LENGTH
+    ),
+    sessionTtl: Config.Duration("ORGPLANE_SESSION_TTL").pipe(Config.withDefault(Duration.days(30))),
+    sessionIdleTimeout: positiveDuration("ORGPLANE_SESSION_IDLE_TIMEOUT", Duration.days(7)),
+    recentAuthentication: positiveDuration("ORGPLANE_RECENT_AUTHENTICATION", Duration.hours(2)),
+    apiKeyMaxLifetime: positiveDuration("ORGPLANE_API_KEY_MAX_LIFETIME", Duration.days(90)),
+    passwordCost: validate(Config.Int("ORGPLANE_PASSWORD_COST").pipe(Config.withDefault(15)), "must be between 10 and 20", (n) => n >= 10 && n <= 20),
+    encryptionKeys: optional(Config.Redacted("ORGPLANE_ENCRYPTION_KEYS")),
+    bootstrapPerHour: Config.Int("ORGPLANE_BOOTSTRAP_PER_HOUR").pipe(Config.withDefault(5)),
+    organizationsPerUser: atLeastOne("ORGPLANE_ORGANIZATIONS_PER_USER", 10),
+    apiKeysPerMember: atLeastOne("ORGPLANE_API_KEYS_PER_MEMBER", 20),
+    pendingInvitationsPerOrganization: atLeastOne("ORGPLANE_PENDING_INVITATIONS_PER_ORGANIZATION", 200),
+    organizationDeletionGrace: positiveDuration("ORGPLANE_ORGANIZATION_DELETION_GRACE", Duration.days(7)),
+    provisionalWorkspaceLifetime: positiveDuration("ORGPLANE_PROVISIONAL_WORKSPACE_LIFETIME", Duration.days(7)),
+    organizationPurgeInterval: positiveDuration("ORGPLANE_ORGANIZATION_PURGE_INTERVAL", Duration.hours(1)),
+    signUpsPerHour: atLeastOne("ORGPLANE_SIGN_UPS_PER_HOUR", 20),
+    signInWindow: validate(
+      positiveDuration("ORGPLANE_SIGN_IN_WINDOW", Duration.minutes(15)),
+      "must be at most 1 day (the longest window a rate limit keeps)",
+      (d) => Duration.toMillis(d) <= Duration.toMillis(Duration.days(1))
+    ),
+    signInFailuresPerAccountAndAddress: atLeastOne("ORGPLANE_SIGN_IN_FAILURES_PER_ACCOUNT_AND_ADDRESS", 10),
+    signInFailuresPerAccount: atLeastOne("ORGPLANE_SIGN_IN_FAILURES_PER_ACCOUNT", 50),
+    signInFailuresPerAddress: atLeastOne("ORGPLANE_SIGN_IN_FAILURES_PER_ADDRESS", 100),
+    passwordResetTtl: positiveDuration("ORGPLANE_PASSWORD_RESET_TTL", Duration.hours(1)),
+    emailVerificationTtl: positiveDuration("ORGPLANE_EMAIL_VERIFICATION_TTL", Duration.hours(24)),
+    recoveryRequestsPerAddress: atLeastOne("ORGPLANE_RECOVERY_REQUESTS_PER_ADDRESS", 20),
+    recoveryMailsPerEmail: atLeastOne("ORGPLANE_RECOVERY_MAILS_PER_EMAIL", 3),
+    smtpUrl: optionalSecret(
+      "ORGPLANE_SMTP_URL",
+      "ORGPLANE_SMTP_URL must be an smtp:// or smtps:// URL (smtp://user:password@host:587)",
+      (url) => smtpUrlProblem(url) === undefined
+    ),
+    mailFrom: optional(Config.String("ORGPLANE_MAIL_FROM")).pipe(Config.map((from) => from?.trim() === "" ? undefined : from?.trim())),
+    trustProxy: Config.Boolean("ORGPLANE_TRUST_PROXY").pipe(Config.withDefault(false)),
+    maxBodyBytes: validate(
+      Config.Int("ORGPLANE_MAX_BODY_BYTES").pipe(Config.withDefault(defaultMaxBodyBytes)),
+      "must be a positive number of bytes",
+      (n) => n > 0
+    ),
+    observability: observabilityConfig,
+    telemetryRetentionMonths: validate(
+      Config.Int("ORGPLANE_TELEMETRY_RETENTION_MONTHS").pipe(Config.withDefault(defaultTelemetryRetentionMonths)),
+      "must be a whole number of months from 1 to 120",
+      (n) => n >= 1 && n <= 120
+    ),
+    outboundAllowPrivate: Config.Boolean("ORGPLANE_OUTBOUND_ALLOW_PRIVATE").pipe(Config.withDefault(false))
+  }).pipe(Config.map(({ observability, ...settings }): ServerSettings => ({ ...settings, ...observability }))),
+  "ORGPLANE_MAIL_FROM must be set with ORGPLANE_SMTP_URL (the From address of the server's mail, say `orgplane <no-reply@example.com>`)",
+  (settings) => settings.smtpUrl === undefined || settings.mailFrom !== undefined
 )
 
 /** Why a mail server URL is not one the server sends through, or undefined: `smtp://` or `smtps://` with a host. */
@@ -302,7 +327,7 @@ export const smtpUrlProblem = (value: string): string | undefined => {
 }
 
 /** A setting as code gives it: a secret as a plain string (or `Redacted`), a duration as a `DurationInput`. */
-type Given<A> = A extends Redacted.Redacted<infer S> ? S | A : A extends Duration.Duration ? Duration.DurationInput : A
+type Given<A> = A extends Redacted.Redacted<infer S> ? S | A : A extends Duration.Duration ? Duration.Input : A
 
 /**
  * Settings given in code (an embedding host's options, command-line flags), as plain values: `databaseUrl:
@@ -313,7 +338,7 @@ export type Options = { readonly [K in keyof ServerSettings]?: Given<ServerSetti
 const secret = (value: string | Redacted.Redacted | undefined) =>
   value === undefined || Redacted.isRedacted(value) ? value : value.trim() === "" ? undefined : Redacted.make(value)
 
-const duration = (value: Duration.DurationInput | undefined) => value === undefined ? undefined : Duration.decode(value)
+const duration = (value: Duration.Input | undefined) => value === undefined ? undefined : Duration.fromInputUnsafe(value)
 
 /** The members of `values` that are not `undefined`. */
 const given = <A extends object>(values: A) =>

@@ -2,9 +2,20 @@
  * Secrets: random tokens and their hashes (what we store instead of session tokens, API keys and claim tokens),
  * password hashing with scrypt, AES-256-GCM encryption of third-party credentials at rest (bound to their row) with
  * rotatable keys, and HMAC-SHA256 signatures of what the server hands out and takes back (cursors, OAuth states).
+ *
+ * The Effect 4 form of packages/server/src/platform/Crypto.ts, whole. What differs under the same behaviour: the
+ * keyring answers `Result`s (Effect 3's `Either`s, success first in both); `Crypto` is a `Context.Service` whose
+ * static `layer` is the module's `layer`. The stored forms (ciphertexts, password hashes, token hashes, signatures)
+ * are byte for byte the original's: what 0.1.0 wrote opens here, and the other way round (test/Crypto.test.ts holds
+ * them to each other).
  */
 import { StoredCredentialUnreadable } from "@orgplane/schema"
-import { Context, Data, Effect, Either, Layer, Redacted } from "effect"
+import * as Context from "effect/Context"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import * as Result from "effect/Result"
 import * as NodeCrypto from "node:crypto"
 import * as Fs from "node:fs/promises"
 import * as Path from "node:path"
@@ -12,12 +23,12 @@ import { promisify } from "node:util"
 import { ServerConfig } from "./Config.js"
 import type { Binding } from "./SecretColumns.js"
 
-const scrypt = promisify(NodeCrypto.scrypt) as (
+const scrypt: (
   password: NodeCrypto.BinaryLike,
   salt: NodeCrypto.BinaryLike,
   keylen: number,
   options: NodeCrypto.ScryptOptions
-) => Promise<Buffer>
+) => Promise<Buffer> = promisify(NodeCrypto.scrypt)
 
 export interface EncryptionKey {
   readonly id: string
@@ -109,22 +120,22 @@ const openWith = (
   ciphertext: string,
   version: string,
   aad: Buffer | undefined
-): Either.Either<string, OpenFailure> => {
+): Result.Result<string, OpenFailure> => {
   const parts = ciphertext.split(":")
   const [given, kid, iv, tag, body] = parts
   if (parts.length !== 5 || kid === undefined || iv === undefined || tag === undefined || body === undefined) {
-    return Either.left({ _tag: "Malformed" })
+    return Result.fail({ _tag: "Malformed" })
   }
-  if (given !== version) return Either.left(given === "v1" ? { _tag: "OldFormat" } : { _tag: "Malformed" })
+  if (given !== version) return Result.fail(given === "v1" ? { _tag: "OldFormat" } : { _tag: "Malformed" })
   const key = keys.get(kid)
-  if (key === undefined) return Either.left({ _tag: "UnknownKey", keyId: kid })
+  if (key === undefined) return Result.fail({ _tag: "UnknownKey", keyId: kid })
   try {
     const decipher = NodeCrypto.createDecipheriv("aes-256-gcm", key, Buffer.from(iv, "base64url"))
     if (aad !== undefined) decipher.setAAD(aad)
     decipher.setAuthTag(Buffer.from(tag, "base64url"))
-    return Either.right(Buffer.concat([decipher.update(Buffer.from(body, "base64url")), decipher.final()]).toString("utf8"))
+    return Result.succeed(Buffer.concat([decipher.update(Buffer.from(body, "base64url")), decipher.final()]).toString("utf8"))
   } catch {
-    return Either.left({ _tag: "NotAuthentic", keyId: kid })
+    return Result.fail({ _tag: "NotAuthentic", keyId: kid })
   }
 }
 
@@ -133,11 +144,11 @@ export interface Keyring {
   /** The key new ciphertexts are written with, if any is configured. */
   readonly current: EncryptionKey | undefined
   /** Encrypts `plaintext` bound to `binding` with the current key. */
-  readonly seal: (plaintext: string, binding: Binding) => Either.Either<string, CryptoError>
+  readonly seal: (plaintext: string, binding: Binding) => Result.Result<string, CryptoError>
   /** Decrypts a v2 ciphertext at `binding`. */
-  readonly open: (ciphertext: string, binding: Binding) => Either.Either<string, OpenFailure>
+  readonly open: (ciphertext: string, binding: Binding) => Result.Result<string, OpenFailure>
   /** Decrypts a v1 ciphertext (unbound): only the start-up upgrade does, to rewrite it as v2. */
-  readonly openV1: (ciphertext: string) => Either.Either<string, OpenFailure>
+  readonly openV1: (ciphertext: string) => Result.Result<string, OpenFailure>
   /** True when the ciphertext was not written as v2 with the current key: re-encrypt it. */
   readonly needsRotation: (ciphertext: string) => boolean
 }
@@ -149,8 +160,8 @@ export const makeKeyring = (keys: ReadonlyArray<EncryptionKey>): Keyring => {
     current,
     seal: (plaintext, binding) =>
       current === undefined
-        ? Either.left(new CryptoError({ message: "No encryption key: set ORGPLANE_ENCRYPTION_KEYS" }))
-        : Either.right(sealWith(current, plaintext, additionalData(binding), FORMAT)),
+        ? Result.fail(new CryptoError({ message: "No encryption key: set ORGPLANE_ENCRYPTION_KEYS" }))
+        : Result.succeed(sealWith(current, plaintext, additionalData(binding), FORMAT)),
     open: (ciphertext, binding) => openWith(byId, ciphertext, FORMAT, additionalData(binding)),
     openV1: (ciphertext) => openWith(byId, ciphertext, "v1", undefined),
     needsRotation: (ciphertext) => !ciphertext.startsWith(`${FORMAT}:`) || keyIdOf(ciphertext) !== current?.id
@@ -207,8 +218,6 @@ export interface CryptoService {
   readonly keyring: Keyring
 }
 
-export class Crypto extends Context.Tag("@orgplane/server/platform/Crypto")<Crypto, CryptoService>() {}
-
 const SCRYPT_R = 8
 const SCRYPT_P = 1
 const KEY_LENGTH = 32
@@ -216,41 +225,43 @@ const KEY_LENGTH = 32
 const derive = (password: string, salt: Buffer, cost: number, r: number, p: number) =>
   Effect.promise(() => scrypt(password.normalize("NFKC"), salt, KEY_LENGTH, { N: 2 ** cost, r, p, maxmem: 256 * 2 ** cost * r + 1024 * 1024 }))
 
-export const make = (options: { readonly passwordCost: number; readonly keys: ReadonlyArray<EncryptionKey> }): Effect.Effect<CryptoService> =>
-  Effect.gen(function*() {
-    const hashPassword = (password: string) =>
-      Effect.gen(function*() {
-        const salt = NodeCrypto.randomBytes(16)
-        const hash = yield* derive(password, salt, options.passwordCost, SCRYPT_R, SCRYPT_P)
-        return ["scrypt", options.passwordCost, SCRYPT_R, SCRYPT_P, salt.toString("base64"), hash.toString("base64")].join("$")
-      })
-    const dummy = ["scrypt", options.passwordCost, SCRYPT_R, SCRYPT_P, NodeCrypto.randomBytes(16).toString("base64"), NodeCrypto.randomBytes(KEY_LENGTH).toString("base64")].join("$")
-
-    const verifyPassword = (password: string, stored: string | undefined) =>
-      Effect.gen(function*() {
-        const parts = (stored ?? dummy).split("$")
-        if (parts.length !== 6 || parts[0] !== "scrypt") return false
-        const [, cost, r, p, salt, hash] = parts
-        const expected = Buffer.from(hash, "base64")
-        const actual = yield* derive(password, Buffer.from(salt, "base64"), Number(cost), Number(r), Number(p))
-        return NodeCrypto.timingSafeEqual(expected, actual) && stored !== undefined
-      })
-
-    const keyring = makeKeyring(options.keys)
-
-    return {
-      newToken: (prefix) => Effect.sync(() => `${prefix}_${NodeCrypto.randomBytes(32).toString("base64url")}`),
-      hashToken: (token) => NodeCrypto.createHash("sha256").update(token).digest("hex"),
-      hashPassword,
-      unusablePasswordHash: dummy,
-      verifyPassword,
-      encrypt: (plaintext, binding) => Effect.suspend(() => keyring.seal(plaintext, binding)),
-      decrypt: (ciphertext, binding) =>
-        Effect.suspend(() => Either.match(keyring.open(ciphertext, binding), { onLeft: (failure) => unreadable(binding, failure), onRight: Effect.succeed })),
-      needsRotation: keyring.needsRotation,
-      keyring
-    }
+export const make = Effect.fnUntraced(function*(options: { readonly passwordCost: number; readonly keys: ReadonlyArray<EncryptionKey> }) {
+  const hashPassword = Effect.fn("Crypto.hashPassword")(function*(password: string) {
+    const salt = NodeCrypto.randomBytes(16)
+    const hash = yield* derive(password, salt, options.passwordCost, SCRYPT_R, SCRYPT_P)
+    return ["scrypt", options.passwordCost, SCRYPT_R, SCRYPT_P, salt.toString("base64"), hash.toString("base64")].join("$")
   })
+  const dummy = ["scrypt", options.passwordCost, SCRYPT_R, SCRYPT_P, NodeCrypto.randomBytes(16).toString("base64"), NodeCrypto.randomBytes(KEY_LENGTH).toString("base64")].join("$")
+
+  const verifyPassword = Effect.fn("Crypto.verifyPassword")(function*(password: string, stored: string | undefined) {
+    const parts = (stored ?? dummy).split("$")
+    if (parts.length !== 6 || parts[0] !== "scrypt") return false
+    const [, cost, r, p, salt, hash] = parts
+    const expected = Buffer.from(hash, "base64")
+    const actual = yield* derive(password, Buffer.from(salt, "base64"), Number(cost), Number(r), Number(p))
+    return NodeCrypto.timingSafeEqual(expected, actual) && stored !== undefined
+  })
+
+  const keyring = makeKeyring(options.keys)
+
+  const service: CryptoService = {
+    newToken: (prefix) => Effect.sync(() => `${prefix}_${NodeCrypto.randomBytes(32).toString("base64url")}`),
+    hashToken: (token) => NodeCrypto.createHash("sha256").update(token).digest("hex"),
+    hashPassword,
+    unusablePasswordHash: dummy,
+    verifyPassword,
+    encrypt: Effect.fn("Crypto.encrypt")(function*(plaintext: string, binding: Binding) {
+      return yield* Effect.fromResult(keyring.seal(plaintext, binding))
+    }),
+    decrypt: Effect.fn("Crypto.decrypt")(function*(ciphertext: string, binding: Binding) {
+      const opened = keyring.open(ciphertext, binding)
+      return Result.isSuccess(opened) ? opened.success : yield* unreadable(binding, opened.failure)
+    }),
+    needsRotation: keyring.needsRotation,
+    keyring
+  }
+  return service
+})
 
 /** The key file of an embedded database in `dataDir`: beside the data folder, so a copy of the folder alone lacks it. */
 export const keyFileOf = (dataDir: string) => Path.join(Path.dirname(Path.resolve(dataDir)), "encryption.key")
@@ -260,7 +271,7 @@ export const keyFileOf = (dataDir: string) => Path.join(Path.dirname(Path.resolv
  * beside the data folder; else (in memory) a key for this process only. With DATABASE_URL and no keys: none, and
  * the server refuses to start (platform/InstanceSecrets.ts says so, naming the variable).
  */
-export const loadKeys = Effect.gen(function*() {
+export const loadKeys: Effect.Effect<ReadonlyArray<EncryptionKey>, never, ServerConfig> = Effect.gen(function*() {
   const settings = yield* ServerConfig
   if (settings.encryptionKeys !== undefined) return parseKeys(Redacted.value(settings.encryptionKeys))
   if (settings.databaseUrl !== undefined) return []
@@ -276,10 +287,16 @@ export const loadKeys = Effect.gen(function*() {
   })
 })
 
-export const layer = Layer.effect(
-  Crypto,
-  Effect.gen(function*() {
-    const settings = yield* ServerConfig
-    return yield* make({ passwordCost: settings.passwordCost, keys: yield* loadKeys })
-  })
-)
+export class Crypto extends Context.Service<Crypto, CryptoService>()("@orgplane/server/platform/Crypto") {
+  /** The service with the configured password cost and keys (`loadKeys`). */
+  static readonly layer: Layer.Layer<Crypto, never, ServerConfig> = Layer.effect(
+    this,
+    Effect.gen(function*() {
+      const settings = yield* ServerConfig
+      return yield* make({ passwordCost: settings.passwordCost, keys: yield* loadKeys })
+    })
+  )
+}
+
+/** `Crypto.layer`, as the module's own (Server.ts's `Crypto.layer`). */
+export const layer = Crypto.layer

@@ -20,7 +20,8 @@
  * that process ends (the message names the pid); a process that dies in the instant it replaces a stale lock leaves
  * a takeover lock that the next start after 10 s removes.
  */
-import { Data, Effect } from "effect"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
 import * as Crypto from "node:crypto"
 import * as Fs from "node:fs/promises"
 import * as Os from "node:os"

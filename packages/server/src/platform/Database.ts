@@ -5,21 +5,43 @@
  * PGlite has a single session: the socket server and the pool both keep exactly one connection (with more,
  * protocol messages of different connections interleave and queries get each other's rows).
  *
- * Both prepare their statements (PreparingClient): PGlite would otherwise parse and plan the authentication's joins
- * on every request. Its session outlives a connection, so the embedded pool's new connection first deallocates what
- * a broken one left.
+ * Both prepare their statements (the driver's statement cache): PGlite would otherwise parse and plan the
+ * authentication's joins on every request. Its session outlives a connection; the driver names a connection's
+ * statements uniquely (a random prefix per connection), so a new connection never meets a broken one's under the
+ * same name.
+ *
+ * Partial port (issue 46). Effect 4's `@effect/sql-pg` is its own Postgres client (no `pg`): it prepares, names
+ * statements uniquely and retires a connection whose interrupted query did not end cleanly, which the Effect 3
+ * module's `pg` subclasses did by hand. It has no client-side query timeout and no bound on waiting for a pooled
+ * connection, which `pg` had (`query_timeout`, `connectionTimeoutMillis`): the SqlClient is made here on the
+ * driver's pinned connections with both (`layerPool`), so a statement to a database that answers nothing fails
+ * after the statement timeout and a second, and closes its connection, as the Effect 3 server's. Left in
+ * packages/server/src/platform/Database.ts: deallocating what a broken connection prepared (`DEALLOCATE ALL`, no
+ * connect hook).
+ *
+ * The pool grows burst after burst up to `maxConnections` (test/Database.test.ts: three statements waiting on a lock,
+ * then four more, seven connections), as `pg`'s did; the embedded database's stays one connection.
  */
-import type { SqlClient } from "@effect/sql/SqlClient"
-import { SqlError } from "@effect/sql/SqlError"
-import { PgClient } from "@effect/sql-pg"
 import { PGlite } from "@electric-sql/pglite"
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
-import { Context, Duration, Effect, Layer, Option, Redacted, String as Str } from "effect"
-import * as Crypto from "node:crypto"
+import * as PgClient from "@effect/sql-pg/PgClient"
+import * as Context from "effect/Context"
+import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Fiber from "effect/Fiber"
+import * as Reactivity from "effect/reactivity/Reactivity"
+import * as SqlClient from "effect/sql/SqlClient"
+import type * as SqlConnection from "effect/sql/SqlConnection"
+import { ConnectionError, SqlError, UnknownError } from "effect/sql/SqlError"
+import * as Statement from "effect/sql/Statement"
+import * as Str from "effect/String"
 import * as Fs from "node:fs/promises"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import * as Pg from "pg"
 import { ServerConfig } from "./Config.js"
 import * as DataFolderLock from "./DataFolderLock.js"
 import * as EmbeddedTemplate from "./EmbeddedTemplate.js"
@@ -48,10 +70,25 @@ const naming = {
 
 export interface Timeouts {
   /** Longest wait for a connection, new or from the pool (default 5 seconds). */
-  readonly connectTimeout?: Duration.DurationInput | undefined
+  readonly connectTimeout?: Duration.Input | undefined
   /** Longest a statement may run on the server (default 10 seconds); the client gives up one second later. */
-  readonly statementTimeout?: Duration.DurationInput | undefined
+  readonly statementTimeout?: Duration.Input | undefined
 }
+
+/**
+ * Statements a connection prepares at most. Our statements are a bounded set of templates; past this many (a
+ * statement built with a varying number of parameters), the least recently used is closed.
+ */
+const maxPreparedStatements = 1000
+
+/**
+ * How many connections the server's pool may open: 1 for the embedded database. The durable engine reads it to
+ * choose between the in-process runner and a cluster runner (which keeps one connection for its shard locks).
+ */
+export class PoolSize extends Context.Service<PoolSize, number>()("@orgplane/server/platform/Database") {}
+
+/** Where a pool connects: a Postgres URL, or a unix socket's path (the embedded database's). */
+type Target = { readonly url: Redacted.Redacted } | { readonly path: string; readonly database: string; readonly username: string }
 
 /**
  * How much longer than the statement timeout the client waits for an answer. The server's own timeout answers
@@ -60,141 +97,136 @@ export interface Timeouts {
 const queryTimeoutMargin = Duration.seconds(1)
 
 /**
- * Statements a connection prepares at most. Our statements are a bounded set of templates; past this many (a
- * statement built with a varying number of parameters), statements run unnamed.
+ * `effect` in a fiber of its own, so that interrupting it returns at once and the fiber's interruption finishes
+ * behind (Effect 3's `Effect.disconnect`, which Effect 4 leaves to `forkDetach`). An interrupted statement drains
+ * its connection, which on a database that answers nothing takes the driver's own cancel deadline.
  */
-const maxPreparedStatements = 1000
+export const disconnect = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
+  Effect.uninterruptibleMask((restore) =>
+    Effect.flatMap(Effect.forkDetach(restore(effect)), (fiber) =>
+      restore(Fiber.join(fiber)).pipe(Effect.onInterrupt(() => Effect.asVoid(Effect.forkDetach(Fiber.interrupt(fiber)))))))
+
+/** A connection failure with `pg`'s words for it (the Effect 3 server's log said these). */
+const connectionFailure = (message: string, operation: string) =>
+  new SqlError({ reason: new ConnectionError({ cause: new Error(message), message, operation }) })
 
 /**
- * A `pg` client that closes its connection when a query gets no answer in time. `pg` only reports that timeout:
- * the query stays in flight, so the connection would go back to the pool busy, and a late answer (a BEGIN whose
- * ROLLBACK timed out) could leave it inside a transaction for the next user. A new connection is cheaper than that.
+ * `connection`, its statements given up on (failing as a lost connection, so a 503) when the database answers
+ * nothing within `within`. The statement runs in a fiber of its own, interrupted behind (its interruption drains
+ * the connection, which a database that answers nothing holds up to the driver's cancel deadline); its connection
+ * is pinned to the statement's (or the transaction's) scope, whose end with the statement still on the wire closes
+ * the connection (the driver retires a pinned connection released with work outstanding), so no late answer
+ * reaches the next user.
  */
-class Client extends Pg.Client {
-  override query(...args: Array<any>): any {
-    const drop = (error: unknown) => {
-      if ((error as Error | undefined)?.message === "Query read timeout") {
-        ;(this as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy()
-      }
-    }
-    const callback = args.at(-1)
-    if (typeof callback === "function") {
-      args[args.length - 1] = (error: unknown, result: unknown) => {
-        drop(error)
-        callback(error, result)
-      }
-      return (super.query as (...args: Array<any>) => any)(...args)
-    }
-    const result = (super.query as (...args: Array<any>) => any)(...args)
-    return result instanceof Promise
-      ? result.catch((error: unknown) => {
-        drop(error)
-        throw error
-      })
-      : result
+const answering = (connection: SqlConnection.Connection, within: Duration.Duration): SqlConnection.Connection => {
+  const millis = Duration.toMillis(within)
+  // `disconnect` and `Effect.timeoutOrElse` would do, at three fibers a statement: this is one fiber and one timer.
+  const bounded = <A>(statement: Effect.Effect<A, SqlError>): Effect.Effect<A, SqlError> =>
+    Effect.uninterruptibleMask((restore) =>
+      Effect.flatMap(Effect.forkDetach(restore(statement)), (fiber) =>
+        restore(Effect.callback<A, SqlError>((resume) => {
+          const timer = setTimeout(() => {
+            remove()
+            fiber.interruptUnsafe()
+            resume(Effect.fail(connectionFailure("Query read timeout", "query")))
+          }, millis)
+          const remove = fiber.addObserver((exit) => {
+            clearTimeout(timer)
+            resume(exit)
+          })
+          // The caller interrupted: the statement's interruption finishes behind, as a timed-out one's does.
+          return Effect.sync(() => {
+            clearTimeout(timer)
+            remove()
+            fiber.interruptUnsafe()
+          })
+        }))))
+  return {
+    execute: (sql, params, transformRows) => bounded(connection.execute(sql, params, transformRows)),
+    executeRaw: (sql, params) => bounded(connection.executeRaw(sql, params)),
+    // Streams pace themselves by their reader; none of the server's statements streams.
+    executeStream: (sql, params, transformRows) => connection.executeStream(sql, params, transformRows),
+    executeValues: (sql, params) => bounded(connection.executeValues(sql, params)),
+    executeValuesUnprepared: (sql, params) => bounded(connection.executeValuesUnprepared(sql, params)),
+    executeUnprepared: (sql, params, transformRows) => bounded(connection.executeUnprepared(sql, params, transformRows))
   }
 }
 
-/**
- * A client that prepares the statements it runs: each distinct statement text with parameters is parsed and planned
- * once per session (a named statement), then only bound and executed.
- */
-class PreparingClient extends Client {
-  /**
-   * Names are unique in the process (a random prefix and a counter), not only in the connection: a URL may lead to a
-   * database whose session outlives a connection and is shared (PGlite behind a socket, as the test kit's proxy
-   * serves it), where a new connection would find another's statements under the same names.
-   */
-  private static readonly prefix = `orgplane_${Crypto.randomBytes(4).toString("hex")}_`
-  private static named = 0
-  /** The names of the statements this connection has prepared, by their text. */
-  private readonly prepared = new Map<string, string>()
-
-  override query(...args: Array<any>): any {
-    const [text, values] = args
-    if (typeof text === "string" && Array.isArray(values) && values.length > 0) {
-      let name = this.prepared.get(text)
-      if (name === undefined && this.prepared.size < maxPreparedStatements) {
-        this.prepared.set(text, name = `${PreparingClient.prefix}${++PreparingClient.named}`)
-      }
-      if (name !== undefined) args.splice(0, 2, { name, text, values })
-    }
-    return super.query(...args)
-  }
-}
+/** COMMIT, which Postgres answers with `ROLLBACK` when the transaction had failed (as `@effect/sql-pg`'s own). */
+const commit = (connection: SqlConnection.Connection) =>
+  Effect.flatMap(connection.executeRaw("COMMIT", []), (result) =>
+    typeof result === "object" && result !== null && Reflect.get(result, "command") === "ROLLBACK"
+      ? Effect.fail(
+        new SqlError({
+          reason: new UnknownError({
+            cause: new Error("COMMIT rolled back an aborted transaction"),
+            message: "PgClient: COMMIT rolled back an aborted transaction",
+            operation: "commit"
+          })
+        })
+      )
+      : Effect.void)
 
 /**
- * A preparing client that is its session's only user (the embedded database's socket admits one connection): on
- * connecting, it deallocates what an earlier connection prepared, since PGlite's session outlives its connections.
- */
-class SessionPreparingClient extends PreparingClient {
-  override connect(...args: Array<any>): any {
-    const callback = args[0] as ((error: Error | null, client?: Pg.Client) => void) | undefined
-    const connected = super.connect().then(() => super.query("DEALLOCATE ALL")).then(() => this)
-    if (callback === undefined) return connected
-    connected.then(() => callback(null, this), (error: Error) => callback(error))
-  }
-}
-
-/**
- * How many connections the server's pool may open: 1 for the embedded database. The durable engine reads it to
- * choose between the in-process runner and a cluster runner (which keeps one connection for its shard locks).
- */
-export class PoolSize extends Context.Tag("@orgplane/server/platform/Database")<PoolSize, number>() {}
-
-/**
- * Our own pool, so that connections have timeouts: `@effect/sql-pg` exposes neither the statement nor the query
- * timeout. Fails the layer when the database cannot be reached at start-up, as `PgClient.layer` does.
+ * The pool, with the timeouts: the statement timeout is the session's `statement_timeout`, sent as each connection
+ * starts; a statement whose answer does not come within it and a second fails as a lost connection (`pg`'s
+ * `query_timeout`), and so does a wait for a connection, new or pooled, longer than the connect timeout (`pg`'s
+ * `connectionTimeoutMillis`). Each statement pins its connection (`reserve`) so that one given up on closes it.
+ * `@effect/sql-pg`'s client is the driver; the SqlClient is made here, on its pinned connections, as `PgClient.make`
+ * makes its own. Fails the layer when the database cannot be reached at start-up (the driver's pool connects lazily).
  */
 const layerPool = (
-  config: Pg.PoolConfig & {
-    /**
-     * `session`: prepare, and the pool's connection is the session's only user (the embedded database's socket admits
-     * one), so a new connection first drops what an earlier one prepared.
-     */
-    readonly prepare: boolean | "session"
-    readonly connectTimeout: Duration.DurationInput | undefined
-    readonly statementTimeout: Duration.DurationInput | undefined
+  target: Target,
+  options: Timeouts & {
+    readonly maxConnections: number
+    readonly idleTimeout?: Duration.Input | undefined
   }
 ) => {
-  const { connectTimeout, prepare, statementTimeout, ...rest } = config
-  const statementMillis = Duration.toMillis(statementTimeout ?? Duration.seconds(10))
-  return PgClient.layerFromPool({
-    acquire: Effect.acquireRelease(
-      Effect.suspend(() => {
-        const pool = new Pg.Pool({
-          ...rest,
-          Client: prepare === "session" ? SessionPreparingClient : prepare ? PreparingClient : Client,
-          application_name: "orgplane",
-          connectionTimeoutMillis: Duration.toMillis(connectTimeout ?? Duration.seconds(5)),
-          statement_timeout: statementMillis,
-          query_timeout: statementMillis + Duration.toMillis(queryTimeoutMargin),
-          keepAlive: true,
-          keepAliveInitialDelayMillis: 10_000
-        })
-        // Idle connections that break report here; without a listener Node would crash the process.
-        pool.on("error", () => {})
-        return Effect.tryPromise({
-          try: () => pool.query("SELECT 1"),
-          catch: (cause) => new SqlError({ cause, message: "PgClient: Failed to connect" })
-        }).pipe(
-          Effect.as(pool),
-          Effect.tapError(() => Effect.promise(() => pool.end()).pipe(Effect.timeoutOption(1000)))
-        )
+  const statementTimeout = Duration.fromInputUnsafe(options.statementTimeout ?? Duration.seconds(10))
+  const connectTimeout = Duration.fromInputUnsafe(options.connectTimeout ?? Duration.seconds(5))
+  const answerTimeout = Duration.sum(statementTimeout, queryTimeoutMargin)
+  return Layer.effectContext(Effect.gen(function*() {
+    const driver = yield* PgClient.make({
+      ...target,
+      maxConnections: options.maxConnections,
+      ...(options.idleTimeout === undefined ? {} : { idleTimeout: options.idleTimeout }),
+      applicationName: "orgplane",
+      connectTimeout,
+      startupParameters: { statement_timeout: String(Duration.toMillis(statementTimeout)) },
+      keepAlive: Duration.seconds(10),
+      preparedStatementCacheSize: maxPreparedStatements,
+      ...naming
+    })
+    const acquirer = Effect.map(
+      Effect.timeoutOrElse(driver.reserve, {
+        duration: connectTimeout,
+        orElse: () => Effect.fail(connectionFailure("timeout exceeded when trying to connect", "connect"))
       }),
-      (pool) => Effect.promise(() => pool.end()).pipe(Effect.interruptible, Effect.timeoutOption(1000))
-    ),
-    applicationName: "orgplane",
-    ...naming
-  }).pipe(Layer.merge(Layer.succeed(PoolSize, rest.max ?? 10)))
+      (connection) => answering(connection, answerTimeout)
+    )
+    const sql = yield* SqlClient.make({
+      acquirer,
+      compiler: PgClient.makeCompiler(naming.transformQueryNames),
+      transformRows: Statement.defaultTransforms(naming.transformResultNames).array,
+      driver: "pg",
+      spanAttributes: [
+        ["db.system.name", "postgresql"],
+        ["db.namespace", "database" in target ? target.database : "postgres"]
+      ],
+      // As `@effect/sql-pg`'s: Postgres prepares transaction control like any other statement.
+      prepareTransactionControls: true,
+      commit,
+      releaseSavepoint: (name) => `RELEASE SAVEPOINT ${name}`
+    })
+    yield* sql`SELECT 1`
+    return Context.make(SqlClient.SqlClient, sql).pipe(Context.add(PoolSize, options.maxConnections))
+  })).pipe(Layer.provide(Reactivity.layer))
 }
 
 /** Postgres at a URL. */
 export const layerUrl = (url: Redacted.Redacted, options: Timeouts & { readonly maxConnections?: number | undefined } = {}) =>
-  layerPool({
-    connectionString: Redacted.value(url),
-    max: options.maxConnections ?? 10,
-    prepare: true,
+  layerPool({ url }, {
+    maxConnections: options.maxConnections ?? 10,
     connectTimeout: options.connectTimeout,
     statementTimeout: options.statementTimeout
   })
@@ -206,79 +238,74 @@ export interface EmbeddedOptions extends Timeouts {
   readonly loadDataDir?: Blob | File | undefined
 }
 
+export class EmbeddedDatabaseError extends Data.TaggedError("EmbeddedDatabaseError")<{
+  readonly message: string
+  readonly cause: unknown
+}> {}
+
 /**
  * Opens PGlite and serves it on a private unix socket for the duration of the scope. A data folder is held by this
  * process meanwhile (platform/DataFolderLock.ts): one that another process holds fails with `DataFolderInUse`
  * before PGlite reads or writes it.
  */
-export const embedded = (options: EmbeddedOptions) =>
-  Effect.gen(function*() {
-    const persistent = options.dataDir !== "memory"
-    if (persistent) {
-      yield* Effect.promise(() => Fs.mkdir(options.dataDir, { recursive: true }))
-      yield* DataFolderLock.hold(Path.resolve(options.dataDir))
-    }
-    const db = yield* Effect.acquireRelease(
-      Effect.tryPromise({
-        try: () =>
-          PGlite.create({
-            ...(persistent ? { dataDir: Path.resolve(options.dataDir) } : {}),
-            ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {})
-          }),
-        catch: (cause) => new EmbeddedDatabaseError({ message: `Could not open the embedded database in ${options.dataDir}`, cause })
-      }),
-      (db) => Effect.promise(() => db.close()).pipe(Effect.ignore)
-    )
-    const socketDir = yield* Effect.acquireRelease(
-      Effect.promise(() => Fs.mkdtemp(Path.join(Os.tmpdir(), "orgplane-pg-"))),
-      (dir) => Effect.promise(() => Fs.rm(dir, { recursive: true, force: true }))
-    )
-    yield* Effect.acquireRelease(
-      Effect.tryPromise({
-        try: async () => {
-          const server = new PGLiteSocketServer({ db, path: Path.join(socketDir, ".s.PGSQL.5432"), maxConnections: 1 })
-          await server.start()
-          return server
-        },
-        catch: (cause) => new EmbeddedDatabaseError({ message: "Could not start the embedded database socket", cause })
-      }),
-      (server) => Effect.promise(() => server.stop()).pipe(Effect.ignore)
-    )
-    return { db, socketDir }
-  })
-
-export class EmbeddedDatabaseError extends Error {
-  readonly _tag = "EmbeddedDatabaseError"
-  constructor(options: { message: string; cause: unknown }) {
-    super(options.message, { cause: options.cause })
+export const embedded = Effect.fn("Database.embedded")(function*(options: EmbeddedOptions) {
+  const persistent = options.dataDir !== "memory"
+  if (persistent) {
+    yield* Effect.promise(() => Fs.mkdir(options.dataDir, { recursive: true }))
+    yield* DataFolderLock.hold(Path.resolve(options.dataDir))
   }
-}
+  const db = yield* Effect.acquireRelease(
+    Effect.tryPromise({
+      try: () =>
+        PGlite.create({
+          ...(persistent ? { dataDir: Path.resolve(options.dataDir) } : {}),
+          ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {})
+        }),
+      catch: (cause) => new EmbeddedDatabaseError({ message: `Could not open the embedded database in ${options.dataDir}`, cause })
+    }),
+    (db) => Effect.ignore(Effect.promise(() => db.close()))
+  )
+  const socketDir = yield* Effect.acquireRelease(
+    Effect.promise(() => Fs.mkdtemp(Path.join(Os.tmpdir(), "orgplane-pg-"))),
+    (dir) => Effect.promise(() => Fs.rm(dir, { recursive: true, force: true }))
+  )
+  yield* Effect.acquireRelease(
+    Effect.tryPromise({
+      try: async () => {
+        const server = new PGLiteSocketServer({ db, path: socketPath(socketDir), maxConnections: 1 })
+        await server.start()
+        return server
+      },
+      catch: (cause) => new EmbeddedDatabaseError({ message: "Could not start the embedded database socket", cause })
+    }),
+    (server) => Effect.ignore(Effect.promise(() => server.stop()))
+  )
+  return { db, socketDir }
+})
+
+/** The socket file of an embedded database's socket folder (the name Postgres clients look for). */
+export const socketPath = (socketDir: string) => Path.join(socketDir, ".s.PGSQL.5432")
 
 /** The pool on an embedded database's socket: one connection (see the module comment). */
 export const layerSocket = (socketDir: string, timeouts: Timeouts = {}) =>
-  layerPool({
-    host: socketDir,
-    port: 5432,
-    database: "postgres",
-    user: "postgres",
-    max: 1,
-    prepare: "session",
+  layerPool({ path: socketPath(socketDir), database: "postgres", username: "postgres" }, {
+    maxConnections: 1,
     // Keep the single connection: reconnecting costs more than the idle socket.
-    idleTimeoutMillis: Duration.toMillis(Duration.hours(1)),
+    idleTimeout: Duration.hours(1),
     connectTimeout: timeouts.connectTimeout,
     statementTimeout: timeouts.statementTimeout
   })
 
 /** The embedded database as a PgClient (one connection; see the module comment). */
 export const layerEmbedded = (options: EmbeddedOptions) =>
-  Layer.unwrapScoped(Effect.map(embedded(options), ({ socketDir }) => layerSocket(socketDir, options)))
+  Layer.unwrap(Effect.map(embedded(options), ({ socketDir }) => layerSocket(socketDir, options)))
 
 /** How `--data memory` gets a migrated database without migrating at every start (platform/EmbeddedTemplate.ts). */
 export interface MemoryTemplate {
   /** The `import.meta.url` of the module listing the migrations: the template is keyed by their code. */
   readonly migrationsUrl: string
   /** Brings a fresh database to the current schema, to be dumped as the template. */
-  readonly migrate: Effect.Effect<unknown, SqlError, SqlClient>
+  readonly migrate: Effect.Effect<unknown, SqlError, SqlClient.SqlClient>
 }
 
 /**
@@ -287,13 +314,13 @@ export interface MemoryTemplate {
  * writes to it.
  */
 export const layerMemory = (template: MemoryTemplate, timeouts: Timeouts = {}) =>
-  Layer.unwrapScoped(Effect.gen(function*() {
+  Layer.unwrap(Effect.gen(function*() {
     const file = yield* EmbeddedTemplate.templateFile(yield* EmbeddedTemplate.cacheDir, template.migrationsUrl)
     const saved = yield* EmbeddedTemplate.read(file)
     if (Option.isSome(saved)) {
-      const loaded = yield* Effect.either(embedded({ dataDir: "memory", loadDataDir: saved.value }))
-      if (loaded._tag === "Right") return layerSocket(loaded.right.socketDir, timeouts)
-      yield* Effect.logWarning(`The embedded database's template ${file} did not load; making it again`, loaded.left)
+      const loaded = yield* Effect.result(embedded({ dataDir: "memory", loadDataDir: saved.value }))
+      if (loaded._tag === "Success") return layerSocket(loaded.success.socketDir, timeouts)
+      yield* Effect.logWarning(`The embedded database's template ${file} did not load; making it again`, loaded.failure)
       yield* EmbeddedTemplate.remove(file)
     }
     const { db, socketDir } = yield* embedded({ dataDir: "memory" })
@@ -308,7 +335,7 @@ export const layerMemory = (template: MemoryTemplate, timeouts: Timeouts = {}) =
  * makes `memory` start from a migrated template.
  */
 export const layerWith = (options: { readonly memoryTemplate?: MemoryTemplate | undefined } = {}) =>
-  Layer.unwrapEffect(
+  Layer.unwrap(
     Effect.map(ServerConfig, (settings) => {
       const timeouts = { connectTimeout: settings.dbConnectTimeout, statementTimeout: settings.dbStatementTimeout }
       if (settings.databaseUrl !== undefined) return layerUrl(settings.databaseUrl, { maxConnections: settings.dbPoolSize, ...timeouts })

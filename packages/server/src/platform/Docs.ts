@@ -7,18 +7,23 @@
  * telemetry) and what only Scalar's cloud offers (the button opening its hosted API client, the toolbar that
  * shares, deploys or generates SDKs there), and its Content-Security-Policy lets the browser load nothing from
  * anywhere else.
+ *
+ * On Effect 4 the document is @orgplane/schema's `openApiDocument`: the whole API's, normalised to the one the
+ * Effect 3 server published, while the server serves only the groups ported so far (`Api.ts`).
  */
-import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { openApiDocument } from "@orgplane/schema"
-import { Effect } from "effect"
-import { ServerConfig } from "./Config.js"
+import * as Effect from "effect/Effect"
+import { HttpRouter } from "effect/http"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Fs from "node:fs/promises"
 import { createRequire } from "node:module"
 import * as Path from "node:path"
 import { pathToFileURL } from "node:url"
 import * as Zlib from "node:zlib"
+import { ServerConfig } from "./Config.js"
 
-/** Scalar's options, as its standalone script (1.39) reads them from `data-configuration`. */
+/** Scalar's options, as its standalone script reads them from `data-configuration`. */
 export const scalarConfiguration = {
   withDefaultFonts: false,
   telemetry: false,
@@ -66,9 +71,12 @@ interface ScalarScript {
   readonly text: Effect.Effect<string>
 }
 
+const isScalarModule = (module: unknown): module is { readonly javascript: string } =>
+  typeof module === "object" && module !== null && "javascript" in module && typeof module.javascript === "string"
+
 /**
  * The CLI's bundle carries the script beside it, brotli-compressed (see the CLI's tsup.config.ts); everywhere else
- * it is read from the @effect/platform package, which ships it.
+ * it is read from the `effect` package, which ships it (`http-api/internal/httpApiScalar.js`, not among its exports).
  */
 const loadScalar: Effect.Effect<ScalarScript> = Effect.gen(function*() {
   const beside = yield* Effect.promise(() => Fs.readFile(new URL("./scalar.js.br", import.meta.url)).catch(() => undefined))
@@ -78,9 +86,10 @@ const loadScalar: Effect.Effect<ScalarScript> = Effect.gen(function*() {
   }
   const source = yield* Effect.promise(async () => {
     const require = createRequire(import.meta.url)
-    const root = Path.dirname(require.resolve("@effect/platform/package.json"))
-    const module = await import(pathToFileURL(Path.join(root, "dist/esm/internal/httpApiScalar.js")).href)
-    return module.javascript as string
+    const root = Path.dirname(require.resolve("effect/package.json"))
+    const module: unknown = await import(pathToFileURL(Path.join(root, "dist/http-api/internal/httpApiScalar.js")).href)
+    if (!isScalarModule(module)) throw new Error("effect's Scalar script was not found")
+    return module.javascript
   })
   return { brotli: undefined, text: Effect.succeed(source) }
 })
@@ -96,26 +105,26 @@ export const acceptsBrotli = (header: string | undefined) =>
 /** The routes served beside the API (the request log names them by these paths). */
 export const routes = [["GET", "/openapi.json"], ["GET", "/docs"], ["GET", "/docs/scalar.js"]] as const
 
-export const layer = HttpApiBuilder.Router.use((router) =>
+export const layer = HttpRouter.use((router) =>
   Effect.gen(function*() {
     const settings = yield* ServerConfig
     // `info.version` stays the API contract's label (`dev`); `servers` names ORGPLANE_PUBLIC_URL when it is set, else
     // `/` (the origin the document is read from). Made at the first request, not at start-up: it is the largest
     // piece of work of a start that no request before it needs.
-    const document = yield* Effect.cached(Effect.sync(() => HttpServerResponse.unsafeJson(openApiDocument(undefined, settings.publicUrl))))
+    const document = yield* Effect.cached(Effect.sync(() => HttpServerResponse.jsonUnsafe(openApiDocument(undefined, settings.publicUrl))))
     const scalar = yield* Effect.cached(loadScalar)
     const scriptHeaders = { "cache-control": "public, max-age=86400", vary: "accept-encoding" }
-    yield* router.get("/openapi.json", document)
-    yield* router.get(
+    yield* router.add("GET", "/openapi.json", document)
+    yield* router.add(
+      "GET",
       "/docs",
-      Effect.succeed(
-        HttpServerResponse.text(page, {
-          contentType: "text/html; charset=utf-8",
-          headers: { "content-security-policy": contentSecurityPolicy }
-        })
-      )
+      HttpServerResponse.text(page, {
+        contentType: "text/html; charset=utf-8",
+        headers: { "content-security-policy": contentSecurityPolicy }
+      })
     )
-    yield* router.get(
+    yield* router.add(
+      "GET",
       "/docs/scalar.js",
       Effect.gen(function*() {
         const script = yield* scalar

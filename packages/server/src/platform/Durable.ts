@@ -1,5 +1,5 @@
 /**
- * The durable engine: a `WorkflowEngine` (`@effect/workflow` on `@effect/cluster`) whose messages, replies and
+ * The durable engine: a `WorkflowEngine` (`effect/workflow` on `effect/cluster`) whose messages, replies and
  * activity results live in the server's own database, so a workflow survives a crash and runs once per execution id.
  *
  * - Embedded database: one runner in this process (`SingleRunner`'s shape) with runner storage in memory. The SQL
@@ -8,30 +8,51 @@
  *   (SQL runner storage), runners forward work to each other over a TCP socket at `ORGPLANE_CLUSTER_HOST:PORT`, and
  *   when one goes away its shards (and their unfinished workflows) move to the others.
  *
- * Cluster creates its own tables (`cluster_messages`, `cluster_replies`, `cluster_runners`, `cluster_migrations`;
- * `cluster_locks` only without advisory locks) with `prefix`, by default `orgplane_cluster`, so a host app that
- * runs its own cluster on the same database keeps its tables apart.
+ * Cluster creates its own tables with `prefix`, by default `orgplane_cluster`, so a host app that runs its own
+ * cluster on the same database keeps its tables apart: the message storage's `<prefix>_messages`, `<prefix>_replies`
+ * and `<prefix>_migrations`, and with `DATABASE_URL` the runner storage's `<prefix>_runners`, `<prefix>_locks`
+ * (created even with advisory locks) and `<prefix>_runner_migrations`.
+ *
+ * The Effect 4 form of packages/server/src/platform/Durable.ts, whole. What differs under the same behaviour: the
+ * SQL message storage hashes over-long message ids with a `Digest` (`NodeCrypto.layerDigest`); runners talk over
+ * `RpcSerialization.layerSchemaBinary` (what `NodeClusterSocket.layer` uses; Effect 3's MessagePack is gone), so
+ * Effect 3 and Effect 4 runners cannot share a cluster: drain or finish the workflows and stop every Effect 3 runner
+ * before starting Effect 4 ones on the same database. The advisory lock keys are namespaced by the prefix now.
  */
-import * as MessageStorage from "@effect/cluster/MessageStorage"
-import * as RunnerAddress from "@effect/cluster/RunnerAddress"
-import * as RunnerHealth from "@effect/cluster/RunnerHealth"
-import * as Runners from "@effect/cluster/Runners"
-import * as RunnerStorage from "@effect/cluster/RunnerStorage"
-import * as Sharding from "@effect/cluster/Sharding"
-import * as ShardingConfig from "@effect/cluster/ShardingConfig"
-import * as SocketRunner from "@effect/cluster/SocketRunner"
-import * as SqlMessageStorage from "@effect/cluster/SqlMessageStorage"
-import * as SqlRunnerStorage from "@effect/cluster/SqlRunnerStorage"
-import * as ClusterWorkflowEngine from "@effect/cluster/ClusterWorkflowEngine"
-import { layerClientProtocol } from "@effect/platform-node/NodeClusterSocket"
+import * as PgClient from "@effect/sql-pg/PgClient"
+import * as NodeClusterSocket from "@effect/platform-node/NodeClusterSocket"
+import * as NodeCrypto from "@effect/platform-node/NodeCrypto"
 import * as NodeSocketServer from "@effect/platform-node/NodeSocketServer"
-import { SocketServer } from "@effect/platform/SocketServer"
-import * as RpcSerialization from "@effect/rpc/RpcSerialization"
-import { SqlClient } from "@effect/sql/SqlClient"
-import * as Activity from "@effect/workflow/Activity"
-import { WorkflowEngine } from "@effect/workflow/WorkflowEngine"
-import { Cause, Config, Context, Data, Deferred, Duration, Effect, ExecutionStrategy, Layer, Option, Schedule, Scope, Stream } from "effect"
-import { ServerConfig } from "./Config.js"
+import * as Cause from "effect/Cause"
+import * as ClusterWorkflowEngine from "effect/cluster/ClusterWorkflowEngine"
+import type * as MessageStorage from "effect/cluster/MessageStorage"
+import * as RunnerAddress from "effect/cluster/RunnerAddress"
+import * as RunnerHealth from "effect/cluster/RunnerHealth"
+import * as Runners from "effect/cluster/Runners"
+import * as RunnerStorage from "effect/cluster/RunnerStorage"
+import * as Sharding from "effect/cluster/Sharding"
+import * as ShardingConfig from "effect/cluster/ShardingConfig"
+import * as SocketRunner from "effect/cluster/SocketRunner"
+import * as SqlMessageStorage from "effect/cluster/SqlMessageStorage"
+import * as SqlRunnerStorage from "effect/cluster/SqlRunnerStorage"
+import * as Config from "effect/Config"
+import * as Context from "effect/Context"
+import * as Data from "effect/Data"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Predicate from "effect/Predicate"
+import * as RpcSerialization from "effect/rpc/RpcSerialization"
+import * as Schedule from "effect/Schedule"
+import * as Scope from "effect/Scope"
+import { SocketServer } from "effect/socket/SocketServer"
+import type { SqlClient } from "effect/sql/SqlClient"
+import * as Stream from "effect/Stream"
+import * as Activity from "effect/workflow/Activity"
+import { WorkflowEngine } from "effect/workflow/WorkflowEngine"
+import { refusal, ServerConfig } from "./Config.js"
 import { PoolSize } from "./Database.js"
 import { StartGate } from "./DurableStartGate.js"
 
@@ -53,13 +74,18 @@ export interface ClusterSettings {
 
 export const defaultClusterPort = 34431
 
+const portOrZero: Config.Config<number> = Config.mapEffect(
+  Config.Int("ORGPLANE_CLUSTER_PORT").pipe(Config.withDefault(defaultClusterPort)),
+  (port) =>
+    port >= 0 && port <= 65535
+      ? Effect.succeed(port)
+      : Effect.fail(refusal("must be a port number (0 for a free one)"))
+)
+
 export const clusterConfig: Config.Config<ClusterSettings> = Config.all({
-  host: Config.string("ORGPLANE_CLUSTER_HOST").pipe(Config.withDefault("127.0.0.1")),
-  listenHost: Config.option(Config.string("ORGPLANE_CLUSTER_LISTEN_HOST")),
-  port: Config.integer("ORGPLANE_CLUSTER_PORT").pipe(
-    Config.withDefault(defaultClusterPort),
-    Config.validate({ message: "must be a port number (0 for a free one)", validation: (n) => n >= 0 && n <= 65535 })
-  )
+  host: Config.String("ORGPLANE_CLUSTER_HOST").pipe(Config.withDefault("127.0.0.1")),
+  listenHost: Config.option(Config.String("ORGPLANE_CLUSTER_LISTEN_HOST")),
+  port: portOrZero
 }).pipe(Config.map(({ host, listenHost, port }) => ({ host, port, listenHost: Option.getOrElse(listenHost, () => host) })))
 
 /**
@@ -79,15 +105,15 @@ export class RunnerPortInUse extends Data.TaggedError("RunnerPortInUse")<{
 
 /** Whether `error`, or an error it was caused by, is a Node system error `EADDRINUSE`. */
 const addressInUse = (error: unknown): boolean => {
-  for (let current = error, depth = 0; typeof current === "object" && current !== null && depth < 5; depth++) {
-    if ((current as { code?: unknown }).code === "EADDRINUSE") return true
-    current = (current as { cause?: unknown }).cause
+  for (let current = error, depth = 0; Predicate.isObject(current) && depth < 5; depth++) {
+    if (Predicate.hasProperty(current, "code") && current.code === "EADDRINUSE") return true
+    current = Predicate.hasProperty(current, "cause") ? current.cause : undefined
   }
   return false
 }
 
 /** Sharding settings; tests shorten the lock and poll intervals so a lost runner's work moves within seconds. */
-export type Tuning = Partial<ShardingConfig.ShardingConfig["Type"]>
+export type Tuning = Partial<ShardingConfig.ShardingConfig["Service"]>
 
 export interface Options {
   /** On top of `defaults`. Every runner of a cluster must agree on `shardsPerGroup`. */
@@ -118,7 +144,9 @@ export const defaults: Tuning = {
 const shardingConfig = (tuning: Tuning | undefined, address: Option.Option<RunnerAddress.RunnerAddress>) =>
   ShardingConfig.layer({ ...defaults, ...tuning, runnerAddress: address, runnerListenAddress: Option.none() })
 
-const messageStorage = (options: Options) => SqlMessageStorage.layerWith({ prefix: options.prefix ?? defaultPrefix })
+/** The SQL message storage under our prefix; it hashes message ids too long for its column with the digest. */
+const messageStorage = (options: Options) =>
+  SqlMessageStorage.layerWith({ prefix: options.prefix ?? defaultPrefix }).pipe(Layer.provide(NodeCrypto.layerDigest))
 
 const engine = <E, R>(sharding: Layer.Layer<Sharding.Sharding | MessageStorage.MessageStorage, E, R>) =>
   ClusterWorkflowEngine.layer.pipe(Layer.provideMerge(sharding))
@@ -148,29 +176,32 @@ export const layerSingle = (
  */
 const bindRunner = (settings: ClusterSettings) =>
   NodeSocketServer.make({ host: settings.listenHost, port: settings.port }).pipe(
-    Effect.catchAll((error) =>
+    Effect.catch((error) =>
       Effect.die(addressInUse(error) ? new RunnerPortInUse({ host: settings.listenHost, port: settings.port, cause: error }) : error)
     )
   )
+
+/** Runner-to-runner messages: the binary schema serialization `NodeClusterSocket.layer` uses by default. */
+const serialization = RpcSerialization.layerSchemaBinary()
 
 /**
  * A runner of the cluster on a bound socket: registers under the socket's address, takes its share of the shards
  * with advisory locks (one pool connection stays reserved for them), and pings the others to notice one that is gone.
  */
 const runnerOn = (
-  server: SocketServer["Type"],
+  server: SocketServer["Service"],
   settings: ClusterSettings,
   options: Options
 ): Layer.Layer<WorkflowEngine | Sharding.Sharding, never, SqlClient> => {
-  const port = server.address._tag === "TcpAddress" ? server.address.port : settings.port
+  const port = server.address._tag === "UnixPathAddress" ? settings.port : server.address.port
   const config = shardingConfig(options.sharding, Option.some(RunnerAddress.make(settings.host, port)))
-  const protocol = layerClientProtocol.pipe(Layer.provide(RpcSerialization.layerMsgPack))
+  const protocol = NodeClusterSocket.layerClientProtocol.pipe(Layer.provide(serialization))
   return engine(
     SocketRunner.layer.pipe(
       Layer.provide(RunnerHealth.layerPing.pipe(Layer.provide(Runners.layerRpc), Layer.provide(protocol))),
       Layer.provideMerge(messageStorage(options)),
       Layer.provide(Layer.orDie(SqlRunnerStorage.layerWith({ prefix: options.prefix ?? defaultPrefix }))),
-      Layer.provide([Layer.succeed(SocketServer, server), protocol, RpcSerialization.layerMsgPack]),
+      Layer.provide([Layer.succeed(SocketServer, server), protocol, serialization]),
       Layer.provide(config)
     )
   )
@@ -184,7 +215,7 @@ export const layerCluster = (
   settings: ClusterSettings,
   options: Options = {}
 ): Layer.Layer<WorkflowEngine | Sharding.Sharding, never, SqlClient> =>
-  Layer.unwrapScoped(Effect.map(bindRunner(settings), (server) => runnerOn(server, settings, options)))
+  Layer.unwrap(Effect.map(bindRunner(settings), (server) => runnerOn(server, settings, options)))
 
 /**
  * The server's engine: a cluster runner with `DATABASE_URL` (settings from the environment), else the single
@@ -196,23 +227,32 @@ export const layerCluster = (
  * still refused before serving: a pool too small for a cluster runner, a runner port in use.
  */
 export const layer = (options: Options = {}) =>
-  Layer.unwrapScoped(
+  Layer.unwrap(
     Effect.gen(function*() {
       const settings = yield* ServerConfig
       if (settings.databaseUrl === undefined) return inBackground(layerSingle(options))
-      // The pool in use: ours say their size; a plain PgClient, its `maxConnections`.
+      // The pool in use: ours say their size; a plain PgClient, its `maxConnections` (its config is the pool's
+      // options, typed as the connection's).
       const poolSize = Option.getOrUndefined(yield* Effect.serviceOption(PoolSize)) ??
-        ((yield* SqlClient) as { readonly config?: { readonly maxConnections?: number } }).config?.maxConnections
+        Option.getOrUndefined(Option.flatMap(yield* Effect.serviceOption(PgClient.PgClient), (client) => {
+          const max: unknown = Reflect.get(client.config, "maxConnections")
+          return typeof max === "number" ? Option.some(max) : Option.none()
+        }))
       if (poolSize === 1) {
         // The runner storage keeps one connection for its advisory locks; with a pool of one, nothing else would run.
         if (settings.dbPoolSize < 2) {
-          return yield* Effect.dieMessage("ORGPLANE_DB_POOL_SIZE must be at least 2 with DATABASE_URL: the durable engine keeps one connection for its shard locks")
+          return yield* Effect.die(new Error("ORGPLANE_DB_POOL_SIZE must be at least 2 with DATABASE_URL: the durable engine keeps one connection for its shard locks"))
         }
         // A one-connection database given in code (an embedded one, say) while DATABASE_URL is set: not a cluster.
         return inBackground(layerSingle(options))
       }
       const fromEnvironment = yield* clusterConfig
-      const cluster = { ...fromEnvironment, ...Object.fromEntries(Object.entries(options.cluster ?? {}).filter(([, v]) => v !== undefined)) }
+      const given = options.cluster ?? {}
+      const cluster: ClusterSettings = {
+        host: given.host ?? fromEnvironment.host,
+        listenHost: given.listenHost ?? fromEnvironment.listenHost,
+        port: given.port ?? fromEnvironment.port
+      }
       const server = yield* bindRunner(cluster)
       return inBackground(runnerOn(server, cluster, options))
     })
@@ -231,12 +271,12 @@ export const layer = (options: Options = {}) =>
 export const inBackground = <E, R>(
   engine: Layer.Layer<WorkflowEngine | Sharding.Sharding, E, R>
 ): Layer.Layer<WorkflowEngine | Sharding.Sharding, never, R> =>
-  Layer.scopedContext(Effect.gen(function*() {
+  Layer.effectContext(Effect.gen(function*() {
     const ready = yield* Deferred.make<Context.Context<WorkflowEngine | Sharding.Sharding>>()
     const scope = yield* Effect.scope
     // Closed after the fiber below is interrupted (finalizers run in reverse): a stop during start-up releases
     // whatever the engine had acquired.
-    const engineScope = yield* Scope.fork(scope, ExecutionStrategy.sequential)
+    const engineScope = yield* Scope.fork(scope, "sequential")
     let started: Context.Context<WorkflowEngine | Sharding.Sharding> | undefined
     const gate = yield* Effect.serviceOption(StartGate)
     yield* Effect.andThen(
@@ -248,7 +288,7 @@ export const inBackground = <E, R>(
         return Effect.logDebug(`The durable engine is up (it took ${Math.round(Duration.toMillis(took))} ms)`)
       }),
       Effect.flatMap(([, context]) => Deferred.succeed(ready, context)),
-      Effect.catchAllCause((cause) =>
+      Effect.catchCause((cause) =>
         Effect.andThen(
           Effect.logError("The durable engine could not start: background work (connector syncs, audit streams, scheduled jobs) will not run", cause),
           Deferred.failCause(ready, Cause.die(Cause.squash(cause)))
@@ -265,18 +305,19 @@ export const inBackground = <E, R>(
     /** A registration, made once the engine is up, by a fiber of the registering layer's scope. */
     const register = <R2>(effect: Effect.Effect<void, never, R2>) =>
       Effect.asVoid(Effect.forkScoped(effect.pipe(Effect.tapDefect((defect) => Effect.logError("A registration with the durable engine failed", defect)))))
-    const workflows: WorkflowEngine["Type"] = {
+    const workflows: WorkflowEngine["Service"] = {
       register: (workflow, execute) => register(Effect.flatMap(engineOf, (real) => real.register(workflow, execute))),
       execute: (workflow, options) => Effect.flatMap(engineOf, (real) => real.execute(workflow, options)),
       poll: (workflow, executionId) => Effect.flatMap(engineOf, (real) => real.poll(workflow, executionId)),
       interrupt: (workflow, executionId) => Effect.flatMap(engineOf, (real) => real.interrupt(workflow, executionId)),
+      interruptUnsafe: (workflow, executionId) => Effect.flatMap(engineOf, (real) => real.interruptUnsafe(workflow, executionId)),
       resume: (workflow, executionId) => Effect.flatMap(engineOf, (real) => real.resume(workflow, executionId)),
       activityExecute: (activity, attempt) => Effect.flatMap(engineOf, (real) => real.activityExecute(activity, attempt)),
       deferredResult: (deferred) => Effect.flatMap(engineOf, (real) => real.deferredResult(deferred)),
       deferredDone: (deferred, options) => Effect.flatMap(engineOf, (real) => real.deferredDone(deferred, options)),
       scheduleClock: (workflow, options) => Effect.flatMap(engineOf, (real) => real.scheduleClock(workflow, options))
     }
-    const sharding: Sharding.Sharding["Type"] = {
+    const sharding: Sharding.Sharding["Service"] = {
       getRegistrationEvents: Stream.unwrap(Effect.map(shardingOf, (real) => real.getRegistrationEvents)),
       getShardId: (entityId, group) => shardingNow().getShardId(entityId, group),
       hasShardId: (shardId) => shardingNow().hasShardId(shardId),
@@ -288,7 +329,7 @@ export const inBackground = <E, R>(
       send: (message) => Effect.flatMap(shardingOf, (real) => real.send(message)),
       sendOutgoing: (message, discard) => Effect.flatMap(shardingOf, (real) => real.sendOutgoing(message, discard)),
       notify: (message, options) => Effect.flatMap(shardingOf, (real) => real.notify(message, options)),
-      reset: (requestId) => Effect.flatMap(shardingOf, (real) => real.reset(requestId)),
+      reset: (requestId, options) => Effect.flatMap(shardingOf, (real) => real.reset(requestId, options)),
       pollStorage: Effect.flatMap(shardingOf, (real) => real.pollStorage),
       activeEntityCount: Effect.flatMap(shardingOf, (real) => real.activeEntityCount)
     }
@@ -297,7 +338,7 @@ export const inBackground = <E, R>(
 
 export interface RetryOptions<E> {
   /** First delay; each next one doubles, with jitter (80% to 120%). */
-  readonly base: Duration.DurationInput
+  readonly base: Duration.Input
   /** Retries after the first attempt; then the last error stands. */
   readonly times: number
   /** Which errors are transient; any other fails at once. */

@@ -7,6 +7,8 @@
  * (or engine) makes a new template and never loads an old one. It holds the schema only: it is dumped before the
  * server writes anything of its own (the cursor key, the first account), so no two instances share a secret.
  * Written under a temporary name and renamed, so servers starting together never read half a file.
+ *
+ * The Effect 4 form of packages/server/src/platform/EmbeddedTemplate.ts, whole.
  */
 import { createHash, randomBytes } from "node:crypto"
 import * as Fs from "node:fs/promises"
@@ -14,16 +16,18 @@ import { createRequire } from "node:module"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
-import { Config, Effect, Option } from "effect"
+import * as Config from "effect/Config"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 
 /**
  * Where templates are kept: ORGPLANE_CACHE_DIR, else the OS's cache folder for orgplane (`$XDG_CACHE_HOME/orgplane`
  * or `~/.cache/orgplane` on Linux, `~/Library/Caches/orgplane` on macOS, `%LOCALAPPDATA%\orgplane\cache` on Windows).
  */
 export const cacheDir: Config.Config<string> = Config.all({
-  configured: Config.option(Config.string("ORGPLANE_CACHE_DIR")),
-  xdg: Config.option(Config.string("XDG_CACHE_HOME")),
-  localAppData: Config.option(Config.string("LOCALAPPDATA"))
+  configured: Config.option(Config.String("ORGPLANE_CACHE_DIR")),
+  xdg: Config.option(Config.String("XDG_CACHE_HOME")),
+  localAppData: Config.option(Config.String("LOCALAPPDATA"))
 }).pipe(Config.map(({ configured, localAppData, xdg }) => {
   if (Option.isSome(configured) && configured.value.trim() !== "") return Path.resolve(configured.value)
   const home = Os.homedir()
@@ -40,8 +44,10 @@ const pgliteVersion = async () => {
   for (let i = 0; i < 5; i++, dir = Path.dirname(dir)) {
     const text = await Fs.readFile(Path.join(dir, "package.json"), "utf8").catch(() => undefined)
     if (text === undefined) continue
-    const manifest = JSON.parse(text) as { name?: string; version?: string }
-    if (manifest.name === "@electric-sql/pglite") return manifest.version ?? "unknown"
+    const manifest: unknown = JSON.parse(text)
+    if (typeof manifest !== "object" || manifest === null || Reflect.get(manifest, "name") !== "@electric-sql/pglite") continue
+    const version: unknown = Reflect.get(manifest, "version")
+    return typeof version === "string" ? version : "unknown"
   }
   return "unknown"
 }
@@ -102,5 +108,5 @@ export const save = (file: string, dump: Blob) =>
       }
     }
   }).pipe(
-    Effect.catchAll((error) => Effect.logWarning(`Could not save the embedded database's template in ${Path.dirname(file)}: ${error.cause}`))
+    Effect.catch((error) => Effect.logWarning(`Could not save the embedded database's template in ${Path.dirname(file)}: ${error.cause}`))
   )

@@ -1,6 +1,5 @@
 /**
- * The one place where failures become responses the spec allows. Runs around every route, before the platform
- * encodes declared errors:
+ * The one place where failures become responses the spec allows:
  * - a request that fails its schema (path, query, headers, body) or is not valid JSON → 400 `invalid_request`;
  * - a response that fails its own schema is a server bug → 500, logged, never blamed on the caller;
  * - an unknown route → 404 `not_found`, or 405 `method_not_allowed` with `Allow` when the path exists with other
@@ -10,30 +9,40 @@
  * - what the request guard refuses (a URL too long, a path a proxy could read as another, a body of a media type
  *   the operation does not read, too large, too deep, or carrying NUL) → 414, 400, 415, 413 or 400, like the rest.
  * Around it all, the per-request log line (`RequestLog`); every response says `X-Content-Type-Options: nosniff`, and
- * every `/v1` answer `Cache-Control: no-store`.
+ * every `/v1` answer `Cache-Control: no-store`. Under `/scim/v2` every refusal is a SCIM error of the same status
+ * (RFC 7644 §3.12: a directory's client reads only those).
+ *
+ * On Effect 4 it is two pieces, where the Effect 3 module was one `HttpApiBuilder.middleware`:
+ * - `layer`, the server's implementation of @orgplane/schema's `ApiErrors`, the errors-only middleware every
+ *   endpoint of `apiOf(...)` has, so it sees a handler's failures before the platform encodes them. The platform
+ *   tells the request's schema failures (`Params`, `Headers`, `Query`, `Payload`) from the response's (`Body`,
+ *   `ResponseHeaders`) itself, which the Effect 3 module's `HandlerReturned` marking did by hand;
+ * - `edge`, the router's global middleware (Effect 4's HttpApi middleware runs after routing): the request log, the
+ *   security headers, the request guard, and the answers to what fails before an endpoint's own middleware (the
+ *   guard's refusals, an unknown route, a body that cannot be read).
+ * `layerFor(api, options)` is both, for any API (tests use small ones of their own); `serverLayer` is the server's.
+ *
+ * `group` builds every group of the server: its handlers wrapped in authority, the audit recorder and idempotency as
+ * their operations declare, its endpoints reading requests with `reportInput` and encoding successes without the
+ * schema's checks (platform/ResponseEncoding.ts); `Options.inner` is the idempotency middleware between the guard
+ * and routing (platform/Idempotency.ts). The Effect 4 form of packages/server/src/platform/HttpErrors.ts, whole.
  */
 import {
-  type HttpApi,
-  HttpApiBuilder,
-  HttpApiError,
-  HttpApiSchema,
-  HttpApp,
-  HttpServerError,
-  HttpServerRequest,
-  HttpServerResponse
-} from "@effect/platform"
-import {
-  Api,
-  errorResponseOf,
-  auditDeclarations,
+  ApiErrors,
   type AuditDeclaration,
+  auditDeclarations,
   idempotentOperations,
+  errorResponseOf,
   InvalidRequest,
   invalidRequestDetails,
+  InvalidRequestResponse,
+  PayloadTooLarge,
+  PayloadTooLargeResponse,
   MethodNotAllowed,
   MethodNotAllowedResponse,
   RateLimited,
   RateLimitedResponse,
+  requestIssuesOf,
   scimErrorResponseOf,
   ScimErrorSchema,
   ScimInternalError,
@@ -44,13 +53,34 @@ import {
   ScimNotFound,
   ScimNotFoundResponse,
   ScimServiceUnavailable,
-  ServiceUnavailable
+  ServiceUnavailable,
+  UnsupportedMediaType,
+  UnsupportedMediaTypeResponse,
+  UriTooLong,
+  UriTooLongResponse
 } from "@orgplane/schema"
-import { Cause, Context, Effect, Layer, Option, Schema } from "effect"
-import { defaultMaxBodyBytes, ServerConfig } from "./Config.js"
-import * as Docs from "./Docs.js"
+import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
+import * as SchemaAST from "effect/SchemaAST"
+import { HttpRouter } from "effect/http"
+import * as HttpEffect from "effect/http/HttpEffect"
+import * as HttpServerError from "effect/http/HttpServerError"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as HttpApi from "effect/http-api/HttpApi"
+import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import { HttpApiSchemaError } from "effect/http-api/HttpApiError"
 import * as Recorder from "./AuditRecorder.js"
 import * as Authority from "./Authority.js"
+import { defaultMaxBodyBytes, ServerConfig } from "./Config.js"
+import * as Docs from "./Docs.js"
 import * as Idempotency from "./Idempotency.js"
 import * as RequestGuard from "./RequestGuard.js"
 import * as RequestLog from "./RequestLog.js"
@@ -58,101 +88,134 @@ import * as ResponseEncoding from "./ResponseEncoding.js"
 import * as Routes from "./Routes.js"
 import * as Unavailable from "./Unavailable.js"
 
-/** Whether the request's handler has returned: a schema failure after that is the response's, not the request's. */
-interface HandlerProgress {
-  returned: boolean
-}
-
-/**
- * The request's `HandlerProgress`, made afresh as each request starts (`layerFor`), which reads it when the request
- * fails; the handler marks it as it returns. The default, shared, is one nobody reads: a group served without `layerFor`.
- */
-class HandlerReturned extends Context.Reference<HandlerReturned>()("@orgplane/server/platform/HttpErrors/HandlerReturned", {
-  defaultValue: (): HandlerProgress => ({ returned: false })
-}) {}
-
-const markReturned = (handler: (request: any) => Effect.Effect<any, any, any>) => (request: any) =>
-  Effect.tap(handler(request), () => Effect.map(HandlerReturned, (progress) => (progress.returned = true)))
-
-type Responder = (value: unknown) => HttpServerResponse.HttpServerResponse | undefined
-
-/** The success as its response (`ResponseEncoding`), outermost: the audit recorder and idempotency see the value. */
-const responding = (handler: (request: any) => Effect.Effect<any, any, any>, respond: Responder | undefined) =>
-  respond === undefined ? handler : (request: any) =>
-    Effect.map(handler(request), (value) => HttpServerResponse.isServerResponse(value) ? value : respond(value) ?? value)
-
-/**
- * Passes every handler through `markReturned`, those of operations that write through `Authority.around` (their
- * caller's authority checked again at commit), the audit recorder where the operation declares an event (around
- * that, so a refusal at commit is recorded as one), and those of operations that take an `Idempotency-Key` through
- * `Idempotency.around`, and makes the success's response around them all (`responding`), however `handle` calls are
- * chained.
- */
-const instrument = <H extends object>(handlers: H, operation: (endpoint: string) => Operation): H =>
-  new Proxy(handlers, {
-    get(target, property, receiver) {
-      const value = Reflect.get(target, property, receiver)
-      if ((property === "handle" || property === "handleRaw") && typeof value === "function") {
-        return (name: string, handler: any, options?: any) => {
-          const { audit, respond, takesKey, writes } = operation(name)
-          const returning = markReturned(handler)
-          const marked = writes ? Authority.around(returning) : returning
-          const audited = audit === undefined || audit.action === false ? marked : Recorder.around(audit.action, marked)
-          return instrument(value.call(target, name, responding(takesKey ? Idempotency.around(audited) : audited, respond), options), operation)
-        }
-      }
-      return value
-    }
-  })
-
-interface Operation {
-  readonly takesKey: boolean
-  /** Not a read (GET): its transactions check the caller's authority at commit (`Authority.ts`). */
-  readonly writes: boolean
-  readonly audit: AuditDeclaration | undefined
-  /** The success's response, encoded without checking the handler's value again (`ResponseEncoding`). */
-  readonly respond: Responder | undefined
-}
-
-/**
- * `HttpApiBuilder.group`, with every handler marked as it returns, so a response that fails its own schema is
- * reported as the server's bug (500) and not as the caller's (400), and taking part in idempotency keys where the
- * operation does. Every group of the server is built with it.
- */
-export const group: typeof HttpApiBuilder.group = ((api: any, name: any, build: any) => {
-  const { audits, ids } = operationsOf(api)
-  const prefix = api.groups[name]?.topLevel ? "" : `${name}.`
-  const endpoints = api.groups[name]?.endpoints ?? {}
-  const operation = (endpoint: string): Operation => ({
-    takesKey: ids.has(`${prefix}${endpoint}`),
-    writes: endpoints[endpoint] !== undefined && endpoints[endpoint].method !== "GET",
-    audit: audits.get(`${prefix}${endpoint}`),
-    respond: endpoints[endpoint] === undefined ? undefined : ResponseEncoding.successResponder(endpoints[endpoint])
-  })
-  return (HttpApiBuilder.group as any)(api, name, (handlers: any) => build(instrument(handlers, operation)))
-}) as any
-
-/** What the API's operations declare, read once per API (every group of the server asks). */
-const declared = new WeakMap<object, { readonly ids: ReadonlySet<string>; readonly audits: ReadonlyMap<string, AuditDeclaration> }>()
-const operationsOf = (api: any) => {
-  let found = declared.get(api)
-  if (found === undefined) declared.set(api, found = { ids: idempotentOperations(api).ids, audits: auditDeclarations(api) })
-  return found
-}
-
-const internalError = HttpServerResponse.unsafeJson(
+const internalError = HttpServerResponse.jsonUnsafe(
   { error: "internal_error", message: "The server failed to handle this request." },
   { status: 500 }
 )
 
+const scimInternalError = HttpServerResponse.jsonUnsafe(
+  Schema.encodeSync(ScimInternalErrorResponse)(new ScimInternalError({ detail: "The server failed to handle this request." })),
+  { status: 500, contentType: ScimMediaType }
+)
+
+/** What Effect 4's payload decoder says of a body that is not JSON (`HttpApiBuilder`'s `decodePayload`). */
+const notJsonIssue = "Expected a valid JSON body"
+
+const notJson = () => InvalidRequest.field([], "The request body is not valid JSON.")
+
 /** The spec's 400 for a request that fails its schema: the details are worded by `@orgplane/schema`, like the client's. */
-export const toInvalidRequest = (error: HttpApiError.HttpApiDecodeError) =>
-  new InvalidRequest({ details: invalidRequestDetails(error.issues) })
+export const toInvalidRequest = (error: HttpApiSchemaError) => {
+  const issue = error.cause.issue
+  if (error.kind === "Payload" && issue._tag === "InvalidValue" && issue.annotations?.message === notJsonIssue) return notJson()
+  return new InvalidRequest({ details: invalidRequestDetails(requestIssuesOf(issue)) })
+}
+
+/** Whether a schema failure is the response's (the handler's value, or its headers): the server's bug. */
+const isResponseFailure = (error: HttpApiSchemaError) => error.kind === "Body" || error.kind === "ResponseHeaders"
+
+/** A body that could not be read (the platform reports it as a defect of the payload decoder, or the guard's read). */
+const isUnreadableBody = (error: unknown) => HttpServerError.isHttpServerError(error) && error.reason._tag === "RequestParseError"
+
+const scimRoute = (url: string) => url.startsWith("/scim/v2/")
 
 const encodeRateLimited = Schema.encodeSync(RateLimitedResponse)
 const encodeMethodNotAllowed = Schema.encodeSync(MethodNotAllowedResponse)
 const encodeScimNotFound = Schema.encodeSync(ScimNotFoundResponse)
 const encodeScimMethodNotAllowed = Schema.encodeSync(ScimMethodNotAllowedResponse)
+
+const rateLimited = (error: RateLimited) =>
+  HttpServerResponse.jsonUnsafe(encodeRateLimited(error), {
+    status: 429,
+    headers: error.retryAfterSeconds === undefined ? {} : { "retry-after": String(error.retryAfterSeconds) }
+  })
+
+const encodeInvalidRequest = Schema.encodeSync(InvalidRequestResponse)
+const encodePayloadTooLarge = Schema.encodeSync(PayloadTooLargeResponse)
+const encodeUnsupportedMediaType = Schema.encodeSync(UnsupportedMediaTypeResponse)
+const encodeUriTooLong = Schema.encodeSync(UriTooLongResponse)
+
+/** What the request guard refuses with, answered as the API declares it (the guard runs outside any endpoint). */
+const refusalResponse = (error: unknown): Option.Option<HttpServerResponse.HttpServerResponse> => {
+  if (error instanceof InvalidRequest) return Option.some(HttpServerResponse.jsonUnsafe(encodeInvalidRequest(error), { status: 400 }))
+  if (error instanceof PayloadTooLarge) return Option.some(HttpServerResponse.jsonUnsafe(encodePayloadTooLarge(error), { status: 413 }))
+  if (error instanceof UnsupportedMediaType) return Option.some(HttpServerResponse.jsonUnsafe(encodeUnsupportedMediaType(error), { status: 415 }))
+  if (error instanceof UriTooLong) return Option.some(HttpServerResponse.jsonUnsafe(encodeUriTooLong(error), { status: 414 }))
+  return Option.none()
+}
+
+/** The `httpApiStatus` of a wire schema (`HttpApiSchema.status`), found as Effect 4's builder finds it (its `getStatusError`, internal). */
+const statusOf = (ast: SchemaAST.AST): number => {
+  for (const check of [...(ast.checks ?? [])].reverse()) {
+    const found = check.annotations?.["httpApiStatus"]
+    if (typeof found === "number") return found
+  }
+  const own = ast.annotations?.["httpApiStatus"] ?? ast.context?.annotations?.["httpApiStatus"]
+  return typeof own === "number" ? own : 500
+}
+
+/**
+ * Under the SCIM protocol's base, a refusal made before the SCIM handlers (the request guard's 413 and 415, a body or
+ * query that does not decode, an internal error) answers as a SCIM error of the same status (RFC 7644 §3.12): a
+ * directory's client reads only those. `invalidSyntax` for a 400: the message did not fit the request schema.
+ */
+export const scimShaped = (error: unknown): Option.Option<HttpServerResponse.HttpServerResponse> => {
+  const schema = errorResponseOf(error)
+  if (schema === undefined || typeof error !== "object" || error === null) return Option.none()
+  const status = statusOf(schema.ast)
+  const details = "details" in error && Array.isArray(error.details) ? error.details as ReadonlyArray<{ readonly path: ReadonlyArray<unknown>; readonly message: string }> : []
+  const message = "message" in error ? error.message : undefined
+  const code = "error" in error ? error.error : undefined
+  const detail = details.length > 0
+    ? details.map((item) => (item.path.length > 0 ? `${item.path.join(".")}: ${item.message}` : item.message)).join("; ")
+    : typeof message === "string" && message !== "" ? message : String(code ?? "The request was refused.")
+  return Option.some(HttpServerResponse.jsonUnsafe(
+    { schemas: [ScimErrorSchema], status: String(status), ...(status === 400 ? { scimType: "invalidSyntax" } : {}), detail: detail.slice(0, 1000) },
+    { status, contentType: ScimMediaType }
+  ))
+}
+
+/** The 503 of an unavailable database; under `/scim/v2`, SCIM's for a `ServiceUnavailable`. */
+const unavailableResponse = (error: unknown, scim: boolean) =>
+  Unavailable.responseFor(scim && error instanceof ServiceUnavailable ? new ScimServiceUnavailable({ detail: error.message }) : error)
+
+/** The failure or, failing one, the defect a cause carries (the platform reports an unreadable body as a defect). */
+const reasonOf = (cause: Cause.Cause<unknown>) => {
+  const failure = Cause.findErrorOption(cause)
+  const defect = Cause.findDefect(cause)
+  return { failure, error: Option.isSome(failure) ? failure.value : Result.isSuccess(defect) ? defect.success : undefined }
+}
+
+/** `ApiErrors`, implemented: see the module comment. */
+export const layer = Layer.succeed(ApiErrors, (httpEffect) =>
+  Effect.catchCause(httpEffect, (cause) =>
+    Effect.gen(function*() {
+      if (Cause.hasInterruptsOnly(cause)) return yield* Effect.failCause(cause)
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const scim = scimRoute(request.url)
+      const refuse = (error: InvalidRequest) =>
+        scim ? Effect.succeed(Option.getOrElse(scimShaped(error), () => scimInternalError)) : Effect.fail(error)
+      const { error, failure } = reasonOf(cause)
+      if (HttpApiSchemaError.is(error)) {
+        if (isResponseFailure(error)) {
+          yield* Effect.logError("A response did not match its schema", error.cause)
+          return scim ? scimInternalError : internalError
+        }
+        return yield* refuse(toInvalidRequest(error))
+      }
+      if (isUnreadableBody(error)) return yield* refuse(notJson())
+      if (error instanceof RateLimited) return rateLimited(error)
+      const unavailable = yield* unavailableResponse(error, scim)
+      if (Option.isSome(unavailable)) return unavailable.value
+      if (Option.isSome(failure)) {
+        // A SCIM handler's declared errors are SCIM's; any other declared error (say authentication's) is shaped as one.
+        if (scim && scimErrorResponseOf(error) === undefined && errorResponseOf(error) !== undefined) {
+          return Option.getOrElse(scimShaped(error), () => scimInternalError)
+        }
+        return yield* Effect.failCause(cause)
+      }
+      yield* Effect.logError("Unhandled failure", cause)
+      return scim ? scimInternalError : internalError
+    })))
 
 /**
  * 405 for a path that has other methods (HEAD with GET): what `Allow` lists. OPTIONS is answered the same way. Under
@@ -165,96 +228,42 @@ const methodNotAllowed = (request: HttpServerRequest.HttpServerRequest, allowed:
   const message = `${path} does not take ${request.method}; it takes ${allowed.join(", ")}.`
   const headers = { allow: allowed.join(", ") }
   return scim
-    ? HttpServerResponse.unsafeJson(encodeScimMethodNotAllowed(new ScimMethodNotAllowed({ detail: message })), {
+    ? HttpServerResponse.jsonUnsafe(encodeScimMethodNotAllowed(new ScimMethodNotAllowed({ detail: message })), {
       status: 405,
       headers,
       contentType: ScimMediaType
     })
-    : HttpServerResponse.unsafeJson(encodeMethodNotAllowed(new MethodNotAllowed({ message })), { status: 405, headers })
+    : HttpServerResponse.jsonUnsafe(encodeMethodNotAllowed(new MethodNotAllowed({ message })), { status: 405, headers })
 }
 
-/**
- * Under the SCIM protocol's base, a refusal made before the SCIM handlers (the request guard's 413 and 415, a body or
- * query that does not decode, an internal error) answers as a SCIM error of the same status (RFC 7644 §3.12): a
- * directory's client reads only those. `invalidSyntax` for a 400: the message did not fit the request schema.
- */
-const scimShaped = (error: unknown): Option.Option<HttpServerResponse.HttpServerResponse> => {
-  const schema = errorResponseOf(error)
-  if (schema === undefined) return Option.none()
-  const status = HttpApiSchema.getStatusErrorAST(schema.ast)
-  const body = error as { readonly details?: ReadonlyArray<{ readonly path: ReadonlyArray<unknown>; readonly message: string }>; readonly message?: unknown; readonly error?: unknown }
-  const detail = body.details !== undefined && body.details.length > 0
-    ? body.details.map((item) => (item.path.length > 0 ? `${item.path.join(".")}: ${item.message}` : item.message)).join("; ")
-    : typeof body.message === "string" && body.message !== "" ? body.message : String(body.error ?? "The request was refused.")
-  return Option.some(HttpServerResponse.unsafeJson(
-    { schemas: [ScimErrorSchema], status: String(status), ...(status === 400 ? { scimType: "invalidSyntax" } : {}), detail: detail.slice(0, 1000) },
-    { status, contentType: ScimMediaType }
-  ))
+/** 404 for a path the API does not have (under `/scim/v2`, SCIM's), or 405 when it has it with other methods. */
+const routeNotFound = (routes: Routes.Routes, request: HttpServerRequest.HttpServerRequest, scim: boolean) => {
+  const allowed = routes.methods(request.url)
+  if (allowed.length > 0) return methodNotAllowed(request, allowed, scim)
+  if (scim) {
+    return HttpServerResponse.jsonUnsafe(encodeScimNotFound(new ScimNotFound({ detail: `No SCIM endpoint ${request.url.split("?")[0]!.slice(0, 200)}.` })), {
+      status: 404,
+      contentType: ScimMediaType
+    })
+  }
+  return HttpServerResponse.jsonUnsafe({ error: "not_found", message: `No route for ${request.method} ${request.url}` }, { status: 404 })
 }
 
-const scimRoute = (url: string) => url.startsWith("/scim/v2/")
-
-const scimInternalError = HttpServerResponse.unsafeJson(
-  Schema.encodeSync(ScimInternalErrorResponse)(new ScimInternalError({ detail: "The server failed to handle this request." })),
-  { status: 500, contentType: ScimMediaType }
-)
-
-const handle = (routes: Routes.Routes, progress: HandlerProgress) => (cause: Cause.Cause<unknown>) =>
-  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-    scimRoute(request.url)
-      ? Effect.catchAll(answer(routes, progress, true)(cause), (error) =>
-        Option.match(scimShaped(error), { onNone: () => Effect.fail(error), onSome: Effect.succeed }))
-      : answer(routes, progress, false)(cause))
-
-const answer = (routes: Routes.Routes, progress: HandlerProgress, scim: boolean) => (cause: Cause.Cause<unknown>) =>
+/** What the edge answers a failure that reached it: see the module comment. */
+const answer = (routes: Routes.Routes, request: HttpServerRequest.HttpServerRequest) => (cause: Cause.Cause<unknown>) =>
   Effect.gen(function*() {
-    const internal = scim ? scimInternalError : internalError
-    if (Cause.isInterruptedOnly(cause)) return yield* Effect.failCause(cause)
-    const failure = Cause.failureOption(cause)
-    // The platform reports an unreadable body as a defect, not a failure.
-    const error = Option.isSome(failure) ? failure.value : Option.getOrUndefined(Cause.dieOption(cause))
-    if (error instanceof HttpApiError.HttpApiDecodeError) {
-      if (progress.returned) {
-        yield* Effect.logError("A response did not match its schema", error.issues)
-        return internal
-      }
-      return yield* Effect.fail(toInvalidRequest(error))
-    }
-    if (HttpServerError.isServerError(error)) {
-      if (error._tag === "RouteNotFound") {
-        const allowed = routes.methods(error.request.url)
-        if (allowed.length > 0) return methodNotAllowed(error.request, allowed, scim)
-        // A directory's client reads SCIM errors only (RFC 7644 §3.12): a SCIM 404 under the protocol's base.
-        if (error.request.url.startsWith("/scim/v2/")) {
-          return HttpServerResponse.unsafeJson(encodeScimNotFound(new ScimNotFound({ detail: `No SCIM endpoint ${error.request.url.split("?")[0]!.slice(0, 200)}.` })), {
-            status: 404,
-            contentType: ScimMediaType
-          })
-        }
-        return HttpServerResponse.unsafeJson(
-          { error: "not_found", message: `No route for ${error.request.method} ${error.request.url}` },
-          { status: 404 }
-        )
-      }
-      if (error._tag === "RequestError" && error.reason === "Decode") {
-        return yield* Effect.fail(InvalidRequest.field([], "The request body is not valid JSON."))
-      }
-    }
-    if (error instanceof RateLimited) {
-      return HttpServerResponse.unsafeJson(encodeRateLimited(error), {
-        status: 429,
-        headers: error.retryAfterSeconds === undefined ? {} : { "retry-after": String(error.retryAfterSeconds) }
-      })
-    }
-    const unavailable = yield* Unavailable.responseFor(
-      scim && error instanceof ServiceUnavailable ? new ScimServiceUnavailable({ detail: error.message }) : error
-    )
+    if (Cause.hasInterruptsOnly(cause)) return yield* Effect.failCause(cause)
+    const scim = scimRoute(request.url)
+    const { error } = reasonOf(cause)
+    if (HttpServerError.isHttpServerError(error) && error.reason._tag === "RouteNotFound") return routeNotFound(routes, request, scim)
+    const refusal = isUnreadableBody(error) ? notJson() : error
+    const declared = scim ? scimShaped(refusal) : refusalResponse(refusal)
+    if (Option.isSome(declared)) return declared.value
+    if (refusal instanceof RateLimited) return rateLimited(refusal)
+    const unavailable = yield* unavailableResponse(error, scim)
     if (Option.isSome(unavailable)) return unavailable.value
-    if (Option.isSome(failure) && (errorResponseOf(error) ?? scimErrorResponseOf(error)) !== undefined) {
-      return yield* Effect.failCause(cause)
-    }
     yield* Effect.logError("Unhandled failure", cause)
-    return internal
+    return scim ? scimInternalError : internalError
   })
 
 /** What every `/v1` answer says: no cache may keep it (RFC 6749 §5.1; RFC 9111 §5.2.2.5). */
@@ -276,40 +285,150 @@ const securityHeaders = (request: HttpServerRequest.HttpServerRequest, response:
       : HttpServerResponse.setHeader(response, "x-content-type-options", "nosniff")
   )
 
+/** A router middleware's shape: what `Options.inner` is. */
+export type Inner = <E, R>(
+  httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest>
+
 export interface Options {
+  /** Runs between the request guard and routing (the server's: the idempotency keys' middleware, `Idempotency.ts`). */
+  readonly inner?: Inner | undefined
   /** Default body limit of the request guard (the server passes `ORGPLANE_MAX_BODY_BYTES`). */
   readonly maxBodyBytes?: number | undefined
   /** Routes served beside the API, so their requests are logged under their path rather than `unknown`. */
   readonly extraRoutes?: ReadonlyArray<readonly [method: string, path: `/${string}`]> | undefined
-  /** A middleware between the request guard and routing (the server's: idempotency keys). */
-  readonly inner?: (<E, R>(app: HttpApp.Default<E, R>) => HttpApp.Default<E, R>) | undefined
 }
 
 /**
- * The mapping as middleware of any HttpApi (tests use small APIs of their own), inside the per-request log line
- * and around the request guard: the guard runs before routing and authentication, and what it refuses is answered
- * like any other failure.
+ * The router's global middleware: inside the per-request log line, the security headers (a pre-response handler,
+ * so whatever answers says them), the request guard around routing, and the answers to what fails there.
  */
-export const layerFor = (api: HttpApi.HttpApi.Any, options: Options = {}): Layer.Layer<never> => {
-  const routes = Routes.make(api, options.extraRoutes)
+export const edge = (routes: Routes.Routes, options: Options = {}) => {
   const guard = RequestGuard.make(routes, { maxBodyBytes: options.maxBodyBytes ?? defaultMaxBodyBytes })
   const log = RequestLog.make(routes)
-  return HttpApiBuilder.middleware(api as typeof Api, (app) => {
-    const guarded = guard(options.inner === undefined ? app : options.inner(app))
-    return log(
-      Effect.suspend(() => {
-        const progress: HandlerProgress = { returned: false }
-        // A pre-response handler, so that declared errors (encoded after every middleware) say it too.
-        return Effect.andThen(HttpApp.appendPreResponseHandler(securityHeaders), Effect.provideService(guarded, HandlerReturned, progress)).pipe(
-          Effect.catchAllCause(handle(routes, progress))
-        )
-      })
-    ) as typeof app
-  })
+  const inner: Inner = options.inner ?? ((httpEffect) => httpEffect)
+  // What fails only as an interruption (the client hung up, the server stops) stays one.
+  return <E, R>(
+    httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+  ): Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, R | HttpServerRequest.HttpServerRequest> =>
+    log(Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+      Effect.andThen(
+        HttpEffect.appendPreResponseHandler(securityHeaders),
+        Effect.catchCause(guard(inner(httpEffect)), answer(routes, request))
+      )))
 }
 
+/**
+ * The mapping for any HttpApi built with `apiOf` (tests use small APIs of their own): `ApiErrors` implemented, and
+ * `edge` as the router's global middleware.
+ */
+export const layerFor = <Id extends string, Groups extends HttpApiGroup.Constraint>(
+  api: HttpApi.HttpApi<Id, Groups>,
+  options: Options = {}
+) => Layer.merge(layer, HttpRouter.middleware(edge(Routes.make(api, options.extraRoutes), options), { global: true }))
 
-export const layer: Layer.Layer<never, never, ServerConfig | Idempotency.Idempotency> = Layer.unwrapEffect(
-  Effect.map(Effect.all([ServerConfig, Idempotency.Idempotency]), ([settings, idempotency]) =>
-    layerFor(Api, { maxBodyBytes: settings.maxBodyBytes, extraRoutes: Docs.routes, inner: Idempotency.middleware(idempotency) }))
-)
+/**
+ * The server's: `layerFor` its API with the configured body limit, the docs' routes named in the log, and the
+ * idempotency keys' middleware inside the guard.
+ */
+export const serverLayer = <Id extends string, Groups extends HttpApiGroup.Constraint>(api: HttpApi.HttpApi<Id, Groups>) =>
+  Layer.unwrap(
+    Effect.gen(function*() {
+      const settings = yield* ServerConfig
+      const idempotency = yield* Idempotency.Idempotency
+      return layerFor(api, { maxBodyBytes: settings.maxBodyBytes, extraRoutes: Docs.routes, inner: Idempotency.middleware(idempotency) })
+    })
+  )
+
+/** What an operation declares, as `group` wraps its handler. */
+interface Operation {
+  readonly takesKey: boolean
+  /** Not a read (GET): its transactions check the caller's authority at commit (`Authority.ts`). */
+  readonly writes: boolean
+  readonly audit: AuditDeclaration | undefined
+}
+
+/** A handler as HttpApiBuilder registers it (Effect 4's types keep its `HandlerRuntime` internal). */
+type Handler = (request: object) => Effect.Effect<unknown, unknown, unknown>
+
+interface Registered {
+  readonly endpoint: HttpApiEndpoint.Top
+  readonly handler: Handler
+}
+
+const isRegistered = (value: unknown): value is Registered =>
+  typeof value === "object" && value !== null && "handler" in value && typeof value.handler === "function" &&
+  "endpoint" in value && HttpApiEndpoint.isHttpApiEndpoint(value.endpoint)
+
+/**
+ * A handler as its operation declares: through `Authority.around` when it writes (its caller's authority checked
+ * again at commit), inside the audit recorder when it declares an event (so a refusal at commit is recorded as
+ * one), inside `Idempotency.around` when it takes an `Idempotency-Key`.
+ */
+const instrumented = (handler: Handler, operation: Operation): Handler => {
+  const checked = operation.writes ? Authority.around(handler) : handler
+  const audited = operation.audit === undefined || operation.audit.action === false ? checked : Recorder.around(operation.audit.action, checked)
+  return operation.takesKey ? Idempotency.around(audited) : audited
+}
+
+/** What the API's operations declare, read once per API (every group of the server asks). */
+const declared = new WeakMap<object, { readonly ids: ReadonlySet<string>; readonly audits: ReadonlyMap<string, AuditDeclaration> }>()
+
+const declarationsOf = <Id extends string, Groups extends HttpApiGroup.Constraint>(api: HttpApi.HttpApi<Id, Groups>) => {
+  let found = declared.get(api)
+  if (found === undefined) declared.set(api, found = { ids: idempotentOperations(api).ids, audits: auditDeclarations(api) })
+  return found
+}
+
+/**
+ * The endpoint reading its request (path, query, body) with the parse options the API, its group or itself declare,
+ * and `reportInput`: the issues keep the value refused, for `requestIssuesOf` (@orgplane/schema) to quote a
+ * value that is none of a union's literals back as Effect 3 did ("Expected "admin" or "member", actual "owner"").
+ * The server's alone: the client encodes with the API's options.
+ */
+const reportingInput = (api: Pick<HttpApi.Top, "annotations">, group: HttpApiGroup.Top, endpoint: HttpApiEndpoint.Top) => {
+  const annotations = Context.merge(Context.merge(api.annotations, group.annotations), endpoint.annotations)
+  // As the builder reads them (`HttpApi.getSlotParseOptions`, internal): the slot's options, else `ParseOptions`.
+  const fallback = Context.getOrUndefined(annotations, HttpApi.ParseOptions)
+  const reporting = <I>(slot: Context.Key<I, SchemaAST.ParseOptions>): SchemaAST.ParseOptions =>
+    ({ ...(Context.getOrUndefined(annotations, slot) ?? fallback), reportInput: true })
+  return endpoint
+    .annotate(HttpApi.ParamsParseOptions, reporting(HttpApi.ParamsParseOptions))
+    .annotate(HttpApi.QueryParseOptions, reporting(HttpApi.QueryParseOptions))
+    .annotate(HttpApi.PayloadParseOptions, reporting(HttpApi.PayloadParseOptions))
+}
+
+/**
+ * `HttpApiBuilder.group`, with every handler the group registers wrapped as its operation declares (`instrumented`),
+ * however `handle`, `handleAll` and `handleRaw` are called, and its endpoint reading requests with `reportInput`
+ * (`reportingInput`: Effect 4.1 builds a group's routes here, from the endpoints registered). Every group of the server
+ * is built with it.
+ *
+ * Its endpoint also encodes its success without the schema's checks (`ResponseEncoding.encodingSuccess`), where the
+ * Effect 3 module made the success's response with `ResponseEncoding.successResponder`. Effect 3's `markReturned` has
+ * no Effect 4 form to take: the platform tells a response's schema failures from the request's itself.
+ */
+export const group: typeof HttpApiBuilder.group = (api, identifier, build) =>
+  HttpApiBuilder.group(api, identifier, (handlers) => {
+    const { audits, ids } = declarationsOf(api)
+    const declaredGroup: unknown = api.groups[identifier]
+    if (!HttpApiGroup.isHttpApiGroup(declaredGroup)) throw new Error(`HttpErrors.group: ${identifier} is not a group of the API`)
+    // The handlers' registry: every `handle`, `handleAll` and `handleRaw` adds its endpoint's there. Were it not
+    // where Effect 4.1 keeps it, the server must not start with its handlers unchecked.
+    const registry: unknown = Reflect.get(handlers, "handlers")
+    if (!(registry instanceof Map)) throw new Error("HttpErrors.group: HttpApiBuilder's handlers are not where Effect 4.1 keeps them")
+    const register = registry.set.bind(registry)
+    const checked = ResponseEncoding.checkingEverything()
+    Object.defineProperty(registry, "set", {
+      value: (name: string, runtime: unknown) => {
+        if (!isRegistered(runtime)) throw new Error(`HttpErrors.group: ${name}'s handler is not in the shape Effect 4.1 registers`)
+        const id = declaredGroup.topLevel ? name : `${identifier}.${name}`
+        return register(name, {
+          ...runtime,
+          endpoint: ResponseEncoding.encodingSuccess(api, declaredGroup, reportingInput(api, declaredGroup, runtime.endpoint), checked),
+          handler: instrumented(runtime.handler, { takesKey: ids.has(id), writes: runtime.endpoint.method !== "GET", audit: audits.get(id) })
+        })
+      }
+    })
+    return build(handlers)
+  })

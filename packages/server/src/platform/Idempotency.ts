@@ -4,33 +4,67 @@
  * key with the same request answers the kept answer again. Two parts share the request's state, which the first
  * provides to the second (`CurrentRequest`):
  *
- * - `middleware`, around routing (inside the request guard, so the body is read): sees the response as sent, keeps
- *   it (or releases the key), and answers conflicts;
+ * - `middleware`, around routing: sees the response as sent, keeps it (or releases the key);
  * - `around`, around the handler of every operation that takes part (HttpErrors.group): after authentication,
- *   claims the key, replays a kept answer, and makes the key a party to the handler's outermost transactions
- *   (Sql.ts `TransactionParties`), so the change and the key commit together or not at all.
+ *   claims the key, replays a kept answer, answers the key's conflicts, and makes the key a party to the handler's
+ *   outermost transactions (Sql.ts `TransactionParties`), so the change and the key commit together or not at all.
  *
  * The hard case is a COMMIT whose answer is lost: `transaction` then asks the key's row on another connection
  * whether it committed. When nobody can tell (the database is gone), the transactions' values stay in this
  * process's memory, and a retry that finds the key committed without an answer runs the request again with those
  * transactions answering their values instead of running; another process answers 409 `idempotency_response_lost`.
+ *
+ * The Effect 4 form of packages/server/src/platform/Idempotency.ts, whole, with the same rules and answers. How it is
+ * wired (the Effect 3 HttpErrors.ts does it; the Effect 4 HttpErrors.ts does not yet, see its header):
+ * - `middleware(service)` is the router's global middleware (`HttpRouter.middleware(..., { global: true })`, as
+ *   RequestGuard.layer is; `middlewareLayer` is that layer, needing the `Idempotency` service), where the Effect 3
+ *   server passed it as HttpErrors.layerFor's `inner` (between the request guard and routing). It must run outside
+ *   the HttpApi (it keeps the response the platform encoded) and around the route's handler (it provides the state
+ *   `around` reads): a global middleware is both. Effect 4 encodes an operation's declared errors inside the HttpApi,
+ *   so what the middleware sees is a response (a declared 4xx is kept like a success below 500). Beside the request
+ *   guard's global middleware either order is harmless (a request the guard refuses never reaches `around`, so no key
+ *   is claimed); the Effect 3 order is the guard outside.
+ * - `around(handler)` wraps the handler of each operation that takes a key (`idempotentOperations(Api).ids`: writes
+ *   that require credentials), inside the audit recorder's and the authority's wrappers and outside the response
+ *   encoding: Effect 3's HttpErrors.group does `responding(takesKey ? Idempotency.around(audited) : audited)` for
+ *   each `handle`, where `audited` is `Recorder.around(action, Authority.around(markReturned(handler)))`. Without the
+ *   middleware (no state) it runs the handler as it is. Only those operations: on any operation it wraps, a header
+ *   that is not a key is refused (400) before the caller is known, and an anonymous call runs without the key.
+ * - Effect 3's middleware answered the key's 409s (`conflictResponse`, with `Retry-After`) after the platform had
+ *   failed with them; on Effect 4 the middleware cannot see the error (the HttpApi encodes it first, without the
+ *   header), so `around` answers them itself as that response. 422 `idempotency_key_reused` and the header's 400
+ *   are failures of `around`, encoded by the platform as the `ApiErrors` middleware declares them.
+ * - The body is read for the request's fingerprint from the request's cached bytes (`arrayBuffer`, which the payload
+ *   decoder read already), where Effect 3 re-read the request guard's buffered stream.
  */
-import { type HttpApp, HttpApiSchema, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import {
   type Actor,
   CurrentActor,
   CurrentMember,
   CurrentWorker,
-  errorResponseOf,
   IdempotencyConflict,
   IdempotencyConflictResponse,
   IdempotencyKeyReused,
   idempotencyKeyHeader,
   idempotencyKeyPattern,
   idempotentReplayedHeader,
-  InvalidRequest
+  InvalidRequest,
+  type ServiceUnavailable
 } from "@orgplane/schema"
-import { Cause, Context, Data, Duration, Effect, Exit, Fiber, Layer, Option, Schedule, Schema, Stream } from "effect"
+import * as Context from "effect/Context"
+import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schedule from "effect/Schedule"
+import type * as Types from "effect/Types"
+import * as Schema from "effect/Schema"
+import { HttpRouter } from "effect/http"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as NodeCrypto from "node:crypto"
 import * as Keys from "./IdempotencyKeys.js"
 import { orUnavailable, type TransactionParty, withTransactionParty } from "./Sql.js"
@@ -72,9 +106,13 @@ export interface Service {
   readonly memos: Map<string, Memo>
 }
 
-export class Idempotency extends Context.Tag("@orgplane/server/platform/Idempotency")<Idempotency, Service>() {}
+const make = Effect.map(Keys.make, (keys): Service => ({ keys, memos: new Map<string, Memo>() }))
 
-export const layer = Layer.effect(Idempotency, Effect.map(Keys.make, (keys) => ({ keys, memos: new Map<string, Memo>() })))
+export class Idempotency extends Context.Service<Idempotency, Service>()("@orgplane/server/platform/Idempotency") {
+  static readonly layer = Layer.effect(this, make)
+}
+
+export const layer = Idempotency.layer
 
 /** One run of a request under its key. */
 interface Run {
@@ -92,6 +130,11 @@ interface Run {
   active: boolean
   /** Outermost transactions begun so far. */
   begun: number
+  /**
+   * True when the run lost its lease to another request (`LeaseLost`): its answer, the 409 `around` gave, is the
+   * key's conflict and not the operation's, so it is not kept (Effect 3's `answerOf` left out the key's conflicts).
+   */
+  leaseLost: boolean
 }
 
 interface RequestState {
@@ -102,9 +145,9 @@ interface RequestState {
 }
 
 /** The state of the request the middleware runs under its key, for the handler's `around`; undefined otherwise. */
-class CurrentRequest extends Context.Reference<CurrentRequest>()("@orgplane/server/platform/Idempotency/CurrentRequest", {
-  defaultValue: (): RequestState | undefined => undefined
-}) {}
+const CurrentRequest = Context.Reference<RequestState | undefined>("@orgplane/server/platform/Idempotency/CurrentRequest", {
+  defaultValue: () => undefined
+})
 
 /** The transaction's key mark found another request holding the key (its lease ran out and was taken over). */
 class LeaseLost extends Data.TaggedError("IdempotencyLeaseLost") {}
@@ -128,15 +171,16 @@ const credential = Effect.gen(function*() {
 })
 
 /**
- * What the key was first used for: method, path and query, and the body bytes the request guard read (its stream
- * gives them exactly), as an HMAC keyed by the credential.
+ * What the key was first used for: method, path and query, and the body bytes (the request's cached bytes, which
+ * the payload decoder read, give them exactly), as an HMAC keyed by the credential.
  */
-const fingerprint = (token: string) => Effect.gen(function*() {
-  const request = yield* HttpServerRequest.HttpServerRequest
-  const hash = NodeCrypto.createHmac("sha256", StoredResponse.secretOf(token, "request")).update(`${request.method} ${request.url}\n`)
-  yield* Effect.orDie(Stream.runForEach(request.stream, (chunk) => Effect.sync(() => hash.update(chunk))))
-  return hash.digest("hex")
-})
+const fingerprint = (token: string) =>
+  Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const hash = NodeCrypto.createHmac("sha256", StoredResponse.secretOf(token, "request")).update(`${request.method} ${request.url}\n`)
+    const body = yield* Effect.orDie(request.arrayBuffer)
+    return hash.update(new Uint8Array(body)).digest("hex")
+  })
 
 const freshMemo = (service: Service, id: Keys.KeyId, at: Date): Memo | undefined => {
   const memo = service.memos.get(memoKey(id))
@@ -149,7 +193,10 @@ const remember = (service: Service, run: Run, lease: string | undefined, at: Dat
   const key = memoKey(run.id)
   service.memos.delete(key)
   if (outcomes.length === 0 && lease === undefined) return
-  if (service.memos.size >= maxMemos) service.memos.delete(service.memos.keys().next().value!)
+  if (service.memos.size >= maxMemos) {
+    const oldest = service.memos.keys().next()
+    if (oldest.done !== true) service.memos.delete(oldest.value)
+  }
   service.memos.set(key, { at: at.getTime(), lease, outcomes })
 }
 
@@ -162,10 +209,11 @@ const party = (service: Service, run: Run): TransactionParty | undefined => {
   let wrote = false
   return {
     committedBefore: earlier === undefined ? Option.none() : Option.some(earlier.value),
-    beforeCommit: () => Effect.flatMap(service.keys.mark({ ...run.id, lease: run.lease, marker }), (mark) => {
-      wrote = mark.wrote
-      return mark.wrote && !mark.marked ? Effect.die(new LeaseLost()) : Effect.void
-    }),
+    beforeCommit: () =>
+      Effect.flatMap(service.keys.mark({ ...run.id, lease: run.lease, marker }), (mark) => {
+        wrote = mark.wrote
+        return mark.wrote && !mark.marked ? Effect.die(new LeaseLost()) : Effect.void
+      }),
     committed: service.keys.committed({ ...run.id, marker }).pipe(
       Effect.retry(Schedule.spaced("100 millis")),
       Effect.timeout(commitCheckTimeout),
@@ -199,7 +247,7 @@ const begin = (state: RequestState) =>
   Effect.gen(function*() {
     if (!idempotencyKeyPattern.test(state.key)) return yield* invalidKey
     const caller = yield* credential
-    if (caller === undefined) return Option.none()
+    if (caller === undefined) return Option.none<HttpServerResponse.HttpServerResponse>()
     const { service } = state
     const id: Keys.KeyId = { scope: sha256(`${caller.kind}\n${sha256(caller.token)}\n${caller.organizationId ?? ""}`), key: state.key }
     const secret = StoredResponse.secretOf(caller.token, "answer")
@@ -246,66 +294,75 @@ const begin = (state: RequestState) =>
       earlier: new Map(outcomes.map((outcome) => [outcome.ordinal, outcome])),
       outcomes: [],
       active: true,
-      begun: 0
+      begun: 0,
+      leaseLost: false
     }
-    return Option.none()
+    return Option.none<HttpServerResponse.HttpServerResponse>()
   })
+
+const encodeConflict = Schema.encodeSync(IdempotencyConflictResponse)
+
+/** The key's 409, with `Retry-After` when the key is in use. */
+const conflictResponse = (error: IdempotencyConflict) =>
+  HttpServerResponse.jsonUnsafe(encodeConflict(error), {
+    status: 409,
+    headers: error.retryAfterSeconds === undefined ? {} : { "retry-after": String(error.retryAfterSeconds) }
+  })
+
+/** What `around` may fail with besides the handler's failures. */
+export type Refusal = InvalidRequest | IdempotencyKeyReused | ServiceUnavailable
 
 /**
  * The handler of an operation that takes an `Idempotency-Key`: with the header (and the middleware around), it runs
- * under the claimed key, or answers a replay or a conflict instead.
+ * under the claimed key, or answers a replay or a conflict (409, see the module comment) instead.
  */
-export const around = <Request, A, E, R>(handler: (request: Request) => Effect.Effect<A, E, R>) => (request: Request) =>
-  Effect.flatMap(CurrentRequest, (state): Effect.Effect<A | HttpServerResponse.HttpServerResponse, unknown, unknown> => {
+export const around = <Request, A, E, R>(handler: (request: Request) => Effect.Effect<A, E, R>) =>
+(request: Request): Effect.Effect<A | HttpServerResponse.HttpServerResponse, E | Refusal, R | HttpServerRequest.HttpServerRequest> =>
+  CurrentRequest.use((state) => {
     if (state === undefined) return handler(request)
-    return Effect.flatMap(begin(state), (answer): Effect.Effect<A | HttpServerResponse.HttpServerResponse, unknown, unknown> => {
+    const run = (answer: Option.Option<HttpServerResponse.HttpServerResponse>) => {
       if (Option.isSome(answer)) return Effect.succeed(answer.value)
       const run = state.run
       if (run === undefined) return handler(request)
       const enlist = Effect.sync(() => party(state.service, run))
       return Effect.acquireUseRelease(
         // Forked interruptible: a fiber forked while acquiring would inherit the acquisition's uninterruptibility.
-        Effect.fork(Effect.interruptible(renewal(state.service, run))),
+        Effect.forkChild(Effect.interruptible(renewal(state.service, run))),
         () =>
           handler(request).pipe(
             withTransactionParty(enlist),
-            Effect.catchSomeDefect((defect) =>
-              defect instanceof LeaseLost ? Option.some(Effect.fail(IdempotencyConflict.inUse(inUseRetryAfterSeconds))) : Option.none()
-            )
+            Effect.catchDefect((defect) => {
+              if (!(defect instanceof LeaseLost)) return Effect.die(defect)
+              run.leaseLost = true
+              return Effect.succeed(conflictResponse(IdempotencyConflict.inUse(inUseRetryAfterSeconds)))
+            })
           ),
         (renewing) => Effect.andThen(Fiber.interrupt(renewing), Effect.sync(() => (run.active = false)))
       )
-    })
-  })
-
-const encodeConflict = Schema.encodeSync(IdempotencyConflictResponse)
-
-const conflictResponse = (error: IdempotencyConflict) =>
-  HttpServerResponse.unsafeJson(encodeConflict(error), {
-    status: 409,
-    headers: error.retryAfterSeconds === undefined ? {} : { "retry-after": String(error.retryAfterSeconds) }
+    }
+    return begin(state).pipe(
+      Effect.catchIf(
+        (error): error is IdempotencyConflict => error instanceof IdempotencyConflict,
+        (conflict) => Effect.succeed(Option.some(conflictResponse(conflict)))
+      ),
+      Effect.flatMap(run)
+    )
   })
 
 /**
- * The answer to keep, if the operation gave one: a response below 500 (but 429: nothing was done), or one of the
- * API's errors below 500 (but 429 and the key's own conflicts), encoded as the platform would.
+ * The answer to keep, if the operation gave one: a response below 500 (but 429: nothing was done). On Effect 4 the
+ * operation's declared errors reach the middleware as the responses the HttpApi encoded (the key's own conflicts
+ * too: `leaseLost` leaves that one out), so a 4xx of the API is kept like a success; a failure that still reaches it
+ * (an interruption, a defect no middleware answered) is not kept, as Effect 3's `answerOf` kept no undeclared one.
  */
-const answerOf = (exit: Exit.Exit<HttpServerResponse.HttpServerResponse, unknown>): HttpServerResponse.HttpServerResponse | undefined => {
-  if (Exit.isSuccess(exit)) return exit.value.status < 500 && exit.value.status !== 429 ? exit.value : undefined
-  const failure = Cause.failureOption(exit.cause)
-  if (Option.isNone(failure) || failure.value instanceof IdempotencyConflict || failure.value instanceof IdempotencyKeyReused) return undefined
-  const wire = errorResponseOf(failure.value)
-  if (wire === undefined) return undefined
-  const status = HttpApiSchema.getStatusError(wire)
-  if (status >= 500 || status === 429) return undefined
-  return HttpServerResponse.unsafeJson(Schema.encodeSync(wire as Schema.Schema<unknown, unknown>)(failure.value), { status })
-}
+const answerOf = (exit: Exit.Exit<HttpServerResponse.HttpServerResponse, unknown>): HttpServerResponse.HttpServerResponse | undefined =>
+  Exit.isSuccess(exit) && exit.value.status < 500 && exit.value.status !== 429 ? exit.value : undefined
 
 /** After the run: keep its answer, or release the key so that a retry runs again. */
 const finish = <E>(service: Service, run: Run, exit: Exit.Exit<HttpServerResponse.HttpServerResponse, E>) =>
   Effect.gen(function*() {
     const at = yield* now
-    const answer = answerOf(exit)
+    const answer = run.leaseLost ? undefined : answerOf(exit)
     const stored = answer === undefined ? undefined : StoredResponse.capture(answer)
     if (answer !== undefined && stored !== undefined) {
       const kept = yield* service.keys.keep({
@@ -324,18 +381,29 @@ const finish = <E>(service: Service, run: Run, exit: Exit.Exit<HttpServerRespons
   })
 
 /**
- * Around routing, for writes that carry the header: gives the handler's `around` the request's state, keeps or
- * releases the key after the response (even when the request is interrupted), and answers the key's conflicts.
+ * Around routing, for writes that carry the header: gives the handler's `around` the request's state, and keeps or
+ * releases the key after the response (even when the request is interrupted). The router's global middleware (see
+ * the module comment).
  */
-export const middleware = (service: Service) => <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
-  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+export const middleware = (service: Service) =>
+<E, R>(
+  httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest> =>
+  HttpServerRequest.HttpServerRequest.use((request) => {
     const key = request.headers[idempotencyKeyHeader]
-    if (key === undefined || !writes.has(request.method)) return app
+    if (key === undefined || !writes.has(request.method)) return httpEffect
     const state: RequestState = { service, key, run: undefined }
     return Effect.uninterruptibleMask((restore) =>
-      Effect.flatMap(Effect.exit(restore(Effect.provideService(app, CurrentRequest, state))), (exit) =>
+      Effect.flatMap(Effect.exit(restore(Effect.provideService(httpEffect, CurrentRequest, state))), (exit) =>
         state.run === undefined ? exit : finish(service, state.run, exit))
-    ).pipe(
-      Effect.catchSome((error) => error instanceof IdempotencyConflict ? Option.some(Effect.succeed(conflictResponse(error))) : Option.none())
     )
   })
+
+/** `middleware` as the router's global middleware, with the `Idempotency` service of the context. */
+export const middlewareLayer = HttpRouter.middleware(
+  Effect.map(Effect.service(Idempotency), (service) => {
+    const apply = middleware(service)
+    return (httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled>) => apply(httpEffect)
+  }),
+  { global: true }
+)

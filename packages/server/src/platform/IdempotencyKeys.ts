@@ -2,11 +2,18 @@
  * The `idempotency_keys` table (migration 0015): claiming a key, marking it inside a transaction, keeping the answer,
  * and the hourly job that deletes keys past their 24 hours. The rules that use these statements are in
  * Idempotency.ts.
+ *
+ * The Effect 4 form of packages/server/src/platform/IdempotencyKeys.ts, whole: the same statements; the job on
+ * `effect/cluster`'s `ClusterCron` (the server provides `expiryLayer` with the durable engine's `Sharding` and the
+ * database, as the Effect 3 server does).
  */
-import * as ClusterCron from "@effect/cluster/ClusterCron"
-import { SqlClient } from "@effect/sql"
-import type { SqlError } from "@effect/sql/SqlError"
-import { Cron, Duration, Effect, Option } from "effect"
+import * as Cron from "effect/Cron"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as ClusterCron from "effect/cluster/ClusterCron"
+import * as SqlClient from "effect/sql/SqlClient"
+import type { SqlError } from "effect/sql/SqlError"
 import { deleteInBatches } from "./Statements.js"
 import { now } from "./Time.js"
 
@@ -73,7 +80,7 @@ export const make = Effect.gen(function*() {
         UNION ALL
         SELECT false, fingerprint, commit_markers, response FROM idempotency_keys
         WHERE scope = ${claim.scope} AND key = ${claim.key} AND NOT EXISTS (SELECT 1 FROM claimed)`
-      return Option.fromNullable(rows[0])
+      return Option.fromNullishOr(rows[0])
     })
 
   /**
@@ -128,7 +135,7 @@ export const make = Effect.gen(function*() {
   return { claim, mark, committed, keep, release, renew } as const
 })
 
-export type IdempotencyKeys = Effect.Effect.Success<typeof make>
+export type IdempotencyKeys = Effect.Success<typeof make>
 
 /** Rows deleted per statement, so the job never holds many locks or a long transaction. */
 const deleteBatch = 5_000
@@ -152,7 +159,7 @@ export const deleteExpired = (options: { readonly now: Date }): Effect.Effect<nu
  * Every hour at minute 41 (UTC). Hourly rather than daily: claims ignore expired keys anyway, and an hourly run keeps
  * the table at about a day of keys instead of two.
  */
-export const schedule = Cron.unsafeParse("41 * * * *", "UTC")
+export const schedule = Cron.parseUnsafe("41 * * * *", "UTC")
 
 /** The job, once per cluster, on the durable engine's cron. */
 export const expiryLayer = ClusterCron.make({

@@ -5,9 +5,16 @@
  * reads it: a server without its encryption keys, or with keys that do not open what the database holds, stops
  * there with a message naming ORGPLANE_ENCRYPTION_KEYS and `orgplane keys`, before it serves anything, rather than
  * fail at the first request that needs a secret.
+ *
+ * The Effect 4 form of packages/server/src/platform/InstanceSecrets.ts, whole: the same refusals in the same words
+ * (test/EncryptionKeys.test.ts), the same stored cursor key (a database a 0.1.0 server keyed starts here with the same
+ * keys, and its cursors stay valid). `loadCursorKey` is an `Effect.fn`; the keyring answers `Result`s.
  */
-import { SqlClient } from "@effect/sql"
-import { Data, Effect, Either, Layer } from "effect"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Result from "effect/Result"
+import * as SqlClient from "effect/sql/SqlClient"
 import * as NodeCrypto from "node:crypto"
 import { ServerConfig, type ServerSettings } from "./Config.js"
 import { Crypto, keyFileOf, type Keyring, keyIdOf, type OpenFailure } from "./Crypto.js"
@@ -49,43 +56,42 @@ const refusal = (failure: OpenFailure, keyring: Keyring, origin: string, ciphert
  * `EncryptionKeysUnusable` when no key is configured or the stored one does not decrypt. Two servers starting
  * together agree: the first insert wins and both read it back.
  */
-export const loadCursorKey = (keyring: Keyring, origin: string) =>
-  Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const binding = bindInstance(SecretColumns.cursorKey, CURSOR_KEY)
-    const stored = sql<{ readonly ciphertext: string }>`SELECT ciphertext FROM instance_secrets WHERE name = ${CURSOR_KEY}`.pipe(
-      Effect.map(([row]) => row?.ciphertext)
-    )
-    let ciphertext = yield* stored
-    if (keyring.current === undefined) {
-      return yield* new EncryptionKeysUnusable({
-        message: ciphertext === undefined
-          ? "ORGPLANE_ENCRYPTION_KEYS is not set: the server keeps its secrets encrypted and does not start without a key. Set it to kid:<32 random bytes in base64> (`orgplane keys generate` prints one; keep it safe: the secrets are lost without it)."
-          : `ORGPLANE_ENCRYPTION_KEYS is not set, and the database's secrets are encrypted with key "${keyIdOf(ciphertext) ?? "?"}": set it to the keys the server was started with before; ${HELP}.`
-      })
-    }
-    if (ciphertext === undefined) {
-      yield* sql.withTransaction(Effect.gen(function*() {
-        const [clear] = yield* sql<{ readonly value: string }>`SELECT value FROM instance_settings WHERE key = ${CURSOR_KEY}`
-        const value = clear?.value ?? NodeCrypto.randomBytes(32).toString("base64")
-        const sealed = yield* Either.match(keyring.seal(value, binding), { onLeft: (error) => Effect.dieMessage(error.message), onRight: Effect.succeed })
-        yield* sql`INSERT INTO instance_secrets (name, ciphertext) VALUES (${CURSOR_KEY}, ${sealed}) ON CONFLICT (name) DO NOTHING`
-        yield* sql`DELETE FROM instance_settings WHERE key = ${CURSOR_KEY}`
-      }))
-      ciphertext = yield* stored
-    }
-    const found = ciphertext ?? ""
-    return yield* Either.match(keyring.open(found, binding), {
-      onLeft: (failure) => Effect.fail(new EncryptionKeysUnusable({ message: refusal(failure, keyring, origin, found) })),
-      onRight: (value) => Effect.succeed(Buffer.from(value, "base64"))
+export const loadCursorKey = Effect.fn("InstanceSecrets.loadCursorKey")(function*(keyring: Keyring, origin: string) {
+  const sql = yield* SqlClient.SqlClient
+  const binding = bindInstance(SecretColumns.cursorKey, CURSOR_KEY)
+  const stored = sql<{ readonly ciphertext: string }>`SELECT ciphertext FROM instance_secrets WHERE name = ${CURSOR_KEY}`.pipe(
+    Effect.map(([row]) => row?.ciphertext)
+  )
+  let ciphertext = yield* stored
+  if (keyring.current === undefined) {
+    return yield* new EncryptionKeysUnusable({
+      message: ciphertext === undefined
+        ? "ORGPLANE_ENCRYPTION_KEYS is not set: the server keeps its secrets encrypted and does not start without a key. Set it to kid:<32 random bytes in base64> (`orgplane keys generate` prints one; keep it safe: the secrets are lost without it)."
+        : `ORGPLANE_ENCRYPTION_KEYS is not set, and the database's secrets are encrypted with key "${keyIdOf(ciphertext) ?? "?"}": set it to the keys the server was started with before; ${HELP}.`
     })
-  })
+  }
+  if (ciphertext === undefined) {
+    yield* sql.withTransaction(Effect.gen(function*() {
+      const [clear] = yield* sql<{ readonly value: string }>`SELECT value FROM instance_settings WHERE key = ${CURSOR_KEY}`
+      const value = clear?.value ?? NodeCrypto.randomBytes(32).toString("base64")
+      // The key was just checked to be there: sealing cannot fail.
+      const sealed = yield* Effect.orDie(Effect.fromResult(keyring.seal(value, binding)))
+      yield* sql`INSERT INTO instance_secrets (name, ciphertext) VALUES (${CURSOR_KEY}, ${sealed}) ON CONFLICT (name) DO NOTHING`
+      yield* sql`DELETE FROM instance_settings WHERE key = ${CURSOR_KEY}`
+    }))
+    ciphertext = yield* stored
+  }
+  const found = ciphertext ?? ""
+  const opened = keyring.open(found, binding)
+  if (Result.isFailure(opened)) return yield* new EncryptionKeysUnusable({ message: refusal(opened.failure, keyring, origin, found) })
+  return Buffer.from(opened.success, "base64")
+})
 
 /**
  * The cursor key of the configured database, read at start-up with the configured keys: the start-up check of the
  * keys. A database failure is a defect (the migrations just ran on it); the keys' refusal is a typed failure.
  */
-export const cursorKeyLayer = Layer.effect(
+export const cursorKeyLayer: Layer.Layer<CursorKey, EncryptionKeysUnusable, Crypto | ServerConfig | SqlClient.SqlClient> = Layer.effect(
   CursorKey,
   Effect.gen(function*() {
     const crypto = yield* Crypto

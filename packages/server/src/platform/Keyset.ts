@@ -6,10 +6,17 @@
  *
  * A cursor is `base64url(the last item's sort key) + "." + base64url(MAC)`. The key's parts are joined with NUL,
  * which no stored string can contain (Postgres refuses it in text, and the request guard refuses it on input).
+ *
+ * The Effect 4 form of packages/server/src/platform/Keyset.ts, whole: the same cursors, byte for byte (a cursor
+ * handed out by the Effect 3 server reads the next page here, test/Keyset.test.ts); `CursorKey` is a
+ * `Context.Service` of the key's bytes.
  */
-import { SqlClient, type Statement } from "@effect/sql"
 import { DEFAULT_LIMIT, InvalidRequest } from "@orgplane/schema"
-import { Context, Effect, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import * as SqlClient from "effect/sql/SqlClient"
+import type * as Statement from "effect/sql/Statement"
 import { sign, verifySignature } from "./Crypto.js"
 
 /** One part of a list's sort key. */
@@ -54,7 +61,7 @@ export interface PageQuery {
  * The instance's secret for signing cursors: every server process of an instance signs and accepts the same cursors,
  * across restarts. Stored encrypted and read at start-up (platform/InstanceSecrets.ts).
  */
-export class CursorKey extends Context.Tag("@orgplane/server/platform/Keyset")<CursorKey, Buffer>() {}
+export class CursorKey extends Context.Service<CursorKey, Buffer>()("@orgplane/server/platform/Keyset") {}
 
 const SEPARATOR = "\u0000"
 
@@ -67,7 +74,7 @@ const bindingOf = (query: object): string =>
   )
 
 /** What a cursor's signature covers: the list, its filters and the position. */
-const signed = (keyset: Keyset<any>, binding: string, payload: string) => `${keyset.name}\n${binding}\n${payload}`
+const signed = (list: string, binding: string, payload: string) => `${list}\n${binding}\n${payload}`
 
 /** Cursors carry the first 16 bytes of their signature. */
 const SIGNATURE_BYTES = 16
@@ -78,14 +85,14 @@ const decodeCursor = <A>(key: Buffer, keyset: Keyset<A>, binding: string, cursor
   const dot = cursor.lastIndexOf(".")
   if (dot <= 0) return undefined
   const payload = cursor.slice(0, dot)
-  if (!verifySignature(key, signed(keyset, binding, payload), cursor.slice(dot + 1), SIGNATURE_BYTES)) return undefined
+  if (!verifySignature(key, signed(keyset.name, binding, payload), cursor.slice(dot + 1), SIGNATURE_BYTES)) return undefined
   const values = Buffer.from(payload, "base64url").toString("utf8").split(SEPARATOR)
   return values.length === keyset.parts.length ? values : undefined
 }
 
 const encodeCursor = <A>(key: Buffer, keyset: Keyset<A>, binding: string, item: A) => {
   const payload = Buffer.from(keyset.parts.map((part) => part.value(item)).join(SEPARATOR), "utf8").toString("base64url")
-  return `${payload}.${sign(key, signed(keyset, binding, payload), SIGNATURE_BYTES)}`
+  return `${payload}.${sign(key, signed(keyset.name, binding, payload), SIGNATURE_BYTES)}`
 }
 
 /**
@@ -114,7 +121,7 @@ export const page = <A, E, R>(
     let after: Statement.Fragment = sql`true`
     if (query.cursor !== undefined) {
       const values = decodeCursor(key, keyset, binding, query.cursor)
-      if (values === undefined) return yield* invalidCursor()
+      if (values === undefined) return yield* Effect.fail(invalidCursor())
       const bounds = sql.csv(keyset.parts.map((part, i) => part.compare ? part.compare(sql`${values[i]}`, sql) : sql`${values[i]}`))
       after = keyset.order === "asc" ? sql`(${columns}) > (${bounds})` : sql`(${columns}) < (${bounds})`
     }

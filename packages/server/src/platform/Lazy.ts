@@ -3,7 +3,7 @@
  * requests use (SAML's XML signature stack, Ajv, the OpenID client, the MCP SDK), whose loading was a sixth of every
  * start. The import runs once; every later use gets the same module.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 
 export interface LazyModule<A> {
   /** The module, imported by the first call. */

@@ -2,10 +2,12 @@
  * Monthly range partitions of an append-only table on a timestamp: `<table>_pYYYYMM` holds [YYYY-MM-01T00:00Z, the
  * next month's first day) in UTC. There is no DEFAULT partition, so a month must exist before a row of it is
  * inserted, and retention drops whole months. Telemetry's events and the audit log use it.
+ *
+ * The Effect 4 form of packages/server/src/platform/MonthlyPartitions.ts, whole: the same statements and names.
  */
-import { SqlClient } from "@effect/sql"
-import type { SqlError } from "@effect/sql/SqlError"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
+import * as SqlClient from "effect/sql/SqlClient"
+import type { SqlError } from "effect/sql/SqlError"
 import { isSqlError, pgCode } from "./Sql.js"
 
 /** A month as a whole number: `year * 12 + month` with January 0, in UTC. */
@@ -44,7 +46,7 @@ export const make = (table: string) => {
 
   /** Creates the partition of `month` unless it exists; safe when several processes race to create it. */
   const create = (month: Month): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>
-    Effect.flatMap(SqlClient.SqlClient, (sql) => {
+    SqlClient.SqlClient.use((sql) => {
       const from = startOf(month).toISOString()
       const to = startOf(month + 1).toISOString()
       return sql.unsafe(`CREATE TABLE IF NOT EXISTS ${partitionName(month)} PARTITION OF ${table} FOR VALUES FROM ('${from}') TO ('${to}')`)
@@ -53,7 +55,7 @@ export const make = (table: string) => {
 
   /** The table's partitions that follow the naming convention, by name, with their months. */
   const list: Effect.Effect<ReadonlyArray<{ readonly name: string; readonly month: Month }>, SqlError, SqlClient.SqlClient> =
-    Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    SqlClient.SqlClient.use((sql) =>
       sql<{ name: string }>`
         SELECT c.relname AS name FROM pg_inherits i
         JOIN pg_class c ON c.oid = i.inhrelid
@@ -85,7 +87,7 @@ export const make = (table: string) => {
 
   /**
    * The partitions this process knows exist, so a write path creates a month's partition at most once per process
-   * and runs no DDL otherwise (the `effect` of a service per table).
+   * and runs no DDL otherwise (the `make` of a service per table).
    */
   const known = Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient

@@ -5,13 +5,22 @@
  * ones must be public (AddressGuard), are connected to the address checked, and follow redirects hop by hop under
  * the reference's rules (see `Destination`).
  */
-import * as Http from "node:http"
-import { Headers as HttpHeaders, HttpClient, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
-import { Cause, Chunk, Context, Data, Duration, Effect, Layer, Option, Runtime, Stream } from "effect"
-import type * as Dns from "node:dns"
-import * as Net from "node:net"
 import { InvalidRequest } from "@orgplane/schema"
+import * as Cause from "effect/Cause"
+import * as Chunk from "effect/Chunk"
+import * as Context from "effect/Context"
+import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import { Headers as HttpHeaders, HttpClient, type HttpClientError, HttpClientRequest, type HttpClientResponse, HttpMethod } from "effect/http"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
+import type * as Dns from "node:dns"
+import * as Http from "node:http"
+import * as Net from "node:net"
 import { VERSION } from "../Version.js"
 import { AddressResolver, blockedReason, system as systemResolver } from "./AddressGuard.js"
 
@@ -35,10 +44,10 @@ export const systemCodeOf = (error: unknown): string | undefined => {
   for (let seen = 0; queue.length > 0 && seen < 10; seen++) {
     const current = queue.shift()
     if (current === null || typeof current !== "object") continue
-    const code = (current as { code?: unknown }).code
+    const code: unknown = Reflect.get(current, "code")
     if (typeof code === "string" && /^[A-Z][A-Z0-9_]+$/.test(code)) return code
-    queue.push((current as { cause?: unknown }).cause)
-    const errors = (current as { errors?: unknown }).errors
+    queue.push(Reflect.get(current, "cause"))
+    const errors: unknown = Reflect.get(current, "errors")
     if (Array.isArray(errors)) queue.push(...errors)
   }
   return undefined
@@ -46,7 +55,7 @@ export const systemCodeOf = (error: unknown): string | undefined => {
 
 export interface Settings {
   /** Longest a whole exchange may take: connecting, sending, the answer's headers and its whole body. */
-  readonly timeout: Duration.DurationInput
+  readonly timeout: Duration.Input
   /** Largest answer body read, in bytes; a larger one fails with `too_large` and is not read further. */
   readonly maxBodyBytes: number
   /** Same-origin redirects followed before giving up (a renamed GitHub repository answers 301). */
@@ -77,7 +86,7 @@ export const defaults: Settings = {
 export type Destination = "operator" | "user"
 
 export interface RequestOptions {
-  readonly timeout?: Duration.DurationInput | undefined
+  readonly timeout?: Duration.Input | undefined
   readonly maxBodyBytes?: number | undefined
   readonly destination?: Destination | undefined
   /**
@@ -118,7 +127,7 @@ export interface OutboundService {
   readonly checkUser: (url: string) => Effect.Effect<void, OutboundError>
 }
 
-export class Outbound extends Context.Tag("@orgplane/server/platform/Outbound")<Outbound, OutboundService>() {}
+export class Outbound extends Context.Service<Outbound, OutboundService>()("@orgplane/server/platform/Outbound") {}
 
 /** The scheme, host and port of a URL: all an error may say about where a request went. */
 export const originOf = (url: string | URL) => {
@@ -162,10 +171,10 @@ type Pin = string | undefined
 /** A lookup that answers every name with the address already checked, so DNS cannot change between check and connect. */
 const pinnedLookup = (address: string): Net.LookupFunction => {
   const family = Net.isIPv6(address) ? 6 : 4
-  return ((_hostname: string, options: Dns.LookupOptions, callback: (...args: Array<unknown>) => void) => {
+  return (_hostname: string, options: Dns.LookupOptions, callback: (error: NodeJS.ErrnoException | null, address: string | Array<Dns.LookupAddress>, family?: number) => void) => {
     if (options.all) callback(null, [{ address, family }])
     else callback(null, address, family)
-  }) as Net.LookupFunction
+  }
 }
 
 /**
@@ -184,6 +193,12 @@ export const isCredentialHeader = (name: string) => {
 
 const isRedirect = (status: number) => status === 301 || status === 302 || status === 303 || status === 307 || status === 308
 
+/**
+ * What went wrong, in Effect 3's words (`Transport`, `Encode`, `InvalidUrl`, `StatusCode`, `Decode`, `EmptyBody`):
+ * Effect 4 names the reason's class (`TransportError`, ...).
+ */
+const reasonOf = (error: HttpClientError.HttpClientError) => error.reason._tag.replace(/Error$/, "")
+
 /** Reads a body chunk by chunk and stops as soon as it passes the cap, so a huge answer costs at most the cap. */
 const readCapped = (response: HttpClientResponse.HttpClientResponse, maxBytes: number, origin: string) => {
   // Made only when needed: an error captures a stack trace, which every answer would pay for.
@@ -191,8 +206,8 @@ const readCapped = (response: HttpClientResponse.HttpClientResponse, maxBytes: n
   const declared = Number(response.headers["content-length"])
   if (Number.isFinite(declared) && declared > maxBytes) return Effect.fail(tooLarge())
   return response.stream.pipe(
-    Stream.mapError((error) => new OutboundError({ reason: "network", origin, message: `reading the response failed: ${error.reason}` })),
-    Stream.runFoldEffect({ size: 0, chunks: Chunk.empty<Uint8Array>() }, (acc, chunk) => {
+    Stream.mapError((error) => new OutboundError({ reason: "network", origin, message: `reading the response failed: ${reasonOf(error)}` })),
+    Stream.runFoldEffect(() => ({ size: 0, chunks: Chunk.empty<Uint8Array>() }), (acc, chunk) => {
       const size = acc.size + chunk.length
       return size > maxBytes ? Effect.fail(tooLarge()) : Effect.succeed({ size, chunks: Chunk.append(acc.chunks, chunk) })
     }),
@@ -214,8 +229,9 @@ export const make = (settings: Partial<Settings> = {}): Effect.Effect<OutboundSe
     // Scoped requests: the scope's end aborts the request, so a timeout or a refused body frees its socket.
     const client = HttpClient.withScope(yield* HttpClient.HttpClient)
     const resolver = Option.getOrElse(yield* Effect.serviceOption(AddressResolver), () => systemResolver)
-    // `fetch` runs in the layer's runtime: the same clock (so the same timeouts) as `execute`.
-    const runtime = yield* Effect.runtime<never>()
+    // `fetch` runs in the layer's context: the same clock (so the same timeouts) as `execute`.
+    const context = yield* Effect.context<never>()
+    const runPromiseExit = Effect.runPromiseExitWith(context)
 
     /**
      * A client whose agents connect to `pin` whatever the name (TLS still names the host: SNI and the certificate
@@ -223,7 +239,7 @@ export const make = (settings: Partial<Settings> = {}): Effect.Effect<OutboundSe
      */
     const pinnedClient = (pin: string) =>
       NodeHttpClient.makeAgent({ lookup: pinnedLookup(pin), keepAlive: false }).pipe(
-        Effect.flatMap((agent) => Effect.provideService(NodeHttpClient.make, NodeHttpClient.HttpAgent, agent)),
+        Effect.flatMap((agent) => Effect.provideService(NodeHttpClient.makeNodeHttp, NodeHttpClient.HttpAgent, agent)),
         Effect.map(HttpClient.withScope)
       )
 
@@ -234,7 +250,7 @@ export const make = (settings: Partial<Settings> = {}): Effect.Effect<OutboundSe
           new OutboundError({
             reason: "network",
             origin,
-            message: error._tag === "RequestError" ? `request failed (${error.reason})` : `response failed (${error.reason})`,
+            message: error.response === undefined ? `request failed (${reasonOf(error)})` : `response failed (${reasonOf(error)})`,
             code: systemCodeOf(error.cause)
           })
         ),
@@ -252,8 +268,8 @@ export const make = (settings: Partial<Settings> = {}): Effect.Effect<OutboundSe
      * once, here, and the connection pinned to the first address, so a rebinding DNS answer cannot reach anything
      * that was not checked.
      */
-    const checkUser = (url: URL): Effect.Effect<Pin, OutboundError> =>
-      Effect.gen(function*() {
+    const checkUser: (url: URL) => Effect.Effect<Pin, OutboundError> = Effect.fn("Outbound.checkUser")(
+      function*(url: URL) {
         if (url.username !== "" || url.password !== "") return yield* refuse(url, "it carries credentials")
         if (!config.allowPrivate && url.protocol !== "https:") return yield* refuse(url, "https is required")
         const host = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname
@@ -330,40 +346,42 @@ export const make = (settings: Partial<Settings> = {}): Effect.Effect<OutboundSe
           const toGet = (response.status === 303 && current.method !== "HEAD") ||
             ((response.status === 301 || response.status === 302) && current.method === "POST")
           let followed = toGet
-            ? HttpClientRequest.get(next, { headers: HttpHeaders.remove(current.headers, ["content-type", "content-length"]) })
+            ? HttpClientRequest.get(next, { headers: HttpHeaders.removeMany(current.headers, ["content-type", "content-length"]) })
             : HttpClientRequest.setUrl(current, next)
           if (next.origin !== url.origin) {
             if ((followed.method !== "GET" && followed.method !== "HEAD") || followed.body._tag !== "Empty") {
               return yield* refuse(url, `a ${followed.method} request redirected to another origin (${next.origin})`)
             }
-            // Without a body, the request is its method, URL and headers: made again without the credentials.
-            const kept = HttpHeaders.remove(followed.headers, Object.keys(followed.headers).filter(isCredentialHeader))
-            followed = HttpClientRequest.make(followed.method)(next, { headers: kept })
+            // Without a body, the request is its method, URL and headers: the credential headers go.
+            followed = HttpClientRequest.updateHeaders(followed, (headers) => HttpHeaders.removeMany(headers, Object.keys(headers).filter(isCredentialHeader)))
           }
           return yield* loop(followed, next, redirects + 1)
         })
       return loop(request, first, 0)
     }
 
-    const execute = (request: HttpClientRequest.HttpClientRequest, options: RequestOptions = {}) =>
-      Effect.flatMap(checkScheme(request.url), (first) => {
-        const maxBytes = options.maxBodyBytes ?? config.maxBodyBytes
-        const timeout = options.timeout ?? config.timeout
-        const named = HttpClientRequest.setHeader(request, "user-agent", config.userAgent)
-        return (options.destination === "user" ? user(named, first, options, maxBytes) : operator(named, first, options, maxBytes)).pipe(
-          Effect.timeoutFail({
-            duration: timeout,
-            onTimeout: () => new OutboundError({ reason: "timeout", origin: first.origin, message: `no complete answer within ${Duration.format(Duration.decode(timeout))}` })
-          })
-        )
-      })
+    const execute = Effect.fn("Outbound.execute")(function*(request: HttpClientRequest.HttpClientRequest, options: RequestOptions = {}) {
+      const first = yield* checkScheme(request.url)
+      const maxBytes = options.maxBodyBytes ?? config.maxBodyBytes
+      const timeout = options.timeout ?? config.timeout
+      const named = HttpClientRequest.setHeader(request, "user-agent", config.userAgent)
+      return yield* (options.destination === "user" ? user(named, first, options, maxBytes) : operator(named, first, options, maxBytes)).pipe(
+        Effect.timeoutOrElse({
+          duration: timeout,
+          orElse: () =>
+            Effect.fail(
+              new OutboundError({ reason: "timeout", origin: first.origin, message: `no complete answer within ${Duration.format(Duration.fromInputUnsafe(timeout))}` })
+            )
+        })
+      )
+    })
 
     const fetchWith = (options: RequestOptions) => async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
       const request = await toClientRequest(input, init)
-      const exit = await Runtime.runPromiseExit(runtime, execute(request, options), init.signal ? { signal: init.signal } : undefined)
-      if (exit._tag === "Failure") {
+      const exit = await runPromiseExit(execute(request, options), init.signal ? { signal: init.signal } : undefined)
+      if (Exit.isFailure(exit)) {
         // Only the guard's own failures are expected; anything else (a defect, an interruption) is not a network error.
-        const failure = Option.getOrUndefined(Cause.failureOption(exit.cause))
+        const failure = Option.getOrUndefined(Cause.findErrorOption(exit.cause))
         if (failure !== undefined) throw new TypeError(`fetch failed: ${failure.message}`, { cause: failure })
         if (init.signal?.aborted) throw init.signal.reason ?? new DOMException("The operation was aborted.", "AbortError")
         throw new TypeError("fetch failed")
@@ -382,14 +400,21 @@ export const make = (settings: Partial<Settings> = {}): Effect.Effect<OutboundSe
     return { execute, fetch: fetchWith({}), fetchWith, checkUser: checkUserUrl }
   })
 
+/**
+ * A request of `method` (upper-cased) to `url`. Effect 4's constructors take the known methods only; another one
+ * goes through a web `Request` (which refuses what `fetch` refuses: CONNECT, TRACE, TRACK, or a URL it cannot read).
+ */
+const requestOf = (method: string, url: string) =>
+  HttpMethod.isHttpMethod(method) ? HttpClientRequest.make(method)(url) : HttpClientRequest.fromWeb(new Request(url, { method }))
+
 /** A web `fetch` call as an Effect request: the method, URL, headers and a body given as text or bytes. */
 const toClientRequest = async (input: string | URL | Request, init: RequestInit) => {
   const source = input instanceof Request ? input : undefined
   const url = source ? source.url : input.toString()
-  const method = (init.method ?? source?.method ?? "GET").toUpperCase() as HttpClientRequest.HttpClientRequest["method"]
+  const method = (init.method ?? source?.method ?? "GET").toUpperCase()
   const headers = new Headers(source?.headers)
   new Headers(init.headers).forEach((value, name) => headers.set(name, value))
-  let request = HttpClientRequest.make(method)(url).pipe(HttpClientRequest.setHeaders(Object.fromEntries(headers)))
+  let request = requestOf(method, url).pipe(HttpClientRequest.setHeaders(Object.fromEntries(headers)))
   const body = init.body ?? (source && source.body ? new Uint8Array(await source.arrayBuffer()) : undefined)
   if (body === undefined || body === null) return request
   const contentType = headers.get("content-type") ?? undefined
@@ -413,6 +438,6 @@ export const layerWithoutClient = (settings: Partial<Settings> = {}) => Layer.ef
  */
 export const layer = (settings: Partial<Settings> = {}) =>
   layerWithoutClient(settings).pipe(
-    Layer.provide(NodeHttpClient.layerWithoutAgent),
-    Layer.provide(NodeHttpClient.makeAgentLayer({ keepAlive: true, maxSockets: 16 }))
+    Layer.provide(NodeHttpClient.layerNodeHttpNoAgent),
+    Layer.provide(NodeHttpClient.layerAgentOptions({ keepAlive: true, maxSockets: 16 }))
   )

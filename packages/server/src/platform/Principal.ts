@@ -2,9 +2,23 @@
  * Who acts in an organization: a member (from the `MemberAuthentication` middleware) or the system itself, for
  * background work such as connector sync and scheduled jobs. Services take a principal, check it against the
  * policy table with `authorize`, and record who acted with `actingMembershipId`.
+ *
+ * The Effect 4 form of packages/server/src/platform/Principal.ts, whole. What differs under the same behaviour:
+ * `Duration.format` is Effect 4's (it words a duration as Effect 3's did: `5m`, `1h 30m`).
  */
-import { type Action, type Actor, Forbidden, allows, type MemberContext, type MembershipId, type Organization, PlanRequired, Policy } from "@orgplane/schema"
-import { Duration, Effect } from "effect"
+import {
+  type Action,
+  type Actor,
+  allows,
+  Forbidden,
+  type MemberContext,
+  type MembershipId,
+  type Organization,
+  PlanRequired,
+  Policy
+} from "@orgplane/schema"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
 import { now } from "./Time.js"
 
 /** Background work acting for an organization. Its audit identity is `system:<job>`; it passes every role check. */

@@ -1,6 +1,6 @@
 /** The server's public base URL, for what it publishes to others (OAuth redirect URIs, the client metadata document). */
-import { HttpServerRequest } from "@effect/platform"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import { ServerConfig, type ServerSettings } from "./Config.js"
 
 const HOST = /^(?:[a-z0-9.-]+|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i

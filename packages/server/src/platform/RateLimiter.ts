@@ -1,11 +1,19 @@
 /**
  * Fixed-window rate limits kept in the database (not tenant-scoped), so they hold across restarts and processes; and
  * the hourly job deleting the windows that ended.
+ *
+ * The Effect 4 form of packages/server/src/platform/RateLimiter.ts, whole: the same statements, the service as a
+ * `Context.Service` with `make` and a static `layer`, the job on `effect/cluster`'s `ClusterCron` (the server provides
+ * `expiryLayer` with the durable engine's `Sharding` and the database, as the Effect 3 server does).
  */
-import * as ClusterCron from "@effect/cluster/ClusterCron"
-import { SqlClient } from "@effect/sql"
-import type { SqlError } from "@effect/sql/SqlError"
-import { Context, Cron, Duration, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Cron from "effect/Cron"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as ClusterCron from "effect/cluster/ClusterCron"
+import * as SqlClient from "effect/sql/SqlClient"
+import type { SqlError } from "effect/sql/SqlError"
 import { deleteInBatches } from "./Statements.js"
 import { now } from "./Time.js"
 
@@ -30,7 +38,7 @@ export interface Standing {
 
 const secondsUntil = (resetsAt: number, at: Date) => Math.max(1, Math.ceil((resetsAt - at.getTime()) / 1000))
 
-const makeRateLimiter = Effect.gen(function*() {
+const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
 
   /**
@@ -38,10 +46,12 @@ const makeRateLimiter = Effect.gen(function*() {
    * first hit after its window ended), and answers each key's count after it. The keys are written in one order
    * whatever the caller's, so two statements sharing keys cannot deadlock.
    */
-  const hitEach = Effect.fn("RateLimiter.hitEach")(function*(keys: ReadonlyArray<string>, window: Duration.DurationInput) {
+  const hitEach = Effect.fn("RateLimiter.hitEach")(function*(keys: ReadonlyArray<string>, window: Duration.Input) {
     const at = yield* now
     const windowMillis = Duration.toMillis(window)
-    if (windowMillis > Duration.toMillis(LONGEST_WINDOW)) return yield* Effect.dieMessage(`A rate limit's window is at most a day (${Duration.format(window)} given)`)
+    if (windowMillis > Duration.toMillis(LONGEST_WINDOW)) {
+      return yield* Effect.die(new Error(`A rate limit's window is at most a day (${Duration.format(Duration.fromInputUnsafe(window))} given)`))
+    }
     const windowStartFloor = new Date(at.getTime() - windowMillis)
     const rows = yield* sql<{ key: string; windowStart: Date; count: number }>`
         INSERT INTO rate_limits (key, window_start, count)
@@ -58,11 +68,13 @@ const makeRateLimiter = Effect.gen(function*() {
   })
 
   /** Counts one hit on `key` and says whether it fits `limit` per `window`. */
-  const hit = Effect.fn("RateLimiter.hit")((key: string, limit: number, window: Duration.DurationInput) =>
-    Effect.map(hitEach([key], window), ([standing]): Decision => ({ allowed: standing.count <= limit, retryAfterSeconds: standing.retryAfterSeconds })))
+  const hit = Effect.fn("RateLimiter.hit")(function*(key: string, limit: number, window: Duration.Input) {
+    const [standing] = yield* hitEach([key], window)
+    return { allowed: standing!.count <= limit, retryAfterSeconds: standing!.retryAfterSeconds } satisfies Decision
+  })
 
   /** What `keys` counted in windows of `window` still running, counting nothing; a key without one is absent. */
-  const read = Effect.fn("RateLimiter.read")(function*(keys: ReadonlyArray<string>, window: Duration.DurationInput) {
+  const read = Effect.fn("RateLimiter.read")(function*(keys: ReadonlyArray<string>, window: Duration.Input) {
     const at = yield* now
     const windowMillis = Duration.toMillis(window)
     const rows = yield* sql<{ key: string; windowStart: Date; count: number }>`
@@ -103,8 +115,8 @@ const makeRateLimiter = Effect.gen(function*() {
   return { hit, hitEach, read, clear, clearPrefix, refund, clearMentioning } as const
 })
 
-export class RateLimiter extends Context.Tag("@orgplane/server/platform/RateLimiter")<RateLimiter, Effect.Effect.Success<typeof makeRateLimiter>>() {
-  static readonly layer = Layer.effect(RateLimiter, makeRateLimiter)
+export class RateLimiter extends Context.Service<RateLimiter>()("@orgplane/server/platform/RateLimiter", { make }) {
+  static readonly layer = Layer.effect(this, this.make)
 }
 
 /** Rows deleted per statement, so the job never holds many locks or a long transaction. */
@@ -128,7 +140,7 @@ export const deleteExpired = (options: { readonly now: Date }): Effect.Effect<nu
   })
 
 /** Every hour at minute 23 (UTC). */
-export const schedule = Cron.unsafeParse("23 * * * *", "UTC")
+export const schedule = Cron.parseUnsafe("23 * * * *", "UTC")
 
 /** The job, once per cluster, on the durable engine's cron. */
 export const expiryLayer = ClusterCron.make({

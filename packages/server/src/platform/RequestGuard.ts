@@ -1,18 +1,23 @@
 /**
  * Transport hygiene, before routing and authentication: URL length, a path with one reading, body media type and
  * size, JSON nesting depth, NUL characters.
+ *
+ * On Effect 4 the guard is part of the router's global middleware (`HttpErrors.edge`): Effect 4's HttpApi
+ * middleware (HttpErrors' `ApiErrors`) runs after routing, where the Effect 3 server ran the guard inside its
+ * `HttpApiBuilder.middleware`, before it. What it refuses it fails with, and `HttpErrors` answers (under `/scim/v2`,
+ * as a SCIM error).
  */
-import { type HttpApp, HttpIncomingMessage, HttpMethod, HttpServerError, HttpServerRequest, type HttpServerResponse, UrlParams } from "@effect/platform"
-import {
-  InvalidRequest,
-  MAX_URL_LENGTH,
-  MaxBodyBytes,
-  PayloadTooLarge,
-  RawBody,
-  UnsupportedMediaType,
-  UriTooLong
-} from "@orgplane/schema"
-import { Context, Effect, Option, Stream } from "effect"
+import { InvalidRequest, MAX_URL_LENGTH, MaxBodyBytes, PayloadTooLarge, RawBody, UnsupportedMediaType, UriTooLong } from "@orgplane/schema"
+import * as ByteSize from "effect/ByteSize"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
+import * as HttpIncomingMessage from "effect/http/HttpIncomingMessage"
+import * as HttpMethod from "effect/http/HttpMethod"
+import * as HttpServerError from "effect/http/HttpServerError"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
+import type * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as UrlParams from "effect/http/UrlParams"
 import { Readable } from "node:stream"
 import { pathAmbiguity, type Routes } from "./Routes.js"
 
@@ -119,8 +124,10 @@ export const nulPaths = (value: unknown): Array<Path> => {
   const stack: Array<readonly [value: unknown, path: Path, badKey: boolean]> = [[value, [], false]]
   while (stack.length > 0 && found.length < maxNulDetails) {
     const [current, path, badKey] = stack.pop()!
-    if (badKey || typeof current === "string") {
-      if (badKey || (current as string).includes("\0")) found.push(path)
+    if (badKey) {
+      found.push(path)
+    } else if (typeof current === "string") {
+      if (current.includes("\0")) found.push(path)
     } else if (Array.isArray(current)) {
       for (let i = current.length - 1; i >= 0; i--) stack.push([current[i], [...path, i], false])
     } else if (typeof current === "object" && current !== null) {
@@ -165,7 +172,7 @@ const urlNuls = (routes: Routes, method: string, url: string): Array<Path> => {
  * connection, and the client never sees the 413.
  */
 const readNode = (source: Readable, limit: number) =>
-  Effect.async<Uint8Array | undefined, unknown>((resume) => {
+  Effect.callback<Uint8Array | undefined, unknown>((resume) => {
     const chunks: Array<Buffer> = []
     let size = 0
     const stop = () => {
@@ -198,31 +205,30 @@ const readNode = (source: Readable, limit: number) =>
   })
 
 /** The same for any other request (a web `Request` in `makeWebHandler`): its stream, cancelled past the limit. */
-const readStream = (request: HttpServerRequest.HttpServerRequest, limit: number) => {
-  const source = (request as { readonly source?: unknown }).source
-  if (source instanceof Request && source.body === null) return Effect.succeed(new Uint8Array())
+const readStream = (request: HttpServerRequest.HttpServerRequest, limit: number): Effect.Effect<Uint8Array | undefined, unknown> => {
+  if (request.source instanceof Request && request.source.body === null) return Effect.succeed(new Uint8Array())
+  const chunks: Array<Uint8Array> = []
+  let size = 0
   return Effect.map(
-    Stream.runFoldWhile(
-      request.stream,
-      { size: 0, chunks: [] as Array<Uint8Array> },
-      (state) => state.size <= limit,
-      (state, chunk) => {
-        state.chunks.push(chunk)
-        state.size += chunk.length
-        return state
-      }
-    ),
-    ({ chunks, size }) => size > limit ? undefined : Buffer.concat(chunks, size)
+    Stream.runForEachWhile(request.stream, (chunk) =>
+      Effect.sync(() => {
+        chunks.push(chunk)
+        size += chunk.length
+        return size <= limit
+      })),
+    () => size > limit ? undefined : Buffer.concat(chunks, size)
   )
 }
+
+const readFailure = (request: HttpServerRequest.HttpServerRequest, cause: unknown) =>
+  new HttpServerError.HttpServerError({ reason: new HttpServerError.RequestParseError({ request, cause }) })
 
 const readBody = (
   request: HttpServerRequest.HttpServerRequest,
   limit: number
-): Effect.Effect<Uint8Array | undefined, HttpServerError.RequestError> => {
-  const source = (request as { readonly source?: unknown }).source
-  const read: Effect.Effect<Uint8Array | undefined, unknown> = source instanceof Readable ? readNode(source, limit) : readStream(request, limit)
-  return Effect.mapError(read, (cause) => new HttpServerError.RequestError({ request, reason: "Decode", cause }))
+): Effect.Effect<Uint8Array | undefined, HttpServerError.HttpServerError> => {
+  const read = request.source instanceof Readable ? readNode(request.source, limit) : readStream(request, limit)
+  return Effect.mapError(read, (cause) => readFailure(request, cause))
 }
 
 const decoder = new TextDecoder()
@@ -238,7 +244,7 @@ const withBody = (
   contentType: string | undefined
 ): HttpServerRequest.HttpServerRequest => {
   const decoded = () => text ??= decoder.decode(body)
-  const fail = (cause: unknown) => new HttpServerError.RequestError({ request, reason: "Decode", cause })
+  const fail = (cause: unknown) => readFailure(request, cause)
   // The platform picks its decoder by the header's text: a `+json` type it would read as bytes is named as JSON.
   const headers = contentType === undefined ? {} : { headers: { value: { ...request.headers, "content-type": contentType } } }
   return Object.create(request, {
@@ -247,7 +253,7 @@ const withBody = (
     json: { get: () => Effect.try({ try: () => decoded() === "" ? null : JSON.parse(decoded()) as unknown, catch: fail }) },
     urlParamsBody: { get: () => Effect.try({ try: () => UrlParams.fromInput(new URLSearchParams(decoded())), catch: fail }) },
     // A copy of exactly the body: a Node Buffer's `slice` shares (and `.buffer` exposes) its whole memory pool.
-    arrayBuffer: { get: () => Effect.sync(() => new Uint8Array(body).buffer as ArrayBuffer) },
+    arrayBuffer: { get: () => Effect.sync(() => new Uint8Array(body).buffer) },
     stream: { get: () => Stream.succeed(body) }
   })
 }
@@ -278,13 +284,22 @@ const checkBody = (kind: BodyKind, body: Uint8Array, text: string): InvalidReque
 
 const tooLarge = (limit: number) => new PayloadTooLarge({ message: `The request body is larger than ${limit} bytes.` })
 
-type Refusal = InvalidRequest | PayloadTooLarge | UnsupportedMediaType | UriTooLong
+/** What the guard refuses a request with: each is one of the API's declared errors, answered by `HttpErrors`. */
+export type Refusal = InvalidRequest | PayloadTooLarge | UnsupportedMediaType | UriTooLong
 
 /**
- * The guard as an `HttpApp` middleware. A request without a body pays a length check, one pass over its path (a path
- * the router would read otherwise than a proxy in front of it is 400: `Routes.pathAmbiguity`) and one `indexOf` on
- * its URL;
- * one with a body (on a known route) has its media type checked against what the operation reads, and is read
+ * The request's target as the client sent it. Effect 4's Node server reads an absolute-form target
+ * (`GET http://host/v1/me`) through `new URL`, which resolves dot segments, drops a fragment and reads `\` as `/`
+ * before `request.url` has it, while `originalUrl` keeps it as sent (and is `url` behind the scheme and host for the
+ * usual origin form): the guard reads what was sent, as it did the Effect 3 server's `request.url`.
+ */
+export const sentTarget = (request: HttpServerRequest.HttpServerRequest) =>
+  request.originalUrl.endsWith(request.url) ? request.url : request.originalUrl
+
+/**
+ * The guard, around the router. A request without a body pays a length check, one pass over its path (a path the
+ * router would read otherwise than a proxy in front of it is 400: `Routes.pathAmbiguity`) and one `indexOf` on its
+ * URL; one with a body (on a known route) has its media type checked against what the operation reads, and is read
  * here, capped at the endpoint's limit, checked, and handed on already read.
  *
  * Media types: an operation whose payload schema reads the body accepts its payload's media types (JSON, with
@@ -293,30 +308,34 @@ type Refusal = InvalidRequest | PayloadTooLarge | UnsupportedMediaType | UriTooL
  * without a payload (and a raw-body endpoint, whose handler owns every check of what it reads) does not look at
  * the media type.
  */
-export const make = (routes: Routes, options: Options) => <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E | Refusal | HttpServerError.RequestError, R> =>
+export const make = (routes: Routes, options: Options) =>
+<E, R>(
+  httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+): Effect.Effect<HttpServerResponse.HttpServerResponse, E | Refusal | HttpServerError.HttpServerError, R | HttpServerRequest.HttpServerRequest> =>
   Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-    if (request.url.length > MAX_URL_LENGTH) return Effect.fail(uriTooLong(request.url.length))
-    const ambiguity = pathAmbiguity(request.url)
+    const target = sentTarget(request)
+    if (target.length > MAX_URL_LENGTH) return Effect.fail(uriTooLong(target.length))
+    const ambiguity = pathAmbiguity(target)
     if (ambiguity !== undefined) return Effect.fail(InvalidRequest.field([], ambiguity))
     const nuls = urlNuls(routes, request.method, request.url)
     if (nuls.length > 0) return Effect.fail(nulRequest(nuls))
-    if (!HttpMethod.hasBody(request.method)) return app
+    if (!HttpMethod.hasBody(request.method)) return httpEffect
     const match = routes.find(request.method, request.url)
     // An unknown route answers 404 (or 405) without its body being read.
-    if (match === undefined) return app
+    if (match === undefined) return httpEffect
     const accepted = match.route.mediaTypes
     const contentType = request.headers["content-type"]
     const media = contentType === undefined ? undefined : parseMediaType(contentType)
     if (accepted.length > 0 && contentType !== undefined && (media === undefined || !accepts(accepted, media))) {
       return Effect.fail(unsupported(accepted, contentType, media))
     }
-    const limit = Option.getOrElse(Context.getOption(match.route.annotations, MaxBodyBytes), () => options.maxBodyBytes)
-    const capped = HttpIncomingMessage.withMaxBodySize(app, Option.some(limit))
+    const limit = Context.getOrUndefined(match.route.annotations, MaxBodyBytes) ?? options.maxBodyBytes
+    const capped = Effect.provideService(httpEffect, HttpIncomingMessage.MaxBodySize, ByteSize.bytes(limit))
     const declared = request.headers["content-length"]
     if (declared !== undefined && Number(declared) > limit) return Effect.fail(tooLarge(limit))
     const kind = bodyKind(media)
     // A raw-body endpoint (a signed webhook) gets its bytes untouched: only the size is checked.
-    const raw = Context.getOption(match.route.annotations, RawBody).pipe(Option.isSome)
+    const raw = Context.getOrUndefined(match.route.annotations, RawBody) !== undefined
     // Multipart parts are streamed by the platform, which enforces the same limit itself.
     if (kind === "multipart" && !raw) return capped
     return Effect.flatMap(readBody(request, limit), (body): Effect.Effect<HttpServerResponse.HttpServerResponse, E | Refusal, R> => {

@@ -1,8 +1,21 @@
 /** One structured log line per request (method, route template, status, duration, request id), and the server's logger. */
-import { HttpApp, HttpMiddleware, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Cause, Clock, type ConfigError, Console, Context, DefaultServices, Effect, FiberRef, FiberRefs, HashMap, HashSet, Inspectable, Layer, Logger, LogLevel } from "effect"
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Console from "effect/Console"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Formatter from "effect/Formatter"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import type * as LogLevel from "effect/LogLevel"
+import * as Redactable from "effect/Redactable"
+import * as References from "effect/References"
+import * as HttpEffect from "effect/http/HttpEffect"
+import * as HttpMiddleware from "effect/http/HttpMiddleware"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { randomUUID } from "node:crypto"
-import { type LogFormat, observabilityConfig, type LogLevelName, type ServerSettings } from "./Config.js"
+import { type LogFormat, type LogLevelName, observabilityConfig, type ServerSettings } from "./Config.js"
 import type { Routes } from "./Routes.js"
 
 export const requestIdHeader = "x-request-id"
@@ -14,40 +27,37 @@ const saneRequestId = /^[A-Za-z0-9._-]{1,128}$/
  * A server fault is a warning, next to the error that explains it (logged at ERROR by `HttpErrors`). A 503 is
  * not: the database's outage is logged once, when it starts, not on every request it turns away.
  */
-const levelOf = (status: number) => status >= 500 && status !== 503 ? LogLevel.Warning : LogLevel.Info
+const levelOf = (status: number): "Warn" | "Info" => status >= 500 && status !== 503 ? "Warn" : "Info"
 
 /**
- * The middleware. The line is written by a pre-response handler, which sees the response as sent: declared errors
- * are encoded after every middleware, and a client that hung up gets the platform's 499.
+ * The middleware. The line is written by a pre-response handler, which sees the response as sent: a client that
+ * hung up gets the platform's 499.
  *
- * A request runs in a fiber of its own, which ends with its response: the request id and then the line's fields are
- * set on that fiber's log annotations rather than scoped around the app (`Effect.annotateLogs` on an effect is a
- * `locally`, an acquire-use-release of a dozen runtime steps, twice a request).
+ * The request id is a log annotation around the request (so the lines its handling writes carry it, and
+ * `currentRequestId` reads it); the line's own fields are its annotations, written where the response is sent.
  */
-export const make = (routes: Routes) => <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
-  Effect.withFiberRuntime((fiber) => {
-    const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
-    const clock = Context.get(fiber.getFiberRef(DefaultServices.currentServices), Clock.Clock)
-    const started = clock.unsafeCurrentTimeNanos()
+export const make = (routes: Routes) =>
+<E, R>(
+  httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest> =>
+  Effect.withFiber((fiber) => {
+    const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
+    const clock = fiber.getRef(Clock.Clock)
+    const started = clock.currentTimeNanosUnsafe()
     const incoming = request.headers[requestIdHeader]
     const requestId = incoming !== undefined && saneRequestId.test(incoming) ? incoming : randomUUID()
     const route = routes.find(request.method, request.url)?.route.template ?? "unknown"
-    const logged = (_: unknown, response: HttpServerResponse.HttpServerResponse) => {
+    const logged = (_: HttpServerRequest.HttpServerRequest, response: HttpServerResponse.HttpServerResponse) => {
       const { status } = response
-      const durationMs = Math.round(Number(clock.unsafeCurrentTimeNanos() - started) / 1e4) / 100
-      return FiberRef.update(FiberRef.currentLogAnnotations, (annotations) =>
-        HashMap.set(HashMap.set(HashMap.set(HashMap.set(annotations, "method", request.method), "route", route), "status", status), "durationMs", durationMs)
-      ).pipe(
-        Effect.andThen(Effect.logWithLevel(levelOf(status), "request")),
+      const durationMs = Math.round(Number(clock.currentTimeNanosUnsafe() - started) / 1e4) / 100
+      return Effect.logWithLevel(levelOf(status))("request").pipe(
+        Effect.annotateLogs({ requestId, method: request.method, route, status, durationMs }),
         Effect.as(HttpServerResponse.setHeader(response, requestIdHeader, requestId))
       )
     }
-    // Effect's built-in FiberRefs, left for Effect 4's `References.CurrentLogAnnotations` (issue 46, step 3).
-    return FiberRef.update(FiberRef.currentLogAnnotations, HashMap.set<string, unknown>("requestId", requestId)).pipe(
-      // The platform's own request logger, if a host installed it, would write more lines for the same request.
-      Effect.andThen(FiberRef.set(HttpMiddleware.loggerDisabled, true)),
-      Effect.andThen(HttpApp.appendPreResponseHandler(logged)),
-      Effect.andThen(app)
+    // The platform's own request logger, if a host installed it, would write more lines for the same request.
+    return HttpMiddleware.withLoggerDisabled(
+      Effect.andThen(HttpEffect.appendPreResponseHandler(logged), Effect.annotateLogs(httpEffect, "requestId", requestId))
     )
   })
 
@@ -55,20 +65,20 @@ export const make = (routes: Routes) => <E, R>(app: HttpApp.Default<E, R>): Http
  * The current request's id (the one its log line and `x-request-id` carry), read from the log annotation the
  * middleware set; outside a request, a fresh one. For answers that quote it (`referenceId`).
  */
-export const currentRequestId: Effect.Effect<string> = Effect.map(FiberRef.get(FiberRef.currentLogAnnotations), (annotations) => {
-  const found = HashMap.get(annotations, "requestId")
-  return found._tag === "Some" && typeof found.value === "string" ? found.value : randomUUID()
+export const currentRequestId: Effect.Effect<string> = References.CurrentLogAnnotations.useSync((annotations) => {
+  const found = annotations["requestId"]
+  return typeof found === "string" ? found : randomUUID()
 })
 
 const levels: Record<LogLevelName, LogLevel.LogLevel> = {
-  debug: LogLevel.Debug,
-  info: LogLevel.Info,
-  warn: LogLevel.Warning,
-  error: LogLevel.Error,
-  none: LogLevel.None
+  debug: "Debug",
+  info: "Info",
+  warn: "Warn",
+  error: "Error",
+  none: "None"
 }
 
-const text = (value: unknown) => typeof value === "string" ? value : Inspectable.format(Inspectable.redact(value))
+const text = (value: unknown) => typeof value === "string" ? value : Formatter.format(Redactable.redact(value))
 
 /** `key=value`, quoted when the value has spaces, quotes or `=`, so a line stays one parseable line. */
 const pair = (key: string, value: unknown) => {
@@ -76,15 +86,18 @@ const pair = (key: string, value: unknown) => {
   return `${key}=${/[\s"=]/.test(rendered) || rendered === "" ? JSON.stringify(rendered) : rendered}`
 }
 
+/** A level as Effect 3's loggers wrote it (`INFO`, `WARN`): the lines people and collectors already read. */
+const label = (level: LogLevel.LogLevel) => level.toUpperCase()
+
 /**
  * For people: `2026-11-22T10:00:00.000Z INFO  request method=GET route=/v1/teams/:teamId status=200 ...`, annotations
  * inline (Effect's pretty logger puts each annotation on a line of its own); a cause follows on further lines.
  */
-export const prettyLogger = Logger.make<unknown, string>(({ annotations, cause, date, logLevel, message }) => {
+export const prettyLogger = Logger.make<unknown, string>(({ cause, date, fiber, logLevel, message }) => {
   const messages = Array.isArray(message) ? message : [message]
-  let line = `${date.toISOString()} ${logLevel.label.padEnd(5)} ${messages.map(text).join(" ")}`
-  for (const [key, value] of annotations) line += ` ${pair(key, value)}`
-  return Cause.isEmpty(cause) ? line : `${line}\n${Cause.pretty(cause, { renderErrorCause: true })}`
+  let line = `${date.toISOString()} ${label(logLevel).padEnd(5)} ${messages.map(text).join(" ")}`
+  for (const [key, value] of Object.entries(fiber.getRef(References.CurrentLogAnnotations))) line += ` ${pair(key, value)}`
+  return cause.reasons.length === 0 ? line : `${line}\n${Cause.pretty(cause)}`
 })
 
 const isPlain = (value: unknown) => {
@@ -92,38 +105,32 @@ const isPlain = (value: unknown) => {
   return type === "string" || type === "number" || type === "boolean" || value === undefined || value === null
 }
 
+/** Effect 4's structured entry (`Logger.formatStructured`), in the members and order of the Effect 3 server's JSON lines. */
+const effectJson = Logger.map(Logger.formatStructured, ({ annotations, cause, fiberId, level, message, spans, timestamp }) =>
+  Formatter.formatJson({ message, logLevel: level, timestamp, cause, annotations, spans, fiberId }))
+
 /**
- * Effect's `Logger.jsonLogger`, line for line, without its costs for lines of plain values: a request's line (a
- * string message, annotations of strings and numbers, no cause) is one `JSON.stringify` without a replacer, and a
- * fiber's name is read off its id (`#12`) instead of through a set of ids. Anything else (a cause, an object to
- * redact or with cycles, a composite fiber id) is Effect's own logger's.
+ * One JSON object a line: `{"message","logLevel","timestamp","cause"?,"annotations","spans","fiberId"}`, the lines
+ * the Effect 3 server wrote (its `Logger.jsonLogger`'s). A line of plain values (a request's: a string message,
+ * annotations of strings and numbers, no cause) is one `JSON.stringify` without a replacer; anything else (a cause,
+ * an object to redact or with cycles) goes through Effect's structured entry.
  */
 export const jsonLogger = Logger.make<unknown, string>((options) => {
-  const { annotations, cause, date, fiberId, logLevel, spans } = options
+  const { cause, date, fiber, logLevel } = options
   // `Effect.log("text")` logs `["text"]`: one message is written as itself.
   const message = Array.isArray(options.message) && options.message.length === 1 ? options.message[0] : options.message
-  if (!isPlain(message) || !Cause.isEmpty(cause) || fiberId._tag !== "Runtime") return Logger.jsonLogger.log(options)
-  const annotationsObj: Record<string, unknown> = {}
-  for (const [key, value] of annotations) {
-    if (!isPlain(value)) return Logger.jsonLogger.log(options)
-    annotationsObj[key] = value
-  }
-  const spansObj: Record<string, number> = {}
+  if (!isPlain(message) || cause.reasons.length > 0) return effectJson.log(options)
+  const annotations = fiber.getRef(References.CurrentLogAnnotations)
+  for (const key in annotations) if (!isPlain(annotations[key])) return effectJson.log(options)
+  const spans: Record<string, number> = {}
   const now = date.getTime()
-  for (const span of spans) spansObj[span.label] = now - span.startTime
-  return JSON.stringify({
-    message,
-    logLevel: logLevel.label,
-    timestamp: date.toISOString(),
-    annotations: annotationsObj,
-    spans: spansObj,
-    fiberId: `#${fiberId.id}`
-  })
+  for (const [spanLabel, startTime] of fiber.getRef(References.CurrentLogSpans)) spans[spanLabel] = now - startTime
+  return JSON.stringify({ message, logLevel: label(logLevel), timestamp: date.toISOString(), annotations, spans, fiberId: `#${fiber.id}` })
 })
 
 /** The line format of `ORGPLANE_LOG_FORMAT`. */
 export const formatLogger = (format: LogFormat): Logger.Logger<unknown, string> =>
-  format === "json" ? jsonLogger : format === "logfmt" ? Logger.logfmtLogger : prettyLogger
+  format === "json" ? jsonLogger : format === "logfmt" ? Logger.formatLogFmt : prettyLogger
 
 /** `console.log` as the process started with it: a test or a host that replaced it gets each line at once. */
 const processConsoleLog = globalThis.console.log
@@ -132,9 +139,9 @@ let pending: Array<string> = []
 
 const flush = () => {
   if (pending.length === 0) return
-  const text = `${pending.join("\n")}\n`
+  const lines = `${pending.join("\n")}\n`
   pending = []
-  process.stdout.write(text)
+  process.stdout.write(lines)
 }
 
 let flushOnExit = false
@@ -148,7 +155,7 @@ let flushOnExit = false
 const withBatchedConsoleLog = <M>(self: Logger.Logger<M, string>): Logger.Logger<M, void> =>
   Logger.make((options) => {
     const line = self.log(options)
-    const console = Context.get(FiberRefs.getOrDefault(options.context, DefaultServices.currentServices), Console.Console).unsafe
+    const console = options.fiber.getRef(Console.Console)
     if (console !== globalThis.console || console.log !== processConsoleLog || typeof process === "undefined") {
       return console.log(line)
     }
@@ -166,25 +173,17 @@ const withBatchedConsoleLog = <M>(self: Logger.Logger<M, string>): Logger.Logger
  */
 export const loggerLayer = (settings: Pick<ServerSettings, "logLevel" | "logFormat">): Layer.Layer<never> =>
   Layer.merge(
-    // A built-in FiberRef: Effect 4's `References.CurrentLoggers` (issue 46, step 3).
-    Layer.fiberRefLocallyScopedWith(FiberRef.currentLoggers, (loggers) =>
-      HashSet.has(loggers, Logger.defaultLogger)
-        ? HashSet.add(HashSet.remove(loggers, Logger.defaultLogger), withBatchedConsoleLog(formatLogger(settings.logFormat)))
-        : loggers),
-    Logger.minimumLogLevel(levels[settings.logLevel])
-  )
-
-/**
- * `loggerLayer` from the environment (`ORGPLANE_LOG_LEVEL`, `ORGPLANE_LOG_FORMAT`) with `overrides` on top, and
- * tracing spans off unless `ORGPLANE_TRACING` is set: with no tracer exporting them, each request and each SQL
- * statement would build spans nobody reads.
- */
-export const layer = (overrides: Observability = {}): Layer.Layer<never, ConfigError.ConfigError> =>
-  Layer.unwrapEffect(
-    Effect.map(observabilityConfig, (settings) => {
-      const { logFormat, logLevel, tracing } = { ...settings, ...pick(overrides) }
-      return Layer.merge(loggerLayer({ logFormat, logLevel }), tracing ? Layer.empty : Layer.setTracerEnabled(false))
-    })
+    Layer.effect(
+      References.CurrentLoggers,
+      Effect.withFiber((fiber) => {
+        const loggers = fiber.getRef(References.CurrentLoggers)
+        if (!loggers.has(Logger.defaultLogger)) return Effect.succeed(loggers)
+        const replaced = new Set(loggers)
+        replaced.delete(Logger.defaultLogger)
+        return Effect.succeed(replaced.add(withBatchedConsoleLog(formatLogger(settings.logFormat))))
+      })
+    ),
+    Layer.succeed(References.MinimumLogLevel, levels[settings.logLevel])
   )
 
 type Observability = { readonly [K in "logFormat" | "logLevel" | "tracing"]?: ServerSettings[K] | undefined }
@@ -194,3 +193,17 @@ const pick = ({ logFormat, logLevel, tracing }: Observability) => ({
   ...(logLevel === undefined ? {} : { logLevel }),
   ...(tracing === undefined ? {} : { tracing })
 })
+
+/**
+ * `loggerLayer` from the environment (`ORGPLANE_LOG_LEVEL`, `ORGPLANE_LOG_FORMAT`) with `overrides` on top, and
+ * tracing spans off unless `ORGPLANE_TRACING` is set: with no tracer exporting them, each request and each SQL
+ * statement would build spans nobody reads.
+ */
+export const layer = (overrides: Observability = {}) =>
+  Layer.unwrap(
+    Effect.gen(function*() {
+      const settings = yield* observabilityConfig
+      const { logFormat, logLevel, tracing } = { ...settings, ...pick(overrides) }
+      return Layer.merge(loggerLayer({ logFormat, logLevel }), tracing ? Layer.empty : Layer.succeed(References.TracerEnabled, false))
+    })
+  )

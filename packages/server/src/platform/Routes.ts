@@ -3,9 +3,11 @@
  * annotations and the media types its body may have; a URL → the methods its path has; and the paths it will not
  * read, because a proxy in front of the server could read them as other paths.
  */
-import { type HttpApi, HttpApi as Api, HttpMethod } from "@effect/platform"
-import { Context } from "effect"
-import * as FindMyWay from "find-my-way-ts"
+import * as Context from "effect/Context"
+import * as FindMyWay from "effect/http/FindMyWay"
+import * as HttpMethod from "effect/http/HttpMethod"
+import * as HttpApi from "effect/http-api/HttpApi"
+import type * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 
 export interface Route {
   /** The path as declared, say `/v1/teams/:teamId`: a low-cardinality name for logs and metrics. */
@@ -83,6 +85,12 @@ const isDotSegment = (url: string, from: number, to: number) => {
   return dots === 1 || dots === 2
 }
 
+/**
+ * An endpoint's path as the router takes it. HttpApiBuilder passes it through its internal `toRouterPath`, which
+ * leaves a path as it is when each of its parameters is declared and ends at a `/` or at its end, as in this API.
+ */
+const routerPath = (path: string): `/${string}` => path.startsWith("/") ? path as `/${string}` : `/${path}`
+
 /** Every method an endpoint may have, in the order an `Allow` header lists them. */
 const allMethods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const
 
@@ -90,16 +98,17 @@ const allMethods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] 
  * Every endpoint of `api`, plus `extra` routes served beside it (say the OpenAPI document). Matching uses the same
  * router, with the same defaults, as `HttpApiBuilder`, so a request gets the template of the handler that serves it.
  */
-export const make = (
-  api: HttpApi.HttpApi.Any,
+export const make = <Id extends string, Groups extends HttpApiGroup.Constraint>(
+  api: HttpApi.HttpApi<Id, Groups>,
   extra: ReadonlyArray<readonly [method: string, path: `/${string}`]> = []
 ): Routes => {
   const router = FindMyWay.make<Route>()
-  Api.reflect(api as HttpApi.HttpApi.AnyWithProps, {
+  HttpApi.reflect(api, {
     onGroup() {},
-    onEndpoint({ endpoint, mergedAnnotations, payloads }) {
-      const mediaTypes = HttpMethod.hasBody(endpoint.method) ? [...payloads.keys()] : []
-      router.on(endpoint.method, endpoint.path, { template: endpoint.path, annotations: mergedAnnotations, mediaTypes })
+    onEndpoint({ endpoint, mergedAnnotations }) {
+      // Effect 4 keys an endpoint's payload schemas by their media type.
+      const mediaTypes = HttpMethod.hasBody(endpoint.method) ? [...endpoint.payload.keys()] : []
+      router.on(endpoint.method, routerPath(endpoint.path), { template: endpoint.path, annotations: mergedAnnotations, mediaTypes })
     }
   })
   for (const [method, path] of extra) router.on(method, path, { template: path, annotations: Context.empty(), mediaTypes: [] })

@@ -3,17 +3,36 @@
  * `transaction` (writes, and reads that must see one state) or `orUnavailable` (plain reads), which turn what is
  * left of `SqlError` into the API's answer: the database is unavailable (503 `service_unavailable`), or a bug
  * (a defect: 500, logged). A transaction that loses a serialization conflict or a deadlock runs again.
+ *
+ * The Effect 4 form of packages/server/src/platform/Sql.ts, whole. What differs under the same behaviour: Effect 4's
+ * SqlError carries a classified `reason` (`classify` reads it); a client's open transaction is its own service
+ * (`sql.transactionService`), so "inside a transaction" is asked of the client in the context; `Schedule.intersect`
+ * is `Schedule.max`; `Effect.unsandbox` is `Effect.catch(Effect.failCause)`.
  */
-import { SqlClient } from "@effect/sql"
-import type { SqlError } from "@effect/sql/SqlError"
 import { ServiceUnavailable } from "@orgplane/schema"
-import { Cause, Context, Effect, Option, Schedule } from "effect"
+import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schedule from "effect/Schedule"
+import * as SqlClient from "effect/sql/SqlClient"
+import * as SqlErrors from "effect/sql/SqlError"
 import { reportAvailable, reportUnavailable } from "./DatabaseStatus.js"
 
-/** The Postgres error code behind a SqlError, if any (for example `23505`, a unique violation). */
-export const pgCode = (error: SqlError): string | undefined => (error.cause as { code?: string } | undefined)?.code
+type SqlError = SqlErrors.SqlError
 
-export const isSqlError = (error: unknown): error is SqlError => (error as { _tag?: unknown } | null)?._tag === "SqlError"
+/**
+ * The Postgres error code behind a SqlError, if any (for example `23505`, a unique violation). Effect 4's SqlError
+ * carries a classified `reason` whose `cause` is the server's error, its SQLSTATE as `code`.
+ */
+export const pgCode = (error: SqlError): string | undefined => {
+  const code: unknown = typeof error.reason.cause === "object" && error.reason.cause !== null
+    ? Reflect.get(error.reason.cause, "code")
+    : undefined
+  return typeof code === "string" ? code : undefined
+}
+
+export const isSqlError = (error: unknown): error is SqlError => SqlErrors.isSqlError(error)
 
 /** Turns a unique violation into `onConflict`; every other storage failure stays a SqlError. */
 export const catchUniqueViolation = <E>(onConflict: () => E) =>
@@ -24,7 +43,7 @@ export const catchUniqueViolation = <E>(onConflict: () => E) =>
     () => Effect.fail(onConflict())
   )
 
-export const first = <A>(rows: ReadonlyArray<A>): Option.Option<A> => Option.fromNullable(rows[0])
+export const first = <A>(rows: ReadonlyArray<A>): Option.Option<A> => Option.fromNullishOr(rows[0])
 
 /**
  * Serializes, until the transaction ends, the transactions that take the lock named `limit` for one `scope`, what the
@@ -35,8 +54,10 @@ export const first = <A>(rows: ReadonlyArray<A>): Option.Option<A> => Option.fro
  * limit's transactions waits on it. Take it first in the transaction, before the count, in every transaction that
  * adds to the limit.
  */
-export const lockLimit = (limit: string, scope: string): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) => Effect.asVoid(sql`SELECT pg_advisory_xact_lock(hashtextextended(${`${limit}:${scope}`}, 0))`))
+export const lockLimit = Effect.fn("Sql.lockLimit")(function*(limit: string, scope: string) {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`SELECT pg_advisory_xact_lock(hashtextextended(${`${limit}:${scope}`}, 0))`
+})
 
 /**
  * What a storage failure means:
@@ -67,39 +88,39 @@ const socketCodes = new Set([
   "EADDRNOTAVAIL",
   "ENOENT"
 ])
-/** What `pg` and `pg-pool` say when a connection cannot be made, is lost, or a query gets no answer in time. */
-const driverMessages = [
-  /^Connection terminated/,
-  /^timeout exceeded when trying to connect$/,
-  /^timeout expired$/,
-  /^Query read timeout$/,
-  /^Client has encountered a connection error and is not queryable$/,
-  /^Client was closed and is not queryable$/,
-  /^Cannot use a pool after calling end on the pool$/
-]
-/** The SqlErrors `@effect/sql-pg` raises before any statement ran, or when the connection itself failed. */
-const connectionStages = [/^Failed to acquire connection/, /^Connection error$/, /Failed to connect$/, /Connection timed out$/]
 
 const SQLSTATE = /^[0-9A-Z]{5}$/
 
-/** Classifies a storage failure by its SQLSTATE, its socket error code or the driver's message (see `Verdict`). */
+/**
+ * Classifies a storage failure (see `Verdict`). Effect 4's driver classifies it already (`error.reason`): a
+ * `ConnectionError` is a connection that could not be made or was lost (the driver's timeouts included), a
+ * `StatementTimeoutError` the server's statement timeout (57014), `SerializationError` and `DeadlockError` the two
+ * conflicts. Every other reason is read by its SQLSTATE (shutdowns, class 53) or its socket error code.
+ */
 export const classify = (error: SqlError): Verdict => {
-  let current: unknown = error.cause
+  const reason = error.reason
+  switch (reason._tag) {
+    case "ConnectionError":
+    case "StatementTimeoutError":
+      return "unavailable"
+    case "SerializationError":
+    case "DeadlockError":
+      return "concurrency"
+  }
+  let current: unknown = reason.cause
   for (let depth = 0; depth < 4 && typeof current === "object" && current !== null; depth++) {
-    const { cause, code, message } = current as { code?: unknown; message?: unknown; cause?: unknown }
+    const code: unknown = Reflect.get(current, "code")
     if (typeof code === "string") {
       if (SQLSTATE.test(code)) {
         if (concurrencyCodes.has(code)) return "concurrency"
-        if (unavailableCodes.has(code) || unavailableClasses.has(code.slice(0, 2))) return "unavailable"
         // A SQLSTATE is the server's verdict on this statement: it answered, so it is available.
-        return connectionStages.some((stage) => stage.test(error.message)) ? "unavailable" : "bug"
+        return unavailableCodes.has(code) || unavailableClasses.has(code.slice(0, 2)) ? "unavailable" : "bug"
       }
       if (socketCodes.has(code)) return "unavailable"
     }
-    if (typeof message === "string" && driverMessages.some((pattern) => pattern.test(message))) return "unavailable"
-    current = cause
+    current = Reflect.get(current, "cause")
   }
-  return connectionStages.some((stage) => stage.test(error.message)) ? "unavailable" : "bug"
+  return "bug"
 }
 
 export const unavailableMessage = "The database is not available right now; retry later."
@@ -112,19 +133,29 @@ export const transactionAttempts = 4
  * Waits between attempts: about 20, 40, 80 ms (each ±20%, from Effect's `Random`, so that transactions that
  * collided do not collide again in step), on Effect's `Clock`.
  */
-export const retryPolicy = Schedule.exponential("20 millis", 2).pipe(
-  Schedule.jittered,
-  Schedule.intersect(Schedule.recurs(transactionAttempts - 1))
-)
+export const retryPolicy = Schedule.max([
+  Schedule.jittered(Schedule.exponential("20 millis", 2)),
+  Schedule.recurs(transactionAttempts - 1)
+])
 
 /** The SqlError a cause carries: a failure, or a defect (repositories that still `orDie`, a failed COMMIT). */
-const sqlErrorOf = (cause: Cause.Cause<unknown>): SqlError | undefined =>
-  [...Cause.failures(cause), ...Cause.defects(cause)].find(isSqlError)
+const sqlErrorOf = (cause: Cause.Cause<unknown>): SqlError | undefined => {
+  for (const reason of cause.reasons) {
+    if (reason._tag === "Fail" && isSqlError(reason.error)) return reason.error
+  }
+  for (const reason of cause.reasons) {
+    if (reason._tag === "Die" && isSqlError(reason.defect)) return reason.defect
+  }
+  return undefined
+}
 
 const isConcurrencyFailure = (cause: Cause.Cause<unknown>) => {
   const error = sqlErrorOf(cause)
   return error !== undefined && classify(error) === "concurrency"
 }
+
+/** Whether the cause's first failure (not a defect) is a SqlError. */
+const failsWithSqlError = (cause: Cause.Cause<unknown>) => Option.exists(Cause.findErrorOption(cause), isSqlError)
 
 /**
  * Turns what is left of SqlError into ServiceUnavailable or a defect. Inside an enclosing transaction a conflict
@@ -150,13 +181,18 @@ const settle = <A, E, R>(
         )
       }
       // A bug, or a conflict for the enclosing transaction: keep the cause as it is, the SqlError as a defect.
-      return Cause.failureOption(cause).pipe(Option.exists(isSqlError))
-        ? Effect.die(error)
-        : Effect.failCause(cause as Cause.Cause<Exclude<E, SqlError>>)
+      return failsWithSqlError(cause) ? Effect.die(error) : Effect.failCause(cause as Cause.Cause<Exclude<E, SqlError>>)
     }
   })
 
-const enclosingTransaction = Effect.map(Effect.serviceOption(SqlClient.TransactionConnection), Option.isSome)
+/**
+ * Whether the effect runs inside a transaction of the SqlClient in its context. Effect 4 keeps each client's open
+ * transaction under a service of its own (`sql.transactionService`); without a client there is no transaction.
+ */
+const enclosingTransaction: Effect.Effect<boolean> = Effect.flatMap(
+  Effect.serviceOption(SqlClient.SqlClient),
+  (sql) => Option.isNone(sql) ? Effect.succeed(false) : Effect.map(Effect.serviceOption(sql.value.transactionService), Option.isSome)
+)
 
 /** Ends a unit of work that runs outside a transaction (plain reads): see the module comment. */
 export const orUnavailable = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, Exclude<E, SqlError> | ServiceUnavailable, R> =>
@@ -187,14 +223,15 @@ export interface TransactionParty {
 }
 
 /** Enlists each outermost transaction of the effect with parties (each may decline: undefined), in this order. */
-class TransactionParties extends Context.Reference<TransactionParties>()("@orgplane/server/platform/Sql/TransactionParties", {
-  defaultValue: (): ReadonlyArray<Effect.Effect<TransactionParty | undefined>> => []
-}) {}
+const TransactionParties = Context.Reference<ReadonlyArray<Effect.Effect<TransactionParty | undefined>>>(
+  "@orgplane/server/platform/Sql/TransactionParties",
+  { defaultValue: () => [] }
+)
 
 /** Adds a party to the outermost transactions `effect` runs, after those already enlisted. */
 export const withTransactionParty = (enlist: Effect.Effect<TransactionParty | undefined>) =>
 <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  Effect.flatMap(TransactionParties, (parties) => Effect.provideService(effect, TransactionParties, [...parties, enlist]))
+  TransactionParties.use((parties) => Effect.provideService(effect, TransactionParties, [...parties, enlist]))
 
 /** The parties' `around`s as one, the first party's outermost. */
 const aroundAll = (parties: ReadonlyArray<TransactionParty>): TransactionParty["around"] => {
@@ -215,16 +252,16 @@ const together = (parties: ReadonlyArray<TransactionParty>): TransactionParty =>
     committedBefore: Option.firstSomeOf(parties.map((party) => party.committedBefore)),
     around: aroundAll(parties),
     beforeCommit: (value) => Effect.forEach(parties, (party) => party.beforeCommit(value), { discard: true }),
-    committed: Effect.reduce(parties, Option.none<boolean>(), (known, party) => Option.isSome(known) ? Effect.succeed(known) : party.committed),
+    committed: Effect.reduce(parties, () => Option.none<boolean>(), (known, party) => Option.isSome(known) ? Effect.succeed(known) : party.committed),
     settled: (value, committed) => Effect.forEach(parties, (party) => party.settled(value, committed), { discard: true })
   }
 
 /** The outermost transaction's body, run again after a serialization failure or deadlock. */
-const retried = <A, E, R>(sql: SqlClient.SqlClient, effect: Effect.Effect<A, E, R>) =>
+const retried = <A, E, R>(sql: SqlClient.SqlClient, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError, R> =>
   sql.withTransaction(effect).pipe(
     Effect.sandbox,
     Effect.retry({ schedule: retryPolicy, while: isConcurrencyFailure }),
-    Effect.unsandbox
+    Effect.catch(Effect.failCause)
   )
 
 /**
@@ -264,17 +301,13 @@ const withParty = <A, E, R>(sql: SqlClient.SqlClient, effect: Effect.Effect<A, E
  * never retries on its own: only the outermost transaction can start over. The outermost transaction of a request
  * with an `Idempotency-Key` also commits the key (see `TransactionParty`).
  */
-export const transaction = <A, E, R>(
-  effect: Effect.Effect<A, E, R>
-): Effect.Effect<A, Exclude<E, SqlError> | ServiceUnavailable, R | SqlClient.SqlClient> =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    Effect.flatMap(enclosingTransaction, (enclosed) =>
-      enclosed
-        ? settle(sql.withTransaction(effect), true)
-        : Effect.flatMap(TransactionParties, (enlisters) =>
-          enlisters.length === 0
-            ? settle(retried(sql, effect), false)
-            : Effect.flatMap(Effect.all(enlisters), (enlisted) => {
-              const parties = enlisted.filter((party) => party !== undefined)
-              return settle(parties.length === 0 ? retried(sql, effect) : withParty(sql, effect, together(parties)), false)
-            }))))
+export const transaction = Effect.fn("Sql.transaction")(function*<A, E, R>(effect: Effect.Effect<A, E, R>) {
+  const sql = yield* SqlClient.SqlClient
+  if (yield* Effect.serviceOption(sql.transactionService).pipe(Effect.map(Option.isSome))) {
+    return yield* settle(sql.withTransaction(effect), true)
+  }
+  const enlisters = yield* TransactionParties
+  if (enlisters.length === 0) return yield* settle(retried(sql, effect), false)
+  const parties = (yield* Effect.all(enlisters)).filter((party) => party !== undefined)
+  return yield* settle(parties.length === 0 ? retried(sql, effect) : withParty(sql, effect, together(parties)), false)
+})

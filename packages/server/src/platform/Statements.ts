@@ -1,55 +1,84 @@
 /**
  * Typed statements over our own tables: `SqlSchema` statements whose rows failing their schema is a bug (a defect),
  * not an outcome, and row schemas derived from the API's resource classes, so no row type is written twice.
+ *
+ * The Effect 4 form of packages/server/src/platform/Statements.ts, whole. What differs under the same behaviour: the
+ * statements' generics are schemas (`Req["Type"]`, `Req["Encoded"]`, `Res["DecodingServices"]`), a row failing its
+ * schema is a `Schema.SchemaError`; Effect 4's `SqlSchema.findOne` fails when there is no row (`findOne` here is its
+ * `findOneOption`, `single` its `findOne`); `DateColumn` is `Schema.Date` (Effect 3's `DateFromSelf`). A resource
+ * class built without validating (`classRow`, `trustedClassRow`) is built with `disableChecks`: Effect 4's class
+ * constructor still reads the fields' types (a Date is a Date), only their checks (lengths, patterns) are skipped,
+ * where Effect 3's `new resource(row, true)` read nothing.
  */
-import { SqlSchema, Statement } from "@effect/sql"
-import { type Cause, Effect, type Option, ParseResult, Schema, SchemaAST } from "effect"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import type * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as SchemaGetter from "effect/SchemaGetter"
+import * as SchemaParser from "effect/SchemaParser"
+import * as SqlSchema from "effect/sql/SqlSchema"
+import * as Statement from "effect/sql/Statement"
 
 /** A timestamp column: the driver reads and writes `Date`s (the API's `Timestamp` is their ISO form). */
-export const DateColumn = Schema.DateFromSelf
+export const DateColumn = Schema.Date
 
 /** The `ILIKE` pattern of a containment search, where `%` and `_` match themselves. */
 export const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
 
 // `SqlSchema` statements over our own tables: a row that fails its schema is a bug (a defect), not an outcome.
-type Options<IA, II, IR, A, AI, AR, E, R> = {
-  readonly Request: Schema.Schema<IA, II, IR>
-  readonly Result: Schema.Schema<A, AI, AR>
-  readonly execute: (request: II) => Effect.Effect<ReadonlyArray<unknown>, E, R>
+interface Options<Req extends Schema.Constraint, Res extends Schema.Constraint, E, R> {
+  readonly Request: Req
+  readonly Result: Res
+  readonly execute: (request: Req["Encoded"]) => Effect.Effect<ReadonlyArray<unknown>, E, R>
 }
 
-const defectOnParseError = <A, E, R>(effect: Effect.Effect<A, E | ParseResult.ParseError, R>): Effect.Effect<A, E, R> =>
-  Effect.catchIf(effect, (error): error is ParseResult.ParseError => (error as any)?._tag === "ParseError", Effect.die) as Effect.Effect<A, E, R>
+const defectOnSchemaError = <A, E, R>(effect: Effect.Effect<A, E | Schema.SchemaError, R>): Effect.Effect<A, E, R> =>
+  Effect.catch(effect, (error) => Schema.isSchemaError(error) ? Effect.die(error) : Effect.fail(error))
 
-export const findAll = <IA, II, IR, A, AI, AR, E, R>(options: Options<IA, II, IR, A, AI, AR, E, R>) => {
+export const findAll = <Req extends Schema.Constraint, Res extends Schema.Constraint, E, R>(options: Options<Req, Res, E, R>) => {
   const run = SqlSchema.findAll(options)
-  return (request: IA): Effect.Effect<ReadonlyArray<A>, E, R | IR | AR> => defectOnParseError(run(request))
+  return (
+    request: Req["Type"]
+  ): Effect.Effect<ReadonlyArray<Res["Type"]>, E, R | Req["EncodingServices"] | Res["DecodingServices"]> =>
+    defectOnSchemaError(run(request))
 }
 
-export const findOne = <IA, II, IR, A, AI, AR, E, R>(options: Options<IA, II, IR, A, AI, AR, E, R>) => {
-  const run = SqlSchema.findOne(options)
-  return (request: IA): Effect.Effect<Option.Option<A>, E, R | IR | AR> => defectOnParseError(run(request))
+/** The first row, if any (Effect 4's `SqlSchema.findOneOption`; its `findOne` fails when there is none). */
+export const findOne = <Req extends Schema.Constraint, Res extends Schema.Constraint, E, R>(options: Options<Req, Res, E, R>) => {
+  const run = SqlSchema.findOneOption(options)
+  return (
+    request: Req["Type"]
+  ): Effect.Effect<Option.Option<Res["Type"]>, E, R | Req["EncodingServices"] | Res["DecodingServices"]> =>
+    defectOnSchemaError(run(request))
 }
 
 /** One row that must exist (say, a row this transaction just wrote or locked). */
-export const single = <IA, II, IR, A, AI, AR, E, R>(options: Options<IA, II, IR, A, AI, AR, E, R>) => {
-  const run = SqlSchema.single(options)
-  return (request: IA): Effect.Effect<A, E, R | IR | AR> =>
-    defectOnParseError(Effect.catchIf(run(request), (error): error is Cause.NoSuchElementException => (error as any)?._tag === "NoSuchElementException", Effect.die))
+export const single = <Req extends Schema.Constraint, Res extends Schema.Constraint, E, R>(options: Options<Req, Res, E, R>) => {
+  const run = SqlSchema.findOne(options)
+  return (
+    request: Req["Type"]
+  ): Effect.Effect<Res["Type"], E, R | Req["EncodingServices"] | Res["DecodingServices"]> =>
+    Effect.catch(defectOnSchemaError(run(request)), (error) => Cause.isNoSuchElementError(error) ? Effect.die(error) : Effect.fail(error))
 }
 
-export const execute = <IA, II, IR, E, R>(options: {
-  readonly Request: Schema.Schema<IA, II, IR>
-  readonly execute: (request: II) => Effect.Effect<unknown, E, R>
+export const execute = <Req extends Schema.Constraint, E, R>(options: {
+  readonly Request: Req
+  readonly execute: (request: Req["Encoded"]) => Effect.Effect<unknown, E, R>
 }) => {
   const run = SqlSchema.void(options)
-  return (request: IA): Effect.Effect<void, E, R | IR> => defectOnParseError(run(request))
+  return (request: Req["Type"]): Effect.Effect<void, E, R | Req["EncodingServices"]> =>
+    defectOnSchemaError(run(request))
 }
 
-type ResourceClass<A> = Schema.Schema<A, any, never> & {
-  readonly fields: Schema.Struct.Fields
-  new(props: any, options?: boolean): A
+/** A resource class of the API (`Schema.Class`): its fields, and its constructor. */
+export interface ResourceClass<Self extends object, Fields extends Schema.Struct.Fields> extends Schema.Top {
+  readonly Type: Self
+  readonly fields: Fields
+  new(props: Schema.Struct.Type<Fields>, options?: Schema.MakeOptions): Self
 }
+
+/** What `classRow` and `trustedClassRow` give: a row of the database read as the resource. */
+export type Row<A> = Schema.Decoder<A>
 
 /**
  * How a resource's columns are read. `json`: columns selected as text (`c.config_json::text AS config_json`) and
@@ -61,28 +90,34 @@ export interface RowOptions<A> {
 }
 
 /** A JSON text column of `field`'s type; a SQL NULL is read by `field` itself (so only a nullable field takes one). */
-const jsonColumn = (field: Schema.Schema.Any) => Schema.Union(Schema.parseJson(field), field)
+const jsonColumn = (field: Schema.Decoder<unknown>) => Schema.Union([Schema.fromJsonString(field), field])
+
+/** The resource made of fields already read: without checking them again (see the module comment). */
+const construct = <Self extends object, Fields extends Schema.Struct.Fields>(resource: ResourceClass<Self, Fields>, fields: unknown): Self =>
+  new resource(fields as Schema.Struct.Type<Fields>, { disableChecks: true })
+
+const instanceOf = <Self extends object, Fields extends Schema.Struct.Fields>(resource: ResourceClass<Self, Fields>) =>
+  Schema.declare((value: unknown): value is Self => value instanceof resource)
 
 /**
  * A resource class read from a row: the row's columns are the type side of the class's fields (a `Date` where the
  * wire has an ISO string), validated as they are decoded, then made the class without validating them again.
  */
-export const classRow = <A>(resource: ResourceClass<A>, options: RowOptions<A> = {}): Schema.Schema<A, unknown> => {
+export const classRow = <Self extends object, Fields extends Schema.Struct.Fields>(
+  resource: ResourceClass<Self, Fields>,
+  options: RowOptions<Self> = {}
+): Row<Self> => {
   const json = new Set<string>(options.json ?? [])
-  const fields = Object.fromEntries(Object.entries(resource.fields).map(([name, field]) => {
-    // An optional member (absent in some views of the resource, never in a row): its type, still optional.
-    if (Schema.isPropertySignature(field) && field.ast._tag === "PropertySignatureDeclaration") {
-      const type = Schema.make(SchemaAST.typeAST(field.ast.type))
-      return [name, field.ast.isOptional ? Schema.optionalWith(type, { exact: true }) : type]
-    }
-    const type = Schema.typeSchema(field as Schema.Schema.Any)
-    return [name, json.has(name) ? jsonColumn(type) : type]
+  const columns: Record<string, Schema.Decoder<unknown>> = {}
+  for (const [name, field] of Object.entries(resource.fields)) {
+    // The type side keeps an optional member (absent in some views of the resource, never in a row) optional.
+    const type = Schema.toType(field)
+    columns[name] = json.has(name) ? jsonColumn(type) : type
+  }
+  return Schema.Struct(columns).pipe(Schema.decodeTo(instanceOf(resource), {
+    decode: SchemaGetter.transform((row) => construct(resource, row)),
+    encode: SchemaGetter.transform((value) => Object.fromEntries<unknown>(Object.entries(value)))
   }))
-  return Schema.transform(Schema.Struct(fields), Schema.declare((value): value is A => value instanceof resource), {
-    strict: false,
-    decode: (row) => new resource(row, true),
-    encode: (value) => value
-  }) as unknown as Schema.Schema<A, unknown>
 }
 
 /**
@@ -90,42 +125,42 @@ export const classRow = <A>(resource: ResourceClass<A>, options: RowOptions<A> =
  * costing half the throughput (members list, 144 → 308 req/s on Postgres). The response schema still checks every
  * item on the way out, so a bad row is still a 500, not a wrong answer.
  */
-export const trustedClassRow = <A>(resource: ResourceClass<A>, options: RowOptions<A> = {}): Schema.Schema<A, unknown> => {
+export const trustedClassRow = <Self extends object, Fields extends Schema.Struct.Fields>(
+  resource: ResourceClass<Self, Fields>,
+  options: RowOptions<Self> = {}
+): Row<Self> => {
   const json = options.json ?? []
-  const parse = (row: any) => {
-    if (json.length === 0) return row
-    const parsed = { ...row }
-    for (const name of json) if (typeof parsed[name] === "string") parsed[name] = JSON.parse(parsed[name])
+  const parse = (row: unknown): unknown => {
+    if (json.length === 0 || typeof row !== "object" || row === null) return row
+    const parsed: Record<string, unknown> = { ...row }
+    for (const name of json) {
+      const text = parsed[name]
+      if (typeof text === "string") parsed[name] = JSON.parse(text)
+    }
     return parsed
   }
-  return Schema.declare((_: unknown): _ is unknown => true).pipe(
-    Schema.transform(Schema.declare((value): value is A => value instanceof resource), {
-      strict: false,
-      decode: (row) => new resource(parse(row), true),
-      encode: (value) => value
-    })
-  ) as unknown as Schema.Schema<A, unknown>
+  return Schema.Unknown.pipe(Schema.decodeTo(instanceOf(resource), {
+    decode: SchemaGetter.transform((row) => construct(resource, parse(row))),
+    encode: SchemaGetter.transform((value): unknown => value)
+  }))
 }
 
 /**
  * A row with columns beside the resource's (`SELECT ${expression} AS access_rank, <the resource's columns>`): the
  * row read by its own schema, the other columns by theirs, as `{ row, ...columns }`.
  */
-export const withColumns = <A, F extends { readonly [name: string]: Schema.Schema<any, any, never> }>(
-  row: Schema.Schema<A, unknown>,
+export const withColumns = <A, F extends { readonly [name: string]: Schema.Decoder<unknown> }>(
+  row: Row<A>,
   columns: F
-): Schema.Schema<{ readonly row: A } & Schema.Struct.Type<F>, unknown> => {
-  const others = Schema.Struct(columns) as unknown as Schema.Schema<Schema.Struct.Type<F>, unknown>
-  return Schema.transformOrFail(
-    Schema.Unknown,
-    Schema.declare((_: unknown): _ is { readonly row: A } & Schema.Struct.Type<F> => true),
-    {
-      strict: true,
-      decode: (input) =>
-        Effect.zipWith(ParseResult.decodeUnknown(row)(input), ParseResult.decodeUnknown(others)(input), (row, columns) => ({ ...(columns as object), row }) as { readonly row: A } & Schema.Struct.Type<F>),
-      encode: (value) => ParseResult.succeed(value)
-    }
-  )
+): Row<{ readonly row: A } & Schema.Struct.Type<F>> => {
+  const decodeRow = SchemaParser.decodeUnknownEffect(row)
+  const decodeOthers = SchemaParser.decodeUnknownEffect(Schema.Struct(columns))
+  return Schema.Unknown.pipe(Schema.decodeTo(trusted<{ readonly row: A } & Schema.Struct.Type<F>>(), {
+    decode: SchemaGetter.transformEffect((input: unknown) =>
+      Effect.zipWith(decodeRow(input), decodeOthers(input), (row, others) => ({ ...others, row }))
+    ),
+    encode: SchemaGetter.transform((value): unknown => value)
+  }))
 }
 
 /** A SQL fragment as a member of a statement's request schema (a condition or an expression a service built). */
@@ -136,22 +171,21 @@ export const Fragment = Schema.declare(Statement.isFragment)
  * repository tree of 100,000 entries: the statement casts its columns to what `A` says, `size::float8`), for the
  * reason `trustedClassRow` gives, or a batch of rows a request passes through as it is.
  */
-export const trusted = <A>(): Schema.Schema<A> => Schema.declare((_: unknown): _ is A => true)
+export const trusted = <A>(): Schema.declare<A> => Schema.declare((_: unknown): _ is A => true)
 
 /**
  * A cleanup job's delete, batch after batch: runs `statement(batch)` (which answers how many rows it deleted) until
  * a batch is not full or `batches` statements ran, so no statement holds many locks or a long transaction. How many.
  */
-export const deleteInBatches = <E, R>(
+export const deleteInBatches = Effect.fn("Statements.deleteInBatches")(function*<E, R>(
   statement: (limit: number) => Effect.Effect<number, E, R>,
   options: { readonly batch: number; readonly batches?: number | undefined }
-) =>
-  Effect.gen(function*() {
-    let deleted = 0
-    for (let run = 0; run < (options.batches ?? Infinity); run++) {
-      const rows = yield* statement(options.batch)
-      deleted += rows
-      if (rows < options.batch) break
-    }
-    return deleted
-  })
+) {
+  let deleted = 0
+  for (let run = 0; run < (options.batches ?? Infinity); run++) {
+    const rows = yield* statement(options.batch)
+    deleted += rows
+    if (rows < options.batch) break
+  }
+  return deleted
+})

@@ -1,11 +1,16 @@
 /**
  * An OAuth credential at rest, as MCP connections and the suites' members keep it: its token columns, the stored
  * view of them, and the tokens a token endpoint answers, encrypted for storage.
+ *
+ * The Effect 4 form of packages/server/src/platform/StoredCredential.ts, whole: `Model` comes from `effect/schema`,
+ * the stored view picks its columns with `mapFields(Struct.pick(...))`, and `encryptTokens` is an `Effect.fn`.
  */
-import { Model } from "@effect/sql"
 import type { OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js"
 import { McpCredentialHealth } from "@orgplane/schema"
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import { Model } from "effect/schema"
+import * as Struct from "effect/Struct"
 import { Crypto } from "./Crypto.js"
 import type { TokenBindings } from "./SecretColumns.js"
 import { DateColumn } from "./Statements.js"
@@ -27,19 +32,17 @@ export const credentialColumns = {
 }
 
 /** One stored OAuth credential: the credential columns as a row reads them. */
-export const StoredCredential = Model.extract(Model.Struct(credentialColumns), "select").pipe(
-  Schema.pick(
-    "accessTokenCiphertext",
-    "refreshTokenCiphertext",
-    "tokenType",
-    "grantedScopes",
-    "tokenExpiresAt",
-    "credentialVersion",
-    "credentialHealth",
-    "credentialHealthReason",
-    "connectedAt"
-  )
-)
+export const StoredCredential = Model.extract(Model.Struct(credentialColumns), "select").mapFields(Struct.pick([
+  "accessTokenCiphertext",
+  "refreshTokenCiphertext",
+  "tokenType",
+  "grantedScopes",
+  "tokenExpiresAt",
+  "credentialVersion",
+  "credentialHealth",
+  "credentialHealthReason",
+  "connectedAt"
+]))
 export type StoredCredential = typeof StoredCredential.Type
 
 /** New tokens, encrypted. */
@@ -56,16 +59,20 @@ export type NewTokens = typeof NewTokens.Type
  * Encrypts tokens from a token endpoint for the row they are stored in (`where`); the scopes granted are the
  * answer's, else `fallbackScopes`.
  */
-export const encryptTokens = (tokens: OAuthTokens, at: Date, fallbackScopes: ReadonlyArray<string>, where: TokenBindings) =>
-  Effect.gen(function*() {
-    const crypto = yield* Crypto
-    const scopes = tokens.scope === undefined ? fallbackScopes : tokens.scope.split(" ").filter((scope) => scope !== "")
-    const result: NewTokens = {
-      accessTokenCiphertext: yield* crypto.encrypt(tokens.access_token, where.access),
-      refreshTokenCiphertext: tokens.refresh_token === undefined ? null : yield* crypto.encrypt(tokens.refresh_token, where.refresh),
-      tokenType: tokens.token_type,
-      grantedScopes: scopes,
-      tokenExpiresAt: tokens.expires_in === undefined ? null : new Date(at.getTime() + tokens.expires_in * 1000)
-    }
-    return result
-  })
+export const encryptTokens = Effect.fn("StoredCredential.encryptTokens")(function*(
+  tokens: OAuthTokens,
+  at: Date,
+  fallbackScopes: ReadonlyArray<string>,
+  where: TokenBindings
+) {
+  const crypto = yield* Crypto
+  const scopes = tokens.scope === undefined ? fallbackScopes : tokens.scope.split(" ").filter((scope) => scope !== "")
+  const result: NewTokens = {
+    accessTokenCiphertext: yield* crypto.encrypt(tokens.access_token, where.access),
+    refreshTokenCiphertext: tokens.refresh_token === undefined ? null : yield* crypto.encrypt(tokens.refresh_token, where.refresh),
+    tokenType: tokens.token_type,
+    grantedScopes: scopes,
+    tokenExpiresAt: tokens.expires_in === undefined ? null : new Date(at.getTime() + tokens.expires_in * 1000)
+  }
+  return result
+})

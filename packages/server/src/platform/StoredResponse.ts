@@ -6,8 +6,11 @@
  * (a new API key, an invitation or worker token), and only the caller who holds the credential may see it again.
  * The database never holds the credential (only its SHA-256), so a copy of the database cannot open a kept answer,
  * and keys work the same whether or not ORGPLANE_ENCRYPTION_KEYS is configured.
+ *
+ * The Effect 4 form of packages/server/src/platform/StoredResponse.ts, whole: the same sealed form (`v1:`), so an
+ * answer one server kept, the other opens. Cookies and the status text are not kept, as on Effect 3.
  */
-import { HttpServerResponse } from "@effect/platform"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as NodeCrypto from "node:crypto"
 
 export interface Stored {
@@ -21,7 +24,7 @@ export interface Stored {
 
 /** What can be kept of a response: undefined for a body that is not plain bytes (a stream: none of the API's). */
 export const capture = (response: HttpServerResponse.HttpServerResponse): Stored | undefined => {
-  const headers = { ...response.headers }
+  const headers: Record<string, string> = { ...response.headers }
   switch (response.body._tag) {
     case "Empty":
       return { status: response.status, headers }

@@ -3,10 +3,16 @@
  * ciphertexts (unbound) to v2 (bound to their row), and the rotation of every ciphertext to the newest key
  * (`orgplane keys rotate`). Both rewrite a value only if it is still the one read (compare-and-set), never touch
  * a value they cannot decrypt (they count and log it), and can be run again at any time: what is done is skipped.
+ *
+ * The Effect 4 form of packages/server/src/platform/StoredSecrets.ts, whole: the same statements, the same reports
+ * and log lines; the keyring's answers and a value's rewrite are `Result`s; `upgradeV1`, `rotate`, `requireMigrated`
+ * and `rotateConfigured` are `Effect.fn`s.
  */
-import { SqlClient } from "@effect/sql"
-import type { SqlError } from "@effect/sql/SqlError"
-import { Data, Effect, Either } from "effect"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import * as SqlClient from "effect/sql/SqlClient"
+import type { SqlError } from "effect/sql/SqlError"
 import { type Keyring, keyIdOf, loadKeys, makeKeyring } from "./Crypto.js"
 import { LOCK_KEY } from "./Migrator.js"
 import { allSecretColumns, bind, INSTANCE, type SecretColumn } from "./SecretColumns.js"
@@ -101,7 +107,7 @@ const replace = (sql: SqlClient.SqlClient, column: SecretColumn, value: StoredVa
 interface Walk {
   readonly selection: Selection
   /** The new ciphertext of a value, or why it cannot be opened. */
-  readonly rewrite: (value: StoredValue, column: SecretColumn) => Either.Either<string, string>
+  readonly rewrite: (value: StoredValue, column: SecretColumn) => Result.Result<string, string>
   readonly batchSize: number
   /** Wraps each batch (its reads and writes): a transaction, or nothing inside an enclosing one. */
   readonly batch: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | SqlError, R>
@@ -118,14 +124,14 @@ const walkColumn = (sql: SqlClient.SqlClient, column: SecretColumn, walk: Walk) 
         const values = yield* selectBatch(sql, column, walk.selection, after, walk.batchSize)
         for (const value of values) {
           const next = walk.rewrite(value, column)
-          if (Either.isLeft(next)) {
+          if (Result.isFailure(next)) {
             unreadable++
-            yield* Effect.logWarning(`Stored secret left as it is: ${column.table}.${column.column}: ${next.left}`).pipe(
+            yield* Effect.logWarning(`Stored secret left as it is: ${column.table}.${column.column}: ${next.failure}`).pipe(
               Effect.annotateLogs({ organizationId: value.organizationId, row: value.row.join("/"), keyId: keyIdOf(value.ciphertext) ?? "" })
             )
             continue
           }
-          if (yield* replace(sql, column, value, next.right)) rewritten++
+          if (yield* replace(sql, column, value, next.success)) rewritten++
           else changedMeanwhile++
         }
         return values
@@ -169,34 +175,33 @@ const anyV1 = (sql: SqlClient.SqlClient) =>
  * key is not configured stays as it is, logged, and reads as `stored_credential_unreadable` until a start-up with
  * that key upgrades it; nothing refuses to start.
  */
-export const upgradeV1 = (keyring: Keyring) =>
-  Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    // Every start after the upgrade finds none: one statement instead of the locked walk's one a column. Nothing
-    // writes v1 any more, so none found stays none.
-    if (!(yield* anyV1(sql))) return total(allSecretColumns.map(({ column, table }) => ({ table, column, rewritten: 0, unreadable: 0, changedMeanwhile: 0 })))
-    return yield* sql.withTransaction(Effect.gen(function*() {
-      yield* sql`SELECT pg_advisory_xact_lock(${LOCK_KEY})`
-      const report = yield* walkAll({
-        selection: { _tag: "V1" },
-        batchSize: 1000,
-        batch: (effect) => effect,
-        rewrite: (value, column) =>
-          Either.match(keyring.openV1(value.ciphertext), {
-            onLeft: (failure) => Either.left(reason(failure)),
-            onRight: (plaintext) =>
-              Either.mapLeft(keyring.seal(plaintext, bind(column, value.organizationId, ...value.row)), (error) => error.message)
-          })
-      })
-      if (report.rewritten > 0) yield* Effect.logInfo(`Bound ${report.rewritten} stored secret(s) to their rows (v1 → v2 ciphertexts).`)
-      if (report.unreadable > 0) {
-        yield* Effect.logError(
-          `${report.unreadable} stored secret(s) are still v1 ciphertexts that cannot be decrypted (see the warnings above): they answer stored_credential_unreadable until they are set again, or until a start-up with their key upgrades them.`
-        )
-      }
-      return report
-    }))
-  })
+export const upgradeV1 = Effect.fn("StoredSecrets.upgradeV1")(function*(keyring: Keyring) {
+  const sql = yield* SqlClient.SqlClient
+  // Every start after the upgrade finds none: one statement instead of the locked walk's one a column. Nothing
+  // writes v1 any more, so none found stays none.
+  if (!(yield* anyV1(sql))) return total(allSecretColumns.map(({ column, table }) => ({ table, column, rewritten: 0, unreadable: 0, changedMeanwhile: 0 })))
+  return yield* sql.withTransaction(Effect.gen(function*() {
+    yield* sql`SELECT pg_advisory_xact_lock(${LOCK_KEY})`
+    const report = yield* walkAll({
+      selection: { _tag: "V1" },
+      batchSize: 1000,
+      batch: (effect) => effect,
+      rewrite: (value, column) =>
+        Result.match(keyring.openV1(value.ciphertext), {
+          onFailure: (failure) => Result.fail(reason(failure)),
+          onSuccess: (plaintext) =>
+            Result.mapError(keyring.seal(plaintext, bind(column, value.organizationId, ...value.row)), (error) => error.message)
+        })
+    })
+    if (report.rewritten > 0) yield* Effect.logInfo(`Bound ${report.rewritten} stored secret(s) to their rows (v1 → v2 ciphertexts).`)
+    if (report.unreadable > 0) {
+      yield* Effect.logError(
+        `${report.unreadable} stored secret(s) are still v1 ciphertexts that cannot be decrypted (see the warnings above): they answer stored_credential_unreadable until they are set again, or until a start-up with their key upgrades them.`
+      )
+    }
+    return report
+  }))
+})
 
 export interface RotateOptions {
   /** Values per transaction (default 500). */
@@ -208,25 +213,24 @@ export interface RotateOptions {
  * one transaction per batch: an interrupted rotation keeps what it committed and the next run does the rest. A
  * value it cannot decrypt (its key is gone, or it was altered or moved) is left as it is and counted.
  */
-export const rotate = (keyring: Keyring, options: RotateOptions = {}) =>
-  Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const current = keyring.current
-    if (current === undefined) return yield* Effect.dieMessage("No encryption key configured")
-    return yield* walkAll({
-      selection: { _tag: "NotWithKey", keyId: current.id },
-      batchSize: options.batchSize ?? 500,
-      batch: sql.withTransaction,
-      rewrite: (value, column) => {
-        const binding = bind(column, value.organizationId, ...value.row)
-        const opened = value.ciphertext.startsWith("v1:") ? keyring.openV1(value.ciphertext) : keyring.open(value.ciphertext, binding)
-        return Either.match(opened, {
-          onLeft: (failure) => Either.left(reason(failure)),
-          onRight: (plaintext) => Either.mapLeft(keyring.seal(plaintext, binding), (error) => error.message)
-        })
-      }
-    })
+export const rotate = Effect.fn("StoredSecrets.rotate")(function*(keyring: Keyring, options: RotateOptions = {}) {
+  const sql = yield* SqlClient.SqlClient
+  const current = keyring.current
+  if (current === undefined) return yield* Effect.die(new Error("No encryption key configured"))
+  return yield* walkAll({
+    selection: { _tag: "NotWithKey", keyId: current.id },
+    batchSize: options.batchSize ?? 500,
+    batch: sql.withTransaction,
+    rewrite: (value, column) => {
+      const binding = bind(column, value.organizationId, ...value.row)
+      const opened = value.ciphertext.startsWith("v1:") ? keyring.openV1(value.ciphertext) : keyring.open(value.ciphertext, binding)
+      return Result.match(opened, {
+        onFailure: (failure) => Result.fail(reason(failure)),
+        onSuccess: (plaintext) => Result.mapError(keyring.seal(plaintext, binding), (error) => error.message)
+      })
+    }
   })
+})
 
 /** The local rotation refuses a database its migrations have not reached: `orgplane serve` of this version migrates it. */
 export class DatabaseNotMigrated extends Data.TaggedError("DatabaseNotMigrated")<{ readonly message: string }> {}
@@ -239,32 +243,32 @@ export class NoEncryptionKey extends Data.TaggedError("NoEncryptionKey")<{ reado
  * `DatabaseNotMigrated` unless this version's migrations, up to `latestMigration`, were applied; `then` says what to
  * run again afterwards.
  */
-export const requireMigrated = (latestMigration: number, then: string) =>
-  Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const applied = yield* sql<{ readonly latest: number | null }>`SELECT max(id) AS latest FROM orgplane_migrations`.pipe(
-      Effect.map(([row]) => row?.latest ?? 0),
-      Effect.catchTag("SqlError", () => Effect.succeed(0))
-    )
-    if (applied < latestMigration) {
-      return yield* new DatabaseNotMigrated({
-        message: `The database is not migrated to this version (migration ${applied} of ${latestMigration}): start \`orgplane serve\` of this version once, then ${then}.`
-      })
-    }
-  })
+export const requireMigrated = Effect.fn("StoredSecrets.requireMigrated")(function*(latestMigration: number, then: string) {
+  const sql = yield* SqlClient.SqlClient
+  const applied = yield* sql<{ readonly latest: number | null }>`SELECT max(id) AS latest FROM orgplane_migrations`.pipe(
+    Effect.map(([row]) => row?.latest ?? 0),
+    Effect.catchTag("SqlError", () => Effect.succeed(0))
+  )
+  if (applied < latestMigration) {
+    return yield* new DatabaseNotMigrated({
+      message: `The database is not migrated to this version (migration ${applied} of ${latestMigration}): start \`orgplane serve\` of this version once, then ${then}.`
+    })
+  }
+})
 
 /**
  * `orgplane keys rotate`: against the configured database (DATABASE_URL, or the embedded one in ORGPLANE_DATA_DIR,
  * which no server may have open), with the configured keys, after checking that the schema is this version's.
  */
-export const rotateConfigured = (options: RotateOptions & { readonly latestMigration: number }) =>
-  Effect.gen(function*() {
-    const keys = yield* loadKeys
-    if (keys.length === 0) {
-      return yield* new NoEncryptionKey({ message: "No encryption key is configured: set ORGPLANE_ENCRYPTION_KEYS (the new key first)." })
-    }
-    yield* requireMigrated(options.latestMigration, "rotate")
-    const keyring = makeKeyring(keys)
-    const report = yield* rotate(keyring, options)
-    return { keyId: keyring.current!.id, ...report }
-  })
+export const rotateConfigured = Effect.fn("StoredSecrets.rotateConfigured")(function*(
+  options: RotateOptions & { readonly latestMigration: number }
+) {
+  const keys = yield* loadKeys
+  if (keys.length === 0) {
+    return yield* new NoEncryptionKey({ message: "No encryption key is configured: set ORGPLANE_ENCRYPTION_KEYS (the new key first)." })
+  }
+  yield* requireMigrated(options.latestMigration, "rotate")
+  const keyring = makeKeyring(keys)
+  const report = yield* rotate(keyring, options)
+  return { keyId: keyring.current!.id, ...report }
+})

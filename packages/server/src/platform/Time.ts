@@ -1,4 +1,5 @@
 /** The current instant from Effect's Clock, so tests can move time with TestClock. */
-import { Clock, Effect } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
 
 export const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))

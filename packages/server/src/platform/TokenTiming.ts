@@ -1,8 +1,15 @@
 /**
  * When a stored OAuth token is refreshed (MCP connections' and the suites'), pure over its expiry, and how the loser of
  * a refresh race waits for the winner's write.
+ *
+ * The Effect 4 form of packages/server/src/platform/TokenTiming.ts, whole. `awaitOtherRefresh` repeats its read with
+ * `Effect.repeat`'s options (a spaced schedule, `while`, `times`), which answer the last read: Effect 3 composed
+ * `recurWhile`, `spaced`, `recurs` and `passthrough` for the same.
  */
-import { Duration, Effect, Option, Schedule } from "effect"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schedule from "effect/Schedule"
 
 /** A token expiring within this window is refreshed before use. */
 export const REFRESH_WINDOW = Duration.seconds(60)
@@ -28,10 +35,8 @@ export const awaitOtherRefresh = <C extends { readonly credentialVersion: number
   version: number
 ): Effect.Effect<Option.Option<C>, E, R> => {
   const moved = (current: Option.Option<C>) => Option.isSome(current) && current.value.credentialVersion !== version
-  const waiting = Schedule.recurWhile((current: Option.Option<C>) => !moved(current)).pipe(
-    Schedule.intersect(Schedule.spaced(RACE_WAIT.interval)),
-    Schedule.intersect(Schedule.recurs(RACE_WAIT.attempts - 1)),
-    Schedule.passthrough
+  return read.pipe(
+    Effect.repeat({ schedule: Schedule.spaced(RACE_WAIT.interval), while: (current) => !moved(current), times: RACE_WAIT.attempts - 1 }),
+    Effect.map((last) => moved(last) ? last : Option.none<C>())
   )
-  return read.pipe(Effect.repeat(waiting), Effect.map((last) => moved(last) ? last : Option.none<C>()))
 }

@@ -1,5 +1,4 @@
 /** The 503 answer: which failures deserve it, its body (the API's, or SCIM's), and its `Retry-After`. */
-import { HttpServerResponse } from "@effect/platform"
 import {
   ScimMediaType,
   ScimServiceUnavailable,
@@ -7,7 +6,10 @@ import {
   ServiceUnavailable,
   ServiceUnavailableResponse
 } from "@orgplane/schema"
-import { Effect, Option, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { reportUnavailable } from "./DatabaseStatus.js"
 import { classify, concurrencyMessage, isSqlError, unavailableMessage } from "./Sql.js"
 
@@ -18,11 +20,11 @@ const encode = Schema.encodeSync(ServiceUnavailableResponse)
 const encodeScim = Schema.encodeSync(ScimServiceUnavailableResponse)
 
 export const response = (error: ServiceUnavailable) =>
-  HttpServerResponse.unsafeJson(encode(error), { status: 503, headers: { "retry-after": String(retryAfterSeconds) } })
+  HttpServerResponse.jsonUnsafe(encode(error), { status: 503, headers: { "retry-after": String(retryAfterSeconds) } })
 
 /** The SCIM protocol's 503: a SCIM error body, and `Retry-After`, which Okta and Entra honour before retrying. */
-const scimResponse = (error: ScimServiceUnavailable) =>
-  HttpServerResponse.unsafeJson(encodeScim(error), {
+export const scimResponse = (error: ScimServiceUnavailable) =>
+  HttpServerResponse.jsonUnsafe(encodeScim(error), {
     status: 503,
     contentType: ScimMediaType,
     headers: { "retry-after": String(retryAfterSeconds) }

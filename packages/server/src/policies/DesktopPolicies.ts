@@ -1,6 +1,9 @@
 /**
  * Desktop policies: managed by owners and admins of enterprise organizations; every member reads the effective
  * policy the desktop app applies for them. Each organization has one default policy, created on first use.
+ *
+ * The Effect 4 form of packages/server/src/policies/DesktopPolicies.ts, whole: the same checks in the same order, the
+ * same errors; the service is a `Context.Service` with `make` and a static `layer`.
  */
 import {
   Conflict,
@@ -17,13 +20,17 @@ import {
   type TeamId,
   type UpdateDesktopPolicyRequest
 } from "@orgplane/schema"
-import { Array, Context, Effect, Layer, Option } from "effect"
-import { makeId } from "../platform/Ids.js"
+import * as Arr from "effect/Array"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import { Memberships } from "../identity/Memberships.js"
 import { describeChange } from "../platform/AuditRecorder.js"
+import { makeId } from "../platform/Ids.js"
 import { actingMembershipId, authorize, type Principal, requireEnterprise } from "../platform/Principal.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
-import { Memberships } from "../identity/Memberships.js"
 import { DesktopPoliciesRepository } from "./DesktopPoliciesRepository.js"
 import { builtIn, completeDefault, defaultDocument, resolve } from "./Effective.js"
 
@@ -70,8 +77,8 @@ const make = Effect.gen(function*() {
   const assignments = (principal: Principal, input: { readonly memberIds?: ReadonlyArray<MembershipId> | undefined; readonly teamIds?: ReadonlyArray<TeamId> | undefined }) =>
     Effect.gen(function*() {
       const organizationId = principal.organization.id
-      const memberIds = input.memberIds === undefined ? undefined : Array.dedupe(input.memberIds)
-      const teamIds = input.teamIds === undefined ? undefined : Array.dedupe(input.teamIds)
+      const memberIds = input.memberIds === undefined ? undefined : Arr.dedupe(input.memberIds)
+      const teamIds = input.teamIds === undefined ? undefined : Arr.dedupe(input.teamIds)
       const missingMembers = memberIds === undefined ? [] : yield* memberships.missingActive(organizationId, memberIds)
       if (missingMembers.length > 0) {
         return yield* new NotFound({
@@ -196,8 +203,8 @@ const make = Effect.gen(function*() {
   return { create, list, get, update, remove, effective } as const
 })
 
-export class DesktopPolicies extends Context.Tag("@orgplane/server/policies/DesktopPolicies")<DesktopPolicies, Effect.Effect.Success<typeof make>>() {
-  static readonly layer = Layer.effect(DesktopPolicies, make).pipe(
+export class DesktopPolicies extends Context.Service<DesktopPolicies>()("@orgplane/server/policies/DesktopPolicies", { make }) {
+  static readonly layer = Layer.effect(this, this.make).pipe(
     Layer.provide([
       DesktopPoliciesRepository.layer,
       Memberships.layer

@@ -1,5 +1,10 @@
-/** Storage of desktop policies and their assignments to members and teams. */
-import { SqlClient } from "@effect/sql"
+/**
+ * Storage of desktop policies and their assignments to members and teams.
+ *
+ * The Effect 4 form of packages/server/src/policies/DesktopPoliciesRepository.ts, whole: the same statements, word
+ * for word. What differs under the same behaviour: `Schema.typeSchema` is `Schema.toType`, many rows' `sql.insert`
+ * takes a non-empty array; the service is a `Context.Service` with `make` and a static `layer`.
+ */
 import {
   DesktopPolicy,
   DesktopPolicyDocument,
@@ -9,10 +14,13 @@ import {
   OrganizationId,
   TeamId
 } from "@orgplane/schema"
-import { Context, Effect, Layer, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import * as SqlClient from "effect/sql/SqlClient"
 import * as Keyset from "../platform/Keyset.js"
 import { classRow, findAll, findOne, trustedClassRow } from "../platform/Statements.js"
-
 /** Oldest first: the default policy, created on first use, leads. */
 const byCreation = Keyset.make<DesktopPolicy>("desktop-policies", "asc", [
   { column: "p.created_at", value: (policy) => policy.createdAt.toISOString(), compare: (value, sql) => sql`${value}::timestamptz` },
@@ -28,7 +36,7 @@ export const Applicable = Schema.Struct({
   policyName: Schema.String,
   isDefault: Schema.Boolean,
   direct: Schema.Boolean,
-  policy: Schema.typeSchema(DesktopPolicyDocument)
+  policy: Schema.toType(DesktopPolicyDocument)
 })
 
 export interface NewPolicy {
@@ -115,26 +123,33 @@ const makeDesktopPoliciesRepository = Effect.gen(function*() {
             updated_at = ${at}
           WHERE organization_id = ${policy.organizationId} AND id = ${policy.id}`.pipe(Effect.asVoid)
 
-    const replaceMembers = (policy: Scoped, memberIds: ReadonlyArray<MembershipId>, at: Date) =>
-      Effect.andThen(
+    // `sql.insert` of many rows takes a non-empty array: the first row, then the others.
+    const replaceMembers = (policy: Scoped, memberIds: ReadonlyArray<MembershipId>, at: Date) => {
+      const row = (membershipId: MembershipId) => ({
+        organizationId: policy.organizationId,
+        desktopPolicyId: policy.id,
+        membershipId,
+        createdAt: at
+      })
+      const [first, ...rest] = memberIds
+      return Effect.andThen(
         sql`DELETE FROM desktop_policy_members WHERE organization_id = ${policy.organizationId} AND desktop_policy_id = ${policy.id}`,
-        memberIds.length === 0 ? Effect.void : sql`INSERT INTO desktop_policy_members ${
-            sql.insert(memberIds.map((membershipId) => ({
-              organizationId: policy.organizationId,
-              desktopPolicyId: policy.id,
-              membershipId,
-              createdAt: at
-            })))
+        first === undefined ? Effect.void : sql`INSERT INTO desktop_policy_members ${
+            sql.insert([row(first), ...rest.map(row)])
           }`.pipe(Effect.asVoid)
       )
+    }
 
-    const replaceTeams = (policy: Scoped, teamIds: ReadonlyArray<TeamId>, at: Date) =>
-      Effect.andThen(
+    const replaceTeams = (policy: Scoped, teamIds: ReadonlyArray<TeamId>, at: Date) => {
+      const row = (teamId: TeamId) => ({ organizationId: policy.organizationId, desktopPolicyId: policy.id, teamId, createdAt: at })
+      const [first, ...rest] = teamIds
+      return Effect.andThen(
         sql`DELETE FROM desktop_policy_teams WHERE organization_id = ${policy.organizationId} AND desktop_policy_id = ${policy.id}`,
-        teamIds.length === 0 ? Effect.void : sql`INSERT INTO desktop_policy_teams ${
-            sql.insert(teamIds.map((teamId) => ({ organizationId: policy.organizationId, desktopPolicyId: policy.id, teamId, createdAt: at })))
+        first === undefined ? Effect.void : sql`INSERT INTO desktop_policy_teams ${
+            sql.insert([row(first), ...rest.map(row)])
           }`.pipe(Effect.asVoid)
       )
+    }
 
     /** Soft-deletes a policy other than the default: it stops applying; the record and its assignments stay. */
     const softDelete = ({ id, organizationId }: Scoped, at: Date) =>
@@ -183,6 +198,9 @@ const makeDesktopPoliciesRepository = Effect.gen(function*() {
     return { find, lock, list, hasDefault, insert, update, replaceMembers, replaceTeams, softDelete, missingTeams, applicable } as const
   })
 
-export class DesktopPoliciesRepository extends Context.Tag("@orgplane/server/policies/DesktopPoliciesRepository")<DesktopPoliciesRepository, Effect.Effect.Success<typeof makeDesktopPoliciesRepository>>() {
-  static readonly layer = Layer.effect(DesktopPoliciesRepository, makeDesktopPoliciesRepository)
+export class DesktopPoliciesRepository extends Context.Service<DesktopPoliciesRepository>()(
+  "@orgplane/server/policies/DesktopPoliciesRepository",
+  { make: makeDesktopPoliciesRepository }
+) {
+  static readonly layer = Layer.effect(this, this.make)
 }

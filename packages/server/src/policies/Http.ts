@@ -1,6 +1,11 @@
-/** HTTP handlers of the Desktop policies group. Thin by design: the service checks the plan and the role. */
+/**
+ * HTTP handlers of the Desktop policies group. Thin by design: the service checks the plan and the role.
+ *
+ * The Effect 4 form of packages/server/src/policies/Http.ts, whole.
+ */
 import { Api, CurrentMember } from "@orgplane/schema"
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { group } from "../platform/HttpErrors.js"
 import { DesktopPolicies } from "./DesktopPolicies.js"
 
@@ -8,13 +13,13 @@ export const DesktopPoliciesHttp = group(Api, "desktopPolicies", (handlers) =>
   Effect.gen(function*() {
     const policies = yield* DesktopPolicies
     return handlers
-      .handle("create", ({ payload }) => Effect.flatMap(CurrentMember, (caller) => policies.create(caller, payload)))
-      .handle("list", ({ urlParams }) => Effect.flatMap(CurrentMember, (caller) => policies.list(caller, urlParams)))
-      .handle("get", ({ path }) => Effect.flatMap(CurrentMember, (caller) => policies.get(caller, path.desktopPolicyId)))
-      .handle("update", ({ path, payload }) =>
-        Effect.flatMap(CurrentMember, (caller) => policies.update(caller, path.desktopPolicyId, payload)))
-      .handle("delete", ({ path }) => Effect.flatMap(CurrentMember, (caller) => policies.remove(caller, path.desktopPolicyId)))
-      .handle("effective", () => Effect.flatMap(CurrentMember, (caller) => policies.effective(caller)))
+      .handle("create", ({ payload }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => policies.create(caller, payload)))
+      .handle("list", ({ query }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => policies.list(caller, query)))
+      .handle("get", ({ params }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => policies.get(caller, params.desktopPolicyId)))
+      .handle("update", ({ params, payload }) =>
+        Effect.flatMap(Effect.service(CurrentMember), (caller) => policies.update(caller, params.desktopPolicyId, payload)))
+      .handle("delete", ({ params }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => policies.remove(caller, params.desktopPolicyId)))
+      .handle("effective", () => Effect.flatMap(Effect.service(CurrentMember), (caller) => policies.effective(caller)))
   }))
 
 export const layer = DesktopPoliciesHttp.pipe(Layer.provide(DesktopPolicies.layer))

@@ -2,6 +2,9 @@
  * SCIM connections as admins manage them (enterprise plan, `scim.manage`): create, read, change (a change of what the
  * directory does is applied at once by reconciling), delete; tokens shown once and hashed, several at a time so
  * rotation overlaps; the provisioning event log; reconcile on request.
+ *
+ * The Effect 4 form of packages/server/src/scim/Connections.ts, whole: the same checks in the same order, the same
+ * errors and messages; the service is a `Context.Service` with `make` and a static `layer`.
  */
 import {
   type CreateScimConnectionRequest,
@@ -15,12 +18,15 @@ import {
   type ScimTokenId,
   type UpdateScimConnectionRequest
 } from "@orgplane/schema"
-import { Context, Effect, Layer, Option } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import { describeChange } from "../platform/AuditRecorder.js"
+import { ServerConfig } from "../platform/Config.js"
 import { Crypto } from "../platform/Crypto.js"
 import { makeId } from "../platform/Ids.js"
-import { ServerConfig } from "../platform/Config.js"
 import { actingMembershipId, authorize, type Principal, requireEnterprise, requireRecentAuthentication } from "../platform/Principal.js"
-import { describeChange } from "../platform/AuditRecorder.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
 import { ConnectionsRepository, type Scoped, toConnection } from "./ConnectionsRepository.js"
@@ -195,8 +201,8 @@ const make = Effect.gen(function*() {
   return { create, list, get, update, remove, createToken, listTokens, revokeToken, listEvents, reconcile } as const
 })
 
-export class Connections extends Context.Tag("@orgplane/server/scim/Connections")<Connections, Effect.Effect.Success<typeof make>>() {
-  static readonly layer = Layer.effect(Connections, make).pipe(
+export class Connections extends Context.Service<Connections>()("@orgplane/server/scim/Connections", { make }) {
+  static readonly layer = Layer.effect(this, this.make).pipe(
     Layer.provide([
       ConnectionsRepository.layer,
       Reconcile.layer,

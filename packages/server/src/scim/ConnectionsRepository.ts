@@ -1,8 +1,12 @@
 /**
  * Storage of SCIM connections as admins manage them (`scim_connections`, with their counts and health), their tokens
  * (`scim_tokens`, hashed) and the reading of their event log (`scim_events`). Every statement names the organization.
+ *
+ * The Effect 4 form of packages/server/src/scim/ConnectionsRepository.ts, whole: the same statements, word for word.
+ * What differs under the same behaviour: `Schema.typeSchema` is `Schema.toType`, `Schema.parseJson` is
+ * `Schema.fromJsonString`, a resource built without validating is built with `disableChecks`; the service is a
+ * `Context.Service` with `make` and a static `layer`.
  */
-import { SqlClient } from "@effect/sql"
 import {
   Conflict,
   type MembershipId,
@@ -15,12 +19,15 @@ import {
   ScimToken,
   ScimTokenId
 } from "@orgplane/schema"
-import { Context, Effect, Layer, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import * as SqlClient from "effect/sql/SqlClient"
 import * as Keyset from "../platform/Keyset.js"
 import { catchUniqueViolation } from "../platform/Sql.js"
 import { DateColumn, execute, findAll, findOne, single, trusted } from "../platform/Statements.js"
 
-const typeOf = <S extends Schema.Schema.Any>(schema: S) => Schema.typeSchema(schema) as Schema.Schema<Schema.Schema.Type<S>>
 const connection = ScimConnection.fields
 const health = ScimConnectionHealth.fields
 
@@ -31,16 +38,16 @@ const ConnectionRow = Schema.Struct({
   name: connection.name,
   groupMappingMode: connection.groupMappingMode,
   defaultRole: connection.defaultRole,
-  roleRules: Schema.parseJson(connection.roleRules),
+  roleRules: Schema.fromJsonString(connection.roleRules),
   users: connection.users,
   groups: connection.groups,
   activeTokens: connection.activeTokens,
-  lastSuccessAt: typeOf(health.lastSuccessAt),
-  lastFailureAt: typeOf(health.lastFailureAt),
+  lastSuccessAt: Schema.toType(health.lastSuccessAt),
+  lastFailureAt: Schema.toType(health.lastFailureAt),
   unresolvedFailures: health.unresolvedFailures,
   createdByOrgMembershipId: connection.createdByOrgMembershipId,
-  createdAt: typeOf(connection.createdAt),
-  updatedAt: typeOf(connection.updatedAt)
+  createdAt: Schema.toType(connection.createdAt),
+  updatedAt: Schema.toType(connection.updatedAt)
 })
 type ConnectionRow = typeof ConnectionRow.Type
 
@@ -51,7 +58,7 @@ export const toConnection = (row: ConnectionRow, base: string) => {
     ...rest,
     baseUrl: `${base}/scim/v2/${row.id}`,
     health: { lastSuccessAt, lastFailureAt, unresolvedFailures }
-  }, true)
+  }, { disableChecks: true })
 }
 
 const oldestFirst = Keyset.make<ConnectionRow>("scim-connections", "asc", [
@@ -73,7 +80,7 @@ export const connectionExists = (name: string) =>
 const Scoped = Schema.Struct({ organizationId: OrganizationId, id: ScimConnectionId })
 export type Scoped = typeof Scoped.Type
 
-const makeConnectionsRepository = Effect.gen(function*() {
+const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
 
   const select = (at: Date) =>
@@ -179,7 +186,7 @@ const makeConnectionsRepository = Effect.gen(function*() {
   })
   /** A token just written (it exists). */
   const findToken = (request: typeof Scoped.Type & { readonly tokenId: ScimTokenId; readonly at: Date }) =>
-    Effect.map(findTokenRow(request), (row) => new ScimToken(row, true))
+    Effect.map(findTokenRow(request), (row) => new ScimToken(row, { disableChecks: true }))
 
   const listTokenRows = findAll({
     Request: Schema.Struct({ ...Scoped.fields, at: DateColumn, page: Keyset.PageRequest }),
@@ -191,7 +198,7 @@ const makeConnectionsRepository = Effect.gen(function*() {
   })
   const listTokens = (scoped: Scoped, at: Date, query: Keyset.PageQuery) =>
     Keyset.page(tokensNewestFirst, query, (page) =>
-      Effect.map(listTokenRows({ ...scoped, at, page }), (rows) => rows.map((row) => new ScimToken(row, true))))
+      Effect.map(listTokenRows({ ...scoped, at, page }), (rows) => rows.map((row) => new ScimToken(row, { disableChecks: true }))))
 
   /** Marks the token revoked (once: a second revoke keeps the first instant); false when the connection has no such token. */
   const revokeToken = (scoped: Scoped, tokenId: ScimTokenId, at: Date) =>
@@ -227,7 +234,7 @@ const makeConnectionsRepository = Effect.gen(function*() {
   })
   const listEvents = (scoped: Scoped, query: ScimEventListQuery) =>
     Keyset.page(eventsNewestFirst, query, (page) =>
-      Effect.map(listEventRows({ ...scoped, query, page }), (rows) => rows.map((row) => new ScimEvent(row, true))))
+      Effect.map(listEventRows({ ...scoped, query, page }), (rows) => rows.map((row) => new ScimEvent(row, { disableChecks: true }))))
 
   return {
     find,
@@ -245,6 +252,6 @@ const makeConnectionsRepository = Effect.gen(function*() {
   } as const
 })
 
-export class ConnectionsRepository extends Context.Tag("@orgplane/server/scim/ConnectionsRepository")<ConnectionsRepository, Effect.Effect.Success<typeof makeConnectionsRepository>>() {
-  static readonly layer = Layer.effect(ConnectionsRepository, makeConnectionsRepository)
+export class ConnectionsRepository extends Context.Service<ConnectionsRepository>()("@orgplane/server/scim/ConnectionsRepository", { make }) {
+  static readonly layer = Layer.effect(this, this.make)
 }

@@ -3,9 +3,14 @@
  * transaction with the connection's health (`last_success_at` and the failure count reset); a refused or failed write
  * is recorded after its rollback, counting one more failure since the last success. Health is the directory's: a
  * reconcile an admin ran (no token) is logged without touching it.
+ *
+ * The Effect 4 form of packages/server/src/scim/DirectoryEvents.ts, whole: the same statements, word for word; the
+ * service is a `Context.Service` with `make` and a static `layer`.
  */
-import { SqlClient } from "@effect/sql"
-import { Context, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as SqlClient from "effect/sql/SqlClient"
 import { makeId } from "../platform/Ids.js"
 import { now } from "../platform/Time.js"
 import type { ScimScope } from "./UsersRepository.js"
@@ -65,6 +70,6 @@ const make = Effect.gen(function*() {
   return { record, recordFailure } as const
 })
 
-export class DirectoryEvents extends Context.Tag("@orgplane/server/scim/DirectoryEvents")<DirectoryEvents, Effect.Effect.Success<typeof make>>() {
-  static readonly layer = Layer.effect(DirectoryEvents, make)
+export class DirectoryEvents extends Context.Service<DirectoryEvents>()("@orgplane/server/scim/DirectoryEvents", { make }) {
+  static readonly layer = Layer.effect(this, this.make)
 }

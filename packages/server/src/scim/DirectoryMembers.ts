@@ -4,9 +4,14 @@
  * member's delegated MCP and mail/calendar credentials in the organization forgotten), restore, and remove (the
  * membership removed and kept suspended, so neither SSO JIT nor an invitation brings the person back). Each runs in
  * the caller's transaction and takes the membership lock first (taking it again in one transaction is free).
+ *
+ * The Effect 4 form of packages/server/src/scim/DirectoryMembers.ts, whole; the service is a `Context.Service` with
+ * `make` and a static `layer`.
  */
 import type { MembershipId, OrganizationId } from "@orgplane/schema"
-import { Context, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { SuiteRepository } from "../capabilities/SuiteRepository.js"
 import { Memberships } from "../identity/Memberships.js"
 import { CredentialsRepository } from "../mcp/CredentialsRepository.js"
@@ -35,8 +40,8 @@ const make = Effect.gen(function*() {
   } as const
 })
 
-export class DirectoryMembers extends Context.Tag("@orgplane/server/scim/DirectoryMembers")<DirectoryMembers, Effect.Effect.Success<typeof make>>() {
-  static readonly layer = Layer.effect(DirectoryMembers, make).pipe(
+export class DirectoryMembers extends Context.Service<DirectoryMembers>()("@orgplane/server/scim/DirectoryMembers", { make }) {
+  static readonly layer = Layer.effect(this, this.make).pipe(
     Layer.provide([
       Memberships.layer,
       CredentialsRepository.layer,

@@ -3,8 +3,9 @@
  * condition through a resource's mapping of attribute paths to columns. Attribute types and case sensitivity come
  * from the advertised schema (Attributes.ts); values are always bound parameters.
  */
-import type { Statement } from "@effect/sql"
-import { Data, Either } from "effect"
+import type * as Statement from "effect/sql/Statement"
+import * as Data from "effect/Data"
+import * as Result from "effect/Result"
 import { type Filter as Ast, parse as parseText } from "scim2-parse-filter"
 import { type Attribute, MaxFilterLength, type ResolvedPath, resolvePath, type ResourceTypeDefinition } from "./Attributes.js"
 
@@ -44,24 +45,24 @@ const decodeStrings = (filter: Ast): Ast => {
   }
 }
 
-export const parse = (text: string): Either.Either<Ast, InvalidFilter> => {
+export const parse = (text: string): Result.Result<Ast, InvalidFilter> => {
   if (text.length > MaxFilterLength) {
-    return Either.left(new InvalidFilter({ detail: `The filter is longer than ${MaxFilterLength} characters.` }))
+    return Result.fail(new InvalidFilter({ detail: `The filter is longer than ${MaxFilterLength} characters.` }))
   }
-  if (text.trim() === "") return Either.left(new InvalidFilter({ detail: "The filter is empty." }))
+  if (text.trim() === "") return Result.fail(new InvalidFilter({ detail: "The filter is empty." }))
   // The parser recurses once per parenthesis: bound the nesting before it sees the text.
   let depth = 0
   for (const character of text) {
     if (character === "(" || character === "[") depth++
     if (depth > MaxDepth) {
-      return Either.left(new InvalidFilter({ detail: `The filter nests deeper than ${MaxDepth} levels.` }))
+      return Result.fail(new InvalidFilter({ detail: `The filter nests deeper than ${MaxDepth} levels.` }))
     }
     if (character === ")" || character === "]") depth--
   }
   try {
-    return Either.right(decodeStrings(parseText(text)))
+    return Result.succeed(decodeStrings(parseText(text)))
   } catch (error) {
-    return Either.left(
+    return Result.fail(
       new InvalidFilter({ detail: `The filter is not valid: ${error instanceof Error ? error.message : String(error)}` })
     )
   }
@@ -91,7 +92,7 @@ type Value = boolean | null | number | string
 
 const escapeLike = (value: string) => value.replace(/[\\%_]/g, (character) => `\\${character}`)
 
-const fail = (detail: string) => Either.left(new InvalidFilter({ detail }))
+const fail = (detail: string) => Result.fail(new InvalidFilter({ detail }))
 
 /** One comparison on an SQL expression of the given attribute's type. */
 const compare = (
@@ -101,18 +102,18 @@ const compare = (
   op: string,
   value: Value,
   path: string
-): Either.Either<Statement.Fragment, InvalidFilter> => {
-  if (op === "pr") return Either.right(sql`${expression} IS NOT NULL`)
+): Result.Result<Statement.Fragment, InvalidFilter> => {
+  if (op === "pr") return Result.succeed(sql`${expression} IS NOT NULL`)
   if (value === null) {
-    if (op === "eq") return Either.right(sql`${expression} IS NULL`)
-    if (op === "ne") return Either.right(sql`${expression} IS NOT NULL`)
+    if (op === "eq") return Result.succeed(sql`${expression} IS NULL`)
+    if (op === "ne") return Result.succeed(sql`${expression} IS NOT NULL`)
     return fail(`"${op}" cannot compare ${path} with null.`)
   }
   switch (attribute.type) {
     case "boolean": {
       if (typeof value !== "boolean") return fail(`${path} is a boolean: compare it with true or false.`)
-      if (op === "eq") return Either.right(sql`${expression} = ${value}`)
-      if (op === "ne") return Either.right(sql`${expression} IS DISTINCT FROM ${value}`)
+      if (op === "eq") return Result.succeed(sql`${expression} = ${value}`)
+      if (op === "ne") return Result.succeed(sql`${expression} IS DISTINCT FROM ${value}`)
       return fail(`"${op}" does not apply to the boolean ${path}.`)
     }
     case "dateTime": {
@@ -120,7 +121,7 @@ const compare = (
       if (at === undefined || Number.isNaN(at.getTime())) return fail(`${path} is a dateTime: compare it with a date string.`)
       const operator = { eq: "=", ne: "<>", gt: ">", ge: ">=", lt: "<", le: "<=" }[op]
       if (operator === undefined) return fail(`"${op}" does not apply to the dateTime ${path}.`)
-      return Either.right(sql`${expression} ${sql.literal(operator)} ${at}`)
+      return Result.succeed(sql`${expression} ${sql.literal(operator)} ${at}`)
     }
     case "string":
     case "reference": {
@@ -128,23 +129,23 @@ const compare = (
       const [left, right] = attribute.caseExact ? [expression, value] : [sql`lower(${expression})`, value.toLowerCase()]
       switch (op) {
         case "eq":
-          return Either.right(sql`${left} = ${right}`)
+          return Result.succeed(sql`${left} = ${right}`)
         case "ne":
-          return Either.right(sql`${left} IS DISTINCT FROM ${right}`)
+          return Result.succeed(sql`${left} IS DISTINCT FROM ${right}`)
         case "co":
-          return Either.right(sql`${left} LIKE ${`%${escapeLike(right)}%`}`)
+          return Result.succeed(sql`${left} LIKE ${`%${escapeLike(right)}%`}`)
         case "sw":
-          return Either.right(sql`${left} LIKE ${`${escapeLike(right)}%`}`)
+          return Result.succeed(sql`${left} LIKE ${`${escapeLike(right)}%`}`)
         case "ew":
-          return Either.right(sql`${left} LIKE ${`%${escapeLike(right)}`}`)
+          return Result.succeed(sql`${left} LIKE ${`%${escapeLike(right)}`}`)
         case "gt":
-          return Either.right(sql`${left} > ${right}`)
+          return Result.succeed(sql`${left} > ${right}`)
         case "ge":
-          return Either.right(sql`${left} >= ${right}`)
+          return Result.succeed(sql`${left} >= ${right}`)
         case "lt":
-          return Either.right(sql`${left} < ${right}`)
+          return Result.succeed(sql`${left} < ${right}`)
         case "le":
-          return Either.right(sql`${left} <= ${right}`)
+          return Result.succeed(sql`${left} <= ${right}`)
       }
       return fail(`Unknown operator "${op}".`)
     }
@@ -165,7 +166,7 @@ const attributeExpression = (
   path: string,
   op: string,
   value: Value
-): Either.Either<Statement.Fragment, InvalidFilter> => {
+): Result.Result<Statement.Fragment, InvalidFilter> => {
   if (scope.within !== undefined) {
     const { attribute, elements } = scope.within
     const sub = attribute.subAttributes?.find((candidate) => candidate.name.toLowerCase() === path.toLowerCase())
@@ -182,10 +183,10 @@ const attributeExpression = (
     const elements = mapping.elements(resolved.attribute)
     const sub = resolved.subAttribute ?? resolved.attribute.subAttributes?.find(({ name }) => name === "value")
     if (elements === undefined || sub === undefined) return fail(`"${path}" is not an attribute the server filters on.`)
-    if (op === "pr" && resolved.subAttribute === undefined) return Either.right(elements.exists(sql`true`))
+    if (op === "pr" && resolved.subAttribute === undefined) return Result.succeed(elements.exists(sql`true`))
     const expression = elements.element(sub.name)
     if (expression === undefined) return fail(`"${path}" is not an attribute the server filters on.`)
-    return Either.map(compare(sql, expression, sub, op, value, path), elements.exists)
+    return Result.map(compare(sql, expression, sub, op, value, path), elements.exists)
   }
   const expression = mapping.column(resolved)
   const attribute = resolved.subAttribute ?? resolved.attribute
@@ -200,15 +201,15 @@ const translate = (
   mapping: FilterMapping,
   scope: Scope,
   filter: Ast
-): Either.Either<Statement.Fragment, InvalidFilter> => {
+): Result.Result<Statement.Fragment, InvalidFilter> => {
   switch (filter.op) {
     case "and":
     case "or": {
-      const parts = Either.all(filter.filters.map((part) => translate(sql, mapping, scope, part)))
-      return Either.map(parts, (clauses) => (filter.op === "and" ? sql.and(clauses) : sql.or(clauses)))
+      const parts = Result.all(filter.filters.map((part) => translate(sql, mapping, scope, part)))
+      return Result.map(parts, (clauses) => (filter.op === "and" ? sql.and(clauses) : sql.or(clauses)))
     }
     case "not":
-      return Either.map(translate(sql, mapping, scope, filter.filter), (inner) => sql`NOT COALESCE((${inner}), false)`)
+      return Result.map(translate(sql, mapping, scope, filter.filter), (inner) => sql`NOT COALESCE((${inner}), false)`)
     case "[]": {
       if (scope.within !== undefined) return fail("A value path cannot hold another value path.")
       const resolved = resolvePath(mapping.resourceType, filter.attrPath)
@@ -220,7 +221,7 @@ const translate = (
         return fail(`"${filter.attrPath}" is not a multi-valued attribute the server filters on.`)
       }
       const inner = translate(sql, mapping, { within: { attribute: resolved.attribute, elements } }, filter.valFilter)
-      return Either.map(inner, elements.exists)
+      return Result.map(inner, elements.exists)
     }
     case "pr":
       return attributeExpression(sql, mapping, scope, filter.attrPath, "pr", null)
@@ -243,15 +244,15 @@ export const toSql = (
   sql: Statement.Constructor,
   mapping: FilterMapping,
   filter: Ast
-): Either.Either<Statement.Fragment, InvalidFilter> => translate(sql, mapping, { within: undefined }, filter)
+): Result.Result<Statement.Fragment, InvalidFilter> => translate(sql, mapping, { within: undefined }, filter)
 
 /** Parse and translate in one step; an absent filter is `true`. */
 export const condition = (
   sql: Statement.Constructor,
   mapping: FilterMapping,
   text: string | undefined
-): Either.Either<Statement.Fragment, InvalidFilter> =>
-  text === undefined ? Either.right(sql`true`) : Either.flatMap(parse(text), (ast) => toSql(sql, mapping, ast))
+): Result.Result<Statement.Fragment, InvalidFilter> =>
+  text === undefined ? Result.succeed(sql`true`) : Result.flatMap(parse(text), (ast) => toSql(sql, mapping, ast))
 
 const jsonText = (sql: Statement.Constructor, column: string, keys: ReadonlyArray<string>): Statement.Fragment => {
   const quoted = keys.map((key) => `'${key.replace(/'/g, "''")}'`)

@@ -9,8 +9,10 @@
  * `members[value eq "…"]` (also `or`-joined) to remove; `displayName` and `externalId`; no-path `add`/`replace` with
  * an object value (its `id`, `schemas` and `meta` ignored, as Okta's rename sends its id); a member given as one
  * object instead of an array. Also the Group body of a POST or PUT (`groupInput`). Pure: no database.
+ *
+ * The Effect 4 form of packages/server/src/scim/GroupPatch.ts, whole: `Either` is `Result` (`succeed`/`fail`).
  */
-import { Either } from "effect"
+import * as Result from "effect/Result"
 import { MaxOperations, MaxStringLength, MaxValues } from "./Attributes.js"
 
 export const GroupSchemaUrn = "urn:ietf:params:scim:schemas:core:2.0:Group"
@@ -43,7 +45,7 @@ export interface MembersChange {
   readonly remove: ReadonlyArray<string>
 }
 
-const fail = (scimType: PatchScimType, detail: string): Either.Either<never, PatchFailure> => Either.left({ scimType, detail })
+const fail = (scimType: PatchScimType, detail: string): Result.Result<never, PatchFailure> => Result.fail({ scimType, detail })
 
 /** At most this much of a client's text in a detail. */
 const quote = (text: string) => JSON.stringify(text.length > 100 ? `${text.slice(0, 100)}…` : text)
@@ -69,7 +71,7 @@ const filteredIds = (filter: string): ReadonlyArray<string> | undefined => {
 }
 
 /** The ids of a members value: `[{value}]` or one `{value}`; each value a non-empty string. */
-export const memberIds = (value: unknown): Either.Either<ReadonlyArray<string>, PatchFailure> => {
+export const memberIds = (value: unknown): Result.Result<ReadonlyArray<string>, PatchFailure> => {
   const items = Array.isArray(value) ? value : value !== null && typeof value === "object" ? [value] : undefined
   if (items === undefined) return fail("invalidValue", "members must be an array of objects with a value.")
   if (items.length > MaxValues) return fail("invalidValue", `members has more than ${MaxValues} values.`)
@@ -81,14 +83,14 @@ export const memberIds = (value: unknown): Either.Either<ReadonlyArray<string>, 
     if (typeof id !== "string" || id.length === 0) return fail("invalidValue", "Each member must be an object with a string value (the SCIM User's id).")
     ids.push(id)
   }
-  return Either.right(ids)
+  return Result.succeed(ids)
 }
 
-const text = (name: string, value: unknown, nullable: boolean): Either.Either<string | null, PatchFailure> => {
-  if (nullable && value === null) return Either.right(null)
+const text = (name: string, value: unknown, nullable: boolean): Result.Result<string | null, PatchFailure> => {
+  if (nullable && value === null) return Result.succeed(null)
   if (typeof value !== "string" || value.trim().length === 0) return fail("invalidValue", `${name} must be a non-empty string.`)
   if (value.length > MaxStringLength) return fail("invalidValue", `${name} is longer than ${MaxStringLength} characters.`)
-  return Either.right(value)
+  return Result.succeed(value)
 }
 
 class Builder {
@@ -130,14 +132,14 @@ class Builder {
   }
 }
 
-const setAttribute = (change: Builder, op: "add" | "replace", attribute: string, value: unknown): Either.Either<void, PatchFailure> => {
+const setAttribute = (change: Builder, op: "add" | "replace", attribute: string, value: unknown): Result.Result<void, PatchFailure> => {
   switch (attribute) {
     case "displayname":
-      return Either.map(text("displayName", value, false), (name) => void (change.displayName = name as string))
+      return Result.map(text("displayName", value, false), (name) => void (change.displayName = name as string))
     case "externalid":
-      return Either.map(text("externalId", value, true), (id) => void (change.externalId = id))
+      return Result.map(text("externalId", value, true), (id) => void (change.externalId = id))
     case "members":
-      return Either.map(memberIds(value), (ids) => op === "add" ? change.addMembers(ids) : change.replaceMembers(ids))
+      return Result.map(memberIds(value), (ids) => op === "add" ? change.addMembers(ids) : change.replaceMembers(ids))
     case "id":
     case "meta":
       return fail("mutability", `${attribute} is read-only.`)
@@ -146,7 +148,7 @@ const setAttribute = (change: Builder, op: "add" | "replace", attribute: string,
   }
 }
 
-const apply = (change: Builder, operation: PatchOperation): Either.Either<void, PatchFailure> => {
+const apply = (change: Builder, operation: PatchOperation): Result.Result<void, PatchFailure> => {
   const op = typeof operation.op === "string" ? operation.op.toLowerCase() : ""
   if (op !== "add" && op !== "replace" && op !== "remove") {
     return fail("invalidSyntax", `op must be add, replace or remove, not ${quote(String(operation.op))}.`)
@@ -162,9 +164,9 @@ const apply = (change: Builder, operation: PatchOperation): Either.Either<void, 
       const attribute = attributeOf(key)
       if (attribute === "id" || attribute === "schemas" || attribute === "meta") continue
       const done = setAttribute(change, op, attribute, member)
-      if (Either.isLeft(done)) return done
+      if (Result.isFailure(done)) return done
     }
-    return Either.right(undefined)
+    return Result.succeed(undefined)
   }
   const attribute = attributeOf(path)
   const filtered = memberFilter.exec(attribute)
@@ -173,19 +175,19 @@ const apply = (change: Builder, operation: PatchOperation): Either.Either<void, 
     if (ids === undefined) return fail("invalidPath", `Only members[value eq "…"] filters are supported, not ${quote(path)}.`)
     if (op !== "remove") return fail("invalidPath", `A members[value eq "…"] path takes only remove.`)
     change.removeMembers(ids)
-    return Either.right(undefined)
+    return Result.succeed(undefined)
   }
   if (op === "remove") {
     switch (attribute) {
       case "members":
         if (operation.value === undefined || operation.value === null) {
           change.replaceMembers([])
-          return Either.right(undefined)
+          return Result.succeed(undefined)
         }
-        return Either.map(memberIds(operation.value), (ids) => change.removeMembers(ids))
+        return Result.map(memberIds(operation.value), (ids) => change.removeMembers(ids))
       case "externalid":
         change.externalId = null
-        return Either.right(undefined)
+        return Result.succeed(undefined)
       case "displayname":
         return fail("mutability", "displayName is required and cannot be removed.")
       case "id":
@@ -199,7 +201,7 @@ const apply = (change: Builder, operation: PatchOperation): Either.Either<void, 
 }
 
 /** The change a PatchOp's operations make, in order; the first operation that does not fit fails the whole. */
-export const groupChange = (operations: ReadonlyArray<unknown>): Either.Either<GroupChange, PatchFailure> => {
+export const groupChange = (operations: ReadonlyArray<unknown>): Result.Result<GroupChange, PatchFailure> => {
   if (operations.length === 0) return fail("invalidValue", "Operations must hold at least one operation.")
   if (operations.length > MaxOperations) return fail("invalidValue", `Operations may hold at most ${MaxOperations} operations.`)
   const change = new Builder()
@@ -213,15 +215,14 @@ export const groupChange = (operations: ReadonlyArray<unknown>): Either.Either<G
     if (path !== undefined && path !== null && typeof path !== "string") return fail("invalidPath", "path must be a string.")
     if (typeof path === "string" && path.length > MaxStringLength) return fail("invalidPath", `path is longer than ${MaxStringLength} characters.`)
     const done = apply(change, { op: member("op") as string, path: path ?? undefined, value: member("value") })
-    if (Either.isLeft(done)) return Either.left(done.left)
+    if (Result.isFailure(done)) return Result.fail(done.failure)
   }
-  return Either.right(change.result())
+  return Result.succeed(change.result())
 }
 
 /** Every member id a change names (they must all be SCIM Users of the connection, removals aside). */
 export const namedMembers = (change: GroupChange): ReadonlyArray<string> =>
   change.members.exactly !== null ? change.members.exactly : change.members.add
-
 
 /**
  * A Group as a POST or PUT body holds it: `displayName` (required), `externalId`, `members`; attribute names in any
@@ -229,7 +230,7 @@ export const namedMembers = (change: GroupChange): ReadonlyArray<string> =>
  */
 export const groupInput = (
   body: Readonly<Record<string, unknown>>
-): Either.Either<{ readonly displayName: string; readonly externalId: string | null; readonly members: ReadonlyArray<string> }, PatchFailure> => {
+): Result.Result<{ readonly displayName: string; readonly externalId: string | null; readonly members: ReadonlyArray<string> }, PatchFailure> => {
   let displayName: unknown = undefined
   let externalId: unknown = null
   let members: unknown = []
@@ -240,7 +241,7 @@ export const groupInput = (
     else if (attribute === "members") members = value ?? []
   }
   if (displayName === undefined) return fail("invalidValue", "displayName is required.")
-  return Either.gen(function*() {
+  return Result.gen(function*() {
     const name = (yield* text("displayName", displayName, false)) as string
     const external = yield* text("externalId", externalId, true)
     const ids = yield* memberIds(members)

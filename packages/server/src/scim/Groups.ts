@@ -2,27 +2,38 @@
  * The SCIM Groups operations of one connection (RFC 7644 §3): create, read, list, replace, patch, delete; each
  * write one transaction holding the group's rows, the team it maps onto (TeamSync) and the roles the connection's
  * rules give. Another connection's or organization's group is a 404 like a missing one.
+ *
+ * The Effect 4 form of packages/server/src/scim/Groups.ts, whole: the same rules, errors and messages. What differs
+ * under the same behaviour: `Either` is `Result`; `GroupResource` is a type (not an interface), so it is a
+ * `Record<string, unknown>` for the projection without a cast; the service is a `Context.Service` with `make` and a
+ * static `layer`.
  */
-import { SqlClient } from "@effect/sql"
-import type { SqlError } from "@effect/sql/SqlError"
 import {
   type MembershipId,
   ScimBadRequest,
   ScimConflict,
+  ScimGroupId,
   ScimNotFound,
   ScimPreconditionFailed,
-  ScimGroupId,
   ScimServiceUnavailable,
   ServiceUnavailable,
   type TeamId
 } from "@orgplane/schema"
-import { Context, Data, Effect, Either, Layer, Option, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
+import * as SqlClient from "effect/sql/SqlClient"
+import type { SqlError } from "effect/sql/SqlError"
 import { makeId } from "../platform/Ids.js"
 import { catchUniqueViolation, orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
 import { GroupResourceType, MaxResults } from "./Attributes.js"
-import { condition, groupMapping } from "./Filter.js"
 import { DirectoryEvents, type ScimRequest } from "./DirectoryEvents.js"
+import { condition, groupMapping } from "./Filter.js"
 import { type GroupChange, groupChange, groupInput, GroupSchemaUrn, namedMembers } from "./GroupPatch.js"
 import { type Connection, type GroupMember, GroupsRepository, ScimGroupRow } from "./GroupsRepository.js"
 import { projectResource, type ProjectionQuery } from "./Projection.js"
@@ -64,7 +75,7 @@ const integer = (value: string | number | undefined): Option.Option<number | und
 }
 
 /** A group as the protocol answers it (before projection). */
-export interface GroupResource {
+export type GroupResource = {
   readonly schemas: ReadonlyArray<string>
   readonly id: ScimGroupId
   readonly externalId?: string
@@ -140,7 +151,7 @@ const wantsMembers = (query: ProjectionQuery) =>
 
 const unique = (ids: ReadonlyArray<string>) => [...new Set(ids)]
 
-const makeGroups = Effect.gen(function*() {
+const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const groups = yield* GroupsRepository
   const sync = yield* TeamSync
@@ -182,19 +193,17 @@ const makeGroups = Effect.gen(function*() {
         return yield* new GroupFailure({ status: 400, scimType: "invalidValue", detail: "startIndex and count must be integers." })
       }
       const where = condition(sql, mapping, query.filter)
-      if (Either.isLeft(where)) {
-        return yield* new GroupFailure({ status: 400, scimType: "invalidFilter", detail: where.left.detail })
+      if (Result.isFailure(where)) {
+        return yield* new GroupFailure({ status: 400, scimType: "invalidFilter", detail: where.failure.detail })
       }
       const startIndex = Math.max(1, start.value ?? 1)
       const count = Math.min(MaxResults, Math.max(0, size.value ?? DefaultCount))
-      const scope = { ...scopeOf(connection), where: where.right }
+      const scope = { ...scopeOf(connection), where: where.success }
       const rows = count === 0
         ? []
         : yield* groups.page({ ...scope, offset: startIndex - 1, limit: count, withMembers: wantsMembers(query) })
       const totalResults = rows.length > 0 ? rows[0].total : (yield* groups.count(scope)).total
-      const resources = rows.map(({ members, row }) =>
-        projectResource(GroupResourceType, resourceOf(place, row, members) as unknown as Record<string, unknown>, query)
-      )
+      const resources = rows.map(({ members, row }) => projectResource(GroupResourceType, resourceOf(place, row, members), query))
       return { schemas: [ListResponseUrn], totalResults, startIndex, itemsPerPage: resources.length, Resources: resources }
     })
 
@@ -202,7 +211,7 @@ const makeGroups = Effect.gen(function*() {
   const get = (place: Place, connection: SyncConnection, id: ScimGroupId, query: ProjectionQuery) =>
     Effect.map(
       read(place, connection, id, wantsMembers(query)),
-      (resource) => projectResource(GroupResourceType, resource as unknown as Record<string, unknown>, query)
+      (resource) => projectResource(GroupResourceType, resource, query)
     )
 
   const read = (place: Place, connection: SyncConnection, id: ScimGroupId, withMembers = true) =>
@@ -316,9 +325,9 @@ const makeGroups = Effect.gen(function*() {
   ) =>
     Effect.gen(function*() {
       const change = groupChange(operations)
-      if (Either.isLeft(change)) return yield* new GroupFailure({ status: 400, ...change.left })
+      if (Result.isFailure(change)) return yield* new GroupFailure({ status: 400, ...change.failure })
       const before = yield* lockFor(connection, id, ifMatch)
-      yield* applyChange(connection, before, change.right)
+      yield* applyChange(connection, before, change.success)
       return yield* read(place, connection, id)
     })
 
@@ -369,9 +378,9 @@ const makeGroups = Effect.gen(function*() {
 
   /** The body of a POST or PUT as a Group (400 `invalidValue` when it is not one). */
   const inputOf = (body: Readonly<Record<string, unknown>>) =>
-    Either.match(groupInput(body), {
-      onLeft: (failure) => Effect.fail(new GroupFailure({ status: 400, ...failure })),
-      onRight: (input): Effect.Effect<GroupInput> =>
+    Result.match(groupInput(body), {
+      onFailure: (failure) => Effect.fail(new GroupFailure({ status: 400, ...failure })),
+      onSuccess: (input): Effect.Effect<GroupInput> =>
         Effect.succeed({ displayName: input.displayName, externalId: input.externalId, members: input.members.map((value) => ({ value })) })
     })
 
@@ -398,8 +407,8 @@ const makeGroups = Effect.gen(function*() {
   } as const
 })
 
-export class Groups extends Context.Tag("@orgplane/server/scim/Groups")<Groups, Effect.Effect.Success<typeof makeGroups>>() {
-  static readonly layer = Layer.effect(Groups, makeGroups).pipe(
+export class Groups extends Context.Service<Groups>()("@orgplane/server/scim/Groups", { make }) {
+  static readonly layer = Layer.effect(this, this.make).pipe(
     Layer.provide([
       GroupsRepository.layer,
       TeamSync.layer,

@@ -4,10 +4,19 @@
  * lists travel as one array parameter (`unnest`), so a 10,000-member change is a few statements, not 10,000; they
  * are compared as `IN (SELECT … FROM unnest(…))`, which Postgres hashes (`= ANY(array)` compares each row with the
  * whole array: 10,000 × 10,000 comparisons).
+ *
+ * The Effect 4 form of packages/server/src/scim/GroupsRepository.ts, whole: the same statements, word for word.
+ * What differs under the same behaviour: `Model` comes from `effect/schema`, `Schema.parseJson` is
+ * `Schema.fromJsonString`, a union of literals is `Schema.Literals`, the page's rows are split without `any`; the
+ * service is a `Context.Service` with `make` and a static `layer`.
  */
-import { Model, SqlClient } from "@effect/sql"
 import { MembershipId, OrganizationId, ScimConnectionId, ScimGroupId, TeamId } from "@orgplane/schema"
-import { Context, Effect, Layer, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import { Model } from "effect/schema"
+import * as SqlClient from "effect/sql/SqlClient"
 import { DateColumn, execute, findAll, findOne, Fragment, single } from "../platform/Statements.js"
 
 export class ScimGroupRow extends Model.Class<ScimGroupRow>("ScimGroupRow")({
@@ -43,7 +52,7 @@ const Members = Schema.Struct({ ...Scoped.fields, memberIds: MemberIds })
 const rowColumns = `g.id, g.organization_id, g.connection_id, g.display_name, g.external_id, g.team_id, g.version,
   g.created_at, g.updated_at`
 
-const makeGroupsRepository = Effect.gen(function*() {
+const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const columns = sql.literal(rowColumns)
 
@@ -99,7 +108,7 @@ const makeGroupsRepository = Effect.gen(function*() {
     }),
     Result: Schema.Struct({
       row: ScimGroupRow,
-      members: Schema.NullOr(Schema.parseJson(Schema.Array(GroupMember))),
+      members: Schema.NullOr(Schema.fromJsonString(Schema.Array(GroupMember))),
       total: Schema.Number
     }),
     execute: ({ connectionId, limit, offset, organizationId, where, withMembers }) =>
@@ -108,7 +117,7 @@ const makeGroupsRepository = Effect.gen(function*() {
             FROM scim_groups g
             WHERE g.organization_id = ${organizationId} AND g.connection_id = ${connectionId} AND ${where}
             ORDER BY g.created_at, g.id OFFSET ${offset} LIMIT ${limit}`.pipe(
-        Effect.map((rows) => rows.map(({ members, total, ...row }: any) => ({ row, members, total })))
+        Effect.map((rows) => rows.map(({ members, total, ...row }) => ({ row, members, total })))
       )
   })
 
@@ -130,7 +139,7 @@ const makeGroupsRepository = Effect.gen(function*() {
 
   const members = single({
     Request: Scoped,
-    Result: Schema.Struct({ members: Schema.parseJson(Schema.Array(GroupMember)) }),
+    Result: Schema.Struct({ members: Schema.fromJsonString(Schema.Array(GroupMember)) }),
     execute: ({ connectionId, id, organizationId }) =>
       sql`SELECT ${membersJson} AS members FROM scim_groups g
             WHERE g.organization_id = ${organizationId} AND g.connection_id = ${connectionId} AND g.id = ${id}`
@@ -246,8 +255,8 @@ const makeGroupsRepository = Effect.gen(function*() {
     Request: Schema.Struct({ ...Connection.fields, memberIds: MemberIds }),
     Result: Schema.Struct({
       id: MembershipId,
-      role: Schema.Literal("owner", "admin", "member"),
-      groups: Schema.parseJson(Schema.Array(Schema.Struct({ displayName: Schema.String, externalId: Schema.NullOr(Schema.String) })))
+      role: Schema.Literals(["owner", "admin", "member"]),
+      groups: Schema.fromJsonString(Schema.Array(Schema.Struct({ displayName: Schema.String, externalId: Schema.NullOr(Schema.String) })))
     }),
     execute: ({ connectionId, memberIds, organizationId }) =>
       sql`SELECT m.id, m.role,
@@ -293,9 +302,9 @@ const makeGroupsRepository = Effect.gen(function*() {
   const connection = findOne({
     Request: Connection,
     Result: Schema.Struct({
-      groupMappingMode: Schema.Literal("metadata_only", "create_teams", "link_by_external_key"),
-      defaultRole: Schema.Literal("admin", "member"),
-      roleRules: Schema.parseJson(Schema.Array(Schema.Struct({ group: Schema.String, role: Schema.Literal("admin", "member") })))
+      groupMappingMode: Schema.Literals(["metadata_only", "create_teams", "link_by_external_key"]),
+      defaultRole: Schema.Literals(["admin", "member"]),
+      roleRules: Schema.fromJsonString(Schema.Array(Schema.Struct({ group: Schema.String, role: Schema.Literals(["admin", "member"]) })))
     }),
     execute: ({ connectionId, organizationId }) =>
       sql`SELECT c.group_mapping_mode, c.default_role, c.role_rules::text AS role_rules FROM scim_connections c
@@ -330,6 +339,6 @@ const makeGroupsRepository = Effect.gen(function*() {
   } as const
 })
 
-export class GroupsRepository extends Context.Tag("@orgplane/server/scim/GroupsRepository")<GroupsRepository, Effect.Effect.Success<typeof makeGroupsRepository>>() {
-  static readonly layer = Layer.effect(GroupsRepository, makeGroupsRepository)
+export class GroupsRepository extends Context.Service<GroupsRepository>()("@orgplane/server/scim/GroupsRepository", { make }) {
+  static readonly layer = Layer.effect(this, this.make)
 }

@@ -17,7 +17,8 @@
  * primary decides the person's account, so the server does not guess), and an add or replace that makes a value
  * primary makes the others not (RFC 7644 §3.5.2).
  */
-import { Data, Either } from "effect"
+import * as Data from "effect/Data"
+import * as Result from "effect/Result"
 import { scimPatch, type ScimPatchOperation } from "scim-patch"
 import { filter as matches, parse as parseFilter } from "scim2-parse-filter"
 import {
@@ -40,7 +41,7 @@ export class PatchError extends Data.TaggedError("PatchError")<{
 }> {}
 
 type Resource = Record<string, unknown>
-const fail = (scimType: PatchScimType, detail: string) => Either.left(new PatchError({ scimType, detail }))
+const fail = (scimType: PatchScimType, detail: string) => Result.fail(new PatchError({ scimType, detail }))
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
@@ -49,13 +50,13 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 const ignoredWrites = new Set(["password"])
 
 /** One value of an attribute, in its canonical form; sub-attributes the server does not keep are dropped. */
-const readValue = (attribute: Attribute, value: unknown, path: string): Either.Either<unknown, PatchError> => {
-  if (value === null) return Either.right(null)
+const readValue = (attribute: Attribute, value: unknown, path: string): Result.Result<unknown, PatchError> => {
+  if (value === null) return Result.succeed(null)
   switch (attribute.type) {
     case "boolean": {
-      if (typeof value === "boolean") return Either.right(value)
+      if (typeof value === "boolean") return Result.succeed(value)
       // Entra sends "True"/"False" strings.
-      if (typeof value === "string" && /^(true|false)$/i.test(value)) return Either.right(value.toLowerCase() === "true")
+      if (typeof value === "string" && /^(true|false)$/i.test(value)) return Result.succeed(value.toLowerCase() === "true")
       return fail("invalidValue", `${path} must be a boolean.`)
     }
     case "string":
@@ -64,12 +65,12 @@ const readValue = (attribute: Attribute, value: unknown, path: string): Either.E
       if (typeof value !== "string") return fail("invalidValue", `${path} must be a string.`)
       if (value.includes("\u0000")) return fail("invalidValue", `${path} must not contain a NUL character.`)
       if (value.length > MaxStringLength) return fail("invalidValue", `${path} is longer than ${MaxStringLength} characters.`)
-      return Either.right(value)
+      return Result.succeed(value)
     }
     case "integer":
     case "decimal":
       return typeof value === "number" && Number.isFinite(value)
-        ? Either.right(value)
+        ? Result.succeed(value)
         : fail("invalidValue", `${path} must be a number.`)
     case "complex": {
       // Entra sets the enterprise manager with the id alone: `"value": "<id>"` for `manager`.
@@ -82,44 +83,44 @@ const readValue = (attribute: Attribute, value: unknown, path: string): Either.E
         const sub = attribute.subAttributes?.find((candidate) => candidate.name.toLowerCase() === key.toLowerCase())
         if (sub === undefined || sub.mutability === "readOnly") continue
         const read = readValue(sub, item, `${path}.${sub.name}`)
-        if (Either.isLeft(read)) return Either.left(read.left)
-        if (read.right !== null) result[sub.name] = read.right
+        if (Result.isFailure(read)) return Result.fail(read.failure)
+        if (read.success !== null) result[sub.name] = read.success
       }
-      return Either.right(result)
+      return Result.succeed(result)
     }
   }
 }
 
 /** A whole attribute's value: a multi-valued one is an array (a single element is taken as one, as Entra sends it). */
-const readAttribute = (attribute: Attribute, value: unknown, path: string): Either.Either<unknown, PatchError> => {
+const readAttribute = (attribute: Attribute, value: unknown, path: string): Result.Result<unknown, PatchError> => {
   if (!attribute.multiValued || value === null) return readValue(attribute, value, path)
   const items = Array.isArray(value) ? value : [value]
   if (items.length > MaxValues) return fail("invalidValue", `${path} has more than ${MaxValues} values.`)
   const read: Array<unknown> = []
   for (const item of items) {
     const one = readValue(attribute, item, path)
-    if (Either.isLeft(one)) return Either.left(one.left)
-    if (one.right !== null) read.push(one.right)
+    if (Result.isFailure(one)) return Result.fail(one.failure)
+    if (one.success !== null) read.push(one.success)
   }
-  return Either.right(read)
+  return Result.succeed(read)
 }
 
 const readAttributes = (
   attributes: ReadonlyArray<Attribute>,
   input: Record<string, unknown>,
   prefix: string
-): Either.Either<Resource, PatchError> => {
+): Result.Result<Resource, PatchError> => {
   const result: Resource = {}
   for (const [key, value] of Object.entries(input)) {
     const attribute = attributes.find((candidate) => candidate.name.toLowerCase() === key.toLowerCase())
     if (attribute === undefined || attribute.mutability === "readOnly") continue
     const read = readAttribute(attribute, value, `${prefix}${attribute.name}`)
-    if (Either.isLeft(read)) return Either.left(read.left)
-    const empty = read.right === null || (Array.isArray(read.right) && read.right.length === 0) ||
-      (isObject(read.right) && Object.keys(read.right).length === 0)
-    if (!empty) result[attribute.name] = read.right
+    if (Result.isFailure(read)) return Result.fail(read.failure)
+    const empty = read.success === null || (Array.isArray(read.success) && read.success.length === 0) ||
+      (isObject(read.success) && Object.keys(read.success).length === 0)
+    if (!empty) result[attribute.name] = read.success
   }
-  return Either.right(result)
+  return Result.succeed(result)
 }
 
 /**
@@ -130,7 +131,7 @@ const readAttributes = (
 export const readResource = (
   resourceType: ResourceTypeDefinition,
   input: unknown
-): Either.Either<Resource, PatchError> => {
+): Result.Result<Resource, PatchError> => {
   if (!isObject(input)) return fail("invalidSyntax", "The resource must be a JSON object.")
   const core: Record<string, unknown> = {}
   const extensions: Record<string, Record<string, unknown>> = {}
@@ -155,14 +156,14 @@ export const readResource = (
     }
   }
   const read = readAttributes(resourceType.schema.attributes, core, "")
-  if (Either.isLeft(read)) return Either.left(read.left)
-  const result: Resource = { ...(core.externalId === undefined ? {} : { externalId: core.externalId }), ...read.right }
+  if (Result.isFailure(read)) return Result.fail(read.failure)
+  const result: Resource = { ...(core.externalId === undefined ? {} : { externalId: core.externalId }), ...read.success }
   for (const extension of resourceType.extensions) {
     const value = extensions[extension.id]
     if (value === undefined) continue
     const attributes = readAttributes(extension.attributes, value, `${extension.id}:`)
-    if (Either.isLeft(attributes)) return Either.left(attributes.left)
-    if (Object.keys(attributes.right).length > 0) result[extension.id] = attributes.right
+    if (Result.isFailure(attributes)) return Result.fail(attributes.failure)
+    if (Object.keys(attributes.success).length > 0) result[extension.id] = attributes.success
   }
   for (const attribute of resourceType.schema.attributes) {
     if (attribute.required && (typeof result[attribute.name] !== "string" || (result[attribute.name] as string).trim() === "")) {
@@ -171,7 +172,7 @@ export const readResource = (
   }
   const primaries = tooManyPrimaries(resourceType, result)
   if (primaries !== undefined) return fail("invalidValue", primaries)
-  return Either.right(result)
+  return Result.succeed(result)
 }
 
 
@@ -193,7 +194,7 @@ interface ParsedPath {
 }
 
 /** `attr`, `attr.sub`, `attr[filter]`, `attr[filter].sub`, each optionally behind a schema URN. */
-const parsePath = (resourceType: ResourceTypeDefinition, path: string): Either.Either<ParsedPath, PatchError> => {
+const parsePath = (resourceType: ResourceTypeDefinition, path: string): Result.Result<ParsedPath, PatchError> => {
   const open = path.indexOf("[")
   const close = path.lastIndexOf("]")
   const head = open === -1 ? path : path.slice(0, open)
@@ -223,7 +224,7 @@ const parsePath = (resourceType: ResourceTypeDefinition, path: string): Either.E
   const canonical = `${prefix}${resolved.attribute.name}${filter === undefined ? "" : `[${filter}]`}${
     subAttribute === undefined ? "" : `.${subAttribute.name}`
   }`
-  return Either.right({ attribute: resolved.attribute, schema: resolved.schema, filter, subAttribute, canonical })
+  return Result.succeed({ attribute: resolved.attribute, schema: resolved.schema, filter, subAttribute, canonical })
 }
 
 /** Splits a no-path add/replace into one operation per key (dotted keys and URN keys become paths). */
@@ -240,13 +241,13 @@ const expand = (resourceType: ResourceTypeDefinition, op: "add" | "replace", val
       operations.push({ op, path: key, value: item, fromNoPath: true })
     }
   }
-  return Either.right(operations)
+  return Result.succeed(operations)
 }
 
 const normaliseOne = (
   resourceType: ResourceTypeDefinition,
   input: unknown
-): Either.Either<ReadonlyArray<NormalisedOperation>, PatchError> => {
+): Result.Result<ReadonlyArray<NormalisedOperation>, PatchError> => {
   if (!isObject(input)) return fail("invalidSyntax", "Each operation must be an object.")
   const op = typeof input.op === "string" ? input.op.toLowerCase() : undefined
   if (op !== "add" && op !== "remove" && op !== "replace") {
@@ -263,7 +264,7 @@ const normaliseOne = (
     if (op === "remove") return fail("noTarget", "A remove operation needs a path.")
     return expand(resourceType, op, input.value)
   }
-  return Either.right([{ op, path: path.trim(), value: input.value }])
+  return Result.succeed([{ op, path: path.trim(), value: input.value }])
 }
 
 /** An operation checked against the schema, ready for scim-patch (undefined: accepted and ignored, e.g. password). */
@@ -271,12 +272,12 @@ const check = (
   resourceType: ResourceTypeDefinition,
   resource: Resource,
   operation: NormalisedOperation
-): Either.Either<ScimPatchOperation | undefined, PatchError> => {
+): Result.Result<ScimPatchOperation | undefined, PatchError> => {
   const path = operation.path!
-  if (ignoredWrites.has(path.toLowerCase())) return Either.right(undefined)
+  if (ignoredWrites.has(path.toLowerCase())) return Result.succeed(undefined)
   const parsed = parsePath(resourceType, path)
-  if (Either.isLeft(parsed)) return Either.left(parsed.left)
-  const { attribute, canonical, filter, subAttribute } = parsed.right
+  if (Result.isFailure(parsed)) return Result.fail(parsed.failure)
+  const { attribute, canonical, filter, subAttribute } = parsed.success
   const target = subAttribute ?? attribute
   if (attribute.mutability === "readOnly" || target.mutability === "readOnly") {
     return fail("mutability", `${canonical} is read-only.`)
@@ -286,7 +287,7 @@ const check = (
   }
   // RFC 7644 §3.5.2.2 and §3.5.2.3: a value filter that matches no value is noTarget.
   if (filter !== undefined && (operation.op === "remove" || (operation.op === "replace" && operation.fromNoPath !== true))) {
-    const elements = valueAt(resource, parsed.right)
+    const elements = valueAt(resource, parsed.success)
     const test = matches(parseFilter(filter))
     if (!Array.isArray(elements) || !elements.some((element) => isObject(element) && test(element))) {
       return fail("noTarget", `No value of ${attribute.name} matches [${filter}].`)
@@ -297,8 +298,8 @@ const check = (
     const value = operation.value === undefined || operation.value === null
       ? undefined
       : readAttribute(attribute, operation.value, canonical)
-    if (value !== undefined && Either.isLeft(value)) return Either.left(value.left)
-    return Either.right({ op: "remove", path: canonical, ...(value === undefined ? {} : { value: value.right }) })
+    if (value !== undefined && Result.isFailure(value)) return Result.fail(value.failure)
+    return Result.succeed({ op: "remove", path: canonical, ...(value === undefined ? {} : { value: value.success }) })
   }
   if (operation.value === undefined) return fail("invalidValue", `"${operation.op}" of ${canonical} needs a value.`)
   const value = subAttribute !== undefined
@@ -306,13 +307,13 @@ const check = (
     : filter !== undefined
     ? readValue(attribute, operation.value, canonical)
     : readAttribute(attribute, operation.value, canonical)
-  if (Either.isLeft(value)) return Either.left(value.left)
-  if (value.right === null) {
+  if (Result.isFailure(value)) return Result.fail(value.failure)
+  if (value.success === null) {
     // A replace with null unassigns (RFC 7644 §3.5.2.3 via §3.5.2.2), as Entra sends it for a cleared field.
     if (attribute.required && subAttribute === undefined) return fail("invalidValue", `${attribute.name} is required.`)
-    return Either.right({ op: "remove", path: canonical })
+    return Result.succeed({ op: "remove", path: canonical })
   }
-  return Either.right({ op: operation.op, path: canonical, value: value.right })
+  return Result.succeed({ op: operation.op, path: canonical, value: value.success })
 }
 
 const valueAt = (resource: Resource, path: ParsedPath) => {
@@ -331,21 +332,21 @@ export const applyPatch = (
   resourceType: ResourceTypeDefinition,
   resource: Resource,
   operations: ReadonlyArray<unknown>
-): Either.Either<Resource, PatchError> => {
+): Result.Result<Resource, PatchError> => {
   if (operations.length === 0) return fail("invalidValue", "Operations is empty.")
   if (operations.length > MaxOperations) return fail("invalidValue", `More than ${MaxOperations} operations.`)
   let current = resource
   for (const input of operations) {
     const normalised = normaliseOne(resourceType, input)
-    if (Either.isLeft(normalised)) return Either.left(normalised.left)
-    for (const operation of normalised.right) {
+    if (Result.isFailure(normalised)) return Result.fail(normalised.failure)
+    for (const operation of normalised.success) {
       const one = check(resourceType, current, operation)
-      if (Either.isLeft(one)) return Either.left(one.left)
-      if (one.right === undefined) continue
+      if (Result.isFailure(one)) return Result.fail(one.failure)
+      if (one.success === undefined) continue
       // Each operation sees the result of the ones before it (a remove's noTarget check included).
-      const applied = applyChecked(current, [one.right])
-      if (Either.isLeft(applied)) return Either.left(applied.left)
-      const settled = one.right.op === "remove" ? applied.right : settlePrimary(resourceType, current, applied.right, one.right)
+      const applied = applyChecked(current, [one.success])
+      if (Result.isFailure(applied)) return Result.fail(applied.failure)
+      const settled = one.success.op === "remove" ? applied.success : settlePrimary(resourceType, current, applied.success, one.success)
       if (typeof settled === "string") return fail("invalidValue", settled)
       current = settled
     }
@@ -353,14 +354,14 @@ export const applyPatch = (
   return readResource(resourceType, current)
 }
 
-const applyChecked = (resource: Resource, operations: Array<ScimPatchOperation>): Either.Either<Resource, PatchError> => {
+const applyChecked = (resource: Resource, operations: Array<ScimPatchOperation>): Result.Result<Resource, PatchError> => {
   try {
     const document = { ...structuredClone(resource), meta: { created: new Date(0), lastModified: new Date(0) }, schemas: [] }
     const { meta: _meta, schemas: _schemas, ...patched } = scimPatch(document, operations, {
       mutateDocument: true,
       treatMissingAsAdd: true
     }) as Resource
-    return Either.right(patched)
+    return Result.succeed(patched)
   } catch (error) {
     const name = error instanceof Error ? error.constructor.name : ""
     const detail = error instanceof Error ? error.message : String(error)

@@ -1,6 +1,8 @@
 /**
  * Attribute projection (RFC 7644 §3.4.2.5, §3.9): `attributes` and `excludedAttributes` over a resource, with the
  * advertised `returned` rules (`always` stays, `never` never shows, `request` only when asked for).
+ *
+ * The Effect 4 form of packages/server/src/scim/Projection.ts, whole (it holds no Effect code).
  */
 import { type Attribute, CommonAttributes, extensionOf, resolvePath, type ResourceTypeDefinition } from "./Attributes.js"
 
@@ -34,7 +36,6 @@ const parseList = (resourceType: ResourceTypeDefinition, list: string | undefine
 
 type Selection = ReadonlyArray<Selected>
 
-
 const project = (
   resource: Resource,
   attributes: ReadonlyArray<Attribute>,
@@ -65,7 +66,7 @@ const project = (
     }
     const keep = (sub: Attribute) =>
       sub.returned === "always" ||
-      ((wholeAsked || asked!.some((item) => item.sub === sub.name)) && !dropped.some((item) => item.sub === sub.name) &&
+      ((wholeAsked || (asked?.some((item) => item.sub === sub.name) ?? false)) && !dropped.some((item) => item.sub === sub.name) &&
         sub.returned !== "never")
     const pick = (element: unknown) =>
       typeof element === "object" && element !== null

@@ -3,12 +3,20 @@
  * made true again in the organization where something drifted (a membership suspended or restored by hand, a team
  * missing or holding other members, a linked team that appeared since, a role the rules give). Answers what it
  * checked and each repair it made; runs in one transaction.
+ *
+ * The Effect 4 form of packages/server/src/scim/Reconcile.ts, whole: the same checks and repairs in the same order.
+ * What differs under the same behaviour: DirectoryTeams is taken when the service is made rather than by `run` (the
+ * layer needs it either way: TeamSync's does, provided by the caller); the service is a `Context.Service` with `make`
+ * and a static `layer`.
  */
-import type { MembershipId, OrganizationId, ScimConnectionId } from "@orgplane/schema"
-import { Context, Effect, Layer, Option } from "effect"
+import type { OrganizationId, ScimConnectionId } from "@orgplane/schema"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { transaction } from "../platform/Sql.js"
-import { DirectoryMembers } from "./DirectoryMembers.js"
 import { DirectoryTeams } from "../teams/DirectoryTeams.js"
+import { DirectoryMembers } from "./DirectoryMembers.js"
 import { GroupsRepository, ScimGroupRow } from "./GroupsRepository.js"
 import { type SyncConnection, TeamSync } from "./TeamSync.js"
 
@@ -22,10 +30,10 @@ const make = Effect.gen(function*() {
   const groups = yield* GroupsRepository
   const sync = yield* TeamSync
   const members = yield* DirectoryMembers
+  const teams = yield* DirectoryTeams
 
   /** The body of the reconcile transaction (the caller ends it and records the event). */
   const run = Effect.fn("Reconcile.run")(function*(connection: SyncConnection) {
-    const teams = yield* DirectoryTeams
     const scope = { organizationId: connection.organizationId, connectionId: connection.connectionId }
     const repaired: Array<Repair> = []
     const user = (resourceId: string, change: string) => repaired.push({ resourceType: "User", resourceId, change })
@@ -85,7 +93,7 @@ const make = Effect.gen(function*() {
       }
     }
 
-    const live = users.filter((state) => !state.deleted && !state.removed).map((state) => state.membershipId as MembershipId)
+    const live = users.filter((state) => !state.deleted && !state.removed).map((state) => state.membershipId)
     for (const role of yield* sync.applyRoleRules(connection, live)) {
       user(role.id, `role set to ${role.role} by the connection's group rules`)
     }
@@ -105,8 +113,8 @@ const make = Effect.gen(function*() {
   return { run, reconcile } as const
 })
 
-export class Reconcile extends Context.Tag("@orgplane/server/scim/Reconcile")<Reconcile, Effect.Effect.Success<typeof make>>() {
-  static readonly layer = Layer.effect(Reconcile, make).pipe(
+export class Reconcile extends Context.Service<Reconcile>()("@orgplane/server/scim/Reconcile", { make }) {
+  static readonly layer = Layer.effect(this, this.make).pipe(
     Layer.provide([
       GroupsRepository.layer,
       TeamSync.layer,

@@ -2,9 +2,15 @@
  * The headers RFC 7644 gives an answer carrying one resource (§3.1, §3.14): `ETag`, its `meta.version`, so a client
  * can send `If-Match` without reading the body; and for a create, `Location`, its `meta.location`. A read whose
  * `If-None-Match` names that version answers 304 without a body.
+ *
+ * The Effect 4 form of packages/server/src/scim/ResourceHeaders.ts, whole: `HttpApp` is `HttpEffect`, whose
+ * `appendPreResponseHandler` needs the request (`HttpServerRequest`) where Effect 3's read a fiber ref: a handler
+ * has it.
  */
-import { HttpApp, HttpServerResponse } from "@effect/platform"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
+import * as HttpEffect from "effect/http/HttpEffect"
+import type * as HttpServerRequest from "effect/http/HttpServerRequest"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
 
 interface Located {
   readonly meta?: { readonly location?: string | undefined; readonly version?: string | undefined } | undefined
@@ -12,7 +18,7 @@ interface Located {
 
 /** Sets the resource's headers on the response the handler's answer becomes. */
 export const resourceHeaders = (resource: Located, created: boolean) =>
-  HttpApp.appendPreResponseHandler((_, response) =>
+  HttpEffect.appendPreResponseHandler((_, response) =>
     Effect.succeed(HttpServerResponse.setHeaders(response, {
       ...(resource.meta?.version === undefined ? {} : { etag: resource.meta.version }),
       ...(created && resource.meta?.location !== undefined ? { location: resource.meta.location } : {})
@@ -36,7 +42,7 @@ export const noneMatchNames = (ifNoneMatch: string | undefined, version: string)
  */
 export const unlessNotModified = (ifNoneMatch: string | undefined) =>
 <A extends Located, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.flatMap(effect, (resource): Effect.Effect<A | HttpServerResponse.HttpServerResponse> => {
+  Effect.flatMap(effect, (resource): Effect.Effect<A | HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest> => {
     const version = resource.meta?.version
     return version !== undefined && noneMatchNames(ifNoneMatch, version)
       ? Effect.succeed(HttpServerResponse.empty({ status: 304, headers: { etag: version } }))

@@ -15,9 +15,15 @@
  * Roles: a member in a group that a rule names (displayName or externalId, case-insensitively) gets the rule's role
  * when it is higher than the connection's default role; a member in no such group has the default role. An owner is
  * never demoted, and nothing else about a group name ever grants a role.
+ *
+ * The Effect 4 form of packages/server/src/scim/TeamSync.ts, whole; the service is a `Context.Service` with `make`
+ * and a static `layer` (DirectoryTeams, as on Effect 3, provided by the caller).
  */
 import type { MembershipId, OrganizationId, Role, ScimConnectionId, TeamId } from "@orgplane/schema"
-import { Context, Effect, Layer, Option } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { Memberships } from "../identity/Memberships.js"
 import { DirectoryTeams } from "../teams/DirectoryTeams.js"
 import { type Connection, GroupsRepository, ScimGroupRow } from "./GroupsRepository.js"
@@ -82,13 +88,15 @@ const make = Effect.gen(function*() {
   })
 
   /** The team's members become the group's active members. */
-  const syncMembers = Effect.fn("TeamSync.syncMembers")((connection: Connection, group: ScimGroupRow) =>
-    group.teamId === null
+  const syncMembers = Effect.fn("TeamSync.syncMembers")((connection: Connection, group: ScimGroupRow) => {
+    const teamId = group.teamId
+    return teamId === null
       ? Effect.void
       : Effect.flatMap(
         groups.activeMemberIds({ ...connection, id: group.id }),
-        (memberIds) => teams.setMembers(connection.organizationId, group.teamId as TeamId, memberIds)
-      ))
+        (memberIds) => teams.setMembers(connection.organizationId, teamId, memberIds)
+      )
+  })
 
   /**
    * After a group was created or replaced: the team it should map onto now (a created team renamed with the
@@ -156,12 +164,11 @@ const make = Effect.gen(function*() {
   return { teamForGroup, syncMembers, groupChanged, groupDeleted, applyRoleRules, membersChanged, memberChanged } as const
 })
 
-export class TeamSync extends Context.Tag("@orgplane/server/scim/TeamSync")<TeamSync, Effect.Effect.Success<typeof make>>() {
-  static readonly layer = Layer.effect(TeamSync, make).pipe(
+export class TeamSync extends Context.Service<TeamSync>()("@orgplane/server/scim/TeamSync", { make }) {
+  static readonly layer = Layer.effect(this, this.make).pipe(
     Layer.provide([
       GroupsRepository.layer,
       Memberships.layer
     ])
   )
 }
-

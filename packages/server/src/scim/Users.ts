@@ -2,6 +2,10 @@
  * SCIM Users of a connection (RFC 7644 §3): each is a member of the organization. Creating one finds or makes the
  * person's account and membership; `active` suspends and restores the membership; deleting removes it (soft) and
  * keeps it marked as deprovisioned. Each write is one transaction with its `scim_events` row.
+ *
+ * The Effect 4 form of packages/server/src/scim/Users.ts, whole: the same rules, errors and messages. What differs
+ * under the same behaviour: `Either` is `Result`; Crypto is taken when the service is made rather than when an account
+ * is created (the server provides it either way); the service is a `Context.Service` with `make` and a static `layer`.
  */
 import {
   Conflict,
@@ -12,27 +16,30 @@ import {
   ScimPreconditionFailed,
   ScimServiceUnavailable,
   type ScimUser,
-  ServiceUnavailable,
-  type UserId
+  ServiceUnavailable
 } from "@orgplane/schema"
-import { Context, Effect, Either, Layer, Option } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Result from "effect/Result"
 import { Accounts } from "../identity/Accounts.js"
 import { Memberships } from "../identity/Memberships.js"
 import { UsersRepository as AccountsRepository } from "../identity/UsersRepository.js"
-import { Crypto } from "../platform/Crypto.js"
 import { describe } from "../platform/AuditRecorder.js"
+import { Crypto } from "../platform/Crypto.js"
 import { catchUniqueViolation, orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
 import { EnterpriseUserSchemaId, MaxResults, UserResourceType, UserSchemaId } from "./Attributes.js"
+import { DirectoryEvents, type ScimRequest } from "./DirectoryEvents.js"
+import { DirectoryMembers } from "./DirectoryMembers.js"
 import * as Filter from "./Filter.js"
+import { GroupsRepository } from "./GroupsRepository.js"
 import { applyPatch, type PatchError, readResource } from "./Patch.js"
 import { withOnePrimary } from "./Primary.js"
 import { type ProjectionQuery, projectResource } from "./Projection.js"
-import { type ScimScope, type ScimUserRow, type ScimUserValues, UsersRepository } from "./UsersRepository.js"
-import { DirectoryEvents, type ScimRequest } from "./DirectoryEvents.js"
-import { DirectoryMembers } from "./DirectoryMembers.js"
-import { GroupsRepository } from "./GroupsRepository.js"
 import { TeamSync } from "./TeamSync.js"
+import { type ScimScope, type ScimUserRow, type ScimUserValues, UsersRepository } from "./UsersRepository.js"
 
 /** A directory's request: its connection and the token it used. */
 export interface ScimCaller extends ScimScope {
@@ -58,12 +65,12 @@ const uniqueness = (detail: string) => new ScimConflict({ scimType: "uniqueness"
  * bound (RFC 7644 §3.4.2.4).
  */
 const integer = (name: string, value: string | number | undefined, fallback: number, minimum: number, maximum: number) => {
-  if (value === undefined || value === "") return Either.right(fallback)
+  if (value === undefined || value === "") return Result.succeed(fallback)
   const number = typeof value === "number" ? value : /^-?\d{1,9}$/.test(value) ? Number(value) : Number.NaN
   if (!Number.isInteger(number)) {
-    return Either.left(new ScimBadRequest({ scimType: "invalidValue", detail: `${name} must be an integer.` }))
+    return Result.fail(new ScimBadRequest({ scimType: "invalidValue", detail: `${name} must be an integer.` }))
   }
-  return Either.right(Math.min(Math.max(number, minimum), maximum))
+  return Result.succeed(Math.min(Math.max(number, minimum), maximum))
 }
 
 /** `If-Match`: `*` or a list of ETags (weak or strong); the User's version must be among them. */
@@ -153,13 +160,14 @@ const make = Effect.gen(function*() {
   const directory = yield* DirectoryMembers
   const groups = yield* GroupsRepository
   const sync = yield* TeamSync
+  const crypto = yield* Crypto
 
   const unavailable = <A, E, R>(effect: Effect.Effect<A, E | ServiceUnavailable, R>) =>
     Effect.catchIf(
       effect,
       (error): error is ServiceUnavailable => error instanceof ServiceUnavailable,
       (error) => Effect.fail(new ScimServiceUnavailable({ detail: error.message }))
-    ) as Effect.Effect<A, Exclude<E, ServiceUnavailable> | ScimServiceUnavailable, R>
+    )
 
   /** A write: one transaction with its event; a refusal is recorded after the rollback, as the design asks. */
   const write = <A, E extends { readonly _tag: string }, R>(
@@ -217,10 +225,10 @@ const make = Effect.gen(function*() {
 
   const create = Effect.fn("Users.create")(function*(caller: ScimCaller, request: ScimRequest, body: unknown, base: string) {
     const canonical = readResource(UserResourceType, body)
-    if (Either.isLeft(canonical)) return yield* Effect.fail(badRequest(canonical.left))
-    const assigned = assignedActive(canonical.right)
-    const values = valuesOf(canonical.right, assigned ?? true, assigned !== undefined)
-    const email = emailOf(canonical.right)
+    if (Result.isFailure(canonical)) return yield* Effect.fail(badRequest(canonical.failure))
+    const assigned = assignedActive(canonical.success)
+    const values = valuesOf(canonical.success, assigned ?? true, assigned !== undefined)
+    const email = emailOf(canonical.success)
     if (email === undefined) {
       return yield* new ScimBadRequest({
         scimType: "invalidValue",
@@ -233,7 +241,7 @@ const make = Effect.gen(function*() {
       yield* memberships.lock(caller.organizationId)
       yield* checkUnique(caller, values)
       const at = yield* now
-      const userId = yield* personOf(email, nameOf(canonical.right, email), at)
+      const userId = yield* personOf(email, nameOf(canonical.success, email), at)
       const existing = yield* memberships.findActive(caller.organizationId, { userId })
       let membershipId: MembershipId
       if (Option.isSome(existing)) {
@@ -261,8 +269,7 @@ const make = Effect.gen(function*() {
   const personOf = (email: string, name: string, at: Date) =>
     Effect.gen(function*() {
       const found = yield* people.findByEmail(email)
-      if (Option.isSome(found)) return found.value.id as UserId
-      const crypto = yield* Crypto
+      if (Option.isSome(found)) return found.value.id
       return (yield* accounts.createUser({ email, name, passwordHash: crypto.unusablePasswordHash }, at)).id
     }).pipe(
       // Another request made the account first (a sign-up, another connection): the directory retries.
@@ -273,11 +280,11 @@ const make = Effect.gen(function*() {
     )
 
   const list = Effect.fn("Users.list")(function*(caller: ScimCaller, parameters: ListParameters, base: string) {
-    const startIndex = yield* integer("startIndex", parameters.startIndex, 1, 1, Number.MAX_SAFE_INTEGER)
-    const count = yield* integer("count", parameters.count, 100, 0, MaxResults)
+    const startIndex = yield* Effect.fromResult(integer("startIndex", parameters.startIndex, 1, 1, Number.MAX_SAFE_INTEGER))
+    const count = yield* Effect.fromResult(integer("count", parameters.count, 100, 0, MaxResults))
     const condition = Filter.condition(repository.sql, repository.mapping, parameters.filter)
-    if (Either.isLeft(condition)) return yield* Effect.fail(badRequest(condition.left))
-    const page = yield* unavailable(orUnavailable(repository.list(caller, condition.right, startIndex - 1, count)))
+    if (Result.isFailure(condition)) return yield* Effect.fail(badRequest(condition.failure))
+    const page = yield* unavailable(orUnavailable(repository.list(caller, condition.success, startIndex - 1, count)))
     return {
       schemas: ["urn:ietf:params:scim:api:messages:2.0:ListResponse"],
       totalResults: page.total,
@@ -295,12 +302,12 @@ const make = Effect.gen(function*() {
 
   const replace = Effect.fn("Users.replace")(function*(caller: ScimCaller, request: ScimRequest, id: string, body: unknown, ifMatch: string | undefined, base: string) {
     const canonical = readResource(UserResourceType, body)
-    if (Either.isLeft(canonical)) return yield* Effect.fail(badRequest(canonical.left))
+    if (Result.isFailure(canonical)) return yield* Effect.fail(badRequest(canonical.failure))
     const row = yield* write(caller, request, () => id, 200, Effect.gen(function*() {
       const previous = yield* lockedUser(caller, id, ifMatch)
       // A PUT without `active` keeps it: a full replace must not suspend or restore by omission.
-      const assigned = assignedActive(canonical.right) ?? assignedActive(previous.resource)
-      return yield* store(caller, previous.membershipId, valuesOf(canonical.right, assigned ?? previous.active, assigned !== undefined), previous)
+      const assigned = assignedActive(canonical.success) ?? assignedActive(previous.resource)
+      return yield* store(caller, previous.membershipId, valuesOf(canonical.success, assigned ?? previous.active, assigned !== undefined), previous)
     }))
     return toScimUser(row, base) as ScimUser
   })
@@ -316,10 +323,10 @@ const make = Effect.gen(function*() {
     const row = yield* write(caller, request, () => id, 200, Effect.gen(function*() {
       const previous = yield* lockedUser(caller, id, ifMatch)
       const patched = applyPatch(UserResourceType, canonicalOf(previous), operations)
-      if (Either.isLeft(patched)) return yield* Effect.fail(badRequest(patched.left))
+      if (Result.isFailure(patched)) return yield* Effect.fail(badRequest(patched.failure))
       // Removing `active` unassigns it; the membership stays as it was (nothing is suspended or restored by omission).
-      const assigned = assignedActive(patched.right)
-      return yield* store(caller, previous.membershipId, valuesOf(patched.right, assigned ?? previous.active, assigned !== undefined), previous)
+      const assigned = assignedActive(patched.success)
+      return yield* store(caller, previous.membershipId, valuesOf(patched.success, assigned ?? previous.active, assigned !== undefined), previous)
     }))
     return toScimUser(row, base) as ScimUser
   })
@@ -335,8 +342,8 @@ const make = Effect.gen(function*() {
   return { create, list, get, replace, patch, remove } as const
 })
 
-export class Users extends Context.Tag("@orgplane/server/scim/Users")<Users, Effect.Effect.Success<typeof make>>() {
-  static readonly layer = Layer.effect(Users, make).pipe(
+export class Users extends Context.Service<Users>()("@orgplane/server/scim/Users", { make }) {
+  static readonly layer = Layer.effect(this, this.make).pipe(
     Layer.provide([
       UsersRepository.layer,
       Memberships.layer,

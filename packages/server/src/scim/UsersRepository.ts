@@ -1,7 +1,19 @@
-/** Storage of SCIM Users (`scim_users`): a connection's record of a membership, with what the directory sent. */
-import { SqlClient, type Statement } from "@effect/sql"
-import type { MembershipId, OrganizationId, ScimConnectionId, UserId } from "@orgplane/schema"
-import { Context, Effect, Layer, Option } from "effect"
+/**
+ * Storage of SCIM Users (`scim_users`): a connection's record of a membership, with what the directory sent.
+ *
+ * The Effect 4 form of packages/server/src/scim/UsersRepository.ts, whole: the same statements, word for word. What differs under the same behaviour: a row is read by a schema
+ * (`UserColumns`: jsonb columns as JSON text or parsed, as the original's `toRow` took them) where the original cast
+ * an `any`; the service is a `Context.Service` with `make` and a static `layer`.
+ */
+import { MembershipId, OrganizationId, ScimConnectionId, UserId } from "@orgplane/schema"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as SqlClient from "effect/sql/SqlClient"
+import type * as Statement from "effect/sql/Statement"
+import { DateColumn } from "../platform/Statements.js"
 import { UserResourceType } from "./Attributes.js"
 import { userMapping } from "./Filter.js"
 
@@ -11,21 +23,36 @@ export interface ScimScope {
   readonly connectionId: ScimConnectionId
 }
 
-export interface ScimUserRow {
-  readonly organizationId: OrganizationId
-  readonly membershipId: MembershipId
-  readonly connectionId: ScimConnectionId
-  readonly userId: UserId
-  readonly userName: string
-  readonly externalId: string | null
-  readonly active: boolean
-  readonly displayName: string | null
-  readonly emails: ReadonlyArray<Record<string, unknown>>
-  readonly resource: Record<string, unknown>
-  readonly version: number
-  readonly createdAt: Date
-  readonly updatedAt: Date
-}
+/** A jsonb column, as the driver gives it: parsed, or JSON text. */
+const jsonb = <S extends Schema.Top>(schema: S) => Schema.Union([Schema.fromJsonString(schema), schema])
+const JsonObject = Schema.Record(Schema.String, Schema.Unknown)
+
+/** A row of `scim_users` as the statements below select it. */
+const UserColumns = Schema.Struct({
+  organizationId: OrganizationId,
+  membershipId: MembershipId,
+  connectionId: ScimConnectionId,
+  userId: UserId,
+  userName: Schema.String,
+  externalId: Schema.NullOr(Schema.String),
+  active: Schema.Boolean,
+  displayName: Schema.NullOr(Schema.String),
+  emails: jsonb(Schema.Array(JsonObject)),
+  resource: jsonb(JsonObject),
+  version: Schema.Number,
+  createdAt: DateColumn,
+  updatedAt: DateColumn
+})
+export type ScimUserRow = typeof UserColumns.Type
+
+// Our own rows: one that does not read is a bug (a defect), as Statements.ts's statements have it.
+const toRows = Schema.decodeUnknownEffect(Schema.Array(UserColumns))
+const readRows = (rows: ReadonlyArray<unknown>) => Effect.orDie(toRows(rows))
+const readRow = (rows: ReadonlyArray<unknown>) => Effect.map(readRows(rows.slice(0, 1)), (read): ScimUserRow | undefined => read[0])
+/** The row a write returned: a write of a row the caller locked (none is a bug, as the original's `toRow` threw). */
+const readOne = (rows: ReadonlyArray<unknown>) =>
+  Effect.flatMap(readRow(rows), (row) => row === undefined ? Effect.die(new Error("The written scim_users row was not returned.")) : Effect.succeed(row))
+const readTotals = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({ total: Schema.Number })))
 
 /** What a write stores: the resource's columns and the rest of it. */
 export interface ScimUserValues {
@@ -40,14 +67,6 @@ export interface ScimUserValues {
 const columns = `u.organization_id, u.membership_id, u.connection_id, u.user_id, u.user_name, u.external_id, u.active,
   u.display_name, u.emails, u.resource, u.version, u.created_at, u.updated_at`
 
-const toRow = (row: any): ScimUserRow => ({
-  ...row,
-  createdAt: new Date(row.createdAt),
-  updatedAt: new Date(row.updatedAt),
-  emails: typeof row.emails === "string" ? JSON.parse(row.emails) : row.emails,
-  resource: typeof row.resource === "string" ? JSON.parse(row.resource) : row.resource
-})
-
 const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const select = sql.literal(`SELECT ${columns} FROM scim_users u`)
@@ -56,7 +75,8 @@ const make = Effect.gen(function*() {
   const find = (scope: ScimScope, id: MembershipId, options: { readonly lock?: boolean } = {}) =>
     sql`${select} WHERE u.organization_id = ${scope.organizationId} AND u.connection_id = ${scope.connectionId}
             AND u.membership_id = ${id} AND u.deleted_at IS NULL ${sql.literal(options.lock ? "FOR UPDATE" : "")}`.pipe(
-      Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toRow))
+      Effect.flatMap(readRow),
+      Effect.map(Option.fromUndefinedOr)
     )
 
   /**
@@ -70,14 +90,14 @@ const make = Effect.gen(function*() {
           AND (lower(u.user_name) = ${values.userName.toLowerCase()}
                ${values.externalId === null ? sql`` : sql`OR u.external_id = ${values.externalId}`})
           ${except === undefined ? sql`` : sql`AND u.membership_id <> ${except}`}
-        LIMIT 1`.pipe(Effect.map((rows) => Option.fromNullable(rows[0])))
+        LIMIT 1`.pipe(Effect.map((rows) => Option.fromNullishOr(rows[0])))
 
   /** A live SCIM record of the membership in any connection of the organization (a member is one connection's User). */
   const linkedConnection = (organizationId: OrganizationId, id: MembershipId) =>
     sql<{ connectionId: string }>`
         SELECT u.connection_id FROM scim_users u
         WHERE u.organization_id = ${organizationId} AND u.membership_id = ${id} AND u.deleted_at IS NULL`.pipe(
-      Effect.map((rows) => Option.fromNullable(rows[0]?.connectionId))
+      Effect.map((rows) => Option.fromNullishOr(rows[0]?.connectionId))
     )
 
   /** A record of the membership left by an earlier deletion: it keeps the primary key, so a new one replaces it. */
@@ -93,7 +113,7 @@ const make = Effect.gen(function*() {
           VALUES (${scope.organizationId}, ${row.membershipId}, ${scope.connectionId}, ${row.userId}, ${row.userName},
             ${row.externalId}, ${row.active}, ${row.displayName}, ${JSON.stringify(row.emails)}::jsonb,
             ${JSON.stringify(row.resource)}::jsonb, 1, ${row.at}, ${row.at})
-          RETURNING ${sql.literal(columns.replace(/u\./g, ""))}`.pipe(Effect.map((rows) => toRow(rows[0])))
+          RETURNING ${sql.literal(columns.replace(/u\./g, ""))}`.pipe(Effect.flatMap(readOne))
 
   const update = (scope: ScimScope, id: MembershipId, row: ScimUserValues & { readonly at: Date }) =>
     sql`UPDATE scim_users SET user_name = ${row.userName}, external_id = ${row.externalId}, active = ${row.active},
@@ -101,7 +121,7 @@ const make = Effect.gen(function*() {
             resource = ${JSON.stringify(row.resource)}::jsonb, version = version + 1, updated_at = ${row.at}
           WHERE organization_id = ${scope.organizationId} AND connection_id = ${scope.connectionId}
             AND membership_id = ${id} AND deleted_at IS NULL
-          RETURNING ${sql.literal(columns.replace(/u\./g, ""))}`.pipe(Effect.map((rows) => toRow(rows[0])))
+          RETURNING ${sql.literal(columns.replace(/u\./g, ""))}`.pipe(Effect.flatMap(readOne))
 
   const markDeleted = (scope: ScimScope, id: MembershipId, at: Date) =>
     sql`UPDATE scim_users SET deleted_at = ${at}, active = false, version = version + 1, updated_at = ${at}
@@ -119,20 +139,21 @@ const make = Effect.gen(function*() {
       const [{ total }] = yield* sql<{ total: number }>`SELECT count(*)::int AS total FROM scim_users u WHERE ${scoped}`
       return { total, rows: [] as ReadonlyArray<ScimUserRow> }
     }
-    const rows = yield* sql<any>`SELECT ${sql.literal(columns)}, count(*) OVER ()::int AS total FROM scim_users u
+    const rows = yield* sql`SELECT ${sql.literal(columns)}, count(*) OVER ()::int AS total FROM scim_users u
           WHERE ${scoped} ORDER BY u.created_at, u.membership_id OFFSET ${offset} LIMIT ${limit}`
     if (rows.length === 0 && offset > 0) {
       const [{ total }] = yield* sql<{ total: number }>`SELECT count(*)::int AS total FROM scim_users u WHERE ${scoped}`
       return { total, rows: [] as ReadonlyArray<ScimUserRow> }
     }
-    return { total: rows[0]?.total ?? 0, rows: rows.map(({ total: _total, ...row }: any) => toRow(row)) }
+    const totals = yield* Effect.orDie(readTotals(rows))
+    return { total: totals[0]?.total ?? 0, rows: yield* readRows(rows.map(({ total: _total, ...row }) => row)) }
   })
 
   /** The connection's default role, or none when the organization has no such connection. */
   const connection = (scope: ScimScope) =>
     sql<{ defaultRole: "admin" | "member" }>`
         SELECT default_role FROM scim_connections WHERE organization_id = ${scope.organizationId} AND id = ${scope.connectionId}`.pipe(
-      Effect.map((rows) => Option.fromNullable(rows[0]))
+      Effect.map((rows) => Option.fromNullishOr(rows[0]))
     )
 
   const mapping = userMapping(sql, "u", UserResourceType)
@@ -154,6 +175,6 @@ const make = Effect.gen(function*() {
   return { find, clash, linkedConnection, dropDeleted, insert, update, markDeleted, list, connection, mapping, sql, forgetPerson } as const
 })
 
-export class UsersRepository extends Context.Tag("@orgplane/server/scim/UsersRepository")<UsersRepository, Effect.Effect.Success<typeof make>>() {
-  static readonly layer = Layer.effect(UsersRepository, make)
+export class UsersRepository extends Context.Service<UsersRepository>()("@orgplane/server/scim/UsersRepository", { make }) {
+  static readonly layer = Layer.effect(this, this.make)
 }

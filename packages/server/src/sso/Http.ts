@@ -1,6 +1,11 @@
-/** HTTP handlers of the SSO group. Thin by design: the service checks the plan and the role. */
+/**
+ * HTTP handlers of the SSO group. Thin by design: the service checks the plan and the role.
+ *
+ * The Effect 4 form of packages/server/src/sso/Http.ts, whole.
+ */
 import { Api, CurrentMember } from "@orgplane/schema"
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { group } from "../platform/HttpErrors.js"
 import { requestBaseUrl } from "../platform/PublicUrl.js"
 import { clientAddress } from "../platform/ClientAddress.js"
@@ -21,30 +26,30 @@ export const SsoHttp = group(Api, "sso", (handlers) =>
     const signIn = yield* SignIn
     const refresh = yield* SamlRefresh
     const policy = yield* Policy
-    const member = CurrentMember
+    const member = Effect.service(CurrentMember)
     return handlers
       .handle("listDomains", () => Effect.flatMap(member, sso.listDomains))
-      .handle("requestDomainVerification", ({ urlParams }) =>
-        Effect.flatMap(member, (caller) => sso.requestDomainVerification(caller, urlParams.domain)))
-      .handle("verifyDomain", ({ urlParams }) => Effect.flatMap(member, (caller) => sso.verifyDomain(caller, urlParams.domain)))
-      .handle("deleteDomain", ({ path }) => Effect.flatMap(member, (caller) => sso.deleteDomain(caller, path.domain)))
+      .handle("requestDomainVerification", ({ query }) =>
+        Effect.flatMap(member, (caller) => sso.requestDomainVerification(caller, query.domain)))
+      .handle("verifyDomain", ({ query }) => Effect.flatMap(member, (caller) => sso.verifyDomain(caller, query.domain)))
+      .handle("deleteDomain", ({ params }) => Effect.flatMap(member, (caller) => sso.deleteDomain(caller, params.domain)))
       .handle("createConnection", ({ payload }) =>
         Effect.flatMap(member, (caller) => Effect.flatMap(requestBaseUrl, (base) => sso.createConnection(caller, payload, base))))
       .handle("listConnections", () => Effect.flatMap(member, (caller) => Effect.flatMap(requestBaseUrl, (base) => sso.listConnections(caller, base))))
-      .handle("getConnection", ({ path }) =>
-        Effect.flatMap(member, (caller) => Effect.flatMap(requestBaseUrl, (base) => sso.getConnection(caller, path.connectionId, base))))
-      .handle("updateConnection", ({ path, payload }) =>
-        Effect.flatMap(member, (caller) => Effect.flatMap(requestBaseUrl, (base) => sso.updateConnection(caller, path.connectionId, payload, base))))
-      .handle("deleteConnection", ({ path }) => Effect.flatMap(member, (caller) => sso.deleteConnection(caller, path.connectionId)))
-      .handle("activateConnection", ({ path }) =>
-        Effect.flatMap(member, (caller) => Effect.flatMap(requestBaseUrl, (base) => sso.activateConnection(caller, path.connectionId, base))))
-      .handle("deactivateConnection", ({ path }) =>
-        Effect.flatMap(member, (caller) => Effect.flatMap(requestBaseUrl, (base) => sso.deactivateConnection(caller, path.connectionId, base))))
-      .handle("startTest", ({ path }) =>
-        Effect.flatMap(member, (caller) => Effect.flatMap(requestBaseUrl, (base) => signIn.startTest(caller, path.connectionId, base))))
-      .handle("getTest", ({ path }) => Effect.flatMap(member, (caller) => sso.getTest(caller, path.connectionId, path.testId)))
-      .handle("refreshMetadata", ({ path }) =>
-        Effect.flatMap(member, (caller) => Effect.flatMap(requestBaseUrl, (base) => refresh.refreshMetadata(caller, path.connectionId, base))))
+      .handle("getConnection", ({ params }) =>
+        Effect.flatMap(member, (caller) => Effect.flatMap(requestBaseUrl, (base) => sso.getConnection(caller, params.connectionId, base))))
+      .handle("updateConnection", ({ params, payload }) =>
+        Effect.flatMap(member, (caller) => Effect.flatMap(requestBaseUrl, (base) => sso.updateConnection(caller, params.connectionId, payload, base))))
+      .handle("deleteConnection", ({ params }) => Effect.flatMap(member, (caller) => sso.deleteConnection(caller, params.connectionId)))
+      .handle("activateConnection", ({ params }) =>
+        Effect.flatMap(member, (caller) => Effect.flatMap(requestBaseUrl, (base) => sso.activateConnection(caller, params.connectionId, base))))
+      .handle("deactivateConnection", ({ params }) =>
+        Effect.flatMap(member, (caller) => Effect.flatMap(requestBaseUrl, (base) => sso.deactivateConnection(caller, params.connectionId, base))))
+      .handle("startTest", ({ params }) =>
+        Effect.flatMap(member, (caller) => Effect.flatMap(requestBaseUrl, (base) => signIn.startTest(caller, params.connectionId, base))))
+      .handle("getTest", ({ params }) => Effect.flatMap(member, (caller) => sso.getTest(caller, params.connectionId, params.testId)))
+      .handle("refreshMetadata", ({ params }) =>
+        Effect.flatMap(member, (caller) => Effect.flatMap(requestBaseUrl, (base) => refresh.refreshMetadata(caller, params.connectionId, base))))
       .handle("getPolicy", () => Effect.flatMap(member, policy.get))
       .handle("setPolicy", ({ payload }) => Effect.flatMap(member, (caller) => policy.set(caller, payload)))
   }))
@@ -57,9 +62,9 @@ export const SsoSignInHttp = group(Api, "ssoSignIn", (handlers) =>
       .handle("discover", ({ payload }) => Effect.flatMap(clientAddress, (address) => signIn.discover(address, payload.email)))
       .handle("start", ({ payload }) =>
         Effect.flatMap(clientAddress, (address) => Effect.flatMap(requestBaseUrl, (base) => signIn.start(address, payload, base))))
-      .handle("oidcCallback", ({ urlParams }) => Effect.flatMap(requestBaseUrl, (base) => signIn.oidcCallback(urlParams, base)))
-      .handle("samlAcs", ({ path, payload }) => Effect.flatMap(requestBaseUrl, (base) => samlAcs.acs(path.connectionId, payload, base)))
-      .handle("samlMetadata", ({ path }) => Effect.flatMap(requestBaseUrl, (base) => samlAcs.metadata(path.connectionId, base)))
+      .handle("oidcCallback", ({ query }) => Effect.flatMap(requestBaseUrl, (base) => signIn.oidcCallback(query, base)))
+      .handle("samlAcs", ({ params, payload }) => Effect.flatMap(requestBaseUrl, (base) => samlAcs.acs(params.connectionId, payload, base)))
+      .handle("samlMetadata", ({ params }) => Effect.flatMap(requestBaseUrl, (base) => samlAcs.metadata(params.connectionId, base)))
       .handle("exchange", ({ payload }) => signIn.exchange(payload.code))
   }))
 
@@ -70,5 +75,5 @@ export const layer = Layer.mergeAll(SsoHttp, SsoSignInHttp, SamlRefreshJob.layer
   Layer.provide(SamlRefresh.layer),
   Layer.provide(Sso.layer),
   Layer.provide(SsoRepository.layer),
-  Layer.provide(Saml.Live)
+  Layer.provide(Saml.layer)
 )

@@ -3,11 +3,15 @@
  * SAML sign-ins create already spent) that expired over an hour ago, one-time code included, and SAML assertions
  * past their expiry (the engine refuses those anyway), in every organization, every 10 minutes on the durable
  * engine's cron (`ClusterCron`, so once per cluster).
+ *
+ * The Effect 4 form of packages/server/src/sso/IntentsExpiry.ts, whole: `Cron.unsafeParse` is `Cron.parseUnsafe`.
  */
-import * as ClusterCron from "@effect/cluster/ClusterCron"
-import type { SqlClient } from "@effect/sql"
-import type { SqlError } from "@effect/sql/SqlError"
-import { Cron, Duration, Effect } from "effect"
+import * as ClusterCron from "effect/cluster/ClusterCron"
+import * as Cron from "effect/Cron"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import type * as SqlClient from "effect/sql/SqlClient"
+import type { SqlError } from "effect/sql/SqlError"
 import { deleteInBatches } from "../platform/Statements.js"
 import { now } from "../platform/Time.js"
 import { IntentsRepository } from "./IntentsRepository.js"
@@ -37,7 +41,7 @@ export const deleteExpired = Effect.fn("IntentsExpiry.deleteExpired")(function*(
 }, Effect.provide(IntentsRepository.layer))
 
 /** Every 10 minutes (at minute 7, 17, ...): intents last 5 minutes, so the table holds about an hour and a quarter of them. */
-export const schedule = Cron.unsafeParse("7-59/10 * * * *", "UTC")
+export const schedule = Cron.parseUnsafe("7-59/10 * * * *", "UTC")
 
 /** The cleanup, once per cluster every 10 minutes. */
 export const layer = ClusterCron.make({

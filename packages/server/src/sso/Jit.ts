@@ -3,9 +3,15 @@
  * else the account with the email, else a new account (JIT); a member of the organization (JIT: the connection's
  * default role and teams), in the teams its group rules name, refused when directory sync deprovisioned them, the
  * name updated from the provider and the identity link recorded.
+ *
+ * The Effect 4 form of packages/server/src/sso/Jit.ts, whole: the same rules, statements and refusals; the service
+ * is a `Context.Service` with `make` and a static `layer`.
  */
 import { Conflict, type SsoProfile, type UserId } from "@orgplane/schema"
-import { Context, Effect, Layer, Option } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { Accounts } from "../identity/Accounts.js"
 import { Memberships } from "../identity/Memberships.js"
 import { UsersRepository } from "../identity/UsersRepository.js"
@@ -36,12 +42,11 @@ const make = Effect.gen(function*() {
   })
 
   /** Whether a live account with the email is an active member of the organization that its directory did not deprovision. */
-  const provisionedAgain = (organizationId: SsoConnectionRow["organizationId"], email: string) =>
-    Effect.gen(function*() {
-      const member = yield* memberships.findActive(organizationId, { email })
-      if (Option.isNone(member) || member.value.userId === undefined || member.value.userId === null) return false
-      return !(yield* memberships.isDeprovisioned(organizationId, member.value.userId))
-    })
+  const provisionedAgain = Effect.fn("Jit.provisionedAgain")(function*(organizationId: SsoConnectionRow["organizationId"], email: string) {
+    const member = yield* memberships.findActive(organizationId, { email })
+    if (Option.isNone(member) || member.value.userId === undefined || member.value.userId === null) return false
+    return !(yield* memberships.isDeprovisioned(organizationId, member.value.userId))
+  })
 
   const once = (connection: SsoConnectionRow, received: Received, profile: SsoProfile, email: string) =>
     orUnavailable(transaction(Effect.gen(function*() {
@@ -120,8 +125,8 @@ const make = Effect.gen(function*() {
   return { personFor } as const
 })
 
-export class Jit extends Context.Tag("@orgplane/server/sso/Jit")<Jit, Effect.Effect.Success<typeof make>>() {
-  static readonly layer = Layer.effect(Jit, make).pipe(
+export class Jit extends Context.Service<Jit>()("@orgplane/server/sso/Jit", { make }) {
+  static readonly layer = Layer.effect(this, this.make).pipe(
     Layer.provide([
       IntentsRepository.layer,
       UsersRepository.layer,

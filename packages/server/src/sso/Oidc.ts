@@ -4,16 +4,18 @@
  * code exchanged with the connection's client authentication; the ID token validated by openid-client, its
  * signature included (`enableNonRepudiationChecks`); userinfo read when the ID token lacks the mapped email. Every
  * failure becomes a stable `SsoFailureCode`.
+ *
+ * The Effect 4 form of packages/server/src/sso/Oidc.ts, whole: the same library calls, codes and messages.
  */
 import type { SsoFailureCode } from "@orgplane/schema"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import * as NodeCrypto from "node:crypto"
 import type * as OpenId from "openid-client"
 import { Crypto } from "../platform/Crypto.js"
 import { lazily } from "../platform/Lazy.js"
 import { Outbound, OutboundError } from "../platform/Outbound.js"
 import { bind, SecretColumns } from "../platform/SecretColumns.js"
-import { failure, type ProtocolEngine, type Received, type SsoFailureError } from "./Protocol.js"
+import { failure, type IntentSecrets, type ProtocolEngine, type Received, type SsoFailureError } from "./Protocol.js"
 import { oidcRedirectUrl } from "./Sso.js"
 import type { SsoConnectionRow, StoredOidc } from "./SsoRepository.js"
 
@@ -98,7 +100,7 @@ export const oidcEngine = Effect.gen(function*() {
   const customFetch: OpenId.CustomFetch = (url, options) => guarded(url, options as RequestInit)
 
   /** The client secret, decrypted (a connection without one cannot be tested: the flow checks that first). */
-  const secretOf = (connection: SsoConnectionRow) =>
+  const secretOf = (connection: SsoConnectionRow): Effect.Effect<string, SsoFailureError> =>
     connection.oidcClientSecretCiphertext === null
       ? Effect.fail(failure("response_invalid", "The connection has no client secret: set one."))
       : Effect.mapError(
@@ -144,58 +146,61 @@ export const oidcEngine = Effect.gen(function*() {
       ? Effect.fail(failure("response_invalid", "The connection is not an OIDC connection."))
       : Effect.succeed(connection.oidc)
 
-  const start: ProtocolEngine["start"] = (connection, intent, base) =>
-    Effect.gen(function*() {
-      const settings = yield* settingsOf(connection)
-      const client = yield* library
-      const config = yield* configurationOf(client, settings, yield* secretOf(connection), base)
-      const challenge = yield* Effect.promise(() => client.calculatePKCECodeChallenge(intent.codeVerifier))
-      const url = yield* Effect.try({
-        try: () =>
-          client.buildAuthorizationUrl(config, {
-            redirect_uri: oidcRedirectUrl(base),
-            scope: settings.scopes.join(" "),
-            state: intent.state,
-            nonce: intent.nonce,
-            code_challenge: challenge,
-            code_challenge_method: "S256",
-            ...(intent.loginHint === null ? {} : { login_hint: intent.loginHint })
-          }),
-        catch: (error) => classify(error, "discovery", settings.issuer)
-      })
-      return { url: url.href }
+  const start: ProtocolEngine["start"] = Effect.fn("Oidc.start")(function*(connection: SsoConnectionRow, intent: IntentSecrets, base: string) {
+    const settings = yield* settingsOf(connection)
+    const client = yield* library
+    const config = yield* configurationOf(client, settings, yield* secretOf(connection), base)
+    const challenge = yield* Effect.promise(() => client.calculatePKCECodeChallenge(intent.codeVerifier))
+    const url = yield* Effect.try({
+      try: () =>
+        client.buildAuthorizationUrl(config, {
+          redirect_uri: oidcRedirectUrl(base),
+          scope: settings.scopes.join(" "),
+          state: intent.state,
+          nonce: intent.nonce,
+          code_challenge: challenge,
+          code_challenge_method: "S256",
+          ...(intent.loginHint === null ? {} : { login_hint: intent.loginHint })
+        }),
+      catch: (error) => classify(error, "discovery", settings.issuer)
     })
+    return { url: url.href }
+  })
 
-  const complete: ProtocolEngine["complete"] = (connection, intent, params, base) =>
-    Effect.gen(function*() {
-      const settings = yield* settingsOf(connection)
-      const client = yield* library
-      const config = yield* configurationOf(client, settings, yield* secretOf(connection), base)
-      const callback = new URL(oidcRedirectUrl(base))
-      for (const [name, value] of Object.entries(params)) callback.searchParams.set(name, value)
-      const tokens = yield* Effect.tryPromise({
-        try: () =>
-          client.authorizationCodeGrant(config, callback, {
-            pkceCodeVerifier: intent.codeVerifier,
-            expectedState: intent.state,
-            expectedNonce: intent.nonce,
-            idTokenExpected: true
-          }),
-        catch: (error) => classify(error, "exchange", settings.issuer)
-      })
-      const claims = tokens.claims()
-      if (claims === undefined) return yield* failure("response_invalid", "The provider answered no ID token.")
-      let merged: Record<string, unknown> = { ...claims }
-      const userinfo = config.serverMetadata().userinfo_endpoint
-      if (merged[connection.mapping.email] === undefined && userinfo !== undefined) {
-        const info = yield* Effect.tryPromise({
-          try: () => client.fetchUserInfo(config, tokens.access_token, claims.sub),
-          catch: (error) => classify(error, "userinfo", settings.issuer)
-        })
-        merged = { ...info, ...merged }
-      }
-      return { subject: claims.sub, claims: merged } satisfies Received
+  const complete: ProtocolEngine["complete"] = Effect.fn("Oidc.complete")(function*(
+    connection: SsoConnectionRow,
+    intent: Parameters<ProtocolEngine["complete"]>[1],
+    params: Readonly<Record<string, string>>,
+    base: string
+  ) {
+    const settings = yield* settingsOf(connection)
+    const client = yield* library
+    const config = yield* configurationOf(client, settings, yield* secretOf(connection), base)
+    const callback = new URL(oidcRedirectUrl(base))
+    for (const [name, value] of Object.entries(params)) callback.searchParams.set(name, value)
+    const tokens = yield* Effect.tryPromise({
+      try: () =>
+        client.authorizationCodeGrant(config, callback, {
+          pkceCodeVerifier: intent.codeVerifier,
+          expectedState: intent.state,
+          expectedNonce: intent.nonce,
+          idTokenExpected: true
+        }),
+      catch: (error) => classify(error, "exchange", settings.issuer)
     })
+    const claims = tokens.claims()
+    if (claims === undefined) return yield* failure("response_invalid", "The provider answered no ID token.")
+    let merged: Record<string, unknown> = { ...claims }
+    const userinfo = config.serverMetadata().userinfo_endpoint
+    if (merged[connection.mapping.email] === undefined && userinfo !== undefined) {
+      const info = yield* Effect.tryPromise({
+        try: () => client.fetchUserInfo(config, tokens.access_token, claims.sub),
+        catch: (error) => classify(error, "userinfo", settings.issuer)
+      })
+      merged = { ...info, ...merged }
+    }
+    return { subject: claims.sub, claims: merged } satisfies Received
+  })
 
   return { kind: "oidc", start, complete } satisfies ProtocolEngine
 })

@@ -2,9 +2,15 @@
  * The SSO enforcement policy (enterprise plan; owners and admins): read it, set it. Turning enforcement on needs an
  * active connection serving a verified domain, and never refuses the session that turns it on (the admin signs in
  * through SSO first, as GitHub and Okta ask). What enforcement does is identity's (`identity/SsoEnforcement.ts`).
+ *
+ * The Effect 4 form of packages/server/src/sso/Policy.ts, whole: the same rules and messages; the service is a
+ * `Context.Service` with `make` and a static `layer` (it needs `Sso`, provided beside it).
  */
 import { Conflict, type MemberContext, type SetSsoPolicyRequest, SsoPolicy } from "@orgplane/schema"
-import { Context, Effect, Layer, Option } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { admission, assuranceOrNone, SsoEnforcement } from "../identity/SsoEnforcement.js"
 import { describeChange } from "../platform/AuditRecorder.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
@@ -71,8 +77,8 @@ const make = Effect.gen(function*() {
   return { get, set } as const
 })
 
-export class Policy extends Context.Tag("@orgplane/server/sso/Policy")<Policy, Effect.Effect.Success<typeof make>>() {
-  static readonly layer = Layer.effect(Policy, make).pipe(
+export class Policy extends Context.Service<Policy>()("@orgplane/server/sso/Policy", { make }) {
+  static readonly layer = Layer.effect(this, this.make).pipe(
     Layer.provide([
       PolicyRepository.layer,
       SsoEnforcement.layer

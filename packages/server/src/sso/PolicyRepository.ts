@@ -1,7 +1,15 @@
-/** Storage of an organization's SSO enforcement policy (`sso_policies`, one row per organization once set). */
-import { SqlClient } from "@effect/sql"
+/**
+ * Storage of an organization's SSO enforcement policy (`sso_policies`, one row per organization once set).
+ *
+ * The Effect 4 form of packages/server/src/sso/PolicyRepository.ts, whole: the same statements, word for word; the
+ * service is a `Context.Service` with `make` and a static `layer`.
+ */
 import { OrganizationId, SsoPolicy } from "@orgplane/schema"
-import { Context, Effect, Layer, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import * as SqlClient from "effect/sql/SqlClient"
 import { DateColumn, execute, findOne } from "../platform/Statements.js"
 
 export const SsoPolicyRow = Schema.Struct({
@@ -30,19 +38,18 @@ const make = Effect.gen(function*() {
   })
 
   /** Whether an active connection of the organization serves one of its verified domains (what enforcement needs). */
-  const hasActiveConnection = (organizationId: OrganizationId) =>
-    Effect.map(
-      sql<{ readonly served: boolean }>`SELECT EXISTS (
+  const hasActiveConnection = Effect.fn("PolicyRepository.hasActiveConnection")(function*(organizationId: OrganizationId) {
+    const rows = yield* sql<{ readonly served: boolean }>`SELECT EXISTS (
             SELECT 1 FROM sso_connection_domains cd
             JOIN sso_domains d ON d.organization_id = cd.organization_id AND d.domain = cd.domain
             WHERE cd.organization_id = ${organizationId} AND cd.active AND d.verified_at IS NOT NULL
-          ) AS served`,
-      (rows) => rows[0]?.served === true
-    )
+          ) AS served`
+    return rows[0]?.served === true
+  })
 
   return { find, upsert, hasActiveConnection } as const
 })
 
-export class PolicyRepository extends Context.Tag("@orgplane/server/sso/PolicyRepository")<PolicyRepository, Effect.Effect.Success<typeof make>>() {
-  static readonly layer = Layer.effect(PolicyRepository, make)
+export class PolicyRepository extends Context.Service<PolicyRepository>()("@orgplane/server/sso/PolicyRepository", { make }) {
+  static readonly layer = Layer.effect(this, this.make)
 }

@@ -6,11 +6,20 @@
  * allowed, with the RelayState on the allow-list). Every refusal is a `SamlResponseError` with a stable code.
  * InResponseTo is single use through the caller's intent table: it passes the request id it stored at start, and
  * whether that intent was already used.
+ *
+ * The Effect 4 form of packages/server/src/sso/Saml.ts, whole: the same checks, codes and messages. What differs
+ * under the same behaviour: Effect 3's `Either` is `Result`; the service is a `Context.Service` whose `layer` (Effect
+ * 3's `Live`) takes the outbound guard.
  */
-import * as NodeCrypto from "node:crypto"
-import { HttpClientRequest } from "@effect/platform"
 import type { Profile, SamlConfig } from "@node-saml/node-saml"
-import { Context, Data, Duration, Effect, Either, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import { HttpClientRequest } from "effect/http"
+import * as Layer from "effect/Layer"
+import * as Result from "effect/Result"
+import * as NodeCrypto from "node:crypto"
 import { lazily } from "../platform/Lazy.js"
 import { Outbound } from "../platform/Outbound.js"
 import { type IdpSettings, maxMetadataBytes, parseIdpMetadata, SamlMetadataError } from "./SamlMetadata.js"
@@ -18,7 +27,7 @@ import { attribute, child, children, descendants, Ns, parseStrict, textOf } from
 
 /** node-saml and its XML signature stack: loaded by the first SAML operation, not at start-up. */
 const library = lazily(() => import("@node-saml/node-saml"))
-type Library = Effect.Effect.Success<typeof library>
+type Library = Effect.Success<typeof library>
 
 export const emailAddressFormat = "urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress"
 /** The clock difference accepted between the IdP and us. */
@@ -134,8 +143,8 @@ export interface SamlService {
   readonly validateResponse: (idp: IdpSettings, sp: SpSettings, form: AcsForm, expected: Expected) => Effect.Effect<SamlProfile, SamlResponseError>
 }
 
-export class Saml extends Context.Tag("@orgplane/server/sso/Saml")<Saml, SamlService>() {
-  static readonly Live = Layer.effect(Saml, Effect.map(Outbound, (outbound) => make(outbound)))
+export class Saml extends Context.Service<Saml, SamlService>()("@orgplane/server/sso/Saml") {
+  static readonly layer = Layer.effect(Saml, Effect.map(Effect.service(Outbound), (outbound) => make(outbound)))
 }
 
 const refuse = (code: SamlResponseErrorCode, message: string) => new SamlResponseError({ code, message })
@@ -157,31 +166,31 @@ const sha256OrStronger = {
 }
 
 /** The decoded Response document, or `response_invalid`. */
-const decode = (form: AcsForm): Either.Either<{ readonly xml: string; readonly doc: Document; readonly base64: string }, SamlResponseError> => {
+const decode = (form: AcsForm): Result.Result<{ readonly xml: string; readonly doc: Document; readonly base64: string }, SamlResponseError> => {
   const raw = form.SAMLResponse
-  if (typeof raw !== "string" || raw.trim() === "") return Either.left(refuse("response_invalid", "The form has no SAMLResponse."))
-  if (raw.length > maxResponseChars) return Either.left(refuse("response_invalid", `The SAMLResponse is larger than ${maxResponseChars / 1024} KiB.`))
+  if (typeof raw !== "string" || raw.trim() === "") return Result.fail(refuse("response_invalid", "The form has no SAMLResponse."))
+  if (raw.length > maxResponseChars) return Result.fail(refuse("response_invalid", `The SAMLResponse is larger than ${maxResponseChars / 1024} KiB.`))
   const base64 = raw.replace(/\s+/g, "")
   if (!/^[A-Za-z0-9+/]+={0,2}$/.test(base64) || base64.length % 4 === 1) {
-    return Either.left(refuse("response_invalid", "The SAMLResponse is not base64."))
+    return Result.fail(refuse("response_invalid", "The SAMLResponse is not base64."))
   }
   let xml: string
   try {
     xml = new TextDecoder("utf-8", { fatal: true }).decode(Buffer.from(base64, "base64"))
   } catch {
-    return Either.left(refuse("response_invalid", "The SAMLResponse does not decode to UTF-8 text."))
+    return Result.fail(refuse("response_invalid", "The SAMLResponse does not decode to UTF-8 text."))
   }
   const parsed = parseStrict(xml)
-  if (Either.isLeft(parsed)) {
-    return Either.left(refuse("response_invalid", parsed.left.problem === "doctype"
+  if (Result.isFailure(parsed)) {
+    return Result.fail(refuse("response_invalid", parsed.failure.problem === "doctype"
       ? "The SAMLResponse has a DOCTYPE, which is refused."
-      : `The SAMLResponse is not well-formed XML: ${parsed.left.detail}.`))
+      : `The SAMLResponse is not well-formed XML: ${parsed.failure.detail}.`))
   }
-  const root = parsed.right.documentElement!
+  const root = parsed.success.documentElement!
   if (root.namespaceURI !== Ns.samlp || root.localName !== "Response") {
-    return Either.left(refuse("response_invalid", "The SAMLResponse is not a SAML 2.0 Response."))
+    return Result.fail(refuse("response_invalid", "The SAMLResponse is not a SAML 2.0 Response."))
   }
-  return Either.right({ xml, doc: parsed.right, base64 })
+  return Result.succeed({ xml, doc: parsed.success, base64 })
 }
 
 /** node-saml accepts SHA-1: every signature and digest algorithm in the document must be SHA-256 or stronger. */
@@ -190,11 +199,11 @@ const checkAlgorithms = (doc: Document) => {
     for (const method of descendants(doc, Ns.ds, element)) {
       const algorithm = attribute(method, "Algorithm") ?? "(none)"
       if (!allowed.has(algorithm)) {
-        return Either.left(refuse("unsupported_algorithm", `The Response uses the ${what} algorithm ${algorithm.slice(0, 100)}: only SHA-256 or stronger is accepted (SHA-1 is refused).`))
+        return Result.fail(refuse("unsupported_algorithm", `The Response uses the ${what} algorithm ${algorithm.slice(0, 100)}: only SHA-256 or stronger is accepted (SHA-1 is refused).`))
       }
     }
   }
-  return Either.right(undefined)
+  return Result.succeed(undefined)
 }
 
 const parseInstant = (value: string | undefined) => {
@@ -232,7 +241,7 @@ const stringsOf = (value: unknown): Array<string> =>
 
 const emailLike = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 
-export const make = (outbound: Context.Tag.Service<typeof Outbound>): SamlService => {
+export const make = (outbound: Outbound["Service"]): SamlService => {
   const nodeSaml = (lib: Library, idp: IdpSettings, sp: SpSettings, config: Partial<SamlConfig>) =>
     new lib.SAML({
       callbackUrl: sp.acsUrl,
@@ -303,10 +312,10 @@ export const make = (outbound: Context.Tag.Service<typeof Outbound>): SamlServic
       return { requestId, binding: "post", url: idp.ssoUrl, form }
     })))
 
-  const inResponseToOf = Effect.fn("Saml.inResponseToOf")((form: AcsForm) =>
-    Either.match(decode(form), {
-      onLeft: Effect.fail,
-      onRight: ({ doc }) => Effect.succeed(attribute(doc.documentElement!, "InResponseTo") ?? null)
+  const inResponseToOf = Effect.fn("Saml.inResponseToOf")((form: AcsForm): Effect.Effect<string | null, SamlResponseError> =>
+    Result.match(decode(form), {
+      onFailure: Effect.fail,
+      onSuccess: ({ doc }) => Effect.succeed(attribute(doc.documentElement!, "InResponseTo") ?? null)
     }))
 
   /** The checks before node-saml: what the caller expects, and the algorithms. */
@@ -314,21 +323,21 @@ export const make = (outbound: Context.Tag.Service<typeof Outbound>): SamlServic
     const inResponseTo = attribute(doc.documentElement!, "InResponseTo") ?? null
     if (expected.requestId !== null) {
       if (inResponseTo !== expected.requestId) {
-        return Either.left(refuse("in_response_to_mismatch", inResponseTo === null
+        return Result.fail(refuse("in_response_to_mismatch", inResponseTo === null
           ? "The Response answers no request (IdP-initiated), but a sign-in started here was expected."
           : "The Response answers another sign-in request than the one expected."))
       }
-      if (expected.alreadyUsed === true) return Either.left(refuse("replayed", "The Response answers a sign-in request that was already used: a replay."))
+      if (expected.alreadyUsed === true) return Result.fail(refuse("replayed", "The Response answers a sign-in request that was already used: a replay."))
     } else {
       if (inResponseTo !== null) {
-        return Either.left(refuse("in_response_to_mismatch", "The Response answers a sign-in request that is unknown or expired."))
+        return Result.fail(refuse("in_response_to_mismatch", "The Response answers a sign-in request that is unknown or expired."))
       }
       if (!sp.allowIdpInitiated) {
-        return Either.left(refuse("idp_initiated_not_allowed", "IdP-initiated sign-in is not enabled for this connection: start the sign-in from orgplane."))
+        return Result.fail(refuse("idp_initiated_not_allowed", "IdP-initiated sign-in is not enabled for this connection: start the sign-in from orgplane."))
       }
       const relayState = form.RelayState ?? ""
       if (relayState !== "" && !sp.relayStateAllowList.includes(relayState)) {
-        return Either.left(refuse("relay_state_not_allowed", "The RelayState of this IdP-initiated sign-in is not on the connection's allow-list."))
+        return Result.fail(refuse("relay_state_not_allowed", "The RelayState of this IdP-initiated sign-in is not on the connection's allow-list."))
       }
     }
     return checkAlgorithms(doc)
@@ -340,39 +349,39 @@ export const make = (outbound: Context.Tag.Service<typeof Outbound>): SamlServic
     const responseIssuer = child(root, Ns.saml, "Issuer")
     const assertionIssuer = textOf(child(assertion, Ns.saml, "Issuer"))
     if (assertionIssuer !== idp.entityId || (responseIssuer !== undefined && textOf(responseIssuer) !== idp.entityId)) {
-      return Either.left(refuse("issuer_mismatch", `The Response's Issuer is not the IdP's entity id ${idp.entityId}.`))
+      return Result.fail(refuse("issuer_mismatch", `The Response's Issuer is not the IdP's entity id ${idp.entityId}.`))
     }
     if (attribute(root, "Destination") !== sp.acsUrl) {
-      return Either.left(refuse("destination_mismatch", `The Response's Destination is not this connection's ACS URL ${sp.acsUrl}.`))
+      return Result.fail(refuse("destination_mismatch", `The Response's Destination is not this connection's ACS URL ${sp.acsUrl}.`))
     }
     const subject = child(assertion, Ns.saml, "Subject")
     const bearer = subject === undefined ? [] : children(subject, Ns.saml, "SubjectConfirmation")
       .filter((confirmation) => attribute(confirmation, "Method") === "urn:oasis:names:tc:SAML:2.0:cm:bearer")
       .flatMap((confirmation) => children(confirmation, Ns.saml, "SubjectConfirmationData"))
-    if (bearer.length === 0) return Either.left(refuse("response_invalid", "The assertion has no bearer subject confirmation."))
+    if (bearer.length === 0) return Result.fail(refuse("response_invalid", "The assertion has no bearer subject confirmation."))
     if (bearer.some((data) => attribute(data, "Recipient") !== sp.acsUrl)) {
-      return Either.left(refuse("destination_mismatch", `The assertion's subject confirmation Recipient is not this connection's ACS URL ${sp.acsUrl}.`))
+      return Result.fail(refuse("destination_mismatch", `The assertion's subject confirmation Recipient is not this connection's ACS URL ${sp.acsUrl}.`))
     }
     // node-saml checks the subject confirmation's times only when it checks InResponseTo: checked here always.
     const skew = Duration.toMillis(clockSkew)
     for (const data of bearer) {
       const notOnOrAfter = parseInstant(attribute(data, "NotOnOrAfter"))
-      if (notOnOrAfter === undefined) return Either.left(refuse("response_invalid", "The assertion's subject confirmation has no NotOnOrAfter."))
-      if (nowMs - skew >= notOnOrAfter) return Either.left(refuse("assertion_expired", "The assertion has expired (its subject confirmation's NotOnOrAfter has passed)."))
+      if (notOnOrAfter === undefined) return Result.fail(refuse("response_invalid", "The assertion's subject confirmation has no NotOnOrAfter."))
+      if (nowMs - skew >= notOnOrAfter) return Result.fail(refuse("assertion_expired", "The assertion has expired (its subject confirmation's NotOnOrAfter has passed)."))
       if ((parseInstant(attribute(data, "NotBefore")) ?? -Infinity) > nowMs + skew) {
-        return Either.left(refuse("assertion_not_yet_valid", "The assertion's subject confirmation is not valid yet."))
+        return Result.fail(refuse("assertion_not_yet_valid", "The assertion's subject confirmation is not valid yet."))
       }
       // In the signed assertion: a Response's InResponseTo can be rewritten around an assertion signed alone.
       if ((attribute(data, "InResponseTo") ?? null) !== expected.requestId) {
-        return Either.left(refuse("in_response_to_mismatch", expected.requestId === null
+        return Result.fail(refuse("in_response_to_mismatch", expected.requestId === null
           ? "The assertion answers a sign-in request, but arrived as IdP-initiated."
           : "The assertion answers another sign-in request than the one expected."))
       }
     }
-    return Either.right(bearer)
+    return Result.succeed(bearer)
   }
 
-  const toProfile = (profile: Profile, bearer: ReadonlyArray<Element>, assertion: Element, sp: SpSettings, form: AcsForm): Either.Either<SamlProfile, SamlResponseError> => {
+  const toProfile = (profile: Profile, bearer: ReadonlyArray<Element>, assertion: Element, sp: SpSettings, form: AcsForm): Result.Result<SamlProfile, SamlResponseError> => {
     const attributes: Record<string, ReadonlyArray<string>> = {}
     for (const [name, value] of Object.entries((profile.attributes ?? {}) as Record<string, unknown>)) attributes[name] = stringsOf(value)
     const read = (field: keyof AttributeMapping): ReadonlyArray<string> => {
@@ -385,14 +394,14 @@ export const make = (outbound: Context.Tag.Service<typeof Outbound>): SamlServic
     }
     const nameIdFormat = typeof profile.nameIDFormat === "string" ? profile.nameIDFormat : null
     const subject = typeof profile.nameID === "string" ? profile.nameID.trim() : ""
-    if (subject === "") return Either.left(refuse("response_invalid", "The assertion has no NameID."))
+    if (subject === "") return Result.fail(refuse("response_invalid", "The assertion has no NameID."))
     const email = read("email")[0] ?? (nameIdFormat === emailAddressFormat ? subject : undefined)
     if (email === undefined || !emailLike.test(email) || email.length > 320) {
       const attributeName = sp.mapping?.email ?? "email"
-      return Either.left(refuse("email_missing", `The assertion carries no email address (attribute ${attributeName}, or a NameID of the emailAddress format).`))
+      return Result.fail(refuse("email_missing", `The assertion carries no email address (attribute ${attributeName}, or a NameID of the emailAddress format).`))
     }
     const notOnOrAfter = bearer.map((data) => parseInstant(attribute(data, "NotOnOrAfter"))).find((t) => t !== undefined)
-    return Either.right({
+    return Result.succeed({
       subject,
       nameIdFormat,
       email: email.toLowerCase(),
@@ -412,8 +421,8 @@ export const make = (outbound: Context.Tag.Service<typeof Outbound>): SamlServic
   }
 
   const validateResponse = Effect.fn("Saml.validateResponse")(function*(idp: IdpSettings, sp: SpSettings, form: AcsForm, expected: Expected) {
-    const { base64, doc } = yield* decode(form)
-    yield* precheck(doc, sp, form, expected)
+    const { base64, doc } = yield* Effect.fromResult(decode(form))
+    yield* Effect.fromResult(precheck(doc, sp, form, expected))
     // node-saml's cache answers only the one expected id: single use itself is the caller's intent table.
     const requestId = expected.requestId
     const lib = yield* library
@@ -433,12 +442,12 @@ export const make = (outbound: Context.Tag.Service<typeof Outbound>): SamlServic
     if (profile === null) return yield* refuse("response_invalid", "The Response carries no assertion.")
     // The assertion node-saml verified and read (not one found elsewhere in the document).
     const verified = parseStrict(profile.getAssertionXml?.() ?? "")
-    const assertion = Either.isRight(verified) ? verified.right.documentElement : null
+    const assertion = Result.isSuccess(verified) ? verified.success.documentElement : null
     if (assertion === null || assertion.namespaceURI !== Ns.saml || assertion.localName !== "Assertion") {
       return yield* refuse("response_invalid", "The verified assertion could not be read.")
     }
-    const bearer = yield* postcheck(doc, assertion, idp, sp, expected, started)
-    return yield* toProfile(profile, bearer, assertion, sp, form)
+    const bearer = yield* Effect.fromResult(postcheck(doc, assertion, idp, sp, expected, started))
+    return yield* Effect.fromResult(toProfile(profile, bearer, assertion, sp, form))
   })
 
   return {

@@ -2,9 +2,15 @@
  * The public routes of a SAML connection: its Assertion Consumer Service (`POST /v1/sso/saml/{connectionId}/acs`),
  * which hands the IdP's Response to the sign-in flow (the intent its RelayState names, or an IdP-initiated sign-in
  * when the Response answers no request), and its SP metadata (`GET /v1/sso/saml/{connectionId}/metadata`).
+ *
+ * The Effect 4 form of packages/server/src/sso/SamlAcs.ts, whole (the routes' handlers are the lead's Http.ts); the
+ * service is a `Context.Service` with `make` and a static `layer`.
  */
 import { InvalidRequest, type SamlAcsForm, type SsoConnectionId } from "@orgplane/schema"
-import { Context, Effect, Layer, Option } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { CursorKey } from "../platform/Keyset.js"
 import { stateKeyOf, verifyState } from "../platform/OAuthState.js"
 import { orUnavailable } from "../platform/Sql.js"
@@ -21,12 +27,11 @@ const make = Effect.gen(function*() {
   const stateKey = stateKeyOf(yield* CursorKey, "orgplane/sso-state")
 
   /** The SAML connection the route names, in whatever organization (the IdP knows it by its URLs alone). */
-  const samlConnection = (id: SsoConnectionId) =>
-    Effect.gen(function*() {
-      const found = yield* orUnavailable(connections.findConnectionById(id))
-      if (Option.isNone(found) || found.value.kind !== "saml" || found.value.saml === null) return yield* connectionNotFound()
-      return found.value
-    })
+  const samlConnection = Effect.fn("SamlAcs.samlConnection")(function*(id: SsoConnectionId) {
+    const found = yield* orUnavailable(connections.findConnectionById(id))
+    if (Option.isNone(found) || found.value.kind !== "saml" || found.value.saml === null) return yield* connectionNotFound()
+    return found.value
+  })
 
   const acs = Effect.fn("SamlAcs.acs")(function*(id: SsoConnectionId, form: SamlAcsForm, base: string) {
     const connection = yield* samlConnection(id)
@@ -52,6 +57,6 @@ const make = Effect.gen(function*() {
   return { acs, metadata } as const
 })
 
-export class SamlAcs extends Context.Tag("@orgplane/server/sso/SamlAcs")<SamlAcs, Effect.Effect.Success<typeof make>>() {
-  static readonly layer = Layer.effect(SamlAcs, make).pipe(Layer.provide(SsoRepository.layer))
+export class SamlAcs extends Context.Service<SamlAcs>()("@orgplane/server/sso/SamlAcs", { make }) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide(SsoRepository.layer))
 }

@@ -2,9 +2,14 @@
  * An identity provider's SAML settings, read from its metadata XML or given by hand: entity id, SSO URL and binding,
  * and every signing certificate with its expiry (several are accepted at once, so a rotation has no gap). Bad input
  * fails with `SamlMetadataError`, whose code and message a caller turns into a 400 or shows on the connection.
+ *
+ * The Effect 4 form of packages/server/src/sso/SamlMetadata.ts, whole: the same checks and messages; Effect 3's
+ * `Either` is `Result`.
  */
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
 import * as NodeCrypto from "node:crypto"
-import { Data, Effect, Either } from "effect"
 import { attribute, children, Ns, parseStrict, textOf } from "./SamlXml.js"
 
 export type SamlMetadataErrorCode =
@@ -135,12 +140,12 @@ export const parseIdpMetadata = Effect.fn("SamlMetadata.parseIdpMetadata")(funct
     return yield* fail("metadata_too_large", `The metadata is larger than ${maxMetadataBytes / 1024} KiB.`)
   }
   const parsed = parseStrict(xml)
-  if (Either.isLeft(parsed)) {
-    return yield* parsed.left.problem === "doctype"
+  if (Result.isFailure(parsed)) {
+    return yield* parsed.failure.problem === "doctype"
       ? fail("metadata_doctype", "The metadata has a DOCTYPE, which is refused (entity expansion, XXE).")
-      : fail("metadata_not_xml", `The metadata is not well-formed XML: ${parsed.left.detail}.`)
+      : fail("metadata_not_xml", `The metadata is not well-formed XML: ${parsed.failure.detail}.`)
   }
-  const root = parsed.right.documentElement!
+  const root = parsed.success.documentElement!
   const entities = root.namespaceURI === Ns.md && root.localName === "EntityDescriptor"
     ? [root]
     : root.namespaceURI === Ns.md && root.localName === "EntitiesDescriptor"

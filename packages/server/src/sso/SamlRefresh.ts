@@ -3,12 +3,21 @@
  * the outbound guard) when its latest fetch is older than `ORGPLANE_SAML_METADATA_REFRESH_INTERVAL`, by a job every
  * 5 minutes on the durable engine's cron (`ClusterCron`, so once per cluster), and on an administrator's request
  * (`POST /v1/sso/connections/{id}/refresh-metadata`). What a fetch changes is `applyRefresh`'s (SamlSettings.ts).
+ *
+ * The Effect 4 form of packages/server/src/sso/SamlRefresh.ts, whole: the same statements and rules. What differs
+ * under the same behaviour: `Cron.unsafeParse` is `Cron.parseUnsafe`, `Effect.either` is `Effect.result`; the
+ * administrator's refresh is a `Context.Service` with `make` and a static `layer`.
  */
-import * as ClusterCron from "@effect/cluster/ClusterCron"
-import type { SqlClient } from "@effect/sql"
-import type { SqlError } from "@effect/sql/SqlError"
 import { Conflict, type OrganizationId, type ServiceUnavailable, type SsoConnectionId } from "@orgplane/schema"
-import { Context, Cron, Duration, Effect, Layer, Option } from "effect"
+import * as ClusterCron from "effect/cluster/ClusterCron"
+import * as Context from "effect/Context"
+import * as Cron from "effect/Cron"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import type * as SqlClient from "effect/sql/SqlClient"
+import type { SqlError } from "effect/sql/SqlError"
 import type { Principal } from "../platform/Principal.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
@@ -49,7 +58,7 @@ export const refreshConnection = Effect.fn("SamlRefresh.refreshConnection")(func
   if (Option.isNone(found)) return found
   const url = found.value.saml?.source === "metadataUrl" ? found.value.saml.metadataUrl : null
   if (url === null) return found
-  const fetched = yield* Effect.either(saml.fetchIdpMetadata(url))
+  const fetched = yield* Effect.result(saml.fetchIdpMetadata(url))
   return yield* transaction(Effect.gen(function*() {
     const locked = yield* repository.lockConnection(scope)
     if (Option.isNone(locked)) return locked
@@ -69,7 +78,7 @@ export const refreshConnection = Effect.fn("SamlRefresh.refreshConnection")(func
  * recorded on its connection and stops nothing else. Answers how many it fetched. The tests call it directly.
  */
 export const refreshDue = Effect.fn("SamlRefresh.refreshDue")(function*(
-  options: { readonly now: Date; readonly interval: Duration.DurationInput; readonly limit?: number | undefined }
+  options: { readonly now: Date; readonly interval: Duration.Input; readonly limit?: number | undefined }
 ): Effect.fn.Return<number, SqlError | ServiceUnavailable, SqlClient.SqlClient | Saml | SsoRepository> {
   const saml = yield* Saml
   const repository = yield* SsoRepository
@@ -80,7 +89,7 @@ export const refreshDue = Effect.fn("SamlRefresh.refreshDue")(function*(
 }, Effect.provide(SsoRepository.layer))
 
 /** Every 5 minutes: each connection is fetched within 5 minutes of its interval passing. */
-export const schedule = Cron.unsafeParse("*/5 * * * *", "UTC")
+export const schedule = Cron.parseUnsafe("*/5 * * * *", "UTC")
 
 /** The refresh, once per cluster every 5 minutes. */
 export const layer = ClusterCron.make({
@@ -117,6 +126,6 @@ const makeSamlRefresh = Effect.gen(function*() {
 })
 
 /** The administrator's refresh of one connection (owners and admins, enterprise plan). */
-export class SamlRefresh extends Context.Tag("@orgplane/server/sso/SamlRefresh")<SamlRefresh, Effect.Effect.Success<typeof makeSamlRefresh>>() {
-  static readonly layer = Layer.effect(SamlRefresh, makeSamlRefresh)
+export class SamlRefresh extends Context.Service<SamlRefresh>()("@orgplane/server/sso/SamlRefresh", { make: makeSamlRefresh }) {
+  static readonly layer = Layer.effect(this, this.make)
 }

@@ -2,14 +2,19 @@
  * The scheduled refresh of SAML IdP metadata URLs: how old a connection's latest fetch may grow before the job fetches
  * its metadata again (`ORGPLANE_SAML_METADATA_REFRESH_INTERVAL`).
  */
-import { Config, ConfigError, Context, Duration, Effect, Layer } from "effect"
+import * as Config from "effect/Config"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { invalidSetting } from "../platform/Config.js"
 
 export interface SamlRefreshSettings {
   /** A metadata URL whose latest fetch is at least this old is fetched again by the next run of the job. */
   readonly interval: Duration.Duration
 }
 
-export class SamlRefreshConfig extends Context.Tag("@orgplane/server/sso/SamlRefreshConfig")<SamlRefreshConfig, SamlRefreshSettings>() {}
+export class SamlRefreshConfig extends Context.Service<SamlRefreshConfig, SamlRefreshSettings>()("@orgplane/server/sso/SamlRefreshConfig") {}
 
 export const defaults = {
   // IdPs publish a new certificate days or weeks before they sign with it: four looks a day see it in time, and
@@ -31,21 +36,21 @@ export const environment = [
 
 /** Settings given in code (tests, an embedding host); `undefined` keeps the environment's. */
 export interface Options {
-  readonly samlMetadataRefreshInterval?: Duration.DurationInput | undefined
+  readonly samlMetadataRefreshInterval?: Duration.Input | undefined
 }
 
+/** A refused setting, named (Effect 3's `ConfigError.InvalidData([name], message)` said where too). */
+const invalid = invalidSetting
+
 /** The settings from the environment, with `options` on top. */
-export const settings = (options: Options = {}): Effect.Effect<SamlRefreshSettings, ConfigError.ConfigError> =>
-  Effect.gen(function*() {
-    const interval = options.samlMetadataRefreshInterval === undefined
-      ? yield* Config.duration("ORGPLANE_SAML_METADATA_REFRESH_INTERVAL").pipe(Config.withDefault(defaults.interval))
-      : Duration.decode(options.samlMetadataRefreshInterval)
-    if (Duration.lessThan(interval, minimumInterval)) {
-      return yield* Effect.fail(
-        ConfigError.InvalidData(["ORGPLANE_SAML_METADATA_REFRESH_INTERVAL"], "must be at least 5 minutes, for example `6 hours`")
-      )
-    }
-    return { interval }
-  })
+export const settings = Effect.fn("SamlRefreshConfig.settings")(function*(options: Options = {}) {
+  const interval = options.samlMetadataRefreshInterval === undefined
+    ? yield* Config.Duration("ORGPLANE_SAML_METADATA_REFRESH_INTERVAL").pipe(Config.withDefault(defaults.interval))
+    : Duration.fromInputUnsafe(options.samlMetadataRefreshInterval)
+  if (Duration.isLessThan(interval, minimumInterval)) {
+    return yield* Effect.fail(invalid("ORGPLANE_SAML_METADATA_REFRESH_INTERVAL", "must be at least 5 minutes, for example `6 hours`"))
+  }
+  return { interval } satisfies SamlRefreshSettings
+})
 
 export const layer = (options: Options = {}) => Layer.effect(SamlRefreshConfig, settings(options))

@@ -3,9 +3,13 @@
  * resolved into stored settings (the metadata URL fetched, the XML parsed, the manual values checked: 400 on the
  * field otherwise, before anything is written), the stored settings as the engine's IdP and SP settings, and what a
  * later fetch of a metadata URL changes (sso/SamlRefresh.ts runs it).
+ *
+ * The Effect 4 form of packages/server/src/sso/SamlSettings.ts, whole: the same rules and messages; Effect 3's
+ * `Either` is `Result`.
  */
 import { InvalidRequest, type SamlSettingsInput, type SsoMapping } from "@orgplane/schema"
-import { Effect, Either } from "effect"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
 import type { SamlService, SpSettings } from "./Saml.js"
 import { type IdpSettings, manualSettings, parseCertificate, type SamlMetadataError } from "./SamlMetadata.js"
 import type { StoredSaml } from "./SsoRepository.js"
@@ -112,7 +116,7 @@ export const spSettingsOf = (urls: { readonly entityId: string; readonly acsUrl:
 }
 
 /** What fetching a metadata URL gave: the IdP's settings, or why not. */
-export type MetadataFetch = Either.Either<IdpSettings, SamlMetadataError>
+export type MetadataFetch = Result.Result<IdpSettings, SamlMetadataError>
 
 /** When the settings were last taken from the metadata, as `stored` records it (rows from before record no such instant). */
 export const refreshSucceededAt = (stored: StoredSaml): string | undefined =>
@@ -131,8 +135,8 @@ export const applyRefresh = (stored: StoredSaml, fetched: MetadataFetch, at: Dat
     saml: { ...stored, metadataRefresh: { at: at.toISOString(), ok: false, message, ...(previous === undefined ? {} : { succeededAt: previous }) } },
     changed: false
   })
-  if (Either.isLeft(fetched)) return failed(`${fetched.left.message} (${fetched.left.code})`)
-  const idp = fetched.right
+  if (Result.isFailure(fetched)) return failed(`${fetched.failure.message} (${fetched.failure.code})`)
+  const idp = fetched.success
   if (stored.entityId !== null && idp.entityId !== stored.entityId) {
     return failed(
       `The metadata now names another entity id (${

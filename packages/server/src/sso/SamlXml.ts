@@ -3,9 +3,12 @@
  * refuses what a lenient parse would let through (a DOCTYPE, the door to entity expansion and XXE; unclosed
  * elements; text outside the root), and namespace-aware lookups of direct children, so nothing is found by its
  * prefix or by a search of the whole document where an attacker can add elements.
+ *
+ * The Effect 4 form of packages/server/src/sso/SamlXml.ts, whole: Effect 3's `Either` is `Result` (`succeed`/`fail`);
+ * xmldom's document is checked to be one (`isDocument`) where Effect 3 cast it.
  */
 import { DOMParser } from "@xmldom/xmldom"
-import { Either } from "effect"
+import * as Result from "effect/Result"
 
 export const Ns = {
   md: "urn:oasis:names:tc:SAML:2.0:metadata",
@@ -22,34 +25,41 @@ const PROCESSING_INSTRUCTION = 7
 const COMMENT = 8
 const DOCUMENT_TYPE = 10
 
+/**
+ * xmldom's document read as the DOM's own interface (lib.dom), which it implements: its typings differ between 0.8
+ * and 0.9 (both in one program when the testkit's are type-checked with ours), so the shape is checked, not cast.
+ */
+const isDocument = (node: unknown): node is Document =>
+  typeof node === "object" && node !== null && "documentElement" in node && "childNodes" in node
+
 /** The document, or why it is refused. `detail` is short and names no content of the input. */
-export const parseStrict = (text: string): Either.Either<Document, XmlProblem> => {
+export const parseStrict = (text: string): Result.Result<Document, XmlProblem> => {
   // Refused before parsing: whatever the parser would do with an internal subset, nothing here needs one.
-  if (/<!DOCTYPE/i.test(text)) return Either.left({ problem: "doctype", detail: "it has a DOCTYPE, which is not allowed" })
+  if (/<!DOCTYPE/i.test(text)) return Result.fail({ problem: "doctype", detail: "it has a DOCTYPE, which is not allowed" })
   const problems: Array<string> = []
   const note = (message: string) => {
     problems.push(message.replace(/^\[xmldom [a-z ]+\]\s*/, "").split("\n")[0]!.slice(0, 120))
   }
   let doc: Document | undefined
   try {
-    // Typed as the DOM's own interfaces (lib.dom), which xmldom implements: its 0.8 and 0.9 typings differ.
-    doc = new DOMParser({ locator: {}, errorHandler: { warning: note, error: note, fatalError: note } }).parseFromString(text, "text/xml") as unknown as Document
+    const parsed: unknown = new DOMParser({ locator: {}, errorHandler: { warning: note, error: note, fatalError: note } }).parseFromString(text, "text/xml")
+    if (isDocument(parsed)) doc = parsed
   } catch (error) {
     note(error instanceof Error ? error.message : String(error))
   }
-  if (doc === undefined || problems.length > 0) return Either.left({ problem: "not_xml", detail: problems[0] ?? "it does not parse" })
+  if (doc === undefined || problems.length > 0) return Result.fail({ problem: "not_xml", detail: problems[0] ?? "it does not parse" })
   let elements = 0
   for (const node of Array.from(doc.childNodes) as Array<Node>) {
-    if (node.nodeType === DOCUMENT_TYPE) return Either.left({ problem: "doctype", detail: "it has a DOCTYPE, which is not allowed" })
+    if (node.nodeType === DOCUMENT_TYPE) return Result.fail({ problem: "doctype", detail: "it has a DOCTYPE, which is not allowed" })
     if (node.nodeType === ELEMENT) elements++
     else if (node.nodeType === TEXT && (node.nodeValue ?? "").trim() !== "") {
-      return Either.left({ problem: "not_xml", detail: "it has text outside its root element" })
+      return Result.fail({ problem: "not_xml", detail: "it has text outside its root element" })
     } else if (node.nodeType !== TEXT && node.nodeType !== PROCESSING_INSTRUCTION && node.nodeType !== COMMENT) {
-      return Either.left({ problem: "not_xml", detail: "it has an unexpected node outside its root element" })
+      return Result.fail({ problem: "not_xml", detail: "it has an unexpected node outside its root element" })
     }
   }
-  if (elements !== 1 || doc.documentElement === null) return Either.left({ problem: "not_xml", detail: "it has no single root element" })
-  return Either.right(doc)
+  if (elements !== 1 || doc.documentElement === null) return Result.fail({ problem: "not_xml", detail: "it has no single root element" })
+  return Result.succeed(doc)
 }
 
 export const isElement = (node: Element | null | undefined, ns: string, localName: string): node is Element =>

@@ -7,6 +7,10 @@
  * (2 minutes) that `exchange` turns into a session recording the connection and organization. A single-use value
  * of the answer (a SAML assertion's ID) is taken once per connection; an IdP-initiated SAML Response, which no
  * intent awaits, is validated first and then given an intent spent at once.
+ *
+ * The Effect 4 form of packages/server/src/sso/SignIn.ts, whole: the same flow, statements, refusals and messages.
+ * What differs under the same behaviour: Effect 3's `Either` is `Result`; the service is a `Context.Service` with
+ * `make` and a static `layer`, its steps named with `Effect.fn`.
  */
 import {
   Conflict,
@@ -21,8 +25,13 @@ import {
   SsoSignInFailed,
   type UserId
 } from "@orgplane/schema"
-import { HttpServerResponse } from "@effect/platform"
-import { Context, Duration, Effect, Either, Layer, Option } from "effect"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import { HttpServerResponse } from "effect/http"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Result from "effect/Result"
 import { Accounts } from "../identity/Accounts.js"
 import { sessionOf } from "../identity/Authentication.js"
 import { domainOf, SsoEnforcement } from "../identity/SsoEnforcement.js"
@@ -75,53 +84,51 @@ const make = Effect.gen(function*() {
   /** The engines by kind (see docs/ARCHITECTURE.md, SSO). */
   const engines: Partial<Record<SsoConnectionRow["kind"], ProtocolEngine>> = { oidc, saml }
 
-  const engineOf = (connection: SsoConnectionRow) => {
+  const engineOf = (connection: SsoConnectionRow): Effect.Effect<ProtocolEngine, SsoFailureError> => {
     const engine = engines[connection.kind]
     return engine === undefined
       ? Effect.fail(failure("response_invalid", `Sign-in through ${connection.kind} connections is not available on this server yet.`))
       : Effect.succeed(engine)
   }
 
-  const limit = (address: string) =>
-    Effect.gen(function*() {
-      const decision = yield* orUnavailable(limiter.hit(`sso-start:${address}`, STARTS_PER_MINUTE, Duration.minutes(1)))
-      if (!decision.allowed) {
-        return yield* RateLimited.after(decision.retryAfterSeconds, `Too many SSO requests; retry in ${decision.retryAfterSeconds} seconds.`)
-      }
-    })
+  const limit = Effect.fn("SignIn.limit")(function*(address: string) {
+    const decision = yield* orUnavailable(limiter.hit(`sso-start:${address}`, STARTS_PER_MINUTE, Duration.minutes(1)))
+    if (!decision.allowed) {
+      return yield* RateLimited.after(decision.retryAfterSeconds, `Too many SSO requests; retry in ${decision.retryAfterSeconds} seconds.`)
+    }
+  })
 
   /** A new intent: its row (the PKCE verifier encrypted) and what the engine needs. */
-  const newIntent = (
+  const newIntent = Effect.fn("SignIn.newIntent")(function*(
     connection: SsoConnectionRow,
     purpose: "test" | "sign_in",
     options: { readonly userId: UserId | null; readonly loginHint: string | null; readonly returnTo: string | null }
-  ) =>
-    Effect.gen(function*() {
-      const id = yield* makeId("ssi")
-      const at = yield* now
-      const codeVerifier = newCodeVerifier()
-      const row: SsoIntentRow = {
-        id,
-        organizationId: connection.organizationId,
-        connectionId: connection.id,
-        purpose,
-        configRevision: connection.configRevision,
-        nonce: newNonce(),
-        codeVerifierCiphertext: yield* Effect.orDie(crypto.encrypt(codeVerifier, bind(SecretColumns.ssoCodeVerifier, connection.organizationId, id))),
-        samlRequestId: null,
-        userId: options.userId,
-        loginHint: options.loginHint,
-        returnTo: options.returnTo,
-        createdAt: at,
-        expiresAt: new Date(at.getTime() + Duration.toMillis(INTENT_TTL)),
-        consumedAt: null,
-        exchangeCodeHash: null,
-        exchangeUserId: null,
-        exchangeExpiresAt: null,
-        exchangedAt: null
-      }
-      return { row, secrets: { state: signState(stateKey, connection.organizationId, id), nonce: row.nonce, codeVerifier, loginHint: options.loginHint } }
-    })
+  ) {
+    const id = yield* makeId("ssi")
+    const at = yield* now
+    const codeVerifier = newCodeVerifier()
+    const row: SsoIntentRow = {
+      id,
+      organizationId: connection.organizationId,
+      connectionId: connection.id,
+      purpose,
+      configRevision: connection.configRevision,
+      nonce: newNonce(),
+      codeVerifierCiphertext: yield* Effect.orDie(crypto.encrypt(codeVerifier, bind(SecretColumns.ssoCodeVerifier, connection.organizationId, id))),
+      samlRequestId: null,
+      userId: options.userId,
+      loginHint: options.loginHint,
+      returnTo: options.returnTo,
+      createdAt: at,
+      expiresAt: new Date(at.getTime() + Duration.toMillis(INTENT_TTL)),
+      consumedAt: null,
+      exchangeCodeHash: null,
+      exchangeUserId: null,
+      exchangeExpiresAt: null,
+      exchangedAt: null
+    }
+    return { row, secrets: { state: signState(stateKey, connection.organizationId, id), nonce: row.nonce, codeVerifier, loginHint: options.loginHint } }
+  })
 
   // Tests
 
@@ -151,24 +158,24 @@ const make = Effect.gen(function*() {
       failure: null
     }
     // The provider is asked for its URL before anything is stored: a provider that fails records a failed test.
-    const started = yield* Effect.either(engine.start(connection, secrets, base))
+    const started = yield* Effect.result(engine.start(connection, secrets, base))
     yield* transaction(Effect.gen(function*() {
       const locked = yield* connections.lockConnection({ organizationId, id })
       if (Option.isNone(locked)) return yield* connectionNotFound()
       yield* intents.insert(row)
-      if (started._tag === "Right" && started.right.samlRequestId !== undefined) {
-        yield* intents.setSamlRequestId({ organizationId, id: row.id }, started.right.samlRequestId)
+      if (Result.isSuccess(started) && started.success.samlRequestId !== undefined) {
+        yield* intents.setSamlRequestId({ organizationId, id: row.id }, started.success.samlRequestId)
       }
       yield* connections.updateConnection({
         ...locked.value,
-        lastTest: started._tag === "Right"
+        lastTest: Result.isSuccess(started)
           ? pending
-          : { ...pending, status: "failed", completedAt: row.createdAt.toISOString(), failure: { code: started.left.code, message: started.left.message } }
+          : { ...pending, status: "failed", completedAt: row.createdAt.toISOString(), failure: { code: started.failure.code, message: started.failure.message } }
       })
       yield* intents.prune(organizationId, new Date(row.createdAt.getTime() - Duration.toMillis(Duration.hours(1))))
     }))
     const test = toTestReport(id, (yield* orUnavailable(connections.findConnection({ organizationId, id }))).pipe(Option.getOrThrow).lastTest!)
-    return { test, authorizationUrl: started._tag === "Right" ? started.right.url : "", expiresAt: row.expiresAt }
+    return { test, authorizationUrl: Result.isSuccess(started) ? started.success.url : "", expiresAt: row.expiresAt }
   })
 
   // Sign-in
@@ -206,81 +213,77 @@ const make = Effect.gen(function*() {
   })
 
   /** The checks every completion makes on the mapped profile, whatever its purpose; `domains`: the connection's. */
-  const checkProfile = (connection: SsoConnectionRow, profile: SsoProfile, domains: ReadonlyArray<ConnectionDomainRow>) =>
-    Effect.gen(function*() {
-      if (profile.email === null) {
-        return yield* failure("email_missing", `The provider sent no \`${connection.mapping.email}\` claim (the mapping's email): add it to the scopes or claims it releases, or change the mapping.`)
-      }
-      if (profile.emailVerified === false) return yield* failure("email_not_verified", `The provider says ${profile.email} is not verified.`)
-      const domain = domainOf(profile.email)
-      if (!domains.some((d) => d.domain === domain && d.verified)) {
-        return yield* failure(
-          "email_domain_not_verified",
-          `${profile.email} is not of a verified domain of this connection (${domains.filter((d) => d.verified).map((d) => d.domain).join(", ") || "none verified"}).`
-        )
-      }
-      return profile.email
-    })
+  const checkProfile = Effect.fn("SignIn.checkProfile")(function*(connection: SsoConnectionRow, profile: SsoProfile, domains: ReadonlyArray<ConnectionDomainRow>) {
+    if (profile.email === null) {
+      return yield* failure("email_missing", `The provider sent no \`${connection.mapping.email}\` claim (the mapping's email): add it to the scopes or claims it releases, or change the mapping.`)
+    }
+    if (profile.emailVerified === false) return yield* failure("email_not_verified", `The provider says ${profile.email} is not verified.`)
+    const domain = domainOf(profile.email)
+    if (!domains.some((d) => d.domain === domain && d.verified)) {
+      return yield* failure(
+        "email_domain_not_verified",
+        `${profile.email} is not of a verified domain of this connection (${domains.filter((d) => d.verified).map((d) => d.domain).join(", ") || "none verified"}).`
+      )
+    }
+    return profile.email
+  })
 
   /**
    * Spends the intent the signed state names, in a transaction: unknown, spent or expired intents are refused. With
    * `connectionId` (the SAML ACS names its connection), an intent of another connection is refused (and not spent).
    */
-  const spend = (state: string, connectionId?: SsoConnectionId) =>
-    Effect.gen(function*() {
-      const named = verifyState(stateKey, state)
-      if (named === undefined) return yield* failure("replayed", "The state is not one this server issued (or was tampered with): start again.")
-      const key = { organizationId: named.organizationId, id: named.authorizationId as SsoIntentRow["id"] }
-      return yield* orUnavailable(transaction(Effect.gen(function*() {
-        const intent = yield* intents.lock(key)
-        if (connectionId !== undefined && Option.isSome(intent) && intent.value.connectionId !== connectionId) {
-          return yield* failure("destination_mismatch", "This sign-in was started for another connection: its Response belongs at that connection's ACS URL.")
-        }
-        if (Option.isNone(intent) || intent.value.consumedAt !== null) {
-          return yield* failure("replayed", "This sign-in was already completed (or is unknown): start again.")
-        }
-        const at = yield* now
-        yield* intents.consume(key, at)
-        if (intent.value.expiresAt.getTime() <= at.getTime()) {
-          return { intent: intent.value, expired: true as const }
-        }
-        return { intent: intent.value, expired: false as const }
-      })))
-    })
+  const spend = Effect.fn("SignIn.spend")(function*(state: string, connectionId?: SsoConnectionId) {
+    const named = verifyState(stateKey, state)
+    if (named === undefined) return yield* failure("replayed", "The state is not one this server issued (or was tampered with): start again.")
+    const key = { organizationId: named.organizationId, id: named.authorizationId as SsoIntentRow["id"] }
+    return yield* orUnavailable(transaction(Effect.gen(function*() {
+      const intent = yield* intents.lock(key)
+      if (connectionId !== undefined && Option.isSome(intent) && intent.value.connectionId !== connectionId) {
+        return yield* failure("destination_mismatch", "This sign-in was started for another connection: its Response belongs at that connection's ACS URL.")
+      }
+      if (Option.isNone(intent) || intent.value.consumedAt !== null) {
+        return yield* failure("replayed", "This sign-in was already completed (or is unknown): start again.")
+      }
+      const at = yield* now
+      yield* intents.consume(key, at)
+      if (intent.value.expiresAt.getTime() <= at.getTime()) {
+        return { intent: intent.value, expired: true as const }
+      }
+      return { intent: intent.value, expired: false as const }
+    })))
+  })
 
   /** Records the test's outcome on its connection (if it is still the connection's latest test). */
-  const recordTest = (
+  const recordTest = Effect.fn("SignIn.recordTest")(function*(
     connection: SsoConnectionRow,
     intent: SsoIntentRow,
     outcome: { readonly received: Received | null; readonly profile: SsoProfile | null; readonly failure: SsoFailureError | null }
-  ) =>
-    Effect.gen(function*() {
-      const at = yield* now
-      const test: StoredTest = {
-        id: intent.id,
-        configRevision: intent.configRevision,
-        status: outcome.failure === null ? "succeeded" : "failed",
-        startedAt: intent.createdAt.toISOString(),
-        completedAt: at.toISOString(),
-        claimsJson: outcome.received === null ? null : JSON.stringify(outcome.received.claims),
-        profile: outcome.profile,
-        failure: outcome.failure === null ? null : { code: outcome.failure.code, message: outcome.failure.message }
-      }
-      yield* orUnavailable(connections.recordTest(connection.organizationId, connection.id, test))
-      return new SsoTestReport({ ...toTestReport(connection.id, test) })
-    })
+  ) {
+    const at = yield* now
+    const test: StoredTest = {
+      id: intent.id,
+      configRevision: intent.configRevision,
+      status: outcome.failure === null ? "succeeded" : "failed",
+      startedAt: intent.createdAt.toISOString(),
+      completedAt: at.toISOString(),
+      claimsJson: outcome.received === null ? null : JSON.stringify(outcome.received.claims),
+      profile: outcome.profile,
+      failure: outcome.failure === null ? null : { code: outcome.failure.code, message: outcome.failure.message }
+    }
+    yield* orUnavailable(connections.recordTest(connection.organizationId, connection.id, test))
+    return new SsoTestReport({ ...toTestReport(connection.id, test) })
+  })
 
   /** Gives a completed sign-in its one-time code. */
-  const issueCode = (intent: SsoIntentRow, userId: UserId) =>
-    Effect.gen(function*() {
-      const code = yield* crypto.newToken(CODE_PREFIX)
-      const at = yield* now
-      yield* orUnavailable(intents.setExchange(
-        { organizationId: intent.organizationId, id: intent.id },
-        { hash: crypto.hashToken(code), userId, expiresAt: new Date(at.getTime() + Duration.toMillis(EXCHANGE_TTL)) }
-      ))
-      return code
-    })
+  const issueCode = Effect.fn("SignIn.issueCode")(function*(intent: SsoIntentRow, userId: UserId) {
+    const code = yield* crypto.newToken(CODE_PREFIX)
+    const at = yield* now
+    yield* orUnavailable(intents.setExchange(
+      { organizationId: intent.organizationId, id: intent.id },
+      { hash: crypto.hashToken(code), userId, expiresAt: new Date(at.getTime() + Duration.toMillis(EXCHANGE_TTL)) }
+    ))
+    return code
+  })
 
   /**
    * Completes the intent the provider's answer names: `params` is what the provider sent (the callback's query, or
@@ -297,7 +300,7 @@ const make = Effect.gen(function*() {
       : yield* Effect.orDie(crypto.decrypt(intent.codeVerifierCiphertext, bind(SecretColumns.ssoCodeVerifier, intent.organizationId, intent.id)))
     const secrets = { state, nonce: intent.nonce, codeVerifier, loginHint: intent.loginHint, samlRequestId: intent.samlRequestId }
 
-    const validated = yield* Effect.either(Effect.gen(function*() {
+    const validated = yield* Effect.result(Effect.gen(function*() {
       if (expired) return yield* failure("intent_expired", "This sign-in took longer than 5 minutes: start again.")
       if (intent.configRevision !== connection.configRevision) {
         return yield* failure("configuration_changed", "The connection changed since this sign-in started: start again.")
@@ -312,13 +315,12 @@ const make = Effect.gen(function*() {
   })
 
   /** The answer taken once: a single-use value (a SAML assertion's ID) the connection already took is a replay. */
-  const once = (connection: SsoConnectionRow, validated: Either.Either<Received, SsoFailureError>) =>
-    Effect.gen(function*() {
-      if (Either.isLeft(validated) || validated.right.singleUse === undefined) return validated
-      const { expiresAt, id } = validated.right.singleUse
-      const taken = yield* orUnavailable(intents.takeAssertion({ organizationId: connection.organizationId, connectionId: connection.id }, { id, expiresAt, at: yield* now }))
-      return taken ? validated : Either.left(failure("replayed", "This assertion was already used to sign in: sign in again at the identity provider."))
-    })
+  const once = Effect.fn("SignIn.once")(function*(connection: SsoConnectionRow, validated: Result.Result<Received, SsoFailureError>) {
+    if (Result.isFailure(validated) || validated.success.singleUse === undefined) return validated
+    const { expiresAt, id } = validated.success.singleUse
+    const taken = yield* orUnavailable(intents.takeAssertion({ organizationId: connection.organizationId, connectionId: connection.id }, { id, expiresAt, at: yield* now }))
+    return taken ? validated : Result.fail(failure("replayed", "This assertion was already used to sign in: sign in again at the identity provider."))
+  })
 
   /**
    * A sign-in through the connection that failed, in its organization's audit log (`session.create`, `failed`,
@@ -339,44 +341,43 @@ const make = Effect.gen(function*() {
    * What a validated (or refused) answer of the provider gives for its intent: the mapping and the connection's
    * rules, then a test's report, or a sign-in's one-time code.
    */
-  const conclude = (connection: SsoConnectionRow, intent: SsoIntentRow, outcome: Either.Either<Received, SsoFailureError>) =>
-    Effect.gen(function*() {
-      const received = outcome._tag === "Right" ? outcome.right : null
-      const profile = received === null ? null : profileOf(received, connection.mapping)
-      const checked = received === null || profile === null
-        ? outcome as { _tag: "Left"; left: SsoFailureError }
-        : yield* Effect.either(checkProfile(connection, profile, yield* orUnavailable(connections.connectionDomains(connection.organizationId, [connection.id]))))
+  const conclude = Effect.fn("SignIn.conclude")(function*(connection: SsoConnectionRow, intent: SsoIntentRow, outcome: Result.Result<Received, SsoFailureError>) {
+    const received = Result.isSuccess(outcome) ? outcome.success : null
+    const profile = received === null ? null : profileOf(received, connection.mapping)
+    const checked: Result.Result<string, SsoFailureError> = Result.isFailure(outcome)
+      ? Result.fail(outcome.failure)
+      : yield* Effect.result(checkProfile(connection, profile!, yield* orUnavailable(connections.connectionDomains(connection.organizationId, [connection.id]))))
 
-      if (intent.purpose === "test") {
-        let failed = checked._tag === "Left" ? checked.left : null
-        if (failed === null && profile !== null && intent.userId !== null) {
-          const admin = yield* orUnavailable(users.findById(intent.userId))
-          const linked = yield* orUnavailable(intents.findIdentity({ organizationId: connection.organizationId, connectionId: connection.id, subject: profile.subject }))
-          const same = Option.isSome(linked)
-            ? linked.value.userId === intent.userId
-            : Option.isSome(admin) && admin.value.email.toLowerCase() === profile.email
-          if (!same) {
-            failed = failure("identity_mismatch", `The test was completed as ${profile.email ?? profile.subject}, not by the administrator who started it: sign in at the provider as yourself.`)
-          }
+    if (intent.purpose === "test") {
+      let failed = Result.isFailure(checked) ? checked.failure : null
+      if (failed === null && profile !== null && intent.userId !== null) {
+        const admin = yield* orUnavailable(users.findById(intent.userId))
+        const linked = yield* orUnavailable(intents.findIdentity({ organizationId: connection.organizationId, connectionId: connection.id, subject: profile.subject }))
+        const same = Option.isSome(linked)
+          ? linked.value.userId === intent.userId
+          : Option.isSome(admin) && admin.value.email.toLowerCase() === profile.email
+        if (!same) {
+          failed = failure("identity_mismatch", `The test was completed as ${profile.email ?? profile.subject}, not by the administrator who started it: sign in at the provider as yourself.`)
         }
-        const test = yield* recordTest(connection, intent, { received, profile, failure: failed })
-        return { _tag: "test" as const, test, failure: failed }
       }
+      const test = yield* recordTest(connection, intent, { received, profile, failure: failed })
+      return { _tag: "test" as const, test, failure: failed }
+    }
 
-      if (checked._tag === "Left") {
-        yield* failedSignIn(connection, profile, checked.left)
-        return { _tag: "sign_in" as const, intent, failure: checked.left, code: null }
+    if (Result.isFailure(checked)) {
+      yield* failedSignIn(connection, profile, checked.failure)
+      return { _tag: "sign_in" as const, intent, failure: checked.failure, code: null }
+    }
+    const person = yield* Effect.result(jit.personFor(connection, received!, profile!, checked.success))
+    if (Result.isFailure(person)) {
+      if (person.failure instanceof SsoFailureError) {
+        yield* failedSignIn(connection, profile, person.failure)
+        return { _tag: "sign_in" as const, intent, failure: person.failure, code: null }
       }
-      const person = yield* Effect.either(jit.personFor(connection, received!, profile!, checked.right))
-      if (person._tag === "Left") {
-        if (person.left instanceof SsoFailureError) {
-          yield* failedSignIn(connection, profile, person.left)
-          return { _tag: "sign_in" as const, intent, failure: person.left, code: null }
-        }
-        return yield* person.left
-      }
-      return { _tag: "sign_in" as const, intent, failure: null, code: yield* issueCode(intent, person.right) }
-    })
+      return yield* Effect.fail(person.failure)
+    }
+    return { _tag: "sign_in" as const, intent, failure: null, code: yield* issueCode(intent, person.success) }
+  })
 
   /** `GET /v1/sso/oidc/callback`: the JSON answer, or the browser sent to the sign-in's `returnTo`. */
   const oidcCallback = Effect.fn("SignIn.oidcCallback")(function*(query: SsoCallbackQuery, base: string) {
@@ -403,15 +404,15 @@ const make = Effect.gen(function*() {
     if (connection.state !== "active") return yield* failure("email_domain_not_verified", "The connection is not active: IdP-initiated sign-in needs an active connection.")
     const engine = yield* engineOf(connection)
     const received = yield* engine.complete(connection, { state: "", nonce: "", codeVerifier: "", loginHint: null, samlRequestId: null, idpInitiated: true }, params, base)
-    const validated = yield* once(connection, Either.right(received))
-    if (Either.isLeft(validated)) return yield* validated.left
+    const validated = yield* once(connection, Result.succeed(received))
+    if (Result.isFailure(validated)) return yield* validated.failure
     const { row } = yield* newIntent(connection, "sign_in", { userId: null, loginHint: null, returnTo: relayState === "" ? null : returnToUrl(relayState, base) })
     yield* orUnavailable(intents.insert({ ...row, consumedAt: row.createdAt }))
     return yield* conclude(connection, row, validated)
   })
 
   /** A completion as the browser gets it: the JSON answer, or a redirect to the sign-in's `returnTo`. */
-  const answer = Effect.fn("SignIn.answer")(function*<E, R>(completion: Effect.Effect<Effect.Effect.Success<ReturnType<typeof conclude>>, E, R>) {
+  const answer = Effect.fn("SignIn.answer")(function*<E, R>(completion: Effect.Effect<Effect.Success<ReturnType<typeof conclude>>, E, R>) {
     const done = yield* Effect.mapError(completion, (error) => error instanceof SsoFailureError ? refused(error) : error as Exclude<E, SsoFailureError>)
     if (done._tag === "test") {
       return {
@@ -454,8 +455,8 @@ const make = Effect.gen(function*() {
   return { startTest, discover, start, complete, completeIdpInitiated, answer, oidcCallback, exchange } as const
 })
 
-export class SignIn extends Context.Tag("@orgplane/server/sso/SignIn")<SignIn, Effect.Effect.Success<typeof make>>() {
-  static readonly layer = Layer.effect(SignIn, make).pipe(
+export class SignIn extends Context.Service<SignIn>()("@orgplane/server/sso/SignIn", { make }) {
+  static readonly layer = Layer.effect(this, this.make).pipe(
     Layer.provide([
       SsoRepository.layer,
       IntentsRepository.layer,

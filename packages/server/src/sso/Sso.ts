@@ -3,6 +3,11 @@
  * record looked up through the Resolver, and its connections: create (draft), change (a settings change bumps the
  * revision and needs a new test; an active connection refuses it), activate (after a successful test of the current
  * revision, with its domains verified), deactivate, delete.
+ *
+ * The Effect 4 form of packages/server/src/sso/Sso.ts, whole: the same rules, statements, errors and messages. What
+ * differs under the same behaviour: a certificate's reading is a plain function (`readCertificate`) that both the
+ * 400 and the answered list use, where Effect 3 ran an effect synchronously; the service is a `Context.Service`
+ * with `make` and a static `layer`.
  */
 import {
   Conflict,
@@ -27,7 +32,11 @@ import {
   SsoTestReport,
   type UpdateSsoConnectionRequest
 } from "@orgplane/schema"
-import { Context, Duration, Effect, Layer, Option } from "effect"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as NodeCrypto from "node:crypto"
 import { sessionOf } from "../identity/Authentication.js"
 import { Resolver } from "../integrations/dns/Resolver.js"
@@ -95,19 +104,26 @@ const notRequested = (domain: string, expired: boolean) =>
       : `No verification of ${domain} was requested: request a record with POST /v1/sso/request-domain-verification first.`
   })
 
+/** A PEM certificate's subject and expiry (node:crypto), or undefined when it does not parse. */
+const readCertificate = (pem: string) => {
+  try {
+    const certificate = new NodeCrypto.X509Certificate(pem)
+    return { pem, subject: certificate.subject.replace(/\n/g, ", "), notAfter: new Date(certificate.validTo) }
+  } catch {
+    return undefined
+  }
+}
+
 /** A PEM certificate's subject and expiry (node:crypto); a certificate that does not parse is a 400 on `path`. */
-export const parseCertificate = (pem: string, path: ReadonlyArray<string | number>) =>
-  Effect.try({
-    try: () => {
-      const certificate = new NodeCrypto.X509Certificate(pem)
-      return { pem, subject: certificate.subject.replace(/\n/g, ", "), notAfter: new Date(certificate.validTo) }
-    },
-    catch: () => InvalidRequest.field(path, "is not a certificate that parses (PEM, X.509)")
-  })
+export const parseCertificate = (pem: string, path: ReadonlyArray<string | number>) => {
+  const certificate = readCertificate(pem)
+  return certificate === undefined
+    ? Effect.fail(InvalidRequest.field(path, "is not a certificate that parses (PEM, X.509)"))
+    : Effect.succeed(certificate)
+}
 
 /** The certificates as answered: those that no longer parse (none should: they were checked) are left out. */
-const answeredCertificates = (pems: ReadonlyArray<string>) =>
-  pems.flatMap((pem) => Option.toArray(Option.getRight(Effect.runSync(Effect.either(parseCertificate(pem, []))))))
+const answeredCertificates = (pems: ReadonlyArray<string>) => pems.flatMap((pem) => readCertificate(pem) ?? [])
 
 export const toTestReport = (connectionId: SsoConnectionId, test: StoredTest) =>
   new SsoTestReport({
@@ -209,8 +225,7 @@ const make = Effect.gen(function*() {
   })
 
   /** 400 unless every team named by JIT and the group rules is the organization's. */
-  const checkTeams = (organizationId: OrganizationId, jit: SsoJit | undefined, mapping: SsoMapping | undefined) =>
-    Effect.gen(function*() {
+  const checkTeams = Effect.fn("Sso.checkTeams")(function*(organizationId: OrganizationId, jit: SsoJit | undefined, mapping: SsoMapping | undefined) {
       const named = [...(jit?.defaultTeamIds ?? []), ...(mapping?.groupRules ?? []).map((rule) => rule.teamId)]
       const existing = yield* repository.existingTeams(organizationId, named)
       const details = [
@@ -222,7 +237,7 @@ const make = Effect.gen(function*() {
         )
       ]
       if (details.length > 0) return yield* new InvalidRequest({ details })
-    })
+  })
 
   const answer = (row: SsoConnectionRow, base: string) =>
     Effect.map(repository.connectionDomains(row.organizationId, [row.id]), (domains) => ({ connection: toConnection(row, domains, base) }))
@@ -239,12 +254,11 @@ const make = Effect.gen(function*() {
    * A connection's domains, inside its transaction (which took `lockLimits`): new ones become the organization's
    * (capped), then they are its.
    */
-  const replaceDomains = (organizationId: OrganizationId, id: SsoConnectionId, domains: ReadonlyArray<string>, at: Date) =>
-    Effect.gen(function*() {
-      yield* repository.addDomains(organizationId, domains, at)
-      if ((yield* repository.countDomains(organizationId)) > MAX_PER_ORGANIZATION) return yield* tooMany("domains")
-      yield* repository.setConnectionDomains(organizationId, id, domains)
-    })
+  const replaceDomains = Effect.fn("Sso.replaceDomains")(function*(organizationId: OrganizationId, id: SsoConnectionId, domains: ReadonlyArray<string>, at: Date) {
+    yield* repository.addDomains(organizationId, domains, at)
+    if ((yield* repository.countDomains(organizationId)) > MAX_PER_ORGANIZATION) return yield* tooMany("domains")
+    yield* repository.setConnectionDomains(organizationId, id, domains)
+  })
 
   const createConnection = Effect.fn("Sso.createConnection")(function*(principal: Principal, input: CreateSsoConnectionRequest, base: string) {
     yield* allowedToChange(principal)
@@ -440,8 +454,7 @@ const make = Effect.gen(function*() {
   })
 
   /** The named domain, or the organization's only unverified one (the spec's body-less form). */
-  const pickDomain = (organizationId: OrganizationId, named: string | undefined) =>
-    Effect.gen(function*() {
+  const pickDomain = Effect.fn("Sso.pickDomain")(function*(organizationId: OrganizationId, named: string | undefined) {
       if (named !== undefined) return named
       const unverified = (yield* repository.listDomains({ organizationId })).filter((row) => row.verifiedAt === null)
       if (unverified.length !== 1) {
@@ -457,7 +470,7 @@ const make = Effect.gen(function*() {
         })
       }
       return unverified[0]!.domain
-    })
+  })
 
   /** The pending record while it is valid, else a new one (a new random token, a new expiry). */
   const requestDomainVerification = Effect.fn("Sso.requestDomainVerification")(function*(principal: Principal, named: string | undefined) {
@@ -568,6 +581,6 @@ const make = Effect.gen(function*() {
   } as const
 })
 
-export class Sso extends Context.Tag("@orgplane/server/sso/Sso")<Sso, Effect.Effect.Success<typeof make>>() {
-  static readonly layer = Layer.effect(Sso, make).pipe(Layer.provide(SsoRepository.layer))
+export class Sso extends Context.Service<Sso>()("@orgplane/server/sso/Sso", { make }) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide(SsoRepository.layer))
 }

@@ -2,8 +2,12 @@
  * Storage of SSO: an organization's domains with their verification, its connections (settings as JSON, the OIDC
  * client secret encrypted in its own column) and the domains each serves, with the active flag the database keeps
  * unique per domain.
+ *
+ * The Effect 4 form of packages/server/src/sso/SsoRepository.ts, whole: the same statements, word for word. What
+ * differs under the same behaviour: `Schema.Literal(a, b)` is `Schema.Literals([a, b])`, `optionalWith(x, { exact })`
+ * is `optionalKey(x)`; the service is a `Context.Service` with `make` and a static `layer`, its functions named with
+ * `Effect.fn`.
  */
-import { SqlClient } from "@effect/sql"
 import {
   Conflict,
   DomainVerificationConflict,
@@ -17,7 +21,12 @@ import {
   SsoMapping,
   SsoProfile
 } from "@orgplane/schema"
-import { Context, Effect, Layer, Schema } from "effect"
+import * as Arr from "effect/Array"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import * as SqlClient from "effect/sql/SqlClient"
 import { catchUniqueViolation } from "../platform/Sql.js"
 import { DateColumn, execute, findAll, findOne } from "../platform/Statements.js"
 
@@ -47,7 +56,7 @@ export const StoredOidc = Schema.Struct({
   })),
   clientId: Schema.String,
   scopes: Schema.Array(Schema.String),
-  tokenEndpointAuthMethod: Schema.Literal("client_secret_basic", "client_secret_post")
+  tokenEndpointAuthMethod: Schema.Literals(["client_secret_basic", "client_secret_post"])
 })
 export type StoredOidc = typeof StoredOidc.Type
 
@@ -56,7 +65,7 @@ export type StoredOidc = typeof StoredOidc.Type
  * metadata); `entityId`/`ssoUrl` likewise. The SAML engine may add members (metadata fetched at, ...).
  */
 export const StoredSaml = Schema.Struct({
-  source: Schema.Literal("metadataUrl", "metadataXml", "manual"),
+  source: Schema.Literals(["metadataUrl", "metadataXml", "manual"]),
   metadataUrl: Schema.NullOr(Schema.String),
   metadataXml: Schema.NullOr(Schema.String),
   entityId: Schema.NullOr(Schema.String),
@@ -65,17 +74,16 @@ export const StoredSaml = Schema.Struct({
   allowIdpInitiated: Schema.Boolean,
   relayStateAllowList: Schema.Array(Schema.String),
   /** Read from the metadata (HTTP-Redirect preferred); absent on rows from before the SAML engine: redirect. */
-  ssoBinding: Schema.optionalWith(Schema.Literal("redirect", "post"), { exact: true }),
+  ssoBinding: Schema.optionalKey(Schema.Literals(["redirect", "post"])),
   /** Metadata URL only: the latest fetch (ISO instant), and why it failed. */
-  metadataRefresh: Schema.optionalWith(
+  metadataRefresh: Schema.optionalKey(
     Schema.Struct({
       at: Schema.String,
       ok: Schema.Boolean,
       message: Schema.NullOr(Schema.String),
       /** When the settings were last taken from the metadata (ISO instant); absent on rows from before it was kept. */
-      succeededAt: Schema.optionalWith(Schema.String, { exact: true })
-    }),
-    { exact: true }
+      succeededAt: Schema.optionalKey(Schema.String)
+    })
   )
 })
 export type StoredSaml = typeof StoredSaml.Type
@@ -84,7 +92,7 @@ export type StoredSaml = typeof StoredSaml.Type
 export const StoredTest = Schema.Struct({
   id: SsoIntentId,
   configRevision: Schema.Number,
-  status: Schema.Literal("pending", "succeeded", "failed"),
+  status: Schema.Literals(["pending", "succeeded", "failed"]),
   startedAt: Schema.String,
   completedAt: Schema.NullOr(Schema.String),
   /** The claims as JSON text: the SQL client camel-cases the keys of JSON objects it reads, and claims are kept as sent. */
@@ -167,23 +175,24 @@ const make = Effect.gen(function*() {
   })
 
   /** Adds the domains the organization does not have yet (unverified). */
-  const addDomains = (organizationId: OrganizationId, domains: ReadonlyArray<string>, at: Date) =>
-    domains.length === 0 ? Effect.void : sql`INSERT INTO sso_domains ${
-        sql.insert(domains.map((domain) => ({
-          organizationId,
-          domain,
-          verificationToken: null,
-          verificationExpiresAt: null,
-          verifiedAt: null,
-          createdAt: at,
-          updatedAt: at
-        })))
-      } ON CONFLICT (organization_id, domain) DO NOTHING`.pipe(Effect.asVoid)
+  const addDomains = Effect.fn("SsoRepository.addDomains")(function*(organizationId: OrganizationId, domains: ReadonlyArray<string>, at: Date) {
+    const rows = domains.map((domain) => ({
+      organizationId,
+      domain,
+      verificationToken: null,
+      verificationExpiresAt: null,
+      verifiedAt: null,
+      createdAt: at,
+      updatedAt: at
+    }))
+    if (!Arr.isArrayNonEmpty(rows)) return
+    yield* sql`INSERT INTO sso_domains ${sql.insert(rows)} ON CONFLICT (organization_id, domain) DO NOTHING`
+  })
 
-  const countDomains = (organizationId: OrganizationId) =>
-    sql<{ count: number }>`SELECT count(*)::int AS count FROM sso_domains WHERE organization_id = ${organizationId}`.pipe(
-      Effect.map((rows) => rows[0]?.count ?? 0)
-    )
+  const countDomains = Effect.fn("SsoRepository.countDomains")(function*(organizationId: OrganizationId) {
+    const rows = yield* sql<{ count: number }>`SELECT count(*)::int AS count FROM sso_domains WHERE organization_id = ${organizationId}`
+    return rows[0]?.count ?? 0
+  })
 
   const setVerificationRequest = execute({
     Request: Schema.Struct({ ...ScopedDomain.fields, token: Schema.String, expiresAt: DateColumn, at: DateColumn }),
@@ -197,19 +206,20 @@ const make = Effect.gen(function*() {
     execute: ({ at, domain, organizationId }) =>
       sql`UPDATE sso_domains SET verified_at = ${at}, updated_at = ${at} WHERE organization_id = ${organizationId} AND domain = ${domain}`
   })
-  const markVerified = (request: typeof ScopedDomain.Type & { readonly at: Date }) =>
-    markVerifiedRow(request).pipe(catchUniqueViolation(() => domainTaken(request.domain)))
+  const markVerified = Effect.fn("SsoRepository.markVerified")(function*(request: typeof ScopedDomain.Type & { readonly at: Date }) {
+    yield* markVerifiedRow(request).pipe(catchUniqueViolation(() => domainTaken(request.domain)))
+  })
 
-  const removeDomain = ({ domain, organizationId }: typeof ScopedDomain.Type) =>
-    sql`DELETE FROM sso_domains WHERE organization_id = ${organizationId} AND domain = ${domain} RETURNING domain`.pipe(
-      Effect.map((rows) => rows.length > 0)
-    )
+  const removeDomain = Effect.fn("SsoRepository.removeDomain")(function*({ domain, organizationId }: typeof ScopedDomain.Type) {
+    const rows = yield* sql`DELETE FROM sso_domains WHERE organization_id = ${organizationId} AND domain = ${domain} RETURNING domain`
+    return rows.length > 0
+  })
 
   /** Whether an active connection of the organization serves the domain. */
-  const domainInUse = ({ domain, organizationId }: typeof ScopedDomain.Type) =>
-    sql`SELECT 1 FROM sso_connection_domains WHERE organization_id = ${organizationId} AND domain = ${domain} AND active`.pipe(
-      Effect.map((rows) => rows.length > 0)
-    )
+  const domainInUse = Effect.fn("SsoRepository.domainInUse")(function*({ domain, organizationId }: typeof ScopedDomain.Type) {
+    const rows = yield* sql`SELECT 1 FROM sso_connection_domains WHERE organization_id = ${organizationId} AND domain = ${domain} AND active`
+    return rows.length > 0
+  })
 
   // Connections
 
@@ -251,75 +261,80 @@ const make = Effect.gen(function*() {
       sql`SELECT * FROM sso_connections WHERE organization_id = ${organizationId} AND id = ${id} FOR UPDATE`
   })
 
-  const countConnections = (organizationId: OrganizationId) =>
-    sql<{ count: number }>`SELECT count(*)::int AS count FROM sso_connections WHERE organization_id = ${organizationId}`.pipe(
-      Effect.map((rows) => rows[0]?.count ?? 0)
-    )
+  const countConnections = Effect.fn("SsoRepository.countConnections")(function*(organizationId: OrganizationId) {
+    const rows = yield* sql<{ count: number }>`SELECT count(*)::int AS count FROM sso_connections WHERE organization_id = ${organizationId}`
+    return rows[0]?.count ?? 0
+  })
 
-  const insertConnection = (row: SsoConnectionRow) =>
-    sql`INSERT INTO sso_connections ${
-        sql.insert({
-          ...row,
-          jit: json(row.jit),
-          mapping: json(row.mapping),
-          oidc: json(row.oidc),
-          saml: json(row.saml),
-          lastTest: json(row.lastTest)
-        })
-      }`.pipe(Effect.asVoid)
+  const insertConnection = Effect.fn("SsoRepository.insertConnection")(function*(row: SsoConnectionRow) {
+    yield* sql`INSERT INTO sso_connections ${
+      sql.insert({
+        ...row,
+        jit: json(row.jit),
+        mapping: json(row.mapping),
+        oidc: json(row.oidc),
+        saml: json(row.saml),
+        lastTest: json(row.lastTest)
+      })
+    }`
+  })
 
   /** Writes every column of the row but its ids and creation time. */
-  const updateConnection = (row: SsoConnectionRow) =>
-    sql`UPDATE sso_connections SET
+  const updateConnection = Effect.fn("SsoRepository.updateConnection")(function*(row: SsoConnectionRow) {
+    yield* sql`UPDATE sso_connections SET
             name = ${row.name}, state = ${row.state}, jit = ${json(row.jit)}, mapping = ${json(row.mapping)},
             oidc = ${json(row.oidc)}, oidc_client_secret_ciphertext = ${row.oidcClientSecretCiphertext}, saml = ${json(row.saml)},
             config_revision = ${row.configRevision}, last_test = ${json(row.lastTest)}, updated_at = ${row.updatedAt}
-          WHERE organization_id = ${row.organizationId} AND id = ${row.id}`.pipe(Effect.asVoid)
+          WHERE organization_id = ${row.organizationId} AND id = ${row.id}`
+  })
 
   /** Records a test on its connection, if it is still the latest one (a newer test replaced it otherwise). */
-  const recordTest = (organizationId: OrganizationId, id: SsoConnectionId, test: StoredTest) =>
-    sql`UPDATE sso_connections SET last_test = ${json(test)}
-          WHERE organization_id = ${organizationId} AND id = ${id} AND last_test->>'id' = ${test.id}`.pipe(Effect.asVoid)
+  const recordTest = Effect.fn("SsoRepository.recordTest")(function*(organizationId: OrganizationId, id: SsoConnectionId, test: StoredTest) {
+    yield* sql`UPDATE sso_connections SET last_test = ${json(test)}
+          WHERE organization_id = ${organizationId} AND id = ${id} AND last_test->>'id' = ${test.id}`
+  })
 
-  const removeConnection = ({ id, organizationId }: typeof ScopedConnection.Type) =>
-    sql`DELETE FROM sso_connections WHERE organization_id = ${organizationId} AND id = ${id} RETURNING id`.pipe(
-      Effect.map((rows) => rows.length > 0)
-    )
+  const removeConnection = Effect.fn("SsoRepository.removeConnection")(function*({ id, organizationId }: typeof ScopedConnection.Type) {
+    const rows = yield* sql`DELETE FROM sso_connections WHERE organization_id = ${organizationId} AND id = ${id} RETURNING id`
+    return rows.length > 0
+  })
 
-  /** The domains each connection serves, with their verification. */
-  const connectionDomains = (organizationId: OrganizationId, ids: ReadonlyArray<SsoConnectionId>) =>
-    ids.length === 0 ? Effect.succeed([] as ReadonlyArray<ConnectionDomainRow>) : findAll({
-      Request: Schema.Struct({ organizationId: OrganizationId, ids: Schema.Array(SsoConnectionId) }),
-      Result: ConnectionDomainRow,
-      execute: (request) =>
-        sql`SELECT cd.connection_id, cd.domain, (d.verified_at IS NOT NULL) AS verified
+  const connectionDomainsStatement = findAll({
+    Request: Schema.Struct({ organizationId: OrganizationId, ids: Schema.Array(SsoConnectionId) }),
+    Result: ConnectionDomainRow,
+    execute: (request) =>
+      sql`SELECT cd.connection_id, cd.domain, (d.verified_at IS NOT NULL) AS verified
               FROM sso_connection_domains cd
               JOIN sso_domains d ON d.organization_id = cd.organization_id AND d.domain = cd.domain
               WHERE cd.organization_id = ${request.organizationId} AND cd.connection_id IN ${sql.in(request.ids)}
               ORDER BY cd.domain`
-    })({ organizationId, ids })
+  })
+
+  /** The domains each connection serves, with their verification. */
+  const connectionDomains = Effect.fn("SsoRepository.connectionDomains")(function*(organizationId: OrganizationId, ids: ReadonlyArray<SsoConnectionId>) {
+    if (ids.length === 0) return [] as ReadonlyArray<ConnectionDomainRow>
+    return yield* connectionDomainsStatement({ organizationId, ids })
+  })
 
   /** Makes the connection serve exactly these domains (inactive links; activation sets them). */
   const setConnectionDomains = Effect.fn("SsoRepository.setConnectionDomains")(function*(organizationId: OrganizationId, id: SsoConnectionId, domains: ReadonlyArray<string>) {
     yield* sql`DELETE FROM sso_connection_domains WHERE organization_id = ${organizationId} AND connection_id = ${id}`
-    if (domains.length > 0) {
-      yield* sql`INSERT INTO sso_connection_domains ${
-            sql.insert(domains.map((domain) => ({ organizationId, connectionId: id, domain, active: false })))
-          }`
+    const rows = domains.map((domain) => ({ organizationId, connectionId: id, domain, active: false }))
+    if (Arr.isArrayNonEmpty(rows)) {
+      yield* sql`INSERT INTO sso_connection_domains ${sql.insert(rows)}`
     }
   })
 
   /** Marks the connection's domains active: at most one active connection per domain, or `sso_domain_served`. */
-  const activateDomains = (organizationId: OrganizationId, id: SsoConnectionId) =>
-    sql`UPDATE sso_connection_domains SET active = true WHERE organization_id = ${organizationId} AND connection_id = ${id}`.pipe(
-      Effect.asVoid,
+  const activateDomains = Effect.fn("SsoRepository.activateDomains")(function*(organizationId: OrganizationId, id: SsoConnectionId) {
+    yield* sql`UPDATE sso_connection_domains SET active = true WHERE organization_id = ${organizationId} AND connection_id = ${id}`.pipe(
       catchUniqueViolation(domainServed)
     )
+  })
 
-  const deactivateDomains = (organizationId: OrganizationId, id: SsoConnectionId) =>
-    sql`UPDATE sso_connection_domains SET active = false WHERE organization_id = ${organizationId} AND connection_id = ${id}`.pipe(
-      Effect.asVoid
-    )
+  const deactivateDomains = Effect.fn("SsoRepository.deactivateDomains")(function*(organizationId: OrganizationId, id: SsoConnectionId) {
+    yield* sql`UPDATE sso_connection_domains SET active = false WHERE organization_id = ${organizationId} AND connection_id = ${id}`
+  })
 
   /** The active connection serving an email's domain, whatever its organization, unless it is deleted (home-realm discovery). */
   const activeForDomain = findOne({
@@ -351,12 +366,11 @@ const make = Effect.gen(function*() {
   })
 
   /** Which of these teams the organization has. */
-  const existingTeams = (organizationId: OrganizationId, ids: ReadonlyArray<string>) =>
-    ids.length === 0
-      ? Effect.succeed(new Set<string>())
-      : sql<{ id: string }>`SELECT id FROM teams WHERE organization_id = ${organizationId} AND id IN ${sql.in(ids)}`.pipe(
-        Effect.map((rows) => new Set(rows.map((row) => row.id)))
-      )
+  const existingTeams = Effect.fn("SsoRepository.existingTeams")(function*(organizationId: OrganizationId, ids: ReadonlyArray<string>) {
+    if (ids.length === 0) return new Set<string>()
+    const rows = yield* sql<{ id: string }>`SELECT id FROM teams WHERE organization_id = ${organizationId} AND id IN ${sql.in(ids)}`
+    return new Set(rows.map((row) => row.id))
+  })
 
   return {
     existingTeams,
@@ -387,6 +401,6 @@ const make = Effect.gen(function*() {
   } as const
 })
 
-export class SsoRepository extends Context.Tag("@orgplane/server/sso/SsoRepository")<SsoRepository, Effect.Effect.Success<typeof make>>() {
-  static readonly layer = Layer.effect(SsoRepository, make)
+export class SsoRepository extends Context.Service<SsoRepository>()("@orgplane/server/sso/SsoRepository", { make }) {
+  static readonly layer = Layer.effect(this, this.make)
 }

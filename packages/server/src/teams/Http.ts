@@ -1,6 +1,11 @@
-/** HTTP handlers of the Teams group. Thin by design: the service authorizes. */
+/**
+ * HTTP handlers of the Teams group. Thin by design: the service authorizes.
+ *
+ * The Effect 4 form of packages/server/src/teams/Http.ts, whole.
+ */
 import { Api, CurrentMember } from "@orgplane/schema"
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { group } from "../platform/HttpErrors.js"
 import { Teams } from "./Teams.js"
 
@@ -8,15 +13,15 @@ export const TeamsHttp = group(Api, "teams", (handlers) =>
   Effect.gen(function*() {
     const teams = yield* Teams
     return handlers
-      .handle("create", ({ payload }) => Effect.flatMap(CurrentMember, (caller) => teams.create(caller, payload)))
-      .handle("list", ({ urlParams }) => Effect.flatMap(CurrentMember, (caller) => teams.list(caller, urlParams)))
-      .handle("get", ({ path }) => Effect.flatMap(CurrentMember, (caller) => teams.get(caller, path.teamId)))
-      .handle("update", ({ path, payload }) => Effect.flatMap(CurrentMember, (caller) => teams.update(caller, path.teamId, payload)))
-      .handle("addMembers", ({ path, payload }) =>
-        Effect.flatMap(CurrentMember, (caller) => teams.addMembers(caller, path.teamId, payload.memberIds)))
-      .handle("removeMember", ({ path }) =>
-        Effect.flatMap(CurrentMember, (caller) => teams.removeMember(caller, path.teamId, path.memberId)))
-      .handle("delete", ({ path }) => Effect.flatMap(CurrentMember, (caller) => teams.remove(caller, path.teamId)))
+      .handle("create", ({ payload }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => teams.create(caller, payload)))
+      .handle("list", ({ query }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => teams.list(caller, query)))
+      .handle("get", ({ params }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => teams.get(caller, params.teamId)))
+      .handle("update", ({ params, payload }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => teams.update(caller, params.teamId, payload)))
+      .handle("addMembers", ({ params, payload }) =>
+        Effect.flatMap(Effect.service(CurrentMember), (caller) => teams.addMembers(caller, params.teamId, payload.memberIds)))
+      .handle("removeMember", ({ params }) =>
+        Effect.flatMap(Effect.service(CurrentMember), (caller) => teams.removeMember(caller, params.teamId, params.memberId)))
+      .handle("delete", ({ params }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => teams.remove(caller, params.teamId)))
   }))
 
 export const layer = TeamsHttp.pipe(Layer.provide(Teams.layer))

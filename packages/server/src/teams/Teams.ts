@@ -1,6 +1,15 @@
-/** Teams: created and changed by owners and admins (or the system), read by every member. */
+/**
+ * Teams: created and changed by owners and admins (or the system), read by every member.
+ *
+ * The Effect 4 form of packages/server/src/teams/Teams.ts, whole: the same checks in the same order, the same
+ * errors. The service is a `Context.Service` with `make` and a static `layer`.
+ */
 import { Conflict, type MembershipId, NotFound, type OrganizationId, Team, type TeamId, type TeamListQuery } from "@orgplane/schema"
-import { Array, Context, Effect, Layer, Option } from "effect"
+import * as Arr from "effect/Array"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { memberNotFound, Memberships } from "../identity/Memberships.js"
 import { describeChange } from "../platform/AuditRecorder.js"
 import { makeId } from "../platform/Ids.js"
@@ -64,7 +73,7 @@ const make = Effect.gen(function*() {
     yield* authorize(principal, "teams.manage")
     return yield* transaction(
       Effect.gen(function*() {
-        const memberIds = Array.dedupe(input.memberIds ?? [])
+        const memberIds = Arr.dedupe(input.memberIds ?? [])
         yield* requireActive(principal, memberIds)
         const id = yield* makeId("tem")
         const at = yield* now
@@ -122,7 +131,7 @@ const make = Effect.gen(function*() {
         }
         if (input.name !== undefined) yield* teams.rename(team, input.name, at)
         if (input.memberIds !== undefined) {
-          const memberIds = Array.dedupe(input.memberIds)
+          const memberIds = Arr.dedupe(input.memberIds)
           yield* requireActive(principal, memberIds)
           yield* teams.keepOnlyMembers({ ...team, memberIds })
           yield* teams.addMembers({ ...team, memberIds, at })
@@ -131,7 +140,7 @@ const make = Effect.gen(function*() {
 
   const addMembers = Effect.fn("Teams.addMembers")((principal: Principal, id: TeamId, memberIds: ReadonlyArray<MembershipId>) =>
     change(principal, id, (team, at) => {
-      const unique = Array.dedupe(memberIds)
+      const unique = Arr.dedupe(memberIds)
       return Effect.andThen(requireActive(principal, unique), teams.addMembers({ ...team, memberIds: unique, at }))
     }))
 
@@ -158,6 +167,6 @@ const make = Effect.gen(function*() {
   return { create, list, get, update, addMembers, removeMember, remove } as const
 })
 
-export class Teams extends Context.Tag("@orgplane/server/teams/Teams")<Teams, Effect.Effect.Success<typeof make>>() {
-  static readonly layer = Layer.effect(Teams, make).pipe(Layer.provide([TeamsRepository.layer, Memberships.layer]))
+export class Teams extends Context.Service<Teams>()("@orgplane/server/teams/Teams", { make }) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide([TeamsRepository.layer, Memberships.layer]))
 }

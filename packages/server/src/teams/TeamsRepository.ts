@@ -1,7 +1,17 @@
-/** Storage of teams and their members. */
-import { Model, SqlClient } from "@effect/sql"
+/**
+ * Storage of teams and their members.
+ *
+ * The Effect 4 form of packages/server/src/teams/TeamsRepository.ts, whole: the same statements, word for word.
+ * What differs under the same behaviour: `Model` comes from `effect/schema`, `Schema.typeSchema` is `Schema.toType`;
+ * the service is a `Context.Service` with `make` and a static `layer`.
+ */
 import { Conflict, MembershipId, OrganizationId, ScimConnectionId, Team, TeamId, TeamListQuery } from "@orgplane/schema"
-import { Context, Effect, Layer, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import { Model } from "effect/schema"
+import * as SqlClient from "effect/sql/SqlClient"
 import * as Keyset from "../platform/Keyset.js"
 import { catchUniqueViolation } from "../platform/Sql.js"
 import { classRow, DateColumn, execute, findAll, findOne, likePattern, trustedClassRow } from "../platform/Statements.js"
@@ -54,20 +64,20 @@ const makeTeamsRepository = Effect.gen(function*() {
     )
 
   const listRows = findAll({
-    Request: Schema.Struct({ organizationId: OrganizationId, query: Schema.typeSchema(TeamListQuery), page: Keyset.PageRequest }),
+    Request: Schema.Struct({ organizationId: OrganizationId, query: Schema.toType(TeamListQuery), page: Keyset.PageRequest }),
     Result: trustedClassRow(Team),
     execute: ({ organizationId, page, query }) =>
       sql`${select} WHERE ${
-          sql.and([
-            sql`t.organization_id = ${organizationId}`,
-            query.q ? sql`t.name ILIKE ${likePattern(query.q)}` : sql`true`,
-            query.memberId
-              ? sql`EXISTS (SELECT 1 FROM team_members tm WHERE tm.organization_id = t.organization_id
+        sql.and([
+          sql`t.organization_id = ${organizationId}`,
+          query.q ? sql`t.name ILIKE ${likePattern(query.q)}` : sql`true`,
+          query.memberId
+            ? sql`EXISTS (SELECT 1 FROM team_members tm WHERE tm.organization_id = t.organization_id
                             AND tm.team_id = t.id AND tm.membership_id = ${query.memberId})`
-              : sql`true`,
-            page.after
-          ])
-        } ORDER BY ${page.orderBy} LIMIT ${page.fetch}`
+            : sql`true`,
+          page.after
+        ])
+      } ORDER BY ${page.orderBy} LIMIT ${page.fetch}`
   })
 
   const list = (organizationId: OrganizationId, query: TeamListQuery) =>
@@ -112,12 +122,13 @@ const makeTeamsRepository = Effect.gen(function*() {
 
   const addMembers = execute({
     Request: Schema.Struct({ ...Members.fields, at: DateColumn }),
-    execute: ({ at, id, memberIds, organizationId }) =>
-      memberIds.length === 0
+    execute: ({ at, id, memberIds, organizationId }) => {
+      const row = (membershipId: string) => ({ organizationId, teamId: id, membershipId, createdAt: at })
+      const [first, ...rest] = memberIds
+      return first === undefined
         ? Effect.void
-        : sql`INSERT INTO team_members ${
-            sql.insert(memberIds.map((membershipId) => ({ organizationId, teamId: id, membershipId, createdAt: at })))
-          } ON CONFLICT DO NOTHING`
+        : sql`INSERT INTO team_members ${sql.insert([row(first), ...rest.map(row)])} ON CONFLICT DO NOTHING`
+    }
   })
 
   /** Removes the given members from the team. */
@@ -146,9 +157,23 @@ const makeTeamsRepository = Effect.gen(function*() {
       Effect.map((rows) => rows.length > 0)
     )
 
-  return { find, lock, list, insert, rename, externalKeyInUse, setExternalKey, managedBy, touch, addMembers, removeMembers, keepOnlyMembers, remove } as const
+  return {
+    find,
+    lock,
+    list,
+    insert,
+    rename,
+    externalKeyInUse,
+    setExternalKey,
+    managedBy,
+    touch,
+    addMembers,
+    removeMembers,
+    keepOnlyMembers,
+    remove
+  } as const
 })
 
-export class TeamsRepository extends Context.Tag("@orgplane/server/teams/TeamsRepository")<TeamsRepository, Effect.Effect.Success<typeof makeTeamsRepository>>() {
-  static readonly layer = Layer.effect(TeamsRepository, makeTeamsRepository)
+export class TeamsRepository extends Context.Service<TeamsRepository>()("@orgplane/server/teams/TeamsRepository", { make: makeTeamsRepository }) {
+  static readonly layer = Layer.effect(this, this.make)
 }

@@ -1,6 +1,11 @@
-/** HTTP handlers of the Telemetry group. Thin by design: the service decides what is kept. */
+/**
+ * HTTP handlers of the Telemetry group. Thin by design: the service decides what is kept.
+ *
+ * The Effect 4 form of packages/server/src/telemetry/Http.ts, whole.
+ */
 import { Api, CurrentMember } from "@orgplane/schema"
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { group } from "../platform/HttpErrors.js"
 import { Partitions } from "./Partitions.js"
 import * as Retention from "./Retention.js"
@@ -10,7 +15,7 @@ import { TelemetryRepository } from "./TelemetryRepository.js"
 export const TelemetryHttp = group(Api, "telemetry", (handlers) =>
   Effect.gen(function*() {
     const telemetry = yield* Telemetry
-    return handlers.handle("ingest", ({ payload }) => Effect.flatMap(CurrentMember, (caller) => telemetry.ingest(caller, payload)))
+    return handlers.handle("ingest", ({ payload }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => telemetry.ingest(caller, payload)))
   }))
 
 /** The handlers and the daily retention job, sharing this process's set of known partitions. */

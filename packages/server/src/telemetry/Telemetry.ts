@@ -2,6 +2,9 @@
  * Telemetry ingest: keeps the recognized events of a batch inside the stored time range, with their sessions'
  * dimensions, for the calling member. Drops quietly what it does not keep (the app must never break over
  * telemetry), but does not hide a database failure: 503, and the app retries.
+ *
+ * The Effect 4 form of packages/server/src/telemetry/Telemetry.ts, whole (Effect 3's `dieMessage` is a defect of
+ * an `Error` with the same message).
  */
 import {
   type IngestTelemetryRequest,
@@ -12,7 +15,10 @@ import {
   type TelemetrySource,
   TelemetrySources
 } from "@orgplane/schema"
-import { Context, Data, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { createHash } from "node:crypto"
 import { ServerConfig } from "../platform/Config.js"
 import { makeId } from "../platform/Ids.js"
@@ -50,7 +56,7 @@ class MissingPartition extends Data.TaggedError("MissingPartition") {}
 /** Postgres found no partition for a row (check_violation, "no partition of relation ... found for row"). */
 const isMissingPartition = (error: unknown) => isSqlError(error) && pgCode(error) === "23514"
 
-const makeTelemetry = Effect.gen(function*() {
+const make = Effect.gen(function*() {
   const repository = yield* TelemetryRepository
   const partitions = yield* Partitions
   const { telemetryRetentionMonths } = yield* ServerConfig
@@ -59,6 +65,34 @@ const makeTelemetry = Effect.gen(function*() {
   const startedAt = yield* now
   yield* partitions.refresh
   yield* partitions.ensureRange(firstKeptMonth(startedAt, telemetryRetentionMonths), monthOf(startedAt) + 1)
+
+  /** One row per (source, session, type) of the batch: the last label and metadata, the last value sent. */
+  const dimensionRows = Effect.fnUntraced(function*(events: ReadonlyArray<TelemetryEvent>) {
+    const merged = new Map<string, { source: TelemetrySource | "unknown"; sessionId: string; dimension: TelemetryDimension; value?: string }>()
+    for (const event of events) {
+      if (event.sessionId === undefined || event.sessionId === "" || event.dimensions === undefined) continue
+      const source = sourceOf(event.source) ?? "unknown"
+      for (const dimension of event.dimensions) {
+        const key = JSON.stringify([source, event.sessionId, dimension.type])
+        const value = dimension.value ?? merged.get(key)?.value
+        merged.set(key, { source, sessionId: event.sessionId, dimension, ...(value === undefined ? {} : { value }) })
+      }
+    }
+    const rows: Array<DimensionRow> = []
+    for (const { dimension, sessionId, source, value } of merged.values()) {
+      rows.push({
+        id: yield* makeId("tsd"),
+        source,
+        session_id: sessionId,
+        dimension_type: dimension.type,
+        derived: deriveValue(dimension.type, dimension.label),
+        label: dimension.label,
+        ...(value === undefined ? {} : { value }),
+        ...(dimension.metadata === undefined ? {} : { metadata: dimension.metadata })
+      })
+    }
+    return rows
+  })
 
   const ingest = Effect.fn("Telemetry.ingest")(function*(caller: MemberContext, request: IngestTelemetryRequest) {
     yield* authorize(caller, "telemetry.ingest")
@@ -101,50 +135,18 @@ const makeTelemetry = Effect.gen(function*() {
       Effect.catchTag("MissingPartition", () =>
         Effect.andThen(
           Effect.andThen(partitions.forget(months), orUnavailable(partitions.ensure(months))),
-          transaction(write).pipe(Effect.catchTag("MissingPartition", () => Effect.dieMessage("A telemetry partition is still missing after it was created")))
+          transaction(write).pipe(
+            Effect.catchTag("MissingPartition", () => Effect.die(new Error("A telemetry partition is still missing after it was created")))
+          )
         ))
     )
   })
 
-  /** One row per (source, session, type) of the batch: the last label and metadata, the last value sent. */
-  const dimensionRows = (events: ReadonlyArray<TelemetryEvent>) =>
-    Effect.gen(function*() {
-      const merged = new Map<string, { source: TelemetrySource | "unknown"; sessionId: string; dimension: TelemetryDimension; value?: string }>()
-      for (const event of events) {
-        if (event.sessionId === undefined || event.sessionId === "" || event.dimensions === undefined) continue
-        const source = sourceOf(event.source) ?? "unknown"
-        for (const dimension of event.dimensions) {
-          const key = JSON.stringify([source, event.sessionId, dimension.type])
-          const value = dimension.value ?? merged.get(key)?.value
-          merged.set(key, { source, sessionId: event.sessionId, dimension, ...(value === undefined ? {} : { value }) })
-        }
-      }
-      const rows: Array<DimensionRow> = []
-      for (const { dimension, sessionId, source, value } of merged.values()) {
-        rows.push({
-          id: yield* makeId("tsd"),
-          source,
-          session_id: sessionId,
-          dimension_type: dimension.type,
-          derived: deriveValue(dimension.type, dimension.label),
-          label: dimension.label,
-          ...(value === undefined ? {} : { value }),
-          ...(dimension.metadata === undefined ? {} : { metadata: dimension.metadata })
-        })
-      }
-      return rows
-    })
-
   return { ingest } as const
 })
 
-export class Telemetry extends Context.Tag("@orgplane/server/telemetry/Telemetry")<Telemetry, Effect.Effect.Success<typeof makeTelemetry>>() {
+export class Telemetry extends Context.Service<Telemetry>()("@orgplane/server/telemetry/Telemetry", { make }) {
   /** Without its repository and partitions, for a layer that shares them with the retention job (Http.ts). */
-  static readonly layerWithoutDependencies = Layer.effect(Telemetry, makeTelemetry)
-  static readonly layer = Telemetry.layerWithoutDependencies.pipe(
-    Layer.provide([
-      TelemetryRepository.layer,
-      Partitions.layer
-    ])
-  )
+  static readonly layerWithoutDependencies = Layer.effect(this, this.make)
+  static readonly layer = this.layerWithoutDependencies.pipe(Layer.provide([TelemetryRepository.layer, Partitions.layer]))
 }

@@ -1,7 +1,13 @@
-/** Storage of telemetry: events (one multi-row INSERT per batch) and session dimensions (one upsert per batch). */
-import { SqlClient } from "@effect/sql"
+/**
+ * Storage of telemetry: events (one multi-row INSERT per batch) and session dimensions (one upsert per batch).
+ *
+ * The Effect 4 form of packages/server/src/telemetry/TelemetryRepository.ts, whole: the same statements, word for word.
+ */
 import type { MembershipId, OrganizationId, TelemetryDimensionId, TelemetryEventId, TelemetrySource, UserId } from "@orgplane/schema"
-import { Context, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as SqlClient from "effect/sql/SqlClient"
 
 /** One event as stored; organization, member, user and reception time are the batch's. */
 export interface EventRow {
@@ -37,22 +43,26 @@ const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
 
   /** The rows travel as one JSON parameter: the statement's text is the same whatever the batch's size. */
-  const insertEvents = (batch: Batch, rows: ReadonlyArray<EventRow>) =>
-    sql`
+  const insertEvents = Effect.fn("TelemetryRepository.insertEvents")(function*(batch: Batch, rows: ReadonlyArray<EventRow>) {
+    yield* sql`
         INSERT INTO telemetry_events (organization_id, id, membership_id, user_id, event_type, occurred_at, source,
                                       session_id, duration_ms, success, received_at)
         SELECT ${batch.organizationId}, e.id, ${batch.membershipId}, ${batch.userId}, e.event_type, e.occurred_at, e.source,
                e.session_id, e.duration_ms, e.success, ${batch.receivedAt}
         FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
           AS e(id text, event_type text, occurred_at timestamptz, source text, session_id text, duration_ms integer, success boolean)`
-      .pipe(Effect.asVoid)
+  })
 
   /**
    * Upserts dimensions, one row per (organization, source, session, type): the label and metadata are replaced,
    * the value only when one was sent. Rows must be distinct on that key (Postgres refuses to update a row twice).
    */
-  const upsertDimensions = (organizationId: OrganizationId, rows: ReadonlyArray<DimensionRow>, at: Date) =>
-    sql`
+  const upsertDimensions = Effect.fn("TelemetryRepository.upsertDimensions")(function*(
+    organizationId: OrganizationId,
+    rows: ReadonlyArray<DimensionRow>,
+    at: Date
+  ) {
+    yield* sql`
         WITH input AS (
           SELECT * FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
             AS i(id text, source text, session_id text, dimension_type text, value text, derived text, label text, metadata jsonb)
@@ -70,11 +80,12 @@ const make = Effect.gen(function*() {
           dimension_label = EXCLUDED.dimension_label,
           metadata = EXCLUDED.metadata,
           updated_at = EXCLUDED.updated_at,
-          last_seen_at = EXCLUDED.last_seen_at`.pipe(Effect.asVoid)
+          last_seen_at = EXCLUDED.last_seen_at`
+  })
 
   return { insertEvents, upsertDimensions } as const
 })
 
-export class TelemetryRepository extends Context.Tag("@orgplane/server/telemetry/TelemetryRepository")<TelemetryRepository, Effect.Effect.Success<typeof make>>() {
-  static readonly layer = Layer.effect(TelemetryRepository, make)
+export class TelemetryRepository extends Context.Service<TelemetryRepository>()("@orgplane/server/telemetry/TelemetryRepository", { make }) {
+  static readonly layer = Layer.effect(this, this.make)
 }

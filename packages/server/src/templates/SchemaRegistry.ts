@@ -6,11 +6,17 @@
  */
 import { InvalidRequest } from "@orgplane/schema"
 import type { ErrorObject } from "ajv"
-import { Config, ConfigError, Context, Effect, Layer, Option } from "effect"
+import * as Config from "effect/Config"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import * as Fs from "node:fs/promises"
 import * as Path from "node:path"
 import { lazily } from "../platform/Lazy.js"
 import type { Compiled } from "./SchemaCompiler.js"
+import { invalidSetting } from "../platform/Config.js"
 
 const compiler = lazily(() => import("./SchemaCompiler.js"))
 
@@ -41,11 +47,11 @@ export interface Registry {
   /** The violations of the schema registered for `schemaVersion` (none when valid); undefined when none is registered. */
   readonly check: (schemaVersion: string, document: unknown) => ReadonlyArray<Violation> | undefined
   /** A copy of the document with the registered schema's defaults filled in; undefined when none is registered. */
-  readonly resolve: (schemaVersion: string, document: unknown) => unknown
+  readonly resolve: (schemaVersion: string, document: Schema.Json) => Schema.Json | undefined
   readonly versions: ReadonlyArray<string>
 }
 
-export class TemplateSchemas extends Context.Tag("@orgplane/server/templates/SchemaRegistry")<TemplateSchemas, Registry>() {}
+export class TemplateSchemas extends Context.Service<TemplateSchemas, Registry>()("@orgplane/server/templates/SchemaRegistry") {}
 
 /** The most violations a 400 lists: a large document against a strict schema could otherwise give thousands. */
 export const MAX_VIOLATIONS = 100
@@ -120,13 +126,18 @@ export const invalidDocument = (schemaVersion: string, violations: ReadonlyArray
     ]
   })
 
-const invalidSetting = (message: string) => ConfigError.InvalidData(["ORGPLANE_TEMPLATE_SCHEMAS_DIR"], message)
+/** A refused setting, named (Effect 3's `ConfigError.InvalidData([name], message)` said where too). */
+const invalidDir = (message: string) => invalidSetting("ORGPLANE_TEMPLATE_SCHEMAS_DIR", message)
+
+/** A file system error's code (`ENOENT`), else the error as text. */
+const errorCode = (error: unknown) =>
+  typeof error === "object" && error !== null && "code" in error && typeof error.code === "string" ? error.code : String(error)
 
 /** Reads and compiles every `*.json` file of `dir`; other files are left alone. */
-export const load = Effect.fn("SchemaRegistry.load")(function*(dir: string): Effect.fn.Return<Registry, ConfigError.ConfigError> {
+export const load = Effect.fn("SchemaRegistry.load")(function*(dir: string): Effect.fn.Return<Registry, Config.ConfigError> {
   const names = yield* Effect.tryPromise({
     try: () => Fs.readdir(dir),
-    catch: (error) => invalidSetting(`${dir} cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`)
+    catch: (error) => invalidDir(`${dir} cannot be read (${errorCode(error)})`)
   })
   const schemas = new Map<string, Compiled>()
   const { compile } = yield* compiler
@@ -134,28 +145,30 @@ export const load = Effect.fn("SchemaRegistry.load")(function*(dir: string): Eff
     const file = Path.join(dir, name)
     const version = name.slice(0, -".json".length)
     if (!SCHEMA_VERSION.test(version)) {
-      return yield* Effect.fail(invalidSetting(`${file}: "${version}" is not a schemaVersion (1 to 64 letters, digits, '.', '-' or '_')`))
+      return yield* Effect.fail(invalidDir(`${file}: "${version}" is not a schemaVersion (1 to 64 letters, digits, '.', '-' or '_')`))
     }
     const text = yield* Effect.tryPromise({
       try: () => Fs.readFile(file, "utf8"),
-      catch: (error) => invalidSetting(`${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`)
+      catch: (error) => invalidDir(`${file} cannot be read (${errorCode(error)})`)
     })
     const compiled = yield* Effect.try({
       try: () => compile(JSON.parse(text)),
-      catch: (error) => invalidSetting(`${file} is not a JSON Schema Ajv compiles: ${error instanceof Error ? error.message : String(error)}`)
+      catch: (error) => invalidDir(`${file} is not a JSON Schema Ajv compiles: ${error instanceof Error ? error.message : String(error)}`)
     })
     schemas.set(version, compiled)
   }
   return registryOf(schemas)
 })
 
-const dirFromEnvironment = Config.option(Config.string("ORGPLANE_TEMPLATE_SCHEMAS_DIR")).pipe(
+const dirFromEnvironment = Config.option(Config.String("ORGPLANE_TEMPLATE_SCHEMAS_DIR")).pipe(
   Config.map((value) => Option.getOrUndefined(Option.filter(value, (text) => text.trim() !== "")))
 )
 
 export const layer = (options: Options = {}) =>
   Layer.effect(
     TemplateSchemas,
-    Effect.flatMap(options.templateSchemasDir === undefined ? dirFromEnvironment : Effect.succeed(options.templateSchemasDir), (dir) =>
-      dir === undefined ? Effect.succeed(registryOf(new Map())) : load(dir))
+    Effect.gen(function*() {
+      const dir = options.templateSchemasDir === undefined ? yield* dirFromEnvironment : options.templateSchemasDir
+      return dir === undefined ? registryOf(new Map()) : yield* load(dir)
+    })
   )

@@ -1,5 +1,10 @@
-/** Storage of templates and their versions, always by organization; deleted templates are read as missing. */
-import { Model, SqlClient, type Statement } from "@effect/sql"
+/**
+ * Storage of templates and their versions, always by organization; deleted templates are read as missing.
+ *
+ * The Effect 4 form of packages/server/src/templates/TemplatesRepository.ts, whole: the same statements, word for
+ * word. What differs under the same behaviour: `Model` comes from `effect/schema`; the service is a
+ * `Context.Service` with `make` and a static `layer`; a resource read from a row is built with `disableChecks`.
+ */
 import {
   MembershipId,
   OrganizationId,
@@ -10,7 +15,14 @@ import {
   TemplateVersionId,
   type TemplateVersionListQuery
 } from "@orgplane/schema"
-import { Context, Effect, Layer, Option, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import { Model } from "effect/schema"
+import * as SqlClient from "effect/sql/SqlClient"
+import type * as Statement from "effect/sql/Statement"
 import * as Keyset from "../platform/Keyset.js"
 import { DateColumn, execute } from "../platform/Statements.js"
 
@@ -63,7 +75,7 @@ const versionsNewestFirst = Keyset.make<TemplateVersion>("template_versions", "d
 
 /** A version from its columns; with a `prefix`, from `<prefix>_<column>` (camel-cased by the client). */
 const toVersion = (row: Row, prefix?: string): TemplateVersion => {
-  const get = (name: string) => row[prefix === undefined ? name : prefix + name[0]!.toUpperCase() + name.slice(1)]
+  const get = (name: string) => row[prefix === undefined ? name : prefix + name.charAt(0).toUpperCase() + name.slice(1)]
   return new TemplateVersion(
     {
       id: get("id") as TemplateVersion["id"],
@@ -75,7 +87,7 @@ const toVersion = (row: Row, prefix?: string): TemplateVersion => {
       createdByOrgMembershipId: get("createdByOrgMembershipId") as TemplateVersion["createdByOrgMembershipId"],
       createdAt: get("createdAt") as Date
     },
-    true
+    { disableChecks: true }
   )
 }
 
@@ -93,13 +105,13 @@ const toTemplate = (row: Row): Template =>
       createdAt: row.createdAt as Date,
       updatedAt: row.updatedAt as Date
     },
-    true
+    { disableChecks: true }
   )
 
 /** A JSON column read as text (`document::text`) and parsed here: the client's name transform would camel-case its members. */
-const parseDocument = (text: unknown): unknown => JSON.parse(text as string)
+const parseDocument = (text: unknown): Schema.Json => JSON.parse(String(text))
 
-const makeTemplatesRepository = Effect.gen(function*() {
+const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
 
   const versionColumns = (alias: string, prefix?: string) => {
@@ -140,14 +152,14 @@ const makeTemplatesRepository = Effect.gen(function*() {
                WHERE t.organization_id = ${organizationId} AND t.id = ${id} AND t.deleted_at IS NULL
                ${lock ? sql`FOR UPDATE OF t` : sql``}`.pipe(
       Effect.map((rows): Option.Option<RankedTemplate> =>
-        Option.map(Option.fromNullable(rows[0]), (row) => ({ template: toTemplate(row), rank: Number(row.accessRank) })))
+        Option.map(Option.fromNullishOr(rows[0]), (row) => ({ template: toTemplate(row), rank: Number(row.accessRank) })))
     )
 
   /** The document of one version, by number. */
   const document = (organizationId: OrganizationId, templateId: TemplateId, number: number) =>
     sql<{ document: string }>`SELECT document::text AS document FROM template_versions
                                 WHERE organization_id = ${organizationId} AND template_id = ${templateId} AND number = ${number}`.pipe(
-      Effect.map((rows) => parseDocument(rows[0]!.document))
+      Effect.map((rows) => parseDocument(rows[0]?.document))
     )
 
   /** One version of a template with its document; none when the template has no such version. */
@@ -155,7 +167,7 @@ const makeTemplatesRepository = Effect.gen(function*() {
     sql<Row>`SELECT ${versionColumns("v")}, v.document::text AS document FROM template_versions v
                WHERE v.organization_id = ${organizationId} AND v.template_id = ${templateId} AND v.id = ${versionId}`.pipe(
       Effect.map((rows) =>
-        Option.map(Option.fromNullable(rows[0]), (row) => ({ version: toVersion(row), document: parseDocument(row.document) }))
+        Option.map(Option.fromNullishOr(rows[0]), (row) => ({ version: toVersion(row), document: parseDocument(row.document) }))
       )
     )
 
@@ -199,16 +211,18 @@ const makeTemplatesRepository = Effect.gen(function*() {
           ])
         } ORDER BY ${page.orderBy} LIMIT ${page.fetch}`.pipe(Effect.map((rows) => rows.map(toTemplate))))
 
-  const listVersions = (organizationId: OrganizationId, id: TemplateId, query: TemplateVersionListQuery) =>
+  const listVersions = (organizationId: OrganizationId, id: TemplateId, query: TemplateVersionListQuery) => {
     // The cursor is bound to the template too: one template's cursor cannot page another's versions.
-    Keyset.page(versionsNewestFirst, { ...query, templateId: id } as Keyset.PageQuery, (page) =>
+    const bound = { ...query, templateId: id }
+    return Keyset.page(versionsNewestFirst, bound, (page) =>
       sql<Row>`SELECT ${versionColumns("v")} FROM template_versions v WHERE ${
           sql.and([sql`v.organization_id = ${organizationId}`, sql`v.template_id = ${id}`, page.after])
         } ORDER BY ${page.orderBy} LIMIT ${page.fetch}`.pipe(Effect.map((rows) => rows.map((row) => toVersion(row)))))
+  }
 
   return { insert, insertVersion, find, document, findVersion, update, softDelete, list, listVersions } as const
 })
 
-export class TemplatesRepository extends Context.Tag("@orgplane/server/templates/TemplatesRepository")<TemplatesRepository, Effect.Effect.Success<typeof makeTemplatesRepository>>() {
-  static readonly layer = Layer.effect(TemplatesRepository, makeTemplatesRepository)
+export class TemplatesRepository extends Context.Service<TemplatesRepository>()("@orgplane/server/templates/TemplatesRepository", { make }) {
+  static readonly layer = Layer.effect(this, this.make)
 }

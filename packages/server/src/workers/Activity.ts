@@ -3,10 +3,10 @@
  * the last 100 kept), the transitions between online and offline (to online on the heartbeat that brings a worker
  * back; to offline by a check every minute on the durable engine's cron), and the feed of both for the worker's
  * creator, owners and admins.
+ *
+ * The Effect 4 form of packages/server/src/workers/Activity.ts, whole: the offline check on `effect/cluster`'s
+ * `ClusterCron`.
  */
-import * as ClusterCron from "@effect/cluster/ClusterCron"
-import { SqlClient } from "@effect/sql"
-import type { SqlError } from "@effect/sql/SqlError"
 import {
   Forbidden,
   HEARTBEAT_MAX_CLOCK_AHEAD_MILLIS,
@@ -19,7 +19,16 @@ import {
   type WorkerCaller,
   type WorkerConnectivity
 } from "@orgplane/schema"
-import { Context, Cron, Duration, Effect, Layer, Option, Schema } from "effect"
+import * as ClusterCron from "effect/cluster/ClusterCron"
+import * as Context from "effect/Context"
+import * as Cron from "effect/Cron"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import type * as SqlClient from "effect/sql/SqlClient"
+import type { SqlError } from "effect/sql/SqlError"
 import { IdGenerator, makeId } from "../platform/Ids.js"
 import { authorize, can, type Principal } from "../platform/Principal.js"
 import { RateLimiter } from "../platform/RateLimiter.js"
@@ -48,9 +57,9 @@ export const OFFLINE_BATCH = 1000
  * process's, records nothing more. Answers how many transitions it recorded. The tests call it directly.
  */
 export const detectOffline = Effect.fn("Activity.detectOffline")(function*(
-  options: { readonly now: Date; readonly offlineAfter: Duration.DurationInput }
+  options: { readonly now: Date; readonly offlineAfter: Duration.Input }
 ): Effect.fn.Return<number, SqlError, SqlClient.SqlClient | IdGenerator> {
-  const repository = yield* Effect.provide(ActivityRepository, ActivityRepository.layer)
+  const repository = yield* ActivityRepository.make
   const offlineAfterMillis = Duration.toMillis(options.offlineAfter)
   const offlineBefore = new Date(options.now.getTime() - offlineAfterMillis)
   const silent = yield* repository.silent({ offlineBefore, limit: OFFLINE_BATCH })
@@ -71,18 +80,21 @@ export const detectOffline = Effect.fn("Activity.detectOffline")(function*(
 })
 
 /** Every minute: the offline bound is minutes, so a transition is recorded within a minute of happening. */
-export const schedule = Cron.unsafeParse("* * * * *", "UTC")
+export const schedule = Cron.parseUnsafe("* * * * *", "UTC")
 
 /** The check, once per cluster per minute. */
+/** One run of the check at the clock's time. */
+export const checkOffline = Effect.gen(function*() {
+  const { offlineAfter } = yield* ActivityConfig
+  const recorded = yield* detectOffline({ now: yield* now, offlineAfter })
+  if (recorded > 0) yield* Effect.logDebug(`Recorded ${recorded} workers going offline`)
+})
+
 export const offlineCheckLayer = ClusterCron.make({
   name: "worker-offline-check",
   cron: schedule,
   // Its requirements (the database, ids, the settings) are the layer's, taken from where it is provided.
-  execute: Effect.gen(function*() {
-    const { offlineAfter } = yield* ActivityConfig
-    const recorded = yield* detectOffline({ now: yield* now, offlineAfter })
-    if (recorded > 0) yield* Effect.logDebug(`Recorded ${recorded} workers going offline`)
-  })
+  execute: checkOffline
 })
 
 const readActivityForbidden = () =>
@@ -91,7 +103,7 @@ const readActivityForbidden = () =>
     message: "Only the worker's creator, owners and admins may read its activity."
   })
 
-const makeActivity = Effect.gen(function*() {
+const make = Effect.gen(function*() {
   const settings = yield* ActivityConfig
   const limiter = yield* RateLimiter
   const workers = yield* WorkersRepository
@@ -218,6 +230,6 @@ const makeActivity = Effect.gen(function*() {
   return { heartbeat, list } as const
 })
 
-export class Activity extends Context.Tag("@orgplane/server/workers/Activity")<Activity, Effect.Effect.Success<typeof makeActivity>>() {
-  static readonly layer = Layer.effect(Activity, makeActivity).pipe(Layer.provide(ActivityRepository.layer))
+export class Activity extends Context.Service<Activity>()("@orgplane/server/workers/Activity", { make }) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide(ActivityRepository.layer))
 }

@@ -3,7 +3,12 @@
  * of them), when a silent worker counts as `offline`, and how many heartbeats of one worker a minute accepts.
  */
 import { HEARTBEAT_STALE_MILLIS } from "@orgplane/schema"
-import { Config, ConfigError, Context, Duration, Effect, Layer } from "effect"
+import * as Config from "effect/Config"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { invalidSetting } from "../platform/Config.js"
 
 export interface ActivitySettings {
   /** How often a runtime is expected to beat: `online` within two intervals of the last heartbeat's arrival. */
@@ -14,7 +19,7 @@ export interface ActivitySettings {
   readonly heartbeatsPerMinute: number
 }
 
-export class ActivityConfig extends Context.Tag("@orgplane/server/workers/ActivityConfig")<ActivityConfig, ActivitySettings>() {}
+export class ActivityConfig extends Context.Service<ActivityConfig, ActivitySettings>()("@orgplane/server/workers/ActivityConfig") {}
 
 export const defaults = {
   heartbeatInterval: Duration.seconds(30),
@@ -32,35 +37,35 @@ export const environment = [
 
 /** Settings given in code (tests, an embedding host); `undefined` keeps the environment's. */
 export interface Options {
-  readonly workerHeartbeatInterval?: Duration.DurationInput | undefined
-  readonly workerOfflineAfter?: Duration.DurationInput | undefined
+  readonly workerHeartbeatInterval?: Duration.Input | undefined
+  readonly workerOfflineAfter?: Duration.Input | undefined
   readonly workerHeartbeatsPerMinute?: number | undefined
 }
 
-const invalid = (name: string, message: string) => Effect.fail(ConfigError.InvalidData([name], message))
+/** A refused setting, named (Effect 3's `ConfigError.InvalidData([name], message)` said where too). */
+const invalid = (name: string, message: string) => Effect.fail(invalidSetting(name, message))
 
 /** The settings from the environment, with `options` on top. */
-export const settings = (options: Options = {}): Effect.Effect<ActivitySettings, ConfigError.ConfigError> =>
-  Effect.gen(function*() {
-    const heartbeatInterval = options.workerHeartbeatInterval === undefined
-      ? yield* Config.duration("ORGPLANE_WORKER_HEARTBEAT_INTERVAL").pipe(Config.withDefault(defaults.heartbeatInterval))
-      : Duration.decode(options.workerHeartbeatInterval)
-    const offlineAfter = options.workerOfflineAfter === undefined
-      ? yield* Config.duration("ORGPLANE_WORKER_OFFLINE_AFTER").pipe(Config.withDefault(defaults.offlineAfter))
-      : Duration.decode(options.workerOfflineAfter)
-    const heartbeatsPerMinute = options.workerHeartbeatsPerMinute ??
-      (yield* Config.integer("ORGPLANE_WORKER_HEARTBEATS_PER_MINUTE").pipe(Config.withDefault(defaults.heartbeatsPerMinute)))
-    if (Duration.toMillis(heartbeatInterval) < 1000) {
-      return yield* invalid("ORGPLANE_WORKER_HEARTBEAT_INTERVAL", "must be at least 1 second, for example `30 seconds`")
-    }
-    if (Duration.toMillis(offlineAfter) <= 2 * Duration.toMillis(heartbeatInterval)) {
-      return yield* invalid("ORGPLANE_WORKER_OFFLINE_AFTER", "must be longer than two heartbeat intervals (ORGPLANE_WORKER_HEARTBEAT_INTERVAL)")
-    }
-    if (!Number.isInteger(heartbeatsPerMinute) || heartbeatsPerMinute < 1) {
-      return yield* invalid("ORGPLANE_WORKER_HEARTBEATS_PER_MINUTE", "must be a positive integer")
-    }
-    return { heartbeatInterval, offlineAfter, heartbeatsPerMinute }
-  })
+export const settings = Effect.fn("ActivityConfig.settings")(function*(options: Options = {}) {
+  const heartbeatInterval = options.workerHeartbeatInterval === undefined
+    ? yield* Config.Duration("ORGPLANE_WORKER_HEARTBEAT_INTERVAL").pipe(Config.withDefault(defaults.heartbeatInterval))
+    : Duration.fromInputUnsafe(options.workerHeartbeatInterval)
+  const offlineAfter = options.workerOfflineAfter === undefined
+    ? yield* Config.Duration("ORGPLANE_WORKER_OFFLINE_AFTER").pipe(Config.withDefault(defaults.offlineAfter))
+    : Duration.fromInputUnsafe(options.workerOfflineAfter)
+  const heartbeatsPerMinute = options.workerHeartbeatsPerMinute ??
+    (yield* Config.Int("ORGPLANE_WORKER_HEARTBEATS_PER_MINUTE").pipe(Config.withDefault(defaults.heartbeatsPerMinute)))
+  if (Duration.toMillis(heartbeatInterval) < 1000) {
+    return yield* invalid("ORGPLANE_WORKER_HEARTBEAT_INTERVAL", "must be at least 1 second, for example `30 seconds`")
+  }
+  if (Duration.toMillis(offlineAfter) <= 2 * Duration.toMillis(heartbeatInterval)) {
+    return yield* invalid("ORGPLANE_WORKER_OFFLINE_AFTER", "must be longer than two heartbeat intervals (ORGPLANE_WORKER_HEARTBEAT_INTERVAL)")
+  }
+  if (!Number.isInteger(heartbeatsPerMinute) || heartbeatsPerMinute < 1) {
+    return yield* invalid("ORGPLANE_WORKER_HEARTBEATS_PER_MINUTE", "must be a positive integer")
+  }
+  return { heartbeatInterval, offlineAfter, heartbeatsPerMinute } satisfies ActivitySettings
+})
 
 export const layer = (options: Options = {}) => Layer.effect(ActivityConfig, settings(options))
 

@@ -1,5 +1,8 @@
-/** Storage of worker activity: the last heartbeats of each worker and its transitions between online and offline. */
-import { Model, SqlClient } from "@effect/sql"
+/**
+ * Storage of worker activity: the last heartbeats of each worker and its transitions between online and offline.
+ *
+ * The Effect 4 form of packages/server/src/workers/ActivityRepository.ts, whole: the same statements, word for word.
+ */
 import {
   HEARTBEATS_KEPT,
   OrganizationId,
@@ -12,7 +15,12 @@ import {
   WorkerTransition,
   WorkerTransitionCause
 } from "@orgplane/schema"
-import { Context, Effect, Layer, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import { Model } from "effect/schema"
+import * as SqlClient from "effect/sql/SqlClient"
 import * as Keyset from "../platform/Keyset.js"
 import { DateColumn, execute, findAll } from "../platform/Statements.js"
 
@@ -42,7 +50,7 @@ export class WorkerActivityEventRow extends Model.Class<WorkerActivityEventRow>(
 
 /** One row of the feed: a heartbeat's columns or a transition's, the other's null. */
 const FeedRow = Schema.Struct({
-  kind: Schema.Literal("heartbeat", "transition"),
+  kind: Schema.Literals(["heartbeat", "transition"]),
   id: Schema.String,
   at: DateColumn,
   sentAt: Schema.NullOr(DateColumn),
@@ -57,6 +65,12 @@ const FeedRow = Schema.Struct({
   recordedAt: Schema.NullOr(DateColumn)
 })
 
+/** A column the row's kind always fills (the statement's own `UNION`): null there is a bug. */
+const filled = <A>(value: A | null, column: string): A => {
+  if (value === null) throw new Error(`A worker activity row has no ${column}`)
+  return value
+}
+
 /** The feed's entries as the API shows them; a row that is neither is a bug. */
 const entryOf = (row: typeof FeedRow.Type): WorkerActivityEntry =>
   row.kind === "heartbeat"
@@ -64,9 +78,9 @@ const entryOf = (row: typeof FeedRow.Type): WorkerActivityEntry =>
       kind: "heartbeat",
       id: row.id as WorkerHeartbeatId,
       at: row.at,
-      sentAt: row.sentAt!,
+      sentAt: filled(row.sentAt, "sent_at"),
       status: row.status as WorkerHeartbeat["status"],
-      active: row.active!,
+      active: filled(row.active, "active"),
       lastActivityAt: row.lastActivityAt,
       openSessions: row.openSessions,
       imageVersion: row.imageVersion
@@ -78,7 +92,7 @@ const entryOf = (row: typeof FeedRow.Type): WorkerActivityEntry =>
       from: row.fromState as WorkerActivityState,
       to: row.toState as WorkerActivityState,
       cause: row.cause as WorkerTransition["cause"],
-      recordedAt: row.recordedAt!
+      recordedAt: filled(row.recordedAt, "recorded_at")
     })
 
 /** Newest first; heartbeat and transition ids have different prefixes, so `id` breaks ties across both. */
@@ -92,7 +106,7 @@ const Scoped = Schema.Struct({ organizationId: OrganizationId, workerId: WorkerI
 /** A worker found silent by the offline check. */
 export const SilentWorker = Schema.Struct({ organizationId: OrganizationId, id: WorkerId })
 
-const makeActivityRepository = Effect.gen(function*() {
+const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
 
   const insertHeartbeat = execute({
@@ -141,7 +155,7 @@ const makeActivityRepository = Effect.gen(function*() {
             WHERE ${page.after} ORDER BY ${page.orderBy} LIMIT ${page.fetch}`
   })
 
-  const feed = (
+  const feed = Effect.fn("ActivityRepository.feed")((
     scope: typeof Scoped.Type,
     query: { readonly cursor?: string | undefined; readonly limit?: number | undefined; readonly kind?: "heartbeat" | "transition" | undefined }
   ) =>
@@ -149,7 +163,7 @@ const makeActivityRepository = Effect.gen(function*() {
       Effect.map(
         feedRows({ ...scope, heartbeats: query.kind !== "transition", transitions: query.kind !== "heartbeat", page }),
         (rows) => rows.map(entryOf)
-      ))
+      )))
 
   /** Workers recorded online but not seen since `offlineBefore`, oldest silence first, at most `limit`. */
   const silent = findAll({
@@ -167,15 +181,15 @@ const makeActivityRepository = Effect.gen(function*() {
    * and still unseen since `offlineBefore` (a heartbeat that came in between wins), so concurrent or repeated checks
    * record the transition once. Whether it did.
    */
-  const markOffline = (input: {
+  const markOffline = Effect.fn("ActivityRepository.markOffline")(function*(input: {
     readonly organizationId: OrganizationId
     readonly workerId: WorkerId
     readonly eventId: WorkerActivityEventId
     readonly offlineBefore: Date
     readonly offlineAfterMillis: number
     readonly recordedAt: Date
-  }) =>
-    sql<{ id: string }>`
+  }) {
+    const rows = yield* sql<{ id: string }>`
         WITH gone AS (
           UPDATE workers SET activity_state = 'offline'
           WHERE organization_id = ${input.organizationId} AND id = ${input.workerId}
@@ -187,11 +201,13 @@ const makeActivityRepository = Effect.gen(function*() {
                last_seen_at + ${input.offlineAfterMillis}::double precision * interval '1 millisecond', 'no_heartbeat', ${input.recordedAt}
         FROM gone
         ON CONFLICT DO NOTHING
-        RETURNING id`.pipe(Effect.map((rows) => rows.length > 0))
+        RETURNING id`
+    return rows.length > 0
+  })
 
   return { insertHeartbeat, trimHeartbeats, insertTransition, feed, silent, markOffline } as const
 })
 
-export class ActivityRepository extends Context.Tag("@orgplane/server/workers/ActivityRepository")<ActivityRepository, Effect.Effect.Success<typeof makeActivityRepository>>() {
-  static readonly layer = Layer.effect(ActivityRepository, makeActivityRepository)
+export class ActivityRepository extends Context.Service<ActivityRepository>()("@orgplane/server/workers/ActivityRepository", { make }) {
+  static readonly layer = Layer.effect(this, this.make)
 }

@@ -1,10 +1,18 @@
 /**
  * The worker runtime's middleware: a worker token (`Authorization: Bearer opw_…`) becomes the `CurrentWorker` it
  * belongs to, in one statement. A missing, unknown or revoked token, or a deleted worker's, is 401.
+ *
+ * The Effect 4 form of packages/server/src/workers/Authentication.ts, whole: Effect 4's security handler wraps the
+ * endpoint and provides `CurrentWorker` to it (Effect 3's answered the worker); `WorkerTokenStanding` takes the
+ * commit's time as platform/Authority.ts declares it, which a worker token's standing does not depend on.
  */
-import { HttpServerRequest } from "@effect/platform"
-import { Unauthorized, type WorkerCaller, WorkerAuthentication } from "@orgplane/schema"
-import { Context, Effect, Layer, Option, Redacted } from "effect"
+import { CurrentWorker, Unauthorized, type WorkerCaller, WorkerAuthentication } from "@orgplane/schema"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import { WorkerTokenStanding } from "../platform/Authority.js"
 import { Crypto } from "../platform/Crypto.js"
 import { orUnavailable } from "../platform/Sql.js"
@@ -17,23 +25,31 @@ export const layer = Layer.effectContext(
   Effect.gen(function*() {
     const crypto = yield* Crypto
     const workers = yield* WorkersRepository
-    const standing = (worker: WorkerCaller) =>
+
+    const standing = (worker: WorkerCaller, _at: Date) =>
       Effect.map(
         workers.tokenStanding({ organizationId: worker.organizationId, workerId: worker.workerId, tokenId: worker.tokenId }),
         (found) => Option.exists(found, (live) => live.worker && live.token)
       )
-    return Context.make(WorkerTokenStanding, standing).pipe(Context.add(WorkerAuthentication, {
-      workerToken: (token: Redacted.Redacted) =>
-        Effect.gen(function*() {
-          // The platform strips the first 7 characters without looking at them: check the scheme here.
-          const request = yield* HttpServerRequest.HttpServerRequest
-          if (!/^bearer /i.test(request.headers["authorization"] ?? "")) return yield* unauthorized
-          const value = Redacted.value(token).trim()
-          if (value === "") return yield* unauthorized
-          const found = yield* orUnavailable(workers.resolveToken({ tokenHash: crypto.hashToken(value) }))
-          if (Option.isNone(found)) return yield* unauthorized
-          return found.value satisfies WorkerCaller
-        })
-    }))
+
+    /** The worker a token belongs to. */
+    const resolve = Effect.fn("WorkerAuthentication.workerToken")(function*(token: Redacted.Redacted) {
+      // The platform strips the first 7 characters without looking at them: check the scheme here.
+      const request = yield* HttpServerRequest.HttpServerRequest
+      if (!/^bearer /i.test(request.headers["authorization"] ?? "")) return yield* unauthorized
+      const value = Redacted.value(token).trim()
+      if (value === "") return yield* unauthorized
+      const found = yield* orUnavailable(workers.resolveToken({ tokenHash: crypto.hashToken(value) }))
+      if (Option.isNone(found)) return yield* unauthorized
+      return found.value satisfies WorkerCaller
+    })
+
+    return Context.make(WorkerTokenStanding, standing).pipe(Context.add(
+      WorkerAuthentication,
+      WorkerAuthentication.of({
+        workerToken: (httpEffect, { credential }) =>
+          Effect.flatMap(resolve(credential), (worker) => Effect.provideService(httpEffect, CurrentWorker, worker))
+      })
+    ))
   })
 )

@@ -1,6 +1,11 @@
-/** HTTP handlers of the Workers and Worker Runtime groups. Thin by design: the service authorizes. */
+/**
+ * HTTP handlers of the Workers and Worker Runtime groups. Thin by design: the service authorizes.
+ *
+ * The Effect 4 form of packages/server/src/workers/Http.ts, whole.
+ */
 import { Api, CurrentMember, CurrentWorker } from "@orgplane/schema"
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { group } from "../platform/HttpErrors.js"
 import { Activity, offlineCheckLayer } from "./Activity.js"
 import * as Authentication from "./Authentication.js"
@@ -12,14 +17,14 @@ export const WorkersHttp = group(Api, "workers", (handlers) =>
   Effect.gen(function*() {
     const workers = yield* Workers
     return handlers
-      .handle("register", ({ payload }) => Effect.flatMap(CurrentMember, (caller) => workers.register(caller, payload)))
-      .handle("list", ({ urlParams }) => Effect.flatMap(CurrentMember, (caller) => workers.list(caller, urlParams)))
-      .handle("get", ({ path }) => Effect.flatMap(CurrentMember, (caller) => workers.get(caller, path.id)))
-      .handle("update", ({ path, payload }) => Effect.flatMap(CurrentMember, (caller) => workers.update(caller, path.id, payload)))
-      .handle("delete", ({ path }) => Effect.flatMap(CurrentMember, (caller) => workers.remove(caller, path.id)))
-      .handle("rotateToken", ({ path }) => Effect.flatMap(CurrentMember, (caller) => workers.rotateToken(caller, path.id)))
-      .handle("upgradeRuntime", ({ path, payload }) =>
-        Effect.flatMap(CurrentMember, (caller) => workers.upgradeRuntime(caller, path.id, payload)))
+      .handle("register", ({ payload }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => workers.register(caller, payload)))
+      .handle("list", ({ query }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => workers.list(caller, query)))
+      .handle("get", ({ params }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => workers.get(caller, params.id)))
+      .handle("update", ({ params, payload }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => workers.update(caller, params.id, payload)))
+      .handle("delete", ({ params }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => workers.remove(caller, params.id)))
+      .handle("rotateToken", ({ params }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => workers.rotateToken(caller, params.id)))
+      .handle("upgradeRuntime", ({ params, payload }) =>
+        Effect.flatMap(Effect.service(CurrentMember), (caller) => workers.upgradeRuntime(caller, params.id, payload)))
   }))
 
 export const WorkerRuntimeHttp = group(Api, "workerRuntime", (handlers) =>
@@ -27,14 +32,14 @@ export const WorkerRuntimeHttp = group(Api, "workerRuntime", (handlers) =>
     const workers = yield* Workers
     const activity = yield* Activity
     return handlers
-      .handle("heartbeat", ({ payload }) => Effect.flatMap(CurrentWorker, (caller) => activity.heartbeat(caller, payload)))
-      .handle("registerInstance", ({ payload }) => Effect.flatMap(CurrentWorker, (caller) => workers.registerInstance(caller, payload)))
+      .handle("heartbeat", ({ payload }) => Effect.flatMap(Effect.service(CurrentWorker), (caller) => activity.heartbeat(caller, payload)))
+      .handle("registerInstance", ({ payload }) => Effect.flatMap(Effect.service(CurrentWorker), (caller) => workers.registerInstance(caller, payload)))
   }))
 
 export const WorkerActivityHttp = group(Api, "workerActivity", (handlers) =>
   Effect.gen(function*() {
     const activity = yield* Activity
-    return handlers.handle("list", ({ path, urlParams }) => Effect.flatMap(CurrentMember, (caller) => activity.list(caller, path.id, urlParams)))
+    return handlers.handle("list", ({ params, query }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => activity.list(caller, params.id, query)))
   }))
 
 export const layer = Layer.mergeAll(WorkersHttp, WorkerRuntimeHttp, WorkerActivityHttp, offlineCheckLayer).pipe(

@@ -2,10 +2,15 @@
  * The client of worker runtimes: forwards a request to the runtime at an instance's URL through the outbound
  * guard, with the runtime's own credential, no redirects and a bounded time and size, and reads its answer as
  * JSON (text as `{message}`, nothing as null). Every way of not getting an answer is a 502 `worker_runtime_error`.
+ *
+ * The Effect 4 form of packages/server/src/workers/Runtime.ts, whole.
  */
-import { HttpClientRequest } from "@effect/platform"
 import { WorkerRuntimeError } from "@orgplane/schema"
-import { Context, Effect, Layer, Redacted } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as HttpClientRequest from "effect/http/HttpClientRequest"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
 import { Outbound, type OutboundError } from "../platform/Outbound.js"
 import { RuntimeConfig } from "./RuntimeConfig.js"
 
@@ -71,6 +76,6 @@ const make = Effect.gen(function*() {
   } as const
 })
 
-export class Runtime extends Context.Tag("@orgplane/server/workers/Runtime")<Runtime, Effect.Effect.Success<typeof make>>() {
-  static readonly layer = Layer.effect(Runtime, make)
+export class Runtime extends Context.Service<Runtime>()("@orgplane/server/workers/Runtime", { make }) {
+  static readonly layer = Layer.effect(this, this.make)
 }

@@ -1,12 +1,17 @@
 /** The worker runtime client's settings: how long a runtime has to answer a forwarded request. */
-import { Config, ConfigError, Context, Duration, Effect, Layer } from "effect"
+import * as Config from "effect/Config"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { invalidSetting } from "../platform/Config.js"
 
 export interface RuntimeSettings {
   /** Longest a whole exchange with a runtime may take: connecting, sending, and its whole answer. */
   readonly timeout: Duration.Duration
 }
 
-export class RuntimeConfig extends Context.Tag("@orgplane/server/workers/RuntimeConfig")<RuntimeConfig, RuntimeSettings>() {}
+export class RuntimeConfig extends Context.Service<RuntimeConfig, RuntimeSettings>()("@orgplane/server/workers/RuntimeConfig") {}
 
 /** 30 seconds: an upgrade may have to pull an image before the runtime answers. */
 export const defaultTimeout = Duration.seconds(30)
@@ -18,19 +23,21 @@ export const environment = [
 
 /** Settings given in code (tests, an embedding host); `undefined` keeps the environment's. */
 export interface Options {
-  readonly workerRuntimeTimeout?: Duration.DurationInput | undefined
+  readonly workerRuntimeTimeout?: Duration.Input | undefined
 }
 
-const fromEnvironment = Config.duration("ORGPLANE_WORKER_RUNTIME_TIMEOUT").pipe(Config.withDefault(defaultTimeout))
+/** A refused setting, named (Effect 3's `ConfigError.InvalidData([name], message)` said where too). */
+const invalid = invalidSetting
+
+const fromEnvironment = Config.Duration("ORGPLANE_WORKER_RUNTIME_TIMEOUT").pipe(Config.withDefault(defaultTimeout))
 
 /** The settings from the environment, with `options` on top. */
-export const settings = (options: Options = {}): Effect.Effect<RuntimeSettings, ConfigError.ConfigError> =>
-  Effect.gen(function*() {
-    const timeout = options.workerRuntimeTimeout === undefined ? yield* fromEnvironment : Duration.decode(options.workerRuntimeTimeout)
-    if (Duration.toMillis(timeout) <= 0) {
-      return yield* Effect.fail(ConfigError.InvalidData(["ORGPLANE_WORKER_RUNTIME_TIMEOUT"], "must be a positive duration, for example `30 seconds`"))
-    }
-    return { timeout }
-  })
+export const settings = Effect.fn("RuntimeConfig.settings")(function*(options: Options = {}) {
+  const timeout = options.workerRuntimeTimeout === undefined ? yield* fromEnvironment : Duration.fromInputUnsafe(options.workerRuntimeTimeout)
+  if (Duration.toMillis(timeout) <= 0) {
+    return yield* Effect.fail(invalid("ORGPLANE_WORKER_RUNTIME_TIMEOUT", "must be a positive duration, for example `30 seconds`"))
+  }
+  return { timeout } satisfies RuntimeSettings
+})
 
 export const layer = (options: Options = {}) => Layer.effect(RuntimeConfig, settings(options))

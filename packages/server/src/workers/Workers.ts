@@ -2,6 +2,8 @@
  * Workers: registered and read by every member; changed, deleted, given a new token and upgraded by their creator,
  * owners and admins. The runtime side (instances here; heartbeats in Activity.ts) acts as the worker its token
  * belongs to.
+ *
+ * The Effect 4 form of packages/server/src/workers/Workers.ts, whole.
  */
 import {
   Conflict,
@@ -17,7 +19,12 @@ import {
   type WorkerCaller,
   type WorkerListQuery
 } from "@orgplane/schema"
-import { Context, Effect, Layer, Option, Redacted, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
 import { ServerConfig } from "../platform/Config.js"
 import { Crypto } from "../platform/Crypto.js"
 import { checkUserMember, Outbound } from "../platform/Outbound.js"
@@ -46,7 +53,7 @@ const userOf = (principal: Principal): UserId | null => principal._tag === "Memb
 /** A user id no row has, for the system's `isMine` (always false). */
 const NOBODY = "usr_00000000000000000000000000" as UserId
 
-const makeWorkers = Effect.gen(function*() {
+const make = Effect.gen(function*() {
   const workers = yield* WorkersRepository
   const crypto = yield* Crypto
   const runtime = yield* Runtime
@@ -259,6 +266,6 @@ const makeWorkers = Effect.gen(function*() {
   return { register, list, get, update, remove, rotateToken, upgradeRuntime, registerInstance } as const
 })
 
-export class Workers extends Context.Tag("@orgplane/server/workers/Workers")<Workers, Effect.Effect.Success<typeof makeWorkers>>() {
-  static readonly layer = Layer.effect(Workers, makeWorkers)
+export class Workers extends Context.Service<Workers>()("@orgplane/server/workers/Workers", { make }) {
+  static readonly layer = Layer.effect(this, this.make)
 }

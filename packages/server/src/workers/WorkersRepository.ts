@@ -1,5 +1,9 @@
-/** Storage of workers, the instances their runtimes report, and their tokens (only the tokens' hashes are kept). */
-import { Model, SqlClient } from "@effect/sql"
+/**
+ * Storage of workers, the instances their runtimes report, and their tokens (only the tokens' hashes are kept).
+ *
+ * The Effect 4 form of packages/server/src/workers/WorkersRepository.ts, whole: the same statements, word for word;
+ * the service is a `Context.Service` with `make` and a static `layer`.
+ */
 import {
   MembershipId,
   OrganizationId,
@@ -11,7 +15,12 @@ import {
   type WorkerListQuery,
   WorkerTokenId
 } from "@orgplane/schema"
-import { Context, Effect, Layer, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import { Model } from "effect/schema"
+import * as SqlClient from "effect/sql/SqlClient"
 import * as Keyset from "../platform/Keyset.js"
 import { classRow, DateColumn, execute, findAll, findOne, trustedClassRow } from "../platform/Statements.js"
 
@@ -81,7 +90,7 @@ export const RuntimeTarget = Schema.Struct({
   runtimeCredentialCiphertext: Schema.NullOr(Schema.String)
 })
 
-const makeWorkersRepository = Effect.gen(function*() {
+const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
 
   const select = ({ offlineBefore, staleBefore, userId }: Reader) => {
@@ -119,16 +128,16 @@ const makeWorkersRepository = Effect.gen(function*() {
         } ORDER BY ${page.orderBy} LIMIT ${page.fetch}`
   })
 
-  const list = (organizationId: OrganizationId, reader: Reader, query: WorkerListQuery) =>
-    Keyset.page(byCreation, query, (page) => listRows({ organizationId, ...reader, mine: query.mine === "true", page }))
+  const list = Effect.fn("WorkersRepository.list")((organizationId: OrganizationId, reader: Reader, query: WorkerListQuery) =>
+    Keyset.page(byCreation, query, (page) => listRows({ organizationId, ...reader, mine: query.mine === "true", page })))
 
   /** Locks a worker that is not deleted; its creator (user), or undefined when there is no such worker. */
-  const lock = ({ id, organizationId }: Scoped) =>
-    sql<{ createdByUserId: string | null }>`
+  const lock = Effect.fn("WorkersRepository.lock")(function*({ id, organizationId }: Scoped) {
+    const rows = yield* sql<{ createdByUserId: string | null }>`
         SELECT created_by_user_id FROM workers
-        WHERE organization_id = ${organizationId} AND id = ${id} AND deleted_at IS NULL FOR UPDATE`.pipe(
-      Effect.map((rows) => rows[0])
-    )
+        WHERE organization_id = ${organizationId} AND id = ${id} AND deleted_at IS NULL FOR UPDATE`
+    return rows[0]
+  })
 
   const insert = execute({ Request: WorkerRow.insert, execute: (row) => sql`INSERT INTO workers ${sql.insert(row)}` })
 
@@ -163,12 +172,12 @@ const makeWorkersRepository = Effect.gen(function*() {
   })
 
   /** Locks a worker that is not deleted for a heartbeat: its recorded state, or undefined when there is none. */
-  const lockForHeartbeat = ({ id, organizationId }: Scoped) =>
-    sql<{ activityState: "online" | "offline" }>`
+  const lockForHeartbeat = Effect.fn("WorkersRepository.lockForHeartbeat")(function*({ id, organizationId }: Scoped) {
+    const rows = yield* sql<{ activityState: "online" | "offline" }>`
         SELECT activity_state FROM workers
-        WHERE organization_id = ${organizationId} AND id = ${id} AND deleted_at IS NULL FOR UPDATE`.pipe(
-      Effect.map((rows) => rows[0])
-    )
+        WHERE organization_id = ${organizationId} AND id = ${id} AND deleted_at IS NULL FOR UPDATE`
+    return rows[0]
+  })
 
   /**
    * Applies a heartbeat only when its `sentAt` is newer than the stored one: the guard is in the statement, so
@@ -314,6 +323,6 @@ const makeWorkersRepository = Effect.gen(function*() {
   } as const
 })
 
-export class WorkersRepository extends Context.Tag("@orgplane/server/workers/WorkersRepository")<WorkersRepository, Effect.Effect.Success<typeof makeWorkersRepository>>() {
-  static readonly layer = Layer.effect(WorkersRepository, makeWorkersRepository)
+export class WorkersRepository extends Context.Service<WorkersRepository>()("@orgplane/server/workers/WorkersRepository", { make }) {
+  static readonly layer = Layer.effect(this, this.make)
 }

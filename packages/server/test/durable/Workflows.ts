@@ -1,13 +1,16 @@
 /**
- * The spike's workflow, shared by Durable.test.ts and the runner processes it starts (runner.ts): a sync of one
- * target at one revision, whose activities record every execution (with the process and the attempt) in
- * `test_durable_runs`, so the test can count what ran where.
+ * The test workflow of Durable.test.ts, shared with the runner processes it starts (runner.ts): a sync of one target
+ * at one revision, whose activities record every execution (with the process and the attempt) in
+ * `test_durable_runs`, so the test can count what ran where. The port of packages/server/test/durable/Workflows.ts.
  */
-import { SqlClient } from "@effect/sql"
-import * as Activity from "@effect/workflow/Activity"
-import * as Workflow from "@effect/workflow/Workflow"
-import { WorkflowInstance } from "@effect/workflow/WorkflowEngine"
-import { Effect, Layer, Schedule, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schedule from "effect/Schedule"
+import * as Schema from "effect/Schema"
+import * as SqlClient from "effect/sql/SqlClient"
+import * as Activity from "effect/workflow/Activity"
+import * as Workflow from "effect/workflow/Workflow"
+import { WorkflowInstance } from "effect/workflow/WorkflowEngine"
 import * as Durable from "../../src/platform/Durable.js"
 
 export class Transient extends Schema.TaggedError<Transient>()("Transient", { reason: Schema.String }) {}
@@ -19,16 +22,17 @@ export class Permanent extends Schema.TaggedError<Permanent>()("Permanent", { re
  * - `fatal`: fetch fails with a permanent error: no retry, the workflow fails with that reason.
  * - `gated`: apply waits until `test_durable_gate` is open (the crash tests kill the process while it waits).
  */
-export const Mode = Schema.Literal("plain", "flaky", "fatal", "gated")
+export const Mode = Schema.Literals(["plain", "flaky", "fatal", "gated"])
 
-export const Sync = Workflow.make({
-  name: "TestSync",
+export const Sync = Workflow.make("TestSync", {
   payload: { target: Schema.String, revision: Schema.String, mode: Mode },
   success: Schema.Struct({ applied: Schema.String }),
-  error: Schema.Union(Transient, Permanent),
+  error: Schema.Union([Transient, Permanent]),
   // A redelivered (target, revision) is the same execution, whatever else the payload says.
   idempotencyKey: ({ revision, target }) => `${target}@${revision}`
 })
+
+export type Payload = typeof Sync.payloadSchema.Type
 
 export const setup = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -51,7 +55,7 @@ export const runs = Effect.gen(function*() {
   return yield* sql<Run>`SELECT execution_id, activity, attempt, pid, at FROM test_durable_runs ORDER BY at`
 })
 
-export const openGate = Effect.flatMap(SqlClient.SqlClient, (sql) => sql`INSERT INTO test_durable_gate VALUES (true)`)
+export const openGate = SqlClient.SqlClient.use((sql) => sql`INSERT INTO test_durable_gate VALUES (true)`)
 
 const record = (activity: string) =>
   Effect.gen(function*() {
@@ -63,7 +67,7 @@ const record = (activity: string) =>
     return attempt
   }).pipe(Effect.orDie)
 
-const gateOpen = Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ open: boolean }>`SELECT open FROM test_durable_gate`).pipe(
+const gateOpen = SqlClient.SqlClient.use((sql) => sql<{ open: boolean }>`SELECT open FROM test_durable_gate`).pipe(
   Effect.map((rows) => rows.length > 0),
   Effect.orDie
 )
@@ -72,7 +76,7 @@ export const layer = Sync.toLayer(Effect.fnUntraced(function*(payload) {
   const fetch = Activity.make({
     name: "fetch",
     success: Schema.String,
-    error: Schema.Union(Transient, Permanent),
+    error: Schema.Union([Transient, Permanent]),
     execute: Effect.gen(function*() {
       const attempt = yield* record("fetch")
       if (payload.mode === "fatal") return yield* new Permanent({ reason: "repository not found" })

@@ -1,11 +1,16 @@
 /**
  * A server-like process for Durable.test.ts: the durable engine over a database (`DURABLE_DATABASE`: a Postgres
  * URL, then this process is a cluster runner on a free port; or `dir:<folder>`, the embedded database on disk with
- * the single runner), with the spike's workflow registered. Driven over the IPC channel: `start` (a workflow, not
+ * the single runner), with the test workflow registered. Driven over the IPC channel: `start` (a workflow, not
  * waiting for it), `runs` (the recorded activity executions), `openGate`; answers each with `{ id, ok | error }`.
- * The test kills it with SIGKILL to simulate a crash; it exits by itself when the test goes away.
+ * The test kills it with SIGKILL to simulate a crash; it exits by itself when the test goes away. The port of
+ * packages/server/test/durable/runner.ts.
  */
-import { Effect, Layer, Logger, LogLevel, ManagedRuntime, Redacted } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Redacted from "effect/Redacted"
+import * as References from "effect/References"
 import * as Database from "../../src/platform/Database.js"
 import * as Durable from "../../src/platform/Durable.js"
 import * as Workflows from "./Workflows.js"
@@ -13,7 +18,7 @@ import * as Workflows from "./Workflows.js"
 /**
  * Short locks and polls, so a lost runner's shards move within seconds; shared with the test. Not shorter: a lock
  * operation that misses its deadline (the refresh interval) on a loaded machine makes the runner rebuild its lock
- * connection, which drops every advisory lock it holds while its entities still run (see the report on Durable.ts).
+ * connection, which drops every advisory lock it holds while its entities still run.
  */
 export const testTuning: Durable.Tuning = {
   entityMessagePollInterval: "200 millis",
@@ -25,12 +30,12 @@ export const testTuning: Durable.Tuning = {
 }
 
 export type Request =
-  | { readonly id: number; readonly type: "start"; readonly payload: typeof Workflows.Sync.payloadSchema.Type }
+  | { readonly id: number; readonly type: "start"; readonly payload: Workflows.Payload }
   | { readonly id: number; readonly type: "runs" }
   | { readonly id: number; readonly type: "openGate" }
 
 const main = () => {
-  const database = process.env.DURABLE_DATABASE ?? ""
+  const database = process.env["DURABLE_DATABASE"] ?? ""
   const embedded = database.startsWith("dir:")
   const layer = Workflows.layerWithSetup.pipe(
     Layer.provideMerge(
@@ -43,11 +48,11 @@ const main = () => {
         ? Database.layerEmbedded({ dataDir: database.slice("dir:".length) })
         : Database.layerUrl(Redacted.make(database), { maxConnections: 4 })
     ),
-    Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
+    Layer.provide(Layer.succeed(References.MinimumLogLevel, "Warn"))
   )
   const runtime = ManagedRuntime.make(layer)
 
-  const handle = (request: Request): Effect.Effect<unknown, unknown, Layer.Layer.Success<typeof layer>> => {
+  const handle = (request: Request): Effect.Effect<unknown, unknown, Layer.Success<typeof layer>> => {
     switch (request.type) {
       case "start":
         return Workflows.Sync.execute(request.payload, { discard: true })
@@ -73,7 +78,7 @@ const main = () => {
       (error) => process.send?.({ id: request.id, error: String(error) })
     )
   })
-  runtime.runtime().then(
+  runtime.context().then(
     () => process.send?.({ ready: process.pid }),
     (error) => {
       process.stderr.write(`runner failed to start: ${String(error)}\n`)
@@ -82,4 +87,4 @@ const main = () => {
   )
 }
 
-if (process.env.DURABLE_DATABASE !== undefined) main()
+if (process.env["DURABLE_DATABASE"] !== undefined) main()

@@ -1,19 +1,20 @@
 /**
- * A whole orgplane server in a process of its own, for ConnectorSyncDurable.test.ts: on the Postgres database at
- * `SYNC_SERVER_DATABASE` (a cluster runner on a free port, with the short test tuning), reaching GitHub at
+ * A whole orgplane server in a process of its own, for http/ConnectorSyncDurable.test.ts: on the Postgres database
+ * at `SYNC_SERVER_DATABASE` (a cluster runner on a free port, with the short test tuning), reaching GitHub at
  * `SYNC_SERVER_CODEHOST`, encrypting with `SYNC_SERVER_KEYS` (shared with the test's own servers). Sends
- * `{ ready: url }` over IPC once listening; the test kills it with SIGKILL to simulate a crash.
+ * `{ ready: url }` over IPC once listening; the test kills it with SIGKILL to simulate a crash. The port of
+ * packages/server/test/durable/server.ts.
  */
-import { TestServer } from "@orgplane/testkit"
-import { Redacted } from "effect"
+import * as Redacted from "effect/Redacted"
 import * as Database from "../../src/platform/Database.js"
+import * as TestServer from "../support/HttpServer.js"
 import { testTuning } from "./runner.js"
 
 const main = async () => {
   const server = await TestServer.start({
-    database: Database.layerUrl(Redacted.make(process.env.SYNC_SERVER_DATABASE!), { maxConnections: 4 }),
-    codehostApiUrl: process.env.SYNC_SERVER_CODEHOST!,
-    encryptionKeys: process.env.SYNC_SERVER_KEYS!,
+    database: Database.layerUrl(Redacted.make(process.env["SYNC_SERVER_DATABASE"] ?? ""), { maxConnections: 4 }),
+    codehostApiUrl: process.env["SYNC_SERVER_CODEHOST"] ?? "",
+    encryptionKeys: process.env["SYNC_SERVER_KEYS"] ?? "",
     durable: { sharding: testTuning, cluster: { port: 0 } }
   })
   process.send?.({ ready: server.url })
@@ -22,7 +23,7 @@ const main = async () => {
   process.on("disconnect", stop)
 }
 
-if (process.env.SYNC_SERVER_DATABASE !== undefined) {
+if (process.env["SYNC_SERVER_DATABASE"] !== undefined) {
   main().catch((error) => {
     process.stderr.write(`server failed to start: ${String(error)}\n`)
     process.exit(1)

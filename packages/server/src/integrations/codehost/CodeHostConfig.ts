@@ -2,9 +2,16 @@
  * The code host's settings: GitHub's API (or a GitHub Enterprise Server's), the GitHub App that installations
  * authenticate as, and the secret its webhooks are signed with. Environment variables, with code on top.
  */
-import { Config, ConfigError, Context, Effect, Either, Layer, Option, Redacted } from "effect"
+import * as Config from "effect/Config"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Result from "effect/Result"
 import * as NodeCrypto from "node:crypto"
 import * as Fs from "node:fs/promises"
+import { invalidSetting } from "../../platform/Config.js"
 
 export interface CodeHostApp {
   readonly appId: string
@@ -21,7 +28,7 @@ export interface CodeHostSettings {
   readonly webhookSecret: Redacted.Redacted<string> | undefined
 }
 
-export class CodeHostConfig extends Context.Tag("@orgplane/server/integrations/codehost/CodeHostConfig")<CodeHostConfig, CodeHostSettings>() {}
+export class CodeHostConfig extends Context.Service<CodeHostConfig, CodeHostSettings>()("@orgplane/server/integrations/codehost/CodeHostConfig") {}
 
 export const defaultApiUrl = "https://api.github.com"
 
@@ -52,65 +59,71 @@ const secretText = (value: string | Redacted.Redacted<string> | undefined) => {
 /** Keys pasted into one-line variables arrive with `\n` written out: put the newlines back. */
 export const unescapePem = (pem: string) => pem.replace(/\\r\\n|\\n/g, "\n")
 
-const invalid = (name: string, message: string) => ConfigError.InvalidData([name], message)
+/** A refused setting, named (Effect 3's `ConfigError.InvalidData([name], message)` said where too). */
+const invalid = invalidSetting
 
-const apiUrlFrom = (value: string) => {
+const apiUrlFrom = (value: string): Result.Result<string, Config.ConfigError> => {
   const trimmed = value.trim().replace(/\/+$/, "")
   let url: URL
   try {
     url = new URL(trimmed)
   } catch {
-    return Either.left(invalid("ORGPLANE_CODEHOST_API_URL", "must be an absolute http(s) URL"))
+    return Result.fail(invalid("ORGPLANE_CODEHOST_API_URL", "must be an absolute http(s) URL"))
   }
-  if (url.protocol !== "https:" && url.protocol !== "http:") return Either.left(invalid("ORGPLANE_CODEHOST_API_URL", "must be an absolute http(s) URL"))
+  if (url.protocol !== "https:" && url.protocol !== "http:") return Result.fail(invalid("ORGPLANE_CODEHOST_API_URL", "must be an absolute http(s) URL"))
   if (url.username !== "" || url.password !== "" || url.search !== "" || url.hash !== "") {
-    return Either.left(invalid("ORGPLANE_CODEHOST_API_URL", "must not carry credentials, a query or a fragment"))
+    return Result.fail(invalid("ORGPLANE_CODEHOST_API_URL", "must not carry credentials, a query or a fragment"))
   }
-  return Either.right(trimmed)
+  return Result.succeed(trimmed)
 }
 
 const raw = Config.all({
-  apiUrl: Config.string("ORGPLANE_CODEHOST_API_URL").pipe(Config.withDefault(defaultApiUrl)),
-  appId: optional(Config.string("ORGPLANE_CODEHOST_APP_ID")),
-  privateKey: optional(Config.redacted("ORGPLANE_CODEHOST_PRIVATE_KEY")),
-  privateKeyFile: optional(Config.string("ORGPLANE_CODEHOST_PRIVATE_KEY_FILE")),
-  webhookSecret: optional(Config.redacted("ORGPLANE_CODEHOST_WEBHOOK_SECRET"))
+  apiUrl: Config.String("ORGPLANE_CODEHOST_API_URL").pipe(Config.withDefault(defaultApiUrl)),
+  appId: optional(Config.String("ORGPLANE_CODEHOST_APP_ID")),
+  privateKey: optional(Config.Redacted("ORGPLANE_CODEHOST_PRIVATE_KEY")),
+  privateKeyFile: optional(Config.String("ORGPLANE_CODEHOST_PRIVATE_KEY_FILE")),
+  webhookSecret: optional(Config.Redacted("ORGPLANE_CODEHOST_WEBHOOK_SECRET"))
 })
+
+/** The `code` of a failed file system call (`ENOENT`, `EACCES`, ...), else the error as text. */
+const codeOf = (error: unknown) => {
+  const code = typeof error === "object" && error !== null ? Reflect.get(error, "code") : undefined
+  return typeof code === "string" ? code : String(error)
+}
 
 /** Reads the key file named by the environment; a file that cannot be read is a configuration error. */
 const readKeyFile = (path: string) =>
   Effect.tryPromise({
     try: () => Fs.readFile(path, "utf8"),
-    catch: (error) => invalid("ORGPLANE_CODEHOST_PRIVATE_KEY_FILE", `cannot be read: ${(error as NodeJS.ErrnoException).code ?? String(error)}`)
+    catch: (error) => invalid("ORGPLANE_CODEHOST_PRIVATE_KEY_FILE", `cannot be read: ${codeOf(error)}`)
   })
 
 /** Half an app (an id without a key, or the reverse) or a key that is not one fails at start-up, not at the first sync. */
-const appFrom = (appId: string | undefined, privateKey: string | undefined) => {
-  if (appId === undefined && privateKey === undefined) return Either.right(undefined)
-  if (appId === undefined) return Either.left(invalid("ORGPLANE_CODEHOST_APP_ID", "is required with a private key"))
-  if (privateKey === undefined) return Either.left(invalid("ORGPLANE_CODEHOST_PRIVATE_KEY", "is required with an app id (or ORGPLANE_CODEHOST_PRIVATE_KEY_FILE)"))
+const appFrom = (appId: string | undefined, privateKey: string | undefined): Result.Result<CodeHostApp | undefined, Config.ConfigError> => {
+  if (appId === undefined && privateKey === undefined) return Result.succeed(undefined)
+  if (appId === undefined) return Result.fail(invalid("ORGPLANE_CODEHOST_APP_ID", "is required with a private key"))
+  if (privateKey === undefined) return Result.fail(invalid("ORGPLANE_CODEHOST_PRIVATE_KEY", "is required with an app id (or ORGPLANE_CODEHOST_PRIVATE_KEY_FILE)"))
   const pem = unescapePem(privateKey).trim()
   try {
     const key = NodeCrypto.createPrivateKey(pem)
-    if (key.asymmetricKeyType !== "rsa") return Either.left(invalid("ORGPLANE_CODEHOST_PRIVATE_KEY", "must be an RSA key"))
+    if (key.asymmetricKeyType !== "rsa") return Result.fail(invalid("ORGPLANE_CODEHOST_PRIVATE_KEY", "must be an RSA key"))
   } catch {
-    return Either.left(invalid("ORGPLANE_CODEHOST_PRIVATE_KEY", "is not a PEM private key"))
+    return Result.fail(invalid("ORGPLANE_CODEHOST_PRIVATE_KEY", "is not a PEM private key"))
   }
-  return Either.right<CodeHostApp>({ appId, privateKey: Redacted.make(pem) })
+  return Result.succeed({ appId, privateKey: Redacted.make(pem) })
 }
 
 /** The settings from the environment, with `options` on top. */
-export const settings = (options: Options = {}): Effect.Effect<CodeHostSettings, ConfigError.ConfigError> =>
-  Effect.gen(function*() {
-    const env = yield* raw
-    const apiUrl = yield* apiUrlFrom(options.codehostApiUrl ?? env.apiUrl)
-    const appId = nonEmpty(options.codehostAppId === undefined ? env.appId : String(options.codehostAppId))
-    let privateKey = secretText(options.codehostPrivateKey) ?? secretText(env.privateKey)
-    const file = nonEmpty(env.privateKeyFile)
-    if (privateKey === undefined && file !== undefined) privateKey = nonEmpty(yield* readKeyFile(file))
-    const app = yield* appFrom(appId, privateKey)
-    const webhookSecret = secretText(options.codehostWebhookSecret) ?? secretText(env.webhookSecret)
-    return { apiUrl, app, webhookSecret: webhookSecret === undefined ? undefined : Redacted.make(webhookSecret) }
-  })
+export const settings = Effect.fn("CodeHostConfig.settings")(function*(options: Options = {}) {
+  const env = yield* raw
+  const apiUrl = yield* Effect.fromResult(apiUrlFrom(options.codehostApiUrl ?? env.apiUrl))
+  const appId = nonEmpty(options.codehostAppId === undefined ? env.appId : String(options.codehostAppId))
+  let privateKey = secretText(options.codehostPrivateKey) ?? secretText(env.privateKey)
+  const file = nonEmpty(env.privateKeyFile)
+  if (privateKey === undefined && file !== undefined) privateKey = nonEmpty(yield* readKeyFile(file))
+  const app = yield* Effect.fromResult(appFrom(appId, privateKey))
+  const webhookSecret = secretText(options.codehostWebhookSecret) ?? secretText(env.webhookSecret)
+  return { apiUrl, app, webhookSecret: webhookSecret === undefined ? undefined : Redacted.make(webhookSecret) } satisfies CodeHostSettings
+})
 
 export const layer = (options: Options = {}) => Layer.effect(CodeHostConfig, settings(options))

@@ -3,12 +3,21 @@
  * truncates the listing), blobs, file contents and comparisons, as an installation of our GitHub App or with a
  * user's token. Every request goes through Outbound; failures say whether trying again later can help.
  */
-import { HttpClientRequest } from "@effect/platform"
 import { createAppAuth } from "@octokit/auth-app"
 import { request as octokitRequest } from "@octokit/request"
-import { Context, Data, Effect, Layer, Option, ParseResult, Redacted, Schema } from "effect"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import { HttpClientRequest } from "effect/http"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
+import * as SchemaIssue from "effect/SchemaIssue"
+import * as Semaphore from "effect/Semaphore"
 import { Outbound, OutboundError } from "../../platform/Outbound.js"
-import { CodeHostConfig, type CodeHostApp } from "./CodeHostConfig.js"
+import { type CodeHostApp, CodeHostConfig } from "./CodeHostConfig.js"
 
 /** How a request authenticates: as an installation of the app (a short-lived token), or with a stored token. */
 export type Credential =
@@ -98,8 +107,6 @@ export interface GitHubService {
   readonly compare: (credential: Credential, fullName: string, base: string, head: string) => Effect.Effect<Comparison, GitHubError>
 }
 
-export class GitHub extends Context.Tag("@orgplane/server/integrations/codehost/GitHub")<GitHub, GitHubService>() {}
-
 /** GitHub lists at most this many files in a comparison. */
 export const compareFileLimit = 300
 
@@ -116,20 +123,23 @@ const CommitResponse = Schema.Struct({
   commit: Schema.Struct({ tree: Schema.Struct({ sha: Schema.String }) })
 })
 
+/** A member of `value` when it is an object, else undefined. */
+const member = (value: unknown, key: PropertyKey): unknown => typeof value === "object" && value !== null ? Reflect.get(value, key) : undefined
+
 /**
  * What of an answer did not decode: the first problem's field, and the entry it is in named by its `path` when it
  * has one (a tree entry), so one odd entry is told rather than "unexpected response" for the whole tree.
  */
-export const undecodable = (json: unknown, error: ParseResult.ParseError): string => {
-  const issue = ParseResult.ArrayFormatter.formatErrorSync(error)[0]
+export const undecodable = (json: unknown, error: Schema.SchemaError): string => {
+  const issue = SchemaIssue.makeFormatterStandardSchemaV1()(error.issue).issues[0]
   if (issue === undefined) return "it does not match what orgplane reads"
-  const at = issue.path
+  const at = (issue.path ?? []).map((key) => typeof key === "object" ? key.key : key)
   let entry: unknown = json
   let named: string | undefined
   for (const [i, key] of at.entries()) {
     if (typeof entry !== "object" || entry === null) break
-    entry = (entry as Record<PropertyKey, unknown>)[key]
-    const path = typeof entry === "object" && entry !== null && i < at.length - 1 ? (entry as { path?: unknown }).path : undefined
+    entry = member(entry, key)
+    const path = i < at.length - 1 ? member(entry, "path") : undefined
     if (typeof path === "string") named = path
   }
   const field = at.map((key) => typeof key === "number" ? `[${key}]` : `.${String(key)}`).join("").replace(/^\./, "")
@@ -141,7 +151,7 @@ const TreeResponse = Schema.Struct({
   truncated: Schema.Boolean,
   tree: Schema.Array(Schema.Struct({
     path: Schema.String,
-    type: Schema.Literal("blob", "tree", "commit"),
+    type: Schema.Literals(["blob", "tree", "commit"]),
     sha: Schema.String,
     size: Schema.optional(Schema.Number)
   }))
@@ -157,21 +167,18 @@ const FileContents = Schema.Struct({
   sha: Schema.String
 })
 /** A file, or anything else at that path (a folder's listing, a symlink, a submodule), which is not a file to us. */
-const ContentsResponse = Schema.Union(FileContents, Schema.Array(Schema.Unknown), Schema.Struct({ type: Schema.String }))
+const ContentsResponse = Schema.Union([FileContents, Schema.Array(Schema.Unknown), Schema.Struct({ type: Schema.String })])
 
 const CompareResponse = Schema.Struct({
-  status: Schema.Literal("identical", "ahead", "behind", "diverged"),
+  status: Schema.Literals(["identical", "ahead", "behind", "diverged"]),
   ahead_by: Schema.Number,
   behind_by: Schema.Number,
-  files: Schema.optionalWith(
-    Schema.Array(Schema.Struct({
-      filename: Schema.String,
-      status: Schema.Literal("added", "removed", "modified", "renamed", "copied", "changed", "unchanged"),
-      sha: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null }),
-      previous_filename: Schema.optional(Schema.String)
-    })),
-    { default: () => [] }
-  )
+  files: Schema.Array(Schema.Struct({
+    filename: Schema.String,
+    status: Schema.Literals(["added", "removed", "modified", "renamed", "copied", "changed", "unchanged"]),
+    sha: Schema.NullOr(Schema.String).pipe(Schema.withDecodingDefault(Effect.succeed(null))),
+    previous_filename: Schema.optional(Schema.String)
+  })).pipe(Schema.withDecodingDefault(Effect.succeed([])))
 })
 
 const GitHubMessage = Schema.Struct({ message: Schema.String })
@@ -195,7 +202,7 @@ const retryAfterSeconds = (headers: Readonly<Record<string, string | undefined>>
 const quote = (text: string) => text.length > 200 ? `${text.slice(0, 200)}...` : text
 
 const fromStatus = (what: string, status: number, headers: Readonly<Record<string, string | undefined>>, body: string) => {
-  const said = Option.match(Schema.decodeUnknownOption(Schema.parseJson(GitHubMessage))(body), {
+  const said = Option.match(Schema.decodeUnknownOption(Schema.fromJsonString(GitHubMessage))(body), {
     onNone: () => "",
     onSome: ({ message }) => `: ${quote(message)}`
   })
@@ -223,10 +230,17 @@ class TooLarge extends Data.TaggedError("TooLarge")<{ readonly what: string; rea
 
 /** The OutboundError behind an error thrown by an octokit library (RequestError → TypeError → OutboundError). */
 const outboundCause = (error: unknown): OutboundError | undefined => {
-  for (let current = error, depth = 0; current instanceof Object && depth < 5; current = (current as { cause?: unknown }).cause, depth++) {
+  for (let current = error, depth = 0; current instanceof Object && depth < 5; current = member(current, "cause"), depth++) {
     if (current instanceof OutboundError) return current
   }
   return undefined
+}
+
+/** The headers of a failed octokit request's response, those that are text. */
+const headersOf = (response: unknown): Record<string, string> => {
+  const headers = member(response, "headers")
+  if (typeof headers !== "object" || headers === null) return {}
+  return Object.fromEntries(Object.entries(headers).filter((entry): entry is [string, string] => typeof entry[1] === "string"))
 }
 
 /** What `@octokit/auth-app` threw while getting an installation token. */
@@ -234,10 +248,11 @@ const fromTokenExchange = (installationId: number, error: unknown) => {
   const what = `POST /app/installations/${installationId}/access_tokens`
   const outbound = outboundCause(error)
   if (outbound !== undefined) return fromOutbound(what, outbound)
-  const failure = error as { status?: unknown; response?: { headers?: Record<string, string>; data?: unknown } }
-  if (typeof failure.status === "number") {
-    const data = failure.response?.data
-    return fromStatus(what, failure.status, failure.response?.headers ?? {}, typeof data === "string" ? data : JSON.stringify(data ?? ""))
+  const status = member(error, "status")
+  if (typeof status === "number") {
+    const response = member(error, "response")
+    const data = member(response, "data")
+    return fromStatus(what, status, headersOf(response), typeof data === "string" ? data : JSON.stringify(data ?? ""))
   }
   // Signing the app's JWT failed: the configured key is unusable, which no retry fixes.
   return new CodeHostError({ status: null, transient: false, message: `${what}: the app's JWT could not be made`, retryAfterSeconds: null })
@@ -249,19 +264,19 @@ const fromTokenExchange = (installationId: number, error: unknown) => {
  * The token cache for `@octokit/auth-app`. Its own cache keeps every token 59 minutes whatever GitHub said; this
  * one keeps a token until `tokenRefreshMarginMs` before the `expires_at` GitHub gave (a GitHub Enterprise Server
  * may issue shorter ones), and lets a token GitHub refused be dropped. auth-app stores
- * `token|createdAt|expiresAt|...` strings under the installation id. `now` is the service's Effect clock, so tests
- * can move past an expiry instead of waiting for it.
+ * `token|createdAt|expiresAt|...` strings under the installation id, and reads an empty string as none cached.
+ * `now` is the service's Effect clock, so tests can move past an expiry instead of waiting for it.
  */
 export const tokenCache = (now: () => number, maxEntries = 10_000) => {
   const entries = new Map<string, string>()
   return {
-    get: (key: string) => {
+    get: (key: string): string => {
       const value = entries.get(key)
-      if (value === undefined) return undefined as unknown as string
+      if (value === undefined) return ""
       const expiresAt = Date.parse(value.split("|")[2] ?? "")
       if (!(expiresAt - tokenRefreshMarginMs > now())) {
         entries.delete(key)
-        return undefined as unknown as string
+        return ""
       }
       return value
     },
@@ -289,8 +304,8 @@ const repositoryPath = (fullName: string) => {
 export const make: Effect.Effect<GitHubService, never, CodeHostConfig | Outbound> = Effect.gen(function*() {
   const config = yield* CodeHostConfig
   const outbound = yield* Outbound
-  const clock = yield* Effect.clock
-  const cache = tokenCache(() => clock.unsafeCurrentTimeMillis())
+  const clock = yield* Clock.Clock
+  const cache = tokenCache(() => clock.currentTimeMillisUnsafe())
 
   const appAuth = (app: CodeHostApp) =>
     createAppAuth({
@@ -318,7 +333,7 @@ export const make: Effect.Effect<GitHubService, never, CodeHostConfig | Outbound
    * One GET of a repository's part of the REST API, its JSON decoded with `schema`. An answer larger than
    * Outbound reads fails with `TooLarge`, for the caller to decide (see `get`).
    */
-  const getOrTooLarge = <A, I>(credential: Credential, fullName: string, path: string, schema: Schema.Schema<A, I>) =>
+  const getOrTooLarge = <A>(credential: Credential, fullName: string, path: string, schema: Schema.Decoder<A>) =>
     Effect.gen(function*() {
       const base = repositoryPath(fullName)
       if (base === undefined) {
@@ -344,7 +359,8 @@ export const make: Effect.Effect<GitHubService, never, CodeHostConfig | Outbound
       } catch {
         return yield* new CodeHostError({ status: response.status, transient: false, message: `${what}: unexpected response (not JSON)`, retryAfterSeconds: null })
       }
-      return yield* Schema.decodeUnknown(schema)(json).pipe(
+      // The refused value is named in the message (`got "symlink"`), as Effect 3's `actual` was.
+      return yield* Schema.decodeUnknownEffect(schema, { reportInput: true })(json).pipe(
         Effect.mapError((error) =>
           new CodeHostError({
             status: response.status,
@@ -357,15 +373,15 @@ export const make: Effect.Effect<GitHubService, never, CodeHostConfig | Outbound
     })
 
   /** One GET; an answer larger than Outbound reads is a CodeHostError that no retry fixes. */
-  const get = <A, I>(credential: Credential, fullName: string, path: string, schema: Schema.Schema<A, I>) =>
-    Effect.catchTag(getOrTooLarge(credential, fullName, path, schema), "TooLarge", ({ error, what }) => Effect.fail(fromOutbound(what, error)))
+  const get = <A>(credential: Credential, fullName: string, path: string, schema: Schema.Decoder<A>) =>
+    getOrTooLarge(credential, fullName, path, schema).pipe(Effect.catchTag("TooLarge", ({ error, what }) => Effect.fail(fromOutbound(what, error))))
 
   const orNull = <A>(effect: Effect.Effect<A, GitHubError>) =>
-    Effect.catchIf(effect, (error): error is CodeHostError => error._tag === "CodeHostError" && error.status === 404, () => Effect.succeed(null))
+    effect.pipe(Effect.catchIf((error: GitHubError) => error._tag === "CodeHostError" && error.status === 404, () => Effect.succeed(null)))
 
   const head = (credential: Credential, fullName: string, ref: string) =>
     get(credential, fullName, `/commits/${encodeURIComponent(ref)}`, CommitResponse).pipe(
-      Effect.map((commit) => ({ sha: commit.sha, treeSha: commit.commit.tree.sha }))
+      Effect.map((commit): Head => ({ sha: commit.sha, treeSha: commit.commit.tree.sha }))
     )
 
   const listing = (credential: Credential, fullName: string, treeSha: string, recursive: boolean) =>
@@ -381,10 +397,10 @@ export const make: Effect.Effect<GitHubService, never, CodeHostConfig | Outbound
   const tree = (credential: Credential, fullName: string, treeSha: string) =>
     Effect.gen(function*() {
       // A recursive listing GitHub cut, or one larger than Outbound reads, is walked folder by folder.
-      const root = yield* Effect.catchTag(listing(credential, fullName, treeSha, true), "TooLarge", () => Effect.succeed(undefined))
-      if (root !== undefined && !root.truncated) return { entries: entriesOf(root, "").sort(byPath), truncated: false, walkedSubtrees: 0 }
+      const root = yield* listing(credential, fullName, treeSha, true).pipe(Effect.catchTag("TooLarge", () => Effect.succeed(undefined)))
+      if (root !== undefined && !root.truncated) return { entries: entriesOf(root, "").sort(byPath), truncated: false, walkedSubtrees: 0 } satisfies Tree
       // List each folder by itself and try every sub-folder whole first, as most are small.
-      const permits = yield* Effect.makeSemaphore(walkConcurrency)
+      const permits = yield* Semaphore.make(walkConcurrency)
       let walked = 0
       const list = (sha: string, recursive: boolean) =>
         permits.withPermits(1)(Effect.suspend(() => {
@@ -401,10 +417,8 @@ export const make: Effect.Effect<GitHubService, never, CodeHostConfig | Outbound
         })
       const folder = (sha: string, prefix: string): Effect.Effect<Array<TreeEntry>, GitHubError> =>
         Effect.gen(function*() {
-          const children = yield* Effect.catchTag(
-            list(sha, false),
-            "TooLarge",
-            ({ error }) => Effect.fail(tooManyEntries(prefix, `its listing is too large: ${error.message}`))
+          const children = yield* list(sha, false).pipe(
+            Effect.catchTag("TooLarge", ({ error }) => Effect.fail(tooManyEntries(prefix, `its listing is too large: ${error.message}`)))
           )
           if (children.truncated) return yield* tooManyEntries(prefix, "GitHub truncated its listing")
           const below = yield* Effect.forEach(
@@ -420,7 +434,7 @@ export const make: Effect.Effect<GitHubService, never, CodeHostConfig | Outbound
           Effect.flatMap((listed) => listed === undefined || listed.truncated ? folder(sha, prefix) : Effect.succeed(entriesOf(listed, prefix)))
         )
       const entries = yield* folder(treeSha, "")
-      return { entries: entries.sort(byPath), truncated: true, walkedSubtrees: walked }
+      return { entries: entries.sort(byPath), truncated: true, walkedSubtrees: walked } satisfies Tree
     })
 
   const blobBytes = (credential: Credential, fullName: string, sha: string) =>
@@ -435,11 +449,12 @@ export const make: Effect.Effect<GitHubService, never, CodeHostConfig | Outbound
     )
 
   const decodeText = (bytes: Uint8Array) => new TextDecoder().decode(bytes)
+  const isFile = Schema.is(FileContents)
 
   const contents = (credential: Credential, fullName: string, path: string, ref: string) =>
     orNull(get(credential, fullName, `/contents/${path.split("/").map(encodeURIComponent).join("/")}?ref=${encodeURIComponent(ref)}`, ContentsResponse)).pipe(
-      Effect.flatMap((found) => {
-        if (found === null || Array.isArray(found) || !Schema.is(FileContents)(found)) return Effect.succeed(null)
+      Effect.flatMap((found): Effect.Effect<string | null, GitHubError> => {
+        if (found === null || !isFile(found)) return Effect.succeed(null)
         // Above 1 MB the contents API leaves the content out (`encoding: "none"`); the blob has it.
         if (found.encoding !== "base64") return Effect.map(blobBytes(credential, fullName, found.sha), decodeText)
         return Effect.succeed(decodeText(Buffer.from(found.content, "base64")))
@@ -469,8 +484,13 @@ export const make: Effect.Effect<GitHubService, never, CodeHostConfig | Outbound
     blobBytes,
     contents,
     compare
-  }
+  } satisfies GitHubService
 })
 
 /** Needs CodeHostConfig and Outbound. */
-export const layer = Layer.effect(GitHub, make)
+export class GitHub extends Context.Service<GitHub, GitHubService>()("@orgplane/server/integrations/codehost/GitHub", { make }) {
+  static readonly layer = Layer.effect(this, this.make)
+}
+
+/** Needs CodeHostConfig and Outbound. */
+export const layer = GitHub.layer

@@ -3,7 +3,8 @@
  * the app's webhook secret. The comparison is `@octokit/webhooks-methods`' (constant-time), not ours.
  */
 import { verify } from "@octokit/webhooks-methods"
-import { Effect, Redacted } from "effect"
+import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
 
 /**
  * Whether `header` (`sha256=<hex>`) signs `rawBody` (the bytes as received, decoded as UTF-8, before any JSON

@@ -4,7 +4,11 @@
  * in order, one try each within the timeout; a server that is unreachable, silent, or answers SERVFAIL/REFUSED/garbage
  * makes it ask the next. A name that does not exist (NXDOMAIN) or has no record of the type is an answer: none.
  */
-import { Context, Data, Duration, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Dns from "node:dns"
 import { AddressResolver, ResolveError } from "../../platform/AddressGuard.js"
 import { DnsConfig, type DnsServer } from "./DnsConfig.js"
@@ -45,7 +49,6 @@ export interface ResolverService {
 
 export type RecordType = "TXT" | "A" | "AAAA"
 
-export class Resolver extends Context.Tag("@orgplane/server/integrations/dns/Resolver")<Resolver, ResolverService>() {}
 
 /** `host:port`, IPv6 in brackets: how failures name a server, and the form `Resolver.setServers` takes. */
 const label = (server: DnsServer) => server.host.includes(":") ? `[${server.host}]:${server.port}` : `${server.host}:${server.port}`
@@ -72,6 +75,12 @@ const failureOf = (code: string | undefined, timeout: Duration.Duration): Pick<S
   }
 }
 
+/** The `code` of a c-ares failure (`ETIMEOUT`, `ESERVFAIL`, ...), if it has one. */
+const codeOf = (error: unknown): string | undefined => {
+  const code = typeof error === "object" && error !== null ? Reflect.get(error, "code") : undefined
+  return typeof code === "string" ? code : undefined
+}
+
 /**
  * One query to one server, tried once within `timeout`; never fails: a server's failure is an outcome, so the caller
  * can go on to the next. A resolver of its own per query, so that interrupting it cancels this query only.
@@ -88,10 +97,10 @@ const ask = (server: DnsServer, name: string, timeout: Duration.Duration, type: 
         ? resolver.resolve4(name)
         : resolver.resolve6(name)
     },
-    catch: (error) => (error as NodeJS.ErrnoException).code
+    catch: codeOf
   }).pipe(
     Effect.map((records): Outcome => ({ _tag: "Answer", records })),
-    Effect.catchAll((code): Effect.Effect<Outcome> =>
+    Effect.catch((code): Effect.Effect<Outcome> =>
       Effect.succeed(
         code === Dns.NOTFOUND || code === Dns.NODATA
           ? { _tag: "Answer", records: [] }
@@ -100,32 +109,38 @@ const ask = (server: DnsServer, name: string, timeout: Duration.Duration, type: 
     )
   )
 
-export const make = Effect.gen(function*() {
+const make = Effect.gen(function*() {
   const config = yield* DnsConfig
-  const lookup = (name: string, type: RecordType) =>
-    Effect.gen(function*() {
-      const failures: Array<ServerFailure> = []
-      for (const server of config.servers) {
-        const outcome = yield* ask(server, name, config.timeout, type)
-        if (outcome._tag === "Answer") return outcome.records
-        failures.push(outcome.failure)
-      }
-      return yield* new DnsLookupError({ queried: name, failures, type })
-    })
+  const lookup = Effect.fn("Resolver.lookup")(function*(name: string, type: RecordType) {
+    const failures: Array<ServerFailure> = []
+    for (const server of config.servers) {
+      const outcome = yield* ask(server, name, config.timeout, type)
+      if (outcome._tag === "Answer") return outcome.records
+      failures.push(outcome.failure)
+    }
+    return yield* new DnsLookupError({ queried: name, failures, type })
+  })
   const txt = (name: string) => lookup(name, "TXT").pipe(Effect.withSpan("Resolver.txt", { attributes: { name } }))
   const addresses = (name: string) =>
     Effect.map(Effect.all([lookup(name, "A"), lookup(name, "AAAA")], { concurrency: 2 }), ([v4, v6]) => [...v4, ...v6]).pipe(
       Effect.withSpan("Resolver.addresses", { attributes: { name } })
     )
-  return Resolver.of({ txt, addresses })
+  return { txt, addresses } satisfies ResolverService
 })
 
-export const layer = Layer.effect(Resolver, make)
+export class Resolver extends Context.Service<Resolver, ResolverService>()("@orgplane/server/integrations/dns/Resolver", { make }) {
+  static readonly layer = Layer.effect(this, this.make)
+}
+
+export const layer = Resolver.layer
 
 /** The outbound guard's resolver answered by this one (the server uses it when `ORGPLANE_DNS_SERVERS` is set). */
 export const addressResolverLayer = Layer.effect(
   AddressResolver,
-  Effect.map(Resolver, (dns) => ({
-    resolve: (host: string) => dns.addresses(host).pipe(Effect.mapError((error) => new ResolveError({ host, detail: error.message })))
-  }))
+  Effect.gen(function*() {
+    const dns = yield* Resolver
+    return {
+      resolve: (host: string) => dns.addresses(host).pipe(Effect.mapError((error) => new ResolveError({ host, detail: error.message })))
+    }
+  })
 )

@@ -3,7 +3,12 @@
  * use, to `ORGPLANE_SMTP_URL` from `ORGPLANE_MAIL_FROM`. Without them the server sends none (`configured` is false).
  * The URL's password is never logged: a failure names the mail server's host and port only.
  */
-import { Context, Data, Duration, Effect, Layer, Redacted } from "effect"
+import * as Context from "effect/Context"
+import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
 import type { Transporter } from "nodemailer"
 import { ServerConfig } from "../../platform/Config.js"
 import { lazily } from "../../platform/Lazy.js"
@@ -38,6 +43,13 @@ const smtpOptions = (value: string) => {
   }
 }
 
+export interface MailerService {
+  /** Whether a mail server and a From address are configured; without them `send` always fails. */
+  readonly configured: boolean
+  /** Sends one message; a refusal or a timeout is a `MailError` naming the server, never its credentials. */
+  readonly send: (message: MailMessage) => Effect.Effect<void, MailError>
+}
+
 const make = Effect.gen(function*() {
   const settings = yield* ServerConfig
   const from = settings.mailFrom
@@ -50,7 +62,6 @@ const make = Effect.gen(function*() {
   // Pooled connections are not used: a transport connects per message, so nothing is left open between mails.
   yield* Effect.addFinalizer(() => Effect.sync(() => transport?.close()))
 
-  /** Sends one message; a refusal or a timeout is a `MailError` naming the server, never its credentials. */
   const send = Effect.fn("Mailer.send")(function*(message: MailMessage) {
     if (options === undefined || from === undefined) return yield* new MailError({ message: "No mail server is configured (ORGPLANE_SMTP_URL, ORGPLANE_MAIL_FROM)." })
     const smtp = yield* transporter(options)
@@ -61,18 +72,17 @@ const make = Effect.gen(function*() {
           message: `The mail server ${options.host}:${options.port} did not take the message: ${cause instanceof Error ? cause.message : "unknown error"}`
         })
     }).pipe(
-      Effect.timeoutFail({
+      Effect.timeoutOrElse({
         duration: SEND_TIMEOUT,
-        onTimeout: () => new MailError({ message: `The mail server ${options.host}:${options.port} did not answer within ${Duration.format(SEND_TIMEOUT)}.` })
+        orElse: () => Effect.fail(new MailError({ message: `The mail server ${options.host}:${options.port} did not answer within ${Duration.format(SEND_TIMEOUT)}.` }))
       })
     )
   })
 
-  return { configured: options !== undefined, send } as const
+  return { configured: options !== undefined, send } satisfies MailerService
 })
 
-export type MailerService = Effect.Effect.Success<typeof make>
-
-export class Mailer extends Context.Tag("@orgplane/server/integrations/mail/Mailer")<Mailer, MailerService>() {
-  static readonly layer = Layer.scoped(Mailer, make)
+/** Needs ServerConfig (`smtpUrl`, `mailFrom`). */
+export class Mailer extends Context.Service<Mailer, MailerService>()("@orgplane/server/integrations/mail/Mailer", { make }) {
+  static readonly layer = Layer.effect(this, this.make)
 }

@@ -48,13 +48,14 @@ export const mcpSdk = sdk.load
  */
 export const mcpSdkIfLoaded = sdk.ifLoaded
 
-/** The SDK's asynchronous OAuth helpers, as they are (each returns a promise), with the SDK loaded first. */
-const loadingFirst = <K extends Exclude<keyof McpSdk & keyof Auth, "extractWWWAuthenticateParams">>(name: K) =>
-  (async (...args: Array<unknown>) => ((await mcpSdk())[name] as (...args: Array<unknown>) => unknown)(...args)) as unknown as McpSdk[K]
+// The SDK's asynchronous OAuth helpers, as they are (each returns a promise), with the SDK loaded first. One by one
+// (the original's generic `loadingFirst(name)` needed a cast through `unknown`): each keeps the helper's own type.
 
-export const discoverAuthorizationServerMetadata = loadingFirst("discoverAuthorizationServerMetadata")
-export const discoverOAuthProtectedResourceMetadata = loadingFirst("discoverOAuthProtectedResourceMetadata")
-export const exchangeAuthorization = loadingFirst("exchangeAuthorization")
-export const refreshAuthorization = loadingFirst("refreshAuthorization")
-export const registerClient = loadingFirst("registerClient")
-export const startAuthorization = loadingFirst("startAuthorization")
+export const discoverAuthorizationServerMetadata: McpSdk["discoverAuthorizationServerMetadata"] = async (...args) =>
+  (await mcpSdk()).discoverAuthorizationServerMetadata(...args)
+export const discoverOAuthProtectedResourceMetadata: McpSdk["discoverOAuthProtectedResourceMetadata"] = async (...args) =>
+  (await mcpSdk()).discoverOAuthProtectedResourceMetadata(...args)
+export const exchangeAuthorization: McpSdk["exchangeAuthorization"] = async (...args) => (await mcpSdk()).exchangeAuthorization(...args)
+export const refreshAuthorization: McpSdk["refreshAuthorization"] = async (...args) => (await mcpSdk()).refreshAuthorization(...args)
+export const registerClient: McpSdk["registerClient"] = async (...args) => (await mcpSdk()).registerClient(...args)
+export const startAuthorization: McpSdk["startAuthorization"] = async (...args) => (await mcpSdk()).startAuthorization(...args)

@@ -1,0 +1,15 @@
+import { defineConfig } from "vitest/config"
+
+// The examples run in-process against the server's test servers (packages/server/test/support/HttpServer.ts): every
+// answer held to the OpenAPI document and every statement to the tenancy rule, as the server's own tests are.
+export default defineConfig({
+  resolve: { conditions: ["@orgplane/source"] },
+  ssr: { resolve: { conditions: ["@orgplane/source"] } },
+  test: {
+    include: ["**/*.test.ts"],
+    exclude: ["**/node_modules/**"],
+    setupFiles: ["../packages/server/test/support/contractSetup.ts", "../packages/server/test/support/tenancySetup.ts"],
+    testTimeout: 120_000,
+    hookTimeout: 120_000
+  }
+})

@@ -1,8 +1,0 @@
-export * from "./AuditStreams.js"
-export * from "./ApiClient.js"
-export * from "./Client.js"
-export * from "./Errors.js"
-export type { Hooks, OrgplaneRequest, OrgplaneResponse } from "./Hooks.js"
-export * from "./Pagination.js"
-export * from "./Promise.js"
-export type { ClientOf, LenientClient, LenientMethod, LenientRequest } from "./Requests.js"

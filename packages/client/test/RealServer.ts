@@ -1,0 +1,89 @@
+/**
+ * The server (`orgplane serve` from the CLI's sources, run by tsx), started out of process on a free loopback
+ * port with a throwaway database: the client is held to the real server over the wire, as a user's would be, and the
+ * server runs in a process of its own. One server per test file (`beforeAll`/`afterAll`).
+ */
+import { type ChildProcess, spawn } from "node:child_process"
+import { createServer } from "node:net"
+import { fileURLToPath } from "node:url"
+
+export interface RealServer {
+  readonly url: string
+  /** Stops the server (SIGTERM, then SIGKILL if it has not exited after 10 seconds) and waits for it to exit. */
+  readonly close: () => Promise<void>
+}
+
+const root = fileURLToPath(new URL("../../../", import.meta.url))
+
+/** A port free a moment ago. */
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const probe = createServer()
+    probe.once("error", reject)
+    probe.listen(0, "127.0.0.1", () => {
+      const address = probe.address()
+      const port = typeof address === "object" && address !== null ? address.port : 0
+      probe.close(() => resolve(port))
+    })
+  })
+
+const exited = (child: ChildProcess) =>
+  new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve()
+    child.once("exit", () => resolve())
+  })
+
+const stop = async (child: ChildProcess) => {
+  if (child.exitCode !== null || child.signalCode !== null) return
+  const gone = exited(child)
+  child.kill("SIGTERM")
+  const timer = setTimeout(() => child.kill("SIGKILL"), 10_000)
+  await gone
+  clearTimeout(timer)
+}
+
+/**
+ * Starts the server with `environment` added to a clean environment (no `ORGPLANE_*` or `DATABASE_URL` of the
+ * caller's), sign-ups unthrottled (the tests sign up many accounts from one address), and waits for `/ready`. Its
+ * database is a throwaway one unless `options.data` names a folder (`--data`) it keeps after it stops.
+ */
+export const start = async (
+  environment: Readonly<Record<string, string>> = {},
+  options: { readonly data?: string } = {}
+): Promise<RealServer> => {
+  const port = await freePort()
+  const inherited = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !name.startsWith("ORGPLANE_") && name !== "DATABASE_URL" && name !== "NODE_OPTIONS")
+  )
+  const child = spawn(
+    process.execPath,
+    ["--conditions=@orgplane/source", "--import", "tsx", "packages/cli/src/bin.ts", "serve", "--port", String(port), "--data", options.data ?? "memory"],
+    {
+      cwd: root,
+      env: { ...inherited, ORGPLANE_SIGN_UPS_PER_HOUR: "100000", ...environment },
+      stdio: ["ignore", "pipe", "pipe"]
+    }
+  )
+  // Should the test worker end without `close` (a crash, a kill), the server ends with it.
+  const orphaned = () => child.kill("SIGTERM")
+  process.once("exit", orphaned)
+  child.once("exit", () => process.off("exit", orphaned))
+  let output = ""
+  const keep = (chunk: Buffer) => {
+    output = `${output}${chunk.toString("utf8")}`.slice(-8000)
+  }
+  child.stdout?.on("data", keep)
+  child.stderr?.on("data", keep)
+  const url = `http://127.0.0.1:${port}`
+  const deadline = Date.now() + 120_000
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`the server exited (${child.exitCode ?? child.signalCode}) before it was ready:\n${output}`)
+    }
+    const ready = await fetch(`${url}/ready`).then((response) => response.ok, () => false)
+    if (ready) return { url, close: () => stop(child) }
+    await new Promise((resolve) => setTimeout(resolve, 200))
+  }
+  await stop(child)
+  throw new Error(`the server was not ready within 120 seconds:\n${output}`)
+}

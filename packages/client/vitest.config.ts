@@ -1,0 +1,9 @@
+import { defineConfig } from "vitest/config"
+
+// The tests talk HTTP to a scripted fake server or to the Effect 4 server spawned once per file (test/RealServer.ts):
+// a fresh module graph per file costs more than it isolates here, as in next/schema.
+export default defineConfig({
+  resolve: { conditions: ["@orgplane/source"] },
+  ssr: { resolve: { conditions: ["@orgplane/source"] } },
+  test: { include: ["test/**/*.test.ts"], isolate: false, testTimeout: 30_000, hookTimeout: 120_000 }
+})

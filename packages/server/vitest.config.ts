@@ -1,0 +1,37 @@
+import * as Os from "node:os"
+import * as Path from "node:path"
+import { defineConfig } from "vitest/config"
+
+// Each test file starts servers on real sockets and databases (PGlite in this process, or Postgres at DATABASE_URL):
+// files run in their own workers, and a test may take a few seconds (a 2-second readiness deadline, PGlite's start).
+// `memory` databases keep their migrated template in a test cache folder of their own, apart from the OS cache
+// folder a developer's `orgplane serve` uses (saving a template removes those of other migration sets:
+// platform/EmbeddedTemplate.ts).
+// Two workers: vitest's default on two cores is one (cores - 1), which leaves a core idle
+// while a file waits on its database.
+// `@orgplane/schema` and `@orgplane/client` resolve to their sources (`@orgplane/source`), so the tests need no build.
+export default defineConfig({
+  resolve: { conditions: ["@orgplane/source"] },
+  ssr: { resolve: { conditions: ["@orgplane/source"] } },
+  test: {
+    include: ["test/**/*.test.ts"],
+    // Every answer of a test server held to the OpenAPI document (test/support/Contract.ts: @orgplane/schema's, which
+    // the schema's Api.test holds to the document 0.1.0 published), and every statement it ran to the tenancy rule
+    // (test/support/Tenancy.ts).
+    setupFiles: ["test/support/contractSetup.ts", "test/support/tenancySetup.ts"],
+    maxWorkers: 2,
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    env: {
+      ORGPLANE_CACHE_DIR: process.env["ORGPLANE_CACHE_DIR"] ?? Path.join(Os.tmpdir(), "orgplane-test-cache"),
+      // Every answer checked by its schema (platform/ResponseEncoding.ts); `0` runs the suite on the server's own
+      // path, the checks skipped.
+      ORGPLANE_CHECK_RESPONSE_ENCODING: process.env["ORGPLANE_CHECK_RESPONSE_ENCODING"] ?? "1",
+      // With DATABASE_URL every server a test starts is a cluster runner; one given no runner port of its own
+      // (`makeWebHandler`, `makeNodeListener`) would bind the documented default, 34431, which a server of the other
+      // worker's file may hold at that moment (CI's Postgres run, stop 52: RequestLog.test's two embeddings died
+      // with RunnerPortInUse). A free port each, as the tests that pass `cluster: { port: 0 }` ask.
+      ORGPLANE_CLUSTER_PORT: process.env["ORGPLANE_CLUSTER_PORT"] ?? "0"
+    }
+  }
+})
