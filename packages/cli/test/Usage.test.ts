@@ -10,6 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { cleanup, freePort, fresh, PASSWORD, type Result } from "./Harness.js"
 import * as UsageCases from "./UsageCases.js"
+import { VERSION } from "../src/Version.js"
 
 /**
  * Differences left, by the words, with why. A schema without a message of its own is refused in its Effect version's
@@ -58,7 +59,10 @@ beforeAll(async () => {
   const recorded = UsageCases.recorded()
   // The recording answers exactly these words, in this order (else record it again: see the top of this file).
   expect(recorded.map((result) => result.args)).toEqual(words)
-  effect3 = recorded.map(({ code, stdout, stderr }) => ({ code, stdout, stderr }))
+  // `--version` and `-V` printed the recording CLI's own version (0.1.0): this one prints its own (Version.ts).
+  effect3 = recorded.map(({ args, code, stdout, stderr }) =>
+    args.length === 1 && (args[0] === "--version" || args[0] === "-V") ? { code, stdout: `${VERSION}\n`, stderr } : { code, stdout, stderr }
+  )
 })
 afterAll(() => cleanup())
 
