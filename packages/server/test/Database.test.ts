@@ -36,7 +36,7 @@ describe("Database", () => {
   it.live("an embedded data folder keeps its data across restarts and is held by one user at a time", () =>
     Effect.gen(function*() {
       const dataDir = yield* Effect.acquireRelease(
-        Effect.promise(() => Fs.mkdtemp(Path.join(Os.tmpdir(), "orgplane-next-data-"))),
+        Effect.promise(() => Fs.mkdtemp(Path.join(Os.tmpdir(), "orgplane-test-data-"))),
         (dir) => Effect.promise(() => Fs.rm(dir, { recursive: true, force: true }))
       )
       const first = yield* Scope.make()

@@ -407,7 +407,7 @@ const count = (runs: ReadonlyArray<RunRow>, activity: string, executionId?: stri
 const freshDatabase = Effect.gen(function*() {
   if (TestDatabase.postgresUrl !== undefined) return yield* TestDatabase.freshPostgres(TestDatabase.postgresUrl)
   const dir = yield* Effect.acquireRelease(
-    Effect.promise(() => Fs.mkdtemp(Path.join(Os.tmpdir(), "orgplane-next-durable-"))),
+    Effect.promise(() => Fs.mkdtemp(Path.join(Os.tmpdir(), "orgplane-test-durable-"))),
     (dir) => Effect.promise(() => Fs.rm(dir, { recursive: true, force: true }))
   )
   return `dir:${dir}`

@@ -2,6 +2,8 @@
  * `ApiLayer` served by an Effect host's own HTTP server, as the README shows it: `HttpRouter.serve(ApiLayer(options),
  * { routerConfig })` on `NodeHttpServer`. The API answers, writes reach the database, and the services are built
  * once: on a data folder, which only one holder may open (a second build of the database would be refused at start).
+ * The embedded database only: with DATABASE_URL the server reads it and not the folder (and would open the database it
+ * names, not a fresh one), so nothing would tell one build from two.
  */
 import { NodeHttpServer } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
@@ -14,9 +16,10 @@ import { createServer } from "node:http"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { ApiLayer, routerConfig } from "../../src/Server.js"
+import * as TestDatabase from "../support/TestDatabase.js"
 import { encryptionKeys } from "../support/TestServer.js"
 
-describe("ApiLayer on an Effect host's server", () => {
+describe.skipIf(TestDatabase.onPostgres)("ApiLayer on an Effect host's server (embedded)", () => {
   it.live("serves the API from one build of its services", () =>
     Effect.gen(function*() {
       const dataDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "orgplane-effect-host-"))

@@ -7,7 +7,7 @@
  * server (the migrations take seconds on PGlite, and far longer on a loaded machine). On PGlite the template is
  * platform/EmbeddedTemplate.ts's, the dump `--data memory` starts from, kept in the test run's cache folder
  * (vitest.config.ts) and made by the first file that needs it; on Postgres it is a database of its own,
- * `orgplane_next_template_<fingerprint>`, that fresh databases are created from (`CREATE DATABASE … TEMPLATE`).
+ * `orgplane_test_template_<fingerprint>`, that fresh databases are created from (`CREATE DATABASE … TEMPLATE`).
  * Both are named after the migrations' code, so a changed migration makes a new template.
  */
 import { PGlite } from "@electric-sql/pglite"
@@ -63,7 +63,7 @@ const embeddedMigrated = () =>
 
 const withDatabase = (url: string, name: string) => Object.assign(new URL(url), { pathname: `/${name}` }).toString()
 
-const TEMPLATE_PREFIX = "orgplane_next_template_"
+const TEMPLATE_PREFIX = "orgplane_test_template_"
 
 /**
  * The name of the migrated template database on the Postgres at `url`, made if missing: migrated under a name of
@@ -76,7 +76,7 @@ const postgresTemplate = Effect.fn("TestDatabase.postgresTemplate")(function*(ur
   const sql = Context.get(admin, SqlClient.SqlClient)
   const existing = yield* Effect.orDie(sql<{ datname: string }>`SELECT datname FROM pg_database WHERE datname LIKE ${TEMPLATE_PREFIX + "%"}`)
   if (existing.some(({ datname }) => datname === name)) return name
-  const building = `orgplane_next_building_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`
+  const building = `orgplane_test_building_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`
   yield* Effect.orDie(sql.unsafe(`CREATE DATABASE ${building}`))
   yield* Effect.orDie(Effect.provide(migrate(migrations), Database.layerUrl(Redacted.make(withDatabase(url, building)), { maxConnections: 1 })))
   // The migration's connection may still be closing on the server's side: the rename waits for it. Another file
@@ -101,7 +101,7 @@ const postgresTemplate = Effect.fn("TestDatabase.postgresTemplate")(function*(ur
 /** A new database on the Postgres at `url` (a copy of the migrated template when `migrated`), dropped (its connections ended) when the scope closes. */
 export const freshPostgres = Effect.fn("TestDatabase.freshPostgres")(function*(url: string, options: { readonly migrated?: boolean } = {}) {
   const template = options.migrated === true ? yield* postgresTemplate(url) : undefined
-  const name = `orgplane_next_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`
+  const name = `orgplane_test_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`
   const admin = yield* Layer.build(Database.layerUrl(Redacted.make(url), { maxConnections: 1 }))
   const sql = Context.get(admin, SqlClient.SqlClient)
   yield* Effect.orDie(sql.unsafe(template === undefined ? `CREATE DATABASE ${name}` : `CREATE DATABASE ${name} TEMPLATE ${template}`))

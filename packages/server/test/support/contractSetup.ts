@@ -8,7 +8,7 @@ import * as Path from "node:path"
 import { afterAll, afterEach } from "vitest"
 import * as ContractFindings from "../../../../packages/testkit/src/ContractFindings.js"
 
-ContractFindings.collect(Path.join(Os.tmpdir(), `orgplane-next-contract-${process.pid}-${Date.now()}.jsonl`))
+ContractFindings.collect(Path.join(Os.tmpdir(), `orgplane-contract-${process.pid}-${Date.now()}.jsonl`))
 
 afterEach(ContractFindings.assertDeclared)
 afterAll(ContractFindings.assertDeclared)
