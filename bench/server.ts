@@ -49,12 +49,17 @@ if (server.Database === undefined || server.configLayer === undefined) {
 } else {
   const { Effect, Layer, ManagedRuntime } = await dependency("effect")
   // Effect 4 holds the SQL client in `effect/sql`; Effect 3 (a checkout before 0.2.0) in `@effect/sql`.
-  const { SqlClient } = await dependency("effect", "sql").then((sql) => sql.SqlClient, () => dependency("@effect/sql"))
+  const { SqlClient } = await dependency("effect", "sql").catch(() => dependency("@effect/sql"))
   const database = ManagedRuntime.make(server.Database.layer.pipe(Layer.provide(server.configLayer(options))))
-  const context = (await database.runtime()).context
+  // Effect 4's ManagedRuntime answers its context; Effect 3's, a runtime holding it.
+  const context = typeof database.context === "function" ? await database.context() : (await database.runtime()).context
   const { listener, dispose } = await server.makeNodeListener({ ...options, database: Layer.succeedContext(context) })
   const sql = (text: string, params: ReadonlyArray<unknown>) =>
-    database.runPromise(Effect.flatMap(SqlClient.SqlClient, (client: any) => client.unsafe(text, params))) as Promise<ReadonlyArray<unknown>>
+    database.runPromise(Effect.gen(function*() {
+      // A service key is an effect in Effect 3 and yieldable in both lines.
+      const client: any = yield* SqlClient.SqlClient
+      return yield* client.unsafe(text, params)
+    })) as Promise<ReadonlyArray<unknown>>
   await serve(listener, async () => {
     await dispose()
     await database.dispose()
