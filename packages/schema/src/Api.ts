@@ -341,59 +341,8 @@ const withContact = (spec: JsonObject): JsonObject => ({
  */
 const servers = (url = "/") => [{ url, description: url === "/" ? "The server that serves this document." : "This server." }]
 
-/**
- * Every group of the API by name: `Api`'s declared type, so the published declarations (tsup's dts build) name the
- * groups instead of writing out every endpoint's type, which TypeScript refuses to serialize whole.
- */
-export type ApiGroups =
-  | typeof SystemApi
-  | typeof UsersApi
-  | typeof AccountApi
-  | typeof OrganizationsApi
-  | typeof MembersApi
-  | typeof RolesApi
-  | typeof TeamsApi
-  | typeof InvitationsApi
-  | typeof ApiKeysApi
-  | typeof ConfigObjectsApi
-  | typeof PluginsApi
-  | typeof MarketplacesApi
-  | typeof ConnectorAccountsApi
-  | typeof ConnectorInstancesApi
-  | typeof ConnectorTargetsApi
-  | typeof ConnectorMappingsApi
-  | typeof ConnectorSyncEventsApi
-  | typeof WebhooksApi
-  | typeof BootstrapApi
-  | typeof AdminApi
-  | typeof DesktopPoliciesApi
-  | typeof SsoApi
-  | typeof SsoSignInApi
-  | typeof ScimConnectionsApi
-  | typeof ScimDiscoveryApi
-  | typeof ScimUsersApi
-  | typeof ScimGroupsApi
-  | typeof WorkersApi
-  | typeof WorkerRuntimeApi
-  | typeof WorkerActivityApi
-  | typeof MemoryApi
-  | typeof TemplatesApi
-  | typeof TelemetryApi
-  | typeof McpConnectionsApi
-  | typeof LlmProvidersApi
-  | typeof McpDiscoveryApi
-  | typeof McpToolsApi
-  | typeof McpAuthorizationApi
-  | typeof SuiteClientsApi
-  | typeof SuiteConnectionsApi
-  | typeof CapabilitiesApi
-  | typeof AuditApi
-  | typeof AuditStreamsApi
-  | typeof RecoveryApi
-
-/** Every group and the shared errors; `Api` adds the document's description, whose examples are read from these. */
-const Groups = withRequestParsing(withApiErrors(
-  HttpApi.make("orgplane").add(
+/** Every group, in the document's order. */
+const groups = [
     SystemApi,
     UsersApi,
     AccountApi,
@@ -438,8 +387,16 @@ const Groups = withRequestParsing(withApiErrors(
     AuditApi,
     AuditStreamsApi,
     RecoveryApi
-  )
-))
+] as const
+
+/**
+ * Every group of the API by name: `Api`'s declared type, so the published declarations (tsup's dts build) name the
+ * groups instead of writing out every endpoint's type, which TypeScript refuses to serialize whole.
+ */
+export type ApiGroups = typeof groups[number]
+
+/** Every group and the shared errors; `Api` adds the document's description, whose examples are read from these. */
+const Groups = withRequestParsing(withApiErrors(HttpApi.make("orgplane").add(...groups)))
 
 /** The generated document as plain JSON (the platform types it loosely), for the steps above. */
 const asDocument = (spec: object): JsonObject => JSON.parse(JSON.stringify(spec))
