@@ -32,6 +32,7 @@ const areas = {
     "identity/AccountRecords",
     "identity/AccountRemoval",
     "identity/Authentication",
+    "identity/IdentityLinksRepository",
     "identity/Operator",
     "identity/OrganizationDeletion",
     "audit/AuditRepository",
@@ -72,10 +73,21 @@ const areas = {
   memory: [],
   policies: ["identity/Memberships"],
   // SSO sign-in makes people, members and team members as password sign-up and invitations do (JIT).
-  sso: ["identity/Authentication", "identity/Accounts", "identity/Memberships", "identity/SsoEnforcement", "identity/UsersRepository", "teams/TeamsRepository"],
+  // The identity links it makes and follows, and Ownership's decision on an account with the provider's email.
+  sso: [
+    "identity/Authentication",
+    "identity/Accounts",
+    "identity/IdentityLinksRepository",
+    "identity/Memberships",
+    "identity/Ownership",
+    "identity/SsoEnforcement",
+    "identity/UsersRepository",
+    "teams/TeamsRepository"
+  ],
   scim: [
     "identity/Accounts",
     "identity/Memberships",
+    "identity/Ownership",
     "identity/UsersRepository",
     "teams/DirectoryTeams",
     "mcp/CredentialsRepository",

@@ -50,6 +50,9 @@ export const AuditActions = {
   ),
   "user.disable": security("The instance's operator disabled an account: its sessions ended, its API keys and sign-ins refused."),
   "user.enable": security("The instance's operator enabled a disabled account again."),
+  "user.reclaim": security(
+    "An organization's SSO provider or directory, vouching for an address of a domain it verified, took back an account whose email nobody had proven: its password, sessions, API keys and other identity links ended (the reason counts them)."
+  ),
   "api_key.create": security("An API key was created."),
   "api_key.revoke": security("An API key was revoked."),
   // The organization and its people

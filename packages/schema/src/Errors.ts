@@ -185,7 +185,9 @@ export const ForbiddenReason = Schema.Literals([
   "insufficient_scope",
   "recent_authentication_required",
   // The instance's operator disabled the account: its password and SSO sign-ins are refused until enabled again.
-  "account_disabled"
+  "account_disabled",
+  // The password an organization's owner or admin set through a reset link: the sign-in chooses the person's own.
+  "password_change_required"
 ]).annotate({ identifier: "ForbiddenReason" })
 export type ForbiddenReason = typeof ForbiddenReason.Type
 
@@ -349,6 +351,7 @@ export const ConflictCode = Schema.Literals([
   // Recovery: password reset links and mail.
   "reset_own_password",
   "account_in_other_organizations",
+  "account_without_password",
   "mail_not_configured",
   "email_already_verified",
   // Accounts: a deletion that would leave an organization with members and no owner; the operator disabling themselves.

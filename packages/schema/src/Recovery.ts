@@ -15,17 +15,29 @@ const OneTimeToken = Schema.String.check(
   Schema.isMaxLength(255, { message: "must be at most 255 characters" })
 )
 
+/** How a reset link reaches the person: shown to whoever issued it, or mailed to the account's address. */
+export const PasswordResetDelivery = Schema.Literals(["shown", "mailed"]).annotate({
+  identifier: "PasswordResetDelivery",
+  description:
+    "`mailed`: sent to the account's address (an owner's or admin's link, on a server with SMTP settings), and never shown; `shown`: the token is in this answer, once, for the issuer to hand to the person."
+})
+
 /** A password reset link, as the owner, admin or operator who issued it sees it: once. */
 export class PasswordResetLink extends Schema.Class<PasswordResetLink>("PasswordResetLink")(Schema.Struct({
   userId: UserId,
   email: Schema.String.annotate({ description: "The account's email: give the token to that person, and to no one else." }),
-  token: Schema.String.annotate({
+  delivery: PasswordResetDelivery,
+  token: Schema.NullOr(Schema.String).annotate({
     description:
-      "The one-time token (`opr_…`). Shown only here. The person sets a new password with it: `orgplane auth reset-password <token>`, or `POST /v1/auth/password-reset`."
+      "The one-time token (`opr_…`), when `delivery` is `shown`: shown only here. The person sets a new password with it: `orgplane auth reset-password <token>`, or `POST /v1/auth/password-reset`. Null when the link was mailed."
+  }),
+  temporary: Schema.Boolean.annotate({
+    description:
+      "The password the link sets is temporary: an owner's or admin's link shown to them. Its first sign-in chooses the person's own (`newPassword` in `POST /v1/auth/sign-in`), and it stops working, with what was chosen in its place, when the account joins another organization."
   }),
   expiresAt: Timestamp.annotateKey({ description: "After this (`ORGPLANE_PASSWORD_RESET_TTL` from its making, 1 hour by default), it works no more." })
 }).annotate({
-  examples: [{ userId: grace.userId, email: grace.email, token: exampleToken(PASSWORD_RESET_TOKEN_PREFIX), expiresAt: exampleTime(60) }]
+  examples: [{ userId: grace.userId, email: grace.email, delivery: "shown", token: exampleToken(PASSWORD_RESET_TOKEN_PREFIX), temporary: true, expiresAt: exampleTime(60) }]
 })) {}
 
 export const PasswordResetLinkResponse = Schema.Struct({ passwordReset: PasswordResetLink }).annotate({
@@ -40,7 +52,7 @@ export const ResetPasswordRequest = Schema.Struct({
   newPassword: Password,
   revokeApiKeys: Schema.optionalKey(Schema.Boolean).annotateKey({
     description:
-      "Also revoke every API key the person's memberships made, in every organization (and the keys made with them). Default false: the answer lists them."
+      "Accepted for the clients that send it, and changes nothing: a reset re-establishes who owns the account, so every API key the person's memberships made, in every organization, is revoked (the answer lists them)."
   })
 }).annotate({
   examples: [{ token: exampleToken(PASSWORD_RESET_TOKEN_PREFIX), newPassword: examplePassword, revokeApiKeys: true }]
@@ -57,7 +69,7 @@ export const PasswordResetResult = Schema.Struct({
     user: new User({ id: ada.userId, email: ada.email, name: ada.name, createdAt: exampleTime() }),
     sessionsEnded: 2,
     apiKeys: [exampleOf(HeldApiKey)],
-    apiKeysRevoked: false
+    apiKeysRevoked: true
   }]
 })
 

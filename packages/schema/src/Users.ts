@@ -41,7 +41,11 @@ export const SignInRequest = Schema.Struct({
   password: Schema.String.check(
     Schema.isMinLength(1, { message: "must not be empty" }),
     Schema.isMaxLength(256, passwordMessage)
-  )
+  ),
+  newPassword: Schema.optionalKey(Password).annotateKey({
+    description:
+      "The person's own password, in place of a temporary one: a password set through a reset link an organization's owner or admin issued must be changed at its first sign-in (403 `password_change_required` without this member). Refused for any other password: change it with `POST /v1/me/password`."
+  })
 }).annotate({ examples: [{ email: ada.email, password: examplePassword }] })
 
 export const AuthResult = Schema.Struct({ user: User, session: Session }).annotate({ identifier: "AuthResult" })

@@ -254,6 +254,7 @@ layer(Db.layer, { timeout: 120_000, excludeTestServices: true })(`instance-wide 
         email: "reset@acme.test",
         passwordDigest: "digest",
         issuedBy: "member" as const,
+        delivery: "shown" as const,
         issuerLabel: "Owner",
         issuerOrganizationId: organization,
         allowedRole: "admin" as const,
@@ -266,7 +267,7 @@ layer(Db.layer, { timeout: 120_000, excludeTestServices: true })(`instance-wide 
       expect(yield* repository.take({ tokenHash: "hash-2", purpose: "email_verification" })).toEqual(Option.none())
       expect(Option.getOrThrow(yield* repository.take({ tokenHash: "hash-2", purpose: "password_reset" }))).toMatchObject({ ...row, tokenHash: "hash-2" })
       expect(yield* repository.take({ tokenHash: "hash-2", purpose: "password_reset" })).toEqual(Option.none())
-      yield* repository.replace({ ...row, purpose: "email_verification", tokenHash: "hash-3", passwordDigest: null, issuedBy: "self", issuerLabel: null, issuerOrganizationId: null, allowedRole: null })
+      yield* repository.replace({ ...row, purpose: "email_verification", tokenHash: "hash-3", passwordDigest: null, issuedBy: "self", delivery: "mailed", issuerLabel: null, issuerOrganizationId: null, allowedRole: null })
       yield* repository.discard({ userId: user, purpose: "email_verification" })
       expect(yield* repository.take({ tokenHash: "hash-3", purpose: "email_verification" })).toEqual(Option.none())
     }))
@@ -304,7 +305,7 @@ layer(Db.layer, { timeout: 120_000, excludeTestServices: true })(`UsersRepositor
   it.effect("accounts written and read back; a taken email is 409; proofs, resets, disabling, tombstones; the operator's list paged", () =>
     Effect.gen(function*() {
       const repository = yield* UsersRepository.make
-      const row = (email: string) => ({ id: Db.userId(), email, name: email.split("@")[0] ?? "x", passwordHash: "hash-a", createdAt: Db.at, updatedAt: Db.at })
+      const row = (email: string) => ({ id: Db.userId(), email, name: email.split("@")[0] ?? "x", passwordHash: "hash-a", passwordSetAt: Db.at, createdAt: Db.at, updatedAt: Db.at })
       const jane = yield* repository.insert(row("Jane@acme.test"))
       expect(yield* Effect.flip(repository.insert(row("jane@ACME.test")))).toMatchObject({ _tag: "Conflict", error: "email_taken" })
       expect(Option.getOrThrow(yield* repository.findByEmail("JANE@acme.test"))).toMatchObject({ id: jane.id, email: "Jane@acme.test", disabledAt: null, deletedAt: null })
@@ -323,8 +324,8 @@ layer(Db.layer, { timeout: 120_000, excludeTestServices: true })(`UsersRepositor
       expect(yield* repository.proveEmail({ id: jane.id, email: "jane@acme.test", at: later(4) })).toEqual(Option.none())
       const sql = yield* SqlClient.SqlClient
       const [digest] = yield* sql<{ digest: string }>`SELECT encode(sha256(convert_to('hash-a', 'UTF8')), 'hex') AS digest`
-      expect(yield* repository.resetPassword({ id: jane.id, email: "jane@new.test", passwordDigest: "stale", passwordHash: "hash-b", at: later(5) })).toEqual(Option.none())
-      expect(Option.getOrThrow(yield* repository.resetPassword({ id: jane.id, email: "jane@new.test", passwordDigest: digest?.digest ?? "", passwordHash: "hash-b", at: later(5) }))).toMatchObject({ passwordHash: "hash-b" })
+      expect(yield* repository.resetPassword({ id: jane.id, email: "jane@new.test", passwordDigest: "stale", passwordHash: "hash-b", boundOrganizationId: null, at: later(5) })).toEqual(Option.none())
+      expect(Option.getOrThrow(yield* repository.resetPassword({ id: jane.id, email: "jane@new.test", passwordDigest: digest?.digest ?? "", passwordHash: "hash-b", boundOrganizationId: null, at: later(5) }))).toMatchObject({ passwordHash: "hash-b", passwordSetAt: later(5), passwordChangeRequired: false })
       yield* repository.setDisabled({ id: jane.id, at: later(6) })
       yield* repository.setDisabled({ id: jane.id, at: later(7) })
       expect(Option.getOrThrow(yield* repository.findById(jane.id)).disabledAt).toEqual(later(6))

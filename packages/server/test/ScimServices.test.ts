@@ -17,6 +17,7 @@ import * as SqlClient from "effect/sql/SqlClient"
 import { createHash } from "node:crypto"
 import * as Config from "../src/platform/Config.js"
 import { Crypto } from "../src/platform/Crypto.js"
+import { AuditRecorder } from "../src/platform/AuditRecorder.js"
 import { IdGenerator } from "../src/platform/Ids.js"
 import { Connections } from "../src/scim/Connections.js"
 import { Groups } from "../src/scim/Groups.js"
@@ -32,7 +33,7 @@ const settings = Config.layer({ dataDir: "memory", passwordCost: 10 }).pipe(
 )
 
 const Services = Layer.mergeAll(Connections.layer, Users.layer, Groups.layer).pipe(
-  Layer.provideMerge(DirectoryTeams.layer),
+  Layer.provideMerge(Layer.mergeAll(DirectoryTeams.layer, AuditRecorder.layer)),
   Layer.provideMerge(Layer.mergeAll(IdGenerator.layer, Crypto.layer.pipe(Layer.provideMerge(settings)))),
   Layer.provideMerge(Db.layer)
 )

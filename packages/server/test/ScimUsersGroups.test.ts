@@ -23,6 +23,7 @@ import * as SqlClient from "effect/sql/SqlClient"
 import { Memberships } from "../src/identity/Memberships.js"
 import * as Config from "../src/platform/Config.js"
 import { Crypto } from "../src/platform/Crypto.js"
+import { AuditRecorder } from "../src/platform/AuditRecorder.js"
 import { IdGenerator, makeId } from "../src/platform/Ids.js"
 import { Groups } from "../src/scim/Groups.js"
 import { Reconcile } from "../src/scim/Reconcile.js"
@@ -36,7 +37,7 @@ const settings = Config.layer({ dataDir: "memory", passwordCost: 10 }).pipe(
 )
 
 const Services = Layer.mergeAll(Groups.layer, Reconcile.layer, Users.layer, Memberships.layer).pipe(
-  Layer.provideMerge(DirectoryTeams.layer),
+  Layer.provideMerge(Layer.mergeAll(DirectoryTeams.layer, AuditRecorder.layer)),
   Layer.provideMerge(Layer.mergeAll(IdGenerator.layer, Crypto.layer.pipe(Layer.provideMerge(settings)))),
   Layer.provideMerge(Db.layer)
 )
@@ -62,8 +63,9 @@ const directory = (mode: Mode, options: { readonly users?: number; readonly role
         const userId = yield* makeId("usr")
         const membershipId = yield* makeId("om")
         yield* sql`INSERT INTO users (id, email, name, password_hash, created_at, updated_at) VALUES (${userId}, ${email}, ${email}, 'x', ${at}, ${at})`
-        yield* sql`INSERT INTO memberships (id, organization_id, user_id, role, created_at, updated_at)
-                   VALUES (${membershipId}, ${organizationId}, ${userId}, ${role}, ${at}, ${at})`
+        // A member who joined by the organization's invitation (or made it): their address is proven to it.
+        yield* sql`INSERT INTO memberships (id, organization_id, user_id, role, created_at, updated_at, email_verified_at)
+                   VALUES (${membershipId}, ${organizationId}, ${userId}, ${role}, ${at}, ${at}, ${at})`
         return { userId, membershipId }
       })
     const owner = yield* person(`owner${n}@corp.example`, "owner")

@@ -26,7 +26,7 @@ import * as SqlClient from "effect/sql/SqlClient"
 import { typeid } from "typeid-js"
 import * as FakeDns from "../../../packages/testkit/src/FakeDns.js"
 import * as IdpOidc from "../../../packages/testkit/src/IdpOidc.js"
-import { IntentsRepository } from "../src/sso/IntentsRepository.js"
+import { IdentityLinksRepository } from "../src/identity/IdentityLinksRepository.js"
 import * as IntentsExpiry from "../src/sso/IntentsExpiry.js"
 import { Policy } from "../src/sso/Policy.js"
 import { SignIn } from "../src/sso/SignIn.js"
@@ -442,14 +442,14 @@ layer(testLayer(() => dns), { timeout: 120_000, excludeTestServices: true })("SS
     it.effect("refuses an identity directory sync deprovisioned, and a disabled account", () =>
       Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
-        const intents = yield* IntentsRepository
+        const links = yield* IdentityLinksRepository
         const org = yield* activeOrganization()
         const email = account(`leaver@${org.domain}`)
         const { user } = yield* ssoSignIn(email)
-        yield* intents.setDeprovisioned({ organizationId: org.owner.organization.id, userId: user.id }, new Date())
-        expect(yield* intents.isDeprovisioned({ organizationId: org.owner.organization.id, userId: user.id })).toBe(true)
+        yield* links.setDeprovisioned({ organizationId: org.owner.organization.id, userId: user.id }, new Date())
+        expect(yield* links.isDeprovisioned({ organizationId: org.owner.organization.id, userId: user.id })).toBe(true)
         expect(refusalOf((yield* signInAs(email)).answered)).toMatchObject({ code: "identity_deprovisioned" })
-        yield* intents.setDeprovisioned({ organizationId: org.owner.organization.id, userId: user.id }, null)
+        yield* links.setDeprovisioned({ organizationId: org.owner.organization.id, userId: user.id }, null)
         yield* sql`UPDATE users SET disabled_at = ${new Date()} WHERE id = ${user.id}`
         expect(refusalOf((yield* signInAs(email)).answered)).toMatchObject({ code: "account_disabled" })
         yield* sql`UPDATE users SET disabled_at = NULL WHERE id = ${user.id}`

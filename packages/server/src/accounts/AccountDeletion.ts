@@ -5,9 +5,6 @@
  * identity ends their sessions, API keys and memberships and makes the account a tombstone
  * (identity/AccountRemoval.ts). The event `user.delete` is recorded in every organization left and, for the
  * operator, in theirs. docs/security.md, "Deleting an account", says what goes, what stays and why.
- *
- * The Effect 4 form of packages/server/src/accounts/AccountDeletion.ts, whole: the same steps in the same order, the
- * same errors; the service is a `Context.Service` with `make` and a static `layer`.
  */
 import {
   type AccountDeletion as AccountDeletionResult,
@@ -38,6 +35,7 @@ import * as Principal from "../platform/Principal.js"
 import { transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
 import { UsersRepository as ScimUsersRepository } from "../scim/UsersRepository.js"
+import { IdentityLinksRepository } from "../identity/IdentityLinksRepository.js"
 import { IntentsRepository } from "../sso/IntentsRepository.js"
 
 /** Who deletes the account: its person, or the instance's operator (whose organization records it too). */
@@ -51,6 +49,7 @@ const make = Effect.gen(function*() {
   const mcpCredentials = yield* CredentialsRepository
   const suites = yield* SuiteRepository
   const intents = yield* IntentsRepository
+  const links = yield* IdentityLinksRepository
   const scimUsers = yield* ScimUsersRepository
   const audit = yield* AuditRepository
   const { recentAuthentication } = yield* ServerConfig
@@ -90,7 +89,8 @@ const make = Effect.gen(function*() {
           removed.mcpCredentials += yield* mcpCredentials.forgetMember(organization.organizationId, membershipId)
           removed.suiteConnections += yield* suites.forgetMember(organization.organizationId, membershipId)
         }
-        removed.ssoLinks += yield* intents.forgetPerson(person, { keepLinked: organization.deprovisioned, pseudonym })
+        yield* intents.forgetPerson(person)
+        removed.ssoLinks += yield* links.forgetPerson(person, { keepLinked: organization.deprovisioned, pseudonym })
         removed.scimUsers += yield* scimUsers.forgetPerson({ ...person, pseudonym, at })
         yield* audit.pseudonymise({ ...person, membershipIds: organization.membershipIds, pseudonym, redacted: AUDIT_REDACTED })
       }
@@ -159,6 +159,7 @@ export class AccountDeletion extends Context.Service<AccountDeletion>()("@orgpla
       CredentialsRepository.layer,
       SuiteRepository.layer,
       IntentsRepository.layer,
+      IdentityLinksRepository.layer,
       ScimUsersRepository.layer,
       AuditRepository.layer
     ])

@@ -46,8 +46,8 @@ const make = Effect.gen(function*() {
             membership: { id: row.id, role: row.role, createdAt: row.createdAt, removedAt: row.removedAt, suspendedAt: row.suspendedAt }
           })
         }
-        keys.push(...(yield* apiKeys.listForPerson({ organizationId, userId: session.userId })))
       }
+      keys.push(...(yield* apiKeys.listForAccount(session.userId)))
       held.sort((a, b) => a.membership.createdAt.getTime() - b.membership.createdAt.getTime() || (a.membership.id < b.membership.id ? -1 : 1))
       const live = yield* sessions.allLive({
         userId: session.userId,

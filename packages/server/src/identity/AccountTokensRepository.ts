@@ -1,10 +1,6 @@
 /**
  * Storage of an account's one-time tokens (not tenant-scoped: an account belongs to no one organization): password
  * reset and email verification links, one of each per account, kept as the token's SHA-256 (migration 0041).
- *
- * The Effect 4 form of packages/server/src/identity/AccountTokensRepository.ts, whole: the same statements, word for
- * word. What differs under the same behaviour: `Model` comes from `effect/schema`, `Schema.Literal(a, b)` is
- * `Schema.Literals([a, b])`; the service is a `Context.Service` with `make` and a static `layer`.
  */
 import { OrganizationId, Role, UserId } from "@orgplane/schema"
 import * as Context from "effect/Context"
@@ -31,6 +27,8 @@ export class AccountTokenRow extends Model.Class<AccountTokenRow>("AccountTokenR
   /** A reset link's: SHA-256 of the password hash it was issued against, so that a change of password voids it. */
   passwordDigest: Schema.NullOr(Schema.String),
   issuedBy: Issuer,
+  /** How it reached the person: `shown` to its issuer, or `mailed` to the account's address (its use proves it). */
+  delivery: Schema.Literals(["shown", "mailed"]),
   /** Who issued it, as the audit log names them, for the event of its use. */
   issuerLabel: Schema.NullOr(Schema.String),
   /** The organization whose owner or admin issued it (its log records the use too), or whose operator did. */
@@ -51,7 +49,7 @@ const make = Effect.gen(function*() {
       sql`INSERT INTO account_tokens ${sql.insert(row)}
           ON CONFLICT (user_id, purpose) DO UPDATE SET
             token_hash = EXCLUDED.token_hash, email = EXCLUDED.email, password_digest = EXCLUDED.password_digest,
-            issued_by = EXCLUDED.issued_by, issuer_label = EXCLUDED.issuer_label,
+            issued_by = EXCLUDED.issued_by, delivery = EXCLUDED.delivery, issuer_label = EXCLUDED.issuer_label,
             issuer_organization_id = EXCLUDED.issuer_organization_id, allowed_role = EXCLUDED.allowed_role,
             created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at`
   })
@@ -67,13 +65,24 @@ const make = Effect.gen(function*() {
       sql`DELETE FROM account_tokens WHERE token_hash = ${tokenHash} AND purpose = ${purpose} RETURNING *`
   })
 
+  /** Takes the token as `take` does, only when it is the account's: another account's use leaves it as it was. */
+  const takeOwn = findOne({
+    Request: Schema.Struct({ tokenHash: Schema.String, purpose: Purpose, userId: UserId }),
+    Result: AccountTokenRow,
+    execute: ({ purpose, tokenHash, userId }) =>
+      sql`DELETE FROM account_tokens WHERE token_hash = ${tokenHash} AND purpose = ${purpose} AND user_id = ${userId} RETURNING *`
+  })
+
   /** Voids the account's token of a purpose (a use of the other kind made it pointless, or the account changed). */
   const discard = execute({
     Request: Schema.Struct({ userId: UserId, purpose: Purpose }),
     execute: ({ purpose, userId }) => sql`DELETE FROM account_tokens WHERE user_id = ${userId} AND purpose = ${purpose}`
   })
 
-  return { replace, take, discard } as const
+  /** Voids every token of the account: its ownership was re-established, and no link issued before may outlive that. */
+  const discardAll = (userId: UserId) => sql`DELETE FROM account_tokens WHERE user_id = ${userId}`.pipe(Effect.asVoid)
+
+  return { replace, take, takeOwn, discard, discardAll } as const
 })
 
 export class AccountTokensRepository extends Context.Service<AccountTokensRepository>()("@orgplane/server/identity/AccountTokensRepository", { make }) {

@@ -1,15 +1,12 @@
 /**
- * Accounts and sessions: sign-up, sign-in, sign-out, and the caller's view of themselves.
- *
- * The Effect 4 form of packages/server/src/identity/Accounts.ts, whole: the same checks, statements and errors,
- * word for word; the service is a `Context.Service` with `make` and a static `layer`.
+ * Accounts and sessions: sign-up, sign-in (a temporary password changed at its first one), sign-out, and the
+ * caller's view of themselves: their sessions, password, email and organizations.
  */
 import {
   type Actor,
   type ChangeEmailRequest,
   type ChangePasswordRequest,
   Forbidden,
-  type HeldApiKey,
   InvalidRequest,
   NotFound,
   type OrganizationId,
@@ -43,10 +40,18 @@ import { OrganizationsRepository } from "./OrganizationsRepository.js"
 import { SessionsRepository } from "./SessionsRepository.js"
 import { SignInThrottle } from "./SignInThrottle.js"
 import { admission, assuranceOrNone, SsoEnforcement, ssoRequired } from "./SsoEnforcement.js"
-import { toUser, UsersRepository } from "./UsersRepository.js"
+import { storedPassword, toUser, UsersRepository } from "./UsersRepository.js"
 import * as AuditRecorder from "../platform/AuditRecorder.js"
 
 export const SESSION_TOKEN_PREFIX = "ops"
+
+/** 403 `password_change_required`: a right temporary password signs in only with the person's own beside it. */
+const passwordChangeRequired = () =>
+  new Forbidden({
+    reason: "password_change_required",
+    message:
+      "This password was set through a reset link an administrator of your organization issued: sign in with it once more and choose your own beside it (newPassword in POST /v1/auth/sign-in; orgplane auth login asks for it)."
+  })
 
 /** 403 `account_disabled`: the instance's operator disabled the account (a sign-in with its right password). */
 export const accountDisabled = () =>
@@ -112,28 +117,21 @@ const make = Effect.gen(function*() {
     return new Session({ id, token, expiresAt })
   })
 
-  /** A new account, in the caller's transaction; 409 `email_taken` when the email has one. */
-  const createUser = Effect.fn("Accounts.createUser")(function*(input: { readonly email: string; readonly name: string; readonly passwordHash: string }, at: Date) {
-    const id = yield* makeId("usr")
-    return toUser(yield* users.insert({ id, ...input, createdAt: at, updatedAt: at }))
-  })
-
   /**
-   * In the caller's transaction, for an SSO sign-in whose verified identity has the account's email while nobody
-   * proved that email (sign-up proves nothing about it): the account is taken back before the identity is linked to
-   * it. Its password ends (nothing matches the unusable hash), every session is revoked and every API key its
-   * memberships created is deleted, so whoever made it with someone else's address keeps no way in; from now on its
-   * email is proven. Answers the ids of the API keys deleted.
+   * A new account, in the caller's transaction; 409 `email_taken` when the email has one. Without `passwordHash` (made
+   * by SSO or a directory) it has no password of its own: nothing matches the unusable hash it gets.
    */
-  const reclaim = Effect.fn("Accounts.reclaim")(function*(userId: UserId, at: Date) {
-    yield* users.update({ id: userId, passwordHash: crypto.unusablePasswordHash, updatedAt: at })
-    yield* sessions.revokeAll({ userId, at })
-    const revoked: Array<string> = []
-    for (const organizationId of yield* memberships.activeOrganizationsOf(userId)) {
-      revoked.push(...(yield* apiKeys.revokeForPerson({ organizationId, userId })))
-    }
-    yield* users.markEmailVerified({ id: userId, at })
-    return revoked
+  const createUser = Effect.fn("Accounts.createUser")(function*(input: { readonly email: string; readonly name: string; readonly passwordHash: string | null }, at: Date) {
+    const id = yield* makeId("usr")
+    return toUser(yield* users.insert({
+      id,
+      email: input.email,
+      name: input.name,
+      passwordHash: input.passwordHash ?? crypto.unusablePasswordHash,
+      passwordSetAt: input.passwordHash === null ? null : at,
+      createdAt: at,
+      updatedAt: at
+    }))
   })
 
   /**
@@ -152,7 +150,7 @@ const make = Effect.gen(function*() {
       )
     }
     const user = yield* orUnavailable(users.findById(userId))
-    const ok = yield* crypto.verifyPassword(password, Option.getOrUndefined(Option.map(user, (row) => row.passwordHash)))
+    const ok = yield* crypto.verifyPassword(password, Option.getOrUndefined(Option.flatMapNullishOr(user, storedPassword)))
     if (!ok) return yield* InvalidRequest.field([field], "is not the account's current password")
   })
 
@@ -206,7 +204,7 @@ const make = Effect.gen(function*() {
    * password check is throttled first (SignInThrottle): past a limit, 429 without checking it, alike for an email
    * with an account and one without.
    */
-  const signIn = Effect.fn("Accounts.signIn")(function*(input: { readonly email: string; readonly password: string }, address: string) {
+  const signIn = Effect.fn("Accounts.signIn")(function*(input: { readonly email: string; readonly password: string; readonly newPassword?: string | undefined }, address: string) {
     const enforced = Option.getOrUndefined(yield* orUnavailable(enforcement.forEmail(input.email)))
     if (enforced !== undefined && !enforced.ownersPasswordFallback) return yield* ssoRequired(enforced.connectionId, input.email)
     const found = yield* orUnavailable(users.findByEmail(input.email))
@@ -217,8 +215,7 @@ const make = Effect.gen(function*() {
       const seconds = refused.value.retryAfterSeconds
       return yield* RateLimited.after(seconds, `Too many failed sign-ins; retry in ${seconds} seconds.`)
     }
-    const stored = Option.getOrUndefined(Option.map(found, (row) => row.passwordHash))
-    const ok = yield* crypto.verifyPassword(input.password, stored)
+    const ok = yield* crypto.verifyPassword(input.password, Option.getOrUndefined(Option.flatMapNullishOr(found, storedPassword)))
     // Told only to whoever knows the password (a wrong one is the 401 any account gets), and counted as a failed
     // attempt: the throttle's counts are not cleared by it.
     if (ok && Option.exists(found, (row) => row.disabledAt !== null)) return yield* accountDisabled()
@@ -234,12 +231,22 @@ const make = Effect.gen(function*() {
       if (Option.isSome(found)) yield* recordFailure("invalid_password", found.value)
       return yield* new Unauthorized()
     }
-    return yield* orUnavailable(Effect.gen(function*() {
+    // Told only to whoever knows the password, as a disabled account is.
+    if (!found.value.passwordChangeRequired && input.newPassword !== undefined) {
+      return yield* InvalidRequest.field(["newPassword"], "is only for a temporary password that must change: change yours with POST /v1/me/password")
+    }
+    if (found.value.passwordChangeRequired && input.newPassword === undefined) {
+      yield* orUnavailable(throttle.succeeded(input.email, address))
+      return yield* passwordChangeRequired()
+    }
+    const chosen = input.newPassword === undefined ? undefined : yield* crypto.hashPassword(input.newPassword)
+    return yield* orUnavailable(transaction(Effect.gen(function*() {
       yield* throttle.succeeded(input.email, address)
+      if (chosen !== undefined) yield* users.setPassword({ id: found.value.id, passwordHash: chosen, at: yield* now })
       const organizationId = yield* memberships.oldestOrganizationOf(found.value.id)
       const session = yield* startSession(found.value, Option.getOrNull(organizationId))
       return { user: toUser(found.value), session }
-    }))
+    })))
   })
 
   const signOut = Effect.fn("Accounts.signOut")((sessionId: SessionId) => Effect.flatMap(now, (at) => orUnavailable(sessions.revoke({ id: sessionId, at }))))
@@ -306,13 +313,10 @@ const make = Effect.gen(function*() {
     return yield* transaction(
       Effect.gen(function*() {
         const at = yield* now
-        yield* users.update({ id: session.userId, passwordHash, updatedAt: at })
+        yield* users.setPassword({ id: session.userId, passwordHash, at })
         const otherSessionsEnded = yield* sessions.revokeOthers({ userId: session.userId, keep: session.sessionId, at })
-        const held: Array<HeldApiKey> = []
-        for (const organizationId of yield* memberships.activeOrganizationsOf(session.userId)) {
-          held.push(...(yield* apiKeys.listForPerson({ organizationId, userId: session.userId })))
-          if (revokeApiKeys) yield* apiKeys.revokeForPerson({ organizationId, userId: session.userId })
-        }
+        const held = yield* apiKeys.listForAccount(session.userId)
+        if (revokeApiKeys) yield* apiKeys.revokeForAccount(session.userId)
         return { otherSessionsEnded, apiKeys: held, apiKeysRevoked: revokeApiKeys }
       })
     )
@@ -338,11 +342,7 @@ const make = Effect.gen(function*() {
       const before = yield* users.findById(actor.user.id)
       if (Option.isNone(before)) return yield* new Unauthorized()
       yield* users.changeEmail({ id: actor.user.id, email: input.email, sameAddress, at })
-      if (!sameAddress) {
-        for (const organizationId of yield* memberships.organizationsEverOf(actor.user.id)) {
-          yield* memberships.clearEmailProof({ organizationId, userId: actor.user.id })
-        }
-      }
+      if (!sameAddress) yield* memberships.clearEmailProofs(actor.user.id)
       yield* throttle.follow(before.value.email, input.email)
       const user = toUser({ ...before.value, email: input.email })
       yield* AuditRecorder.describeChange(User, toUser(before.value), user)
@@ -358,7 +358,6 @@ const make = Effect.gen(function*() {
     switchOrganization,
     startSession,
     createUser,
-    reclaim,
     updateName,
     changePassword,
     listSessions,

@@ -162,8 +162,11 @@ const makeApiKeysRepository = Effect.gen(function*() {
           AND membership_id IN (SELECT id FROM memberships WHERE organization_id = ${input.organizationId} AND user_id = ${input.userId})
           RETURNING id`.pipe(Effect.map((rows) => rows.map((row) => row.id)))
 
-  /** The keys the person's memberships in the organization made, newest first (what a password change reports). */
-  const listForPerson = (input: { readonly organizationId: OrganizationId; readonly userId: UserId }) =>
+  /**
+   * The keys the person's memberships made, in every organization they ever joined (a deleted one's included: it may
+   * be restored), newest first: what a password change or a reset reports.
+   */
+  const listForAccount = (userId: UserId) =>
     sql<{
       id: ApiKeyId
       organizationId: OrganizationId
@@ -173,9 +176,17 @@ const makeApiKeysRepository = Effect.gen(function*() {
       expiresAt: Date | null
       lastUsedAt: Date | null
     }>`SELECT id, organization_id, name, prefix, created_at, expires_at, last_used_at FROM api_keys
-          WHERE organization_id = ${input.organizationId}
-            AND membership_id IN (SELECT id FROM memberships WHERE organization_id = ${input.organizationId} AND user_id = ${input.userId})
+          WHERE (organization_id, membership_id) IN (SELECT organization_id, id FROM memberships WHERE user_id = ${userId})
           ORDER BY id DESC`
+
+  /**
+   * Deletes every key the person's memberships made, in every organization they ever joined (a deleted one's too, so
+   * restoring it brings none back), and the keys made with them: the ids of the person's own.
+   */
+  const revokeForAccount = (userId: UserId) =>
+    sql<{ id: ApiKeyId }>`DELETE FROM api_keys
+          WHERE (organization_id, membership_id) IN (SELECT organization_id, id FROM memberships WHERE user_id = ${userId})
+          RETURNING id`.pipe(Effect.map((rows) => rows.map((row) => row.id)))
 
   /** The member's keys that still work at `at` (expired ones no longer count against the quota). */
   const countUnexpired = (input: { readonly organizationId: OrganizationId; readonly membershipId: MembershipId; readonly at: Date }) =>
@@ -211,7 +222,8 @@ const makeApiKeysRepository = Effect.gen(function*() {
     list,
     revoke,
     revokeForPerson,
-    listForPerson,
+    listForAccount,
+    revokeForAccount,
     countUnexpired,
     forgetAuthenticatingOrganization
   } as const

@@ -1,11 +1,9 @@
 /**
  * Proving an account's email by a mailed link (docs/security.md, "Recovery without the current password"): a
- * signed-in person asks for a link to their own address; whoever uses it proves the address (`users.
- * email_verified_at`), which is what a first SSO sign-in with that email needs to link to the account rather than
- * take it back ("Pre-account hijacking through SSO").
- *
- * The Effect 4 form of packages/server/src/identity/EmailVerification.ts, whole: the same checks, statements and
- * errors, word for word; the service is a `Context.Service` with `make` and a static `layer`.
+ * signed-in person asks for a link to their own address, and uses it signed in as that account: holding both the
+ * account and the mailbox proves the address (`users.email_verified_at`), which is what a first SSO sign-in with that
+ * email needs to link to the account rather than take it back ("Who owns an account"). The mailbox alone proves
+ * nothing for an account someone else made with its address.
  */
 import { Conflict, EMAIL_VERIFICATION_TOKEN_PREFIX, InvalidRequest, type UserId } from "@orgplane/schema"
 import * as Context from "effect/Context"
@@ -31,7 +29,7 @@ const invalidToken = () =>
     details: [{
       path: ["token"],
       message:
-        "is not a live email verification link: it is unknown, expired or used, a newer link replaced it, or the account's email changed since. Ask for a new one.",
+        "is not a live email verification link of your account: it is unknown, expired or used, a newer link replaced it, the account's email changed since, or another account asked for it (use it signed in as the account that asked). Ask for a new one.",
       code: "email_verification_token_invalid"
     }]
   })
@@ -67,6 +65,7 @@ const make = Effect.gen(function*() {
         email: user.email,
         passwordDigest: null,
         issuedBy: "self",
+        delivery: "mailed",
         issuerLabel: null,
         issuerOrganizationId: null,
         allowedRole: null,
@@ -78,12 +77,15 @@ const make = Effect.gen(function*() {
     yield* sendLater(mailer, emailVerificationMail({ ...issued, baseUrl }))
   })
 
-  /** `POST /v1/auth/verify-email`: spends the token; the account's email, still the one it went to, is proven. */
-  const verify = Effect.fn("EmailVerification.verify")(function*(token: string, address: string) {
+  /**
+   * `POST /v1/auth/verify-email`, by the account's own session (`userId`): spends the token; the account's email,
+   * still the one it went to, is proven. Another account's token is refused as an unknown one, and left as it was.
+   */
+  const verify = Effect.fn("EmailVerification.verify")(function*(token: string, userId: UserId, address: string) {
     yield* resets.countAddress(address)
     return yield* transaction(Effect.gen(function*() {
       const at = yield* now
-      const taken = Option.getOrUndefined(yield* tokens.take({ tokenHash: crypto.hashToken(token), purpose: "email_verification" }))
+      const taken = Option.getOrUndefined(yield* tokens.takeOwn({ tokenHash: crypto.hashToken(token), purpose: "email_verification", userId }))
       if (taken === undefined || taken.expiresAt.getTime() <= at.getTime()) return yield* invalidToken()
       const proven = yield* users.proveEmail({ id: taken.userId, email: taken.email, at })
       if (Option.isNone(proven)) return yield* invalidToken()

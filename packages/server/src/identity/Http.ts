@@ -87,7 +87,8 @@ export const RecoveryHttp = group(Api, "recovery", (handlers) =>
       .handle("resetPassword", ({ payload }) => Effect.flatMap(clientAddress, (address) => resets.reset(payload, address)))
       .handle("forgotPassword", ({ payload }) => Effect.flatMap(clientAddress, (address) => resets.forgotPassword(payload.email, address)))
       .handle("requestEmailVerification", () => Effect.flatMap(currentSession, ({ actor }) => verification.request(actor.user.id)))
-      .handle("verifyEmail", ({ payload }) => Effect.flatMap(clientAddress, (address) => verification.verify(payload.token, address)))
+      .handle("verifyEmail", ({ payload }) =>
+        Effect.flatMap(currentSession, ({ actor }) => Effect.flatMap(clientAddress, (address) => verification.verify(payload.token, actor.user.id, address))))
   }))
 
 export const layer = Layer.mergeAll(UsersHttp, OrganizationsHttp, ApiKeysHttp, BootstrapHttp, RecoveryHttp, OrganizationPurge.layer).pipe(

@@ -15,8 +15,9 @@
  * the rows committed when it started, so a statement that waited for the lock would decide on the state from
  * before the wait.
  *
- * The Effect 4 form of packages/server/src/identity/Memberships.ts, whole: the same operations and errors; the
- * service is a `Context.Service` with `make` and a static `layer`.
+ * Joining is where an account's reach grows, so it is where a password an organization's owner or admin may know
+ * (they were shown the reset link that set it) ends: on joining any other organization (docs/security.md, "Who owns
+ * an account").
  */
 import { type MembershipId, NotFound, type OrganizationId, type Role, type SessionId, type UserId } from "@orgplane/schema"
 import * as Context from "effect/Context"
@@ -29,6 +30,7 @@ import { now } from "../platform/Time.js"
 import { MembershipsRepository, toMembership } from "./MembershipsRepository.js"
 import { OrganizationsRepository } from "./OrganizationsRepository.js"
 import { SessionsRepository } from "./SessionsRepository.js"
+import { UsersRepository } from "./UsersRepository.js"
 
 /** 404 `member_not_found`, naming the id when the caller gave one that is not a member. */
 export const memberNotFound = (id?: string) =>
@@ -41,11 +43,20 @@ const make = Effect.gen(function*() {
   const organizations = yield* OrganizationsRepository
   const memberships = yield* MembershipsRepository
   const sessions = yield* SessionsRepository
+  const users = yield* UsersRepository
 
-  /** A new membership (`userId` null: the placeholder owner of a bootstrapped workspace). */
+  /**
+   * A new membership (`userId` null: the placeholder owner of a bootstrapped workspace). A password another
+   * organization's owner or admin may know ends, with the sessions passwords made.
+   */
   const join = Effect.fn("Memberships.join")(function*(input: { readonly organizationId: OrganizationId; readonly userId: UserId | null; readonly role: Role }) {
     const id = yield* makeId("om")
-    return yield* memberships.insert({ id, ...input, createdAt: yield* now })
+    const at = yield* now
+    if (input.userId !== null) {
+      const ended = yield* users.endPasswordBoundElsewhere({ id: input.userId, organizationId: input.organizationId, at })
+      if (ended) yield* sessions.revokePasswordSessions({ userId: input.userId, at })
+    }
+    return yield* memberships.insert({ id, ...input, createdAt: at })
   })
 
   /** Takes the organization's membership lock until the transaction ends (see the module comment). */
@@ -147,7 +158,7 @@ const make = Effect.gen(function*() {
     emailProven: memberships.emailProven,
     organizationsEverOf: memberships.organizationsEverOf,
     headcount: memberships.headcount,
-    clearEmailProof: memberships.clearEmailProof,
+    clearEmailProofs: memberships.clearEmailProofs,
     /** Every membership of the person in the organization, removed ones too, oldest first (rows, not members). */
     allOf: Effect.fn("Memberships.allOf")((organizationId: OrganizationId, userId: UserId) => memberships.allOf({ organizationId, userId }))
   } as const
@@ -158,7 +169,8 @@ export class Memberships extends Context.Service<Memberships>()("@orgplane/serve
     Layer.provide([
       OrganizationsRepository.layer,
       MembershipsRepository.layer,
-      SessionsRepository.layer
+      SessionsRepository.layer,
+      UsersRepository.layer
     ])
   )
 }

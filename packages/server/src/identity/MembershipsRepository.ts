@@ -456,10 +456,13 @@ const makeMembershipsRepository = Effect.gen(function*() {
     sql`UPDATE memberships SET email_verified_at = ${input.at}
           WHERE organization_id = ${input.organizationId} AND id = ${input.id} AND email_verified_at IS NULL`.pipe(Effect.asVoid)
 
-  /** Whether the person is an active member whose email the organization proved to itself. */
+  /**
+   * Whether the organization proved the person's email to itself, in a membership that lasts or one that ended (the
+   * proof holds while the address is the one proven: a change of email, or of who owns the account, clears it).
+   */
   const emailProven = (input: { readonly organizationId: OrganizationId; readonly userId: UserId }) =>
     sql`SELECT 1 FROM memberships WHERE organization_id = ${input.organizationId} AND user_id = ${input.userId}
-          AND removed_at IS NULL AND email_verified_at IS NOT NULL`.pipe(Effect.map((rows) => rows.length > 0))
+          AND email_verified_at IS NOT NULL`.pipe(Effect.map((rows) => rows.length > 0))
 
   /** The organizations the person was ever a member of (removed memberships too), by id. */
   const organizationsEverOf = (userId: UserId) =>
@@ -469,10 +472,15 @@ const makeMembershipsRepository = Effect.gen(function*() {
       (rows) => rows.map((row) => row.organizationId)
     )
 
-  /** The organization's proof of the person's email is gone: their address changed (`Accounts.changeEmail`). */
-  const clearEmailProof = (input: { readonly organizationId: OrganizationId; readonly userId: UserId }) =>
+  /**
+   * Every organization's proof of the person's email is gone: their address changed (`Accounts.changeEmail`), or who
+   * owns the account was re-established (what an organization proved was of whoever held it before).
+   */
+  const clearEmailProofs = (userId: UserId) =>
     sql`UPDATE memberships SET email_verified_at = NULL
-          WHERE organization_id = ${input.organizationId} AND user_id = ${input.userId} AND email_verified_at IS NOT NULL`.pipe(Effect.asVoid)
+          WHERE (organization_id, id) IN (SELECT organization_id, id FROM memberships WHERE user_id = ${userId} AND email_verified_at IS NOT NULL)`.pipe(
+      Effect.asVoid
+    )
 
   /** Every membership of the person in the organization, removed ones too, oldest first. */
   const allOf = findAll({
@@ -497,7 +505,7 @@ const makeMembershipsRepository = Effect.gen(function*() {
   return {
     headcount,
     organizationsEverOf,
-    clearEmailProof,
+    clearEmailProofs,
     allOf,
     markEmailVerified,
     emailProven,

@@ -1,17 +1,15 @@
 /**
  * Password reset links: one-time tokens that set an account's password without the current one (docs/security.md,
- * "Recovery without the current password"). Issued by an owner or admin for a member their organization alone
- * holds, by the instance's operator for anyone, by whoever runs the server (`orgplane admin reset-password`), or
- * mailed to the address on request; used once, within `ORGPLANE_PASSWORD_RESET_TTL`, while the account's password
- * and email are those it was issued against; using it ends every session of the account.
- *
- * The Effect 4 form of packages/server/src/identity/PasswordResets.ts, whole: the same checks, statements and
- * errors, word for word; the service is a `Context.Service` with `make` and a static `layer`.
+ * "Recovery without the current password" and "Who owns an account"). Issued by an owner or admin for a member only
+ * their organization ever held, by the instance's operator for anyone, by whoever runs the server (`orgplane admin
+ * reset-password`), or mailed to the address on request; an owner's, admin's or operator's link is mailed to the
+ * person when the server sends mail, else shown to its issuer, and then an owner's or admin's sets a temporary
+ * password bound to their organization. Used once, within `ORGPLANE_PASSWORD_RESET_TTL`, while the account's password
+ * and email are those it was issued against; using it re-establishes who owns the account (Ownership.ts).
  */
 import {
   Conflict,
   Forbidden,
-  type HeldApiKey,
   hasRole,
   InvalidRequest,
   type MemberContext,
@@ -41,11 +39,10 @@ import { RateLimiter } from "../platform/RateLimiter.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
 import { AccountTokensRepository, type Issuer } from "./AccountTokensRepository.js"
-import { ApiKeysRepository } from "./ApiKeysRepository.js"
 import { memberNotFound, Memberships } from "./Memberships.js"
 import { Operator } from "./Operator.js"
+import { Ownership } from "./Ownership.js"
 import { passwordResetMail, sendLater } from "./RecoveryMail.js"
-import { SessionsRepository } from "./SessionsRepository.js"
 import { toUser, type UserRow, UsersRepository } from "./UsersRepository.js"
 
 /** Recovery requests and mails are counted in hourly windows. */
@@ -80,13 +77,20 @@ const invalidToken = (why = "it is unknown, expired or used, or a newer link or 
 /** The highest role an owner's or admin's link may reset: an admin resets members, an owner admins and members. */
 const reachOf = (role: Role): Role | undefined => (role === "owner" ? "admin" : role === "admin" ? "member" : undefined)
 
+/** 409 `account_in_other_organizations`: no one organization holds the account, so none may reset its password. */
+const inOtherOrganizations = () =>
+  new Conflict({
+    error: "account_in_other_organizations",
+    message:
+      "This account belongs, or belonged, to another organization, so no one organization may reset its password: ask the instance's operator (orgplane admin users reset-password <userId>), or whoever runs the server (orgplane admin reset-password <email>, run on it)."
+  })
+
 const make = Effect.gen(function*() {
   const settings = yield* ServerConfig
   const crypto = yield* Crypto
   const users = yield* UsersRepository
-  const sessions = yield* SessionsRepository
-  const apiKeys = yield* ApiKeysRepository
   const memberships = yield* Memberships
+  const ownership = yield* Ownership
   const tokens = yield* AccountTokensRepository
   const limiter = yield* RateLimiter
   const operator = yield* Operator
@@ -95,11 +99,15 @@ const make = Effect.gen(function*() {
   /** The base of what a link names: `ORGPLANE_PUBLIC_URL`, else the configured host and port; never a request's Host. */
   const baseUrl = publicUrl(settings)
 
-  /** Makes the account's reset token (replacing the one it had), in the caller's transaction; the token is in the answer only. */
+  /**
+   * Makes the account's reset token (replacing the one it had), in the caller's transaction: for its issuer to show
+   * (`delivery: shown`; an owner's or admin's then sets a temporary password), or to mail once the transaction commits.
+   */
   const issue = (
     user: UserRow,
     issuer: {
       readonly issuedBy: Issuer
+      readonly delivery: "shown" | "mailed"
       readonly label: string | null
       readonly organizationId: OrganizationId | null
       readonly allowedRole: Role | null
@@ -116,14 +124,28 @@ const make = Effect.gen(function*() {
         email: user.email,
         passwordDigest: digestOf(user.passwordHash),
         issuedBy: issuer.issuedBy,
+        delivery: issuer.delivery,
         issuerLabel: issuer.label,
         issuerOrganizationId: issuer.organizationId,
         allowedRole: issuer.allowedRole,
         createdAt,
         expiresAt
       })
-      return new PasswordResetLink({ userId: user.id, email: user.email, token, expiresAt }, { disableChecks: true })
+      return { token, link: new PasswordResetLink({
+        userId: user.id,
+        email: user.email,
+        delivery: issuer.delivery,
+        token: issuer.delivery === "shown" ? token : null,
+        temporary: issuer.delivery === "shown" && issuer.issuedBy === "member",
+        expiresAt
+      }, { disableChecks: true }) }
     })
+
+  /** Mails a link an issuer asked for, after the commit: the person, not the issuer, holds it. */
+  const mailLink = (issued: { readonly token: string; readonly link: PasswordResetLink }, issuer: string) =>
+    issued.link.delivery === "mailed"
+      ? sendLater(mailer, passwordResetMail({ to: issued.link.email, baseUrl, token: issued.token, expiresAt: issued.link.expiresAt }, issuer))
+      : Effect.void
 
   const labelOf = (caller: MemberContext) => `${caller.user.name} <${caller.user.email}>`
 
@@ -135,7 +157,7 @@ const make = Effect.gen(function*() {
     yield* authorize(caller, "members.resetPassword")
     yield* requireRecentAuthentication(caller, settings.recentAuthentication)
     const organizationId = caller.organization.id
-    return yield* transaction(Effect.gen(function*() {
+    const issued = yield* transaction(Effect.gen(function*() {
       const state = yield* memberships.lockForChange(organizationId, { callerId: caller.membership.id, targetId: memberId })
       const target = Option.getOrUndefined(state.target)
       const userId = target?.userId
@@ -149,20 +171,25 @@ const make = Effect.gen(function*() {
             "An admin issues reset links for members, an owner for admins and members: another owner's or admin's link comes from an owner, or the instance's operator (POST /v1/admin/users/{userId}/password-reset)."
         })
       }
-      const holders = yield* memberships.holdersOf(userId)
-      if (holders.some((holder) => holder.organizationId !== organizationId)) {
-        return yield* new Conflict({
-          error: "account_in_other_organizations",
-          message:
-            "This account also belongs to another organization, so no one organization may reset its password: ask the instance's operator (orgplane admin users reset-password <userId>), or whoever runs the server (orgplane admin reset-password <email>, run on it)."
-        })
-      }
+      // What the account ever joined: a membership ended, or of a deleted organization, kept what the person made there.
+      if ((yield* memberships.organizationsEverOf(userId)).some((id) => id !== organizationId)) return yield* inOtherOrganizations()
       const user = yield* users.findById(userId)
       if (Option.isNone(user)) return yield* memberNotFound(memberId)
-      const passwordReset = yield* issue(user.value, { issuedBy: "member", label: labelOf(caller), organizationId, allowedRole: reach })
+      const delivery = mailer.configured ? "mailed" as const : "shown" as const
+      // A password nobody but the issuer would know of, on an account that signs in another way: only the person asks for one.
+      if (delivery === "shown" && user.value.passwordSetAt === null) {
+        return yield* new Conflict({
+          error: "account_without_password",
+          message:
+            "This account has no password of its own: it signs in through SSO or was made by a directory. A password is set only when the person asks for one (POST /v1/auth/forgot-password, on a server that sends mail), or through the instance's operator."
+        })
+      }
+      const issued = yield* issue(user.value, { issuedBy: "member", delivery, label: labelOf(caller), organizationId, allowedRole: reach })
       yield* AuditRecorder.describe({ targets: [userId] })
-      return { passwordReset }
+      return issued
     }))
+    yield* mailLink(issued, `${labelOf(caller)}, of ${caller.organization.name},`)
+    return { passwordReset: issued.link }
   })
 
   /**
@@ -173,7 +200,7 @@ const make = Effect.gen(function*() {
     yield* operator.require(caller, "admin.resetPasswords")
     yield* requireRecentAuthentication(caller, settings.recentAuthentication)
     if (userId === caller.user.id) return yield* resetOwnPassword()
-    return yield* transaction(Effect.gen(function*() {
+    const issued = yield* transaction(Effect.gen(function*() {
       const user = yield* users.findById(userId)
       if (Option.isNone(user)) return yield* new NotFound({ error: "user_not_found", message: `${userId} is not an account on this instance.` })
       const there = (yield* memberships.holdersOf(userId)).find((holder) => holder.organizationId === caller.organization.id)
@@ -183,14 +210,16 @@ const make = Effect.gen(function*() {
           message: "The operator organization's owners and admins get reset links from its owners only."
         })
       }
-      const passwordReset = yield* issue(user.value, {
+      return yield* issue(user.value, {
         issuedBy: "operator",
+        delivery: mailer.configured ? "mailed" : "shown",
         label: labelOf(caller),
         organizationId: caller.organization.id,
         allowedRole: null
       })
-      return { passwordReset }
     }))
+    yield* mailLink(issued, `${labelOf(caller)}, of the instance's operator,`)
+    return { passwordReset: issued.link }
   })
 
   /**
@@ -202,8 +231,9 @@ const make = Effect.gen(function*() {
     return yield* transaction(Effect.gen(function*() {
       const user = yield* users.findByEmail(email)
       if (Option.isNone(user)) return yield* new NotFound({ error: "user_not_found", message: `No account has the email ${email}.` })
-      const passwordReset = yield* issue(user.value, {
+      const { link } = yield* issue(user.value, {
         issuedBy: "machine",
+        delivery: "shown",
         label: "orgplane admin reset-password, on the server",
         organizationId: null,
         allowedRole: null
@@ -211,7 +241,7 @@ const make = Effect.gen(function*() {
       for (const organizationId of yield* memberships.activeOrganizationsOf(user.value.id)) {
         yield* recorder.recordSystem({ organizationId, job: "admin-reset-password", action: "user.password.reset_link.create", targets: [user.value.id] })
       }
-      return passwordReset
+      return link
     }))
   })
 
@@ -242,8 +272,9 @@ const make = Effect.gen(function*() {
     const issued = yield* transaction(Effect.gen(function*() {
       const user = yield* users.findByEmail(email)
       if (Option.isNone(user)) return Option.none()
-      const passwordReset = yield* issue(user.value, {
+      const { link: passwordReset, token } = yield* issue(user.value, {
         issuedBy: "self",
+        delivery: "mailed",
         label: "a mailed link (POST /v1/auth/forgot-password)",
         organizationId: null,
         allowedRole: null
@@ -251,44 +282,44 @@ const make = Effect.gen(function*() {
       // Nobody the request identifies asked: the person's organizations learn that a link went to their address.
       const organizations = yield* memberships.activeOrganizationsOf(user.value.id)
       yield* AuditRecorder.describe({ anonymous: true, organizationId: organizations[0] ?? null, alsoIn: organizations.map(AuditRecorder.elsewhere), targets: [user.value.id] })
-      return Option.some(passwordReset)
+      return Option.some({ to: passwordReset.email, token, expiresAt: passwordReset.expiresAt })
     }))
-    if (Option.isSome(issued)) {
-      yield* sendLater(mailer, passwordResetMail({ to: issued.value.email, baseUrl, token: issued.value.token, expiresAt: issued.value.expiresAt }))
-    }
+    if (Option.isSome(issued)) yield* sendLater(mailer, passwordResetMail({ ...issued.value, baseUrl }))
   })
 
   /**
-   * `POST /v1/auth/password-reset`: spends the token, sets the password, ends every session of the account, and
-   * answers the API keys its memberships made (revoked with `revokeApiKeys`), in one transaction.
+   * `POST /v1/auth/password-reset`: spends the token and sets the password, which re-establishes who owns the account:
+   * every session, API key (every organization), identity link and other link of the account ends, in one
+   * transaction. A mailed link's use proves the address it went to. Answers what ended.
    */
   const reset = Effect.fn("PasswordResets.reset")(function*(input: typeof ResetPasswordRequest.Type, address: string) {
     yield* countAddress(address)
     const passwordHash = yield* crypto.hashPassword(input.newPassword)
-    const revokeApiKeys = input.revokeApiKeys === true
     return yield* transaction(Effect.gen(function*() {
       const at = yield* now
       const token = Option.getOrUndefined(yield* tokens.take({ tokenHash: crypto.hashToken(input.token), purpose: "password_reset" }))
       if (token === undefined || token.expiresAt.getTime() <= at.getTime() || token.passwordDigest === null) return yield* invalidToken()
       if (token.issuedBy === "member") {
-        // An organization's link holds while that organization alone holds the account, at a role it may reset.
-        const holders = yield* memberships.holdersOf(token.userId)
-        const [only] = holders
-        if (holders.length !== 1 || only.organizationId !== token.issuerOrganizationId || token.allowedRole === null || !hasRole(token.allowedRole, only.role)) {
+        // An organization's link holds while that organization alone ever held the account, at a role it may reset.
+        const ever = yield* memberships.organizationsEverOf(token.userId)
+        const only = (yield* memberships.holdersOf(token.userId))[0]
+        if (
+          ever.some((id) => id !== token.issuerOrganizationId) || only === undefined || only.organizationId !== token.issuerOrganizationId ||
+          token.allowedRole === null || !hasRole(token.allowedRole, only.role)
+        ) {
           return yield* invalidToken(
             "an organization's owner or admin issued it, and the account has since joined another organization or taken a higher role; the instance's operator issues links for such accounts"
           )
         }
       }
-      const user = yield* users.resetPassword({ id: token.userId, email: token.email, passwordDigest: token.passwordDigest, passwordHash, at })
+      // A link its issuer was shown: an owner's or admin's sets a temporary password their organization may know.
+      const boundOrganizationId = token.issuedBy === "member" && token.delivery === "shown" ? token.issuerOrganizationId : null
+      const user = yield* users.resetPassword({ id: token.userId, email: token.email, passwordDigest: token.passwordDigest, passwordHash, boundOrganizationId, at })
       if (Option.isNone(user)) return yield* invalidToken()
-      const sessionsEnded = yield* sessions.revokeAll({ userId: token.userId, at })
+      const ended = yield* ownership.reestablish(token.userId, { by: "reset" }, at)
+      // The link reached the address: whoever used it holds the mailbox.
+      if (token.delivery === "mailed") yield* users.markEmailVerified({ id: token.userId, at })
       const organizations = yield* memberships.activeOrganizationsOf(token.userId)
-      const held: Array<HeldApiKey> = []
-      for (const organizationId of organizations) {
-        held.push(...(yield* apiKeys.listForPerson({ organizationId, userId: token.userId })))
-        if (revokeApiKeys) yield* apiKeys.revokeForPerson({ organizationId, userId: token.userId })
-      }
       // The person acted, with what someone else issued: each of their organizations, and the issuer's, record it.
       yield* AuditRecorder.describe({
         person: user.value,
@@ -297,7 +328,7 @@ const make = Effect.gen(function*() {
         targets: [token.userId],
         reason: `link issued by ${token.issuerLabel ?? token.issuedBy}`
       })
-      return { user: toUser(user.value), sessionsEnded, apiKeys: held, apiKeysRevoked: revokeApiKeys }
+      return { user: toUser(user.value), sessionsEnded: ended.sessions, apiKeys: ended.apiKeys, apiKeysRevoked: true }
     }))
   })
 
@@ -309,9 +340,8 @@ export class PasswordResets extends Context.Service<PasswordResets>()("@orgplane
   static readonly layer = Layer.effect(this, this.make).pipe(
     Layer.provide([
       UsersRepository.layer,
-      SessionsRepository.layer,
-      ApiKeysRepository.layer,
       Memberships.layer,
+      Ownership.layer,
       AccountTokensRepository.layer,
       RateLimiter.layer,
       Operator.layer,

@@ -171,6 +171,15 @@ const makeSessionsRepository = Effect.gen(function*() {
     sql<{ live: boolean }>`UPDATE sessions SET revoked_at = ${input.at} WHERE user_id = ${input.userId} AND revoked_at IS NULL
           RETURNING expires_at > ${input.at} AS live`.pipe(Effect.map((rows) => rows.filter((row) => row.live).length))
 
+  /**
+   * Ends every live session of the person that a password made (not an SSO sign-in): the password they were made with
+   * stopped working. How many live ones it ended.
+   */
+  const revokePasswordSessions = (input: { readonly userId: UserId; readonly at: Date }) =>
+    sql<{ live: boolean }>`UPDATE sessions SET revoked_at = ${input.at}
+          WHERE user_id = ${input.userId} AND sso_connection_id IS NULL AND revoked_at IS NULL
+          RETURNING expires_at > ${input.at} AS live`.pipe(Effect.map((rows) => rows.filter((row) => row.live).length))
+
   /** No session acts in the organization any more (deleted): each falls back to another of its person's organizations. */
   const leaveOrganization = (organizationId: OrganizationId) =>
     sql`UPDATE sessions SET active_organization_id = NULL WHERE active_organization_id = ${organizationId}`.pipe(Effect.asVoid)
@@ -196,6 +205,7 @@ const makeSessionsRepository = Effect.gen(function*() {
     revoke,
     revokeOthers,
     revokeAll,
+    revokePasswordSessions,
     setActiveOrganization,
     leaveOrganization,
     forgetOrganization

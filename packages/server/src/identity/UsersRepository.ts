@@ -1,11 +1,8 @@
 /**
- * Storage of user accounts (not tenant-scoped: a person may belong to several organizations).
- *
- * The Effect 4 form of packages/server/src/identity/UsersRepository.ts, whole: the same statements, word for word.
- * What differs under the same behaviour: `Model` comes from `effect/schema`; the service is a `Context.Service` with
- * `make` and a static `layer`.
+ * Storage of user accounts (not tenant-scoped: a person may belong to several organizations): who they are, their
+ * password and what is known of it (docs/security.md, "Who owns an account"), the proof of their email, and their state.
  */
-import { AdminUser, type AdminUserListQuery, Conflict, User, UserId } from "@orgplane/schema"
+import { AdminUser, type AdminUserListQuery, Conflict, OrganizationId, User, UserId } from "@orgplane/schema"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -22,6 +19,15 @@ export class UserRow extends Model.Class<UserRow>("UserRow")({
   email: User.fields.email,
   name: User.fields.name,
   passwordHash: Model.Sensitive(Schema.String),
+  /** When someone who knows it set the password; null: the account has none of its own (made by SSO or a directory, taken back). */
+  passwordSetAt: Schema.NullOr(DateColumn),
+  /**
+   * The organization whose owner or admin was shown the reset link that set the password: they may know it, and what
+   * was chosen in its place, so it ends when the account joins another organization.
+   */
+  passwordBoundOrganizationId: Schema.NullOr(OrganizationId),
+  /** The password is temporary: its sign-in chooses the person's own (`newPassword`). */
+  passwordChangeRequired: Schema.Boolean,
   createdAt: DateColumn,
   updatedAt: DateColumn,
   /** The instance's operator disabled the account: no session, API key or sign-in of it is admitted until enabled. */
@@ -29,6 +35,16 @@ export class UserRow extends Model.Class<UserRow>("UserRow")({
   /** The account was deleted: the row is its tombstone (a pseudonym for name and email, an unusable password). */
   deletedAt: Schema.NullOr(DateColumn)
 }) {}
+
+/**
+ * The password hash a sign-in or a confirmation checks, if the account has a password of its own (undefined: none,
+ * and `Crypto.verifyPassword` then spends a full hash on nothing, so it answers as slowly as a wrong password).
+ */
+export const storedPassword = (row: Pick<UserRow, "passwordHash" | "passwordSetAt">): string | undefined =>
+  row.passwordSetAt === null ? undefined : row.passwordHash
+
+/** What `password_hash` holds once the account has no password: nothing is checked against it (`storedPassword`). */
+const NO_PASSWORD = "none"
 
 /** The API's user from a row (decoded, so valid: the class does not check it again). */
 export const toUser = (row: Pick<UserRow, "id" | "email" | "name" | "createdAt">) =>
@@ -48,8 +64,11 @@ const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
 
   const insertRow = execute({ Request: UserRow.insert, execute: (row) => sql`INSERT INTO users ${sql.insert(row)}` })
-  const insert = (row: Omit<typeof UserRow.insert.Type, "disabledAt" | "deletedAt">) =>
-    insertRow({ ...row, disabledAt: null, deletedAt: null }).pipe(catchUniqueViolation(emailTaken), Effect.as(row))
+  const insert = (row: Omit<typeof UserRow.insert.Type, "disabledAt" | "deletedAt" | "passwordBoundOrganizationId" | "passwordChangeRequired">) =>
+    insertRow({ ...row, passwordBoundOrganizationId: null, passwordChangeRequired: false, disabledAt: null, deletedAt: null }).pipe(
+      catchUniqueViolation(emailTaken),
+      Effect.as(row)
+    )
 
   const findByEmail = findOne({
     Request: Schema.String,
@@ -72,7 +91,6 @@ const make = Effect.gen(function*() {
     Request: Schema.Struct({
       id: UserId,
       name: Schema.optional(Schema.String),
-      passwordHash: Schema.optional(Schema.String),
       updatedAt: DateColumn
     }),
     execute: ({ id, ...changes }) => sql`UPDATE users SET ${sql.update(changes)} WHERE id = ${id}`
@@ -96,14 +114,51 @@ const make = Effect.gen(function*() {
     sql`UPDATE users SET email_verified_at = ${input.at} WHERE id = ${input.id} AND email_verified_at IS NULL`.pipe(Effect.asVoid)
 
   /**
+   * A password the person chose, knowing the account's (a change, the first sign-in with a temporary one): no longer
+   * temporary; an organization's hold on it (`passwordBoundOrganizationId`) stays, since whoever knew the one before
+   * may have chosen this one.
+   */
+  const setPassword = (input: { readonly id: UserId; readonly passwordHash: string; readonly at: Date }) =>
+    sql`UPDATE users SET password_hash = ${input.passwordHash}, password_set_at = ${input.at}, password_change_required = false,
+            updated_at = ${input.at}
+          WHERE id = ${input.id}`.pipe(Effect.asVoid)
+
+  /** The account has no password any more: it signs in another way. */
+  const endPassword = (input: { readonly id: UserId; readonly at: Date }) =>
+    sql`UPDATE users SET password_hash = ${NO_PASSWORD}, password_set_at = NULL, password_bound_organization_id = NULL,
+            password_change_required = false, updated_at = ${input.at}
+          WHERE id = ${input.id}`.pipe(Effect.asVoid)
+
+  /**
+   * The account joins `organizationId`: a password an owner or admin of another organization may know ends with it.
+   * Whether it ended.
+   */
+  const endPasswordBoundElsewhere = (input: { readonly id: UserId; readonly organizationId: OrganizationId; readonly at: Date }) =>
+    sql`UPDATE users SET password_hash = ${NO_PASSWORD}, password_set_at = NULL, password_bound_organization_id = NULL,
+            password_change_required = false, updated_at = ${input.at}
+          WHERE id = ${input.id} AND password_bound_organization_id IS NOT NULL AND password_bound_organization_id <> ${input.organizationId}
+          RETURNING id`.pipe(Effect.map((rows) => rows.length > 0))
+
+  /**
    * A reset link's new password, set only while the account's password and email are still those it was issued
-   * against (`passwordDigest`: SHA-256 of the stored hash, hex), in one statement: a change of either voids it.
+   * against (`passwordDigest`: SHA-256 of the stored hash, hex), in one statement: a change of either voids it. A
+   * link shown to an organization's owner or admin sets a temporary password bound to that organization
+   * (`boundOrganizationId`); any other link, the person's own.
    */
   const resetPassword = findOne({
-    Request: Schema.Struct({ id: UserId, email: Schema.String, passwordDigest: Schema.String, passwordHash: Schema.String, at: DateColumn }),
+    Request: Schema.Struct({
+      id: UserId,
+      email: Schema.String,
+      passwordDigest: Schema.String,
+      passwordHash: Schema.String,
+      boundOrganizationId: Schema.NullOr(OrganizationId),
+      at: DateColumn
+    }),
     Result: UserRow,
     execute: (input) =>
-      sql`UPDATE users SET password_hash = ${input.passwordHash}, updated_at = ${input.at}
+      sql`UPDATE users SET password_hash = ${input.passwordHash}, password_set_at = ${input.at},
+                password_bound_organization_id = ${input.boundOrganizationId},
+                password_change_required = ${input.boundOrganizationId !== null}, updated_at = ${input.at}
             WHERE id = ${input.id} AND lower(email) = lower(${input.email}) AND disabled_at IS NULL AND deleted_at IS NULL
               AND encode(sha256(convert_to(password_hash, 'UTF8')), 'hex') = ${input.passwordDigest}
             RETURNING *`
@@ -133,6 +188,7 @@ const make = Effect.gen(function*() {
    */
   const tombstone = (input: { readonly id: UserId; readonly pseudonym: string; readonly unusableHash: string; readonly at: Date }) =>
     sql`UPDATE users SET name = ${input.pseudonym}, email = ${input.pseudonym}, password_hash = ${input.unusableHash},
+            password_set_at = NULL, password_bound_organization_id = NULL, password_change_required = false,
             email_verified_at = NULL, disabled_at = NULL, deleted_at = ${input.at}, updated_at = ${input.at}
           WHERE id = ${input.id}`.pipe(Effect.asVoid)
 
@@ -178,6 +234,9 @@ const make = Effect.gen(function*() {
     changeEmail,
     emailVerified,
     markEmailVerified,
+    setPassword,
+    endPassword,
+    endPasswordBoundElsewhere,
     resetPassword,
     proveEmail,
     setDisabled,

@@ -1,11 +1,10 @@
 /**
- * SCIM Users of a connection (RFC 7644 §3): each is a member of the organization. Creating one finds or makes the
- * person's account and membership; `active` suspends and restores the membership; deleting removes it (soft) and
- * keeps it marked as deprovisioned. Each write is one transaction with its `scim_events` row.
- *
- * The Effect 4 form of packages/server/src/scim/Users.ts, whole: the same rules, errors and messages. What differs
- * under the same behaviour: `Either` is `Result`; Crypto is taken when the service is made rather than when an account
- * is created (the server provides it either way); the service is a `Context.Service` with `make` and a static `layer`.
+ * SCIM Users of a connection (RFC 7644 §3): each is a member of the organization. Creating one makes the person's
+ * account, or provisions the account that has the address only as identity's Ownership allows: one whose email is
+ * proven, or, when nobody proved it and the organization verified the address's domain, one it takes back (every
+ * other way into it ends); an unproven account of another domain is refused. `active` suspends and restores the
+ * membership; deleting removes it (soft) and keeps it marked as deprovisioned. Each write is one transaction with its
+ * `scim_events` row.
  */
 import {
   Conflict,
@@ -25,9 +24,9 @@ import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import { Accounts } from "../identity/Accounts.js"
 import { Memberships } from "../identity/Memberships.js"
+import { Ownership } from "../identity/Ownership.js"
 import { UsersRepository as AccountsRepository } from "../identity/UsersRepository.js"
 import { describe } from "../platform/AuditRecorder.js"
-import { Crypto } from "../platform/Crypto.js"
 import { catchUniqueViolation, orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
 import { EnterpriseUserSchemaId, MaxResults, UserResourceType, UserSchemaId } from "./Attributes.js"
@@ -160,7 +159,7 @@ const make = Effect.gen(function*() {
   const directory = yield* DirectoryMembers
   const groups = yield* GroupsRepository
   const sync = yield* TeamSync
-  const crypto = yield* Crypto
+  const ownership = yield* Ownership
 
   const unavailable = <A, E, R>(effect: Effect.Effect<A, E | ServiceUnavailable, R>) =>
     Effect.catchIf(
@@ -241,7 +240,8 @@ const make = Effect.gen(function*() {
       yield* memberships.lock(caller.organizationId)
       yield* checkUnique(caller, values)
       const at = yield* now
-      const userId = yield* personOf(email, nameOf(canonical.success, email), at)
+      const person = yield* personOf(caller, email, nameOf(canonical.success, email), at)
+      const userId = person.userId
       const existing = yield* memberships.findActive(caller.organizationId, { userId })
       let membershipId: MembershipId
       if (Option.isSome(existing)) {
@@ -257,6 +257,8 @@ const make = Effect.gen(function*() {
           role: connection.value.defaultRole
         })).id
       }
+      // The organization made the account for this address, or vouched for it: proven to the organization.
+      if (person.vouched) yield* memberships.markEmailVerified({ organizationId: caller.organizationId, id: membershipId, at })
       yield* setActive(caller, membershipId, values.active)
       // The event names whom the directory provisioned: the member, and the person.
       yield* describe({ targets: [membershipId, userId] })
@@ -265,12 +267,27 @@ const make = Effect.gen(function*() {
     return toScimUser(row, base) as ScimUser
   })
 
-  /** The person's account by email, else a new one without a usable password (as SSO's JIT makes them). */
-  const personOf = (email: string, name: string, at: Date) =>
+  /**
+   * The account the directory's User is for: a new one without a password of its own (as SSO's JIT makes them), or the
+   * account with the address as Ownership decides: linked when proven, taken back when the organization vouches for the
+   * address, else refused (409: whoever made that account never proved the address, and the directory proved nothing
+   * of it either). `vouched`: the organization made the account for the address or vouched for it.
+   */
+  const personOf = (caller: ScimCaller, email: string, name: string, at: Date) =>
     Effect.gen(function*() {
       const found = yield* people.findByEmail(email)
-      if (Option.isSome(found)) return found.value.id
-      return (yield* accounts.createUser({ email, name, passwordHash: crypto.unusablePasswordHash }, at)).id
+      if (Option.isNone(found)) {
+        return { userId: (yield* accounts.createUser({ email, name, passwordHash: null }, at)).id, vouched: true }
+      }
+      const userId = found.value.id
+      const claim = yield* ownership.claim(userId, caller.organizationId, email)
+      if (claim === "refuse") {
+        return yield* uniqueness(
+          `An account with ${email} exists whose owner has not proven the address, which is of no domain this organization verified: the person proves it first (a mailed verification link), or the organization verifies the domain.`
+        )
+      }
+      if (claim === "take_back") yield* ownership.reestablish(userId, { by: "directory", organizationId: caller.organizationId }, at)
+      return { userId, vouched: claim === "take_back" }
     }).pipe(
       // Another request made the account first (a sign-up, another connection): the directory retries.
       Effect.catchIf(
@@ -352,7 +369,8 @@ export class Users extends Context.Service<Users>()("@orgplane/server/scim/Users
       DirectoryEvents.layer,
       DirectoryMembers.layer,
       GroupsRepository.layer,
-      TeamSync.layer
+      TeamSync.layer,
+      Ownership.layer
     ])
   )
 }

@@ -1,11 +1,7 @@
 /**
  * Storage of SSO intents (a test or a sign-in between its start and the provider's answer, then a sign-in's
- * one-time code), of the SAML assertions a connection took (each once), and of identity links (a connection's
- * subject → a person), with the deprovisioning hook.
- *
- * The Effect 4 form of packages/server/src/sso/IntentsRepository.ts, whole: the same statements, word for word. What
- * differs under the same behaviour: `Schema.Literal(a, b)` is `Schema.Literals([a, b])`; the service is a
- * `Context.Service` with `make` and a static `layer`, its functions named with `Effect.fn`.
+ * one-time code) and of the SAML assertions a connection took (each once). The identity links a sign-in makes are
+ * identity's (identity/IdentityLinksRepository.ts).
  */
 import { OrganizationId, SsoConnectionId, SsoIntentId, UserId } from "@orgplane/schema"
 import * as Context from "effect/Context"
@@ -34,19 +30,11 @@ export const SsoIntentRow = Schema.Struct({
   exchangeCodeHash: Schema.NullOr(Schema.String),
   exchangeUserId: Schema.NullOr(UserId),
   exchangeExpiresAt: Schema.NullOr(DateColumn),
-  exchangedAt: Schema.NullOr(DateColumn)
+  exchangedAt: Schema.NullOr(DateColumn),
+  /** The provider's subject the one-time code stands for: it is exchanged only while that identity leads to the account. */
+  exchangeSubject: Schema.NullOr(Schema.String)
 })
 export type SsoIntentRow = typeof SsoIntentRow.Type
-
-export const SsoIdentityRow = Schema.Struct({
-  organizationId: OrganizationId,
-  connectionId: SsoConnectionId,
-  subject: Schema.String,
-  userId: UserId,
-  email: Schema.String,
-  deprovisionedAt: Schema.NullOr(DateColumn)
-})
-export type SsoIdentityRow = typeof SsoIdentityRow.Type
 
 const Scoped = Schema.Struct({ organizationId: OrganizationId, id: SsoIntentId })
 type Scoped = typeof Scoped.Type
@@ -76,12 +64,13 @@ const make = Effect.gen(function*() {
     return rows.length > 0
   })
 
-  /** Gives a completed sign-in its one-time code (hashed) for the person it signed in. */
+  /** Gives a completed sign-in its one-time code (hashed) for the person it signed in, through the provider's subject. */
   const setExchange = Effect.fn("IntentsRepository.setExchange")(function*(
     key: Scoped,
-    code: { readonly hash: string; readonly userId: UserId; readonly expiresAt: Date }
+    code: { readonly hash: string; readonly userId: UserId; readonly subject: string; readonly expiresAt: Date }
   ) {
-    yield* sql`UPDATE sso_intents SET exchange_code_hash = ${code.hash}, exchange_user_id = ${code.userId}, exchange_expires_at = ${code.expiresAt}
+    yield* sql`UPDATE sso_intents SET exchange_code_hash = ${code.hash}, exchange_user_id = ${code.userId},
+                 exchange_subject = ${code.subject}, exchange_expires_at = ${code.expiresAt}
           WHERE organization_id = ${key.organizationId} AND id = ${key.id}`
   })
 
@@ -149,95 +138,18 @@ const make = Effect.gen(function*() {
     return rows.length
   })
 
-  // Identity links
-
-  const findIdentity = findOne({
-    Request: Schema.Struct({ organizationId: OrganizationId, connectionId: SsoConnectionId, subject: Schema.String }),
-    Result: SsoIdentityRow,
-    execute: ({ connectionId, organizationId, subject }) =>
-      sql`SELECT organization_id, connection_id, subject, user_id, email, deprovisioned_at FROM sso_identities
-            WHERE organization_id = ${organizationId} AND connection_id = ${connectionId} AND subject = ${subject}`
-  })
-
-  const upsertIdentity = Effect.fn("IntentsRepository.upsertIdentity")(function*(
-    row: Omit<SsoIdentityRow, "deprovisionedAt"> & { readonly claims: unknown; readonly at: Date }
-  ) {
-    yield* sql`INSERT INTO sso_identities ${
-      sql.insert({
-        organizationId: row.organizationId,
-        connectionId: row.connectionId,
-        subject: row.subject,
-        userId: row.userId,
-        email: row.email,
-        claims: JSON.stringify(row.claims),
-        deprovisionedAt: null,
-        createdAt: row.at,
-        lastSignInAt: row.at
-      })
-    } ON CONFLICT (organization_id, connection_id, subject) DO UPDATE SET
-          email = EXCLUDED.email, claims = EXCLUDED.claims, last_sign_in_at = EXCLUDED.last_sign_in_at
-        WHERE sso_identities.organization_id = ${row.organizationId}`
-  })
-
   /**
-   * The deprovisioning hook for directory sync (SCIM, issue to come): an identity deprovisioned here is refused at
-   * sign-in (`identity_deprovisioned`) until it is provisioned again (`deprovisioned` false).
-   */
-  const setDeprovisioned = Effect.fn("IntentsRepository.setDeprovisioned")(function*(
-    key: { readonly organizationId: OrganizationId; readonly userId: UserId },
-    at: Date | null
-  ) {
-    yield* sql`UPDATE sso_identities SET deprovisioned_at = ${at} WHERE organization_id = ${key.organizationId} AND user_id = ${key.userId}`
-  })
-
-  /** Whether directory sync deprovisioned the person in the organization (any of their identities). */
-  const isDeprovisioned = Effect.fn("IntentsRepository.isDeprovisioned")(function*(
-    key: { readonly organizationId: OrganizationId; readonly userId: UserId }
-  ) {
-    const rows = yield* sql`SELECT 1 FROM sso_identities WHERE organization_id = ${key.organizationId} AND user_id = ${key.userId}
-            AND deprovisioned_at IS NOT NULL`
-    return rows.length > 0
-  })
-
-  /** Forgets one link (the account it named was deleted: the sign-in goes on as a first one, sso/Jit.ts). */
-  const forgetIdentity = Effect.fn("IntentsRepository.forgetIdentity")(function*(
-    key: { readonly organizationId: OrganizationId; readonly connectionId: SsoConnectionId; readonly subject: string }
-  ) {
-    yield* sql`DELETE FROM sso_identities
-          WHERE organization_id = ${key.organizationId} AND connection_id = ${key.connectionId} AND subject = ${key.subject}`
-  })
-
-  const forgetLinks = Effect.fn("IntentsRepository.forgetLinks")(function*(
-    key: { readonly organizationId: OrganizationId; readonly userId: UserId },
-    options: { readonly keepLinked: boolean; readonly pseudonym: string }
-  ) {
-    if (options.keepLinked) {
-      yield* sql`UPDATE sso_identities SET email = ${options.pseudonym}, claims = '{}'::jsonb
-              WHERE organization_id = ${key.organizationId} AND user_id = ${key.userId}`
-      return 0
-    }
-    const rows = yield* sql`DELETE FROM sso_identities WHERE organization_id = ${key.organizationId} AND user_id = ${key.userId} RETURNING 1`
-    return rows.length
-  })
-
-  /**
-   * The person's account is being deleted (the accounts area, in its transaction): the external identities that
-   * signed them in to the organization go, how many answered. Where the organization's directory deprovisioned them
-   * (`keepLinked`), the links stay, naming the account's tombstone, their email and claims replaced by `pseudonym`,
-   * so a sign-in through them is still refused `identity_deprovisioned` rather than making a new account.
+   * The person's account is being deleted (the accounts area, in its transaction): a sign-in or test of theirs under
+   * way (minutes at most) goes, whose code would make a session of the tombstone.
    */
   const forgetPerson = Effect.fn("IntentsRepository.forgetPerson")(function*(
-    key: { readonly organizationId: OrganizationId; readonly userId: UserId },
-    options: { readonly keepLinked: boolean; readonly pseudonym: string }
+    key: { readonly organizationId: OrganizationId; readonly userId: UserId }
   ) {
-    // A sign-in or test of theirs under way (minutes at most) goes too: its code would make a session of the tombstone.
     yield* sql`DELETE FROM sso_intents WHERE organization_id = ${key.organizationId}
               AND (user_id = ${key.userId} OR exchange_user_id = ${key.userId})`
-    return yield* forgetLinks(key, options)
   })
 
   return {
-    forgetIdentity,
     forgetPerson,
     insert,
     setSamlRequestId,
@@ -248,11 +160,7 @@ const make = Effect.gen(function*() {
     prune,
     takeAssertion,
     deleteExpiredIntents,
-    deleteExpiredAssertions,
-    findIdentity,
-    upsertIdentity,
-    setDeprovisioned,
-    isDeprovisioned
+    deleteExpiredAssertions
   } as const
 })
 

@@ -1,11 +1,9 @@
 /**
  * The person an SSO sign-in is for (sso/SignIn.ts completes the flow): the one the connection's subject is linked to,
- * else the account with the email, else a new account (JIT); a member of the organization (JIT: the connection's
- * default role and teams), in the teams its group rules name, refused when directory sync deprovisioned them, the
- * name updated from the provider and the identity link recorded.
- *
- * The Effect 4 form of packages/server/src/sso/Jit.ts, whole: the same rules, statements and refusals; the service
- * is a `Context.Service` with `make` and a static `layer`.
+ * else the account with the email (linked when its email is proven, else taken back: identity's Ownership decides),
+ * else a new account (JIT); a member of the organization (JIT: the connection's default role and teams), in the teams
+ * its group rules name, refused when directory sync deprovisioned them, the name updated from the provider and the
+ * identity link recorded.
  */
 import { Conflict, type SsoProfile, type UserId } from "@orgplane/schema"
 import * as Context from "effect/Context"
@@ -13,23 +11,23 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { Accounts } from "../identity/Accounts.js"
+import { IdentityLinksRepository } from "../identity/IdentityLinksRepository.js"
 import { Memberships } from "../identity/Memberships.js"
+import { Ownership } from "../identity/Ownership.js"
 import { UsersRepository } from "../identity/UsersRepository.js"
-import { Crypto } from "../platform/Crypto.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
 import { TeamsRepository } from "../teams/TeamsRepository.js"
-import { IntentsRepository } from "./IntentsRepository.js"
 import { failure, type Received } from "./Protocol.js"
 import type { SsoConnectionRow } from "./SsoRepository.js"
 
 const make = Effect.gen(function*() {
-  const intents = yield* IntentsRepository
+  const links = yield* IdentityLinksRepository
   const users = yield* UsersRepository
   const memberships = yield* Memberships
   const teams = yield* TeamsRepository
   const accounts = yield* Accounts
-  const crypto = yield* Crypto
+  const ownership = yield* Ownership
 
   /**
    * The person a sign-in is for: the linked one, else the account with the email, else a new one (JIT). Two first
@@ -53,7 +51,7 @@ const make = Effect.gen(function*() {
       const organizationId = connection.organizationId
       const at = yield* now
       const key = { organizationId, connectionId: connection.id, subject: received.subject }
-      let linked = yield* intents.findIdentity(key)
+      let linked = yield* links.find(key)
       if (Option.isSome(linked) && Option.exists(yield* users.findById(linked.value.userId), (row) => row.deletedAt !== null)) {
         // The account it named was deleted. Such a link is kept only where the organization's directory had
         // deprovisioned the person: still refused, unless the directory provisioned them again since (a new
@@ -62,7 +60,7 @@ const make = Effect.gen(function*() {
         if ((yield* memberships.isDeprovisioned(organizationId, deletedId)) && !(yield* provisionedAgain(organizationId, email))) {
           return yield* failure("identity_deprovisioned", "Directory sync deactivated this person in the organization.")
         }
-        yield* intents.forgetIdentity(key)
+        yield* links.forget(key)
         linked = Option.none()
       }
       let userId: UserId
@@ -72,22 +70,23 @@ const make = Effect.gen(function*() {
         const existing = yield* users.findByEmail(email)
         if (Option.isSome(existing)) {
           userId = existing.value.id
-          // Linked by its email only when that email is proven: to the instance (an earlier SSO sign-in through a
-          // verified domain), or to this organization (its creator, an accepted invitation). Otherwise whoever
-          // made the account may not be the person: the provider's verified identity takes it back first.
-          const proven = (yield* users.emailVerified(userId)) || (yield* memberships.emailProven({ organizationId, userId }))
-          if (!proven) yield* accounts.reclaim(userId, at)
+          // Linked by its email only when that email is proven. Otherwise whoever made the account may not be the
+          // person: the provider's verified identity (of a domain the organization verified) takes it back first, and
+          // every other way into it ends but this link.
+          const claim = yield* ownership.claim(userId, organizationId, email)
+          if (claim === "refuse") return yield* failure("email_domain_not_verified", `${email} is not of a domain this organization verified.`)
+          if (claim === "take_back") yield* ownership.reestablish(userId, { by: "sso", organizationId, keep: key }, at)
         } else {
           if (!connection.jit.enabled) {
             return yield* failure("membership_required", `${email} has no account, and this connection does not create members: ask an administrator to invite you.`)
           }
           const name = profile.name ?? ([profile.givenName, profile.familyName].filter((part) => part !== null).join(" ") || email)
-          // An account made by SSO has no usable password (Crypto's unusablePasswordHash: nothing matches it).
-          userId = (yield* accounts.createUser({ email, name: name.slice(0, 200), passwordHash: crypto.unusablePasswordHash }, at)).id
+          // An account made by SSO has no password of its own.
+          userId = (yield* accounts.createUser({ email, name: name.slice(0, 200), passwordHash: null }, at)).id
         }
       }
       if (
-        (yield* intents.isDeprovisioned({ organizationId, userId })) ||
+        (yield* links.isDeprovisioned({ organizationId, userId })) ||
         (yield* memberships.isDeprovisioned(organizationId, userId))
       ) {
         return yield* failure("identity_deprovisioned", "Directory sync deactivated this person in the organization.")
@@ -118,7 +117,7 @@ const make = Effect.gen(function*() {
       // The verified domain's provider vouched for the email: proven to the instance from now on, when it is the
       // account's (a linked person who changed the account's email since proved nothing of the new address).
       if (Option.exists(account, (row) => row.email.toLowerCase() === email.toLowerCase())) yield* users.markEmailVerified({ id: userId, at })
-      yield* intents.upsertIdentity({ organizationId, connectionId: connection.id, subject: received.subject, userId, email, claims: received.claims, at })
+      yield* links.upsert({ organizationId, connectionId: connection.id, subject: received.subject, userId, email, claims: received.claims, at })
       return userId
     })))
 
@@ -128,11 +127,12 @@ const make = Effect.gen(function*() {
 export class Jit extends Context.Service<Jit>()("@orgplane/server/sso/Jit", { make }) {
   static readonly layer = Layer.effect(this, this.make).pipe(
     Layer.provide([
-      IntentsRepository.layer,
+      IdentityLinksRepository.layer,
       UsersRepository.layer,
       Memberships.layer,
       TeamsRepository.layer,
-      Accounts.layer
+      Accounts.layer,
+      Ownership.layer
     ])
   )
 }

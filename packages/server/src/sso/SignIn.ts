@@ -6,11 +6,8 @@
  * the connection's role and teams), refuses an identity directory sync deprovisioned, and gives a one-time code
  * (2 minutes) that `exchange` turns into a session recording the connection and organization. A single-use value
  * of the answer (a SAML assertion's ID) is taken once per connection; an IdP-initiated SAML Response, which no
- * intent awaits, is validated first and then given an intent spent at once.
- *
- * The Effect 4 form of packages/server/src/sso/SignIn.ts, whole: the same flow, statements, refusals and messages.
- * What differs under the same behaviour: Effect 3's `Either` is `Result`; the service is a `Context.Service` with
- * `make` and a static `layer`, its steps named with `Effect.fn`.
+ * intent awaits, is validated first and then given an intent spent at once. A code is exchanged only while the
+ * identity it stands for still leads to its account: a take-back or a reset in between ends it.
  */
 import {
   Conflict,
@@ -34,6 +31,7 @@ import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import { Accounts } from "../identity/Accounts.js"
 import { sessionOf } from "../identity/Authentication.js"
+import { IdentityLinksRepository } from "../identity/IdentityLinksRepository.js"
 import { domainOf, SsoEnforcement } from "../identity/SsoEnforcement.js"
 import { toUser, UsersRepository } from "../identity/UsersRepository.js"
 import { AuditRecorder } from "../platform/AuditRecorder.js"
@@ -70,6 +68,7 @@ export const returnToUrl = (returnTo: string, base: string) => new URL(returnTo,
 const make = Effect.gen(function*() {
   const connections = yield* SsoRepository
   const intents = yield* IntentsRepository
+  const links = yield* IdentityLinksRepository
   const users = yield* UsersRepository
   const accounts = yield* Accounts
   const crypto = yield* Crypto
@@ -125,7 +124,8 @@ const make = Effect.gen(function*() {
       exchangeCodeHash: null,
       exchangeUserId: null,
       exchangeExpiresAt: null,
-      exchangedAt: null
+      exchangedAt: null,
+      exchangeSubject: null
     }
     return { row, secrets: { state: signState(stateKey, connection.organizationId, id), nonce: row.nonce, codeVerifier, loginHint: options.loginHint } }
   })
@@ -274,13 +274,13 @@ const make = Effect.gen(function*() {
     return new SsoTestReport({ ...toTestReport(connection.id, test) })
   })
 
-  /** Gives a completed sign-in its one-time code. */
-  const issueCode = Effect.fn("SignIn.issueCode")(function*(intent: SsoIntentRow, userId: UserId) {
+  /** Gives a completed sign-in its one-time code, for the person the provider's `subject` signed in. */
+  const issueCode = Effect.fn("SignIn.issueCode")(function*(intent: SsoIntentRow, userId: UserId, subject: string) {
     const code = yield* crypto.newToken(CODE_PREFIX)
     const at = yield* now
     yield* orUnavailable(intents.setExchange(
       { organizationId: intent.organizationId, id: intent.id },
-      { hash: crypto.hashToken(code), userId, expiresAt: new Date(at.getTime() + Duration.toMillis(EXCHANGE_TTL)) }
+      { hash: crypto.hashToken(code), userId, subject, expiresAt: new Date(at.getTime() + Duration.toMillis(EXCHANGE_TTL)) }
     ))
     return code
   })
@@ -352,7 +352,7 @@ const make = Effect.gen(function*() {
       let failed = Result.isFailure(checked) ? checked.failure : null
       if (failed === null && profile !== null && intent.userId !== null) {
         const admin = yield* orUnavailable(users.findById(intent.userId))
-        const linked = yield* orUnavailable(intents.findIdentity({ organizationId: connection.organizationId, connectionId: connection.id, subject: profile.subject }))
+        const linked = yield* orUnavailable(links.find({ organizationId: connection.organizationId, connectionId: connection.id, subject: profile.subject }))
         const same = Option.isSome(linked)
           ? linked.value.userId === intent.userId
           : Option.isSome(admin) && admin.value.email.toLowerCase() === profile.email
@@ -376,7 +376,7 @@ const make = Effect.gen(function*() {
       }
       return yield* Effect.fail(person.failure)
     }
-    return { _tag: "sign_in" as const, intent, failure: null, code: yield* issueCode(intent, person.success) }
+    return { _tag: "sign_in" as const, intent, failure: null, code: yield* issueCode(intent, person.success, received!.subject) }
   })
 
   /** `GET /v1/sso/oidc/callback`: the JSON answer, or the browser sent to the sign-in's `returnTo`. */
@@ -443,6 +443,13 @@ const make = Effect.gen(function*() {
     if (intent === undefined || intent.exchangeUserId === null) {
       return yield* new SsoSignInFailed({ code: "replayed" satisfies SsoFailureCode, message: "This code was used, expired (2 minutes) or never issued: sign in again." })
     }
+    // The identity the code stands for must still lead to the account: a take-back or a reset since ended it.
+    const linked = intent.exchangeSubject === null
+      ? Option.none()
+      : yield* orUnavailable(links.find({ organizationId: intent.organizationId, connectionId: intent.connectionId, subject: intent.exchangeSubject }))
+    if (!Option.exists(linked, (link) => link.userId === intent.exchangeUserId)) {
+      return yield* new SsoSignInFailed({ code: "replayed", message: "The identity this code was issued for no longer signs in to that account: sign in again." })
+    }
     const user = yield* orUnavailable(users.findById(intent.exchangeUserId))
     if (Option.isNone(user)) return yield* new SsoSignInFailed({ code: "replayed", message: "The person of this code no longer exists: sign in again." })
     const session = yield* orUnavailable(accounts.startSession(user.value, intent.organizationId, {
@@ -460,6 +467,7 @@ export class SignIn extends Context.Service<SignIn>()("@orgplane/server/sso/Sign
     Layer.provide([
       SsoRepository.layer,
       IntentsRepository.layer,
+      IdentityLinksRepository.layer,
       UsersRepository.layer,
       Accounts.layer,
       RateLimiter.layer,

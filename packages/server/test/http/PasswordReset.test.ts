@@ -41,14 +41,14 @@ describe("password reset links issued by an organization's owners and admins", (
     const org = await Http.staffed(server.url, "Resets")
     const second = Http.expectStatus<{ session: { token: string } }>("sign-in", await signIn(org.member.email, org.member.password), 200).session.token
     const link = await issue(org.owner.token, org.member.membership.id)
-    expect(link).toMatchObject({ userId: org.member.user.id, email: org.member.email, token: expect.stringMatching(/^opr_/) })
+    expect(link).toMatchObject({ userId: org.member.user.id, email: org.member.email, token: expect.stringMatching(/^opr_/), delivery: "shown", temporary: true })
     expect(Date.parse(link.expiresAt) - Date.now() - clock.offsetMillis).toBeGreaterThan(59 * 60 * 1000)
 
     const used = Http.expectStatus("reset", await post("/v1/auth/password-reset", { body: { token: link.token, newPassword: NEW_PASSWORD } }), 200)
-    expect(used).toMatchObject({ user: { id: org.member.user.id }, sessionsEnded: 2, apiKeys: [], apiKeysRevoked: false })
+    expect(used).toMatchObject({ user: { id: org.member.user.id }, sessionsEnded: 2, apiKeys: [], apiKeysRevoked: true })
     for (const token of [org.member.token, second]) expect((await get("/v1/me", { token })).status).toBe(401)
     expect((await signIn(org.member.email, org.member.password)).status).toBe(401)
-    expect((await signIn(org.member.email, NEW_PASSWORD)).status).toBe(200)
+    expect((await post("/v1/auth/sign-in", { body: { email: org.member.email, password: NEW_PASSWORD, newPassword: "the person's own" } })).status).toBe(200)
 
     const again = await post("/v1/auth/password-reset", { body: { token: link.token, newPassword: "yet another passphrase" } })
     expect(again.status).toBe(400)
@@ -62,14 +62,14 @@ describe("password reset links issued by an organization's owners and admins", (
     expect(reset).toMatchObject({ outcome: "succeeded", actor: { type: "user", id: org.member.user.id }, reason: expect.stringContaining(org.owner.email) })
   })
 
-  it("an admin resets plain members; the answer lists the person's API keys and revokes them with revokeApiKeys", async () => {
+  it("an admin resets plain members; using the link revokes the person's API keys, in every organization, and lists them", async () => {
     const org = await Http.staffed(server.url, "Keys")
     const admin = await Http.join(server.url, org.owner.token, "admin", "Keyholder")
     const key = Http.expectStatus("key", await post("/v1/api-keys", { token: admin.token, body: { name: "ci" } }), 201).key
     // Demoted to member: an admin may then reset them.
     Http.expectStatus("demote", await patch(`/v1/members/${admin.membership.id}`, { token: org.owner.token, body: { role: "member" } }), 200)
     const link = await issue(org.admin.token, admin.membership.id)
-    const used = Http.expectStatus("reset", await post("/v1/auth/password-reset", { body: { token: link.token, newPassword: NEW_PASSWORD, revokeApiKeys: true } }), 200)
+    const used = Http.expectStatus("reset", await post("/v1/auth/password-reset", { body: { token: link.token, newPassword: NEW_PASSWORD } }), 200)
     expect(used.apiKeys).toHaveLength(1)
     expect(used.apiKeysRevoked).toBe(true)
     expect((await get("/v1/me", { apiKey: key })).status).toBe(401)
@@ -159,6 +159,52 @@ describe("password reset links issued by an organization's owners and admins", (
   })
 })
 
+describe("what an owner's or admin's link may reach (issue 55, item 3)", () => {
+  it("refuses an account that belonged to another organization it has left (409 account_in_other_organizations)", async () => {
+    const org = await Http.staffed(server.url, "Left")
+    const elsewhere = await alsoJoin(org.member)
+    // The person leaves the other organization: what they kept there (their memories, their membership's history)
+    // is still the account's, and no longer the issuer's to reach.
+    const mine = Http.expectStatus<any>("switch", await post("/v1/me/active-organization", { token: org.member.token, body: { organizationId: elsewhere.organization.id } }), 200).membership.id as string
+    expect((await post("/v1/memory", { token: org.member.token, body: { content: "kept from the other organization" } })).status).toBe(201)
+    expect((await Http.request(server.url, "DELETE", `/v1/members/${mine}`, { token: org.member.token })).status).toBe(204)
+    const refused = await post(`/v1/members/${org.member.membership.id}/password-reset`, { token: org.owner.token })
+    expect([refused.status, refused.body.error]).toEqual([409, "account_in_other_organizations"])
+  })
+
+  it("sets a temporary password: the next sign-in must choose the person's own (403 password_change_required before)", async () => {
+    const org = await Http.staffed(server.url, "Temporary")
+    const link = await issue(org.owner.token, org.member.membership.id)
+    Http.expectStatus("reset", await post("/v1/auth/password-reset", { body: { token: link.token, newPassword: NEW_PASSWORD } }), 200)
+    const refused = await signIn(org.member.email, NEW_PASSWORD)
+    expect([refused.status, refused.body.reason]).toEqual([403, "password_change_required"])
+    expect(refused.body.message).toContain("newPassword")
+    // A wrong password is still the 401 anyone gets: the refusal tells only whoever knows the temporary one.
+    expect((await signIn(org.member.email, "not the temporary one")).status).toBe(401)
+    const chosen = await post("/v1/auth/sign-in", { body: { email: org.member.email, password: NEW_PASSWORD, newPassword: "the person's own choice" } })
+    expect(chosen.status, chosen.text).toBe(200)
+    expect((await signIn(org.member.email, NEW_PASSWORD)).status).toBe(401)
+    expect((await signIn(org.member.email, "the person's own choice")).status).toBe(200)
+    // newPassword is for a password that must change, nothing else.
+    const unasked = await post("/v1/auth/sign-in", { body: { email: org.member.email, password: "the person's own choice", newPassword: "again another one" } })
+    expect([unasked.status, unasked.body.details?.[0]?.path]).toEqual([400, ["newPassword"]])
+  })
+
+  it("ends the password it set, and the one chosen in its place, when the account joins another organization", async () => {
+    const org = await Http.staffed(server.url, "Bound")
+    const link = await issue(org.owner.token, org.member.membership.id)
+    Http.expectStatus("reset", await post("/v1/auth/password-reset", { body: { token: link.token, newPassword: NEW_PASSWORD } }), 200)
+    // Whoever held the link (the owner could have) chooses the password at the first sign-in.
+    const session = Http.expectStatus<any>("sign-in", await post("/v1/auth/sign-in", { body: { email: org.member.email, password: NEW_PASSWORD, newPassword: "chosen at first sign-in" } }), 200).session.token as string
+    const other = await Http.owner(server.url, "Elsewhere")
+    const invited = Http.expectStatus<any>("invite", await post("/v1/invitations", { token: other.token, body: { email: org.member.email, role: "admin" } }), 201)
+    Http.expectStatus("accept", await post("/v1/invitations/accept", { token: session, body: { token: invited.inviteToken } }), 200)
+    // The other organization is out of the issuer's reach: nothing the link led to works any more.
+    expect((await signIn(org.member.email, "chosen at first sign-in")).status).toBe(401)
+    expect((await get("/v1/me", { token: session })).status).toBe(401)
+  })
+})
+
 describe("password reset links issued by the instance's operator", () => {
   let operator: Awaited<ReturnType<typeof Http.operator>>
   beforeAll(async () => {
@@ -234,6 +280,9 @@ describe("without SMTP settings", () => {
     const short = await post("/v1/auth/password-reset", { body: { token: "opr_nothing", newPassword: "short" } })
     expect(short.status).toBe(400)
     expect(short.body.details[0].path).toEqual(["newPassword"])
-    expect((await post("/v1/auth/verify-email", { body: { token: "opv_nothing" } })).status).toBe(400)
+    // Proving an address is the account's own doing: without its session, a 401 whatever the token.
+    expect((await post("/v1/auth/verify-email", { body: { token: "opv_nothing" } })).status).toBe(401)
+    const person = await Http.owner(server.url, "Verifying")
+    expect((await post("/v1/auth/verify-email", { token: person.token, body: { token: "opv_nothing" } })).status).toBe(400)
   })
 })

@@ -117,9 +117,9 @@ describe("email verification, by mail", () => {
     // A reset token's place is not a verification token's, and the reverse.
     expect((await post("/v1/auth/password-reset", { body: { token, newPassword: "not a reset token" } })).status).toBe(400)
 
-    const verified = Http.expectStatus("verify", await post("/v1/auth/verify-email", { body: { token } }), 200)
+    const verified = Http.expectStatus("verify", await post("/v1/auth/verify-email", { token: owner.token, body: { token } }), 200)
     expect(verified).toMatchObject({ user: { id: owner.user.id, email: owner.email }, emailVerifiedAt: expect.any(String) })
-    expect((await post("/v1/auth/verify-email", { body: { token } })).status).toBe(400)
+    expect((await post("/v1/auth/verify-email", { token: owner.token, body: { token } })).status).toBe(400)
     const again = await post("/v1/me/email-verification", { token: owner.token })
     expect(again.status).toBe(409)
     expect(again.body).toMatchObject({ error: "email_already_verified" })
@@ -134,6 +134,33 @@ describe("email verification, by mail", () => {
     const refused = await post("/v1/me/email-verification", { apiKey: key })
     expect(refused.status).toBe(403)
     expect(refused.body).toMatchObject({ reason: "session_required" })
+  })
+})
+
+describe("what a mailed link proves, and to whom (issue 55)", () => {
+  it("an owner's reset link for a member is mailed to the person, never shown to the owner; the password it sets is the person's", async () => {
+    const org = await Http.staffed(server.url, "Mailed")
+    const issued = Http.expectStatus<any>("issue", await post(`/v1/members/${org.member.membership.id}/password-reset`, { token: org.owner.token }), 201).passwordReset
+    expect(issued).toMatchObject({ userId: org.member.user.id, delivery: "mailed", token: null, temporary: false })
+    const mail = await smtp.next(org.member.email)
+    const used = await post("/v1/auth/password-reset", { body: { token: tokenIn(mail.text, "opr"), newPassword: "only the person knows" } })
+    expect(used.status, used.text).toBe(200)
+    expect((await post("/v1/auth/sign-in", { body: { email: org.member.email, password: "only the person knows" } })).status).toBe(200)
+  })
+
+  it("a verification link proves the address only to the account that asked for it, signed in", async () => {
+    // Someone signs up with an address that is not theirs and asks for a link, which goes to the address's owner.
+    const victim = `victim-${Math.random().toString(36).slice(2, 8)}@example.com`
+    const squatter = Http.expectStatus<any>("sign-up", await post("/v1/auth/sign-up", { body: { email: victim, password: "not the owner's", name: "Squatter" } }), 201).session.token as string
+    expect((await post("/v1/me/email-verification", { token: squatter })).status).toBe(202)
+    const mail = await smtp.next(victim)
+    const token = tokenIn(mail.text, "opv")
+    // The owner of the mailbox uses it, as a link in a mail invites them to: it proves nothing for someone else's account.
+    expect((await post("/v1/auth/verify-email", { body: { token } })).status).toBe(401)
+    const bystander = Http.expectStatus<any>("sign-up", await post("/v1/auth/sign-up", { body: { email: `bystander-${Math.random().toString(36).slice(2, 8)}@example.com`, password: "someone else", name: "Bystander" } }), 201).session.token as string
+    const other = await post("/v1/auth/verify-email", { token: bystander, body: { token } })
+    expect([other.status, other.body.details?.[0]?.code]).toEqual([400, "email_verification_token_invalid"])
+    expect(Http.expectStatus<any>("export", await get("/v1/me/export", { token: squatter }), 200).user.emailVerified).toBe(false)
   })
 })
 

@@ -50,7 +50,7 @@ const ssoSignIn = async (email: string) => {
 }
 
 /** An enterprise organization with a verified domain, an active OIDC connection serving it and a SCIM connection. */
-const organization = async () => {
+const organization = async (directorySettings: Parameters<typeof Http.scimDirectory>[2] = {}) => {
   const domain = `corp-${unique()}.test`
   // The owner's email is of the domain: the connection's test must be completed by the admin who starts it.
   const ownerEmail = account(`admin@${domain}`)
@@ -70,7 +70,7 @@ const organization = async () => {
   const callback = await idp.signIn(started.body.authorizationUrl, { as: ownerEmail })
   expect((await Http.request(callback.url, "GET", "")).body.test.status).toBe("succeeded")
   expect((await post(`/v1/sso/connections/${connectionId}/activate`, { token: owner.token })).status).toBe(200)
-  const directory = await Http.scimDirectory(server.url, owner.token)
+  const directory = await Http.scimDirectory(server.url, owner.token, directorySettings)
   const scim = (method: string, path: string, body?: unknown) =>
     Http.request(server.url, method, `${directory.base}${path}`, {
       token: directory.token,
@@ -153,5 +153,62 @@ describe("SCIM and SSO", { timeout: 60_000 }, () => {
     const me = Http.expectStatus<any>("me", await get("/v1/me", { token: signedIn.session! }), 200)
     expect(me.membership.id).toBe(again.body.id)
     expect(me.user.id).not.toBe(accountId)
+  })
+})
+
+describe("a directory provisions only its own people (issue 55, item 2)", { timeout: 60_000 }, () => {
+  const user = (email: string) => ({ schemas: [USER], userName: email, emails: [{ value: email, type: "work", primary: true }], active: true })
+
+  it("takes back an account an outsider made with a new hire's address of its verified domain: the outsider keeps no way in", async () => {
+    const org = await organization({ defaultRole: "admin" })
+    const hire = `hire-${unique()}@${org.domain}`
+    const outsider = Http.expectStatus<any>("sign-up", await post("/v1/auth/sign-up", { body: { email: hire, password: "outsider chose this", name: "Outsider" } }), 201)
+    const outsiderKey = Http.expectStatus<any>("org", await post("/v1/organizations", { token: outsider.session.token, body: { name: "Outsider's" } }), 201)
+    const key = Http.expectStatus<any>("key", await post("/v1/api-keys", { token: outsider.session.token, body: { name: "kept" } }), 201).key as string
+    expect(outsiderKey.organization.id).toBeDefined()
+
+    const provisioned = await org.scim("POST", "/Users", user(hire))
+    expect(provisioned.status, provisioned.text).toBe(201)
+    // The outsider's session, key and password reach nothing: not the admin membership the directory made for the hire.
+    expect((await get("/v1/me", { token: outsider.session.token })).status).toBe(401)
+    expect((await get("/v1/me", { apiKey: key })).status).toBe(401)
+    expect((await post("/v1/auth/sign-in", { body: { email: hire, password: "outsider chose this" } })).status).toBe(401)
+    // The hire signs in through the organization's SSO as the member the directory made.
+    account(hire)
+    const signedIn = await ssoSignIn(hire)
+    expect(Http.expectStatus<any>("me", await get("/v1/me", { token: signedIn.session! }), 200).membership).toMatchObject({ id: provisioned.body.id, role: "admin" })
+  })
+
+  it("refuses to provision onto an unproven account of an address outside its verified domains (409 uniqueness), making nobody a member", async () => {
+    const org = await organization({ defaultRole: "admin" })
+    const contractor = `contractor-${unique()}@elsewhere.test`
+    const outsider = Http.expectStatus<any>("sign-up", await post("/v1/auth/sign-up", { body: { email: contractor, password: "outsider chose this", name: "Outsider" } }), 201)
+    const refused = await org.scim("POST", "/Users", user(contractor))
+    expect([refused.status, refused.body.scimType]).toEqual([409, "uniqueness"])
+    expect(refused.body.detail).toMatch(/has not proven/)
+    // The outsider is a member of nothing, and their account is as it was.
+    expect(Http.expectStatus<any>("orgs", await get("/v1/me/organizations", { token: outsider.session.token }), 200).items).toEqual([])
+  })
+
+  it("links an account whose email is proven, keeping its password", async () => {
+    const org = await organization()
+    const person = account(`proven-${unique()}@${org.domain}`)
+    const invited = await post("/v1/invitations", { token: org.owner.token, body: { email: person, role: "member" } })
+    const accepted = Http.expectStatus<any>("accept", await post("/v1/invitations/accept", { body: { token: invited.body.inviteToken, signUp: { name: "Proven", password: "proven own password" } } }), 200)
+    // Proven to the whole instance by an SSO sign-in; the directory then provisions the person's existing membership.
+    expect((await ssoSignIn(person)).session).toBeDefined()
+    const provisioned = await org.scim("POST", "/Users", user(person))
+    expect(provisioned.status, provisioned.text).toBe(201)
+    expect(provisioned.body.id).toBe(accepted.membership.id)
+    expect((await post("/v1/auth/sign-in", { body: { email: person, password: "proven own password" } })).status).toBe(200)
+  })
+
+  it("refuses an owner's password reset link for an account the directory made, which has no password of its own (409 account_without_password)", async () => {
+    const org = await organization()
+    const person = `directory-made-${unique()}@${org.domain}`
+    const provisioned = await org.scim("POST", "/Users", user(person))
+    expect(provisioned.status, provisioned.text).toBe(201)
+    const refused = await post(`/v1/members/${provisioned.body.id}/password-reset`, { token: org.owner.token })
+    expect([refused.status, refused.body.error]).toEqual([409, "account_without_password"])
   })
 })

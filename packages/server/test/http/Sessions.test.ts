@@ -115,6 +115,20 @@ describe("sessions a person can see and end", () => {
     expect((await get("/v1/teams", { apiKey: created.key })).status).toBe(401)
   })
 
+  it("a password change lists and revokes the keys of every organization the person joined, a deleted one's too: restored, it has none (issue 55, item 4)", async () => {
+    const owner = await Http.owner(server.url, "Parked")
+    const parked = Http.expectStatus("key", await post("/v1/api-keys", { token: owner.token, body: { name: "parked" } }), 201)
+    const deleted = await Http.request(server.url, "DELETE", "/v1/organization", { token: owner.token, body: { confirmName: "Parked" } })
+    expect(deleted.status, deleted.text).toBe(200)
+    const changed = Http.expectStatus<any>("change and revoke", await post("/v1/me/password", {
+      token: owner.token,
+      body: { currentPassword: owner.password, newPassword: "a passphrase after the deletion", revokeApiKeys: true }
+    }), 200)
+    expect(changed.apiKeys).toEqual([expect.objectContaining({ id: parked.apiKey.id, organizationId: owner.organization.id })])
+    Http.expectStatus("restore", await post(`/v1/organizations/${owner.organization.id}/restore`, { token: owner.token }), 200)
+    expect((await get("/v1/teams", { apiKey: parked.key })).status).toBe(401)
+  })
+
   it("a new API key expires after the longest lifetime unless it says sooner; a later expiresAt answers 400 naming the setting", async () => {
     const owner = await Http.owner(server.url, "Lifetimes")
     const made = Http.expectStatus("default", await post("/v1/api-keys", { token: owner.token, body: { name: "default" } }), 201)

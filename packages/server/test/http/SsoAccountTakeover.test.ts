@@ -185,3 +185,86 @@ describe("an SSO sign-in and an account's later life (issue 45, item 2)", { time
     expect(Http.expectStatus<any>("export", await get("/v1/me/export", { token: again.session.token }), 200).user.emailVerified).toBe(false)
   })
 })
+
+describe("a take-back ends every other way into the account (issue 55, item 1)", { timeout: 120_000 }, () => {
+  it("ends another organization's identity link: whoever moved their email onto the person's address cannot sign in through their own IdP", async () => {
+    // The attacker's own organization, domain and connection, signed in through it (linked; their password kept).
+    const attacker = await corp()
+    const attackerEmail = (await get("/v1/me", { token: attacker.token })).body.user.email as string
+    const attackerSso = await ssoSignIn(attackerEmail)
+    const attackerId: string = attackerSso.user.id
+    // The attacker's account moves onto an address of the victim's employer that has no account yet.
+    const victimOrg = await corp()
+    const victim = account(`ceo-${unique()}@${victimOrg.domain}`)
+    const moved = await put("/v1/me/email", { token: attacker.token, body: { email: victim, password: "correct horse battery" } })
+    expect([moved.status, moved.body.emailVerified]).toEqual([200, false])
+    const apiKey = Http.expectStatus<any>("key", await post("/v1/api-keys", { token: attackerSso.session.token, body: { name: "kept" } }), 201).key as string
+
+    // The victim's first SSO sign-in takes the account back.
+    const real = await ssoSignIn(victim)
+    expect(real.user.id).toBe(attackerId)
+    // Nothing of the attacker's reaches it any more: their IdP identity, sessions, key, password.
+    const again = await ssoCallback(attackerEmail)
+    if (again.status === 200) {
+      const exchanged = await post("/v1/sso/sign-in/exchange", { body: { code: again.body.code } })
+      expect(exchanged.body.user?.id).not.toBe(attackerId)
+    }
+    expect((await get("/v1/me", { token: attacker.token })).status).toBe(401)
+    expect((await get("/v1/me", { token: attackerSso.session.token })).status).toBe(401)
+    expect((await get("/v1/me", { apiKey })).status).toBe(401)
+    expect((await passwordSignIn(victim, "correct horse battery")).status).toBe(401)
+    // The employer enforces SSO: the real person still reads their account, nobody else does.
+    expect((await put("/v1/sso/policy", { token: victimOrg.token, body: { requireSso: true } })).status).toBe(200)
+    expect((await get("/v1/me/export", { token: real.session.token })).status).toBe(200)
+  })
+
+  it("ends a colleague's identity link in the same organization: the employee who moved onto the CEO's address stays out", async () => {
+    const org = await corp()
+    const employee = account(`employee-${unique()}@${org.domain}`)
+    const invited = await post("/v1/invitations", { token: org.token, body: { email: employee, role: "member" } })
+    const accepted = await post("/v1/invitations/accept", { body: { token: invited.body.inviteToken, signUp: { name: "Employee", password: "employee own password" } } })
+    expect(accepted.status, accepted.text).toBe(200)
+    const employeeId: string = accepted.body.user.id
+    expect((await ssoSignIn(employee)).user.id).toBe(employeeId)
+    const ceo = account(`ceo-${unique()}@${org.domain}`)
+    expect((await put("/v1/me/email", { token: accepted.body.session.token, body: { email: ceo, password: "employee own password" } })).status).toBe(200)
+
+    const real = await ssoSignIn(ceo)
+    expect(real.user.id).toBe(employeeId)
+    // The employee's own identity no longer leads there: it is a first sign-in again (a new account by JIT).
+    expect((await ssoSignIn(employee)).user.id).not.toBe(employeeId)
+  })
+
+  it("ends a sign-in's one-time code issued before the take-back", async () => {
+    const attacker = await corp()
+    const attackerEmail = (await get("/v1/me", { token: attacker.token })).body.user.email as string
+    const attackerId: string = (await ssoSignIn(attackerEmail)).user.id
+    const victimOrg = await corp()
+    const victim = account(`cfo-${unique()}@${victimOrg.domain}`)
+    expect((await put("/v1/me/email", { token: attacker.token, body: { email: victim, password: "correct horse battery" } })).status).toBe(200)
+    // A code the attacker's IdP sign-in earned, held while the real person takes the account back.
+    const held = await ssoCallback(attackerEmail)
+    expect(held.status, held.text).toBe(200)
+    expect((await ssoSignIn(victim)).user.id).toBe(attackerId)
+    const exchanged = await post("/v1/sso/sign-in/exchange", { body: { code: held.body.code } })
+    expect(exchanged.status, exchanged.text).toBe(401)
+  })
+
+  it("revokes the API keys of a deleted organization too, which stay revoked when it is restored (issue 55, item 4)", async () => {
+    const domain = `corp-${unique()}.test`
+    const victim = `victim@${domain}`
+    const outsider = await post("/v1/auth/sign-up", { body: { email: victim, password: PASSWORD, name: "Outsider" } })
+    const outsiderSession: string = outsider.body.session.token
+    const organizationId = Http.expectStatus<any>("organization", await post("/v1/organizations", { token: outsiderSession, body: { name: "Outsider's" } }), 201).organization.id as string
+    const key = Http.expectStatus<any>("key", await post("/v1/api-keys", { token: outsiderSession, body: { name: "parked" } }), 201).key as string
+    const deleted = await Http.request(server.url, "DELETE", "/v1/organization", { token: outsiderSession, body: { confirmName: "Outsider's" } })
+    expect(deleted.status, deleted.text).toBe(200)
+    await corp(domain)
+    account(victim)
+    expect((await ssoSignIn(victim)).user.id).toBe(outsider.body.user.id)
+    // The outsider's organization comes back (the operator restores it): its key stays revoked.
+    const restored = await post(`/v1/admin/organizations/${organizationId}/restore`, { token: operator.token })
+    expect(restored.status, restored.text).toBe(200)
+    expect((await get("/v1/me", { apiKey: key })).status).toBe(401)
+  })
+})

@@ -32,6 +32,7 @@ import * as Crypto from "../../src/platform/Crypto.js"
 import { IdGenerator } from "../../src/platform/Ids.js"
 import * as MonthlyPartitions from "../../src/platform/MonthlyPartitions.js"
 import * as Outbound from "../../src/platform/Outbound.js"
+import { IdentityLinksRepository } from "../../src/identity/IdentityLinksRepository.js"
 import { IntentsRepository } from "../../src/sso/IntentsRepository.js"
 import { Policy } from "../../src/sso/Policy.js"
 import { Saml } from "../../src/sso/Saml.js"
@@ -72,7 +73,7 @@ export const testLayer = (dns: () => FakeDns.FakeDns) => {
   const services = SamlAcs.layer.pipe(
     Layer.provideMerge(Layer.mergeAll(SignIn.layer, Policy.layer, SamlRefresh.layer)),
     Layer.provideMerge(Sso.layer),
-    Layer.provideMerge(Layer.mergeAll(SsoRepository.layer, IntentsRepository.layer, Saml.layer, AuditRecorder.layer))
+    Layer.provideMerge(Layer.mergeAll(SsoRepository.layer, IntentsRepository.layer, IdentityLinksRepository.layer, Saml.layer, AuditRecorder.layer))
   )
   return services.pipe(Layer.provideMerge(platform), Layer.provideMerge(Db.layer))
 }
