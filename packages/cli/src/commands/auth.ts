@@ -8,8 +8,10 @@ import {
   ChangePasswordResult,
   Email,
   EndedSessions,
+  Forbidden,
   type HeldApiKey,
   MySessionPage,
+  Password,
   PasswordResetResult,
   PersonName,
   RecoveryApi,
@@ -20,6 +22,7 @@ import {
   VerifiedEmail,
   VerifyEmailRequest
 } from "@orgplane/schema"
+import * as Prompt from "effect/cli/Prompt"
 import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -74,20 +77,46 @@ export const signup = Commands.leaf("signup", {
       }))
 })
 
+/**
+ * The person's own password in place of a temporary one: --new-password, ORGPLANE_NEW_PASSWORD, or a prompt (twice)
+ * under the server's message; without a terminal, the server's refusal as it is.
+ */
+const readReplacement = (flag: Option.Option<Redacted.Redacted<string>>, refusal: Forbidden) =>
+  Effect.gen(function*() {
+    const fromEnvironment = yield* Effect.orDie(Config.option(Config.Redacted("ORGPLANE_NEW_PASSWORD")))
+    const given = Option.orElse(flag, () => fromEnvironment)
+    if (Option.isNone(given) && !process.stdin.isTTY) return yield* refusal
+    const chosen = Option.isSome(given)
+      ? given.value
+      : yield* Effect.gen(function*() {
+        yield* Output.note(refusal.message)
+        const first = yield* Prompt.run(Prompt.Password({ message: "Your new password" }))
+        const again = yield* Prompt.run(Prompt.Password({ message: "Repeat it" }))
+        if (Redacted.value(first) !== Redacted.value(again)) return yield* new UsageError({ message: "the passwords differ" })
+        return first
+      })
+    return yield* Schema.decodeEffect(Password)(Redacted.value(chosen)).pipe(
+      Effect.mapError(() => new UsageError({ message: "new password: must be 10 to 256 characters" }))
+    )
+  })
+
 export const login = Commands.leaf("login", {
   summary: "Sign in (with a password, or through SSO in a browser with --sso) and save the session in the profile.",
   details: [
-    "The password comes from --password, ORGPLANE_PASSWORD or a prompt.",
+    "The password comes from --password, ORGPLANE_PASSWORD or a prompt. A temporary one (set through an administrator's reset link) is replaced at this sign-in by yours, from --new-password, ORGPLANE_NEW_PASSWORD or a prompt (twice).",
     "With --sso: signs in through the active SSO connection of the email's domain, the way `gh auth login --web` does. The CLI listens on 127.0.0.1 (a port and path of its own), opens the provider's sign-in page in your browser (or, with --no-browser or without a display, prints its URL on stderr), and receives the result when the browser is sent back to it. It waits up to 5 minutes (Ctrl-C cancels). A refusal exits 3 with its code (`sso_sign_in_failed`, `code` as in docs/sso.md)."
   ],
   inputs: {
     email,
     password: Sessions.password,
     force: Sessions.force,
+    newPassword: Inputs.optional(Inputs.secret("new-password", {
+      description: "Your own password, when the one you sign in with is temporary (an administrator's reset link set it). Prefer the prompt or ORGPLANE_NEW_PASSWORD."
+    })),
     sso: Inputs.boolean("sso", { description: "Sign in through your organization's SSO connection in a browser instead of a password." }),
     noBrowser: Inputs.boolean("no-browser", { description: "With --sso: print the sign-in URL instead of opening a browser." })
   },
-  run: ({ email, force, global, noBrowser, password, sso }) =>
+  run: ({ email, force, global, newPassword, noBrowser, password, sso }) =>
     Target.run(global, (target) =>
       Effect.gen(function*() {
         if (!sso && noBrowser) return yield* new UsageError({ message: "--no-browser is for --sso" })
@@ -100,8 +129,16 @@ export const login = Commands.leaf("login", {
         }
         const secret = yield* Sessions.readPassword(password, { confirm: false })
         const client = yield* Target.connect(target, { authenticated: false })
-        const result = yield* client.users.signIn({ payload: { email, password: Redacted.value(secret) } }).pipe(
-          Effect.catchTag("Unauthorized", () => Effect.fail(new WrongPassword()))
+        const signIn = (replacement?: string) =>
+          client.users.signIn({ payload: { email, password: Redacted.value(secret), ...(replacement === undefined ? {} : { newPassword: replacement }) } }).pipe(
+            Effect.catchTag("Unauthorized", () => Effect.fail(new WrongPassword()))
+          )
+        // A temporary password (from an administrator's reset link) signs in once more with the person's own beside it.
+        const result = yield* signIn().pipe(
+          Effect.catchIf(
+            (error): error is Forbidden => error instanceof Forbidden && error.reason === "password_change_required",
+            (refusal) => Effect.flatMap(readReplacement(newPassword, refusal), signIn)
+          )
         )
         yield* report(global, target, result, "Logged in as")
       }))
@@ -233,7 +270,7 @@ const newPassword = Inputs.optional(Inputs.secret("new-password", {
 }))
 
 export const resetPassword = Commands.leaf("reset-password", {
-  summary: "Choose a new password with a one-time reset link, without signing in: every session of the account ends.",
+  summary: "Choose a new password with a one-time reset link, without signing in: every session and API key of the account ends.",
   details: [
     "The token (opr_…) comes from an owner or admin of your organization ('orgplane members reset-password'), the instance's operator, 'orgplane admin reset-password' run on the server, or a mail ('orgplane auth forgot-password'). It works once, for an hour by default. The new password comes from --new-password, ORGPLANE_NEW_PASSWORD or a prompt (twice). Then sign in with it ('orgplane auth login'); a member of an organization that requires SSO signs in through it as before."
   ],
@@ -241,7 +278,7 @@ export const resetPassword = Commands.leaf("reset-password", {
     token: Inputs.argument("token", { schema: ResetPasswordRequest.fields.token, description: "The reset link's one-time token (opr_…)." }),
     newPassword,
     revokeApiKeys: Inputs.boolean("revoke-api-keys", {
-      description: "Also revoke every API key your memberships made, in every organization (and the keys made with them)."
+      description: "Kept for scripts that pass it: a reset revokes every API key your memberships made anyway, in every organization."
     })
   },
   run: ({ global, newPassword, revokeApiKeys, token }) =>
@@ -276,9 +313,9 @@ export const forgotPassword = Commands.endpoint("forgot-password", {
 const Mailed = Schema.Struct({ ok: Schema.Literal(true), sent: Schema.Literal(true) })
 
 export const verifyEmail = Commands.leaf("verify-email", {
-  summary: "Prove your account's email: without a token, mail yourself a link (needs a session); with the link's token, use it.",
+  summary: "Prove your account's email: without a token, mail yourself a link; with the link's token, use it (both signed in).",
   details: [
-    "A proven email lets your organization's SSO link its first sign-in to your account rather than take the account back (docs/security.md). Needs a server with SMTP settings to send the link; using a token needs no sign-in."
+    "A proven email lets your organization's SSO link its first sign-in to your account rather than take the account back (docs/security.md). Needs a server with SMTP settings to send the link; using the token needs the session of the account that asked for it."
   ],
   inputs: {
     token: Inputs.optionalArgument("token", { schema: VerifyEmailRequest.fields.token, description: "The verification link's one-time token (opv_…), from the mail." })
@@ -286,13 +323,12 @@ export const verifyEmail = Commands.leaf("verify-email", {
   run: ({ global, token }) =>
     Target.run(global, (target) =>
       Effect.gen(function*() {
+        const client = yield* Target.connect(target, { authenticated: true })
         if (Option.isSome(token)) {
-          const client = yield* Target.connect(target, { authenticated: false })
           const result = yield* client.recovery.verifyEmail({ payload: { token: token.value } })
           return yield* Output.emit(global, VerifiedEmail, result, ({ emailVerifiedAt, user }) =>
             `${user.email} is proven (since ${Output.date(emailVerifiedAt)}).`)
         }
-        const client = yield* Target.connect(target, { authenticated: true })
         yield* client.recovery.requestEmailVerification()
         yield* Output.emit(global, Mailed, { ok: true, sent: true }, () =>
           "A verification link is on its way to your address (valid 24 hours). Then run: orgplane auth verify-email <token>")
