@@ -42,15 +42,16 @@ const tokenIn = (text: string, prefix: "opr" | "opv") => new RegExp(`${prefix}_[
 const signIn = (email: string, password: string) => Http.request(server.url, "POST", "/v1/auth/sign-in", { body: { email, password } })
 
 describe("orgplane members reset-password, admin users reset-password and auth reset-password", { timeout: 120_000 }, () => {
-  it("an owner prints a member's link once; the member sets a new password with it, signed out everywhere", async () => {
+  it("an owner has a member's link mailed to them; the member sets a new password with it, signed out everywhere", async () => {
     const org = await Http.staffed(server.url, "CLI Resets")
     const { cli } = await fresh()
     const env = { ORGPLANE_URL: server.url, ORGPLANE_TOKEN: org.owner.token }
     const issued = await cli(["members", "reset-password", org.member.membership.id], env)
     expect(issued.code, issued.stderr).toBe(0)
-    expect(issued.stdout).toContain(`Password reset link for ${org.member.email}`)
-    expect(issued.stdout).toContain(`orgplane auth reset-password opr_`)
-    const token = tokenIn(issued.stdout, "opr")
+    expect(issued.stdout).toContain(`Password reset link for ${org.member.email} (${org.member.user.id}) mailed to that address`)
+    // The owner never sees the token: the person's mailbox holds it.
+    expect(tokenIn(issued.stdout, "opr")).toBe("")
+    const token = tokenIn((await smtp.next(org.member.email)).text, "opr")
 
     const member = await fresh()
     const reset = await member.cli(["auth", "reset-password", token], { ORGPLANE_URL: server.url, ORGPLANE_NEW_PASSWORD: NEW_PASSWORD })
@@ -75,15 +76,41 @@ describe("orgplane members reset-password, admin users reset-password and auth r
     const issued = await cli(["admin", "users", "reset-password", customer.user.id, "--json"], { ORGPLANE_URL: server.url, ORGPLANE_TOKEN: operator.token })
     expect(issued.code, issued.stderr).toBe(0)
     const link = json(issued).passwordReset
-    expect(link).toMatchObject({ userId: customer.user.id, email: customer.email })
-    const reset = await cli(["auth", "reset-password", link.token, "--revoke-api-keys"], { ORGPLANE_URL: server.url, ORGPLANE_NEW_PASSWORD: NEW_PASSWORD })
+    expect(link).toMatchObject({ userId: customer.user.id, email: customer.email, delivery: "mailed", token: null })
+    const token = tokenIn((await smtp.next(customer.email)).text, "opr")
+    const reset = await cli(["auth", "reset-password", token, "--revoke-api-keys"], { ORGPLANE_URL: server.url, ORGPLANE_NEW_PASSWORD: NEW_PASSWORD })
     expect(reset.code, reset.stderr).toBe(0)
     expect((await signIn(customer.email, NEW_PASSWORD)).status).toBe(200)
   })
 })
 
+describe("a link shown to an owner, on a server that sends no mail", { timeout: 120_000 }, () => {
+  it("prints the token once and says the password is temporary; auth login then replaces it with the person's own", async () => {
+    const quiet = await RealServer.start({})
+    try {
+      const org = await Http.staffed(quiet.url, "CLI Temporary")
+      const { cli } = await fresh()
+      const issued = await cli(["members", "reset-password", org.member.membership.id], { ORGPLANE_URL: quiet.url, ORGPLANE_TOKEN: org.owner.token })
+      expect(issued.code, issued.stderr).toBe(0)
+      expect(issued.stdout).toContain("The password it sets is temporary")
+      const member = await fresh()
+      const env = { ORGPLANE_URL: quiet.url }
+      expect((await member.cli(["auth", "reset-password", tokenIn(issued.stdout, "opr")], { ...env, ORGPLANE_NEW_PASSWORD: NEW_PASSWORD })).code).toBe(0)
+      // Without a terminal or a new password, the server's refusal says what to do.
+      const refused = await member.cli(["auth", "login", "--email", org.member.email], { ...env, ORGPLANE_PASSWORD: NEW_PASSWORD })
+      expect(refused.code).not.toBe(0)
+      expect(refused.stderr).toContain("password_change_required")
+      const login = await member.cli(["auth", "login", "--email", org.member.email], { ...env, ORGPLANE_PASSWORD: NEW_PASSWORD, ORGPLANE_NEW_PASSWORD: "the member's own choice" })
+      expect(login.code, login.stderr).toBe(0)
+      expect(Http.expectStatus("sign-in", await Http.request(quiet.url, "POST", "/v1/auth/sign-in", { body: { email: org.member.email, password: "the member's own choice" } }), 200)).toBeDefined()
+    } finally {
+      await quiet.close()
+    }
+  })
+})
+
 describe("orgplane auth forgot-password and verify-email", { timeout: 120_000 }, () => {
-  it("mails a reset link the person then uses, and a verification link that proves the address", async () => {
+  it("mails a reset link the person then uses, which proves the address, and a verification link used signed in", async () => {
     const person = await Http.signUp(server.url, "CLI Forgetful")
     const { cli } = await fresh()
     const asked = await cli(["auth", "forgot-password", "--email", person.email], { ORGPLANE_URL: server.url })
@@ -93,14 +120,19 @@ describe("orgplane auth forgot-password and verify-email", { timeout: 120_000 },
     const reset = await cli(["auth", "reset-password", tokenIn(mail.text, "opr")], { ORGPLANE_URL: server.url, ORGPLANE_NEW_PASSWORD: NEW_PASSWORD })
     expect(reset.code, reset.stderr).toBe(0)
 
+    // The link reached the address: using it proved the address too.
     const signedIn = Http.expectStatus<{ session: { token: string } }>("sign-in", await signIn(person.email, NEW_PASSWORD), 200).session.token
-    const requested = await cli(["auth", "verify-email"], { ORGPLANE_URL: server.url, ORGPLANE_TOKEN: signedIn })
+    const already = await cli(["auth", "verify-email"], { ORGPLANE_URL: server.url, ORGPLANE_TOKEN: signedIn })
+    expect(already.stderr).toContain("email_already_verified")
+
+    const other = await Http.signUp(server.url, "CLI Verifying")
+    const requested = await cli(["auth", "verify-email"], { ORGPLANE_URL: server.url, ORGPLANE_TOKEN: other.token })
     expect(requested.code, requested.stderr).toBe(0)
     expect(requested.stdout).toContain("A verification link is on its way")
-    const verification = await smtp.next(person.email, 2)
-    const proven = await cli(["auth", "verify-email", tokenIn(verification.text, "opv")], { ORGPLANE_URL: server.url })
+    const verification = await smtp.next(other.email)
+    const proven = await cli(["auth", "verify-email", tokenIn(verification.text, "opv")], { ORGPLANE_URL: server.url, ORGPLANE_TOKEN: other.token })
     expect(proven.code, proven.stderr).toBe(0)
-    expect(proven.stdout).toContain(`${person.email} is proven`)
+    expect(proven.stdout).toContain(`${other.email} is proven`)
   })
 })
 
