@@ -305,7 +305,7 @@ layer(Db.layer, { timeout: 120_000, excludeTestServices: true })(`UsersRepositor
   it.effect("accounts written and read back; a taken email is 409; proofs, resets, disabling, tombstones; the operator's list paged", () =>
     Effect.gen(function*() {
       const repository = yield* UsersRepository.make
-      const row = (email: string) => ({ id: Db.userId(), email, name: email.split("@")[0] ?? "x", passwordHash: "hash-a", passwordSetAt: Db.at, createdAt: Db.at, updatedAt: Db.at })
+      const row = (email: string) => ({ id: Db.userId(), email, name: email.split("@")[0] ?? "x", passwordHash: "hash-a", hasPassword: true, createdAt: Db.at, updatedAt: Db.at })
       const jane = yield* repository.insert(row("Jane@acme.test"))
       expect(yield* Effect.flip(repository.insert(row("jane@ACME.test")))).toMatchObject({ _tag: "Conflict", error: "email_taken" })
       expect(Option.getOrThrow(yield* repository.findByEmail("JANE@acme.test"))).toMatchObject({ id: jane.id, email: "Jane@acme.test", disabledAt: null, deletedAt: null })
@@ -325,7 +325,7 @@ layer(Db.layer, { timeout: 120_000, excludeTestServices: true })(`UsersRepositor
       const sql = yield* SqlClient.SqlClient
       const [digest] = yield* sql<{ digest: string }>`SELECT encode(sha256(convert_to('hash-a', 'UTF8')), 'hex') AS digest`
       expect(yield* repository.resetPassword({ id: jane.id, email: "jane@new.test", passwordDigest: "stale", passwordHash: "hash-b", boundOrganizationId: null, at: later(5) })).toEqual(Option.none())
-      expect(Option.getOrThrow(yield* repository.resetPassword({ id: jane.id, email: "jane@new.test", passwordDigest: digest?.digest ?? "", passwordHash: "hash-b", boundOrganizationId: null, at: later(5) }))).toMatchObject({ passwordHash: "hash-b", passwordSetAt: later(5), passwordChangeRequired: false })
+      expect(Option.getOrThrow(yield* repository.resetPassword({ id: jane.id, email: "jane@new.test", passwordDigest: digest?.digest ?? "", passwordHash: "hash-b", boundOrganizationId: null, at: later(5) }))).toMatchObject({ passwordHash: "hash-b", hasPassword: true, passwordChangeRequired: false })
       yield* repository.setDisabled({ id: jane.id, at: later(6) })
       yield* repository.setDisabled({ id: jane.id, at: later(7) })
       expect(Option.getOrThrow(yield* repository.findById(jane.id)).disabledAt).toEqual(later(6))

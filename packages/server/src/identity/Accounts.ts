@@ -128,7 +128,7 @@ const make = Effect.gen(function*() {
       email: input.email,
       name: input.name,
       passwordHash: input.passwordHash ?? crypto.unusablePasswordHash,
-      passwordSetAt: input.passwordHash === null ? null : at,
+      hasPassword: input.passwordHash !== null,
       createdAt: at,
       updatedAt: at
     }))

@@ -177,7 +177,7 @@ const make = Effect.gen(function*() {
       if (Option.isNone(user)) return yield* memberNotFound(memberId)
       const delivery = mailer.configured ? "mailed" as const : "shown" as const
       // A password nobody but the issuer would know of, on an account that signs in another way: only the person asks for one.
-      if (delivery === "shown" && user.value.passwordSetAt === null) {
+      if (delivery === "shown" && !user.value.hasPassword) {
         return yield* new Conflict({
           error: "account_without_password",
           message:

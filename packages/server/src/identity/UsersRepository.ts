@@ -19,8 +19,8 @@ export class UserRow extends Model.Class<UserRow>("UserRow")({
   email: User.fields.email,
   name: User.fields.name,
   passwordHash: Model.Sensitive(Schema.String),
-  /** When someone who knows it set the password; null: the account has none of its own (made by SSO or a directory, taken back). */
-  passwordSetAt: Schema.NullOr(DateColumn),
+  /** Whether the account has a password of its own: not when made by SSO or a directory, or taken back. */
+  hasPassword: Schema.Boolean,
   /**
    * The organization whose owner or admin was shown the reset link that set the password: they may know it, and what
    * was chosen in its place, so it ends when the account joins another organization.
@@ -40,10 +40,10 @@ export class UserRow extends Model.Class<UserRow>("UserRow")({
  * The password hash a sign-in or a confirmation checks, if the account has a password of its own (undefined: none,
  * and `Crypto.verifyPassword` then spends a full hash on nothing, so it answers as slowly as a wrong password).
  */
-export const storedPassword = (row: Pick<UserRow, "passwordHash" | "passwordSetAt">): string | undefined =>
-  row.passwordSetAt === null ? undefined : row.passwordHash
+export const storedPassword = (row: Pick<UserRow, "passwordHash" | "hasPassword">): string | undefined =>
+  row.hasPassword ? row.passwordHash : undefined
 
-/** What `password_hash` holds once the account has no password: nothing is checked against it (`storedPassword`). */
+/** What `password_hash` holds once the account has no password (`has_password` false): nothing is checked against it. */
 const NO_PASSWORD = "none"
 
 /** The API's user from a row (decoded, so valid: the class does not check it again). */
@@ -119,13 +119,13 @@ const make = Effect.gen(function*() {
    * may have chosen this one.
    */
   const setPassword = (input: { readonly id: UserId; readonly passwordHash: string; readonly at: Date }) =>
-    sql`UPDATE users SET password_hash = ${input.passwordHash}, password_set_at = ${input.at}, password_change_required = false,
+    sql`UPDATE users SET password_hash = ${input.passwordHash}, has_password = true, password_change_required = false,
             updated_at = ${input.at}
           WHERE id = ${input.id}`.pipe(Effect.asVoid)
 
   /** The account has no password any more: it signs in another way. */
   const endPassword = (input: { readonly id: UserId; readonly at: Date }) =>
-    sql`UPDATE users SET password_hash = ${NO_PASSWORD}, password_set_at = NULL, password_bound_organization_id = NULL,
+    sql`UPDATE users SET password_hash = ${NO_PASSWORD}, has_password = false, password_bound_organization_id = NULL,
             password_change_required = false, updated_at = ${input.at}
           WHERE id = ${input.id}`.pipe(Effect.asVoid)
 
@@ -134,7 +134,7 @@ const make = Effect.gen(function*() {
    * Whether it ended.
    */
   const endPasswordBoundElsewhere = (input: { readonly id: UserId; readonly organizationId: OrganizationId; readonly at: Date }) =>
-    sql`UPDATE users SET password_hash = ${NO_PASSWORD}, password_set_at = NULL, password_bound_organization_id = NULL,
+    sql`UPDATE users SET password_hash = ${NO_PASSWORD}, has_password = false, password_bound_organization_id = NULL,
             password_change_required = false, updated_at = ${input.at}
           WHERE id = ${input.id} AND password_bound_organization_id IS NOT NULL AND password_bound_organization_id <> ${input.organizationId}
           RETURNING id`.pipe(Effect.map((rows) => rows.length > 0))
@@ -156,7 +156,7 @@ const make = Effect.gen(function*() {
     }),
     Result: UserRow,
     execute: (input) =>
-      sql`UPDATE users SET password_hash = ${input.passwordHash}, password_set_at = ${input.at},
+      sql`UPDATE users SET password_hash = ${input.passwordHash}, has_password = true,
                 password_bound_organization_id = ${input.boundOrganizationId},
                 password_change_required = ${input.boundOrganizationId !== null}, updated_at = ${input.at}
             WHERE id = ${input.id} AND lower(email) = lower(${input.email}) AND disabled_at IS NULL AND deleted_at IS NULL
@@ -188,7 +188,7 @@ const make = Effect.gen(function*() {
    */
   const tombstone = (input: { readonly id: UserId; readonly pseudonym: string; readonly unusableHash: string; readonly at: Date }) =>
     sql`UPDATE users SET name = ${input.pseudonym}, email = ${input.pseudonym}, password_hash = ${input.unusableHash},
-            password_set_at = NULL, password_bound_organization_id = NULL, password_change_required = false,
+            has_password = false, password_bound_organization_id = NULL, password_change_required = false,
             email_verified_at = NULL, disabled_at = NULL, deleted_at = ${input.at}, updated_at = ${input.at}
           WHERE id = ${input.id}`.pipe(Effect.asVoid)
 

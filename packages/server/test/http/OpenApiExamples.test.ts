@@ -406,6 +406,7 @@ const targetsCheckedElsewhere: Readonly<Partial<Record<AuditAction, string>>> = 
   "worker.instance.register": "Workers.test.ts: are driven by their runtime's token",
   "user.password.reset": "PasswordReset.test.ts: an owner's link sets the member's password once (the example's token was never issued)",
   "user.email.verify": "RecoveryMail.test.ts: mails a link to the person's own address (the example's token was never issued)",
+  "user.reclaim": "SsoAccountTakeover.test.ts: ends another organization's identity link (the take-back's record names the account)",
   "organization.purge": "OrganizationPurge.test.ts: the record in the operator organization's log names the purged organization"
 }
 

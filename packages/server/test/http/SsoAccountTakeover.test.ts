@@ -213,6 +213,9 @@ describe("a take-back ends every other way into the account (issue 55, item 1)",
     expect((await get("/v1/me", { token: attackerSso.session.token })).status).toBe(401)
     expect((await get("/v1/me", { apiKey })).status).toBe(401)
     expect((await passwordSignIn(victim, "correct horse battery")).status).toBe(401)
+    // The organization records the take-back, naming the account and what ended.
+    const reclaims = Http.expectStatus<any>("log", await get(`/v1/audit/events?action=user.reclaim&targetId=${attackerId}`, { token: victimOrg.token }), 200).items
+    expect(reclaims).toMatchObject([{ actor: { type: "system", id: "system:sso-reclaim" }, reason: expect.stringMatching(/sessions, 1 API keys and 1 identity links ended/) }])
     // The employer enforces SSO: the real person still reads their account, nobody else does.
     expect((await put("/v1/sso/policy", { token: victimOrg.token, body: { requireSso: true } })).status).toBe(200)
     expect((await get("/v1/me/export", { token: real.session.token })).status).toBe(200)
