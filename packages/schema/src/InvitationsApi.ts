@@ -38,11 +38,11 @@ const authenticatedErrors = [...groupErrors, ...memberAuthenticationErrors] as c
 
 export class InvitationsApi extends HttpApiGroup.make("invitations")
   .add(
-    HttpApiEndpoint.post("create", "/v1/invitations", { payload: CreateInvitationRequest, success: [CreatedInvitation.pipe(HttpApiSchema.status(201)), RefreshedInvitation], error: [ConflictResponse, ...authenticatedErrors] }).pipe(audits("invitation.create"), requires("invitations.manage"))
+    HttpApiEndpoint.post("create", "/v1/invitations", { payload: CreateInvitationRequest, success: [CreatedInvitation.pipe(HttpApiSchema.status(201)), RefreshedInvitation], error: [ConflictResponse, ...authenticatedErrors] }).pipe(audits("invitation.create"), requires("invitations.manage", "invitations.inviteAdmins"))
       .annotate(OpenApi.Summary, "Invite a person")
       .annotate(
         OpenApi.Description,
-        "Invites an email address as a member or an admin (201). The token is returned only here and expires after 7 days; deliver it to the invitee. When the email already has a pending or expired invitation, that invitation is refreshed instead (200, `refreshed: true`): new token, role and expiry, and the earlier token stops working.\n\nErrors: 409 `member_exists` when the email belongs to a member of the organization, `invitation_quota_reached` when a new invitation would pass the organization's pending ones the instance allows (200 by default, `ORGPLANE_PENDING_INVITATIONS_PER_ORGANIZATION`; the message names the setting; refreshing a pending invitation adds none): cancel some, or have the instance's operator raise it."
+        "Invites an email address as a member or an admin (201); inviting an admin also takes `invitations.inviteAdmins`, which an API key takes only when a scope names it (403 `insufficient_scope`). An invitation made with an API key is canceled, while pending, when that key is revoked, whichever way (its own revocation, the revocation of the key that made it, its maker's removal). The token is returned only here and expires after 7 days; deliver it to the invitee. When the email already has a pending or expired invitation, that invitation is refreshed instead (200, `refreshed: true`): new token, role and expiry, and the earlier token stops working.\n\nErrors: 409 `member_exists` when the email belongs to a member of the organization, `invitation_quota_reached` when a new invitation would pass the organization's pending ones the instance allows (200 by default, `ORGPLANE_PENDING_INVITATIONS_PER_ORGANIZATION`; the message names the setting; refreshing a pending invitation adds none): cancel some, or have the instance's operator raise it."
       )
   )
   .add(

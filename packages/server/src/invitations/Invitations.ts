@@ -1,9 +1,6 @@
 /**
  * Invitations: owners and admins invite an email as a member or an admin; the invitee accepts with the token,
  * signed in as that email or by signing up in the same call.
- *
- * The Effect 4 form of packages/server/src/invitations/Invitations.ts, whole: the same checks in the same order, the
- * same errors; the service is a `Context.Service` with `make` and a static `layer`.
  */
 import {
   type Actor,
@@ -33,7 +30,7 @@ import { ServerConfig } from "../platform/Config.js"
 import { Crypto } from "../platform/Crypto.js"
 import { makeId } from "../platform/Ids.js"
 import { authorize } from "../platform/Principal.js"
-import { orUnavailable, transaction } from "../platform/Sql.js"
+import { isSqlError, orUnavailable, pgCode, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
 import { InvitationsRepository } from "./InvitationsRepository.js"
 
@@ -61,8 +58,18 @@ const make = Effect.gen(function*() {
   const organizations = yield* Organizations
   const accounts = yield* Accounts
 
+  /** The key making the invitation was revoked (deleted) after this request found it: 401, as the check at commit would say. */
+  const keyRevoked = <A, E, R>(write: Effect.Effect<A, E, R>) =>
+    Effect.catchIf(write, (error) => isSqlError(error) && pgCode(error) === "23503", () => Effect.fail(new Unauthorized()))
+
+  /**
+   * Invites an email, or refreshes its pending invitation. An admin takes `invitations.inviteAdmins` besides (a key
+   * only when a scope names it). The invitation records the API key it was made with, if any: the key's deletion,
+   * whatever its cause, cancels it (migration 0043).
+   */
   const create = Effect.fn("Invitations.create")(function*(caller: MemberContext, input: { readonly email: string; readonly role: Exclude<Role, "owner"> }) {
     yield* authorize(caller, "invitations.manage")
+    if (input.role === "admin") yield* authorize(caller, "invitations.inviteAdmins")
     return yield* transaction(
       Effect.gen(function*() {
         const organizationId = caller.organization.id
@@ -74,13 +81,14 @@ const make = Effect.gen(function*() {
           role: input.role,
           tokenHash: crypto.hashToken(inviteToken),
           createdByMembershipId: caller.membership.id,
+          createdByApiKeyId: caller.credential._tag === "ApiKey" ? caller.credential.apiKeyId : null,
           expiresAt: new Date(at.getTime() + Duration.toMillis(INVITATION_TTL))
         }
         const pending = yield* invitations.lockPendingFor({ organizationId, email: input.email, at })
         let id: InvitationId
         if (Option.isSome(pending)) {
           id = pending.value.id
-          yield* invitations.refresh({ organizationId, id, changes, at })
+          yield* keyRevoked(invitations.refresh({ organizationId, id, changes, at }))
         } else {
           // Counted under the membership lock taken above, which every invitation's creation takes first: two
           // creations cannot both count room under the quota.
@@ -92,7 +100,7 @@ const make = Effect.gen(function*() {
             })
           }
           id = yield* makeId("inv")
-          yield* invitations.insert({ id, organizationId, email: input.email, createdAt: at, ...changes })
+          yield* keyRevoked(invitations.insert({ id, organizationId, email: input.email, createdAt: at, ...changes }))
         }
         const invitation = Option.getOrThrow(yield* invitations.lock({ organizationId, id, at }))
         return Option.isSome(pending)

@@ -1,12 +1,10 @@
 /**
- * Storage of invitations: only the token's hash is kept. `expired` is derived from `expires_at`, never stored.
- *
- * The Effect 4 form of packages/server/src/invitations/InvitationsRepository.ts, whole: the same statements, word
- * for word. What differs under the same behaviour: `Model` comes from `effect/schema`, `Schema.typeSchema` is
- * `Schema.toType`, `Schema.Literal(…)` is `Schema.Literals([…])`; the service is a `Context.Service` with `make` and a
- * static `layer`.
+ * Storage of invitations: only the token's hash is kept. `expired` is derived from `expires_at`, never stored;
+ * `canceled` is set by an admin's cancellation, or by the database when the API key that made a pending invitation
+ * is deleted (migration 0043).
  */
 import {
+  ApiKeyId,
   InvitableRole,
   Invitation,
   InvitationId,
@@ -33,6 +31,11 @@ export class InvitationRow extends Model.Class<InvitationRow>("InvitationRow")({
   tokenHash: Model.Sensitive(Schema.String),
   status: Schema.Literals(["pending", "accepted", "canceled"]),
   createdByMembershipId: MembershipId,
+  /**
+   * The API key the inviter made it with (null: a session). Its pending invitations are canceled when the key's row
+   * is deleted, whatever deletes it (migration 0043's trigger).
+   */
+  createdByApiKeyId: Schema.NullOr(ApiKeyId),
   acceptedByMembershipId: Schema.NullOr(MembershipId),
   createdAt: DateColumn,
   updatedAt: DateColumn,
@@ -50,6 +53,7 @@ const Changes = Schema.Struct({
   role: InvitableRole,
   tokenHash: Schema.String,
   createdByMembershipId: MembershipId,
+  createdByApiKeyId: Schema.NullOr(ApiKeyId),
   expiresAt: DateColumn
 })
 
@@ -135,7 +139,7 @@ const makeInvitationsRepository = Effect.gen(function*() {
   const insert = (row: Omit<typeof InvitationRow.insert.Type, "status" | "acceptedByMembershipId" | "updatedAt">) =>
     insertRow({ ...row, status: "pending", acceptedByMembershipId: null, updatedAt: row.createdAt })
 
-  /** A new token, role and expiry for a pending invitation; whoever refreshed it becomes its inviter. */
+  /** A new token, role and expiry for a pending invitation; whoever refreshed it (and with which key) becomes its inviter. */
   const refresh = execute({
     Request: Schema.Struct({ ...Scoped.fields, changes: Changes, at: DateColumn }),
     execute: ({ at, changes, id, organizationId }) =>

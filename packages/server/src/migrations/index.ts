@@ -39,6 +39,7 @@ import sessionActivity from "./0036_session_activity.js"
 import organizationLifecycle from "./0037_organization_lifecycle.js"
 import accountLifecycle from "./0039_account_lifecycle.js"
 import accountTokens from "./0041_account_tokens.js"
+import apiKeyPeople from "./0043_api_key_people.js"
 
 export const migrations: ReadonlyArray<Migration> = [
   { id: 1, name: "identity", up: identity },
@@ -79,7 +80,8 @@ export const migrations: ReadonlyArray<Migration> = [
   { id: 36, name: "session_activity", up: sessionActivity },
   { id: 37, name: "organization_lifecycle", up: organizationLifecycle },
   { id: 39, name: "account_lifecycle", up: accountLifecycle },
-  { id: 41, name: "account_tokens", up: accountTokens }
+  { id: 41, name: "account_tokens", up: accountTokens },
+  { id: 43, name: "api_key_people", up: apiKeyPeople }
 ]
 
 /**
