@@ -52,7 +52,7 @@ export const collapseScopes = (actions: ReadonlyArray<Action>): ReadonlyArray<ty
 /**
  * The scopes of a key made without `scopes`: every action its maker's role allows when it is made, except those
  * only a naming scope grants (`KeyGuardedActions`: key management, ownership, role changes, inviting admins, audit
- * retention, SSO and SCIM, password reset links, deleting organizations, the operator's powers).
+ * retention, SSO and SCIM, password reset links, deleting organizations, the operator's powers and lists).
  */
 export const defaultScopes = (allowed: (action: Action) => boolean): ReadonlyArray<Action> =>
   Actions.filter((action) => allowed(action) && !KeyGuardedActions.includes(action))

@@ -187,7 +187,8 @@ export const Actions: readonly [Action, ...Array<Action>] = [
  * sign-in (SSO connections and domains, SCIM provisioning: a leaked key could otherwise hand sign-in to another
  * identity provider); password reset links (a leaked key could otherwise take over the accounts it may reset);
  * deleting an organization (its own owners', or the operator's over any); and the instance's operator powers over
- * plans, the operator itself and people's accounts.
+ * plans, the operator itself and people's accounts, and its lists of every account and every organization (other
+ * organizations' people and names; the instance's metrics are counts and stay a default key's).
  */
 export const KeyGuardedActions: ReadonlyArray<Action> = [
   "apiKeys.manage",
@@ -203,6 +204,8 @@ export const KeyGuardedActions: ReadonlyArray<Action> = [
   "members.resetPassword",
   "admin.resetPasswords",
   "admin.manageUsers",
+  "admin.readUsers",
+  "admin.readOrganizations",
   "organizations.delete",
   "admin.deleteOrganizations"
 ]

@@ -139,7 +139,7 @@ export class UsersApi extends HttpApiGroup.make("users")
       .annotate(OpenApi.Summary, "List the caller's organizations")
       .annotate(
         OpenApi.Description,
-        "The organizations the caller belongs to, with their membership in each, oldest membership first; deleted organizations are not among them. With `deleted=true`, instead, the deleted organizations the caller is an owner of that may still be restored (`POST /v1/organizations/{organizationId}/restore`), each with `deletedAt` and `purgeAfter`. Session only (an API key knows only its own organization); changes nothing.\n\nErrors: 401 `unauthorized` without a valid session; 403 `session_required` with an API key."
+        "The organizations the caller belongs to, with their membership in each, oldest membership first; deleted organizations are not among them. With `deleted=true`, instead, the deleted organizations the caller is an owner of that they may still restore (their owners deleted them: not the instance's operator) (`POST /v1/organizations/{organizationId}/restore`), each with `deletedAt` and `purgeAfter`. Session only (an API key knows only its own organization); changes nothing.\n\nErrors: 401 `unauthorized` without a valid session; 403 `session_required` with an API key."
       )
   )
   .annotate(OpenApi.Title, "Users")

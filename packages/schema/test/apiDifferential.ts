@@ -157,7 +157,7 @@ export const sameOperations = (
     const port = portedOperations.get(at)
     if (port === undefined) continue
     const adjust = known[at] ?? ((view: Json) => view)
-    expect(adjust(as010(operationView(ported, port, false))), at).toEqual(operationView(expected, operation, true))
+    expect(adjust(as010(operationView(ported, port, false), at)), at).toEqual(operationView(expected, operation, true))
   }
   for (const at of Object.keys(known)) expect(expectedOperations.has(at), `known difference of ${at}`).toBe(true)
   return [...expectedOperations.keys()]

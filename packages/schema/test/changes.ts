@@ -13,6 +13,8 @@ export interface Change {
   readonly texts?: ReadonlyArray<readonly [port: string, published: string]>
   /** Strings the port added as array members or object keys (a new action, its capability): left out. */
   readonly added?: ReadonlyArray<string>
+  /** Responses the port added to an operation: `[METHOD /path, status]`. */
+  readonly responses?: ReadonlyArray<readonly [operation: string, status: string]>
 }
 
 export const changes: ReadonlyArray<Change> = [
@@ -35,19 +37,70 @@ export const changes: ReadonlyArray<Change> = [
         "without them it may not manage keys, owners or the audit log's retention"
       ],
       [", and the invitations they made that are still pending are canceled", ""],
+      // The guarded actions as CreateApiKeyRequest lists them (item 6 added the operator's lists).
       [
-        "`apiKeys.manage`, `members.manageOwners`, `members.transferOwnership`, `members.changeRole`, `invitations.inviteAdmins`, `audit.manage`, `sso.manage`, `scim.manage`, `organizations.setPlan`, `admin.claimOperator`, `members.resetPassword`, `admin.resetPasswords`, `admin.manageUsers`, `organizations.delete` and `admin.deleteOrganizations`",
+        "`apiKeys.manage`, `members.manageOwners`, `members.transferOwnership`, `members.changeRole`, `invitations.inviteAdmins`, `audit.manage`, `sso.manage`, `scim.manage`, `organizations.setPlan`, `admin.claimOperator`, `members.resetPassword`, `admin.resetPasswords`, `admin.manageUsers`, `admin.readUsers`, `admin.readOrganizations`, `organizations.delete` and `admin.deleteOrganizations`",
         "`apiKeys.manage`, `members.manageOwners`, `members.transferOwnership`, `audit.manage`, `sso.manage`, `scim.manage`, `organizations.setPlan`, `admin.claimOperator`, `members.resetPassword`, `admin.resetPasswords` and `admin.manageUsers`"
       ]
+    ]
+  },
+  {
+    why:
+      "issue 55, item 6: the operator's hierarchy over accounts, its lists taken by a key only when a scope names them, a plan change asking for a recent sign-in, the setup token throttled, and the operator's deletion restored by the operator only",
+    responses: [["POST /v1/admin/operator", "429"]],
+    texts: [
+      [" Guesses are throttled: 10 attempts an hour from one client address, 100 from all.", ""],
+      ["; 429 `rate_limited` past the attempts, with `Retry-After`.", "."],
+      [
+        " Needs a recent sign-in (`ORGPLANE_RECENT_AUTHENTICATION`) from a session; an API key needs the `organizations.setPlan` scope.\n\nErrors: 403 `recent_authentication_required` from a session older than that, `insufficient_scope`; 404",
+        "\n\nErrors: 404"
+      ],
+      [" An API key needs the `admin.readUsers` scope. Changes nothing.\n\nErrors: 400 `invalid_request` for a cursor of other filters; 403 `insufficient_scope`.", " Changes nothing.\n\nErrors: 400 `invalid_request` for a cursor of other filters."],
+      [" An API key needs the `admin.readOrganizations` scope.\n\nErrors: 400 `invalid_request` for a cursor of another list or of other filters; 403 `insufficient_scope`.", "\n\nErrors: 400 `invalid_request` for a cursor of another list or of other filters."],
+      [" The operator organization's owners and admins are acted on by its owners only (not by its admins).", ""],
+      [", `insufficient_role` for an admin of the operator organization acting on its owners or admins", ""],
+      ["the operator (not its owners: the operator's deletion is the operator's to undo) may restore it", "its owners or the operator may restore it"],
+      [
+        ", `operator_only` when the instance's operator deleted it (or the system did, its last member's account deleted): only the operator restores it",
+        ""
+      ],
+      ["an owner of, deleted by one of its owners less than", "an owner of, deleted less than"],
+      [" that they may still restore (their owners deleted them: not the instance's operator)", " that may still be restored"]
     ]
   }
 ]
 
+/**
+ * Actions 0.1.0 gave a key made without scopes that it now takes only when a scope names them (issue 55: role
+ * changes, item 5; the operator's lists of every account and organization, item 6).
+ */
+export const guardedSince010: ReadonlyArray<string> = ["members.changeRole", "admin.readUsers", "admin.readOrganizations"]
+
 const added = new Set(changes.flatMap((change) => change.added ?? []))
 const texts = changes.flatMap((change) => change.texts ?? [])
 
-/** `value` (JSON data) as 0.1.0 had it: every change put back, at any depth. */
-export const as010 = <A>(value: A): A => back(value) as A
+const responses = changes.flatMap((change) => change.responses ?? [])
+
+/**
+ * `value` (JSON data) as 0.1.0 had it: every change put back, at any depth; the responses added left out of an
+ * OpenAPI document's operations, or of the one operation `operation` (`METHOD /path`) when `value` is its view.
+ */
+export const as010 = <A>(value: A, operation?: string): A => withoutResponses(back(value), operation) as A
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value)
+
+const withoutResponses = (value: unknown, operation: string | undefined): unknown => {
+  if (!isObject(value)) return value
+  const paths = value["paths"]
+  for (const [at, status] of responses) {
+    const [method = "", path = ""] = at.split(" ")
+    const item = isObject(paths) ? paths[path] : undefined
+    const target = operation === at ? value : isObject(item) ? item[method.toLowerCase()] : undefined
+    const declared = isObject(target) ? target["responses"] : undefined
+    if (isObject(declared)) delete declared[status]
+  }
+  return value
+}
 
 const back = (value: unknown): unknown => {
   if (typeof value === "string") return texts.reduce((text, [port, published]) => text.split(port).join(published), value)

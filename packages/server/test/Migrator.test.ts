@@ -122,7 +122,7 @@ layer(Layer.unwrap(TestDatabase.layer()), { timeout: 120_000, excludeTestService
 })
 
 layer(Layer.unwrap(TestDatabase.layer()), { timeout: 120_000, excludeTestServices: true })(`migration 0043 on ${TestDatabase.kind}`, (it) => {
-  it.effect("takes role changes from keys made without scopes, and gives keys that named invitations.manage the admins' invitations", () =>
+  it.effect("takes role changes and the operator's lists from keys made without scopes, and gives keys that named invitations.manage the admins' invitations", () =>
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
       yield* migrate(migrations.filter((migration) => migration.id < 43))
@@ -146,7 +146,9 @@ layer(Layer.unwrap(TestDatabase.layer()), { timeout: 120_000, excludeTestService
       yield* migrate(migrations)
       const rows = yield* sql<{ readonly id: string; readonly scopes: string | null }>`SELECT id, scopes FROM api_keys WHERE organization_id = 'org_1' ORDER BY id`
       const scopesOf = new Map(rows.map((row) => [row.id, row.scopes]))
-      expect(scopesOf.get("apk_default")).toBe(madeWithoutScopes.replace(" members.changeRole", ""))
+      expect(scopesOf.get("apk_default")).toBe(
+        madeWithoutScopes.replace(" members.changeRole", "").replace(" admin.readUsers admin.readOrganizations", "")
+      )
       expect(scopesOf.get("apk_invites")).toBe("members.read invitations.manage invitations.inviteAdmins")
       expect(scopesOf.get("apk_roles")).toBe("members.read members.changeRole")
       expect(scopesOf.get("apk_everything")).toBe(

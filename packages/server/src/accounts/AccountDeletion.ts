@@ -5,9 +5,6 @@
  * identity ends their sessions, API keys and memberships and makes the account a tombstone
  * (identity/AccountRemoval.ts). The event `user.delete` is recorded in every organization left and, for the
  * operator, in theirs. docs/security.md, "Deleting an account", says what goes, what stays and why.
- *
- * The Effect 4 form of packages/server/src/accounts/AccountDeletion.ts, whole: the same steps in the same order, the
- * same errors; the service is a `Context.Service` with `make` and a static `layer`.
  */
 import {
   type AccountDeletion as AccountDeletionResult,
@@ -80,6 +77,8 @@ const make = Effect.gen(function*() {
     transaction(Effect.gen(function*() {
       const at = yield* now
       const user = yield* removal.lock(userId)
+      // The operator's hierarchy, decided as for every operation of the operator's on an account.
+      if (by._tag === "Operator") yield* operator.requireReach(by.caller, userId)
       const found = yield* removal.organizationsOf(userId)
       const pseudonym = removal.pseudonymOf(userId)
       const removed = { memories: 0, mcpCredentials: 0, suiteConnections: 0, ssoLinks: 0, scimUsers: 0 }

@@ -2,9 +2,6 @@
  * Organizations: creation (the creator becomes owner), the active organization's profile (read by its members,
  * changed by owners and admins), and, for the instance's operator (identity/Operator.ts), plan changes and the list of
  * every organization. Deletion and restoration are OrganizationDeletion's.
- *
- * The Effect 4 form of packages/server/src/identity/Organizations.ts, whole: the same rules, errors and messages; the
- * service is a `Context.Service` with `make` and a static `layer`.
  */
 import {
   type AdminOrganizationListQuery,
@@ -28,7 +25,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { ServerConfig } from "../platform/Config.js"
 import { makeId } from "../platform/Ids.js"
-import { authorize } from "../platform/Principal.js"
+import { authorize, requireRecentAuthentication } from "../platform/Principal.js"
 import { lockLimit, orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
 import { Memberships } from "./Memberships.js"
@@ -89,11 +86,13 @@ const make = Effect.gen(function*() {
   })
 
   /**
-   * The operator's plan change. An organization that does not exist or is deleted is a 404 inside the transaction,
-   * so that nothing (not its audit event) commits for it.
+   * The operator's plan change, after a recent sign-in as the operator's other writes (a plan takes SSO, SCIM and
+   * policies away). An organization that does not exist or is deleted is a 404 inside the transaction, so that
+   * nothing (not its audit event) commits for it.
    */
   const setPlan = Effect.fn("Organizations.setPlan")(function*(caller: MemberContext, organizationId: OrganizationId, plan: Plan) {
     yield* operator.require(caller, "organizations.setPlan")
+    yield* requireRecentAuthentication(caller, settings.recentAuthentication)
     return yield* transaction(Effect.gen(function*() {
       yield* organizations.lock(organizationId)
       const before = yield* organizations.find(organizationId)

@@ -48,6 +48,15 @@ export const LifecycleRow = Schema.Struct({
 })
 export type LifecycleRow = typeof LifecycleRow.Type
 
+/**
+ * Whether an organization's own owners may restore its deletion, by who asked for it (`deleted_by`): one of its
+ * members (`om_…`: an owner) yes; the instance's operator (`operator:…`) and the system (`system:…`: its last
+ * member's account deleted, an unclaimed workspace expired) no, only the operator restores those.
+ * `ownersMayRestoreSql` is the same rule in a statement, over the organization row `alias`.
+ */
+export const ownersMayRestore = (deletedBy: string | null): boolean => deletedBy !== null && deletedBy.startsWith("om_")
+export const ownersMayRestoreSql = (sql: SqlClient.SqlClient, alias: string) => sql`left(${sql.literal(alias)}.deleted_by, 3) = 'om_'`
+
 /** What the purge removed so far, per table (it accumulates across the purge's transactions). */
 const PurgedRows = Schema.fromJsonString(Schema.Record(Schema.String, Schema.Int))
 

@@ -8,8 +8,9 @@
  * The trigger holds it in the database, so no path can forget it; the foreign key then clears the reference (the
  * invitation stays, `canceled`, as one canceled by an admin does).
  *
- * Scopes: inviting admins is an action of its own (`invitations.inviteAdmins`), and it and `members.changeRole` are
- * now taken by a key only when a scope names them. Scopes are stored expanded (`members.read teams.read ...`, an
+ * Scopes: inviting admins is an action of its own (`invitations.inviteAdmins`), and it, `members.changeRole` and the
+ * operator's lists of every account and organization (`admin.readUsers`, `admin.readOrganizations`; item 6) are now
+ * taken by a key only when a scope names them. Scopes are stored expanded (`members.read teams.read ...`, an
  * area's `.*` as each of its actions), so a key made without scopes is told from one whose scopes were named by
  * holding exactly the default set: the policy table's actions for an owner or an admin (the same set) less those a
  * key took only by name, as every release with scopes made it (0.1.0, 0.2.0). Such keys lose the newly guarded
@@ -32,7 +33,7 @@ const madeWithoutScopes = [
 ]
 
 /** The actions such a key no longer takes: a key takes them only when a scope names them. */
-const nowGuarded = ["members.changeRole"]
+const nowGuarded = ["members.changeRole", "admin.readUsers", "admin.readOrganizations"]
 
 const array = (actions: ReadonlyArray<string>) => `ARRAY[${actions.map((action) => `'${action}'`).join(", ")}]`
 const held = "string_to_array(scopes, ' ')"
