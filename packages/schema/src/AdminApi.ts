@@ -128,7 +128,7 @@ export class AdminApi extends HttpApiGroup.make("admin")
       .annotate(OpenApi.Summary, "Restore any deleted organization")
       .annotate(
         OpenApi.Description,
-        "Restores a deleted organization of the instance before its purge: it serves again as it was. Needs a recent sign-in for a session.\n\nErrors: 403 `recent_authentication_required`, `insufficient_scope`; 404 `organization_not_found` for an unknown organization or one whose grace period is over; 409 `organization_not_deleted` when it is not deleted."
+        "Restores a deleted organization of the instance before its purge: it serves again as it was. Needs a recent sign-in for a session.\n\nErrors: 403 `recent_authentication_required`, `insufficient_scope`; 404 `organization_not_found` for an unknown organization or one whose grace period is over; 409 `organization_not_deleted` when it is not deleted, `organization_quota_reached` when one of its owners already owns as many organizations as the instance allows (`ORGPLANE_ORGANIZATIONS_PER_USER`)."
       )
   )
   .middleware(MemberAuthentication)

@@ -15,6 +15,8 @@ export interface Change {
   readonly added?: ReadonlyArray<string>
   /** Responses the port added to an operation: `[METHOD /path, status]`. */
   readonly responses?: ReadonlyArray<readonly [operation: string, status: string]>
+  /** Errors the port added to a response an operation had: `[METHOD /path, status, component]`. */
+  readonly errors?: ReadonlyArray<readonly [operation: string, status: string, component: string]>
 }
 
 export const changes: ReadonlyArray<Change> = [
@@ -67,6 +69,22 @@ export const changes: ReadonlyArray<Change> = [
       ["an owner of, deleted by one of its owners less than", "an owner of, deleted less than"],
       [" that they may still restore (their owners deleted them: not the instance's operator)", " that may still be restored"]
     ]
+  },
+  {
+    why:
+      "issue 55, item 7: a deleted organization's invitation previews as a missing one, an invitation accepted with signUp counts as a sign-up, and the organizations a person owns are counted wherever they become an owner",
+    responses: [["POST /v1/invitations/accept", "429"]],
+    errors: [["POST /v1/bootstrap/claims/accept", "409", "Conflict"]],
+    texts: [
+      ["; 409 `organization_quota_reached` when an `owner` claim would make the caller own more organizations than the instance allows (`ORGPLANE_ORGANIZATIONS_PER_USER`).", "."],
+      [", `organization_quota_reached` when the target already owns as many organizations as the instance allows (`ORGPLANE_ORGANIZATIONS_PER_USER`).", "."],
+      [", `organization_quota_reached` when a member made an owner already owns as many organizations as the instance allows (`ORGPLANE_ORGANIZATIONS_PER_USER`).", "."],
+      [", `organization_quota_reached` when one of its owners already owns as many organizations as the instance allows (`ORGPLANE_ORGANIZATIONS_PER_USER`).", "."],
+      ["; 429 `rate_limited` with `signUp` past the sign-ups the instance allows from the client's address (`ORGPLANE_SIGN_UPS_PER_HOUR`, counted with `POST /v1/auth/sign-up`'s), with `Retry-After`.", "."],
+      ["; with `signUp` it counts as a sign-up from the client's address.", "."],
+      [", or one of a deleted organization (the same answer for each)", " (the same answer for each)"],
+      [", invitations accepted with `signUp` counted with them.", "."]
+    ]
   }
 ]
 
@@ -80,24 +98,42 @@ const added = new Set(changes.flatMap((change) => change.added ?? []))
 const texts = changes.flatMap((change) => change.texts ?? [])
 
 const responses = changes.flatMap((change) => change.responses ?? [])
+const errors = changes.flatMap((change) => change.errors ?? [])
 
 /**
- * `value` (JSON data) as 0.1.0 had it: every change put back, at any depth; the responses added left out of an
- * OpenAPI document's operations, or of the one operation `operation` (`METHOD /path`) when `value` is its view.
+ * `value` (JSON data) as 0.1.0 had it: every change put back, at any depth; for an OpenAPI document, the responses
+ * and errors the port added to its operations left out.
  */
-export const as010 = <A>(value: A, operation?: string): A => withoutResponses(back(value), operation) as A
+export const as010 = <A>(value: A): A => withoutResponses(back(value)) as A
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value)
 
-const withoutResponses = (value: unknown, operation: string | undefined): unknown => {
-  if (!isObject(value)) return value
-  const paths = value["paths"]
-  for (const [at, status] of responses) {
-    const [method = "", path = ""] = at.split(" ")
-    const item = isObject(paths) ? paths[path] : undefined
-    const target = operation === at ? value : isObject(item) ? item[method.toLowerCase()] : undefined
-    const declared = isObject(target) ? target["responses"] : undefined
-    if (isObject(declared)) delete declared[status]
+/** The declared responses of the document's operation `METHOD /path`, if it has it. */
+const responsesOf = (document: Record<string, unknown>, operation: string): Record<string, unknown> | undefined => {
+  const [method = "", path = ""] = operation.split(" ")
+  const paths = document["paths"]
+  const item = isObject(paths) ? paths[path] : undefined
+  const found = isObject(item) ? item[method.toLowerCase()] : undefined
+  const declared = isObject(found) ? found["responses"] : undefined
+  return isObject(declared) ? declared : undefined
+}
+
+const withoutResponses = (value: unknown): unknown => {
+  if (!isObject(value) || !isObject(value["paths"])) return value
+  for (const [operation, status] of responses) {
+    const declared = responsesOf(value, operation)
+    if (declared !== undefined) delete declared[status]
+  }
+  for (const [operation, status, component] of errors) {
+    const response = responsesOf(value, operation)?.[status]
+    const content = isObject(response) ? response["content"] : undefined
+    for (const media of Object.values(isObject(content) ? content : {})) {
+      const schema = isObject(media) ? media["schema"] : undefined
+      const members = isObject(schema) ? schema["anyOf"] : undefined
+      if (!isObject(media) || !isObject(schema) || !Array.isArray(members)) continue
+      const kept = members.filter((member) => !(isObject(member) && typeof member["$ref"] === "string" && member["$ref"].endsWith(`/${component}`)))
+      media["schema"] = kept.length === 1 && Object.keys(schema).length === 1 ? kept[0] : { ...schema, anyOf: kept }
+    }
   }
   return value
 }
@@ -105,8 +141,6 @@ const withoutResponses = (value: unknown, operation: string | undefined): unknow
 const back = (value: unknown): unknown => {
   if (typeof value === "string") return texts.reduce((text, [port, published]) => text.split(port).join(published), value)
   if (Array.isArray(value)) return value.filter((item) => typeof item !== "string" || !added.has(item)).map(back)
-  if (typeof value === "object" && value !== null) {
-    return Object.fromEntries(Object.entries(value).filter(([key]) => !added.has(key)).map(([key, item]) => [key, back(item)]))
-  }
+  if (isObject(value)) return Object.fromEntries(Object.entries(value).filter(([key]) => !added.has(key)).map(([key, item]) => [key, back(item)]))
   return value
 }

@@ -21,6 +21,7 @@ import { BootstrapRepository } from "../src/identity/BootstrapRepository.js"
 import { Memberships } from "../src/identity/Memberships.js"
 import { toCaller } from "../src/identity/MembershipsRepository.js"
 import { Operator } from "../src/identity/Operator.js"
+import { OwnershipQuota } from "../src/identity/OwnershipQuota.js"
 import { RateLimiter } from "../src/platform/RateLimiter.js"
 import { OperatorRepository } from "../src/identity/OperatorRepository.js"
 import { Organizations } from "../src/identity/Organizations.js"
@@ -159,7 +160,7 @@ layer(services.pipe(Layer.provideMerge(Layer.mergeAll(Db.layer, platform))), {
       expect(yield* operator.issueSetupToken).toEqual(Option.none())
       // Organizations through this operator.
       const organizations = yield* Organizations.make.pipe(
-        Effect.provide(OrganizationsRepository.layer),
+        Effect.provide(Layer.mergeAll(OrganizationsRepository.layer, OwnershipQuota.layer)),
         Effect.provideService(Operator, operator),
         Effect.provideService(ServerConfig, configured)
       )

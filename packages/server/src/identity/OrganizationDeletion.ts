@@ -38,6 +38,7 @@ import { Memberships } from "./Memberships.js"
 import { toMembership } from "./MembershipsRepository.js"
 import { Operator } from "./Operator.js"
 import { OrganizationsRepository, ownersMayRestore, toOrganization } from "./OrganizationsRepository.js"
+import { OwnershipQuota } from "./OwnershipQuota.js"
 import { PurgeRepository } from "./PurgeRepository.js"
 import { SessionsRepository } from "./SessionsRepository.js"
 
@@ -80,6 +81,7 @@ const make = Effect.gen(function*() {
   const operator = yield* Operator
   const purge = yield* PurgeRepository
   const recorder = yield* AuditRecorder
+  const quota = yield* OwnershipQuota
 
   /** Who deleted it, as the purge's record names them. */
   const deletedBy = (requester: Requester) =>
@@ -142,7 +144,8 @@ const make = Effect.gen(function*() {
   /**
    * Restores a deleted organization within its grace: it serves again as it was. A person restoring it must be one of
    * its owners (with a recent sign-in), and the deletion one its owners may undo (`ownersMayRestore`: not the
-   * operator's); their session then acts in it. 404 once the grace is over.
+   * operator's); their session then acts in it. Each of its owners owns it again, within the organizations they may
+   * own (OwnershipQuota). 404 once the grace is over.
    */
   const restore = Effect.fn("OrganizationDeletion.restore")(function*(requester: RestoreRequester, organizationId: OrganizationId) {
     if (requester._tag === "Operator") {
@@ -181,6 +184,10 @@ const make = Effect.gen(function*() {
         }
         yield* requireRecentAuthentication(member, settings.recentAuthentication)
       }
+      // Its owners own it again: each within the organizations they may own (in the order of their ids).
+      for (const userId of yield* organizations.ownersOf(organizationId)) {
+        yield* quota.requireRoom(userId, requester._tag === "Person" && requester.actor.user.id === userId ? "you" : "an owner of this organization")
+      }
       yield* organizations.markRestored({ id: organizationId, at })
       const reason = `deleted by ${row.deletedBy ?? "unknown"} at ${row.deletedAt.toISOString()}`
       if (requester._tag === "Person") {
@@ -206,6 +213,6 @@ const make = Effect.gen(function*() {
 /** Needs ServerConfig, the audit recorder and the database. */
 export class OrganizationDeletion extends Context.Service<OrganizationDeletion>()("@orgplane/server/identity/OrganizationDeletion", { make }) {
   static readonly layer = Layer.effect(this, this.make).pipe(
-    Layer.provide([OrganizationsRepository.layer, SessionsRepository.layer, Memberships.layer, Operator.layer, PurgeRepository.layer])
+    Layer.provide([OrganizationsRepository.layer, SessionsRepository.layer, Memberships.layer, Operator.layer, PurgeRepository.layer, OwnershipQuota.layer])
   )
 }

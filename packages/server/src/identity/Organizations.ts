@@ -5,7 +5,6 @@
  */
 import {
   type AdminOrganizationListQuery,
-  Conflict,
   type MemberContext,
   NotFound,
   Organization,
@@ -26,10 +25,11 @@ import * as Option from "effect/Option"
 import { ServerConfig } from "../platform/Config.js"
 import { makeId } from "../platform/Ids.js"
 import { authorize, requireRecentAuthentication } from "../platform/Principal.js"
-import { lockLimit, orUnavailable, transaction } from "../platform/Sql.js"
+import { orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
 import { Memberships } from "./Memberships.js"
 import { Operator } from "./Operator.js"
+import { OwnershipQuota } from "./OwnershipQuota.js"
 import { OrganizationsRepository } from "./OrganizationsRepository.js"
 import * as AuditRecorder from "../platform/AuditRecorder.js"
 
@@ -38,6 +38,7 @@ const make = Effect.gen(function*() {
   const organizations = yield* OrganizationsRepository
   const memberships = yield* Memberships
   const operator = yield* Operator
+  const quota = yield* OwnershipQuota
 
   /** A new organization and its first member, in the caller's transaction. */
   const insertWithMember = Effect.fn("Organizations.insertWithMember")(function*(input: {
@@ -59,21 +60,11 @@ const make = Effect.gen(function*() {
     return { organization, membership }
   })
 
-  /**
-   * A person's organizations, one creation at a time until its transaction ends (`lockLimit`, keyed by the person):
-   * two creations racing cannot both count room under the quota.
-   */
+  /** A new organization, its creator its owner, within the organizations they may own (OwnershipQuota). */
   const create = Effect.fn("Organizations.create")(function*(input: { readonly name: string; readonly userId: UserId; readonly sessionId: SessionId }) {
     return yield* transaction(
       Effect.gen(function*() {
-        yield* lockLimit("organizations_owned", input.userId)
-        const quota = settings.organizationsPerUser
-        if ((yield* organizations.countOwnedBy(input.userId)) >= quota) {
-          return yield* new Conflict({
-            error: "organization_quota_reached",
-            message: `You own ${quota} organizations, the most this instance allows (ORGPLANE_ORGANIZATIONS_PER_USER): delete or hand over one, or ask the instance's operator to raise the setting.`
-          })
-        }
+        yield* quota.requireRoom(input.userId, "you")
         const created = yield* insertWithMember({ name: input.name, userId: input.userId, role: "owner", provisional: false })
         // Its creator's email is the one the organization knows them by (docs/security.md, "Account takeover").
         yield* memberships.markEmailVerified({ organizationId: created.organization.id, id: created.membership.id, at: created.organization.createdAt })
@@ -142,7 +133,8 @@ export class Organizations extends Context.Service<Organizations>()("@orgplane/s
     Layer.provide([
       OrganizationsRepository.layer,
       Memberships.layer,
-      Operator.layer
+      Operator.layer,
+      OwnershipQuota.layer
     ])
   )
 }

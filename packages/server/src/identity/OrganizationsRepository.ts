@@ -241,6 +241,12 @@ const make = Effect.gen(function*() {
     const listForAdmin = (query: AdminOrganizationListQuery, lifetimeMillis: number) =>
       Keyset.page(adminOrder, query, (page) => adminRows({ q: query.q, deleted: query.deleted, lifetimeMillis, page }))
 
+    /** The people owning the organization (their memberships not removed, suspended ones too), by id. */
+    const ownersOf = (organizationId: OrganizationId) =>
+      sql<{ userId: UserId }>`SELECT user_id FROM memberships
+            WHERE organization_id = ${organizationId} AND role = 'owner' AND removed_at IS NULL AND user_id IS NOT NULL
+            ORDER BY user_id`.pipe(Effect.map((rows) => rows.map((row) => row.userId)))
+
     /** The organizations the person is an active owner of, deleted ones aside (deleting one makes room). */
     const countOwnedBy = (userId: UserId) =>
       sql<{ count: number }>`SELECT count(*)::int AS count FROM memberships m
@@ -262,7 +268,8 @@ const make = Effect.gen(function*() {
       addPurged,
       remove,
       listForAdmin,
-      countOwnedBy
+      countOwnedBy,
+      ownersOf
     } as const
   })
 

@@ -25,6 +25,7 @@ import * as Option from "effect/Option"
 import { Accounts } from "../identity/Accounts.js"
 import { Memberships } from "../identity/Memberships.js"
 import { Organizations } from "../identity/Organizations.js"
+import { SignUpThrottle } from "../identity/SignUpThrottle.js"
 import * as AuditRecorder from "../platform/AuditRecorder.js"
 import { ServerConfig } from "../platform/Config.js"
 import { Crypto } from "../platform/Crypto.js"
@@ -57,6 +58,7 @@ const make = Effect.gen(function*() {
   const memberships = yield* Memberships
   const organizations = yield* Organizations
   const accounts = yield* Accounts
+  const signUps = yield* SignUpThrottle
 
   /** The key making the invitation was revoked (deleted) after this request found it: 401, as the check at commit would say. */
   const keyRevoked = <A, E, R>(write: Effect.Effect<A, E, R>) =>
@@ -137,11 +139,15 @@ const make = Effect.gen(function*() {
 
   /**
    * Accepts as the signed-in `actor` (a session whose account has the invited email) or, with `signUp`, creates
-   * that account. Everything happens in one transaction: the membership, the invitation's status, the account.
+   * that account: a sign-up from the client `address`, counted as `POST /v1/auth/sign-up` is, before anything is
+   * looked at (SignUpThrottle), or inviting addresses to one's own organization would make accounts in bulk and tell
+   * which addresses have one (`account_exists`). Everything happens in one transaction: the membership, the
+   * invitation's status, the account.
    */
   const accept = Effect.fn("Invitations.accept")(function*(
     actor: Option.Option<Actor>,
-    input: { readonly token: string; readonly signUp?: { readonly name: string; readonly password: string } | undefined }
+    input: { readonly token: string; readonly signUp?: { readonly name: string; readonly password: string } | undefined },
+    address: string
   ) {
     // Who joins, decided before any storage work: the signed-in session's person, or a new account.
     let joiner: Joiner
@@ -155,6 +161,7 @@ const make = Effect.gen(function*() {
       }
       joiner = { _tag: "SignedIn", user, sessionId: credential.sessionId }
     } else if (input.signUp !== undefined) {
+      yield* signUps.count(address)
       joiner = { _tag: "SignUp", name: input.signUp.name, passwordHash: yield* crypto.hashPassword(input.signUp.password) }
     } else {
       return yield* new Unauthorized()
@@ -236,7 +243,8 @@ export class Invitations extends Context.Service<Invitations>()("@orgplane/serve
       InvitationsRepository.layer,
       Memberships.layer,
       Organizations.layer,
-      Accounts.layer
+      Accounts.layer,
+      SignUpThrottle.layer
     ])
   )
 }

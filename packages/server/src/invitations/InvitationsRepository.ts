@@ -169,7 +169,8 @@ const makeInvitationsRepository = Effect.gen(function*() {
 
   /**
    * What the unexpired pending invitation with this token hash shows before it is accepted (tokens are global:
-   * the row names its organization): the organization's name, the role, the inviter's name, the expiry.
+   * the row names its organization): the organization's name, the role, the inviter's name, the expiry. None once the
+   * organization is deleted, as `lockRedeemable` reads it: what cannot be accepted shows nothing.
    */
   const preview = findOne({
     Request: Schema.Struct({ tokenHash: Schema.String, at: DateColumn }),
@@ -180,7 +181,7 @@ const makeInvitationsRepository = Effect.gen(function*() {
             JOIN organizations o ON o.id = i.organization_id
             JOIN memberships m ON m.organization_id = i.organization_id AND m.id = i.created_by_membership_id
             LEFT JOIN users u ON u.id = m.user_id
-            WHERE i.token_hash = ${tokenHash} AND i.status = 'pending' AND i.expires_at > ${at}`
+            WHERE i.token_hash = ${tokenHash} AND i.status = 'pending' AND i.expires_at > ${at} AND o.deleted_at IS NULL`
   })
 
   /** The organization's invitations still pending at `at` (expired ones no longer count against the quota). */
