@@ -66,10 +66,12 @@ const areas = {
     "catalog/PluginsRepository"
   ],
   identity: [],
-  invitations: ["identity/Accounts", "identity/Memberships", "identity/Organizations"],
+  // Accepting with `signUp` makes an account: counted by sign-up's throttle.
+  invitations: ["identity/Accounts", "identity/Memberships", "identity/Organizations", "identity/SignUpThrottle"],
   llm: ["access/Access"],
   mcp: ["access/Access", "identity/Memberships"],
-  members: ["identity/Memberships"],
+  // Making someone an owner is within the organizations they may own.
+  members: ["identity/Memberships", "identity/OwnershipQuota"],
   memory: [],
   policies: ["identity/Memberships"],
   // SSO sign-in makes people, members and team members as password sign-up and invitations do (JIT).

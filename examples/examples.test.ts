@@ -10,7 +10,7 @@ import * as Path from "node:path"
 import { describe, expect, it } from "vitest"
 import { markedCommands } from "./run-all.js"
 import { startHost, tour } from "./src/embed-node-host.js"
-import { demoOrganization, onboard } from "./src/onboard-team.js"
+import { demoOrganization, onboard, onboardingScopes } from "./src/onboard-team.js"
 import { diagnose } from "./src/diagnose-mcp.js"
 import { demoRepository, importLocalMarketplace } from "./src/local-marketplace.js"
 import { draftMail, openInDemo, startDemoSuite } from "./src/draft-mail.js"
@@ -43,7 +43,7 @@ describe("examples", { timeout: 120_000 }, () => {
     const server = await TestServer.start()
     try {
       const org = await Http.staffed(server.url)
-      const key = await Http.request(server.url, "POST", "/v1/api-keys", { token: org.owner.token, body: { name: "onboarding" } })
+      const key = await Http.request(server.url, "POST", "/v1/api-keys", { token: org.owner.token, body: { name: "onboarding", scopes: onboardingScopes } })
       const options = {
         baseUrl: server.url,
         apiKey: key.body.key as string,

@@ -75,6 +75,12 @@ export const onboard = async (options: {
   }
 }
 
+/**
+ * The scopes the script's key needs: reading members and their emails, making teams, inviting members and admins
+ * (a key made without scopes invites members only).
+ */
+export const onboardingScopes = ["members.read", "members.readDirectory", "teams.*", "invitations.*"] as const
+
 /** The demo's organization on a fresh server: an owner, ada@example.com as a member, and an API key for the script. */
 export const demoOrganization = async (baseUrl: string) => {
   const anonymous = createClient({ baseUrl })
@@ -86,7 +92,7 @@ export const demoOrganization = async (baseUrl: string) => {
       await owner.organizations.create({ payload: { name: "Acme" } })
       const { inviteToken } = await owner.invitations.create({ payload: { email: "ada@example.com", role: "member" } })
       await anonymous.invitations.accept({ payload: { token: inviteToken, signUp: { name: "Ada Lovelace", password } } })
-      const { key } = await owner.apiKeys.create({ payload: { name: "onboarding" } })
+      const { key } = await owner.apiKeys.create({ payload: { name: "onboarding", scopes: onboardingScopes } })
       return { apiKey: key }
     } finally {
       await owner.close()
@@ -108,7 +114,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   })
   const given = process.env.ORGPLANE_URL ?? ""
   if (given !== "" && (process.env.ORGPLANE_API_KEY ?? "") === "") {
-    console.error("ORGPLANE_API_KEY: an API key of the organization is needed with ORGPLANE_URL (orgplane api-keys create onboarding)")
+    console.error("ORGPLANE_API_KEY: an API key of the organization is needed with ORGPLANE_URL (orgplane api-keys create onboarding --scope members.read --scope members.readDirectory --scope 'teams.*' --scope 'invitations.*')")
     process.exit(2)
   }
   const local = given === "" ? await startLocalServer() : undefined

@@ -43,6 +43,25 @@ const known: Readonly<Record<string, string>> = {
     "error: --select: must be 1 to 1024 characters long (after trimming white space) (see 'orgplane connectors apply --help')\n"
 }
 
+/**
+ * Pages changed on purpose since 0.1.0, by their words: each `[now, then]` text of this CLI's page put back as the
+ * recording has it, so the rest of the page is still held to it.
+ */
+const changedPages: Readonly<Record<string, ReadonlyArray<readonly [string, string]>>> = {
+  // Issue 55: the actions a key made without scopes leaves out, as the server's policy table now has them.
+  "api-keys create --help": [[
+    "Default: your role's actions except those a key takes only when a scope names them: key management, ownership and role changes, inviting admins, audit retention, SSO, SCIM, password resets, deleting the organization and the operator's.",
+    "Default: your role's actions except key management, ownership, audit retention, SSO, SCIM and the operator's."
+  ]]
+}
+
+/** A page's output with its changes since 0.1.0 put back (`changedPages`). */
+const as010 = (words: string, result: Result): Result => {
+  const changes = changedPages[words] ?? []
+  for (const [now] of changes) expect(result.stdout, `${words} says what it changed`).toContain(now)
+  return { ...result, stdout: changes.reduce((text, [now, then]) => text.split(now).join(then), result.stdout) }
+}
+
 let pages: ReadonlyArray<ReadonlyArray<string>>
 let port: number
 let effect3: ReadonlyArray<Result>
@@ -71,7 +90,7 @@ describe("help and usage, as the Effect 3 CLI's", () => {
     expect(pages.length).toBeGreaterThan(50)
     const { invoke } = await import("./Harness.js")
     for (const [index, { args, env }] of cases.slice(0, pages.length).entries()) {
-      const result = await invoke(args, env)
+      const result = as010(args.join(" "), await invoke(args, env))
       expect(result, args.join(" ")).toEqual(effect3[index])
       expect(result.code, args.join(" ")).toBe(0)
     }

@@ -13,6 +13,7 @@ import {
   ForbiddenResponse,
   LastOwnerOfOrganizationsResponse,
   NotFoundResponse,
+  RateLimitedResponse,
   UserNotFoundResponse
 } from "./Errors.js"
 import {
@@ -33,16 +34,20 @@ import { PasswordResetLinkResponse, UserPasswordResetPath } from "./Recovery.js"
 
 const userErrors = "404 `user_not_found` for an id that is no account's (a deleted account's included)"
 
+/** The operator's hierarchy over accounts, as the operations on one say it (identity/Operator.ts `requireReach`). */
+const hierarchy = "The operator organization's owners and admins are acted on by its owners only (not by its admins)."
+const hierarchyError = "`insufficient_role` for an admin of the operator organization acting on its owners or admins"
+
 /** The errors every endpoint of the group may answer (Effect 4 has no group `addError`: each endpoint declares them). */
 const groupErrors = [ForbiddenResponse] as const
 
 export class AdminApi extends HttpApiGroup.make("admin")
   .add(
-    HttpApiEndpoint.post("claimOperator", "/v1/admin/operator", { payload: ClaimOperatorRequest, success: Schema.Struct({ organization: Organization }), error: [ConflictResponse, ...groupErrors] }).pipe(audits("instance.operator.claim"), requires("admin.claimOperator"))
+    HttpApiEndpoint.post("claimOperator", "/v1/admin/operator", { payload: ClaimOperatorRequest, success: Schema.Struct({ organization: Organization }), error: [ConflictResponse, RateLimitedResponse, ...groupErrors] }).pipe(audits("instance.operator.claim"), requires("admin.claimOperator"))
       .annotate(OpenApi.Summary, "Make your organization the instance's operator")
       .annotate(
         OpenApi.Description,
-        "Redeems the instance's one-time setup token: the caller's organization becomes the operator organization, whose owners and admins change plans and read the instance's metrics. The token is `ORGPLANE_SETUP_TOKEN`, or, when that is unset, the one the server logs at each start while no organization operates the instance (valid 24 hours). It works once: afterwards, or when `ORGPLANE_OPERATOR_ORGANIZATION_ID` names the operator, every claim is refused. No organization becomes the operator any other way (not the first one created).\n\nErrors: 403 `setup_token_invalid` for a token that is not the instance's (or expired), `insufficient_role` for anyone but an owner; 409 `operator_exists` when an organization already operates the instance, `operator_not_eligible` for a workspace made by `POST /v1/bootstrap/workspace` (its claim links were an anonymous agent's to hand out: make an organization with `POST /v1/organizations`)."
+        "Redeems the instance's one-time setup token: the caller's organization becomes the operator organization, whose owners and admins change plans and read the instance's metrics. The token is `ORGPLANE_SETUP_TOKEN`, or, when that is unset, the one the server logs at each start while no organization operates the instance (valid 24 hours). It works once: afterwards, or when `ORGPLANE_OPERATOR_ORGANIZATION_ID` names the operator, every claim is refused. No organization becomes the operator any other way (not the first one created). Guesses are throttled: 10 attempts an hour from one client address, 100 from all.\n\nErrors: 403 `setup_token_invalid` for a token that is not the instance's (or expired), `insufficient_role` for anyone but an owner; 409 `operator_exists` when an organization already operates the instance, `operator_not_eligible` for a workspace made by `POST /v1/bootstrap/workspace` (its claim links were an anonymous agent's to hand out: make an organization with `POST /v1/organizations`); 429 `rate_limited` past the attempts, with `Retry-After`."
       )
   )
   .add(
@@ -50,7 +55,7 @@ export class AdminApi extends HttpApiGroup.make("admin")
       .annotate(OpenApi.Summary, "Change an organization's plan")
       .annotate(
         OpenApi.Description,
-        "Sets the plan of any organization on the instance and answers the organization.\n\nErrors: 404 `organization_not_found` for an unknown organization."
+        "Sets the plan of any organization on the instance and answers the organization. Needs a recent sign-in (`ORGPLANE_RECENT_AUTHENTICATION`) from a session; an API key needs the `organizations.setPlan` scope.\n\nErrors: 403 `recent_authentication_required` from a session older than that, `insufficient_scope`; 404 `organization_not_found` for an unknown organization."
       )
   )
   .add(
@@ -66,7 +71,7 @@ export class AdminApi extends HttpApiGroup.make("admin")
       .annotate(OpenApi.Summary, "List the instance's accounts")
       .annotate(
         OpenApi.Description,
-        "Every account of the instance, oldest first, in keyset pages: email, name, when it was made, whether its address is proven, when the operator disabled it (null while enabled) and how many organizations it is an active member of. `email` keeps those whose address contains the text (case-insensitive); `disabled` keeps the disabled or the enabled ones. Deleted accounts are not listed. Changes nothing.\n\nErrors: 400 `invalid_request` for a cursor of other filters."
+        "Every account of the instance, oldest first, in keyset pages: email, name, when it was made, whether its address is proven, when the operator disabled it (null while enabled) and how many organizations it is an active member of. `email` keeps those whose address contains the text (case-insensitive); `disabled` keeps the disabled or the enabled ones. Deleted accounts are not listed. An API key needs the `admin.readUsers` scope. Changes nothing.\n\nErrors: 400 `invalid_request` for a cursor of other filters; 403 `insufficient_scope`."
       )
   )
   .add(
@@ -74,7 +79,7 @@ export class AdminApi extends HttpApiGroup.make("admin")
       .annotate(OpenApi.Summary, "Disable an account")
       .annotate(
         OpenApi.Description,
-        `Disables an account at once, as Keycloak's \`enabled: false\` and Auth0's \`blocked\` do: every session of the person ends, their API keys (in every organization) are refused with 401 from the next request on, a write of theirs under way fails where it commits, and their password sign-in answers 403 \`account_disabled\` (only once the password is right: a wrong one is a 401, counted by the sign-in throttle as before), as do SSO sign-ins. Memberships, keys and data stay: \`POST /v1/admin/users/{userId}/enable\` undoes it (the ended sessions stay ended; the keys work again). Disabling a disabled account answers it as it is. Needs a recent sign-in from a session; an API key needs the \`admin.manageUsers\` scope.\n\nErrors: 403 \`recent_authentication_required\` from a session older than \`ORGPLANE_RECENT_AUTHENTICATION\`; ${userErrors}; 409 \`cannot_disable_yourself\` for the caller's own account.`
+        `Disables an account at once, as Keycloak's \`enabled: false\` and Auth0's \`blocked\` do: every session of the person ends, their API keys (in every organization) are refused with 401 from the next request on, a write of theirs under way fails where it commits, and their password sign-in answers 403 \`account_disabled\` (only once the password is right: a wrong one is a 401, counted by the sign-in throttle as before), as do SSO sign-ins. Memberships, keys and data stay: \`POST /v1/admin/users/{userId}/enable\` undoes it (the ended sessions stay ended; the keys work again). Disabling a disabled account answers it as it is. ${hierarchy} Needs a recent sign-in from a session; an API key needs the \`admin.manageUsers\` scope.\n\nErrors: 403 \`recent_authentication_required\` from a session older than \`ORGPLANE_RECENT_AUTHENTICATION\`, ${hierarchyError}; ${userErrors}; 409 \`cannot_disable_yourself\` for the caller's own account.`
       )
   )
   .add(
@@ -82,7 +87,7 @@ export class AdminApi extends HttpApiGroup.make("admin")
       .annotate(OpenApi.Summary, "Enable an account")
       .annotate(
         OpenApi.Description,
-        `Enables a disabled account: the person signs in again (password or SSO) and their API keys work again; the sessions the disable ended stay ended. Enabling an enabled account answers it as it is. Needs a recent sign-in from a session; an API key needs the \`admin.manageUsers\` scope.\n\nErrors: 403 \`recent_authentication_required\` from a session older than \`ORGPLANE_RECENT_AUTHENTICATION\`; ${userErrors}.`
+        `Enables a disabled account: the person signs in again (password or SSO) and their API keys work again; the sessions the disable ended stay ended. Enabling an enabled account answers it as it is. ${hierarchy} Needs a recent sign-in from a session; an API key needs the \`admin.manageUsers\` scope.\n\nErrors: 403 \`recent_authentication_required\` from a session older than \`ORGPLANE_RECENT_AUTHENTICATION\`, ${hierarchyError}; ${userErrors}.`
       )
   )
   .add(
@@ -90,7 +95,7 @@ export class AdminApi extends HttpApiGroup.make("admin")
       .annotate(OpenApi.Summary, "Delete an account")
       .annotate(
         OpenApi.Description,
-        `Deletes any account, as \`DELETE /v1/me\` does for one's own (what goes, what stays as a tombstone and a pseudonym, the audit log): the audit event \`user.delete\` is recorded in every organization the person left and in the operator organization. Refused, like the person's own deletion, while the person is the last owner of organizations that have other members: another owner comes first. Needs a recent sign-in from a session (for the caller's own account too: the person's own rule, which only a session meets); an API key needs the \`admin.manageUsers\` scope and cannot delete its own maker. Answers what was removed.\n\nErrors: 403 \`recent_authentication_required\` from a session older than \`ORGPLANE_RECENT_AUTHENTICATION\`, \`session_required\` for an API key deleting its own maker; ${userErrors}; 409 \`last_owner_of_organizations\` (the message names the organizations).`
+        `Deletes any account, as \`DELETE /v1/me\` does for one's own (what goes, what stays as a tombstone and a pseudonym, the audit log): the audit event \`user.delete\` is recorded in every organization the person left and in the operator organization. Refused, like the person's own deletion, while the person is the last owner of organizations that have other members: another owner comes first. ${hierarchy} Needs a recent sign-in from a session (for the caller's own account too: the person's own rule, which only a session meets); an API key needs the \`admin.manageUsers\` scope and cannot delete its own maker. Answers what was removed.\n\nErrors: 403 \`recent_authentication_required\` from a session older than \`ORGPLANE_RECENT_AUTHENTICATION\`, \`session_required\` for an API key deleting its own maker, ${hierarchyError}; ${userErrors}; 409 \`last_owner_of_organizations\` (the message names the organizations).`
       )
   )
   .add(
@@ -107,7 +112,7 @@ export class AdminApi extends HttpApiGroup.make("admin")
       .annotate(OpenApi.Summary, "List the instance's organizations")
       .annotate(
         OpenApi.Description,
-        "Every organization of the instance, oldest first (keyset pages): name, plan, whether it is a provisional workspace, member count, and for a deleted one when it was deleted and when the purge may remove it (an unclaimed provisional workspace shows when it expires). Purged organizations are gone. `q` filters by name, `deleted` by state.\n\nErrors: 400 `invalid_request` for a cursor of another list or of other filters."
+        "Every organization of the instance, oldest first (keyset pages): name, plan, whether it is a provisional workspace, member count, and for a deleted one when it was deleted and when the purge may remove it (an unclaimed provisional workspace shows when it expires). Purged organizations are gone. `q` filters by name, `deleted` by state. An API key needs the `admin.readOrganizations` scope.\n\nErrors: 400 `invalid_request` for a cursor of another list or of other filters; 403 `insufficient_scope`."
       )
   )
   .add(
@@ -115,7 +120,7 @@ export class AdminApi extends HttpApiGroup.make("admin")
       .annotate(OpenApi.Summary, "Delete any organization")
       .annotate(
         OpenApi.Description,
-        "Deletes an organization of the instance as `DELETE /v1/organization` does for its owners: it stops serving at once, its owners or the operator may restore it until `purgeAfter` (`ORGPLANE_ORGANIZATION_DELETION_GRACE`, 7 days), then the purge removes every row of it. The operator organization's audit log records it. Needs a recent sign-in for a session (`ORGPLANE_RECENT_AUTHENTICATION`); an API key needs the `admin.deleteOrganizations` scope.\n\nErrors: 403 `recent_authentication_required`, `insufficient_scope`; 404 `organization_not_found` for an unknown organization or one already deleted; 409 `organization_operates_instance` for the operator organization itself."
+        "Deletes an organization of the instance as `DELETE /v1/organization` does for its owners: it stops serving at once, the operator (not its owners: the operator's deletion is the operator's to undo) may restore it until `purgeAfter` (`ORGPLANE_ORGANIZATION_DELETION_GRACE`, 7 days), then the purge removes every row of it. The operator organization's audit log records it. Needs a recent sign-in for a session (`ORGPLANE_RECENT_AUTHENTICATION`); an API key needs the `admin.deleteOrganizations` scope.\n\nErrors: 403 `recent_authentication_required`, `insufficient_scope`; 404 `organization_not_found` for an unknown organization or one already deleted; 409 `organization_operates_instance` for the operator organization itself."
       )
   )
   .add(
@@ -123,7 +128,7 @@ export class AdminApi extends HttpApiGroup.make("admin")
       .annotate(OpenApi.Summary, "Restore any deleted organization")
       .annotate(
         OpenApi.Description,
-        "Restores a deleted organization of the instance before its purge: it serves again as it was. Needs a recent sign-in for a session.\n\nErrors: 403 `recent_authentication_required`, `insufficient_scope`; 404 `organization_not_found` for an unknown organization or one whose grace period is over; 409 `organization_not_deleted` when it is not deleted."
+        "Restores a deleted organization of the instance before its purge: it serves again as it was. Needs a recent sign-in for a session.\n\nErrors: 403 `recent_authentication_required`, `insufficient_scope`; 404 `organization_not_found` for an unknown organization or one whose grace period is over; 409 `organization_not_deleted` when it is not deleted, `organization_quota_reached` when one of its owners already owns as many organizations as the instance allows (`ORGPLANE_ORGANIZATIONS_PER_USER`)."
       )
   )
   .middleware(MemberAuthentication)

@@ -51,10 +51,15 @@ export const collapseScopes = (actions: ReadonlyArray<Action>): ReadonlyArray<ty
 
 /**
  * The scopes of a key made without `scopes`: every action its maker's role allows when it is made, except those
- * only a naming scope grants (`KeyGuardedActions`: key management, ownership, audit retention, SSO and SCIM, plans, the operator, password reset links, people's accounts).
+ * only a naming scope grants (`KeyGuardedActions`: key management, ownership, role changes, inviting admins, audit
+ * retention, SSO and SCIM, password reset links, deleting organizations, the operator's powers and lists).
  */
 export const defaultScopes = (allowed: (action: Action) => boolean): ReadonlyArray<Action> =>
   Actions.filter((action) => allowed(action) && !KeyGuardedActions.includes(action))
+
+/** The actions a key takes only when a scope names them, as the document lists them: `a`, `b` and `c`. */
+const quoted = KeyGuardedActions.map((action) => `\`${action}\``)
+const guardedList = `${quoted.slice(0, -1).join(", ")} and ${quoted[quoted.length - 1]}`
 
 export class ApiKey extends Schema.Class<ApiKey>("ApiKey")(Schema.Struct({
   id: ApiKeyId,
@@ -92,7 +97,7 @@ export const CreateApiKeyRequest = Schema.Struct({
   }),
   scopes: Schema.optionalKey(ApiKeyScopesRequest).annotateKey({
     description:
-      "What the key may do: actions of the policy table, or `<area>.*` for all of an area's. None may exceed the caller's role, nor, when an API key makes this one, that key's scopes (400 otherwise). Omitted: every action the caller's role allows except `apiKeys.manage`, `members.manageOwners`, `members.transferOwnership`, `audit.manage`, `sso.manage`, `scim.manage`, `organizations.setPlan`, `admin.claimOperator`, `members.resetPassword`, `admin.resetPasswords` and `admin.manageUsers`, which a key takes only when a scope names them."
+      `What the key may do: actions of the policy table, or \`<area>.*\` for all of an area's. None may exceed the caller's role, nor, when an API key makes this one, that key's scopes (400 otherwise). Omitted: every action the caller's role allows except ${guardedList}, which a key takes only when a scope names them.`
   })
 }).annotate({
   examples: [{ name: "CI deploys", expiresAt: exampleTime(50 + 90 * 24 * 60), scopes: ["teams.*", "members.read"] }]

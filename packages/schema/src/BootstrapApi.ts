@@ -4,7 +4,7 @@ import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
 import * as OpenApi from "effect/http-api/OpenApi"
 import { AcceptClaimRequest, AcceptClaimResult, BootstrapWorkspaceRequest, BootstrapWorkspaceResult } from "./Bootstrap.js"
-import { ForbiddenResponse, NotFoundResponse, RateLimitedResponse, ServiceUnavailableResponse } from "./Errors.js"
+import { ConflictResponse, ForbiddenResponse, NotFoundResponse, RateLimitedResponse, ServiceUnavailableResponse } from "./Errors.js"
 import { Authentication } from "./Security.js"
 import { audits } from "./AuditCatalog.js"
 
@@ -18,12 +18,12 @@ export class BootstrapApi extends HttpApiGroup.make("bootstrap")
       )
   )
   .add(
-    HttpApiEndpoint.post("acceptClaim", "/v1/bootstrap/claims/accept", { payload: AcceptClaimRequest, success: AcceptClaimResult, error: [NotFoundResponse, ForbiddenResponse] }).pipe(audits("workspace.claim.accept"))
+    HttpApiEndpoint.post("acceptClaim", "/v1/bootstrap/claims/accept", { payload: AcceptClaimRequest, success: AcceptClaimResult, error: [NotFoundResponse, ForbiddenResponse, ConflictResponse] }).pipe(audits("workspace.claim.accept"))
       .middleware(Authentication)
       .annotate(OpenApi.Summary, "Claim a workspace")
       .annotate(
         OpenApi.Description,
-        "Redeems a claim token: the caller joins the organization with the claim's role (a member already in it is raised to that role, never lowered), and it becomes the session's active organization. An `owner` claim also removes the placeholder owner and makes the organization no longer provisional. Session only.\n\nErrors: 401 `unauthorized` without a valid session; 403 `session_required` with an API key, `membership_removed` when the caller was removed from that organization; 404 `claim_not_found` for an unknown, used or expired token."
+        "Redeems a claim token: the caller joins the organization with the claim's role (a member already in it is raised to that role, never lowered), and it becomes the session's active organization. An `owner` claim also removes the placeholder owner and makes the organization no longer provisional. Session only.\n\nErrors: 401 `unauthorized` without a valid session; 403 `session_required` with an API key, `membership_removed` when the caller was removed from that organization; 404 `claim_not_found` for an unknown, used or expired token; 409 `organization_quota_reached` when an `owner` claim would make the caller own more organizations than the instance allows (`ORGPLANE_ORGANIZATIONS_PER_USER`)."
       )
   )
   .annotate(OpenApi.Title, "Bootstrap")

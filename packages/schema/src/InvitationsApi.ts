@@ -7,6 +7,7 @@ import {
   ConflictResponse,
   ForbiddenResponse,
   NotFoundResponse,
+  RateLimitedResponse,
   ServiceUnavailableResponse,
   UnauthorizedResponse
 } from "./Errors.js"
@@ -38,11 +39,11 @@ const authenticatedErrors = [...groupErrors, ...memberAuthenticationErrors] as c
 
 export class InvitationsApi extends HttpApiGroup.make("invitations")
   .add(
-    HttpApiEndpoint.post("create", "/v1/invitations", { payload: CreateInvitationRequest, success: [CreatedInvitation.pipe(HttpApiSchema.status(201)), RefreshedInvitation], error: [ConflictResponse, ...authenticatedErrors] }).pipe(audits("invitation.create"), requires("invitations.manage"))
+    HttpApiEndpoint.post("create", "/v1/invitations", { payload: CreateInvitationRequest, success: [CreatedInvitation.pipe(HttpApiSchema.status(201)), RefreshedInvitation], error: [ConflictResponse, ...authenticatedErrors] }).pipe(audits("invitation.create"), requires("invitations.manage", "invitations.inviteAdmins"))
       .annotate(OpenApi.Summary, "Invite a person")
       .annotate(
         OpenApi.Description,
-        "Invites an email address as a member or an admin (201). The token is returned only here and expires after 7 days; deliver it to the invitee. When the email already has a pending or expired invitation, that invitation is refreshed instead (200, `refreshed: true`): new token, role and expiry, and the earlier token stops working.\n\nErrors: 409 `member_exists` when the email belongs to a member of the organization, `invitation_quota_reached` when a new invitation would pass the organization's pending ones the instance allows (200 by default, `ORGPLANE_PENDING_INVITATIONS_PER_ORGANIZATION`; the message names the setting; refreshing a pending invitation adds none): cancel some, or have the instance's operator raise it."
+        "Invites an email address as a member or an admin (201); inviting an admin also takes `invitations.inviteAdmins`, which an API key takes only when a scope names it (403 `insufficient_scope`). An invitation made with an API key is canceled, while pending, when that key is revoked, whichever way (its own revocation, the revocation of the key that made it, its maker's removal). The token is returned only here and expires after 7 days; deliver it to the invitee. When the email already has a pending or expired invitation, that invitation is refreshed instead (200, `refreshed: true`): new token, role and expiry, and the earlier token stops working.\n\nErrors: 409 `member_exists` when the email belongs to a member of the organization, `invitation_quota_reached` when a new invitation would pass the organization's pending ones the instance allows (200 by default, `ORGPLANE_PENDING_INVITATIONS_PER_ORGANIZATION`; the message names the setting; refreshing a pending invitation adds none): cancel some, or have the instance's operator raise it."
       )
   )
   .add(
@@ -73,12 +74,12 @@ export class InvitationsApi extends HttpApiGroup.make("invitations")
   // group middleware is Effect 3's middlewareEndpoints: it applies to the endpoints added so far.)
   .middleware(MemberAuthentication)
   .add(
-    HttpApiEndpoint.post("accept", "/v1/invitations/accept", { payload: AcceptInvitationRequest, success: AcceptedInvitation, error: [NotFoundResponse, ConflictResponse, UnauthorizedResponse, ServiceUnavailableResponse, ...groupErrors] }).pipe(audits("invitation.accept"))
+    HttpApiEndpoint.post("accept", "/v1/invitations/accept", { payload: AcceptInvitationRequest, success: AcceptedInvitation, error: [NotFoundResponse, ConflictResponse, UnauthorizedResponse, RateLimitedResponse, ServiceUnavailableResponse, ...groupErrors] }).pipe(audits("invitation.accept"))
       .middleware(OptionalAuthentication)
       .annotate(OpenApi.Summary, "Accept an invitation")
       .annotate(
         OpenApi.Description,
-        "Joins the invitation's organization with its role and makes it the active organization: the session's when signed in, or that of a new session for a new account. Either signed in with a session as the person the invitation was sent to, or anonymously with `signUp`, which creates that person's account and returns its session. Works even when open sign-up is disabled.\n\nErrors: 400 `invalid_request` on `signUp` when it comes with credentials; 401 `unauthorized` with neither credentials nor `signUp`; 403 `session_required` with an API key, `invitation_email_mismatch` when signed in as someone else; 404 `invitation_not_found` for an unknown, used, canceled or expired token; 409 `member_exists` when the person is already a member, `member_deprovisioned` when the organization's directory (SCIM) deactivated or deleted the person there (until it reactivates them), `account_exists` when the invitation's email already has an account (sign in as it and accept without `signUp`; an account someone else made with the address is taken back by the person's first sign-in through their organization's SSO)."
+        "Joins the invitation's organization with its role and makes it the active organization: the session's when signed in, or that of a new session for a new account. Either signed in with a session as the person the invitation was sent to, or anonymously with `signUp`, which creates that person's account and returns its session. Works even when open sign-up is disabled; with `signUp` it counts as a sign-up from the client's address.\n\nErrors: 400 `invalid_request` on `signUp` when it comes with credentials; 401 `unauthorized` with neither credentials nor `signUp`; 403 `session_required` with an API key, `invitation_email_mismatch` when signed in as someone else; 404 `invitation_not_found` for an unknown, used, canceled or expired token; 409 `member_exists` when the person is already a member, `member_deprovisioned` when the organization's directory (SCIM) deactivated or deleted the person there (until it reactivates them), `account_exists` when the invitation's email already has an account (sign in as it and accept without `signUp`; an account someone else made with the address is taken back by the person's first sign-in through their organization's SSO); 429 `rate_limited` with `signUp` past the sign-ups the instance allows from the client's address (`ORGPLANE_SIGN_UPS_PER_HOUR`, counted with `POST /v1/auth/sign-up`'s), with `Retry-After`."
       )
   )
   .add(
@@ -86,7 +87,7 @@ export class InvitationsApi extends HttpApiGroup.make("invitations")
       .annotate(OpenApi.Summary, "Preview an invitation")
       .annotate(
         OpenApi.Description,
-        "What an invite token is for, before saying yes: the organization's name, the role, who sent it (by name) and when it expires; no more (no ids, no emails). Needs no credentials: the token is the proof, sent in the body so it stays out of URLs and logs. Changes nothing.\n\nErrors: 404 `invitation_not_found` for an unknown, used, canceled or expired token (the same answer for each)."
+        "What an invite token is for, before saying yes: the organization's name, the role, who sent it (by name) and when it expires; no more (no ids, no emails). Needs no credentials: the token is the proof, sent in the body so it stays out of URLs and logs. Changes nothing.\n\nErrors: 404 `invitation_not_found` for an unknown, used, canceled or expired token, or one of a deleted organization (the same answer for each)."
       )
   )
   .annotate(OpenApi.Title, "Invitations")

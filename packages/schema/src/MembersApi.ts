@@ -57,7 +57,7 @@ export class MembersApi extends HttpApiGroup.make("members")
       .annotate(OpenApi.Summary, "Change a member's role")
       .annotate(
         OpenApi.Description,
-        "Sets a member's role and answers the member; setting the role they have changes nothing. Between `member` and `admin` takes `members.changeRole`; making someone an owner, or changing an owner's role, `members.manageOwners`.\n\nErrors: 404 `member_not_found` for an unknown or removed member; 409 `last_owner` when the change would leave the organization without an owner."
+        "Sets a member's role and answers the member; setting the role they have changes nothing. Between `member` and `admin` takes `members.changeRole`; making someone an owner, or changing an owner's role, `members.manageOwners`. An API key takes either only when a scope names it (403 `insufficient_scope`).\n\nErrors: 404 `member_not_found` for an unknown or removed member; 409 `last_owner` when the change would leave the organization without an owner, `organization_quota_reached` when a member made an owner already owns as many organizations as the instance allows (`ORGPLANE_ORGANIZATIONS_PER_USER`)."
       )
   )
   .add(
@@ -65,7 +65,7 @@ export class MembersApi extends HttpApiGroup.make("members")
       .annotate(OpenApi.Summary, "Remove a member")
       .annotate(
         OpenApi.Description,
-        "Removes a member: the membership keeps its id and gets `removedAt`; the member leaves every team, the API keys they created are revoked and their sessions no longer reach the organization. Removing oneself (leaving) takes `members.leave`, another member or admin `members.remove`, an owner `members.manageOwners`.\n\nErrors: 404 `member_not_found` for an unknown or already removed member; 409 `last_owner` for the organization's last owner."
+        "Removes a member: the membership keeps its id and gets `removedAt`; the member leaves every team, the API keys they created are revoked (and the invitations those keys made that are still pending canceled) and their sessions no longer reach the organization. Removing oneself (leaving) takes `members.leave`, another member or admin `members.remove`, an owner `members.manageOwners`.\n\nErrors: 404 `member_not_found` for an unknown or already removed member; 409 `last_owner` for the organization's last owner."
       )
   )
   .add(
@@ -73,7 +73,7 @@ export class MembersApi extends HttpApiGroup.make("members")
       .annotate(OpenApi.Summary, "Transfer ownership")
       .annotate(
         OpenApi.Description,
-        "Makes the given admin an owner and the calling owner an admin, in one step; answers both.\n\nErrors: 404 `member_not_found` for an unknown or removed member; 409 `member_not_admin` unless the target is an admin (make them one first)."
+        "Makes the given admin an owner and the calling owner an admin, in one step; answers both.\n\nErrors: 404 `member_not_found` for an unknown or removed member; 409 `member_not_admin` unless the target is an admin (make them one first), `organization_quota_reached` when the target already owns as many organizations as the instance allows (`ORGPLANE_ORGANIZATIONS_PER_USER`)."
       )
   )
   .middleware(MemberAuthentication)

@@ -42,7 +42,8 @@ export const Policy = {
   "members.changeRole": { role: "admin", capability: "change members' and admins' roles between member and admin" },
   "members.remove": { role: "admin", capability: "remove members and admins" },
   "teams.manage": { role: "admin", capability: "create, change and delete teams" },
-  "invitations.manage": { role: "admin", capability: "invite members and admins, list and cancel invitations" },
+  "invitations.manage": { role: "admin", capability: "invite members, list and cancel invitations" },
+  "invitations.inviteAdmins": { role: "admin", capability: "invite admins (with invitations.manage)" },
   "marketplaces.create": { role: "admin", capability: "create marketplaces" },
   "catalog.grantOrgWide": {
     role: "admin",
@@ -179,17 +180,22 @@ export const Actions: readonly [Action, ...Array<Action>] = [
 ]
 
 /**
- * Actions an API key takes only when one of its scopes names them, whatever its maker's role: making and revoking
- * keys (so a leaked key cannot mint more), ownership, the audit log's retention and streams, the organization's
+ * Actions an API key takes only when one of its scopes names them, whatever its maker's role: what lets a leaked key
+ * outlast its revocation or reach beyond its organization's work. Making and revoking keys (so a leaked key cannot
+ * mint more); who holds power over the organization's people (ownership, role changes, inviting admins: an admin the
+ * key brought in would stay after the key is revoked); the audit log's retention and streams; the organization's
  * sign-in (SSO connections and domains, SCIM provisioning: a leaked key could otherwise hand sign-in to another
- * identity provider), the instance's operator powers over plans, the operator itself and people's accounts, password
- * reset links (a leaked key could otherwise take over the accounts it may reset), and deleting an organization (its
- * own owners', or the operator's over any).
+ * identity provider); password reset links (a leaked key could otherwise take over the accounts it may reset);
+ * deleting an organization (its own owners', or the operator's over any); and the instance's operator powers over
+ * plans, the operator itself and people's accounts, and its lists of every account and every organization (other
+ * organizations' people and names; the instance's metrics are counts and stay a default key's).
  */
 export const KeyGuardedActions: ReadonlyArray<Action> = [
   "apiKeys.manage",
   "members.manageOwners",
   "members.transferOwnership",
+  "members.changeRole",
+  "invitations.inviteAdmins",
   "audit.manage",
   "sso.manage",
   "scim.manage",
@@ -198,6 +204,8 @@ export const KeyGuardedActions: ReadonlyArray<Action> = [
   "members.resetPassword",
   "admin.resetPasswords",
   "admin.manageUsers",
+  "admin.readUsers",
+  "admin.readOrganizations",
   "organizations.delete",
   "admin.deleteOrganizations"
 ]

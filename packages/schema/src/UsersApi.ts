@@ -41,7 +41,7 @@ export class UsersApi extends HttpApiGroup.make("users")
       .annotate(OpenApi.Summary, "Sign up")
       .annotate(
         OpenApi.Description,
-        "Creates an account and signs it in: answers the person and a new session token. The account belongs to no organization yet. Public. An instance with sign-up disabled still lets its very first account in.\n\nErrors: 403 `signup_disabled` when the instance does not allow sign-up, `sso_required` when the email's domain belongs to an organization that requires SSO (its people get their account by signing in through it); 409 `email_taken` when the email is registered (this instance sends no mail, so it cannot answer alike and prove the address by a link instead; the limit below bounds how fast anyone can test emails with it); 429 `rate_limited` with `Retry-After` (seconds) past 20 sign-up attempts from one client address (an IPv6 address's /64) in an hour (`ORGPLANE_SIGN_UPS_PER_HOUR`), whatever their outcome."
+        "Creates an account and signs it in: answers the person and a new session token. The account belongs to no organization yet. Public. An instance with sign-up disabled still lets its very first account in.\n\nErrors: 403 `signup_disabled` when the instance does not allow sign-up, `sso_required` when the email's domain belongs to an organization that requires SSO (its people get their account by signing in through it); 409 `email_taken` when the email is registered (this instance sends no mail, so it cannot answer alike and prove the address by a link instead; the limit below bounds how fast anyone can test emails with it); 429 `rate_limited` with `Retry-After` (seconds) past 20 sign-up attempts from one client address (an IPv6 address's /64) in an hour (`ORGPLANE_SIGN_UPS_PER_HOUR`), whatever their outcome, invitations accepted with `signUp` counted with them."
       )
   )
   .add(
@@ -139,7 +139,7 @@ export class UsersApi extends HttpApiGroup.make("users")
       .annotate(OpenApi.Summary, "List the caller's organizations")
       .annotate(
         OpenApi.Description,
-        "The organizations the caller belongs to, with their membership in each, oldest membership first; deleted organizations are not among them. With `deleted=true`, instead, the deleted organizations the caller is an owner of that may still be restored (`POST /v1/organizations/{organizationId}/restore`), each with `deletedAt` and `purgeAfter`. Session only (an API key knows only its own organization); changes nothing.\n\nErrors: 401 `unauthorized` without a valid session; 403 `session_required` with an API key."
+        "The organizations the caller belongs to, with their membership in each, oldest membership first; deleted organizations are not among them. With `deleted=true`, instead, the deleted organizations the caller is an owner of that they may still restore (their owners deleted them: not the instance's operator) (`POST /v1/organizations/{organizationId}/restore`), each with `deletedAt` and `purgeAfter`. Session only (an API key knows only its own organization); changes nothing.\n\nErrors: 401 `unauthorized` without a valid session; 403 `session_required` with an API key."
       )
   )
   .annotate(OpenApi.Title, "Users")

@@ -21,6 +21,8 @@ import { BootstrapRepository } from "../src/identity/BootstrapRepository.js"
 import { Memberships } from "../src/identity/Memberships.js"
 import { toCaller } from "../src/identity/MembershipsRepository.js"
 import { Operator } from "../src/identity/Operator.js"
+import { OwnershipQuota } from "../src/identity/OwnershipQuota.js"
+import { RateLimiter } from "../src/platform/RateLimiter.js"
 import { OperatorRepository } from "../src/identity/OperatorRepository.js"
 import { Organizations } from "../src/identity/Organizations.js"
 import { OrganizationsRepository } from "../src/identity/OrganizationsRepository.js"
@@ -141,7 +143,7 @@ layer(services.pipe(Layer.provideMerge(Layer.mergeAll(Db.layer, platform))), {
       const other = yield* signedIn("op-other@else.test")
       const otherId = yield* organizationOf(other, "Elsewhere")
       const configured = { ...base, operatorOrganizationId: opsId }
-      const repositories = Layer.mergeAll(OperatorRepository.layer, OrganizationsRepository.layer, BootstrapRepository.layer)
+      const repositories = Layer.mergeAll(OperatorRepository.layer, OrganizationsRepository.layer, BootstrapRepository.layer, RateLimiter.layer)
       const operator = yield* Operator.make.pipe(Effect.provide(repositories), Effect.provideService(ServerConfig, configured))
       expect(yield* operator.organizationId).toEqual(Option.some(opsId))
       const owner = yield* ops.member
@@ -154,11 +156,11 @@ layer(services.pipe(Layer.provideMerge(Layer.mergeAll(Db.layer, platform))), {
       yield* memberships.join({ organizationId: opsId, userId: staff.userId, role: "member" })
       expect(yield* Effect.flip(operator.require(yield* staff.member, "organizations.setPlan"))).toMatchObject(operatorOnly)
       // Configured: nothing to claim, no setup token.
-      expect(yield* Effect.flip(operator.claim(owner, "anything"))).toMatchObject({ _tag: "Conflict", error: "operator_exists" })
+      expect(yield* Effect.flip(operator.claim(owner, "anything", "127.0.0.1"))).toMatchObject({ _tag: "Conflict", error: "operator_exists" })
       expect(yield* operator.issueSetupToken).toEqual(Option.none())
       // Organizations through this operator.
       const organizations = yield* Organizations.make.pipe(
-        Effect.provide(OrganizationsRepository.layer),
+        Effect.provide(Layer.mergeAll(OrganizationsRepository.layer, OwnershipQuota.layer)),
         Effect.provideService(Operator, operator),
         Effect.provideService(ServerConfig, configured)
       )
@@ -182,7 +184,7 @@ layer(services.pipe(Layer.provideMerge(Layer.mergeAll(Db.layer, platform))), {
       const ada = yield* signedIn("claim-ada@acme.test")
       yield* organizationOf(ada, "Claimers")
       const owner = yield* ada.member
-      expect(yield* Effect.flip(operator.claim(owner, "opsetup_wrong"))).toMatchObject({
+      expect(yield* Effect.flip(operator.claim(owner, "opsetup_wrong", "127.0.0.1"))).toMatchObject({
         _tag: "Forbidden",
         reason: "setup_token_invalid",
         message: "This is not the instance's setup token (ORGPLANE_SETUP_TOKEN, or the one the server logged at its last start, valid 24 hours)."
@@ -191,22 +193,22 @@ layer(services.pipe(Layer.provideMerge(Layer.mergeAll(Db.layer, platform))), {
       const memberships = yield* Memberships
       const admin = yield* signedIn("claim-admin@acme.test")
       yield* memberships.join({ organizationId: owner.organization.id, userId: admin.userId, role: "admin" })
-      expect(yield* Effect.flip(operator.claim(yield* admin.member, token))).toMatchObject({ _tag: "Forbidden", reason: "insufficient_role" })
+      expect(yield* Effect.flip(operator.claim(yield* admin.member, token, "127.0.0.1"))).toMatchObject({ _tag: "Forbidden", reason: "insufficient_role" })
       // A bootstrapped workspace is not eligible.
       const workspace = yield* bootstrap.createWorkspace("192.0.2.50", { workspaceName: "Agent space" })
       const claimer = yield* signedIn("claim-agent@agent.test")
       yield* bootstrap.acceptClaim({ token: workspace.claimLinks[0]!.token, userId: claimer.userId, sessionId: claimer.sessionId })
-      expect(yield* Effect.flip(operator.claim(yield* claimer.member, token))).toMatchObject({
+      expect(yield* Effect.flip(operator.claim(yield* claimer.member, token, "127.0.0.1"))).toMatchObject({
         _tag: "Conflict",
         error: "operator_not_eligible",
         message:
           "A workspace made by POST /v1/bootstrap/workspace cannot operate the instance (its claim links were an anonymous agent's to hand out): create an organization with POST /v1/organizations and claim with it."
       })
-      const claimed = yield* operator.claim(owner, token)
+      const claimed = yield* operator.claim(owner, token, "127.0.0.1")
       expect(claimed.organization).toMatchObject({ id: owner.organization.id, name: "Claimers" })
       expect(yield* operator.organizationId).toEqual(Option.some(owner.organization.id))
       yield* operator.require(owner, "admin.readOrganizations")
-      expect(yield* Effect.flip(operator.claim(owner, token))).toMatchObject({
+      expect(yield* Effect.flip(operator.claim(owner, token, "127.0.0.1"))).toMatchObject({
         _tag: "Conflict",
         error: "operator_exists",
         message: "An organization already operates this instance: its owners and admins change plans and read the metrics."
@@ -324,7 +326,7 @@ layer(services.pipe(Layer.provideMerge(Layer.mergeAll(Db.layer, platform))), {
     Effect.gen(function*() {
       const base = yield* ServerConfig
       const sql = yield* SqlClient.SqlClient
-      const repositories = Layer.mergeAll(OperatorRepository.layer, OrganizationsRepository.layer, BootstrapRepository.layer)
+      const repositories = Layer.mergeAll(OperatorRepository.layer, OrganizationsRepository.layer, BootstrapRepository.layer, RateLimiter.layer)
       const configured = { ...base, setupToken: Redacted.make("  opsetup_configured-token-0123456789abcdef  ") }
       const operator = yield* Operator.make.pipe(Effect.provide(repositories), Effect.provideService(ServerConfig, configured))
       expect(yield* operator.issueSetupToken).toEqual(Option.none())
@@ -333,7 +335,7 @@ layer(services.pipe(Layer.provideMerge(Layer.mergeAll(Db.layer, platform))), {
       const owner = yield* eve.member
       // Another test's claim may have made an operator already: start from none.
       yield* sql`DELETE FROM instance_settings WHERE key = 'operator_organization_id'`
-      expect(yield* Effect.flip(operator.claim(owner, "opsetup_other"))).toMatchObject({ reason: "setup_token_invalid" })
-      expect((yield* operator.claim(owner, "opsetup_configured-token-0123456789abcdef")).organization.id).toBe(owner.organization.id)
+      expect(yield* Effect.flip(operator.claim(owner, "opsetup_other", "127.0.0.1"))).toMatchObject({ reason: "setup_token_invalid" })
+      expect((yield* operator.claim(owner, "opsetup_configured-token-0123456789abcdef", "127.0.0.1")).organization.id).toBe(owner.organization.id)
     }))
 })

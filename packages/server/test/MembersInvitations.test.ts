@@ -266,7 +266,7 @@ layer(TestLayer, { timeout: 300_000, excludeTestServices: true })(`members and i
       expect(second.invitation).toMatchObject({ id: created.invitation.id, role: "member", email, createdByOrgMembershipId: idOf(org.owner) })
       expect(second.inviteToken).not.toBe(created.inviteToken)
       expect((yield* invitations.list(org.owner, invitationsQuery({ status: "pending" }))).items.filter((i) => i.email === email)).toHaveLength(1)
-      expect(yield* failure(invitations.accept(Option.none(), { token: created.inviteToken, signUp }))).toEqual(unusable)
+      expect(yield* failure(invitations.accept(Option.none(), { token: created.inviteToken, signUp }, "127.0.0.1"))).toEqual(unusable)
 
       expect(yield* failure(invitations.create(org.owner, { email: org.member.user.email.toUpperCase(), role: "member" }))).toEqual({
         _tag: "Conflict",
@@ -318,7 +318,7 @@ layer(TestLayer, { timeout: 300_000, excludeTestServices: true })(`members and i
         message: "This invitation is canceled; only pending invitations can be canceled."
       })
       expect(yield* failure(invitations.preview(created.inviteToken))).toEqual(invitationNotFound)
-      expect(yield* failure(invitations.accept(Option.none(), { token: created.inviteToken, signUp }))).toEqual(unusable)
+      expect(yield* failure(invitations.accept(Option.none(), { token: created.inviteToken, signUp }, "127.0.0.1"))).toEqual(unusable)
       expect((yield* invitations.list(org.owner, invitationsQuery({ status: "canceled" }))).items.map((i) => i.id)).toEqual([id])
       // A new invitation for the same email is a new one, not a refresh of the canceled one.
       expect((yield* invitations.create(org.owner, { email: created.invitation.email, role: "member" })).refreshed).toBe(false)
@@ -346,7 +346,7 @@ layer(TestLayer, { timeout: 300_000, excludeTestServices: true })(`members and i
       const elsewhere = yield* staffed()
       const person = elsewhere.member
       const invited = yield* invitations.create(org.owner, { email: person.user.email, role: "admin" })
-      const accepted = yield* invitations.accept(actorOf(person), { token: invited.inviteToken })
+      const accepted = yield* invitations.accept(actorOf(person), { token: invited.inviteToken }, "127.0.0.1")
       expect(accepted.session).toBeNull()
       expect(accepted.user.id).toBe(person.user.id)
       expect(accepted.organization.id).toBe(org.organization.id)
@@ -357,36 +357,36 @@ layer(TestLayer, { timeout: 300_000, excludeTestServices: true })(`members and i
       ])
       const accepts = yield* invitations.list(org.owner, invitationsQuery({ status: "accepted" }))
       expect(accepts.items).toMatchObject([{ id: invited.invitation.id, acceptedByOrgMembershipId: accepted.membership.id }])
-      expect(yield* failure(invitations.accept(actorOf(person), { token: invited.inviteToken }))).toEqual(unusable)
+      expect(yield* failure(invitations.accept(actorOf(person), { token: invited.inviteToken }, "127.0.0.1"))).toEqual(unusable)
       expect(yield* failure(invitations.create(org.owner, { email: person.user.email, role: "member" }))).toMatchObject({ error: "member_exists" })
 
       const email = newEmail()
       const token = (yield* invitations.create(org.owner, { email, role: "member" })).inviteToken
-      expect(yield* failure(invitations.accept(actorOf(elsewhere.admin), { token }))).toEqual({
+      expect(yield* failure(invitations.accept(actorOf(elsewhere.admin), { token }, "127.0.0.1"))).toEqual({
         _tag: "Forbidden",
         reason: "invitation_email_mismatch",
         message: "This invitation was sent to another email address: sign in with that account."
       })
       const byKey = Seeded.member(elsewhere.organization, "member", { apiKey: { scopes: null } })
-      expect(yield* failure(invitations.accept(actorOf(byKey), { token }))).toEqual({
+      expect(yield* failure(invitations.accept(actorOf(byKey), { token }, "127.0.0.1"))).toEqual({
         _tag: "Forbidden",
         reason: "session_required",
         message: "Accept an invitation with a session, not an API key."
       })
-      expect(yield* failure(invitations.accept(actorOf(elsewhere.admin), { token, signUp }))).toMatchObject({
+      expect(yield* failure(invitations.accept(actorOf(elsewhere.admin), { token, signUp }, "127.0.0.1"))).toMatchObject({
         _tag: "InvalidRequest",
         details: [{ path: ["signUp"], message: "must be omitted when signed in: the invitation joins the signed-in account" }]
       })
-      expect(yield* failure(invitations.accept(Option.none(), { token }))).toMatchObject({ _tag: "Unauthorized" })
+      expect(yield* failure(invitations.accept(Option.none(), { token }, "127.0.0.1"))).toMatchObject({ _tag: "Unauthorized" })
 
       // Signing up with an email that has an account: not a bare email_taken, and nothing is used up.
       const taken = yield* invitations.create(org.owner, { email: elsewhere.admin.user.email, role: "member" })
-      const signUpTaken = yield* failure(invitations.accept(Option.none(), { token: taken.inviteToken, signUp }))
+      const signUpTaken = yield* failure(invitations.accept(Option.none(), { token: taken.inviteToken, signUp }, "127.0.0.1"))
       expect(signUpTaken).toMatchObject({ _tag: "Conflict", error: "account_exists" })
       expect("message" in signUpTaken ? signUpTaken.message : "").toMatch(/sign in .* accept the invitation signed in, without signUp/)
-      expect((yield* invitations.accept(actorOf(elsewhere.admin), { token: taken.inviteToken })).membership.role).toBe("member")
+      expect((yield* invitations.accept(actorOf(elsewhere.admin), { token: taken.inviteToken }, "127.0.0.1")).membership.role).toBe("member")
 
-      const signedUp = yield* invitations.accept(Option.none(), { token, signUp })
+      const signedUp = yield* invitations.accept(Option.none(), { token, signUp }, "127.0.0.1")
       expect(signedUp.user).toMatchObject({ email, name: "New Person" })
       expect(signedUp.session?.token).toMatch(/^ops_/)
       expect(signedUp.membership).toMatchObject({ organizationId: org.organization.id, userId: signedUp.user.id, role: "member" })
@@ -401,7 +401,7 @@ layer(TestLayer, { timeout: 300_000, excludeTestServices: true })(`members and i
       yield* service.remove(org.owner, idOf(org.member))
       const invited = yield* invitations.create(org.owner, { email: org.member.user.email, role: "member" })
       expect(invited.refreshed).toBe(false)
-      const back = yield* invitations.accept(actorOf(org.member), { token: invited.inviteToken })
+      const back = yield* invitations.accept(actorOf(org.member), { token: invited.inviteToken }, "127.0.0.1")
       expect(back.membership.id).not.toBe(idOf(org.member))
       expect((yield* service.get(org.owner, idOf(org.member))).member.removedAt).not.toBeNull()
     }))
@@ -420,7 +420,7 @@ layer(TestLayer, { timeout: 300_000, excludeTestServices: true })(`members and i
       expect(expired.items.map((i) => [i.id, i.status])).toEqual([[created.invitation.id, "expired"]])
       expect((yield* invitations.list(org.owner, invitationsQuery({ status: "pending" }))).items).toEqual([])
       expect(yield* failure(invitations.preview(created.inviteToken))).toEqual(invitationNotFound)
-      expect(yield* failure(invitations.accept(Option.none(), { token: created.inviteToken, signUp }))).toEqual(unusable)
+      expect(yield* failure(invitations.accept(Option.none(), { token: created.inviteToken, signUp }, "127.0.0.1"))).toEqual(unusable)
       expect(yield* failure(invitations.cancel(org.owner, created.invitation.id))).toEqual({
         _tag: "Conflict",
         error: "invitation_not_pending",
@@ -429,7 +429,7 @@ layer(TestLayer, { timeout: 300_000, excludeTestServices: true })(`members and i
       const again = yield* invitations.create(org.owner, { email, role: "admin" })
       expect(again.refreshed).toBe(true)
       expect(again.invitation).toMatchObject({ id: created.invitation.id, status: "pending", role: "admin" })
-      expect((yield* invitations.accept(Option.none(), { token: again.inviteToken, signUp })).membership.role).toBe("admin")
+      expect((yield* invitations.accept(Option.none(), { token: again.inviteToken, signUp }, "127.0.0.1")).membership.role).toBe("admin")
     }).pipe(Effect.provideService(Clock.Clock, clockAt(() => time)))
   })
 
@@ -476,8 +476,8 @@ layer(TestLayer, { timeout: 300_000, excludeTestServices: true })(`members and i
       const latest = yield* invitations.create(org.owner, { email, role: "member" })
       expect(latest.refreshed).toBe(true)
       const outcomes = yield* Effect.all([
-        Effect.exit(invitations.accept(Option.none(), { token: latest.inviteToken, signUp })),
-        Effect.exit(invitations.accept(Option.none(), { token: latest.inviteToken, signUp })),
+        Effect.exit(invitations.accept(Option.none(), { token: latest.inviteToken, signUp }, "127.0.0.1")),
+        Effect.exit(invitations.accept(Option.none(), { token: latest.inviteToken, signUp }, "127.0.0.1")),
         Effect.exit(invitations.cancel(org.admin, latest.invitation.id))
       ], { concurrency: "unbounded" })
       // Exactly one of the three wins: an acceptance (the other one and the cancel then fail), or the cancel.

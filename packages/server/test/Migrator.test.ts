@@ -121,6 +121,43 @@ layer(Layer.unwrap(TestDatabase.layer()), { timeout: 120_000, excludeTestService
     }))
 })
 
+layer(Layer.unwrap(TestDatabase.layer()), { timeout: 120_000, excludeTestServices: true })(`migration 0043 on ${TestDatabase.kind}`, (it) => {
+  it.effect("takes role changes and the operator's lists from keys made without scopes, and gives keys that named invitations.manage the admins' invitations", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      yield* migrate(migrations.filter((migration) => migration.id < 43))
+      const at = new Date("2030-01-01T00:00:00Z")
+      yield* sql`INSERT INTO organizations (id, name, plan, created_at, updated_at) VALUES ('org_1', 'Acme', 'team', ${at}, ${at})`
+      yield* sql`INSERT INTO users (id, email, name, password_hash, created_at, updated_at) VALUES ('usr_1', 'ada@example.com', 'Ada', 'x', ${at}, ${at})`
+      yield* sql`INSERT INTO memberships (id, organization_id, user_id, role, created_at, updated_at) VALUES ('om_1', 'org_1', 'usr_1', 'owner', ${at}, ${at})`
+      // The default 0.1.0 and 0.2.0 gave a key made without scopes (an owner's and an admin's alike).
+      const madeWithoutScopes = "members.read teams.read catalog.read catalog.create connectors.read templates.read templates.create desktopPolicies.readEffective memory.use members.leave members.readDirectory members.manageDirectory members.changeRole members.remove teams.manage invitations.manage marketplaces.create catalog.grantOrgWide connectors.manage desktopPolicies.manage audit.read organizations.read organizations.update admin.readMetrics admin.readUsers admin.readOrganizations workers.read workers.register workers.manage workers.readActivity workers.manageAny telemetry.ingest mcp.read mcp.connectOwn mcp.manage mcp.resolve mcp.callTools capabilities.use llmProviders.use llmProviders.create capabilities.manage"
+      const keys: ReadonlyArray<readonly [string, string | null]> = [
+        ["apk_default", madeWithoutScopes],
+        ["apk_invites", "members.read invitations.manage"],
+        ["apk_roles", "members.read members.changeRole"],
+        ["apk_everything", `${madeWithoutScopes} apiKeys.manage`],
+        ["apk_before_scopes", null]
+      ]
+      for (const [id, scopes] of keys) {
+        yield* sql`INSERT INTO api_keys (id, organization_id, membership_id, name, prefix, key_hash, created_at, scopes)
+          VALUES (${id}, 'org_1', 'om_1', ${id}, 'opk_x', ${id}, ${at}, ${scopes})`
+      }
+      yield* migrate(migrations)
+      const rows = yield* sql<{ readonly id: string; readonly scopes: string | null }>`SELECT id, scopes FROM api_keys WHERE organization_id = 'org_1' ORDER BY id`
+      const scopesOf = new Map(rows.map((row) => [row.id, row.scopes]))
+      expect(scopesOf.get("apk_default")).toBe(
+        madeWithoutScopes.replace(" members.changeRole", "").replace(" admin.readUsers admin.readOrganizations", "")
+      )
+      expect(scopesOf.get("apk_invites")).toBe("members.read invitations.manage invitations.inviteAdmins")
+      expect(scopesOf.get("apk_roles")).toBe("members.read members.changeRole")
+      expect(scopesOf.get("apk_everything")).toBe(
+        `${madeWithoutScopes.replace("invitations.manage", "invitations.manage invitations.inviteAdmins")} apiKeys.manage`
+      )
+      expect(scopesOf.get("apk_before_scopes")).toBeNull()
+    }))
+})
+
 describe(`the server on ${TestDatabase.kind}`, () => {
   it.live("migrates a fresh database at start", () =>
     Effect.gen(function*() {

@@ -56,10 +56,18 @@ describe("principals", () => {
     }))
 
   it("words its refusals as the Effect 3 original does, for every action", () => {
-    for (const action of Actions) {
+    // Issue 55 added `invitations.inviteAdmins`, which 0.1.0 had not: worded as the others are.
+    const added = ["invitations.inviteAdmins"]
+    for (const action of Actions.filter((action) => !added.includes(action))) {
       expect(Principal.insufficientRole(action).message).toBe(effect3(Recorded.call("insufficientRole", action)))
       expect(Principal.insufficientScope(action).message).toBe(effect3(Recorded.call("insufficientScope", action)))
     }
+    expect(Principal.insufficientRole("invitations.inviteAdmins").message).toBe(
+      "This action requires the admin role or higher (invitations.inviteAdmins)."
+    )
+    expect(Principal.insufficientScope("invitations.inviteAdmins").message).toBe(
+      "This API key's scopes do not include invitations.inviteAdmins: make a key with that scope (POST /v1/api-keys with \"scopes\") from a session."
+    )
   })
 
   it("records the actions a member was allowed once asked to (recordGrants), and only those", () => {

@@ -29,7 +29,7 @@ export const create = Commands.endpoint("create", {
     scopes: Inputs.repeatedText("scope", {
       placeholder: "<action|area.*>",
       description:
-        "What the key may do: an action of 'orgplane roles' (members.read) or area.* (teams.*); repeat for more. Default: your role's actions except key management, ownership, audit retention, SSO, SCIM and the operator's.",
+        "What the key may do: an action of 'orgplane roles' (members.read) or area.* (teams.*); repeat for more. Default: your role's actions except those a key takes only when a scope names them: key management, ownership and role changes, inviting admins, audit retention, SSO, SCIM, password resets, deleting the organization and the operator's.",
       schema: Inputs.wordsAs(ApiKeyScopesRequest)
     })
   },

@@ -79,6 +79,8 @@ const make = Effect.gen(function*() {
     transaction(Effect.gen(function*() {
       const at = yield* now
       const user = yield* removal.lock(userId)
+      // The operator's hierarchy, decided as for every operation of the operator's on an account.
+      if (by._tag === "Operator") yield* operator.requireReach(by.caller, userId)
       const found = yield* removal.organizationsOf(userId)
       const pseudonym = removal.pseudonymOf(userId)
       const removed = { memories: 0, mcpCredentials: 0, suiteConnections: 0, ssoLinks: 0, scimUsers: 0 }

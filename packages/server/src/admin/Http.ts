@@ -14,6 +14,7 @@ import { OperatorUsers } from "../identity/OperatorUsers.js"
 import { OrganizationDeletion } from "../identity/OrganizationDeletion.js"
 import { Organizations } from "../identity/Organizations.js"
 import { PasswordResets } from "../identity/PasswordResets.js"
+import { clientAddress } from "../platform/ClientAddress.js"
 import { group } from "../platform/HttpErrors.js"
 import { Metrics } from "./Metrics.js"
 
@@ -27,7 +28,8 @@ export const AdminHttp = group(Api, "admin", (handlers) =>
     const accountDeletion = yield* AccountDeletion
     const deletion = yield* OrganizationDeletion
     return handlers
-      .handle("claimOperator", ({ payload }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => operator.claim(caller, payload.setupToken)))
+      .handle("claimOperator", ({ payload }) =>
+        Effect.flatMap(Effect.all([Effect.service(CurrentMember), clientAddress]), ([caller, address]) => operator.claim(caller, payload.setupToken, address)))
       .handle("setPlan", ({ params, payload }) =>
         Effect.flatMap(Effect.service(CurrentMember), (caller) =>
           Effect.map(organizations.setPlan(caller, params.organizationId, payload.plan), (organization) => ({ organization }))))

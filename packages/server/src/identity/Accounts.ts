@@ -26,7 +26,7 @@ import * as Effect from "effect/Effect"
 import { HttpServerRequest } from "effect/http"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { addressBlock, clientAddress } from "../platform/ClientAddress.js"
+import { clientAddress } from "../platform/ClientAddress.js"
 import { ServerConfig } from "../platform/Config.js"
 import { Crypto } from "../platform/Crypto.js"
 import { makeId } from "../platform/Ids.js"
@@ -39,6 +39,7 @@ import { toMembership } from "./MembershipsRepository.js"
 import { OrganizationsRepository } from "./OrganizationsRepository.js"
 import { SessionsRepository } from "./SessionsRepository.js"
 import { SignInThrottle } from "./SignInThrottle.js"
+import { SignUpThrottle } from "./SignUpThrottle.js"
 import { admission, assuranceOrNone, SsoEnforcement, ssoRequired } from "./SsoEnforcement.js"
 import { storedPassword, toUser, UsersRepository } from "./UsersRepository.js"
 import * as AuditRecorder from "../platform/AuditRecorder.js"
@@ -77,6 +78,7 @@ const make = Effect.gen(function*() {
   const limiter = yield* RateLimiter
   const enforcement = yield* SsoEnforcement
   const throttle = yield* SignInThrottle
+  const signUps = yield* SignUpThrottle
   const apiKeys = yield* ApiKeysRepository
 
   /** Issues a session for the user; the plaintext token exists only in the return value. */
@@ -158,15 +160,11 @@ const make = Effect.gen(function*() {
 
   /**
    * Sign-up from the client `address`. Every attempt counts against the address's hourly limit before anything is
-   * checked (the email's being taken included): past it, 429 with `Retry-After`, so the 409 `email_taken` answer
-   * cannot be used to test a list of emails faster than the limit, nor sign-up to make accounts in bulk.
+   * checked (SignUpThrottle: the email's being taken included), so the 409 `email_taken` answer cannot be used to
+   * test a list of emails faster than the limit, nor sign-up to make accounts in bulk.
    */
   const signUp = Effect.fn("Accounts.signUp")(function*(input: { readonly email: string; readonly password: string; readonly name: string }, address: string) {
-    const decision = yield* orUnavailable(limiter.hit(`sign-up:address:${addressBlock(address)}`, settings.signUpsPerHour, Duration.hours(1)))
-    if (!decision.allowed) {
-      const seconds = decision.retryAfterSeconds
-      return yield* RateLimited.after(seconds, `Too many sign-ups from this address; retry in ${seconds} seconds.`)
-    }
+    yield* signUps.count(address)
     // A closed instance still lets its very first account in: someone has to invite the others.
     if (!settings.signupEnabled && (yield* orUnavailable(users.count)) > 0) return yield* signupDisabled()
     // A password account for an enforcing organization's domain could never sign in with it, and would be
@@ -380,6 +378,7 @@ export class Accounts extends Context.Service<Accounts>()("@orgplane/server/iden
       RateLimiter.layer,
       SsoEnforcement.layer,
       SignInThrottle.layer,
+      SignUpThrottle.layer,
       ApiKeysRepository.layer
     ])
   )

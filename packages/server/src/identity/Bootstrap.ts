@@ -1,9 +1,7 @@
 /**
  * Agent-first workspace setup: an agent creates a provisional organization (owned by a placeholder member) and
- * gets one-time claim links; a signed-in person redeems one and takes the workspace over with the claim's role.
- *
- * The Effect 4 form of packages/server/src/identity/Bootstrap.ts, whole: the same rules, errors and messages; the
- * service is a `Context.Service` with `make` and a static `layer`.
+ * gets one-time claim links; a signed-in person redeems one and takes the workspace over with the claim's role
+ * (an owner's claim within the organizations they may own: OwnershipQuota).
  */
 import {
   ClaimLink,
@@ -32,6 +30,7 @@ import { BootstrapRepository } from "./BootstrapRepository.js"
 import { Memberships } from "./Memberships.js"
 import { Organizations } from "./Organizations.js"
 import { OrganizationsRepository } from "./OrganizationsRepository.js"
+import { OwnershipQuota } from "./OwnershipQuota.js"
 
 export const CLAIM_TOKEN_PREFIX = "opc"
 const CLAIM_TTL = Duration.hours(24)
@@ -46,6 +45,7 @@ const make = Effect.gen(function*() {
   const organizations = yield* OrganizationsRepository
   const orgs = yield* Organizations
   const memberships = yield* Memberships
+  const quota = yield* OwnershipQuota
 
   const createWorkspace = Effect.fn("Bootstrap.createWorkspace")(function*(
     clientAddress: string,
@@ -115,6 +115,8 @@ const make = Effect.gen(function*() {
         if (Option.isNone(existing) && (yield* memberships.wasRemoved(organizationId, input.userId))) {
           return yield* new Forbidden({ reason: "membership_removed", message: "You were removed from this organization." })
         }
+        // Claiming as the owner makes the person an owner: within the organizations they may own.
+        if (role === "owner" && !Option.exists(existing, (member) => member.role === "owner")) yield* quota.requireRoom(input.userId, "you")
         let membership: Membership
         if (Option.isNone(existing)) {
           membership = yield* memberships.join({ organizationId, userId: input.userId, role })
@@ -150,7 +152,8 @@ export class Bootstrap extends Context.Service<Bootstrap>()("@orgplane/server/id
       OrganizationsRepository.layer,
       RateLimiter.layer,
       Organizations.layer,
-      Memberships.layer
+      Memberships.layer,
+      OwnershipQuota.layer
     ])
   )
 }

@@ -32,7 +32,7 @@ import { Model } from "effect/schema"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as Keyset from "../platform/Keyset.js"
 import { classRow, DateColumn, execute, findAll, findOne, likePattern, trustedClassRow } from "../platform/Statements.js"
-import { OrganizationRow, toOrganization } from "./OrganizationsRepository.js"
+import { OrganizationRow, ownersMayRestoreSql, toOrganization } from "./OrganizationsRepository.js"
 
 export class MembershipRow extends Model.Class<MembershipRow>("MembershipRow")({
   id: Model.GeneratedByApp(MembershipId),
@@ -379,11 +379,15 @@ const makeMembershipsRepository = Effect.gen(function*() {
                    o.provisional AS organization_provisional, o.created_at AS organization_created_at,
                    o.deleted_at AS organization_deleted_at, o.purge_after AS organization_purge_after
             FROM memberships m JOIN organizations o ON o.id = m.organization_id AND o.deleted_at IS NOT NULL AND o.purge_after > ${at}
+                                    AND ${ownersMayRestoreSql(sql, "o")}
             WHERE m.user_id = ${id} AND m.removed_at IS NULL AND m.suspended_at IS NULL AND m.role = 'owner' AND ${page.after}
             ORDER BY ${page.orderBy} LIMIT ${page.fetch}`
   })
 
-  /** The deleted organizations the user is an active owner of whose grace runs past `at`: the ones they may restore. */
+  /**
+   * The deleted organizations the user is an active owner of whose grace runs past `at` and whose deletion their
+   * owners may undo (`ownersMayRestore`): the ones they may restore.
+   */
   const listRestorable = (userId: UserId, at: Date, query: Keyset.PageQuery) =>
     Keyset.page(myRestorableOrganizations, query, (page) =>
       Effect.map(restorableRows({ userId, at, page }), (rows) =>

@@ -4,12 +4,21 @@
  * default: the first organization on an instance others can reach may be anyone's (docs/security.md, "The
  * instance's operator"). The setup token is `ORGPLANE_SETUP_TOKEN`, or, when that is unset, one the server makes and
  * logs at each start while no organization operates it (valid 24 hours); a workspace bootstrapped by an anonymous
- * agent is never eligible.
+ * agent is never eligible, and guesses at the token are throttled.
  *
- * The Effect 4 form of packages/server/src/identity/Operator.ts, whole: the same rule, errors and messages; the
- * service is a `Context.Service` with `make` and a static `layer`.
+ * The operator's hierarchy over people's accounts is decided here, once, for every operation on one (reset links,
+ * disabling, enabling, deleting): `requireReach`.
  */
-import { type Action, Conflict, Forbidden, type MemberContext, type OrganizationId } from "@orgplane/schema"
+import {
+  type Action,
+  allows,
+  Conflict,
+  Forbidden,
+  type MemberContext,
+  type OrganizationId,
+  RateLimited,
+  type UserId
+} from "@orgplane/schema"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -18,7 +27,9 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { ServerConfig } from "../platform/Config.js"
 import { Crypto } from "../platform/Crypto.js"
-import { authorize, can } from "../platform/Principal.js"
+import { addressBlock } from "../platform/ClientAddress.js"
+import { authorize } from "../platform/Principal.js"
+import { RateLimiter, type Standing } from "../platform/RateLimiter.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
 import { BootstrapRepository } from "./BootstrapRepository.js"
@@ -28,6 +39,16 @@ import { OrganizationsRepository } from "./OrganizationsRepository.js"
 export const SETUP_TOKEN_PREFIX = "opsetup"
 /** How long a setup token the server logged may wait for its owner (GitLab keeps its initial root password a day). */
 export const SETUP_TOKEN_TTL = Duration.hours(24)
+
+/**
+ * Setup token attempts counted per window, from one client address (its IPv6 /64) and from all: a configured token
+ * may be a weak one (32 characters of anything), and the claim is worth the whole instance. The first stops one
+ * guesser, the second many; both end with their window (`Retry-After`), and the operator can always be named in
+ * the configuration (`ORGPLANE_OPERATOR_ORGANIZATION_ID`) instead.
+ */
+export const SETUP_TOKEN_WINDOW = Duration.hours(1)
+export const SETUP_TOKEN_ATTEMPTS_PER_ADDRESS = 10
+export const SETUP_TOKEN_ATTEMPTS = 100
 
 const operatorExists = () =>
   new Conflict({
@@ -41,6 +62,7 @@ const make = Effect.gen(function*() {
   const repository = yield* OperatorRepository
   const organizations = yield* OrganizationsRepository
   const bootstraps = yield* BootstrapRepository
+  const limiter = yield* RateLimiter
 
   const configured = Option.fromNullishOr(settings.operatorOrganizationId as OrganizationId | undefined)
 
@@ -49,15 +71,59 @@ const make = Effect.gen(function*() {
 
   /**
    * Passes for the members of the operator organization whose role may take the operator-only `action` (owners and
-   * admins, per the policy table); anyone else: 403 `operator_only`.
+   * admins, per the policy table); anyone else: 403 `operator_only`. Their API key without a scope naming it: 403
+   * `insufficient_scope`.
    */
   const require = Effect.fn("Operator.require")(function*(caller: MemberContext, action: Action) {
     const operator = yield* organizationId
-    if (!Option.contains(operator, caller.organization.id) || !can(caller, action)) {
+    if (!Option.contains(operator, caller.organization.id) || !allows(caller.membership.role, action)) {
       return yield* new Forbidden({
         reason: "operator_only",
         message: "Only owners and admins of the operator organization may do this."
       })
+    }
+    yield* authorize(caller, action)
+  })
+
+  /**
+   * The operator's hierarchy, for every operation of the operator's on someone's account (a reset link, disabling,
+   * enabling, deleting), in its transaction: an admin of the operator organization acts on other organizations'
+   * people and on its own plain members, not on its owners and admins; an owner on anyone. Both roles are read as
+   * they are now, share-locked, so a promotion or demotion in the operator organization cannot slip between the
+   * decision and the commit. The caller's own account is each operation's own rule (a 409, or the person's own
+   * deletion), not this one's. Otherwise: 403 `insufficient_role`.
+   */
+  const requireReach = Effect.fn("Operator.requireReach")(function*(caller: MemberContext, userId: UserId) {
+    if (userId === caller.user.id) return
+    const roles = yield* repository.rolesIn(caller.organization.id, [caller.user.id, userId])
+    const roleOf = (id: UserId) => roles.find((row) => row.userId === id)?.role
+    const target = roleOf(userId)
+    if (target === undefined || target === "member" || roleOf(caller.user.id) === "owner") return
+    return yield* new Forbidden({
+      reason: "insufficient_role",
+      message:
+        "The operator organization's owners and admins are acted on by its owners only: ask an owner of the operator organization."
+    })
+  })
+
+  /**
+   * Counts a setup token attempt from the client `address` before the token is looked at, or refuses it with 429 and
+   * `Retry-After` past either limit. A refusal counts nothing; attempts racing past a limit are counted in one
+   * statement and those beyond it refused.
+   */
+  const countAttempt = Effect.fn("Operator.countAttempt")(function*(address: string) {
+    const limits: Record<string, number> = {
+      [`setup-token:address:${addressBlock(address)}`]: SETUP_TOKEN_ATTEMPTS_PER_ADDRESS,
+      "setup-token:all": SETUP_TOKEN_ATTEMPTS
+    }
+    const keys = Object.keys(limits)
+    const over = (standings: ReadonlyArray<Standing>, reached: boolean) =>
+      standings.filter((standing) => reached ? standing.count >= limits[standing.key]! : standing.count > limits[standing.key]!)
+    let refused = over(yield* orUnavailable(limiter.read(keys, SETUP_TOKEN_WINDOW)), true)
+    if (refused.length === 0) refused = over(yield* orUnavailable(limiter.hitEach(keys, SETUP_TOKEN_WINDOW)), false)
+    if (refused.length > 0) {
+      const seconds = Math.max(...refused.map((standing) => standing.retryAfterSeconds))
+      return yield* RateLimited.after(seconds, `Too many setup token attempts; retry in ${seconds} seconds.`)
     }
   })
 
@@ -71,11 +137,14 @@ const make = Effect.gen(function*() {
 
   /**
    * `POST /v1/admin/operator`: the caller's organization becomes the operator, if the token is the instance's, the
-   * caller its owner, and nothing operates the instance yet; the kept setup tokens are spent with it.
+   * caller its owner, and nothing operates the instance yet; the kept setup tokens are spent with it. Each attempt
+   * from `address` is counted first (`countAttempt`).
    */
-  const claim = Effect.fn("Operator.claim")(function*(caller: MemberContext, setupToken: string) {
+  const claim = Effect.fn("Operator.claim")(function*(caller: MemberContext, setupToken: string, address: string) {
     yield* authorize(caller, "admin.claimOperator")
     if (Option.isSome(configured)) return yield* operatorExists()
+    // Counted outside the claim's transaction, which a wrong token rolls back.
+    yield* countAttempt(address)
     return yield* transaction(Effect.gen(function*() {
       const at = yield* now
       if (Option.isSome(yield* repository.claimed)) return yield* operatorExists()
@@ -115,7 +184,7 @@ const make = Effect.gen(function*() {
     return Option.some(token)
   })
 
-  return { organizationId, require, claim, issueSetupToken } as const
+  return { organizationId, require, requireReach, claim, issueSetupToken } as const
 })
 
 export class Operator extends Context.Service<Operator>()("@orgplane/server/identity/Operator", { make }) {
@@ -123,7 +192,8 @@ export class Operator extends Context.Service<Operator>()("@orgplane/server/iden
     Layer.provide([
       OperatorRepository.layer,
       OrganizationsRepository.layer,
-      BootstrapRepository.layer
+      BootstrapRepository.layer,
+      RateLimiter.layer
     ])
   )
 }

@@ -1,12 +1,10 @@
 /**
  * Storage of which organization operates the instance (`instance_settings`, once claimed) and of the one-time setup
  * tokens the server logs at start while none does (`instance_setup_tokens`, hashes only). Instance-wide by nature:
- * neither table belongs to an organization.
- *
- * The Effect 4 form of packages/server/src/identity/OperatorRepository.ts, whole: the same statements, word for
- * word; the service is a `Context.Service` with `make` and a static `layer`.
+ * neither table belongs to an organization. And the roles people hold in the operator organization, which decide
+ * what its members may do to their accounts (`Operator.requireReach`).
  */
-import { OrganizationId } from "@orgplane/schema"
+import { OrganizationId, type Role, type UserId } from "@orgplane/schema"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -44,7 +42,16 @@ const make = Effect.gen(function*() {
   /** Spends every setup token: one was redeemed. */
   const spendSetupTokens = sql`DELETE FROM instance_setup_tokens`
 
-  return { claimed, claim, insertSetupToken, isSetupToken, spendSetupTokens } as const
+  /**
+   * The roles the people have in the organization (the operator's), their memberships not removed (a suspended one
+   * too), share-locked until the transaction ends: a role change of theirs there waits for it, or committed first.
+   */
+  const rolesIn = (organizationId: OrganizationId, userIds: ReadonlyArray<UserId>) =>
+    sql<{ userId: UserId; role: Role }>`SELECT user_id, role FROM memberships
+          WHERE organization_id = ${organizationId} AND user_id = ANY(${[...userIds]}::text[]) AND removed_at IS NULL
+          FOR SHARE`
+
+  return { claimed, claim, insertSetupToken, isSetupToken, spendSetupTokens, rolesIn } as const
 })
 
 export class OperatorRepository extends Context.Service<OperatorRepository>()("@orgplane/server/identity/OperatorRepository", { make }) {

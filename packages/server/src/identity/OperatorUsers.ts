@@ -4,9 +4,6 @@
  * refusals themselves live where credentials are resolved: SessionsRepository and ApiKeysRepository join the account
  * in, the check at commit reads it (MembershipsRepository `standing`), password sign-in answers 403
  * `account_disabled` (Accounts), SSO sign-in refuses with the same code (sso/Jit.ts).
- *
- * The Effect 4 form of packages/server/src/identity/OperatorUsers.ts, whole: the same checks in the same order, the
- * same errors; the service is a `Context.Service` with `make` and a static `layer`.
  */
 import { AdminUser, Conflict, type AdminUserListQuery, type MemberContext, type UserId } from "@orgplane/schema"
 import * as Context from "effect/Context"
@@ -30,9 +27,9 @@ const make = Effect.gen(function*() {
   const { recentAuthentication } = yield* ServerConfig
 
   /**
-   * Disables (`disabled`) or enables the account in one transaction: its row first, then (disabling) its sessions,
-   * the order the check at commit reads them in. Answers the account as the operator sees it; the audit event
-   * records `disabledAt` before and after.
+   * Disables (`disabled`) or enables the account in one transaction, within the operator's hierarchy
+   * (`Operator.requireReach`): its row first, then (disabling) its sessions, the order the check at commit reads them
+   * in. Answers the account as the operator sees it; the audit event records `disabledAt` before and after.
    */
   const setDisabled = (caller: MemberContext, userId: UserId, disabled: boolean) =>
     Effect.gen(function*() {
@@ -40,6 +37,7 @@ const make = Effect.gen(function*() {
       yield* requireRecentAuthentication(caller, recentAuthentication)
       return yield* transaction(Effect.gen(function*() {
         if (Option.isNone(yield* users.lockLive(userId))) return yield* userNotFound()
+        yield* operator.requireReach(caller, userId)
         const before = yield* users.findForOperator(userId)
         if (Option.isNone(before)) return yield* userNotFound()
         const at = yield* now

@@ -1,21 +1,20 @@
 /**
  * An organization's deletion and restoration (docs/lifecycle.md). Deleting marks it deleted in one transaction under
  * its lock: from then on every credential and background job of it stops (their statements read the organization's
- * `deleted_at`), its sessions act elsewhere, and any request for it answers 404 `organization_not_found`. Its owners
- * or the instance's operator may restore it until `purge_after` (`ORGPLANE_ORGANIZATION_DELETION_GRACE`); then
- * identity/OrganizationPurge.ts removes every row of it.
+ * `deleted_at`), its sessions act elsewhere, and any request for it answers 404 `organization_not_found`. The
+ * instance's operator may restore it until `purge_after` (`ORGPLANE_ORGANIZATION_DELETION_GRACE`), and so may its
+ * owners when one of them deleted it (not the operator, nor the system); then identity/OrganizationPurge.ts removes
+ * every row of it.
  *
  * Who asks: one of its members (an owner, with a recent sign-in for a session), the system on behalf of another
  * operation (an account deletion whose person was its last member: `Principal.system(job, organization)`), or the
  * instance's operator (`{ _tag: "Operator", caller }`). Restoring is also asked by a person from a session (the
  * organization is no longer anyone's active one), who must be one of its owners.
- *
- * The Effect 4 form of packages/server/src/identity/OrganizationDeletion.ts, whole: the same checks, statements and
- * errors, word for word; the service is a `Context.Service` with `make` and a static `layer`.
  */
 import {
   type Actor,
   Conflict,
+  Forbidden,
   InvalidRequest,
   type MemberContext,
   type MyOrganizationsQuery,
@@ -38,7 +37,8 @@ import { now } from "../platform/Time.js"
 import { Memberships } from "./Memberships.js"
 import { toMembership } from "./MembershipsRepository.js"
 import { Operator } from "./Operator.js"
-import { OrganizationsRepository, toOrganization } from "./OrganizationsRepository.js"
+import { OrganizationsRepository, ownersMayRestore, toOrganization } from "./OrganizationsRepository.js"
+import { OwnershipQuota } from "./OwnershipQuota.js"
 import { PurgeRepository } from "./PurgeRepository.js"
 import { SessionsRepository } from "./SessionsRepository.js"
 
@@ -81,6 +81,7 @@ const make = Effect.gen(function*() {
   const operator = yield* Operator
   const purge = yield* PurgeRepository
   const recorder = yield* AuditRecorder
+  const quota = yield* OwnershipQuota
 
   /** Who deleted it, as the purge's record names them. */
   const deletedBy = (requester: Requester) =>
@@ -142,7 +143,9 @@ const make = Effect.gen(function*() {
 
   /**
    * Restores a deleted organization within its grace: it serves again as it was. A person restoring it must be one of
-   * its owners (with a recent sign-in); their session then acts in it. 404 once the grace is over.
+   * its owners (with a recent sign-in), and the deletion one its owners may undo (`ownersMayRestore`: not the
+   * operator's); their session then acts in it. Each of its owners owns it again, within the organizations they may
+   * own (OwnershipQuota). 404 once the grace is over.
    */
   const restore = Effect.fn("OrganizationDeletion.restore")(function*(requester: RestoreRequester, organizationId: OrganizationId) {
     if (requester._tag === "Operator") {
@@ -172,7 +175,18 @@ const make = Effect.gen(function*() {
       if (row.purgeAfter.getTime() <= at.getTime()) return yield* organizationNotFound()
       if (member !== undefined) {
         yield* authorize(member, "organizations.delete")
+        // Who deleted it decides who restores it: the operator's (and the system's) deletion is the operator's to undo.
+        if (!ownersMayRestore(row.deletedBy)) {
+          return yield* new Forbidden({
+            reason: "operator_only",
+            message: "The instance's operator deleted this organization: only the operator restores it (POST /v1/admin/organizations/{organizationId}/restore)."
+          })
+        }
         yield* requireRecentAuthentication(member, settings.recentAuthentication)
+      }
+      // Its owners own it again: each within the organizations they may own (in the order of their ids).
+      for (const userId of yield* organizations.ownersOf(organizationId)) {
+        yield* quota.requireRoom(userId, requester._tag === "Person" && requester.actor.user.id === userId ? "you" : "an owner of this organization")
       }
       yield* organizations.markRestored({ id: organizationId, at })
       const reason = `deleted by ${row.deletedBy ?? "unknown"} at ${row.deletedAt.toISOString()}`
@@ -199,6 +213,6 @@ const make = Effect.gen(function*() {
 /** Needs ServerConfig, the audit recorder and the database. */
 export class OrganizationDeletion extends Context.Service<OrganizationDeletion>()("@orgplane/server/identity/OrganizationDeletion", { make }) {
   static readonly layer = Layer.effect(this, this.make).pipe(
-    Layer.provide([OrganizationsRepository.layer, SessionsRepository.layer, Memberships.layer, Operator.layer, PurgeRepository.layer])
+    Layer.provide([OrganizationsRepository.layer, SessionsRepository.layer, Memberships.layer, Operator.layer, PurgeRepository.layer, OwnershipQuota.layer])
   )
 }

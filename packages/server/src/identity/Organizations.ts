@@ -2,13 +2,9 @@
  * Organizations: creation (the creator becomes owner), the active organization's profile (read by its members,
  * changed by owners and admins), and, for the instance's operator (identity/Operator.ts), plan changes and the list of
  * every organization. Deletion and restoration are OrganizationDeletion's.
- *
- * The Effect 4 form of packages/server/src/identity/Organizations.ts, whole: the same rules, errors and messages; the
- * service is a `Context.Service` with `make` and a static `layer`.
  */
 import {
   type AdminOrganizationListQuery,
-  Conflict,
   type MemberContext,
   NotFound,
   Organization,
@@ -28,11 +24,12 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { ServerConfig } from "../platform/Config.js"
 import { makeId } from "../platform/Ids.js"
-import { authorize } from "../platform/Principal.js"
-import { lockLimit, orUnavailable, transaction } from "../platform/Sql.js"
+import { authorize, requireRecentAuthentication } from "../platform/Principal.js"
+import { orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
 import { Memberships } from "./Memberships.js"
 import { Operator } from "./Operator.js"
+import { OwnershipQuota } from "./OwnershipQuota.js"
 import { OrganizationsRepository } from "./OrganizationsRepository.js"
 import * as AuditRecorder from "../platform/AuditRecorder.js"
 
@@ -41,6 +38,7 @@ const make = Effect.gen(function*() {
   const organizations = yield* OrganizationsRepository
   const memberships = yield* Memberships
   const operator = yield* Operator
+  const quota = yield* OwnershipQuota
 
   /** A new organization and its first member, in the caller's transaction. */
   const insertWithMember = Effect.fn("Organizations.insertWithMember")(function*(input: {
@@ -62,21 +60,11 @@ const make = Effect.gen(function*() {
     return { organization, membership }
   })
 
-  /**
-   * A person's organizations, one creation at a time until its transaction ends (`lockLimit`, keyed by the person):
-   * two creations racing cannot both count room under the quota.
-   */
+  /** A new organization, its creator its owner, within the organizations they may own (OwnershipQuota). */
   const create = Effect.fn("Organizations.create")(function*(input: { readonly name: string; readonly userId: UserId; readonly sessionId: SessionId }) {
     return yield* transaction(
       Effect.gen(function*() {
-        yield* lockLimit("organizations_owned", input.userId)
-        const quota = settings.organizationsPerUser
-        if ((yield* organizations.countOwnedBy(input.userId)) >= quota) {
-          return yield* new Conflict({
-            error: "organization_quota_reached",
-            message: `You own ${quota} organizations, the most this instance allows (ORGPLANE_ORGANIZATIONS_PER_USER): delete or hand over one, or ask the instance's operator to raise the setting.`
-          })
-        }
+        yield* quota.requireRoom(input.userId, "you")
         const created = yield* insertWithMember({ name: input.name, userId: input.userId, role: "owner", provisional: false })
         // Its creator's email is the one the organization knows them by (docs/security.md, "Account takeover").
         yield* memberships.markEmailVerified({ organizationId: created.organization.id, id: created.membership.id, at: created.organization.createdAt })
@@ -89,11 +77,13 @@ const make = Effect.gen(function*() {
   })
 
   /**
-   * The operator's plan change. An organization that does not exist or is deleted is a 404 inside the transaction,
-   * so that nothing (not its audit event) commits for it.
+   * The operator's plan change, after a recent sign-in as the operator's other writes (a plan takes SSO, SCIM and
+   * policies away). An organization that does not exist or is deleted is a 404 inside the transaction, so that
+   * nothing (not its audit event) commits for it.
    */
   const setPlan = Effect.fn("Organizations.setPlan")(function*(caller: MemberContext, organizationId: OrganizationId, plan: Plan) {
     yield* operator.require(caller, "organizations.setPlan")
+    yield* requireRecentAuthentication(caller, settings.recentAuthentication)
     return yield* transaction(Effect.gen(function*() {
       yield* organizations.lock(organizationId)
       const before = yield* organizations.find(organizationId)
@@ -143,7 +133,8 @@ export class Organizations extends Context.Service<Organizations>()("@orgplane/s
     Layer.provide([
       OrganizationsRepository.layer,
       Memberships.layer,
-      Operator.layer
+      Operator.layer,
+      OwnershipQuota.layer
     ])
   )
 }

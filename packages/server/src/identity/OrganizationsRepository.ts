@@ -48,6 +48,15 @@ export const LifecycleRow = Schema.Struct({
 })
 export type LifecycleRow = typeof LifecycleRow.Type
 
+/**
+ * Whether an organization's own owners may restore its deletion, by who asked for it (`deleted_by`): one of its
+ * members (`om_…`: an owner) yes; the instance's operator (`operator:…`) and the system (`system:…`: its last
+ * member's account deleted, an unclaimed workspace expired) no, only the operator restores those.
+ * `ownersMayRestoreSql` is the same rule in a statement, over the organization row `alias`.
+ */
+export const ownersMayRestore = (deletedBy: string | null): boolean => deletedBy !== null && deletedBy.startsWith("om_")
+export const ownersMayRestoreSql = (sql: SqlClient.SqlClient, alias: string) => sql`left(${sql.literal(alias)}.deleted_by, 3) = 'om_'`
+
 /** What the purge removed so far, per table (it accumulates across the purge's transactions). */
 const PurgedRows = Schema.fromJsonString(Schema.Record(Schema.String, Schema.Int))
 
@@ -232,6 +241,12 @@ const make = Effect.gen(function*() {
     const listForAdmin = (query: AdminOrganizationListQuery, lifetimeMillis: number) =>
       Keyset.page(adminOrder, query, (page) => adminRows({ q: query.q, deleted: query.deleted, lifetimeMillis, page }))
 
+    /** The people owning the organization (their memberships not removed, suspended ones too), by id. */
+    const ownersOf = (organizationId: OrganizationId) =>
+      sql<{ userId: UserId }>`SELECT user_id FROM memberships
+            WHERE organization_id = ${organizationId} AND role = 'owner' AND removed_at IS NULL AND user_id IS NOT NULL
+            ORDER BY user_id`.pipe(Effect.map((rows) => rows.map((row) => row.userId)))
+
     /** The organizations the person is an active owner of, deleted ones aside (deleting one makes room). */
     const countOwnedBy = (userId: UserId) =>
       sql<{ count: number }>`SELECT count(*)::int AS count FROM memberships m
@@ -253,7 +268,8 @@ const make = Effect.gen(function*() {
       addPurged,
       remove,
       listForAdmin,
-      countOwnedBy
+      countOwnedBy,
+      ownersOf
     } as const
   })
 

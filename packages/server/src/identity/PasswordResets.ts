@@ -203,13 +203,7 @@ const make = Effect.gen(function*() {
     const issued = yield* transaction(Effect.gen(function*() {
       const user = yield* users.findById(userId)
       if (Option.isNone(user)) return yield* new NotFound({ error: "user_not_found", message: `${userId} is not an account on this instance.` })
-      const there = (yield* memberships.holdersOf(userId)).find((holder) => holder.organizationId === caller.organization.id)
-      if (there !== undefined && there.role !== "member" && caller.membership.role !== "owner") {
-        return yield* new Forbidden({
-          reason: "insufficient_role",
-          message: "The operator organization's owners and admins get reset links from its owners only."
-        })
-      }
+      yield* operator.requireReach(caller, userId)
       return yield* issue(user.value, {
         issuedBy: "operator",
         delivery: mailer.configured ? "mailed" : "shown",

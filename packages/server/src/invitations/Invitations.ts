@@ -1,9 +1,6 @@
 /**
  * Invitations: owners and admins invite an email as a member or an admin; the invitee accepts with the token,
  * signed in as that email or by signing up in the same call.
- *
- * The Effect 4 form of packages/server/src/invitations/Invitations.ts, whole: the same checks in the same order, the
- * same errors; the service is a `Context.Service` with `make` and a static `layer`.
  */
 import {
   type Actor,
@@ -28,12 +25,13 @@ import * as Option from "effect/Option"
 import { Accounts } from "../identity/Accounts.js"
 import { Memberships } from "../identity/Memberships.js"
 import { Organizations } from "../identity/Organizations.js"
+import { SignUpThrottle } from "../identity/SignUpThrottle.js"
 import * as AuditRecorder from "../platform/AuditRecorder.js"
 import { ServerConfig } from "../platform/Config.js"
 import { Crypto } from "../platform/Crypto.js"
 import { makeId } from "../platform/Ids.js"
 import { authorize } from "../platform/Principal.js"
-import { orUnavailable, transaction } from "../platform/Sql.js"
+import { isSqlError, orUnavailable, pgCode, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
 import { InvitationsRepository } from "./InvitationsRepository.js"
 
@@ -60,9 +58,20 @@ const make = Effect.gen(function*() {
   const memberships = yield* Memberships
   const organizations = yield* Organizations
   const accounts = yield* Accounts
+  const signUps = yield* SignUpThrottle
 
+  /** The key making the invitation was revoked (deleted) after this request found it: 401, as the check at commit would say. */
+  const keyRevoked = <A, E, R>(write: Effect.Effect<A, E, R>) =>
+    Effect.catchIf(write, (error) => isSqlError(error) && pgCode(error) === "23503", () => Effect.fail(new Unauthorized()))
+
+  /**
+   * Invites an email, or refreshes its pending invitation. An admin takes `invitations.inviteAdmins` besides (a key
+   * only when a scope names it). The invitation records the API key it was made with, if any: the key's deletion,
+   * whatever its cause, cancels it (migration 0043).
+   */
   const create = Effect.fn("Invitations.create")(function*(caller: MemberContext, input: { readonly email: string; readonly role: Exclude<Role, "owner"> }) {
     yield* authorize(caller, "invitations.manage")
+    if (input.role === "admin") yield* authorize(caller, "invitations.inviteAdmins")
     return yield* transaction(
       Effect.gen(function*() {
         const organizationId = caller.organization.id
@@ -74,13 +83,14 @@ const make = Effect.gen(function*() {
           role: input.role,
           tokenHash: crypto.hashToken(inviteToken),
           createdByMembershipId: caller.membership.id,
+          createdByApiKeyId: caller.credential._tag === "ApiKey" ? caller.credential.apiKeyId : null,
           expiresAt: new Date(at.getTime() + Duration.toMillis(INVITATION_TTL))
         }
         const pending = yield* invitations.lockPendingFor({ organizationId, email: input.email, at })
         let id: InvitationId
         if (Option.isSome(pending)) {
           id = pending.value.id
-          yield* invitations.refresh({ organizationId, id, changes, at })
+          yield* keyRevoked(invitations.refresh({ organizationId, id, changes, at }))
         } else {
           // Counted under the membership lock taken above, which every invitation's creation takes first: two
           // creations cannot both count room under the quota.
@@ -92,7 +102,7 @@ const make = Effect.gen(function*() {
             })
           }
           id = yield* makeId("inv")
-          yield* invitations.insert({ id, organizationId, email: input.email, createdAt: at, ...changes })
+          yield* keyRevoked(invitations.insert({ id, organizationId, email: input.email, createdAt: at, ...changes }))
         }
         const invitation = Option.getOrThrow(yield* invitations.lock({ organizationId, id, at }))
         return Option.isSome(pending)
@@ -129,11 +139,15 @@ const make = Effect.gen(function*() {
 
   /**
    * Accepts as the signed-in `actor` (a session whose account has the invited email) or, with `signUp`, creates
-   * that account. Everything happens in one transaction: the membership, the invitation's status, the account.
+   * that account: a sign-up from the client `address`, counted as `POST /v1/auth/sign-up` is, before anything is
+   * looked at (SignUpThrottle), or inviting addresses to one's own organization would make accounts in bulk and tell
+   * which addresses have one (`account_exists`). Everything happens in one transaction: the membership, the
+   * invitation's status, the account.
    */
   const accept = Effect.fn("Invitations.accept")(function*(
     actor: Option.Option<Actor>,
-    input: { readonly token: string; readonly signUp?: { readonly name: string; readonly password: string } | undefined }
+    input: { readonly token: string; readonly signUp?: { readonly name: string; readonly password: string } | undefined },
+    address: string
   ) {
     // Who joins, decided before any storage work: the signed-in session's person, or a new account.
     let joiner: Joiner
@@ -147,6 +161,7 @@ const make = Effect.gen(function*() {
       }
       joiner = { _tag: "SignedIn", user, sessionId: credential.sessionId }
     } else if (input.signUp !== undefined) {
+      yield* signUps.count(address)
       joiner = { _tag: "SignUp", name: input.signUp.name, passwordHash: yield* crypto.hashPassword(input.signUp.password) }
     } else {
       return yield* new Unauthorized()
@@ -228,7 +243,8 @@ export class Invitations extends Context.Service<Invitations>()("@orgplane/serve
       InvitationsRepository.layer,
       Memberships.layer,
       Organizations.layer,
-      Accounts.layer
+      Accounts.layer,
+      SignUpThrottle.layer
     ])
   )
 }

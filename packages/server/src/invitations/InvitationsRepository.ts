@@ -1,12 +1,10 @@
 /**
- * Storage of invitations: only the token's hash is kept. `expired` is derived from `expires_at`, never stored.
- *
- * The Effect 4 form of packages/server/src/invitations/InvitationsRepository.ts, whole: the same statements, word
- * for word. What differs under the same behaviour: `Model` comes from `effect/schema`, `Schema.typeSchema` is
- * `Schema.toType`, `Schema.Literal(…)` is `Schema.Literals([…])`; the service is a `Context.Service` with `make` and a
- * static `layer`.
+ * Storage of invitations: only the token's hash is kept. `expired` is derived from `expires_at`, never stored;
+ * `canceled` is set by an admin's cancellation, or by the database when the API key that made a pending invitation
+ * is deleted (migration 0043).
  */
 import {
+  ApiKeyId,
   InvitableRole,
   Invitation,
   InvitationId,
@@ -33,6 +31,11 @@ export class InvitationRow extends Model.Class<InvitationRow>("InvitationRow")({
   tokenHash: Model.Sensitive(Schema.String),
   status: Schema.Literals(["pending", "accepted", "canceled"]),
   createdByMembershipId: MembershipId,
+  /**
+   * The API key the inviter made it with (null: a session). Its pending invitations are canceled when the key's row
+   * is deleted, whatever deletes it (migration 0043's trigger).
+   */
+  createdByApiKeyId: Schema.NullOr(ApiKeyId),
   acceptedByMembershipId: Schema.NullOr(MembershipId),
   createdAt: DateColumn,
   updatedAt: DateColumn,
@@ -50,6 +53,7 @@ const Changes = Schema.Struct({
   role: InvitableRole,
   tokenHash: Schema.String,
   createdByMembershipId: MembershipId,
+  createdByApiKeyId: Schema.NullOr(ApiKeyId),
   expiresAt: DateColumn
 })
 
@@ -135,7 +139,7 @@ const makeInvitationsRepository = Effect.gen(function*() {
   const insert = (row: Omit<typeof InvitationRow.insert.Type, "status" | "acceptedByMembershipId" | "updatedAt">) =>
     insertRow({ ...row, status: "pending", acceptedByMembershipId: null, updatedAt: row.createdAt })
 
-  /** A new token, role and expiry for a pending invitation; whoever refreshed it becomes its inviter. */
+  /** A new token, role and expiry for a pending invitation; whoever refreshed it (and with which key) becomes its inviter. */
   const refresh = execute({
     Request: Schema.Struct({ ...Scoped.fields, changes: Changes, at: DateColumn }),
     execute: ({ at, changes, id, organizationId }) =>
@@ -165,7 +169,8 @@ const makeInvitationsRepository = Effect.gen(function*() {
 
   /**
    * What the unexpired pending invitation with this token hash shows before it is accepted (tokens are global:
-   * the row names its organization): the organization's name, the role, the inviter's name, the expiry.
+   * the row names its organization): the organization's name, the role, the inviter's name, the expiry. None once the
+   * organization is deleted, as `lockRedeemable` reads it: what cannot be accepted shows nothing.
    */
   const preview = findOne({
     Request: Schema.Struct({ tokenHash: Schema.String, at: DateColumn }),
@@ -176,7 +181,7 @@ const makeInvitationsRepository = Effect.gen(function*() {
             JOIN organizations o ON o.id = i.organization_id
             JOIN memberships m ON m.organization_id = i.organization_id AND m.id = i.created_by_membership_id
             LEFT JOIN users u ON u.id = m.user_id
-            WHERE i.token_hash = ${tokenHash} AND i.status = 'pending' AND i.expires_at > ${at}`
+            WHERE i.token_hash = ${tokenHash} AND i.status = 'pending' AND i.expires_at > ${at} AND o.deleted_at IS NULL`
   })
 
   /** The organization's invitations still pending at `at` (expired ones no longer count against the quota). */

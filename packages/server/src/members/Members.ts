@@ -2,11 +2,8 @@
  * Members and their roles, over the `Memberships` service. Every change runs in one transaction that takes the
  * organization's membership lock and then re-reads the caller, the target and the owner count in one statement:
  * decisions are made on the state they change, so concurrent role changes and removals can never leave an
- * organization without an owner.
- *
- * The Effect 4 form of packages/server/src/members/Members.ts, whole: the same checks in the same order, the same
- * errors. What differs under the same behaviour: a resource built without validating is built with `disableChecks`
- * (Effect 3's `new Member(…, true)`); the service is a `Context.Service` with `make` and a static `layer`.
+ * organization without an owner. Whoever becomes an owner does so within the organizations they may own
+ * (OwnershipQuota).
  */
 import {
   Conflict,
@@ -24,6 +21,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { memberNotFound, Memberships } from "../identity/Memberships.js"
+import { OwnershipQuota } from "../identity/OwnershipQuota.js"
 import { describeChange } from "../platform/AuditRecorder.js"
 import { ServerConfig } from "../platform/Config.js"
 import { authorize, can, requireRecentAuthentication } from "../platform/Principal.js"
@@ -48,6 +46,7 @@ const make = Effect.gen(function*() {
   const memberships = yield* Memberships
   const directory = yield* DirectoryRepository
   const { recentAuthentication } = yield* ServerConfig
+  const quota = yield* OwnershipQuota
 
   /**
    * Runs `change` in a transaction holding the membership lock, with the caller and the target as they are now
@@ -67,6 +66,10 @@ const make = Effect.gen(function*() {
         return yield* change({ self, caller: found.caller.value, target: found.target.value, owners: found.owners })
       })
     )
+
+  /** A member made an owner (a role change, a transfer): within the organizations they may own (OwnershipQuota). */
+  const becomesOwner = (target: Member) =>
+    target.userId === undefined || target.userId === null ? Effect.void : quota.requireRoom(target.userId, "this member")
 
   /** Fails with 409 `last_owner` when the target is the organization's only owner. */
   const keepAnOwner = ({ owners, target }: Locked) =>
@@ -130,6 +133,7 @@ const make = Effect.gen(function*() {
           yield* authorize(self, "members.manageOwners")
           yield* requireRecentAuthentication(self, recentAuthentication)
         }
+        if (role === "owner") yield* becomesOwner(target)
         yield* keepAnOwner(locked)
         yield* memberships.changeRole(target.organizationId, target.id, role)
         const member = new Member({ ...target, role })
@@ -165,6 +169,7 @@ const make = Effect.gen(function*() {
             message: "Ownership can only be transferred to an admin: make them an admin first."
           })
         }
+        yield* becomesOwner(target)
         yield* memberships.changeRole(target.organizationId, target.id, "owner")
         yield* memberships.changeRole(target.organizationId, self.membership.id, "admin")
         return { previousOwner: new Member({ ...previous, role: "admin" }), owner: new Member({ ...target, role: "owner" }) }
@@ -177,7 +182,8 @@ export class Members extends Context.Service<Members>()("@orgplane/server/member
   static readonly layer = Layer.effect(this, this.make).pipe(
     Layer.provide([
       Memberships.layer,
-      DirectoryRepository.layer
+      DirectoryRepository.layer,
+      OwnershipQuota.layer
     ])
   )
 }

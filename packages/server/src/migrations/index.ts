@@ -40,6 +40,7 @@ import organizationLifecycle from "./0037_organization_lifecycle.js"
 import accountLifecycle from "./0039_account_lifecycle.js"
 import accountTokens from "./0041_account_tokens.js"
 import accountOwnership from "./0042_account_ownership.js"
+import apiKeyPeople from "./0043_api_key_people.js"
 
 export const migrations: ReadonlyArray<Migration> = [
   { id: 1, name: "identity", up: identity },
@@ -81,7 +82,8 @@ export const migrations: ReadonlyArray<Migration> = [
   { id: 37, name: "organization_lifecycle", up: organizationLifecycle },
   { id: 39, name: "account_lifecycle", up: accountLifecycle },
   { id: 41, name: "account_tokens", up: accountTokens },
-  { id: 42, name: "account_ownership", up: accountOwnership }
+  { id: 42, name: "account_ownership", up: accountOwnership },
+  { id: 43, name: "api_key_people", up: apiKeyPeople }
 ]
 
 /**

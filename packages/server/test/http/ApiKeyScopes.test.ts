@@ -49,7 +49,7 @@ describe("API key scopes", { timeout: 60_000 }, () => {
     }
     // An admin's default key has no owner's action.
     const adminKey = await makeKey({ token: org.admin.token }, {})
-    expect(adminKey.apiKey.scopes).toContain("members.changeRole")
+    expect(adminKey.apiKey.scopes).toContain("members.remove")
     expect(adminKey.apiKey.scopes).not.toContain("members.manageOwners")
   })
 
@@ -112,5 +112,90 @@ describe("API key scopes", { timeout: 60_000 }, () => {
     const child = await makeKey({ apiKey: parent.key }, { scopes: ["apiKeys.manage"] })
     expect((await del(`/v1/api-keys/${parent.apiKey.id}`, { apiKey: child.key })).status).toBe(204)
     expect((await get("/v1/api-keys", { apiKey: child.key })).status).toBe(401)
+  })
+})
+
+/** An invitation made with `credential`: its id and token. */
+const invite = async (credential: { token: string } | { apiKey: string }, role: "admin" | "member") => {
+  const email = `invitee.${Math.random().toString(36).slice(2, 10)}@example.com`
+  const created = Http.expectStatus<{ invitation: { id: string }; inviteToken: string }>(
+    "invitation",
+    await post("/v1/invitations", { ...credential, body: { email, role } }),
+    201
+  )
+  return { id: created.invitation.id, token: created.inviteToken, email }
+}
+
+describe("API key scopes over people (issue 55, item 5)", { timeout: 60_000 }, () => {
+  it("invites admins and changes roles only with a scope naming it: a key made without scopes invites members", async () => {
+    const org = await Http.staffed(server.url)
+    const { apiKey, key } = await makeKey({ token: org.owner.token }, {})
+    expect(apiKey.scopes).toContain("invitations.manage")
+    for (const guarded of ["invitations.inviteAdmins", "members.changeRole"]) expect(apiKey.scopes, guarded).not.toContain(guarded)
+    // What a leaked default key did: invite an admin of the holder's choosing, and raise a member to admin.
+    const refusals = [
+      await post("/v1/invitations", { apiKey: key, body: { email: "someone@example.com", role: "admin" } }),
+      await patch(`/v1/members/${org.member.membership.id}`, { apiKey: key, body: { role: "admin" } }),
+      await patch(`/v1/members/${org.admin.membership.id}`, { apiKey: key, body: { role: "member" } })
+    ]
+    for (const refused of refusals) expect([refused.status, refused.body.reason], refused.text).toEqual([403, "insufficient_scope"])
+    expect((await get(`/v1/members/${org.member.membership.id}`, { token: org.owner.token })).body.member.role).toBe("member")
+    // Members it still invites, and the admin invitations the refusal left out do not exist.
+    await invite({ apiKey: key }, "member")
+    const pending = (await get("/v1/invitations?status=pending", { token: org.owner.token })).body.items
+    expect(pending.map((invitation: { role: string }) => invitation.role)).toEqual(["member"])
+
+    // Named, they are the key's: the action itself, or its area's `.*`.
+    const inviter = await makeKey({ token: org.owner.token }, { scopes: ["invitations.*"] })
+    expect(inviter.apiKey.scopes).toEqual(["invitations.manage", "invitations.inviteAdmins"])
+    await invite({ apiKey: inviter.key }, "admin")
+    const roles = await makeKey({ token: org.owner.token }, { scopes: ["members.changeRole"] })
+    expect((await patch(`/v1/members/${org.member.membership.id}`, { apiKey: roles.key, body: { role: "admin" } })).status).toBe(200)
+    // An admin's default key has neither; a session keeps both.
+    const adminKey = await makeKey({ token: org.admin.token }, {})
+    expect(adminKey.apiKey.scopes).not.toContain("members.changeRole")
+    await invite({ token: org.admin.token }, "admin")
+  })
+
+  it("cancels the pending invitations a key made when the key goes, whichever way it goes", async () => {
+    const org = await Http.staffed(server.url)
+    const statusOf = async (id: string) => (await get(`/v1/invitations/${id}`, { token: org.owner.token })).body.invitation.status
+    const accept = (token: string) => post("/v1/invitations/accept", { body: { token, signUp: { name: "Invitee", password: "correct horse battery" } } })
+
+    // Revoked: its pending admin invitation is canceled; its token neither previews nor joins. One accepted before
+    // stays accepted; the session's own invitation stays pending.
+    const leaked = await makeKey({ token: org.owner.token }, { scopes: ["invitations.*"] })
+    const pendingAdmin = await invite({ apiKey: leaked.key }, "admin")
+    const acceptedBefore = await invite({ apiKey: leaked.key }, "member")
+    expect((await accept(acceptedBefore.token)).status).toBe(200)
+    const bySession = await invite({ token: org.owner.token }, "member")
+    expect((await del(`/v1/api-keys/${leaked.apiKey.id}`, { token: org.owner.token })).status).toBe(204)
+    expect(await statusOf(pendingAdmin.id)).toBe("canceled")
+    expect(await statusOf(acceptedBefore.id)).toBe("accepted")
+    expect(await statusOf(bySession.id)).toBe("pending")
+    expect((await post("/v1/invitations/preview", { body: { token: pendingAdmin.token } })).status).toBe(404)
+    expect((await accept(pendingAdmin.token)).status).toBe(404)
+
+    // A key revoked with the key that made it.
+    const parent = await makeKey({ token: org.owner.token }, { scopes: ["apiKeys.manage", "invitations.*"] })
+    const child = await makeKey({ apiKey: parent.key }, { scopes: ["invitations.manage"] })
+    const byChild = await invite({ apiKey: child.key }, "member")
+    expect((await del(`/v1/api-keys/${parent.apiKey.id}`, { token: org.owner.token })).status).toBe(204)
+    expect(await statusOf(byChild.id)).toBe("canceled")
+
+    // The keys of a maker who is removed.
+    const adminKey = await makeKey({ token: org.admin.token }, { scopes: ["invitations.*"] })
+    const byAdminKey = await invite({ apiKey: adminKey.key }, "admin")
+    const byAdminSession = await invite({ token: org.admin.token }, "member")
+    expect((await del(`/v1/members/${org.admin.membership.id}`, { token: org.owner.token })).status).toBe(204)
+    expect(await statusOf(byAdminKey.id)).toBe("canceled")
+    expect(await statusOf(byAdminSession.id)).toBe("pending")
+
+    // An invitation a key made and a session refreshed is the session's: it outlives the key.
+    const refresher = await makeKey({ token: org.owner.token }, { scopes: ["invitations.manage"] })
+    const refreshed = await invite({ apiKey: refresher.key }, "member")
+    expect((await post("/v1/invitations", { token: org.owner.token, body: { email: refreshed.email, role: "member" } })).status).toBe(200)
+    expect((await del(`/v1/api-keys/${refresher.apiKey.id}`, { token: org.owner.token })).status).toBe(204)
+    expect(await statusOf(refreshed.id)).toBe("pending")
   })
 })

@@ -123,6 +123,19 @@ describe("inviting", () => {
     expect([bad.status, bad.body.error]).toEqual([400, "invalid_request"])
   })
 
+  it("previews a deleted organization's invitation as 404, like a missing one: nothing of it shows (issue 55, item 7)", async () => {
+    const owner = await Http.owner(server.url, "Soon Gone")
+    const created = await post("/v1/invitations", { token: owner.token, body: { email: newEmail(), role: "admin" } })
+    expect(created.status).toBe(201)
+    expect((await post("/v1/invitations/preview", { body: { token: created.body.inviteToken } })).status).toBe(200)
+    expect((await del("/v1/organization", { token: owner.token, body: { confirmName: "Soon Gone" } })).status).toBe(200)
+    const preview = await post("/v1/invitations/preview", { body: { token: created.body.inviteToken } })
+    const missing = await post("/v1/invitations/preview", { body: { token: "opi_notatokenofanyinvitation0000000000000000" } })
+    expect([preview.status, preview.body], preview.text).toEqual([missing.status, missing.body])
+    expect(preview.status).toBe(404)
+    expect((await post("/v1/invitations/accept", { body: signUpAs(created.body.inviteToken) })).status).toBe(404)
+  })
+
   it("cancels pending invitations only; a canceled token no longer works", async () => {
     const org = await Http.staffed(server.url)
     const created = await post("/v1/invitations", { token: org.owner.token, body: { email: newEmail(), role: "member" } })

@@ -109,4 +109,106 @@ describe("the instance's operator", { timeout: 60_000 }, () => {
       expect((await metrics(url, operator.token)).status).toBe(200)
     })
   })
+
+  it("acts on its plain members' and other organizations' accounts by its admins, on its owners and admins by its owners only", () =>
+    withServer({ setupToken: SETUP_TOKEN }, async (url) => {
+      const owner = await Http.operator(url, "Operator", SETUP_TOKEN)
+      const admin = await Http.join(url, owner.token, "admin", "Admin")
+      const otherAdmin = await Http.join(url, owner.token, "admin", "Other Admin")
+      const otherOwner = await Http.join(url, owner.token, "admin", "Other Owner")
+      const member = await Http.join(url, owner.token, "member", "Member")
+      expect((await Http.request(url, "PATCH", `/v1/members/${otherOwner.membership.id}`, { token: owner.token, body: { role: "owner" } })).status).toBe(200)
+      const customer = await Http.owner(url, "Customer")
+      const act = (token: string, userId: string, what: "disable" | "enable" | "password-reset" | "delete") =>
+        what === "delete"
+          ? Http.request(url, "DELETE", `/v1/admin/users/${userId}`, { token })
+          : Http.request(url, "POST", `/v1/admin/users/${userId}/${what}`, { token })
+
+      // An admin of the operator organization: not on its owners and admins, whatever the operation (the reset
+      // refused it already).
+      for (const target of [owner, otherOwner, otherAdmin]) {
+        for (const what of ["disable", "enable", "password-reset", "delete"] as const) {
+          const refused = await act(admin.token, target.user.id, what)
+          expect([refused.status, refused.body.reason], `${what} ${target.user.name}: ${refused.text}`).toEqual([403, "insufficient_role"])
+        }
+      }
+      expect((await Http.request(url, "POST", "/v1/auth/sign-in", { body: { email: owner.email, password: owner.password } })).status).toBe(200)
+      // On its plain members and on other organizations' people, all of it.
+      for (const target of [member, customer]) {
+        expect((await act(admin.token, target.user.id, "disable")).status).toBe(200)
+        expect((await act(admin.token, target.user.id, "enable")).status).toBe(200)
+        expect((await act(admin.token, target.user.id, "password-reset")).status).toBe(201)
+      }
+      expect((await act(admin.token, member.user.id, "delete")).status).toBe(200)
+      // An owner: on its admins and on its other owners too.
+      for (const target of [otherAdmin, otherOwner]) {
+        expect((await act(owner.token, target.user.id, "disable")).status).toBe(200)
+        expect((await act(owner.token, target.user.id, "enable")).status).toBe(200)
+      }
+      expect((await act(owner.token, otherAdmin.user.id, "delete")).status).toBe(200)
+    }))
+
+  it("lists the instance's accounts and organizations with an admin's key only when a scope names it", () =>
+    withServer({ setupToken: SETUP_TOKEN }, async (url) => {
+      const owner = await Http.operator(url, "Operator", SETUP_TOKEN)
+      const admin = await Http.join(url, owner.token, "admin", "Admin")
+      const made = Http.expectStatus<{ key: string; apiKey: { scopes: Array<string> } }>(
+        "a key",
+        await Http.request(url, "POST", "/v1/api-keys", { token: admin.token, body: { name: "dashboard" } }),
+        201
+      )
+      expect(made.apiKey.scopes).toContain("admin.readMetrics")
+      for (const path of ["/v1/admin/users", "/v1/admin/organizations"]) {
+        const refused = await Http.request(url, "GET", path, { apiKey: made.key })
+        expect([refused.status, refused.body.reason], path).toEqual([403, "insufficient_scope"])
+      }
+      // The instance's counts stay a default key's.
+      expect((await Http.request(url, "GET", "/v1/admin/metrics", { apiKey: made.key })).status).toBe(200)
+      const named = Http.expectStatus<{ key: string }>(
+        "a key naming them",
+        await Http.request(url, "POST", "/v1/api-keys", { token: admin.token, body: { name: "people", scopes: ["admin.readUsers", "admin.readOrganizations"] } }),
+        201
+      )
+      for (const path of ["/v1/admin/users", "/v1/admin/organizations"]) {
+        expect((await Http.request(url, "GET", path, { apiKey: named.key })).status, path).toBe(200)
+      }
+    }))
+
+  it("changes a plan after a recent sign-in only, as its other writes", async () => {
+    const clock = new TestServer.ShiftedClock()
+    await withServer({ setupToken: SETUP_TOKEN, clock }, async (url) => {
+      const operator = await Http.operator(url, "Operator", SETUP_TOKEN)
+      const customer = await Http.owner(url, "Customer")
+      clock.advance("3 hours")
+      const stale = await setPlan(url, operator.token, customer.organization.id, "enterprise")
+      expect([stale.status, stale.body.reason], stale.text).toEqual([403, "recent_authentication_required"])
+      const signedIn = Http.expectStatus<{ session: { token: string } }>(
+        "signing in again",
+        await Http.request(url, "POST", "/v1/auth/sign-in", { body: { email: operator.email, password: operator.password } }),
+        200
+      )
+      expect((await setPlan(url, signedIn.session.token, customer.organization.id, "enterprise")).status).toBe(200)
+    })
+  })
+
+  it("takes ten setup token guesses an hour from one address and a hundred from all, then answers 429 with Retry-After", () =>
+    withServer({ setupToken: SETUP_TOKEN, trustProxy: true }, async (url) => {
+      const operator = await Http.owner(url, "Operator")
+      const from = (address: string, setupToken: string) =>
+        Http.request(url, "POST", "/v1/admin/operator", { token: operator.token, headers: { "x-forwarded-for": address }, body: { setupToken } })
+      for (let guess = 0; guess < 10; guess++) {
+        const wrong = await from("198.51.100.1", `opsetup_guess-${guess}-0123456789abcdefghijklmnop`)
+        expect([wrong.status, wrong.body.reason]).toEqual([403, "setup_token_invalid"])
+      }
+      const throttled = await from("198.51.100.1", SETUP_TOKEN)
+      expect([throttled.status, throttled.body.error], throttled.text).toEqual([429, "rate_limited"])
+      expect(Number(throttled.headers.get("retry-after"))).toBeGreaterThan(3500)
+      // Spread over addresses, a hundred in all (ten already counted).
+      for (let guess = 0; guess < 90; guess++) {
+        const wrong = await from(`198.51.100.${10 + Math.floor(guess / 9)}`, `opsetup_spread-${guess}-0123456789abcdefghijklmnop`)
+        expect(wrong.status, wrong.text).toBe(403)
+      }
+      const everywhere = await from("203.0.113.7", SETUP_TOKEN)
+      expect([everywhere.status, everywhere.body.error], everywhere.text).toEqual([429, "rate_limited"])
+    }))
 })

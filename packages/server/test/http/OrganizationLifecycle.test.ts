@@ -300,6 +300,21 @@ describe("the instance's operator", () => {
     expect(log.map((event: any) => event.action)).toEqual(["organization.restore", "organization.delete"])
   })
 
+  it("restores what it deleted itself: the organization's own owners do not, nor find it among those they may restore", async () => {
+    const operator = await theOperator()
+    const org = await organization("Suspended Tenant")
+    ok("deleting", await del(`/v1/admin/organizations/${org.organizationId}`, { token: operator.token }), 200)
+    const restorable = ok<any>("what the owner may restore", await get("/v1/me/organizations?deleted=true", { token: org.owner.token }), 200).items
+    expect(restorable.some((item: any) => item.organization.id === org.organizationId)).toBe(false)
+    const byOwner = await post(`/v1/organizations/${org.organizationId}/restore`, { token: org.owner.token })
+    expect([byOwner.status, byOwner.body.reason], byOwner.text).toEqual([403, "operator_only"])
+    expect((await get("/v1/organization", { token: org.owner.token })).status).toBe(404)
+    // The operator restores it; deleted by its owner again, its owner restores it as before.
+    ok("restoring", await post(`/v1/admin/organizations/${org.organizationId}/restore`, { token: operator.token }), 200)
+    ok("the owner's deletion", await del("/v1/organization", { token: org.owner.token, body: { confirmName: "Suspended Tenant" } }), 200)
+    ok("the owner's restore", await post(`/v1/organizations/${org.organizationId}/restore`, { token: org.owner.token }), 200)
+  })
+
   it("pages the list with keyset cursors bound to its filters", async () => {
     const operator = await theOperator()
     for (const n of [1, 2, 3]) await Http.owner(server.url, `Paged ${n}`)

@@ -63,6 +63,39 @@ describe("quotas", () => {
     Http.expectStatus("three", await post(owner.token, "/v1/invitations", { email: "three@example.com", role: "member" }), 201)
   })
 
+  it("holds the organizations a person owns wherever they become an owner: a bootstrap claim, a restore, a transfer, a role change (issue 55, item 7)", async () => {
+    const full = async (name: string) => {
+      const person = await Http.owner(server.url, `${name} 1`)
+      const second = Http.expectStatus("a second", await post(person.token, "/v1/organizations", { name: `${name} 2` }), 201)
+      return { ...person, second: second.organization.id as string }
+    }
+    const reached = (response: Http.RawResponse, what: string) => {
+      expect([response.status, response.body.error], `${what}: ${response.text}`).toEqual([409, "organization_quota_reached"])
+      expect(response.body.message, what).toContain("ORGPLANE_ORGANIZATIONS_PER_USER")
+    }
+
+    // Claiming an anonymous agent's workspace as its owner.
+    const claimer = await full("Claimer")
+    const workspace = Http.expectStatus("a workspace", await Http.request(server.url, "POST", "/v1/bootstrap/workspace", { body: { workspaceName: "Agent Space" } }), 201)
+    reached(await post(claimer.token, "/v1/bootstrap/claims/accept", { token: workspace.claimLinks[0].token }), "the claim")
+
+    // Restoring one deleted to make room for another.
+    const restorer = await full("Restorer")
+    Http.expectStatus("deleting", await Http.request(server.url, "DELETE", "/v1/organization", { token: restorer.token, body: { confirmName: "Restorer 2" } }), 200)
+    Http.expectStatus("a new one in its place", await post(restorer.token, "/v1/organizations", { name: "Restorer 3" }), 201)
+    reached(await post(restorer.token, `/v1/organizations/${restorer.second}/restore`, {}), "the restore")
+
+    // Being handed an organization, or made its owner.
+    const heir = await full("Heir")
+    const giver = await Http.owner(server.url, "Given")
+    const invited = Http.expectStatus("an invitation", await post(giver.token, "/v1/invitations", { email: heir.email, role: "admin" }), 201)
+    const joined = Http.expectStatus("joining", await post(heir.token, "/v1/invitations/accept", { token: invited.inviteToken }), 200)
+    reached(await post(giver.token, `/v1/members/${joined.membership.id}/transfer-ownership`, {}), "the transfer")
+    reached(await Http.request(server.url, "PATCH", `/v1/members/${joined.membership.id}`, { token: giver.token, body: { role: "owner" } }), "the role change")
+    const members = Http.expectStatus("the giver's members", await Http.request(server.url, "GET", "/v1/members", { token: giver.token }), 200)
+    expect(members.items.find((member: { id: string }) => member.id === joined.membership.id).role).toBe("admin")
+  })
+
   it("the defaults: 10 organizations per person, 20 API keys per member", async () => {
     const person = await Http.owner(defaults.url, "Default 1")
     const organizations: Array<number> = []

@@ -55,4 +55,30 @@ describe("sign-up throttling", () => {
     expect(statuses).toEqual([201, 201, 201, 429, 429])
     expect((await signUp(newEmail(), "2001:db8:44:2::1")).status).toBe(201)
   })
+
+  it("counts an invitation accepted with signUp as a sign-up from its address: one's own invitations make no more accounts, nor tell more of them apart (issue 55, item 7)", async () => {
+    const owner = await Http.owner(server.url, "Inviter")
+    const taken = newEmail()
+    expect((await signUp(taken, "198.51.100.20")).status).toBe(201)
+    const accept = async (email: string, address: string) => {
+      // A new invitation, or the email's pending one refreshed (its new token).
+      const invited = await Http.request(server.url, "POST", "/v1/invitations", { token: owner.token, body: { email, role: "member" } })
+      expect([200, 201], invited.text).toContain(invited.status)
+      return Http.request(server.url, "POST", "/v1/invitations/accept", {
+        body: { token: invited.body.inviteToken, signUp: { name: "Invited", password: "correct horse battery" } },
+        headers: { "x-forwarded-for": address }
+      })
+    }
+    // From one address: its sign-up above, then two acceptances (an account made, an address that has one), then 429.
+    const seen = [await accept(newEmail(), "198.51.100.20"), await accept(taken, "198.51.100.20")]
+    expect(seen.map((response) => [response.status, response.body.error])).toEqual([[200, undefined], [409, "account_exists"]])
+    const refused = await accept(newEmail(), "198.51.100.20")
+    expect([refused.status, refused.body.error], refused.text).toEqual([429, "rate_limited"])
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(3500)
+    const probe = await accept(taken, "198.51.100.20")
+    expect([probe.status, probe.body.error]).toEqual([429, "rate_limited"])
+    // And sign-up from there is refused too: one count. Another address accepts.
+    expect((await signUp(newEmail(), "198.51.100.20")).status).toBe(429)
+    expect((await accept(newEmail(), "198.51.100.21")).status).toBe(200)
+  })
 })
