@@ -3,14 +3,14 @@
  * errors the parser and the dispatcher answer before anything is sent (the words are test/UsageCases.ts's), held to
  * the saved answers, `test/fixtures/usage/help.json` and `refusals.json` (the version printed as `{VERSION}`, the
  * port of the URL nothing listens on as `{PORT}`). When the CLI's words change on purpose (a new command, a reworded
- * error), write them again with `pnpm test packages/cli/test/Usage.test.ts -u` and review the diff.
+ * error), write them again with `pnpm test packages/cli/test/Usage.test.ts --update=all` and review the diff.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { cleanup, freePort, fresh, invoke, PASSWORD, type Result } from "./Harness.js"
 import * as UsageCases from "./UsageCases.js"
 import { VERSION } from "../src/Version.js"
 
-const rerecord = "if the CLI's words changed on purpose, run `pnpm test packages/cli/test/Usage.test.ts -u` and review the diff"
+const rerecord = "if the CLI's words changed on purpose, run `pnpm test packages/cli/test/Usage.test.ts --update=all` and review the diff"
 
 let pages: ReadonlyArray<ReadonlyArray<string>>
 let port: number

@@ -3,7 +3,7 @@
  * to the saved schema, `fixtures/database-schema.json` (the migrations applied, and `information_schema.columns`,
  * `pg_indexes` and `pg_constraint` of the public schema, one row a line), so a change of the schema is never made by
  * accident: when a migration changes it on purpose, write the file again with
- * `pnpm test packages/server/test/Migrator.test.ts -u` and review its diff. The migrations 0.1.0 shipped
+ * `pnpm test packages/server/test/Migrator.test.ts --update=all` and review its diff. The migrations 0.1.0 shipped
  * (`fixtures/0.1.0/migrations.json`) come first, with the ids and names its databases recorded them under.
  */
 import { describe, expect, it, layer } from "@effect/vitest"
@@ -66,7 +66,7 @@ layer(Layer.unwrap(TestDatabase.layer()), { timeout: 120_000, excludeTestService
       yield* Effect.promise(() =>
         expect(format(migrated)).toMatchFileSnapshot(
           "./fixtures/database-schema.json",
-          "the schema a fresh database migrates to is not the saved one: if a migration changed it on purpose, run `pnpm test packages/server/test/Migrator.test.ts -u` and review the diff"
+          "the schema a fresh database migrates to is not the saved one: if a migration changed it on purpose, run `pnpm test packages/server/test/Migrator.test.ts --update=all` and review the diff"
         )
       )
     }))
