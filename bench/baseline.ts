@@ -12,13 +12,13 @@ import pg from "pg"
 import { auditParameters, insertAuditEvent } from "./audit-baseline.js"
 import { serve } from "./child.js"
 import { requestRoutes } from "./requests-baseline.js"
+import { type Row, text, textOrNull } from "./rows.js"
 import { scimRoutes } from "./scim-baseline.js"
 
 const databaseUrl = process.env.DATABASE_URL
 if (databaseUrl === undefined || databaseUrl.trim() === "") throw new Error("baseline: DATABASE_URL is required")
 const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 })
 
-type Row = Record<string, any>
 
 // The caller's user, organization and membership, in one statement per kind of credential. A session lands on its
 // active organization, else on the oldest active membership; an API key is pinned to its own membership.
@@ -332,9 +332,9 @@ const toConfigObject = (row: Row) => ({
     number: row.v_number,
     schemaVersion: row.v_schema_version,
     parserMode: row.v_parser_mode,
-    normalizedPayloadJson: json(row.v_normalized_payload_json),
+    normalizedPayloadJson: json(textOrNull(row.v_normalized_payload_json)),
     rawSourceText: row.v_raw_source_text,
-    metadata: json(row.v_metadata),
+    metadata: json(textOrNull(row.v_metadata)),
     createdVia: row.v_created_via,
     createdByOrgMembershipId: row.v_created_by_org_membership_id,
     connectorSyncEventId: row.v_connector_sync_event_id,
@@ -479,19 +479,21 @@ const ingest = async (request: IncomingMessage, response: ServerResponse) => {
   for await (const chunk of request) chunks.push(chunk as Buffer)
   const principal = await authenticate(request)
   if (principal === undefined) return send(response, 401, { error: "unauthorized" })
-  let body: any
+  let body: unknown
   try {
     body = JSON.parse(Buffer.concat(chunks).toString("utf8"))
   } catch {
     return send(response, 400, { error: "invalid_request", details: [] })
   }
-  if (!Array.isArray(body?.events) || body.events.length < 1 || body.events.length > 50) {
+  const events: unknown = typeof body === "object" && body !== null && "events" in body ? body.events : undefined
+  if (!Array.isArray(events) || events.length < 1 || events.length > 50) {
     return send(response, 400, { error: "invalid_request", details: [{ message: "1 to 50 events", path: ["events"] }] })
   }
-  const rows = body.events.filter((event: any) => TELEMETRY_TYPES.has(event.type)).map((event: any) => ({
+  const sent = events.filter((event: unknown): event is Readonly<Record<string, unknown>> => typeof event === "object" && event !== null)
+  const rows = sent.filter((event) => typeof event.type === "string" && TELEMETRY_TYPES.has(event.type)).map((event) => ({
     id: `tev_baseline${(++telemetrySequence).toString(36).padStart(14, "0")}`,
     event_type: event.type,
-    occurred_at: new Date(event.timestamp).toISOString(),
+    occurred_at: new Date(String(event.timestamp)).toISOString(),
     source: event.source === "app" || event.source === "worker" ? event.source : null,
     session_id: event.sessionId ?? null,
     duration_ms: event.durationMs ?? null,
@@ -616,7 +618,7 @@ const handle = async (request: IncomingMessage, response: ServerResponse) => {
       const [status, body] = await resource[0](principal, resource[1], url)
       return send(response, status, body)
     }
-    return send(response, 200, await list!(principal.org_id, url))
+    return send(response, 200, await list!(text(principal.org_id), url))
   } catch (error) {
     if (error instanceof BadCursor) return send(response, 400, { error: "invalid_request", message: "bad cursor" })
     throw error

@@ -18,9 +18,10 @@ const fiberFailureCause = Symbol.for("effect/Runtime/FiberFailure/Cause")
 /** An error's message with its causes' (an SqlError's is generic; the database's reason is its cause's). */
 const describeError = (error: unknown): string => {
   const parts: Array<string> = []
-  const next = (at: any) => at?.[fiberFailureCause]?.error ?? at?.cause
-  for (let at: any = error, depth = 0; at !== undefined && at !== null && depth < 5; at = next(at), depth++) {
-    const message = typeof at === "object" && "message" in at ? String(at.message) : String(at)
+  const member = (at: unknown, key: PropertyKey): unknown => (typeof at === "object" && at !== null ? Reflect.get(at, key) : undefined)
+  const next = (at: unknown): unknown => member(member(at, fiberFailureCause), "error") ?? member(at, "cause")
+  for (let at: unknown = error, depth = 0; at !== undefined && at !== null && depth < 5; at = next(at), depth++) {
+    const message = typeof at === "object" && at !== null && "message" in at ? String(at.message) : String(at)
     if (!parts.includes(message)) parts.push(message)
   }
   return parts.join(": ")

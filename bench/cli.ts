@@ -9,6 +9,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import * as Path from "node:path"
+import { textAt } from "./json.js"
 
 const BIN = Path.resolve(process.env.ORGPLANE_BENCH_ROOT ?? Path.join(import.meta.dirname, ".."), "packages/cli/dist/bin.js")
 
@@ -102,15 +103,17 @@ const call = async (url: string, path: string, body: unknown, token?: string) =>
     body: JSON.stringify(body)
   })
   if (!response.ok) throw new Error(`POST ${path}: ${response.status} ${await response.text()}`)
-  return response.json() as Promise<any>
+  const answer: unknown = await response.json()
+  return answer
 }
 
 /** A person, their organization (active in their session) and a team in it; the session's token. */
 const seed = async (url: string) => {
-  const { session } = await call(url, "/v1/auth/sign-up", { email: "bench@example.com", password: "a long bench password", name: "Bench" })
-  await call(url, "/v1/organizations", { name: "Bench" }, session.token)
-  await call(url, "/v1/teams", { name: "Platform" }, session.token)
-  return session.token as string
+  const signedUp = await call(url, "/v1/auth/sign-up", { email: "bench@example.com", password: "a long bench password", name: "Bench" })
+  const token = textAt(signedUp, "session", "token")
+  await call(url, "/v1/organizations", { name: "Bench" }, token)
+  await call(url, "/v1/teams", { name: "Platform" }, token)
+  return token
 }
 
 export const measureCli = async (runs: number) => {

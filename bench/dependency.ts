@@ -11,7 +11,7 @@ import { pathToFileURL } from "node:url"
 export const serverDependencies = (serverPackage: string) => {
   const fromServer = createRequire(Path.join(serverPackage, "package.json"))
   /** `subpath`: one of the package's exports (`sql` for Effect 4's `effect/sql`), else its main entry. */
-  return async (name: string, subpath?: string): Promise<any> => {
+  return async (name: string, subpath?: string): Promise<unknown> => {
     const manifestPath = fromServer.resolve(`${name}/package.json`)
     const manifest = JSON.parse(readFileSync(manifestPath, "utf8"))
     const exported = manifest.exports[subpath === undefined ? "." : `./${subpath}`]

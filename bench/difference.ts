@@ -8,7 +8,7 @@ export const firstDifference = (a: unknown, b: unknown, path = ""): string | und
   if (Array.isArray(a) !== Array.isArray(b)) return `${path || "/"}: array vs object`
   const keys = new Set([...Object.keys(a), ...Object.keys(b)])
   for (const key of keys) {
-    const found = firstDifference((a as any)[key], (b as any)[key], `${path}/${key}`)
+    const found = firstDifference(Reflect.get(a, key), Reflect.get(b, key), `${path}/${key}`)
     if (found !== undefined) return found
   }
   return undefined

@@ -5,6 +5,7 @@
  * then measures `GET /v1/memory/search` for random people and queries. The text comes from a deterministic generator:
  * sentences of words drawn, skewed towards the common ones, from a vocabulary of a few hundred, plus up to 3 tags.
  */
+import { textAt } from "./json.js"
 
 export interface MemorySeeded {
   /** Session tokens of the first people (the searches pick one per request). */
@@ -16,7 +17,7 @@ export interface MemorySeeded {
 /** What the harness (run.ts) lends this section. */
 export interface Harness {
   readonly sql: (text: string, params: ReadonlyArray<unknown>) => Promise<number>
-  readonly call: (base: string, method: string, path: string, credentials?: { readonly token?: string }, body?: unknown) => Promise<any>
+  readonly call: (base: string, method: string, path: string, credentials?: { readonly token?: string }, body?: unknown) => Promise<unknown>
   readonly base: string
 }
 
@@ -73,8 +74,8 @@ export const seedMemories = async (harness: Harness): Promise<MemorySeeded> => {
     password: "correct horse battery",
     name: "Memory owner"
   })
-  const token = signedUp.session.token as string
-  const organizationId = (await harness.call(harness.base, "POST", "/v1/organizations", { token }, { name: "Memory bench" })).organization.id as string
+  const token = textAt(signedUp, "session", "token")
+  const organizationId = textAt(await harness.call(harness.base, "POST", "/v1/organizations", { token }, { name: "Memory bench" }), "organization", "id")
   await harness.sql(
     `INSERT INTO users (id, email, name, password_hash, created_at, updated_at)
      SELECT ${id("usr", "n")}, 'memory.' || n || '@bench.example.com', 'Person ' || n, 'x', now(), now()

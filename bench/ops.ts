@@ -133,24 +133,36 @@ for (const [kind, count] of [...byKind].sort((a, b) => b[1] - a[1])) console.log
 // Where each function is defined, asked of the inspector (synchronous within this thread).
 const session = new Inspector.Session()
 session.connect()
-const call = (command: string, params: object) => {
-  let answer: any
-  session.post(command, params, (error, result) => {
+/** The inspector's answer to `post`, which it gives synchronously within this thread. */
+const answered = <A>(post: (callback: (error: Error | null, result: A) => void) => void): A => {
+  let answer: { readonly value: A } | undefined
+  post((error, result) => {
     if (error) throw error
-    answer = result
+    answer = { value: result }
   })
-  return answer
+  if (answer === undefined) throw new Error("the inspector did not answer synchronously")
+  return answer.value
 }
 const scripts = new Map<string, string>()
-session.on("Debugger.scriptParsed", (message: any) => scripts.set(message.params.scriptId, message.params.url))
-call("Debugger.enable", {})
+session.on("Debugger.scriptParsed", (message) => scripts.set(message.params.scriptId, message.params.url))
+answered<object>((callback) => session.post("Debugger.enable", callback))
 const root = pathToFileURL(Path.join(import.meta.dirname, "..")).href + "/"
+/** A function's location as the inspector describes it (`[[FunctionLocation]]`). */
+const isLocation = (value: unknown): value is Inspector.Debugger.Location =>
+  typeof value === "object" && value !== null && "scriptId" in value && typeof value.scriptId === "string" &&
+  "lineNumber" in value && typeof value.lineNumber === "number"
 const located = (fn: Function) => {
-  ;(globalThis as any).__opsFunction = fn
-  const { result } = call("Runtime.evaluate", { expression: "globalThis.__opsFunction" })
-  const properties = call("Runtime.getProperties", { objectId: result.objectId, ownProperties: true })
-  const location = properties.internalProperties?.find((property: any) => property.name === "[[FunctionLocation]]")?.value?.value
-  if (!location) return "(native)"
+  Reflect.set(globalThis, "__opsFunction", fn)
+  const { result } = answered<Inspector.Runtime.EvaluateReturnType>((callback) =>
+    session.post("Runtime.evaluate", { expression: "globalThis.__opsFunction" }, callback)
+  )
+  const objectId = result.objectId
+  if (objectId === undefined) return "(native)"
+  const properties = answered<Inspector.Runtime.GetPropertiesReturnType>((callback) =>
+    session.post("Runtime.getProperties", { objectId, ownProperties: true }, callback)
+  )
+  const location: unknown = properties.internalProperties?.find((property) => property.name === "[[FunctionLocation]]")?.value?.value
+  if (!isLocation(location)) return "(native)"
   const url = (scripts.get(location.scriptId) ?? "?").replace(/.*node_modules\/(\.pnpm\/[^/]+\/node_modules\/)?/, "").replace(root, "")
   return `${url}:${location.lineNumber + 1}`
 }

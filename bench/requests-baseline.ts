@@ -7,9 +7,10 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http"
 import type pg from "pg"
+import { objectOrUndefined } from "./json.js"
+import { type Row, text, textOrNull } from "./rows.js"
 import * as S from "./statements.js"
 
-type Row = Record<string, any>
 
 const json = (response: ServerResponse, status: number, body: unknown) => {
   const text = JSON.stringify(body)
@@ -19,11 +20,11 @@ const json = (response: ServerResponse, status: number, body: unknown) => {
 
 const unauthorized = { error: "unauthorized", message: "Authentication required." }
 
-const readBody = async (request: IncomingMessage): Promise<any> => {
+const readBody = async (request: IncomingMessage): Promise<Readonly<Record<string, unknown>> | undefined> => {
   const chunks: Array<Buffer> = []
   for await (const chunk of request) chunks.push(chunk as Buffer)
   try {
-    return JSON.parse(Buffer.concat(chunks).toString("utf8"))
+    return objectOrUndefined(JSON.parse(Buffer.concat(chunks).toString("utf8")))
   } catch {
     return undefined
   }
@@ -35,7 +36,7 @@ const limitOf = (query: URLSearchParams) => {
   return Number.isInteger(limit) && limit >= 1 && limit <= 100 ? limit : undefined
 }
 
-const member = (row: Row, role: string = row.role) => ({
+const member = (row: Row, role: string = text(row.role)) => ({
   id: row.id,
   organizationId: row.organization_id,
   userId: row.user_id,
@@ -102,7 +103,7 @@ export const requestRoutes = (pool: pg.Pool) => {
     const rows = (await pool.query(S.run(S.listMembers), [caller.organization_id, limit + 1])).rows
     const items = rows.slice(0, limit).map((row) => member(row))
     const last = items[items.length - 1]
-    return json(response, 200, { items, nextCursor: rows.length > limit ? S.signCursor(await cursorKey(), "members", query, [last!.id]) : null })
+    return json(response, 200, { items, nextCursor: rows.length > limit ? S.signCursor(await cursorKey(), "members", query, [text(last!.id)]) : null })
   }
 
   const apiKeys = async (request: IncomingMessage, response: ServerResponse, query: URLSearchParams) => {
@@ -127,10 +128,10 @@ export const requestRoutes = (pool: pg.Pool) => {
   /** The session's audit actor, as orgplane's AuditRecorder draws it. */
   const actorOf = (caller: Row) => ({
     type: "user" as const,
-    id: caller.user_id,
-    membershipId: caller.membership_id,
-    label: `${caller.user_name} <${caller.user_email}>`,
-    credentialId: caller.session_id
+    id: text(caller.user_id),
+    membershipId: textOrNull(caller.membership_id),
+    label: `${text(caller.user_name)} <${text(caller.user_email)}>`,
+    credentialId: textOrNull(caller.session_id)
   })
 
   /** `work` in a transaction on one connection: COMMIT after it, ROLLBACK when it throws or answers an error. */
@@ -157,7 +158,7 @@ export const requestRoutes = (pool: pg.Pool) => {
     if (refused !== undefined) return json(response, ...refused)
     if (caller.role !== "owner" && caller.role !== "admin") return json(response, 403, { reason: "insufficient_role" })
     const name = typeof body?.name === "string" ? body.name.trim() : ""
-    if (name === "" || name.length > 255 || body.memberIds !== undefined || body.externalKey !== undefined) {
+    if (name === "" || name.length > 255 || body?.memberIds !== undefined || body?.externalKey !== undefined) {
       return json(response, 400, { error: "invalid_request" })
     }
     const organizationId = caller.organization_id as string

@@ -13,9 +13,9 @@ import { createHash, randomBytes, scrypt } from "node:crypto"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import type pg from "pg"
 import { auditParameters, insertAuditEvent } from "./audit-baseline.js"
+import { date, object, type Row, text } from "./rows.js"
 import { inTransaction } from "./statements.js"
 
-type Row = Record<string, any>
 type Reply = readonly [status: number, body: unknown]
 
 export const UserSchema = "urn:ietf:params:scim:schemas:core:2.0:User"
@@ -60,7 +60,7 @@ const scimError = (status: number, detail: string, scimType?: string): Reply =>
   [status, { schemas: [ErrorSchema], status: String(status), ...(scimType === undefined ? {} : { scimType }), detail }]
 
 const toScimUser = (row: Row, base: string) => {
-  const { [EnterpriseUserSchema]: enterprise, ...core } = row.resource
+  const { [EnterpriseUserSchema]: enterprise, ...core } = object(row.resource)
   return {
     schemas: enterprise === undefined ? [UserSchema] : [UserSchema, EnterpriseUserSchema],
     id: row.membership_id,
@@ -71,8 +71,8 @@ const toScimUser = (row: Row, base: string) => {
     ...(enterprise === undefined ? {} : { [EnterpriseUserSchema]: enterprise }),
     meta: {
       resourceType: "User",
-      created: row.created_at.toISOString(),
-      lastModified: row.updated_at.toISOString(),
+      created: date(row.created_at).toISOString(),
+      lastModified: date(row.updated_at).toISOString(),
       location: `${base}/Users/${row.membership_id}`,
       version: `W/"${row.version}"`
     }
@@ -143,13 +143,13 @@ export const scimRoutes = (pool: pg.Pool) => {
   /** The audit event of a directory's write (platform/AuditRecorder.ts), in its transaction, before COMMIT. */
   const recordAudit = (client: pg.PoolClient, caller: Row, via: Via, action: string, ...made: ReadonlyArray<{ readonly type: string; readonly id: string }>) =>
     client.query(insertAuditEvent, auditParameters({
-      organizationId: caller.organization_id,
+      organizationId: text(caller.organization_id),
       action,
       category: "change",
-      actor: { type: "scim", id: caller.connection_id, membershipId: null, label: null, credentialId: caller.id },
+      actor: { type: "scim", id: text(caller.connection_id), membershipId: null, label: null, credentialId: text(caller.id) },
       ip: via.ip,
       userAgent: via.userAgent,
-      targets: [{ type: "scim_connection", id: caller.connection_id }, ...made]
+      targets: [{ type: "scim_connection", id: text(caller.connection_id) }, ...made]
     }))
 
   const listUsers = async (caller: Row, url: URL, base: string): Promise<Reply> => {
@@ -189,7 +189,7 @@ export const scimRoutes = (pool: pg.Pool) => {
     const emails = Array.isArray(body.emails) ? body.emails : []
     const email = (emails.find((item: Row) => item.primary === true) ?? emails[0])?.value ?? userName
     const active = body.active !== false
-    const resource: Row = {}
+    const resource: Record<string, unknown> = {}
     for (const key of ["name", "displayName", "title", "emails", EnterpriseUserSchema]) if (body[key] !== undefined) resource[key] = body[key]
     const name = String(body.displayName ?? email).slice(0, 200)
     const { organization_id: organizationId, connection_id: connectionId } = caller
@@ -352,8 +352,8 @@ export const scimRoutes = (pool: pg.Pool) => {
         members: members.map((member) => ({ ...member, $ref: `${base}/Users/${member.value}` })),
         meta: {
           resourceType: "Group",
-          created: row.created_at.toISOString(),
-          lastModified: row.updated_at.toISOString(),
+          created: date(row.created_at).toISOString(),
+          lastModified: date(row.updated_at).toISOString(),
           location: `${base}/Groups/${row.id}`,
           version: `W/"${row.version}"`
         }

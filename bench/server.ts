@@ -17,12 +17,46 @@ interface NodeListener {
   readonly dispose: () => Promise<void>
 }
 
+/** A value of the checkout's `effect` this file passes along without reading it: piped, provided, run. */
+interface Pipeable {
+  readonly pipe: (f: (self: unknown) => unknown) => unknown
+}
+
 interface ServerModule {
   readonly makeNodeListener: (options: { readonly passwordCost?: number; readonly dataDir?: string; readonly database?: unknown }) => Promise<NodeListener>
   /** Absent from older checkouts: they are measured without bulk seeding. */
-  readonly Database?: { readonly layer: any }
-  readonly configLayer?: (options: { readonly passwordCost?: number; readonly dataDir?: string }) => any
+  readonly Database?: { readonly layer: Pipeable }
+  readonly configLayer?: (options: { readonly passwordCost?: number; readonly dataDir?: string }) => unknown
 }
+
+/** A ManagedRuntime of either line: Effect 4's answers its context (`context()`), Effect 3's a runtime holding it. */
+interface Runtime {
+  readonly context?: (() => Promise<unknown>) | undefined
+  readonly runtime?: () => Promise<{ readonly context: unknown }>
+  readonly runPromise: (effect: unknown) => Promise<unknown>
+  readonly dispose: () => Promise<void>
+}
+
+/** What this file uses of the checkout's `effect` (Effect 4, or Effect 3 before 0.2.0). */
+interface EffectModule {
+  readonly Effect: { readonly gen: (body: () => Generator<unknown, unknown, unknown>) => unknown }
+  readonly Layer: { readonly provide: (that: unknown) => (self: unknown) => unknown; readonly succeedContext: (context: unknown) => unknown }
+  readonly ManagedRuntime: { readonly make: (layer: unknown) => Runtime }
+}
+
+/** The SQL client's key (yieldable in both lines: an effect in Effect 3, a service key in Effect 4), and the client. */
+interface SqlModule {
+  readonly SqlClient: { readonly SqlClient: Iterable<unknown, unknown, unknown> }
+}
+interface SqlClientLike {
+  readonly unsafe: (text: string, params: ReadonlyArray<unknown>) => Iterable<unknown, unknown, unknown>
+}
+
+const has = (value: unknown, ...names: ReadonlyArray<string>) =>
+  (typeof value === "object" || typeof value === "function") && value !== null && names.every((name) => name in value)
+const isEffectModule = (module: unknown): module is EffectModule => has(module, "Effect", "Layer", "ManagedRuntime")
+const isSqlModule = (module: unknown): module is SqlModule => has(module, "SqlClient")
+const isSqlClient = (client: unknown): client is SqlClientLike => has(client, "unsafe")
 
 const root = Path.resolve(process.env.ORGPLANE_BENCH_ROOT ?? Path.join(import.meta.dirname, ".."))
 const serverPackage = Path.join(root, "packages", "server")
@@ -47,17 +81,21 @@ if (server.Database === undefined || server.configLayer === undefined) {
   const { listener, dispose } = await server.makeNodeListener(options)
   await serve(listener, dispose)
 } else {
-  const { Effect, Layer, ManagedRuntime } = await dependency("effect")
+  const effect = await dependency("effect")
   // Effect 4 holds the SQL client in `effect/sql`; Effect 3 (a checkout before 0.2.0) in `@effect/sql`.
-  const { SqlClient } = await dependency("effect", "sql").catch(() => dependency("@effect/sql"))
+  const sqlModule = await dependency("effect", "sql").catch(() => dependency("@effect/sql"))
+  if (!isEffectModule(effect) || !isSqlModule(sqlModule)) throw new Error("the checkout's effect has no Effect, Layer, ManagedRuntime or SqlClient")
+  const { Effect, Layer, ManagedRuntime } = effect
+  const { SqlClient } = sqlModule
   const database = ManagedRuntime.make(server.Database.layer.pipe(Layer.provide(server.configLayer(options))))
   // Effect 4's ManagedRuntime answers its context; Effect 3's, a runtime holding it.
-  const context = typeof database.context === "function" ? await database.context() : (await database.runtime()).context
+  const context = typeof database.context === "function" ? await database.context() : (await database.runtime?.())?.context
   const { listener, dispose } = await server.makeNodeListener({ ...options, database: Layer.succeedContext(context) })
   const sql = (text: string, params: ReadonlyArray<unknown>) =>
     database.runPromise(Effect.gen(function*() {
       // A service key is an effect in Effect 3 and yieldable in both lines.
-      const client: any = yield* SqlClient.SqlClient
+      const client = yield* SqlClient.SqlClient
+      if (!isSqlClient(client)) throw new Error("the SQL client has no unsafe")
       return yield* client.unsafe(text, params)
     })) as Promise<ReadonlyArray<unknown>>
   await serve(listener, async () => {

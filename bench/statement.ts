@@ -21,7 +21,19 @@ if (!url) throw new Error("pnpm bench:statement needs DATABASE_URL (Postgres)")
 
 // @effect/sql-pg as the server imports it (the root package does not depend on it).
 const load = serverDependencies(Path.join(import.meta.dirname, "../packages/server"))
-const { PgClient } = await load("@effect/sql-pg")
+
+/** What this file uses of `@effect/sql-pg`: its client's layer, which provides the SQL client. */
+interface SqlPg {
+  readonly PgClient: {
+    readonly layer: (config: { readonly url: Redacted.Redacted; readonly maxConnections: number }) => Layer.Layer<SqlClient.SqlClient, unknown>
+  }
+}
+const isSqlPg = (module: unknown): module is SqlPg =>
+  typeof module === "object" && module !== null && "PgClient" in module && typeof module.PgClient === "object" && module.PgClient !== null &&
+  "layer" in module.PgClient && typeof module.PgClient.layer === "function"
+const sqlPg = await load("@effect/sql-pg")
+if (!isSqlPg(sqlPg)) throw new Error("@effect/sql-pg has no PgClient.layer")
+const { PgClient } = sqlPg
 
 const statements = 20_000
 const callers = 32
@@ -44,10 +56,10 @@ const viaPg = async () => {
   }))
 }
 
-const effectLayer = PgClient.layer({ url: Redacted.make(url), maxConnections: 10 }) as Layer.Layer<any>
-const orgplaneLayer = Database.layerUrl(Redacted.make(url)) as Layer.Layer<any>
-const viaEffect = (runtime: ManagedRuntime.ManagedRuntime<any, any>, tracing: boolean) => () =>
-  runtime.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql: any) =>
+const effectLayer = PgClient.layer({ url: Redacted.make(url), maxConnections: 10 })
+const orgplaneLayer: Layer.Layer<SqlClient.SqlClient, unknown> = Database.layerUrl(Redacted.make(url))
+const viaEffect = (runtime: ManagedRuntime.ManagedRuntime<SqlClient.SqlClient, unknown>, tracing: boolean) => () =>
+  runtime.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) =>
     Effect.forEach(
       Array.from({ length: statements }, (_, i) => i),
       (i) => sql`SELECT ${i}::int AS a, ${"x"}::text AS b, now() AS c`,

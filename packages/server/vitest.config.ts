@@ -16,7 +16,7 @@ export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
     // Every answer of a test server held to the OpenAPI document (test/support/Contract.ts: @orgplane/schema's, which
-    // the schema's Api.test holds to the document 0.1.0 published), and every statement it ran to the tenancy rule
+    // the schema's Api.test holds equal to the saved document), and every statement it ran to the tenancy rule
     // (test/support/Tenancy.ts).
     setupFiles: ["test/support/contractSetup.ts", "test/support/tenancySetup.ts"],
     maxWorkers: 2,

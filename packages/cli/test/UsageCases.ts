@@ -1,12 +1,11 @@
 /**
- * The words test/Usage.test.ts runs the CLI on, which the 0.1.0 CLI's answers were recorded for
- * (test/fixtures/effect3-usage.json), and that recording.
+ * The words test/Usage.test.ts runs the CLI on (its answers are saved in test/fixtures/usage/): every help page, the
+ * version, and words the parser or the dispatcher refuses.
  */
 import * as Effect from "effect/Effect"
-import * as Fs from "node:fs"
 import { make } from "../src/Cli.js"
 import * as Commands from "../src/Commands.js"
-import { PASSWORD, type Result } from "./Harness.js"
+import { PASSWORD } from "./Harness.js"
 
 /** Words that never reach a server: help pages (every group's and every command's of the ported tree), `--version`. */
 const pagesOf = (root: Commands.Group): ReadonlyArray<ReadonlyArray<string>> => [
@@ -188,29 +187,10 @@ export const words = (pages: ReadonlyArray<ReadonlyArray<string>>): ReadonlyArra
 
 /**
  * The variables every case runs with: a fresh config folder, a token, and a URL nothing listens on (a command that got
- * past its parser would answer 5, which the comparison shows).
+ * past its parser would answer 5, which the saved answers show).
  */
 export const environment = (configDir: string, port: number): Record<string, string> => ({
   ORGPLANE_CONFIG_DIR: configDir,
   ORGPLANE_URL: `http://127.0.0.1:${port}`,
   ORGPLANE_TOKEN: "unused"
 })
-
-/** What the Effect 3 CLI printed and answered on one case's words. */
-export interface Recorded extends Result {
-  readonly args: ReadonlyArray<string>
-}
-
-export const fixture = new URL("./fixtures/effect3-usage.json", import.meta.url)
-
-const isRecorded = (value: unknown): value is Recorded =>
-  typeof value === "object" && value !== null && "args" in value && Array.isArray(value.args) &&
-  value.args.every((word) => typeof word === "string") && "code" in value && typeof value.code === "number" &&
-  "stdout" in value && typeof value.stdout === "string" && "stderr" in value && typeof value.stderr === "string"
-
-/** The recording, case by case in the order of `words`. */
-export const recorded = (): ReadonlyArray<Recorded> => {
-  const parsed: unknown = JSON.parse(Fs.readFileSync(fixture, "utf8"))
-  if (!Array.isArray(parsed) || !parsed.every(isRecorded)) throw new Error(`${fixture.pathname}: not a list of recorded cases`)
-  return parsed
-}

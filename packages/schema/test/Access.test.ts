@@ -1,49 +1,43 @@
+/**
+ * Access.ts: the access roles' order (a role includes those below it), the document's examples of the grants decoding
+ * and encoding back unchanged, and the grant requests and paths taken and refused.
+ */
 import { describe, expect, it } from "@effect/vitest"
 import * as Access from "../src/Access.js"
 import { exampleId } from "../src/Ids.js"
-import { wireExamples } from "../src/OpenApiExamples.js"
-import { operationExamples } from "./catalog.js"
-import { examplesOfComponent, roundTrips, sameOn, sameSchemas } from "./differential.js"
-import { effect3 } from "./effect3.js"
+import { examplesOfComponent, operationExamples } from "./support/SavedDocument.js"
+import { refuses, roundTrips, takes } from "./support/Decoding.js"
 
-const Access3 = effect3("Access")
-const OpenApiExamples3 = effect3("OpenApiExamples")
-
-describe("Access on Effect 4", () => {
-  it("gives every schema the JSON Schema and the examples of the Effect 3 one", () => {
-    const names = sameSchemas(Access, Access3, (name, port, original) => {
-      expect(wireExamples(port.ast), name).toEqual(OpenApiExamples3.wireExamples(original.ast))
-    })
-    expect(names.length).toBeGreaterThan(25)
-  })
-
-  it("orders the roles as Effect 3 does", () => {
-    expect(Access.AccessRoles).toEqual(Access3.AccessRoles)
-    for (const role of Access.AccessRoles) {
-      for (const required of Access.AccessRoles) expect(Access.includesRole(role, required)).toBe(Access3.includesRole(role, required))
+describe("Access", () => {
+  it("orders the roles, each including those below it", () => {
+    expect(Access.AccessRoles).toEqual(["viewer", "editor", "manager"])
+    for (const [at, role] of Access.AccessRoles.entries()) {
+      for (const [below, required] of Access.AccessRoles.entries()) expect(Access.includesRole(role, required), `${role} ${required}`).toBe(below <= at)
     }
   })
 
   it("decodes the document's examples of its schemas and encodes them back", () => {
-    roundTrips(Access.ConfigObjectAccessGrant, Access3.ConfigObjectAccessGrant, examplesOfComponent("ConfigObjectAccessGrant"))
-    roundTrips(Access.PluginAccessGrant, Access3.PluginAccessGrant, examplesOfComponent("PluginAccessGrant"))
-    roundTrips(Access.MarketplaceAccessGrant, Access3.MarketplaceAccessGrant, examplesOfComponent("MarketplaceAccessGrant"))
-    roundTrips(Access.ConnectorInstanceAccessGrant, Access3.ConnectorInstanceAccessGrant, examplesOfComponent("ConnectorInstanceAccessGrant"))
-    roundTrips(Access.McpConnectionAccessGrant, Access3.McpConnectionAccessGrant, examplesOfComponent("McpConnectionAccessGrant"))
-    roundTrips(Access.TemplateAccessGrant, Access3.TemplateAccessGrant, examplesOfComponent("TemplateAccessGrant"))
-    roundTrips(Access.LlmProviderAccessGrant, Access3.LlmProviderAccessGrant, examplesOfComponent("LlmProviderAccessGrant"))
-    roundTrips(Access.ConfigObjectAccessGrantPage, Access3.ConfigObjectAccessGrantPage, examplesOfComponent("ConfigObjectAccessGrantPage"))
-    roundTrips(Access.MarketplaceAccessGrantPage, Access3.MarketplaceAccessGrantPage, examplesOfComponent("MarketplaceAccessGrantPage"))
+    roundTrips(Access.ConfigObjectAccessGrant, examplesOfComponent("ConfigObjectAccessGrant"))
+    roundTrips(Access.PluginAccessGrant, examplesOfComponent("PluginAccessGrant"))
+    roundTrips(Access.MarketplaceAccessGrant, examplesOfComponent("MarketplaceAccessGrant"))
+    roundTrips(Access.ConnectorInstanceAccessGrant, examplesOfComponent("ConnectorInstanceAccessGrant"))
+    roundTrips(Access.McpConnectionAccessGrant, examplesOfComponent("McpConnectionAccessGrant"))
+    roundTrips(Access.TemplateAccessGrant, examplesOfComponent("TemplateAccessGrant"))
+    roundTrips(Access.LlmProviderAccessGrant, examplesOfComponent("LlmProviderAccessGrant"))
+    roundTrips(Access.ConfigObjectAccessGrantPage, examplesOfComponent("ConfigObjectAccessGrantPage"))
+    roundTrips(Access.MarketplaceAccessGrantPage, examplesOfComponent("MarketplaceAccessGrantPage"))
     // The 201 answers are inline in the document.
-    roundTrips(Access.PluginAccessGrantResponse, Access3.PluginAccessGrantResponse, operationExamples("POST /v1/plugins/{pluginId}/access 201"))
-    roundTrips(Access.CreateAccessGrantRequest, Access3.CreateAccessGrantRequest, operationExamples("POST /v1/config-objects/{configObjectId}/access request"))
+    roundTrips(Access.PluginAccessGrantResponse, operationExamples("POST /v1/plugins/{pluginId}/access 201"))
+    roundTrips(Access.CreateAccessGrantRequest, operationExamples("POST /v1/config-objects/{configObjectId}/access request"))
   })
 
-  it("refuses what the Effect 3 schemas refuse", () => {
-    sameOn(Access.CreateAccessGrantRequest, Access3.CreateAccessGrantRequest, [
+  it("takes the grant requests and paths it documents and refuses the others", () => {
+    takes(Access.CreateAccessGrantRequest, [
       { teamId: exampleId("tem"), role: "editor" },
       { orgMembershipId: exampleId("om"), role: "viewer" },
-      { orgWide: true, role: "manager" },
+      { orgWide: true, role: "manager" }
+    ])
+    refuses(Access.CreateAccessGrantRequest, [
       { role: "editor" },
       { teamId: exampleId("tem"), orgWide: true, role: "editor" },
       { orgMembershipId: exampleId("om"), teamId: exampleId("tem"), role: "editor" },
@@ -52,14 +46,19 @@ describe("Access on Effect 4", () => {
       { teamId: exampleId("om"), role: "editor" },
       { teamId: exampleId("tem") }
     ])
-    sameOn(Access.AccessListQuery, Access3.AccessListQuery, [{}, { includeRevoked: "true", limit: "5" }, { includeRevoked: "no" }, { limit: "x" }])
-    sameOn(Access.McpConnectionGrantPath, Access3.McpConnectionGrantPath, [
-      { connectionId: exampleId("emc"), grantId: exampleId("emg") },
+    takes(Access.AccessListQuery, [{}, { includeRevoked: "true", limit: "5" }])
+    refuses(Access.AccessListQuery, [{ includeRevoked: "no" }, { limit: "x" }])
+    takes(Access.McpConnectionGrantPath, [
+      { connectionId: exampleId("emc"), grantId: exampleId("emg") }
+    ])
+    refuses(Access.McpConnectionGrantPath, [
       { connectionId: exampleId("emc"), grantId: exampleId("coa") },
       { connectionId: exampleId("emc") }
     ])
-    sameOn(Access.MarketplaceGrantPath, Access3.MarketplaceGrantPath, [
-      { marketplaceId: exampleId("mkt"), grantId: exampleId("mag") },
+    takes(Access.MarketplaceGrantPath, [
+      { marketplaceId: exampleId("mkt"), grantId: exampleId("mag") }
+    ])
+    refuses(Access.MarketplaceGrantPath, [
       { marketplaceId: exampleId("mag"), grantId: exampleId("mkt") }
     ])
   })

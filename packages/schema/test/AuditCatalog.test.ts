@@ -1,15 +1,22 @@
+/**
+ * AuditCatalog.ts: the catalog of audit actions (each described, in a category), and the markers an endpoint carries
+ * (the action it records, or why none), read back by operation id and shown in the document as `x-orgplane-audit`.
+ */
 import { describe, expect, it } from "@effect/vitest"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import * as AuditCatalog from "../src/AuditCatalog.js"
-import { fixture } from "./differential.js"
-import { effect3 } from "./effect3.js"
+import { savedDocument } from "./support/SavedDocument.js"
 
-const AuditCatalog3 = effect3("AuditCatalog")
-
-describe("AuditCatalog on Effect 4", () => {
-  it("keeps the Effect 3 catalog", () => {
-    expect(AuditCatalog.AuditActions).toEqual(AuditCatalog3.AuditActions)
-    expect(AuditCatalog.AuditExtension).toBe(AuditCatalog3.AuditExtension)
+describe("AuditCatalog", () => {
+  it("describes every action and files it under a category, the saved document listing them all", () => {
+    const categories = new Set(Object.values(AuditCatalog.AuditActions).map(({ category }) => category))
+    expect([...categories].sort()).toEqual(["access", "change", "execution", "security"])
+    for (const [action, { description }] of Object.entries(AuditCatalog.AuditActions)) {
+      expect(action).toMatch(/^[a-z_]+(\.[a-z_]+)+$/)
+      expect(description, action).toMatch(/^[A-Z].*\.$/)
+    }
+    expect(savedDocument).toMatchObject({ components: { schemas: { AuditAction: { enum: Object.keys(AuditCatalog.AuditActions) } } } })
+    expect(AuditCatalog.AuditExtension).toBe("x-orgplane-audit")
   })
 
   it("marks endpoints and reads the markers back by operation id, as the document carries them", () => {
@@ -26,6 +33,6 @@ describe("AuditCatalog on Effect 4", () => {
     })
     const spec = OpenApi.fromApi(api)
     expect(spec.paths["/v1/teams"]?.post).toMatchObject({ "x-orgplane-audit": { action: "team.create" } })
-    expect(fixture).toMatchObject({ paths: { "/v1/teams": { post: { "x-orgplane-audit": { action: "team.create" } } } } })
+    expect(savedDocument).toMatchObject({ paths: { "/v1/teams": { post: { "x-orgplane-audit": { action: "team.create" } } } } })
   })
 })

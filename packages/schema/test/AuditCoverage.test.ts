@@ -1,5 +1,5 @@
 /**
- * packages/schema/test/AuditCoverage.test.ts, on Effect 4. Coverage of the audit log by construction: every operation
+ * Coverage of the audit log by construction: every operation
  * that is not a GET declares the action its success records (`audits`) or why it records none (`notAudited`), as the
  * OpenAPI document shows it, so a new operation that changes something fails here until someone decides what its
  * event is. Generic over the API.

@@ -1,13 +1,14 @@
+/**
+ * Ids.ts, the TypeIDs (`tem_…`): what the saved document says of each, their examples taken, another kind of id
+ * refused with a message naming both kinds.
+ */
 import { describe, expect, it } from "@effect/vitest"
 import { Exit, Schema } from "effect"
-import * as Fs from "node:fs"
 import { checkTypeId, exampleId, IdsByPrefix, type Prefix, TeamId } from "../src/Ids.js"
-
-/** The Effect 3 package's OpenAPI document, saved before the move (`pnpm openapi:fixture`). */
-const fixture: unknown = JSON.parse(Fs.readFileSync(new URL("./fixtures/openapi.json", import.meta.url), "utf8"))
+import { savedDocument } from "./support/SavedDocument.js"
 
 /** Every schema object in the document whose `pattern` is a TypeID's, by prefix (ids are inlined there). */
-const idSchemasInFixture = () => {
+const idSchemasInDocument = () => {
   const found = new Map<string, Array<unknown>>()
   const walk = (node: unknown): void => {
     if (Array.isArray(node)) return node.forEach(walk)
@@ -17,7 +18,7 @@ const idSchemasInFixture = () => {
     if (prefix !== undefined) found.set(prefix, [...(found.get(prefix) ?? []), node])
     Object.values(node).forEach(walk)
   }
-  walk(fixture)
+  walk(savedDocument)
   return found
 }
 
@@ -30,18 +31,18 @@ const fragmentOf = (schema: Schema.Top) => {
   return rest
 }
 
-describe("Ids on Effect 4", () => {
-  it("give the JSON Schema of the Effect 3 document for every id it has", () => {
-    const inFixture = idSchemasInFixture()
-    // The document names most prefixes; each occurrence is the same inline schema as the ported id's.
-    expect(inFixture.size).toBeGreaterThan(30)
-    expect(inFixture.get("tem")).toContainEqual(fragmentOf(TeamId))
-    for (const [prefix, schemas] of inFixture) {
+describe("Ids", () => {
+  it("are what the saved document says of each id it inlines", () => {
+    const inDocument = idSchemasInDocument()
+    // The document names most prefixes; each occurrence is the same inline schema as the id's.
+    expect(inDocument.size).toBeGreaterThan(30)
+    expect(inDocument.get("tem")).toContainEqual(fragmentOf(TeamId))
+    for (const [prefix, schemas] of inDocument) {
       expect(prefix in IdsByPrefix, prefix).toBe(true)
-      const ported = fragmentOf(IdsByPrefix[prefix as Prefix])
+      const own = fragmentOf(IdsByPrefix[prefix as Prefix])
       // A field may describe its id ("Only teams this member belongs to.") or leave out its example: what each
-      // occurrence says of the id itself is the ported id's.
-      for (const { description: _, ...schema } of schemas as Array<Record<string, unknown>>) expect(ported, prefix).toMatchObject(schema)
+      // occurrence says of the id itself is the id's.
+      for (const { description: _, ...schema } of schemas as Array<Record<string, unknown>>) expect(own, prefix).toMatchObject(schema)
     }
   })
 

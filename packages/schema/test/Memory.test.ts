@@ -1,12 +1,8 @@
-import { describe, expect, it } from "@effect/vitest"
+/** Memory.ts: a member's saved memories: the document's examples, requests taken and refused. */
+import { describe, it } from "@effect/vitest"
 import * as Memory from "../src/Memory.js"
-import { wireExamples } from "../src/OpenApiExamples.js"
-import { examplesOfComponent, roundTrips, sameOn, sameSchemas } from "./differential.js"
-import { examplesAt } from "./people.js"
-import { effect3 } from "./effect3.js"
-
-const Memory3 = effect3("Memory")
-const OpenApiExamples3 = effect3("OpenApiExamples")
+import { examplesAt, examplesOfComponent } from "./support/SavedDocument.js"
+import { refuses, roundTrips, takes } from "./support/Decoding.js"
 
 const memory = {
   id: "mem_01m6dsg7e0e6b9jzzfm2ahfg0f",
@@ -18,31 +14,26 @@ const memory = {
   updatedAt: "2026-11-02T16:10:00.000Z"
 }
 
-describe("Memory on Effect 4", () => {
-  it("gives every schema the JSON Schema and the examples of the Effect 3 one", () => {
-    const names = sameSchemas(Memory, Memory3, (name, port, original) => {
-      expect(wireExamples(port.ast), name).toEqual(OpenApiExamples3.wireExamples(original.ast))
-    })
-    expect(names.length).toBe(21)
-  })
-
+describe("Memory", () => {
   it("decodes the document's examples of its schemas and encodes them back", () => {
-    roundTrips(Memory.Memory, Memory3.Memory, examplesOfComponent("Memory"))
-    roundTrips(Memory.MemoryContext, Memory3.MemoryContext, examplesOfComponent("MemoryContext"))
-    roundTrips(Memory.MemoryCitation, Memory3.MemoryCitation, examplesOfComponent("MemoryCitation"))
-    roundTrips(Memory.MemoryContextInput, Memory3.MemoryContextInput, examplesOfComponent("MemoryContextInput"))
-    roundTrips(Memory.MemoryPage, Memory3.MemoryPage, examplesOfComponent("MemoryPage"))
-    roundTrips(Memory.MemoryWithContextsResponse, Memory3.MemoryWithContextsResponse, examplesOfComponent("MemoryWithContextsResponse"))
-    roundTrips(Memory.MemorySearchResults, Memory3.MemorySearchResults, examplesOfComponent("MemorySearchResults"))
-    roundTrips(Memory.SaveMemoryRequest, Memory3.SaveMemoryRequest, examplesAt("POST /v1/memory request"))
-    roundTrips(Memory.MemoryResponse, Memory3.MemoryResponse, examplesAt("POST /v1/memory 201"))
+    roundTrips(Memory.Memory, examplesOfComponent("Memory"))
+    roundTrips(Memory.MemoryContext, examplesOfComponent("MemoryContext"))
+    roundTrips(Memory.MemoryCitation, examplesOfComponent("MemoryCitation"))
+    roundTrips(Memory.MemoryContextInput, examplesOfComponent("MemoryContextInput"))
+    roundTrips(Memory.MemoryPage, examplesOfComponent("MemoryPage"))
+    roundTrips(Memory.MemoryWithContextsResponse, examplesOfComponent("MemoryWithContextsResponse"))
+    roundTrips(Memory.MemorySearchResults, examplesOfComponent("MemorySearchResults"))
+    roundTrips(Memory.SaveMemoryRequest, examplesAt("POST /v1/memory request"))
+    roundTrips(Memory.MemoryResponse, examplesAt("POST /v1/memory 201"))
   })
 
-  it("refuses what the Effect 3 schemas refuse", () => {
-    sameOn(Memory.SaveMemoryRequest, Memory3.SaveMemoryRequest, [
+  it("takes what its schemas allow and refuses the rest", () => {
+    takes(Memory.SaveMemoryRequest, [
       { content: "Staging resets on Sundays." },
       { content: "  Staging  ", tags: [" staging ", "db"], scope: "org", source: "cli" },
-      { content: "x", contexts: [{ snippet: "s", conversation_id: "c", message_id: "m", origin: "searched_conversation" }] },
+      { content: "x", contexts: [{ snippet: "s", conversation_id: "c", message_id: "m", origin: "searched_conversation" }] }
+    ])
+    refuses(Memory.SaveMemoryRequest, [
       { content: "" },
       { content: "x".repeat(8001) },
       { content: "x", tags: [""] },
@@ -53,13 +44,28 @@ describe("Memory on Effect 4", () => {
       { content: "x", scope: "s".repeat(65) },
       { content: "x", tags: ["t".repeat(65)] }
     ])
-    sameOn(Memory.MemorySearchQuery, Memory3.MemorySearchQuery, [
-      { q: "staging" }, { q: " staging ", limit: "50" }, { q: "" }, { q: "x", limit: "51" }, { q: "x", limit: "1e1" }, {}
+    takes(Memory.MemorySearchQuery, [
+      { q: "staging" },
+      { q: " staging ", limit: "50" }
     ])
-    sameOn(Memory.MemoryListQuery, Memory3.MemoryListQuery, [{}, { limit: "10", cursor: "c" }, { limit: "0" }, { cursor: "" }])
-    sameOn(Memory.MemorySearchResult, Memory3.MemorySearchResult, [
-      { ...memory, score: 0.82 }, { ...memory, score: 1 }, { ...memory, score: "0.82" }, { ...memory, scope: "org", score: 0 }, memory
+    refuses(Memory.MemorySearchQuery, [
+      { q: "" },
+      { q: "x", limit: "51" },
+      { q: "x", limit: "1e1" },
+      {}
     ])
-    sameOn(Memory.MemoryPath, Memory3.MemoryPath, [{ memoryId: memory.id }, { memoryId: "mcx_01m6dsg7e0e6b9jzzfm2ahfg0f" }])
+    takes(Memory.MemoryListQuery, [{}, { limit: "10", cursor: "c" }])
+    refuses(Memory.MemoryListQuery, [{ limit: "0" }, { cursor: "" }])
+    takes(Memory.MemorySearchResult, [
+      { ...memory, score: 0.82 },
+      { ...memory, score: 1 }
+    ])
+    refuses(Memory.MemorySearchResult, [
+      { ...memory, score: "0.82" },
+      { ...memory, scope: "org", score: 0 },
+      memory
+    ])
+    takes(Memory.MemoryPath, [{ memoryId: memory.id }])
+    refuses(Memory.MemoryPath, [{ memoryId: "mcx_01m6dsg7e0e6b9jzzfm2ahfg0f" }])
   })
 })

@@ -1,42 +1,37 @@
+/**
+ * OpenApiLinks.ts: the OpenAPI links from create operations to the operations that take the id they create, as the
+ * saved document shows them, and checked on the generated document.
+ */
 import { describe, expect, it } from "@effect/vitest"
 import { openApiDocument } from "../src/index.js"
 import * as OpenApiLinks from "../src/OpenApiLinks.js"
-import { fixture } from "./differential.js"
-import { type Effect3, effect3 } from "./effect3.js"
-
-const OpenApiLinks3 = effect3("OpenApiLinks")
+import { savedDocument } from "./support/SavedDocument.js"
 
 /** The document as it is before `addLinks`: every response's `links` removed. */
 const withoutLinks = (): Record<string, unknown> =>
-  JSON.parse(JSON.stringify(fixture), (key, value: unknown) => key === "links" ? undefined : value)
+  JSON.parse(JSON.stringify(savedDocument), (key, value: unknown) => key === "links" ? undefined : value)
 
-describe("OpenApiLinks on Effect 4", () => {
-  it("links the Effect 3 document's operations as Effect 3 did", () => {
+describe("OpenApiLinks", () => {
+  it("links the saved document's operations as it shows them", () => {
     const document = withoutLinks()
     expect(JSON.stringify(document)).not.toContain("\"links\"")
-    expect(JSON.stringify(fixture)).toContain("\"links\"")
-    expect(OpenApiLinks.addLinks(document)).toEqual(fixture)
-    expect(OpenApiLinks.addLinks(withoutLinks())).toEqual(OpenApiLinks3.addLinks(withoutLinks()))
+    expect(JSON.stringify(savedDocument)).toContain("\"links\"")
+    expect(OpenApiLinks.addLinks(document)).toEqual(savedDocument)
   })
 
-  it("reads the same operations and created ids", () => {
-    const operations = OpenApiLinks.operationsOf(fixture)
-    const operations3 = OpenApiLinks3.operationsOf(fixture)
+  it("reads the operations, their path's ids and the ids an answer creates", () => {
+    const operations = OpenApiLinks.operationsOf(savedDocument)
     expect(operations.length).toBeGreaterThan(200)
-    expect(operations.map(({ id, path, pathIds }) => ({ id, path, pathIds }))).toEqual(
-      operations3.map(({ id, path, pathIds }: Effect3) => ({ id, path, pathIds }))
-    )
+    expect(operations.find(({ id }) => id === "teams.get")).toMatchObject({ path: "/v1/teams/{teamId}", operation: { operationId: "teams.get" } })
     const team = { $ref: "#/components/schemas/TeamResponse" }
-    expect(OpenApiLinks.createdIds(fixture, team)).toEqual(OpenApiLinks3.createdIds(fixture, team))
-    expect(OpenApiLinks.createdIds(fixture, team)).toEqual([{ pointer: "/team/id", prefix: "tem" }])
+    expect(OpenApiLinks.createdIds(savedDocument, team)).toEqual([{ pointer: "/team/id", prefix: "tem" }])
   })
 })
 
-// packages/schema/test/OpenApiLinks.test.ts, on Effect 4: the OpenAPI links from create operations. Each names an
-// operation that exists, gives every path parameter it takes, and takes each from where the created id (or the
-// create's own path parameter) really is, with the right TypeID prefix; every create operation whose answer carries
-// an id that other operations take links to them. (The document's JSON read through `get`, where the original read
-// it as `any`.)
+// The links of the generated document: each names an operation that exists, gives every path parameter it takes,
+// and takes each from where the created id (or the create's own path parameter) really is, with the right TypeID
+// prefix; every create operation whose answer carries an id that other operations take links to them. (The
+// document's JSON read through `get`.)
 
 /** The member of `value` at `keys`, if any. */
 const get = (value: unknown, ...keys: ReadonlyArray<string>): unknown =>

@@ -1,5 +1,5 @@
 /**
- * packages/schema/test/ReadmeRequests.test.ts, on Effect 4. The request bodies the READMEs show (`curl -X POST
+ * The request bodies the READMEs show (`curl -X POST
  * …/v1/… -d '{…}'`) are requests the API reads: each decodes with the payload schema of the operation it is sent
  * to, so a README cannot drift from the schema it illustrates.
  */
@@ -26,7 +26,7 @@ const curls = (file: string) =>
     ([, method, path, body]) => ({ file, method: method ?? "", path: path ?? "", body: body ?? "" })
   )
 
-/** The payload schema of the operation a method and path go to (its JSON body's; Effect 4 keeps one per media type). */
+/** The payload schema of the operation a method and path go to (its JSON body's: the API keeps one per media type). */
 const payloadOf = (method: string, path: string): Schema.Top | undefined => {
   let found: Schema.Top | undefined
   HttpApi.reflect(Api, {

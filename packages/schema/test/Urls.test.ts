@@ -1,13 +1,13 @@
+/**
+ * Urls.ts, the one URL rule every URL member of a request follows: its words, the schemas that apply it (trimmed,
+ * refused with the rule's message), a table of hostile inputs read as browsers read them, and the document stating it.
+ */
 import { describe, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
 import { OpenApi } from "effect/http-api"
 import { Api, LogoUrl, RuntimeUrl, URL_RULE, urlPattern, urlProblem, type UrlRule } from "../src/index.js"
 import * as Urls from "../src/Urls.js"
-import { componentSchema, decode3, decode4, encode4, jsonSchema3Of, jsonSchemaOf } from "./differential.js"
-import { effect3 } from "./effect3.js"
-
-const Schema3 = effect3("effect/Schema")
-const Urls3 = effect3("Urls")
+import { decode, encode } from "./support/Decoding.js"
 
 const rules: ReadonlyArray<Urls.UrlRule> = (["https", "http", "loopback"] as const).flatMap((absolute) =>
   [false, true].flatMap((path) => [false, true].map((query) => ({ absolute, path, query })))
@@ -43,51 +43,42 @@ const inputs = [
   "mailto:ada@acme.example"
 ]
 
-describe("Urls on Effect 4", () => {
-  it("keeps the rule's words, checks and pattern", () => {
-    expect(Urls.URL_RULE).toBe(Urls3.URL_RULE)
-    expect(Urls.MAX_URL_CHARS).toBe(Urls3.MAX_URL_CHARS)
-    for (const rule of rules) {
-      expect(Urls.describeRule(rule)).toBe(Urls3.describeRule(rule))
-      expect(Urls.urlPattern(rule)).toBe(Urls3.urlPattern(rule))
-      for (const input of inputs) expect(Urls.urlProblem(input, rule), `${JSON.stringify(rule)} ${input}`).toBe(Urls3.urlProblem(input, rule))
-    }
+describe("Urls", () => {
+  it("says the rule in its words, after what each field takes", () => {
+    expect(Urls.MAX_URL_CHARS).toBe(2048)
+    expect(Urls.URL_RULE).toMatch(/^The URL rule: at most 2048 characters once leading and trailing white space is removed; no white space, control character or backslash anywhere/)
+    for (const rule of rules) expect(Urls.describeRule(rule).endsWith(` ${Urls.URL_RULE}`), JSON.stringify(rule)).toBe(true)
+    expect(Urls.describeRule({ absolute: "https", path: false, query: false })).toMatch(/^Takes an absolute `https` URL, without a query\. /)
+    expect(Urls.describeRule({ absolute: "http", path: true, query: true }))
+      .toMatch(/^Takes an absolute `https` URL \(`http` only where the server allows private destinations, `ORGPLANE_OUTBOUND_ALLOW_PRIVATE`\) or a path on this server \(`\/…`\)\. /)
+    expect(Urls.describeRule({ absolute: "loopback", path: false, query: true })).toMatch(/^Takes an `http` URL on a loopback host \(/)
   })
 
-  it("takes and refuses the same URLs as the Effect 3 schema, trimmed, with the rule's message", () => {
+  it("takes what the rule takes, trimmed, and refuses the rest with the rule's message", () => {
     for (const rule of rules) {
-      const port = Urls.UrlOf(rule, "A URL.", { refine: (text) => text.includes("forbidden") ? "must not be forbidden" : undefined })
-      const original = Urls3.UrlOf(rule, "A URL.", { refine: (text: string) => text.includes("forbidden") ? "must not be forbidden" : undefined })
+      const refine = (text: string) => text.includes("forbidden") ? "must not be forbidden" : undefined
+      const schema = Urls.UrlOf(rule, "A URL.", { refine })
       for (const input of [...inputs, "https://example.com/forbidden", "/forbidden"]) {
-        const ported = decode4(port, input)
-        expect(ported.ok, `${JSON.stringify(rule)} ${JSON.stringify(input)}`).toBe(decode3(original, input).ok)
-        // The decoded side holds the rule too (constructors, Schema.is), as the Effect 3 refinement did.
-        expect(Schema.is(port)(input.trim())).toBe(Schema3.is(original)(input.trim()))
-        if (ported.ok) {
-          expect(ported.value).toBe(input.trim())
-          expect(encode4(port, ported.value)).toEqual({ ok: true, value: input.trim() })
-        } else {
-          const problem = Urls.urlProblem(input.trim(), rule) ?? "must not be forbidden"
-          expect(ported.message).toContain(problem)
+        const decoded = decode(schema, input)
+        const problem = Urls.urlProblem(input.trim(), rule) ?? refine(input.trim())
+        expect(decoded.ok, `${JSON.stringify(rule)} ${JSON.stringify(input)}`).toBe(problem === undefined)
+        // The decoded side holds the rule too (constructors, Schema.is).
+        expect(Schema.is(schema)(input.trim())).toBe(problem === undefined)
+        if (decoded.ok) {
+          expect(decoded.value).toBe(input.trim())
+          expect(encode(schema, decoded.value)).toEqual({ ok: true, value: input.trim() })
+        } else if (problem !== undefined) {
+          expect(decoded.message).toContain(problem)
         }
       }
     }
     // The one check the pattern cannot make: a path that leaves the server once resolved.
-    expect(decode4(Urls.UrlOf({ absolute: "https", path: true }, "Logo."), "/a/..//evil.example").ok).toBe(false)
-  })
-
-  it("gives the JSON Schema of the Effect 3 document", () => {
-    const suite = Urls.UrlOf({ absolute: "http" }, "An endpoint of the suite.", { identifier: "SuiteEndpointUrl" })
-    expect(jsonSchemaOf(suite)).toEqual(componentSchema("SuiteEndpointUrl"))
-    for (const rule of rules) {
-      expect(jsonSchemaOf(Urls.UrlOf(rule, "A URL."))).toEqual(jsonSchema3Of(Urls3.UrlOf(rule, "A URL.")))
-    }
+    expect(decode(Urls.UrlOf({ absolute: "https", path: true }, "Logo."), "/a/..//evil.example").ok).toBe(false)
   })
 })
 
-// packages/schema/test/Urls.test.ts, on Effect 4: the one URL rule (`Urls.ts`) over a table of hostile inputs, each
-// read by the WHATWG URL parser as browsers read it, and every URL member of every request in the OpenAPI document
-// stating it.
+// The one URL rule over a table of hostile inputs, each read by the WHATWG URL parser as browsers read it, and every
+// URL member of every request in the OpenAPI document stating it.
 
 const LOGO: UrlRule = { absolute: "https", path: true }
 const CALLED: UrlRule = { absolute: "http" }

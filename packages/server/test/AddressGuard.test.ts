@@ -1,26 +1,20 @@
 /**
- * The outbound guard's block lists, range by range, as pure functions over an address's text; each address also
- * held to the Effect 3 original's reason, word for word.
+ * The outbound guard's block lists, range by range, as pure functions over an address's text, each refusal naming
+ * the range it falls in.
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { AddressResolver, blockedReason, ipv6Groups, isPublic } from "../src/platform/AddressGuard.js"
-import * as Recorded from "./support/Effect3.js"
-
-/** The Effect 3 original's answers, recorded (support/Effect3.ts). */
-const effect3 = Recorded.originals("AddressGuard")
 
 /** Each range: an address inside it (first, last or typical) and the words its reason must contain. */
 const expectBlocked = (cases: ReadonlyArray<readonly [string, string]>) => {
   for (const [address, words] of cases) {
     expect(blockedReason(address), address).toContain(words)
-    expect(blockedReason(address), address).toBe(effect3(Recorded.call("blockedReason", address)))
   }
 }
 const expectPublic = (addresses: ReadonlyArray<string>) => {
   for (const address of addresses) {
     expect(blockedReason(address), address).toBeUndefined()
-    expect(effect3(Recorded.call("blockedReason", address)), address).toBeUndefined()
   }
 }
 
@@ -119,9 +113,8 @@ describe("IPv6", () => {
     expect(ipv6Groups("::ffff:1.2.3.4")).toEqual([0, 0, 0, 0, 0, 0xffff, 0x102, 0x304])
     expect(ipv6Groups("1:2:3:4:5:6:7:8")).toEqual([1, 2, 3, 4, 5, 6, 7, 8])
     expect(ipv6Groups("fe80::1:2")).toEqual([0xfe80, 0, 0, 0, 0, 0, 1, 2])
-    for (const spelling of ["::", "1::", "::ffff:1.2.3.4", "1:2:3:4:5:6:7:8", "fe80::1:2", "64:ff9b::10.0.0.1", "2002:c0a8:0101::1"]) {
-      expect(ipv6Groups(spelling), spelling).toEqual(effect3(Recorded.call("ipv6Groups", spelling)))
-    }
+    expect(ipv6Groups("64:ff9b::10.0.0.1")).toEqual([0x64, 0xff9b, 0, 0, 0, 0, 0x0a00, 0x0001])
+    expect(ipv6Groups("2002:c0a8:0101::1")).toEqual([0x2002, 0xc0a8, 0x0101, 0, 0, 0, 0, 1])
   })
 })
 

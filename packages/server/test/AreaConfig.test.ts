@@ -1,13 +1,7 @@
 /**
- * The areas' configuration modules held to their Effect 3 originals: the same documented variables, and on the same
- * environment and options the same settings (defaults, values read from the environment, options on top) or the
- * same refusal, in the same words (`NAME: message`, where Effect 3 said `InvalidData` at `NAME`).
- *
- * The originals' side is read from the recorded fixture (test/fixtures/effect3/AreaConfig.json, support/Effect3.ts):
- * what 0.1.0's modules answered, each value under its function and inputs; a case's temporary folder is written
- * `<folder>` there (key and value) and read back as the run's, so the keys are the same on every run. Durations are
- * held as milliseconds, Dates as ISO text, a registry as its versions and its answers for the documents the test asks
- * about.
+ * The areas' configuration modules: on each environment and options, the settings (defaults, values read from the
+ * environment, options on top) or the refusal, naming the variable (`NAME: message`). The variables each documents
+ * are `orgplane serve --help`'s (the CLI's Usage.test.ts holds its help pages).
  */
 import { describe, expect, it } from "@effect/vitest"
 import type * as Config from "effect/Config"
@@ -28,38 +22,10 @@ import * as ToolConfig from "../src/mcp/ToolConfig.js"
 import * as SamlRefreshConfig from "../src/sso/SamlRefreshConfig.js"
 import * as ActivityConfig from "../src/workers/ActivityConfig.js"
 import * as RuntimeConfig from "../src/workers/RuntimeConfig.js"
-import * as Recorded from "./support/Effect3.js"
 
 type Env = Record<string, string>
 
 type Outcome = { readonly settings: unknown } | { readonly refused: string }
-
-/**
- * The Effect 3 originals' answers, recorded (support/Effect3.ts): an original's settings on an environment as an
- * `Outcome`, its durations as milliseconds. A temporary folder a case names is recorded as `<folder>` (in the key and
- * in the value) and read back as the run's own.
- */
-const effect3 = Recorded.originals("AreaConfig")
-
-const swapping = (value: unknown, from: string, to: string): unknown => {
-  if (typeof value === "string") return value.replaceAll(from, to)
-  if (Array.isArray(value)) return value.map((item) => swapping(item, from, to))
-  if (typeof value === "object" && value !== null) {
-    return Object.fromEntries(Object.entries(value).map(([key, member]) => [key.replaceAll(from, to), swapping(member, from, to)]))
-  }
-  return value
-}
-/** `value` with every `from` in its strings (and its members' names) written `to`: the same shape, so the same type. */
-const swap = <A>(value: A, from: string | undefined, to: string | undefined): A =>
-  from === undefined || to === undefined ? value : swapping(value, from, to) as A
-const folderMark = "<folder>"
-
-/** The original's answer under `name` and `inputs`, with `folder` (if any) recorded as `<folder>` and read back as itself. */
-const original = async <A>(folder: string | undefined, name: string, inputs: ReadonlyArray<unknown>): Promise<A> => {
-  const key = Recorded.call(name, ...inputs.map((input) => swap(input, folder, folderMark)))
-  const recorded = await effect3.await<A>(key)
-  return swap(recorded, folderMark, folder)
-}
 
 /** A value with its durations as milliseconds and its class instances as plain objects. */
 const plain = (value: unknown): unknown => {
@@ -69,44 +35,20 @@ const plain = (value: unknown): unknown => {
   return value
 }
 
-const readPort = async <A, O>(settings: (options: O) => Effect.Effect<A, Config.ConfigError>, env: Env, options: O): Promise<Outcome> => {
+const readSettings = async <A, O>(settings: (options: O) => Effect.Effect<A, Config.ConfigError>, env: Env, options: O): Promise<Outcome> => {
   const result = await Effect.runPromise(
     Effect.result(settings(options)).pipe(Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromEnv({ env })))
   )
   return Result.isSuccess(result) ? { settings: plain(result.success) } : { refused: result.failure.message }
 }
 
-/** Effect 3's words for a value that does not parse (`Expected a duration but received "soon"`): Effect 4 has its own. */
-const unparsable = /^([A-Z_]+): Expected an? (duration|integer value) but received /
-
-/**
- * Each case read by the port and (recorded) by the original, `name`'s settings: the same settings, or the same refusal
- * in the original's words (`NAME: message`); a value that does not parse is refused by both, the port naming the
- * variable.
- */
-const holdsToOriginal = async <A, const O>(
-  name: string,
-  port: (options: NoInfer<O>) => Effect.Effect<A, Config.ConfigError>,
-  cases: ReadonlyArray<readonly [Env, O]>,
-  folder?: string
-) => {
+/** Each case read as `settings` reads it: the settings, or the refusal. */
+const outcomesOf = async <A, const O>(
+  settings: (options: NoInfer<O>) => Effect.Effect<A, Config.ConfigError>,
+  cases: ReadonlyArray<readonly [Env, O]>
+): Promise<Array<Outcome>> => {
   const outcomes: Array<Outcome> = []
-  for (const [env, options] of cases) {
-    const [mine, theirs] = await Promise.all([
-      readPort(port, env, options),
-      original<Outcome>(folder, name, [env, options])
-    ])
-    const label = JSON.stringify([env, options])
-    if ("settings" in theirs) expect(mine, label).toEqual(theirs)
-    else {
-      expect("refused" in mine, label).toBe(true)
-      // A file that does not decode: the same first line; what follows is each Effect's own account of the issues.
-      const words = theirs.refused.split("\n")[0]!
-      const parse = unparsable.exec(words)
-      if ("refused" in mine) expect(mine.refused, label).toContain(parse === null ? words : `"${parse[1]}"`)
-    }
-    outcomes.push(mine)
-  }
+  for (const [env, options] of cases) outcomes.push(await readSettings(settings, env, options))
   return outcomes
 }
 
@@ -115,12 +57,8 @@ const refusalOf = (outcome: Outcome | undefined) => outcome !== undefined && "re
 const ms = (millis: number) => ({ millis })
 
 describe("workers/RuntimeConfig", () => {
-  it("documents the same variables as the original, in the same words", () => {
-    expect(RuntimeConfig.environment).toEqual(effect3("RuntimeConfig.environment"))
-  })
-
-  it("reads the default, the environment and the options as the original does, and refuses what it refuses", async () => {
-    const outcomes = await holdsToOriginal("RuntimeConfig.settings", RuntimeConfig.settings, [
+  it("reads the default, the environment and the options, and refuses what is out of bounds", async () => {
+    const outcomes = await outcomesOf(RuntimeConfig.settings, [
       [{}, {}],
       [{ ORGPLANE_WORKER_RUNTIME_TIMEOUT: "5 seconds" }, {}],
       [{ ORGPLANE_WORKER_RUNTIME_TIMEOUT: "5 seconds" }, { workerRuntimeTimeout: "2 minutes" }],
@@ -136,13 +74,8 @@ describe("workers/RuntimeConfig", () => {
 })
 
 describe("workers/ActivityConfig", () => {
-  it("documents the same variables as the original, in the same words, with the same defaults", () => {
-    expect(ActivityConfig.environment).toEqual(effect3("ActivityConfig.environment"))
-    expect(plain(ActivityConfig.defaults)).toEqual(effect3("ActivityConfig.defaults"))
-  })
-
-  it("reads the defaults, the environment and the options as the original does, and refuses what it refuses", async () => {
-    const outcomes = await holdsToOriginal("ActivityConfig.settings", ActivityConfig.settings, [
+  it("reads the defaults, the environment and the options, and refuses what is out of bounds", async () => {
+    const outcomes = await outcomesOf(ActivityConfig.settings, [
       [{}, {}],
       [{ ORGPLANE_WORKER_HEARTBEAT_INTERVAL: "10 seconds", ORGPLANE_WORKER_OFFLINE_AFTER: "1 minute", ORGPLANE_WORKER_HEARTBEATS_PER_MINUTE: "30" }, {}],
       [{ ORGPLANE_WORKER_HEARTBEATS_PER_MINUTE: "30" }, { workerHeartbeatInterval: "5 seconds", workerOfflineAfter: 11_000, workerHeartbeatsPerMinute: 2 }],
@@ -167,25 +100,21 @@ describe("workers/ActivityConfig", () => {
     ].map((words) => expect.stringContaining(words)))
   })
 
-  it("bounds online, stale and offline as the original does", () => {
+  it("bounds online, stale and offline by the heartbeat interval and the offline delay", () => {
     const at = new Date("2026-01-01T00:00:00Z")
     const settings = { heartbeatInterval: Duration.seconds(30), offlineAfter: Duration.minutes(3), heartbeatsPerMinute: 12 }
     const bounds = ActivityConfig.bounds(settings, at)
-    // The original's Dates, recorded as their ISO text.
-    expect({ staleBefore: bounds.staleBefore.toISOString(), offlineBefore: bounds.offlineBefore.toISOString() }).toEqual(
-      effect3(Recorded.call("ActivityConfig.bounds", "30 seconds", "3 minutes", 12, at.toISOString()))
-    )
+    expect({ staleBefore: bounds.staleBefore.toISOString(), offlineBefore: bounds.offlineBefore.toISOString() }).toEqual({
+      staleBefore: "2025-12-31T23:59:00.000Z",
+      offlineBefore: "2025-12-31T23:57:00.000Z"
+    })
     expect(ActivityConfig.bounds(settings, at).staleBefore.toISOString()).toBe("2025-12-31T23:59:00.000Z")
   })
 })
 
 describe("mcp/ToolConfig", () => {
-  it("documents the same variables as the original, in the same words", () => {
-    expect(ToolConfig.environment).toEqual(effect3("ToolConfig.environment"))
-  })
-
-  it("reads the default, the environment and the options as the original does, and refuses what it refuses", async () => {
-    const outcomes = await holdsToOriginal("ToolConfig.settings", ToolConfig.settings, [
+  it("reads the default, the environment and the options, and refuses what is out of bounds", async () => {
+    const outcomes = await outcomesOf(ToolConfig.settings, [
       [{}, {}],
       [{ ORGPLANE_MCP_TOOL_TIMEOUT: "45 seconds" }, {}],
       [{ ORGPLANE_MCP_TOOL_TIMEOUT: "45 seconds" }, { mcpToolTimeout: "3 minutes" }],
@@ -198,12 +127,8 @@ describe("mcp/ToolConfig", () => {
 })
 
 describe("capabilities/CapabilityConfig", () => {
-  it("documents the same variables as the original, in the same words", () => {
-    expect(CapabilityConfig.environment).toEqual(effect3("CapabilityConfig.environment"))
-  })
-
-  it("reads the default, the environment and the options as the original does, and refuses what it refuses", async () => {
-    const outcomes = await holdsToOriginal("CapabilityConfig.settings", CapabilityConfig.settings, [
+  it("reads the default, the environment and the options, and refuses what is out of bounds", async () => {
+    const outcomes = await outcomesOf(CapabilityConfig.settings, [
       [{}, {}],
       [{ ORGPLANE_CAPABILITY_TIMEOUT: "12 seconds" }, {}],
       [{ ORGPLANE_CAPABILITY_TIMEOUT: "12 seconds" }, { capabilityTimeout: 250 }],
@@ -216,12 +141,8 @@ describe("capabilities/CapabilityConfig", () => {
 })
 
 describe("sso/SamlRefreshConfig", () => {
-  it("documents the same variables as the original, in the same words", () => {
-    expect(SamlRefreshConfig.environment).toEqual(effect3("SamlRefreshConfig.environment"))
-  })
-
-  it("reads the default, the environment and the options as the original does, and refuses what it refuses", async () => {
-    const outcomes = await holdsToOriginal("SamlRefreshConfig.settings", SamlRefreshConfig.settings, [
+  it("reads the default, the environment and the options, and refuses what is out of bounds", async () => {
+    const outcomes = await outcomesOf(SamlRefreshConfig.settings, [
       [{}, {}],
       [{ ORGPLANE_SAML_METADATA_REFRESH_INTERVAL: "1 hour" }, {}],
       [{ ORGPLANE_SAML_METADATA_REFRESH_INTERVAL: "1 hour" }, { samlMetadataRefreshInterval: "5 minutes" }],
@@ -234,13 +155,8 @@ describe("sso/SamlRefreshConfig", () => {
 })
 
 describe("audit/StreamConfig", () => {
-  it("documents the same variables as the original, in the same words, with the same defaults", () => {
-    expect(StreamConfig.environment).toEqual(effect3("StreamConfig.environment"))
-    expect(plain(StreamConfig.defaults)).toEqual(effect3("StreamConfig.defaults"))
-  })
-
-  it("reads the defaults, the environment and the options as the original does, and refuses what it refuses", async () => {
-    const outcomes = await holdsToOriginal("StreamConfig.settings", StreamConfig.settings, [
+  it("reads the defaults, the environment and the options, and refuses what is out of bounds", async () => {
+    const outcomes = await outcomesOf(StreamConfig.settings, [
       [{}, {}],
       [{
         ORGPLANE_AUDIT_STREAM_POLL_INTERVAL: "100 millis",
@@ -268,14 +184,10 @@ describe("audit/StreamConfig", () => {
     ].map((words) => expect.stringContaining(words)))
   })
 
-  it("backs off as the original does: doubled per failure, at most the cap", () => {
+  it("backs off doubled per failure after the first, at most the cap", () => {
     const settings = { ...StreamConfig.defaults, backoffBase: Duration.seconds(2), backoffCap: Duration.minutes(1) }
-    for (const failures of [0, 1, 2, 3, 5, 6, 40]) {
-      expect(Duration.toMillis(StreamConfig.backoff(settings, failures)), String(failures)).toBe(
-        effect3(Recorded.call("StreamConfig.backoff", "2 seconds", "1 minute", failures))
-      )
-    }
-    expect(Duration.toMillis(StreamConfig.backoff(settings, 3))).toBe(8_000)
+    expect([0, 1, 2, 3, 5, 6, 40].map((failures) => Duration.toMillis(StreamConfig.backoff(settings, failures))))
+      .toEqual([2_000, 2_000, 4_000, 8_000, 32_000, 60_000, 60_000])
   })
 })
 
@@ -299,11 +211,7 @@ const provider = {
 }
 
 describe("llm/LlmConfig", () => {
-  it("documents the same variables as the original, in the same words", () => {
-    expect(LlmConfig.environment).toEqual(effect3("LlmConfig.environment"))
-  })
-
-  it("reads the shipped catalog, the operator's file and the connect limit as the original does, and refuses what it refuses", () =>
+  it("reads the shipped catalog, the operator's file and the connect limit, and refuses what is out of bounds", () =>
     withFolder(async (folder) => {
       const good = Path.join(folder, "good.json")
       await Fs.writeFile(good, JSON.stringify({ source: "acme", revision: "1", providers: [provider] }))
@@ -314,7 +222,7 @@ describe("llm/LlmConfig", () => {
       const notJson = Path.join(folder, "not.json")
       await Fs.writeFile(notJson, "{not json")
       const missing = Path.join(folder, "nope.json")
-      const outcomes = await holdsToOriginal("LlmConfig.settings", LlmConfig.settings, [
+      const outcomes = await outcomesOf(LlmConfig.settings, [
         [{}, {}],
         [{ ORGPLANE_LLM_CATALOG: good, ORGPLANE_LLM_CONNECT_PER_MINUTE: "7" }, {}],
         [{ ORGPLANE_LLM_CATALOG: " ", ORGPLANE_LLM_CONNECT_PER_MINUTE: "7" }, { llmConnectPerMinute: 3 }],
@@ -325,7 +233,7 @@ describe("llm/LlmConfig", () => {
         [{}, { llmCatalogFile: notJson }],
         [{ ORGPLANE_LLM_CONNECT_PER_MINUTE: "0" }, {}],
         [{}, { llmConnectPerMinute: 2.5 }]
-      ], folder)
+      ])
       const shipped = settingsOf(outcomes[0])
       expect(shipped).toMatchObject({ connectPerMinute: 60, catalog: { source: "https://models.dev" } })
       expect(settingsOf(outcomes[1])).toEqual({ connectPerMinute: 7, catalog: { source: "acme", revision: "1", providers: [provider] } })
@@ -339,29 +247,21 @@ describe("llm/LlmConfig", () => {
       expect(refusalOf(outcomes[8])).toContain("ORGPLANE_LLM_CONNECT_PER_MINUTE: must be a whole number of at least 1")
     }))
 
-  it("parses a catalog's text as the original does", () => {
-    for (const text of ["{not json", JSON.stringify({ source: "a", revision: "1", providers: [provider, provider] }), JSON.stringify({ source: "a", revision: "1", providers: [provider] })]) {
-      const mine = LlmConfig.parseCatalog(text)
-      const theirs = effect3(Recorded.call("LlmConfig.parseCatalog", text))
-      expect(Result.isSuccess(mine) ? { ok: mine.success } : { error: mine.failure }).toEqual(theirs)
+  it("parses a catalog's text, refusing what is not JSON and a provider listed twice", () => {
+    const parsed = (text: string) => {
+      const catalog = LlmConfig.parseCatalog(text)
+      return Result.isSuccess(catalog) ? { ok: catalog.success } : { error: catalog.failure }
     }
+    expect(parsed("{not json")).toEqual({ error: "not JSON (Expected property name or '}' in JSON at position 1 (line 1 column 2))" })
+    expect(parsed(JSON.stringify({ source: "a", revision: "1", providers: [provider, provider] }))).toEqual({ error: "providers[1].id \"acme-llm\" appears twice" })
+    expect(parsed(JSON.stringify({ source: "a", revision: "1", providers: [provider] }))).toEqual({ ok: { source: "a", revision: "1", providers: [provider] } })
   })
 })
 
 const slack = { presetId: "slack-2", displayName: "Slack", description: "Slack.", url: "https://mcp.slack.com/mcp", authType: "oauth", requiresOAuthClient: true, defaultOAuthScopes: ["chat:write"] }
 
 describe("mcp/PresetsConfig", () => {
-  it("documents the same variables as the original, in the same words, and the same built-in presets", () => {
-    expect(PresetsConfig.environment).toEqual(effect3("PresetsConfig.environment"))
-    expect(plain(Presets.BUILT_IN)).toEqual(effect3("Presets.BUILT_IN"))
-    for (const url of ["https://mcp.linear.app/other", "https://MCP.NOTION.COM/x", "https://example.com/mcp", "not a url"]) {
-      expect(plain(Presets.forUrl(Presets.BUILT_IN, url)), url).toEqual(
-        effect3(Recorded.call("Presets.forUrl", "BUILT_IN", url))
-      )
-    }
-  })
-
-  it("reads the presets as the original does: the built-in list, or the operator's JSON or YAML file, and refuses a bad file in the same words", () =>
+  it("reads the presets: the built-in list, or the operator's JSON or YAML file, and refuses a bad file saying why", () =>
     withFolder(async (folder) => {
       const write = async (name: string, text: string) => {
         const file = Path.join(folder, name)
@@ -374,7 +274,7 @@ describe("mcp/PresetsConfig", () => {
       const badUrl = await write("bad-url.json", JSON.stringify([{ ...slack, url: "https://user:pw@mcp.example.com/mcp" }]))
       const twice = await write("twice.json", JSON.stringify([slack, slack]))
       const notYaml = await write("not.yaml", "a: [")
-      const outcomes = await holdsToOriginal("PresetsConfig.presets", PresetsConfig.presets, [
+      const outcomes = await outcomesOf(PresetsConfig.presets, [
         [{}, {}],
         [{ ORGPLANE_MCP_PRESETS_FILE: json }, {}],
         [{ ORGPLANE_MCP_PRESETS_FILE: json }, { mcpPresetsFile: yaml }],
@@ -384,7 +284,7 @@ describe("mcp/PresetsConfig", () => {
         [{ ORGPLANE_MCP_PRESETS_FILE: badUrl }, {}],
         [{ ORGPLANE_MCP_PRESETS_FILE: twice }, {}],
         [{ ORGPLANE_MCP_PRESETS_FILE: notYaml }, {}]
-      ], folder)
+      ])
       expect(settingsOf(outcomes[0])).toEqual(plain(Presets.BUILT_IN))
       expect(settingsOf(outcomes[1])).toEqual([slack])
       expect(settingsOf(outcomes[2])).toEqual([expect.objectContaining({ presetId: "docs", authType: "none" })])
@@ -399,8 +299,8 @@ describe("mcp/PresetsConfig", () => {
       expect(refusalOf(outcomes[5])).toContain("color")
     }))
 
-  it("reads the probe timeout as the original does, and refuses what it refuses", async () => {
-    const outcomes = await holdsToOriginal("PresetsConfig.probeSettings", PresetsConfig.probeSettings, [
+  it("reads the probe timeout, and refuses what is out of bounds", async () => {
+    const outcomes = await outcomesOf(PresetsConfig.probeSettings, [
       [{}, {}],
       [{ ORGPLANE_MCP_PROBE_TIMEOUT: "3 seconds" }, {}],
       [{ ORGPLANE_MCP_PROBE_TIMEOUT: "3 seconds" }, { mcpProbeTimeout: 750 }],
@@ -430,26 +330,6 @@ const portRegistry = (env: Env, options: SchemaRegistry.Options) =>
     )
   )
 
-/** What the original registry answers for one document: `has`, `check` and `resolve`. */
-interface Answer {
-  readonly has: boolean
-  readonly check: ReadonlyArray<SchemaRegistry.Violation> | undefined
-  readonly resolve: unknown
-}
-
-/**
- * The registry the layer gives on `env` with `options`, from the port and (recorded) from the original: the original's
- * versions and its answers for each of `documents`, or its refusal.
- */
-const registries = async (env: Env, options: SchemaRegistry.Options, folder?: string, documents: ReadonlyArray<readonly [string, unknown]> = []) => {
-  const mine = await portRegistry(env, options)
-  type Theirs =
-    | { readonly _tag: "Right"; readonly versions: ReadonlyArray<string>; readonly answers: ReadonlyArray<Answer> }
-    | { readonly _tag: "Left"; readonly _op: string; readonly path?: ReadonlyArray<string>; readonly message?: string }
-  const theirs = await original<Theirs>(folder, "SchemaRegistry.layer", [env, options, documents])
-  return { mine, theirs }
-}
-
 const person = {
   $schema: "https://json-schema.org/draft/2020-12/schema",
   type: "object",
@@ -464,42 +344,30 @@ const person = {
 }
 
 describe("templates/SchemaRegistry", () => {
-  it("documents the same variables as the original, in the same words", () => {
-    expect(SchemaRegistry.environment).toEqual(effect3("SchemaRegistry.environment"))
-  })
-
-  it("registers nothing without a folder, as the original", async () => {
-    const { mine, theirs } = await registries({ ORGPLANE_TEMPLATE_SCHEMAS_DIR: " " }, {})
+  it("registers nothing without a folder", async () => {
+    const mine = await portRegistry({ ORGPLANE_TEMPLATE_SCHEMAS_DIR: " " }, {})
     expect(Result.isSuccess(mine) && mine.success.versions).toEqual([])
-    expect(theirs._tag === "Right" && theirs.versions).toEqual([])
     expect(Result.isSuccess(mine) && mine.success.check("v1", {})).toBeUndefined()
   })
 
-  it("checks and fills in documents as the original does, from the environment's folder or the option's", () =>
+  it("checks and fills in documents, from the environment's folder or the option's", () =>
     withFolder(async (folder) => {
       await Fs.writeFile(Path.join(folder, "person.v1.json"), JSON.stringify(person))
       await Fs.writeFile(Path.join(folder, "draft7.json"), JSON.stringify({ type: "object", properties: { n: { type: "integer", default: 1 } } }))
       await Fs.writeFile(Path.join(folder, "README.md"), "not a schema")
-      const documents = [
-        ["person.v1", { name: "Ada" }],
-        ["person.v1", { name: "", email: "nope", tags: ["a", 2], extra: true }],
-        ["person.v1", { tags: [] }],
-        ["draft7", { n: "x" }],
-        ["draft7", {}],
-        ["other", {}]
-      ] as const
       for (const [env, options] of [[{ ORGPLANE_TEMPLATE_SCHEMAS_DIR: folder }, {}], [{ ORGPLANE_TEMPLATE_SCHEMAS_DIR: "/nowhere" }, { templateSchemasDir: folder }]] as const) {
-        const { mine, theirs } = await registries(env, options, folder, documents)
-        if (!Result.isSuccess(mine) || theirs._tag !== "Right") throw new Error(`refused: ${JSON.stringify([mine, theirs])}`)
+        const mine = await portRegistry(env, options)
+        if (!Result.isSuccess(mine)) throw new Error(`refused: ${mine.failure.message}`)
         expect(mine.success.versions).toEqual(["draft7", "person.v1"])
-        expect(mine.success.versions).toEqual(theirs.versions)
-        expect(theirs.answers).toHaveLength(documents.length)
-        for (const [index, [version, document]] of documents.entries()) {
-          const answer = theirs.answers[index]!
-          expect(mine.success.has(version)).toBe(answer.has)
-          expect(mine.success.check(version, document), version).toEqual(answer.check)
-          expect(mine.success.resolve(version, document), version).toEqual(answer.resolve)
-        }
+        expect([mine.success.has("person.v1"), mine.success.has("draft7"), mine.success.has("other")]).toEqual([true, true, false])
+        expect(mine.success.check("person.v1", { name: "Ada" })).toEqual([])
+        expect(mine.success.check("person.v1", { name: "", email: "nope", tags: ["a", 2], extra: true })).toEqual([
+          { path: ["extra"], keyword: "additionalProperties", message: "must NOT have additional properties" },
+          { path: ["name"], keyword: "minLength", message: "must NOT have fewer than 1 characters" },
+          { path: ["email"], keyword: "format", message: "must match format \"email\"" },
+          { path: ["tags", 1], keyword: "type", message: "must be string" }
+        ])
+        expect(mine.success.check("other", {})).toBeUndefined()
         expect(mine.success.check("person.v1", { tags: [1], extra: 1 })).toEqual([
           { path: ["name"], keyword: "required", message: "must have required property 'name'" },
           { path: ["extra"], keyword: "additionalProperties", message: "must NOT have additional properties" },
@@ -509,7 +377,7 @@ describe("templates/SchemaRegistry", () => {
       }
     }))
 
-  it("refuses a folder it cannot read, a file named no schemaVersion and a schema Ajv does not compile, in the original's words", () =>
+  it("refuses a folder it cannot read, a file named no schemaVersion and a schema Ajv does not compile, saying which", () =>
     withFolder(async (folder) => {
       const write = async (dir: string, name: string, text: string) => {
         await Fs.mkdir(Path.join(folder, dir), { recursive: true })
@@ -519,10 +387,16 @@ describe("templates/SchemaRegistry", () => {
       const badName = await write("name", "bad name!.json", "{}")
       const notJson = await write("json", "v1.json", "{not json")
       const notSchema = await write("schema", "v1.json", JSON.stringify({ type: "thing" }))
-      for (const dir of [Path.join(folder, "nope"), badName, notJson, notSchema]) {
-        const { mine, theirs } = await registries({}, { templateSchemasDir: dir }, folder)
-        if (Result.isSuccess(mine) || theirs._tag !== "Left" || theirs._op !== "InvalidData" || theirs.path === undefined) throw new Error(`accepted: ${dir}`)
-        expect(mine.failure.message, dir).toContain(`${theirs.path.join(".")}: ${theirs.message}`)
+      const refusals: ReadonlyArray<readonly [string, string]> = [
+        [Path.join(folder, "nope"), `${folder}/nope cannot be read (ENOENT)`],
+        [badName, `${badName}/bad name!.json: "bad name!" is not a schemaVersion (1 to 64 letters, digits, '.', '-' or '_')`],
+        [notJson, `${notJson}/v1.json is not a JSON Schema Ajv compiles: Expected property name or '}' in JSON at position 1 (line 1 column 2)`],
+        [notSchema, `${notSchema}/v1.json is not a JSON Schema Ajv compiles: schema is invalid: data/type must be equal to one of the allowed values`]
+      ]
+      for (const [dir, words] of refusals) {
+        const mine = await portRegistry({}, { templateSchemasDir: dir })
+        if (Result.isSuccess(mine)) throw new Error(`accepted: ${dir}`)
+        expect(mine.failure.message, dir).toContain(`ORGPLANE_TEMPLATE_SCHEMAS_DIR: ${words}`)
       }
       const mine = await portRegistry({ ORGPLANE_TEMPLATE_SCHEMAS_DIR: badName }, {})
       expect(Result.isFailure(mine) && mine.failure.message).toContain(
@@ -530,13 +404,13 @@ describe("templates/SchemaRegistry", () => {
       )
     }))
 
-  it("answers a document that fails its schema with the original's 400, at most MAX_VIOLATIONS violations", () => {
+  it("answers a document that fails its schema with a 400 naming each violation, at most MAX_VIOLATIONS of them", () => {
     const violations = Array.from({ length: 102 }, (_, index) => ({ path: ["items", index], keyword: "type", message: "must be string" }))
-    for (const list of [violations.slice(0, 2), violations]) {
-      expect(SchemaRegistry.invalidDocument("v1", list).details).toEqual(
-        effect3(Recorded.call("SchemaRegistry.invalidDocument", "v1", list))
-      )
-    }
+    const detail = (index: number) => ({ message: "must be string (schema v1, keyword `type`)", path: ["document", "items", index], code: "schema_violation", keyword: "type" })
+    expect(SchemaRegistry.invalidDocument("v1", violations.slice(0, 2)).details).toEqual([detail(0), detail(1)])
+    const capped = SchemaRegistry.invalidDocument("v1", violations).details
+    expect(capped.slice(0, 2)).toEqual([detail(0), detail(1)])
+    expect(capped.at(-1)).toEqual({ message: "and 2 more violations", path: ["document"], code: "schema_violation" })
     expect(SchemaRegistry.invalidDocument("v1", violations).details).toHaveLength(SchemaRegistry.MAX_VIOLATIONS + 1)
   })
 })

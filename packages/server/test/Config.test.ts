@@ -1,10 +1,13 @@
+/**
+ * platform/Config.ts: the server's settings read from the environment (the defaults, values, refusals naming the
+ * variable); the variables it documents are `orgplane serve --help`'s (the CLI's Usage.test.ts holds its help pages).
+ */
 import { describe, expect, it } from "@effect/vitest"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import * as Config from "../src/platform/Config.js"
-import * as Recorded from "./support/Effect3.js"
 
 const read = (env: Record<string, string>) =>
   Effect.runPromiseExit(
@@ -25,14 +28,7 @@ const refusal = async (env: Record<string, string>) => {
   return String(exit.cause)
 }
 
-/** The Effect 3 original's values, recorded (support/Effect3.ts). */
-const effect3 = Recorded.originals("Config")
-
 describe("Config", () => {
-  it("documents every setting the original documents, in the same words", () => {
-    expect(Config.environment).toEqual(effect3("environment"))
-  })
-
   it("reads the defaults", async () => {
     const read = await settings({})
     expect(read.port).toBe(8787)

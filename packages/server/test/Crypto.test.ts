@@ -1,12 +1,11 @@
 /**
- * platform/Crypto.ts and SecretColumns.ts: the assertions of packages/server/test/Crypto.test.ts, and the port held to
- * the Effect 3 original on the same inputs: a secret sealed by either opens with the other (v2 and v1), password
- * hashes and signatures of either verify with the other, the same key file and keys are read, the same places bound.
+ * platform/Crypto.ts and SecretColumns.ts: secrets sealed bound to their place (organization, row, column), keys
+ * rotated, password hashes, tokens, signatures, the key file; and what 0.1.0 made still opens and verifies here: a
+ * secret it sealed in every column (v2, and v1 as servers before it wrote them), its password hashes, token hashes,
+ * derived keys and signatures.
  *
- * The Effect 3 side is read from the recorded fixture (support/Effect3.ts, test/fixtures/effect3/Crypto.json): what
- * 0.1.0's original sealed, hashed, signed, opened and verified, on keys of fixed bytes. Where the original's answer is
- * on what the port made (a ciphertext it opens, a password hash it verifies, a key file it parses), the port's random
- * draws are pinned (support/PinnedRandom.ts), so the port makes the very bytes the recorded key names.
+ * What 0.1.0 made is `test/fixtures/0.1.0/crypto.json`, recorded from its code before the move to Effect 4 (on keys of
+ * fixed bytes, which the file holds); it is never re-recorded.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { StoredCredentialUnreadable } from "@orgplane/schema"
@@ -17,12 +16,12 @@ import * as Redacted from "effect/Redacted"
 import * as References from "effect/References"
 import * as Result from "effect/Result"
 import * as NodeCrypto from "node:crypto"
+import * as NodeFs from "node:fs"
 import * as Fs from "node:fs/promises"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { ServerConfig, type ServerSettings, settingsConfig } from "../src/platform/Config.js"
 import {
-  additionalData,
   CryptoError,
   deriveKey,
   keyFileOf,
@@ -35,24 +34,34 @@ import {
   verifySignature
 } from "../src/platform/Crypto.js"
 import { allSecretColumns, bind, bindInstance, SecretColumns } from "../src/platform/SecretColumns.js"
-import * as Recorded from "./support/Effect3.js"
-import { pinned, pinnedEffect } from "./support/PinnedRandom.js"
 
-/** The Effect 3 originals' answers, recorded (support/Effect3.ts). */
-const effect3 = Recorded.originals("Crypto")
+interface Place {
+  readonly column: keyof typeof SecretColumns
+  readonly organizationId: string
+  readonly row: ReadonlyArray<string>
+}
 
-/** An Effect 3 `Either` as recorded: a plain value with its `_tag`. */
-type Plain<A, E> = { readonly _tag: "Right"; readonly right: A } | { readonly _tag: "Left"; readonly left: E }
+/** What 0.1.0's code made (test/fixtures/0.1.0/crypto.json). */
+interface MadeBy010 {
+  readonly keys: string
+  readonly sealed: ReadonlyArray<Place & { readonly secret: string; readonly ciphertext: string }>
+  readonly sealedV1: { readonly secret: string; readonly ciphertext: string }
+  readonly sealedWithAnotherKey: Place & { readonly key: string; readonly secret: string; readonly ciphertext: string }
+  readonly passwordHashes: ReadonlyArray<{ readonly password: string; readonly hash: string }>
+  readonly tokenHashes: ReadonlyArray<{ readonly token: string; readonly hash: string }>
+  readonly derivedKeys: ReadonlyArray<{ readonly secret: string; readonly purpose: string; readonly key: string }>
+  readonly signatures: ReadonlyArray<{ readonly key: string; readonly message: string; readonly bytes: number; readonly signature: string }>
+}
+
+const by010: MadeBy010 = JSON.parse(NodeFs.readFileSync(new URL("./fixtures/0.1.0/crypto.json", import.meta.url), "utf8"))
+
+/** The binding a recorded place names. */
+const placeOf = (place: Place) =>
+  SecretColumns[place.column].scope === "instance"
+    ? bindInstance(SecretColumns[place.column], ...place.row)
+    : bind(SecretColumns[place.column], place.organizationId, ...place.row)
 
 const key = (id: string) => `${id}:${NodeCrypto.randomBytes(32).toString("base64")}`
-/** A key of fixed bytes (the SHA-256 of its id): the recorded keys name what the original did with it. */
-const fixedKey = (id: string) => `${id}:${NodeCrypto.createHash("sha256").update(`orgplane-crypto-test/${id}`).digest("base64")}`
-
-/** The value of an Effect 3 `Either` the original's keyring answered, or a throw naming its failure. */
-const right = <A, E>(either: Plain<A, E>): A => {
-  if (either._tag === "Left") throw new Error(`expected Right, got ${JSON.stringify(either.left)}`)
-  return either.right
-}
 
 describe("Crypto", () => {
   it.effect("encrypts with AES-256-GCM bound to the secret's place: round-trips, randomises, and detects tampering", () =>
@@ -189,144 +198,82 @@ describe("Crypto", () => {
     }))
 })
 
-describe("Crypto, held to the Effect 3 original", () => {
-  const keys = `${fixedKey("new")},${fixedKey("old")}`
-
-  it("binds every column to the same place, with the same additional data", () => {
-    expect(allSecretColumns).toEqual(effect3("allSecretColumns"))
-    expect(SecretColumns).toEqual(effect3("SecretColumns"))
-    const here = bind(SecretColumns.suiteAccessToken, "org_a", "calendar", "om_1")
-    expect(here).toEqual(
-      effect3(Recorded.call("bind", "suiteAccessToken", "org_a", "calendar", "om_1"))
-    )
-    expect(additionalData(here).toString("base64")).toBe(
-      effect3(Recorded.call("additionalData", here))
-    )
-    expect(bindInstance(SecretColumns.cursorKey, "cursor_key")).toEqual(
-      effect3(Recorded.call("bindInstance", "cursorKey", "cursor_key"))
-    )
-  })
-
-  it("opens what the original sealed, and the original opens what the port sealed, in every column (v2 and v1)", () => {
-    const port = makeKeyring(parseKeys(keys))
-    for (const column of allSecretColumns) {
-      const here = column.scope === "instance"
-        ? bindInstance(column, ...column.row.map((name) => `${name}-1`))
-        : bind(column, "org_a", ...column.row.map((name) => `${name}-1`))
-      const secret = `secret of ${column.table}.${column.column} ✓`
-      const byOriginal = right(
-        effect3<Plain<string, unknown>>(Recorded.call("seal", keys, secret, here))
-      )
-      expect(port.open(byOriginal, here)).toEqual(Result.succeed(secret))
-      const byPort = pinned(`port seal ${secret}`, () => Result.getOrThrow(port.seal(secret, here)))
-      expect(
-        right(effect3<Plain<string, unknown>>(Recorded.call("open", keys, byPort, here)))
-      ).toBe(secret)
-      // Both refuse the other's ciphertext elsewhere alike.
+describe("Crypto, with what 0.1.0 made", () => {
+  it("opens the secrets 0.1.0 sealed, in every column, only at their place (v2), and its v1 ones", () => {
+    const keyring = makeKeyring(parseKeys(by010.keys))
+    expect(by010.sealed.map(({ column }) => column).sort()).toEqual(Object.keys(SecretColumns).sort())
+    for (const sealed of by010.sealed) {
+      const here = placeOf(sealed)
+      expect(keyring.open(sealed.ciphertext, here), sealed.column).toEqual(Result.succeed(sealed.secret))
+      const column = SecretColumns[sealed.column]
       const elsewhere = column.scope === "instance" ? bindInstance(column, "other") : bind(column, "org_b", ...column.row.map(() => "x"))
-      expect(port.open(byOriginal, elsewhere)).toEqual(Result.fail({ _tag: "NotAuthentic", keyId: "new" }))
-      expect(
-        effect3(Recorded.call("open", keys, byPort, elsewhere))
-      ).toMatchObject({ _tag: "Left", left: { _tag: "NotAuthentic", keyId: "new" } })
+      expect(keyring.open(sealed.ciphertext, elsewhere)).toEqual(Result.fail({ _tag: "NotAuthentic", keyId: "new" }))
+      expect(keyring.needsRotation(sealed.ciphertext)).toBe(false)
     }
-    const [, oldKey] = parseKeys(keys)
-    const legacyByOriginal = effect3<string>(Recorded.call("sealV1", fixedKey("old"), "legacy"))
-    expect(port.openV1(legacyByOriginal)).toEqual(Result.succeed("legacy"))
-    const legacyByPort = pinned("port sealV1 legacy", () => sealV1(oldKey!, "legacy"))
-    expect(
-      right(effect3<Plain<string, unknown>>(Recorded.call("openV1", keys, legacyByPort)))
-    ).toBe("legacy")
-    const sealedByPort = pinned("port seal x", () => Result.getOrThrow(port.seal("x", bind(SecretColumns.mcpApiKey, "o", "r"))))
-    for (const ciphertext of [legacyByOriginal, sealedByPort]) {
-      expect(port.needsRotation(ciphertext)).toBe(
-        effect3(Recorded.call("needsRotation", keys, ciphertext))
-      )
-    }
+    expect(keyring.openV1(by010.sealedV1.ciphertext)).toEqual(Result.succeed(by010.sealedV1.secret))
+    expect(keyring.needsRotation(by010.sealedV1.ciphertext)).toBe(true)
   })
 
-  it("refuses the same malformed and foreign ciphertexts for the same reasons", () => {
-    const port = makeKeyring(parseKeys(keys))
-    const here = bind(SecretColumns.llmCredential, "org_a", "llm_1")
-    const gone = fixedKey("gone")
-    const foreign = right(
-      effect3<Plain<string, unknown>>(Recorded.call("seal", gone, "x", here))
-    )
-    const sealed = pinned("port seal x llm", () => Result.getOrThrow(port.seal("x", here)))
-    for (const ciphertext of ["", "v2", "v3:new:a:b:c", sealed.replace(/^v2/, "v1"), foreign, sealed.slice(0, -2), `${sealed}:extra`]) {
-      const mine = port.open(ciphertext, here)
-      const theirs = effect3(Recorded.call("open", keys, ciphertext, here))
-      expect(Result.isFailure(mine) ? { _tag: "Left", left: mine.failure } : { _tag: "Right", right: mine.success }).toEqual(theirs)
-    }
-    // The original's refusal of a key without an id, word for word the port's.
-    const refusal = effect3<string>(Recorded.call("parseKeys", "nokid"))
-    expect(refusal).toMatch(/kid:base64key/)
-    expect(() => parseKeys("nokid")).toThrow(refusal)
+  it("refuses malformed ciphertexts, and 0.1.0's under a key it does not have, for what they are", () => {
+    const keyring = makeKeyring(parseKeys(by010.keys))
+    const foreign = by010.sealedWithAnotherKey
+    const here = placeOf(foreign)
+    expect(keyring.open(foreign.ciphertext, here)).toEqual(Result.fail({ _tag: "UnknownKey", keyId: "gone" }))
+    expect(makeKeyring(parseKeys(foreign.key)).open(foreign.ciphertext, here)).toEqual(Result.succeed(foreign.secret))
+    const sealed = Result.getOrThrow(keyring.seal("x", here))
+    const refusals: ReadonlyArray<readonly [string, unknown]> = [
+      ["", { _tag: "Malformed" }],
+      ["v2", { _tag: "Malformed" }],
+      ["v3:new:a:b:c", { _tag: "Malformed" }],
+      [sealed.replace(/^v2/, "v1"), { _tag: "OldFormat" }],
+      [sealed.slice(0, -2), { _tag: "NotAuthentic", keyId: "new" }],
+      [`${sealed}:extra`, { _tag: "Malformed" }]
+    ]
+    for (const [ciphertext, refusal] of refusals) expect(keyring.open(ciphertext, here), ciphertext).toEqual(Result.fail(refusal))
+    expect(() => parseKeys("nokid")).toThrow("ORGPLANE_ENCRYPTION_KEYS entries must look like kid:base64key")
   })
 
-  it.effect("verifies the original's password hashes, and the original verifies the port's", () =>
+  it.effect("verifies 0.1.0's password hashes, and hashes tokens as it did", () =>
     Effect.gen(function*() {
-      const port = yield* make({ passwordCost: 10, keys: [] })
-      /** The original's `verifyPassword(password, stored)`, recorded. */
-      const originalVerifies = (password: string, stored: string) =>
-        Effect.promise(() =>
-          effect3.await<boolean>(Recorded.call("verifyPassword", password, stored))
-        )
-      for (const password of ["correct horse", "Ünïcödé ﬁ", ""]) {
-        const byOriginal = yield* Effect.promise(() =>
-          effect3.await<string>(Recorded.call("hashPassword", 10, password))
-        )
-        expect(yield* port.verifyPassword(password, byOriginal)).toBe(true)
-        expect(yield* port.verifyPassword(`${password}!`, byOriginal)).toBe(false)
-        const byPort = yield* pinnedEffect(`port hashPassword ${password}`, port.hashPassword(password))
-        expect(yield* originalVerifies(password, byPort)).toBe(true)
+      const crypto = yield* make({ passwordCost: 10, keys: [] })
+      for (const { password, hash } of by010.passwordHashes) {
+        expect(yield* crypto.verifyPassword(password, hash), password).toBe(true)
+        expect(yield* crypto.verifyPassword(`${password}!`, hash)).toBe(false)
       }
-      // NFKC: the ligature and its letters are one password for both.
-      const ligature = yield* pinnedEffect("port hashPassword ﬁle", port.hashPassword("ﬁle"))
-      expect(yield* originalVerifies("file", ligature)).toBe(true)
-      expect(port.hashToken("ops_abc")).toBe(
-        effect3(Recorded.call("hashToken", "ops_abc"))
-      )
+      // NFKC: the ligature and its letters are one password.
+      const ligature = yield* crypto.hashPassword("ﬁle")
+      expect(yield* crypto.verifyPassword("file", ligature)).toBe(true)
+      for (const { hash, token } of by010.tokenHashes) expect(crypto.hashToken(token)).toBe(hash)
     }))
 
-  it("signs and verifies as the original does", () => {
-    const secret = NodeCrypto.createHash("sha256").update("orgplane-crypto-test/secret").digest()
-    const derived = deriveKey(secret, "orgplane/mcp-oauth-state")
-    expect(derived.toString("hex")).toBe(
-      effect3(Recorded.call("deriveKey", secret.toString("hex"), "orgplane/mcp-oauth-state"))
-    )
-    for (const bytes of [16, 32]) {
-      const signature = sign(derived, "org.auth", bytes)
-      expect(signature).toBe(effect3(Recorded.call("sign", derived.toString("hex"), "org.auth", bytes)))
-      expect(verifySignature(derived, "org.auth", signature, bytes)).toBe(true)
-      expect(verifySignature(derived, "org.auth2", signature, bytes)).toBe(false)
-      expect(verifySignature(derived, "org.auth", signature.slice(1), bytes)).toBe(false)
+  it("derives keys and signs as 0.1.0 did, so its signatures verify", () => {
+    for (const { key, purpose, secret } of by010.derivedKeys) expect(deriveKey(Buffer.from(secret, "hex"), purpose).toString("hex")).toBe(key)
+    for (const { bytes, key, message, signature } of by010.signatures) {
+      const derived = Buffer.from(key, "hex")
+      expect(sign(derived, message, bytes)).toBe(signature)
+      expect(verifySignature(derived, message, signature, bytes)).toBe(true)
+      expect(verifySignature(derived, `${message}2`, signature, bytes)).toBe(false)
+      expect(verifySignature(derived, message, signature.slice(1), bytes)).toBe(false)
     }
   })
 
-  it.effect("loads the keys from the same places: the variable, the key file beside the data folder (made once), or none", () =>
+  it.effect("loads the keys from the variable, the key file beside the data folder (made once, private), or none", () =>
     Effect.gen(function*() {
       const folder = yield* Effect.promise(() => Fs.mkdtemp(Path.join(Os.tmpdir(), "orgplane-keys-")))
       // The defaults (an empty environment), with the settings of each case on top.
       const defaults = yield* Effect.orDie(settingsConfig.parse(ConfigProvider.fromEnv({ env: {} })))
       const settings = (overrides: Partial<ServerSettings>) => Effect.provideService(loadKeys, ServerConfig, { ...defaults, ...overrides })
-      /** Keys as JSON keeps them. */
-      const plainKeys = (keys: ReadonlyArray<{ readonly id: string; readonly key: Buffer }>) => keys.map(({ id, key }) => ({ id, key: key.toString("base64") }))
       try {
         const dataDir = Path.join(folder, "data")
-        // The temporary folder differs from run to run: the original's key file is recorded relative to it.
-        expect(Path.relative(folder, keyFileOf(dataDir))).toBe(
-          effect3(Recorded.call("keyFileOf", "<temporary folder>/data"))
-        )
         expect(keyFileOf(dataDir)).toBe(Path.join(folder, "encryption.key"))
-        // The generated key pinned, so the key file is the one whose parse by the original was recorded.
-        const made = yield* pinnedEffect("port loadKeys key file", settings({ dataDir }))
+        const made = yield* settings({ dataDir })
         expect(made).toHaveLength(1)
         expect(made[0]!.id).toBe("local")
         const file = yield* Effect.promise(() => Fs.readFile(keyFileOf(dataDir), "utf8"))
         expect((yield* Effect.promise(() => Fs.stat(keyFileOf(dataDir)))).mode & 0o777).toBe(0o600)
-        expect(effect3(Recorded.call("parseKeys", file))).toEqual(plainKeys(made))
+        expect(parseKeys(file.trim())).toEqual(made)
         expect(yield* settings({ dataDir })).toEqual(made)
-        expect(yield* settings({ dataDir, encryptionKeys: Redacted.make(keys) })).toEqual(parseKeys(keys))
+        expect(yield* settings({ dataDir, encryptionKeys: Redacted.make(by010.keys) })).toEqual(parseKeys(by010.keys))
         expect(yield* settings({ dataDir, databaseUrl: Redacted.make("postgres://x@127.0.0.1/db") })).toEqual([])
         const memory = yield* settings({ dataDir: "memory" })
         expect(memory.map((entry) => entry.id)).toEqual(["ephemeral"])

@@ -41,13 +41,9 @@ import * as Durable from "../src/platform/Durable.js"
 import { StartGate } from "../src/platform/DurableStartGate.js"
 import { type Request, testTuning } from "./durable/runner.js"
 import * as Workflows from "./durable/Workflows.js"
-import * as Recorded from "./support/Effect3.js"
 import * as TestDatabase from "./support/TestDatabase.js"
 
 const onPostgres = TestDatabase.postgresUrl !== undefined
-
-/** The Effect 3 original's settings, recorded (support/Effect3.ts). */
-const effect3 = Recorded.originals("Durable")
 
 const engine = onPostgres
   ? Durable.layerCluster({ host: "127.0.0.1", listenHost: "127.0.0.1", port: 0 }, { sharding: testTuning })
@@ -81,11 +77,23 @@ const readCluster = async (env: Record<string, string>) => {
 }
 
 describe("the runner's settings", () => {
-  it("documents the same variables, defaults and tuning as the original", () => {
-    expect(Durable.environment).toEqual(effect3("environment"))
-    expect(Durable.defaults).toEqual(effect3("defaults"))
-    expect(Durable.defaultPrefix).toBe(effect3("defaultPrefix"))
-    expect(Durable.defaultClusterPort).toBe(effect3("defaultClusterPort"))
+  it("documents its variables and defaults; keeps the tables' prefix the databases of earlier releases have", () => {
+    expect(Durable.environment).toEqual([
+      [
+        "ORGPLANE_CLUSTER_HOST",
+        "127.0.0.1",
+        "With DATABASE_URL: the address other server processes reach this one at for background work (a private network: the runner protocol has no authentication)."
+      ],
+      [
+        "ORGPLANE_CLUSTER_LISTEN_HOST",
+        "ORGPLANE_CLUSTER_HOST",
+        "Interface the runner listens on (for example 0.0.0.0 in a container whose ORGPLANE_CLUSTER_HOST is its service name)."
+      ],
+      ["ORGPLANE_CLUSTER_PORT", "34431", "Port the runner listens on; 0 picks a free port (announced to the others as it is)."]
+    ])
+    expect(Durable.defaults).toEqual({ entityMessagePollInterval: "2 seconds", entityTerminationTimeout: "5 seconds" })
+    expect(Durable.defaultPrefix).toBe("orgplane_cluster")
+    expect(Durable.defaultClusterPort).toBe(34431)
   })
 
   it("reads ORGPLANE_CLUSTER_*: the listen host defaults to the host, 0 is a free port, a port out of range is refused", async () => {

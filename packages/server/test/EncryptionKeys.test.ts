@@ -4,15 +4,11 @@
  * keys (DATABASE_URL and no ORGPLANE_ENCRYPTION_KEYS), or with keys that do not open its database's secrets (another
  * key, or a key of the same id with other bytes), refuses to start, naming the variable and `orgplane keys`, and
  * changes nothing: the right keys start it afterwards. The assertions of packages/server/test/EncryptionKeys.test.ts;
- * and the cursor key a 0.1.0 (Effect 3) server stored opens here, and the other way round.
+ * and the cursor key a 0.1.0 server stored opens here, and the one this server stores is sealed at the place 0.1.0
+ * authenticates (its additional data for the cursor key), so a server of 0.1.0's format reads it.
  *
- * The Effect 3 side is read from the recorded fixture (support/Effect3.ts, test/fixtures/effect3/EncryptionKeys.json):
- * 0.1.0's original sealing a cursor key of fixed bytes under a key of fixed bytes, which the port's start must open;
- * and the additional data the original binds the cursor key with. The other way (the original opening the cursor key
- * a port's start sealed) was never recorded: that ciphertext is drawn inside a whole start (a fresh key, a fresh IV,
- * among whatever else the start draws), so it is not the same from run to run; the test holds instead that the port's
- * start sealed it with the place the original authenticates (the recorded additional data) and that the port's
- * keyring opens it, which with the port opening the original's ciphertext says the same thing.
+ * The cursor key's ciphertext below was sealed by 0.1.0's code (recorded before the move to Effect 4, never
+ * re-recorded): a cursor key of fixed bytes under a key of fixed bytes.
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Cause from "effect/Cause"
@@ -26,11 +22,7 @@ import { settingsConfig } from "../src/platform/Config.js"
 import { additionalData, makeKeyring, parseKeys } from "../src/platform/Crypto.js"
 import { EncryptionKeysUnusable, keysOrigin } from "../src/platform/InstanceSecrets.js"
 import { bindInstance, SecretColumns } from "../src/platform/SecretColumns.js"
-import * as Recorded from "./support/Effect3.js"
 import { sharedDatabase } from "./support/SecretsStorage.js"
-
-/** The Effect 3 originals' answers, recorded (support/Effect3.ts). */
-const effect3 = Recorded.originals("EncryptionKeys")
 
 const newKey = (id: string) => `${id}:${NodeCrypto.randomBytes(32).toString("base64")}`
 
@@ -123,28 +115,26 @@ describe("a server's encryption keys", { timeout: 120_000 }, () => {
   })
 })
 
-describe("a server's encryption keys, with a database an Effect 3 server keyed", { timeout: 120_000 }, () => {
-  it.live("starts with the cursor key the original sealed, and the original opens the one the port sealed", () =>
+describe("a server's encryption keys, with a database a 0.1.0 server keyed", { timeout: 120_000 }, () => {
+  it.live("starts with the cursor key 0.1.0 sealed, and seals its own where 0.1.0 reads it", () =>
     Effect.scoped(Effect.gen(function*() {
-      // Fixed bytes: the recorded sealing's key names them.
+      // Fixed bytes: the key 0.1.0 sealed the cursor key below with.
       const keys = `k1:${NodeCrypto.createHash("sha256").update("orgplane-encryption-keys-test/k1").digest("base64")}`
       const db = yield* sharedDatabase
-      // A start makes the tables (and a cursor key of its own, replaced below by the original's).
+      // A start makes the tables (and a cursor key of its own, replaced below by 0.1.0's).
       yield* db.started({ encryptionKeys: keys })
       const value = NodeCrypto.createHash("sha256").update("orgplane-encryption-keys-test/cursor key").digest()
-      const sealKey = Recorded.call("seal", keys, value.toString("base64"), "cursorKey", "cursor_key")
-      const sealed = effect3<string>(sealKey)
+      // `value`, sealed by 0.1.0 as its cursor key.
+      const sealed = "v2:k1:CHg_qCIWFAJBc2gu:6JjCER8rNutAE-qsNoPc-Q:_WYiDVKKSzFufuThlbMdtngQxQrruc0rT5aAJmJiJDwYeSGpiVUAMQ4GRFA"
       yield* db.sql`UPDATE instance_secrets SET ciphertext = ${sealed} WHERE name = 'cursor_key'`
       expect((yield* db.started({ encryptionKeys: keys })).cursorKey.equals(value)).toBe(true)
 
-      // The other way: a cursor key this port made is sealed at the place the original authenticates, and opens.
+      // The other way: a cursor key this server made is sealed at the place 0.1.0 authenticates, and opens.
       yield* db.sql`DELETE FROM instance_secrets`
       const made = yield* db.started({ encryptionKeys: keys })
       const [stored] = yield* db.sql<{ readonly ciphertext: string }>`SELECT ciphertext FROM instance_secrets`
       const here = bindInstance(SecretColumns.cursorKey, "cursor_key")
-      expect(additionalData(here).toString("base64")).toBe(
-        effect3(Recorded.call("additionalData", "cursorKey", "cursor_key"))
-      )
+      expect(additionalData(here).toString("base64")).toBe("WyJvcmdwbGFuZS1zZWNyZXQiLCJ2MiIsImluc3RhbmNlX3NlY3JldHMiLCJjaXBoZXJ0ZXh0IiwiIiwiY3Vyc29yX2tleSJd")
       expect(stored!.ciphertext).toMatch(/^v2:k1:[A-Za-z0-9_-]{16}:[A-Za-z0-9_-]{22}:[A-Za-z0-9_-]+$/)
       const opened = makeKeyring(parseKeys(keys)).open(stored!.ciphertext, here)
       expect(Result.isSuccess(opened) && Buffer.from(opened.success, "base64").equals(made.cursorKey)).toBe(true)

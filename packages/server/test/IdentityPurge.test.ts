@@ -1,6 +1,6 @@
 /**
- * identity/PurgeRepository.ts on a fresh migrated database: the tenant tables from the catalog in the order the
- * Effect 3 original's `deletionOrder` gives, counted and deleted in batches for one organization only (tenancy).
+ * identity/PurgeRepository.ts on a fresh migrated database: the tenant tables from the catalog, children before
+ * parents (`deletionOrder`), counted and deleted in batches for one organization only (tenancy).
  */
 import { expect, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -9,13 +9,9 @@ import { OrganizationsRepository } from "../src/identity/OrganizationsRepository
 import { deletionOrder, PurgeRepository } from "../src/identity/PurgeRepository.js"
 import * as Db from "./support/IdentityDatabase.js"
 import * as TestDatabase from "./support/TestDatabase.js"
-import * as Recorded from "./support/Effect3.js"
-
-/** The Effect 3 original's answers, recorded (support/Effect3.ts). */
-const effect3 = Recorded.originals("IdentityPurge")
 
 layer(Db.layer, { timeout: 120_000, excludeTestServices: true })(`PurgeRepository on ${TestDatabase.kind}`, (it) => {
-  it.effect("the tenant tables, children before parents, as the original orders them", () =>
+  it.effect("the tenant tables, children before parents", () =>
     Effect.gen(function*() {
       const repository = yield* PurgeRepository.make
       const tables = yield* repository.tenantTables
@@ -31,7 +27,6 @@ layer(Db.layer, { timeout: 120_000, excludeTestServices: true })(`PurgeRepositor
         { name: "d", references: [] }
       ]
       expect(deletionOrder(sample)).toEqual(["a", "d", "b", "c"])
-      expect(deletionOrder(sample)).toEqual(effect3(Recorded.call("deletionOrder", sample)))
       expect(() => deletionOrder([{ name: "x", references: ["y"] }, { name: "y", references: ["x"] }])).toThrow(/cycle: x, y/)
     }))
 

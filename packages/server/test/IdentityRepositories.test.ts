@@ -1,11 +1,8 @@
 /**
  * The identity area's data layer on a fresh migrated database (the embedded one, or Postgres with DATABASE_URL):
  * rows written and read back through each repository, lists paged with cursors, another organization's rows never
- * found (tenancy), and SSO enforcement's rule, its messages held word for word to the Effect 3 original's.
- *
- * The Effect 3 side is read from the recorded fixture (support/Effect3.ts, test/fixtures/effect3/IdentityRepositories.json):
- * 0.1.0's original's judgement of each case, and its domains and messages, on the ids fixed in the test, which the
- * recorded keys name.
+ * found (tenancy), and SSO enforcement's rule: who is admitted, whose API keys work, who may make one, and what a
+ * refusal says.
  */
 import { expect, layer } from "@effect/vitest"
 import { ApiKeyId, BootstrapId, MembershipId, OrganizationId, type SessionId, SsoConnectionId, WorkspaceClaimId } from "@orgplane/schema"
@@ -21,7 +18,6 @@ import { OrganizationsRepository } from "../src/identity/OrganizationsRepository
 import { SignInAddressesRepository } from "../src/identity/SignInAddressesRepository.js"
 import { UsersRepository } from "../src/identity/UsersRepository.js"
 import * as Sso from "../src/identity/SsoEnforcement.js"
-import * as Recorded from "./support/Effect3.js"
 import * as Db from "./support/IdentityDatabase.js"
 import * as TestDatabase from "./support/TestDatabase.js"
 
@@ -150,57 +146,77 @@ layer(Db.layer, { timeout: 120_000, excludeTestServices: true })(`identity repos
     }))
 })
 
-/** The rule's cases: each judged by the port and by the Effect 3 original, to the same answer word for word. */
+/** The rule's cases, on fixed ids. */
 const acme = { id: Schema.decodeUnknownSync(OrganizationId)("org_01j0000000000000000000acme"), name: "Acme" }
 const other = Schema.decodeUnknownSync(OrganizationId)("org_01j00000000000000000000thr")
 const connection = Schema.decodeUnknownSync(SsoConnectionId)("ssc_01j00000000000000000000ssc")
 
-/** The Effect 3 original's answers, recorded (support/Effect3.ts). */
-const effect3 = Recorded.originals("IdentityRepositories")
-
 const policy = (requireSso: boolean | null, ownersPasswordFallback: boolean | null = false) => ({ requireSso, ownersPasswordFallback })
-const cases: ReadonlyArray<{ readonly name: string; readonly role: "owner" | "admin" | "member"; readonly assurance: Sso.SessionAssurance; readonly admitted: boolean }> = [
-  { name: "no policy", role: "member", assurance: { ssoConnectionId: null, authenticatedOrganizationId: null, ...policy(null, null), managedBy: connection }, admitted: true },
-  { name: "policy off", role: "member", assurance: { ssoConnectionId: null, authenticatedOrganizationId: null, ...policy(false), managedBy: connection }, admitted: true },
-  { name: "own SSO", role: "member", assurance: { ssoConnectionId: connection, authenticatedOrganizationId: acme.id, ...policy(true), managedBy: connection }, admitted: true },
-  { name: "another organization's SSO", role: "member", assurance: { ssoConnectionId: connection, authenticatedOrganizationId: other, ...policy(true), managedBy: connection }, admitted: false },
-  { name: "another organization's SSO, email outside the domains", role: "owner", assurance: { ssoConnectionId: connection, authenticatedOrganizationId: other, ...policy(true, true), managedBy: null }, admitted: false },
-  { name: "password, email outside the domains", role: "member", assurance: { ssoConnectionId: null, authenticatedOrganizationId: null, ...policy(true), managedBy: null }, admitted: true },
-  { name: "password, member of the domain", role: "member", assurance: { ssoConnectionId: null, authenticatedOrganizationId: null, ...policy(true), managedBy: connection }, admitted: false },
-  { name: "password, break-glass owner", role: "owner", assurance: { ssoConnectionId: null, authenticatedOrganizationId: null, ...policy(true, true), managedBy: connection }, admitted: true },
-  { name: "password, owner without fallback", role: "owner", assurance: { ssoConnectionId: null, authenticatedOrganizationId: null, ...policy(true, false), managedBy: connection }, admitted: false },
-  { name: "password, admin with owners' fallback", role: "admin", assurance: { ssoConnectionId: null, authenticatedOrganizationId: null, ...policy(true, true), managedBy: connection }, admitted: false }
+/**
+ * Each case: whether a session is admitted, whether an API key its member made works (`keyAdmitted`), and whether
+ * an API key of that member may make another (`keyMaking`).
+ */
+const cases: ReadonlyArray<{
+  readonly name: string
+  readonly role: "owner" | "admin" | "member"
+  readonly assurance: Sso.SessionAssurance
+  readonly admitted: boolean
+  readonly keyAdmitted: boolean
+  readonly keyMaking: boolean
+}> = [
+  { name: "no policy", role: "member", assurance: { ssoConnectionId: null, authenticatedOrganizationId: null, ...policy(null, null), managedBy: connection }, admitted: true, keyAdmitted: true, keyMaking: true },
+  { name: "policy off", role: "member", assurance: { ssoConnectionId: null, authenticatedOrganizationId: null, ...policy(false), managedBy: connection }, admitted: true, keyAdmitted: true, keyMaking: true },
+  { name: "own SSO", role: "member", assurance: { ssoConnectionId: connection, authenticatedOrganizationId: acme.id, ...policy(true), managedBy: connection }, admitted: true, keyAdmitted: true, keyMaking: false },
+  { name: "another organization's SSO", role: "member", assurance: { ssoConnectionId: connection, authenticatedOrganizationId: other, ...policy(true), managedBy: connection }, admitted: false, keyAdmitted: false, keyMaking: false },
+  { name: "another organization's SSO, email outside the domains", role: "owner", assurance: { ssoConnectionId: connection, authenticatedOrganizationId: other, ...policy(true, true), managedBy: null }, admitted: false, keyAdmitted: false, keyMaking: true },
+  { name: "password, email outside the domains", role: "member", assurance: { ssoConnectionId: null, authenticatedOrganizationId: null, ...policy(true), managedBy: null }, admitted: true, keyAdmitted: true, keyMaking: true },
+  { name: "password, member of the domain", role: "member", assurance: { ssoConnectionId: null, authenticatedOrganizationId: null, ...policy(true), managedBy: connection }, admitted: false, keyAdmitted: false, keyMaking: false },
+  { name: "password, break-glass owner", role: "owner", assurance: { ssoConnectionId: null, authenticatedOrganizationId: null, ...policy(true, true), managedBy: connection }, admitted: true, keyAdmitted: true, keyMaking: true },
+  { name: "password, owner without fallback", role: "owner", assurance: { ssoConnectionId: null, authenticatedOrganizationId: null, ...policy(true, false), managedBy: connection }, admitted: false, keyAdmitted: false, keyMaking: false },
+  { name: "password, admin with owners' fallback", role: "admin", assurance: { ssoConnectionId: null, authenticatedOrganizationId: null, ...policy(true, true), managedBy: connection }, admitted: false, keyAdmitted: false, keyMaking: false }
 ]
 
 const plain = (answer: Option.Option<{ readonly reason: string; readonly message: string }>) =>
   Option.match(answer, { onNone: () => null, onSome: (forbidden) => ({ reason: forbidden.reason, message: forbidden.message }) })
 
 layer(Db.layer, { excludeTestServices: true })("SSO enforcement's rule", (it) => {
-  for (const { admitted, assurance, name, role } of cases) {
-    it(`${name}: ${admitted ? "admitted" : "refused"}, as the original judges`, () => {
-      const answer = plain(Sso.admission(acme, role, assurance))
-      expect(answer === null).toBe(admitted)
-      if (answer !== null) expect(answer.reason).toBe("sso_session_required")
-      /** The original's answer of `rule` on this case, recorded. */
-      const original = (rule: "admission" | "keyAdmission" | "keyMakingRefusal") =>
-        effect3(Recorded.call(rule, acme, role, assurance))
-      expect(answer).toEqual(original("admission"))
-      expect(plain(Sso.keyAdmission(acme, role, assurance))).toEqual(original("keyAdmission"))
-      expect(plain(Sso.keyMakingRefusal(acme, role, assurance))).toEqual(original("keyMakingRefusal"))
+  for (const { admitted, assurance, keyAdmitted, keyMaking, name, role } of cases) {
+    it(`${name}: ${admitted ? "admitted" : "refused"}, its keys ${keyAdmitted ? "working" : "suspended"}, ${keyMaking ? "making keys" : "making none"}`, () => {
+      const answers = [Sso.admission(acme, role, assurance), Sso.keyAdmission(acme, role, assurance), Sso.keyMakingRefusal(acme, role, assurance)].map(plain)
+      expect(answers.map((answer) => answer === null)).toEqual([admitted, keyAdmitted, keyMaking])
+      for (const answer of answers) if (answer !== null) expect(answer.reason).toBe("sso_session_required")
     })
   }
 
-  it("a policy about to be set overrides the stored one; domains and messages as the original's", () => {
+  it("says what to do: sign in through the organization's SSO, with its connection, or switch organization", () => {
+    const member = cases.find(({ name }) => name === "password, member of the domain")!
+    const elsewhere = cases.find(({ name }) => name === "another organization's SSO")!
+    const connectionWords = "connection ssc_01j00000000000000000000ssc"
+    expect(plain(Sso.admission(acme, member.role, member.assurance))?.message).toBe(
+      `Acme requires SSO for your email's domain: sign in through its SSO (POST /v1/sso/sign-in with your email; ${connectionWords}), or switch to another organization (POST /v1/me/active-organization).`
+    )
+    expect(plain(Sso.admission(acme, elsewhere.role, elsewhere.assurance))?.message).toBe(
+      `Acme requires SSO and accepts only sessions its own SSO authenticated, not another organization's: sign in through its SSO (POST /v1/sso/sign-in with your email; ${connectionWords}), or switch to another organization (POST /v1/me/active-organization).`
+    )
+    expect(plain(Sso.keyAdmission(acme, member.role, member.assurance))?.message).toBe(
+      `This API key is suspended: Acme requires SSO for the member who made it, and the key was made outside its SSO (from a password session). It works again if enforcement stops covering them; otherwise sign in through its SSO (POST /v1/sso/sign-in, ${connectionWords}), make a new key (POST /v1/api-keys) and revoke this one.`
+    )
+    expect(plain(Sso.keyMakingRefusal(acme, member.role, member.assurance))?.message).toBe(
+      `Acme requires SSO for your email's domain: only a session its SSO signed in makes API keys for you, not an API key (POST /v1/sso/sign-in, ${connectionWords}, then POST /v1/api-keys with that session).`
+    )
+  })
+
+  it("a policy about to be set overrides the stored one; an email's domain; the sign-in refusal's words", () => {
     const assurance: Sso.SessionAssurance = { ssoConnectionId: null, authenticatedOrganizationId: null, ...policy(null, null), managedBy: connection }
     expect(Option.isSome(Sso.admission(acme, "member", assurance, { requireSso: true, ownersPasswordFallback: true }))).toBe(true)
     expect(Sso.domainOf("Jane@Sub.ACME.test ")).toBe("sub.acme.test")
     expect(Sso.domainOf("@acme.test")).toBeUndefined()
-    expect(Sso.domainOf("a@b@Acme.Test")).toBe(effect3(Recorded.call("domainOf", "a@b@Acme.Test")))
-    for (const email of ["jane@acme.test", "jane doe@acme.test"]) {
-      expect(Sso.ssoRequired(connection, email).message).toBe(
-        effect3(Recorded.call("ssoRequired", connection, email))
-      )
-    }
+    expect(Sso.domainOf("a@b@Acme.Test")).toBe("acme.test")
+    const required = (login: string) =>
+      `This email's organization requires SSO: sign in through it with \`orgplane auth login --sso --email ${login}\`, or POST /v1/sso/sign-in (connection ${connection}).`
+    expect(Sso.ssoRequired(connection, "jane@acme.test").message).toBe(required("jane@acme.test"))
+    // An email a shell would split is not written into the command.
+    expect(Sso.ssoRequired(connection, "jane doe@acme.test").message).toBe(required("<your email>"))
     expect(Sso.assuranceOrNone(Option.none())).toEqual({ ssoConnectionId: null, authenticatedOrganizationId: null, requireSso: null, ownersPasswordFallback: null, managedBy: null })
   })
 })

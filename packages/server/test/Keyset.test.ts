@@ -2,13 +2,10 @@
  * platform/Keyset.ts's `page` on a table the test creates, on a real database: the assertions of
  * packages/server/test/Paging.test.ts at the module's level (a name-sorted list in its order, case-insensitively;
  * long names of any script; a cursor refused by another list, other filters, another instance's key, or when
- * tampered with or made by hand; the page size not a filter; `follow`), and its cursors byte for byte the Effect 3
- * format (`base64url(key parts joined with NUL) + "." + base64url(16 bytes of HMAC)`, signed as the original signs),
- * so a cursor a 0.1.0 server handed out reads the next page here.
- *
- * The Effect 3 side is read from the recorded fixture (support/Effect3.ts, test/fixtures/effect3/Keyset.json):
- * 0.1.0's original's `sign` over each message, under the instance key of fixed bytes below, which the recorded keys
- * name; the port's cursors are compared with the signatures the original made.
+ * tampered with or made by hand; the page size not a filter; `follow`), and its cursors byte for byte 0.1.0's
+ * format (`base64url(key parts joined with NUL) + "." + base64url(16 bytes of HMAC)`), so a cursor a 0.1.0 server
+ * handed out reads the next page here: the signatures below are the ones 0.1.0 made under the instance key of fixed
+ * bytes (recorded from its code before the move to Effect 4; they are never re-recorded).
  */
 import { expect, layer } from "@effect/vitest"
 import { InvalidRequest } from "@orgplane/schema"
@@ -17,11 +14,7 @@ import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as NodeCrypto from "node:crypto"
 import * as Keyset from "../src/platform/Keyset.js"
-import * as Recorded from "./support/Effect3.js"
 import * as TestDatabase from "./support/TestDatabase.js"
-
-/** The Effect 3 original's signatures, recorded (support/Effect3.ts). */
-const effect3 = Recorded.originals("Keyset")
 
 interface Team {
   readonly id: string
@@ -36,12 +29,22 @@ const byName = Keyset.make<Team>("teams", "asc", [
 const otherList = Keyset.make<Team>("invitations", "asc", byName.parts)
 const newest = Keyset.make<Team>("teams-by-id", "desc", [{ column: "t.id", value: (team) => team.id }])
 
-/** The instance's cursor key: fixed bytes, the ones the original's recorded signatures were made under. */
+/** The instance's cursor key: fixed bytes, the ones 0.1.0's signatures below were made under. */
 const key = Buffer.from("6f7267706c616e652d6b65797365742d746573742d637572736f722d6b657921", "hex")
 
-/** The original's `sign(key, message, 16)`, recorded. */
-const originalSign = (message: string) =>
-  effect3<string>(Recorded.call("sign", key.toString("hex"), message, 16))
+/** The signatures 0.1.0's server made under `key` (16 bytes of HMAC, base64url), by the message signed. */
+const signedBy010: ReadonlyMap<string, string> = new Map([
+  ["teams\n[[\"q\",\"a\"]]\nQWxwaGEAdGVtXzE", "-3AHcdmDflNhnSquZoB6OA"],
+  ["teams\n[]\nQWxwaGE", "hs17RlIGuhqvXRkJ-oOk6A"],
+  ["teams\n[]\nYmV0YQB0ZW1fMg", "-B26G4gcaMcN_lyNVI_82Q"]
+])
+
+/** 0.1.0's signature over `message`. */
+const signatureBy010 = (message: string) => {
+  const signature = signedBy010.get(message)
+  if (signature === undefined) throw new Error(`0.1.0 signed no ${JSON.stringify(message)} here`)
+  return signature
+}
 
 const badCursor = { details: [{ message: "is not a cursor returned by this list with these filters", path: ["cursor"] }] }
 
@@ -112,16 +115,16 @@ layer(Layer.unwrap(TestDatabase.layer()), { timeout: 60_000, excludeTestServices
       expect(yield* all(byName, { limit: 2 })).toHaveLength(7)
     }))
 
-  it.effect("writes the Effect 3 server's cursors: the sort key, NUL-joined, and the original's signature over list, filters and key", () =>
+  it.effect("writes 0.1.0's cursors: the sort key, NUL-joined, and the signature over list, filters and key; a cursor 0.1.0 handed out reads on", () =>
     Effect.gen(function*() {
       yield* setUp
       const first = yield* page(byName, { limit: 1, q: "a" })
       const payload = Buffer.from(["Alpha", "tem_1"].join("\u0000"), "utf8").toString("base64url")
       const filters = JSON.stringify([["q", "a"]])
-      expect(first.nextCursor).toBe(`${payload}.${originalSign(`teams\n${filters}\n${payload}`)}`)
-      // A cursor as the original makes it, for a page the port never handed out, reads its next page.
+      expect(first.nextCursor).toBe(`${payload}.${signatureBy010(`teams\n${filters}\n${payload}`)}`)
+      // A cursor 0.1.0 handed out, for a page this server never handed out, reads its next page.
       const made = Buffer.from(["beta", "tem_2"].join("\u0000"), "utf8").toString("base64url")
-      const cursor = `${made}.${originalSign(`teams\n${JSON.stringify([])}\n${made}`)}`
+      const cursor = `${made}.${signatureBy010(`teams\n${JSON.stringify([])}\n${made}`)}`
       const next = yield* page(byName, { limit: 10, cursor })
       expect(next.items.map((team) => team.name)).toEqual(["delta", "Gamma"])
     }))
@@ -159,7 +162,7 @@ layer(Layer.unwrap(TestDatabase.layer()), { timeout: 60_000, excludeTestServices
           // Signed, but with a sort key of another length.
           (() => {
             const one = Buffer.from("Alpha", "utf8").toString("base64url")
-            return `${one}.${originalSign(`teams\n[]\n${one}`)}`
+            return `${one}.${signatureBy010(`teams\n[]\n${one}`)}`
           })()
         ]
       ) {

@@ -1,6 +1,6 @@
 /**
  * platform/MonthlyPartitions.ts on a real database (the embedded one, or Postgres with DATABASE_URL): names and months
- * held to the Effect 3 original's, partitions made, listed, raced and dropped (packages/server/test/Audit.test.ts's
+ * as earlier releases named them, partitions made, listed, raced and dropped (packages/server/test/Audit.test.ts's
  * retention asserts the drop of a month 400 days back), and `known`'s memory of them.
  */
 import { describe, expect, it, layer } from "@effect/vitest"
@@ -10,30 +10,29 @@ import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as MonthlyPartitions from "../src/platform/MonthlyPartitions.js"
 import * as TestDatabase from "./support/TestDatabase.js"
-import * as Recorded from "./support/Effect3.js"
 
 const DAY = 86_400_000
 
-/** The Effect 3 original's answers, recorded (support/Effect3.ts). */
-const effect3 = Recorded.originals("MonthlyPartitions")
-
 describe("MonthlyPartitions, pure", () => {
-  it("numbers months, names partitions and reads names back as the Effect 3 module does", () => {
+  it("numbers months, names partitions as the databases of earlier releases have them, and reads names back", () => {
     const port = MonthlyPartitions.make("probe_events")
-    const dates = ["2026-11-26T06:00:00Z", "2026-01-01T00:00:00Z", "2025-12-31T23:59:59.999Z", "1999-02-28T12:00:00Z", "2100-07-15T00:00:00Z"]
-    for (const text of dates) {
-      const date = new Date(text)
-      const month = MonthlyPartitions.monthOf(date)
-      expect(month).toBe(effect3(Recorded.call("monthOf", text)))
-      // A Date is recorded as its ISO text.
-      expect(MonthlyPartitions.startOf(month)).toEqual(new Date(effect3(Recorded.call("startOf", month))))
-      expect(port.partitionName(month)).toBe(effect3(Recorded.call("partitionName", "probe_events", month)))
-      expect(port.monthOfPartition(port.partitionName(month))).toBe(month)
+    const months: ReadonlyArray<readonly [date: string, month: number, start: string, partition: string]> = [
+      ["2026-11-26T06:00:00Z", 24322, "2026-11-01T00:00:00.000Z", "probe_events_p202611"],
+      ["2026-01-01T00:00:00Z", 24312, "2026-01-01T00:00:00.000Z", "probe_events_p202601"],
+      ["2025-12-31T23:59:59.999Z", 24311, "2025-12-01T00:00:00.000Z", "probe_events_p202512"],
+      ["1999-02-28T12:00:00Z", 23989, "1999-02-01T00:00:00.000Z", "probe_events_p199902"],
+      ["2100-07-15T00:00:00Z", 25206, "2100-07-01T00:00:00.000Z", "probe_events_p210007"]
+    ]
+    for (const [text, expected, start, partition] of months) {
+      const month = MonthlyPartitions.monthOf(new Date(text))
+      expect(month, text).toBe(expected)
+      expect(MonthlyPartitions.startOf(month).toISOString()).toBe(start)
+      expect(port.partitionName(month)).toBe(partition)
+      expect(port.monthOfPartition(partition)).toBe(month)
     }
     expect(port.partitionName(MonthlyPartitions.monthOf(new Date("2026-11-26T06:00:00Z")))).toBe("probe_events_p202611")
     expect(MonthlyPartitions.startOf(2026 * 12 + 10).toISOString()).toBe("2026-11-01T00:00:00.000Z")
     for (const name of ["probe_events_p202613", "probe_events_p202600", "probe_events_extra", "other_p202611", "probe_events_p20261"]) {
-      expect(port.monthOfPartition(name), name).toBe(effect3(Recorded.call("monthOfPartition", "probe_events", name)))
       expect(port.monthOfPartition(name), name).toBeUndefined()
     }
   })

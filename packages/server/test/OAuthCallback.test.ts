@@ -1,12 +1,11 @@
 /**
- * platform/OAuthState.ts and OAuthCallback.ts, held to their Effect 3 originals on the same inputs: the same signed
- * states (a state a 0.1.0 server issued is accepted here, and the other way round; one flow's refused by another's
- * key), and `checkCallback`'s checks in the same order with the same refusals (bad state, unknown, used, expired
- * authorization, the authorization server's error, which spends it, no code) and the same answer.
+ * platform/OAuthState.ts and OAuthCallback.ts: signed states (a state a 0.1.0 server issued is still accepted, so an
+ * authorization started before an upgrade completes after it; one flow's state refused by another's key), and
+ * `checkCallback`'s checks in order, each refusal with its code, path and words (bad state, unknown, used, expired
+ * authorization, the authorization server's error, which spends it, no code), and the answer.
  *
- * The originals' answers are read from the recorded fixture (test/fixtures/effect3/OAuthCallback.json,
- * support/Effect3.ts): what 0.1.0's originals answered, each under its function and inputs. The cursor key the state
- * key is derived from is fixed bytes, the ones the recorded keys name (as hex, in the keys and values).
+ * The state below was signed by 0.1.0's code (recorded before the move to Effect 4, never re-recorded), under a cursor
+ * key of fixed bytes.
  */
 import { describe, expect, it } from "@effect/vitest"
 import type { McpOAuthCallbackQuery, OrganizationId } from "@orgplane/schema"
@@ -16,35 +15,25 @@ import * as Option from "effect/Option"
 import * as NodeCrypto from "node:crypto"
 import { AUTHORIZATION_TTL, checkCallback } from "../src/platform/OAuthCallback.js"
 import { signState, stateKeyOf, verifyState } from "../src/platform/OAuthState.js"
-import * as Recorded from "./support/Effect3.js"
 
-/** The originals' answers, recorded (support/Effect3.ts). */
-const effect3 = Recorded.originals("OAuthCallback")
-
-/** A fixed cursor key (bytes 0 to 31): the states signed under it are the ones recorded. */
+/** A fixed cursor key (bytes 0 to 31): the one 0.1.0 signed the state below under. */
 const cursorKey = Buffer.from(Array.from({ length: 32 }, (_, index) => index))
 const key = stateKeyOf(cursorKey)
 const keyHex = key.toString("hex")
 
-/** The original's `verifyState` under `key` of `state`, recorded. */
-const originalVerify = (state: string) =>
-  effect3(Recorded.call("verifyState", keyHex, state))
 
 describe("OAuthState", () => {
-  it("signs the states the original signs, and each verifies the other's", () => {
-    const cursorHex = cursorKey.toString("hex")
-    expect(keyHex).toBe(effect3(Recorded.call("stateKeyOf", cursorHex)))
-    expect(stateKeyOf(cursorKey, "orgplane/suite-oauth-state").toString("hex")).toBe(
-      effect3(Recorded.call("stateKeyOf", cursorHex, "orgplane/suite-oauth-state"))
-    )
-    const state = signState(key, "org_a", "mca_1")
-    expect(state).toBe(effect3(Recorded.call("signState", keyHex, "org_a", "mca_1")))
-    expect(state.startsWith("org_a.mca_1.")).toBe(true)
-    expect(verifyState(key, state)).toEqual({ organizationId: "org_a", authorizationId: "mca_1" })
-    expect(originalVerify(state)).toEqual(verifyState(key, state))
+  it("signs states as 0.1.0 did, and accepts the ones it issued", () => {
+    // The keys 0.1.0 derived from the cursor key, for MCP's flow and for the suites'.
+    expect(keyHex).toBe("7c9c56b84dddb116ddc08f3591f7301edc50d72b07f6c4406532b261ed1539c1")
+    expect(stateKeyOf(cursorKey, "orgplane/suite-oauth-state").toString("hex")).toBe("747a1a7507505c22fef2f2fd370609ce4bc0a0f5a6a021070c5d2ac7914622c4")
+    // A state 0.1.0 issued.
+    const by010 = "org_a.mca_1.Im5xiSEfRTlp5LGWhH_w7vqCMO3XaTFU1Rxb1RqmO2o"
+    expect(verifyState(key, by010)).toEqual({ organizationId: "org_a", authorizationId: "mca_1" })
+    expect(signState(key, "org_a", "mca_1")).toBe(by010)
   })
 
-  it("refuses what it did not sign, as the original does", () => {
+  it("refuses what it did not sign", () => {
     const state = signState(key, "org_a", "mca_1")
     const [organization, authorization, signature] = state.split(".")
     const otherFlow = stateKeyOf(cursorKey, "orgplane/suite-oauth-state")
@@ -60,7 +49,6 @@ describe("OAuthState", () => {
       ]
     ) {
       expect(verifyState(key, bad)).toBeUndefined()
-      expect(originalVerify(bad)).toBeUndefined()
     }
     expect(verifyState(otherFlow, state)).toBeUndefined()
     expect(verifyState(stateKeyOf(NodeCrypto.randomBytes(32)), state)).toBeUndefined()
@@ -77,7 +65,7 @@ type Outcome =
   | { readonly refused: unknown; readonly spent: ReadonlyArray<string> }
   | { readonly accepted: { readonly code: string; readonly authorizationKey: unknown; readonly server: string }; readonly spent: ReadonlyArray<string> }
 
-/** The authorizations both sides find, by id. */
+/** The authorizations `checkCallback` finds, by id. */
 const pending = (): Record<string, Pending> => {
   const now = Date.now()
   return {
@@ -89,7 +77,7 @@ const pending = (): Record<string, Pending> => {
 
 const options = (query: McpOAuthCallbackQuery) => ({ query, key, who: (a: Pending) => a.server, unknown: "it may have been replaced" })
 
-/** `checkCallback` of the port on `query`: what it refused or answered, and which authorizations it spent. */
+/** `checkCallback` on `query`: what it refused or answered, and which authorizations it spent. */
 const port = (query: McpOAuthCallbackQuery): Effect.Effect<Outcome> => {
   const authorizations = pending()
   const spent: Array<string> = []
@@ -105,33 +93,39 @@ const port = (query: McpOAuthCallbackQuery): Effect.Effect<Outcome> => {
   )
 }
 
-/** The same of the Effect 3 original, recorded. */
-const original = (query: McpOAuthCallbackQuery): Promise<Outcome> =>
-  effect3.await<Outcome>(Recorded.call("checkCallback", keyHex, query))
-
 describe("OAuthCallback.checkCallback", () => {
   const state = (id: string, organization = "org_a") => signState(key, organization, id)
-  const cases: ReadonlyArray<readonly [string, McpOAuthCallbackQuery, unknown]> = [
-    ["a state it did not sign", { state: "org_a.mca_open.forged", code: "c" }, "oauth_state_invalid"],
-    ["an unknown authorization", { state: state("mca_gone"), code: "c" }, "oauth_state_invalid"],
-    ["a used authorization", { state: state("mca_used"), code: "c" }, "oauth_authorization_used"],
-    ["an expired authorization", { state: state("mca_expired"), code: "c" }, "oauth_authorization_expired"],
-    ["access denied", { state: state("mca_open"), error: "access_denied", error_description: "the user said no" }, "oauth_access_denied"],
-    ["another error", { state: state("mca_open"), error: "server_error".repeat(20), error_description: "x".repeat(400) }, "oauth_authorization_refused"],
-    ["no code", { state: state("mca_open") }, "oauth_code_missing"],
-    ["an empty code", { state: state("mca_open"), code: "" }, "oauth_code_missing"],
+  const startAgain = "start again with connect."
+  const noCode = { path: ["code"], code: "oauth_code_missing", message: "The callback carries neither `code` nor `error`." }
+  const cases: ReadonlyArray<readonly [string, McpOAuthCallbackQuery, { readonly path: ReadonlyArray<string>; readonly code: string; readonly message: string } | undefined]> = [
+    ["a state it did not sign", { state: "org_a.mca_open.forged", code: "c" }, { path: ["state"], code: "oauth_state_invalid", message: `The \`state\` is not one this server issued: ${startAgain}` }],
+    ["an unknown authorization", { state: state("mca_gone"), code: "c" }, { path: ["state"], code: "oauth_state_invalid", message: `The authorization is unknown (it may have been replaced): ${startAgain}` }],
+    ["a used authorization", { state: state("mca_used"), code: "c" }, { path: ["state"], code: "oauth_authorization_used", message: `This authorization was already used: ${startAgain}` }],
+    ["an expired authorization", { state: state("mca_expired"), code: "c" }, { path: ["state"], code: "oauth_authorization_expired", message: `This authorization expired (they last 10 minutes): ${startAgain}` }],
+    [
+      "access denied",
+      { state: state("mca_open"), error: "access_denied", error_description: "the user said no" },
+      { path: ["error"], code: "oauth_access_denied", message: "The authorization was denied (access_denied: the user said no). Nothing was connected." }
+    ],
+    [
+      "another error",
+      { state: state("mca_open"), error: "server_error".repeat(20), error_description: "x".repeat(400) },
+      // The server's words cut to their first 100 and 300 characters.
+      { path: ["error"], code: "oauth_authorization_refused", message: `Issuer A refused the authorization (${"server_error".repeat(20).slice(0, 100)}: ${"x".repeat(300)}). Nothing was connected.` }
+    ],
+    ["no code", { state: state("mca_open") }, noCode],
+    ["an empty code", { state: state("mca_open"), code: "" }, noCode],
     ["a code", { state: state("mca_open"), code: "the-code" }, undefined]
   ]
 
-  for (const [name, query, code] of cases) {
-    it.live(`answers ${name} as the original does`, () =>
+  for (const [name, query, refusal] of cases) {
+    it.live(`answers ${name}`, () =>
       Effect.gen(function*() {
         const mine = yield* port(query)
-        expect(mine).toEqual(yield* Effect.promise(() => original(query)))
-        if (code === undefined) {
-          expect(mine).toMatchObject({ accepted: { code: "the-code", authorizationKey: { organizationId: "org_a" as OrganizationId, id: "mca_open" } }, spent: [] })
+        if (refusal === undefined) {
+          expect(mine).toEqual({ accepted: { code: "the-code", authorizationKey: { organizationId: "org_a" as OrganizationId, id: "mca_open" }, server: "Issuer A" }, spent: [] })
         } else {
-          expect(mine).toMatchObject({ refused: { _tag: "InvalidRequest", details: [{ code }] } })
+          expect(mine).toMatchObject({ refused: { _tag: "InvalidRequest", error: "invalid_request", details: [refusal] } })
           // Only the authorization server's refusal spends the authorization.
           expect(mine.spent).toEqual(query.error === undefined ? [] : ["mca_open"])
         }

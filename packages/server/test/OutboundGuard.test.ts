@@ -2,13 +2,9 @@
  * The outbound guard's user-supplied destinations against real servers on loopback and a fake DNS server: refused
  * addresses never get a request, connections are pinned to the address checked (a rebinding DNS answer cannot
  * redirect them), redirects follow the reference's rules hop by hop, and the fetch adapter does the same. Then the
- * guard itself (operator destinations, the cap, the timeout, an aborted fetch), and the port held to the Effect 3
- * guard: the same calls answered or refused alike by both.
- *
- * The Effect 3 guard's outcomes are read from the recorded fixture (test/fixtures/effect3/OutboundGuard.json,
- * support/Effect3.ts): what 0.1.0's guard did, each under its case (private or not, options, URL, request). The
- * loopback servers' ports differ from run to run, so their origins and ports are written `<target>`, `<other>`,
- * `:<target-port>` and `:<other-port>` in the keys and values, and read back as the run's own.
+ * guard itself (operator destinations, the cap, the timeout, an aborted fetch), and a table of calls, each answered
+ * or refused (why, in the words a caller sees). The loopback servers' ports differ from run to run: the table writes
+ * their origins and ports `<target>`, `<other>`, `:<target-port>` and `:<other-port>`, read as the run's own.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -24,10 +20,6 @@ import * as DnsConfig from "../src/integrations/dns/DnsConfig.js"
 import * as Resolver from "../src/integrations/dns/Resolver.js"
 import * as Outbound from "../src/platform/Outbound.js"
 import { VERSION } from "../src/Version.js"
-import * as Recorded from "./support/Effect3.js"
-
-/** The Effect 3 guard's outcomes, recorded (support/Effect3.ts). */
-const effect3 = Recorded.originals("OutboundGuard")
 
 const swapping = (value: unknown, from: string, to: string): unknown => {
   if (typeof value === "string") return value.replaceAll(from, to)
@@ -561,8 +553,8 @@ describe("Outbound", () => {
     }).pipe(Effect.provide(Outbound.layer()), Effect.scoped))
 })
 
-describe("the same outcomes as the Effect 3 guard", () => {
-  /** Request options both guards read alike (a timeout as text: their `Duration`s are of different Effects). */
+describe("the guard, call by call", () => {
+  /** Request options (a timeout as text). */
   interface Options {
     readonly destination?: "user"
     readonly maxBodyBytes?: number
@@ -589,20 +581,11 @@ describe("the same outcomes as the Effect 3 guard", () => {
       }
     )
 
-  /**
-   * The original guard's outcome, recorded as the Effect 3 server built it with `ORGPLANE_DNS_SERVERS` pointing at the
-   * fake DNS server: the loopback servers' origins and ports as placeholders in the key and the value, read back as
-   * this run's.
-   */
-  const originalOutcome = async (allowPrivate: boolean, options: Options, url: string, init?: RequestInit) => {
-    const places = [[target.url, "<target>"], [other.url, "<other>"], [`:${target.port}`, ":<target-port>"], [`:${other.port}`, ":<other-port>"]] as const
-    const hide = <A>(value: A) => swap(value, places)
-    const show = <A>(value: A) => swap(value, places.map(([place, mark]) => [mark, place] as const))
-    const recorded = await effect3.await<Awaited<ReturnType<typeof outcome>>>(Recorded.call("fetchWith", allowPrivate, options, hide(url), hide(init)))
-    return show(recorded)
-  }
+  /** `value` with the table's placeholders read as this run's origins and ports. */
+  const show = <A>(value: A) =>
+    swap(value, [["<target>", target.url], ["<other>", other.url], [":<target-port>", `:${target.port}`], [":<other-port>", `:${other.port}`]])
 
-  const portFetch = (allowPrivate: boolean, options: Options) =>
+  const fetchWith = (allowPrivate: boolean, options: Options) =>
     Effect.runPromise(Effect.map(Outbound.Outbound, (outbound) => outbound.fetchWith(options)).pipe(Effect.provide(guard(allowPrivate))))
 
   let target: Fake
@@ -665,11 +648,52 @@ describe("the same outcomes as the Effect 3 guard", () => {
     ]
   }
 
-  it("answers, or refuses with the same error, for each destination, redirect, cap and timeout", async () => {
-    for (const [allowPrivate, options, url, init] of cases()) {
-      const port = await outcome((await portFetch(allowPrivate, options))(url, init))
-      const original = await originalOutcome(allowPrivate, options, url, init)
-      expect(port, `${JSON.stringify(options)} ${init?.method ?? "GET"} ${url}`).toEqual(original)
+  it("answers, or refuses saying why, each destination, redirect, cap and timeout", async () => {
+    /** Each case's answer (its status, final URL and body), or its refusal (the guard's reason and words). */
+    const expected: ReadonlyArray<{ readonly status: number; readonly url: string; readonly body: string } | { readonly refused: string; readonly message: string }> = [
+      { refused: "blocked", message: "The outbound URL is not allowed: 127.0.0.1 is a loopback address" },
+      { refused: "blocked", message: "The outbound URL is not allowed: https is required" },
+      { refused: "blocked", message: "The outbound URL is not allowed: it carries credentials" },
+      { refused: "blocked", message: "The outbound URL is not allowed: 169.254.169.254 is a link-local (cloud metadata) address" },
+      { refused: "blocked", message: "The outbound URL is not allowed: ::ffff:7f00:1 is an IPv4-mapped form of 127.0.0.1, a loopback address" },
+      { refused: "blocked", message: "The outbound URL is not allowed: diff-loopback.example resolves to 127.0.0.1, a loopback address" },
+      { refused: "blocked", message: "The outbound URL is not allowed: diff-mixed.example resolves to 10.0.0.9, a private address" },
+      { refused: "network", message: "nowhere-diff.example has no address" },
+      { refused: "blocked", message: "not an http(s) URL" },
+      { status: 200, url: "<target>/fine?q=1", body: "at POST /fine?q=1 payload" },
+      { status: 201, url: "<target>/json", body: "{\"a\":1}" },
+      { status: 200, url: "<target>/hop/0", body: "at GET /hop/0 " },
+      { refused: "blocked", message: "The outbound URL is not allowed: more than 5 redirects" },
+      { refused: "blocked", message: "The outbound URL is not allowed: a redirect loop (<target> again)" },
+      { refused: "blocked", message: "The outbound URL is not allowed: it redirects to something that is not an http(s) URL" },
+      { status: 200, url: "<other>/landed", body: "other GET - " },
+      { refused: "blocked", message: "The outbound URL is not allowed: a POST request redirected to another origin (<other>)" },
+      { status: 200, url: "<other>/landed", body: "other GET - " },
+      { status: 200, url: "<other>/landed", body: "" },
+      { refused: "too_large", message: "response body larger than 1024 bytes" },
+      { refused: "network", message: "request failed (Transport)" },
+      { status: 200, url: "http://diff-loopback.example:<target-port>/named", body: "at GET /named " },
+      { refused: "network", message: "nowhere-diff.example has no address" },
+      { refused: "blocked", message: "The outbound URL is not allowed: it answered a redirect (302), which is not followed" },
+      { refused: "timeout", message: "no complete answer within 200ms" },
+      { status: 200, url: "<target>/fine", body: "at GET /fine " },
+      { status: 200, url: "<target>/hop/0", body: "at GET /hop/0 " },
+      { refused: "blocked", message: "more than 5 redirects" },
+      { refused: "blocked", message: "redirect to another origin (<other>)" },
+      { refused: "blocked", message: "answered a redirect (302), which is not followed" },
+      { refused: "too_large", message: "response body larger than 1024 bytes" },
+      { refused: "network", message: "request failed (Transport)" },
+      { refused: "blocked", message: "not an http(s) URL" },
+      { refused: "timeout", message: "no complete answer within 200ms" }
+    ]
+    const all = cases()
+    expect(all).toHaveLength(expected.length)
+    for (const [index, [allowPrivate, options, url, init]] of all.entries()) {
+      const answer = await outcome((await fetchWith(allowPrivate, options))(url, init))
+      const wanted = show(expected[index]!)
+      const label = `${JSON.stringify(options)} ${init?.method ?? "GET"} ${url}`
+      if ("status" in wanted) expect(answer, label).toMatchObject(wanted)
+      else expect(answer, label).toMatchObject({ cause: { _tag: "OutboundError", reason: wanted.refused, message: wanted.message } })
     }
   })
 })

@@ -2,22 +2,18 @@
  * platform/Principal.ts: services act for a principal, a member (held to the policy table, and an API key to its
  * scopes) or the system itself, for background work with no HTTP caller. packages/server/test/Principal.test.ts's
  * assertions that do not need the teams area (there through `Teams.create`; here through `authorize`, which it
- * calls), and its refusals held to the Effect 3 original's words.
+ * calls), and its refusals' words (403 bodies clients show), for every action.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Actions, Membership } from "@orgplane/schema"
+import { Actions, Membership, Policy } from "@orgplane/schema"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as TestClock from "effect/testing/TestClock"
 import * as Principal from "../src/platform/Principal.js"
 import * as Members from "./support/Members.js"
-import * as Recorded from "./support/Effect3.js"
 
 const organization = Members.organization()
-
-/** The Effect 3 original's refusals, recorded (support/Effect3.ts). */
-const effect3 = Recorded.originals("Principal")
 
 describe("principals", () => {
   it.effect("the system acts without an HTTP caller: it passes the policy and is recorded as no member", () =>
@@ -55,19 +51,16 @@ describe("principals", () => {
       expect(Principal.can(Members.member(organization, "admin", { apiKey: { scopes: null } }), "teams.manage")).toBe(true)
     }))
 
-  it("words its refusals as the Effect 3 original does, for every action", () => {
-    // Issue 55 added `invitations.inviteAdmins`, which 0.1.0 had not: worded as the others are.
-    const added = ["invitations.inviteAdmins"]
-    for (const action of Actions.filter((action) => !added.includes(action))) {
-      expect(Principal.insufficientRole(action).message).toBe(effect3(Recorded.call("insufficientRole", action)))
-      expect(Principal.insufficientScope(action).message).toBe(effect3(Recorded.call("insufficientScope", action)))
+  it("words its refusals by the role the action needs, or the scope the key lacks, for every action", () => {
+    expect(Principal.insufficientRole("members.read").message).toBe("This action requires the member role or higher (members.read).")
+    expect(Principal.insufficientRole("teams.manage").message).toBe("This action requires the admin role or higher (teams.manage).")
+    expect(Principal.insufficientRole("audit.manage").message).toBe("This action requires the owner role or higher (audit.manage).")
+    for (const action of Actions) {
+      expect(Principal.insufficientRole(action).message).toBe(`This action requires the ${Policy[action].role} role or higher (${action}).`)
+      expect(Principal.insufficientScope(action).message).toBe(
+        `This API key's scopes do not include ${action}: make a key with that scope (POST /v1/api-keys with "scopes") from a session.`
+      )
     }
-    expect(Principal.insufficientRole("invitations.inviteAdmins").message).toBe(
-      "This action requires the admin role or higher (invitations.inviteAdmins)."
-    )
-    expect(Principal.insufficientScope("invitations.inviteAdmins").message).toBe(
-      "This API key's scopes do not include invitations.inviteAdmins: make a key with that scope (POST /v1/api-keys with \"scopes\") from a session."
-    )
   })
 
   it("records the actions a member was allowed once asked to (recordGrants), and only those", () => {

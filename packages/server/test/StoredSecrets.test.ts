@@ -2,18 +2,15 @@
  * platform/StoredSecrets.ts through the storage's start (test/support/SecretsStorage.ts) and on its own, on a fresh
  * database: the assertions of packages/server/test/StoredSecrets.test.ts that do not need the areas that read
  * secrets over HTTP (a suite client's secret, written into its row, stands for every encrypted column): v1 ciphertexts
- * (as an Effect 3 server before 0.1.0 wrote them) are rewritten bound to their rows at start-up, and so is a cursor
+ * (as servers before 0.1.0 wrote them) are rewritten bound to their rows at start-up, and so is a cursor
  * key kept in clear, whose value stays; a v1 ciphertext whose key is not configured stays as it is and the server
  * still starts; the rotation re-encrypts every registered column with the newest key, in batches, leaves the
- * unreadable, and a second run finds nothing to do. What either writes opens with the Effect 3 original's keyring.
+ * unreadable, and a second run finds nothing to do.
  *
- * The Effect 3 side is read from the recorded fixture (support/Effect3.ts, test/fixtures/effect3/StoredSecrets.json):
- * the ciphertexts 0.1.0's original wrote (v1 as before 0.1.0, and v2), on keys of fixed bytes, which the port reads
- * and rewrites; and the additional data the original authenticates a secret's place with. The original's opening
- * of what the port's start-up upgrade wrote was never recorded: that ciphertext is drawn inside a whole start, not the
- * same from run to run; the test holds instead that the upgrade sealed it at the place the original authenticates
- * (the recorded additional data) and that it opens there, which with Crypto.test's keyrings (each opens the other's
- * ciphertexts, recorded) says the same thing.
+ * The ciphertexts below were written by earlier releases' code (recorded before the move to Effect 4, never
+ * re-recorded), on keys of fixed bytes: v1 ones as servers before 0.1.0 wrote them, which this server upgrades, and a
+ * v2 one of 0.1.0's, which it rotates; and the additional data 0.1.0 authenticated a secret's place with, which what
+ * this server writes is still sealed at (so a server of 0.1.0's format reads it).
  */
 import { describe, expect, it } from "@effect/vitest"
 import { StoredCredentialUnreadable } from "@orgplane/schema"
@@ -28,18 +25,23 @@ import * as Config from "../src/platform/Config.js"
 import { additionalData, makeKeyring, parseKeys } from "../src/platform/Crypto.js"
 import { bind, bindInstance, SecretColumns } from "../src/platform/SecretColumns.js"
 import * as StoredSecrets from "../src/platform/StoredSecrets.js"
-import * as Recorded from "./support/Effect3.js"
 import { sharedDatabase } from "./support/SecretsStorage.js"
 
-/** The Effect 3 original's answers, recorded (support/Effect3.ts). */
-const effect3 = Recorded.originals("StoredSecrets")
-
 const newKey = (id: string) => `${id}:${NodeCrypto.randomBytes(32).toString("base64")}`
-/** A key of fixed bytes (the SHA-256 of its id): the recorded keys name what the original sealed with it. */
+/** A key of fixed bytes (the SHA-256 of its id): the one the earlier releases' ciphertexts below were sealed with. */
 const fixedKey = (id: string) => `${id}:${NodeCrypto.createHash("sha256").update(`orgplane-stored-secrets-test/${id}`).digest("base64")}`
-/** A v1 ciphertext of `plaintext` with the first of `keys`, as the Effect 3 server wrote them before the binding (recorded). */
-const originalV1 = (keys: string, plaintext: string) =>
-  effect3<string>(Recorded.call("sealV1", keys, plaintext))
+/** v1 ciphertexts, by key id and plaintext, as servers before 0.1.0 wrote them (before secrets were bound to their rows). */
+const v1Ciphertexts: ReadonlyMap<string, string> = new Map([
+  ["k1 sk-stored-secret-123", "v1:k1:_yB4Df4X11aHpxuz:Us4FkdSewiQk7d9G7xfYVg:oDqZ0skvSmnTBBttykqZcVG45M8"],
+  ["k1 other", "v1:k1:yUagE7PufPAHynBG:Qj-cS1_OkDrKuhuZ_Qa52w:X8Np7eQ"],
+  ["gone sk-stored-secret-123", "v1:gone:6Lm0zdluSrEqtJnS:tUuqk75Zg2ACQb3J2aqEuQ:UHOe7cnmneghh3KhInQTgefwKbs"]
+])
+/** The v1 ciphertext of `plaintext` an earlier server wrote with `fixedKey(keyId)`. */
+const v1Of = (keyId: string, plaintext: string) => {
+  const ciphertext = v1Ciphertexts.get(`${keyId} ${plaintext}`)
+  if (ciphertext === undefined) throw new Error(`no v1 ciphertext of ${plaintext} with ${keyId}`)
+  return ciphertext
+}
 const SECRET = "sk-stored-secret-123"
 const column = SecretColumns.suiteClientSecret
 const where = (organizationId: string, suite: string) => bind(column, organizationId, suite)
@@ -66,9 +68,9 @@ describe("stored secrets", { timeout: 120_000 }, () => {
       const keys = fixedKey("k1")
       const db = yield* sharedDatabase
       const first = yield* db.started({ encryptionKeys: keys })
-      // As the Effect 3 server wrote them before the binding.
-      const legacy = originalV1(keys, SECRET)
-      yield* insertClients(db.sql, "org_a", { "suite-a": legacy, "suite-b": originalV1(keys, "other") })
+      // As servers before 0.1.0 wrote them, before the binding.
+      const legacy = v1Of("k1", SECRET)
+      yield* insertClients(db.sql, "org_a", { "suite-a": legacy, "suite-b": v1Of("k1", "other") })
       expect(yield* Effect.flip(first.crypto.decrypt(legacy, where("org_a", "suite-a")))).toBeInstanceOf(StoredCredentialUnreadable)
 
       const lines: Array<string> = []
@@ -81,9 +83,9 @@ describe("stored secrets", { timeout: 120_000 }, () => {
       expect(yield* second.crypto.decrypt(upgraded, where("org_a", "suite-a"))).toBe(SECRET)
       expect(yield* second.crypto.decrypt(yield* storedSecret(db.sql, "org_a", "suite-b"), where("org_a", "suite-b"))).toBe("other")
       expect(lines).toContain("Bound 2 stored secret(s) to their rows (v1 → v2 ciphertexts).")
-      // The Effect 3 server reads what the upgrade wrote: sealed at the place the original authenticates, it opens there.
+      // Sealed at the place 0.1.0 authenticates (its additional data for this row), so a server of its format reads it.
       expect(additionalData(where("org_a", "suite-a")).toString("base64")).toBe(
-        effect3(Recorded.call("additionalData", where("org_a", "suite-a")))
+        "WyJvcmdwbGFuZS1zZWNyZXQiLCJ2MiIsInN1aXRlX2NsaWVudHMiLCJjbGllbnRfc2VjcmV0X2NpcGhlcnRleHQiLCJvcmdfYSIsInN1aXRlLWEiXQ=="
       )
       expect(makeKeyring(parseKeys(keys)).open(upgraded, where("org_a", "suite-a"))).toEqual(Result.succeed(SECRET))
       // Nothing left to upgrade: a second pass rewrites nothing.
@@ -118,10 +120,9 @@ describe("stored secrets", { timeout: 120_000 }, () => {
   it.live("a v1 ciphertext whose key is not configured stays as it is, and the server still starts", () =>
     Effect.scoped(Effect.gen(function*() {
       const keys = newKey("k1")
-      const gone = fixedKey("gone")
       const db = yield* sharedDatabase
       yield* db.started({ encryptionKeys: keys })
-      const legacy = originalV1(gone, SECRET)
+      const legacy = v1Of("gone", SECRET)
       yield* insertClients(db.sql, "org_a", { "suite-a": legacy })
       const started = yield* db.started({ encryptionKeys: keys })
       expect(yield* storedSecret(db.sql, "org_a", "suite-a")).toBe(legacy)
@@ -138,11 +139,11 @@ describe("stored secrets", { timeout: 120_000 }, () => {
       const first = yield* db.started({ encryptionKeys: old })
       const seal = (organizationId: string, suite: string) => first.crypto.encrypt(SECRET, where(organizationId, suite))
       yield* insertClients(db.sql, "org_a", { "suite-a": yield* seal("org_a", "suite-a"), "suite-b": yield* seal("org_a", "suite-b") })
-      // Written by the Effect 3 server: rotated alike.
-      const byOriginal = effect3<string>(Recorded.call("seal", old, SECRET, where("org_b", "suite-a")))
+      // Written by a 0.1.0 server (with `old`, at org_b's suite-a): rotated alike.
+      const by010 = "v2:old:Mq-K9-eE3wGgs52m:Ep96lFCUVe7IY2-yBYVkgg:y6VUAJSXDCTO82lOWaPx8xImybI"
       // Copied from another organization's row: it does not open here, and is left.
       const copied = yield* seal("org_a", "suite-a")
-      yield* insertClients(db.sql, "org_b", { "suite-a": byOriginal, "suite-b": copied })
+      yield* insertClients(db.sql, "org_b", { "suite-a": by010, "suite-b": copied })
 
       const keyring = makeKeyring(parseKeys(`${fresh},${old}`))
       const rotate = StoredSecrets.rotate(keyring, { batchSize: 2 }).pipe(Effect.provideService(SqlClient.SqlClient, db.sql))

@@ -7,9 +7,6 @@
  */
 import * as Fs from "node:fs"
 
-/** A file holding the document, when a run writes it once (so test files do not each generate it: most of a second). */
-export const documentVariable = "ORGPLANE_TEST_OPENAPI"
-
 /** The file a child process appends its findings to. */
 export const logVariable = "ORGPLANE_TEST_CONTRACT_LOG"
 

@@ -269,8 +269,9 @@ export const start = async (options: Options = {}): Promise<IdpOidc> => {
   const kid = NodeCrypto.randomBytes(8).toString("hex")
   const accountBySub = (sub: string) => [...accounts.values()].find((account) => account.sub === sub)
 
+  const adapter = memoryAdapter()
   const configuration: Configuration = {
-    adapter: memoryAdapter(),
+    adapter,
     jwks: { keys: [{ ...signingKey.export({ format: "jwk" }), kid, use: "sig", alg: "RS256" }] },
     cookies: { keys: [NodeCrypto.randomBytes(32).toString("base64url")] },
     findAccount: (_ctx, sub) => {
@@ -439,8 +440,9 @@ export const start = async (options: Options = {}): Promise<IdpOidc> => {
       token_endpoint_auth_method: client.token_endpoint_auth_method ?? "client_secret_basic"
     }
     await provider.Client.validate(metadata)
-    // Clients live in the adapter, as dynamically registered ones do, so they can be added after start.
-    await (provider.Client as unknown as { adapter: Adapter }).adapter.upsert(client.client_id, metadata)
+    // Clients live in the adapter (the provider's `Client` model), as dynamically registered ones do, so they can be
+    // added after start.
+    await adapter("Client").upsert(client.client_id, metadata)
   }
   for (const client of options.clients ?? []) await addClient(client)
 

@@ -99,17 +99,44 @@ interface Request {
   readonly body?: unknown
 }
 
-interface Case<Ctx> {
+interface CaseOf {
   readonly name: string
   /** Each role runs on its own freshly staffed organization, for cases that change who owns or belongs to it. */
   readonly fresh?: boolean
-  /** Makes the case's target, once per role, so that no case depends on another. */
-  readonly setup?: (org: Org) => Promise<Ctx>
-  readonly request: (org: Org, ctx: Ctx, role: Role) => Request
   readonly expect: Readonly<Record<Role, number>>
 }
 
-const matrixCase = <Ctx = undefined>(c: Case<Ctx>): Case<unknown> => c as unknown as Case<unknown>
+/** A case whose request needs nothing made first. */
+interface PlainCase extends CaseOf {
+  readonly setup?: undefined
+  readonly request: (org: Org, ctx: undefined, role: Role) => Request
+}
+
+/** A case whose target `setup` makes, once per role, so that no case depends on another. */
+interface SetupCase<Ctx> extends CaseOf {
+  readonly setup: (org: Org) => Promise<Ctx>
+  readonly request: (org: Org, ctx: Ctx, role: Role) => Request
+}
+
+/** A case as the matrix runs it: `prepare` makes its target in `org` and gives the request each role sends there. */
+interface Case extends CaseOf {
+  readonly prepare: (org: Org) => Promise<(role: Role) => Request>
+}
+
+function matrixCase(c: PlainCase): Case
+function matrixCase<Ctx>(c: SetupCase<Ctx>): Case
+function matrixCase<Ctx>(c: PlainCase | SetupCase<Ctx>): Case {
+  return {
+    name: c.name,
+    ...(c.fresh === undefined ? {} : { fresh: c.fresh }),
+    expect: c.expect,
+    prepare: async (org) => {
+      if (c.setup === undefined) return (role) => c.request(org, undefined, role)
+      const ctx = await c.setup(org)
+      return (role) => c.request(org, ctx, role)
+    }
+  }
+}
 
 const everyone = { owner: 200, admin: 200, member: 200 } as const
 const managers = { owner: 200, admin: 200, member: 403 } as const
@@ -117,7 +144,7 @@ const managersCreate = { owner: 201, admin: 201, member: 403 } as const
 const managersNoContent = { owner: 204, admin: 204, member: 403 } as const
 const ownersOnly = { owner: 200, admin: 403, member: 403 } as const
 
-const matrix: ReadonlyArray<Case<unknown>> = [
+const matrix: ReadonlyArray<Case> = [
   // The organization itself
   matrixCase({
     name: "GET /v1/organization",
@@ -540,12 +567,12 @@ describe("the role matrix", () => {
     const orgs = c.fresh
       ? await Promise.all(roles.map(() => Http.staffed(server.url, "Fresh")))
       : roles.map(() => shared)
-    const contexts = await Promise.all(orgs.map((org) => (c.setup ? c.setup(org) : Promise.resolve(undefined))))
+    const requests = await Promise.all(orgs.map((org) => c.prepare(org)))
     const actual: Array<[string, Role, number]> = []
     const forbidden: Array<[string, Role, unknown]> = []
     for (const [i, role] of roles.entries()) {
       const org = orgs[i]
-      const { method, path, body } = c.request(org, contexts[i], role)
+      const { method, path, body } = requests[i](role)
       const response = await call(method, path, { token: org[role].token, body })
       actual.push([name, role, response.status])
       if (response.status === 403) forbidden.push([name, role, response.body])
@@ -553,7 +580,7 @@ describe("the role matrix", () => {
     expect(actual).toEqual(roles.map((role) => [name, role, c.expect[role]]))
     // What the document says agrees: no role below the lowest one its policy actions name gets through, and when
     // it names a single action, every role from that one up gets past the role check.
-    const { method, path } = c.request(orgs[0], contexts[0], "owner")
+    const { method, path } = requests[0]("owner")
     const documented = operationOf(method, path).actions
     if (documented !== undefined) {
       const lowest = Math.min(...documented.map((action) => Roles.indexOf(Policy[action].role)))

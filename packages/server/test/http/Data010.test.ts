@@ -1,10 +1,12 @@
 /**
- * Data written by 0.1.0 stays readable (issue 46): this server opens an instance the 0.1.0 packages (the Effect 3
- * tree) wrote, `test/fixtures/data-0.1.0/` (`scripts/effect3-data.ts` says what it holds and how it was made): the
+ * Data written by 0.1.0 stays readable: this server opens an instance the 0.1.0 packages wrote,
+ * `test/fixtures/data-0.1.0/` (its `manifest.json` says what was written and the credentials to read it with): the
  * embedded data folder with its key file on PGlite runs, the Postgres database with its encryption keys on Postgres
- * runs. Everything signs in (passwords, the sessions and the API key 0.1.0 issued), decrypts (the LLM provider's key
- * and headers a member connects with; the audit stream's signing secret, which signs its next delivery), lists
- * (members, teams, the catalog with its versions, the audit events) as it was written.
+ * runs. It was written once by 0.1.0's own server through its HTTP API and is never re-recorded (the script that wrote
+ * it needs 0.1.0's code: `git show 10da2a8^:next/server/scripts/effect3-data.ts`). Everything signs in (passwords,
+ * the sessions and the API key 0.1.0 issued), decrypts (the LLM provider's key and headers a member connects with;
+ * the audit stream's signing secret, which signs its next delivery), lists (members, teams, the catalog with its
+ * versions, the audit events) as it was written.
  *
  * The sessions 0.1.0 issued are checked on a server whose clock starts when the data was written (they are as fresh
  * as they were then, whatever day the test runs); the rest on a second server, on today's clock, with new sessions.

@@ -6,7 +6,7 @@
  * refresh before expiry, its compare-and-set under a real race (Postgres), and `invalid_grant`; disconnect.
  */
 import * as SqlClient from "effect/sql/SqlClient"
-import type { ExternalMcpConnectionId, MemberContext, OrganizationId } from "@orgplane/schema"
+import { exampleId, type ExternalMcpConnectionId, type MemberContext, Membership, Organization, type OrganizationId, SessionId, User } from "@orgplane/schema"
 import * as FakeMcp from "../../../../packages/testkit/src/FakeMcp.js"
 import * as FakeOAuth from "../../../../packages/testkit/src/FakeOAuth.js"
 import * as Http from "../../../../packages/testkit/src/Http.js"
@@ -15,6 +15,7 @@ import * as TestServer from "../support/HttpServer.js"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import * as NodeCrypto from "node:crypto"
 import * as NodeHttp from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -685,9 +686,14 @@ describe("choices (units)", () => {
 describe("Credentials.headersFor (the service, on the server's database)", () => {
   const guard = Outbound.layer({ allowPrivate: true, timeout: "5 seconds" }).pipe(Layer.provide(AddressGuard.systemLayer))
 
-  /** The caller as the member middleware gives it (headersFor reads the membership id). */
-  const as = (joined: { readonly membership: { readonly id: string } }) =>
-    ({ _tag: "Member", membership: joined.membership, organization: { id: org.organizationId } }) as unknown as MemberContext
+  /** The caller as the member middleware gives it, signed in with a session (headersFor reads the membership id). */
+  const as = (joined: { readonly user: typeof User.Encoded; readonly membership: typeof Membership.Encoded }): MemberContext => ({
+    _tag: "Member",
+    user: Schema.decodeUnknownSync(User)(joined.user),
+    credential: { _tag: "Session", sessionId: Schema.decodeUnknownSync(SessionId)(exampleId("ses")), ssoConnectionId: null, authenticatedAt: new Date() },
+    organization: Schema.decodeUnknownSync(Organization)(org.owner.organization),
+    membership: Schema.decodeUnknownSync(Membership)(joined.membership)
+  })
 
   const headersFor = (caller: MemberContext, id: string) =>
     server.sql((sql) =>
