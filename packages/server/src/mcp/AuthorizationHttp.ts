@@ -1,7 +1,5 @@
 /**
  * HTTP handlers of the MCP Authorization group. Thin: the OAuth service authorizes and decides.
- *
- * The Effect 4 form of packages/server/src/mcp/AuthorizationHttp.ts, whole.
  */
 import { Api, CurrentMember } from "@orgplane/schema"
 import * as Effect from "effect/Effect"

@@ -2,8 +2,6 @@
  * The MCP servers a plugin's `mcp` config objects declare, matched to the organization's external MCP connections
  * by URL, for a resolved marketplace's `cloudReadiness.connections` (pure: the payloads and connections are read by
  * the caller, in a fixed number of statements whatever the number of plugins).
- *
- * The Effect 4 form of packages/server/src/mcp/CloudReadiness.ts, whole.
  */
 import type { CloudConnection, ConfigObjectId, McpAuthType, McpConnection } from "@orgplane/schema"
 import * as Presets from "./Presets.js"

@@ -4,9 +4,6 @@
  *
  * `none` and `apikey` connections are checked live (an MCP `initialize`) before anything is written, outside any
  * transaction: a transaction may run again, a request to a third party must not.
- *
- * The Effect 4 form of packages/server/src/mcp/Connections.ts, whole; the service is a `Context.Service` with `make` and
- * a static `layer`.
  */
 import {
   type CloudConnection,

@@ -6,10 +6,6 @@
  * included (`McpConnectionRow`: the API key, the shared tokens, the OAuth client secret, the tool policy and what
  * readiness needs), and `findMemberCredential` a member's own credential row (`McpMemberCredentialRow`). Decrypt
  * with platform/Crypto.ts; never return or log what they hold.
- *
- * The Effect 4 form of packages/server/src/mcp/ConnectionsRepository.ts, whole: the same statements, word for word.
- * What differs under the same behaviour: `Model` comes from `effect/schema`; the service is a `Context.Service` with
- * `make` and a static `layer`.
  */
 import {
   ConfigObjectId,

@@ -8,9 +8,6 @@
  * When the write finds another version, another refresh won: its token is read back and used, so a newer refresh
  * token is never overwritten. An authorization server that rotates refresh tokens refuses the loser's (already
  * used) one with `invalid_grant`: before calling that a rejection the loser waits a moment for the winner's write.
- *
- * The Effect 4 form of packages/server/src/mcp/Credentials.ts, whole; the service is a `Context.Service` with `make`
- * and a static `layer`.
  */
 import { InvalidGrantError } from "@modelcontextprotocol/sdk/server/auth/errors.js"
 import type { AuthorizationServerMetadata, OAuthClientInformationMixed } from "@modelcontextprotocol/sdk/shared/auth.js"

@@ -1,11 +1,8 @@
 /**
  * Storage of MCP connection credentials: the columns this area owns (the shared token columns and the `oauth_*`
  * client columns of `mcp_connections`, `mcp_member_credentials`, `mcp_oauth_authorizations`). The connection row
- * itself is read with ConnectionsRepository (`findRow`). Every write of a
- * token is a compare-and-set on `credential_version`, so a refresh never overwrites a newer one.
- *
- * The Effect 4 form of packages/server/src/mcp/CredentialsRepository.ts, whole: the same statements, word for word;
- * the service is a `Context.Service` with `make` and a static `layer`.
+ * itself is read with ConnectionsRepository (`findRow`). Every write of a token is a compare-and-set on
+ * `credential_version`, so a refresh never overwrites a newer one.
  */
 import {
   ExternalMcpConnectionId,

@@ -9,8 +9,6 @@
  * diagnosis of a tool call's inspection (ToolCallDiagnosis). This module holds what they share: the context, the
  * classification before it is finished, and finishing it, with the reassignment of a member's move to the
  * organization admin on a shared credential.
- *
- * The Effect 4 form of packages/server/src/mcp/Diagnostics.ts, whole.
  */
 import type { McpDiagnostic } from "@orgplane/schema"
 import * as NodeCrypto from "node:crypto"

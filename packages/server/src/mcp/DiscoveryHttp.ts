@@ -1,7 +1,5 @@
 /**
  * HTTP handlers of the MCP discovery group (resolve, presets). Thin by design: the resolver checks the caller's role.
- *
- * The Effect 4 form of packages/server/src/mcp/DiscoveryHttp.ts, whole.
  */
 import { Api, CurrentMember } from "@orgplane/schema"
 import * as Effect from "effect/Effect"

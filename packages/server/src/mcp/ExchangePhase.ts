@@ -1,7 +1,5 @@
 /**
  * The phase of a request in an MCP exchange (the reference's rules), from its URL and body.
- *
- * The Effect 4 form of packages/server/src/mcp/ExchangePhase.ts, whole.
  */
 import type { Exchange } from "./Inspection.js"
 

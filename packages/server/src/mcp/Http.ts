@@ -1,7 +1,5 @@
 /**
  * The MCP area's HTTP layer: the Connections, Discovery, Tools and Authorization groups, each over its own service.
- *
- * The Effect 4 form of packages/server/src/mcp/Http.ts, whole.
  */
 import * as Layer from "effect/Layer"
 import * as AuthorizationHttp from "./AuthorizationHttp.js"

@@ -1,7 +1,5 @@
 /**
  * The HTTP table of MCP diagnostics: a failure classified by its status, refined by the answer that carried it.
- *
- * The Effect 4 form of packages/server/src/mcp/HttpClassification.ts, whole.
  */
 import type { Classified } from "./Diagnostics.js"
 import { isMcpPhase } from "./ExchangePhase.js"

@@ -3,8 +3,6 @@
  * exchange as an admin may see it (`ToolInspection`: credentials, session ids and query values redacted, bodies
  * capped at 512 KiB), and the last exchange of any kind as the diagnostics need it (status, a few response
  * headers, whether a credential or a session id was sent), without keeping what it does not show.
- *
- * The Effect 4 form of packages/server/src/mcp/Inspection.ts, whole.
  */
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type { ToolInspection } from "@orgplane/schema"

@@ -3,8 +3,6 @@
  * address, product name), match a curated preset, otherwise build at most 5 candidate endpoints in order of preference,
  * discover them all at once (each bounded by the probe timeout), and answer the first in order of preference,
  * not the first to answer, that qualifies. The rules are pure functions, tested one by one; `resolve` runs them.
- *
- * The Effect 4 form of packages/server/src/mcp/McpResolver.ts, whole.
  */
 import { type MemberContext, type McpDiscovery, type McpPreset, type McpResolveResult, SECRET_QUERY_MEMBERS } from "@orgplane/schema"
 import * as Context from "effect/Context"

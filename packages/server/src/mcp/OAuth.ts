@@ -8,9 +8,6 @@
  * `state` is signed (platform/OAuthState.ts) and checked as every callback checks it (platform/OAuthCallback.ts). The
  * pending authorization it names holds the PKCE verifier (encrypted), whose credential the tokens become, and its
  * expiry (10 minutes); it is used once.
- *
- * The Effect 4 form of packages/server/src/mcp/OAuth.ts, whole; the service is a `Context.Service` with `make` and a
- * static `layer`.
  */
 import { OAuthError } from "@modelcontextprotocol/sdk/server/auth/errors.js"
 import {

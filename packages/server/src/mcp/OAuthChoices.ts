@@ -1,7 +1,5 @@
 /**
  * The choices of an MCP OAuth connect (pure): the authorization server, the OAuth client, the scopes, what is kept.
- *
- * The Effect 4 form of packages/server/src/mcp/OAuthChoices.ts, whole.
  */
 import type { AuthorizationServerMetadata, OAuthProtectedResourceMetadata } from "@modelcontextprotocol/sdk/shared/auth.js"
 import type { McpRegistrationSource } from "@orgplane/schema"

@@ -1,7 +1,5 @@
 /**
  * What the server publishes for MCP OAuth: its callback URL and its client ID metadata document.
- *
- * The Effect 4 form of packages/server/src/mcp/OAuthClientMetadata.ts, whole.
  */
 import type { McpClientMetadataDocument } from "@orgplane/schema"
 

@@ -1,7 +1,5 @@
 /**
  * A failed exchange of an MCP OAuth connect or callback with the MCP server's metadata or its authorization server.
- *
- * The Effect 4 form of packages/server/src/mcp/OAuthFailures.ts, whole.
  */
 import { ConnectionValidationFailed, type McpDiagnostic } from "@orgplane/schema"
 import * as Effect from "effect/Effect"

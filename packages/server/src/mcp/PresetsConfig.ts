@@ -49,7 +49,7 @@ export interface Options {
 const decodeFileContent = Schema.decodeUnknownResult(Schema.Array(McpPreset))
 const validUrl = Schema.is(McpServerUrl)
 
-/** A refused setting, named (Effect 3's `ConfigError.InvalidData([name], message)` said where too). */
+/** A refused setting, named, so the start-up error says which one (`ORGPLANE_X: message`). */
 const invalid = invalidSetting
 
 const invalidFile = (file: string, message: string) => invalid("ORGPLANE_MCP_PRESETS_FILE", `${file}: ${message}`)
@@ -60,8 +60,8 @@ const errorCode = (error: unknown) =>
 
 /**
  * The presets a file's text holds (YAML, of which JSON is a subset): an array of presets as `GET
- * /v1/mcp-connections/presets` shows them, each `url` an MCP server URL, each `presetId` once. (A text that is not
- * such an array is described in Effect 4's words, every issue of it, after the same first line.)
+ * /v1/mcp-connections/presets` shows them, each `url` an MCP server URL, each `presetId` once. A text that is not
+ * such an array is refused with the schema's description of every issue, after the line `not an array of MCP presets:`.
  */
 export const parsePresets = (text: string): Result.Result<ReadonlyArray<McpPreset>, string> => {
   let parsed: unknown

@@ -3,8 +3,6 @@
  * service's (§1.2): an issuer review blocks everyone; a `per_member` connection needs the caller's own access
  * token; a `shared` one needs to be connected. Whether a grant reaches the caller is checked before this
  * (`Access.requireUsable`, or `forCaller` here for answers).
- *
- * The Effect 4 form of packages/server/src/mcp/Readiness.ts, whole.
  */
 import { notGranted } from "../access/Access.js"
 import type { McpConnectionRow, McpMemberCredentialRow } from "./ConnectionsRepository.js"

@@ -7,8 +7,6 @@
  * authentication, scopes, how an OAuth client can be registered, and what an admin must do by hand.
  *
  * It changes nothing anywhere: no client registration, no credential, no connection.
- *
- * The Effect 4 form of packages/server/src/mcp/Requirements.ts, whole.
  */
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import type { AuthorizationServerMetadata, OAuthProtectedResourceMetadata } from "@modelcontextprotocol/sdk/shared/auth.js"

@@ -8,8 +8,6 @@
  * Credentials are plain headers (`Authorization: Bearer …` for an API key or an OAuth access token the server
  * obtained and refreshes itself, see `Credentials.ts`): no SDK auth provider, so the SDK never starts an OAuth flow
  * of its own in the middle of a call.
- *
- * The Effect 4 form of packages/server/src/mcp/Session.ts, whole.
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js"

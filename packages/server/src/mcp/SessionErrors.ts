@@ -1,7 +1,5 @@
 /**
  * The error table of MCP diagnostics: a session failure (guard, network, HTTP, JSON-RPC, protocol) classified.
- *
- * The Effect 4 form of packages/server/src/mcp/SessionErrors.ts, whole.
  */
 import type { McpDiagnostic } from "@orgplane/schema"
 import { mcpSdkIfLoaded } from "../integrations/mcp/McpSdk.js"

@@ -1,7 +1,5 @@
 /**
  * The diagnosis of a tool call's inspection: the layer it ended in and one sentence.
- *
- * The Effect 4 form of packages/server/src/mcp/ToolCallDiagnosis.ts, whole.
  */
 import type { McpDiagnostic } from "@orgplane/schema"
 import type { Capture } from "./Inspection.js"

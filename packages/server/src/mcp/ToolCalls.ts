@@ -2,9 +2,6 @@
  * The tool call endpoint's service: the checks in their order (role, the connection in the organization, a grant
  * reaching the caller, readiness, the tool policy), the caller's credential headers, then the tool runner outside
  * any transaction. Nothing is stored.
- *
- * The Effect 4 form of packages/server/src/mcp/ToolCalls.ts, whole; the service is a `Context.Service` with `make` and
- * a static `layer`.
  */
 import {
   ConnectionNotReady,

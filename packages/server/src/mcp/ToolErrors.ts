@@ -1,7 +1,5 @@
 /**
  * Provider tool errors: a tool result with `isError: true` as a diagnostic, and the provider's text for the log.
- *
- * The Effect 4 form of packages/server/src/mcp/ToolErrors.ts, whole.
  */
 import type { McpDiagnostic } from "@orgplane/schema"
 import { type ActionOwner, type Classified, type DiagnosticContext, finish, providerIdentifier } from "./Diagnostics.js"

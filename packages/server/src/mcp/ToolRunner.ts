@@ -7,8 +7,6 @@
  * Limits: the tool call `ORGPLANE_MCP_TOOL_TIMEOUT` (120 s), every other request of the session 30 s (or the tool
  * timeout, if shorter), the whole run the tool timeout plus 30 s; answers at most 4 MiB as JSON and 16 MiB as an
  * event stream (the guard caps at the larger, and the wrapper here refuses a JSON answer over the smaller).
- *
- * The Effect 4 form of packages/server/src/mcp/ToolRunner.ts, whole.
  */
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type { McpDiagnostic, ToolInspection } from "@orgplane/schema"

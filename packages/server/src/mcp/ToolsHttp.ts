@@ -1,7 +1,5 @@
 /**
  * HTTP handlers of the MCP Tools group. Thin by design: the service checks and runs.
- *
- * The Effect 4 form of packages/server/src/mcp/ToolsHttp.ts, whole.
  */
 import { Api, CurrentMember } from "@orgplane/schema"
 import * as Effect from "effect/Effect"
