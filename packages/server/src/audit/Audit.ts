@@ -1,9 +1,6 @@
 /**
  * Reading the audit log: owners and admins list, filter and get their organization's events, and the catalog of
  * actions. Events are written by `platform/AuditRecorder.ts`, in the transactions of the changes they record.
- *
- * The Effect 4 form of packages/server/src/audit/Audit.ts, whole: the export's stream pages with `Stream.paginate`
- * (Effect 3's `paginateChunkEffect`) and joins each array of lines (`mapArray`, Effect 3's `mapChunks`).
  */
 import {
   AUDIT_CSV_COLUMNS,
@@ -124,6 +121,7 @@ const make = Effect.gen(function*() {
     const lines = query.format === "csv"
       ? Stream.concat(Stream.succeed(`${AUDIT_CSV_COLUMNS.map((column) => `"${column}"`).join(",")}\r\n`), Stream.map(rows, csvOf))
       : Stream.map(rows, (event) => `${JSON.stringify(encodeEvent(event))}\n`)
+    // A page's lines are written as one piece, not one write per event.
     return Stream.map(Stream.mapArray(lines, (chunk) => Arr.of(chunk.join(""))), (text) => encoder.encode(text))
   })
 

@@ -1,7 +1,5 @@
 /**
  * Reading the audit log by an organization's filters (events are written by platform/AuditRecorder.ts).
- *
- * The Effect 4 form of packages/server/src/audit/AuditRepository.ts, whole: the same statements, word for word.
  */
 import { AuditEvent, type AuditEventsQuery, type AuditFilters, AuditSettings, OrganizationId } from "@orgplane/schema"
 import * as Context from "effect/Context"

@@ -1,7 +1,5 @@
 /**
  * HTTP handlers of the Audit Log group. Thin by design: the service authorizes.
- *
- * The Effect 4 form of packages/server/src/audit/Http.ts, whole.
  */
 import { Api, CurrentMember } from "@orgplane/schema"
 import { HttpServerResponse } from "effect/http"

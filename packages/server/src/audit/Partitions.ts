@@ -1,9 +1,7 @@
 /**
  * The monthly partitions of `audit_events` (platform/MonthlyPartitions.ts). An event is written in the transaction
  * of its change, which must not fail for want of a partition nor run DDL: the current month and the next
- * `MONTHS_AHEAD` are made at start-up and every day, once per cluster, on the durable engine.
- *
- * The Effect 4 form of packages/server/src/audit/Partitions.ts, whole: the job on `effect/cluster`'s `ClusterCron`.
+ * `MONTHS_AHEAD` are made at start-up and every day, once per cluster (a `ClusterCron` on the durable engine).
  */
 import * as ClusterCron from "effect/cluster/ClusterCron"
 import * as Cron from "effect/Cron"

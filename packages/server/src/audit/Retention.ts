@@ -3,8 +3,6 @@
  * organization older than its retention (`audit_settings`, 365 days unless an owner set another) are deleted in
  * batches, and the deletion is recorded in that organization's log by the system (`audit.retention.apply`). Whole
  * months older than the longest retention anyone keeps are dropped as partitions.
- *
- * The Effect 4 form of packages/server/src/audit/Retention.ts, whole: the job on `effect/cluster`'s `ClusterCron`.
  */
 import { AUDIT_RETENTION_DEFAULT_DAYS } from "@orgplane/schema"
 import * as ClusterCron from "effect/cluster/ClusterCron"

@@ -54,7 +54,7 @@ export interface Options {
 const duration = (given: Duration.Input | undefined, name: string, fallback: Duration.Duration) =>
   given === undefined ? Config.Duration(name).pipe(Config.withDefault(fallback)) : Config.succeed(Duration.fromInputUnsafe(given))
 
-/** A refused setting, named (Effect 3's `ConfigError.InvalidData([name], message)` said where too). */
+/** A refused setting, named, so the start-up error says which one (`ORGPLANE_X: message`). */
 const invalid = (name: string, message: string) => Effect.fail(invalidSetting(name, message))
 
 /** The settings from the environment, with `options` on top. */

@@ -18,8 +18,6 @@
  * The guarantee: each event at least once (exactly once unless an acknowledged delivery's answer is lost, or a
  * process stops between the answer and the cursor's update: then the batch is sent again under the same delivery
  * id), in order of `occurredAt` then id, typically 5 to 10 seconds after it happened.
- *
- * The Effect 4 form of packages/server/src/audit/StreamDelivery.ts, whole: the loop on `effect/cluster`'s `Singleton`.
  */
 import { AUDIT_STREAM_BATCH, AUDIT_STREAM_DELIVERY_HEADER, AUDIT_STREAM_SIGNATURE_HEADER, AuditEvent } from "@orgplane/schema"
 import * as Singleton from "effect/cluster/Singleton"

@@ -2,8 +2,6 @@
  * The signature of an audit stream's delivery: `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`,
  * keyed by the secret's UTF-8 bytes. The timestamp is signed with the body, so a receiver that refuses an old `t`
  * refuses a replayed delivery; `@orgplane/client`'s `verifyAuditStreamSignature` checks it.
- *
- * The Effect 4 form of packages/server/src/audit/StreamSignature.ts, whole (it has no Effect in it).
  */
 import * as NodeCrypto from "node:crypto"
 

@@ -2,8 +2,6 @@
  * Audit streams as the API manages them: owners create, change, pause, delete and test streams and rotate their
  * secrets; owners and admins read them. The secret is made here, shown once (create, rotate) and stored encrypted;
  * delivery itself is audit/StreamDelivery.ts.
- *
- * The Effect 4 form of packages/server/src/audit/Streams.ts, whole.
  */
 import {
   type AuditStreamId,

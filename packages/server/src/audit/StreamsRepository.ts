@@ -3,8 +3,6 @@
  * streams (instance-wide, said so in the statement). Rows carry the signing secret encrypted
  * (`secretCiphertext`): decrypt it with platform/Crypto.ts and never return or log it. Also the reads of events in
  * a stream's order: `(occurred_at, id)` after the stream's cursor.
- *
- * The Effect 4 form of packages/server/src/audit/StreamsRepository.ts, whole: the same statements, word for word.
  */
 import {
   AuditEvent,
