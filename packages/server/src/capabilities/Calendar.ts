@@ -2,8 +2,6 @@
  * suite-b's calendar through Google Calendar v3 (pure): the conference request that adds a Meet link to an existing
  * event of the primary calendar (`PATCH …/events/{id}?conferenceDataVersion=1`, without which Calendar ignores
  * `conferenceData`), and an event mapped to the API's answer.
- *
- * The Effect 4 form of packages/server/src/capabilities/Calendar.ts, whole and word for word (only its imports differ).
  */
 import type { CalendarEventResult } from "@orgplane/schema"
 

@@ -3,9 +3,6 @@
  * message (suite-a), a meeting link on a calendar event (suite-b). Each checks the policy, gets the member's token
  * (SuiteConnections.use), sends one request (Upstream), and on a 401 retries once with a renewed token; a 403 is a
  * permission the connection lacks. Both end in 409 `needs_connection`.
- *
- * The Effect 4 form of packages/server/src/capabilities/Capabilities.ts, whole: the same requests and answers. What
- * differs under the same behaviour: the service is a `Context.Service` with `make` and a static `layer`.
  */
 import {
   type CalendarEventPatch,

@@ -30,7 +30,7 @@ export interface Options {
   readonly capabilityTimeout?: Duration.Input | undefined
 }
 
-/** A refused setting, named (Effect 3's `ConfigError.InvalidData([name], message)` said where too). */
+/** A refused setting, named, so the start-up error says which one (`ORGPLANE_X: message`). */
 const invalid = invalidSetting
 
 const fromEnvironment = Config.Duration("ORGPLANE_CAPABILITY_TIMEOUT").pipe(Config.withDefault(defaultTimeout))

@@ -1,7 +1,5 @@
 /**
  * HTTP handlers of the suite clients, suite connections and capabilities groups. Thin: the services decide.
- *
- * The Effect 4 form of packages/server/src/capabilities/Http.ts, whole.
  */
 import { Api, CurrentMember } from "@orgplane/schema"
 import * as Effect from "effect/Effect"

@@ -2,8 +2,6 @@
  * suite-a's mail through Microsoft Graph (pure): the draft request `POST me/messages` takes, the message read with
  * its body as text, and a Graph message mapped to the API's mail message (missing values become empty strings,
  * false or null; recipients without an address are dropped; the body is cut at 200000 characters).
- *
- * The Effect 4 form of packages/server/src/capabilities/Mail.ts, whole and word for word (only its imports differ).
  */
 import { type CreateMailDraftRequest, MAIL_BODY_MAX, MailMessage } from "@orgplane/schema"
 

@@ -1,9 +1,6 @@
 /**
  * The suites' OAuth clients an organization's admins configure: read, replace (the secret encrypted; a new client,
  * tenant or endpoint drops the members' credentials, which belong to the old one), remove.
- *
- * The Effect 4 form of packages/server/src/capabilities/SuiteClients.ts, whole: the same rules, messages and writes.
- * What differs under the same behaviour: the service is a `Context.Service` with `make` and a static `layer`.
  */
 import {
   InvalidRequest,

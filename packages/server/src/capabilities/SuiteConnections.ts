@@ -8,10 +8,6 @@
  * The protocol work is the MCP SDK's OAuth client helpers (`startAuthorization`, `exchangeAuthorization`,
  * `refreshAuthorization`) over the suite's configured endpoints, every request through the outbound guard as a
  * user-supplied destination, within 15 seconds and 64 KiB. Nothing outside the database happens in a transaction.
- *
- * The Effect 4 form of packages/server/src/capabilities/SuiteConnections.ts, whole: the same flow, messages and
- * writes. What differs under the same behaviour: `Effect.result` (Effect 3's `either`), `Effect.catch` (`catchAll`);
- * the service is a `Context.Service` with `make` and a static `layer`.
  */
 import { InvalidGrantError, OAuthError } from "@modelcontextprotocol/sdk/server/auth/errors.js"
 import type { AuthorizationServerMetadata, OAuthClientInformationMixed } from "@modelcontextprotocol/sdk/shared/auth.js"

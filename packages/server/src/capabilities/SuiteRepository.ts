@@ -2,10 +2,6 @@
  * Storage of the suites' OAuth clients, the members' delegated credentials and the pending authorizations
  * (migration 0014). Every statement names the organization; every write of a token is a compare-and-set on
  * `credential_version`, so a refresh never overwrites a newer token.
- *
- * The Effect 4 form of packages/server/src/capabilities/SuiteRepository.ts, whole: the same statements, word for
- * word. What differs under the same behaviour: `SuiteCredential` is `StoredCredential` with three fields replaced
- * (`mapFields`, Effect 3's `omit` and `extend`); the service is a `Context.Service` with `make` and a static `layer`.
  */
 import { MembershipId, OrganizationId, Suite, SuiteFeature } from "@orgplane/schema"
 import * as Context from "effect/Context"

@@ -7,8 +7,6 @@
  *   are) plus `offline_access` for a refresh token. Scopes compare without case and without a resource prefix.
  * - `suite-b` (Google Workspace): Google's endpoints, full scope URIs, `access_type=offline` and `prompt=consent`
  *   for a refresh token every time.
- *
- * The Effect 4 form of packages/server/src/capabilities/Suites.ts, whole and word for word (only its imports differ).
  */
 import type { Suite, SuiteFeature } from "@orgplane/schema"
 

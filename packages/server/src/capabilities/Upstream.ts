@@ -10,10 +10,6 @@
  * - No answer (a timeout, a connection that broke), an answer over the cap, or one that is not JSON: a 502, and for a
  *   change (`mutation`) whose request may have reached the suite, `outcome: "unknown"`: it may have happened. A
  *   connection refused, a name that does not resolve and the guard's refusal are known not to have reached it.
- *
- * The Effect 4 form of packages/server/src/capabilities/Upstream.ts, whole: the same requests, messages and outcomes.
- * What differs under the same behaviour: `HttpClientRequest` comes from `effect/http`; the service is a
- * `Context.Service` with `make` and a static `layer`.
  */
 import { type Suite, SuiteApiError } from "@orgplane/schema"
 import * as Context from "effect/Context"
