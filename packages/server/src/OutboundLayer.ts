@@ -1,8 +1,7 @@
 /**
- * The outbound guard as the server composes it (Effect 3's `OutboundLive` in packages/server/src/Server.ts, moved here
- * so Server.ts only calls it): in private mode when `ORGPLANE_OUTBOUND_ALLOW_PRIVATE` says so, resolving user-supplied
- * hosts through our DNS client when DNS servers are named (`ORGPLANE_DNS_SERVERS` or the `dnsServers` option),
- * otherwise through the system's `dns.lookup`.
+ * The outbound guard as the server composes it: in private mode when `ORGPLANE_OUTBOUND_ALLOW_PRIVATE` says so,
+ * resolving user-supplied hosts through our DNS client when DNS servers are named (`ORGPLANE_DNS_SERVERS` or the
+ * `dnsServers` option), otherwise through the system's `dns.lookup`.
  */
 import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"

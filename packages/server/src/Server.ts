@@ -7,16 +7,14 @@
  * - `makeNodeListener(options)`: a Node `(req, res)` listener to mount inside a host's own `http` server;
  * and `ApiLayer(options)` for Effect hosts that serve it with their own HttpServer (with `routerConfig`).
  *
- * On Effect 4 (issue 46) it serves `Api`, every group, behind the request edge (`HttpErrors`: the per-request log
- * line, the request guard, the idempotency keys' middleware, the answers to unknown routes and refused requests)
- * with the docs' routes, on the configured database, migrated, its keys checked and stored secrets upgraded
- * (`StartupSecrets`). Each area's groups are built with `HttpErrors.group` over its services (`Groups`), behind
+ * It serves `Api`, every group, behind the request edge (`HttpErrors`: the per-request log line, the request guard,
+ * the idempotency keys' middleware, the answers to unknown routes and refused requests) with the docs' routes, on
+ * the configured database, migrated, its keys checked and stored secrets upgraded (`StartupSecrets`). Each area's groups are built with `HttpErrors.group` over its services (`Groups`), behind
  * authentication (the three middlewares, `identity/Authentication.ts`). Around the router (`Services`): the shared
  * platform services (`Crypto`, `RateLimiter`, `Idempotency`, `AuditRecorder`, `IdGenerator`), the connectors' durable
  * sync, the durable engine (`Durable.layer`, started once the server listens: `StartGate`) with the jobs on it, the
  * code host's client, the DNS resolver, the areas' settings and the outbound guard (`OutboundLive`); and the
- * operator's setup token (`OperatorSetup`). That is all of packages/server/src/Server.ts's composition; of what its
- * groups do, the success responses' fast encoding is left (`ResponseEncoding`: platform/HttpErrors.ts says why).
+ * operator's setup token (`OperatorSetup`).
  */
 import { NodeHttpServer } from "@effect/platform-node"
 import * as Effect from "effect/Effect"
@@ -194,15 +192,15 @@ const AreaSettings = (options: ServerOptions) =>
 
 /**
  * The router's settings: a path parameter may be up to 1024 characters (the router's default, 100, answered 404 "no
- * route" for longer ones; suite message ids are about 150, and a too-long id must be the schema's 400). Effect 4
- * reads them where the router is made: `HttpRouter.serve` and `toWebHandler` take them as `routerConfig`.
+ * route" for longer ones; suite message ids are about 150, and a too-long id must be the schema's 400). They are
+ * read where the router is made: `HttpRouter.serve` and `toWebHandler` take them as `routerConfig`.
  */
 export const routerConfig = { maxParamLength: 1024 } as const
 
 /**
  * What the routes run on: the connectors' durable sync, the shared platform services, the durable engine, the areas' settings, the outbound guard
- * and the configured database, migrated, with its status. Handlers read these per request (Effect 4 types what a
- * handler needs as the request's), so the standalone server provides them around the router, not inside it.
+ * and the configured database, migrated, with its status. Handlers read these per request (the HttpApi types what
+ * a handler needs as the request's), so the standalone server provides them around the router, not inside it.
  */
 const Services = (options: ServerOptions) =>
   SyncWorkflow.layer.pipe(
@@ -230,7 +228,7 @@ const Routes = (options: ServerOptions) =>
  * The API's routes and the docs' with every service they need, on the configured database, behind the request edge:
  * for an Effect host to serve with its own HttpServer, `HttpRouter.serve(ApiLayer(options), { routerConfig })`. The
  * services are built once (`provideMerge`) and handed to each request as well (`provideRequest` finds them built in
- * the same layer build), since Effect 4 types what a handler needs as the request's.
+ * the same layer build), since the HttpApi types what a handler needs as the request's.
  */
 export const ApiLayer = (options: ServerOptions = {}) => {
   const services = Services(options)
