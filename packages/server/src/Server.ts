@@ -7,14 +7,14 @@
  * - `makeNodeListener(options)`: a Node `(req, res)` listener to mount inside a host's own `http` server;
  * and `ApiLayer(options)` for Effect hosts that serve it with their own HttpServer (with `routerConfig`).
  *
- * It serves `Api`, every group, behind the request edge (`HttpErrors`: the per-request log line, the request guard,
- * the idempotency keys' middleware, the answers to unknown routes and refused requests) with the docs' routes, on
- * the configured database, migrated, its keys checked and stored secrets upgraded (`StartupSecrets`). Each area's groups are built with `HttpErrors.group` over its services (`Groups`), behind
- * authentication (the three middlewares, `identity/Authentication.ts`). Around the router (`Services`): the shared
- * platform services (`Crypto`, `RateLimiter`, `Idempotency`, `AuditRecorder`, `IdGenerator`), the connectors' durable
- * sync, the durable engine (`Durable.layer`, started once the server listens: `StartGate`) with the jobs on it, the
- * code host's client, the DNS resolver, the areas' settings and the outbound guard (`OutboundLive`); and the
- * operator's setup token (`OperatorSetup`).
+ * It serves `Api`, every group, behind the request edge (`HttpErrors`: the per-request log line, the request guard, the
+ * idempotency keys' middleware, the answers to unknown routes and refused requests) with the docs' routes, on the
+ * configured database, migrated, its keys checked and stored secrets upgraded (`StartupSecrets`). Each area's groups
+ * are built with `HttpErrors.group` over its services (`Groups`), behind authentication (the three middlewares,
+ * `identity/Authentication.ts`). Around the router (`Services`): the shared platform services (`Crypto`, `RateLimiter`,
+ * `Idempotency`, `AuditRecorder`, `IdGenerator`), the connectors' durable sync, the durable engine (`Durable.layer`,
+ * started once the server listens: `StartGate`) with the jobs on it, the code host's client, the DNS resolver, the
+ * areas' settings and the outbound guard (`OutboundLive`); and the operator's setup token (`OperatorSetup`).
  */
 import { NodeHttpServer } from "@effect/platform-node"
 import * as Effect from "effect/Effect"
