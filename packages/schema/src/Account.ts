@@ -9,8 +9,8 @@ import { CurrentPassword, HeldApiKey, MySession, User } from "./Users.js"
 import { NonNegativeInt } from "./internal/counts.js"
 
 export const DeleteAccountRequest = Schema.Struct({
-  // The description goes on the schema, replacing CurrentPassword's, as Effect 3's did (a key's description beside the
-  // schema's own would sit in allOf).
+  // The description goes on the schema, replacing CurrentPassword's (a key's description beside the schema's own would
+  // sit in allOf).
   password: Schema.optionalKey(CurrentPassword.annotate({
     description:
       "The account's password. Needed unless the session signed in within `ORGPLANE_RECENT_AUTHENTICATION` (2 hours by default); an account made by SSO, which has no password, signs in again through SSO instead. Send `{}` to rely on the recent sign-in."

@@ -149,10 +149,8 @@ const responsesOf = (operation: JsonObject): JsonObject => {
  * protocol's errors are then put under the media type they are sent as (`documentScimErrors`). 405 belongs to no
  * operation: the API's description states it, and `x-orgplane-unrouted-responses` declares it with what else a
  * request no operation takes is answered. Then it shapes the document (`OpenApiDocument.ts`: the NUL rule on request
- * strings, discriminated request unions, no generated noise) and names its contact.
- *
- * (Effect 3 added its own decode error, `HttpApiDecodeError`, to every operation's 400, which this removed; Effect 4
- * declares only the API's `InvalidRequest`, through the `ApiErrors` middleware.)
+ * strings, discriminated request unions, no generated noise) and names its contact. A 400 declares only the API's
+ * `InvalidRequest`, through the `ApiErrors` middleware.
  */
 const transform = (spec: JsonObject): JsonObject => {
   nameEncodedComponents(spec)
@@ -408,7 +406,7 @@ export const Api: HttpApi.HttpApi<"orgplane", HttpApiGroup.AddMiddleware<ApiGrou
     description,
     license: { name: "Apache-2.0", url: "https://www.apache.org/licenses/LICENSE-2.0" },
     servers: servers(),
-    // Then the responses and the components' examples as Effect 3 wrote them (`OpenApiResponses.ts`,
+    // Then the responses and the components' examples as the document publishes them (`OpenApiResponses.ts`,
     // `OpenApiComponents.ts`: they read the API's schemas), then the operations' examples and links.
     transform: (spec) =>
       addLinks(addExamples(Groups, annotatedBodiesInline(defaultedClassesInline(Groups, componentExamples(Groups, memberDescriptions(Groups, responsesAsPublished(Groups, transform(asDocument(spec)))))))))

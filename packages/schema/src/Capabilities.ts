@@ -41,7 +41,7 @@ export const SuiteEndpointUrl = UrlOf({ absolute: "http" }, "An endpoint of the 
 
 const TENANT = /^[A-Za-z0-9][A-Za-z0-9.-]{0,254}$/u
 
-// Trimmed, then checked on the wire text with the keywords Effect 3's override stated (internal/trimmed.ts).
+// Trimmed, then checked on the wire text with the keywords the document states (internal/trimmed.ts).
 export const SuiteTenant = trimmedString(
   (text) =>
     text.length > 255
@@ -51,7 +51,7 @@ export const SuiteTenant = trimmedString(
       : "must be a directory tenant: its id, a domain, `organizations` or `common` (letters, digits, dots and hyphens)",
   { minLength: 1, maxLength: 255, pattern: TENANT.source },
   "The suite-a directory tenant: its id (a GUID), a verified domain, `organizations` or `common`."
-  // As Effect 3's override documented it (its description unwritten).
+  // Published as this JSON Schema alone (its description not written in it).
 ).annotate(publishedAs({ type: "string", minLength: 1, maxLength: 255, pattern: TENANT.source }))
 
 const optionalNull = <S extends Schema.Top>(schema: S, description: string) =>
@@ -259,7 +259,7 @@ export const MailMessageId = Schema.String.check(
   }, { toJsonSchema: () => ({ minLength: 1, maxLength: 512, pattern: "^(?!\\.\\.?$)[^\\s/\\\\?#\\u0000]+$" }) })
 ).annotate({
   description: "The suite's message id: 1 to 512 characters, no white space, `/`, `\\`, `?` or `#`, not `.` or `..`.",
-  // As Effect 3's override documented it (its description unwritten).
+  // Published as this JSON Schema alone (its description not written in it).
   ...publishedAs({ type: "string", minLength: 1, maxLength: 512, pattern: "^(?!\\.\\.?$)[^\\s/\\\\?#\\u0000]+$" })
 })
 export const MailMessagePath = Schema.Struct({ messageId: MailMessageId }).annotate({

@@ -40,7 +40,7 @@ import { requires } from "./Policy.js"
 import { MemberAuthentication, memberAuthenticationErrors } from "./Security.js"
 import { audits } from "./AuditCatalog.js"
 
-// Each endpoint lists the group's errors (Effect 4 has no group-wide error; Effect 3's groups added them).
+// Each endpoint lists the group's errors (Effect 4 has no group-wide error).
 export class SuiteClientsApi extends HttpApiGroup.make("suiteClients")
   .add(
     HttpApiEndpoint.get("get", "/v1/capabilities/:suite/client", {
@@ -154,7 +154,7 @@ export const DRAFT_BODY_BYTES = 4 * 1024 * 1024
 
 const capabilityErrors = "409 `needs_connection` when the caller has no usable connection (not connected, a scope not granted, the feature disabled by an admin, or the suite refused the stored tokens: connect again with `POST /v1/capabilities/{suite}/connection/connect`)"
 
-/** What every capability may answer (Effect 3's group added them; Effect 4 has no group-wide error). */
+/** What every capability may answer (Effect 4 has no group-wide error: each endpoint lists them). */
 const capabilityGroupErrors = [NeedsConnectionResponse, ServiceUnavailableResponse, ForbiddenResponse] as const
 
 export class CapabilitiesApi extends HttpApiGroup.make("capabilities")

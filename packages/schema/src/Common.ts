@@ -152,14 +152,13 @@ export const QueryInteger = (min: number, max: number, description: string) => {
 }
 
 /**
- * An integer, named as Effect 3's `Schema.Int` was (`Int`, "an integer"), so the document keeps one `Int` component
- * that members refer to. Effect 4's `Schema.Int` has no name and adds the safe-integer bounds to its JSON Schema.
+ * An integer, named `Int` ("an integer"), so the document keeps one `Int` component that members refer to. Effect 4's
+ * `Schema.Int` has no name and adds the safe-integer bounds to its JSON Schema.
  */
 export const Int = Schema.Int.annotate({ identifier: "Int", description: "an integer" })
 
 /**
- * `true` or `false` in a query string, as Effect 3's `Schema.BooleanFromString` read it (and named it in the
- * document); Effect 4 has none.
+ * `true` or `false` in a query string, named `BooleanFromString` in the document; Effect 4 has no such schema.
  */
 export const BooleanFromString = Schema.Literals(["true", "false"]).annotate({
   identifier: "BooleanFromString",

@@ -86,7 +86,7 @@ export const ComponentFileQuery = Schema.Struct({
   path: Schema.String.annotate({ description: "The file's `path`, as the version's file list gives it." }).check(
     Schema.isMinLength(1, { message: "must be a file path of the version's list" }),
     Schema.isMaxLength(1024, { message: "must be at most 1024 characters long" }),
-    // The document states only the bounds, as Effect 3's override did.
+    // The document states only the bounds.
     Schema.makeFilter((path: string) => !path.includes("\u0000") || "must not contain the NUL character (U+0000)")
   )
 }).annotate({ examples: [{ path: "skills/deploy-to-staging/scripts/deploy.sh" }] })

@@ -47,22 +47,21 @@ export const ConfigObjectStatus = Schema.Literals(["active", "archived", "delete
 export type ConfigObjectStatus = typeof ConfigObjectStatus.Type
 
 /**
- * A JSON object. Its JSON Schema says it takes any member (`additionalProperties: true`), as the Effect 3 one's
- * override did: Effect 4 writes a record of any values as any object, `{ type: object }`, which the document writes
- * as Effect 3 wrote other such records (OpenApiComponents' `objectsAsPublished`), so the check (which refuses
- * nothing) keeps this one's own form.
+ * A JSON object. Its JSON Schema says it takes any member (`additionalProperties: true`): Effect 4 writes a record of
+ * any values as any object, `{ type: object }`, which the document writes as it does other such records
+ * (OpenApiComponents' `objectsAsPublished`), so the check (which refuses nothing) keeps this one's own form.
  */
 export const JsonObject = Schema.Record(Schema.String, Schema.Unknown).check(
   Schema.makeFilter(() => true, { toJsonSchema: () => ({ additionalProperties: true }) })
 ).annotate({
   identifier: "JsonObject",
   description: "Any JSON object; bounded only by the request's size and nesting limits.",
-  // Effect 3's override: written so wherever a member describes it again (the member's description unwritten).
+  // Published as this JSON Schema wherever a member describes it again (the member's description not written in it).
   ...publishedAs({ type: "object", additionalProperties: true, description: "Any JSON object; bounded only by the request's size and nesting limits." })
 })
 export type JsonObject = typeof JsonObject.Type
 
-/** At most 1 MiB of source text, as the original service allowed. */
+/** At most 1 MiB of source text (bytes of UTF-8). */
 export const MAX_SOURCE_BYTES = 1024 * 1024
 
 const encoder = new TextEncoder()

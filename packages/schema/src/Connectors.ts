@@ -53,7 +53,7 @@ export const RepositoryFullName = trimmedString(
 ).annotate({
   identifier: "RepositoryFullName",
   description: "A repository as `owner/name`.",
-  // As Effect 3's override documented it (its description unwritten).
+  // Published as this JSON Schema alone (its description not written in it).
   ...publishedAs({ type: "string", minLength: 3, maxLength: 201, pattern: REPOSITORY_FULL_NAME })
 })
 
@@ -345,7 +345,7 @@ export const CreateConnectorTargetRequest = Schema.Struct({
   remoteId: Schema.optionalKey(RepositoryFullName).annotateKey({
     description: "The repository; default: the instance's."
   }),
-  // The document shows the wire side's description (BranchName's), as Effect 3's override made it.
+  // The document shows the wire side's description (BranchName's), not this member's.
   externalTargetRef: BranchName.annotate({ description: "The branch to follow." }),
   config: Schema.optionalKey(JsonObject)
 }).annotate({ examples: [{ externalTargetRef: "main" }] })

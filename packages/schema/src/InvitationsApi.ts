@@ -32,8 +32,8 @@ import { audits, notAudited } from "./AuditCatalog.js"
 const groupErrors = [ForbiddenResponse] as const
 
 /**
- * Those of the endpoints behind `MemberAuthentication` too: Effect 3 applied it to them alone (`middlewareEndpoints`),
- * after their own errors (`memberAuthenticationErrors` says why they are declared).
+ * Those of the endpoints behind `MemberAuthentication` too, listed after their own errors
+ * (`memberAuthenticationErrors` says why they are declared).
  */
 const authenticatedErrors = [...groupErrors, ...memberAuthenticationErrors] as const
 
@@ -70,8 +70,8 @@ export class InvitationsApi extends HttpApiGroup.make("invitations")
         "Cancels a pending invitation and answers it; its token stops working.\n\nErrors: 404 `invitation_not_found`; 409 `invitation_not_pending` when it was accepted, canceled or has expired."
       )
   )
-  // Everything above needs credentials; accepting also serves people who do not have an account yet. (Effect 4's
-  // group middleware is Effect 3's middlewareEndpoints: it applies to the endpoints added so far.)
+  // Everything above needs credentials; accepting also serves people who do not have an account yet. (A group's
+  // middleware applies to the endpoints added before it.)
   .middleware(MemberAuthentication)
   .add(
     HttpApiEndpoint.post("accept", "/v1/invitations/accept", { payload: AcceptInvitationRequest, success: AcceptedInvitation, error: [NotFoundResponse, ConflictResponse, UnauthorizedResponse, RateLimitedResponse, ServiceUnavailableResponse, ...groupErrors] }).pipe(audits("invitation.accept"))

@@ -106,7 +106,7 @@ const llmBaseUrlDescription =
 
 /**
  * A base URL orgplane and clients call, under the URL rule, without a query; a trailing `/` is dropped. Its JSON
- * Schema is the wire string's, UrlOf's description and keywords (Effect 3 stated them again on the transformation).
+ * Schema is the wire string's, UrlOf's description and keywords.
  */
 export const LlmBaseUrl = UrlOf(LLM_BASE_URL, llmBaseUrlDescription).pipe(
   Schema.decodeTo(Schema.String, {
@@ -164,11 +164,11 @@ export const LlmHeaders = Schema.Record(Schema.String, LlmHeaderValue).annotate(
   Schema.makeFilter(headersProblems, { toJsonSchema: () => ({ maxProperties: 16 }) })
 ).annotate({
   identifier: "LlmHeaders",
-  // Documented as an open object with its bound, as Effect 3's override did (its description unwritten).
+  // Published as an open object with its bound (its description not written in it).
   ...publishedAs({ type: "object", additionalProperties: true, maxProperties: 16 })
 })
 
-// Inline, as Effect 4 writes a checked integer (Effect 3 referred to `Int` with the bounds beside).
+// A reference to `Int` with the bounds beside it in the document (OpenApiComponents' `integersAsPublished`).
 const Tokens = Int.check(Schema.isBetween({ minimum: 1, maximum: 100_000_000 }))
 const Price = Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 1_000_000 }))
 
@@ -192,8 +192,8 @@ export type LlmModelInput = typeof LlmModelInput.Type
 
 // The uniqueness check first: a description goes on the last check, and a check without JSON Schema keywords is left
 // out of the JSON Schema with its annotations.
-// Checked in Effect 3's order: the description is the last check's, one the document cannot state, so (as Effect 3)
-// the document describes the list by its length's bound.
+// The description is the last check's, one the document cannot state, so the document describes the list by its
+// length's bound.
 export const LlmModelInputs = Schema.Array(LlmModelInput).check(
   Schema.isMinLength(1, { message: "must name at least one model" }),
   Schema.isMaxLength(500),
@@ -252,7 +252,7 @@ export const UpdateLlmProviderRequest = Schema.Struct({
   name: Schema.optionalKey(LlmProviderName),
   baseUrl: Schema.optionalKey(LlmBaseUrl),
   headers: Schema.optionalKey(LlmHeaders).annotateKey({ description: "Replaces every extra header (`{}` removes them all)." }),
-  // Its own description on the schema, replacing the list's, as Effect 3's did (a key's would sit beside it in allOf).
+  // Its own description on the schema, replacing the list's (a key's would sit beside it in allOf).
   models: Schema.optionalKey(LlmModelInputs).annotateKey({ description: "Replaces the whole allow-list." })
 }).check(
   Schema.makeFilter((body) => Object.keys(body).length > 0 || "give at least one of name, baseUrl, headers or models", {

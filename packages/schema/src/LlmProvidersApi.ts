@@ -53,7 +53,7 @@ const access = accessEndpoints({
   refusal: "403 `insufficient_access` without manager access, `insufficient_role` for an organization-wide grant by a member"
 })
 
-// Each endpoint lists 403 (Effect 4 has no group-wide error; Effect 3's group added it).
+// Each endpoint lists 403 (Effect 4 has no group-wide error).
 export class LlmProvidersApi extends HttpApiGroup.make("llmProviders")
   .add(
     HttpApiEndpoint.get("catalog", "/v1/llm-provider-catalog", {

@@ -55,7 +55,7 @@ const access = accessEndpoints({
   refusal: "403 `insufficient_role`"
 })
 
-// Each endpoint lists 403 (Effect 4 has no group-wide error; Effect 3's group added it).
+// Each endpoint lists 403 (Effect 4 has no group-wide error).
 export class McpConnectionsApi extends HttpApiGroup.make("mcpConnections")
   .add(
     HttpApiEndpoint.post("create", "/v1/mcp-connections", {

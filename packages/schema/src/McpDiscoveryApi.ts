@@ -8,7 +8,7 @@ import { requires } from "./Policy.js"
 import { MemberAuthentication } from "./Security.js"
 import { audits } from "./AuditCatalog.js"
 
-// Each endpoint lists 403 (Effect 4 has no group-wide error; Effect 3's group added it).
+// Each endpoint lists 403 (Effect 4 has no group-wide error).
 export class McpDiscoveryApi extends HttpApiGroup.make("mcpDiscovery")
   .add(
     HttpApiEndpoint.post("resolve", "/v1/mcp-connections/resolve", {

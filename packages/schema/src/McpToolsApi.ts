@@ -80,7 +80,7 @@ export const McpToolCatalog = Schema.Struct({
 })
 export type McpToolCatalog = typeof McpToolCatalog.Type
 
-// Each endpoint lists 403 (Effect 4 has no group-wide error; Effect 3's group added it).
+// Each endpoint lists 403 (Effect 4 has no group-wide error).
 export class McpToolsApi extends HttpApiGroup.make("mcpTools")
   .add(
     HttpApiEndpoint.post("call", "/v1/mcp-connections/:connectionId/tools/call", {

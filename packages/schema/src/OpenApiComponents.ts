@@ -1,6 +1,6 @@
 /**
- * The document's components as the API publishes them, from what Effect 4's generator writes (issue 46's OpenAPI
- * normalisation step; the document stays what clients generated from it expect):
+ * The document's components as the API publishes them, from what Effect 4's generator writes, so the document keeps
+ * the shapes it has had since 0.1.0 and clients generated from it expect:
  * - a transformed schema's component is named by its identifier (`Team`), where Effect 4 writes `<identifier>Encoded`
  *   (`TeamEncoded`) for its wire side;
  * - a TypeID (`ApiKeyId`, ...) is written out where it is used, as a string with its length, pattern and example, where
@@ -8,17 +8,15 @@
  * - a component's `examples` are the wire form of its schema's own examples (`componentExamples`, which reads the
  *   API's schemas), where Effect 4 writes their Type form and leaves out those holding a `Date`;
  * - integers are written without the safe-integer range Effect 4's `Schema.Int` adds, counts refer to
- *   `NonNegative`, and a refinement of `Int` refers to it beside its bounds (`integersAsPublished`), as Effect 3 wrote
- *   them;
+ *   `NonNegative`, and a refinement of `Int` refers to it beside its bounds (`integersAsPublished`);
  * - a described union, enum, reference or TypeID has its description beside it (`descriptionsBeside`), where Effect 4
  *   writes it as a member of an `allOf`;
  * - a query integer is written as an integer and a parameter is described as its schema is (`parametersAsPublished`);
- * - a member's description of a transformed schema, which Effect 4 leaves out, is written as Effect 3 wrote it
- *   (`memberDescriptions`, which reads the API), and an undescribed string or array member (or a union's member, a
- *   bounded number too) is described by its last check as Effect 3 generated it;
- * - a schema Effect 3 documented by its `jsonSchema` override (`publishedAs`, internal/published.ts) is written as the
- *   override where used and as its component, and a required TypeID member without its description
- *   (`memberDescriptions`);
+ * - a member's description of a transformed schema, which Effect 4 leaves out, is written (`memberDescriptions`,
+ *   which reads the API), and an undescribed string or array member (or a union's member, a bounded number too) is
+ *   described by its last check ("a string at most 256 character(s) long");
+ * - a schema published as a JSON Schema of its own (`publishedAs`, internal/published.ts) is written as that where
+ *   used and as its component, and a required TypeID member without its description (`memberDescriptions`);
  * - a class whose struct decodes a member with a default is written where used (`defaultedClassesInline`);
  * - a struct's `required` and a record's `properties` and `required` are written even when empty, an empty struct as
  *   the empty object (`objectsAsPublished`);
@@ -198,7 +196,7 @@ const hasOwnExamples = (ast: SchemaAST.AST): boolean =>
 
 /**
  * Each component's `examples` as they go over the wire: those of the schema it was written from (by name), encoded by
- * it (`wireExamples`), as Effect 3 wrote them. Effect 4 writes a schema's examples in their Type form (`deleted: true`
+ * it (`wireExamples`). Effect 4 writes a schema's examples in their Type form (`deleted: true`
  * where the wire has "true") and leaves out any holding a value JSON has no form for (a `Date`), so a component of
  * a timestamped record had none; a client reads the wire form.
  */
@@ -215,8 +213,8 @@ export const componentExamples = <Id extends string, Groups extends HttpApiGroup
 
 /**
  * A class whose struct decodes a member with a default (one the wire may leave out, always there once decoded: a
- * `DiscoveredPlugin`'s `skippedFiles`) written where it is used, its component left out, as Effect 3 wrote it: such a
- * class was a transformation of its struct there, whose wire side had no name.
+ * `DiscoveredPlugin`'s `skippedFiles`) written where it is used, its component left out, as the document publishes
+ * it: the class transforms its struct, whose wire side has no name of its own.
  */
 export const defaultedClassesInline = <Id extends string, Groups extends HttpApiGroup.Constraint>(api: HttpApi.HttpApi<Id, Groups>, spec: JsonObject): JsonObject => {
   const components = componentsOf(spec)
@@ -236,16 +234,15 @@ export const defaultedClassesInline = <Id extends string, Groups extends HttpApi
   return spec
 }
 
-/** Effect 3's component for what counts refer to (its `Schema.NonNegative`'s JSON Schema). */
+/** The component counts refer to, as the document publishes it. */
 const NonNegativeComponent: JsonObject = { type: "number", description: "a non-negative number", minimum: 0 }
 
 /**
- * Integers as Effect 3 wrote them. Effect 4's `Schema.Int` is a check that writes the safe-integer range
- * (`minimum: -2^53 + 1`, `maximum: 2^53 - 1`) into every integer's JSON Schema, which Effect 3's `Int` did not: those
+ * Integers as the document publishes them. Effect 4's `Schema.Int` is a check that writes the safe-integer range
+ * (`minimum: -2^53 + 1`, `maximum: 2^53 - 1`) into every integer's JSON Schema, which the document never stated: those
  * bounds are dropped (a bound of the schema's own stays). A count (`Schema.Int` from 0: `minimum: 0` and the safe
- * maximum, Effect 3's `Schema.NonNegativeInt`) refers to the `NonNegative` component beside `type: integer`, as
- * Effect 3 wrote it, and the component is added. A refinement of the `Int` component is then a reference to it
- * (`refinedIntegers`).
+ * maximum) refers to the `NonNegative` component beside `type: integer`, and the component is added. A refinement of
+ * the `Int` component is then a reference to it (`refinedIntegers`).
  */
 export const integersAsPublished = (spec: JsonObject): void => {
   let counts = false
@@ -269,11 +266,11 @@ export const integersAsPublished = (spec: JsonObject): void => {
 const boundKeywords = ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"]
 
 /**
- * A refinement of the `Int` component (Common.ts's `Int` with checks of its own, Effect 3's
- * `Schema.Int.pipe(Schema.between(…))`) as Effect 3 wrote it: a reference to `Int` with the refinement's bounds and
- * description beside it (a `between` without one of its own described as Effect 3 generated it, "a number between 1
- * and 10"), in an `allOf` of its own when a member's description goes beside it. Effect 4 writes a named schema with
- * more checks out in full (`Int`'s type and description, its bounds, or an `allOf` of its described checks).
+ * A refinement of the `Int` component (Common.ts's `Int` with checks of its own, `Int.check(Schema.isBetween(…))`) as
+ * the document publishes it: a reference to `Int` with the refinement's bounds and description beside it (a
+ * `between` without one of its own described by its bounds, "a number between 1 and 10"), in an `allOf` of its own
+ * when a member's description goes beside it. Effect 4 writes a named schema with more checks out in full (`Int`'s
+ * type and description, its bounds, or an `allOf` of its described checks).
  */
 const refinedIntegers = (spec: JsonObject, components: JsonObject): void => {
   const int = components["Int"]
@@ -289,7 +286,7 @@ const refinedIntegers = (spec: JsonObject, components: JsonObject): void => {
 
 /**
  * One schema as `refinedIntegers` writes it, or `undefined` when it is no refinement of `Int` (`ref`, `Int`'s
- * reference; `intDescription`, its description): the differential tests read the port's JSON Schemas with it.
+ * reference; `intDescription`, its description).
  */
 export const refinedIntegerAsPublished = (schema: JsonObject, ref: string, intDescription: string): JsonObject | undefined => {
   if (schema["type"] !== "integer" || schema["description"] !== intDescription || schema["$ref"] !== undefined) return undefined
@@ -315,11 +312,11 @@ const isDescriptionOnly = (value: Json): value is JsonObject =>
   isJsonObject(value) && Object.keys(value).length === 1 && typeof value["description"] === "string"
 
 /**
- * A described schema's description beside it, as Effect 3 wrote it. Effect 4 writes the description of an annotated
- * union, enum, reference or TypeID as a member of `allOf` (`{ anyOf: [...], allOf: [{ description }] }`,
- * `{ allOf: [{ $ref }, { description }] }`); Effect 3 wrote it as the schema's own `description`, the reference in an
- * `allOf` of its own (`{ allOf: [{ $ref }], description }`) and a TypeID, written out, with the description among its
- * keywords.
+ * A described schema's description beside it, as the document publishes it. Effect 4 writes the description of an
+ * annotated union, enum, reference or TypeID as a member of `allOf` (`{ anyOf: [...], allOf: [{ description }] }`,
+ * `{ allOf: [{ $ref }, { description }] }`); the document has it as the schema's own `description`, the reference in
+ * an `allOf` of its own (`{ allOf: [{ $ref }], description }`) and a TypeID, written out, with the description among
+ * its keywords.
  */
 export const descriptionsBeside = (spec: JsonObject): void => {
   eachSchemaObject(spec, (schema) => {
@@ -343,9 +340,9 @@ export const descriptionsBeside = (spec: JsonObject): void => {
 }
 
 /**
- * Parameters as Effect 3 wrote them: a query integer as the integer it is (Effect 4 writes the string it is read from,
- * `{ type: string, allOf: [{ type: integer, ... }] }`, with the NUL rule of request strings), and each parameter
- * described as its schema is (Effect 3 copied the schema's description onto the parameter; Effect 4 copies none).
+ * Parameters as the document publishes them: a query integer as the integer it is (Effect 4 writes the string it is
+ * read from, `{ type: string, allOf: [{ type: integer, ... }] }`, with the NUL rule of request strings), and each
+ * parameter described as its schema is (the schema's description copied onto the parameter; Effect 4 copies none).
  */
 export const parametersAsPublished = (spec: JsonObject): void => {
   const paths = spec["paths"]
@@ -390,8 +387,8 @@ const memberDescription = (member: SchemaAST.PropertySignature, named: ReadonlyM
   const own = SchemaAST.resolveDescription(member.type)
   const identifier = SchemaAST.resolveIdentifier(member.type)
   const base = identifier === undefined ? undefined : named.get(identifier)
-  // A description annotated on a check the document cannot state (no JSON Schema: Effect 4 writes nothing of it, and
-  // Effect 3 wrote nothing of it either, describing the schema by its last check it could state).
+  // A description annotated on a check the document cannot state (no JSON Schema: Effect 4 writes nothing of it): the
+  // schema is described by the last check it can state.
   const last = member.type.checks?.[member.type.checks.length - 1]
   if (identifier === undefined && last !== undefined && last.annotations?.["toJsonSchema"] === undefined) return lastCheckDescription(member.type)
   if (identifier === undefined) return own ?? lastCheckDescription(member.type)
@@ -399,8 +396,8 @@ const memberDescription = (member: SchemaAST.PropertySignature, named: ReadonlyM
 }
 
 /**
- * Effect 3's description of an undescribed string or array by its last check (its length's bound), or of a number by
- * its bounds (`between`), which Effect 3 generated and Effect 4 does not: "a string at most 256 character(s) long",
+ * The document's description of an undescribed string or array by its last check (its length's bound), or of a
+ * number by its bounds (`between`), which Effect 4 does not generate: "a string at most 256 character(s) long",
  * "a number between 0 and 1000000".
  */
 const lastCheckDescription = (ast: SchemaAST.AST): string | undefined => {
@@ -443,19 +440,18 @@ const describe = (schema: Json | undefined, description: string): void => {
 }
 
 /**
- * Members' descriptions that Effect 4 leaves out, written as Effect 3 wrote them. Effect 4 writes a transformed
- * schema (a `Timestamp`, `BooleanFromString`, `Email`) by its wire side, where a member's description of it, on its
- * key or its Type side, does not reach. Effect 3 wrote it beside the reference (`{ allOf: [{ $ref }], description }`)
- * for a parameter (on the parameter too) and an optional member (its description was the key's); a required
- * member's description of a named schema was its schema's, which made a new, unnamed schema: Effect 3 wrote its
- * JSON Schema where used, a copy of the named one's, with the member's description (an enum's, a record's), or,
- * of a transformation, with its own (`Timestamp`'s, whose description stayed on its Type side); and of a class the
- * reference alone (the class's component taking the description of its first use, which kept the class's name). An
- * unnamed member gets its description (its last check's, when it is checked further than what it refines). A schema
- * Effect 3 documented by its `jsonSchema` override (`publishedAs`) is written as the override where it is unnamed or
- * described again (a required member's, an optional member's key description being Effect 3's property
- * signature's), as its component, as a request body and as a parameter; a required TypeID member has no description
- * (its override replaced it); a parameter of a named schema annotated again is a copy of it. Read from the API's
+ * Members' descriptions that Effect 4 leaves out, written as the document publishes them. Effect 4 writes a
+ * transformed schema (a `Timestamp`, `BooleanFromString`, `Email`) by its wire side, where a member's description of
+ * it, on its key or its Type side, does not reach. The document has it beside the reference
+ * (`{ allOf: [{ $ref }], description }`) for a parameter (on the parameter too) and an optional member; a required
+ * member described again has, of a named schema, a copy of its JSON Schema written where used with the member's
+ * description (an enum's, a record's), or, of a transformation, with its own (`Timestamp`'s); and of a class the
+ * reference alone (the class's component taking the description of its first use). An unnamed member gets its
+ * description (its last check's, when it is checked further than what it refines). A schema published as a JSON
+ * Schema of its own (`publishedAs`) is written as that where it is unnamed or described again (a required member's,
+ * or an optional member's key description), as its component, as a request body and as a parameter; a required
+ * TypeID member has no description (its published form replaces it); a parameter of a named schema annotated again is
+ * a copy of it. Read from the API's
  * structs (and those of their arrays): the components written from them, the request bodies written where used (whose
  * examples are then written in their wire form too, as `componentExamples` writes components') and the parameters;
  * then the NUL rule on the request strings written (`documentNulRule`).
@@ -471,7 +467,7 @@ export const memberDescriptions = <Id extends string, Groups extends HttpApiGrou
       const description = memberDescription(member, named)
       const schema = properties[String(member.name)]
       const optional = member.type.context?.isOptional === true
-      // A schema Effect 3 wrote by its override, unnamed or described where used: the override alone.
+      // A schema published as a JSON Schema of its own, unnamed or described where used: that alone.
       const override = SchemaAST.resolveIdentifier(member.type) === undefined || (!optional && description !== undefined)
         ? publishedJsonSchemaOf(member.type)
         : undefined
@@ -479,7 +475,7 @@ export const memberDescriptions = <Id extends string, Groups extends HttpApiGrou
         properties[String(member.name)] = override
         continue
       }
-      // A required TypeID's description (its override replaced what the member annotated on it).
+      // A required TypeID's description (its published form replaces what the member annotated on it).
       const identifier = SchemaAST.resolveIdentifier(member.type)
       if (!optional && identifier !== undefined && idComponentNames.has(identifier) && isJsonObject(schema)) {
         delete schema["description"]
@@ -498,7 +494,7 @@ export const memberDescriptions = <Id extends string, Groups extends HttpApiGrou
         const examples = hasOwnExamples(member.type) ? wireExamples(member.type) : []
         if (examples.length > 0) schema["examples"] = JSON.parse(JSON.stringify(examples))
       }
-      // A union's undescribed, unnamed members described by their last check, as Effect 3 generated them.
+      // A union's undescribed, unnamed members described by their last check.
       const anyOf = isJsonObject(schema) ? schema["anyOf"] : undefined
       const types = unionMembers(member.type)
       if (types !== undefined && Array.isArray(anyOf) && anyOf.length === types.length) {
@@ -512,8 +508,8 @@ export const memberDescriptions = <Id extends string, Groups extends HttpApiGrou
       }
       if (description === undefined || !isJsonObject(schema)) continue
       if (optional || identifier === undefined) {
-        // An unnamed member checked further than what it refines (`MemberIds` with at least one): Effect 3 described
-        // it by its last check, where Effect 4 writes the description of what it refines.
+        // An unnamed member checked further than what it refines (`MemberIds` with at least one): described by its
+        // last check, where Effect 4 writes the description of what it refines.
         const generated = identifier === undefined && member.type.context?.annotations?.["description"] === undefined &&
           SchemaAST.resolveDescription(member.type) === undefined
         if (generated) schema["description"] = description
@@ -531,8 +527,8 @@ export const memberDescriptions = <Id extends string, Groups extends HttpApiGrou
       for (const key of Object.keys(schema)) delete schema[key]
       if (isClass) {
         schema["$ref"] = `${REF_PREFIX}${identifier}`
-        // The described class kept the class's name, so the description of its first use (in the API's order) went on
-        // the component, when that has none of its own.
+        // The described class keeps the class's name, so the description of its first use (in the API's order) goes
+        // on the component, when that has none of its own.
         if (target["description"] === undefined && named.get(identifier) === member.type) target["description"] = description
       } else {
         Object.assign(schema, structuredClone(target))
@@ -542,7 +538,7 @@ export const memberDescriptions = <Id extends string, Groups extends HttpApiGrou
     }
   }
   for (const [name, ast] of named) {
-    // A schema Effect 3 wrote by its override: its component is the override alone.
+    // A schema published as a JSON Schema of its own: its component is that alone.
     const override = publishedJsonSchemaOf(ast)
     if (override !== undefined && components[name] !== undefined) components[name] = override
     else describeMembers(ast, components[name])
@@ -567,7 +563,7 @@ export const memberDescriptions = <Id extends string, Groups extends HttpApiGrou
         const media = isJsonObject(content) ? content[contentType] : undefined
         const body = isJsonObject(media) ? media["schema"] : undefined
         const [schema] = schemas
-        // A body Effect 3 wrote by its override (SCIM's resources): the override alone, where used.
+        // A body published as a JSON Schema of its own (SCIM's resources): that alone, where used.
         const override = schemas.length === 1 && schema !== undefined ? publishedJsonSchemaOf(schema.ast) : undefined
         if (isJsonObject(media) && override !== undefined) media["schema"] = override
         if (schemas.length !== 1 || schema === undefined || !isJsonObject(body) || body["$ref"] !== undefined || override !== undefined) continue
@@ -579,7 +575,7 @@ export const memberDescriptions = <Id extends string, Groups extends HttpApiGrou
         for (const member of structOf(ast)?.propertySignatures ?? []) {
           const description = memberDescription(member, named)
           const parameter = (Array.isArray(parameters) ? parameters : []).find((p) => isJsonObject(p) && p["in"] === location && p["name"] === String(member.name))
-          // A schema Effect 3 wrote by its override: the override alone, the parameter described as it is.
+          // A schema published as a JSON Schema of its own: that alone, the parameter described as it is.
           const override = SchemaAST.resolveIdentifier(member.type) === undefined ? publishedJsonSchemaOf(member.type) : undefined
           if (override !== undefined && isJsonObject(parameter)) {
             parameter["schema"] = override
@@ -588,8 +584,8 @@ export const memberDescriptions = <Id extends string, Groups extends HttpApiGrou
             else delete parameter["description"]
             continue
           }
-          // A named schema annotated again (its own examples): Effect 3's annotation made a new, unnamed schema,
-          // written where used (a copy of the component), the parameter described as it is.
+          // A named schema annotated again (its own examples): written where used (a copy of the component), the
+          // parameter described as it is.
           const identifier = SchemaAST.resolveIdentifier(member.type)
           const base = identifier === undefined ? undefined : named.get(identifier)
           const baseAnnotations = base === undefined ? {} : SchemaAST.resolve(base) ?? {}
@@ -614,9 +610,9 @@ export const memberDescriptions = <Id extends string, Groups extends HttpApiGrou
 }
 
 /**
- * Objects with the members Effect 3 always wrote: a struct's `required`, empty when every member is optional, and a
+ * Objects with the members the document always has: a struct's `required`, empty when every member is optional, and a
  * record's (an object whose `additionalProperties` is a schema) `properties` and `required`, both empty, and a record
- * of any values (Effect 4 writes any object, `{ type: object }`) as Effect 3 wrote `Record(String, Unknown)`; a struct
+ * of any values (Effect 4 writes any object, `{ type: object }`) with those and `additionalProperties: {}`; a struct
  * with a record's rest with that record's `additionalProperties` (Effect 4 writes it as an `allOf` member); no
  * `propertyNames` that allows every name; an empty struct as the empty object. Effect 4 leaves out what is empty or
  * implied, and writes what allows anything; the values are the same.
@@ -624,7 +620,7 @@ export const memberDescriptions = <Id extends string, Groups extends HttpApiGrou
 export const objectsAsPublished = (spec: JsonObject): void => {
   eachSchemaObject(spec, (schema) => {
     // An empty struct (`Struct({})`), which Effect 4 writes as any value but null (`{ not: { type: null } }`, an object
-    // or an array, which is what it takes): the empty object Effect 3's override documented.
+    // or an array, which is what it takes): the empty object, as the document publishes it.
     const not = schema["not"]
     if (schema["type"] === undefined && isJsonObject(not) && Object.keys(not).length === 1 && not["type"] === "null") {
       delete schema["not"]
@@ -632,7 +628,7 @@ export const objectsAsPublished = (spec: JsonObject): void => {
     }
     if (schema["type"] !== "object") return
     // Effect 4 writes `propertyNames: { anyOf: [{ enum: [the members] }, { type: string }] }` beside a struct's members:
-    // it allows every name, so says nothing, and Effect 3 wrote none; a struct that takes other members said so.
+    // it allows every name, so says nothing, and the document has none; a struct that takes other members says so.
     const names = isJsonObject(schema["propertyNames"]) ? schema["propertyNames"]["anyOf"] : undefined
     const anyName = (name: Json) => isJsonObject(name) && name["type"] === "string" && Object.keys(name).every((key) => key === "type" || (key === "pattern" && name[key] === "^[^\\u0000]*$"))
     if (Array.isArray(names) && names.some(anyName)) {
@@ -662,10 +658,10 @@ export const objectsAsPublished = (spec: JsonObject): void => {
 }
 
 /**
- * A check's fragment flattened into the schema it checks, as Effect 3 wrote it. Effect 4 writes a check annotated
- * after it (a struct's "one of these members" with the struct's examples) as an `allOf` member holding the check's
- * own `allOf` and the annotation (`{ allOf: [{ allOf: [{ oneOf }], examples }] }`); Effect 3 wrote the check's
- * keywords in the schema's `allOf` and the examples on the schema (`{ examples, allOf: [{ oneOf }] }`).
+ * A check's fragment flattened into the schema it checks, as the document publishes it. Effect 4 writes a check
+ * annotated after it (a struct's "one of these members" with the struct's examples) as an `allOf` member holding the
+ * check's own `allOf` and the annotation (`{ allOf: [{ allOf: [{ oneOf }], examples }] }`); the document has the
+ * check's keywords in the schema's `allOf` and the examples on the schema (`{ examples, allOf: [{ oneOf }] }`).
  */
 export const checksFlattened = (spec: JsonObject): void => {
   eachSchemaObject(spec, (schema) => {
@@ -689,7 +685,7 @@ const arrayKeywords: ReadonlySet<string> = new Set(["items", "prefixItems", "min
 const objectKeywords: ReadonlySet<string> = new Set(["additionalProperties", "description", "examples", "dependentRequired", "minProperties", "maxProperties"])
 
 /**
- * An array's or object's checks written on it, as Effect 3 wrote them: Effect 4 writes an array whose items are
+ * An array's or object's checks written on it, as the document publishes them: Effect 4 writes an array whose items are
  * checked as a whole (SCIM's `Operations`, 1 to 1000 of them) as `{ type: array, allOf: [{ minItems, maxItems, items }] }`,
  * and an object's check of its members (`JsonObject`'s, a member needing another) with the annotation after it as
  * `{ allOf: [{ additionalProperties, description }] }`, `{ allOf: [{ dependentRequired }] }`; a check saying a struct

@@ -201,8 +201,8 @@ export const addExamples = <Id extends string, Groups extends HttpApiGroup.Const
         for (const schema of schemas) {
           if (HttpApiSchema.isNoContent(schema.ast)) continue
           // The schema's own media type, the one the generator writes first (a config object's file is declared as
-          // any, `*/*`); a transform may add others after it (the audit export's `text/csv`), as Effect 3's writer
-          // took the encoding's. (Effect 4 keeps a schema's encoding internal.)
+          // any, `*/*`); a transform may add others after it (the audit export's `text/csv`), which take the same
+          // examples. (Effect 4 keeps a schema's encoding internal.)
           const [declared] = Object.keys(content ?? {})
           const media = declared === undefined ? undefined : objectAt(content, declared)
           const values = wireExamples(schema.ast)

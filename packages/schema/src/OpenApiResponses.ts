@@ -1,17 +1,14 @@
 /**
- * The operations' responses as the API publishes them, from what Effect 4's generator writes (issue 46's OpenAPI
- * normalisation step; the document stays what clients generated from it expect):
+ * The operations' responses as the API publishes them, from what Effect 4's generator writes, so the document keeps
+ * the responses it has had since 0.1.0 and clients generated from it expect:
  * - an error response lists the errors its operation has from middleware (the API's `ApiErrors`, a group's
- *   authentication) before the operation's own, and is described by the first of them, as Effect 3 wrote it: Effect 3
- *   declared those on the API and the group, before the endpoints' own, and described a response by its first schema,
- *   where Effect 4 lists the endpoint's errors first and describes the response by all their names (`NotFound |
- *   OrganizationNotFound`). An error the endpoint declares itself keeps its place among its own (a port lists a
- *   middleware's errors after an endpoint's where Effect 3 applied the middleware to the endpoint alone, which added
- *   them after its own: `memberAuthenticationErrors`);
- * - a 400 is described as Effect 3's own decode error was, which came first in every 400 (Effect 3 added it to each
- *   operation; Api.ts's transform leaves it out, for the API's `InvalidRequest`);
- * - a response without a body is described as `Success`, Effect 3's description of a success without one of its own,
- *   where Effect 4 writes `<No Content>`, and a plain string's as `a string`, Effect 3's `Schema.String`'s description;
+ *   authentication) before the operation's own, and is described by the first of them, where Effect 4 lists the
+ *   endpoint's errors first and describes the response by all their names (`NotFound | OrganizationNotFound`). An
+ *   error the endpoint declares itself keeps its place among its own (an endpoint lists `memberAuthenticationErrors`
+ *   after its own errors where the document has them there);
+ * - every 400 is described as "The request did not match the expected schema" (`decodeErrorDescription`);
+ * - a response without a body is described as `Success`, where Effect 4 writes `<No Content>`, and a plain string's
+ *   as `a string`;
  * - an error response is described by its first error's description when it has one (a SCIM 304's), else its name;
  * - a success body the API annotates for HTTP (a 201, SCIM's media type) is written where it is used, not as a
  *   reference to its component, so are a request union (its members' `oneOf` alone) and a request body's copy of a
@@ -27,13 +24,13 @@ import { isJsonObject, objectAt } from "./internal/json.js"
 
 const REF_PREFIX = "#/components/schemas/"
 
-/** What Effect 3 described every 400 as: its decode error's description. */
+/** What the document describes every 400 as. */
 export const decodeErrorDescription = "The request did not match the expected schema"
 
-/** What Effect 3 described a success without a description of its own as. */
+/** What the document describes a success without a description of its own as. */
 const successDescription = "Success"
 
-/** What Effect 3 described its `Schema.String` as. */
+/** What the document describes an undescribed plain string's body as. */
 const stringDescription = "a string"
 
 /** What Effect 4 describes a response without a body as. */
@@ -47,9 +44,9 @@ const nameOf = (member: Json): string | undefined => {
 }
 
 /**
- * Each operation's responses as Effect 3 described and ordered them (the module's comment says how): error members
- * of the API's middleware first in every `anyOf` of an error response, each error response described by its first
- * error (a 400 by Effect 3's decode error), and bodiless successes described as `Success`.
+ * Each operation's responses described and ordered as the document publishes them (the module's comment says how):
+ * error members of the API's middleware first in every `anyOf` of an error response, each error response described
+ * by its first error (a 400 by `decodeErrorDescription`), and bodiless successes described as `Success`.
  */
 export const responsesAsPublished = <Id extends string, Groups extends HttpApiGroup.Constraint>(
   api: HttpApi.HttpApi<Id, Groups>,
@@ -81,7 +78,7 @@ export const responsesAsPublished = <Id extends string, Groups extends HttpApiGr
       for (const [status, response] of Object.entries(responses)) {
         if (!isJsonObject(response)) continue
         if (response["description"] === noContentDescription) response["description"] = successDescription
-        // A plain string's body: Effect 3's `Schema.String` was described as "a string", which it took.
+        // A plain string's body without a description of its own: "a string".
         const [schema] = successes.get(Number(status)) ?? []
         if (response["description"] === successDescription && schema !== undefined && schema.ast._tag === "String" && SchemaAST.resolveDescription(schema.ast) === undefined) {
           response["description"] = stringDescription
@@ -109,14 +106,13 @@ const referencedComponents = (spec: JsonObject, components: JsonObject): Set<str
 }
 
 /**
- * Success bodies written where they are used, as Effect 3 wrote them, when the API annotates them for HTTP: a status
- * other than 200 (`HttpApiSchema.status(201)`) or a media type other than JSON (SCIM's `application/scim+json`).
- * Effect 3's annotation made a new schema of the named one, which it wrote inline and described as `Success`; Effect 4
- * refers to the named schema's component. So are request bodies read from another media type than JSON (the SAML ACS
- * form) and request unions (one member per `kind`), which Effect 3 never made components; a union of named
- * successes as their `anyOf`, described by the first (Effect 3 took each member as a success); and the copies Effect 4
- * names `<Name>_1` (a named schema annotated again). A component then referred to by nothing is left out: Effect 3
- * wrote only those the document refers to.
+ * Success bodies written where they are used, described as `Success`, when the API annotates them for HTTP: a status
+ * other than 200 (`HttpApiSchema.status(201)`) or a media type other than JSON (SCIM's `application/scim+json`),
+ * where Effect 4 refers to the named schema's component. So are request bodies read from another media type than
+ * JSON (the SAML ACS form) and request unions (one member per `kind`), which the document has never made components;
+ * a union of named successes as their `anyOf`, described by the first; and the copies Effect 4 names `<Name>_1` (a
+ * named schema annotated again). A component then referred to by nothing is left out: the document holds only those
+ * it refers to.
  */
 export const annotatedBodiesInline = (spec: JsonObject): JsonObject => {
   const components = objectAt(objectAt(spec, "components"), "schemas") ?? {}
@@ -129,8 +125,8 @@ export const annotatedBodiesInline = (spec: JsonObject): JsonObject => {
           const name = schema === undefined ? undefined : nameOf(schema)
           const component = name === undefined ? undefined : components[name]
           if (!isJsonObject(media) || name === undefined || !isJsonObject(component)) continue
-          // A union of named successes: Effect 3 took each member as a success of its own, written as their `anyOf`
-          // and described by the first.
+          // A union of named successes: each member a success of its own, written as their `anyOf` and described by
+          // the first.
           const members = component["anyOf"]
           const [first] = Array.isArray(members) ? members : []
           const firstName = first === undefined ? undefined : nameOf(first)
@@ -154,18 +150,17 @@ export const annotatedBodiesInline = (spec: JsonObject): JsonObject => {
         const component = name === undefined ? undefined : components[name]
         const union = isJsonObject(component) && (component["oneOf"] !== undefined || component["anyOf"] !== undefined)
         if (!isJsonObject(media) || !isJsonObject(component) || !(union || mediaType !== "application/json")) continue
-        // Effect 3 took a union payload as its members, each a payload of its own, written as their `anyOf` (a
-        // discriminated `oneOf`, `OpenApiDocument.ts`): the union's examples (its members', which the media type shows)
-        // and description it did not write.
+        // A union payload as its members, each a payload of its own, written as their `anyOf` (a discriminated
+        // `oneOf`, `OpenApiDocument.ts`), without the union's examples (its members', which the media type shows) and
+        // description.
         const members = Object.fromEntries(Object.entries(component).filter(([key]) => ["anyOf", "oneOf", "discriminator"].includes(key)))
         media["schema"] = structuredClone(union ? members : component)
       }
     }
   }
-  // Effect 4 names a named schema annotated again (its own examples) `<Name>_1`: Effect 3's annotation made a new,
-  // unnamed schema, written where used.
+  // Effect 4 names a named schema annotated again (its own examples) `<Name>_1`: the document writes it where used.
   const copies = new Set(Object.keys(components).filter((name) => /_\d+$/.test(name) && components[name.replace(/_\d+$/, "")] !== undefined))
-  // A request body's copy with its examples: Effect 3 wrote a payload's own examples on its schema.
+  // A request body's copy with its examples: a payload's own examples go on its schema.
   for (const item of Object.values(objectAt(spec, "paths") ?? {})) {
     for (const operation of Object.values(isJsonObject(item) ? item : {})) {
       for (const media of Object.values(objectAt(objectAt(operation, "requestBody"), "content") ?? {})) {
@@ -184,7 +179,7 @@ export const annotatedBodiesInline = (spec: JsonObject): JsonObject => {
       const copy = name !== undefined && copies.has(name) ? components[name] : undefined
       if (isJsonObject(copy) && Object.keys(value).length === 1) {
         delete value["$ref"]
-        // Without the examples that made it a copy: Effect 3 wrote none where used.
+        // Without the examples that made it a copy: the document has none where used.
         const { examples: _, ...schema } = copy
         Object.assign(value, structuredClone(schema))
         return

@@ -98,7 +98,7 @@ export const OrganizationMetadata = Schema.Record(Schema.String, Schema.String).
   Schema.makeFilter(metadataProblems, { toJsonSchema: () => ({ maxProperties: ORGANIZATION_METADATA_MAX_KEYS }) })
 ).annotate({
   identifier: "OrganizationMetadata",
-  // Documented as an open object with its bounds, as Effect 3's override did (its description and examples unwritten).
+  // Published as an open object with its bounds (its description and examples not written in it).
   ...publishedAs({ type: "object", additionalProperties: true, maxProperties: ORGANIZATION_METADATA_MAX_KEYS })
 })
 
@@ -142,7 +142,7 @@ export const DeleteOrganizationRequest = Schema.Struct({
     description: "The organization's name exactly as `GET /v1/organization` shows it: a deletion names what it deletes."
   }).check(
     Schema.isMaxLength(200),
-    // The request guard refuses NUL in every request string; the document says so here, as Effect 3's override did.
+    // The request guard refuses NUL in every request string; the document says so here too.
     Schema.makeFilter((text: string) => !text.includes("\u0000") || "must not contain the NUL character (U+0000)", {
       toJsonSchema: () => ({ pattern: NO_NUL_PATTERN })
     })

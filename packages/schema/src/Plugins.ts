@@ -66,9 +66,8 @@ export const PluginManifest = Schema.Struct({
     description: "The active config objects of the plugin (not archived or deleted), oldest membership first."
   }),
   contributions: Schema.Array(ManifestContribution).annotate({ description: "The same objects grouped by type, in type order." }),
-  // An empty object. `Struct({})` is documented as "any value but null" (an object or an array), which is what it
-  // takes; Effect 3's override documented it as the empty object it is, and so does the document (OpenApiComponents'
-  // `objectsAsPublished`).
+  // An empty object. Effect 4 documents `Struct({})` as "any value but null" (an object or an array), which is what
+  // it takes; the document states the empty object it is (OpenApiComponents' `objectsAsPublished`).
   setup: Schema.Struct({}).annotate({ description: "What installing the plugin needs; empty until MCP connections exist." }),
   lifecycle: Schema.Struct({ status: CatalogStatus, updatedAt: Timestamp })
 }).annotate({

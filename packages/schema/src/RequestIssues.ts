@@ -1,6 +1,7 @@
 /**
  * How a request's schema failures read: the `details` of a 400 `invalid_request`, and a one-line summary of them.
- * The server answers with these details and the client's validation error carries the same ones, worded alike.
+ * The server answers with these details and the client's validation error carries the same ones, worded alike, in the
+ * words 400s have had since 0.1.0 where Effect 4 words a failure otherwise, since clients and scripts match them.
  */
 import { format } from "effect/Formatter"
 import * as SchemaAST from "effect/SchemaAST"
@@ -103,7 +104,7 @@ const literalMembers = (ast: SchemaAST.AST): ReadonlyArray<SchemaAST.AST> | unde
 
 const ownMessage = (ast: SchemaAST.AST) => typeof ast.annotations?.["message"] === "string"
 
-/** Effect 3's words for a value that is not a literal: `Expected "owner", actual "boss"` (a literal's own message first). */
+/** The words for a value that is not a literal: `Expected "owner", actual "boss"` (a literal's own message first). */
 const notTheLiteral = (literal: SchemaAST.AST, input: unknown) => {
   const message = literal.annotations?.["message"]
   return new SchemaIssue.InvalidValue({
@@ -114,10 +115,11 @@ const notTheLiteral = (literal: SchemaAST.AST, input: unknown) => {
 }
 
 /**
- * Effect 3's refusal of an object that none of a tagged union's members takes (their required literal members, as
- * Effect 3's parser found them: `getSearchTree`): the tag refused at its own path, "Expected "none" | "apikey" |
- * "oauth", actual "magic"" at `authType`, or missing there, where Effect 4 says "Expected CreateMcpConnectionRequest"
- * of the whole object. None for a union of anything but tagged objects, or an input that is not an object.
+ * The refusal of an object that none of a tagged union's members takes (each member known by the first of its required
+ * literal members whose value no earlier member has): the tag refused at its own path, "Expected "none" |
+ * "apikey" | "oauth", actual "magic"" at `authType`, or missing there, where Effect 4 says "Expected
+ * CreateMcpConnectionRequest" of the whole object. None for a union of anything but tagged objects, or an input that
+ * is not an object.
  */
 const refusedTags = (ast: SchemaAST.Union, input: unknown): SchemaIssue.Issue | undefined => {
   if (typeof input !== "object" || input === null) return undefined
@@ -152,9 +154,9 @@ const refusedTags = (ast: SchemaAST.Union, input: unknown): SchemaIssue.Issue | 
 }
 
 /**
- * What Effect 3 said an object or a tuple expects in place of a member it does not have (`onExcessProperty:
- * "error"`): its index signatures' key types and its members' names, `"name" | "url" | "authType"` (`never` for
- * none), or a tuple's indexes, `0 | 1`. None for an index signature of any other key type than string or symbol.
+ * What an object or a tuple expects in place of a member it does not have (`onExcessProperty: "error"`): its index
+ * signatures' key types and its members' names, `"name" | "url" | "authType"` (`never` for none), or a tuple's
+ * indexes, `0 | 1`. None for an index signature of any other key type than string or symbol.
  */
 const expectedMembers = (ast: SchemaAST.AST): string | undefined => {
   switch (ast._tag) {
@@ -175,16 +177,16 @@ const expectedMembers = (ast: SchemaAST.AST): string | undefined => {
   }
 }
 
-/** Effect 3's words for a member an object or tuple does not have: `is unexpected, expected: "name" | "url"`. */
+/** The words for a member an object or tuple does not have: `is unexpected, expected: "name" | "url"`. */
 const unexpectedMember = (ast: SchemaAST.AST): SchemaIssue.Issue => {
   const expected = typeof ast.annotations?.["messageUnexpectedKey"] === "string" ? undefined : expectedMembers(ast)
   return expected === undefined ? new SchemaIssue.UnexpectedKey(ast) : new SchemaIssue.InvalidValue({ message: `is unexpected, expected: ${expected}` })
 }
 
 /**
- * The issue as Effect 3 worded it where Effect 4 words it otherwise: a value that is none of a union's literals
- * ("Expected Role", or "Expected "admin" | "member"") becomes one issue per literal, "Expected "admin", actual
- * "owner"", which `invalidRequestDetails` joins into one detail, as Effect 3's formatter and this module did; a value
+ * The issue in the words 400s have had since 0.1.0 where Effect 4 words it otherwise: a value that is none of a
+ * union's literals ("Expected Role", or "Expected "admin" | "member"") becomes one issue per literal, "Expected
+ * "admin", actual "owner"", which `invalidRequestDetails` joins into one detail; a value
  * that is not a lone literal says what it was as well; an object of no tag of a tagged union, `refusedTags`; a member
  * an object does not have, "is unexpected, expected: "name" | "url"" (`unexpectedMember`), where Effect 4 says
  * "Expected no excess property". Everything else keeps Effect 4's words, without the input
@@ -236,11 +238,11 @@ const standardIssues = SchemaIssue.makeFormatterStandardSchemaV1()
 
 /**
  * A request's schema failure as the issues `invalidRequestDetails` takes: Effect 4's Standard Schema formatter's,
- * with Effect 3's words where `asEffect3` gives them (a union's literals, a tagged union's tag, an excess member).
+ * with the kept words where `asEffect3` gives them (a union's literals, a tagged union's tag, an excess member).
  * The actual value is quoted only when the request was decoded with `reportInput` (the server's `HttpErrors.group`
  * decodes so, on top of the API's parse options; the client, which encodes with the API's options alone, keeps
- * Effect 4's words for those values); else Effect 4's words stay ("Expected Role"). An excess member is worded as
- * Effect 3 did either way: its words quote no value.
+ * Effect 4's words for those values); else Effect 4's words stay ("Expected Role"). An excess member has the kept
+ * words either way: they quote no value.
  */
 export const requestIssuesOf = (issue: SchemaIssue.Issue): Array<RequestIssue> =>
   standardIssues(asEffect3(issue)).issues.map(({ message, path }) => ({

@@ -77,9 +77,9 @@ const optional = <S extends Schema.Top>(schema: S) =>
 const documented = (jsonSchema: JsonSchema.JsonSchema) => Schema.makeFilter<unknown>(() => true, { toJsonSchema: () => jsonSchema })
 
 /**
- * A body's JSON Schema saying it takes members beyond its own (it ignores them, as its endpoints' parse options do),
- * as Effect 3's override said: Effect 4 writes every struct closed, so this check goes beside it, and the document
- * writes it on the struct (OpenApiComponents' `arrayChecksInline`).
+ * A body's JSON Schema saying it takes members beyond its own (it ignores them, as its endpoints' parse options do):
+ * Effect 4 writes every struct closed, so this check goes beside it, and the document writes it on the struct
+ * (OpenApiComponents' `arrayChecksInline`).
  */
 const open = documented({ additionalProperties: true })
 
@@ -377,7 +377,7 @@ export const ScimResourceRequest = (identifier: string, description: string, pro
   Schema.Record(Schema.String, Schema.Unknown).check(documented({ required, properties, additionalProperties: true })).annotate({
     identifier,
     description,
-    // Written where used as Effect 3's override (its identifier and description unwritten).
+    // Published where used as this JSON Schema alone (its identifier and description not written in it).
     ...publishedAs({ type: "object", required, properties, additionalProperties: true })
   })
 

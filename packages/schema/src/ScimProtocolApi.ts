@@ -213,7 +213,7 @@ export class ScimAuthentication extends HttpApiMiddleware.Service<ScimAuthentica
 const base = "/scim/v2/:connectionId"
 
 /**
- * How SCIM requests are read: with Schema's defaults, as Effect 3 read them (their schemas set no parse options).
+ * How SCIM requests are read: with Schema's defaults (their schemas set no parse options).
  * Members a body or query does not declare are ignored, as directories send more (RFC 7644 §3.3), not refused as the
  * API's own request bodies are: Effect 4 reads parse options from the API, a group or an endpoint, here the groups'.
  */

@@ -68,9 +68,9 @@ export const apiKey = HttpApiSecurity.apiKey({ in: "header", key: "x-api-key" })
 const security = { bearer, apiKey }
 
 /**
- * Any signed-in caller (a session or an API key); provides `CurrentActor`. On Effect 4 a security middleware wraps
- * the endpoint's effect: the server's implementation resolves the credential and provides the service to it. The
- * schemes are tried in order and the last failure answers (as on Effect 3).
+ * Any signed-in caller (a session or an API key); provides `CurrentActor`. A security middleware wraps the endpoint's
+ * effect: the server's implementation resolves the credential and provides the service to it. The schemes are tried
+ * in order and the last failure answers.
  */
 export class Authentication extends HttpApiMiddleware.Service<Authentication, { provides: CurrentActor }>()("Authentication", {
   error: [UnauthorizedResponse, ServiceUnavailableResponse],
@@ -89,11 +89,10 @@ export class MemberAuthentication extends HttpApiMiddleware.Service<MemberAuthen
 ) {}
 
 /**
- * `MemberAuthentication`'s errors, for an endpoint Effect 3 applied it to alone (the endpoint's `.middleware`, or its
- * group's `middlewareEndpoints`): Effect 3 added such a middleware's errors after the endpoint's own, where a group's
- * middleware's came before them. Effect 4 applies every middleware to each endpoint, so such an endpoint lists these
- * after its own errors, and the document keeps that order (`responsesAsPublished` puts a middleware's errors first
- * unless the endpoint declares them).
+ * `MemberAuthentication`'s errors, for an endpoint whose error responses the document lists with these after the
+ * endpoint's own, where a group's middleware's errors come before them. Such an endpoint declares these after its own
+ * errors, and the document keeps that order (`responsesAsPublished` puts a middleware's errors first unless the
+ * endpoint declares them).
  */
 export const memberAuthenticationErrors = [UnauthorizedResponse, ForbiddenResponse, OrganizationNotFoundResponse, ServiceUnavailableResponse] as const
 

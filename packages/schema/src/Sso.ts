@@ -140,7 +140,7 @@ export const SsoJitRole = Schema.Literals(["member", "admin"]).annotate({ identi
 
 export const SsoJit = Schema.Struct({
   enabled: Schema.Boolean.annotate({ description: "Whether a person new to the organization becomes a member at sign-in." }),
-  // SsoJitRole's literals, described: Effect 3's described copy, written where used (it named no SsoJitRole component).
+  // SsoJitRole's literals as a described schema of their own, written where used (no reference to SsoJitRole here).
   defaultRole: Schema.Literals(SsoJitRole.literals).annotate({ description: "The role of a member made at sign-in (default `member`)." }),
   defaultTeamIds: Schema.Array(TeamId).check(Schema.isMaxLength(20)).annotate({
     description: "Teams a member made at sign-in joins."

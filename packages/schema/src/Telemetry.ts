@@ -80,7 +80,7 @@ const dimensionTypeMessage = "must start with a letter and hold only letters, di
 /** A dimension's type: lower-cased first, then a letter followed by letters, digits, `_`, `.` or `-`; at most 64. */
 export const DimensionType = Schema.String.check(
   Schema.isMaxLength(64, { message: "must be at most 64 characters long" }),
-  // Checked as Effect 3 did, once lower-cased; the document states it of the text sent.
+  // Checked once lower-cased (it is stored so); the document states it of the text sent.
   Schema.makeFilter((type: string) => DIMENSION_TYPE.test(type.toLowerCase()) || dimensionTypeMessage, {
     toJsonSchema: () => ({ minLength: 1, pattern: "^[A-Za-z][A-Za-z0-9_.-]*$" })
   })
@@ -108,14 +108,14 @@ export const DimensionMetadata = Schema.Record(Schema.String, Schema.Unknown).an
     utf8.encode(JSON.stringify(metadata)).length <= maxDimensionMetadataBytes ||
     `must be at most ${maxDimensionMetadataBytes} bytes as JSON`)
 ).annotate(publishedAs({
-  // As Effect 3's override documented it.
+  // Published as this JSON Schema alone.
   type: "object",
   additionalProperties: true,
   description: `Free-form JSON object, at most ${maxDimensionMetadataBytes} bytes as JSON.`
 }))
 
-// Members are optional keys: JSON has no `undefined`, and Effect 4's `Schema.optional` would let the JSON codec an
-// HttpApi body goes through read `null` as one, where Effect 3 refused it.
+// Members are optional keys, so a `null` member is refused: JSON has no `undefined`, and Effect 4's `Schema.optional`
+// would let the JSON codec an HttpApi body goes through read `null` as one.
 
 /** Something the session is about (a project, a model, a workspace): stored per session and type, latest wins. */
 export const TelemetryDimension = forgiving({
@@ -135,7 +135,7 @@ export const TelemetryEvent = forgiving({
   durationMs: Schema.optionalKey(
     Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: maxTelemetryDurationMs })).annotate({
       description: "How long it took, in milliseconds (0 to one day).",
-      // As Effect 3's override documented it (its description unwritten).
+      // Published as this JSON Schema alone (its description not written in it).
       ...publishedAs({ type: "integer", minimum: 0, maximum: maxTelemetryDurationMs })
     })
   ),

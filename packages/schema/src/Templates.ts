@@ -45,8 +45,8 @@ const loneSurrogatePath = (document: unknown): ReadonlyArray<string | number> | 
  * A template's document: any JSON value (object, array, string, number, boolean or null), at most 256 KiB as compact
  * JSON. Nesting is bounded by the request guard (64 levels for the whole body, so 63 inside `document`).
  *
- * `Schema.Json`, where Effect 3 had `Schema.Unknown`: it takes the same request bodies (every parsed JSON value, and
- * only those), and Effect 4 writes no JSON Schema, description or check of an `Unknown` (it re-encodes it as JSON).
+ * `Schema.Json` rather than `Schema.Unknown`: both take every parsed JSON value, and only those, but Effect 4 writes
+ * no JSON Schema, description or check of an `Unknown` (it re-encodes it as JSON).
  */
 export const TemplateDocument = Schema.Json.annotate({
   description:

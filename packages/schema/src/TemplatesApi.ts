@@ -45,7 +45,7 @@ const access = accessEndpoints({
   action: "templates.read"
 })
 
-// Each endpoint lists 403 (Effect 4 has no group-wide error; Effect 3's group added it).
+// Each endpoint lists 403 (Effect 4 has no group-wide error).
 export class TemplatesApi extends HttpApiGroup.make("templates")
   .add(
     HttpApiEndpoint.post("create", "/v1/templates", {

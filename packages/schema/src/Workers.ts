@@ -60,7 +60,7 @@ const slug = (what: string, examples: string) =>
     })
   ).annotate({
     description: `${what}: 1 to 32 lower-case letters, digits, \`-\` or \`_\`, starting with a letter (${examples}).`,
-    // As Effect 3's override documented it (its description unwritten).
+    // Published as this JSON Schema alone (its description not written in it).
     ...publishedAs({ type: "string", minLength: 1, maxLength: 32, pattern: "^[a-z][a-z0-9_-]{0,31}$" })
   })
 

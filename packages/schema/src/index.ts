@@ -1,7 +1,7 @@
 /**
  * @orgplane/schema: Effect 4 Schemas of every resource, id and error, and the `HttpApi` definition. Its tests hold
- * it to the OpenAPI document 0.1.0 published (test/fixtures/openapi.json) and to 0.1.0's behaviour
- * (test/fixtures/effect3/).
+ * it to the saved OpenAPI document (test/fixtures/openapi.json) and to the operations and audit actions 0.1.0
+ * published (test/fixtures/0.1.0/contract.json).
  */
 export * from "./Access.js"
 export * from "./Account.js"

@@ -15,8 +15,8 @@ type JsonObject = { readonly [key: string]: Json }
 const isObject = (value: Json | undefined): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value)
 
 /**
- * `schema` with each open record of any values (`{ type: "object" }` alone, Effect 4's) as Effect 3 wrote it, with
- * `additionalProperties: {}`: the same objects.
+ * `schema` with each open record of any values (`{ type: "object" }` alone, as Effect 4 writes it) as the document
+ * writes it, with `additionalProperties: {}`: the same objects.
  */
 const openRecordsAsDocumented = (schema: Json): Json => {
   if (Array.isArray(schema)) return schema.map(openRecordsAsDocumented)

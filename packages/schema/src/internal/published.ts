@@ -1,8 +1,8 @@
 /**
- * Effect 3's `jsonSchema` override, which Effect 4 has no form for: the JSON Schema the document publishes for a
- * schema, whole, where Effect 3 wrote its override alone (without the description and examples annotated beside it).
- * The schema's checks still say what it refuses, and its description stays for the CLI's help; OpenApiComponents'
- * `overridesAsPublished` writes this JSON Schema in the document where the schema is used.
+ * The JSON Schema the document publishes for a schema, whole (without the description and examples annotated beside
+ * it), which Effect 4 has no annotation for. The schema's checks still say what it refuses, and its description stays
+ * for the CLI's help; OpenApiComponents' `memberDescriptions` writes this JSON Schema in the document where the schema
+ * is used.
  */
 import type * as JsonSchema from "effect/JsonSchema"
 import * as SchemaAST from "effect/SchemaAST"

@@ -1,11 +1,11 @@
 /**
  * A string member trimmed on decoding, with a check and the JSON Schema keywords of what remains: the shape of every
- * trimmed request string (text, URLs, email addresses) on Effect 4.
+ * trimmed request string (text, URLs, email addresses).
  *
  * Effect 4 writes the JSON Schema of the wire side, so a check after `Schema.Trim` (on the decoded side) would not be
  * in the document, and Effect 4 has no `jsonSchema` override. The check runs on the wire text, trimmed, carrying the
  * keywords (`toJsonSchema`), and again on the decoded side, so that a constructor and `Schema.is` refuse what
- * decoding refuses, as Effect 3's refinements did.
+ * decoding refuses.
  */
 import type * as JsonSchema from "effect/JsonSchema"
 import * as Schema from "effect/Schema"
