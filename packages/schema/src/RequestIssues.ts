@@ -1,7 +1,8 @@
 /**
  * How a request's schema failures read: the `details` of a 400 `invalid_request`, and a one-line summary of them.
- * The server answers with these details and the client's validation error carries the same ones, worded alike, in the
- * words 400s have had since 0.1.0 where Effect 4 words a failure otherwise, since clients and scripts match them.
+ * The server answers with these details and the client's validation error carries the same ones, worded alike. A
+ * union's literals, a tagged union's tag and an excess member keep the words clients and scripts already match, where
+ * Effect 4 words them otherwise (`asEffect3`).
  */
 import { format } from "effect/Formatter"
 import * as SchemaAST from "effect/SchemaAST"
@@ -184,7 +185,7 @@ const unexpectedMember = (ast: SchemaAST.AST): SchemaIssue.Issue => {
 }
 
 /**
- * The issue in the words 400s have had since 0.1.0 where Effect 4 words it otherwise: a value that is none of a
+ * The issue in the words clients already match, where Effect 4 words it otherwise: a value that is none of a
  * union's literals ("Expected Role", or "Expected "admin" | "member"") becomes one issue per literal, "Expected
  * "admin", actual "owner"", which `invalidRequestDetails` joins into one detail; a value
  * that is not a lone literal says what it was as well; an object of no tag of a tagged union, `refusedTags`; a member
