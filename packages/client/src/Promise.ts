@@ -4,9 +4,9 @@
  * error), `OrgplaneConnectionError` (no answer) or `OrgplaneValidationError` (the request was not sent). Derived
  * from the Effect client's type, so every endpoint added to the API appears here, fully typed, without a change.
  *
- * Its requests keep the Effect 3 client's shape, `{ path, urlParams, payload, headers }`: the Promise client's API is
- * unchanged by the move to Effect 4, whose Effect client names the parts `params`, `query`, `payload`, `headers`; each
- * call maps the one onto the other (`path` → `params`, `urlParams` → `query`).
+ * Its requests keep the shape they have had since 0.1.0, `{ path, urlParams, payload, headers }`, so code written
+ * against it keeps working; the Effect client names the parts `params`, `query`, `payload`, `headers`, and each call
+ * maps the one onto the other (`path` → `params`, `urlParams` → `query`).
  */
 import { Api, apiOf, errorResponseOf, type Page } from "@orgplane/schema"
 import type * as Brand from "effect/Brand"
@@ -51,15 +51,15 @@ export type Unbranded<A> = A extends Brand.Brand<infer _K> ? Brand.Brand.Unbrand
   : A extends object ? { readonly [K in keyof A]: Unbranded<A[K]> }
   : A
 
-/** The Effect 3 name of an Effect client's request part: `params` is `path`, `query` is `urlParams`. */
+/** The Promise client's name of an Effect client's request part: `params` is `path`, `query` is `urlParams`. */
 export type Effect3Part<K> = K extends "params" ? "path" : K extends "query" ? "urlParams" : K
 
-/** An Effect client's request with its parts under their Effect 3 names (`{ params, query }` → `{ path, urlParams }`). */
+/** An Effect client's request with its parts under the Promise client's names (`{ params, query }` → `{ path, urlParams }`). */
 export type Effect3Request<Req> = { [K in keyof Req as Effect3Part<K>]: Req[K] }
 
 /**
- * What a Promise method takes: its Effect method's request without `responseMode`, under the Effect 3 names of its
- * parts (`path`, `urlParams`, `payload`, `headers`), ids unbranded, optional parts optional.
+ * What a Promise method takes: its Effect method's request without `responseMode`, under the Promise client's names
+ * of its parts (`path`, `urlParams`, `payload`, `headers`), ids unbranded, optional parts optional.
  */
 export type RequestOf<M> = Unbranded<Effect3Request<RequestParts<M>>>
 
@@ -146,12 +146,12 @@ type AnyMethod = (request: unknown) => Effect.Effect<unknown, unknown>
 
 const isMethod = (value: unknown): value is AnyMethod => typeof value === "function"
 
-/** The Effect 3 request parts a Promise method reads, each with the name of its part in the Effect client's request. */
+/** The request parts a Promise method reads, each with the name of its part in the Effect client's request. */
 const effect3Parts = [["path", "params"], ["urlParams", "query"], ["payload", "payload"], ["headers", "headers"]] as const
 
 /**
  * A Promise method's request (`{ path, urlParams, payload, headers }`) as the Effect client's (`{ params, query,
- * payload, headers }`); as the Effect 3 client did, it reads those four parts and nothing else of the request.
+ * payload, headers }`); it reads those four parts and nothing else of the request.
  */
 const toEffectRequest = (request: unknown): unknown => {
   if (typeof request !== "object" || request === null) return request

@@ -38,7 +38,7 @@ export type SuccessOf<A> = Exclude<A, readonly [unknown, HttpClientResponse.Http
 
 /**
  * An `HttpApiClient` method taking a `LenientRequest`, itself optional when nothing in it is required; still generic
- * in `responseMode` (Effect 3's `withResponse: true` is `responseMode: "decoded-and-response"`).
+ * in `responseMode` (`"decoded-and-response"` answers the response beside the value).
  */
 export type LenientMethod<M> = M extends (request: never) => Effect.Effect<infer A, infer E, infer R>
   ? {} extends RequestParts<M> ? <Mode extends HttpApiClient.Client.ResponseMode = "decoded-only">(

@@ -127,7 +127,7 @@ describe("Effect client", () => {
           Effect.map(Stream.runCollect(paginateStream(client.members.list)), (items) => items.map((member) => member.name))
         ]))
       expect(names).toEqual([["Owner"], ["Owner"], ["Owner"], ["Owner"]])
-      // Still generic in responseMode (Effect 3: withResponse), for the response's headers.
+      // Still generic in responseMode, for the response's headers.
       const [page, response] = yield* withClient({ token }, (client) => client.members.list({ responseMode: "decoded-and-response" }))
       expect(page.items).toHaveLength(1)
       expect(response.headers["x-request-id"]).toMatch(/^[0-9a-f-]{36}$/)

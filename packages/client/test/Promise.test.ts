@@ -186,8 +186,7 @@ describe("Promise client", () => {
     const memberIds: Array<string> = JSON.parse(`["om_nope", 3]`)
     const payload = { name: "", memberIds }
     const unnamed = (await rejection(asOwner.teams.create({ payload }))) as OrgplaneValidationError
-    // packages/client's assertion: the server's details, word for word (the Effect 3 server's said "Expected string,
-    // actual 3" of the number, where the Effect 4 client and server say "Expected MembershipId").
+    // The server's details, word for word: the number is "Expected MembershipId" on both sides.
     expect(unnamed.details).toEqual(await serverDetails("POST", "/v1/teams", payload))
     expect(unnamed.details[2]).toEqual({ path: ["memberIds", 1], message: "Expected MembershipId" })
     expect(unnamed.details.map((detail) => detail.path)).toEqual([["name"], ["memberIds", 0], ["memberIds", 1]])
@@ -220,7 +219,7 @@ describe("Promise client", () => {
     const { team } = await asOwner.teams.create({ payload: { name: "Core" } })
     const noPath = (await rejection((asOwner.teams.get as (request?: unknown) => Promise<unknown>)({}))) as OrgplaneValidationError
     expect(noPath).toBeInstanceOf(OrgplaneValidationError)
-    // Effect 4's wording of a missing key (the Effect 4 server's 400 says the same; Effect 3 said "is missing").
+    // A missing key's wording, the same as the server's 400.
     expect(noPath.details).toEqual([{ path: ["teamId"], message: "Missing key" }])
     // The Effect client's names of the parts are none of the Promise client's: `params` is not read as `path`.
     const effectShape = (await rejection((asOwner.teams.get as (request?: unknown) => Promise<unknown>)({ params: { teamId: team.id } }))) as OrgplaneValidationError
