@@ -12,11 +12,8 @@
  * Each rule is a SQL expression over the row being checked (`visible`, `rank`), so lists filter in the database
  * with a fixed number of statements whatever their length, and single checks are one statement.
  *
- * The Effect 4 form of packages/server/src/access/Access.ts, whole: the same SQL, rules, errors and messages. What
- * differs under the same behaviour: a kind carries its grant's row readers (`grantRows`, made from the API's grant
- * class) instead of the class, so no `any` types a kind whatever its grant (`AnyKind` is any kind); the grants list
- * of a kind is built on the call (Effect 3 built the seven once; building one is a few closures); the service is a
- * `Context.Service` with `make` and a static `layer`.
+ * A kind carries its grant's row readers (`grantRows`, made from the API's grant class) rather than the class, so no
+ * `any` types a kind whatever its grant (`AnyKind` is any kind).
  */
 import {
   AccessListQuery,

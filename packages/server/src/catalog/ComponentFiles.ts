@@ -1,9 +1,6 @@
 /**
  * The files of a config object version (issue 31), read with viewer access on the object: the list, and one stored
  * file's bytes.
- *
- * The Effect 4 form of packages/server/src/catalog/ComponentFiles.ts, whole: the same checks and errors; the
- * service is a `Context.Service` with `make` and a static `layer`.
  */
 import {
   type ComponentFileList,

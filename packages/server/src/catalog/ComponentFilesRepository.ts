@@ -1,10 +1,6 @@
 /**
  * Storage of the files a config object version carries (migration 0016): each version's list
  * (`config_object_version_files`) and the bytes, once per organization and SHA-256 (`component_file_contents`).
- *
- * The Effect 4 form of packages/server/src/catalog/ComponentFilesRepository.ts, whole: the same statements. What
- * differs under the same behaviour: bytes are read as `Schema.Uint8Array` (Effect 3's `Uint8ArrayFromSelf`); the
- * service is a `Context.Service` with `make` and a static `layer`.
  */
 import {
   ComponentFile,

@@ -2,10 +2,6 @@
  * Config objects: created by any member (who then manages them), read with viewer access, given new versions with
  * editor access, archived, restored and soft-deleted with manager access. Versions are never changed: deleting adds
  * a version recording it, restoring adds one with the content from before.
- *
- * The Effect 4 form of packages/server/src/catalog/ConfigObjects.ts, whole: the same checks in the same order, the
- * same errors and messages. What differs under the same behaviour: Parsing answers `Result`s, taken in with
- * `Effect.fromResult`; the service is a `Context.Service` with `make` and a static `layer`.
  */
 import {
   type ConfigObjectId,

@@ -1,7 +1,5 @@
 /**
  * HTTP handlers of the Config objects group. Thin by design: the services authorize.
- *
- * The Effect 4 form of packages/server/src/catalog/ConfigObjectsHttp.ts, whole.
  */
 import { HttpServerResponse } from "effect/http"
 import { Api, CurrentMember } from "@orgplane/schema"

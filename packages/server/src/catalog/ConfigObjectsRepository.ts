@@ -1,10 +1,5 @@
 /**
  * Storage of config objects and their versions.
- *
- * The Effect 4 form of packages/server/src/catalog/ConfigObjectsRepository.ts, whole: the same statements. What
- * differs under the same behaviour: a resource built without validating is built with `disableChecks` (Effect 3's
- * `new X(row, true)`); a statement that always answers a row (`nextNumber`) dies in words where Effect 3 asserted
- * with `!`; the service is a `Context.Service` with `make` and a static `layer`.
  */
 import {
   ConfigObject,

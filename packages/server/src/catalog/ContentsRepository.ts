@@ -1,10 +1,6 @@
 /**
  * What plugins and marketplaces contain: the two membership tables, config objects in plugins and plugins in
  * marketplaces. One row per pair: removing sets `removed_at`, adding again clears it (the row keeps its id and creation).
- *
- * The Effect 4 form of packages/server/src/catalog/ContentsRepository.ts, whole: the same statements. What differs
- * under the same behaviour: a pair or a row an upsert did not answer (which Effect 3 asserted away with `!`) is a
- * defect, said in words; the service is a `Context.Service` with `make` and a static `layer`.
  */
 import type {
   ConfigObjectId,

@@ -1,7 +1,5 @@
 /**
  * HTTP handlers of the Config objects, Plugins and Marketplaces groups. Thin by design: the services authorize.
- *
- * The Effect 4 form of packages/server/src/catalog/Http.ts, whole.
  */
 import * as Layer from "effect/Layer"
 import { ConfigObjectsHttp } from "./ConfigObjectsHttp.js"

@@ -2,10 +2,7 @@
  * Marketplaces: created by owners and admins (who then manage them), read, changed and shared according to the
  * caller's access (see Access.ts). Deleting needs manager access; changes and memberships, editor; reads, viewer.
  *
- * The Effect 4 form of packages/server/src/catalog/Marketplaces.ts, whole: the same checks in the same order, the
- * same errors and messages. What differs under the same behaviour: where Effect 3 died with `dieMessage`, it dies
- * with an `Error` of the same message (Effect 4 has no `dieMessage`); the service is a `Context.Service` with `make`
- * and a static `layer`, which, as Effect 3's, leaves `McpPresets` to the server.
+ * Its `layer` leaves `McpPresets` to the server.
  */
 import {
   type AccessListQuery,

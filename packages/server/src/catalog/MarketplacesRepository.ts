@@ -2,10 +2,6 @@
  * Storage of marketplaces and their plugin memberships. A marketplace is read with `canDelete` and `pluginCount`
  * in the same statement; a page of memberships with their plugins, and a resolved marketplace's plugins, in one
  * statement each (see `pluginColumns`).
- *
- * The Effect 4 form of packages/server/src/catalog/MarketplacesRepository.ts, whole: the same statements. What
- * differs under the same behaviour: a resource built without validating is built with `disableChecks` (Effect 3's
- * `new X(row, true)`); the service is a `Context.Service` with `make` and a static `layer`.
  */
 import {
   Conflict,

@@ -2,10 +2,6 @@
  * Reading a config object version's content: the parser of its object type (and `parserMode`) turns the source
  * into `normalizedPayloadJson`, and the object's title, description and search text are derived from it. Pure
  * functions; every refusal is an `InvalidRequest` whose details name the bad member under `input`.
- *
- * The Effect 4 form of packages/server/src/catalog/Parsing.ts, whole: the same parsers, messages and codes. What
- * differs under the same behaviour: the answers are `Result`s (Effect 3's `Either`: `success`/`failure` for
- * `right`/`left`).
  */
 import {
   InvalidRequest,
@@ -178,7 +174,7 @@ const codePoints = (text: string) => {
   return count
 }
 
-/** A skill's front matter and body, checked as the original service did; every problem reported at once. */
+/** A skill's front matter and body, checked; every problem reported at once. */
 const checkSkill = (markdown: Markdown): Result.Result<Markdown, InvalidRequest> => {
   if (markdown.frontmatter === null) {
     return Result.fail(invalid([{
@@ -370,7 +366,7 @@ const cleanLines = (text: string) => text.split(/\r?\n/).map(cleanLine).filter((
 const capitalized = (text: string) => text.charAt(0).toUpperCase() + text.slice(1)
 
 /**
- * The object's title, description and search text from a parsed version, as the original service derived them.
+ * The object's title, description and search text from a parsed version.
  * A skill: its front matter's name and description, and name, description and body as search text. Otherwise the
  * first of `metadata.title`, `metadata.name`, the payload's `title`, `name` (a Markdown source's front matter), the
  * first line of the text (Markdown and text only: the first line of JSON or YAML is syntax), or `<Type> <time>`;

@@ -2,12 +2,6 @@
  * Plugins: created by any member (who then manages them), read, changed and shared according to the caller's
  * access (see Access.ts). Archive, restore and delete need manager access; changes and memberships, editor; reads,
  * viewer.
- *
- * The Effect 4 form of packages/server/src/catalog/Plugins.ts, whole: the same checks in the same order, the same
- * errors and messages. What differs under the same behaviour: a membership is built with `disableChecks` (Effect
- * 3's `new X(row, true)`); where Effect 3 died with `dieMessage`, it dies with an `Error` of the same message
- * (Effect 4 has no `dieMessage`), and a membership whose config object is missing from the read dies in words where
- * Effect 3 asserted with `!`; the service is a `Context.Service` with `make` and a static `layer`.
  */
 import {
   type AccessListQuery,

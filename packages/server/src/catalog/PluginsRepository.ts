@@ -2,10 +2,6 @@
  * Storage of plugins and their config-object memberships. A plugin is read with everything its resource carries
  * (member count, marketplaces, manifest) in the same statement, by correlated subqueries over its id: a plugin, or
  * a page of them, costs one statement whatever it holds.
- *
- * The Effect 4 form of packages/server/src/catalog/PluginsRepository.ts, whole: the same statements. What differs
- * under the same behaviour: a resource built without validating is built with `disableChecks` (Effect 3's
- * `new Plugin(row, true)`); the service is a `Context.Service` with `make` and a static `layer`.
  */
 import {
   Conflict,

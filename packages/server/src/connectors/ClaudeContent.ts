@@ -3,9 +3,6 @@
  * leniently, a skill's name taken as written (the catalog gets a valid slug of it, the title keeps the original),
  * descriptions kept whole, and titles from what Claude Code calls the component (a command's file name, a hook's
  * events and matchers). Writes through the API keep the strict rules of `catalog/Parsing.ts`. Pure.
- *
- * The Effect 4 form of packages/server/src/connectors/ClaudeContent.ts, whole: the same readings, notes and
- * refusals. What differs under the same behaviour: the answers are `Result`s (Effect 3's `Either`).
  */
 import type { JsonObject, ObjectType, ParserMode } from "@orgplane/schema"
 import * as Result from "effect/Result"

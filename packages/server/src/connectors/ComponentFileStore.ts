@@ -2,8 +2,6 @@
  * A sync's reading of the files a component carries: the blobs `ComponentFileSelection` chose, read from the code
  * host and stored by content (each component's in a transaction of its own, before the batch that lists them, so a
  * batch holds one component's bytes at a time), and the version list the batch writes.
- *
- * The Effect 4 form of packages/server/src/connectors/ComponentFileStore.ts, whole.
  */
 import type { ObjectType, OrganizationId } from "@orgplane/schema"
 import * as Effect from "effect/Effect"

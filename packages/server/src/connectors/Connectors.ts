@@ -2,10 +2,6 @@
  * Connector accounts, instances, targets and mappings. Owners and admins connect accounts and create instances
  * (`connectors.manage`); everything about one instance is decided by the caller's role on it (see
  * access/Access.ts: viewer reads, editor changes, manager removes and shares).
- *
- * The Effect 4 form of packages/server/src/connectors/Connectors.ts, whole: the same checks in the same order, the
- * same errors. The service is a `Context.Service` with `make` and a static `layer`; Effect 3's `dieMessage` is a
- * defect of an `Error` with the same message.
  */
 import {
   type AccessListQuery,

@@ -35,7 +35,7 @@ export interface DiscoveryOutcome {
 const UNSUPPORTED =
   "orgplane supports Agent Plugins 1.0.0 and 1.1.0 and Claude-compatible plugins and marketplaces. Add `.claude-plugin/marketplace.json` or `.claude-plugin/plugin.json`, or an Agent Plugins `plugin.json` with its `$schema`, to this repository."
 
-/** The unsupported warning, naming component folders that only lack a manifest (the original said nothing of them). */
+/** The unsupported warning, naming component folders that only lack a manifest. */
 const unsupportedWarning = (index: TreeIndex) => {
   const found = conventionalPaths(index, "")
   // Not settings: a root `settings.json` is too common in other repositories to hint at a plugin.
@@ -52,9 +52,8 @@ const LABELS: Readonly<Record<DiscoveryStep["id"], string>> = {
 }
 
 /**
- * The four steps. Unlike the original (which only knew completed and warning), a check that did not apply is
- * `skipped`, so `warning` always means something to look at: an unusable marketplace manifest, no manifests at all,
- * or no candidate that can be imported.
+ * The four steps. A check that did not apply is `skipped`, so `warning` always means something to look at: an
+ * unusable marketplace manifest, no manifests at all, or no candidate that can be imported.
  */
 const stepsOf = (classification: RepositoryClassification, marketplaceFile: boolean, candidates: ReadonlyArray<DiscoveredPlugin>): Array<DiscoveryStep> => {
   const step = (id: DiscoveryStep["id"], status: DiscoveryStepStatus): DiscoveryStep => ({ id, label: LABELS[id], status })
@@ -68,7 +67,7 @@ const stepsOf = (classification: RepositoryClassification, marketplaceFile: bool
 }
 
 /**
- * Discovers the plugin candidates of a tree, in the original's order: a root marketplace manifest decides alone;
+ * Discovers the plugin candidates of a tree, in this order: a root marketplace manifest decides alone;
  * else Claude plugin manifests; else Agent Plugins manifests; else the repository is unsupported. Only the
  * manifests the deciding stage needs are read, at most `maxManifests` of them, `concurrency` at a time. A broken
  * manifest is a warning on its candidate (or, for the marketplace, on the discovery, which then goes on to the

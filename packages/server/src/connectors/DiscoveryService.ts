@@ -2,10 +2,6 @@
  * Discovery of an instance's repository: the branch head, then the cached result and tree of that commit (or a scan
  * that fills the cache), a page of that tree, and the apply that turns selected candidates into plugins, a
  * marketplace and mappings before queuing a sync. GitHub is only ever called outside transactions.
- *
- * The Effect 4 form of packages/server/src/connectors/DiscoveryService.ts, whole: the same steps, checks and
- * errors. What differs under the same behaviour: the result is built with `disableChecks` (Effect 3's `true`), and
- * `grant` takes any kind as `Kind<Id>` (what `Access.grantCreator` takes).
  */
 import {
   type ApplyDiscoveryRequest,

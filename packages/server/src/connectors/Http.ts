@@ -1,7 +1,5 @@
 /**
  * HTTP handlers of the connector groups. Thin by design: the service authorizes.
- *
- * The Effect 4 form of packages/server/src/connectors/Http.ts, whole.
  */
 import { Api, CurrentMember, InvalidRequest } from "@orgplane/schema"
 import * as Effect from "effect/Effect"

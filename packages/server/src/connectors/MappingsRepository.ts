@@ -1,7 +1,6 @@
 /**
  * Storage of connector mappings: one target's list is a keyset over `connector_mappings_list_idx`.
- * A rank read beside a row is `withColumns(row, { accessRank: Schema.Int })`, which access/Access's `ranked` is:
- * the import replaces it once access/Access is ported.
+ * A rank read beside a row is `withColumns(row, { accessRank: Schema.Int })`, what access/Access's `ranked` is.
  */
 import { Model } from "effect/schema"
 import * as SqlClient from "effect/sql/SqlClient"

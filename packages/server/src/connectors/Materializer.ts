@@ -2,11 +2,6 @@
  * What a sync does to the catalog: the plan (which mapped files to create or update, which are unchanged, which
  * materialized objects lost their file), and the writes of one batch, each batch one transaction keyed by the
  * source binding so that running it twice (an activity re-run after a crash) writes nothing twice.
- *
- * The Effect 4 form of packages/server/src/connectors/Materializer.ts, whole: the same plan, writes and counts.
- * What differs under the same behaviour: `BatchResult.skippedFiles` defaults to `[]` with
- * `withDecodingDefault` (Effect 3's `optionalWith({ default })`); component reads are `Result`s; Effect 3's
- * `dieMessage` is a defect of an `Error` with the same message.
  */
 import {
   ConfigObjectId,

@@ -46,7 +46,7 @@ export const finish = (drafts: ReadonlyArray<Draft>, entries: ReadonlyArray<Entr
       rootPath: draft.rootPath,
       displayName: draft.displayName ?? (draft.rootPath === "" ? "Repository plugin" : baseName(draft.rootPath)),
       description: draft.description,
-      // The original selected exactly what it supported; so do we.
+      // Selected by default exactly when supported.
       selectedByDefault: !unsupported,
       supported: !unsupported,
       manifestPath: draft.manifestPath,

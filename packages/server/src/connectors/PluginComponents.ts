@@ -85,7 +85,7 @@ const inlineable = new Set<ComponentKey>(["hooks", "mcpServers", "lspServers"])
 /**
  * The component paths a manifest (or marketplace entry) declares, resolved from the plugin's folder. Claude's
  * manifests take a path or a list of paths; anything declared that the tree does not have is a warning on the
- * candidate, where the original dropped it silently.
+ * candidate, never dropped silently.
  */
 export const declaredPaths = (index: TreeIndex, root: string, source: Record<string, unknown>, where: string) => {
   const paths = emptyPaths()

@@ -18,9 +18,6 @@
  * twice is harmless: the engine runs one execution per event id.
  *
  * The implementation (`layer`) lives with the workflow in SyncWorkflow.ts.
- *
- * The Effect 4 form of packages/server/src/connectors/Sync.ts, whole: the same contract and workflow (its name,
- * payload and idempotency key); `Sync` is a `Context.Service` without `make` (its implementation is elsewhere).
  */
 import {
   type CodeHostApiError,

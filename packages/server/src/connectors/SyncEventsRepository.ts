@@ -62,8 +62,7 @@ const Event = classRow(ConnectorSyncEvent, { json: ["summary"] })
 export const dedupeKeyOf = (eventType: SyncEventType, revision: string | null): string | null =>
   (eventType === "push" || eventType === "sync_now") && revision !== null ? revision : null
 
-/** What an event records: what `Sync.enqueue` is asked for. */
-/** What an event is recorded with (Sync.ts's `EnqueueInput`, which is this, is not ported yet). */
+/** What an event is recorded with: what `Sync.enqueue` is asked for (Sync.ts's `EnqueueInput`, of the same shape). */
 export interface RecordInput {
   readonly organizationId: OrganizationId
   readonly connectorInstanceId: ConnectorInstanceId

@@ -1,8 +1,6 @@
 /**
  * Starting sync workflows, after the transaction that recorded their events has committed, and the recovery of
  * events left queued (see Sync.ts): the event row is the durable record, the start is not.
- *
- * The Effect 4 form of packages/server/src/connectors/SyncRecovery.ts, whole: the same policy and passes.
  */
 import * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"

@@ -2,9 +2,6 @@
  * The `Sync` service and the body of `SyncWorkflow` (see Sync.ts): an event is recorded, then its workflow runs in
  * the durable engine, once per event id, surviving restarts and moving to another server process when its runner
  * goes away (the workflows start after the commit, and the recovery starts those left queued: SyncRecovery.ts).
- *
- * The Effect 4 form of packages/server/src/connectors/SyncWorkflow.ts, whole: the same steps (activity names,
- * journaled results), retries, failures and events. The service's functions are named with `Effect.fn`.
  */
 import {
   Conflict,

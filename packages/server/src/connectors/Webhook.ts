@@ -7,9 +7,6 @@
  *
  * Webhooks concern app installations only: a delivery names its installation, and token accounts have none.
  * Instances of token accounts sync on request (`POST /v1/connector-instances/{id}/sync`).
- *
- * The Effect 4 form of packages/server/src/connectors/Webhook.ts, whole: the same checks in the same order, the
- * same answers and errors. The service is a `Context.Service` with `make` and a static `layer`.
  */
 import {
   type ConnectorAccountId,
