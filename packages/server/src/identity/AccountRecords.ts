@@ -2,9 +2,6 @@
  * Identity's part of a person's export (accounts/AccountExport.ts adds their memories): the profile with its proof,
  * every membership (ended ones too) with its organization's name, the live sessions as `GET /v1/me/sessions` shows
  * them, and the metadata of the API keys their memberships made. Read in the caller's transaction, so the parts agree.
- *
- * The Effect 4 form of packages/server/src/identity/AccountRecords.ts, whole: the same reads in the same order; the
- * service is a `Context.Service` with `make` and a static `layer`.
  */
 import { type ExportedMembership, type HeldApiKey, type OrganizationId, type SessionId, Unauthorized, type UserId } from "@orgplane/schema"
 import * as Context from "effect/Context"

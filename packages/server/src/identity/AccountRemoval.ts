@@ -4,9 +4,6 @@
  * once the other areas forgot what they hold of it, its sessions ended, its API keys deleted, its memberships ended
  * as removals, what the sign-in throttle keeps of its email forgotten, and the account made a tombstone under a
  * pseudonym. Nothing here decides who may delete whom: the caller did.
- *
- * The Effect 4 form of packages/server/src/identity/AccountRemoval.ts, whole: the same order of statements and the
- * same errors, word for word; the service is a `Context.Service` with `make` and a static `layer`.
  */
 import {
   Conflict,

@@ -1,9 +1,6 @@
 /**
  * Organization API keys: issued by owners and admins, acting as the member who created them, and recording how that
  * member authenticated (SSO enforcement judges the key by it: SsoEnforcement.ts).
- *
- * The Effect 4 form of packages/server/src/identity/ApiKeys.ts, whole: the same rules, errors and messages; the
- * service is a `Context.Service` with `make` and a static `layer`.
  */
 import {
   type Action,

@@ -1,10 +1,5 @@
 /**
  * Storage of organization API keys: only the key's hash is kept.
- *
- * The Effect 4 form of packages/server/src/identity/ApiKeysRepository.ts, whole: the same statements, word for word.
- * What differs under the same behaviour: `Model` comes from `effect/schema`, `ScopesColumn` is a `decodeTo` (Effect
- * 3's `transform`), a resource class built from a row is built with `disableChecks`; the service is a
- * `Context.Service` with `make` and a static `layer`.
  */
 import { type Action, Actions, ApiKey, ApiKeyId, ApiKeyScope, MembershipId, OrganizationId, SessionId, SsoConnectionId, UserId } from "@orgplane/schema"
 import * as Context from "effect/Context"

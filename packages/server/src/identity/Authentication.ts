@@ -5,16 +5,9 @@
  * request costs one statement, which resolves the credential with its person, membership and organization; the
  * API key's `lastUsedAt` is written off the request path.
  *
- * The Effect 4 form of packages/server/src/identity/Authentication.ts, whole: the same statements, refusals and
- * order of schemes. What differs under the same behaviour: an Effect 4 security middleware wraps the endpoint's
- * effect (the schema's Security.ts), so each scheme's handler here resolves the credential and provides the caller
- * to that effect, with `MemberStanding` beside it (the statement platform/Authority.ts reads the caller's standing
- * again with when a write commits; Effect 3's layer put it in the server's context); `OptionalAuthentication`, which
- * Effect 4 cannot mark optional and which declares no error, cannot fail its bearer scheme over to `x-api-key` as the
- * platform does: its bearer handler reads the `x-api-key` header itself when the token finds no caller, and the
- * endpoint runs without a `CurrentActor` when neither does, as Effect 3's optional middleware did after every scheme
- * failed; the bearer's failure a request keeps for its missing API key is kept per middleware (typed with that
- * middleware's errors, where Effect 3 cast it).
+ * A security middleware wraps the endpoint's effect (the schema's Security.ts): each scheme's handler here resolves
+ * the credential and provides the caller to that effect, with `MemberStanding` beside it (what platform/Authority.ts
+ * reads the caller's standing again with when a write commits).
  */
 import {
   type Actor,
@@ -108,7 +101,7 @@ export const make = Effect.gen(function*() {
   /** The session behind a bearer token, with what SSO enforcement reads of it. */
   const bearer = (token: Redacted.Redacted) =>
     Effect.gen(function*() {
-      // Effect 3's platform stripped the first 7 characters without looking at them: the scheme is checked here.
+      // The scheme is checked here too, so only a `Bearer` authorization is ever read as a session token.
       const request = yield* HttpServerRequest.HttpServerRequest
       if (!/^bearer /i.test(request.headers["authorization"] ?? "")) return yield* unauthorized
       const value = Redacted.value(token).trim()

@@ -1,9 +1,5 @@
 /**
  * Storage of provisional workspaces and their one-time claims.
- *
- * The Effect 4 form of packages/server/src/identity/BootstrapRepository.ts, whole: the same statements, word for
- * word. What differs under the same behaviour: `Model` comes from `effect/schema`, `Schema.Literal(a, b)` is
- * `Schema.Literals([a, b])`; the service is a `Context.Service` with `make` and a static `layer`.
  */
 import { BootstrapId, MembershipId, OrganizationId, Role, UserId, WorkspaceClaimId } from "@orgplane/schema"
 import * as Context from "effect/Context"

@@ -1,8 +1,6 @@
 /**
  * HTTP handlers of the identity groups: Users, Organizations, API Keys, Bootstrap and Recovery, thin by design; and
  * the organization purge's job (identity/OrganizationPurge.ts), which runs beside them.
- *
- * The Effect 4 form of packages/server/src/identity/Http.ts, whole.
  */
 import { Api, CurrentActor, CurrentMember } from "@orgplane/schema"
 import * as Effect from "effect/Effect"

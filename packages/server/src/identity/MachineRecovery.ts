@@ -3,8 +3,6 @@
  * data folder, or `DATABASE_URL`), without a running server or a session, as `grafana-cli admin reset-admin-password`
  * and `gitea admin user change-password` are: whoever runs the server can always get back in, its operator included.
  * The link is the same kind the API issues (identity/PasswordResets.ts); the person's organizations record it.
- *
- * The Effect 4 form of packages/server/src/identity/MachineRecovery.ts, whole.
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"

@@ -3,12 +3,6 @@
  * every write, the reads); other areas reach it through the `Memberships` service. A membership is written as a
  * `MembershipRow` and read as the API's `Member` (the row with its person's name and email); `toMembership`
  * narrows a member to the `Membership` the identity endpoints answer.
- *
- * The Effect 4 form of packages/server/src/identity/MembershipsRepository.ts, whole: the same statements, word for
- * word. What differs under the same behaviour: `Model` comes from `effect/schema`, a class built without validating
- * is built with `disableChecks`, `Schema.typeSchema` is `Schema.toType`, a union takes an array; the service is a
- * `Context.Service` with `make` and a static `layer`. Tested so far only through insert, find, findActive,
- * changeRole and remove (test/IdentityRepositories.test.ts).
  */
 import {
   type Credential,

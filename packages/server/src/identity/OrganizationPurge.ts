@@ -13,9 +13,6 @@
  * is the server's log line only. At least once and idempotent: a purge cut off anywhere is taken up by the next run,
  * where it stopped; a row written meanwhile (a request authorized just before the deletion) makes the last step fail
  * on its foreign key, and the next run deletes it first.
- *
- * The Effect 4 form of packages/server/src/identity/OrganizationPurge.ts, whole: the same batches, statements and
- * record; the loop is a `Singleton` of `effect/cluster`.
  */
 import type { OrganizationId } from "@orgplane/schema"
 import * as Duration from "effect/Duration"

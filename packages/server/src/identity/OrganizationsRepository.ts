@@ -3,10 +3,6 @@
  * their profile, and their deletion state (deleted, until when restorable, what the purge removed so far). A
  * deleted organization is none to every read here but the lifecycle's own (`lockLifecycle`, the operator's list).
  * Which one operates the instance is OperatorRepository's.
- *
- * The Effect 4 form of packages/server/src/identity/OrganizationsRepository.ts, whole: the same statements, word for
- * word. What differs under the same behaviour: `Model` comes from `effect/schema`; the purge's JSON column is
- * `Schema.fromJsonString` of a `Schema.Record`; the service is a `Context.Service` with `make` and a static `layer`.
  */
 import {
   AdminOrganization,

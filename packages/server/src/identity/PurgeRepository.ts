@@ -3,9 +3,6 @@
  * catalog: every table of the schema with an `organization_id` column (partitioned tables as one, their partitions
  * with them), in an order that deletes a table's rows before those of the tables it references, so a table a later
  * migration adds is purged too, without a list to keep. Table names are the catalog's, quoted as identifiers.
- *
- * The Effect 4 form of packages/server/src/identity/PurgeRepository.ts, whole: the same statements, word for word;
- * the service is a `Context.Service` with `make` and a static `layer`.
  */
 import type { OrganizationId } from "@orgplane/schema"
 import * as Context from "effect/Context"

@@ -1,9 +1,5 @@
 /**
  * Storage of sessions (not tenant-scoped: a session belongs to a person): only the token's hash is kept.
- *
- * The Effect 4 form of packages/server/src/identity/SessionsRepository.ts, whole: the same statements, word for
- * word. What differs under the same behaviour: `Model` comes from `effect/schema`, a resource class built from a row
- * is built with `disableChecks`; the service is a `Context.Service` with `make` and a static `layer`.
  */
 import { MySession, OrganizationId, SessionId, SsoConnectionId, UserId } from "@orgplane/schema"
 import * as Context from "effect/Context"

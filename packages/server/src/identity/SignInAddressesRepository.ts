@@ -1,8 +1,5 @@
 /**
  * Storage of the client addresses each account signed in from with its password (not tenant-scoped, like accounts).
- *
- * The Effect 4 form of packages/server/src/identity/SignInAddressesRepository.ts, whole: the same statements, word
- * for word; the service is a `Context.Service` with `make` and a static `layer`.
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"

@@ -3,10 +3,6 @@
  * count holds across processes), per email and client address (strict), per email (looser; the addresses the
  * account signed in from are spared, so strangers cannot shut its owner out) and per address (credential stuffing).
  * Keys name the email by a hash, never the account: an email without an account is counted and refused alike.
- *
- * The Effect 4 form of packages/server/src/identity/SignInThrottle.ts, whole: the same keys, limits and order of
- * statements; the service is a `Context.Service` with `make` and a static `layer`, and a window past the longest
- * dies with an `Error` of the same message (Effect 4 has no `dieMessage`).
  */
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"

@@ -14,9 +14,6 @@
  * recorded it) stops while enforcement covers its maker, and works again when it no longer does, except for
  * break-glass owners and members outside the domains, whose password sessions are admitted too. While enforcement
  * covers a member, only an SSO session makes their keys (`keyMakingRefusal`): a key does not.
- *
- * The Effect 4 form of packages/server/src/identity/SsoEnforcement.ts, whole: the same rule, statements and messages
- * word for word; the service is a `Context.Service` with `make` and a static `layer`.
  */
 import { ApiKeyId, Forbidden, OrganizationId, type Role, SessionId, SsoConnectionId } from "@orgplane/schema"
 import * as Context from "effect/Context"

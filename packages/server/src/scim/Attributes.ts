@@ -2,8 +2,6 @@
  * Attribute paths over the advertised SCIM schemas (RFC 7643), for filters, projection and PATCH. The table itself,
  * and the discovery documents built from it, is the schema package's `ScimAttributes` (so the API's examples are the
  * documents the server answers): re-exported here under the names the server uses.
- *
- * The Effect 4 form of packages/server/src/scim/Attributes.ts, whole (it holds no Effect code).
  */
 import { ScimAttributes } from "@orgplane/schema"
 

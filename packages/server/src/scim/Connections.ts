@@ -2,9 +2,6 @@
  * SCIM connections as admins manage them (enterprise plan, `scim.manage`): create, read, change (a change of what the
  * directory does is applied at once by reconciling), delete; tokens shown once and hashed, several at a time so
  * rotation overlaps; the provisioning event log; reconcile on request.
- *
- * The Effect 4 form of packages/server/src/scim/Connections.ts, whole: the same checks in the same order, the same
- * errors and messages; the service is a `Context.Service` with `make` and a static `layer`.
  */
 import {
   type CreateScimConnectionRequest,

@@ -1,7 +1,5 @@
 /**
  * HTTP handlers of the SCIM connections group (management). Thin: the Connections service authorizes and decides.
- *
- * The Effect 4 form of packages/server/src/scim/ConnectionsHttp.ts, whole.
  */
 import { Api, CurrentMember } from "@orgplane/schema"
 import * as Effect from "effect/Effect"

@@ -1,11 +1,6 @@
 /**
  * Storage of SCIM connections as admins manage them (`scim_connections`, with their counts and health), their tokens
  * (`scim_tokens`, hashed) and the reading of their event log (`scim_events`). Every statement names the organization.
- *
- * The Effect 4 form of packages/server/src/scim/ConnectionsRepository.ts, whole: the same statements, word for word.
- * What differs under the same behaviour: `Schema.typeSchema` is `Schema.toType`, `Schema.parseJson` is
- * `Schema.fromJsonString`, a resource built without validating is built with `disableChecks`; the service is a
- * `Context.Service` with `make` and a static `layer`.
  */
 import {
   Conflict,

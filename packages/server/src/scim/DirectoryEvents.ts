@@ -3,9 +3,6 @@
  * transaction with the connection's health (`last_success_at` and the failure count reset); a refused or failed write
  * is recorded after its rollback, counting one more failure since the last success. Health is the directory's: a
  * reconcile an admin ran (no token) is logged without touching it.
- *
- * The Effect 4 form of packages/server/src/scim/DirectoryEvents.ts, whole: the same statements, word for word; the
- * service is a `Context.Service` with `make` and a static `layer`.
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"

@@ -4,9 +4,6 @@
  * member's delegated MCP and mail/calendar credentials in the organization forgotten), restore, and remove (the
  * membership removed and kept suspended, so neither SSO JIT nor an invitation brings the person back). Each runs in
  * the caller's transaction and takes the membership lock first (taking it again in one transaction is free).
- *
- * The Effect 4 form of packages/server/src/scim/DirectoryMembers.ts, whole; the service is a `Context.Service` with
- * `make` and a static `layer`.
  */
 import type { MembershipId, OrganizationId } from "@orgplane/schema"
 import * as Context from "effect/Context"

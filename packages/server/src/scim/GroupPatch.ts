@@ -9,8 +9,6 @@
  * `members[value eq "…"]` (also `or`-joined) to remove; `displayName` and `externalId`; no-path `add`/`replace` with
  * an object value (its `id`, `schemas` and `meta` ignored, as Okta's rename sends its id); a member given as one
  * object instead of an array. Also the Group body of a POST or PUT (`groupInput`). Pure: no database.
- *
- * The Effect 4 form of packages/server/src/scim/GroupPatch.ts, whole: `Either` is `Result` (`succeed`/`fail`).
  */
 import * as Result from "effect/Result"
 import { MaxOperations, MaxStringLength, MaxValues } from "./Attributes.js"

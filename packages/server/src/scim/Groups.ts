@@ -3,10 +3,8 @@
  * write one transaction holding the group's rows, the team it maps onto (TeamSync) and the roles the connection's
  * rules give. Another connection's or organization's group is a 404 like a missing one.
  *
- * The Effect 4 form of packages/server/src/scim/Groups.ts, whole: the same rules, errors and messages. What differs
- * under the same behaviour: `Either` is `Result`; `GroupResource` is a type (not an interface), so it is a
- * `Record<string, unknown>` for the projection without a cast; the service is a `Context.Service` with `make` and a
- * static `layer`.
+ * `GroupResource` is a type (not an interface), so it is a `Record<string, unknown>` for the projection without a
+ * cast.
  */
 import {
   type MembershipId,

@@ -1,7 +1,5 @@
 /**
  * HTTP handlers of the SCIM Groups group. Thin: the Groups service reads, checks and writes.
- *
- * The Effect 4 form of packages/server/src/scim/GroupsHttp.ts, whole.
  */
 import { Api, CurrentScimClient, type ScimGroup } from "@orgplane/schema"
 import * as Effect from "effect/Effect"
@@ -24,7 +22,7 @@ const requestOf = Effect.map(Effect.service(HttpServerRequest.HttpServerRequest)
 /**
  * Reads answer none of the writes' refusals (409, 412), nor a create a 412 or a delete a 409: the service's one error
  * mapping names every SCIM refusal, and each operation declares only those it can give. One it does not declare
- * would be a bug: a defect (500), never an answer the document does not list. (Effect 3 cast the types instead.)
+ * would be a bug: a defect (500), never an answer the document does not list.
  */
 const asRead = <A, E extends { readonly _tag: string }, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.catchTags(effect, { ScimConflict: Effect.die, ScimPreconditionFailed: Effect.die })

@@ -4,11 +4,6 @@
  * lists travel as one array parameter (`unnest`), so a 10,000-member change is a few statements, not 10,000; they
  * are compared as `IN (SELECT … FROM unnest(…))`, which Postgres hashes (`= ANY(array)` compares each row with the
  * whole array: 10,000 × 10,000 comparisons).
- *
- * The Effect 4 form of packages/server/src/scim/GroupsRepository.ts, whole: the same statements, word for word.
- * What differs under the same behaviour: `Model` comes from `effect/schema`, `Schema.parseJson` is
- * `Schema.fromJsonString`, a union of literals is `Schema.Literals`, the page's rows are split without `any`; the
- * service is a `Context.Service` with `make` and a static `layer`.
  */
 import { MembershipId, OrganizationId, ScimConnectionId, ScimGroupId, TeamId } from "@orgplane/schema"
 import * as Context from "effect/Context"

@@ -1,8 +1,6 @@
 /**
  * Attribute projection (RFC 7644 §3.4.2.5, §3.9): `attributes` and `excludedAttributes` over a resource, with the
  * advertised `returned` rules (`always` stays, `never` never shows, `request` only when asked for).
- *
- * The Effect 4 form of packages/server/src/scim/Projection.ts, whole (it holds no Effect code).
  */
 import { type Attribute, CommonAttributes, extensionOf, resolvePath, type ResourceTypeDefinition } from "./Attributes.js"
 

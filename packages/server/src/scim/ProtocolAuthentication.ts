@@ -5,10 +5,7 @@
  * An organization no longer on the enterprise plan gets a SCIM 403 (its directory should stop, not retry). The token's
  * `lastUsedAt` is written off the request path, at most once a minute per token, as API keys' are.
  *
- * The Effect 4 form of packages/server/src/scim/ProtocolAuthentication.ts, whole: the same statement and answers.
- * What differs under the same behaviour: the middleware wraps the endpoint (`scimToken(httpEffect, { credential })`
- * provides `CurrentScimClient` to it) where Effect 3's returned the client; `HttpApp` is `HttpEffect`;
- * `Effect.ignoreLogged` is `Effect.ignore` logging at Debug; `Layer.scopedContext` is `Layer.effectContext`.
+ * The middleware wraps the endpoint: `scimToken(httpEffect, { credential })` provides `CurrentScimClient` to it.
  */
 import {
   CurrentScimClient,

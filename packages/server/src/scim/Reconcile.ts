@@ -4,10 +4,7 @@
  * missing or holding other members, a linked team that appeared since, a role the rules give). Answers what it
  * checked and each repair it made; runs in one transaction.
  *
- * The Effect 4 form of packages/server/src/scim/Reconcile.ts, whole: the same checks and repairs in the same order.
- * What differs under the same behaviour: DirectoryTeams is taken when the service is made rather than by `run` (the
- * layer needs it either way: TeamSync's does, provided by the caller); the service is a `Context.Service` with `make`
- * and a static `layer`.
+ * DirectoryTeams is taken when the service is made (TeamSync needs it too); its `layer` leaves it to the caller.
  */
 import type { OrganizationId, ScimConnectionId } from "@orgplane/schema"
 import * as Context from "effect/Context"

@@ -3,9 +3,8 @@
  * can send `If-Match` without reading the body; and for a create, `Location`, its `meta.location`. A read whose
  * `If-None-Match` names that version answers 304 without a body.
  *
- * The Effect 4 form of packages/server/src/scim/ResourceHeaders.ts, whole: `HttpApp` is `HttpEffect`, whose
- * `appendPreResponseHandler` needs the request (`HttpServerRequest`) where Effect 3's read a fiber ref: a handler
- * has it.
+ * The headers are set with `HttpEffect.appendPreResponseHandler`, which needs the request (`HttpServerRequest`): a
+ * handler has it.
  */
 import * as Effect from "effect/Effect"
 import * as HttpEffect from "effect/http/HttpEffect"

@@ -16,8 +16,7 @@
  * when it is higher than the connection's default role; a member in no such group has the default role. An owner is
  * never demoted, and nothing else about a group name ever grants a role.
  *
- * The Effect 4 form of packages/server/src/scim/TeamSync.ts, whole; the service is a `Context.Service` with `make`
- * and a static `layer` (DirectoryTeams, as on Effect 3, provided by the caller).
+ * Its `layer` leaves DirectoryTeams to the caller.
  */
 import type { MembershipId, OrganizationId, Role, ScimConnectionId, TeamId } from "@orgplane/schema"
 import * as Context from "effect/Context"

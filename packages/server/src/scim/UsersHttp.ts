@@ -1,7 +1,5 @@
 /**
  * HTTP handlers of the SCIM discovery and Users groups. Thin: the Users service reads, checks and writes.
- *
- * The Effect 4 form of packages/server/src/scim/UsersHttp.ts, whole.
  */
 import { HttpServerRequest } from "effect/http"
 import { Api, CurrentScimClient, ScimNotFound } from "@orgplane/schema"

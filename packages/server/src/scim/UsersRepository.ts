@@ -1,9 +1,7 @@
 /**
  * Storage of SCIM Users (`scim_users`): a connection's record of a membership, with what the directory sent.
  *
- * The Effect 4 form of packages/server/src/scim/UsersRepository.ts, whole: the same statements, word for word. What differs under the same behaviour: a row is read by a schema
- * (`UserColumns`: jsonb columns as JSON text or parsed, as the original's `toRow` took them) where the original cast
- * an `any`; the service is a `Context.Service` with `make` and a static `layer`.
+ * A row is read by a schema (`UserColumns`), which takes the jsonb columns as JSON text or already parsed.
  */
 import { MembershipId, OrganizationId, ScimConnectionId, UserId } from "@orgplane/schema"
 import * as Context from "effect/Context"
@@ -49,7 +47,7 @@ export type ScimUserRow = typeof UserColumns.Type
 const toRows = Schema.decodeUnknownEffect(Schema.Array(UserColumns))
 const readRows = (rows: ReadonlyArray<unknown>) => Effect.orDie(toRows(rows))
 const readRow = (rows: ReadonlyArray<unknown>) => Effect.map(readRows(rows.slice(0, 1)), (read): ScimUserRow | undefined => read[0])
-/** The row a write returned: a write of a row the caller locked (none is a bug, as the original's `toRow` threw). */
+/** The row a write returned: a write of a row the caller locked (none is a bug). */
 const readOne = (rows: ReadonlyArray<unknown>) =>
   Effect.flatMap(readRow(rows), (row) => row === undefined ? Effect.die(new Error("The written scim_users row was not returned.")) : Effect.succeed(row))
 const readTotals = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({ total: Schema.Number })))

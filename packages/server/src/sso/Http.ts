@@ -1,7 +1,5 @@
 /**
  * HTTP handlers of the SSO group. Thin by design: the service checks the plan and the role.
- *
- * The Effect 4 form of packages/server/src/sso/Http.ts, whole.
  */
 import { Api, CurrentMember } from "@orgplane/schema"
 import * as Effect from "effect/Effect"

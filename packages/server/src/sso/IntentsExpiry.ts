@@ -3,8 +3,6 @@
  * SAML sign-ins create already spent) that expired over an hour ago, one-time code included, and SAML assertions
  * past their expiry (the engine refuses those anyway), in every organization, every 10 minutes on the durable
  * engine's cron (`ClusterCron`, so once per cluster).
- *
- * The Effect 4 form of packages/server/src/sso/IntentsExpiry.ts, whole: `Cron.unsafeParse` is `Cron.parseUnsafe`.
  */
 import * as ClusterCron from "effect/cluster/ClusterCron"
 import * as Cron from "effect/Cron"

@@ -4,8 +4,6 @@
  * code exchanged with the connection's client authentication; the ID token validated by openid-client, its
  * signature included (`enableNonRepudiationChecks`); userinfo read when the ID token lacks the mapped email. Every
  * failure becomes a stable `SsoFailureCode`.
- *
- * The Effect 4 form of packages/server/src/sso/Oidc.ts, whole: the same library calls, codes and messages.
  */
 import type { SsoFailureCode } from "@orgplane/schema"
 import * as Effect from "effect/Effect"

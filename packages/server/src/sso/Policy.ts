@@ -3,8 +3,7 @@
  * active connection serving a verified domain, and never refuses the session that turns it on (the admin signs in
  * through SSO first, as GitHub and Okta ask). What enforcement does is identity's (`identity/SsoEnforcement.ts`).
  *
- * The Effect 4 form of packages/server/src/sso/Policy.ts, whole: the same rules and messages; the service is a
- * `Context.Service` with `make` and a static `layer` (it needs `Sso`, provided beside it).
+ * Its `layer` needs `Sso`, provided beside it.
  */
 import { Conflict, type MemberContext, type SetSsoPolicyRequest, SsoPolicy } from "@orgplane/schema"
 import * as Context from "effect/Context"

@@ -1,8 +1,5 @@
 /**
  * Storage of an organization's SSO enforcement policy (`sso_policies`, one row per organization once set).
- *
- * The Effect 4 form of packages/server/src/sso/PolicyRepository.ts, whole: the same statements, word for word; the
- * service is a `Context.Service` with `make` and a static `layer`.
  */
 import { OrganizationId, SsoPolicy } from "@orgplane/schema"
 import * as Context from "effect/Context"

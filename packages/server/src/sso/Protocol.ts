@@ -6,8 +6,6 @@
  * provider answers (OIDC: `GET /v1/sso/oidc/callback`; SAML: the ACS), asks the engine to validate the answer
  * (`complete`), which gives the claims or attributes received. The flow then maps them (`profileOf`) and applies
  * the connection's rules, identically for every protocol.
- *
- * The Effect 4 form of packages/server/src/sso/Protocol.ts, whole.
  */
 import type { SsoConnectionKind, SsoFailureCode, SsoMapping, SsoProfile } from "@orgplane/schema"
 import * as Data from "effect/Data"

@@ -7,9 +7,7 @@
  * InResponseTo is single use through the caller's intent table: it passes the request id it stored at start, and
  * whether that intent was already used.
  *
- * The Effect 4 form of packages/server/src/sso/Saml.ts, whole: the same checks, codes and messages. What differs
- * under the same behaviour: Effect 3's `Either` is `Result`; the service is a `Context.Service` whose `layer` (Effect
- * 3's `Live`) takes the outbound guard.
+ * Its `layer` takes the outbound guard.
  */
 import type { Profile, SamlConfig } from "@node-saml/node-saml"
 import * as Context from "effect/Context"

@@ -3,8 +3,7 @@
  * which hands the IdP's Response to the sign-in flow (the intent its RelayState names, or an IdP-initiated sign-in
  * when the Response answers no request), and its SP metadata (`GET /v1/sso/saml/{connectionId}/metadata`).
  *
- * The Effect 4 form of packages/server/src/sso/SamlAcs.ts, whole (the routes' handlers are the lead's Http.ts); the
- * service is a `Context.Service` with `make` and a static `layer`.
+ * The routes' handlers are in Http.ts.
  */
 import { InvalidRequest, type SamlAcsForm, type SsoConnectionId } from "@orgplane/schema"
 import * as Context from "effect/Context"

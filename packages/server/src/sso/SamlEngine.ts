@@ -4,8 +4,6 @@
  * RelayState, and answers its id for the intent to keep (InResponseTo). `complete` validates the ACS form against
  * that request id, or, IdP-initiated, against none (the connection's `allowIdpInitiated` and RelayState allow-list
  * decide), and answers the NameID and the attributes, with the assertion's ID for the flow to take once.
- *
- * The Effect 4 form of packages/server/src/sso/SamlEngine.ts, whole.
  */
 import type { SsoFailureCode } from "@orgplane/schema"
 import * as Duration from "effect/Duration"

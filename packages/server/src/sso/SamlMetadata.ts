@@ -2,9 +2,6 @@
  * An identity provider's SAML settings, read from its metadata XML or given by hand: entity id, SSO URL and binding,
  * and every signing certificate with its expiry (several are accepted at once, so a rotation has no gap). Bad input
  * fails with `SamlMetadataError`, whose code and message a caller turns into a 400 or shows on the connection.
- *
- * The Effect 4 form of packages/server/src/sso/SamlMetadata.ts, whole: the same checks and messages; Effect 3's
- * `Either` is `Result`.
  */
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"

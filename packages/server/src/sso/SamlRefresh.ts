@@ -3,10 +3,6 @@
  * the outbound guard) when its latest fetch is older than `ORGPLANE_SAML_METADATA_REFRESH_INTERVAL`, by a job every
  * 5 minutes on the durable engine's cron (`ClusterCron`, so once per cluster), and on an administrator's request
  * (`POST /v1/sso/connections/{id}/refresh-metadata`). What a fetch changes is `applyRefresh`'s (SamlSettings.ts).
- *
- * The Effect 4 form of packages/server/src/sso/SamlRefresh.ts, whole: the same statements and rules. What differs
- * under the same behaviour: `Cron.unsafeParse` is `Cron.parseUnsafe`, `Effect.either` is `Effect.result`; the
- * administrator's refresh is a `Context.Service` with `make` and a static `layer`.
  */
 import { Conflict, type OrganizationId, type ServiceUnavailable, type SsoConnectionId } from "@orgplane/schema"
 import * as ClusterCron from "effect/cluster/ClusterCron"

@@ -39,7 +39,7 @@ export interface Options {
   readonly samlMetadataRefreshInterval?: Duration.Input | undefined
 }
 
-/** A refused setting, named (Effect 3's `ConfigError.InvalidData([name], message)` said where too). */
+/** A refused setting, named in its message (`ORGPLANE_X: …`). */
 const invalid = invalidSetting
 
 /** The settings from the environment, with `options` on top. */

@@ -3,9 +3,6 @@
  * resolved into stored settings (the metadata URL fetched, the XML parsed, the manual values checked: 400 on the
  * field otherwise, before anything is written), the stored settings as the engine's IdP and SP settings, and what a
  * later fetch of a metadata URL changes (sso/SamlRefresh.ts runs it).
- *
- * The Effect 4 form of packages/server/src/sso/SamlSettings.ts, whole: the same rules and messages; Effect 3's
- * `Either` is `Result`.
  */
 import { InvalidRequest, type SamlSettingsInput, type SsoMapping } from "@orgplane/schema"
 import * as Effect from "effect/Effect"

@@ -3,9 +3,6 @@
  * refuses what a lenient parse would let through (a DOCTYPE, the door to entity expansion and XXE; unclosed
  * elements; text outside the root), and namespace-aware lookups of direct children, so nothing is found by its
  * prefix or by a search of the whole document where an attacker can add elements.
- *
- * The Effect 4 form of packages/server/src/sso/SamlXml.ts, whole: Effect 3's `Either` is `Result` (`succeed`/`fail`);
- * xmldom's document is checked to be one (`isDocument`) where Effect 3 cast it.
  */
 import { DOMParser } from "@xmldom/xmldom"
 import * as Result from "effect/Result"

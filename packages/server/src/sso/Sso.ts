@@ -3,11 +3,6 @@
  * record looked up through the Resolver, and its connections: create (draft), change (a settings change bumps the
  * revision and needs a new test; an active connection refuses it), activate (after a successful test of the current
  * revision, with its domains verified), deactivate, delete.
- *
- * The Effect 4 form of packages/server/src/sso/Sso.ts, whole: the same rules, statements, errors and messages. What
- * differs under the same behaviour: a certificate's reading is a plain function (`readCertificate`) that both the
- * 400 and the answered list use, where Effect 3 ran an effect synchronously; the service is a `Context.Service`
- * with `make` and a static `layer`.
  */
 import {
   Conflict,

@@ -2,11 +2,6 @@
  * Storage of SSO: an organization's domains with their verification, its connections (settings as JSON, the OIDC
  * client secret encrypted in its own column) and the domains each serves, with the active flag the database keeps
  * unique per domain.
- *
- * The Effect 4 form of packages/server/src/sso/SsoRepository.ts, whole: the same statements, word for word. What
- * differs under the same behaviour: `Schema.Literal(a, b)` is `Schema.Literals([a, b])`, `optionalWith(x, { exact })`
- * is `optionalKey(x)`; the service is a `Context.Service` with `make` and a static `layer`, its functions named with
- * `Effect.fn`.
  */
 import {
   Conflict,
