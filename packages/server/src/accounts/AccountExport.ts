@@ -1,9 +1,6 @@
 /**
  * A person's export (`GET /v1/me/export`): what identity keeps of them (identity/AccountRecords.ts) and the memories
  * they saved in every organization, as one `AccountExport` document.
- *
- * The Effect 4 form of packages/server/src/accounts/AccountExport.ts, whole; the service is a `Context.Service` with
- * `make` and a static `layer`.
  */
 import type { AccountExport as AccountExportDocument, ExportedMemory, SessionId, UserId } from "@orgplane/schema"
 import * as Context from "effect/Context"

@@ -1,7 +1,5 @@
 /**
  * HTTP handlers of the Account group: the caller's export and the deletion of their account. Thin by design.
- *
- * The Effect 4 form of packages/server/src/accounts/Http.ts, whole.
  */
 import { HttpEffect, HttpServerResponse } from "effect/http"
 import * as Effect from "effect/Effect"

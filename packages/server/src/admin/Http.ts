@@ -2,8 +2,6 @@
  * HTTP handlers of the Admin group: making an organization the operator with the setup token, the operator's plan
  * changes, the instance's usage metrics, its organizations (listed, deleted, restored), its accounts (list, disable,
  * enable, delete) and password reset links for any account. Thin by design.
- *
- * The Effect 4 form of packages/server/src/admin/Http.ts, whole.
  */
 import { Api, CurrentMember } from "@orgplane/schema"
 import * as Effect from "effect/Effect"

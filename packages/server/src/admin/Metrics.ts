@@ -2,10 +2,6 @@
  * Admin metrics: the instance's usage numbers for its operator (owners and admins of the operator organization),
  * computed on each call from two set-based statements in one read-only, repeatable-read transaction, so every number
  * sees one state.
- *
- * The Effect 4 form of packages/server/src/admin/Metrics.ts, whole. What differs under the same behaviour: the
- * summary is built with `disableChecks` (Effect 3's `new AdminMetricsSummary(…, true)`); the service is a
- * `Context.Service` with `make` and a static `layer`.
  */
 import { AdminMetricsSummary, type MemberContext } from "@orgplane/schema"
 import * as Context from "effect/Context"

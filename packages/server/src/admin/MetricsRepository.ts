@@ -3,10 +3,6 @@
  * they carry the `instance-wide` marker the tenancy check recognises (packages/testkit/src/TenancyRule.ts). Set-based:
  * two statements whatever the number of people, each an aggregate over indexed ranges (telemetry events by
  * `occurred_at`, so only the partitions of the last 90 days are read).
- *
- * The Effect 4 form of packages/server/src/admin/MetricsRepository.ts, whole: the same statements, word for word.
- * What differs under the same behaviour: `Schema.DateFromSelf` is `Schema.Date`; the service is a `Context.Service`
- * with `make` and a static `layer`.
  */
 import { AdminActivityPoint, AdminMetricsSummary } from "@orgplane/schema"
 import * as Context from "effect/Context"

@@ -1,7 +1,5 @@
 /**
  * HTTP handlers of the Invitations group. Thin by design: the service authorizes.
- *
- * The Effect 4 form of packages/server/src/invitations/Http.ts, whole.
  */
 import { Api, CurrentActor, CurrentMember } from "@orgplane/schema"
 import * as Effect from "effect/Effect"

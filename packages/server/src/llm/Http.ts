@@ -1,7 +1,5 @@
 /**
  * HTTP handlers of the LLM Providers group. Thin by design: the service authorizes.
- *
- * The Effect 4 form of packages/server/src/llm/Http.ts, whole.
  */
 import { Api, CurrentMember } from "@orgplane/schema"
 import * as Effect from "effect/Effect"

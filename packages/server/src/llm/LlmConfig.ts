@@ -42,14 +42,14 @@ export interface Options {
   readonly llmConnectPerMinute?: number | undefined
 }
 
-/** A refused setting, named (Effect 3's `ConfigError.InvalidData([name], message)` said where too). */
+/** A refused setting, named in its message (`ORGPLANE_X: …`). */
 const invalid = invalidSetting
 
 const decodeCatalog = Schema.decodeUnknownResult(LlmCatalog)
 
 /**
- * A catalog's JSON text, decoded and checked: each provider id once. (A file that is not a catalog is described in
- * Effect 4's words, every issue of it, after the same first line.)
+ * A catalog's JSON text, decoded and checked: each provider id once. (A file that is not a catalog is described by
+ * the schema decoder, every issue of it, after the line `not an LLM provider catalog:`.)
  */
 export const parseCatalog = (text: string): Result.Result<LlmCatalog, string> => {
   let parsed: unknown

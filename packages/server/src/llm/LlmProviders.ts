@@ -3,12 +3,6 @@
  * admins, the creator and members granted `manager`), the write-only credential, and the two operations that use
  * it: connect (the secret, to a caller a grant reaches, rate-limited and recorded) and test (the provider's model
  * list, through the outbound guard).
- *
- * The Effect 4 form of packages/server/src/llm/LlmProviders.ts, whole: the same rules, writes and messages. What
- * differs under the same behaviour: the stored secrets decode with `Schema.fromJsonString`; a provider read with the
- * reader's rank is used as the row it holds (its columns' type) rather than cast to the row class; resources are
- * built with `disableChecks`; errors are failed with `Effect.fail`; the service is a `Context.Service` with `make`
- * and a static `layer`.
  */
 import {
   type AccessListQuery,

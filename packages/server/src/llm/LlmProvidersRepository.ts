@@ -2,10 +2,6 @@
  * Storage of LLM providers (`llm_providers`), always by organization. Rows carry the encrypted credential and
  * headers (`LlmProviderRow`); decrypt them with platform/Crypto.ts and never return or log what they hold. Readers
  * pass the SQL conditions of their access (`Reader`, from access/Access.ts) so lists filter in the database.
- *
- * The Effect 4 form of packages/server/src/llm/LlmProvidersRepository.ts, whole: the same statements, word for word.
- * What differs under the same behaviour: `Model` comes from `effect/schema`, the models column is
- * `Schema.fromJsonString` (Effect 3's `parseJson`); the service is a `Context.Service` with `make` and a static `layer`.
  */
 import { Conflict, LlmModel, LlmProvider, LlmProviderId, MembershipId, OrganizationId } from "@orgplane/schema"
 import * as Context from "effect/Context"

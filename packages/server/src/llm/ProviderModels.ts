@@ -7,10 +7,6 @@
  * Whatever goes wrong is a 502 `llm_provider_api_error` whose message quotes the provider's status and the start of
  * its answer with every secret of the request scrubbed out: providers echo keys back ("Incorrect API key provided:
  * sk-...").
- *
- * The Effect 4 form of packages/server/src/llm/ProviderModels.ts, whole: the same requests, scrubbing and messages.
- * What differs under the same behaviour: `HttpClientRequest` comes from `effect/http`, the answer is decoded with
- * `Schema.decodeUnknownEffect`.
  */
 import { type LlmApiStyle, LlmProviderApiError } from "@orgplane/schema"
 import * as Duration from "effect/Duration"

@@ -1,8 +1,5 @@
 /**
  * Storage of what plain members see of each other: a column of the organization's row (migration 0035).
- *
- * The Effect 4 form of packages/server/src/members/DirectoryRepository.ts, whole: the same statements, word for word;
- * the service is a `Context.Service` with `make` and a static `layer`.
  */
 import type { OrganizationId } from "@orgplane/schema"
 import * as Context from "effect/Context"

@@ -1,7 +1,5 @@
 /**
  * HTTP handlers of the Members and Roles groups. Thin by design: the service authorizes.
- *
- * The Effect 4 form of packages/server/src/members/Http.ts, whole.
  */
 import { Api, CurrentMember, RoleCapabilities, RoleInfo } from "@orgplane/schema"
 import * as Effect from "effect/Effect"

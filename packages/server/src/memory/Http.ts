@@ -1,7 +1,5 @@
 /**
  * HTTP handlers of the Memory group. Thin by design: the service scopes everything to the caller.
- *
- * The Effect 4 form of packages/server/src/memory/Http.ts, whole.
  */
 import { Api, CurrentMember } from "@orgplane/schema"
 import * as Effect from "effect/Effect"

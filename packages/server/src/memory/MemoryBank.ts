@@ -2,8 +2,6 @@
  * The memory bank: every operation acts as the calling person, in the organization the request acts in. A memory is
  * found by (organization, person, id), so another person's memory, or the caller's own in another organization,
  * is a 404 like a missing one; roles play no part (an owner reads no one else's memories).
- *
- * The Effect 4 form of packages/server/src/memory/MemoryBank.ts, whole.
  */
 import {
   DEFAULT_MEMORY_SEARCH_LIMIT,

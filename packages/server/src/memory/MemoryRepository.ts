@@ -1,8 +1,5 @@
 /**
  * Storage of memories and their snippets, always by organization and person; full-text search over them.
- *
- * The Effect 4 form of packages/server/src/memory/MemoryRepository.ts, whole: the same statements, word for word;
- * the service is a `Context.Service` with `make` and a static `layer`, classes are built with `disableChecks`.
  */
 import {
   Memory,

@@ -1,9 +1,6 @@
 /**
  * Desktop policies: managed by owners and admins of enterprise organizations; every member reads the effective
  * policy the desktop app applies for them. Each organization has one default policy, created on first use.
- *
- * The Effect 4 form of packages/server/src/policies/DesktopPolicies.ts, whole: the same checks in the same order, the
- * same errors; the service is a `Context.Service` with `make` and a static `layer`.
  */
 import {
   Conflict,

@@ -1,9 +1,5 @@
 /**
  * Storage of desktop policies and their assignments to members and teams.
- *
- * The Effect 4 form of packages/server/src/policies/DesktopPoliciesRepository.ts, whole: the same statements, word
- * for word. What differs under the same behaviour: `Schema.typeSchema` is `Schema.toType`, many rows' `sql.insert`
- * takes a non-empty array; the service is a `Context.Service` with `make` and a static `layer`.
  */
 import {
   DesktopPolicy,

@@ -1,8 +1,6 @@
 /**
  * The effective desktop policy of one member, decided setting by setting: the first policy (in priority order)
  * that sets a setting decides it, and the default policy, last, decides what no other sets.
- *
- * The Effect 4 form of packages/server/src/policies/Effective.ts, whole and unchanged but for its imports.
  */
 import {
   type DesktopPolicyDocument,

@@ -1,7 +1,5 @@
 /**
  * HTTP handlers of the Desktop policies group. Thin by design: the service checks the plan and the role.
- *
- * The Effect 4 form of packages/server/src/policies/Http.ts, whole.
  */
 import { Api, CurrentMember } from "@orgplane/schema"
 import * as Effect from "effect/Effect"

@@ -4,9 +4,6 @@
  * found by their external key, their members set at once (set-based: two statements whatever their number),
  * renamed, claimed and released. Team names stay unique: a name the organization has gets `" (SCIM)"` (then
  * `" (SCIM 2)"`, ...).
- *
- * The Effect 4 form of packages/server/src/teams/DirectoryTeams.ts, whole: the same statements. The service is a
- * `Context.Service` of the same shape; `layer` is its static `layer` here (Effect 3 exported it beside the tag).
  */
 import type { MembershipId, OrganizationId, ScimConnectionId, TeamId } from "@orgplane/schema"
 import * as Context from "effect/Context"

@@ -1,7 +1,5 @@
 /**
  * HTTP handlers of the Teams group. Thin by design: the service authorizes.
- *
- * The Effect 4 form of packages/server/src/teams/Http.ts, whole.
  */
 import { Api, CurrentMember } from "@orgplane/schema"
 import * as Effect from "effect/Effect"

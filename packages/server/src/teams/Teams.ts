@@ -1,8 +1,5 @@
 /**
  * Teams: created and changed by owners and admins (or the system), read by every member.
- *
- * The Effect 4 form of packages/server/src/teams/Teams.ts, whole: the same checks in the same order, the same
- * errors. The service is a `Context.Service` with `make` and a static `layer`.
  */
 import { Conflict, type MembershipId, NotFound, type OrganizationId, Team, type TeamId, type TeamListQuery } from "@orgplane/schema"
 import * as Arr from "effect/Array"

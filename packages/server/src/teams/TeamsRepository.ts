@@ -1,9 +1,5 @@
 /**
  * Storage of teams and their members.
- *
- * The Effect 4 form of packages/server/src/teams/TeamsRepository.ts, whole: the same statements, word for word.
- * What differs under the same behaviour: `Model` comes from `effect/schema`, `Schema.typeSchema` is `Schema.toType`;
- * the service is a `Context.Service` with `make` and a static `layer`.
  */
 import { Conflict, MembershipId, OrganizationId, ScimConnectionId, Team, TeamId, TeamListQuery } from "@orgplane/schema"
 import * as Context from "effect/Context"

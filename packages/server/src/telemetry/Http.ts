@@ -1,7 +1,5 @@
 /**
  * HTTP handlers of the Telemetry group. Thin by design: the service decides what is kept.
- *
- * The Effect 4 form of packages/server/src/telemetry/Http.ts, whole.
  */
 import { Api, CurrentMember } from "@orgplane/schema"
 import * as Effect from "effect/Effect"

@@ -2,8 +2,6 @@
  * The monthly partitions of `telemetry_events` (platform/MonthlyPartitions.ts). Partitions are created at start-up
  * for the retention window and the next month, by the daily retention job, and on ingest for a month this process
  * has not seen yet (remembered in memory, so the hot path runs no DDL).
- *
- * The Effect 4 form of packages/server/src/telemetry/Partitions.ts, whole.
  */
 import * as Context from "effect/Context"
 import * as Layer from "effect/Layer"

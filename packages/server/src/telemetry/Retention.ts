@@ -3,8 +3,6 @@
  * on the durable engine's cron (`ClusterCron`), so with several server processes it runs once per day. With a
  * window of N months, the current month and the N months before it are kept: on 2026-11-22 with 13, October 2025
  * onwards.
- *
- * The Effect 4 form of packages/server/src/telemetry/Retention.ts, whole: the job on `effect/cluster`'s `ClusterCron`.
  */
 import * as ClusterCron from "effect/cluster/ClusterCron"
 import * as Cron from "effect/Cron"

@@ -2,9 +2,6 @@
  * Telemetry ingest: keeps the recognized events of a batch inside the stored time range, with their sessions'
  * dimensions, for the calling member. Drops quietly what it does not keep (the app must never break over
  * telemetry), but does not hide a database failure: 503, and the app retries.
- *
- * The Effect 4 form of packages/server/src/telemetry/Telemetry.ts, whole (Effect 3's `dieMessage` is a defect of
- * an `Error` with the same message).
  */
 import {
   type IngestTelemetryRequest,

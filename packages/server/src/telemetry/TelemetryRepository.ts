@@ -1,7 +1,5 @@
 /**
  * Storage of telemetry: events (one multi-row INSERT per batch) and session dimensions (one upsert per batch).
- *
- * The Effect 4 form of packages/server/src/telemetry/TelemetryRepository.ts, whole: the same statements, word for word.
  */
 import type { MembershipId, OrganizationId, TelemetryDimensionId, TelemetryEventId, TelemetrySource, UserId } from "@orgplane/schema"
 import * as Context from "effect/Context"

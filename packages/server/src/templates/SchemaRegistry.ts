@@ -126,7 +126,7 @@ export const invalidDocument = (schemaVersion: string, violations: ReadonlyArray
     ]
   })
 
-/** A refused setting, named (Effect 3's `ConfigError.InvalidData([name], message)` said where too). */
+/** A refused setting, named in its message (`ORGPLANE_X: …`). */
 const invalidDir = (message: string) => invalidSetting("ORGPLANE_TEMPLATE_SCHEMAS_DIR", message)
 
 /** A file system error's code (`ENOENT`), else the error as text. */

@@ -3,10 +3,6 @@
  * of one template carries the caller's rank on it (`Access.rank`), so the rule is one statement: no rank (not the
  * creator, not an owner or admin, no grant) is a 404 like a missing template; a rank below what the operation needs,
  * 403 `insufficient_access`.
- *
- * The Effect 4 form of packages/server/src/templates/Templates.ts, whole: the same rules, writes and messages. What
- * differs under the same behaviour: resources are built with `disableChecks` (Effect 3's `true`); the service is a
- * `Context.Service` with `make` and a static `layer`.
  */
 import {
   type AccessListQuery,

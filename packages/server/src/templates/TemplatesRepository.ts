@@ -1,9 +1,5 @@
 /**
  * Storage of templates and their versions, always by organization; deleted templates are read as missing.
- *
- * The Effect 4 form of packages/server/src/templates/TemplatesRepository.ts, whole: the same statements, word for
- * word. What differs under the same behaviour: `Model` comes from `effect/schema`; the service is a
- * `Context.Service` with `make` and a static `layer`; a resource read from a row is built with `disableChecks`.
  */
 import {
   MembershipId,

@@ -3,9 +3,6 @@
  * the last 100 kept), the transitions between online and offline (to online on the heartbeat that brings a worker
  * back; to offline by a check every minute on the durable engine's cron), and the feed of both for the worker's
  * creator, owners and admins.
- *
- * The Effect 4 form of packages/server/src/workers/Activity.ts, whole: the offline check on `effect/cluster`'s
- * `ClusterCron`.
  */
 import {
   Forbidden,

@@ -42,7 +42,7 @@ export interface Options {
   readonly workerHeartbeatsPerMinute?: number | undefined
 }
 
-/** A refused setting, named (Effect 3's `ConfigError.InvalidData([name], message)` said where too). */
+/** A refused setting, named in its message (`ORGPLANE_X: …`). */
 const invalid = (name: string, message: string) => Effect.fail(invalidSetting(name, message))
 
 /** The settings from the environment, with `options` on top. */

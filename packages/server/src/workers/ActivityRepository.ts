@@ -1,7 +1,5 @@
 /**
  * Storage of worker activity: the last heartbeats of each worker and its transitions between online and offline.
- *
- * The Effect 4 form of packages/server/src/workers/ActivityRepository.ts, whole: the same statements, word for word.
  */
 import {
   HEARTBEATS_KEPT,

@@ -2,8 +2,7 @@
  * The worker runtime's middleware: a worker token (`Authorization: Bearer opw_…`) becomes the `CurrentWorker` it
  * belongs to, in one statement. A missing, unknown or revoked token, or a deleted worker's, is 401.
  *
- * The Effect 4 form of packages/server/src/workers/Authentication.ts, whole: Effect 4's security handler wraps the
- * endpoint and provides `CurrentWorker` to it (Effect 3's answered the worker); `WorkerTokenStanding` takes the
+ * The security handler wraps the endpoint and provides `CurrentWorker` to it; `WorkerTokenStanding` takes the
  * commit's time as platform/Authority.ts declares it, which a worker token's standing does not depend on.
  */
 import { CurrentWorker, Unauthorized, type WorkerCaller, WorkerAuthentication } from "@orgplane/schema"
@@ -34,7 +33,7 @@ export const layer = Layer.effectContext(
 
     /** The worker a token belongs to. */
     const resolve = Effect.fn("WorkerAuthentication.workerToken")(function*(token: Redacted.Redacted) {
-      // The platform strips the first 7 characters without looking at them: check the scheme here.
+      // The scheme is checked here too, so only a `Bearer` authorization is ever read as a worker token.
       const request = yield* HttpServerRequest.HttpServerRequest
       if (!/^bearer /i.test(request.headers["authorization"] ?? "")) return yield* unauthorized
       const value = Redacted.value(token).trim()

@@ -1,7 +1,5 @@
 /**
  * HTTP handlers of the Workers and Worker Runtime groups. Thin by design: the service authorizes.
- *
- * The Effect 4 form of packages/server/src/workers/Http.ts, whole.
  */
 import { Api, CurrentMember, CurrentWorker } from "@orgplane/schema"
 import * as Effect from "effect/Effect"

@@ -2,8 +2,6 @@
  * The client of worker runtimes: forwards a request to the runtime at an instance's URL through the outbound
  * guard, with the runtime's own credential, no redirects and a bounded time and size, and reads its answer as
  * JSON (text as `{message}`, nothing as null). Every way of not getting an answer is a 502 `worker_runtime_error`.
- *
- * The Effect 4 form of packages/server/src/workers/Runtime.ts, whole.
  */
 import { WorkerRuntimeError } from "@orgplane/schema"
 import * as Context from "effect/Context"

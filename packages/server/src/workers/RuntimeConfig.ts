@@ -26,7 +26,7 @@ export interface Options {
   readonly workerRuntimeTimeout?: Duration.Input | undefined
 }
 
-/** A refused setting, named (Effect 3's `ConfigError.InvalidData([name], message)` said where too). */
+/** A refused setting, named in its message (`ORGPLANE_X: …`). */
 const invalid = invalidSetting
 
 const fromEnvironment = Config.Duration("ORGPLANE_WORKER_RUNTIME_TIMEOUT").pipe(Config.withDefault(defaultTimeout))

@@ -2,8 +2,6 @@
  * Workers: registered and read by every member; changed, deleted, given a new token and upgraded by their creator,
  * owners and admins. The runtime side (instances here; heartbeats in Activity.ts) acts as the worker its token
  * belongs to.
- *
- * The Effect 4 form of packages/server/src/workers/Workers.ts, whole.
  */
 import {
   Conflict,

@@ -1,8 +1,5 @@
 /**
  * Storage of workers, the instances their runtimes report, and their tokens (only the tokens' hashes are kept).
- *
- * The Effect 4 form of packages/server/src/workers/WorkersRepository.ts, whole: the same statements, word for word;
- * the service is a `Context.Service` with `make` and a static `layer`.
  */
 import {
   MembershipId,

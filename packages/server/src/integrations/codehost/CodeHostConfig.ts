@@ -59,7 +59,7 @@ const secretText = (value: string | Redacted.Redacted<string> | undefined) => {
 /** Keys pasted into one-line variables arrive with `\n` written out: put the newlines back. */
 export const unescapePem = (pem: string) => pem.replace(/\\r\\n|\\n/g, "\n")
 
-/** A refused setting, named (Effect 3's `ConfigError.InvalidData([name], message)` said where too). */
+/** A refused setting, named in its message (`ORGPLANE_X: …`). */
 const invalid = invalidSetting
 
 const apiUrlFrom = (value: string): Result.Result<string, Config.ConfigError> => {

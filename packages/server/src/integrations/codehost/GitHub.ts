@@ -359,7 +359,7 @@ export const make: Effect.Effect<GitHubService, never, CodeHostConfig | Outbound
       } catch {
         return yield* new CodeHostError({ status: response.status, transient: false, message: `${what}: unexpected response (not JSON)`, retryAfterSeconds: null })
       }
-      // The refused value is named in the message (`got "symlink"`), as Effect 3's `actual` was.
+      // The refused value is named in the message (`got "symlink"`).
       return yield* Schema.decodeUnknownEffect(schema, { reportInput: true })(json).pipe(
         Effect.mapError((error) =>
           new CodeHostError({

@@ -42,7 +42,7 @@ export interface Options {
   readonly dnsTimeout?: Duration.Input | undefined
 }
 
-/** A refused setting, named (Effect 3's `ConfigError.InvalidData([name], message)` said where too). */
+/** A refused setting, named in its message (`ORGPLANE_X: …`). */
 const invalidAt = invalidSetting
 
 const invalid = (message: string) => invalidAt("ORGPLANE_DNS_SERVERS", message)

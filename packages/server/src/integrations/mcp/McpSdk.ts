@@ -49,7 +49,7 @@ export const mcpSdk = sdk.load
 export const mcpSdkIfLoaded = sdk.ifLoaded
 
 // The SDK's asynchronous OAuth helpers, as they are (each returns a promise), with the SDK loaded first. One by one
-// (the original's generic `loadingFirst(name)` needed a cast through `unknown`): each keeps the helper's own type.
+// (a generic `loadingFirst(name)` would need a cast through `unknown`): each keeps the helper's own type.
 
 export const discoverAuthorizationServerMetadata: McpSdk["discoverAuthorizationServerMetadata"] = async (...args) =>
   (await mcpSdk()).discoverAuthorizationServerMetadata(...args)
