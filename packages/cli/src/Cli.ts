@@ -2,11 +2,9 @@
  * The `orgplane` command tree, and `run`: find the command the words name, parse its flags and arguments, run it,
  * and answer with an exit code. Groups and help are ours (Commands.ts, Help.ts); `effect/cli` parses each
  * command's flags and arguments (`Command.runWith` on the words after the command's name, built-ins off), and its
- * parse errors are told in the words the 0.1.0 CLI (on Effect 3's `@effect/cli`) used (`parseMessage`), which
- * scripts may match. Everything is printed through `Console`, so tests run the CLI in-process.
- *
- * One output differs from 0.1.0's: the shell completions' scripts are the ones Effect 4's `Completions.generate`
- * writes, not Effect 3's.
+ * parse errors are told in the words the 0.1.0 CLI used (`parseMessage`), which scripts may match. Everything is
+ * printed through `Console`, so tests run the CLI in-process. The shell completions' scripts are the ones
+ * `effect/cli`'s `Completions.generate` writes (they differ from 0.1.0's).
  */
 import * as CliError from "effect/cli/CliError"
 import * as Command from "effect/cli/Command"
@@ -161,10 +159,10 @@ const completions = (shell: string | undefined, root: Commands.Group) => {
 }
 
 /**
- * A parse error of `effect/cli`, in the words the Effect 3 CLI (`@effect/cli` 0.77) used for it, which scripts and
- * people may have come to read: a missing flag, argument or flag value, a word too many; our own schema checks
- * (Inputs.ts) carry their message, a value that is none of a choice's lists the choices. Effect 3 read a flag given
- * twice, and an optional flag without its value, as a word too many (`unexpected argument '--limit'`), and said so.
+ * A parse error of `effect/cli`, in the words the 0.1.0 CLI used for it, which scripts and people may have come to
+ * read: a missing flag, argument or flag value, a word too many; our own schema checks (Inputs.ts) carry their
+ * message, a value that is none of a choice's lists the choices. A flag given twice, and an optional flag without its
+ * value, are told as a word too many (`unexpected argument '--limit'`).
  */
 export const parseMessage = (error: CliError.CliError, leaf: Commands.Leaf): string => {
   switch (error._tag) {

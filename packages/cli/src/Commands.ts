@@ -5,7 +5,7 @@
  *
  * Each leaf is an `effect/cli` command of its own inputs (and the global flags), run by `Command.runWith` on the
  * words after its name with none of the library's built-in flags and nothing presented by it: groups, help and the
- * error lines are ours (Cli.ts, Help.ts), as they were on Effect 3.
+ * error lines are ours (Cli.ts, Help.ts).
  */
 import type { OrgplaneApiClient } from "@orgplane/client"
 import type { Page } from "@orgplane/schema"
@@ -110,14 +110,14 @@ export const leaf = <const Ins extends Record<string, Inputs.Input<unknown>>, E,
 ): Leaf => {
   const global = spec.global ?? true
   const inputs = Object.entries(spec.inputs)
-  // A flag of the command's own named as a global one (`audit streams update --url`) is both, as on Effect 3: the
-  // library takes one flag of a name, so the global one reads the command's value.
+  // A flag of the command's own named as a global one (`audit streams update --url`) is both: the library takes one
+  // flag of a name, so the global one reads the command's value.
   const own = new Set(inputs.flatMap(([, input]) => input.doc.kind === "flag" ? [input.doc.name] : []))
   const shared = Object.entries(GlobalOptions.flags).flatMap(([globalKey, flag]) =>
     inputs.flatMap(([key, input]) => input.doc.kind === "flag" && input.doc.name === flag.doc.name ? [[globalKey, key] as const] : [])
   )
-  // Flags are parsed before arguments, so the first problem told is the one Effect 3 told (a missing flag before a
-  // missing argument).
+  // Flags are parsed before arguments, so a missing flag is told before a missing argument (the saved usage errors,
+  // packages/cli/test/fixtures/usage/, hold the first problem told).
   const config: Command.Command.Config = {
     ...Object.fromEntries(inputs.filter(([, input]) => input.doc.kind === "flag").map(([key, input]) => [key, input.parser])),
     ...(global

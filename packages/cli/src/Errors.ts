@@ -114,7 +114,7 @@ const hintFor = (status: number, error: string, detail?: string, body: Record<st
   return undefined
 }
 
-/** Effect 3's word for a client error's reason (`Transport`, `Decode`), where Effect 4 names its class. */
+/** A client error's reason as the messages name it (`Transport`, `Decode`), from its class's name (`TransportError`). */
 const reasonName = (tag: string) => tag.replace(/Error$/, "")
 
 /** A `Retry-After` as a person reads it: seconds up to a minute and a half, then whole minutes (rounded up). */

@@ -1,8 +1,9 @@
 /**
  * The help, rendered from the command tree (Commands.ts): the overview (`orgplane --help`), a group's commands and
  * a command's arguments and flags. Plain text unless `color` (which follows the terminal, NO_COLOR and FORCE_COLOR;
- * see bin.ts). Effect 4's `effect/cli` renders no help here: Cli.ts turns its parse errors into our one-line
- * messages (Cli.ts `parseMessage`), so the help and the messages are the Effect 3 CLI's, word for word.
+ * see bin.ts). `effect/cli` renders no help here: Cli.ts turns its parse errors into our one-line messages (Cli.ts
+ * `parseMessage`), so the help and the messages keep the words scripts and people already read (the saved pages,
+ * packages/cli/test/fixtures/usage/).
  */
 import type * as Commands from "./Commands.js"
 import * as GlobalOptions from "./GlobalOptions.js"

@@ -67,8 +67,8 @@ interface ListSpec<A> {
 }
 
 /**
- * The schema's own description, else the one of what it refines or decodes to (as Effect 3's annotations read), else
- * its wire form's (a URL field's rule is told on the text it decodes from).
+ * The schema's own description, else the one of what it refines or decodes to, else its wire form's (a URL field's
+ * rule is told on the text it decodes from).
  */
 const descriptionOf = (spec: { readonly description?: string; readonly schema?: Schema.Top }) => {
   if (spec.description !== undefined) return spec.description
@@ -212,7 +212,7 @@ export const argumentChoice = <const L extends string>(
 
 /**
  * The words a repeated flag gave, checked as one list with the API's own schema of that list (its members' rules,
- * its limits): Effect 3's `Schema.compose(Schema.Array(Schema.String), schema, { strict: false })`.
+ * its limits).
  */
 export const wordsAs = <S extends Schema.Codec<ReadonlyArray<unknown>, ReadonlyArray<unknown>>>(schema: S) =>
   Schema.Array(Schema.String).pipe(Schema.decodeTo(schema, SchemaTransformation.passthrough({ strict: false })))

@@ -8,8 +8,8 @@ import * as Runtime from "effect/Runtime"
 import { run, type RunOptions } from "./Cli.js"
 
 /**
- * The program's result is the exit code; an interruption (a signal) exits 0 after the finalizers ran, as on Effect 3
- * (Effect 4's default teardown answers 130).
+ * The program's result is the exit code; an interruption (a signal) exits 0 after the finalizers ran, as the CLI's
+ * exit codes promise (Effect 4's default teardown answers 130).
  */
 const teardown: Runtime.Teardown = (exit, onExit) => {
   if (Exit.isSuccess(exit) && typeof exit.value === "number") onExit(exit.value)
@@ -18,6 +18,6 @@ const teardown: Runtime.Teardown = (exit, onExit) => {
 }
 
 // The CLI prints through Console; log lines come from `serve`, whose server installs its own one-line format in place
-// of Effect's default logger (RequestLog.loggerLayer), so no pretty logger is to be turned off here as on Effect 3.
+// of Effect's default logger (RequestLog.loggerLayer), so no pretty logger is to be turned off here.
 export const main = (options: RunOptions) =>
   NodeRuntime.runMain(run(process.argv, options).pipe(Effect.provide(NodeServices.layer)), { disableErrorReporting: true, teardown })

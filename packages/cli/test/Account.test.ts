@@ -1,6 +1,6 @@
 /**
  * `orgplane account export | email | delete` and `orgplane admin users list | disable | enable | delete`: the CLI
- * in-process (see Harness.ts) against the Effect 4 server (RealServer.ts). packages/cli/test/Account.test.ts.
+ * in-process (see Harness.ts) against a real server (RealServer.ts).
  */
 import * as Fs from "node:fs/promises"
 import * as Path from "node:path"

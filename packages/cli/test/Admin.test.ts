@@ -1,6 +1,6 @@
 /**
  * `orgplane admin claim-operator` and `orgplane admin metrics`: the CLI in-process (see Harness.ts) against a real
- * server, the Effect 4 one (RealServer.ts). packages/cli/test/Admin.test.ts.
+ * server (RealServer.ts).
  */
 import * as Http from "../../../packages/testkit/src/Http.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"

@@ -1,7 +1,7 @@
 /**
  * `orgplane audit`: the CLI in-process (see Harness.ts) against a real server: an admin reads who did what, filters
  * by action family and outcome, shows one event and the catalog; a member is refused; a bad filter is refused before
- * anything is sent. packages/cli/test/Audit.test.ts, against the Effect 4 server (RealServer.ts).
+ * anything is sent. The server is RealServer.ts's.
  */
 import { AuditEventPage, AuditEventResponse, AuditEventTypes } from "@orgplane/schema"
 import * as Schema from "effect/Schema"

@@ -1,8 +1,8 @@
 /**
  * `orgplane audit streams`: the CLI in-process (see Harness.ts) against a real server and a real receiver on
  * loopback: an owner creates a stream (the secret printed once), lists, shows, tests, pauses, rotates and deletes it;
- * an admin reads but is refused a change; bad values are refused before anything is sent. packages/cli/test/AuditStreams.test.ts,
- * against the Effect 4 server (RealServer.ts).
+ * an admin reads but is refused a change; bad values are refused before anything is sent. The server is
+ * RealServer.ts's.
  */
 import { AuditStreamPage, AuditStreamResponse, AuditStreamTestResult, AuditStreamWithSecret } from "@orgplane/schema"
 import * as Schema from "effect/Schema"

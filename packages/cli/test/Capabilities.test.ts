@@ -2,7 +2,7 @@
  * `orgplane connections suite-a|suite-b …`, `orgplane mail draft | read` and `orgplane calendar meet`: the CLI
  * in-process (Harness.ts) against a real server, a fake authorization server and the fake suites on loopback (which
  * only private mode lets the server reach). The browser's part (opening the URL, the redirect to the callback) is
- * plain `fetch`. packages/cli/test/Capabilities.test.ts, against the Effect 4 server (RealServer.ts).
+ * plain `fetch`. The server is RealServer.ts's.
  */
 import {
   CalendarEventResult,

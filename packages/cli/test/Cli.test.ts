@@ -1,8 +1,8 @@
 /**
- * `orgplane`: the CLI in-process (see Harness.ts) against a real server, the Effect 4 one (RealServer.ts). Ports
- * packages/cli/test/Cli.test.ts's tests of the commands ported so far (`auth`, `whoami`, `orgs`, `api-keys`,
- * `bootstrap`); `serve --help` waits for `serve`. Where an original test used `members list` only to reach a list
- * command, `orgs list` stands in.
+ * `orgplane`: the CLI in-process (see Harness.ts) against a real server (RealServer.ts): signing up and in, profiles
+ * and credentials from the environment, `whoami`, `orgs` (paging through `orgs list` too), `api-keys` and
+ * `bootstrap`, and the exit codes and messages of a wrong token, a throttled sign-in, a server that cannot be reached,
+ * a URL that is not orgplane and an orgplane of another version.
  */
 import * as Fs from "node:fs/promises"
 import * as NodeHttp from "node:http"

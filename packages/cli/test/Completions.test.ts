@@ -1,6 +1,6 @@
 /**
- * `orgplane --completions bash|zsh|fish`: Effect 4's `Completions.generate` over the command tree (its scripts are
- * not the Effect 3 ones, see Cli.ts), naming the ported commands; any other shell is a usage error.
+ * `orgplane --completions bash|zsh|fish`: `effect/cli`'s `Completions.generate` over the command tree (see Cli.ts),
+ * naming the commands; any other shell is a usage error.
  */
 import { afterAll, describe, expect, it } from "vitest"
 import { cleanup, fresh } from "./Harness.js"

@@ -1,6 +1,6 @@
 /**
- * The few raw HTTP calls the tests make to set a server up (a user, an owner, an organization with staff), as
- * packages/testkit's `Http` does for the Effect 3 tests, over `fetch`: the wire is the same across Effect versions.
+ * The few raw HTTP calls the tests make to set a server up (a user, an owner, an organization with staff), over
+ * `fetch`, so the setup goes through the wire as any client's would.
  */
 import { PASSWORD } from "./Harness.js"
 

@@ -1,7 +1,7 @@
 /**
  * The CLI's writes carry an `Idempotency-Key` (from `@orgplane/client`), so their retries make a change once.
- * packages/cli/test/Idempotency.test.ts, against the Effect 4 server (RealServer.ts) on a data folder of its own, whose
- * `idempotency_keys` are read once it has stopped (the embedded database has one user at a time).
+ * Against a real server (RealServer.ts) on a data folder of its own, whose `idempotency_keys` are read once it has
+ * stopped (the embedded database has one user at a time).
  */
 import { Database } from "@orgplane/server"
 import * as Effect from "effect/Effect"

@@ -2,7 +2,7 @@
  * `orgplane keys rotate` against a database a server wrote secrets into (the embedded one in a data folder, or a
  * fresh database on the Postgres at DATABASE_URL): the report, the keys in the database, a second run with nothing
  * to do, a server with the new key alone, and the refusal of a database that was never migrated.
- * packages/cli/test/Keys.test.ts; the servers are the Effect 4 one (RealServer.ts), on the database the CLI rotates.
+ * The servers are RealServer.ts's, on the database the CLI rotates.
  */
 import { Database } from "@orgplane/server"
 import * as Effect from "effect/Effect"
@@ -48,7 +48,7 @@ afterAll(async () => {
 
 /**
  * Where the CLI and the servers find the database: a data folder, or a fresh database on DATABASE_URL's Postgres;
- * `start` starts the Effect 4 server on it with `environment`.
+ * `start` starts a server on it with `environment`.
  */
 const newDatabase = async (home: string) => {
   const postgres = process.env.DATABASE_URL

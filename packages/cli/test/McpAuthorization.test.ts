@@ -1,7 +1,7 @@
 /**
  * `orgplane mcp connections connect | disconnect`: the CLI in-process (Harness.ts) against a real server and the MCP
  * and OAuth fakes on loopback. The browser's part (opening the URL, the redirect to the callback) is plain `fetch`.
- * packages/cli/test/McpAuthorization.test.ts, against the Effect 4 server (RealServer.ts).
+ * The server is RealServer.ts's.
  */
 import * as FakeMcp from "../../../packages/testkit/src/FakeMcp.js"
 import * as Http from "../../../packages/testkit/src/Http.js"

@@ -1,6 +1,6 @@
 /**
- * `orgplane mcp call` and `orgplane mcp tools`: the CLI in-process (see Harness.ts) against a real server and MCP
- * fakes. packages/cli/test/McpCall.test.ts, against the Effect 4 server (RealServer.ts).
+ * `orgplane mcp call` and `orgplane mcp tools`: the CLI in-process (see Harness.ts) against a real server
+ * (RealServer.ts) and MCP fakes.
  */
 import * as FakeMcp from "../../../packages/testkit/src/FakeMcp.js"
 import * as Http from "../../../packages/testkit/src/Http.js"

@@ -1,6 +1,6 @@
 /**
- * `orgplane mcp connections`: the CLI in-process (see Harness.ts) against a real server and MCP fakes on loopback.
- * packages/cli/test/McpConnections.test.ts, against the Effect 4 server (RealServer.ts).
+ * `orgplane mcp connections`: the CLI in-process (see Harness.ts) against a real server (RealServer.ts) and MCP fakes
+ * on loopback.
  */
 import * as FakeMcp from "../../../packages/testkit/src/FakeMcp.js"
 import * as Http from "../../../packages/testkit/src/Http.js"

@@ -1,6 +1,6 @@
 /**
- * `orgplane mcp resolve | presets`: the CLI in-process (see Harness.ts) against a real server and the MCP fakes.
- * packages/cli/test/McpResolve.test.ts, against the Effect 4 server (RealServer.ts).
+ * `orgplane mcp resolve | presets`: the CLI in-process (see Harness.ts) against a real server (RealServer.ts) and the
+ * MCP fakes.
  */
 import * as FakeMcp from "../../../packages/testkit/src/FakeMcp.js"
 import * as Http from "../../../packages/testkit/src/Http.js"

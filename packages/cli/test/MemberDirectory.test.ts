@@ -1,8 +1,7 @@
 /**
  * `orgplane members list | directory | set-directory` as a plain member and as an admin (issue 44 item 4): a member
  * still lists the organization (names and roles; emails print `-` until the organization shows them), and only an
- * admin changes what members see. In-process (Harness.ts) against the Effect 4 server (RealServer.ts):
- * packages/cli/test/MemberDirectory.test.ts.
+ * admin changes what members see. In-process (Harness.ts) against a real server (RealServer.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { cleanup, fresh, json } from "./Harness.js"

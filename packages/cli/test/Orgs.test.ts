@@ -1,7 +1,7 @@
 /**
  * `orgplane orgs get | update | delete | restore | list --deleted` and `orgplane admin orgs list | delete | restore`:
- * the CLI in-process (see Harness.ts) against a real server, the Effect 4 one (RealServer.ts), started with the setup
- * token `Http.operator` redeems. packages/cli/test/Orgs.test.ts.
+ * the CLI in-process (see Harness.ts) against a real server (RealServer.ts), started with the setup token
+ * `Http.operator` redeems.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { cleanup, fresh, json } from "./Harness.js"

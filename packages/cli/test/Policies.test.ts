@@ -1,6 +1,6 @@
 /**
- * `orgplane policies`: the CLI in-process (see Harness.ts) against real servers, one on each plan: the Effect 4 one
- * (RealServer.ts). packages/cli/test/Policies.test.ts.
+ * `orgplane policies`: the CLI in-process (see Harness.ts) against real servers (RealServer.ts), one on the free plan
+ * and one on the enterprise plan.
  */
 import * as Http from "../../../packages/testkit/src/Http.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"

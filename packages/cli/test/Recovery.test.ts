@@ -3,8 +3,8 @@
  * `admin users reset-password`, `auth reset-password`, `auth forgot-password` and `auth verify-email` (mail to a real
  * SMTP server on loopback, testkit's FakeSmtp), and `admin reset-password <email>` run against the server's database
  * directly (the embedded data folder, or a fresh database on the Postgres at DATABASE_URL) with no server running.
- * packages/cli/test/Recovery.test.ts; the servers are the Effect 4 one (RealServer.ts), on the database the CLI
- * opens, and the server's TestDatabase makes the fresh Postgres database.
+ * The servers are RealServer.ts's, on the database the CLI opens, and the server's TestDatabase makes the fresh
+ * Postgres database.
  */
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -137,8 +137,8 @@ describe("orgplane auth forgot-password and verify-email", { timeout: 120_000 },
 })
 
 /**
- * Where the CLI and the servers find the database: a data folder, or a fresh Postgres database; `start` starts the
- * Effect 4 server on it.
+ * Where the CLI and the servers find the database: a data folder, or a fresh Postgres database; `start` starts a
+ * server on it.
  */
 const newDatabase = async (home: string) => {
   const url = TestDatabase.postgresUrl

@@ -1,8 +1,8 @@
 /**
  * `orgplane scim`: the CLI in-process (see Harness.ts) against one real server on the enterprise plan. The issue's
  * "Done" scenario: an admin sets up a connection and a token with the CLI alone, Okta's and Entra's recorded
- * sequences provision through it, and the CLI shows members and teams appear, change and go. packages/cli/test/Scim.test.ts,
- * against the Effect 4 server (RealServer.ts).
+ * sequences provision through it, and the CLI shows members and teams appear, change and go. The server is
+ * RealServer.ts's.
  */
 import {
   CreatedScimToken,

@@ -1,7 +1,7 @@
 /**
  * `orgplane serve` in-process (see Harness.ts) where what it needs is taken: the port it names is the one in use.
- * The HTTP port's case runs as a real process in Binary.test.ts. packages/cli/test/Serve.test.ts, on the Effect 4
- * server `serve` starts, with the server's TestDatabase for the fresh Postgres database.
+ * The HTTP port's case runs as a real process in Binary.test.ts. The server's TestDatabase makes the fresh Postgres
+ * database.
  */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -25,8 +25,7 @@ describe("orgplane serve", { timeout: 120_000 }, () => {
       const result = await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
         const url = Option.getOrThrow(Option.fromNullishOr(TestDatabase.postgresUrl))
         const database = Redacted.make(yield* TestDatabase.freshPostgres(url))
-        // An encryption key, which the Effect 3 file does not give: without one the server stops at its key check,
-        // before it binds the runner port, and the Effect 3 file fails on Postgres for that reason (on main too).
+        // An encryption key: without one the server stops at its key check, before it binds the runner port.
         const key = `test:${NodeCrypto.randomBytes(32).toString("base64")}`
         return yield* Effect.promise(() =>
           cli(["serve", "--port", "0", "--database-url", Redacted.value(database)], { ORGPLANE_CLUSTER_PORT: String(port), ORGPLANE_ENCRYPTION_KEYS: key })

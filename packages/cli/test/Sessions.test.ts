@@ -1,9 +1,7 @@
 /**
  * `orgplane auth sessions | end-session | end-other-sessions | password`, `api-keys create --scope`, and the re-sign-in
- * the CLI does when an action needs a recent sign-in. In-process (Harness.ts) against the Effect 4 server
- * (RealServer.ts). Ports packages/cli/test/Sessions.test.ts; where the original moves the server's clock past its
- * recent-sign-in window (an hour), this server's window is 15 seconds (the first test's steps fit in it) and the
- * second test waits it out.
+ * the CLI does when an action needs a recent sign-in. In-process (Harness.ts) against a real server (RealServer.ts)
+ * whose recent-sign-in window is 15 seconds: the first test's steps fit in it, and the second test waits it out.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { cleanup, fresh, json, PASSWORD } from "./Harness.js"

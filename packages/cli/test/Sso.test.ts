@@ -1,6 +1,6 @@
 /**
- * `orgplane sso`: the CLI in-process (see Harness.ts) against a real server with a fake DNS server on loopback.
- * packages/cli/test/Sso.test.ts, against the Effect 4 server (RealServer.ts).
+ * `orgplane sso`: the CLI in-process (see Harness.ts) against a real server (RealServer.ts) with a fake DNS server on
+ * loopback.
  */
 import * as FakeDns from "../../../packages/testkit/src/FakeDns.js"
 import * as Http from "../../../packages/testkit/src/Http.js"

@@ -1,6 +1,5 @@
 /**
- * `orgplane sso policy get|set`: the CLI in-process (see Harness.ts) against a real server.
- * packages/cli/test/SsoPolicy.test.ts, against the Effect 4 server (RealServer.ts).
+ * `orgplane sso policy get|set`: the CLI in-process (see Harness.ts) against a real server (RealServer.ts).
  */
 import * as Http from "../../../packages/testkit/src/Http.js"
 import * as RealServer from "./RealServer.js"

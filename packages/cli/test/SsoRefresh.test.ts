@@ -1,6 +1,6 @@
 /**
- * `orgplane sso connections refresh-metadata`: the CLI in-process (see Harness.ts) against a real server and the testkit's SAML IdP.
- * packages/cli/test/SsoRefresh.test.ts, against the Effect 4 server (RealServer.ts).
+ * `orgplane sso connections refresh-metadata`: the CLI in-process (see Harness.ts) against a real server
+ * (RealServer.ts) and the testkit's SAML IdP.
  */
 import * as Http from "../../../packages/testkit/src/Http.js"
 import * as IdpSaml from "../../../packages/testkit/src/IdpSaml.js"

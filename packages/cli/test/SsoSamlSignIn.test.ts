@@ -3,8 +3,8 @@
  * in-process (Harness.ts) against a real server, a samlify IdP (testkit IdpSaml) and a fake DNS server on loopback.
  * The browser is the test: it reads the URL the CLI prints with --no-browser (the IdP's SSO URL with the
  * AuthnRequest), lets the IdP sign in headlessly, posts the IdP's form to the ACS as the browser's auto-post would,
- * and follows the server's answer (JSON for a test, a 302 to the CLI's loopback listener for a sign-in).
- * packages/cli/test/SsoSamlSignIn.test.ts, against the Effect 4 server (RealServer.ts).
+ * and follows the server's answer (JSON for a test, a 302 to the CLI's loopback listener for a sign-in). The server
+ * is RealServer.ts's.
  */
 import * as FakeDns from "../../../packages/testkit/src/FakeDns.js"
 import * as IdpSaml from "../../../packages/testkit/src/IdpSaml.js"

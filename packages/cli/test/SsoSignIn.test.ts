@@ -2,8 +2,8 @@
  * SSO from the CLI alone: `sso connections create | test | activate` and `auth login --sso`, in-process (Harness.ts)
  * against a real server, a real OpenID Provider (oidc-provider, testkit IdpOidc) and a fake DNS server on loopback.
  * The browser is the test: it reads the URL the CLI prints with --no-browser, lets the IdP sign in headlessly, and
- * follows the server's answer (JSON for a test, a 302 to the CLI's loopback listener for a sign-in).
- * packages/cli/test/SsoSignIn.test.ts, against the Effect 4 server (RealServer.ts).
+ * follows the server's answer (JSON for a test, a 302 to the CLI's loopback listener for a sign-in). The server is
+ * RealServer.ts's.
  */
 import * as FakeDns from "../../../packages/testkit/src/FakeDns.js"
 import * as Http from "../../../packages/testkit/src/Http.js"

@@ -1,7 +1,6 @@
 /**
  * `orgplane members | teams | invitations`: the CLI in-process (see Harness.ts) against a real server, checked
- * against the behaviour the API's descriptions promise. packages/cli/test/Staff.test.ts, against the Effect 4 server
- * (RealServer.ts).
+ * against the behaviour the API's descriptions promise. The server is RealServer.ts's.
  */
 import * as Fs from "node:fs/promises"
 import * as Path from "node:path"

@@ -1,8 +1,8 @@
 /**
  * `orgplane telemetry send`: the CLI in-process (see Harness.ts) against a real server sharing its database with the
- * test. packages/cli/test/Telemetry.test.ts, against the Effect 4 server (RealServer.ts): out of process, so the
- * database the test reads is a fresh one on DATABASE_URL's Postgres, read with psql. Without DATABASE_URL (the embedded
- * database, which only the server's process can open), the two tests that count stored events are skipped.
+ * test (RealServer.ts): out of process, so the database the test reads is a fresh one on DATABASE_URL's Postgres,
+ * read with psql. Without DATABASE_URL (the embedded database, which only the server's process can open), the two
+ * tests that count stored events are skipped.
  */
 import { execFileSync } from "node:child_process"
 import * as NodeCrypto from "node:crypto"

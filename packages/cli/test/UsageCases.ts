@@ -7,7 +7,7 @@ import { make } from "../src/Cli.js"
 import * as Commands from "../src/Commands.js"
 import { PASSWORD } from "./Harness.js"
 
-/** Words that never reach a server: help pages (every group's and every command's of the ported tree), `--version`. */
+/** Words that never reach a server: help pages (every group's and every command's of the tree), `--version`. */
 const pagesOf = (root: Commands.Group): ReadonlyArray<ReadonlyArray<string>> => [
   ...root.children.flatMap((child) => child._tag === "Group" ? [[child.name], [child.name, "--help"]] : []),
   ["orgs", "-h"],

@@ -1,6 +1,6 @@
 /**
- * `orgplane workers`: the CLI in-process (see Harness.ts) against a real server and a fake worker runtime.
- * packages/cli/test/Workers.test.ts, against the Effect 4 server (RealServer.ts).
+ * `orgplane workers`: the CLI in-process (see Harness.ts) against a real server (RealServer.ts) and a fake worker
+ * runtime.
  */
 import * as FakeWorkerRuntime from "../../../packages/testkit/src/FakeWorkerRuntime.js"
 import * as Http from "../../../packages/testkit/src/Http.js"

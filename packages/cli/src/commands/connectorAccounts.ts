@@ -36,8 +36,8 @@ const TOKEN_VARIABLE = CliConfig.CODEHOST_TOKEN_VARIABLE
 const readStdin = Effect.mapError(Files.readStdin, (message) => new UsageError({ message: `--token-stdin: ${message}` }))
 
 /**
- * The id's text read as a number as Effect 3's `NumberFromString` read it, refused in its words ("Unable to decode
- * \"abc\" into a number"), then checked with the API's rule.
+ * The id's text read as a number (`NaN` too), refused in the words scripts already match ("Unable to decode
+ * \"abc\" into a number", packages/cli/test/fixtures/usage/refusals.json), then checked with the API's rule.
  */
 const InstallationIdText = Schema.String.pipe(Schema.decodeTo(InstallationId, {
   decode: SchemaGetter.transformEffect((text: string) => {

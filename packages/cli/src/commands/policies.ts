@@ -50,8 +50,8 @@ const teams = Inputs.repeatedText("team", {
   schema: distinctTeamIds
 })
 /**
- * `--policy`'s JSON as a document, a key it does not know refused as the API refuses it (its payload parse options;
- * Effect 3's schema said so itself).
+ * `--policy`'s JSON as a document, a key it does not know refused as the API refuses it (the API's payload parse
+ * option, `onExcessProperty: "error"`, given to this decoding too).
  */
 const PolicyDocument = Schema.fromJsonString(Schema.Unknown).pipe(Schema.decodeTo(Schema.toType(DesktopPolicyDocumentInput), {
   decode: SchemaGetter.transformEffect(SchemaParser.decodeUnknownEffect(DesktopPolicyDocumentInput, { onExcessProperty: "error" })),

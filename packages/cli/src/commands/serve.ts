@@ -19,7 +19,7 @@ import * as Inputs from "../Inputs.js"
 /** The server's documented environment variables: `[name, default, description]`. */
 export type Environment = ReadonlyArray<readonly [name: string, defaultValue: string, description: string]>
 
-/** Text read as a number as Effect 3's `Schema.NumberFromString` read it (`NaN` and `Infinity` too), or none. */
+/** Text read as a number (`NaN` and `Infinity` too, refused later as not integers), or none. */
 const parseNumber = (text: string): number | undefined => {
   if (text === "NaN") return Number.NaN
   if (text === "Infinity") return Number.POSITIVE_INFINITY
@@ -29,7 +29,10 @@ const parseNumber = (text: string): number | undefined => {
   return Number.isNaN(value) ? undefined : value
 }
 
-/** A port, refused in the words Effect 3's `NumberFromString`, `Int` and `between` refused it with. */
+/**
+ * A port, refused in the words scripts already match (not a number, not an integer, out of range:
+ * packages/cli/test/fixtures/usage/refusals.json).
+ */
 const Port = Schema.String.pipe(
   Schema.decodeTo(
     Schema.Number.check(
@@ -138,7 +141,7 @@ export const make = (environment?: Environment) =>
           return yield* Effect.never
         }))
       }).pipe(
-        // Effect 3's `FiberRef.currentLoggers`: the server keeps a logger its launcher installed (RequestLog.loggerLayer).
+        // With --json, log lines are JSON: the server keeps a logger its launcher installed (RequestLog.loggerLayer).
         flags.json ? Effect.provideService(References.CurrentLoggers, new Set([Logger.consoleJson])) : (effect) => effect
       )
   })

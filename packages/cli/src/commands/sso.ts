@@ -2,9 +2,8 @@
  * `orgplane sso domains | request-verification | verify | connections …`: the active organization's SSO domains and
  * their DNS verification, and its SSO connections (enterprise plan; owners and admins).
  *
- * One wording differs from the Effect 3 CLI: a value `connections update` refuses before sending (a RelayState that
- * is neither a path nor a loopback URL, a name too long) is told as each problem's path and message
- * (`saml.relayStateAllowList.0 must be …`), where Effect 3 printed its schema library's whole tree (TreeFormatter).
+ * A value `connections update` refuses before sending (a RelayState that is neither a path nor a loopback URL, a name
+ * too long) is told as each problem's path and message (`saml.relayStateAllowList.0 must be …`).
  */
 import {
   DomainVerificationResponse,
