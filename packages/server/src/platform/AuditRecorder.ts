@@ -9,17 +9,12 @@
  * written after it succeeds. A refusal for want of role or access (403) is written as `outcome: denied`, on its
  * own. Services that know more than the request (whom a sign-in or a directory acted for) say so with `describe`.
  *
- * The Effect 4 form of packages/server/src/platform/AuditRecorder.ts, whole. How it is wired (HttpErrors.ts
- * `group`, which the Effect 3 module's is and the Effect 4 one's is not yet): every handler of an operation whose
- * `auditDeclarations` entry names an action (not `notAudited`, whose `action` is false) is passed through
- * `around(action, handler)`, outside `Authority.around` (so a write refused at commit is recorded as denied) and
- * inside `Idempotency.around` and the success's response encoding (so the recorder sees the handler's value, whose
- * `id`s become targets); the server provides `AuditRecorder.layer`. What differs under the same behaviour: the
- * running handler's draft is a `Context.Reference` provided around the handler (Effect 3's was a `Context.Reference`
- * too); the layer needs `ServerConfig` (for the client's address, `ORGPLANE_TRUST_PROXY`), which Effect 3's `run`
- * read from the request's context behind a cast; `run` reads the request with `serviceOption` (outside a request a
- * draft has no address, agent or request; Effect 3's required one); the ids a request's path names are read from its
- * `params` (Effect 4's handlers are given the path's parameters under that name, Effect 3's under `path`).
+ * HttpErrors.group passes every handler of an operation whose `auditDeclarations` entry names an action (not
+ * `notAudited`, whose `action` is false) through `around(action, handler)`, outside `Authority.around` (so a write
+ * refused at commit is recorded as denied) and inside `Idempotency.around` and the success's response encoding (so
+ * the recorder sees the handler's value, whose `id`s become targets). The running handler's draft is a
+ * `Context.Reference` provided around the handler; the layer needs `ServerConfig` (for the client's address,
+ * `ORGPLANE_TRUST_PROXY`); outside a request a draft has no address, agent or request id.
  */
 import {
   type Actor,
@@ -524,7 +519,7 @@ const make = Effect.gen(function*() {
       const { actor, organizationId } = yield* caller
       const http = yield* Effect.serviceOption(HttpServerRequest.HttpServerRequest)
       const draft = yield* newDraft(settings, action, organizationId, actor, Option.getOrUndefined(http))
-      // Effect 4's handlers are given the path's parameters as `params` (Effect 3's `path`).
+      // HttpApi handlers are given the path's parameters as `params`.
       const path = "params" in request ? request.params : undefined
       if (typeof path === "object" && path !== null) {
         for (const [name, value] of Object.entries(path)) if (typeof value === "string") addTarget(draft, targetOf(value, name))

@@ -3,14 +3,14 @@
  * credential, the service checks the role with `authorize`), and its caller may lose that authority before the write
  * commits: removed, suspended or demoted, its session or API key revoked, its account disabled by the instance's
  * operator, its SCIM or worker token revoked. At READ COMMITTED nothing stops such a write from committing after the
- * change that took the authority away. So each
- * operation that is not a read (HttpErrors.group) takes part in its outermost transactions (Sql.ts
- * `TransactionParty`): last before COMMIT, the caller's credential and membership are read again, taking the row
- * locks that revoking, removing, suspending or demoting them takes too (FOR SHARE, FOR KEY SHARE for a key, whose
- * revocation deletes it), and every action the member was allowed during the request (Principal.ts `recordGrants`)
- * is checked against the role as it is now. Either the write commits first and that change waits for it, or the
- * change committed first and the write is refused, with the answer a new request would get: 401 `unauthorized` (a
- * credential that no longer works), 403 `membership_removed` (removed or suspended), 403 `insufficient_role`.
+ * change that took the authority away. So each operation that is not a read (HttpErrors.group) takes part in its
+ * outermost transactions (Sql.ts `TransactionParty`): last before COMMIT, the caller's credential and membership are
+ * read again, taking the row locks that revoking, removing, suspending or demoting them takes too (FOR SHARE, FOR KEY
+ * SHARE for a key, whose revocation deletes it), and every action the member was allowed during the request
+ * (Principal.ts `recordGrants`) is checked against the role as it is now. Either the write commits first and that
+ * change waits for it, or the change committed first and the write is refused, with the answer a new request would get:
+ * 401 `unauthorized` (a credential that no longer works), 403 `membership_removed` (removed or suspended), 403
+ * `insufficient_role`.
  *
  * A write that changed its caller's own authority (leaving, demoting oneself, handing over ownership, revoking the
  * key it is made with) decided that under the lock its change took; it says so with `changedHere`, and the check
@@ -19,16 +19,11 @@
  * The statements belong to the areas whose tables they read, each provided beside the middleware that resolved the
  * credential: `MemberStanding` (identity), `ScimTokenStanding` (scim), `WorkerTokenStanding` (workers).
  *
- * The Effect 4 form of packages/server/src/platform/Authority.ts, whole. How it is wired (HttpErrors.ts `group`,
- * which the Effect 3 module's is and the Effect 4 one's is not yet): every handler of an endpoint whose method is
- * not GET is passed through `around`, inside the audit recorder's `around` (so a refusal at commit is recorded as a
- * denied event) and inside idempotency's; the caller's middleware provides its `Current*` service and, beside it, the
- * matching `*Standing` (identity's Authentication layer `MemberStanding`, scim's `ScimTokenStanding`, workers'
- * `WorkerTokenStanding`). What differs under the same behaviour: the attempt's own changes are a `Context.Reference`
- * provided by the party's `around` (Sql.ts), as on Effect 3; a missing `*Standing` beside a caller is a defect that
- * says so (Effect 3's `Context.unsafeGet` threw); a refusal's errors are typed (`Refusal`), where Effect 3's
- * `catchSomeDefect` left them `unknown`; a SCIM refusal's `WWW-Authenticate` is set through
- * `HttpEffect.appendPreResponseHandlerUnsafe` (nothing outside a request).
+ * HttpErrors.group passes every handler of an endpoint whose method is not GET through `around`, inside the audit
+ * recorder's `around` (so a refusal at commit is recorded as a denied event) and inside idempotency's. The attempt's
+ * own changes are a `Context.Reference` provided by the party's `around` (Sql.ts); a missing `*Standing` beside a
+ * caller is a defect that says so; a refusal's errors are typed (`Refusal`); a SCIM refusal's `WWW-Authenticate` is
+ * set through `HttpEffect.appendPreResponseHandlerUnsafe` (nothing outside a request).
  */
 import {
   type Action,

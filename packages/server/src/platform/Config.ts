@@ -179,13 +179,13 @@ export const environment = [
   ["ORGPLANE_OUTBOUND_ALLOW_PRIVATE", "false", "Let user-supplied outbound URLs (MCP servers, worker runtimes) reach loopback, private and link-local addresses, over http too; only for a trusted network."]
 ] as const
 
-/** A setting refused with `message`: what Effect 3's `Config.validate` and `InvalidData` failed with. */
+/** A setting refused with `message`. */
 export const refusal = (message: string) => new Config.ConfigError(new ConfigProvider.SourceError({ message }))
 
-/** The setting `name` refused, naming it (`ORGPLANE_X: must be positive`): Effect 3's `InvalidData([name], message)`. */
+/** The setting `name` refused, naming it (`ORGPLANE_X: must be positive`). */
 export const invalidSetting = (name: string, message: string) => refusal(`${name}: ${message}`)
 
-/** `config` whose value must pass `valid`, else the setting is refused with `message` (Effect 3's `Config.validate`). */
+/** `config` whose value must pass `valid`, else the setting is refused with `message`. */
 const validate = <A>(config: Config.Config<A>, message: string, valid: (value: A) => boolean): Config.Config<A> =>
   Config.mapEffect(config, (value) => valid(value) ? Effect.succeed(value) : Effect.fail(refusal(message)))
 

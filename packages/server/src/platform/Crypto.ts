@@ -3,11 +3,8 @@
  * password hashing with scrypt, AES-256-GCM encryption of third-party credentials at rest (bound to their row) with
  * rotatable keys, and HMAC-SHA256 signatures of what the server hands out and takes back (cursors, OAuth states).
  *
- * The Effect 4 form of packages/server/src/platform/Crypto.ts, whole. What differs under the same behaviour: the
- * keyring answers `Result`s (Effect 3's `Either`s, success first in both); `Crypto` is a `Context.Service` whose
- * static `layer` is the module's `layer`. The stored forms (ciphertexts, password hashes, token hashes, signatures)
- * are byte for byte the original's: what 0.1.0 wrote opens here, and the other way round (test/Crypto.test.ts holds
- * them to each other).
+ * The stored forms (ciphertexts, password hashes, token hashes, signatures) are fixed byte for byte: what 0.1.0
+ * wrote opens here, and the other way round (test/Crypto.test.ts holds them to each other).
  */
 import { StoredCredentialUnreadable } from "@orgplane/schema"
 import * as Context from "effect/Context"

@@ -10,17 +10,14 @@
  * statements uniquely (a random prefix per connection), so a new connection never meets a broken one's under the
  * same name.
  *
- * Partial port (issue 46). Effect 4's `@effect/sql-pg` is its own Postgres client (no `pg`): it prepares, names
- * statements uniquely and retires a connection whose interrupted query did not end cleanly, which the Effect 3
- * module's `pg` subclasses did by hand. It has no client-side query timeout and no bound on waiting for a pooled
- * connection, which `pg` had (`query_timeout`, `connectionTimeoutMillis`): the SqlClient is made here on the
- * driver's pinned connections with both (`layerPool`), so a statement to a database that answers nothing fails
- * after the statement timeout and a second, and closes its connection, as the Effect 3 server's. Left in
- * packages/server/src/platform/Database.ts: deallocating what a broken connection prepared (`DEALLOCATE ALL`, no
- * connect hook).
+ * `@effect/sql-pg` is its own Postgres client: it prepares, names statements uniquely and retires a connection whose
+ * interrupted query did not end cleanly. It has no client-side query timeout and no bound on waiting for a pooled
+ * connection: the SqlClient is made here on the driver's pinned connections with both (`layerPool`), so a statement
+ * to a database that answers nothing fails after the statement timeout and a second, and closes its connection.
+ * What a broken connection prepared is not deallocated (the driver has no connect hook to run `DEALLOCATE ALL`).
  *
  * The pool grows burst after burst up to `maxConnections` (test/Database.test.ts: three statements waiting on a lock,
- * then four more, seven connections), as `pg`'s did; the embedded database's stays one connection.
+ * then four more, seven connections); the embedded database's stays one connection.
  */
 import { PGlite } from "@electric-sql/pglite"
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
@@ -98,15 +95,15 @@ const queryTimeoutMargin = Duration.seconds(1)
 
 /**
  * `effect` in a fiber of its own, so that interrupting it returns at once and the fiber's interruption finishes
- * behind (Effect 3's `Effect.disconnect`, which Effect 4 leaves to `forkDetach`). An interrupted statement drains
- * its connection, which on a database that answers nothing takes the driver's own cancel deadline.
+ * behind. An interrupted statement drains its connection, which on a database that answers nothing takes the
+ * driver's own cancel deadline.
  */
 export const disconnect = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
   Effect.uninterruptibleMask((restore) =>
     Effect.flatMap(Effect.forkDetach(restore(effect)), (fiber) =>
       restore(Fiber.join(fiber)).pipe(Effect.onInterrupt(() => Effect.asVoid(Effect.forkDetach(Fiber.interrupt(fiber)))))))
 
-/** A connection failure with `pg`'s words for it (the Effect 3 server's log said these). */
+/** A connection failure in `pg`'s words for it: the words operators' log searches already match. */
 const connectionFailure = (message: string, operation: string) =>
   new SqlError({ reason: new ConnectionError({ cause: new Error(message), message, operation }) })
 

@@ -8,8 +8,7 @@
  * shares, deploys or generates SDKs there), and its Content-Security-Policy lets the browser load nothing from
  * anywhere else.
  *
- * On Effect 4 the document is @orgplane/schema's `openApiDocument`: the whole API's, normalised to the one the
- * Effect 3 server published, while the server serves only the groups ported so far (`Api.ts`).
+ * The document is @orgplane/schema's `openApiDocument`, the whole API's.
  */
 import { openApiDocument } from "@orgplane/schema"
 import * as Effect from "effect/Effect"

@@ -13,11 +13,11 @@
  * and `<prefix>_migrations`, and with `DATABASE_URL` the runner storage's `<prefix>_runners`, `<prefix>_locks`
  * (created even with advisory locks) and `<prefix>_runner_migrations`.
  *
- * The Effect 4 form of packages/server/src/platform/Durable.ts, whole. What differs under the same behaviour: the
- * SQL message storage hashes over-long message ids with a `Digest` (`NodeCrypto.layerDigest`); runners talk over
- * `RpcSerialization.layerSchemaBinary` (what `NodeClusterSocket.layer` uses; Effect 3's MessagePack is gone), so
- * Effect 3 and Effect 4 runners cannot share a cluster: drain or finish the workflows and stop every Effect 3 runner
- * before starting Effect 4 ones on the same database. The advisory lock keys are namespaced by the prefix now.
+ * The SQL message storage hashes over-long message ids with a `Digest` (`NodeCrypto.layerDigest`); runners talk over
+ * `RpcSerialization.layerSchemaBinary` (what `NodeClusterSocket.layer` uses), and the advisory lock keys are
+ * namespaced by the prefix. 0.1.0's runners spoke MessagePack and cannot share a cluster with these: to upgrade a
+ * cluster from 0.1.0, drain or finish its workflows and stop every 0.1.0 runner before starting new ones on the same
+ * database.
  */
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as NodeClusterSocket from "@effect/platform-node/NodeClusterSocket"

@@ -7,8 +7,6 @@
  * (or engine) makes a new template and never loads an old one. It holds the schema only: it is dumped before the
  * server writes anything of its own (the cursor key, the first account), so no two instances share a secret.
  * Written under a temporary name and renamed, so servers starting together never read half a file.
- *
- * The Effect 4 form of packages/server/src/platform/EmbeddedTemplate.ts, whole.
  */
 import { createHash, randomBytes } from "node:crypto"
 import * as Fs from "node:fs/promises"

@@ -12,12 +12,12 @@
  * every `/v1` answer `Cache-Control: no-store`. Under `/scim/v2` every refusal is a SCIM error of the same status
  * (RFC 7644 §3.12: a directory's client reads only those).
  *
- * On Effect 4 it is two pieces, where the Effect 3 module was one `HttpApiBuilder.middleware`:
+ * It is two pieces:
  * - `layer`, the server's implementation of @orgplane/schema's `ApiErrors`, the errors-only middleware every
  *   endpoint of `apiOf(...)` has, so it sees a handler's failures before the platform encodes them. The platform
  *   tells the request's schema failures (`Params`, `Headers`, `Query`, `Payload`) from the response's (`Body`,
- *   `ResponseHeaders`) itself, which the Effect 3 module's `HandlerReturned` marking did by hand;
- * - `edge`, the router's global middleware (Effect 4's HttpApi middleware runs after routing): the request log, the
+ *   `ResponseHeaders`) itself;
+ * - `edge`, the router's global middleware (an HttpApi middleware runs after routing): the request log, the
  *   security headers, the request guard, and the answers to what fails before an endpoint's own middleware (the
  *   guard's refusals, an unknown route, a body that cannot be read).
  * `layerFor(api, options)` is both, for any API (tests use small ones of their own); `serverLayer` is the server's.
@@ -25,7 +25,7 @@
  * `group` builds every group of the server: its handlers wrapped in authority, the audit recorder and idempotency as
  * their operations declare, its endpoints reading requests with `reportInput` and encoding successes without the
  * schema's checks (platform/ResponseEncoding.ts); `Options.inner` is the idempotency middleware between the guard
- * and routing (platform/Idempotency.ts). The Effect 4 form of packages/server/src/platform/HttpErrors.ts, whole.
+ * and routing (platform/Idempotency.ts).
  */
 import {
   ApiErrors,
@@ -98,7 +98,7 @@ const scimInternalError = HttpServerResponse.jsonUnsafe(
   { status: 500, contentType: ScimMediaType }
 )
 
-/** What Effect 4's payload decoder says of a body that is not JSON (`HttpApiBuilder`'s `decodePayload`). */
+/** What the HttpApi's payload decoder says of a body that is not JSON (`HttpApiBuilder`'s `decodePayload`). */
 const notJsonIssue = "Expected a valid JSON body"
 
 const notJson = () => InvalidRequest.field([], "The request body is not valid JSON.")
@@ -143,7 +143,7 @@ const refusalResponse = (error: unknown): Option.Option<HttpServerResponse.HttpS
   return Option.none()
 }
 
-/** The `httpApiStatus` of a wire schema (`HttpApiSchema.status`), found as Effect 4's builder finds it (its `getStatusError`, internal). */
+/** The `httpApiStatus` of a wire schema (`HttpApiSchema.status`), found as HttpApiBuilder finds it (its `getStatusError`, internal). */
 const statusOf = (ast: SchemaAST.AST): number => {
   for (const check of [...(ast.checks ?? [])].reverse()) {
     const found = check.annotations?.["httpApiStatus"]
@@ -348,7 +348,7 @@ interface Operation {
   readonly audit: AuditDeclaration | undefined
 }
 
-/** A handler as HttpApiBuilder registers it (Effect 4's types keep its `HandlerRuntime` internal). */
+/** A handler as HttpApiBuilder registers it (its types keep the `HandlerRuntime` internal). */
 type Handler = (request: object) => Effect.Effect<unknown, unknown, unknown>
 
 interface Registered {
@@ -382,8 +382,9 @@ const declarationsOf = <Id extends string, Groups extends HttpApiGroup.Constrain
 
 /**
  * The endpoint reading its request (path, query, body) with the parse options the API, its group or itself declare,
- * and `reportInput`: the issues keep the value refused, for `requestIssuesOf` (@orgplane/schema) to quote a
- * value that is none of a union's literals back as Effect 3 did ("Expected "admin" or "member", actual "owner"").
+ * and `reportInput`: the issues keep the value refused, for `requestIssuesOf` (@orgplane/schema) to quote a value
+ * that is none of a union's literals back in the words clients already read ("Expected "admin" or "member", actual
+ * "owner"").
  * The server's alone: the client encodes with the API's options.
  */
 const reportingInput = (api: Pick<HttpApi.Top, "annotations">, group: HttpApiGroup.Top, endpoint: HttpApiEndpoint.Top) => {
@@ -404,9 +405,7 @@ const reportingInput = (api: Pick<HttpApi.Top, "annotations">, group: HttpApiGro
  * (`reportingInput`: Effect 4.1 builds a group's routes here, from the endpoints registered). Every group of the server
  * is built with it.
  *
- * Its endpoint also encodes its success without the schema's checks (`ResponseEncoding.encodingSuccess`), where the
- * Effect 3 module made the success's response with `ResponseEncoding.successResponder`. Effect 3's `markReturned` has
- * no Effect 4 form to take: the platform tells a response's schema failures from the request's itself.
+ * Its endpoint also encodes its success without the schema's checks (`ResponseEncoding.encodingSuccess`).
  */
 export const group: typeof HttpApiBuilder.group = (api, identifier, build) =>
   HttpApiBuilder.group(api, identifier, (handlers) => {

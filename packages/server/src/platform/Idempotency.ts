@@ -14,28 +14,22 @@
  * process's memory, and a retry that finds the key committed without an answer runs the request again with those
  * transactions answering their values instead of running; another process answers 409 `idempotency_response_lost`.
  *
- * The Effect 4 form of packages/server/src/platform/Idempotency.ts, whole, with the same rules and answers. How it is
- * wired (the Effect 3 HttpErrors.ts does it; the Effect 4 HttpErrors.ts does not yet, see its header):
- * - `middleware(service)` is the router's global middleware (`HttpRouter.middleware(..., { global: true })`, as
- *   RequestGuard.layer is; `middlewareLayer` is that layer, needing the `Idempotency` service), where the Effect 3
- *   server passed it as HttpErrors.layerFor's `inner` (between the request guard and routing). It must run outside
- *   the HttpApi (it keeps the response the platform encoded) and around the route's handler (it provides the state
- *   `around` reads): a global middleware is both. Effect 4 encodes an operation's declared errors inside the HttpApi,
- *   so what the middleware sees is a response (a declared 4xx is kept like a success below 500). Beside the request
- *   guard's global middleware either order is harmless (a request the guard refuses never reaches `around`, so no key
- *   is claimed); the Effect 3 order is the guard outside.
+ * How it is wired:
+ * - `middleware(service)` runs between the request guard and routing (HttpErrors.layerFor's `inner`, in the
+ *   server's request edge); `middlewareLayer` is it as a global router middleware of its own, needing the
+ *   `Idempotency` service. It must run outside the HttpApi (it keeps the response the platform encoded) and around
+ *   the route's handler (it provides the state `around` reads). The HttpApi encodes an operation's declared errors
+ *   inside it, so what the middleware sees is a response (a declared 4xx is kept like a success below 500). A
+ *   request the guard refuses never reaches `around`, so no key is claimed.
  * - `around(handler)` wraps the handler of each operation that takes a key (`idempotentOperations(Api).ids`: writes
- *   that require credentials), inside the audit recorder's and the authority's wrappers and outside the response
- *   encoding: Effect 3's HttpErrors.group does `responding(takesKey ? Idempotency.around(audited) : audited)` for
- *   each `handle`, where `audited` is `Recorder.around(action, Authority.around(markReturned(handler)))`. Without the
- *   middleware (no state) it runs the handler as it is. Only those operations: on any operation it wraps, a header
- *   that is not a key is refused (400) before the caller is known, and an anonymous call runs without the key.
- * - Effect 3's middleware answered the key's 409s (`conflictResponse`, with `Retry-After`) after the platform had
- *   failed with them; on Effect 4 the middleware cannot see the error (the HttpApi encodes it first, without the
- *   header), so `around` answers them itself as that response. 422 `idempotency_key_reused` and the header's 400
+ *   that require credentials), around the audit recorder's and the authority's wrappers (HttpErrors.group). Without
+ *   the middleware (no state) it runs the handler as it is. Only those operations: on any operation it wraps, a
+ *   header that is not a key is refused (400) before the caller is known, and an anonymous call runs without the key.
+ * - The key's 409s (with `Retry-After`) are answered by `around` itself as that response: the middleware cannot see
+ *   the error (the HttpApi encodes it first, without the header). 422 `idempotency_key_reused` and the header's 400
  *   are failures of `around`, encoded by the platform as the `ApiErrors` middleware declares them.
  * - The body is read for the request's fingerprint from the request's cached bytes (`arrayBuffer`, which the payload
- *   decoder read already), where Effect 3 re-read the request guard's buffered stream.
+ *   decoder read already).
  */
 import {
   type Actor,
@@ -132,7 +126,7 @@ interface Run {
   begun: number
   /**
    * True when the run lost its lease to another request (`LeaseLost`): its answer, the 409 `around` gave, is the
-   * key's conflict and not the operation's, so it is not kept (Effect 3's `answerOf` left out the key's conflicts).
+   * key's conflict and not the operation's, so it is not kept.
    */
   leaseLost: boolean
 }
@@ -350,10 +344,10 @@ export const around = <Request, A, E, R>(handler: (request: Request) => Effect.E
   })
 
 /**
- * The answer to keep, if the operation gave one: a response below 500 (but 429: nothing was done). On Effect 4 the
- * operation's declared errors reach the middleware as the responses the HttpApi encoded (the key's own conflicts
- * too: `leaseLost` leaves that one out), so a 4xx of the API is kept like a success; a failure that still reaches it
- * (an interruption, a defect no middleware answered) is not kept, as Effect 3's `answerOf` kept no undeclared one.
+ * The answer to keep, if the operation gave one: a response below 500 (but 429: nothing was done). The operation's
+ * declared errors reach the middleware as the responses the HttpApi encoded (the key's own conflicts too: `leaseLost`
+ * leaves that one out), so a 4xx of the API is kept like a success; a failure that still reaches it (an
+ * interruption, a defect no middleware answered) is not kept.
  */
 const answerOf = (exit: Exit.Exit<HttpServerResponse.HttpServerResponse, unknown>): HttpServerResponse.HttpServerResponse | undefined =>
   Exit.isSuccess(exit) && exit.value.status < 500 && exit.value.status !== 429 ? exit.value : undefined

@@ -3,9 +3,8 @@
  * and the hourly job that deletes keys past their 24 hours. The rules that use these statements are in
  * Idempotency.ts.
  *
- * The Effect 4 form of packages/server/src/platform/IdempotencyKeys.ts, whole: the same statements; the job on
- * `effect/cluster`'s `ClusterCron` (the server provides `expiryLayer` with the durable engine's `Sharding` and the
- * database, as the Effect 3 server does).
+ * The job is a `ClusterCron` on the durable engine: the server provides `expiryLayer` with its `Sharding` and the
+ * database.
  */
 import * as Cron from "effect/Cron"
 import * as Duration from "effect/Duration"

@@ -4,11 +4,9 @@
  * its row like every other secret (SecretColumns.ts), and rotated with them (`orgplane keys rotate`). Every start
  * reads it: a server without its encryption keys, or with keys that do not open what the database holds, stops
  * there with a message naming ORGPLANE_ENCRYPTION_KEYS and `orgplane keys`, before it serves anything, rather than
- * fail at the first request that needs a secret.
- *
- * The Effect 4 form of packages/server/src/platform/InstanceSecrets.ts, whole: the same refusals in the same words
- * (test/EncryptionKeys.test.ts), the same stored cursor key (a database a 0.1.0 server keyed starts here with the same
- * keys, and its cursors stay valid). `loadCursorKey` is an `Effect.fn`; the keyring answers `Result`s.
+ * fail at the first request that needs a secret. The refusals' words are held by test/EncryptionKeys.test.ts, and
+ * the stored cursor key keeps its form: a database a 0.1.0 server keyed starts with the same keys, and its cursors
+ * stay valid.
  */
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"

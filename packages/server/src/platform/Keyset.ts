@@ -6,10 +6,8 @@
  *
  * A cursor is `base64url(the last item's sort key) + "." + base64url(MAC)`. The key's parts are joined with NUL,
  * which no stored string can contain (Postgres refuses it in text, and the request guard refuses it on input).
- *
- * The Effect 4 form of packages/server/src/platform/Keyset.ts, whole: the same cursors, byte for byte (a cursor
- * handed out by the Effect 3 server reads the next page here, test/Keyset.test.ts); `CursorKey` is a
- * `Context.Service` of the key's bytes.
+ * The form is fixed byte for byte: a cursor handed out before an upgrade from 0.1.0 reads the next page after it
+ * (test/Keyset.test.ts).
  */
 import { DEFAULT_LIMIT, InvalidRequest } from "@orgplane/schema"
 import * as Context from "effect/Context"

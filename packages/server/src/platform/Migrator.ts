@@ -3,10 +3,9 @@
  * several server processes starting at once apply each migration exactly once and never see a half-migrated schema.
  * A start with nothing to apply (the usual one) only reads which are applied, without the lock.
  *
- * The Effect 4 form of packages/server/src/platform/Migrator.ts, with one addition: `script`. Effect 4's
- * `@effect/sql-pg` speaks only the extended query protocol, where a statement is one command (several in one string
- * fail with 42601, "cannot insert multiple commands into a prepared statement"), and our migrations are scripts of
- * many; `script` runs one as the Effect 3 client's simple query did, its text unchanged.
+ * A migration is a script of many statements, and the SQL client speaks only the extended query protocol, where a
+ * statement is one command (several in one string fail with 42601, "cannot insert multiple commands into a prepared
+ * statement"): `script` runs the text unchanged as one statement, a PL/pgSQL `EXECUTE`.
  */
 import * as Effect from "effect/Effect"
 import * as SqlClient from "effect/sql/SqlClient"

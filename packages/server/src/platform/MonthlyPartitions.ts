@@ -2,8 +2,6 @@
  * Monthly range partitions of an append-only table on a timestamp: `<table>_pYYYYMM` holds [YYYY-MM-01T00:00Z, the
  * next month's first day) in UTC. There is no DEFAULT partition, so a month must exist before a row of it is
  * inserted, and retention drops whole months. Telemetry's events and the audit log use it.
- *
- * The Effect 4 form of packages/server/src/platform/MonthlyPartitions.ts, whole: the same statements and names.
  */
 import * as Effect from "effect/Effect"
 import * as SqlClient from "effect/sql/SqlClient"

@@ -1,9 +1,6 @@
 /**
  * The checks every OAuth callback makes (MCP connections' and the suites'), before its own: the signed state, the
  * pending authorization it names, an error from the authorization server, a code; and the 400s that refuse it.
- *
- * The Effect 4 form of packages/server/src/platform/OAuthCallback.ts, whole: the same checks in the same order, the
- * same refusals in the same words; `checkCallback` is an `Effect.fn`.
  */
 import { InvalidRequest, type McpOAuthCallbackQuery, type OrganizationId } from "@orgplane/schema"
 import * as Duration from "effect/Duration"

@@ -1,10 +1,8 @@
 /**
  * The signed `state` of an OAuth authorization code flow: `<organization id>.<authorization id>.<HMAC-SHA256>`, the
  * organization and the pending authorization it names, signed with a key derived from the instance's cursor key
- * (one per flow) and checked in constant time.
- *
- * The Effect 4 form of packages/server/src/platform/OAuthState.ts, whole (plain functions: the same states, byte for
- * byte, so an authorization begun on a 0.1.0 server completes here).
+ * (one per flow) and checked in constant time. The form is fixed byte for byte, so an authorization begun before an
+ * upgrade from 0.1.0 completes after it.
  */
 import type { OrganizationId } from "@orgplane/schema"
 import { deriveKey, sign, verifySignature } from "./Crypto.js"

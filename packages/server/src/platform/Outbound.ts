@@ -194,8 +194,8 @@ export const isCredentialHeader = (name: string) => {
 const isRedirect = (status: number) => status === 301 || status === 302 || status === 303 || status === 307 || status === 308
 
 /**
- * What went wrong, in Effect 3's words (`Transport`, `Encode`, `InvalidUrl`, `StatusCode`, `Decode`, `EmptyBody`):
- * Effect 4 names the reason's class (`TransportError`, ...).
+ * What went wrong, in the words outbound failures' messages keep (`Transport`, `Encode`, `InvalidUrl`, `StatusCode`,
+ * `Decode`, `EmptyBody`): the reason's class (`TransportError`, ...) without its `Error`.
  */
 const reasonOf = (error: HttpClientError.HttpClientError) => error.reason._tag.replace(/Error$/, "")
 
@@ -293,7 +293,7 @@ export const make = (settings: Partial<Settings> = {}): Effect.Effect<OutboundSe
         return addresses[0]
       })
 
-    /** Operator destinations: redirects within the first origin only, as before. */
+    /** Operator destinations: redirects within the first origin only. */
     const operator = (request: HttpClientRequest.HttpClientRequest, first: URL, options: RequestOptions, maxBytes: number) => {
       const origin = first.origin
       const loop = (current: HttpClientRequest.HttpClientRequest, redirects: number): Effect.Effect<OutboundResponse, OutboundError> =>
@@ -401,8 +401,9 @@ export const make = (settings: Partial<Settings> = {}): Effect.Effect<OutboundSe
   })
 
 /**
- * A request of `method` (upper-cased) to `url`. Effect 4's constructors take the known methods only; another one
- * goes through a web `Request` (which refuses what `fetch` refuses: CONNECT, TRACE, TRACK, or a URL it cannot read).
+ * A request of `method` (upper-cased) to `url`. `HttpClientRequest`'s constructors take the known methods only; another
+ * one goes through a web `Request` (which refuses what `fetch` refuses: CONNECT, TRACE, TRACK, or a URL it cannot
+ * read).
  */
 const requestOf = (method: string, url: string) =>
   HttpMethod.isHttpMethod(method) ? HttpClientRequest.make(method)(url) : HttpClientRequest.fromWeb(new Request(url, { method }))

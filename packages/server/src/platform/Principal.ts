@@ -2,9 +2,6 @@
  * Who acts in an organization: a member (from the `MemberAuthentication` middleware) or the system itself, for
  * background work such as connector sync and scheduled jobs. Services take a principal, check it against the
  * policy table with `authorize`, and record who acted with `actingMembershipId`.
- *
- * The Effect 4 form of packages/server/src/platform/Principal.ts, whole. What differs under the same behaviour:
- * `Duration.format` is Effect 4's (it words a duration as Effect 3's did: `5m`, `1h 30m`).
  */
 import {
   type Action,

@@ -1,10 +1,7 @@
 /**
  * Fixed-window rate limits kept in the database (not tenant-scoped), so they hold across restarts and processes; and
- * the hourly job deleting the windows that ended.
- *
- * The Effect 4 form of packages/server/src/platform/RateLimiter.ts, whole: the same statements, the service as a
- * `Context.Service` with `make` and a static `layer`, the job on `effect/cluster`'s `ClusterCron` (the server provides
- * `expiryLayer` with the durable engine's `Sharding` and the database, as the Effect 3 server does).
+ * the hourly job deleting the windows that ended, a `ClusterCron` on the durable engine (the server provides
+ * `expiryLayer` with its `Sharding` and the database).
  */
 import * as Context from "effect/Context"
 import * as Cron from "effect/Cron"

@@ -2,10 +2,9 @@
  * Transport hygiene, before routing and authentication: URL length, a path with one reading, body media type and
  * size, JSON nesting depth, NUL characters.
  *
- * On Effect 4 the guard is part of the router's global middleware (`HttpErrors.edge`): Effect 4's HttpApi
- * middleware (HttpErrors' `ApiErrors`) runs after routing, where the Effect 3 server ran the guard inside its
- * `HttpApiBuilder.middleware`, before it. What it refuses it fails with, and `HttpErrors` answers (under `/scim/v2`,
- * as a SCIM error).
+ * The guard is part of the router's global middleware (`HttpErrors.edge`), since an HttpApi middleware (HttpErrors'
+ * `ApiErrors`) runs after routing. What it refuses it fails with, and `HttpErrors` answers (under `/scim/v2`, as a
+ * SCIM error).
  */
 import { InvalidRequest, MAX_URL_LENGTH, MaxBodyBytes, PayloadTooLarge, RawBody, UnsupportedMediaType, UriTooLong } from "@orgplane/schema"
 import * as ByteSize from "effect/ByteSize"
@@ -288,10 +287,10 @@ const tooLarge = (limit: number) => new PayloadTooLarge({ message: `The request 
 export type Refusal = InvalidRequest | PayloadTooLarge | UnsupportedMediaType | UriTooLong
 
 /**
- * The request's target as the client sent it. Effect 4's Node server reads an absolute-form target
+ * The request's target as the client sent it. The Node server reads an absolute-form target
  * (`GET http://host/v1/me`) through `new URL`, which resolves dot segments, drops a fragment and reads `\` as `/`
  * before `request.url` has it, while `originalUrl` keeps it as sent (and is `url` behind the scheme and host for the
- * usual origin form): the guard reads what was sent, as it did the Effect 3 server's `request.url`.
+ * usual origin form): the guard reads what was sent.
  */
 export const sentTarget = (request: HttpServerRequest.HttpServerRequest) =>
   request.originalUrl.endsWith(request.url) ? request.url : request.originalUrl

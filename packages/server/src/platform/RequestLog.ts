@@ -86,7 +86,7 @@ const pair = (key: string, value: unknown) => {
   return `${key}=${/[\s"=]/.test(rendered) || rendered === "" ? JSON.stringify(rendered) : rendered}`
 }
 
-/** A level as Effect 3's loggers wrote it (`INFO`, `WARN`): the lines people and collectors already read. */
+/** A level in capitals (`INFO`, `WARN`): the lines people and collectors already read. */
 const label = (level: LogLevel.LogLevel) => level.toUpperCase()
 
 /**
@@ -105,13 +105,13 @@ const isPlain = (value: unknown) => {
   return type === "string" || type === "number" || type === "boolean" || value === undefined || value === null
 }
 
-/** Effect 4's structured entry (`Logger.formatStructured`), in the members and order of the Effect 3 server's JSON lines. */
+/** Effect's structured entry (`Logger.formatStructured`), in the members and order of `jsonLogger`'s lines. */
 const effectJson = Logger.map(Logger.formatStructured, ({ annotations, cause, fiberId, level, message, spans, timestamp }) =>
   Formatter.formatJson({ message, logLevel: level, timestamp, cause, annotations, spans, fiberId }))
 
 /**
- * One JSON object a line: `{"message","logLevel","timestamp","cause"?,"annotations","spans","fiberId"}`, the lines
- * the Effect 3 server wrote (its `Logger.jsonLogger`'s). A line of plain values (a request's: a string message,
+ * One JSON object a line: `{"message","logLevel","timestamp","cause"?,"annotations","spans","fiberId"}`, the members
+ * and order collectors already read. A line of plain values (a request's: a string message,
  * annotations of strings and numbers, no cause) is one `JSON.stringify` without a replacer; anything else (a cause,
  * an object to redact or with cycles) goes through Effect's structured entry.
  */

@@ -4,20 +4,17 @@
  * answer through its success schema, which validates the whole value again on the way out (every id's pattern, every
  * date, every literal) before it transforms it.
  *
- * The Effect 4 form of packages/server/src/platform/ResponseEncoding.ts, whole. The Effect 3 module compiled, once per
- * schema, an encoder doing only the encode direction's transformations; Effect 4's Schema does that itself: its parse
- * option `disableChecks` skips the checks (a node's refinements) and still runs every transformation (a `Date` to its
- * ISO string, a class to its fields, a struct to its declared keys, defaults), so the JSON is the schema's own for any
- * value of the schema's type. `encodingSuccess` gives an endpoint its success's parse options (`SuccessParseOptions`,
- * over those the API, its group or itself declare) with `disableChecks`; `HttpErrors.group` applies it to every
- * endpoint of the server.
+ * The Schema parse option `disableChecks` skips the checks (a node's refinements) and still runs every transformation
+ * (a `Date` to its ISO string, a class to its fields, a struct to its declared keys, defaults), so the JSON is the
+ * schema's own for any value of the schema's type. `encodingSuccess` gives an endpoint its success's parse options
+ * (`SuccessParseOptions`, over those the API, its group or itself declare) with `disableChecks`; `HttpErrors.group`
+ * applies it to every endpoint of the server.
  *
- * What is not checked any more: a handler's value that has the schema's shape but breaks one of its refinements (an
- * id of the wrong pattern, a negative count where the schema says positive) is sent as it is, where the platform
- * answered 500. A value of another shape (a bug the transformations meet) is still the platform's 500. With
+ * What is not checked: a handler's value that has the schema's shape but breaks one of its refinements (an id of the
+ * wrong pattern, a negative count where the schema says positive) is sent as it is, where a checked encoding would
+ * answer 500. A value of another shape (a bug the transformations meet) is still the platform's 500. With
  * `ORGPLANE_CHECK_RESPONSE_ENCODING=1` (set by the test suites, read as the server builds its groups) every answer
- * is checked as before, so a value its schema refuses is answered 500 and the whole suite checks the handlers. The
- * Effect 3 module's second check, its JSON against the schema's, has nothing to compare here: both are the schema's.
+ * is checked, so a value its schema refuses is answered 500 and the whole suite checks the handlers.
  */
 import * as Context from "effect/Context"
 import type * as SchemaAST from "effect/SchemaAST"

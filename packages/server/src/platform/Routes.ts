@@ -106,7 +106,7 @@ export const make = <Id extends string, Groups extends HttpApiGroup.Constraint>(
   HttpApi.reflect(api, {
     onGroup() {},
     onEndpoint({ endpoint, mergedAnnotations }) {
-      // Effect 4 keys an endpoint's payload schemas by their media type.
+      // An endpoint's payload schemas are keyed by their media type.
       const mediaTypes = HttpMethod.hasBody(endpoint.method) ? [...endpoint.payload.keys()] : []
       router.on(endpoint.method, routerPath(endpoint.path), { template: endpoint.path, annotations: mergedAnnotations, mediaTypes })
     }

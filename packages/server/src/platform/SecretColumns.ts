@@ -3,10 +3,8 @@
  * bound (its table, its column, its organization and the columns naming its row, the additional authenticated data
  * of AES-GCM), so a ciphertext moved to another column, row or organization does not decrypt. The start-up upgrade
  * of old ciphertexts and `orgplane keys rotate` (platform/StoredSecrets.ts) walk this list; a new encrypted column
- * is added here or it is neither bound nor rotated.
- *
- * The Effect 4 form of packages/server/src/platform/SecretColumns.ts, whole: plain values, the same list (a
- * ciphertext's place is what it authenticates, so a name changed here would unbind every secret of its column).
+ * is added here or it is neither bound nor rotated. A ciphertext's place is what it authenticates, so a name changed
+ * here would unbind every secret of its column.
  */
 
 /** One encrypted column. */

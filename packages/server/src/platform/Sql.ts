@@ -3,11 +3,6 @@
  * `transaction` (writes, and reads that must see one state) or `orUnavailable` (plain reads), which turn what is
  * left of `SqlError` into the API's answer: the database is unavailable (503 `service_unavailable`), or a bug
  * (a defect: 500, logged). A transaction that loses a serialization conflict or a deadlock runs again.
- *
- * The Effect 4 form of packages/server/src/platform/Sql.ts, whole. What differs under the same behaviour: Effect 4's
- * SqlError carries a classified `reason` (`classify` reads it); a client's open transaction is its own service
- * (`sql.transactionService`), so "inside a transaction" is asked of the client in the context; `Schedule.intersect`
- * is `Schedule.max`; `Effect.unsandbox` is `Effect.catch(Effect.failCause)`.
  */
 import { ServiceUnavailable } from "@orgplane/schema"
 import * as Cause from "effect/Cause"
@@ -22,7 +17,7 @@ import { reportAvailable, reportUnavailable } from "./DatabaseStatus.js"
 type SqlError = SqlErrors.SqlError
 
 /**
- * The Postgres error code behind a SqlError, if any (for example `23505`, a unique violation). Effect 4's SqlError
+ * The Postgres error code behind a SqlError, if any (for example `23505`, a unique violation). The SqlError
  * carries a classified `reason` whose `cause` is the server's error, its SQLSTATE as `code`.
  */
 export const pgCode = (error: SqlError): string | undefined => {
@@ -92,7 +87,7 @@ const socketCodes = new Set([
 const SQLSTATE = /^[0-9A-Z]{5}$/
 
 /**
- * Classifies a storage failure (see `Verdict`). Effect 4's driver classifies it already (`error.reason`): a
+ * Classifies a storage failure (see `Verdict`). The driver classifies it already (`error.reason`): a
  * `ConnectionError` is a connection that could not be made or was lost (the driver's timeouts included), a
  * `StatementTimeoutError` the server's statement timeout (57014), `SerializationError` and `DeadlockError` the two
  * conflicts. Every other reason is read by its SQLSTATE (shutdowns, class 53) or its socket error code.
@@ -186,7 +181,7 @@ const settle = <A, E, R>(
   })
 
 /**
- * Whether the effect runs inside a transaction of the SqlClient in its context. Effect 4 keeps each client's open
+ * Whether the effect runs inside a transaction of the SqlClient in its context. Each client keeps its open
  * transaction under a service of its own (`sql.transactionService`); without a client there is no transaction.
  */
 const enclosingTransaction: Effect.Effect<boolean> = Effect.flatMap(
@@ -210,7 +205,7 @@ export interface TransactionParty {
   /**
    * Wraps each attempt of the transaction, `beforeCommit` included (the body runs again after a serialization
    * failure), if given; called as each attempt starts. A party that keeps something for one attempt provides it here
-   * as a service of the attempt, rather than setting it on the fiber, which Effect 4 cannot do (Authority.ts: what
+   * as a service of the attempt, rather than setting it on the fiber, which Effect cannot do (Authority.ts: what
    * the attempt changed of its caller's own authority).
    */
   readonly around?: (<A, E, R>(attempt: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>) | undefined

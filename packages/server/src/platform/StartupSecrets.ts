@@ -4,9 +4,7 @@
  * with the wrong ones stops here; then stored secrets of the old unbound format rewritten bound to their rows
  * (platform/StoredSecrets.ts). Not migrations: migrations run without the keys, which only the configuration has.
  *
- * The Effect 4 form of the `StartupSecrets` layer of packages/server/src/Server.ts, in a module of its own. Server.ts
- * puts it on top of its storage, after the migrations: `Layer.provideMerge(StartupSecrets.layer,
- * Layer.provideMerge(Migrations, Layer.merge(db, config)))`. It gives the `CursorKey`; it fails with
+ * Server.ts puts it on top of its storage, after the migrations. It gives the `CursorKey`; it fails with
  * `EncryptionKeysUnusable` (the refusal, nothing changed) or `SqlError` (the upgrade's statements).
  */
 import * as Effect from "effect/Effect"

@@ -2,13 +2,10 @@
  * Typed statements over our own tables: `SqlSchema` statements whose rows failing their schema is a bug (a defect),
  * not an outcome, and row schemas derived from the API's resource classes, so no row type is written twice.
  *
- * The Effect 4 form of packages/server/src/platform/Statements.ts, whole. What differs under the same behaviour: the
- * statements' generics are schemas (`Req["Type"]`, `Req["Encoded"]`, `Res["DecodingServices"]`), a row failing its
- * schema is a `Schema.SchemaError`; Effect 4's `SqlSchema.findOne` fails when there is no row (`findOne` here is its
- * `findOneOption`, `single` its `findOne`); `DateColumn` is `Schema.Date` (Effect 3's `DateFromSelf`). A resource
- * class built without validating (`classRow`, `trustedClassRow`) is built with `disableChecks`: Effect 4's class
- * constructor still reads the fields' types (a Date is a Date), only their checks (lengths, patterns) are skipped,
- * where Effect 3's `new resource(row, true)` read nothing.
+ * `findOne` here answers an `Option` (`SqlSchema.findOneOption`) and `single` fails when there is no row
+ * (`SqlSchema.findOne`). A resource class built without validating (`classRow`, `trustedClassRow`) is built with
+ * `disableChecks`: the class constructor still reads the fields' types (a Date is a Date), only their checks
+ * (lengths, patterns) are skipped.
  */
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
@@ -43,7 +40,7 @@ export const findAll = <Req extends Schema.Constraint, Res extends Schema.Constr
     defectOnSchemaError(run(request))
 }
 
-/** The first row, if any (Effect 4's `SqlSchema.findOneOption`; its `findOne` fails when there is none). */
+/** The first row, if any (`SqlSchema.findOneOption`; `SqlSchema.findOne` fails when there is none). */
 export const findOne = <Req extends Schema.Constraint, Res extends Schema.Constraint, E, R>(options: Options<Req, Res, E, R>) => {
   const run = SqlSchema.findOneOption(options)
   return (

@@ -1,9 +1,6 @@
 /**
  * An OAuth credential at rest, as MCP connections and the suites' members keep it: its token columns, the stored
  * view of them, and the tokens a token endpoint answers, encrypted for storage.
- *
- * The Effect 4 form of packages/server/src/platform/StoredCredential.ts, whole: `Model` comes from `effect/schema`,
- * the stored view picks its columns with `mapFields(Struct.pick(...))`, and `encryptTokens` is an `Effect.fn`.
  */
 import type { OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js"
 import { McpCredentialHealth } from "@orgplane/schema"

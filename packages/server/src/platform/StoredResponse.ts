@@ -7,8 +7,8 @@
  * The database never holds the credential (only its SHA-256), so a copy of the database cannot open a kept answer,
  * and keys work the same whether or not ORGPLANE_ENCRYPTION_KEYS is configured.
  *
- * The Effect 4 form of packages/server/src/platform/StoredResponse.ts, whole: the same sealed form (`v1:`), so an
- * answer one server kept, the other opens. Cookies and the status text are not kept, as on Effect 3.
+ * The sealed form (`v1:`) is fixed: an answer a 0.1.0 server kept opens here, and the other way round. Cookies and
+ * the status text are not kept.
  */
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as NodeCrypto from "node:crypto"

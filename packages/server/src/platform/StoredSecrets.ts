@@ -3,10 +3,6 @@
  * ciphertexts (unbound) to v2 (bound to their row), and the rotation of every ciphertext to the newest key
  * (`orgplane keys rotate`). Both rewrite a value only if it is still the one read (compare-and-set), never touch
  * a value they cannot decrypt (they count and log it), and can be run again at any time: what is done is skipped.
- *
- * The Effect 4 form of packages/server/src/platform/StoredSecrets.ts, whole: the same statements, the same reports
- * and log lines; the keyring's answers and a value's rewrite are `Result`s; `upgradeV1`, `rotate`, `requireMigrated`
- * and `rotateConfigured` are `Effect.fn`s.
  */
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"

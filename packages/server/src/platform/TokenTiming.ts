@@ -1,10 +1,6 @@
 /**
  * When a stored OAuth token is refreshed (MCP connections' and the suites'), pure over its expiry, and how the loser of
  * a refresh race waits for the winner's write.
- *
- * The Effect 4 form of packages/server/src/platform/TokenTiming.ts, whole. `awaitOtherRefresh` repeats its read with
- * `Effect.repeat`'s options (a spaced schedule, `while`, `times`), which answer the last read: Effect 3 composed
- * `recurWhile`, `spaced`, `recurs` and `passthrough` for the same.
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
