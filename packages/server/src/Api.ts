@@ -1,5 +1,5 @@
 /**
- * The API this server serves: @orgplane/schema's `Api`, every group (issue 46). Its OpenAPI annotations only
+ * The API this server serves: @orgplane/schema's `Api`, every group. Its OpenAPI annotations only
  * shape the document, which /openapi.json serves from the schema's `openApiDocument` (platform/Docs.ts).
  */
 export { Api } from "@orgplane/schema"
