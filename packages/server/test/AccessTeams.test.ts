@@ -2,8 +2,8 @@
  * access/Access.ts and the teams area (Teams, TeamsRepository, DirectoryTeams) as services, on a fresh migrated
  * database (the embedded one, or Postgres with DATABASE_URL): who may do what to a shared resource (the grants, the
  * marketplace and plugin viewer fallbacks, a template's creator, using against managing), teams made, changed and
- * listed by the rules of the Effect 3 services, a directory's teams, and another organization's ids answering 404.
- * The errors are held to the Effect 3 originals' word for word (its Teams and CatalogAccess tests say them too).
+ * listed by the teams area's rules, a directory's teams, and another organization's ids answering 404. The errors are
+ * held word for word, as the API answers them (http/Teams.test.ts and CatalogAccess.test.ts say them too).
  */
 import { expect, layer } from "@effect/vitest"
 import {

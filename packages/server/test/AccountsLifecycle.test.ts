@@ -1,10 +1,10 @@
 /**
  * accounts/ (AccountDeletion, AccountExport) as services, on a fresh migrated database (the embedded one, or Postgres
- * with DATABASE_URL): what packages/server's AccountLifecycle and Account tests check through HTTP that lives in these
+ * with DATABASE_URL): what http/AccountLifecycle.test.ts and Account.test.ts check through HTTP that lives in these
  * services. A person deleting their own account (what goes: sessions, keys, memberships, memories, delegated MCP and
  * suite credentials, SCIM Users; what stays under a pseudonym), confirmed by the password or a recent sign-in; the
  * last-owner rule and an organization left without members deleted with the account; the operator deleting any
- * account; a person's export. The errors are held to the Effect 3 originals' word for word.
+ * account; a person's export. The errors are held word for word, as the API answers them.
  */
 import { expect, layer } from "@effect/vitest"
 import { type Actor, type MemberContext, MemoryId, type OrganizationId } from "@orgplane/schema"

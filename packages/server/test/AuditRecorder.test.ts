@@ -1,10 +1,9 @@
 /**
  * platform/AuditRecorder.ts: the events a handler's operation writes, through real HTTP on a fresh database (the
  * embedded one, or Postgres with DATABASE_URL), on the test-only API of test/support/WritesServer.ts whose write
- * handlers run inside `around(action, Authority.around(handler))`, as HttpErrors.group wraps them. Ports the
- * assertions of packages/server/test/Audit.test.ts ("an event per change", "the subject of every event") that need
- * no area of the server, AuditChanges.test.ts whole (`changesOf`), and
- * AuditConcurrency.test.ts's first case on Postgres.
+ * handlers run inside `around(action, Authority.around(handler))`, as HttpErrors.group wraps them: an event per
+ * change and the subject of every event, without an area of the server; `changesOf`; and, on Postgres, concurrent
+ * changes (http/Audit.test.ts, AuditChanges.test.ts and AuditConcurrency.test.ts hold the same over the whole server).
  */
 import { describe, expect, it, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"

@@ -2,8 +2,7 @@
  * The audit area's streams on a fresh migrated database (the embedded one, or Postgres with DATABASE_URL): owners
  * create, read, change, pause, rotate, test and delete streams; the delivery loop (StreamDelivery's `loop`, what its
  * cluster singleton runs) sends the organization's events, signed, in order, to a receiver on loopback, moves the
- * cursor on a 2xx and counts a failure otherwise. The receiver is a small node:http server here: packages/testkit's
- * FakeAuditReceiver imports `@orgplane/client`'s built output.
+ * cursor on a 2xx and counts a failure otherwise. The receiver is a small node:http server of this file's own.
  */
 import { expect, layer } from "@effect/vitest"
 import { AUDIT_STREAM_DELIVERY_HEADER, AUDIT_STREAM_SIGNATURE_HEADER, type AuditAction, type OrganizationId } from "@orgplane/schema"

@@ -6,8 +6,7 @@
  * leaves: the write is refused with the answer a new request would get, and nothing it made stays. A write that
  * changed its caller's own authority (`changedHere`) commits; reads take no part.
  *
- * packages/server/test/AuthorityConcurrency.test.ts's races, which need the identity, teams, scim and workers
- * areas there, are in AuthorityConcurrency.test.ts (Postgres); here each refusal is reached without a race.
+ * The races are AuthorityConcurrency.test.ts's (Postgres); here each refusal is reached without a race.
  */
 import { describe, expect, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"

@@ -1,8 +1,7 @@
 /**
  * A write's authority is checked where it commits, on Postgres (the embedded database runs one statement at a
  * time): writes already under way when their caller is removed or demoted, or their API key revoked, either commit
- * before that change or are refused. packages/server/test/AuthorityConcurrency.test.ts's races, on the test-only API
- * of test/support/WritesServer.ts (its writes insert teams, whose foreign key to the organization waits for the
+ * before that change or are refused. The races run on the test-only API of test/support/WritesServer.ts (its writes insert teams, whose foreign key to the organization waits for the
  * organization's row): the test's own connection holds that row, each write waits for it after its request was
  * authenticated and authorized, the change commits meanwhile, then the writes go on. The writes run inside the audit
  * recorder too, as HttpErrors.group wraps them: a refusal at commit is recorded as denied.

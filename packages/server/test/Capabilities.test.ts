@@ -4,7 +4,7 @@
  * mail and Google Calendar APIs), without HTTP: the storage (clients, credentials with compare-and-set,
  * authorizations, tenancy), the admins' OAuth clients, a member's connection end to end (PKCE, signed state,
  * callback, tokens stored encrypted), the three capabilities, each way to `needs_connection`, a 401 renewed once,
- * and the upstream failures' answers; the messages are the Effect 3 original's, word for word.
+ * and the upstream failures' answers; the messages are held word for word, as the API answers them.
  */
 import { afterAll, beforeAll, expect, layer } from "@effect/vitest"
 import { type MemberContext, MembershipId, type Suite, type SuiteClientRequest } from "@orgplane/schema"

@@ -1,8 +1,8 @@
 /**
  * Who may do what to one config object, plugin or marketplace, and keyset paging of the catalog's lists while rows
- * are added, through the catalog's services on Effect 4 (ConfigObjects, Plugins, Marketplaces, with Access for a
- * config object's grants as its HTTP group uses it) on a fresh migrated database (the embedded one, or Postgres with
- * DATABASE_URL): what packages/server's CatalogAccess and CatalogPaging tests check through HTTP.
+ * are added, through the catalog's services (ConfigObjects, Plugins, Marketplaces, with Access for a config object's
+ * grants as its HTTP group uses it) on a fresh migrated database (the embedded one, or Postgres with DATABASE_URL):
+ * what http/CatalogAccess.test.ts and CatalogPaging.test.ts check through HTTP.
  *
  * The access matrix (kind × grant kind × role) for a plain member, owners and admins without grants, revocation
  * taking effect at once, the organization boundary, and the viewer fallbacks (a plugin through a marketplace, a

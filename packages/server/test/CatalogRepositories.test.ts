@@ -1,5 +1,5 @@
 /**
- * The catalog's storage on Effect 4 on a fresh migrated database (the embedded one, or Postgres with DATABASE_URL):
+ * The catalog's storage on a fresh migrated database (the embedded one, or Postgres with DATABASE_URL):
  * config objects and their versions (ConfigObjectsRepository, with content read by Parsing), what plugins and
  * marketplaces contain (ContentsRepository), plugins and marketplaces read whole in one statement (PluginsRepository,
  * MarketplacesRepository), and the files

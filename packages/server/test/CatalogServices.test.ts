@@ -1,11 +1,11 @@
 /**
- * The catalog's services on Effect 4 (ConfigObjects, Plugins, Marketplaces) on a fresh migrated database (the
- * embedded one, or Postgres with DATABASE_URL): what packages/server's ConfigObjects, Plugins and Marketplaces tests
- * check through HTTP that lives in the services, called as the handlers call them, with requests and queries decoded
+ * The catalog's services (ConfigObjects, Plugins, Marketplaces) on a fresh migrated database (the embedded one, or
+ * Postgres with DATABASE_URL): what http/ConfigObjects.test.ts, Plugins.test.ts and Marketplaces.test.ts check
+ * through HTTP that lives in the services, called as the handlers call them, with requests and queries decoded
  * by the API's schemas as the HTTP layer decodes them. Versions (create, new version, list, read one), the lifecycle
  * (archive, restore, soft delete), memberships (config objects in plugins, plugins in marketplaces), the resolved
  * marketplace, names that conflict, grants and what they allow, paging and filters, and another organization's
- * resources answering 404. The errors are held to the Effect 3 tests' word for word.
+ * resources answering 404. The errors are held word for word, as the API answers them.
  */
 import { expect, layer } from "@effect/vitest"
 import {
@@ -88,7 +88,7 @@ const SKILL = "---\nname: deploy-to-staging\ndescription: Deploys the app to sta
 
 const slug = (title: string) => title.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "")
 
-/** What a config object of `type` titled `title` is made from (the Effect 3 Plugins test's). */
+/** What a config object of `type` titled `title` is made from. */
 const sourceOf = (type: string, title: string, revision = 1): Record<string, unknown> => {
   switch (type) {
     case "skill":

@@ -1,6 +1,5 @@
 /**
  * Reading plugin component files as Claude Code reads them (the connector's imports). Pure, no server.
- * packages/server/test/ClaudeContent.test.ts, assertions unchanged (Effect 3's `Either` is `Result`).
  */
 import * as Result from "effect/Result"
 import { describe, expect, it } from "vitest"

@@ -1,8 +1,8 @@
 /**
  * The connectors area's services (Connectors, DiscoveryService, Materializer with ComponentFileStore and
  * ClaudeContent) on a fresh migrated database (the embedded one, or Postgres with DATABASE_URL), against FakeGitHub
- * serving real git repositories: what packages/server's Connectors, ConnectorDiscovery, ConnectorFidelity and
- * ConnectorAutoImport tests check through HTTP that lives in the services. Accounts, instances, targets and mappings
+ * serving real git repositories: what http/Connectors.test.ts, ConnectorDiscovery.test.ts, ConnectorFidelity.test.ts
+ * and ConnectorAutoImport.test.ts check through HTTP that lives in the services. Accounts, instances, targets and mappings
  * by their rules (roles, grants, uniqueness), a repository's discovery (candidates, the per-commit cache, the tree's
  * pages, refusals), apply (plugins, mappings, a marketplace, the queued sync), the sync's plan and batches
  * materializing the plugins' components into the catalog (and again: nothing written twice), auto-import of a
@@ -49,7 +49,7 @@ const staffed = Effect.fn("ConnectorsServices.staffed")(function*() {
   return { organization, owner, admin, member }
 })
 
-/** A plugin `caller` made by hand (the catalog's Plugins service is not ported: its repository and grant). */
+/** A plugin `caller` made by hand, its row and grant, without the catalog's Plugins service. */
 const madePlugin = Effect.fn("ConnectorsServices.madePlugin")(function*(caller: MemberContext, name = `P ${unique()}`) {
   const plugins = yield* PluginsRepository
   const access = yield* Access

@@ -1,13 +1,13 @@
 /**
  * The GitHub App's webhook receiver (connectors/Webhook.ts) as a service, on a fresh migrated database (the
  * embedded one, or Postgres with DATABASE_URL), with deliveries built by testkit's FakeGitHub payloads and signed as
- * GitHub signs them: what packages/server's Webhook.test.ts checks through HTTP that lives in the service. The
+ * GitHub signs them: what http/Webhook.test.ts checks through HTTP that lives in the service. The
  * signature checked before anything is read, malformed signed deliveries refused, which deliveries count (pushes
  * to followed branches of active app-installation instances, uninstalls, removed repositories, renames), the sync
  * events a push records and starts once after the commit, and redeliveries answered without doing the work twice.
  * The `Sync` is test/support/ConnectorSync.ts's stand-in, which notes the starts. (The body size limit and the
- * sick-database answers are the HTTP edge's; the serialization-failure retry, on Postgres through HTTP, is left to
- * the HTTP tests.)
+ * sick-database answers are the HTTP edge's; the serialization-failure retry, on Postgres through HTTP, is the HTTP
+ * tests'.)
  */
 import { expect, layer } from "@effect/vitest"
 import type { ConnectorInstanceId, MemberContext, OrganizationId } from "@orgplane/schema"

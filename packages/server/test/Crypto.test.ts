@@ -4,8 +4,8 @@
  * secret it sealed in every column (v2, and v1 as servers before it wrote them), its password hashes, token hashes,
  * derived keys and signatures.
  *
- * What 0.1.0 made is `test/fixtures/0.1.0/crypto.json`, recorded from its code before the move to Effect 4 (on keys of
- * fixed bytes, which the file holds); it is never re-recorded.
+ * What 0.1.0 made is `test/fixtures/0.1.0/crypto.json`, recorded from its code (on keys of fixed bytes, which the file
+ * holds); it is never re-recorded.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { StoredCredentialUnreadable } from "@orgplane/schema"

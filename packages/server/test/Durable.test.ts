@@ -1,11 +1,11 @@
 /**
- * platform/Durable.ts: `effect/workflow` on `effect/cluster` over our own database layers, ported from
- * packages/server/test/Durable.test.ts. In process: a workflow completes, a transient failure is retried with
+ * platform/Durable.ts: `effect/workflow` on `effect/cluster` over our own database layers. In process: a workflow
+ * completes, a transient failure is retried with
  * backoff, a permanent one fails the workflow with its reason stored, a repeated execution id runs once. Across
  * processes (test/durable/runner.ts): a runner killed mid-workflow and a new one on the same database finish it
  * without re-running what completed; on Postgres, two runners share the work and one finishes what the other, killed,
  * left (the durable sync's crash recovery across two runners, ConnectorSyncDurable.test.ts's, on the test workflow).
- * Then what the original tests left to the whole server: `Durable.layer`'s choice of runner and its pool check, the
+ * Then what the whole server relies on: `Durable.layer`'s choice of runner and its pool check, the
  * cluster's tables under our prefix, the start behind the StartGate, an engine that cannot start.
  */
 import * as PgClient from "@effect/sql-pg/PgClient"

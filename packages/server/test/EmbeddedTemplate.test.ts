@@ -1,7 +1,7 @@
 /**
  * The migrated template of `--data memory` (platform/EmbeddedTemplate.ts, Database.layerMemory): keyed by the
  * migrations' code, saved whole or not at all, and what a start loads is migrated and holds nothing of the
- * instance that made it. The Effect 4 form of packages/server/test/EmbeddedTemplate.test.ts.
+ * instance that made it.
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as ConfigProvider from "effect/ConfigProvider"

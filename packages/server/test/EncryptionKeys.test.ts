@@ -3,12 +3,11 @@
  * the storage's start as Server.ts composes it (test/support/SecretsStorage.ts), on a fresh database: a server without
  * keys (DATABASE_URL and no ORGPLANE_ENCRYPTION_KEYS), or with keys that do not open its database's secrets (another
  * key, or a key of the same id with other bytes), refuses to start, naming the variable and `orgplane keys`, and
- * changes nothing: the right keys start it afterwards. The assertions of packages/server/test/EncryptionKeys.test.ts;
- * and the cursor key a 0.1.0 server stored opens here, and the one this server stores is sealed at the place 0.1.0
+ * changes nothing: the right keys start it afterwards. And the cursor key a 0.1.0 server stored opens here, and the one this server stores is sealed at the place 0.1.0
  * authenticates (its additional data for the cursor key), so a server of 0.1.0's format reads it.
  *
- * The cursor key's ciphertext below was sealed by 0.1.0's code (recorded before the move to Effect 4, never
- * re-recorded): a cursor key of fixed bytes under a key of fixed bytes.
+ * The cursor key's ciphertext below was sealed by 0.1.0's code (recorded from it, never re-recorded): a cursor key of
+ * fixed bytes under a key of fixed bytes.
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Cause from "effect/Cause"

@@ -1,8 +1,8 @@
 /**
  * The GitHub client against FakeGitHub (testkit, no Effect: a real GitHub-like REST API on 127.0.0.1 serving real git
- * repositories, app JWTs verified for real), through the Effect 4 outbound guard over node:http, and webhook
- * signatures: packages/server/test/GitHubClient.test.ts's tests of the client, the webhooks and `undecodable` (its
- * two tests of Outbound are in OutboundGuard.test.ts; its CodeHostConfig tests in CodeHostConfig.test.ts).
+ * repositories, app JWTs verified for real), through the outbound guard over node:http, and webhook signatures: the
+ * client, the webhooks and `undecodable` (the outbound client's own tests are in OutboundGuard.test.ts; the code
+ * host's settings in CodeHostConfig.test.ts).
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Clock from "effect/Clock"
@@ -57,7 +57,7 @@ afterAll(async () => {
 })
 
 
-/** The real clock moved forward by `advance` (testkit's `TestServer.ShiftedClock`, which is an Effect 3 clock). */
+/** The real clock moved forward by `advance` (as support/Clocks.ts's `ShiftedClock`). */
 const shiftedClock = () => {
   const real = Clock.Clock.defaultValue()
   let offsetMillis = 0
@@ -470,7 +470,7 @@ describe("an answer the client cannot decode", () => {
     })
     const json = { tree: [{ path: "a.md", type: "blob", sha: "1" }, { path: "skills/odd", type: "symlink", sha: "2" }] }
     const error = Result.getOrThrow(Result.flip(Schema.decodeUnknownResult(Tree, { reportInput: true })(json)))
-    // Decoded as the client decodes (`reportInput`); Effect 4's words (Effect 3's: `Expected "blob", actual "symlink"`, `is missing`).
+    // Decoded as the client decodes (`reportInput`), in Effect 4's words.
     expect(undecodable(json, error)).toBe('entry `skills/odd`, field `tree[1].type`: Expected "blob" | "tree" | "commit", got "symlink"')
     const missing = Result.getOrThrow(Result.flip(Schema.decodeUnknownResult(Tree, { reportInput: true })({})))
     expect(undecodable({}, missing)).toBe("field `tree`: Missing key")

@@ -4,10 +4,10 @@
  * error shape: platform/ClientErrors.ts), 65 s keep-alive and a stop that does not wait for idle connections,
  * `Cache-Control: no-store` on /v1 only, and the API reference (`/docs`, `/openapi.json`: platform/Docs.ts).
  *
- * Ported from packages/server/test/HttpSemantics.test.ts, CacheControl.test.ts and Docs.test.ts: the assertions
- * that the groups served so far (`apiOf(SystemApi)`) can run. Left there: those through /v1/teams, /v1/auth and
+ * On the system group alone (`apiOf(SystemApi)`). Not covered here: what goes through /v1/teams, /v1/auth and
  * idempotency (the 415s before authentication, sign-out without a body, Allow for every path of the document, the
- * typed client's decoding of 415 and 414, no-store on credentials, replays and 429s of real operations).
+ * typed client's decoding of 415 and 414, no-store on credentials, replays and 429s of real operations); of those,
+ * http/CacheControl.test.ts holds no-store on credentials and on a replay.
  */
 import { describe, expect, it, layer } from "@effect/vitest"
 import { MAX_URL_LENGTH } from "@orgplane/schema"

@@ -2,18 +2,17 @@
  * platform/Idempotency.ts (with IdempotencyKeys.ts and StoredResponse.ts) through real HTTP, on a fresh migrated
  * database: a small API of the test's own (notes, written in `transaction`s), whose writes are wrapped in `around`
  * and served behind `middleware` as the router's global middleware, as the server is meant to wire them (the module's
- * header). The relevant assertions of packages/server/test/Idempotency.test.ts, ported: replay byte for byte with
- * `Idempotent-Replayed`, a kept answer sealed, a reused key (422), a key in use (409 with `Retry-After`), kept 4xx,
+ * header): replay byte for byte with `Idempotent-Replayed`, a kept answer sealed, a reused key (422), a key in use (409 with `Retry-After`), kept 4xx,
  * 5xx not kept, the credential's scope, anonymous operations and reads ignored, a bad key (400), expiry and the
  * hourly job; and requests racing for one key, on Postgres across two servers whose claims the test makes collide
- * (packages/server/test/LimitsConcurrency.test.ts's way: a lock held until every request waits on it).
+ * (http/LimitsConcurrency.test.ts's way: a lock held until every request waits on it).
  *
- * Not ported here: the cases of a COMMIT whose answer is lost (they need the database proxy's `cutAt` and `down`,
- * which test/support/DatabaseProxy.ts does not have yet), and the OpenAPI document's parameters (Api.ts's test).
+ * Not covered here: the cases of a COMMIT whose answer is lost (409 `idempotency_response_lost`; they need the
+ * database proxy's `cutAt` and `down`, which test/support/DatabaseProxy.ts has), and the OpenAPI document's
+ * parameters (the schema's Api.test.ts).
  *
  * A kept answer 0.1.0's server sealed (and the secret it sealed it with) opens here, so a request retried across the
- * upgrade is still answered: the values below were recorded from 0.1.0's code before the move to Effect 4, and are
- * never re-recorded.
+ * upgrade is still answered: the values below were recorded from 0.1.0's code, and are never re-recorded.
  */
 import { NodeHttpServer } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"

@@ -1,6 +1,6 @@
 /**
  * The account side of the identity area on a fresh migrated database (the embedded one, or Postgres with
- * DATABASE_URL), service by service, as packages/server/test/SignInThrottle.test.ts and RecoveryMail.test.ts have it
+ * DATABASE_URL), service by service, as http/SignInThrottle.test.ts and RecoveryMail.test.ts have it
  * through HTTP: the sign-in throttle's three limits, refusals counting nothing, the addresses an account signed in
  * from spared, a success clearing the email's counts, windows ending, an email's change and deletion; the recovery
  * mails word for word, and their leaving off the caller's fiber, a refusal logged without

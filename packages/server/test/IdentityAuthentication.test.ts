@@ -283,7 +283,7 @@ layer(testLayer, { timeout: 120_000, excludeTestServices: true })(`identity auth
       yield* middleware.bearer(effect, Redacted.make(eve.token)).pipe(inRequest(bearerRequest(eve.token)))
       expect(Option.getOrThrow(seen[2]!.caller)).toMatchObject({ user: { id: eve.userId } })
       expect(seen[2]!.standing).toBe(true)
-      // A bad token beside a good API key: the key's caller (Effect 3 tried the key after the bearer failed).
+      // A bad token beside a good API key: the key's caller (the key is tried after the bearer fails).
       const organizationId = yield* Db.insertOrganization({ name: "Optional" })
       const hal = yield* person("authn-hal@optional.test", { organizationId })
       const key = yield* keyOf(organizationId, hal.membershipId!, ["members.read"])

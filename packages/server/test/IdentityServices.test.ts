@@ -3,8 +3,8 @@
  * called as the handlers call them, without HTTP: the instance's operator (configured, or claimed with the setup
  * token), organizations (creation under the quota, the profile, the operator's plan changes and list), API keys
  * (scopes within the role and the making key, lifetimes, the quota, revocation of the keys a key made) and the
- * agent's workspace bootstrap (claim links, the rate limit, taking the workspace over). Errors and messages are the
- * Effect 3 services' own, word for word.
+ * agent's workspace bootstrap (claim links, the rate limit, taking the workspace over). Errors and messages are held
+ * word for word, as the API answers them.
  */
 import { expect, layer } from "@effect/vitest"
 import { type MemberContext, type OrganizationId, SessionId, type UserId } from "@orgplane/schema"

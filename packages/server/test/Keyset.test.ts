@@ -1,11 +1,11 @@
 /**
- * platform/Keyset.ts's `page` on a table the test creates, on a real database: the assertions of
- * packages/server/test/Paging.test.ts at the module's level (a name-sorted list in its order, case-insensitively;
+ * platform/Keyset.ts's `page` on a table the test creates, on a real database: what http/Paging.test.ts holds over
+ * HTTP, at the module's level (a name-sorted list in its order, case-insensitively;
  * long names of any script; a cursor refused by another list, other filters, another instance's key, or when
  * tampered with or made by hand; the page size not a filter; `follow`), and its cursors byte for byte 0.1.0's
  * format (`base64url(key parts joined with NUL) + "." + base64url(16 bytes of HMAC)`), so a cursor a 0.1.0 server
  * handed out reads the next page here: the signatures below are the ones 0.1.0 made under the instance key of fixed
- * bytes (recorded from its code before the move to Effect 4; they are never re-recorded).
+ * bytes (recorded from its code; they are never re-recorded).
  */
 import { expect, layer } from "@effect/vitest"
 import { InvalidRequest } from "@orgplane/schema"

@@ -3,8 +3,8 @@
  * fresh migrated database (the embedded one, or Postgres with DATABASE_URL) with the reader's rank and filter, names
  * unique per organization ignoring case, lists paged with cursors, the credential set on its own, `lastUsedAt`
  * moved forward only, and another organization's rows never found; `listModels` against testkit's FakeLlmProvider in
- * both API styles (headers, pages, refusals scrubbed of every secret); and packages/server's LlmCatalog.test.ts's
- * scrubbing test, its assertion unchanged.
+ * both API styles (headers, pages, refusals scrubbed of every secret); and the scrubbing of a provider's answer
+ * (also in http/LlmCatalog.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, it, layer } from "@effect/vitest"
 import { LlmProviderId, type OrganizationId } from "@orgplane/schema"
@@ -197,7 +197,6 @@ describe("listModels against a provider", () => {
       })))
 })
 
-// packages/server/test/LlmCatalog.test.ts's, unchanged.
 describe("scrubbing a provider's answer", () => {
   it("replaces every secret, wherever it appears", () => {
     expect(scrub("Incorrect API key provided: sk-abc123. Key sk-abc123 is revoked; org hdr-9", ["sk-abc123", "hdr-9"]))

@@ -3,7 +3,7 @@
  * without HTTP, against testkit's FakeLlmProvider on loopback: providers registered (custom, or from the shipped
  * catalog with its models' figures), read without their secret, connected to (rate-limited per member), tested
  * against the provider's model list, granted, managed only with manager access, and another organization's ids
- * answering 404; the messages are the Effect 3 original's.
+ * answering 404; the messages are held word for word, as the API answers them.
  */
 import { afterAll, beforeAll, expect, layer } from "@effect/vitest"
 import * as ConfigProvider from "effect/ConfigProvider"

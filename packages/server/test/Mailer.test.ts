@@ -1,6 +1,6 @@
 /**
  * The mailer against a real SMTP server on 127.0.0.1 (testkit's FakeSmtp: the smtp-server package, no Effect, asking
- * for a user and password), as packages/server/test/RecoveryMail.test.ts has it: a message arrives from the configured
+ * for a user and password), as http/RecoveryMail.test.ts has it: a message arrives from the configured
  * address, authenticated with a password holding `@` and `:`; a server that refuses, is not there or never answers
  * is a MailError naming its host and port, never its password; without a mail server nothing is configured.
  */

@@ -1,6 +1,6 @@
 /**
  * The pure choices of an MCP OAuth connect (registration, authorization server, scopes), signed states and the public
- * base URL: the "choices (units)" block of packages/server/test/McpOAuth.test.ts, whose other blocks go through HTTP.
+ * base URL, without a server (http/McpOAuth.test.ts has the same "choices (units)" block beside its HTTP tests).
  */
 import * as NodeCrypto from "node:crypto"
 import { describe, expect, it } from "vitest"

@@ -14,7 +14,7 @@ import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as TestClock from "effect/testing/TestClock"
-// Effect 4 bundles no fast-check: the generators are Effect 3's (the same library, the same queries).
+// fast-check itself: Effect 4 bundles none.
 import * as FastCheck from "fast-check"
 import * as FakeMcp from "../../../packages/testkit/src/FakeMcp.js"
 import * as Wait from "../../../packages/testkit/src/Wait.js"
@@ -43,7 +43,7 @@ describe("classifying a query", () => {
     expect(classify("https://user@example.com/mcp")).toEqual({ kind: "invalid", reason: messages.credentials })
     expect(classify("https://example.com/mcp#top")).toEqual({ kind: "invalid", reason: messages.credentials })
     expect(classify("https://example.com/mcp#")).toEqual({ kind: "invalid", reason: messages.credentials })
-    // Better than the original: a URL carrying a secret in its query could never be registered.
+    // A URL carrying a secret in its query is refused here: it could never be registered.
     expect(classify("https://example.com/mcp?api_key=abc")).toEqual({ kind: "invalid", reason: messages.secret })
     expect(classify("example.com/mcp?Token=abc")).toEqual({ kind: "invalid", reason: messages.secret })
     expect(classify("ftp://example.com")).toEqual({ kind: "invalid", reason: "That host could not be parsed." })

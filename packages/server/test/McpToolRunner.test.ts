@@ -17,7 +17,7 @@ import * as ToolRunner from "../src/mcp/ToolRunner.js"
 
 const KEY = "sk-tool-runner-secret-4242"
 
-/** The real clock moved forward by `advance` (testkit's `TestServer.ShiftedClock`, which is an Effect 3 clock). */
+/** The real clock moved forward by `advance` (as support/Clocks.ts's `ShiftedClock`). */
 class ShiftedClock implements Clock.Clock {
   offsetMillis = 0
   private readonly real = Clock.Clock.defaultValue()

@@ -1,11 +1,11 @@
 /**
  * members/ (Members, DirectoryRepository) and invitations/ (Invitations, InvitationsRepository) as services, on a
- * fresh migrated database (the embedded one, or Postgres with DATABASE_URL): what packages/server's Members,
- * MemberDirectory and Invitations tests check through HTTP that lives in the services. Roles and who may change
+ * fresh migrated database (the embedded one, or Postgres with DATABASE_URL): what http/Members.test.ts,
+ * MemberDirectory.test.ts and Invitations.test.ts check through HTTP that lives in the services. Roles and who may change
  * them, the last owner kept, ownership transferred to an admin only, removal soft; what a plain member sees of the
  * directory; invitations issued, refreshed, previewed, accepted (signed in or by signing up), canceled and expired;
- * another organization's member or invitation answering 404. The errors are held to the Effect 3 originals' word
- * for word.
+ * another organization's member or invitation answering 404. The errors are held word for word, as the API answers
+ * them.
  */
 import { expect, layer } from "@effect/vitest"
 import {

@@ -1,7 +1,7 @@
 /**
  * The memory area's service and repository on a fresh migrated database (the embedded one, or Postgres with
  * DATABASE_URL): saving with snippets, ranked search, cursor pages, the person-and-organization scope, deletion and
- * the account's export and erasure; `anyWordQuery` as packages/server's Memory tests describe it.
+ * the account's export and erasure; `anyWordQuery` as http/Memory.test.ts describes it.
  */
 import { expect, layer } from "@effect/vitest"
 import { MemoryId } from "@orgplane/schema"

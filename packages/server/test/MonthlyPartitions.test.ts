@@ -1,7 +1,7 @@
 /**
  * platform/MonthlyPartitions.ts on a real database (the embedded one, or Postgres with DATABASE_URL): names and months
- * as earlier releases named them, partitions made, listed, raced and dropped (packages/server/test/Audit.test.ts's
- * retention asserts the drop of a month 400 days back), and `known`'s memory of them.
+ * as earlier releases named them, partitions made, listed, raced and dropped (http/Audit.test.ts's retention asserts
+ * the drop of a month 400 days back), and `known`'s memory of them.
  */
 import { describe, expect, it, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"

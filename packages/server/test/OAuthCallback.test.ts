@@ -4,8 +4,7 @@
  * `checkCallback`'s checks in order, each refusal with its code, path and words (bad state, unknown, used, expired
  * authorization, the authorization server's error, which spends it, no code), and the answer.
  *
- * The state below was signed by 0.1.0's code (recorded before the move to Effect 4, never re-recorded), under a cursor
- * key of fixed bytes.
+ * The state below was signed by 0.1.0's code (recorded from it, never re-recorded), under a cursor key of fixed bytes.
  */
 import { describe, expect, it } from "@effect/vitest"
 import type { McpOAuthCallbackQuery, OrganizationId } from "@orgplane/schema"

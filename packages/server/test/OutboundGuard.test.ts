@@ -470,7 +470,7 @@ const serveScoped = (handler: Http.RequestListener) =>
       )
   )
 
-// The original's tests of the guard itself, from packages/server/test/GitHubClient.test.ts ("Outbound").
+// The outbound client itself: its user agent, redirects, body cap, timeout and failures.
 describe("Outbound", () => {
   it.live("names us, refuses redirects to other origins, and fails with the origin only", () =>
     Effect.gen(function*() {

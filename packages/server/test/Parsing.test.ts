@@ -1,7 +1,5 @@
 /**
  * Reading config object content by type and parser, and what is derived from it. Pure functions, no server.
- * packages/server/test/Parsing.test.ts on the Effect 4 port, its assertions unchanged (Effect 3's `Either` is
- * `Result`: `isFailure`/`failure` for `isLeft`/`left`).
  */
 import * as Result from "effect/Result"
 import { describe, expect, it } from "vitest"

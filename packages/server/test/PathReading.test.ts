@@ -4,11 +4,10 @@
  * route, so the server never acts on a path other than the one those in front of it saw. Sent over raw `node:net`:
  * `fetch` and `new URL` resolve dot segments and drop fragments before anything leaves the process.
  *
- * Ported from packages/server/test/PathReading.test.ts, on a fresh database (the embedded one, or Postgres when
- * DATABASE_URL is set). Left there until the groups they need are served here: the cases that create or rotate
- * something (`/v1/teams`, `/v1/api-keys`, `/v1/workers`), authentication, the 405's `Allow`, the document's and
- * docs' routes and the webhook, SCIM's `.search`, and the check that the OpenAPI document declares a 400 for every
- * operation a refused path matches.
+ * On a fresh database (the embedded one, or Postgres when DATABASE_URL is set). Not covered here: the cases that
+ * create or rotate something (`/v1/teams`, `/v1/api-keys`, `/v1/workers`), authentication, the 405's `Allow`, the
+ * document's and docs' routes and the webhook, SCIM's `.search`, and the check that the OpenAPI document declares a
+ * 400 for every operation a refused path matches.
  */
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Api } from "../src/Api.js"

@@ -1,9 +1,9 @@
 /**
  * policies/ (DesktopPolicies, DesktopPoliciesRepository, Effective) and admin/ (Metrics, MetricsRepository) as
- * services, on a fresh migrated database (the embedded one, or Postgres with DATABASE_URL): what packages/server's
- * AdminMetrics, DesktopPolicies and PolicyChange tests check through HTTP that lives in the services. Every figure of
- * the admin metrics against answers computed by hand from the Effect 3 test's seeded instance (so those tests come
- * first: the figures are instance-wide), and who may read them; the enterprise plan before the role, the default
+ * services, on a fresh migrated database (the embedded one, or Postgres with DATABASE_URL): what http/AdminMetrics,
+ * DesktopPolicies and PolicyChange tests check through HTTP that lives in the services. Every figure of the admin
+ * metrics against answers computed by hand from a seeded instance (`seedInstance`; so those tests come first: the
+ * figures are instance-wide), and who may read them; the enterprise plan before the role, the default
  * policy, partial updates, soft deletion, another organization's members, teams and policies answering 404, the
  * effective policy decided setting by setting; a policy table raised to admin refusing members.
  */
@@ -80,7 +80,7 @@ const ensureOperator = Effect.fn("PoliciesMetrics.ensureOperator")(function*() {
   yield* sql`INSERT INTO instance_settings (key, value) VALUES ('operator_organization_id', ${operatorOrganization.id})`
 })
 
-/** The Effect 3 test's instance, statement by statement (the embedded database takes one statement per call). */
+/** The seeded instance, statement by statement (the embedded database takes one statement per call). */
 const seedInstance = Effect.fn("PoliciesMetrics.seedInstance")(function*() {
   const sql = yield* SqlClient.SqlClient
   const opOrg = operatorOrganization.id

@@ -1,8 +1,8 @@
 /**
  * platform/Principal.ts: services act for a principal, a member (held to the policy table, and an API key to its
- * scopes) or the system itself, for background work with no HTTP caller. packages/server/test/Principal.test.ts's
- * assertions that do not need the teams area (there through `Teams.create`; here through `authorize`, which it
- * calls), and its refusals' words (403 bodies clients show), for every action.
+ * scopes) or the system itself, for background work with no HTTP caller. Reached through `authorize` (what a
+ * service such as `Teams.create` calls), without the teams area, with the refusals' words (403 bodies clients show),
+ * for every action.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Actions, Membership, Policy } from "@orgplane/schema"

@@ -1,8 +1,7 @@
 /**
  * platform/RateLimiter.ts on a migrated database (the embedded one, or Postgres with DATABASE_URL): windows counted,
  * reset and read on a clock the test sets, the keys' forgetting and refunds, concurrent hits sharing keys, and the
- * hourly expiry job's statement (packages/server/test/SignInThrottle.test.ts's "the hourly job deletes the counts of
- * windows that ended, and keeps the running ones").
+ * hourly expiry job's statement (it deletes the counts of windows that ended, and keeps the running ones).
  */
 import { expect, layer } from "@effect/vitest"
 import * as Clock from "effect/Clock"

@@ -2,10 +2,8 @@
  * platform/RequestGuard.ts and the request edge of platform/HttpErrors.ts on a probe API of their own, served by
  * Node as Server.ts serves (the router's global middleware), through real HTTP: the URL limit, the media types an
  * operation reads, per-endpoint body limits, JSON depth and NUL, a body that is not JSON, unknown routes (404, 405
- * with `Allow`), a rate limit's 429, SCIM's shapes under /scim/v2, and the headers every answer carries.
- *
- * Ported from packages/server/test/RequestGuard.test.ts, HttpErrors.test.ts, Parsing.test.ts and HostileInput.test.ts
- * (the assertions that need no group not served yet: theirs go through /v1/teams, /v1/auth and SCIM's handlers).
+ * with `Allow`), a rate limit's 429, SCIM's shapes under /scim/v2, and the headers every answer carries. What needs
+ * the API's own groups (/v1/teams, /v1/auth, SCIM's handlers) is http/Errors.test.ts's and HostileInput.test.ts's.
  */
 import { NodeHttpServer } from "@effect/platform-node"
 import { apiOf, MAX_URL_LENGTH, MaxBodyBytes, RateLimited, RateLimitedResponse } from "@orgplane/schema"

@@ -2,8 +2,8 @@
  * The per-request log line (platform/RequestLog.ts), on a real server and in each way of running it, and the
  * logger's formats.
  *
- * Ported from packages/server/test/RequestLog.test.ts. Left there until the groups they need are served here: the
- * lines of a team read, of a body refused on /v1/teams and /v1/auth/sign-in, of a 401 on /v1/me.
+ * Not covered here: the lines of an API operation (a team read), of a body refused on /v1/teams and
+ * /v1/auth/sign-in, of a 401 on /v1/me.
  */
 import { apiOf } from "@orgplane/schema"
 import { afterAll, afterEach, describe, expect, it, vi } from "@effect/vitest"

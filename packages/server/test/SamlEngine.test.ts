@@ -4,9 +4,6 @@
  * with its code, each its own test: those node-saml makes (signatures, wrapping, times, audience, InResponseTo, IdP
  * errors) and those the engine adds (SHA-1, Destination, Recipient, Issuer, IdP-initiated, RelayState, replay).
  * One IdP for the file; the certificate rotation runs last (it changes the IdP's signing key).
- *
- * The Effect 4 form of packages/server/test/SamlEngine.test.ts, its assertions unchanged: the testkit is imported by
- * its sources' path, `Saml.Live` is `Saml.layer`, and the service is read with `Effect.service`.
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"

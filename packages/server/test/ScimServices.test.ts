@@ -1,7 +1,7 @@
 /**
  * SCIM connections as admins manage them, on a fresh migrated database (the embedded one, or Postgres with
  * DATABASE_URL), through the Connections service as the management handlers call it (the behaviours of
- * packages/server/test/ScimConnections.test.ts that live in the service): settings, the plan and roles (and a recent
+ * http/ScimConnections.test.ts that live in the service): settings, the plan and roles (and a recent
  * sign-in for changes), tokens (shown once, hashed, several at once so rotation overlaps, expiring, revoked), health
  * and the event log of the directory's writes (the Users service), reconcile and the effect of a settings change,
  * deletion, and another organization's connection as not found on every operation.

@@ -1,13 +1,12 @@
 /**
  * SCIM Users and Groups on a fresh migrated database (the embedded one, or Postgres with DATABASE_URL), through the
- * Users, Groups and Reconcile services as the protocol's handlers call them (the HTTP surface needs the SCIM token
- * middleware, the lead's part).
+ * Users, Groups and Reconcile services as the protocol's handlers call them (the HTTP surface is http/ScimUsers.test.ts's,
+ * ScimGroups.test.ts's and ScimIdentity.test.ts's).
  *
- * Groups: packages/server/test/ScimGroupsSync.test.ts, its assertions unchanged but for mechanical renames (a typed
- * `failure`, `values` reading a projected resource): the three mapping modes, Okta's and Entra's sequences, the role
- * rules, ETags, uniqueness, a connection's confinement, and a 10,000-member PATCH as set-based statements.
+ * Groups: the three mapping modes, Okta's and Entra's sequences, the role rules, ETags, uniqueness, a connection's
+ * confinement, and a 10,000-member PATCH as set-based statements.
  *
- * Users: the behaviours of packages/server/test/ScimUsers.test.ts and ScimIdentity.test.ts that live in the service:
+ * Users: the behaviours of http/ScimUsers.test.ts and ScimIdentity.test.ts that live in the service:
  * creating (an account found or made, a member linked by email), filtering and paging, patching (Entra's forms,
  * primary emails), replacing, deactivating (the membership suspended, its sessions and API keys ended), deleting
  * (removed, kept as deprovisioned), projection, If-Match, uniqueness, bad input as SCIM 400s, and tenancy.

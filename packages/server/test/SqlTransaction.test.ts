@@ -1,6 +1,6 @@
 /**
- * platform/Sql.ts's units of work on a real database (the embedded one, or Postgres with DATABASE_URL), modelled on
- * packages/server/test/Resilience.test.ts's transaction cases: retries of serialization failures and deadlocks, the
+ * platform/Sql.ts's units of work on a real database (the embedded one, or Postgres with DATABASE_URL), beside
+ * http/Resilience.test.ts's transaction cases through the server: retries of serialization failures and deadlocks, the
  * outermost transaction's retry, what a bug and a give-up settle into; `orUnavailable`, `catchUniqueViolation`,
  * `first`, `lockLimit`, and the transaction parties.
  */

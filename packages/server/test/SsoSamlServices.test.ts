@@ -1,7 +1,7 @@
 /**
  * SSO through SAML, service by service on a fresh migrated database (the embedded one, or Postgres with
  * DATABASE_URL), against testkit's samlify IdP on loopback (IdpSaml) and FakeDns, without HTTP: what
- * packages/server's SsoSaml.test.ts, SsoSamlSettings.test.ts and SsoSamlRefresh.test.ts check through HTTP that lives
+ * http/SsoSaml.test.ts, SsoSamlSettings.test.ts and SsoSamlRefresh.test.ts check through HTTP that lives
  * in the services. The IdP's settings resolved at create and update (a metadata URL fetched, XML parsed) and bad
  * metadata refused on its field, saving nothing; the SP metadata the IdP registers the connection by; create →
  * verify → test through the ACS → activate → sign in → session with JIT membership and group rules; a replayed

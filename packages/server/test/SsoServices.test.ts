@@ -1,7 +1,7 @@
 /**
  * The SSO area's services on a fresh migrated database (the embedded one, or Postgres with DATABASE_URL), without
  * HTTP, against a real OpenID Provider on loopback (testkit's IdpOidc: oidc-provider) and testkit's FakeDns: what
- * packages/server's Sso.test.ts, SsoOidc.test.ts, SsoAccountTakeover.test.ts and SsoSignInUpkeep.test.ts check
+ * http/Sso.test.ts, SsoOidc.test.ts, SsoAccountTakeover.test.ts and SsoSignInUpkeep.test.ts check
  * through HTTP that lives in the services. Connections created, listed, changed (a settings change needs a new test;
  * an active connection refuses it), deleted, with the plan and role first; domains verified by TXT record, taken by
  * one organization only; tests and activation; an OIDC sign-in end to end (discovery, PKCE, state, nonce, the code

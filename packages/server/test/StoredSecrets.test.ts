@@ -1,14 +1,14 @@
 /**
  * platform/StoredSecrets.ts through the storage's start (test/support/SecretsStorage.ts) and on its own, on a fresh
- * database: the assertions of packages/server/test/StoredSecrets.test.ts that do not need the areas that read
- * secrets over HTTP (a suite client's secret, written into its row, stands for every encrypted column): v1 ciphertexts
+ * database, without the areas that read secrets over HTTP (a suite client's secret, written into its row, stands for
+ * every encrypted column; http/SecretsAtRest.test.ts reads them over HTTP): v1 ciphertexts
  * (as servers before 0.1.0 wrote them) are rewritten bound to their rows at start-up, and so is a cursor
  * key kept in clear, whose value stays; a v1 ciphertext whose key is not configured stays as it is and the server
  * still starts; the rotation re-encrypts every registered column with the newest key, in batches, leaves the
  * unreadable, and a second run finds nothing to do.
  *
- * The ciphertexts below were written by earlier releases' code (recorded before the move to Effect 4, never
- * re-recorded), on keys of fixed bytes: v1 ones as servers before 0.1.0 wrote them, which this server upgrades, and a
+ * The ciphertexts below were written by earlier releases' code (recorded from it, never re-recorded), on keys of
+ * fixed bytes: v1 ones as servers before 0.1.0 wrote them, which this server upgrades, and a
  * v2 one of 0.1.0's, which it rotates; and the additional data 0.1.0 authenticated a secret's place with, which what
  * this server writes is still sealed at (so a server of 0.1.0's format reads it).
  */

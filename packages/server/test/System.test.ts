@@ -63,7 +63,7 @@ describe(`system on ${TestDatabase.kind}`, () => {
       expect((yield* TestServer.get(server.url, "/health")).status).toBe(200)
 
       // Once the database answers again, so does /ready: at once, or once the pool has replaced the connection the
-      // stuck check left (its cancel and drain may end it), as with the Effect 3 server.
+      // stuck check left (its cancel and drain may end it).
       database.proxy.resume()
       const again = yield* TestServer.get(server.url, "/ready").pipe(
         Effect.repeat({ until: (answer) => answer.status === 200, schedule: Schedule.spaced("100 millis"), times: 100 })

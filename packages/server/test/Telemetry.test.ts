@@ -2,8 +2,8 @@
  * The telemetry area's service, repository, partitions and retention on a fresh migrated database (the embedded one,
  * or Postgres with DATABASE_URL): ingest keeps the recognized events inside the window, in their months' partitions,
  * with their sessions' dimensions; start-up creates the window's partitions; retention drops whole months; a
- * partition dropped behind the process's back is created again. packages/server's Telemetry.test.ts holds the same
- * behaviour over HTTP; the cases here are its cases, called on the service.
+ * partition dropped behind the process's back is created again. http/Telemetry.test.ts holds the same behaviour over
+ * HTTP; the cases here are its cases, called on the service.
  */
 import { expect, layer } from "@effect/vitest"
 import { IngestTelemetryRequest, type MemberContext } from "@orgplane/schema"

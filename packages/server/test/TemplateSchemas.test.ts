@@ -1,9 +1,6 @@
 /**
  * The registry of template JSON Schemas (templates/SchemaRegistry.ts) on its own: loading a folder (and refusing a
  * bad one), violations as paths into the document, and defaults filled in on a copy.
- *
- * packages/server/test/TemplateSchemas.test.ts against the Effect 4 modules, its assertions unchanged: `Effect.result` and
- * `Result` where it read `Effect.either` and `Either`.
  */
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"

@@ -2,7 +2,7 @@
  * templates/Templates as a service on a fresh migrated database (the embedded one, or Postgres with DATABASE_URL),
  * without HTTP: a template made with its first version, versions kept immutable, documents validated against the
  * registered schema and instantiated with its defaults, the creator's manager access, grants, and what another
- * member or organization is answered (404 without any access, 403 below the role), in the Effect 3 original's words.
+ * member or organization is answered (404 without any access, 403 below the role), word for word.
  */
 import { expect, layer } from "@effect/vitest"
 import { TemplateVersionId } from "@orgplane/schema"

@@ -1,6 +1,6 @@
 /**
  * platform/TokenTiming.ts: the loser of a refresh race waiting for the winner's write (`awaitOtherRefresh`), on the
- * TestClock, as packages/server/test/TokenTiming.test.ts holds it; and `expiring`/`expired` at their edges.
+ * TestClock; and `expiring`/`expired` at their edges.
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Duration from "effect/Duration"

@@ -3,8 +3,7 @@
  * DATABASE_URL): registering, reading, changing, deleting and rotating the token of a worker as its creator or
  * another member; the runtime's side (its instance, the upgrade forwarded to a real runtime on loopback,
  * packages/testkit's FakeWorkerRuntime); the worker-token standing the middleware's layer provides; heartbeats, transitions, the
- * offline check and the activity feed. packages/server's WorkerRuntime.test.ts (the runtime client's pure parts) is
- * ported as it is, its assertions unchanged.
+ * offline check and the activity feed; and the runtime client's pure parts (a runtime's answer, a runtime's URL).
  */
 import { describe, expect, it, layer } from "@effect/vitest"
 import {

@@ -1,7 +1,7 @@
 /**
  * The test workflow of Durable.test.ts, shared with the runner processes it starts (runner.ts): a sync of one target
  * at one revision, whose activities record every execution (with the process and the attempt) in
- * `test_durable_runs`, so the test can count what ran where. The port of packages/server/test/durable/Workflows.ts.
+ * `test_durable_runs`, so the test can count what ran where.
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"

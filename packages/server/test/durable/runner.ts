@@ -3,8 +3,7 @@
  * URL, then this process is a cluster runner on a free port; or `dir:<folder>`, the embedded database on disk with
  * the single runner), with the test workflow registered. Driven over the IPC channel: `start` (a workflow, not
  * waiting for it), `runs` (the recorded activity executions), `openGate`; answers each with `{ id, ok | error }`.
- * The test kills it with SIGKILL to simulate a crash; it exits by itself when the test goes away. The port of
- * packages/server/test/durable/runner.ts.
+ * The test kills it with SIGKILL to simulate a crash; it exits by itself when the test goes away.
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"

@@ -2,8 +2,7 @@
  * A whole orgplane server in a process of its own, for http/ConnectorSyncDurable.test.ts: on the Postgres database
  * at `SYNC_SERVER_DATABASE` (a cluster runner on a free port, with the short test tuning), reaching GitHub at
  * `SYNC_SERVER_CODEHOST`, encrypting with `SYNC_SERVER_KEYS` (shared with the test's own servers). Sends
- * `{ ready: url }` over IPC once listening; the test kills it with SIGKILL to simulate a crash. The port of
- * packages/server/test/durable/server.ts.
+ * `{ ready: url }` over IPC once listening; the test kills it with SIGKILL to simulate a crash.
  */
 import * as Redacted from "effect/Redacted"
 import * as Database from "../../src/platform/Database.js"

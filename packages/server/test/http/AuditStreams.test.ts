@@ -1,6 +1,6 @@
 /**
- * Audit log streaming through HTTP, against a real receiver on loopback (testkit's FakeAuditReceiver, which checks
- * signatures with the client's `verifyAuditStreamSignature`): the secret shown once, signed batches in order and
+ * Audit log streaming through HTTP, against a real receiver on loopback (testkit's AuditReceiver, which checks
+ * signatures with the client's `verifyAuditStreamSignature`: test/support/AuditReceiver.ts): the secret shown once, signed batches in order and
  * each event once, a receiver answering 503 and then down for a minute (real time, backoff capped at 5 seconds),
  * secret rotation, the test ping, tenancy, roles, the limit, the outbound guard with private destinations off, and
  * (Postgres only: it needs a second connection) an event committed late by a slow transaction, still sent in order.

@@ -1,11 +1,7 @@
 /**
- * The server when its database fails: down, hung, or losing transactions to concurrent ones.
- *
- * packages/server/test/Resilience.test.ts on the Effect 4 server, its assertions as they were. Changed beside the
- * imports, for Effect 4's API only: the logger's options (the level's name, the fiber's log annotations), `forkChild`,
- * `pollUnsafe`, `Logger.layer([])`, a cause's `reasons`, `Cause.hasDies`, the retry policy's delays read by stepping it
- * (`Schedule.toStep`, `Random.withSeed`), and the driver's error read at `reason.cause` (Effect 4's SqlError's
- * `cause` is its classified reason). One test is skipped (its comment says why).
+ * The server when its database fails: down, hung, or losing transactions to concurrent ones. The retry policy's
+ * delays are read by stepping it (`Schedule.toStep`, `Random.withSeed`), and the driver's error at `reason.cause`
+ * (an SqlError's `cause` is its classified reason). One test is skipped (its comment says why).
  */
 import * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
@@ -376,10 +372,9 @@ describe("classify, over connection failures", () => {
     expect(classify(error)).toBe("unavailable")
   })
 
-  // Skipped: Effect 4's driver words a connection lost during a query "PgConnection: Connection closed" (a
-  // ConnectionError whose cause is `Error: Connection closed`), where pg said "Connection terminated unexpectedly",
-  // so the first assertion cannot hold; the second does (a ConnectionError is unavailable: platform/Sql.ts's
-  // `classify`, test/Sql.test.ts).
+  // Skipped: the driver words a connection lost during a query "PgConnection: Connection closed" (a ConnectionError
+  // whose cause is `Error: Connection closed`), not pg's "Connection terminated unexpectedly" the first assertion
+  // expects; the second holds (a ConnectionError is unavailable: platform/Sql.ts's `classify`, test/Sql.test.ts).
   it.skip("a connection lost during a query is unavailable", async () => {
     const error = await through(
       (proxy) => proxy.pause(),

@@ -1,6 +1,6 @@
 /**
  * The tenancy check sees what a running server executes (every test file of the database project is checked after
- * its tests by `packages/testkit/src/tenancySetup.ts`). The rule itself, with statements it must pass and refuse, is
+ * its tests by `test/support/tenancySetup.ts`). The rule itself, with statements it must pass and refuse, is
  * tested in packages/testkit/test/Tenancy.test.ts.
  */
 import * as Http from "../../../../packages/testkit/src/Http.js"

@@ -1,7 +1,6 @@
 /**
  * packages/testkit's fake receiver of audit streams (AuditReceiver.ts, plain Node), checking each delivery's signature
- * with `@orgplane/client`'s `verifyAuditStreamSignature`, as testkit's FakeAuditReceiver.ts does with the Effect 3
- * client's.
+ * with `@orgplane/client`'s `verifyAuditStreamSignature`.
  */
 import * as Client from "@orgplane/client"
 import * as AuditReceiver from "../../../../packages/testkit/src/AuditReceiver.js"

@@ -14,7 +14,7 @@ export const clockAt = (millis: () => number): Clock.Clock => ({
   sleep: (duration) => Effect.sleep(duration)
 })
 
-/** The real clock moved forward by `advance`: a server's `now` is real time plus `offsetMillis` (testkit's `TestServer.ShiftedClock`). */
+/** The real clock moved forward by `advance`: a server's `now` is real time plus `offsetMillis`. */
 export class ShiftedClock implements Clock.Clock {
   offsetMillis = 0
   readonly #real = Clock.Clock.defaultValue()

@@ -1,7 +1,7 @@
 /**
  * packages/testkit's DatabaseProxy (a TCP proxy on 127.0.0.1 in front of a database, that tests turn into a hung
- * server with `pause`, a dead one with `down`, or one whose answer never arrives with `cutAt`; plain Node) held in an
- * Effect 4 scope. testkit's module is the one proxy of both suites; only its scope is written per Effect version.
+ * server with `pause`, a dead one with `down`, or one whose answer never arrives with `cutAt`; plain Node) held in a
+ * scope.
  */
 import * as Effect from "effect/Effect"
 import * as Proxy from "../../../../packages/testkit/src/DatabaseProxy.js"

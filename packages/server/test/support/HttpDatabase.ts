@@ -1,5 +1,5 @@
 /**
- * packages/testkit's `TestDatabase` for the HTTP tests of the Effect 4 server: `behindProxy`, with its Promise API (a
+ * Test databases for the HTTP tests: `behindProxy`, with its Promise API (a
  * fresh migrated database behind testkit's proxy (`pause`, `down`, `up`, `cutAt`), the layer of a pool that reaches
  * it through the proxy, `run` to add to the scope that holds them (a server started on the layer, say), and `close`);
  * `postgresUrl`, the Postgres the tests run on, if any; `layer`, a fresh migrated database.
@@ -31,8 +31,8 @@ export const behindProxy = async (timeouts: Database.Timeouts & { readonly maxCo
   }
 }
 
-/** `DATABASE_URL` when the tests run on Postgres (testkit's: an effect, of an option). */
+/** `DATABASE_URL` when the tests run on Postgres (an effect, of an option). */
 export const postgresUrl = Effect.sync(() => Option.map(Option.fromUndefinedOr(TestDatabase.postgresUrl), Redacted.make))
 
-/** A fresh migrated database, reached as the server reaches it (testkit's `TestDatabase.layer`). */
+/** A fresh migrated database, reached as the server reaches it. */
 export const layer = Layer.unwrap(TestDatabase.layer({ migrated: true }))

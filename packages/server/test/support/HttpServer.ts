@@ -1,9 +1,8 @@
 /**
- * A real Effect 4 server on a loopback port, as packages/testkit's TestServer starts the Effect 3 one, with the same
- * Promise API (`start`, `RunningServer`, `ShiftedClock`, `testSettings`): an Effect 3 HTTP test runs against this
- * server with its imports changed, its assertions as they were. Each server gets a fresh migrated database
- * (TestDatabase.ts: embedded, or a new database on `DATABASE_URL`'s Postgres, dropped when the server closes), and
- * every statement it runs is recorded for the tenancy check (Tenancy.ts), as testkit's TestDatabase records them.
+ * A real server on a loopback port for the HTTP tests, with a Promise API (`start`, `RunningServer`, `ShiftedClock`,
+ * `testSettings`). Each server gets a fresh migrated database (TestDatabase.ts: embedded, or a new database on
+ * `DATABASE_URL`'s Postgres, dropped when the server closes), and every statement it runs is recorded for the
+ * tenancy check (Tenancy.ts).
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -23,7 +22,7 @@ import { encryptionKeys } from "./TestServer.js"
 export { ShiftedClock }
 
 /**
- * Settings that keep tests fast and isolated, testkit's: cheap password hashing, an encryption key of this process,
+ * Settings that keep tests fast and isolated: cheap password hashing, an encryption key of this process,
  * a known setup token (`Http.operator` redeems it; the server logs none of its own), warnings and errors logged only.
  */
 export const testSettings: Server.ServerOptions = {
@@ -104,6 +103,6 @@ export const startSharingDatabase = async (options: Options = {}) => {
   }
 }
 
-/** A server for the duration of a scope (testkit's `TestServer.scoped`). */
+/** A server for the duration of a scope. */
 export const scoped = (options: Options = {}) =>
   Effect.acquireRelease(Effect.promise(() => start(options)), (server) => Effect.promise(server.close))

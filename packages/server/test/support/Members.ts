@@ -2,8 +2,8 @@
  * Callers for the tests of platform/Principal.ts, Authority.ts and AuditRecorder.ts, which run without the identity
  * area: organizations, people, memberships, sessions and API keys inserted with SQL into a migrated database, and the
  * `MemberContext` the member middleware would resolve for each (as the request starts; the tests then change the
- * rows under it). `standing` is the identity area's MemberStanding statement (packages/server's
- * MembershipsRepository `standing`), copied here until that area is ported.
+ * rows under it). `standing` is a copy of the identity area's MemberStanding statement
+ * (identity/MembershipsRepository.ts's `standing`), so these tests need none of that area's layers.
  */
 import {
   ApiKeyId,
@@ -85,7 +85,7 @@ export const seed = Effect.fn("Members.seed")(function*(...members: ReadonlyArra
 })
 
 /**
- * packages/server's MembershipsRepository `standing`: the membership's role while neither removed nor suspended, and
+ * identity/MembershipsRepository.ts's `standing`: the membership's role while neither removed nor suspended, and
  * whether the credential still works (its person's account neither disabled nor deleted), each read FOR SHARE (FOR
  * KEY SHARE for a key, whose revocation deletes it).
  */

@@ -4,8 +4,8 @@
  * decide what commits first instead of hoping for an interleaving. Postgres only: the embedded database is one
  * process's, with one connection.
  *
- * packages/server/test/SharedPostgres.ts for the Effect 4 server (test/support/HttpServer.ts): a fresh empty database
- * from this folder's TestDatabase.ts, which the first server migrates as it starts.
+ * The servers are HttpServer.ts's, on a fresh empty database from this folder's TestDatabase.ts, which the first
+ * server migrates as it starts.
  */
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"

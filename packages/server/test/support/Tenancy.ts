@@ -1,20 +1,19 @@
 /**
- * packages/testkit's tenancy check (Tenancy.ts) for the Effect 4 server: every SQL statement a test server runs is
- * recorded (a statement transformer, `Statement.CurrentTransformer`, under the server's layers: HttpServer.ts gives
- * it), and checked with testkit's rule (TenancyRule.ts's `unscopedTables`, Postgres's own parser, plain TypeScript),
- * the rule itself unchanged; its list of non-tenant tables gets the one table of Effect 4's cluster whose name Effect
- * 3's has not (`EffectFourTables`).
+ * The tenancy check of the test servers: every SQL statement a test server runs is recorded (a statement
+ * transformer, `Statement.CurrentTransformer`, under the server's layers: HttpServer.ts gives it), and checked with
+ * testkit's rule (TenancyRule.ts's `unscopedTables`, Postgres's own parser, plain TypeScript), whose list of
+ * non-tenant tables gets one more of effect/cluster's here (`EffectFourTables`).
  *
- * `tenancySetup.ts` checks every test file's statements after its tests, as testkit's does.
+ * `tenancySetup.ts` checks every test file's statements after its tests.
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Statement from "effect/sql/Statement"
 import { unscopedTables } from "../../../../packages/testkit/src/TenancyRule.js"
 
-/** Tables of Effect 4's own that are not tenant-scoped, and why (testkit's `NonTenantTables` names Effect 3's). */
+/** Tables effect/cluster makes that are not tenant-scoped and not in testkit's `NonTenantTables`, and why. */
 export const EffectFourTables: Readonly<Record<string, string>> = {
-  orgplane_cluster_runner_migrations: "effect/cluster 4's runner storage's own schema history (Effect 3's cluster kept one, orgplane_cluster_migrations)"
+  orgplane_cluster_runner_migrations: "effect/cluster's runner storage's own schema history"
 }
 
 /** Every distinct statement run by test servers in this process (one test file), oldest first. */

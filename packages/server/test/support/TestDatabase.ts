@@ -1,5 +1,5 @@
 /**
- * A fresh database for each test server, as packages/testkit's TestDatabase.ts gives one: on the Postgres at
+ * A fresh database for each test server: on the Postgres at
  * `DATABASE_URL` when set (a new database, dropped afterwards), else embedded (PGlite loaded from a dumped template,
  * behind its unix socket).
  *
@@ -32,7 +32,7 @@ export const postgresUrl = (() => {
 
 export const kind = postgresUrl === undefined ? "PGlite" : "Postgres"
 
-/** Whether the tests run on Postgres (testkit's `TestDatabase.onPostgres`). */
+/** Whether the tests run on Postgres. */
 export const onPostgres = postgresUrl !== undefined
 
 /** An empty data folder dumped once: loading it takes a fraction of initdb's time. */

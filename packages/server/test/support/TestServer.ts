@@ -8,7 +8,7 @@ import * as Server from "../../src/Server.js"
 import { watched } from "./Contract.js"
 
 /**
- * The encryption key test servers use unless told otherwise, one per test process (as packages/testkit's): a server
+ * The encryption key test servers use unless told otherwise, one per test process: a server
  * on `DATABASE_URL` does not start without keys, and one on a given database would otherwise look for a key file in
  * its data folder.
  */

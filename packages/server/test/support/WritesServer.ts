@@ -226,8 +226,8 @@ const handlers = (callers: Callers, audited: boolean) =>
       .handle("signOut", () => asCaller(callers)(write(audited)("session.revoke", () => Effect.void)({}))))
 
 /**
- * The audit log's partitions of this month and the next (platform/MonthlyPartitions.ts, not ported yet, makes them
- * at the server's start): `audit_events` has no DEFAULT partition.
+ * The audit log's partitions of this month and the next, which the server's start makes (platform/MonthlyPartitions.ts)
+ * and this probe server does not run: `audit_events` has no DEFAULT partition.
  */
 const auditPartitions = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
