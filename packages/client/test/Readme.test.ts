@@ -1,7 +1,7 @@
 /**
  * The README's table of namespaces and methods is the API's: a group or endpoint added to the API must be listed.
  * The README is this package's (packages/client's, with the Effect client's request parts, `params`, `query` and
- * `responseMode`, its errors and its bundle's size as Effect 4 has them; the Promise client's are unchanged).
+ * `responseMode`, its errors and its bundle's size; and the Promise client's `path` and `urlParams`).
  */
 import { Api } from "@orgplane/schema"
 import * as Fs from "node:fs"
