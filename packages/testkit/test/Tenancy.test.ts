@@ -1,6 +1,6 @@
 /**
  * The tenancy rule itself (packages/testkit/src/TenancyRule.ts): statements it must pass and statements it must refuse.
- * That the recorder sees what a running server executes is checked in packages/server/test/Tenancy.test.ts.
+ * That the recorder sees what a running server executes is checked in packages/server/test/http/Tenancy.test.ts.
  */
 import { describe, expect, it } from "vitest"
 import { unscopedTables } from "../src/TenancyRule.js"
