@@ -1,7 +1,7 @@
 import { defineConfig } from "vitest/config"
 
-// The tests talk HTTP to a scripted fake server or to the Effect 4 server spawned once per file (test/RealServer.ts):
-// a fresh module graph per file costs more than it isolates here, as in next/schema.
+// The tests talk HTTP to a scripted fake server or to the server spawned once per file (test/RealServer.ts): a fresh
+// module graph per file costs more than it isolates here, as in packages/schema.
 export default defineConfig({
   resolve: { conditions: ["@orgplane/source"] },
   ssr: { resolve: { conditions: ["@orgplane/source"] } },
