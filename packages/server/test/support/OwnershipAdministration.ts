@@ -155,7 +155,9 @@ export const reactivate = (label: OrganizationLabel, person: Person) =>
  */
 const issued = async (model: Model, world: World, account: string, answered: Http.RawResponse, keptBy: OrganizationLabel | undefined, later: boolean) => {
   const email = model.accounts.get(account)!.email
-  const shown: string | undefined = answered.body?.passwordReset?.token
+  // A mailed link's answer names no token (`token: null`): only the mailbox holds it.
+  const answeredToken: unknown = answered.body?.passwordReset?.token
+  const shown = typeof answeredToken === "string" ? answeredToken : undefined
   const token = shown ?? await world.mailedToken(email, "opr")
   if (token === undefined) return tell(model, `  (the link was neither shown nor mailed to ${email})`)
   const mailbox = ownerOfEmail(model, email)!
