@@ -2,8 +2,12 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 import { defineConfig } from "vitest/config"
 
-// Each test file starts servers on real sockets and databases (PGlite in this process, or Postgres at DATABASE_URL):
-// files run in their own workers, and a test may take a few seconds (a 2-second readiness deadline, PGlite's start).
+// Each test file starts servers on real sockets and databases (PGlite in this process, or Postgres at DATABASE_URL),
+// and a test may take a few seconds (a 2-second readiness deadline, PGlite's start). Files share their worker's
+// module graph (`isolate: false`): the server's modules, the OpenAPI document and its compiled checks, PGlite's
+// compiled engine and the migrated template are made once per worker, not once per file (each file's setup checks
+// only what its own servers did: test/support/). No test replaces a module or a global.
+// A passing test's console output (the servers' log lines among it) is not printed; a failing one's is.
 // `memory` databases keep their migrated template in a test cache folder of their own, apart from the OS cache
 // folder a developer's `orgplane serve` uses (saving a template removes those of other migration sets:
 // platform/EmbeddedTemplate.ts).
@@ -20,6 +24,8 @@ export default defineConfig({
     // (test/support/Tenancy.ts).
     setupFiles: ["test/support/contractSetup.ts", "test/support/tenancySetup.ts"],
     maxWorkers: 2,
+    isolate: false,
+    silent: "passed-only",
     testTimeout: 30_000,
     hookTimeout: 60_000,
     env: {

@@ -11,6 +11,7 @@ import { HttpServer } from "effect/http"
 import * as Clock from "effect/Clock"
 import * as Logger from "effect/Logger"
 import * as SqlClient from "effect/sql/SqlClient"
+import * as RequestLog from "../../src/platform/RequestLog.js"
 import * as Server from "../../src/Server.js"
 import { SETUP_TOKEN } from "../../../../packages/testkit/src/Http.js"
 import { ShiftedClock } from "./Clocks.js"
@@ -67,9 +68,11 @@ export const start = async ({ clock, logger, ...options }: Options = {}): Promis
   await previous
   try {
     const settings = { ...testSettings, database: Layer.unwrap(TestDatabase.layer({ migrated: true })), ...options }
-    // A logger of the test's is kept by the server's logging (it replaces only Effect's default logger).
+    // A logger of the test's is kept by the server's logging (it replaces only Effect's default logger). Without
+    // one, the server's lines go through `console.log`, which vitest keeps with the test that caused them and shows
+    // only when that test fails (`silent: "passed-only"`, vitest.config.ts).
     const logged = logger === undefined
-      ? Server.layer(settings, watched)
+      ? Layer.provide(Server.layer(settings, watched), Logger.layer([Logger.withConsoleLog(RequestLog.prettyLogger)]))
       : Layer.provide(Server.layer({ ...settings, logLevel: "debug" }, watched), Logger.layer([logger]))
     // Every statement the server runs is recorded for the tenancy check (Tenancy.ts).
     const recorded = Layer.provide(logged, Tenancy.recorder)

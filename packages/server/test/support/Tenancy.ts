@@ -16,7 +16,7 @@ export const EffectFourTables: Readonly<Record<string, string>> = {
   orgplane_cluster_runner_migrations: "effect/cluster's runner storage's own schema history"
 }
 
-/** Every distinct statement run by test servers in this process (one test file), oldest first. */
+/** Every distinct statement run by test servers in this process since the last check, oldest first. */
 const recorded = new Set<string>()
 
 export const statements = (): ReadonlyArray<string> => [...recorded]
@@ -28,10 +28,15 @@ export const recorder: Layer.Layer<never> = Layer.succeed(Statement.CurrentTrans
     return statement
   }))
 
-/** The recorded statements that touch a tenant table without confining it to an organization, with those tables. */
+/**
+ * The statements recorded since the last call that touch a tenant table without confining it to an organization,
+ * with those tables; the statements are forgotten (test files share a worker's process: each file checks its own).
+ */
 export const violations = async (): Promise<ReadonlyArray<{ readonly sql: string; readonly tables: ReadonlyArray<string> }>> => {
   const found: Array<{ sql: string; tables: ReadonlyArray<string> }> = []
-  for (const sql of statements()) {
+  const taken = statements()
+  recorded.clear()
+  for (const sql of taken) {
     const tables = (await unscopedTables(sql)).filter((table) => !(table in EffectFourTables))
     if (tables.length > 0) found.push({ sql, tables })
   }
