@@ -266,7 +266,7 @@ export const embedded = Effect.fn("Database.embedded")(function*(options: Embedd
     Effect.promise(() => Fs.mkdtemp(Path.join(Os.tmpdir(), "orgplane-pg-"))),
     (dir) => Effect.promise(() => Fs.rm(dir, { recursive: true, force: true }))
   )
-  yield* Effect.acquireRelease(
+  const socket = yield* Effect.acquireRelease(
     Effect.tryPromise({
       try: async () => {
         const server = new PGLiteSocketServer({ db, path: socketPath(socketDir), maxConnections: 1 })
@@ -277,7 +277,9 @@ export const embedded = Effect.fn("Database.embedded")(function*(options: Embedd
     }),
     (server) => Effect.ignore(Effect.promise(() => server.stop()))
   )
-  return { db, socketDir }
+  /** The connections the socket holds now: zero once the last client's is closed, when another may connect. */
+  const connections = () => socket.getStats().activeConnections
+  return { db, socketDir, connections }
 })
 
 /** The socket file of an embedded database's socket folder (the name Postgres clients look for). */

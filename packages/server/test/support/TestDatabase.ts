@@ -13,10 +13,14 @@
 import { PGlite } from "@electric-sql/pglite"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as SqlClient from "effect/sql/SqlClient"
+import * as Statement from "effect/sql/Statement"
 import * as Option from "effect/Option"
+import * as Scope from "effect/Scope"
+import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { migrations, migrationsUrl } from "../../src/migrations/index.js"
 import * as Database from "../../src/platform/Database.js"
@@ -114,14 +118,158 @@ export interface Options extends Database.Timeouts {
   readonly migrated?: boolean
 }
 
+/**
+ * A migrated embedded database a test server is done with, kept for the next one: loading the template costs a
+ * second of CPU, bringing a used database back to it a few dozen milliseconds (`restore`).
+ */
+interface Engine {
+  readonly socketDir: string
+  /** Waits until the engine's socket holds no connection (the last user's is closed), so the next may connect. */
+  readonly quiet: Effect.Effect<void>
+  readonly close: Effect.Effect<void>
+  /** What the engine is restored to. */
+  readonly template: TemplateRelations
+}
+
+interface TemplateRelations {
+  /** The tables `restore` empties: all but the migrations'. */
+  readonly tables: ReadonlyArray<string>
+  readonly relations: ReadonlySet<string>
+  readonly shape: string
+}
+
+/** Engines back in the template's state, ready for the next server of this process; a few at most. */
+const idle: Array<Engine> = []
+const keptIdle = 2
+
+/** The template's relations in `public`, and its shape (`shapeOf`), read from the first engine before its use. */
+let templateRelations: Promise<TemplateRelations> | undefined
+
+/** A pool of one connection on an engine's socket. */
+const connect = (socketDir: string) =>
+  Effect.map(
+    Layer.build(Database.layerSocket(socketDir, { connectTimeout: "2 seconds", statementTimeout: "10 seconds" })),
+    (context) => Context.get(context, SqlClient.SqlClient)
+  )
+
+/**
+ * Waits, for ten seconds at most, until `connections` answers zero: on the process's timers, not on the Clock of
+ * the test or server releasing the engine (a TestClock would never let it wake up).
+ */
+const whenQuiet = (connections: () => number) =>
+  Effect.promise(async () => {
+    for (let attempt = 0; connections() > 0; attempt++) {
+      if (attempt === 1000) throw new Error("an embedded test database kept a connection open for 10 seconds")
+      await new Promise((resolve) => setTimeout(resolve, 10))
+    }
+  })
+
+/**
+ * Everything a test server could change that `restore` does not put back: the relations of every schema with their
+ * columns, defaults and kinds, constraints, indexes, triggers, functions, types, schemas, extensions, settings of a
+ * database or role, roles, and the migrations recorded. Equal to the template's, the engine is the template again.
+ */
+const shapeOf = (sql: SqlClient.SqlClient) =>
+  Effect.map(
+    sql<{ shape: string }>`
+      SELECT md5(string_agg(item, E'\n' ORDER BY item)) AS shape FROM (
+        SELECT 'rel ' || n.nspname || '.' || c.relname || ' ' || c.relkind::text || ' ' || coalesce((
+          SELECT string_agg(a.attname || ' ' || format_type(a.atttypid, a.atttypmod) || ' ' || a.attnotnull::text || ' ' ||
+            coalesce(pg_get_expr(d.adbin, d.adrelid), ''), ', ' ORDER BY a.attnum)
+          FROM pg_attribute a LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+          WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped), '') AS item
+        FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+        WHERE n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\_%'
+        UNION ALL SELECT 'constraint ' || conrelid::regclass::text || ' ' || conname || ' ' || pg_get_constraintdef(oid)
+          FROM pg_constraint WHERE connamespace NOT IN ('pg_catalog'::regnamespace, 'information_schema'::regnamespace)
+        UNION ALL SELECT 'index ' || pg_get_indexdef(indexrelid) FROM pg_index WHERE indrelid >= 16384
+        UNION ALL SELECT 'trigger ' || pg_get_triggerdef(oid) FROM pg_trigger WHERE NOT tgisinternal
+        UNION ALL SELECT 'function ' || oid::regprocedure::text || ' ' || md5(prosrc) FROM pg_proc WHERE oid >= 16384
+        UNION ALL SELECT 'type ' || oid::regtype::text FROM pg_type WHERE oid >= 16384
+        UNION ALL SELECT 'schema ' || nspname FROM pg_namespace WHERE nspname NOT LIKE 'pg\_temp%' AND nspname NOT LIKE 'pg\_toast\_temp%'
+        UNION ALL SELECT 'extension ' || extname || ' ' || extversion FROM pg_extension
+        UNION ALL SELECT 'setting ' || coalesce(setdatabase::text, '') || ' ' || coalesce(setrole::text, '') || ' ' || setconfig::text FROM pg_db_role_setting
+        UNION ALL SELECT 'role ' || rolname || ' ' || rolsuper::text FROM pg_roles
+        UNION ALL SELECT 'migration ' || m::text FROM orgplane_migrations m
+      ) items`,
+    (rows) => rows[0]?.shape ?? ""
+  )
+
+/** The relations of `public` by name and kind. */
+const relationsOf = (sql: SqlClient.SqlClient) =>
+  sql<{ name: string; kind: string; partition: boolean }>`
+    SELECT c.relname AS name, c.relkind::text AS kind, c.relispartition AS partition FROM pg_class c
+    WHERE c.relnamespace = 'public'::regnamespace AND c.relkind IN ('r', 'p', 'v', 'm', 'S', 'f')`
+
+const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`
+
+const dropStatement: Record<string, string> = { r: "TABLE", p: "TABLE", f: "FOREIGN TABLE", v: "VIEW", m: "MATERIALIZED VIEW", S: "SEQUENCE" }
+
+/**
+ * Brings a used engine back to the template: the session's state discarded (an open transaction, prepared
+ * statements, locks, listeners, settings), what the last server created dropped (the cluster's tables, a month's
+ * partitions), every table emptied but the migrations'. Answers whether the engine's shape is the template's again;
+ * one whose schema a test changed otherwise is not reused.
+ */
+const restore = Effect.fn("TestDatabase.restore")(function*({ socketDir, quiet, template: { tables, relations, shape } }: Engine) {
+  yield* quiet
+  const sql = yield* connect(socketDir)
+  yield* sql.unsafe("ROLLBACK")
+  yield* sql.unsafe("DISCARD ALL")
+  const extra = (yield* relationsOf(sql)).filter(({ name, partition }) => !relations.has(name) && !partition)
+  for (const { name, kind } of extra) yield* sql.unsafe(`DROP ${dropStatement[kind]} IF EXISTS ${quoted(name)} CASCADE`)
+  yield* sql.unsafe(`TRUNCATE ${tables.map(quoted).join(", ")}`)
+  return (yield* shapeOf(sql)) === shape
+}, Effect.scoped)
+
+/** A migrated embedded database: one another server is done with, or one loaded from the template now. */
+const migratedEngine = Effect.gen(function*() {
+  const kept = idle.pop()
+  if (kept !== undefined) return kept
+  const loadDataDir = yield* Effect.promise(embeddedMigrated)
+  const scope = yield* Scope.make()
+  const { socketDir, connections } = yield* Effect.orDie(Scope.provide(Database.embedded({ dataDir: "memory", loadDataDir }), scope))
+  const quiet = whenQuiet(connections)
+  // An engine still kept when the worker exits leaves no socket folder behind.
+  const removeFolder = () => Fs.rmSync(socketDir, { recursive: true, force: true })
+  process.once("exit", removeFolder)
+  yield* Scope.addFinalizer(scope, Effect.sync(() => process.off("exit", removeFolder)))
+  const read = templateRelations ??= Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+    const sql = yield* Effect.orDie(connect(socketDir))
+    const found = yield* Effect.orDie(relationsOf(sql))
+    return {
+      tables: found.filter(({ kind, name }) => (kind === "r" || kind === "p") && name !== "orgplane_migrations").map(({ name }) => name),
+      relations: new Set(found.map(({ name }) => name)),
+      shape: yield* Effect.orDie(shapeOf(sql))
+    }
+  })))
+  const template = yield* Effect.promise(() => read)
+  yield* quiet
+  return { socketDir, quiet, close: Scope.close(scope, Exit.void), template } satisfies Engine
+})
+
+/** Gives an engine back: restored to the template, it waits for the next server; otherwise it is closed. */
+const giveBack = (engine: Engine) =>
+  Effect.gen(function*() {
+    // The test's own statements, not the server's: not recorded for the tenancy check.
+    const restored = yield* Effect.exit(Effect.andThen(restore(engine), (same) => Effect.as(engine.quiet, same)).pipe(
+      Effect.provideService(Statement.CurrentTransformer, undefined)
+    ))
+    if (restored._tag === "Success" && restored.value && idle.length < keptIdle) idle.push(engine)
+    else yield* engine.close
+  })
+
 /** Where a fresh database listens, for the scope: its URL (Postgres) or its socket folder (embedded), and its target. */
 export const fresh = Effect.fn("TestDatabase.fresh")(function*(options: Options) {
   if (postgresUrl !== undefined) {
     const url = new URL(yield* freshPostgres(postgresUrl, options))
     return { url: url.toString(), target: { host: url.hostname, port: Number(url.port || 5432) } satisfies DatabaseProxy.Target }
   }
-  const loadDataDir = yield* Effect.promise(options.migrated === true ? embeddedMigrated : emptyTemplate)
-  const { socketDir } = yield* Effect.orDie(Database.embedded({ dataDir: "memory", loadDataDir }))
+  if (options.migrated === true) {
+    const engine = yield* Effect.acquireRelease(migratedEngine, giveBack)
+    return { socketDir: engine.socketDir, target: { path: Database.socketPath(engine.socketDir) } satisfies DatabaseProxy.Target }
+  }
+  const { socketDir } = yield* Effect.orDie(Database.embedded({ dataDir: "memory", loadDataDir: yield* Effect.promise(emptyTemplate) }))
   return { socketDir, target: { path: Database.socketPath(socketDir) } satisfies DatabaseProxy.Target }
 })
 
