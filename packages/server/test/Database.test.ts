@@ -5,7 +5,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
@@ -70,11 +69,11 @@ describe("Database", () => {
       database.proxy.pause()
       const started = performance.now()
       const error = yield* Effect.flip(sql.withTransaction(sql`SELECT 1`))
-      const millis = performance.now() - started
+      // The cause says which deadline ended it: the driver's read timeout (statement timeout and a second), never
+      // sooner; how much later depends on the machine's load, so no upper bound (the test's own timeout is one).
       expect(error).toMatchObject({ _tag: "SqlError", reason: { _tag: "ConnectionError", message: "Query read timeout" } })
       expect(classify(error)).toBe("unavailable")
-      expect(millis).toBeGreaterThanOrEqual(1_250)
-      expect(millis).toBeLessThan(4_000)
+      expect(performance.now() - started).toBeGreaterThanOrEqual(1_250)
       // The BEGIN the database gets late must not leave the next user inside a transaction.
       database.proxy.resume()
       const [before] = yield* sql<{ id: string }>`SELECT txid_current()::text AS id`
@@ -90,8 +89,9 @@ describe("Database", () => {
       for (let i = 0; i < (TestDatabase.postgresUrl === undefined ? 1 : 4); i++) yield* sql.reserve
       const started = performance.now()
       const error = yield* Effect.flip(sql`SELECT 1`)
-      expect(performance.now() - started).toBeLessThan(Duration.toMillis(Duration.seconds(3)))
+      // Ended by the pool's connect timeout (its message says so), not before it.
       expect(error).toMatchObject({ _tag: "SqlError", reason: { _tag: "ConnectionError", message: "timeout exceeded when trying to connect" } })
+      expect(performance.now() - started).toBeGreaterThanOrEqual(450)
       expect(classify(error)).toBe("unavailable")
     }).pipe(Effect.scoped), 60_000)
 
