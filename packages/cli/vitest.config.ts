@@ -7,5 +7,7 @@ import { defineConfig } from "vitest/config"
 export default defineConfig({
   resolve: { conditions: ["@orgplane/source"] },
   ssr: { resolve: { conditions: ["@orgplane/source"] } },
-  test: { include: ["test/**/*.test.ts"], isolate: false, testTimeout: 120_000, hookTimeout: 120_000 }
+  // Two workers: a file spends most of its time waiting on its server (a process of its own), and vitest's default
+  // on two cores is one.
+  test: { include: ["test/**/*.test.ts"], isolate: false, maxWorkers: 2, silent: "passed-only", testTimeout: 120_000, hookTimeout: 120_000 }
 })

@@ -5,5 +5,6 @@ import { defineConfig } from "vitest/config"
 export default defineConfig({
   resolve: { conditions: ["@orgplane/source"] },
   ssr: { resolve: { conditions: ["@orgplane/source"] } },
-  test: { include: ["test/**/*.test.ts"], isolate: false, testTimeout: 30_000, hookTimeout: 120_000 }
+  // Two workers: a file mostly waits on its server, and vitest's default on two cores is one.
+  test: { include: ["test/**/*.test.ts"], isolate: false, maxWorkers: 2, silent: "passed-only", testTimeout: 30_000, hookTimeout: 120_000 }
 })

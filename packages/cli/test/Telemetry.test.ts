@@ -48,7 +48,7 @@ const stored = async (organizationId: string) => {
 const event = (index: number) => ({ type: "task.completed", timestamp: new Date(Date.now() - 60_000).toISOString(), durationMs: index, note: "dropped" })
 
 describe("orgplane telemetry send", { timeout: 120_000 }, () => {
-  it.skipIf(postgres === undefined)("sends a file's events in batches of 50, as an object or an array, and says how many", async () => {
+  it.skipIf(postgres === undefined)("sends a file's events in batches of 50, as an object or an array, and says how many (needs DATABASE_URL: the stored events are read with psql)", async () => {
     const owner = await Http.owner(server.url, "Telemetry Org")
     const { cli, home } = await fresh()
     const env = { ORGPLANE_URL: server.url, ORGPLANE_TOKEN: owner.token }
@@ -68,7 +68,7 @@ describe("orgplane telemetry send", { timeout: 120_000 }, () => {
     expect(await stored(owner.organization.id)).toBe(121)
   })
 
-  it.skipIf(postgres === undefined)("refuses a file that is not JSON, holds no events or a bad event, before sending anything (exit 2)", async () => {
+  it.skipIf(postgres === undefined)("refuses a file that is not JSON, holds no events or a bad event, before sending anything (exit 2; needs DATABASE_URL: the stored events are read with psql)", async () => {
     const owner = await Http.owner(server.url, "Telemetry Refusals")
     const { cli, home } = await fresh()
     const env = { ORGPLANE_URL: server.url, ORGPLANE_TOKEN: owner.token }

@@ -44,7 +44,8 @@ const stop = async (child: ChildProcess) => {
 
 /**
  * Starts the server with `environment` added to a clean environment (no `ORGPLANE_*` or `DATABASE_URL` of the
- * caller's), sign-ups unthrottled (the tests sign up many accounts from one address), and waits for `/ready`. Its
+ * caller's), sign-ups unthrottled (the tests sign up many accounts from one address) and password hashing cheap, and
+ * waits for `/ready`. Its
  * database is a throwaway one unless `options.data` names a folder (`--data`) it keeps after it stops.
  */
 export const start = async (
@@ -60,7 +61,8 @@ export const start = async (
     ["--conditions=@orgplane/source", "--import", "tsx", "packages/cli/src/bin.ts", "serve", "--port", String(port), "--data", options.data ?? "memory"],
     {
       cwd: root,
-      env: { ...inherited, ORGPLANE_SIGN_UPS_PER_HOUR: "100000", ...environment },
+      // Cheap password hashing (the lowest cost the setting takes), as the server's own tests use.
+      env: { ...inherited, ORGPLANE_SIGN_UPS_PER_HOUR: "100000", ORGPLANE_PASSWORD_COST: "10", ...environment },
       stdio: ["ignore", "pipe", "pipe"]
     }
   )
