@@ -52,16 +52,22 @@ export type Unbranded<A> = A extends Brand.Brand<infer _K> ? Brand.Brand.Unbrand
   : A
 
 /** The Promise client's name of an Effect client's request part: `params` is `path`, `query` is `urlParams`. */
-export type Effect3Part<K> = K extends "params" ? "path" : K extends "query" ? "urlParams" : K
+export type PromisePart<K> = K extends "params" ? "path" : K extends "query" ? "urlParams" : K
 
 /** An Effect client's request with its parts under the Promise client's names (`{ params, query }` → `{ path, urlParams }`). */
-export type Effect3Request<Req> = { [K in keyof Req as Effect3Part<K>]: Req[K] }
+export type PromiseRequest<Req> = { [K in keyof Req as PromisePart<K>]: Req[K] }
+
+/** @deprecated The same as `PromisePart`, under the name of its first release. */
+export type Effect3Part<K> = PromisePart<K>
+
+/** @deprecated The same as `PromiseRequest`, under the name of its first release. */
+export type Effect3Request<Req> = PromiseRequest<Req>
 
 /**
  * What a Promise method takes: its Effect method's request without `responseMode`, under the Promise client's names
  * of its parts (`path`, `urlParams`, `payload`, `headers`), ids unbranded, optional parts optional.
  */
-export type RequestOf<M> = Unbranded<Effect3Request<RequestParts<M>>>
+export type RequestOf<M> = Unbranded<PromiseRequest<RequestParts<M>>>
 
 /** The value an Effect client method succeeds with (neither the response nor the pair of `responseMode`). */
 type SuccessValue<M> = M extends (request: never) => Effect.Effect<infer A, infer _E, infer _R> ? SuccessOf<A> : never
@@ -147,7 +153,7 @@ type AnyMethod = (request: unknown) => Effect.Effect<unknown, unknown>
 const isMethod = (value: unknown): value is AnyMethod => typeof value === "function"
 
 /** The request parts a Promise method reads, each with the name of its part in the Effect client's request. */
-const effect3Parts = [["path", "params"], ["urlParams", "query"], ["payload", "payload"], ["headers", "headers"]] as const
+const promiseParts = [["path", "params"], ["urlParams", "query"], ["payload", "payload"], ["headers", "headers"]] as const
 
 /**
  * A Promise method's request (`{ path, urlParams, payload, headers }`) as the Effect client's (`{ params, query,
@@ -156,7 +162,7 @@ const effect3Parts = [["path", "params"], ["urlParams", "query"], ["payload", "p
 const toEffectRequest = (request: unknown): unknown => {
   if (typeof request !== "object" || request === null) return request
   const parts: Record<string, unknown> = {}
-  for (const [from, to] of effect3Parts) {
+  for (const [from, to] of promiseParts) {
     const part: unknown = Reflect.get(request, from)
     if (part !== undefined) parts[to] = part
   }

@@ -2,7 +2,7 @@
  * How a request's schema failures read: the `details` of a 400 `invalid_request`, and a one-line summary of them.
  * The server answers with these details and the client's validation error carries the same ones, worded alike. A
  * union's literals, a tagged union's tag and an excess member keep the words clients and scripts already match, where
- * Effect 4 words them otherwise (`asEffect3`).
+ * Effect 4 words them otherwise (`withKeptWords`).
  */
 import { format } from "effect/Formatter"
 import * as SchemaAST from "effect/SchemaAST"
@@ -193,17 +193,17 @@ const unexpectedMember = (ast: SchemaAST.AST): SchemaIssue.Issue => {
  * "Expected no excess property". Everything else keeps Effect 4's words, without the input
  * (decoding with `reportInput`, which the actual value needs, would otherwise add it to every default message).
  */
-const asEffect3 = (issue: SchemaIssue.Issue): SchemaIssue.Issue => {
+const withKeptWords = (issue: SchemaIssue.Issue): SchemaIssue.Issue => {
   switch (issue._tag) {
     case "Filter":
-      return new SchemaIssue.Filter(issue.filter, asEffect3(issue.issue))
+      return new SchemaIssue.Filter(issue.filter, withKeptWords(issue.issue))
     case "Encoding":
-      return new SchemaIssue.Encoding(issue.ast, asEffect3(issue.issue))
+      return new SchemaIssue.Encoding(issue.ast, withKeptWords(issue.issue))
     case "Pointer":
-      return new SchemaIssue.Pointer(issue.path, asEffect3(issue.issue))
+      return new SchemaIssue.Pointer(issue.path, withKeptWords(issue.issue))
     case "Composite": {
       const [first, ...rest] = issue.issues
-      return new SchemaIssue.Composite(issue.ast, [asEffect3(first), ...rest.map(asEffect3)])
+      return new SchemaIssue.Composite(issue.ast, [withKeptWords(first), ...rest.map(withKeptWords)])
     }
     case "AnyOf": {
       if (!ownMessage(issue.ast) && SchemaIssue.hasInput(issue)) {
@@ -216,7 +216,7 @@ const asEffect3 = (issue: SchemaIssue.Issue): SchemaIssue.Issue => {
         const tags = issue.issues.length === 0 ? refusedTags(issue.ast, input) : undefined
         if (tags !== undefined) return tags
       }
-      return new SchemaIssue.AnyOf(issue.ast, issue.issues.map(asEffect3))
+      return new SchemaIssue.AnyOf(issue.ast, issue.issues.map(withKeptWords))
     }
     case "InvalidType":
       return issue.ast._tag === "Literal" && !ownMessage(issue.ast) && SchemaIssue.hasInput(issue)
@@ -239,14 +239,14 @@ const standardIssues = SchemaIssue.makeFormatterStandardSchemaV1()
 
 /**
  * A request's schema failure as the issues `invalidRequestDetails` takes: Effect 4's Standard Schema formatter's,
- * with the kept words where `asEffect3` gives them (a union's literals, a tagged union's tag, an excess member).
+ * with the kept words where `withKeptWords` gives them (a union's literals, a tagged union's tag, an excess member).
  * The actual value is quoted only when the request was decoded with `reportInput` (the server's `HttpErrors.group`
  * decodes so, on top of the API's parse options; the client, which encodes with the API's options alone, keeps
  * Effect 4's words for those values); else Effect 4's words stay ("Expected Role"). An excess member has the kept
  * words either way: they quote no value.
  */
 export const requestIssuesOf = (issue: SchemaIssue.Issue): Array<RequestIssue> =>
-  standardIssues(asEffect3(issue)).issues.map(({ message, path }) => ({
+  standardIssues(withKeptWords(issue)).issues.map(({ message, path }) => ({
     path: (path ?? []).map((segment) => typeof segment === "object" ? segment.key : segment),
     message
   }))

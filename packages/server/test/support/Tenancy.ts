@@ -2,7 +2,7 @@
  * The tenancy check of the test servers: every SQL statement a test server runs is recorded (a statement
  * transformer, `Statement.CurrentTransformer`, under the server's layers: HttpServer.ts gives it), and checked with
  * testkit's rule (TenancyRule.ts's `unscopedTables`, Postgres's own parser, plain TypeScript), whose list of
- * non-tenant tables gets one more of effect/cluster's here (`EffectFourTables`).
+ * non-tenant tables gets one more of effect/cluster's here (`ClusterTables`).
  *
  * `tenancySetup.ts` checks every test file's statements after its tests.
  */
@@ -12,7 +12,7 @@ import * as Statement from "effect/sql/Statement"
 import { unscopedTables } from "../../../../packages/testkit/src/TenancyRule.js"
 
 /** Tables effect/cluster makes that are not tenant-scoped and not in testkit's `NonTenantTables`, and why. */
-export const EffectFourTables: Readonly<Record<string, string>> = {
+export const ClusterTables: Readonly<Record<string, string>> = {
   orgplane_cluster_runner_migrations: "effect/cluster's runner storage's own schema history"
 }
 
@@ -37,7 +37,7 @@ export const violations = async (): Promise<ReadonlyArray<{ readonly sql: string
   const taken = statements()
   recorded.clear()
   for (const sql of taken) {
-    const tables = (await unscopedTables(sql)).filter((table) => !(table in EffectFourTables))
+    const tables = (await unscopedTables(sql)).filter((table) => !(table in ClusterTables))
     if (tables.length > 0) found.push({ sql, tables })
   }
   return found
