@@ -14,6 +14,7 @@ import * as HttpEffect from "effect/http/HttpEffect"
 import * as HttpMiddleware from "effect/http/HttpMiddleware"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import NodeConsole from "node:console"
 import { randomUUID } from "node:crypto"
 import { type LogFormat, type LogLevelName, observabilityConfig, type ServerSettings } from "./Config.js"
 import type { Routes } from "./Routes.js"
@@ -132,8 +133,12 @@ export const jsonLogger = Logger.make<unknown, string>((options) => {
 export const formatLogger = (format: LogFormat): Logger.Logger<unknown, string> =>
   format === "json" ? jsonLogger : format === "logfmt" ? Logger.formatLogFmt : prettyLogger
 
-/** `console.log` as the process started with it: a test or a host that replaced it gets each line at once. */
-const processConsoleLog = globalThis.console.log
+/**
+ * `console.log` as the process started with it (node:console's, which a replaced global console leaves in place):
+ * a test runner or a host that replaced the console or its `log`, before this module loaded or after, gets each
+ * line at once.
+ */
+const processConsoleLog = NodeConsole.log
 
 let pending: Array<string> = []
 
