@@ -5,11 +5,13 @@
  * header): replay byte for byte with `Idempotent-Replayed`, a kept answer sealed, a reused key (422), a key in use (409 with `Retry-After`), kept 4xx,
  * 5xx not kept, the credential's scope, anonymous operations and reads ignored, a bad key (400), expiry and the
  * hourly job; and requests racing for one key, on Postgres across two servers whose claims the test makes collide
- * (http/LimitsConcurrency.test.ts's way: a lock held until every request waits on it).
+ * (http/LimitsConcurrency.test.ts's way: a lock held until every request waits on it); and a COMMIT whose answer is
+ * lost, behind the database proxy (`cutAt`, with `down` for a database gone at that moment): the server's look at
+ * the key's row, the values a process kept answered by its retry without running the write again, a transaction
+ * that did not commit run again, and another process's 409 `idempotency_response_lost`, each counted in rows of an
+ * append-only table.
  *
- * Not covered here: the cases of a COMMIT whose answer is lost (409 `idempotency_response_lost`; they need the
- * database proxy's `cutAt` and `down`, which test/support/DatabaseProxy.ts has), and the OpenAPI document's
- * parameters (the schema's Api.test.ts).
+ * Not covered here: the OpenAPI document's parameters (the schema's Api.test.ts).
  *
  * A kept answer 0.1.0's server sealed (and the secret it sealed it with) opens here, so a request retried across the
  * upgrade is still answered: the values below were recorded from 0.1.0's code, and are never re-recorded.
@@ -53,6 +55,7 @@ import { migrate } from "../src/platform/Migrator.js"
 import { catchUniqueViolation, orUnavailable, transaction } from "../src/platform/Sql.js"
 import * as Database from "../src/platform/Database.js"
 import * as StoredResponse from "../src/platform/StoredResponse.js"
+import type * as DatabaseProxy from "./support/DatabaseProxy.js"
 import * as TestDatabase from "./support/TestDatabase.js"
 
 /** The IV of 0.1.0's seal below: twelve bytes of 7. */
@@ -63,6 +66,8 @@ const fixedIv = Buffer.alloc(12, 7)
 const NoteInput = Schema.Struct({ name: Schema.String })
 const Note = Schema.Struct({ name: Schema.String, owner: Schema.String, secret: Schema.String })
 const NotePath = Schema.Struct({ name: Schema.String })
+const LineInput = Schema.Struct({ text: Schema.String })
+const Line = Schema.Struct({ id: Schema.Number, note: Schema.String, text: Schema.String })
 
 class NotesApi extends HttpApiGroup.make("notes")
   .add(HttpApiEndpoint.post("create", "/v1/notes", { payload: NoteInput, success: Note.pipe(HttpApiSchema.status(201)), error: [ConflictResponse] }))
@@ -71,6 +76,8 @@ class NotesApi extends HttpApiGroup.make("notes")
   // Waits for the test's gate, then answers or fails as the test says: a request that runs for as long as needed.
   .add(HttpApiEndpoint.post("publish", "/v1/notes/:name/publish", { params: NotePath, payload: NoteInput, success: Note }))
   .add(HttpApiEndpoint.get("list", "/v1/notes", { success: Schema.Array(Note) }))
+  // Adds a line to a note, in one transaction: nothing stops a second run from adding a second line.
+  .add(HttpApiEndpoint.post("addLine", "/v1/notes/:name/lines", { params: NotePath, payload: LineInput, success: Line.pipe(HttpApiSchema.status(201)) }))
   .middleware(Authentication)
 {}
 
@@ -161,14 +168,24 @@ const NotesLive = HttpApiBuilder.group(Api, "notes", (handlers) =>
         return { name: params.name, owner: yield* ownerOf, secret: `published ${probe.runs}` }
       })))
     .handle("list", () =>
-      orUnavailable(SqlClient.SqlClient.use((sql) => sql<{ name: string; owner: string; secret: string }>`SELECT name, owner, secret FROM notes ORDER BY name`))))
+      orUnavailable(SqlClient.SqlClient.use((sql) => sql<{ name: string; owner: string; secret: string }>`SELECT name, owner, secret FROM notes ORDER BY name`)))
+    .handle("addLine", Idempotency.around(({ params, payload }) =>
+      transaction(SqlClient.SqlClient.use((sql) =>
+        Effect.map(
+          sql<{ id: number; note: string; text: string }>`INSERT INTO note_lines (note, text) VALUES (${params.name}, ${payload.text}) RETURNING id, note, text`,
+          (rows) => rows[0]!
+        ))))))
 
 // Open to anyone: it takes no key, so its handler is not wrapped (HttpErrors.group wraps those of `idempotentOperations`).
 const SignUpLive = HttpApiBuilder.group(Api, "open", (handlers) => handlers.handle("signUp", ({ payload }) => createNote(payload.name, "anonymous")))
 
 const Prepared = Layer.effectDiscard(Effect.andThen(
   migrate(migrations),
-  SqlClient.SqlClient.use((sql) => sql`CREATE TABLE IF NOT EXISTS notes (name text PRIMARY KEY, owner text NOT NULL, secret text NOT NULL)`)
+  SqlClient.SqlClient.use((sql) =>
+    Effect.andThen(
+      sql`CREATE TABLE IF NOT EXISTS notes (name text PRIMARY KEY, owner text NOT NULL, secret text NOT NULL)`,
+      sql`CREATE TABLE IF NOT EXISTS note_lines (id serial PRIMARY KEY, note text NOT NULL, text text NOT NULL)`
+    ))
 ))
 
 /** A server of the API on `database`, for the scope: its URL. */
@@ -271,7 +288,7 @@ describe("StoredResponse", () => {
 
 describe(`a write with an Idempotency-Key (${TestDatabase.kind})`, () => {
   it("is taken by the writes that require credentials, the ones this API wraps in `around`", () => {
-    expect([...idempotentOperations(Api).ids].sort()).toEqual(["notes.create", "notes.publish", "notes.remove", "notes.rename"])
+    expect([...idempotentOperations(Api).ids].sort()).toEqual(["notes.addLine", "notes.create", "notes.publish", "notes.remove", "notes.rename"])
   })
 
   it.live("is answered again, byte for byte, with Idempotent-Replayed, and makes its change once", () =>
@@ -506,4 +523,115 @@ describe.skipIf(TestDatabase.postgresUrl === undefined)("claims colliding on Pos
       expect([retried.status, retried.text, replayed(retried)]).toEqual([201, made.text, "true"])
       expect(probe.runs).toBe(1)
     }).pipe(Effect.scoped), 60_000)
+})
+
+/** A line's transaction: its COMMIT, forwarded, then its connection cut, so the database commits and the server never hears so. */
+const lostCommit = { statement: /^\s*COMMIT\b/i, after: /INSERT INTO note_lines\b/i }
+
+/** A fresh database behind the proxy, the servers to start on it (each with its own memory of keys), and the test's own statements. */
+const behindProxy = Effect.gen(function*() {
+  const { proxy, layer } = yield* TestDatabase.behindProxy({ migrated: true, connectTimeout: "1 second" })
+  const context = yield* Layer.build(layer)
+  return { proxy, sql: Context.get(context, SqlClient.SqlClient), serve: serveOn(Layer.succeedContext(context)) }
+})
+
+/** Arms the proxy's next cut: then says whether it came. */
+const armCut = (proxy: DatabaseProxy.DatabaseProxy, options: DatabaseProxy.CutOptions) => {
+  let happened = false
+  void proxy.cutAt(options).then(() => {
+    happened = true
+  })
+  return () => happened
+}
+
+const addLine = (url: string, key: string) => send(url, "POST", "/v1/notes/Plan/lines", { token: "ada-session", body: { text: "ship it" }, key })
+
+/** A line sent with `cut` armed and the database gone at the cut: the answer is 503 `service_unavailable`; then the database is back. */
+const addLineCut = (proxy: DatabaseProxy.DatabaseProxy, url: string, key: string, cut: DatabaseProxy.CutOptions) =>
+  Effect.gen(function*() {
+    const happened = armCut(proxy, { ...cut, down: true })
+    const lost = yield* addLine(url, key)
+    expect(happened()).toBe(true)
+    expect([lost.status, lost.body.error], lost.text).toEqual([503, "service_unavailable"])
+    yield* Effect.promise(() => proxy.up())
+  })
+
+const lines = (sql: SqlClient.SqlClient) => sql<{ id: number; note: string; text: string }>`SELECT id, note, text FROM note_lines ORDER BY id`
+
+describe(`a write whose COMMIT gets no answer (${TestDatabase.kind})`, () => {
+  it.live("with the database still there: the server asks the key's row on another connection, and answers 201 at once", () =>
+    Effect.gen(function*() {
+      reset()
+      const { proxy, sql, serve } = yield* behindProxy
+      const url = yield* serve
+      const cut = armCut(proxy, lostCommit)
+      const added = yield* addLine(url, "k-asked")
+      expect(cut()).toBe(true)
+      expect([added.status, replayed(added)], added.text).toEqual([201, null])
+      expect(yield* lines(sql)).toEqual([added.body])
+      const again = yield* addLine(url, "k-asked")
+      expect([again.status, again.text, replayed(again)]).toEqual([201, added.text, "true"])
+      expect(yield* lines(sql)).toEqual([added.body])
+    }).pipe(Effect.scoped), 30_000)
+
+  it.live("with the database gone right after COMMIT: 503, and a retry to the same process answers the committed values without running the write again", () =>
+    Effect.gen(function*() {
+      reset()
+      const { proxy, sql, serve } = yield* behindProxy
+      const url = yield* serve
+      yield* addLineCut(proxy, url, "k-remembered", lostCommit)
+      // The COMMIT landed: the line is there, and the key's row says its transaction committed, with no answer.
+      const committed = yield* lines(sql)
+      expect(committed).toHaveLength(1)
+      const key = yield* sql<{ markers: number; response: string | null }>`SELECT cardinality(commit_markers) AS markers, response FROM idempotency_keys WHERE key = 'k-remembered'`
+      expect(key).toEqual([{ markers: 1, response: null }])
+
+      const retried = yield* addLine(url, "k-remembered")
+      expect([retried.status, replayed(retried), retried.body], retried.text).toEqual([201, "true", committed[0]])
+      expect(yield* lines(sql)).toEqual(committed)
+      // Now kept: answered again byte for byte.
+      const again = yield* addLine(url, "k-remembered")
+      expect([again.status, again.text, replayed(again)]).toEqual([201, retried.text, "true"])
+      expect(yield* lines(sql)).toEqual(committed)
+    }).pipe(Effect.scoped), 30_000)
+
+  it.live("with the database gone before the COMMIT arrived: 503, and the retry runs the write, once (what it remembered did not commit)", () =>
+    Effect.gen(function*() {
+      reset()
+      const { proxy, sql, serve } = yield* behindProxy
+      const url = yield* serve
+      yield* addLineCut(proxy, url, "k-not-committed", { ...lostCommit, forward: false })
+      expect(yield* lines(sql)).toEqual([])
+
+      const retried = yield* addLine(url, "k-not-committed")
+      expect([retried.status, replayed(retried)], retried.text).toEqual([201, null])
+      expect(yield* lines(sql)).toEqual([retried.body])
+    }).pipe(Effect.scoped), 30_000)
+
+  it.live("another process cannot give the lost answer: 409 in use while the first's lease runs, then idempotency_response_lost; the first still can", () =>
+    Effect.gen(function*() {
+      reset()
+      const { proxy, sql, serve } = yield* behindProxy
+      const first = yield* serve
+      const second = yield* serve
+      yield* addLineCut(proxy, first, "k-lost", lostCommit)
+      const committed = yield* lines(sql)
+      expect(committed).toHaveLength(1)
+
+      // The first could not release its lease (the database was gone): the key is in use until the lease runs out.
+      const during = yield* addLine(second, "k-lost")
+      expect([during.status, during.body.error, during.headers.get("retry-after")]).toEqual([409, "idempotency_key_in_use", "1"])
+      // A minute on: the lease ran out.
+      yield* sql`UPDATE idempotency_keys SET lease_expires_at = lease_expires_at - interval '61 seconds' WHERE key = 'k-lost'`
+      const gone = yield* addLine(second, "k-lost")
+      expect(gone.status, gone.text).toBe(409)
+      expect(gone.body).toEqual({ error: "idempotency_response_lost", message: expect.stringContaining("read the resource") })
+      expect(replayed(gone)).toBeNull()
+      expect([(yield* addLine(second, "k-lost")).body.error, yield* lines(sql)]).toEqual(["idempotency_response_lost", committed])
+
+      // The first process kept the transaction's values: it answers them.
+      const remembered = yield* addLine(first, "k-lost")
+      expect([remembered.status, replayed(remembered), remembered.body], remembered.text).toEqual([201, "true", committed[0]])
+      expect(yield* lines(sql)).toEqual(committed)
+    }).pipe(Effect.scoped), 30_000)
 })

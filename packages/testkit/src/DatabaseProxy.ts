@@ -2,8 +2,9 @@
  * A TCP proxy on 127.0.0.1 in front of a database, that tests turn into a hung server (`pause`), a dead one
  * (`down`), or one whose answer to a statement never arrives (`cutAt`), to see what the server does when its
  * database misbehaves. It reads the Postgres protocol's frontend messages just enough to see statements: simple
- * queries (`Q`) and the text of prepared ones (`P`). Plain Node, no Effect: packages/server's tests
- * hold it in a scope (test/support/DatabaseProxy.ts).
+ * queries (`Q`), the text of prepared ones (`P`), and the statement a `Bind` (`B`) runs, by its name (a driver that
+ * prepares its statements parses each once per connection, and later runs it by name alone). Plain Node, no Effect:
+ * packages/server's tests hold it in a scope (test/support/DatabaseProxy.ts).
  */
 import * as Net from "node:net"
 
@@ -24,8 +25,10 @@ export interface DatabaseProxy {
   /**
    * The next statement matching `statement` (on a connection that sent one matching `after` before, when given) is
    * forwarded, unless `forward` is false, and then that connection is cut: the database runs it (a COMMIT commits)
-   * but its answer never arrives. With `down`, the proxy also goes down at that moment (see `down`), so the server
-   * cannot ask again. Resolves once the cut happened.
+   * but its answer never arrives. Forwarded, the statement goes with the rest of its cycle (up to `Sync`), and the
+   * database's side of the connection ends only once it answered (an embedded database's socket server drops what
+   * a closed connection left unread). With `down`, the proxy also goes down at that moment (see `down`), so the
+   * server cannot ask again. Resolves once the cut happened.
    */
   readonly cutAt: (options: CutOptions) => Promise<void>
   readonly close: () => Promise<void>
@@ -47,17 +50,34 @@ interface Pair {
   unread: Buffer
   /** Until the startup message: it has no type byte. */
   startup: boolean
+  /** The text of the statements this connection prepared, by name (`""`, the unnamed one, is the last unnamed). */
+  readonly statements: Map<string, string>
   /** This connection sent a statement matching the pending cut's `after`. */
   armed: boolean
+  /** The cut matched a statement of an extended-query cycle: the rest of the cycle, up to `Sync`, goes with it. */
+  cutting: (CutOptions & { readonly done: () => void }) | undefined
   cut: boolean
+  /** The database's answer after the cut: its side ends once the answer is whole (`ReadyForQuery`). */
+  answer: Buffer
+}
+
+/** Whether `data`, the backend's messages from a message boundary on, holds a whole `ReadyForQuery` (`Z`). */
+const answered = (data: Buffer) => {
+  for (let at = 0; at + 5 <= data.length; at += 1 + data.readInt32BE(at + 1)) {
+    if (data[at] === 0x5a && at + 1 + data.readInt32BE(at + 1) <= data.length) return true
+  }
+  return false
 }
 
 /** SSLRequest and GSSENCRequest: the client sends its startup message after the server's one-byte answer. */
 const encryptionRequests = new Set([80877103, 80877104])
 
-/** The frontend messages complete in `pair.unread` (raw bytes each), and the statement text of those that carry one. */
-const readMessages = (pair: Pair): Array<{ readonly raw: Buffer; readonly text: string | undefined }> => {
-  const messages: Array<{ raw: Buffer; text: string | undefined }> = []
+/**
+ * The frontend messages complete in `pair.unread` (raw bytes and type each), and the statement text of those that
+ * carry or run one.
+ */
+const readMessages = (pair: Pair): Array<{ readonly raw: Buffer; readonly type: string; readonly text: string | undefined }> => {
+  const messages: Array<{ raw: Buffer; type: string; text: string | undefined }> = []
   let data = pair.unread
   while (true) {
     const typed = !pair.startup
@@ -69,15 +89,20 @@ const readMessages = (pair: Pair): Array<{ readonly raw: Buffer; readonly text: 
     data = data.subarray(length)
     if (!typed) {
       pair.startup = encryptionRequests.has(raw.readInt32BE(4))
-      messages.push({ raw, text: undefined })
+      messages.push({ raw, type: "", text: undefined })
       continue
     }
     const type = String.fromCharCode(raw[0]!)
     const payload = raw.subarray(5)
     const cstring = (at: number) => payload.subarray(at, Math.max(at, payload.indexOf(0, at))).toString("utf8")
-    // Q: the query; P: the statement's name, then its query.
-    const text = type === "Q" ? cstring(0) : type === "P" ? cstring(payload.indexOf(0) + 1) : undefined
-    messages.push({ raw, text })
+    // Q: the query; P: the statement's name, then its query; B: the portal's name, then the statement's.
+    let text: string | undefined = undefined
+    if (type === "Q") text = cstring(0)
+    else if (type === "P") {
+      text = cstring(payload.indexOf(0) + 1)
+      pair.statements.set(cstring(0), text)
+    } else if (type === "B") text = pair.statements.get(cstring(payload.indexOf(0) + 1))
+    messages.push({ raw, type, text })
   }
   pair.unread = Buffer.from(data)
   return messages
@@ -102,6 +127,8 @@ export const start = async (target: Target): Promise<DatabaseProxy> => {
   const pairs = new Set<Pair>()
   let paused = false
   let pendingCut: (CutOptions & { readonly done: () => void }) | undefined
+  /** The database's side of cut connections, waiting for its answer: ended by `close` at the latest. */
+  const lingering = new Set<Net.Socket>()
 
   const flush = (pair: Pair) => {
     for (const chunk of pair.toUpstream.splice(0)) pair.upstream.write(chunk)
@@ -110,7 +137,19 @@ export const start = async (target: Target): Promise<DatabaseProxy> => {
 
   const server = Net.createServer((client) => {
     const upstream = "path" in target ? Net.connect({ path: target.path }) : Net.connect({ host: target.host, port: target.port })
-    const pair: Pair = { client, upstream, toUpstream: [], toClient: [], unread: Buffer.alloc(0), startup: true, armed: false, cut: false }
+    const pair: Pair = {
+      client,
+      upstream,
+      toUpstream: [],
+      toClient: [],
+      unread: Buffer.alloc(0),
+      startup: true,
+      statements: new Map(),
+      armed: false,
+      cutting: undefined,
+      cut: false,
+      answer: Buffer.alloc(0)
+    }
     pairs.add(pair)
     const forward = (queue: Array<Buffer>, to: Net.Socket) => (chunk: Buffer) => {
       if (paused) queue.push(chunk)
@@ -120,19 +159,36 @@ export const start = async (target: Target): Promise<DatabaseProxy> => {
     client.on("data", (chunk: Buffer) => {
       if (pair.cut) return
       pair.unread = Buffer.concat([pair.unread, chunk])
-      for (const { raw, text } of readMessages(pair)) {
+      const sent: Array<Buffer> = []
+      for (const { raw, type, text } of readMessages(pair)) {
+        if (pair.cutting !== undefined) {
+          sent.push(raw)
+          if (type === "S") return cutPair(pair, sent, pair.cutting)
+          continue
+        }
         const cut = pendingCut
         if (cut !== undefined && text !== undefined) {
           if (cut.after?.test(text)) pair.armed = true
           if ((cut.after === undefined || pair.armed) && cut.statement.test(text)) {
             pendingCut = undefined
-            return cutPair(pair, cut.forward === false ? undefined : raw, cut)
+            if (cut.forward === false) return cutPair(pair, undefined, cut)
+            sent.push(raw)
+            // A simple query is a cycle of its own; an extended one ends with `Sync`.
+            if (type === "Q") return cutPair(pair, sent, cut)
+            pair.cutting = cut
+            continue
           }
         }
         toUpstream(raw)
       }
+      for (const raw of sent) toUpstream(raw)
     })
-    upstream.on("data", forward(pair.toClient, client))
+    const toClient = forward(pair.toClient, client)
+    upstream.on("data", (chunk: Buffer) => {
+      if (!pair.cut) return toClient(chunk)
+      pair.answer = Buffer.concat([pair.answer, chunk])
+      if (answered(pair.answer)) upstream.end()
+    })
     // Either side closing closes the other, paused or not: the peer's kernel sees it even when its process hangs.
     // A cut connection's upstream is left to end on its own, so that the database reads what was sent before the cut.
     const end = () => {
@@ -156,12 +212,20 @@ export const start = async (target: Target): Promise<DatabaseProxy> => {
     pairs.clear()
   }
 
-  /** Sends `last` (if any) upstream, then closes the client side at once and the upstream side gracefully. */
-  function cutPair(pair: Pair, last: Buffer | undefined, cut: CutOptions & { readonly done: () => void }) {
+  /**
+   * Sends `last` (if any) upstream, then closes the client side at once and the upstream side gracefully: at once
+   * when nothing was sent, else once the database answered it.
+   */
+  function cutPair(pair: Pair, last: ReadonlyArray<Buffer> | undefined, cut: CutOptions & { readonly done: () => void }) {
     pair.cut = true
+    pair.cutting = undefined
+    if (last !== undefined) {
+      lingering.add(pair.upstream)
+      pair.upstream.once("close", () => lingering.delete(pair.upstream))
+    }
     const finish = () => {
       pair.client.destroy()
-      pair.upstream.end()
+      if (last === undefined) pair.upstream.end()
       if (cut.down) {
         server.close()
         destroyAll()
@@ -169,7 +233,7 @@ export const start = async (target: Target): Promise<DatabaseProxy> => {
       cut.done()
     }
     if (last === undefined) finish()
-    else pair.upstream.write(last, finish)
+    else pair.upstream.write(Buffer.concat(last), finish)
   }
 
   return {
@@ -198,6 +262,7 @@ export const start = async (target: Target): Promise<DatabaseProxy> => {
     close: async () => {
       const closed = closeServer(server)
       destroyAll()
+      for (const upstream of lingering) upstream.destroy()
       await closed
     }
   }
