@@ -11,7 +11,6 @@ import { HttpServer } from "effect/http"
 import * as Clock from "effect/Clock"
 import * as Logger from "effect/Logger"
 import * as SqlClient from "effect/sql/SqlClient"
-import * as RequestLog from "../../src/platform/RequestLog.js"
 import * as Server from "../../src/Server.js"
 import { SETUP_TOKEN } from "../../../../packages/testkit/src/Http.js"
 import { ShiftedClock } from "./Clocks.js"
@@ -69,10 +68,10 @@ export const start = async ({ clock, logger, ...options }: Options = {}): Promis
   try {
     const settings = { ...testSettings, database: Layer.unwrap(TestDatabase.layer({ migrated: true })), ...options }
     // A logger of the test's is kept by the server's logging (it replaces only Effect's default logger). Without
-    // one, the server's lines go through `console.log`, which vitest keeps with the test that caused them and shows
-    // only when that test fails (`silent: "passed-only"`, vitest.config.ts).
+    // one, the server's lines reach vitest's console (RequestLog.ts), which keeps them with the test that caused them
+    // and shows them only when that test fails (`silent: "passed-only"`, vitest.config.ts).
     const logged = logger === undefined
-      ? Layer.provide(Server.layer(settings, watched), Logger.layer([Logger.withConsoleLog(RequestLog.prettyLogger)]))
+      ? Server.layer(settings, watched)
       : Layer.provide(Server.layer({ ...settings, logLevel: "debug" }, watched), Logger.layer([logger]))
     // Every statement the server runs is recorded for the tenancy check (Tenancy.ts).
     const recorded = Layer.provide(logged, Tenancy.recorder)

@@ -8,7 +8,8 @@
  * platform/EmbeddedTemplate.ts's, the dump `--data memory` starts from, kept in the test run's cache folder
  * (vitest.config.ts) and made by the first file that needs it; on Postgres it is a database of its own,
  * `orgplane_test_template_<fingerprint>`, that fresh databases are created from (`CREATE DATABASE … TEMPLATE`).
- * Both are named after the migrations' code, so a changed migration makes a new template.
+ * Both are named after the migrations' code, so a changed migration makes a new template. An embedded database a
+ * server is done with is restored to the template and kept for the next server of the process (`restore`).
  */
 import { PGlite } from "@electric-sql/pglite"
 import * as Context from "effect/Context"
@@ -119,8 +120,8 @@ export interface Options extends Database.Timeouts {
 }
 
 /**
- * A migrated embedded database a test server is done with, kept for the next one: loading the template costs a
- * second of CPU, bringing a used database back to it a few dozen milliseconds (`restore`).
+ * A migrated embedded database a test server is done with, kept for the next one: loading the template costs about
+ * a second of CPU, bringing a used database back to it (`restore`) about a third of that.
  */
 interface Engine {
   readonly socketDir: string
