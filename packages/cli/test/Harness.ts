@@ -48,6 +48,12 @@ export interface Output {
   readonly stderr: Array<string>
 }
 
+/**
+ * Each command running in-process holds a listener on the process's stdin while it runs (NodeServices' terminal,
+ * removed when it ends); a test that runs a dozen commands at once would otherwise trip Node's warning at 10.
+ */
+process.stdin.setMaxListeners(64)
+
 /** Runs `orgplane ...args` with exactly the variables in `env`; `output` receives its lines as they are printed. */
 export const invoke = (
   args: ReadonlyArray<string>,

@@ -1,5 +1,42 @@
 /**
- * The server the commands run against, started as the client's tests start it (`orgplane serve --data memory` from
- * the CLI's sources, on a free port, stopped with SIGTERM): one helper for both.
+ * The server the commands run against: the server package's own layer on a free loopback port with a throwaway
+ * embedded database (what `orgplane serve --data memory` runs), in the test's process, reached over HTTP like any
+ * server. Its settings are the `ORGPLANE_*` variables a test names, over a clean environment. A server on a data
+ * folder (`options.data`) or on a Postgres (`DATABASE_URL`) is `orgplane serve` in a process of its own, as the
+ * client's tests start it: a data folder's lock names the process that holds it, and the commands a test runs on
+ * that folder are another process, as they are for a user.
  */
-export * from "../../client/test/RealServer.js"
+import { Server } from "@orgplane/server"
+import * as ConfigProvider from "effect/ConfigProvider"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import { HttpServer } from "effect/http"
+import * as Spawned from "../../client/test/RealServer.js"
+
+export type { RealServer } from "../../client/test/RealServer.js"
+
+/**
+ * Starts a server with `environment` as its whole environment, sign-ups unthrottled (the tests sign up many accounts
+ * from one address), password hashing cheap and only warnings logged, and returns once it listens. `options.data`
+ * (or a `DATABASE_URL` in `environment`) starts `orgplane serve` out of process instead.
+ */
+export const start = async (
+  environment: Readonly<Record<string, string>> = {},
+  options: { readonly data?: string } = {}
+): Promise<Spawned.RealServer> => {
+  if (options.data !== undefined || environment["DATABASE_URL"] !== undefined) return Spawned.start(environment, options)
+  const env = { ORGPLANE_SIGN_UPS_PER_HOUR: "100000", ORGPLANE_PASSWORD_COST: "10", ORGPLANE_LOG_LEVEL: "warn", ...environment }
+  const runtime = ManagedRuntime.make(
+    Server.layer({ host: "127.0.0.1", port: 0, dataDir: "memory" }).pipe(
+      Layer.provide(ConfigProvider.layer(ConfigProvider.fromEnv({ env })))
+    )
+  )
+  const address = await runtime.runPromise(Effect.map(Effect.service(HttpServer.HttpServer), (server) => server.address)).catch(
+    async (error: unknown) => {
+      await runtime.dispose()
+      throw error
+    }
+  )
+  return { url: HttpServer.formatAddress(address).replace(/\/$/, ""), close: () => runtime.dispose() }
+}
