@@ -105,11 +105,14 @@ export const importLocalMarketplace = async (options: ImportOptions): Promise<Im
       const root = discovery.discoveredPlugins.find((candidate) => applied.plugins.some((p) => p.pluginId === pluginId && p.key === candidate.key))?.rootPath ?? ""
       let components = 0
       let files = 0
+      // A file several components carry (hooks carry their whole plugin folder) is written once.
+      const written = new Set<string>()
       for await (const object of paginate(client.configObjects.list, { urlParams: { pluginId } })) {
         components++
         const version = object.latestVersion
         const { items } = await client.configObjects.listVersionFiles({ path: { configObjectId: object.id, versionId: version.id } })
         for (const file of items) {
+          if (written.has(file.path)) continue
           const bytes = file.kind === "entry"
             ? new TextEncoder().encode(version.rawSourceText ?? "")
             : file.sha256 === null
@@ -122,6 +125,7 @@ export const importLocalMarketplace = async (options: ImportOptions): Promise<Im
           const target = Path.join(folder, ...file.path.split("/"))
           await Fs.mkdir(Path.dirname(target), { recursive: true })
           await Fs.writeFile(target, bytes)
+          written.add(file.path)
           files++
           downloaded++
           // The repository's blob at the same place in the plugin, compared by git's own object id (binary-safe).

@@ -6,9 +6,11 @@ import { ApplyDiscoveryResponse, ConnectorAccountResponse, ConnectorInstanceResp
 import * as Connectors from "../../../packages/testkit/src/Connectors.js"
 import * as FakeGitHub from "../../../packages/testkit/src/FakeGitHub.js"
 import * as GitRepo from "../../../packages/testkit/src/GitRepo.js"
+import * as HookPlugins from "../../../packages/testkit/src/HookPlugins.js"
 import * as Http from "../../../packages/testkit/src/Http.js"
 import * as RealServer from "./RealServer.js"
 import * as Schema from "effect/Schema"
+import { spawnSync } from "node:child_process"
 import * as Fs from "node:fs/promises"
 import * as Os from "node:os"
 import * as Path from "node:path"
@@ -82,12 +84,9 @@ it("plugins download writes every component and its files as the repository has 
   ])
   expect(report.skipped).toEqual([])
 
-  // What a person counts in the repository: the components' files, but the oversized one and what no component
-  // carries (the manifest, the README).
-  const expected = Object.keys(files)
-    .filter((path) => path.startsWith("skills/") || path.startsWith("hooks/"))
-    .filter((path) => !path.endsWith("video.txt"))
-    .sort()
+  // What a person counts in the repository: every file of the plugin (it has hooks, which carry their plugin's
+  // folder as Claude Code installs it), but the oversized one.
+  const expected = Object.keys(files).filter((path) => !path.endsWith("video.txt")).sort()
   const written = (await Fs.readdir(dir, { recursive: true, withFileTypes: true }))
     .filter((entry) => entry.isFile())
     .map((entry) => Path.relative(dir, Path.join(entry.parentPath, entry.name)).split(Path.sep).join("/"))
@@ -105,3 +104,77 @@ it("plugins download writes every component and its files as the repository has 
   expect(human.stdout).toContain(`Wrote ${expected.length} files of plugin ${plugin!.pluginId} into ${dir}.`)
   expect(human.stdout).toContain(`Not written: skills/notes/assets/video.txt (larger than ${MAX_COMPONENT_FILE_BYTES} bytes).`)
 })
+
+/** The Python 3 on the PATH, if any: the hook plugins below are Python. */
+const python = spawnSync("python3", ["--version"]).status === 0
+
+/** Discovers, applies and syncs a repository of `files` on the fake GitHub for a new organization; its CLI and plugins. */
+const imported = async (fullName: string, repositoryFiles: Record<string, string>) => {
+  const repo = await GitRepo.withFiles(repositoryFiles)
+  removals.push(() => repo.remove())
+  const githubToken = `ghp_${fullName.replace(/\W/g, "_")}_0123456789`
+  github.addRepository(fullName, repo)
+  github.addToken(githubToken, [fullName])
+  const owner = await Http.owner(server.url, `Hooks ${fullName}`)
+  const env = { ORGPLANE_URL: server.url, ORGPLANE_TOKEN: owner.token }
+  const { cli } = await fresh()
+  const account = decoded(ConnectorAccountResponse, await cli(["connectors", "accounts", "connect", "--json"], { ...env, ORGPLANE_CODEHOST_TOKEN: githubToken })).item
+  const instance = decoded(
+    ConnectorInstanceResponse,
+    await cli(["connectors", "instances", "create", "--account", account.id, "--repository", fullName, "--name", fullName, "--json"], env)
+  ).item
+  expect((await cli(["connectors", "targets", "add", instance.id, "--branch", "main"], env)).code).toBe(0)
+  const applied = decoded(ApplyDiscoveryResponse, await cli(["connectors", "apply", instance.id, "--all-supported", "--json"], env)).item
+  const done = await Connectors.settled(server.url, owner.token, applied.syncEvent.id)
+  expect(done.status).toBe("completed")
+  return { cli, env, plugins: applied.plugins }
+}
+
+it.skipIf(!python)(
+  "hook plugins run as downloaded: hookify and security-guidance, laid out as in anthropics/claude-code, answer every event of their hooks.json (needs python3)",
+  { timeout: 180_000 },
+  async () => {
+    const { cli, env, plugins } = await imported("anthropics/claude-code", { ...HookPlugins.files })
+    const dir = await Fs.mkdtemp(Path.join(Os.tmpdir(), "orgplane-hooks-"))
+    removals.push(() => Fs.rm(dir, { recursive: true, force: true }))
+    const ran: Array<string> = []
+    for (const plugin of plugins) {
+      const shown = await cli(["plugins", "get", plugin.pluginId, "--json"], env)
+      expect(shown.code, shown.stderr).toBe(0)
+      const name: string = json(shown).item.name
+      // Installed in a folder named after the plugin, as Claude Code's cache does (hookify imports itself by that name).
+      const root = Path.join(dir, name)
+      const downloaded = await cli(["plugins", "download", plugin.pluginId, "--dir", root, "--json"], env)
+      expect(downloaded.code, downloaded.stderr).toBe(0)
+      expect(json(downloaded).omitted).toEqual([])
+      const hooks = JSON.parse(await Fs.readFile(Path.join(root, "hooks/hooks.json"), "utf8")) as {
+        readonly hooks: Record<string, ReadonlyArray<{ readonly hooks: ReadonlyArray<{ readonly command: string }> }>>
+      }
+      for (const [event, matchers] of Object.entries(hooks.hooks)) {
+        for (const { command } of matchers.flatMap((matcher) => matcher.hooks)) {
+          // As Claude Code runs a command hook: a shell, the plugin's folder in CLAUDE_PLUGIN_ROOT, the event on stdin.
+          const run = spawnSync("bash", ["-c", command], {
+            cwd: dir,
+            env: { PATH: process.env["PATH"] ?? "", HOME: dir, CLAUDE_PLUGIN_ROOT: root },
+            input: JSON.stringify(HookPlugins.sampleEvents[event]),
+            encoding: "utf8",
+            timeout: 30_000
+          })
+          expect({ name, event, status: run.status, stderr: run.stderr }).toEqual({ name, event, status: 0, stderr: "" })
+          // hookify answers an import error as a message and exit 0: its answer must be the rule engine's.
+          if (name === "hookify") expect(JSON.parse(run.stdout)).toEqual({})
+          ran.push(`${name} ${event}`)
+        }
+      }
+    }
+    expect(ran.sort()).toEqual([
+      "hookify PostToolUse",
+      "hookify PreToolUse",
+      "hookify Stop",
+      "hookify UserPromptSubmit",
+      "security-guidance PostToolUse",
+      "security-guidance SessionStart",
+      "security-guidance UserPromptSubmit"
+    ])
+  }
+)

@@ -1,6 +1,7 @@
 /**
- * The files a component carries beside its entry file (a skill's `references/`, `scripts/` and assets, the scripts a
- * hooks file runs, the files an agent or command names under `${CLAUDE_PLUGIN_ROOT}`), stored with each version.
+ * The files a component carries beside its entry file (a skill's `references/`, `scripts/` and assets, the whole
+ * plugin folder of a hooks or MCP file, the files an agent or command names under `${CLAUDE_PLUGIN_ROOT}`), stored
+ * with each version.
  */
 import * as Schema from "effect/Schema"
 import { exampleId } from "./Ids.js"

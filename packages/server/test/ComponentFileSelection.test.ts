@@ -56,15 +56,33 @@ describe("selection", () => {
     expect(selection.warnings).toHaveLength(2)
   })
 
-  it("hooks carry the files they name, a named folder its files; `..` cannot leave the plugin; a missing file is listed", () => {
-    const index = indexOf(tree({ "p/hooks/hooks.json": 1, "p/hooks/lib/a.sh": 1, "p/hooks/lib/b.sh": 1, "outside.sh": 1 }))
-    const text = "${CLAUDE_PLUGIN_ROOT}/hooks/lib ${CLAUDE_PLUGIN_ROOT}/../outside.sh ${CLAUDE_PLUGIN_ROOT}/gone.sh"
-    const selection = selectFiles(index, "hook", "p/hooks/hooks.json", text)
-    expect(selection.files.map((file) => [file.path, file.sha, file.omitted])).toEqual([
+  it("hooks and MCP servers carry their whole plugin folder, as Claude Code installs it; `..` cannot leave it; a missing file is listed", () => {
+    const index = indexOf(tree({
+      "p/.claude-plugin/plugin.json": 1,
+      "p/hooks/hooks.json": 1,
+      "p/hooks/run.py": 1,
+      "p/hooks/helpers.py": 1,
+      "p/core/__init__.py": 1,
+      "p/.mcp.json": 1,
+      "p/README.md": 1,
+      "q/.claude-plugin/plugin.json": 1,
+      "outside.sh": 1
+    }))
+    const text = "python3 ${CLAUDE_PLUGIN_ROOT}/hooks/run.py ${CLAUDE_PLUGIN_ROOT}/../outside.sh ${CLAUDE_PLUGIN_ROOT}/gone.sh"
+    const hook = selectFiles(index, "hook", "p/hooks/hooks.json", text)
+    expect(hook.files.map((file) => [file.path, file.sha, file.omitted])).toEqual([
+      [".claude-plugin/plugin.json", "sha-p/.claude-plugin/plugin.json", undefined],
+      [".mcp.json", "sha-p/.mcp.json", undefined],
+      ["README.md", "sha-p/README.md", undefined],
+      ["core/__init__.py", "sha-p/core/__init__.py", undefined],
       ["gone.sh", null, "not in the repository at this commit"],
-      ["hooks/lib/a.sh", "sha-p/hooks/lib/a.sh", undefined],
-      ["hooks/lib/b.sh", "sha-p/hooks/lib/b.sh", undefined]
+      ["hooks/helpers.py", "sha-p/hooks/helpers.py", undefined],
+      ["hooks/run.py", "sha-p/hooks/run.py", undefined]
     ])
+    const mcp = selectFiles(index, "mcp", "p/.mcp.json", "{}")
+    expect(mcp.files.map((file) => file.path)).toEqual([".claude-plugin/plugin.json", "README.md", "core/__init__.py", "hooks/helpers.py", "hooks/hooks.json", "hooks/run.py"])
+    // Agents and commands carry only what they name.
+    expect(selectFiles(index, "command", "p/commands/c.md", "${CLAUDE_PLUGIN_ROOT}/hooks/run.py").files.map((file) => file.path)).toEqual(["hooks/run.py"])
   })
 
   it(`lists at most ${MAX_COMPONENT_FILES} files and says how many it left out`, () => {
@@ -78,7 +96,7 @@ describe("selection", () => {
 })
 
 describe("the plan's fingerprint", () => {
-  it("changes with a carried file's blob, a new or deleted file of a skill, a named file appearing; not with others", () => {
+  it("changes with a carried file's blob, a new or deleted file of a skill or of a hook's plugin, a named file appearing; not with others", () => {
     const before = indexOf(tree({ "skills/s/SKILL.md": 1, "skills/s/a.md": 1, "README.md": 1 }))
     const hook = selectFiles(indexOf(tree({ "hooks/hooks.json": 1 })), "hook", "hooks/hooks.json", "${CLAUDE_PLUGIN_ROOT}/run.sh")
     const skill = selectFiles(before, "skill", "skills/s/SKILL.md", "")
@@ -89,6 +107,8 @@ describe("the plan's fingerprint", () => {
     expect(filesChanged(indexOf(tree({ "skills/s/SKILL.md": 1 })), "skill", "skills/s/SKILL.md", skill.fingerprint)).toBe(true)
     expect(filesChanged(indexOf(tree({ "hooks/hooks.json": 1 })), "hook", "hooks/hooks.json", hook.fingerprint)).toBe(false)
     expect(filesChanged(indexOf(tree({ "hooks/hooks.json": 1, "run.sh": 1 })), "hook", "hooks/hooks.json", hook.fingerprint)).toBe(true)
+    // A hook's plugin folder is its own: a file no text names, added or changed, changes it.
+    expect(filesChanged(indexOf(tree({ "hooks/hooks.json": 1, "hooks/lib.py": 1 })), "hook", "hooks/hooks.json", hook.fingerprint)).toBe(true)
     expect(filesChanged(before, "skill", "skills/s/SKILL.md", null)).toBe(true)
   })
 })

@@ -4,7 +4,7 @@
  * folder, each file checked against its SHA-256.
  */
 import type { OrgplaneApiClient } from "@orgplane/client"
-import { type ConfigObject, PluginId } from "@orgplane/schema"
+import { type ComponentFile, type ConfigObject, PluginId } from "@orgplane/schema"
 import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
 import * as Schema from "effect/Schema"
@@ -57,7 +57,7 @@ export const download = Commands.leaf("download", {
   summary: "Write a plugin's components and the files they carry into a folder, as the repository has them.",
   details: [
     "For each active config object of the plugin made by a connector sync: its entry file (the latest version's source) and its stored files, at their paths from the plugin's folder; each file is checked against its SHA-256.",
-    "Files the server lists as omitted (over a size limit, missing from the repository) are reported, not written; objects made by hand have no paths and are skipped. Existing files are overwritten."
+    "A file several components carry (a hook carries its whole plugin folder) is written once. Files the server lists as omitted (over a size limit, missing from the repository) are reported, not written; objects made by hand have no paths and are skipped. Existing files are overwritten."
   ],
   inputs: {
     pluginId: Inputs.argument("pluginId", { schema: PluginId, description: "The plugin (plg_…)." }),
@@ -80,6 +80,10 @@ export const download = Commands.leaf("download", {
             yield* fs.writeFile(target, bytes).pipe(Effect.mapError((error) => failed(error.message)))
             result.written.push({ path, configObjectId, size: bytes.byteLength })
           })
+        // Entries first: a component's own text is what its path holds. A file several components carry (a hook
+        // carries its whole plugin folder, a skill's files among it) is written once.
+        const listed: Array<{ readonly object: ConfigObject; readonly files: ReadonlyArray<ComponentFile> }> = []
+        const seen = new Set<string>()
         for (const object of yield* objectsOf(client, pluginId)) {
           const version = object.latestVersion
           const list = yield* client.configObjects.listVersionFiles({ params: { configObjectId: object.id, versionId: version.id } })
@@ -88,11 +92,17 @@ export const download = Commands.leaf("download", {
             result.skipped.push({ configObjectId: object.id, title: object.title, reason: "not synced from a repository: it has no path" })
             continue
           }
-          yield* write(entry.path, object.id, new TextEncoder().encode(version.rawSourceText))
-          for (const file of list.items) {
-            if (file.kind !== "file") continue
+          if (!seen.has(entry.path)) yield* write(entry.path, object.id, new TextEncoder().encode(version.rawSourceText))
+          seen.add(entry.path)
+          listed.push({ object, files: list.items })
+        }
+        const omitted = new Map<string, Downloaded["omitted"][number]>()
+        for (const { files, object } of listed) {
+          const version = object.latestVersion
+          for (const file of files) {
+            if (file.kind !== "file" || seen.has(file.path)) continue
             if (file.sha256 === null) {
-              result.omitted.push({ path: file.path, configObjectId: object.id, reason: file.omitted ?? "not stored" })
+              if (!omitted.has(file.path)) omitted.set(file.path, { path: file.path, configObjectId: object.id, reason: file.omitted ?? "not stored" })
               continue
             }
             const bytes = yield* client.configObjects.getVersionFile({
@@ -101,8 +111,11 @@ export const download = Commands.leaf("download", {
             })
             if (sha256(bytes) !== file.sha256) return yield* failed(`'${file.path}' does not match its SHA-256 ${file.sha256}`)
             yield* write(file.path, object.id, bytes)
+            seen.add(file.path)
+            omitted.delete(file.path)
           }
         }
+        result.omitted.push(...omitted.values())
         const done: Downloaded = { ok: true, dir, ...result }
         yield* Output.emit(global, Downloaded, done, (value) =>
           [

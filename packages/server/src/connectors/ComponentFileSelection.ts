@@ -1,7 +1,8 @@
 /**
- * Which repository files a component carries beside its entry file (pure): a skill's folder, and whatever its text
- * names under `${CLAUDE_PLUGIN_ROOT}` (the scripts a hooks file runs, files an agent, command or MCP file uses); the
- * plugin folder those paths are relative to; the limits; and the fingerprint a sync's plan compares.
+ * Which repository files a component carries beside its entry file (pure): a skill's folder; a hooks or MCP file the
+ * whole plugin folder, as Claude Code installs it (a hook script imports its neighbours, a server runs from the
+ * folder); and whatever a text names under `${CLAUDE_PLUGIN_ROOT}` (files an agent or command uses); the plugin
+ * folder those paths are relative to; the limits; and the fingerprint a sync's plan compares.
  */
 import { MAX_COMPONENT_FILE_BYTES, MAX_COMPONENT_FILES, MAX_COMPONENT_FILES_BYTES, type ObjectType } from "@orgplane/schema"
 import {
@@ -86,11 +87,25 @@ const skillFolderFiles = (index: TreeIndex, entryPath: string): Array<string> =>
   })
 }
 
+/**
+ * The files a component carries whatever its text names: a skill's folder; for hooks and MCP servers, which run
+ * programs from the plugin's folder, every file of that folder.
+ */
+const ownFiles = (index: TreeIndex, objectType: ObjectType, entryPath: string): Array<string> =>
+  objectType === "skill"
+    ? skillFolderFiles(index, entryPath)
+    : carriesWholePlugin(objectType)
+    ? filesBelow(index, pluginRootOf(index, entryPath)).filter((path) => path !== entryPath)
+    : []
+
+/** Whether a component of this type carries its whole plugin folder: hooks and MCP servers. */
+const carriesWholePlugin = (objectType: ObjectType) => objectType === "hook" || objectType === "mcp"
+
 /** The files a component carries, with the limits applied. */
 export const selectFiles = (index: TreeIndex, objectType: ObjectType, entryPath: string, text: string): Selection => {
   const pluginRoot = pluginRootOf(index, entryPath)
   const considered = new Map<string, string | null>()
-  if (objectType === "skill") for (const path of skillFolderFiles(index, entryPath)) considered.set(path, index.blobs.get(path)!.sha)
+  for (const path of ownFiles(index, objectType, entryPath)) considered.set(path, index.blobs.get(path)!.sha)
   const missing = new Map<string, string>()
   for (const named of referencesIn(text)) {
     const resolved = resolveDeclared(pluginRoot, named)
@@ -138,13 +153,13 @@ export const selectFiles = (index: TreeIndex, objectType: ObjectType, entryPath:
 
 /**
  * Whether a bound component's files may have changed although its entry did not: its stored fingerprint against the
- * tree now (a skill's folder as it is, every file named before, by path and blob). Unknown (a binding from before
- * files were stored) counts as changed.
+ * tree now (a skill's folder or a hook's plugin folder as it is, every file named before, by path and blob). Unknown
+ * (a binding from before files were stored) counts as changed.
  */
 export const filesChanged = (index: TreeIndex, objectType: ObjectType, entryPath: string, stored: Fingerprint | null): boolean => {
   if (stored === null) return true
   const current = new Map<string, string | null>()
-  if (objectType === "skill") for (const path of skillFolderFiles(index, entryPath)) current.set(path, index.blobs.get(path)!.sha)
+  for (const path of ownFiles(index, objectType, entryPath)) current.set(path, index.blobs.get(path)!.sha)
   for (const [path] of stored) if (!current.has(path)) current.set(path, index.blobs.get(path)?.sha ?? null)
   if (current.size !== stored.length) return true
   return stored.some(([path, sha]) => current.get(path) !== sha)

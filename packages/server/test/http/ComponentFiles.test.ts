@@ -144,12 +144,23 @@ describe("component files", () => {
     const nested = await filesOf(token, objects.get("tools/skills/pdf/nested/SKILL.md"))
     expect(nested.items.map((item: any) => item.path)).toEqual(["skills/pdf/nested/SKILL.md", "skills/pdf/nested/notes.md"])
 
-    // Hooks carry the scripts they run, paths from the plugin's folder; a missing one is listed as omitted.
+    // Hooks carry their whole plugin folder, as Claude Code installs it (a script imports its neighbours), paths from
+    // the plugin's folder; a file too large and a named one that is missing are listed as omitted.
     const hook = await filesOf(token, objects.get("tools/hooks/hooks.json"))
+    const pluginFiles = Object.keys(files)
+      .filter((path) => path.startsWith("tools/") && path !== "tools/hooks/hooks.json")
+      .map((path) => path.slice("tools/".length))
     expect(hook.items.map((item: any) => [item.path, item.kind, item.omitted])).toEqual([
       ["hooks/hooks.json", "entry", null],
-      ["hooks/scripts/check.sh", "file", null],
-      ["scripts/missing.py", "file", "not in the repository at this commit"]
+      ...[...pluginFiles, "scripts/missing.py"].sort().map((path) => [
+        path,
+        "file",
+        path === "scripts/missing.py"
+          ? "not in the repository at this commit"
+          : path === "skills/pdf/assets/huge.txt"
+          ? `larger than ${MAX_COMPONENT_FILE_BYTES} bytes`
+          : null
+      ])
     ])
     const script = await content(token, objects.get("tools/hooks/hooks.json").id, hook.versionId, "hooks/scripts/check.sh")
     expect(await script.text()).toBe(files["tools/hooks/scripts/check.sh"])
