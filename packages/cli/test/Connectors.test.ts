@@ -78,7 +78,7 @@ const GITHUB_TOKEN = "ghp_cli_test_secret_0123456789"
 const followed = async (organization: string, fullName: string, extra: GitRepo.Files = {}) => {
   const owner = await Http.owner(server.url, organization)
   const token = `ghp_cli_${fullName.replace(/\W/g, "_")}_0123456789`
-  await pluginRepository(fullName, token, extra)
+  const repo = await pluginRepository(fullName, token, extra)
   const { cli } = await fresh()
   const env = as(owner.token)
   const account = decoded(ConnectorAccountResponse, await cli(["connectors", "accounts", "connect", "--json"], { ...env, ORGPLANE_CODEHOST_TOKEN: token })).item
@@ -87,7 +87,7 @@ const followed = async (organization: string, fullName: string, extra: GitRepo.F
     await cli(["connectors", "instances", "create", "--account", account.id, "--repository", fullName, "--name", fullName.split("/")[1]!, "--json"], env)
   ).item
   const target = decoded(ConnectorTargetResponse, await cli(["connectors", "targets", "add", instance.id, "--branch", "main", "--json"], env)).item
-  return { cli, env, instance, target }
+  return { cli, env, instance, target, repo }
 }
 
 describe.concurrent("orgplane connectors", { timeout: 120_000 }, () => {
@@ -469,6 +469,26 @@ describe.concurrent("orgplane connectors", { timeout: 120_000 }, () => {
     expect(accepted.code, accepted.stderr).toBe(0)
     expect(accepted.stdout).toMatch(/^summary +partial: 0 created, 0 updated, 0 deleted, 0 unchanged, 1 skipped$/m)
     expect(accepted.stdout).toMatch(/^skipped +README\.md: cannot be read as json \(is not valid JSON/m)
+  })
+
+  it("sync --wait says how the plugins followed the repository, and exits 1 on a sync that kept a plugin it could not read", async () => {
+    const { cli, env, instance, repo } = await followed("Connectors Follow Org", "acme/follow")
+    const applied = decoded(ApplyDiscoveryResponse, await cli(["connectors", "apply", instance.id, "--all-supported", "--json"], env)).item
+    const pluginId = applied.plugins[0]!.pluginId
+    expect((await cli(["connectors", "sync", instance.id, "--wait"], env)).code).toBe(0)
+
+    await repo.commitFiles({ ".claude-plugin/plugin.json": JSON.stringify({ name: "deploy-kit", description: "Deploys things.", version: "2.0.0" }) }, "rename")
+    const renamed = await cli(["connectors", "sync", instance.id, "--wait"], env)
+    expect(renamed.code, renamed.stderr).toBe(0)
+    expect(renamed.stdout).toContain(`plugin: deploy-tools renamed deploy-kit (${pluginId})`)
+    const shown = await cli(["plugins", "get", pluginId, "--json"], env)
+    expect(json(shown).item).toMatchObject({ name: "deploy-kit", sourceMetadata: { version: "2.0.0" } })
+
+    await repo.commitFiles({ ".claude-plugin/plugin.json": "{ \"name\": \"deploy-kit\", }" }, "break it")
+    const kept = await cli(["connectors", "sync", instance.id, "--wait"], env)
+    expect(kept.code).toBe(1)
+    expect(kept.stdout).toMatch(/^warning: Plugin "deploy-kit" is kept as the last good sync left it: `\.claude-plugin\/plugin\.json` is not valid JSON \(line 1, column 25: /m)
+    expect(kept.stderr).toMatch(/completed with 1 warning \(see 'orgplane connectors syncs get <eventId>'; --allow-partial accepts a partial sync\)/)
   })
 
   it("exits 1 when a sync it waits for fails, after printing it", async () => {

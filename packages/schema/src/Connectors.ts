@@ -493,6 +493,22 @@ export const SkippedFile = Schema.Struct({
 }).annotate({ identifier: "SkippedFile" })
 export type SkippedFile = typeof SkippedFile.Type
 
+export const FollowedPluginChange = Schema.Literals(["updated", "renamed", "moved", "left", "returned"]).annotate({
+  identifier: "FollowedPluginChange",
+  description:
+    "How a plugin the instance imported followed its repository: `updated` (version, description, author, keywords or components changed), `renamed` (same folder, new name), `moved` (same name, new folder), `left` (no longer listed: archived and taken out of the marketplace, its config objects kept as history), `returned` (listed again after it left: active again)."
+})
+export type FollowedPluginChange = typeof FollowedPluginChange.Type
+
+export const FollowedPlugin = Schema.Struct({
+  pluginId: PluginId,
+  change: FollowedPluginChange,
+  name: Schema.String.annotate({ description: "The plugin's name after the sync." }),
+  previousName: Schema.NullOr(Schema.String).annotate({ description: "Its name before a rename; null otherwise." }),
+  key: Schema.String.annotate({ description: "The discovery candidate key it is imported from after the sync (a move changes it)." })
+}).annotate({ identifier: "FollowedPlugin" })
+export type FollowedPlugin = typeof FollowedPlugin.Type
+
 export const SyncSummary = Schema.Struct({
   // Left out on the wire (summaries stored before 0.1.0): the defaults, when decoding and when constructing. A
   // member's description goes on its wire side, which the document shows.
@@ -518,7 +534,15 @@ export const SyncSummary = Schema.Struct({
   importedPluginKeys: Schema.Array(Schema.String).annotate({
     description:
       "Discovery candidate keys this sync imported (`autoImportNewPlugins`): plugins that appeared in the repository since discovery was applied, created with their mappings before the sync read the tree. Empty when none."
-  })
+  }),
+  followedPlugins: Schema.Array(FollowedPlugin).pipe(
+    Schema.annotateEncoded({
+      description:
+        "The plugins the instance imported that changed with the repository at this commit, before the sync read the tree (docs/connectors.md, \"Following a marketplace\"): new metadata or component kinds, renames, moves, plugins that left the marketplace or came back. Empty when none (and in summaries stored before 0.3.0)."
+    }),
+    Schema.withDecodingDefaultKey(Effect.succeed([])),
+    Schema.withConstructorDefault(Effect.succeed([]))
+  )
 }).annotate({ identifier: "SyncSummary" })
 export type SyncSummary = typeof SyncSummary.Type
 
@@ -549,7 +573,7 @@ export class ConnectorSyncEvent extends Schema.Class<ConnectorSyncEvent>("Connec
     status: "completed",
     attempts: 0,
     lastError: null,
-    summary: { outcome: "complete", skippedFiles: [], created: 3, updated: 1, deleted: 0, unchanged: 12, skipped: 0, warnings: [], importedPluginKeys: [] },
+    summary: { outcome: "complete", skippedFiles: [], created: 3, updated: 1, deleted: 0, unchanged: 12, skipped: 0, warnings: [], importedPluginKeys: [], followedPlugins: [] },
     createdAt: exampleTime(225),
     startedAt: exampleTime(226),
     completedAt: exampleTime(230)

@@ -17,6 +17,7 @@ import {
   DiscoveryResponse,
   type DiscoveryResult,
   DiscoveryTreeQuery,
+  type FollowedPlugin,
   ResyncResponse,
   SyncNowResponse,
   SyncStatus,
@@ -244,6 +245,7 @@ const eventFields = (event: ConnectorSyncEvent) =>
     ["attempts", String(event.attempts)],
     ["error", event.lastError ?? "-"],
     ["summary", summaryOf(event)],
+    ...(event.summary?.followedPlugins ?? []).map((plugin) => ["plugin", followedText(plugin)] as const),
     ...(event.summary?.skippedFiles ?? []).map((file) => ["skipped", `${file.path}: ${file.reason}`] as const),
     ...(event.summary?.warnings ?? []).filter((warning) => !(event.summary?.skippedFiles ?? []).some((file) => warning === `${file.path}: ${file.reason}`))
       .map((warning) => ["warning", warning] as const),
@@ -251,6 +253,28 @@ const eventFields = (event: ConnectorSyncEvent) =>
     ["started", Output.date(event.startedAt)],
     ["completed", Output.date(event.completedAt)]
   ])
+
+/** How a plugin followed its repository, in a line. */
+const followedText = (plugin: FollowedPlugin) => {
+  switch (plugin.change) {
+    case "updated":
+      return `${plugin.name} (${plugin.pluginId}) updated from the repository`
+    case "renamed":
+      return `${plugin.previousName ?? "?"} renamed ${plugin.name} (${plugin.pluginId})`
+    case "moved":
+      return `${plugin.name} (${plugin.pluginId}) moved: now ${plugin.key}`
+    case "left":
+      return `${plugin.name} (${plugin.pluginId}) left the repository: archived, out of the marketplace`
+    case "returned":
+      return `${plugin.name} (${plugin.pluginId}) is listed again: active`
+  }
+}
+
+/** What a finished sync says beyond its counts: the plugins that followed the repository, its warnings. */
+const outcomeLines = (event: ConnectorSyncEvent) => [
+  ...(event.summary?.followedPlugins ?? []).map((plugin) => `plugin: ${followedText(plugin)}`),
+  ...(event.summary?.warnings ?? []).map((warning) => `warning: ${warning}`)
+]
 
 /** Polls each unfinished event (every 0.5 s, slowing to 2 s) until all completed, failed or were ignored. */
 const awaitAll = (client: OrgplaneApiClient, events: ReadonlyArray<ConnectorSyncEvent>) =>
@@ -290,7 +314,11 @@ const failedOf = (events: ReadonlyArray<ConnectorSyncEvent>, allowPartial: boole
       new CommandFailed({
         error: "sync_partial",
         message: `${
-          partial.map((event) => `sync ${event.id} of ${event.connectorTargetId} skipped ${plural(event.summary?.skipped ?? 0, "file")}`).join("; ")
+          partial.map((event) =>
+            (event.summary?.skipped ?? 0) > 0
+              ? `sync ${event.id} of ${event.connectorTargetId} skipped ${plural(event.summary?.skipped ?? 0, "file")}`
+              : `sync ${event.id} of ${event.connectorTargetId} completed with ${plural(event.summary?.warnings.length ?? 0, "warning")}`
+          ).join("; ")
         } (see 'orgplane connectors syncs get <eventId>'; --allow-partial accepts a partial sync)`
       })
     )
@@ -328,7 +356,9 @@ export const sync = Commands.leaf("sync", {
         const queued = yield* client.connectorInstances.sync({ params: { connectorInstanceId: input.instanceId } })
         const result = input.wait ? { ...queued, items: yield* awaitAll(client, queued.items) } : queued
         yield* Output.emit(input.global, SyncNowResponse, result, ({ items }) =>
-          items.length === 0 ? "No targets to sync." : eventTable(items))
+          items.length === 0
+            ? "No targets to sync."
+            : [eventTable(items), ...(input.wait ? items.flatMap(outcomeLines) : [])].join("\n"))
         if (input.wait) return yield* failedOf(result.items, input.allowPartial)
         yield* followHint(input.global, result.items)
       }))

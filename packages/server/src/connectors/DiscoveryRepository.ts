@@ -4,6 +4,7 @@
  */
 import * as SqlClient from "effect/sql/SqlClient"
 import {
+  CatalogStatus,
   ConnectorInstanceId,
   ConnectorMappingId,
   ConnectorSyncEventId,
@@ -101,6 +102,20 @@ interface TreeRow {
 
 const OfInstance = Schema.Struct({ organizationId: OrganizationId, instanceId: ConnectorInstanceId })
 const Held = Schema.Struct({ held: Schema.Boolean })
+
+/** A plugin an instance made for a discovery candidate, as a sync that follows the repository reads it. */
+const OwnPlugin = Schema.Struct({
+  id: PluginId,
+  name: Schema.String,
+  status: CatalogStatus,
+  description: Schema.String,
+  key: Schema.String,
+  candidateName: Schema.NullOr(Schema.String),
+  /** `source_metadata` as JSON text, compared by the sync with what the repository says now. */
+  sourceMetadata: Schema.NullOr(Schema.String),
+  left: Schema.Boolean
+})
+export type OwnPlugin = typeof OwnPlugin.Type
 
 const makeDiscoveryRepository = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -269,6 +284,49 @@ const makeDiscoveryRepository = Effect.gen(function*() {
   const pluginNameHeldBy = (organizationId: OrganizationId, name: string, instanceId: ConnectorInstanceId) =>
     Effect.map(pluginNameHeldByRow({ organizationId, instanceId, name }), (row) => row.held)
 
+  const pluginsOfInstanceRows = findAll({
+    Request: OfInstance,
+    Result: OwnPlugin,
+    execute: ({ instanceId, organizationId }) =>
+      sql`SELECT id, name, status, description, connector_candidate_key AS key, connector_candidate_name AS candidate_name,
+                 source_metadata::text AS source_metadata, connector_left_at IS NOT NULL AS left FROM plugins
+            WHERE organization_id = ${organizationId} AND connector_instance_id = ${instanceId}
+              AND connector_candidate_key IS NOT NULL AND deleted_at IS NULL
+            ORDER BY created_at, id FOR UPDATE`
+  })
+  /** The live plugins the instance created for candidates (active or archived), locked, oldest first. */
+  const pluginsOfInstance = (organizationId: OrganizationId, instanceId: ConnectorInstanceId) =>
+    pluginsOfInstanceRows({ organizationId, instanceId })
+
+  const setCandidateNameRow = execute({
+    Request: Schema.Struct({ organizationId: OrganizationId, pluginId: PluginId, name: Schema.String }),
+    execute: ({ name, organizationId, pluginId }) =>
+      sql`UPDATE plugins SET connector_candidate_name = ${name} WHERE organization_id = ${organizationId} AND id = ${pluginId}`
+  })
+  /** Records the name the plugin has in its repository (migration 0044). */
+  const setCandidateName = (organizationId: OrganizationId, pluginId: PluginId, name: string) =>
+    setCandidateNameRow({ organizationId, pluginId, name })
+
+  const setLeftRow = execute({
+    Request: Schema.Struct({ organizationId: OrganizationId, pluginId: PluginId, at: Schema.NullOr(DateColumn) }),
+    execute: ({ at, organizationId, pluginId }) =>
+      sql`UPDATE plugins SET connector_left_at = ${at} WHERE organization_id = ${organizationId} AND id = ${pluginId}`
+  })
+  /** Records when the plugin left its repository; null when it is listed again. */
+  const setLeft = (organizationId: OrganizationId, pluginId: PluginId, at: Date | null) => setLeftRow({ organizationId, pluginId, at })
+
+  const nameHeldByOtherRow = single({
+    Request: Schema.Struct({ organizationId: OrganizationId, pluginId: PluginId, name: Schema.String }),
+    Result: Held,
+    execute: ({ name, organizationId, pluginId }) =>
+      sql`SELECT EXISTS (SELECT 1 FROM plugins
+              WHERE organization_id = ${organizationId} AND lower(name) = lower(${name}) AND deleted_at IS NULL
+                AND id <> ${pluginId}) AS held`
+  })
+  /** Whether a live plugin other than this one holds the name (compared as the catalog does, ignoring case). */
+  const nameHeldByOther = (organizationId: OrganizationId, name: string, pluginId: PluginId) =>
+    Effect.map(nameHeldByOtherRow({ organizationId, pluginId, name }), (row) => row.held)
+
   const marketplaceOfInstanceRow = findOne({
     Request: OfInstance,
     Result: Schema.Struct({ id: MarketplaceId }),
@@ -396,6 +454,10 @@ const makeDiscoveryRepository = Effect.gen(function*() {
     pluginOfCandidate,
     markPluginOfCandidate,
     pluginNameHeldBy,
+    pluginsOfInstance,
+    setCandidateName,
+    setLeft,
+    nameHeldByOther,
     marketplaceOfInstance,
     markMarketplaceOfInstance,
     findMapping,

@@ -13,6 +13,8 @@ import {
   type ConnectorTargetId,
   type DiscoveredPlugin,
   DiscoveryResult,
+  type FollowedPlugin,
+  type FollowedPluginChange,
   type DiscoveryTreeQuery,
   InvalidRequest,
   type MarketplaceId,
@@ -24,6 +26,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import type { SqlError } from "effect/sql/SqlError"
 import { Access, type Kind, MarketplaceKind, PluginKind } from "../access/Access.js"
 import { MarketplacesRepository } from "../catalog/MarketplacesRepository.js"
@@ -42,12 +45,34 @@ import { discover } from "./Discovery.js"
 import { importPlans } from "./ImportPlans.js"
 import { sourceMetadataOf } from "./PluginMetadata.js"
 import type { Entry } from "./RepositoryTree.js"
-import { DiscoveryRepository, type StoredDiscovery } from "./DiscoveryRepository.js"
+import { DiscoveryRepository, type OwnPlugin, type StoredDiscovery } from "./DiscoveryRepository.js"
+import { MARKETPLACE_PATH } from "./ClaudeMarketplace.js"
 import { MappingsRepository } from "./MappingsRepository.js"
 import { instanceDisabled, Sync, targetRequired } from "./Sync.js"
 
 /** Catalog names and descriptions are at most this long; a repository's may be longer. */
 const clip = (text: string, max: number) => ([...text].length > max ? [...text].slice(0, max).join("").trim() : text)
+
+/** A `marketplace.json` that no longer reads, met by a sync: the sync fails with this message. */
+export class MarketplaceUnreadable extends Schema.TaggedError<MarketplaceUnreadable>()("MarketplaceUnreadable", {
+  message: Schema.String
+}) {}
+
+/** What a sync's following of the repository changed, and what it could not follow. */
+export interface Followed {
+  readonly changes: ReadonlyArray<FollowedPlugin>
+  readonly warnings: ReadonlyArray<string>
+}
+
+/** JSON text with every object's members in one order, so that equal values give equal texts. */
+const canonical = (value: unknown) =>
+  JSON.stringify(value, (_key, member: unknown) =>
+    member !== null && typeof member === "object" && !Array.isArray(member)
+      ? Object.fromEntries(Object.entries(member).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : member)
+
+/** JSON values equal whatever the order of their members. */
+const sameJson = (a: unknown, b: unknown) => canonical(a) === canonical(b)
 
 /** `instanceConfigJson.autoImportNewPlugins`, true unless it is `false`. */
 const autoImportNewPlugins = (instance: ConnectorInstance) =>
@@ -197,6 +222,50 @@ const make = Effect.gen(function*() {
   }
 
   /**
+   * The mappings of a candidate's files, for `pluginId`: those the target has are kept (one whose plugin was deleted
+   * feeds this one), the others made. Answers every mapping's id and how many were made.
+   */
+  const mapCandidate = (input: {
+    readonly organizationId: OrganizationId
+    readonly instance: ConnectorInstance
+    readonly targetId: ConnectorTargetId
+    readonly pluginId: PluginId
+    readonly candidate: DiscoveredPlugin
+    readonly entries: ReadonlyArray<Entry>
+    readonly at: Date
+  }) =>
+    Effect.gen(function*() {
+      const { at, candidate, entries, instance, organizationId, pluginId, targetId } = input
+      const mappingIds: Array<ConnectorMappingId> = []
+      let made = 0
+      for (const plan of importPlans(candidate, entries)) {
+        const mapping = yield* discoveries.findMapping(organizationId, targetId, plan.selector, plan.objectType)
+        if (Option.isSome(mapping)) {
+          if (mapping.value.pluginDeleted) yield* discoveries.repointMapping(organizationId, mapping.value.id, pluginId, at)
+          mappingIds.push(mapping.value.id)
+          continue
+        }
+        const mappingId = yield* makeId("cmp")
+        yield* mappings.insert({
+          id: mappingId,
+          organizationId,
+          connectorInstanceId: instance.id,
+          connectorTargetId: targetId,
+          mappingKind: "path",
+          selector: plan.selector,
+          objectType: plan.objectType,
+          pluginId,
+          autoAddToPlugin: true,
+          config: null,
+          at
+        })
+        mappingIds.push(mappingId)
+        made++
+      }
+      return { mappingIds, made }
+    })
+
+  /**
    * Writes what applying `chosen` makes: a plugin per candidate (the instance's live one for the key, if any),
    * mappings of the candidate's files, the marketplace of a marketplace repository listing them; then records the
    * `decided` keys (see migration 0007). Run it in a transaction holding the instance's lock, the instance checked.
@@ -242,31 +311,8 @@ const make = Effect.gen(function*() {
         }
         // Applied again, a plugin takes the repository's metadata as it is now.
         yield* plugins.setSourceMetadata(organizationId, pluginId, sourceMetadataOf(candidate.metadata))
-        const mappingIds: Array<ConnectorMappingId> = []
-        for (const plan of importPlans(candidate, entries)) {
-          const mapping = yield* discoveries.findMapping(organizationId, targetId, plan.selector, plan.objectType)
-          if (Option.isSome(mapping)) {
-            // Kept as it is, unless its plugin was deleted: then it feeds the plugin made in its place.
-            if (mapping.value.pluginDeleted) yield* discoveries.repointMapping(organizationId, mapping.value.id, pluginId, at)
-            mappingIds.push(mapping.value.id)
-            continue
-          }
-          const mappingId = yield* makeId("cmp")
-          yield* mappings.insert({
-            id: mappingId,
-            organizationId,
-            connectorInstanceId: instance.id,
-            connectorTargetId: targetId,
-            mappingKind: "path",
-            selector: plan.selector,
-            objectType: plan.objectType,
-            pluginId,
-            autoAddToPlugin: true,
-            config: null,
-            at
-          })
-          mappingIds.push(mappingId)
-        }
+        yield* discoveries.setCandidateName(organizationId, pluginId, candidate.displayName)
+        const { mappingIds } = yield* mapCandidate({ organizationId, instance, targetId, pluginId, candidate, entries, at })
         applied.push({ key: candidate.key, pluginId, created: Option.isNone(existing), mappingIds })
       }
 
@@ -350,6 +396,147 @@ const make = Effect.gen(function*() {
   })
 
   /**
+   * Following the repository, for a sync of `revision` (no access check: the system acts), when a discovery was
+   * applied to the instance: each plugin it made takes what the discovery at that commit says of its candidate, as a
+   * Claude Code user who adds the marketplace gets it (docs/connectors.md, "Following a marketplace"):
+   * - its key still listed and importable: the repository's name (a rename), description, metadata, and mappings of
+   *   component kinds it did not have; a plugin that had left comes back active, in the marketplace again;
+   * - its key still listed but not importable now (an invalid `plugin.json`): kept as it was, with a warning;
+   * - its key gone and a new candidate of the same name (a moved folder): the plugin takes the new key and its
+   *   mappings (those of the old folder are removed);
+   * - its key gone otherwise (the entry removed): archived, out of the instance's marketplace, its mappings removed
+   *   (its config objects stay, as history).
+   * A marketplace repository whose `marketplace.json` no longer reads fails with `MarketplaceUnreadable`, nothing
+   * written: the catalog keeps the last good commit's plugins.
+   */
+  const follow = Effect.fn("DiscoveryService.follow")(function*(input: {
+    readonly organizationId: OrganizationId
+    readonly instanceId: ConnectorInstanceId
+    readonly targetId: ConnectorTargetId
+    readonly revision: string
+  }) {
+    const { instanceId, organizationId, revision, targetId } = input
+    const nothing: Followed = { changes: [], warnings: [] }
+    const [instance, target] = yield* orUnavailable(Effect.all([
+      repository.findInstance(organizationId, instanceId),
+      repository.findTarget(organizationId, targetId)
+    ]))
+    if (Option.isNone(instance) || Option.isNone(target) || instance.value.status !== "active") return nothing
+    if (!(yield* orUnavailable(discoveries.applied(organizationId, instanceId)))) return nothing
+    const credential = yield* orUnavailable(codeHost.credentialOf(organizationId, instance.value))
+    const result = yield* atRevision(organizationId, credential, target.value, revision, revision, (error) => error)
+
+    return yield* transaction(Effect.gen(function*() {
+      yield* discoveries.lockInstance(organizationId, instanceId)
+      const locked = yield* repository.findInstance(organizationId, instanceId)
+      if (Option.isNone(locked) || locked.value.status !== "active") return nothing
+      const marketplaceId = yield* discoveries.marketplaceOfInstance(organizationId, instanceId)
+      if (Option.isSome(marketplaceId) && result.classification !== "claude_marketplace_repo") {
+        const why = result.warnings.find((warning) => warning.includes(MARKETPLACE_PATH)) ??
+          `\`${MARKETPLACE_PATH}\` is not a marketplace at this commit.`
+        return yield* new MarketplaceUnreadable({
+          message: `The marketplace could not be read at ${revision.slice(0, 12)}: ${why} Its plugins stay as the last good sync left them.`
+        })
+      }
+      const entries = yield* discoveries.entries(organizationId, targetId, revision)
+      const at = yield* now
+      const own = yield* discoveries.pluginsOfInstance(organizationId, instanceId)
+      const candidates = new Map(result.discoveredPlugins.map((candidate) => [candidate.key, candidate]))
+      const changes: Array<FollowedPlugin> = []
+      const warnings: Array<string> = []
+      const pluginMappings = (pluginId: PluginId) =>
+        Effect.map(mappings.ofTarget(organizationId, targetId), (all) => all.filter((mapping) => mapping.pluginId === pluginId))
+      const removeMappings = (pluginId: PluginId) =>
+        Effect.flatMap(pluginMappings(pluginId), (found) => Effect.forEach(found, (mapping) => mappings.remove(organizationId, mapping.id), { discard: true }))
+
+      /** The plugin takes what the repository says of `candidate`; `change` is how it came to it, if not by a change. */
+      const refresh = (plugin: OwnPlugin, candidate: DiscoveredPlugin, came: "moved" | undefined) =>
+        Effect.gen(function*() {
+          let change: FollowedPluginChange | undefined = came
+          let name = plugin.name
+          let previousName: string | null = null
+          const repositoryName = clip(candidate.displayName, 255)
+          if (plugin.candidateName !== null && plugin.candidateName !== candidate.displayName && repositoryName !== plugin.name) {
+            if (yield* discoveries.nameHeldByOther(organizationId, repositoryName, plugin.id)) {
+              warnings.push(`Plugin "${plugin.name}" is named "${repositoryName}" in the repository now, a name another plugin of the organization holds: it keeps its name.`)
+            } else {
+              yield* plugins.update(organizationId, plugin.id, { name: repositoryName }, at)
+              previousName = plugin.name
+              name = repositoryName
+              change ??= "renamed"
+            }
+          }
+          if (plugin.candidateName !== candidate.displayName) yield* discoveries.setCandidateName(organizationId, plugin.id, candidate.displayName)
+          let updated = false
+          const description = clip(candidate.description ?? "", 4000)
+          if (description !== plugin.description) {
+            yield* plugins.update(organizationId, plugin.id, { description }, at)
+            updated = true
+          }
+          const metadata = sourceMetadataOf(candidate.metadata)
+          if (!sameJson(metadata, plugin.sourceMetadata === null ? null : JSON.parse(plugin.sourceMetadata))) {
+            yield* plugins.setSourceMetadata(organizationId, plugin.id, metadata)
+            updated = true
+          }
+          const { made } = yield* mapCandidate({ organizationId, instance: locked.value, targetId, pluginId: plugin.id, candidate, entries, at })
+          if (made > 0) updated = true
+          if (plugin.left) {
+            yield* discoveries.setLeft(organizationId, plugin.id, null)
+            if (plugin.status === "archived") yield* plugins.setStatus(organizationId, plugin.id, name, "active", at)
+            if (Option.isSome(marketplaceId)) {
+              yield* memberships.addPlugin({ organizationId, marketplaceId: marketplaceId.value, pluginId: plugin.id, source: "connector", createdBy: null, at })
+            }
+            change ??= "returned"
+          }
+          if (updated) change ??= "updated"
+          if (change !== undefined || updated) yield* plugins.touch(organizationId, plugin.id, at)
+          if (change !== undefined) changes.push({ pluginId: plugin.id, change, name, previousName, key: candidate.key })
+        })
+
+      // Plugins whose candidate is still listed.
+      const gone: Array<OwnPlugin> = []
+      for (const plugin of own) {
+        const candidate = candidates.get(plugin.key)
+        if (candidate === undefined) gone.push(plugin)
+        else if (candidate.supported) yield* refresh(plugin, candidate, undefined)
+        else if (!plugin.left) {
+          warnings.push(`Plugin "${plugin.name}" is kept as the last good sync left it: ${candidate.warnings.join(" ") || "the repository's plugin cannot be imported at this commit."}`)
+        }
+      }
+      // A moved folder: a new candidate with the name of a plugin whose candidate is gone.
+      const owned = new Set(own.map((plugin) => plugin.key))
+      const left: Array<OwnPlugin> = []
+      for (const plugin of gone) {
+        const wanted = (plugin.candidateName ?? plugin.name).toLowerCase()
+        const moved = result.discoveredPlugins.find((candidate) =>
+          candidate.supported && !owned.has(candidate.key) && candidate.displayName.toLowerCase() === wanted
+        )
+        if (moved === undefined) {
+          left.push(plugin)
+          continue
+        }
+        owned.add(moved.key)
+        yield* removeMappings(plugin.id)
+        yield* discoveries.markPluginOfCandidate(organizationId, plugin.id, instanceId, moved.key)
+        yield* discoveries.recordKeys(organizationId, instanceId, [moved.key], null, at)
+        yield* refresh(plugin, moved, "moved")
+      }
+      // Plugins no longer listed: archived, out of the marketplace, nothing more synced into them.
+      for (const plugin of left) {
+        if (plugin.left) continue
+        yield* removeMappings(plugin.id)
+        yield* discoveries.setLeft(organizationId, plugin.id, at)
+        if (plugin.status === "active") yield* plugins.setStatus(organizationId, plugin.id, plugin.name, "archived", at)
+        if (Option.isSome(marketplaceId)) yield* memberships.removePlugin({ organizationId, marketplaceId: marketplaceId.value, pluginId: plugin.id, at })
+        yield* plugins.touch(organizationId, plugin.id, at)
+        changes.push({ pluginId: plugin.id, change: "left", name: plugin.name, previousName: null, key: plugin.key })
+      }
+      if (changes.length > 0 && Option.isSome(marketplaceId)) yield* marketplaces.touch(organizationId, marketplaceId.value, at)
+      return { changes, warnings }
+    }))
+  })
+
+  /**
    * Auto-import, for a sync of `revision` (no access check: the system acts, as the instance's creator): when the
    * instance has `autoImportNewPlugins` and a discovery was applied to it (it has a live plugin made for a
    * candidate), applies the supported, selected-by-default candidates of the discovery at that commit whose keys
@@ -411,7 +598,7 @@ const make = Effect.gen(function*() {
     return yield* imported
   })
 
-  return { discover: discoverInstance, tree, apply, importNew } as const
+  return { discover: discoverInstance, tree, apply, follow, importNew } as const
 })
 
 export class DiscoveryService extends Context.Service<DiscoveryService>()("@orgplane/server/connectors/DiscoveryService", { make }) {

@@ -1,6 +1,7 @@
 /** Plugin manifests: reading them from a tree, at most so many at once, and what makes one unusable. */
 import { type JsonObject, MAX_SOURCE_BYTES } from "@orgplane/schema"
 import { Effect, Option, Schema } from "effect"
+import { type ParseError, parse } from "jsonc-parser"
 import { exceedsDepth, maxDepth, nulPaths } from "../platform/RequestGuard.js"
 import type { TreeIndex } from "./RepositoryTree.js"
 
@@ -60,6 +61,21 @@ const hasLoneSurrogate = (value: unknown): boolean => {
 }
 
 /**
+ * Where JSON text stops being valid, as `line L, column C: ` (1-based), read with jsonc-parser in strict mode (no
+ * comments, no trailing commas, as `JSON.parse` and Claude Code read manifests); empty when it finds no error.
+ */
+export const whereInvalid = (text: string): string => {
+  const errors: Array<ParseError> = []
+  parse(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false })
+  const first = errors[0]
+  if (first === undefined) return ""
+  const before = text.slice(0, first.offset)
+  const line = before.split("\n").length
+  const column = first.offset - before.lastIndexOf("\n")
+  return `line ${line}, column ${column}: `
+}
+
+/**
  * A manifest's JSON object, or why it cannot be used. Metadata goes into responses and may be stored, so what
  * storage or the response encoder would refuse (NUL, lone surrogates, deep nesting) makes it unusable here.
  */
@@ -71,7 +87,7 @@ const parseManifest = (path: string, text: string | null): Manifest => {
   try {
     value = JSON.parse(text)
   } catch (error) {
-    return unusable(`is not valid JSON (${clamp((error as Error).message)})`)
+    return unusable(`is not valid JSON (${whereInvalid(text)}${clamp((error instanceof Error ? error.message : String(error)).replace(/\s+/g, " "))})`)
   }
   if (!Schema.is(ManifestObject)(value)) return unusable("is not a JSON object")
   if (nulPaths(value).length > 0 || hasLoneSurrogate(value)) {

@@ -11,6 +11,7 @@ import {
   type ConnectorSyncEventId,
   type ConnectorSyncEventListQuery,
   type ConnectorTargetId,
+  FollowedPlugin,
   MAX_SOURCE_BYTES,
   NotFound,
   type OrganizationId,
@@ -38,7 +39,7 @@ import { readComponentFiles } from "./ComponentFileStore.js"
 import { targetNotFound } from "./Connectors.js"
 import { ConnectorsRepository } from "./ConnectorsRepository.js"
 import { DiscoveryRepository } from "./DiscoveryRepository.js"
-import { DiscoveryService } from "./DiscoveryService.js"
+import { DiscoveryService, MarketplaceUnreadable } from "./DiscoveryService.js"
 import { MappingsRepository } from "./MappingsRepository.js"
 import { indexOf } from "./RepositoryTree.js"
 import {
@@ -204,6 +205,9 @@ type SyncRequirements =
   | IdGenerator
   | AuditRecorder
 
+/** What the follow step answers (DiscoveryService.follow). */
+const Followed = Schema.Struct({ changes: Schema.Array(FollowedPlugin), warnings: Schema.Array(Schema.String) })
+
 const Started = Schema.Struct({
   run: Schema.Boolean,
   eventType: SyncEventType,
@@ -328,7 +332,28 @@ const execute = ({ organizationId, syncEventId }: typeof SyncWorkflow.payloadSch
       })
     ))
 
-    // 3. import: plugins that appeared since discovery was applied (`autoImportNewPlugins`), so that the plan takes
+    // 3. follow: the instance's plugins take what the repository says of them at this commit (renames, moves,
+    //    removals, metadata, new component kinds: DiscoveryService.follow), so that the plan takes their mappings. A
+    //    marketplace that no longer reads fails the sync here, before anything is written.
+    const followed = started.eventType === "apply" ? { changes: [], warnings: [] } : yield* step(
+      "follow",
+      Followed,
+      Effect.gen(function*() {
+        const { discovery } = yield* work
+        const { instance, target } = yield* loaded
+        return yield* discovery.follow({ organizationId, instanceId: instance.id, targetId: target.id, revision }).pipe(
+          Effect.mapError((error) =>
+            error instanceof MarketplaceUnreadable || error instanceof Conflict || error instanceof StoredCredentialUnreadable
+              ? new SyncFailure({ message: error.message, transient: false })
+              : error instanceof ServiceUnavailable
+              ? new SyncFailure({ message: error.message, transient: true })
+              : fromGitHub(error)
+          )
+        )
+      })
+    )
+
+    // 4. import: plugins that appeared since discovery was applied (`autoImportNewPlugins`), so that the plan takes
     //    their mappings. Its failure is the summary's warning, not the sync's: the existing mappings still sync.
     const imported = started.eventType === "apply" ? { keys: [], warning: null } : yield* step(
       "import",
@@ -356,7 +381,7 @@ const execute = ({ organizationId, syncEventId }: typeof SyncWorkflow.payloadSch
         Effect.succeed({ keys: [], warning: `New plugins were not imported: ${failure.message}` }))
     )
 
-    // 4. plan: the tree at the revision against the target's mappings and bindings. The tree a discovery of the
+    // 5. plan: the tree at the revision against the target's mappings and bindings. The tree a discovery of the
     //    commit stored (the import's, most often) is read from the database instead of GitHub.
     const planned = yield* step(
       "plan",
@@ -373,7 +398,7 @@ const execute = ({ organizationId, syncEventId }: typeof SyncWorkflow.payloadSch
       })
     )
 
-    // 5. materialize, a batch per activity; then the objects whose files are gone.
+    // 6. materialize, a batch per activity; then the objects whose files are gone.
     const context = Effect.map(loaded, ({ instance, target }): SyncContext => ({
       organizationId,
       eventId: syncEventId,
@@ -436,12 +461,13 @@ const execute = ({ organizationId, syncEventId }: typeof SyncWorkflow.payloadSch
       summary = add(summary, result)
     }
 
-    // 6. finish.
+    // 7. finish.
     const done = {
       ...summary,
-      outcome: summary.skipped > 0 || imported.warning !== null ? "partial" as const : "complete" as const,
-      warnings: [...(imported.warning === null ? [] : [imported.warning]), ...summary.warnings].slice(0, maxWarnings),
-      importedPluginKeys: imported.keys
+      outcome: summary.skipped > 0 || imported.warning !== null || followed.warnings.length > 0 ? "partial" as const : "complete" as const,
+      warnings: [...followed.warnings, ...(imported.warning === null ? [] : [imported.warning]), ...summary.warnings].slice(0, maxWarnings),
+      importedPluginKeys: imported.keys,
+      followedPlugins: followed.changes
     }
     yield* step(
       "finish",

@@ -41,6 +41,7 @@ import accountLifecycle from "./0039_account_lifecycle.js"
 import accountTokens from "./0041_account_tokens.js"
 import accountOwnership from "./0042_account_ownership.js"
 import apiKeyPeople from "./0043_api_key_people.js"
+import pluginCandidateNames from "./0044_plugin_candidate_names.js"
 
 export const migrations: ReadonlyArray<Migration> = [
   { id: 1, name: "identity", up: identity },
@@ -83,7 +84,8 @@ export const migrations: ReadonlyArray<Migration> = [
   { id: 39, name: "account_lifecycle", up: accountLifecycle },
   { id: 41, name: "account_tokens", up: accountTokens },
   { id: 42, name: "account_ownership", up: accountOwnership },
-  { id: 43, name: "api_key_people", up: apiKeyPeople }
+  { id: 43, name: "api_key_people", up: apiKeyPeople },
+  { id: 44, name: "plugin_candidate_names", up: pluginCandidateNames }
 ]
 
 /**

@@ -136,7 +136,7 @@ describe("sync now", () => {
     const [second] = await syncNow(token, instance.id)
     expect(second.id).not.toBe(first.id)
     const done = await settled(token, second.id)
-    expect(done.summary).toEqual({ created: 1, updated: 1, deleted: 1, unchanged: 1, skipped: 0, warnings: [], importedPluginKeys: [], outcome: "complete", skippedFiles: [] })
+    expect(done.summary).toEqual({ created: 1, updated: 1, deleted: 1, unchanged: 1, skipped: 0, warnings: [], importedPluginKeys: [], outcome: "complete", skippedFiles: [], followedPlugins: [] })
     // b and d only.
     expect(blobReads() - reads).toBe(2)
 
@@ -197,7 +197,7 @@ describe("resync", () => {
     const response = ok("resync", await post(`/v1/connector-targets/${target.id}/resync`, { token }), 202)
     expect(response.item).toMatchObject({ eventType: "resync", connectorTargetId: target.id, status: "queued" })
     const done = await settled(token, response.item.id)
-    expect(done.summary).toEqual({ created: 0, updated: 1, deleted: 0, unchanged: 1, skipped: 0, warnings: [], importedPluginKeys: [], outcome: "complete", skippedFiles: [] })
+    expect(done.summary).toEqual({ created: 0, updated: 1, deleted: 0, unchanged: 1, skipped: 0, warnings: [], importedPluginKeys: [], outcome: "complete", skippedFiles: [], followedPlugins: [] })
     expect(blobReads() - reads).toBe(2)
     expect((await objectsOf(token, instance.id)).get("skills/a/SKILL.md").status).toBe("active")
   })

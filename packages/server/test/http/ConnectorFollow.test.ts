@@ -1,0 +1,194 @@
+/**
+ * A sync follows its marketplace as a Claude Code user who adds it gets it (docs/connectors.md, "Following a
+ * marketplace"), through HTTP against FakeGitHub serving a real git repository changed the way maintainers change
+ * one, a commit and a "sync now" each: metadata bumped, a plugin renamed in place, a folder moved, a hook added, an
+ * entry removed and put back, a trailing comma (the sync fails, the catalog keeps the last good state, the repair
+ * syncs), an invalid plugin.json (the plugin is kept, the sync is partial).
+ */
+import * as Connectors from "../../../../packages/testkit/src/Connectors.js"
+import * as FakeGitHub from "../../../../packages/testkit/src/FakeGitHub.js"
+import type * as GitRepo from "../../../../packages/testkit/src/GitRepo.js"
+import * as Http from "../../../../packages/testkit/src/Http.js"
+import * as TestServer from "../support/HttpServer.js"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+
+let server: TestServer.RunningServer
+let fake: FakeGitHub.FakeGitHub
+const cleanup: Array<() => Promise<void>> = []
+
+beforeAll(async () => {
+  fake = await FakeGitHub.start()
+  cleanup.push(() => fake.close())
+  server = await TestServer.start({ codehostApiUrl: fake.url })
+  cleanup.push(() => server.close())
+}, 60_000)
+afterAll(async () => {
+  for (const step of cleanup.reverse()) await step()
+})
+
+const { get, post } = Http.verbs(() => server.url)
+const ok = Http.expectStatus
+const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`
+
+interface Entry {
+  readonly name: string
+  readonly source: string
+  readonly description?: string
+}
+
+const marketplace = (entries: ReadonlyArray<Entry>): GitRepo.Files => ({
+  ".claude-plugin/marketplace.json": json({ name: "team-tools", owner: { name: "Acme" }, plugins: entries })
+})
+
+const ralph: Entry = { name: "ralph-wiggum", source: "./plugins/ralph-wiggum", description: "Loops until done." }
+const review: Entry = { name: "code-review", source: "./plugins/code-review" }
+const old: Entry = { name: "old-tool", source: "./plugins/old-tool" }
+
+const files: GitRepo.Files = {
+  ...marketplace([ralph, review, old]),
+  "plugins/ralph-wiggum/.claude-plugin/plugin.json": json({ name: "ralph-wiggum", version: "1.0.0" }),
+  "plugins/ralph-wiggum/commands/ralph-loop.md": "---\ndescription: Start a loop\n---\nLoop.\n",
+  "plugins/code-review/.claude-plugin/plugin.json": json({ name: "code-review", version: "1.0.0", description: "Reviews pull requests." }),
+  "plugins/code-review/commands/review.md": "---\ndescription: Review\n---\nReview the diff.\n",
+  "plugins/old-tool/.claude-plugin/plugin.json": json({ name: "old-tool", version: "0.9.0" }),
+  "plugins/old-tool/agents/helper.md": "---\nname: helper\ndescription: Helps.\n---\nHelp.\n"
+}
+
+/** "Sync now" of the instance's one target, settled. */
+const syncNow = async (token: string, instanceId: string) => {
+  const [event] = ok("sync", await post(`/v1/connector-instances/${instanceId}/sync`, { token }), 202).items
+  return Connectors.settled(server.url, token, event.id)
+}
+
+const pluginOf = async (token: string, pluginId: string) => ok("plugin", await get(`/v1/plugins/${pluginId}`, { token }), 200).item
+
+/** The repository paths of the plugin's config objects. */
+const pathsOf = async (token: string, pluginId: string) => {
+  const page = ok("plugin objects", await get(`/v1/plugins/${pluginId}/config-objects?limit=100`, { token }), 200)
+  const paths = await Promise.all(page.items.map(async (item: { configObjectId: string }) =>
+    ok("object", await get(`/v1/config-objects/${item.configObjectId}`, { token }), 200).item.currentRelativePath as string))
+  return paths.sort()
+}
+
+/** The plugin ids the marketplace serves. */
+const servedBy = async (token: string, marketplaceId: string) => {
+  const page = ok("marketplace plugins", await get(`/v1/marketplaces/${marketplaceId}/plugins?limit=100`, { token }), 200)
+  return page.items.map((item: { pluginId: string }) => item.pluginId).sort()
+}
+
+describe("a sync follows the marketplace", () => {
+  it("takes metadata, renames, moves, new hooks, removals and returns; fails loudly on a broken marketplace.json and keeps the last good state", async () => {
+    const { instance, repo, token } = await Connectors.followRepository({ url: server.url, github: fake, files })
+    cleanup.push(() => repo.remove())
+    const discovery = ok("discovery", await get(`/v1/connector-instances/${instance.id}/discovery`, { token }), 200).item
+    const keys = discovery.discoveredPlugins.map((candidate: { key: string }) => candidate.key)
+    const applied = ok("apply", await post(`/v1/connector-instances/${instance.id}/discovery/apply`, { token, body: { keys } }), 200).item
+    expect((await Connectors.settled(server.url, token, applied.syncEvent.id)).status).toBe("completed")
+    const idOf = new Map<string, string>(applied.plugins.map((plugin: { key: string; pluginId: string }) => [plugin.key, plugin.pluginId]))
+    const ralphId = idOf.get("marketplace:plugins/ralph-wiggum")!
+    const reviewId = idOf.get("marketplace:plugins/code-review")!
+    const oldId = idOf.get("marketplace:plugins/old-tool")!
+    const marketplaceId: string = applied.marketplaceId
+    expect(await servedBy(token, marketplaceId)).toEqual([ralphId, reviewId, oldId].sort())
+
+    // 1. Metadata: version, description, keywords and author in plugin.json.
+    await repo.commitFiles({
+      "plugins/code-review/.claude-plugin/plugin.json": json({
+        name: "code-review",
+        version: "1.1.0",
+        description: "Reviews pull requests with five agents.",
+        keywords: ["review", "pr"],
+        author: { name: "Boris", email: "boris@example.com" }
+      })
+    }, "code-review 1.1.0")
+    const bumped = await syncNow(token, instance.id)
+    expect(bumped).toMatchObject({ status: "completed", summary: { outcome: "complete", followedPlugins: [{ pluginId: reviewId, change: "updated", name: "code-review" }] } })
+    expect(await pluginOf(token, reviewId)).toMatchObject({
+      description: "Reviews pull requests with five agents.",
+      sourceMetadata: { version: "1.1.0", keywords: ["review", "pr"], author: "Boris" }
+    })
+
+    // 2. A rename in place: same folder, new name.
+    await repo.commitFiles({
+      ...marketplace([{ ...ralph, name: "ralph-loop" }, review, old]),
+      "plugins/ralph-wiggum/.claude-plugin/plugin.json": json({ name: "ralph-loop", version: "1.0.0" })
+    }, "rename ralph-wiggum to ralph-loop")
+    const renamed = await syncNow(token, instance.id)
+    expect(renamed.summary.followedPlugins).toEqual([{ pluginId: ralphId, change: "renamed", name: "ralph-loop", previousName: "ralph-wiggum", key: "marketplace:plugins/ralph-wiggum" }])
+    expect(await pluginOf(token, ralphId)).toMatchObject({ name: "ralph-loop", status: "active" })
+
+    // 3. A moved folder, same name: the same plugin, its components at the new paths, no second plugin.
+    await repo.commitFiles({
+      ...marketplace([{ ...ralph, name: "ralph-loop" }, review, { ...old, source: "./plugins/tools/old-tool" }]),
+      "plugins/old-tool/.claude-plugin/plugin.json": null,
+      "plugins/old-tool/agents/helper.md": null,
+      "plugins/tools/old-tool/.claude-plugin/plugin.json": json({ name: "old-tool", version: "0.9.0" }),
+      "plugins/tools/old-tool/agents/helper.md": "---\nname: helper\ndescription: Helps.\n---\nHelp.\n"
+    }, "move old-tool")
+    const moved = await syncNow(token, instance.id)
+    expect(moved).toMatchObject({ status: "completed", summary: { importedPluginKeys: [] } })
+    expect(moved.summary.followedPlugins).toEqual([{ pluginId: oldId, change: "moved", name: "old-tool", previousName: null, key: "marketplace:plugins/tools/old-tool" }])
+    expect(await pathsOf(token, oldId)).toEqual(["plugins/tools/old-tool/agents/helper.md"])
+    const plugins = ok("plugins", await get(`/v1/plugins?limit=100`, { token }), 200).items
+    expect(plugins.map((plugin: { name: string }) => plugin.name).sort()).toEqual(["code-review", "old-tool", "ralph-loop"])
+
+    // 4. A new component kind in an existing plugin: imported by the same sync, with the files it carries.
+    await repo.commitFiles({
+      "plugins/code-review/hooks/hooks.json": json({ hooks: { Stop: [{ hooks: [{ type: "command", command: "bash ${CLAUDE_PLUGIN_ROOT}/hooks/check.sh" }] }] } }),
+      "plugins/code-review/hooks/check.sh": "#!/bin/sh\nexit 0\n"
+    }, "code-review: a hook")
+    const hooked = await syncNow(token, instance.id)
+    expect(hooked).toMatchObject({ status: "completed", summary: { created: 1, followedPlugins: [{ pluginId: reviewId, change: "updated" }] } })
+    expect(await pathsOf(token, reviewId)).toEqual(["plugins/code-review/commands/review.md", "plugins/code-review/hooks/hooks.json"])
+
+    // 5. An entry removed (its folder kept): the plugin leaves, archived, out of the marketplace, nothing served.
+    await repo.commitFiles(marketplace([{ ...ralph, name: "ralph-loop" }, review]), "drop old-tool")
+    const dropped = await syncNow(token, instance.id)
+    expect(dropped.summary.followedPlugins).toEqual([{ pluginId: oldId, change: "left", name: "old-tool", previousName: null, key: "marketplace:plugins/tools/old-tool" }])
+    expect(await pluginOf(token, oldId)).toMatchObject({ status: "archived", memberCount: 0, marketplaces: [] })
+    expect(await servedBy(token, marketplaceId)).toEqual([ralphId, reviewId].sort())
+    // Nothing more is followed for it while it is gone.
+    await repo.commitFiles({ "README.md": "# Team tools\n" }, "readme")
+    expect((await syncNow(token, instance.id)).summary.followedPlugins).toEqual([])
+
+    // 6. Listed again: it comes back, active, in the marketplace, its components synced again.
+    await repo.commitFiles(marketplace([{ ...ralph, name: "ralph-loop" }, review, { ...old, source: "./plugins/tools/old-tool" }]), "old-tool is back")
+    const back = await syncNow(token, instance.id)
+    expect(back.summary.followedPlugins).toEqual([expect.objectContaining({ pluginId: oldId, change: "returned" })])
+    expect(await pluginOf(token, oldId)).toMatchObject({ status: "active", memberCount: 1 })
+    expect(await servedBy(token, marketplaceId)).toEqual([ralphId, reviewId, oldId].sort())
+
+    // 7. A trailing comma: the sync fails with the file and the position; the catalog keeps the last good state.
+    const good = await repo.head()
+    await repo.commitFiles({ ".claude-plugin/marketplace.json": json({ name: "team-tools", plugins: [] }).replace("[]", "[{\"name\": \"x\", \"source\": \"./x\"},]") }, "oops")
+    const broken = await syncNow(token, instance.id)
+    expect(broken.status).toBe("failed")
+    expect(broken.lastError).toContain(".claude-plugin/marketplace.json")
+    expect(broken.lastError).toContain("`.claude-plugin/marketplace.json` is not valid JSON (line 3, column 46: ")
+    expect(await servedBy(token, marketplaceId)).toEqual([ralphId, reviewId, oldId].sort())
+    expect(await pluginOf(token, ralphId)).toMatchObject({ name: "ralph-loop", status: "active" })
+    const instanceNow = ok("instance", await get(`/v1/connector-instances/${instance.id}`, { token }), 200).item
+    expect(instanceNow).toMatchObject({ lastSyncStatus: "failed" })
+    expect(good).not.toBe(await repo.head())
+
+    // Over 1 MiB: refused unread, the same way.
+    await repo.commitFiles({
+      ".claude-plugin/marketplace.json": json({ name: "team-tools", description: "x".repeat(1024 * 1024), plugins: [{ ...ralph, name: "ralph-loop" }, review] })
+    }, "too large")
+    const large = await syncNow(token, instance.id)
+    expect(large).toMatchObject({ status: "failed", lastError: expect.stringContaining("`.claude-plugin/marketplace.json` is larger than 1 MiB") })
+    expect(await servedBy(token, marketplaceId)).toEqual([ralphId, reviewId, oldId].sort())
+
+    // The repair syncs again.
+    await repo.commitFiles(marketplace([{ ...ralph, name: "ralph-loop" }, review, { ...old, source: "./plugins/tools/old-tool" }]), "repair")
+    expect(await syncNow(token, instance.id)).toMatchObject({ status: "completed", summary: { outcome: "complete", followedPlugins: [] } })
+
+    // 8. An invalid plugin.json: the plugin is kept as it was, and the sync is partial and says why.
+    await repo.commitFiles({ "plugins/code-review/.claude-plugin/plugin.json": "{ \"name\": \"code-review\", }" }, "break code-review")
+    const partial = await syncNow(token, instance.id)
+    expect(partial).toMatchObject({ status: "completed", summary: { outcome: "partial", followedPlugins: [] } })
+    expect(partial.summary.warnings[0]).toMatch(/^Plugin "code-review" is kept as the last good sync left it: `plugins\/code-review\/\.claude-plugin\/plugin\.json` is not valid JSON/)
+    expect(await pluginOf(token, reviewId)).toMatchObject({ status: "active", sourceMetadata: { version: "1.1.0" } })
+    expect(await servedBy(token, marketplaceId)).toEqual([ralphId, reviewId, oldId].sort())
+  })
+})
