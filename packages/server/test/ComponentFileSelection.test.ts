@@ -26,6 +26,8 @@ describe("references", () => {
     expect(referencesIn(`"command": "\${CLAUDE_PLUGIN_ROOT}/hooks/a.sh", run $CLAUDE_PLUGIN_ROOT/scripts/b.py --x; see \${CLAUDE_PLUGIN_ROOT}/docs/c.md.`))
       .toEqual(["hooks/a.sh", "scripts/b.py", "docs/c.md"])
     expect(referencesIn("no reference: ${CLAUDE_PLUGIN_ROOTS}/x and $HOME/y")).toEqual([])
+    // A permission rule's argument pattern (allowed-tools) is not part of the path.
+    expect(referencesIn("allowed-tools: [\"Bash(${CLAUDE_PLUGIN_ROOT}/scripts/setup-ralph-loop.sh:*)\"]")).toEqual(["scripts/setup-ralph-loop.sh"])
   })
 })
 

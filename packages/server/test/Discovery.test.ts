@@ -218,7 +218,8 @@ describe("a Claude marketplace", () => {
       expect(get(outcome, "marketplace:plugins/alpha")).toMatchObject({
         rootPath: "plugins/alpha",
         displayName: "alpha",
-        description: "Alpha from the marketplace.",
+        // plugin.json's description wins over the entry's, as its version and author do.
+        description: "From the manifest.",
         manifestPath: "plugins/alpha/.claude-plugin/plugin.json",
         sourceKind: "marketplace_entry",
         componentKinds: ["skill", "command"],

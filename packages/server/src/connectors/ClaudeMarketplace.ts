@@ -162,8 +162,10 @@ export const marketplaceStage = Effect.fn("ClaudeMarketplace.marketplaceStage")(
     return {
       key: shared ? `marketplace:${rootKey(root)}#${name ?? number}` : `marketplace:${rootKey(root)}`,
       rootPath: root,
+      // The entry names the plugin in its marketplace (`name@marketplace`); for the rest `plugin.json` wins, as
+      // Claude Code merges them.
       displayName: name ?? nonBlank(manifestValue?.name),
-      description: description ?? nonBlank(manifestValue?.description),
+      description: nonBlank(manifestValue?.description) ?? description,
       supported: present && manifest?._tag !== "Unusable",
       manifestPath: manifest === undefined ? null : manifestPath,
       warnings: candidateWarnings,

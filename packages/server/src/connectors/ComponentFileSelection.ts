@@ -65,11 +65,14 @@ const relativeTo = (root: string, path: string) => (root === "" ? path : path.sl
 // `${CLAUDE_PLUGIN_ROOT}/path` or `$CLAUDE_PLUGIN_ROOT/path`, up to white space, a quote or shell punctuation.
 const reference = /\$(?:\{CLAUDE_PLUGIN_ROOT\}|CLAUDE_PLUGIN_ROOT\b)\/([^\s"'`;|&<>(){}$\\]+)/g
 
-/** The plugin-relative paths a text names under `${CLAUDE_PLUGIN_ROOT}`, without trailing sentence punctuation. */
+/**
+ * The plugin-relative paths a text names under `${CLAUDE_PLUGIN_ROOT}`, without trailing sentence punctuation, nor
+ * the argument pattern of a permission rule (`Bash(${CLAUDE_PLUGIN_ROOT}/scripts/setup.sh:*)` names `scripts/setup.sh`).
+ */
 export const referencesIn = (text: string): Array<string> => {
   const found = new Set<string>()
   for (const match of text.matchAll(reference)) {
-    const path = match[1]!.replace(/[.,:;!?\]]+$/, "")
+    const path = match[1]!.replace(/:\*.*$/, "").replace(/[.,:;!?\]]+$/, "")
     if (path !== "") found.add(path)
   }
   return [...found]
