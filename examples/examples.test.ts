@@ -13,6 +13,7 @@ import { startHost, tour } from "./src/embed-node-host.js"
 import { demoOrganization, onboard, onboardingScopes } from "./src/onboard-team.js"
 import { diagnose } from "./src/diagnose-mcp.js"
 import { demoRepository, importLocalMarketplace } from "./src/local-marketplace.js"
+import { followLifecycle } from "./src/marketplace-lifecycle.js"
 import { draftMail, openInDemo, startDemoSuite } from "./src/draft-mail.js"
 import { demoOrganization as publishingOrganization, publish } from "./src/publish-skill.js"
 import { main as webHandler } from "./src/web-handler.js"
@@ -239,6 +240,30 @@ describe("examples", { timeout: 120_000 }, () => {
       }
     } finally {
       Fs.rmSync(out, { recursive: true, force: true })
+      await repository.remove()
+      await server.close()
+      await github.close()
+    }
+  })
+
+  it("marketplace-lifecycle: a change, a rename, a removal, a trailing comma and its repair are each followed by a sync", async () => {
+    const github = await FakeGitHub.start()
+    const server = await TestServer.start({ codehostApiUrl: github.url })
+    const repository = await demoRepository()
+    try {
+      const org = await Http.owner(server.url)
+      const key = await Http.request(server.url, "POST", "/v1/api-keys", { token: org.token, body: { name: "following" } })
+      const steps = await followLifecycle({ baseUrl: server.url, apiKey: key.body.key, github, repository, log: () => {} })
+      expect(steps.map(({ plugin, status, step }) => [step, status, plugin.name, plugin.status, plugin.version, plugin.inMarketplace])).toEqual([
+        ["import", "completed", "release-tools", "active", "1.0.0", true],
+        ["change: version 1.1.0", "completed", "release-tools", "active", "1.1.0", true],
+        ["rename: release-kit", "completed", "release-kit", "active", "1.1.0", true],
+        ["remove: the entry", "completed", "release-kit", "archived", "1.1.0", false],
+        ["break: a trailing comma", "failed", "release-kit", "archived", "1.1.0", false],
+        ["repair", "completed", "release-kit", "active", "1.1.0", true]
+      ])
+      expect(steps.every((step) => step.expected)).toBe(true)
+    } finally {
       await repository.remove()
       await server.close()
       await github.close()

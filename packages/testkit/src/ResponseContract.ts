@@ -9,7 +9,8 @@
  *   checked as the path's GET (its answer carries no body).
  * - The status must be declared by that operation: exactly, by its range (`4XX`) or by a `default`.
  * - A body must be of a media type the status declares (its parameters, `charset` say, are not compared), and a JSON
- *   one (`application/json`, `application/*+json`) must parse and validate against that media type's schema. An
+ *   one (`application/json`, `application/*+json`) declared as JSON must parse and validate against that media type's
+ *   schema; one that falls under a wildcard (`*\/*`: a stored file served with its own media type) is bytes. An
  *   empty body is allowed where the status declares no content, in a media type that is not JSON (an export of
  *   nothing), and for HEAD, 204 and 304.
  * - A request no operation takes (an unknown path, a method its path does not have, OPTIONS, a target read two ways,
@@ -248,7 +249,7 @@ export const make = (
     const mediaType = declaredMediaType(content, essence)
     if (mediaType === undefined) return `${said()}, a media type ${name} does not declare for ${key} (it declares ${types.join(", ")})${sent()}`
     const media = content[mediaType]
-    if (!isJson(essence) || !isObject(media) || media.schema === undefined) return undefined
+    if (!isJson(essence) || !isJson(mediaType.toLowerCase()) || !isObject(media) || media.schema === undefined) return undefined
     let value: unknown
     try {
       value = JSON.parse(Buffer.from(answer.body.buffer, answer.body.byteOffset, answer.body.byteLength).toString("utf8"))

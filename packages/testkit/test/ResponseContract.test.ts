@@ -55,6 +55,11 @@ describe("an answer the document declares", () => {
     expect(() => ContractFindings.assertDeclared()).not.toThrow()
   })
 
+  it("passes a stored file served as JSON where the operation declares any media type (bytes, not its JSON schema)", async () => {
+    const file = "/v1/config-objects/cob_01m6dsg7e0f6xbks25eta8m5bm/versions/cov_01m6dsg7e0f6xbks25eta8m5bm/files/content?path=plugin.json"
+    expect(await found("GET", file, json(200, { name: "release-tools", version: "1.0.0" }))).toEqual([])
+  })
+
   it("passes HEAD as its path's GET, without a body", async () => {
     expect(await found("HEAD", "/health", { status: 200, contentType: "application/json" })).toEqual([])
   })

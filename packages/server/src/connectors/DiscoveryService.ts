@@ -402,10 +402,12 @@ const make = Effect.gen(function*() {
    * - its key still listed and importable: the repository's name (a rename), description, metadata, and mappings of
    *   component kinds it did not have; a plugin that had left comes back active, in the marketplace again;
    * - its key still listed but not importable now (an invalid `plugin.json`): kept as it was, with a warning;
-   * - its key gone and a new candidate of the same name (a moved folder): the plugin takes the new key and its
-   *   mappings (those of the old folder are removed);
-   * - its key gone otherwise (the entry removed): archived, out of the instance's marketplace, its mappings removed
-   *   (its config objects stay, as history).
+   * - its key gone and a new candidate of the same name (a moved folder): the plugin takes the new key and the new
+   *   folder's mappings; the old folder's stay, so that the plan deletes what they imported (a deleted version each:
+   *   history);
+   * - its key gone otherwise (the entry removed): archived and out of the instance's marketplace, so nothing of it is
+   *   served; its mappings stay, so its components keep their history (deleted with the folder, or kept as the
+   *   folder has them) and a plugin listed again comes back whole.
    * A marketplace repository whose `marketplace.json` no longer reads fails with `MarketplaceUnreadable`, nothing
    * written: the catalog keeps the last good commit's plugins.
    */
@@ -444,10 +446,6 @@ const make = Effect.gen(function*() {
       const candidates = new Map(result.discoveredPlugins.map((candidate) => [candidate.key, candidate]))
       const changes: Array<FollowedPlugin> = []
       const warnings: Array<string> = []
-      const pluginMappings = (pluginId: PluginId) =>
-        Effect.map(mappings.ofTarget(organizationId, targetId), (all) => all.filter((mapping) => mapping.pluginId === pluginId))
-      const removeMappings = (pluginId: PluginId) =>
-        Effect.flatMap(pluginMappings(pluginId), (found) => Effect.forEach(found, (mapping) => mappings.remove(organizationId, mapping.id), { discard: true }))
 
       /** The plugin takes what the repository says of `candidate`; `change` is how it came to it, if not by a change. */
       const refresh = (plugin: OwnPlugin, candidate: DiscoveredPlugin, came: "moved" | undefined) =>
@@ -516,15 +514,13 @@ const make = Effect.gen(function*() {
           continue
         }
         owned.add(moved.key)
-        yield* removeMappings(plugin.id)
         yield* discoveries.markPluginOfCandidate(organizationId, plugin.id, instanceId, moved.key)
         yield* discoveries.recordKeys(organizationId, instanceId, [moved.key], null, at)
         yield* refresh(plugin, moved, "moved")
       }
-      // Plugins no longer listed: archived, out of the marketplace, nothing more synced into them.
+      // Plugins no longer listed: archived, out of the marketplace.
       for (const plugin of left) {
         if (plugin.left) continue
-        yield* removeMappings(plugin.id)
         yield* discoveries.setLeft(organizationId, plugin.id, at)
         if (plugin.status === "active") yield* plugins.setStatus(organizationId, plugin.id, plugin.name, "archived", at)
         if (Option.isSome(marketplaceId)) yield* memberships.removePlugin({ organizationId, marketplaceId: marketplaceId.value, pluginId: plugin.id, at })

@@ -62,12 +62,13 @@ const syncNow = async (token: string, instanceId: string) => {
 
 const pluginOf = async (token: string, pluginId: string) => ok("plugin", await get(`/v1/plugins/${pluginId}`, { token }), 200).item
 
-/** The repository paths of the plugin's config objects. */
+/** The repository paths of the plugin's config objects that are not deleted. */
 const pathsOf = async (token: string, pluginId: string) => {
   const page = ok("plugin objects", await get(`/v1/plugins/${pluginId}/config-objects?limit=100`, { token }), 200)
-  const paths = await Promise.all(page.items.map(async (item: { configObjectId: string }) =>
-    ok("object", await get(`/v1/config-objects/${item.configObjectId}`, { token }), 200).item.currentRelativePath as string))
-  return paths.sort()
+  const objects = await Promise.all(page.items.map(async (item: { configObjectId: string }) =>
+    ok("object", await get(`/v1/config-objects/${item.configObjectId}`, { token }), 200).item))
+  return objects.filter((object: { status: string }) => object.status !== "deleted")
+    .map((object: { currentRelativePath: string }) => object.currentRelativePath).sort()
 }
 
 /** The plugin ids the marketplace serves. */
@@ -128,6 +129,7 @@ describe("a sync follows the marketplace", () => {
     const moved = await syncNow(token, instance.id)
     expect(moved).toMatchObject({ status: "completed", summary: { importedPluginKeys: [] } })
     expect(moved.summary.followedPlugins).toEqual([{ pluginId: oldId, change: "moved", name: "old-tool", previousName: null, key: "marketplace:plugins/tools/old-tool" }])
+    expect(moved.summary).toMatchObject({ created: 1, deleted: 1 })
     expect(await pathsOf(token, oldId)).toEqual(["plugins/tools/old-tool/agents/helper.md"])
     const plugins = ok("plugins", await get(`/v1/plugins?limit=100`, { token }), 200).items
     expect(plugins.map((plugin: { name: string }) => plugin.name).sort()).toEqual(["code-review", "old-tool", "ralph-loop"])
@@ -141,21 +143,25 @@ describe("a sync follows the marketplace", () => {
     expect(hooked).toMatchObject({ status: "completed", summary: { created: 1, followedPlugins: [{ pluginId: reviewId, change: "updated" }] } })
     expect(await pathsOf(token, reviewId)).toEqual(["plugins/code-review/commands/review.md", "plugins/code-review/hooks/hooks.json"])
 
-    // 5. An entry removed (its folder kept): the plugin leaves, archived, out of the marketplace, nothing served.
+    // 5. An entry removed (its folder kept): the plugin leaves, archived, out of the marketplace, nothing served; its
+    //    components stay as they were, as history.
     await repo.commitFiles(marketplace([{ ...ralph, name: "ralph-loop" }, review]), "drop old-tool")
     const dropped = await syncNow(token, instance.id)
     expect(dropped.summary.followedPlugins).toEqual([{ pluginId: oldId, change: "left", name: "old-tool", previousName: null, key: "marketplace:plugins/tools/old-tool" }])
-    expect(await pluginOf(token, oldId)).toMatchObject({ status: "archived", memberCount: 0, marketplaces: [] })
+    expect(await pluginOf(token, oldId)).toMatchObject({ status: "archived", marketplaces: [] })
+    expect(await pathsOf(token, oldId)).toEqual(["plugins/tools/old-tool/agents/helper.md"])
     expect(await servedBy(token, marketplaceId)).toEqual([ralphId, reviewId].sort())
     // Nothing more is followed for it while it is gone.
     await repo.commitFiles({ "README.md": "# Team tools\n" }, "readme")
     expect((await syncNow(token, instance.id)).summary.followedPlugins).toEqual([])
 
-    // 6. Listed again: it comes back, active, in the marketplace, its components synced again.
+    // 6. Listed again: it comes back whole, active, in the marketplace, the same components.
     await repo.commitFiles(marketplace([{ ...ralph, name: "ralph-loop" }, review, { ...old, source: "./plugins/tools/old-tool" }]), "old-tool is back")
     const back = await syncNow(token, instance.id)
+    expect(back.summary).toMatchObject({ created: 0, deleted: 0 })
     expect(back.summary.followedPlugins).toEqual([expect.objectContaining({ pluginId: oldId, change: "returned" })])
-    expect(await pluginOf(token, oldId)).toMatchObject({ status: "active", memberCount: 1 })
+    expect(await pluginOf(token, oldId)).toMatchObject({ status: "active" })
+    expect(await pathsOf(token, oldId)).toEqual(["plugins/tools/old-tool/agents/helper.md"])
     expect(await servedBy(token, marketplaceId)).toEqual([ralphId, reviewId, oldId].sort())
 
     // 7. A trailing comma: the sync fails with the file and the position; the catalog keeps the last good state.
