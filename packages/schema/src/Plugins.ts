@@ -84,6 +84,8 @@ const internalMarketplace = { id: exampleId("mkt"), name: "Acme internal" }
 export const PluginSourceMetadata = Schema.Struct({
   version: Schema.NullOr(Schema.String),
   author: Schema.NullOr(Schema.String).annotate({ description: "The author's name (`author.name`, or `author` when it is text)." }),
+  authorEmail: Schema.NullOr(Schema.String).annotate({ description: "`author.email`, when the author is an object that gives one." }),
+  authorUrl: Schema.NullOr(Schema.String).annotate({ description: "`author.url`, when the author is an object that gives one." }),
   homepage: Schema.NullOr(Schema.String),
   repository: Schema.NullOr(Schema.String),
   license: Schema.NullOr(Schema.String),

@@ -306,7 +306,7 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })(`catalog repos
       yield* sql`INSERT INTO marketplaces (id, organization_id, name, description, status, created_at, updated_at)
                  VALUES (${marketplace}, ${organization.id}, 'Internal', '', 'active', ${Members.at}, ${Members.at})`
       yield* contents.addPlugin({ organizationId: organization.id, marketplaceId: marketplace, pluginId: id, source: "manual", createdBy: null, at: Members.at })
-      yield* plugins.setSourceMetadata(organization.id, id, { version: "1.0.0", author: "Ada", homepage: null, repository: null, license: "MIT", keywords: ["release_tools"], category: null })
+      yield* plugins.setSourceMetadata(organization.id, id, { version: "1.0.0", author: "Ada", authorEmail: null, authorUrl: null, homepage: null, repository: null, license: "MIT", keywords: ["release_tools"], category: null })
 
       const plugin = Option.getOrThrow(yield* plugins.find(organization.id, id))
       expect(plugin).toMatchObject({

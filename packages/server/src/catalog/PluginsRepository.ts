@@ -30,6 +30,23 @@ import * as Keyset from "../platform/Keyset.js"
 import { catchUniqueViolation } from "../platform/Sql.js"
 import { likePattern } from "../platform/Statements.js"
 
+/**
+ * Metadata stored before a member existed, with that member as the repository not giving it (`authorEmail` and
+ * `authorUrl` came in 0.3.0): what a response shows and what a sync compares.
+ */
+export const storedMetadata = (stored: object): PluginSourceMetadata => ({
+  version: null,
+  author: null,
+  authorEmail: null,
+  authorUrl: null,
+  homepage: null,
+  repository: null,
+  license: null,
+  keywords: [],
+  category: null,
+  ...stored
+})
+
 type Row = { readonly [column: string]: unknown }
 
 /**
@@ -100,7 +117,7 @@ export const toPlugin = (row: Row): Plugin => {
       deletedAt: row.deletedAt as Date | null,
       memberCount: row.memberCount as number,
       // As text: the result-name transform would camel-case the members of a parsed object.
-      sourceMetadata: row.sourceMetadata === null ? null : JSON.parse(row.sourceMetadata as string),
+      sourceMetadata: row.sourceMetadata === null ? null : storedMetadata(JSON.parse(row.sourceMetadata as string)),
       skippedFiles: (row.skippedFiles as ReadonlyArray<[string, string]>).map(([path, reason]) => ({ path, reason })),
       marketplaces: (row.marketplaceRefs as ReadonlyArray<[MarketplaceId, string]>).map(([id, name]) => ({ id, name })),
       extension: {

@@ -31,7 +31,7 @@ import type { SqlError } from "effect/sql/SqlError"
 import { Access, type Kind, MarketplaceKind, PluginKind } from "../access/Access.js"
 import { MarketplacesRepository } from "../catalog/MarketplacesRepository.js"
 import { ContentsRepository } from "../catalog/ContentsRepository.js"
-import { PluginsRepository } from "../catalog/PluginsRepository.js"
+import { PluginsRepository, storedMetadata } from "../catalog/PluginsRepository.js"
 import { type Credential, GitHub, type GitHubError } from "../integrations/codehost/GitHub.js"
 import { Memberships } from "../identity/Memberships.js"
 import { type IdGenerator, makeId } from "../platform/Ids.js"
@@ -472,7 +472,7 @@ const make = Effect.gen(function*() {
             updated = true
           }
           const metadata = sourceMetadataOf(candidate.metadata)
-          if (!sameJson(metadata, plugin.sourceMetadata === null ? null : JSON.parse(plugin.sourceMetadata))) {
+          if (!sameJson(metadata, plugin.sourceMetadata === null ? null : storedMetadata(JSON.parse(plugin.sourceMetadata)))) {
             yield* plugins.setSourceMetadata(organizationId, plugin.id, metadata)
             updated = true
           }

@@ -16,6 +16,8 @@ const author = member(Schema.Union([
     encode: SchemaGetter.transform((name) => ({ name }))
   }))
 ]))
+const authorEmail = member(Schema.Struct({ email: Text }))
+const authorUrl = member(Schema.Struct({ url: Text }))
 const repository = member(Schema.Union([
   Text,
   Schema.Struct({ url: Text }).pipe(Schema.decodeTo(Schema.toType(Text), {
@@ -30,6 +32,8 @@ export const sourceMetadataOf = (metadata: JsonObject): PluginSourceMetadata | n
   const found: PluginSourceMetadata = {
     version: Option.getOrNull(text(metadata.version)),
     author: Option.getOrNull(author(metadata.author)),
+    authorEmail: Option.getOrNull(Option.map(authorEmail(metadata.author), (found) => found.email)),
+    authorUrl: Option.getOrNull(Option.map(authorUrl(metadata.author), (found) => found.url)),
     homepage: Option.getOrNull(text(metadata.homepage)),
     repository: Option.getOrNull(repository(metadata.repository)),
     license: Option.getOrNull(text(metadata.license)),

@@ -113,6 +113,9 @@ describe("a marketplace with every shape", () => {
     expect(pluginDev.sourceMetadata).toEqual({
       version: "1.2.0",
       author: "Fixture Author",
+      // The author object's email is kept; it gives no url.
+      authorEmail: "author@example.test",
+      authorUrl: null,
       homepage: "https://plugins.example.test/dev",
       repository: "https://git.example.test/fixtures",
       license: "MIT",

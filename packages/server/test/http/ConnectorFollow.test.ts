@@ -106,7 +106,7 @@ describe("a sync follows the marketplace", () => {
     expect(bumped).toMatchObject({ status: "completed", summary: { outcome: "complete", followedPlugins: [{ pluginId: reviewId, change: "updated", name: "code-review" }] } })
     expect(await pluginOf(token, reviewId)).toMatchObject({
       description: "Reviews pull requests with five agents.",
-      sourceMetadata: { version: "1.1.0", keywords: ["review", "pr"], author: "Boris" }
+      sourceMetadata: { version: "1.1.0", keywords: ["review", "pr"], author: "Boris", authorEmail: "boris@example.com", authorUrl: null }
     })
 
     // 2. A rename in place: same folder, new name.
