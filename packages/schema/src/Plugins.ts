@@ -260,7 +260,14 @@ export class Marketplace extends Schema.Class<Marketplace>("Marketplace")(Schema
   canDelete: Schema.Boolean.annotate({
     description: "Whether a manager may delete it: false while a connector or the service itself lists plugins in it."
   }),
-  pluginCount: Schema.Int.annotate({ description: "How many plugins it lists (active memberships)." })
+  pluginCount: Schema.Int.annotate({ description: "How many plugins it lists (active memberships)." }),
+  staleSince: Schema.NullOr(Timestamp).annotate({
+    description:
+      "For a marketplace a connector made: when the first sync failed since the last one that completed (a `marketplace.json` that does not read, a repository gone), so what it lists is that sync's, not the branch head's; null while its syncs complete, and for marketplaces people made (docs/connectors.md)."
+  }),
+  lastSyncError: Schema.NullOr(Schema.String).annotate({
+    description: "Why the latest of those failed syncs failed, while `staleSince` is set; null otherwise."
+  })
 }).annotate({
   examples: [{
     ...internalMarketplace,
@@ -273,7 +280,9 @@ export class Marketplace extends Schema.Class<Marketplace>("Marketplace")(Schema
     updatedAt: exampleTime(140),
     deletedAt: null,
     canDelete: true,
-    pluginCount: 1
+    pluginCount: 1,
+    staleSince: null,
+    lastSyncError: null
   }]
 })) {}
 

@@ -94,6 +94,12 @@ const fieldsOf = (marketplace: Marketplace, more: ReadonlyArray<readonly [string
     ["status", statusOf(marketplace)],
     ["plugins", String(marketplace.pluginCount)],
     ["can delete", marketplace.canDelete ? "yes" : "no (a connector or the service lists plugins in it)"],
+    ...(marketplace.staleSince === null
+      ? []
+      : [
+        ["stale since", `${Output.date(marketplace.staleSince)}: its syncs fail, it lists what the last good sync left`] as const,
+        ["sync error", marketplace.lastSyncError ?? "-"] as const
+      ]),
     ["created", Output.date(marketplace.createdAt)],
     ["updated", Output.date(marketplace.updatedAt)],
     ...more

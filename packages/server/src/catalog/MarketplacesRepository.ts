@@ -77,25 +77,41 @@ const make = Effect.gen(function*() {
       (SELECT count(*)::int FROM marketplace_plugins cm
        JOIN plugins cp ON cp.organization_id = cm.organization_id AND cp.id = cm.plugin_id
        WHERE cm.organization_id = m.organization_id AND cm.marketplace_id = m.id
-         AND cm.removed_at IS NULL AND cp.deleted_at IS NULL) AS plugin_count`
+         AND cm.removed_at IS NULL AND cp.deleted_at IS NULL) AS plugin_count,
+      stale.since AS stale_since, stale.error AS last_sync_error`
+
+  /**
+   * For a marketplace a connector made (`m.connector_instance_id`): the failed syncs of its instance since the last
+   * one that completed, the first's time and the latest's error; nulls when there are none.
+   */
+  const stale = sql`LEFT JOIN LATERAL (
+      SELECT min(f.completed_at) AS since, (array_agg(f.last_error ORDER BY f.completed_at DESC, f.id DESC))[1] AS error
+      FROM connector_sync_events f
+      WHERE f.organization_id = m.organization_id AND f.connector_instance_id = m.connector_instance_id
+        AND f.status = 'failed'
+        AND f.completed_at > coalesce((
+          SELECT max(c.completed_at) FROM connector_sync_events c
+          WHERE c.organization_id = m.organization_id AND c.connector_instance_id = m.connector_instance_id
+            AND c.status = 'completed'), '-infinity'::timestamptz)
+    ) stale ON true`
 
   /** One marketplace with the caller's rank on it (`rank`: an `Access.rank` expression over alias `m`). */
   const view = (organizationId: OrganizationId, id: MarketplaceId, rank: Statement.Fragment) =>
-    sql<Row>`SELECT ${rank} AS rank, ${columns} FROM marketplaces m WHERE m.organization_id = ${organizationId} AND m.id = ${id}`.pipe(
+    sql<Row>`SELECT ${rank} AS rank, ${columns} FROM marketplaces m ${stale} WHERE m.organization_id = ${organizationId} AND m.id = ${id}`.pipe(
       Effect.map((rows) =>
         Option.map(Option.fromNullishOr(rows[0]), ({ rank, ...row }) => ({ rank: rank as number, marketplace: toMarketplace(row) }))
       )
     )
 
   const find = (organizationId: OrganizationId, id: MarketplaceId) =>
-    sql<Row>`SELECT ${columns} FROM marketplaces m WHERE m.organization_id = ${organizationId} AND m.id = ${id}`.pipe(
+    sql<Row>`SELECT ${columns} FROM marketplaces m ${stale} WHERE m.organization_id = ${organizationId} AND m.id = ${id}`.pipe(
       Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), toMarketplace))
     )
 
   /** The marketplaces the `visible` expression (over alias `m`) lets through, filtered, by name. */
   const list = (organizationId: OrganizationId, query: MarketplaceListQuery, visible: Statement.Fragment) =>
     Keyset.page(byName, query, (page) =>
-      sql<Row>`SELECT ${columns} FROM marketplaces m WHERE ${
+      sql<Row>`SELECT ${columns} FROM marketplaces m ${stale} WHERE ${
           sql.and([
             sql`m.organization_id = ${organizationId}`,
             query.status !== undefined

@@ -176,6 +176,11 @@ describe("a sync follows the marketplace", () => {
     const instanceNow = ok("instance", await get(`/v1/connector-instances/${instance.id}`, { token }), 200).item
     expect(instanceNow).toMatchObject({ lastSyncStatus: "failed" })
     expect(good).not.toBe(await repo.head())
+    // The marketplace says since when it lists what the last good sync left, and why.
+    const stale = ok("marketplace", await get(`/v1/marketplaces/${marketplaceId}`, { token }), 200).item
+    expect(stale).toMatchObject({ staleSince: broken.completedAt, lastSyncError: broken.lastError })
+    const resolved = ok("resolved", await get(`/v1/marketplaces/${marketplaceId}/resolved`, { token }), 200).item
+    expect(resolved.marketplace).toMatchObject({ staleSince: broken.completedAt })
 
     // Over 1 MiB: refused unread, the same way.
     await repo.commitFiles({
@@ -183,11 +188,15 @@ describe("a sync follows the marketplace", () => {
     }, "too large")
     const large = await syncNow(token, instance.id)
     expect(large).toMatchObject({ status: "failed", lastError: expect.stringContaining("`.claude-plugin/marketplace.json` is larger than 1 MiB") })
+    // Still stale since the first failure; the error is the latest's.
+    expect(ok("marketplace", await get(`/v1/marketplaces/${marketplaceId}`, { token }), 200).item)
+      .toMatchObject({ staleSince: broken.completedAt, lastSyncError: large.lastError })
     expect(await servedBy(token, marketplaceId)).toEqual([ralphId, reviewId, oldId].sort())
 
     // The repair syncs again.
     await repo.commitFiles(marketplace([{ ...ralph, name: "ralph-loop" }, review, { ...old, source: "./plugins/tools/old-tool" }]), "repair")
     expect(await syncNow(token, instance.id)).toMatchObject({ status: "completed", summary: { outcome: "complete", followedPlugins: [] } })
+    expect(ok("marketplace", await get(`/v1/marketplaces/${marketplaceId}`, { token }), 200).item).toMatchObject({ staleSince: null, lastSyncError: null })
 
     // 8. An invalid plugin.json: the plugin is kept as it was, and the sync is partial and says why.
     await repo.commitFiles({ "plugins/code-review/.claude-plugin/plugin.json": "{ \"name\": \"code-review\", }" }, "break code-review")

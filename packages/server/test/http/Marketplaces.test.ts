@@ -79,10 +79,12 @@ const marketplaceFields = [
   "deletedAt",
   "description",
   "id",
+  "lastSyncError",
   "logoUrl",
   "name",
   "organizationId",
   "pluginCount",
+  "staleSince",
   "status",
   "updatedAt"
 ]
@@ -114,7 +116,10 @@ describe("marketplaces", () => {
       createdByOrgMembershipId: org.admin.membership.id,
       deletedAt: null,
       canDelete: true,
-      pluginCount: 0
+      pluginCount: 0,
+      // Made by a person, not a connector: never stale.
+      staleSince: null,
+      lastSyncError: null
     })
     const read = await get(`/v1/marketplaces/${market.id}`, { token: org.admin.token })
     expect(read.status).toBe(200)
