@@ -136,13 +136,17 @@ const makeSyncEventsRepository = Effect.gen(function*() {
             ORDER BY e.created_at DESC, e.id DESC LIMIT 1`
   })
   /**
-   * The target's newest event, when it completed a sync of `revision` and no mapping of the target changed since
-   * it started: "sync now" at that head answers it rather than reading the same files again.
+   * The target's newest event, when it syncs `revision` (of any kind: the one an apply queued too) and will read
+   * the target's mappings as they are: queued, or running or completed with no mapping of the target changed since
+   * it started. "Sync now" at that head answers it rather than syncing the same commit a second time.
    */
   const syncedAt = (organizationId: OrganizationId, targetId: ConnectorTargetId, revision: string) =>
     Effect.map(latestRow({ organizationId, targetId }), (latest) =>
       Option.flatMap(latest, ({ mappingsChanged, row }) =>
-        row.status === "completed" && row.sourceRevisionRef === revision && !mappingsChanged ? Option.some(row) : Option.none()))
+        row.sourceRevisionRef === revision &&
+          (row.status === "queued" || ((row.status === "running" || row.status === "completed") && !mappingsChanged))
+          ? Option.some(row)
+          : Option.none()))
 
   const insertRow = findOne({
     Request: ConnectorSyncEventRow.insert,

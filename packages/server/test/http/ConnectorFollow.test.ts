@@ -206,4 +206,19 @@ describe("a sync follows the marketplace", () => {
     expect(await pluginOf(token, reviewId)).toMatchObject({ status: "active", sourceMetadata: { version: "1.1.0" } })
     expect(await servedBy(token, marketplaceId)).toEqual([ralphId, reviewId, oldId].sort())
   })
+
+  it("sync now right after apply answers the apply's sync of that commit: one sync, not two", async () => {
+    // Enough commands that the apply's sync is still queued or running when "sync now" comes.
+    const commands: GitRepo.Files = Object.fromEntries(Array.from({ length: 120 }, (_, n) => [`plugins/ralph-wiggum/commands/c-${n}.md`, `# Command ${n}\n`]))
+    const { instance, repo, token } = await Connectors.followRepository({ url: server.url, github: fake, files: { ...files, ...commands } })
+    cleanup.push(() => repo.remove())
+    const discovery = ok("discovery", await get(`/v1/connector-instances/${instance.id}/discovery`, { token }), 200).item
+    const keys = discovery.discoveredPlugins.map((candidate: { key: string }) => candidate.key)
+    const applied = ok("apply", await post(`/v1/connector-instances/${instance.id}/discovery/apply`, { token, body: { keys } }), 200).item
+    const [answered] = ok("sync", await post(`/v1/connector-instances/${instance.id}/sync`, { token }), 202).items
+    expect(answered.id).toBe(applied.syncEvent.id)
+    expect((await Connectors.settled(server.url, token, applied.syncEvent.id)).status).toBe("completed")
+    const events = ok("syncs", await get(`/v1/connector-instances/${instance.id}/sync-events?limit=100`, { token }), 200).items
+    expect(events.map((event: { id: string }) => event.id)).toEqual([applied.syncEvent.id])
+  })
 })
