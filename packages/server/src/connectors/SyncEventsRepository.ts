@@ -228,6 +228,21 @@ const makeSyncEventsRepository = Effect.gen(function*() {
       sql`UPDATE connector_sync_events SET status = 'running', started_at = COALESCE(started_at, ${at})
             WHERE organization_id = ${organizationId} AND id = ${id} AND status IN ('queued', 'running') RETURNING id`
   })
+  const runningBesideRow = findOne({
+    Request: Schema.Struct({ organizationId: OrganizationId, targetId: ConnectorTargetId, id: ConnectorSyncEventId }),
+    Result: Updated,
+    execute: ({ id, organizationId, targetId }) =>
+      sql`SELECT id FROM connector_sync_events
+            WHERE organization_id = ${organizationId} AND connector_target_id = ${targetId} AND status = 'running' AND id <> ${id}
+            LIMIT 1`
+  })
+  /**
+   * Another event of the target that is running, if any: a sync starts only when none is (read under the target's
+   * lock, `ConnectorsRepository.lockTarget`, so two cannot both start).
+   */
+  const runningBeside = (organizationId: OrganizationId, targetId: ConnectorTargetId, id: ConnectorSyncEventId) =>
+    runningBesideRow({ organizationId, targetId, id })
+
   /** Marks a queued event running (a running one stays as it is): false when it had already finished. */
   const start = (organizationId: OrganizationId, id: ConnectorSyncEventId) =>
     Effect.flatMap(now, (at) => Effect.map(startRow({ organizationId, id, at }), Option.isSome))
@@ -330,6 +345,7 @@ const makeSyncEventsRepository = Effect.gen(function*() {
     findPending,
     syncedAt,
     list,
+    runningBeside,
     start,
     setRevision,
     attempt,

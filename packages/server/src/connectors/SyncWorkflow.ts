@@ -20,6 +20,7 @@ import {
   SyncEventType
 } from "@orgplane/schema"
 import * as Cause from "effect/Cause"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -210,9 +211,15 @@ const Followed = Schema.Struct({ changes: Schema.Array(FollowedPlugin), warnings
 
 const Started = Schema.Struct({
   run: Schema.Boolean,
+  /** Another sync of the target was running: this one did not start (absent in results recorded before 0.3.0). */
+  busy: Schema.optionalKey(Schema.Boolean),
   eventType: SyncEventType,
   revision: Schema.NullOr(Schema.String)
 })
+
+/** How long a sync waits between checks for another sync of its target to end, and how many checks. */
+const busyPause = Duration.seconds(1)
+const busyWaits = 900
 
 const work = Effect.gen(function*() {
   const events = yield* SyncEventsRepository
@@ -288,15 +295,17 @@ const execute = ({ organizationId, syncEventId }: typeof SyncWorkflow.payloadSch
       )
     })
 
-  const body = Effect.gen(function*() {
-    // 1. start: running, unless there is nothing to do. An event not visible yet (its recording transaction has
-    //    not committed) is waited for like a transient failure.
-    const started = yield* Activity.make({
-      name: "ConnectorSync/start",
+  /**
+   * The start step, once: running, unless there is nothing to do, or `busy` while another sync of the target runs
+   * (checked and marked under the target's lock, so two never both start). Each try is an activity of its own name.
+   */
+  const startOnce = (attempt: number) =>
+    Activity.make({
+      name: attempt === 0 ? "ConnectorSync/start" : `ConnectorSync/start/${attempt}`,
       success: Started,
       error: SyncFailure,
       execute: Effect.gen(function*() {
-        const { events } = yield* work
+        const { events, repository } = yield* work
         const found = yield* fromStorage(orUnavailable(load(organizationId, syncEventId)))
         if (found._tag === "Missing") return yield* new SyncFailure({ message: "The sync event is not recorded (yet).", transient: true })
         const idle = { run: false, eventType: found.event.eventType, revision: found.event.sourceRevisionRef }
@@ -313,10 +322,32 @@ const execute = ({ organizationId, syncEventId }: typeof SyncWorkflow.payloadSch
           yield* fromStorage(transaction(events.ignore(organizationId, syncEventId, "The connector instance is disabled.")))
           return idle
         }
-        yield* fromStorage(transaction(events.start(organizationId, syncEventId)))
-        return { ...idle, run: true }
+        const busy = yield* fromStorage(transaction(Effect.gen(function*() {
+          yield* repository.lockTarget({ organizationId, id: found.target.id })
+          if (Option.isSome(yield* events.runningBeside(organizationId, found.target.id, syncEventId))) return true
+          yield* events.start(organizationId, syncEventId)
+          return false
+        })))
+        return { ...idle, run: !busy, busy }
       })
     }).pipe(retried)
+
+  const body = Effect.gen(function*() {
+    // 1. start: running, unless there is nothing to do. An event not visible yet (its recording transaction has
+    //    not committed) is waited for like a transient failure. While another sync of the target runs, this one
+    //    waits (a second, then checks again; at most `busyWaits` times): two syncs of a target never interleave
+    //    their writes, so an older commit's batch cannot land after a newer one's.
+    let started = yield* startOnce(0)
+    for (let attempt = 1; started.busy === true && attempt <= busyWaits; attempt++) {
+      yield* Effect.sleep(busyPause)
+      started = yield* startOnce(attempt)
+    }
+    if (started.busy === true) {
+      return yield* new SyncFailure({
+        message: `Another sync of this target ran for the ${Duration.format(Duration.times(busyPause, busyWaits))} this one waited; sync again once it ends.`,
+        transient: false
+      })
+    }
     if (!started.run) return
 
     // 2. head: the branch head, when the event did not name a commit.

@@ -221,4 +221,28 @@ describe("a sync follows the marketplace", () => {
     const events = ok("syncs", await get(`/v1/connector-instances/${instance.id}/sync-events?limit=100`, { token }), 200).items
     expect(events.map((event: { id: string }) => event.id)).toEqual([applied.syncEvent.id])
   })
+
+  it("two syncs of one target run one after the other, never interleaved", async () => {
+    const commands = (version: number): GitRepo.Files =>
+      Object.fromEntries(Array.from({ length: 120 }, (_, n) => [`plugins/ralph-wiggum/commands/c-${n}.md`, `# Command ${n}, version ${version}\n`]))
+    const { instance, repo, target, token } = await Connectors.followRepository({ url: server.url, github: fake, files: { ...files, ...commands(1) } })
+    cleanup.push(() => repo.remove())
+    const discovery = ok("discovery", await get(`/v1/connector-instances/${instance.id}/discovery`, { token }), 200).item
+    const keys = discovery.discoveredPlugins.map((candidate: { key: string }) => candidate.key)
+    const applied = ok("apply", await post(`/v1/connector-instances/${instance.id}/discovery/apply`, { token, body: { keys } }), 200).item
+    expect((await Connectors.settled(server.url, token, applied.syncEvent.id)).status).toBe("completed")
+
+    // A new commit, then a full resync and a sync now of it at once: two events.
+    await repo.commitFiles(commands(2), "version 2")
+    const [resync, now] = await Promise.all([
+      post(`/v1/connector-targets/${target.id}/resync`, { token }),
+      post(`/v1/connector-instances/${instance.id}/sync`, { token })
+    ])
+    const ids: Array<string> = [ok("resync", resync, 202).item.id, ok("sync", now, 202).items[0].id]
+    expect(new Set(ids).size).toBe(2)
+    const done = await Promise.all(ids.map((id) => Connectors.settled(server.url, token, id)))
+    expect(done.map((event) => event.status)).toEqual(["completed", "completed"])
+    const [first, second] = [...done].sort((a, b) => Date.parse(a.startedAt) - Date.parse(b.startedAt))
+    expect(Date.parse(second!.startedAt)).toBeGreaterThanOrEqual(Date.parse(first!.completedAt))
+  })
 })
