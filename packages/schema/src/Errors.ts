@@ -299,6 +299,7 @@ export const ConflictCode = Schema.Literals([
   "team_exists",
   "invitation_not_pending",
   "plugin_exists",
+  "plugin_name_listed",
   "marketplace_exists",
   "config_object_deleted",
   "plugin_deleted",

@@ -89,7 +89,7 @@ export class MarketplacesApi extends HttpApiGroup.make("marketplaces")
       .annotate(OpenApi.Summary, "Add a plugin to a marketplace")
       .annotate(
         OpenApi.Description,
-        "Lists a plugin in the marketplace and answers the membership; adding one that is already listed answers the existing membership, and one that was removed comes back. Everyone who can view the marketplace can then view the plugin. Needs editor access on the marketplace and viewer access on the plugin.\n\nErrors: 403 `insufficient_access`; 404 `marketplace_not_found`, `plugin_not_found`; 409 `plugin_deleted`."
+        "Lists a plugin in the marketplace and answers the membership; adding one that is already listed answers the existing membership, and one that was removed comes back. Everyone who can view the marketplace can then view the plugin. Needs editor access on the marketplace and viewer access on the plugin.\n\nErrors: 403 `insufficient_access`; 404 `marketplace_not_found`, `plugin_not_found`; 409 `plugin_deleted`, `plugin_name_listed` (another plugin of that name is listed: a name is unique within a marketplace, as Claude Code installs `name@marketplace`)."
       )
   )
   .add(

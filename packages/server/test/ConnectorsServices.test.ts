@@ -525,7 +525,7 @@ layer(TestLayer, { timeout: 600_000, excludeTestServices: true })(`connector ser
       expect(yield* objectsOf(organization, pluginId)).toEqual([])
     }))
 
-  it.effect("apply: a marketplace listing the plugins; unsupported keys are 400, a name taken by another 409, a disabled instance 409", () =>
+  it.effect("apply: a marketplace listing the plugins; unsupported keys are 400, a name a person's plugin holds no refusal, a disabled instance 409", () =>
     Effect.gen(function*() {
       const connectors = yield* Connectors
       const discovery = yield* DiscoveryService
@@ -542,16 +542,12 @@ layer(TestLayer, { timeout: 600_000, excludeTestServices: true })(`connector ser
       expect(bad._tag === "InvalidRequest" ? bad.details.map((detail) => detail.path) : []).toEqual([["keys", 1], ["keys", 2]])
       expect(yield* pluginCount).toBe(before)
 
-      // A plugin named like a candidate, made by someone else: 409, and nothing of the apply is kept.
+      // A plugin named like a candidate, made by a person: names are unique within the repository's plugins
+      // (migration 0045), so the repository's beta is made beside it.
       yield* madePlugin(owner, "beta")
-      expect(yield* failure(discovery.apply(owner, instance.id, { keys: ["marketplace:plugins/alpha", "marketplace:plugins/beta"] }))).toMatchObject({
-        _tag: "Conflict",
-        error: "plugin_exists"
-      })
-      expect(yield* pluginCount).toBe(before + 1)
-
-      const keys = ["marketplace:plugins/alpha"]
+      const keys = ["marketplace:plugins/alpha", "marketplace:plugins/beta"]
       const { item: first } = yield* discovery.apply(owner, instance.id, { keys })
+      expect(yield* pluginCount).toBe(before + 3)
       expect(first.marketplaceId).toMatch(/^mkt_/)
       const [market] = yield* sql<{ readonly name: string; readonly description: string }>`
         SELECT name, description FROM marketplaces WHERE organization_id = ${organization.id} AND id = ${first.marketplaceId}`

@@ -189,6 +189,14 @@ const make = Effect.gen(function*() {
         const plugin = yield* plugins.lock(organizationId, pluginId)
         if (Option.isNone(plugin)) return yield* PluginKind.notFound()
         if (plugin.value.status === "deleted") return yield* pluginDeleted()
+        // A name is unique within a marketplace, as Claude Code has it (`name@marketplace`).
+        const holder = yield* marketplaces.listedUnder(organizationId, id, plugin.value.name, pluginId)
+        if (Option.isSome(holder)) {
+          return yield* new Conflict({
+            error: "plugin_name_listed",
+            message: `The marketplace already lists a plugin named "${plugin.value.name}" (${holder.value}); a name is unique within a marketplace.`
+          })
+        }
         const at = yield* now
         const membershipId = yield* memberships.addPlugin({
           organizationId,

@@ -233,7 +233,16 @@ const make = Effect.gen(function*() {
                       ORDER BY ct.created_at, ct.id LIMIT 1) t ON true
         WHERE m.organization_id = ${organizationId} AND m.id = ${id}`.pipe(Effect.map((rows) => Option.fromNullishOr(rows[0])))
 
-  return { view, find, list, insert, lock, update, markDeleted, touch, listMemberships, findMembership, listedPlugins, source } as const
+  /** A plugin other than `pluginId` the marketplace lists under `name` (compared ignoring case), if any. */
+  const listedUnder = (organizationId: OrganizationId, id: MarketplaceId, name: string, pluginId: string) =>
+    sql<{ readonly id: string }>`
+        SELECT p.id FROM marketplace_plugins mp
+        JOIN plugins p ON p.organization_id = mp.organization_id AND p.id = mp.plugin_id
+        WHERE mp.organization_id = ${organizationId} AND mp.marketplace_id = ${id} AND mp.removed_at IS NULL
+          AND p.deleted_at IS NULL AND lower(p.name) = lower(${name}) AND p.id <> ${pluginId}
+        LIMIT 1`.pipe(Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), (row) => row.id)))
+
+  return { view, find, list, insert, lock, update, markDeleted, touch, listMemberships, findMembership, listedPlugins, listedUnder, source } as const
 })
 
 export class MarketplacesRepository extends Context.Service<MarketplacesRepository>()("@orgplane/server/catalog/MarketplacesRepository", { make }) {

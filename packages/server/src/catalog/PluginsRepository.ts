@@ -6,6 +6,7 @@
 import {
   Conflict,
   type ConfigObjectId,
+  type ConnectorInstanceId,
   type ConfigObjectVersionId,
   type MarketplaceId,
   type MembershipId,
@@ -206,6 +207,11 @@ const make = Effect.gen(function*() {
     readonly description: string
     readonly createdByMembershipId: MembershipId | null
     readonly at: Date
+    /**
+     * For a plugin a discovery apply makes: its instance and candidate key. Its name is then unique among the
+     * instance's plugins, not the organization's own (migration 0045).
+     */
+    readonly candidate?: { readonly connectorInstanceId: ConnectorInstanceId; readonly key: string } | undefined
   }) =>
     sql`INSERT INTO plugins ${
         sql.insert({
@@ -216,7 +222,10 @@ const make = Effect.gen(function*() {
           status: "active",
           createdByMembershipId: row.createdByMembershipId,
           createdAt: row.at,
-          updatedAt: row.at
+          updatedAt: row.at,
+          ...(row.candidate === undefined
+            ? {}
+            : { connectorInstanceId: row.candidate.connectorInstanceId, connectorCandidateKey: row.candidate.key })
         })
       }`.pipe(catchUniqueViolation(() => pluginExists(row.name)))
 

@@ -316,16 +316,30 @@ const makeDiscoveryRepository = Effect.gen(function*() {
   const setLeft = (organizationId: OrganizationId, pluginId: PluginId, at: Date | null) => setLeftRow({ organizationId, pluginId, at })
 
   const nameHeldByOtherRow = single({
-    Request: Schema.Struct({ organizationId: OrganizationId, pluginId: PluginId, name: Schema.String }),
+    Request: Schema.Struct({ ...OfInstance.fields, pluginId: PluginId, name: Schema.String }),
     Result: Held,
-    execute: ({ name, organizationId, pluginId }) =>
+    execute: ({ instanceId, name, organizationId, pluginId }) =>
       sql`SELECT EXISTS (SELECT 1 FROM plugins
-              WHERE organization_id = ${organizationId} AND lower(name) = lower(${name}) AND deleted_at IS NULL
-                AND id <> ${pluginId}) AS held`
+              WHERE organization_id = ${organizationId} AND connector_instance_id = ${instanceId}
+                AND lower(name) = lower(${name}) AND deleted_at IS NULL AND id <> ${pluginId}) AS held`
   })
-  /** Whether a live plugin other than this one holds the name (compared as the catalog does, ignoring case). */
-  const nameHeldByOther = (organizationId: OrganizationId, name: string, pluginId: PluginId) =>
-    Effect.map(nameHeldByOtherRow({ organizationId, pluginId, name }), (row) => row.held)
+  /**
+   * Whether another live plugin of the instance holds the name (compared as the catalog does, ignoring case): names
+   * are unique within an instance's plugins (migration 0045).
+   */
+  const nameHeldByOther = (organizationId: OrganizationId, instanceId: ConnectorInstanceId, name: string, pluginId: PluginId) =>
+    Effect.map(nameHeldByOtherRow({ organizationId, instanceId, pluginId, name }), (row) => row.held)
+
+  const marketplaceNameHeldRow = single({
+    Request: Schema.Struct({ organizationId: OrganizationId, name: Schema.String }),
+    Result: Held,
+    execute: ({ name, organizationId }) =>
+      sql`SELECT EXISTS (SELECT 1 FROM marketplaces
+              WHERE organization_id = ${organizationId} AND lower(name) = lower(${name}) AND deleted_at IS NULL) AS held`
+  })
+  /** Whether a live marketplace of the organization holds the name (ignoring case, as their unique index does). */
+  const marketplaceNameHeld = (organizationId: OrganizationId, name: string) =>
+    Effect.map(marketplaceNameHeldRow({ organizationId, name }), (row) => row.held)
 
   const marketplaceOfInstanceRow = findOne({
     Request: OfInstance,
@@ -459,6 +473,7 @@ const makeDiscoveryRepository = Effect.gen(function*() {
     setLeft,
     nameHeldByOther,
     marketplaceOfInstance,
+    marketplaceNameHeld,
     markMarketplaceOfInstance,
     findMapping,
     repointMapping,

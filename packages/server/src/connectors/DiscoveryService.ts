@@ -294,8 +294,9 @@ const make = Effect.gen(function*() {
         if (Option.isSome(existing)) pluginId = existing.value
         else {
           pluginId = yield* makeId("plg")
-          // Two candidates of one repository may share a name: the later one is told apart by its folder.
-          // A name a plugin of anyone else holds stays a 409.
+          // Names are unique within the instance's plugins, as within a Claude Code marketplace (migration 0045):
+          // another repository's or a person's plugin may hold the same. Two candidates of one repository may share
+          // a name: the later one is told apart by its folder.
           const name = clip(candidate.displayName, 255)
           const ownName = yield* discoveries.pluginNameHeldBy(organizationId, name, instance.id)
           yield* plugins.insert({
@@ -304,9 +305,9 @@ const make = Effect.gen(function*() {
             name: ownName ? clip(`${candidate.displayName} (${candidate.rootPath || "root"})`, 255) : name,
             description: clip(candidate.description ?? "", 4000),
             createdByMembershipId: createdBy,
-            at
+            at,
+            candidate: { connectorInstanceId: instance.id, key: candidate.key }
           })
-          yield* discoveries.markPluginOfCandidate(organizationId, pluginId, instance.id, candidate.key)
           yield* grant(PluginKind, pluginId, at)
         }
         // Applied again, a plugin takes the repository's metadata as it is now.
@@ -322,10 +323,16 @@ const make = Effect.gen(function*() {
         if (Option.isSome(existing)) marketplaceId = existing.value
         else {
           marketplaceId = yield* makeId("mkt")
+          // Marketplace names are unique in the organization, as a Claude Code user registers one marketplace per
+          // name: a second repository with the same marketplace name (a fork) is told apart by its repository.
+          const wanted = clip(result.marketplace?.name?.trim() || instance.name, 255)
+          const name = (yield* discoveries.marketplaceNameHeld(organizationId, wanted))
+            ? clip(`${wanted} (${instance.remoteId})`, 255)
+            : wanted
           yield* marketplaces.insert({
             id: marketplaceId,
             organizationId,
-            name: clip(result.marketplace?.name?.trim() || instance.name, 255),
+            name,
             description: clip(result.marketplace?.description ?? "", 4000),
             logoUrl: null,
             createdByMembershipId: createdBy,
@@ -455,8 +462,8 @@ const make = Effect.gen(function*() {
           let previousName: string | null = null
           const repositoryName = clip(candidate.displayName, 255)
           if (plugin.candidateName !== null && plugin.candidateName !== candidate.displayName && repositoryName !== plugin.name) {
-            if (yield* discoveries.nameHeldByOther(organizationId, repositoryName, plugin.id)) {
-              warnings.push(`Plugin "${plugin.name}" is named "${repositoryName}" in the repository now, a name another plugin of the organization holds: it keeps its name.`)
+            if (yield* discoveries.nameHeldByOther(organizationId, instanceId, repositoryName, plugin.id)) {
+              warnings.push(`Plugin "${plugin.name}" is named "${repositoryName}" in the repository now, a name another plugin of this repository holds: it keeps its name.`)
             } else {
               yield* plugins.update(organizationId, plugin.id, { name: repositoryName }, at)
               previousName = plugin.name

@@ -112,8 +112,15 @@ const make = Effect.gen(function*() {
       sql`DELETE FROM plugins WHERE organization_id = ${org} AND id IN ${sql.in(ids)}`
     ], { discard: true })
   )
+  // A kept plugin joins the organization's own plugins, whose names are unique (migration 0045): one whose name a
+  // live plugin there holds takes its id after the name.
   const untiePlugins = ofInstance((org, instanceId) =>
-    sql`UPDATE plugins SET connector_instance_id = NULL WHERE organization_id = ${org} AND connector_instance_id = ${instanceId}`
+    sql`UPDATE plugins p SET connector_instance_id = NULL,
+            name = CASE WHEN EXISTS (SELECT 1 FROM plugins o
+                                     WHERE o.organization_id = p.organization_id AND o.connector_instance_id IS NULL
+                                       AND o.deleted_at IS NULL AND lower(o.name) = lower(p.name))
+                        THEN left(p.name, 255 - length(p.id) - 3) || ' (' || p.id || ')' ELSE p.name END
+          WHERE p.organization_id = ${org} AND p.connector_instance_id = ${instanceId}`
   )
 
   /** Marketplaces the instance created that list nothing now; locked. */

@@ -521,9 +521,9 @@ describe("apply", () => {
     expect(removed).toMatchObject({ deletedPluginCount: 1, deletedMarketplaceCount: 1 })
   })
 
-  it("refuses keys that are not supported candidates, names taken by others, and disabled instances", async () => {
+  it("refuses keys that are not supported candidates and disabled instances; names others hold are no refusal", async () => {
     const org = await Http.owner(server.url)
-    const { instance } = await connect(org.token, marketplaceRepo)
+    const { fullName, instance } = await connect(org.token, marketplaceRepo)
     const plugins = await pluginCount(org.organization.id)
     const bad = await apply(org.token, instance.id, { keys: ["marketplace:plugins/alpha", "marketplace:remote", "nope"] })
     expect(bad.status).toBe(400)
@@ -531,17 +531,16 @@ describe("apply", () => {
     expect(bad.body.details.map((detail: { path: Array<unknown> }) => detail.path)).toEqual([["keys", 1], ["keys", 2]])
     expect(await pluginCount(org.organization.id)).toBe(plugins)
 
-    // A plugin named like a candidate, made by someone else: 409, and nothing of the apply is kept.
+    // A plugin named like a candidate and a marketplace named like the repository's, both made by a person: plugin
+    // names are unique within a repository's plugins (as within a Claude Code marketplace), and the marketplace is
+    // told apart by its repository (migration 0045, docs/connectors.md).
     ok("plugin", await post("/v1/plugins", { token: org.token, body: { name: "beta" } }), 201)
-    const clash = await apply(org.token, instance.id, { keys: ["marketplace:plugins/alpha", "marketplace:plugins/beta"] })
-    expect(clash.status).toBe(409)
-    expect(clash.body.error).toBe("plugin_exists")
-    expect(await pluginCount(org.organization.id)).toBe(plugins + 1)
-
     ok("marketplace", await post("/v1/marketplaces", { token: org.token, body: { name: "acme-tools" } }), 201)
-    const taken = await apply(org.token, instance.id, { keys: ["marketplace:plugins/alpha"] })
-    expect(taken.status).toBe(409)
-    expect(taken.body.error).toBe("marketplace_exists")
+    const applied = ok("apply", await apply(org.token, instance.id, { keys: ["marketplace:plugins/alpha", "marketplace:plugins/beta"] }), 200).item
+    expect(await pluginCount(org.organization.id)).toBe(plugins + 3)
+    const beta = applied.plugins.find((plugin: { key: string }) => plugin.key === "marketplace:plugins/beta")
+    expect(ok("beta", await get(`/v1/plugins/${beta.pluginId}`, { token: org.token }), 200).item.name).toBe("beta")
+    expect(ok("marketplace", await get(`/v1/marketplaces/${applied.marketplaceId}`, { token: org.token }), 200).item.name).toBe(`acme-tools (${fullName})`)
 
     ok("disable", await post(`/v1/connector-instances/${instance.id}/disable`, { token: org.token }), 200)
     const disabled = await apply(org.token, instance.id, { keys: ["marketplace:plugins/alpha"] })

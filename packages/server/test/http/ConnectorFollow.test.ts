@@ -246,3 +246,51 @@ describe("a sync follows the marketplace", () => {
     expect(Date.parse(second!.startedAt)).toBeGreaterThanOrEqual(Date.parse(first!.completedAt))
   })
 })
+
+describe("plugin names, scoped as Claude Code scopes them (name@marketplace)", () => {
+  it("a fork's plugins import beside the original's and a person's of the same name; a marketplace lists one plugin of a name; a kept plugin that joins the organization's own beside a namesake takes its id", async () => {
+    const owner = await Http.owner(server.url)
+    const token = owner.token
+    const personal = ok("plugin", await post("/v1/plugins", { token, body: { name: "code-review" } }), 201).item
+    const applyAll = async (instanceId: string) => {
+      const discovery = ok("discovery", await get(`/v1/connector-instances/${instanceId}/discovery`, { token }), 200).item
+      const keys = discovery.discoveredPlugins.map((candidate: { key: string }) => candidate.key)
+      const applied = ok("apply", await post(`/v1/connector-instances/${instanceId}/discovery/apply`, { token, body: { keys } }), 200).item
+      expect((await Connectors.settled(server.url, token, applied.syncEvent.id)).status).toBe("completed")
+      return applied
+    }
+    const original = await Connectors.followRepository({ url: server.url, github: fake, files, owner })
+    const fork = await Connectors.followRepository({ url: server.url, github: fake, files, owner })
+    cleanup.push(() => original.repo.remove(), () => fork.repo.remove())
+    const first = await applyAll(original.instance.id)
+    // Before: 409 plugin_exists, the person's code-review holding the name in the whole organization.
+    const second = await applyAll(fork.instance.id)
+    const reviewOf = (applied: { plugins: ReadonlyArray<{ key: string; pluginId: string }> }) =>
+      applied.plugins.find((plugin) => plugin.key === "marketplace:plugins/code-review")!.pluginId
+    const names = ok("plugins", await get("/v1/plugins?limit=100&q=code-review", { token }), 200).items
+    expect(names.map((plugin: { id: string; name: string }) => [plugin.id, plugin.name]).sort()).toEqual(
+      [[personal.id, "code-review"], [reviewOf(first), "code-review"], [reviewOf(second), "code-review"]].sort()
+    )
+
+    // Marketplace names stay unique in the organization (a Claude Code user registers one per name): the fork's is
+    // told apart by its repository.
+    expect(ok("marketplace", await get(`/v1/marketplaces/${second.marketplaceId}`, { token }), 200).item.name).toBe(`team-tools (${fork.fullName})`)
+
+    // One marketplace lists one plugin of a name.
+    const refused = await post(`/v1/marketplaces/${first.marketplaceId}/plugins`, { token, body: { pluginId: reviewOf(second) } })
+    expect(refused.status).toBe(409)
+    expect(refused.body).toMatchObject({ error: "plugin_name_listed" })
+    ok("another name", await post(`/v1/marketplaces/${first.marketplaceId}/plugins`, { token, body: { pluginId: personal.id } }), 409)
+
+    // The original's code-review holds a person's config object, so removing the instance keeps it, untied: it joins
+    // the organization's own plugins, where the person's holds the name, and takes its id after it.
+    const held = ok("config object", await post("/v1/config-objects", {
+      token,
+      body: { input: { objectType: "command", rawSourceText: "---\ndescription: Kept\n---\nKeep me.\n" }, pluginIds: [reviewOf(first)] }
+    }), 201).item
+    expect(held.id).toMatch(/^cob_/)
+    ok("remove", await post(`/v1/connector-instances/${original.instance.id}/remove`, { token }), 200)
+    const kept = ok("plugin", await get(`/v1/plugins/${reviewOf(first)}`, { token }), 200).item
+    expect(kept.name).toBe(`code-review (${reviewOf(first)})`)
+  })
+})
