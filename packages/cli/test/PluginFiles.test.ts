@@ -7,6 +7,7 @@ import * as Connectors from "../../../packages/testkit/src/Connectors.js"
 import * as FakeGitHub from "../../../packages/testkit/src/FakeGitHub.js"
 import * as GitRepo from "../../../packages/testkit/src/GitRepo.js"
 import * as HookPlugins from "../../../packages/testkit/src/HookPlugins.js"
+import * as McpPlugins from "../../../packages/testkit/src/McpPlugins.js"
 import * as Http from "../../../packages/testkit/src/Http.js"
 import * as RealServer from "./RealServer.js"
 import * as Schema from "effect/Schema"
@@ -178,3 +179,23 @@ it.skipIf(!python)(
     ])
   }
 )
+
+it("an MCP server plugin runs as downloaded: its stdio server, started as .mcp.json says from the plugin's folder, answers tools/list and tools/call", { timeout: 180_000 }, async () => {
+  const { cli, env, plugins } = await imported("acme/weather", { ...McpPlugins.marketplaceFiles })
+  const dir = await Fs.mkdtemp(Path.join(Os.tmpdir(), "orgplane-mcp-"))
+  removals.push(() => Fs.rm(dir, { recursive: true, force: true }))
+  const [plugin] = plugins
+  const root = Path.join(dir, "weather-tools")
+  const downloaded = await cli(["plugins", "download", plugin!.pluginId, "--dir", root, "--json"], env)
+  expect(downloaded.code, downloaded.stderr).toBe(0)
+  expect(json(downloaded).omitted).toEqual([])
+  // Every file of the plugin, as the repository has it.
+  for (const [path, text] of Object.entries(McpPlugins.pluginFiles)) expect(await Fs.readFile(Path.join(root, path), "utf8")).toBe(text)
+  const config = JSON.parse(await Fs.readFile(Path.join(root, ".mcp.json"), "utf8")) as {
+    readonly mcpServers: Record<string, McpPlugins.StdioServer & { readonly type?: string; readonly url?: string }>
+  }
+  expect(config.mcpServers["alerts"]).toEqual({ type: "http", url: "https://alerts.example.test/mcp" })
+  const answered = await McpPlugins.toolsOver(root, config.mcpServers["forecast"]!, { city: "Oslo" })
+  expect(answered.tools).toEqual(["forecast"])
+  expect(answered.called).toMatchObject({ content: [{ type: "text", text: "Oslo: 21°C" }] })
+})
