@@ -66,12 +66,17 @@ describe("skill names", () => {
 })
 
 describe("descriptions over the 1024 characters of the Agent Skills specification", () => {
-  it("are kept whole", () => {
+  it("are kept whole, with a note the sync reports", () => {
     const long = "Builds things. ".repeat(80).trim()
     const read = ok(readComponent("skill", "skills/api/SKILL.md", `---\nname: api\ndescription: ${long}\n---\nBody\n`, "markdown", at))
     expect(long.length).toBeGreaterThan(1024)
     expect(read.derived.description).toBe(long)
     expect((read.parsed.normalizedPayloadJson.frontmatter as { description: string }).description).toBe(long)
+    expect(read.notes).toEqual([
+      `skills/api/SKILL.md: its description is ${long.length} characters, past the Agent Skills limit of 1,024; kept whole, as Claude Code loads it, though other agents may refuse or cut it`
+    ])
+    const within = ok(readComponent("skill", "skills/api/SKILL.md", `---\nname: api\ndescription: ${"x".repeat(1024)}\n---\nBody\n`, "markdown", at))
+    expect(within.notes).toEqual([])
   })
 })
 

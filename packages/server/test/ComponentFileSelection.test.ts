@@ -81,6 +81,10 @@ describe("selection", () => {
       ["hooks/helpers.py", "sha-p/hooks/helpers.py", undefined],
       ["hooks/run.py", "sha-p/hooks/run.py", undefined]
     ])
+    expect(hook.warnings).toEqual([
+      "p/hooks/hooks.json: ${CLAUDE_PLUGIN_ROOT}/../outside.sh leaves the plugin's folder, so it is not carried (a plugin is installed as its folder alone, in Claude Code too)",
+      "p/gone.sh: not stored with p/hooks/hooks.json (not in the repository at this commit)"
+    ])
     const mcp = selectFiles(index, "mcp", "p/.mcp.json", "{}")
     expect(mcp.files.map((file) => file.path)).toEqual([".claude-plugin/plugin.json", "README.md", "core/__init__.py", "hooks/helpers.py", "hooks/hooks.json", "hooks/run.py"])
     // Agents and commands carry only what they name.

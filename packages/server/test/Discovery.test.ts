@@ -270,6 +270,7 @@ describe("a Claude marketplace", () => {
       expect(outcome.warnings).toEqual([
         "Marketplace entries 1 and 7 both point at `plugins/alpha` and entry 7 lists no components of its own; it is ignored.",
         "Marketplace entry 9 is not an object; it is ignored.",
+        "Marketplace entry 10 has no `name`, which marketplace.json requires of every entry (Claude Code installs a plugin as name@marketplace); it is imported under its plugin's own name or its folder's.",
         external,
         "Marketplace entry 10 cannot be used: its source `../elsewhere` is outside the repository."
       ])
@@ -545,6 +546,38 @@ describe("malformed manifests", () => {
       expect(get(outcome, "manifest:plugins/e").warnings[0]).toContain("NUL")
       expect(get(outcome, "manifest:plugins/f").warnings[0]).toContain("could not be read")
       expect(statuses(outcome)).toEqual(["completed", "skipped", "completed", "completed"])
+    }))
+
+  it.effect("says so of two entries of one name, and of output styles, which are not imported", () =>
+    Effect.gen(function*() {
+      const { entries, readText } = repo({
+        ".claude-plugin/marketplace.json": json({ plugins: [{ name: "tools", source: "./a" }, { name: "Tools", source: "./b", outputStyles: "./styles" }] }),
+        "a/commands/x.md": "# x",
+        "b/commands/y.md": "# y",
+        "b/styles/terse.md": "# terse"
+      })
+      const outcome = yield* discover({ entries, readText })
+      expect(outcome.candidates.map((candidate) => [candidate.key, candidate.supported])).toEqual([["marketplace:a", true], ["marketplace:b", true]])
+      expect(outcome.warnings).toContain(
+        "Marketplace entries 1 and 2 are both named `Tools`, where a name is unique in a marketplace (name@marketplace); the later is imported under a name told apart by its folder."
+      )
+      expect(get(outcome, "marketplace:b").warnings).toEqual([
+        "Marketplace entry 2 (Tools) declares outputStyles, which Claude Code loads and orgplane does not import; they are not in the catalog."
+      ])
+    }))
+
+  it.effect("an absolute path source is refused with the rule, not read as a relative folder", () =>
+    Effect.gen(function*() {
+      const { entries, readText } = repo({
+        ".claude-plugin/marketplace.json": json({ plugins: [{ name: "etc", source: "/etc" }, { name: "b", source: "./b" }] }),
+        "etc/commands/x.md": "# x",
+        "b/commands/y.md": "# y"
+      })
+      const outcome = yield* discover({ entries, readText })
+      expect(outcome.candidates.map((candidate) => [candidate.key, candidate.supported])).toEqual([["marketplace:etc", false], ["marketplace:b", true]])
+      expect(get(outcome, "marketplace:etc").warnings).toEqual([
+        "Marketplace entry 1 cannot be used: its source `/etc` is an absolute path; a path source is relative to the marketplace's root and starts with `./`."
+      ])
     }))
 
   it.effect("behind a marketplace entry, make the entry unsupported too", () =>

@@ -176,6 +176,10 @@ const readMarkdown = (objectType: ObjectType, path: string, source: string): Res
     name = written
     fields.name = slug
     fields.description = text(fields.description) ?? firstLine(body)
+    const length = [...String(fields.description ?? "")].length
+    if (length > 1024) {
+      notes.push(`${path}: its description is ${length} characters, past the Agent Skills limit of 1,024; kept whole, as Claude Code loads it, though other agents may refuse or cut it`)
+    }
   }
   const payload = Result.mapError(storable({ frontmatter: fields, body }, ["rawSourceText"]), (error) => error.details?.[0]?.message ?? error.message)
   return Result.map(payload, (normalized) => ({

@@ -48,6 +48,8 @@ const entrySource = (entry: Record<string, unknown>, pluginRoot: string | null):
   const text = member(Schema.String, source)
   if (text !== null) {
     if (text.includes("://") || text.startsWith("git@")) return { _tag: "External" }
+    // Claude Code resolves a path source from the marketplace's root and wants it relative (`./plugins/x`).
+    if (text.startsWith("/")) return { _tag: "Invalid", problem: `its source \`${clamp(text)}\` is an absolute path; a path source is relative to the marketplace's root and starts with \`./\`` }
     // Claude's `metadata.pluginRoot` is prepended to sources that are bare names (`formatter` for `./plugins/formatter`).
     const bare = !text.startsWith("./") && !text.startsWith("../") && !text.startsWith("/") && text.trim() !== "."
     return local(pluginRoot !== null && bare ? `${pluginRoot}/${text}` : text)
@@ -120,6 +122,19 @@ export const marketplaceStage = Effect.fn("ClaudeMarketplace.marketplaceStage")(
   })
   const reads = yield* readManifests(input, index, manifestPaths)
   warnings.push(...reads.warnings)
+
+  // Every entry has a name (marketplace.json requires it), unique in the marketplace (`name@marketplace`).
+  const named = new Map<string, number>()
+  for (const { entry, number } of planned) {
+    const name = nonBlank(entry.name)
+    if (name === null) {
+      warnings.push(`Marketplace entry ${number} has no \`name\`, which marketplace.json requires of every entry (Claude Code installs a plugin as name@marketplace); it is imported under its plugin's own name or its folder's.`)
+      continue
+    }
+    const first = named.get(name.toLowerCase())
+    if (first === undefined) named.set(name.toLowerCase(), number)
+    else warnings.push(`Marketplace entries ${first} and ${number} are both named \`${clamp(name)}\`, where a name is unique in a marketplace (name@marketplace); the later is imported under a name told apart by its folder.`)
+  }
 
   const drafts = planned.map(({ entry, number, source }): Draft => {
     const name = nonBlank(entry.name)

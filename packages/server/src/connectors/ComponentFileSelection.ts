@@ -110,9 +110,14 @@ export const selectFiles = (index: TreeIndex, objectType: ObjectType, entryPath:
   const considered = new Map<string, string | null>()
   for (const path of ownFiles(index, objectType, entryPath)) considered.set(path, index.blobs.get(path)!.sha)
   const missing = new Map<string, string>()
+  const warnings: Array<string> = []
   for (const named of referencesIn(text)) {
     const resolved = resolveDeclared(pluginRoot, named)
-    if (resolved === undefined || resolved === entryPath) continue
+    if (resolved === undefined) {
+      warnings.push(`${entryPath}: \${CLAUDE_PLUGIN_ROOT}/${named} leaves the plugin's folder, so it is not carried (a plugin is installed as its folder alone, in Claude Code too)`)
+      continue
+    }
+    if (resolved === entryPath) continue
     if (isFile(index, resolved)) considered.set(resolved, index.blobs.get(resolved)!.sha)
     else if (resolved !== "" && isFolder(index, resolved)) {
       for (const path of filesBelow(index, resolved)) if (path !== entryPath) considered.set(path, index.blobs.get(path)!.sha)
@@ -124,7 +129,6 @@ export const selectFiles = (index: TreeIndex, objectType: ObjectType, entryPath:
   const outside = [...considered.keys()].filter((path) => pluginRoot !== "" && !path.startsWith(`${pluginRoot}/`))
   for (const path of outside) considered.delete(path)
   const paths = [...considered.keys()].sort()
-  const warnings: Array<string> = []
   if (paths.length > MAX_COMPONENT_FILES) {
     warnings.push(
       `${entryPath}: ${paths.length - MAX_COMPONENT_FILES} of its ${paths.length} files not stored (at most ${MAX_COMPONENT_FILES} per component), from ${paths[MAX_COMPONENT_FILES]}`

@@ -128,8 +128,17 @@ export const declaredPaths = (index: TreeIndex, root: string, source: Record<str
       } else paths[key].push(resolved)
     }
   }
+  // Declared kinds Claude Code loads and the catalog has no type for: said, not dropped without a word.
+  for (const key of notImported) {
+    if (source[key] !== undefined && source[key] !== null) {
+      warnings.push(`${where} declares ${key}, which Claude Code loads and orgplane does not import; they are not in the catalog.`)
+    }
+  }
   return { paths, warnings, skipped }
 }
+
+/** Plugin members Claude Code reads that name components the catalog has no type for. */
+const notImported = ["outputStyles"] as const
 
 /**
  * Several sources of paths in one list per kind: Claude Code loads declared paths in addition to the conventional

@@ -100,6 +100,8 @@ describe("a marketplace with every shape", () => {
       { path: `${dev}/.mcp.json`, reason: expect.stringMatching(/^cannot be read as json \(is not valid JSON/), connectorMappingId: expect.any(String) }
     ])
     expect(synced.summary.warnings).toEqual([
+      // Imported whole, and said: past the Agent Skills limit.
+      expect.stringMatching(new RegExp(`^${dev}/skills/reporting/SKILL\\.md: its description is \\d+ characters, past the Agent Skills limit of 1,024`)),
       `${dev}/agents/creator.md: front matter is not YAML Claude Code can read; its fields were read line by line`,
       `${dev}/.mcp.json: ${synced.summary.skippedFiles[0].reason}`
     ])
