@@ -77,14 +77,25 @@ const servedBy = async (token: string, marketplaceId: string) => {
   return page.items.map((item: { pluginId: string }) => item.pluginId).sort()
 }
 
+/** Applies every candidate of the discovery at the head: the apply's answer (its sync queued, not waited for). */
+const applyAll = async (token: string, instanceId: string) => {
+  const discovery = ok("discovery", await get(`/v1/connector-instances/${instanceId}/discovery`, { token }), 200).item
+  const keys = discovery.discoveredPlugins.map((candidate: { key: string }) => candidate.key)
+  return ok("apply", await post(`/v1/connector-instances/${instanceId}/discovery/apply`, { token, body: { keys } }), 200).item
+}
+
+/** Applies every candidate and waits for the apply's sync, which must complete. */
+const appliedAll = async (token: string, instanceId: string) => {
+  const applied = await applyAll(token, instanceId)
+  expect((await Connectors.settled(server.url, token, applied.syncEvent.id)).status).toBe("completed")
+  return applied
+}
+
 describe("a sync follows the marketplace", () => {
   it("takes metadata, renames, moves, new hooks, removals and returns; fails loudly on a broken marketplace.json and keeps the last good state", async () => {
     const { instance, repo, token } = await Connectors.followRepository({ url: server.url, github: fake, files })
     cleanup.push(() => repo.remove())
-    const discovery = ok("discovery", await get(`/v1/connector-instances/${instance.id}/discovery`, { token }), 200).item
-    const keys = discovery.discoveredPlugins.map((candidate: { key: string }) => candidate.key)
-    const applied = ok("apply", await post(`/v1/connector-instances/${instance.id}/discovery/apply`, { token, body: { keys } }), 200).item
-    expect((await Connectors.settled(server.url, token, applied.syncEvent.id)).status).toBe("completed")
+    const applied = await appliedAll(token, instance.id)
     const idOf = new Map<string, string>(applied.plugins.map((plugin: { key: string; pluginId: string }) => [plugin.key, plugin.pluginId]))
     const ralphId = idOf.get("marketplace:plugins/ralph-wiggum")!
     const reviewId = idOf.get("marketplace:plugins/code-review")!
@@ -212,9 +223,7 @@ describe("a sync follows the marketplace", () => {
     const commands: GitRepo.Files = Object.fromEntries(Array.from({ length: 120 }, (_, n) => [`plugins/ralph-wiggum/commands/c-${n}.md`, `# Command ${n}\n`]))
     const { instance, repo, token } = await Connectors.followRepository({ url: server.url, github: fake, files: { ...files, ...commands } })
     cleanup.push(() => repo.remove())
-    const discovery = ok("discovery", await get(`/v1/connector-instances/${instance.id}/discovery`, { token }), 200).item
-    const keys = discovery.discoveredPlugins.map((candidate: { key: string }) => candidate.key)
-    const applied = ok("apply", await post(`/v1/connector-instances/${instance.id}/discovery/apply`, { token, body: { keys } }), 200).item
+    const applied = await applyAll(token, instance.id)
     const [answered] = ok("sync", await post(`/v1/connector-instances/${instance.id}/sync`, { token }), 202).items
     expect(answered.id).toBe(applied.syncEvent.id)
     expect((await Connectors.settled(server.url, token, applied.syncEvent.id)).status).toBe("completed")
@@ -227,10 +236,7 @@ describe("a sync follows the marketplace", () => {
       Object.fromEntries(Array.from({ length: 120 }, (_, n) => [`plugins/ralph-wiggum/commands/c-${n}.md`, `# Command ${n}, version ${version}\n`]))
     const { instance, repo, target, token } = await Connectors.followRepository({ url: server.url, github: fake, files: { ...files, ...commands(1) } })
     cleanup.push(() => repo.remove())
-    const discovery = ok("discovery", await get(`/v1/connector-instances/${instance.id}/discovery`, { token }), 200).item
-    const keys = discovery.discoveredPlugins.map((candidate: { key: string }) => candidate.key)
-    const applied = ok("apply", await post(`/v1/connector-instances/${instance.id}/discovery/apply`, { token, body: { keys } }), 200).item
-    expect((await Connectors.settled(server.url, token, applied.syncEvent.id)).status).toBe("completed")
+    const applied = await appliedAll(token, instance.id)
 
     // A new commit, then a full resync and a sync now of it at once: two events.
     await repo.commitFiles(commands(2), "version 2")
@@ -252,19 +258,12 @@ describe("plugin names, scoped as Claude Code scopes them (name@marketplace)", (
     const owner = await Http.owner(server.url)
     const token = owner.token
     const personal = ok("plugin", await post("/v1/plugins", { token, body: { name: "code-review" } }), 201).item
-    const applyAll = async (instanceId: string) => {
-      const discovery = ok("discovery", await get(`/v1/connector-instances/${instanceId}/discovery`, { token }), 200).item
-      const keys = discovery.discoveredPlugins.map((candidate: { key: string }) => candidate.key)
-      const applied = ok("apply", await post(`/v1/connector-instances/${instanceId}/discovery/apply`, { token, body: { keys } }), 200).item
-      expect((await Connectors.settled(server.url, token, applied.syncEvent.id)).status).toBe("completed")
-      return applied
-    }
     const original = await Connectors.followRepository({ url: server.url, github: fake, files, owner })
     const fork = await Connectors.followRepository({ url: server.url, github: fake, files, owner })
     cleanup.push(() => original.repo.remove(), () => fork.repo.remove())
-    const first = await applyAll(original.instance.id)
+    const first = await appliedAll(token, original.instance.id)
     // Before: 409 plugin_exists, the person's code-review holding the name in the whole organization.
-    const second = await applyAll(fork.instance.id)
+    const second = await appliedAll(token, fork.instance.id)
     const reviewOf = (applied: { plugins: ReadonlyArray<{ key: string; pluginId: string }> }) =>
       applied.plugins.find((plugin) => plugin.key === "marketplace:plugins/code-review")!.pluginId
     const names = ok("plugins", await get("/v1/plugins?limit=100&q=code-review", { token }), 200).items
