@@ -236,7 +236,7 @@ describe("a sync follows the marketplace", () => {
       Object.fromEntries(Array.from({ length: 120 }, (_, n) => [`plugins/ralph-wiggum/commands/c-${n}.md`, `# Command ${n}, version ${version}\n`]))
     const { instance, repo, target, token } = await Connectors.followRepository({ url: server.url, github: fake, files: { ...files, ...commands(1) } })
     cleanup.push(() => repo.remove())
-    const applied = await appliedAll(token, instance.id)
+    await appliedAll(token, instance.id)
 
     // A new commit, then a full resync and a sync now of it at once: two events.
     await repo.commitFiles(commands(2), "version 2")
