@@ -566,17 +566,23 @@ describe("malformed manifests", () => {
       ])
     }))
 
-  it.effect("an absolute path source is refused with the rule, not read as a relative folder", () =>
+  it.effect("an absolute path source and a `.claude-plugin` folder as source are refused with the rule", () =>
     Effect.gen(function*() {
       const { entries, readText } = repo({
-        ".claude-plugin/marketplace.json": json({ plugins: [{ name: "etc", source: "/etc" }, { name: "b", source: "./b" }] }),
+        ".claude-plugin/marketplace.json": json({ plugins: [{ name: "etc", source: "/etc" }, { name: "b", source: "./b" }, { name: "trav4", source: "./trav4/.claude-plugin" }] }),
+        "trav4/.claude-plugin/plugin.json": json({ name: "trav4" }),
+        "trav4/commands/t.md": "# t",
         "etc/commands/x.md": "# x",
         "b/commands/y.md": "# y"
       })
       const outcome = yield* discover({ entries, readText })
-      expect(outcome.candidates.map((candidate) => [candidate.key, candidate.supported])).toEqual([["marketplace:etc", false], ["marketplace:b", true]])
+      expect(outcome.candidates.map((candidate) => [candidate.key, candidate.supported])).toEqual([["marketplace:etc", false], ["marketplace:b", true], ["marketplace:trav4", false]])
       expect(get(outcome, "marketplace:etc").warnings).toEqual([
         "Marketplace entry 1 cannot be used: its source `/etc` is an absolute path; a path source is relative to the marketplace's root and starts with `./`."
+      ])
+      // The manifest's folder named as the source: refused, not imported as an empty plugin.
+      expect(get(outcome, "marketplace:trav4").warnings).toEqual([
+        "Marketplace entry 3 cannot be used: its source `./trav4/.claude-plugin` is a `.claude-plugin` folder; a source names the plugin's folder, the one that holds `.claude-plugin/`."
       ])
     }))
 

@@ -43,7 +43,12 @@ const entrySource = (entry: Record<string, unknown>, pluginRoot: string | null):
   const local = (path: string): EntrySource => {
     // A source that climbs out of the repository cannot be read from this connection.
     const root = resolveDeclared("", path)
-    return root === undefined ? { _tag: "Invalid", problem: `its source \`${clamp(path)}\` is outside the repository` } : { _tag: "Local", root }
+    if (root === undefined) return { _tag: "Invalid", problem: `its source \`${clamp(path)}\` is outside the repository` }
+    // The manifest's folder, not the plugin's: Claude Code would find no components there.
+    if (root === ".claude-plugin" || root.endsWith("/.claude-plugin")) {
+      return { _tag: "Invalid", problem: `its source \`${clamp(path)}\` is a \`.claude-plugin\` folder; a source names the plugin's folder, the one that holds \`.claude-plugin/\`` }
+    }
+    return { _tag: "Local", root }
   }
   const text = member(Schema.String, source)
   if (text !== null) {
