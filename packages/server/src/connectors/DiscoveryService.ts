@@ -44,6 +44,7 @@ import { ConnectorsRepository } from "./ConnectorsRepository.js"
 import { discover } from "./Discovery.js"
 import { importPlans } from "./ImportPlans.js"
 import { sourceMetadataOf } from "./PluginMetadata.js"
+import { checkout } from "./SymbolicLinks.js"
 import type { Entry } from "./RepositoryTree.js"
 import { DiscoveryRepository, type OwnPlugin, type StoredDiscovery } from "./DiscoveryRepository.js"
 import { MARKETPLACE_PATH } from "./ClaudeMarketplace.js"
@@ -133,12 +134,12 @@ const make = Effect.gen(function*() {
       if (Option.isSome(cached)) return cached.value
 
       const tree = yield* Effect.mapError(gitHub.tree(credential, fullName, treeRef), onGitHub)
-      const entries: Array<Entry> = tree.entries.map((entry) => ({
-        path: entry.path,
-        type: entry.type,
-        sha: entry.sha,
-        size: entry.size ?? 0
-      }))
+      // As a checkout has it: symbolic links followed (SymbolicLinks.ts).
+      const checkedOut = yield* checkout(
+        tree.entries.map((entry) => ({ path: entry.path, type: entry.type, sha: entry.sha, size: entry.size ?? 0, link: entry.link })),
+        (sha) => Effect.mapError(gitHub.blob(credential, fullName, sha), onGitHub)
+      )
+      const entries: ReadonlyArray<Entry> = checkedOut.entries
       const blobs = new Map(entries.filter((entry) => entry.type === "blob").map((entry) => [entry.path, entry.sha]))
       const outcome = yield* discover({
         entries,
@@ -161,7 +162,7 @@ const make = Effect.gen(function*() {
           truncated: tree.truncated,
           walkedSubtrees: tree.walkedSubtrees
         },
-        warnings: outcome.warnings
+        warnings: [...checkedOut.warnings, ...outcome.warnings]
       }
       yield* transaction(discoveries.store({ organizationId, targetId: target.id, revision, result, entries, at: yield* now }))
       return result

@@ -57,6 +57,7 @@ import {
   tooLarge
 } from "./Materializer.js"
 import { SourceBindingsRepository } from "./SourceBindingsRepository.js"
+import { checkout } from "./SymbolicLinks.js"
 import { type EnqueueInput, instanceDisabled, Sync, SyncWorkflow, targetRequired } from "./Sync.js"
 import * as SyncRecovery from "./SyncRecovery.js"
 import { SyncEventsRepository } from "./SyncEventsRepository.js"
@@ -289,10 +290,15 @@ const execute = ({ organizationId, syncEventId }: typeof SyncWorkflow.payloadSch
     Effect.gen(function*() {
       const { discoveries, github } = yield* work
       const stored = yield* fromStorage(orUnavailable(discoveries.entries(organizationId, targetId, revision)))
-      return stored.length > 0 ? stored : yield* github.tree(yield* credentialOf(instance), remoteId, revision).pipe(
-        Effect.mapError(fromGitHub),
-        Effect.map((tree) => tree.entries.map((entry) => ({ ...entry, size: entry.size ?? 0 })))
+      if (stored.length > 0) return stored
+      const credential = yield* credentialOf(instance)
+      const tree = yield* github.tree(credential, remoteId, revision).pipe(Effect.mapError(fromGitHub))
+      // As a checkout has it, as discovery stores it (SymbolicLinks.ts).
+      const checkedOut = yield* checkout(
+        tree.entries.map((entry) => ({ path: entry.path, type: entry.type, sha: entry.sha, size: entry.size ?? 0, link: entry.link })),
+        (sha) => Effect.mapError(github.blob(credential, remoteId, sha), fromGitHub)
       )
+      return checkedOut.entries
     })
 
   /**

@@ -59,6 +59,8 @@ export interface TreeEntry {
   readonly sha: string
   /** Bytes, for blobs. */
   readonly size: number | null
+  /** A symbolic link (mode 120000): a blob holding its target (connectors/SymbolicLinks.ts follows it). */
+  readonly link?: true
 }
 
 export interface Tree {
@@ -153,7 +155,8 @@ const TreeResponse = Schema.Struct({
     path: Schema.String,
     type: Schema.Literals(["blob", "tree", "commit"]),
     sha: Schema.String,
-    size: Schema.optional(Schema.Number)
+    size: Schema.optional(Schema.Number),
+    mode: Schema.optional(Schema.String)
   }))
 })
 type TreeResponse = typeof TreeResponse.Type
@@ -389,7 +392,13 @@ export const make: Effect.Effect<GitHubService, never, CodeHostConfig | Outbound
 
   const entriesOf = (listed: TreeResponse, prefix: string): Array<TreeEntry> =>
     listed.tree.flatMap((entry) =>
-      entry.type === "commit" ? [] : [{ path: `${prefix}${entry.path}`, type: entry.type, sha: entry.sha, size: entry.type === "blob" ? entry.size ?? null : null }]
+      entry.type === "commit" ? [] : [{
+        path: `${prefix}${entry.path}`,
+        type: entry.type,
+        sha: entry.sha,
+        size: entry.type === "blob" ? entry.size ?? null : null,
+        ...(entry.type === "blob" && entry.mode === "120000" ? { link: true as const } : {})
+      }]
     )
 
   const byPath = (a: TreeEntry, b: TreeEntry) => a.path < b.path ? -1 : a.path > b.path ? 1 : 0
