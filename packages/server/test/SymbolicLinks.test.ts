@@ -1,7 +1,7 @@
 /** A tree's symbolic links followed as a checkout has them (connectors/SymbolicLinks.ts), pure but for the reads. */
 import * as Effect from "effect/Effect"
 import { describe, expect, it } from "vitest"
-import { checkout, type ListedEntry, resolveLink } from "../src/connectors/SymbolicLinks.js"
+import { checkout, type ListedEntry, resolveLink, withinPlugins } from "../src/connectors/SymbolicLinks.js"
 
 const blob = (path: string, size = 1): ListedEntry => ({ path, type: "blob", sha: `sha-${path}`, size })
 const tree = (path: string): ListedEntry => ({ path, type: "tree", sha: `tree-${path}`, size: 0 })
@@ -71,6 +71,38 @@ describe("checkout", () => {
   it("reads nothing when the tree has no link", () => {
     const entries = [blob("a.md"), tree("b")]
     const read = Effect.runSync(checkout(entries, () => Effect.die("no link to read")))
-    expect(read).toEqual({ entries: [{ path: "a.md", type: "blob", sha: "sha-a.md", size: 1 }, { path: "b", type: "tree", sha: "tree-b", size: 0 }], warnings: [] })
+    expect(read).toEqual({
+      entries: [{ path: "a.md", type: "blob", sha: "sha-a.md", size: 1 }, { path: "b", type: "tree", sha: "tree-b", size: 0 }],
+      warnings: [],
+      links: new Map()
+    })
+  })
+
+  it("refuses, once the plugins' folders are known, a link that leads out of its plugin's folder, and what it brought", () => {
+    const checkedOut = run([
+      blob("common/notes.md"),
+      tree("common/skill"),
+      blob("common/skill/SKILL.md"),
+      blob("p/shared/guide.md"),
+      link("p/commands/guide.md", "../shared/guide.md"),
+      link("p/commands/notes.md", "../../common/notes.md"),
+      link("p/skills/common", "../../common/skill"),
+      link("outside/notes.md", "../common/notes.md")
+    ])
+    const kept = withinPlugins(checkedOut, ["p"])
+    expect(kept.entries.map((entry) => entry.path)).toEqual([
+      "common/notes.md",
+      "common/skill",
+      "common/skill/SKILL.md",
+      "outside/notes.md",
+      "p/commands/guide.md",
+      "p/shared/guide.md"
+    ])
+    expect(kept.warnings).toEqual([
+      "`p/commands/notes.md` is a link not followed: it leads out of its plugin's folder, to `common/notes.md` (a plugin is installed as its folder alone).",
+      "`p/skills/common` is a link not followed: it leads out of its plugin's folder, to `common/skill` (a plugin is installed as its folder alone)."
+    ])
+    // A plugin at the repository's root holds every link of the repository.
+    expect(withinPlugins(checkedOut, [""])).toBe(checkedOut)
   })
 })

@@ -44,7 +44,7 @@ import { ConnectorsRepository } from "./ConnectorsRepository.js"
 import { discover } from "./Discovery.js"
 import { importPlans } from "./ImportPlans.js"
 import { sourceMetadataOf } from "./PluginMetadata.js"
-import { checkout } from "./SymbolicLinks.js"
+import { checkout, withinPlugins } from "./SymbolicLinks.js"
 import type { Entry } from "./RepositoryTree.js"
 import { DiscoveryRepository, type OwnPlugin, type StoredDiscovery } from "./DiscoveryRepository.js"
 import { MARKETPLACE_PATH } from "./ClaudeMarketplace.js"
@@ -139,18 +139,25 @@ const make = Effect.gen(function*() {
         tree.entries.map((entry) => ({ path: entry.path, type: entry.type, sha: entry.sha, size: entry.size ?? 0, link: entry.link })),
         (sha) => Effect.mapError(gitHub.blob(credential, fullName, sha), onGitHub)
       )
-      const entries: ReadonlyArray<Entry> = checkedOut.entries
-      const blobs = new Map(entries.filter((entry) => entry.type === "blob").map((entry) => [entry.path, entry.sha]))
-      const outcome = yield* discover({
-        entries,
-        readText: (path) => {
-          const sha = blobs.get(path)
-          return Effect.mapError(
-            sha !== undefined ? gitHub.blob(credential, fullName, sha) : gitHub.contents(credential, fullName, path, revision),
-            onGitHub
-          )
-        }
-      })
+      const discoverIn = (entries: ReadonlyArray<Entry>) => {
+        const blobs = new Map(entries.filter((entry) => entry.type === "blob").map((entry) => [entry.path, entry.sha]))
+        return discover({
+          entries,
+          readText: (path) => {
+            const sha = blobs.get(path)
+            return Effect.mapError(
+              sha !== undefined ? gitHub.blob(credential, fullName, sha) : gitHub.contents(credential, fullName, path, revision),
+              onGitHub
+            )
+          }
+        })
+      }
+      // A link that leads out of its plugin's folder is refused once the folders are known: discovered again without
+      // what it brought in (only when a link does).
+      const first = yield* discoverIn(checkedOut.entries)
+      const kept = withinPlugins(checkedOut, first.candidates.filter((candidate) => candidate.supported).map((candidate) => candidate.rootPath))
+      const outcome = kept === checkedOut ? first : yield* discoverIn(kept.entries)
+      const entries: ReadonlyArray<Entry> = kept.entries
       const result: StoredDiscovery = {
         classification: outcome.classification,
         discoveredPlugins: outcome.candidates,
@@ -162,7 +169,7 @@ const make = Effect.gen(function*() {
           truncated: tree.truncated,
           walkedSubtrees: tree.walkedSubtrees
         },
-        warnings: [...checkedOut.warnings, ...outcome.warnings]
+        warnings: [...kept.warnings, ...outcome.warnings]
       }
       yield* transaction(discoveries.store({ organizationId, targetId: target.id, revision, result, entries, at: yield* now }))
       return result

@@ -295,21 +295,26 @@ describe("plugin names, scoped as Claude Code scopes them (name@marketplace)", (
 })
 
 describe("symbolic links, followed as a checkout has them", () => {
-  it("a symlinked skill folder is a skill with its files, a linked file its target's content; a link that leaves the repository is said and left out", async () => {
+  it("a symlinked skill folder is a skill with its files, a linked file its target's content; a link that leaves its plugin's folder or the repository is said and left out", async () => {
     const linked: GitRepo.Files = {
       ".claude-plugin/marketplace.json": json({ name: "docs", owner: { name: "Acme" }, plugins: [{ name: "docs-kit", source: "./plugins/docs-kit" }] }),
       "plugins/docs-kit/.claude-plugin/plugin.json": json({ name: "docs-kit", version: "1.0.0" }),
-      "shared/pdf/SKILL.md": "---\nname: pdf\ndescription: Fills PDF forms.\n---\nSee forms.md.\n",
-      "shared/pdf/forms.md": "# Forms\n",
-      "shared/guide.md": "---\ndescription: The guide\n---\nRead the guide.\n",
-      "plugins/docs-kit/skills/pdf": { link: "../../../shared/pdf" },
-      "plugins/docs-kit/commands/guide.md": { link: "../../../shared/guide.md" },
+      "plugins/docs-kit/shared/pdf/SKILL.md": "---\nname: pdf\ndescription: Fills PDF forms.\n---\nSee forms.md.\n",
+      "plugins/docs-kit/shared/pdf/forms.md": "# Forms\n",
+      "plugins/docs-kit/shared/guide.md": "---\ndescription: The guide\n---\nRead the guide.\n",
+      "common/notes.md": "---\ndescription: Notes\n---\nShared notes.\n",
+      "plugins/docs-kit/skills/pdf": { link: "../shared/pdf" },
+      "plugins/docs-kit/commands/guide.md": { link: "../shared/guide.md" },
+      "plugins/docs-kit/commands/notes.md": { link: "../../../common/notes.md" },
       "plugins/docs-kit/commands/secrets.md": { link: "../../../../etc/passwd" }
     }
     const { instance, repo, token } = await Connectors.followRepository({ url: server.url, github: fake, files: linked })
     cleanup.push(() => repo.remove())
     const discovery = ok("discovery", await get(`/v1/connector-instances/${instance.id}/discovery`, { token }), 200).item
-    expect(discovery.warnings).toContain("`plugins/docs-kit/commands/secrets.md` is a link not followed: its target `../../../../etc/passwd` leaves the repository.")
+    expect(discovery.warnings).toEqual(expect.arrayContaining([
+      "`plugins/docs-kit/commands/secrets.md` is a link not followed: its target `../../../../etc/passwd` leaves the repository.",
+      "`plugins/docs-kit/commands/notes.md` is a link not followed: it leads out of its plugin's folder, to `common/notes.md` (a plugin is installed as its folder alone)."
+    ]))
     expect(discovery.discoveredPlugins[0]).toMatchObject({ key: "marketplace:plugins/docs-kit", supported: true, componentKinds: ["skill", "command"] })
     const applied = await appliedAll(token, instance.id)
     const pluginId = applied.plugins[0].pluginId
@@ -321,7 +326,7 @@ describe("symbolic links, followed as a checkout has them", () => {
       ok("object", await get(`/v1/config-objects/${item.configObjectId}`, { token }), 200).item))
     const skill = objects.find((object: { currentRelativePath: string }) => object.currentRelativePath.endsWith("SKILL.md"))
     const command = objects.find((object: { currentRelativePath: string }) => object.currentRelativePath.endsWith("guide.md"))
-    expect(command.latestVersion.rawSourceText).toBe(linked["shared/guide.md"])
+    expect(command.latestVersion.rawSourceText).toBe(linked["plugins/docs-kit/shared/guide.md"])
     const skillFiles = ok("files", await get(`/v1/config-objects/${skill.id}/versions/${skill.latestVersion.id}/files`, { token }), 200)
     expect(skillFiles.items.map((item: { path: string }) => item.path)).toEqual(["skills/pdf/SKILL.md", "skills/pdf/forms.md"])
   })
