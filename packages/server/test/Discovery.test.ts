@@ -312,6 +312,12 @@ describe("a Claude marketplace", () => {
       expect(outcome.warnings[0]).toMatch(/^`\.claude-plugin\/marketplace\.json` is not valid JSON \(.+\), so it was not used\.$/)
       expect(statuses(outcome)).toEqual(["completed", "warning", "completed", "completed"])
 
+      // A trailing comma in a file of several lines: one line of warning, with the line and column (V8's own words
+      // quote the file's lines around it).
+      const comma = repo({ ".claude-plugin/marketplace.json": "{\n  \"name\": \"m\",\n  \"plugins\": [\n    {\"name\": \"a\", \"source\": \"./a\"},\n  ]\n}\n" })
+      const trailing = yield* discover(comma)
+      expect(trailing.warnings[0]).toMatch(/^`\.claude-plugin\/marketplace\.json` is not valid JSON \(line 5, column 3: [^\n]+\), so it was not used\.$/)
+
       const noList = repo({ ".claude-plugin/marketplace.json": json({ name: "m" }) })
       const empty = yield* discover({ entries: noList.entries, readText: noList.readText })
       expect(empty.classification).toBe("unsupported")
