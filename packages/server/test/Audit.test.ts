@@ -7,6 +7,7 @@
  */
 import { describe, expect, it, layer } from "@effect/vitest"
 import type { AuditAction, OrganizationId } from "@orgplane/schema"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
@@ -20,6 +21,7 @@ import { AuditRecorder } from "../src/platform/AuditRecorder.js"
 import * as Config from "../src/platform/Config.js"
 import { IdGenerator } from "../src/platform/Ids.js"
 import { monthOf } from "../src/platform/MonthlyPartitions.js"
+import { clockAt } from "./support/Clocks.js"
 import * as Db from "./support/IdentityDatabase.js"
 import * as Members from "./support/Members.js"
 import * as TestDatabase from "./support/TestDatabase.js"
@@ -110,6 +112,22 @@ layer(testLayer, { timeout: 120_000, excludeTestServices: true })(`audit on ${Te
       expect(ndjson.trim().split("\n").map((line) => JSON.parse(line).reason)).toEqual(["=HYPERLINK(\"x\")", "plain \"quoted\""])
       expect(csvCell(null)).toBe("\"\"")
       expect(csvCell("-1")).toBe("\"'-1\"")
+    }))
+
+  it.effect("exports an event stamped in the millisecond the export begins (its upper bound is exclusive)", () =>
+    Effect.gen(function*() {
+      const audit = yield* Audit
+      const { organization, owner } = yield* staffed
+      // One instant for the event and the export: the same millisecond, made sure of.
+      const instant = Date.now()
+      const sameMillisecond = Effect.provideService(Clock.Clock, clockAt(() => instant))
+      yield* sameMillisecond(record(organization.id, "audit.export", "just now"))
+      const ndjson = yield* sameMillisecond(Effect.flatMap(
+        audit.exportEvents(owner, { format: "ndjson", action: "audit.export" }),
+        (stream) => Stream.runCollect(stream)
+      ))
+      const reasons = ndjson.map((bytes) => new TextDecoder().decode(bytes)).join("").trim().split("\n").map((line) => JSON.parse(line).reason)
+      expect(reasons).toContain("just now")
     }))
 
   it.effect("keeps the default settings until an owner sets the retention", () =>

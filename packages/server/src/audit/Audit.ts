@@ -110,8 +110,10 @@ const make = Effect.gen(function*() {
     yield* authorize(principal, "audit.read")
     // The export's event says what was taken: its query, as the URL said it.
     yield* describe({ reason: new URLSearchParams(encodeExportQuery(query) as Record<string, string>).toString() })
-    const startedAt = yield* now
-    const filters = { ...query, to: query.to === undefined || query.to > startedAt ? startedAt : query.to }
+    // Up to the export's start, its millisecond included: `to` is exclusive, and events are stamped to the millisecond
+    // (an event stamped in the same millisecond as the export began was left out).
+    const upTo = new Date((yield* now).getTime() + 1)
+    const filters = { ...query, to: query.to === undefined || query.to > upTo ? upTo : query.to }
     const organizationId = principal.organization.id
     const rows = Stream.paginate<AuditEvent | undefined, AuditEvent, ServiceUnavailable>(undefined, (after) =>
       Effect.map(orUnavailable(events.batch(organizationId, filters, after, EXPORT_BATCH)), (batch) => {
