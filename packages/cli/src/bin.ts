@@ -1,6 +1,7 @@
 /**
- * The `orgplane` executable. Help that the build rendered beforehand (HelpPages.ts) and `--version` are printed
- * from here, in the time Node takes to start; everything else loads the CLI (Main.ts).
+ * The `orgplane` executable. It first checks the Node it runs on; then help that the build rendered beforehand
+ * (HelpPages.ts) and `--version` are printed from here, in the time Node takes to start; everything else loads the
+ * CLI (Main.ts).
  * Run from its sources (`node --conditions=@orgplane/source --import tsx packages/cli/src/bin.ts`) there are no rendered
  * pages beside it, and every page comes from the CLI itself; `pnpm --filter @orgplane/cli build` bundles it.
  */
@@ -8,6 +9,18 @@ import * as Fs from "node:fs"
 import * as Module from "node:module"
 import * as HelpPages from "./HelpPages.js"
 import { VERSION } from "./Version.js"
+
+// Before anything else: the Node this CLI needs (package.json's engines, >= 22.19). An older one would answer
+// `--version` and then fail at the first command with an error of the bundle's inner names.
+{
+  const [major = 0, minor = 0] = process.versions.node.split(".").map(Number)
+  if (major < 22 || (major === 22 && minor < 19)) {
+    process.stderr.write(
+      `orgplane needs Node 22.19 or later and this is Node ${process.versions.node}: install Node 24 from https://nodejs.org (or \`nvm install 24\`), then run orgplane again.\n`
+    )
+    process.exit(1)
+  }
+}
 
 // A reader that went away (`orgplane members list --json | head -1`) is not an error worth a stack trace.
 for (const stream of [process.stdout, process.stderr]) {

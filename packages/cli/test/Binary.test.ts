@@ -7,7 +7,7 @@ import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Scope from "effect/Scope"
-import { spawn } from "node:child_process"
+import { spawn, spawnSync } from "node:child_process"
 import * as NodeCrypto from "node:crypto"
 import * as Fs from "node:fs/promises"
 import * as HttpClient from "node:http"
@@ -45,7 +45,30 @@ const rawGet = (url: string, headers: Record<string, string>) =>
 const packageVersion = async () =>
   JSON.parse(await Fs.readFile(Path.join(import.meta.dirname, "../package.json"), "utf8")).version as string
 
+/** A Node older than the 22.19 the CLI needs, on the PATH (the system's, beside the project's), if any. */
+const olderNode = (() => {
+  for (const folder of (process.env["PATH"] ?? "").split(Path.delimiter)) {
+    const candidate = Path.join(folder, "node")
+    const version = spawnSync(candidate, ["--version"], { encoding: "utf8" }).stdout?.trim() ?? ""
+    const [major = 0, minor = 0] = version.replace(/^v/, "").split(".").map(Number)
+    if (version !== "" && (major < 22 || (major === 22 && minor < 19))) return { path: candidate, version: version.replace(/^v/, "") }
+  }
+  return undefined
+})()
+
 describe.concurrent("the orgplane executable", { timeout: 120_000 }, () => {
+  it.skipIf(olderNode === undefined)("on a Node older than 22.19, says in one line which Node it needs, before anything else (needs an older node on the PATH)", async () => {
+    for (const args of [["--version"], ["teams", "list"], ["serve", "--help"]]) {
+      const run = spawnSync(olderNode!.path, [bin, ...args], { encoding: "utf8", env: { PATH: process.env["PATH"] ?? "", HOME: Os.tmpdir() } })
+      expect(run.status).toBe(1)
+      expect(run.stdout).toBe("")
+      expect(run.stderr).toBe(
+        `orgplane needs Node 22.19 or later and this is Node ${olderNode!.version}: install Node 24 from https://nodejs.org (or \`nvm install 24\`), then run orgplane again.\n`
+      )
+    }
+  })
+
+
   it("prints the package's version, and colours its help only on a terminal or with FORCE_COLOR", async () => {
     const { cli } = await fresh()
     const [version, piped, forced, noColor] = await Promise.all([
