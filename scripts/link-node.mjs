@@ -4,7 +4,8 @@
  * child without `exec` (and sets NODE_PATH to pnpm's hoisted folder), so a signal sent to the process a supervisor
  * started (SIGTERM to `orgplane serve`, or to `pnpm start`) stopped the script and left the server running, orphaned.
  * With the link, `node` on a script's PATH is Node itself. Nothing to do where the dependency was not installed
- * (a platform the registry has no binary for) or on Windows, whose shims pnpm writes differently.
+ * (a platform the registry has no binary for) or on Windows, whose shims pnpm writes differently. Last, it checks that
+ * .npmrc's node-version is that dependency's version.
  */
 import * as Fs from "node:fs"
 import * as Path from "node:path"
@@ -20,4 +21,13 @@ if (process.platform !== "win32" && Fs.existsSync(binary)) {
     Fs.rmSync(shim, { force: true })
     Fs.symlinkSync(target, shim)
   }
+}
+
+// .npmrc's `node-version` (the Node pnpm checks packages' engines against) is the one the root's `node` dependency
+// pins: a bump of one without the other fails here, at the install, rather than warning or passing wrongly later.
+const pinned = JSON.parse(Fs.readFileSync(Path.join(root, "package.json"), "utf8")).optionalDependencies?.node
+const checked = /^node-version=(.+)$/m.exec(Fs.readFileSync(Path.join(root, ".npmrc"), "utf8"))?.[1]?.trim()
+if (pinned !== undefined && checked !== pinned) {
+  console.error(`.npmrc's node-version (${checked ?? "unset"}) must be the root's optional dependency node (${pinned})`)
+  process.exit(1)
 }
