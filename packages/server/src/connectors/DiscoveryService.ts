@@ -135,10 +135,7 @@ const make = Effect.gen(function*() {
 
       const tree = yield* Effect.mapError(gitHub.tree(credential, fullName, treeRef), onGitHub)
       // As a checkout has it: symbolic links followed (SymbolicLinks.ts).
-      const checkedOut = yield* checkout(
-        tree.entries.map((entry) => ({ path: entry.path, type: entry.type, sha: entry.sha, size: entry.size ?? 0, link: entry.link })),
-        (sha) => Effect.mapError(gitHub.blob(credential, fullName, sha), onGitHub)
-      )
+      const checkedOut = yield* checkout(tree.entries, (sha) => Effect.mapError(gitHub.blob(credential, fullName, sha), onGitHub))
       const discoverIn = (entries: ReadonlyArray<Entry>) => {
         const blobs = new Map(entries.filter((entry) => entry.type === "blob").map((entry) => [entry.path, entry.sha]))
         return discover({

@@ -8,8 +8,15 @@
 import * as Effect from "effect/Effect"
 import { type Entry, normalizePath, parentOf } from "./RepositoryTree.js"
 
-/** A tree entry as the code host lists it: `link` marks a symbolic link (a blob holding its target). */
-export interface ListedEntry extends Entry {
+/**
+ * A tree entry as the code host lists it (`GitHub.TreeEntry`): `link` marks a symbolic link (a blob holding its
+ * target); a size it does not give is 0.
+ */
+export interface ListedEntry {
+  readonly path: string
+  readonly type: "blob" | "tree"
+  readonly sha: string
+  readonly size: number | null
   readonly link?: boolean | undefined
 }
 
@@ -47,7 +54,7 @@ export const checkout = <E, R>(
 ): Effect.Effect<CheckedOut, E, R> =>
   Effect.gen(function*() {
     const links = listed.filter((entry) => entry.link === true && entry.type === "blob")
-    const plain = (entry: ListedEntry): Entry => ({ path: entry.path, type: entry.type, sha: entry.sha, size: entry.size })
+    const plain = (entry: ListedEntry): Entry => ({ path: entry.path, type: entry.type, sha: entry.sha, size: entry.size ?? 0 })
     if (links.length === 0) return { entries: listed.map(plain), warnings: [], links: new Map() }
     const targets = new Map<string, string>()
     for (const link of links) targets.set(link.path, (yield* readTarget(link.sha)).trim())

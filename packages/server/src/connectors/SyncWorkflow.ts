@@ -294,10 +294,7 @@ const execute = ({ organizationId, syncEventId }: typeof SyncWorkflow.payloadSch
       const credential = yield* credentialOf(instance)
       const tree = yield* github.tree(credential, remoteId, revision).pipe(Effect.mapError(fromGitHub))
       // As a checkout has it, as discovery stores it (SymbolicLinks.ts).
-      const checkedOut = yield* checkout(
-        tree.entries.map((entry) => ({ path: entry.path, type: entry.type, sha: entry.sha, size: entry.size ?? 0, link: entry.link })),
-        (sha) => Effect.mapError(github.blob(credential, remoteId, sha), fromGitHub)
-      )
+      const checkedOut = yield* checkout(tree.entries, (sha) => Effect.mapError(github.blob(credential, remoteId, sha), fromGitHub))
       return checkedOut.entries
     })
 
