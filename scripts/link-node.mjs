@@ -5,7 +5,7 @@
  * started (SIGTERM to `orgplane serve`, or to `pnpm start`) stopped the script and left the server running, orphaned.
  * With the link, `node` on a script's PATH is Node itself. Nothing to do where the dependency was not installed
  * (a platform the registry has no binary for) or on Windows, whose shims pnpm writes differently. Last, it checks that
- * .npmrc's node-version is that dependency's version.
+ * pnpm-workspace.yaml's nodeVersion is that dependency's version.
  */
 import * as Fs from "node:fs"
 import * as Path from "node:path"
@@ -23,11 +23,12 @@ if (process.platform !== "win32" && Fs.existsSync(binary)) {
   }
 }
 
-// .npmrc's `node-version` (the Node pnpm checks packages' engines against) is the one the root's `node` dependency
-// pins: a bump of one without the other fails here, at the install, rather than warning or passing wrongly later.
+// pnpm-workspace.yaml's `nodeVersion` (the Node pnpm checks packages' engines against) is the one the root's `node`
+// dependency pins: a bump of one without the other fails here, at the install, rather than warning or passing wrongly
+// later.
 const pinned = JSON.parse(Fs.readFileSync(Path.join(root, "package.json"), "utf8")).optionalDependencies?.node
-const checked = /^node-version=(.+)$/m.exec(Fs.readFileSync(Path.join(root, ".npmrc"), "utf8"))?.[1]?.trim()
+const checked = /^nodeVersion:\s*(\S+)\s*$/m.exec(Fs.readFileSync(Path.join(root, "pnpm-workspace.yaml"), "utf8"))?.[1]
 if (pinned !== undefined && checked !== pinned) {
-  console.error(`.npmrc's node-version (${checked ?? "unset"}) must be the root's optional dependency node (${pinned})`)
+  console.error(`pnpm-workspace.yaml's nodeVersion (${checked ?? "unset"}) must be the root's optional dependency node (${pinned})`)
   process.exit(1)
 }
