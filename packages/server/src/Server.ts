@@ -84,6 +84,7 @@ import * as Docs from "./platform/Docs.js"
 import * as HttpErrors from "./platform/HttpErrors.js"
 import { migrate } from "./platform/Migrator.js"
 import * as RequestLog from "./platform/RequestLog.js"
+import { routerConfig as routeMatching } from "./platform/Routes.js"
 import * as SystemHttp from "./system/Http.js"
 import { HttpApiBuilder } from "effect/http-api"
 
@@ -192,10 +193,13 @@ const AreaSettings = (options: ServerOptions) =>
 
 /**
  * The router's settings: a path parameter may be up to 1024 characters (the router's default, 100, answered 404 "no
- * route" for longer ones; suite message ids are about 150, and a too-long id must be the schema's 400). They are
- * read where the router is made: `HttpRouter.serve` and `toWebHandler` take them as `routerConfig`.
+ * route" for longer ones; suite message ids are about 150, and a too-long id must be the schema's 400), and paths
+ * match in their letter case only, as the OpenAPI document writes them (the router's default matched any case, so
+ * `/V1/ADMIN/METRICS` passed a proxy's rule on `/v1/admin`). They are read where the router is made:
+ * `HttpRouter.serve` and `toWebHandler` take them as `routerConfig`; the request edge's route table
+ * (`platform/Routes.ts`) is made with the same.
  */
-export const routerConfig = { maxParamLength: 1024 } as const
+export const routerConfig = routeMatching
 
 /**
  * What the routes run on: the connectors' durable sync, the shared platform services, the durable engine, the areas' settings, the outbound guard

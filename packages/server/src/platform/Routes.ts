@@ -91,6 +91,12 @@ const isDotSegment = (url: string, from: number, to: number) => {
  */
 const routerPath = (path: string): `/${string}` => path.startsWith("/") ? path as `/${string}` : `/${path}`
 
+/**
+ * The router's settings, the server's and this table's: path parameters up to 1024 characters, and paths matched in
+ * their letter case only (find-my-way's default matches any case). Server.ts passes them to the platform's router.
+ */
+export const routerConfig = { maxParamLength: 1024, caseSensitive: true } as const
+
 /** Every method an endpoint may have, in the order an `Allow` header lists them. */
 const allMethods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const
 
@@ -102,7 +108,7 @@ export const make = <Id extends string, Groups extends HttpApiGroup.Constraint>(
   api: HttpApi.HttpApi<Id, Groups>,
   extra: ReadonlyArray<readonly [method: string, path: `/${string}`]> = []
 ): Routes => {
-  const router = FindMyWay.make<Route>()
+  const router = FindMyWay.make<Route>(routerConfig)
   HttpApi.reflect(api, {
     onGroup() {},
     onEndpoint({ endpoint, mergedAnnotations }) {
