@@ -12,7 +12,7 @@ import * as Zlib from "node:zlib"
 import { defineConfig, type Options } from "tsup"
 
 /**
- * Left out of the bundle: PGlite and its socket server (WebAssembly and data files loaded from beside their own
+ * Left out of the bundle: PGlite, its socket server and its pg_dump (WebAssembly and data files loaded from beside their own
  * code), and the server's protocol libraries that only `serve` loads (SAML with its XML signature stack, the OpenID
  * client, the JSON Schema validator, the mail client), all of them dependencies of the published package (until the
  * swap, of @orgplane/server: see test/Binary.ts). Effect 4's `@effect/sql-pg` is its own Postgres client, so
@@ -24,6 +24,7 @@ import { defineConfig, type Options } from "tsup"
 export const external = [
   "@electric-sql/pglite",
   "@electric-sql/pglite-socket",
+  "@electric-sql/pglite-tools",
   "@node-saml/node-saml",
   "@xmldom/xmldom",
   "openid-client",
