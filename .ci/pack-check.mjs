@@ -31,6 +31,7 @@ import * as Net from "node:net"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
+import { installLines } from "../scripts/pack.mjs"
 
 const ROOT = Path.join(Path.dirname(fileURLToPath(import.meta.url)), "..")
 const PACKAGES = ["schema", "server", "client", "cli"]
@@ -112,13 +113,8 @@ const main = async () => {
   console.log(`pack check in ${work}`)
   if (work.startsWith(ROOT + Path.sep)) fail(`the temporary folder ${work} is inside the workspace: set TMPDIR elsewhere`)
 
-  await step("pnpm pack schema, server, client, cli", async () => {
-    Fs.mkdirSync(tarballs)
-    for (const name of PACKAGES) {
-      const folder = Path.join(ROOT, "packages", name)
-      if (!Fs.existsSync(Path.join(folder, "dist"))) fail(`packages/${name}/dist is missing: run \`pnpm build\` first`)
-      run(`packing @orgplane/${name}`, "pnpm", ["pack", "--pack-destination", tarballs], { cwd: folder })
-    }
+  await step("pnpm pack:local --no-build (schema, server, client, cli)", async () => {
+    run("packing the four packages", process.execPath, [Path.join(ROOT, "scripts", "pack.mjs"), "--no-build", "--out", tarballs], { cwd: ROOT })
   })
 
   await step("one version for the four packages; the CLI's tarball under 2 MB", async () => {
@@ -153,6 +149,16 @@ const main = async () => {
     Fs.mkdirSync(app)
     Fs.writeFileSync(Path.join(app, "package.json"), JSON.stringify({ name: "orgplane-pack-check", private: true, type: "module" }, null, 2))
     npmInstall("installing the tarballs", PACKAGES.map(tarballOf), { cwd: app })
+  })
+
+  await step("the README's line for the client alone installs it (schema, client, effect) and it loads", async () => {
+    const clientApp = Path.join(work, "client-app")
+    Fs.mkdirSync(clientApp)
+    Fs.writeFileSync(Path.join(clientApp, "package.json"), JSON.stringify({ name: "orgplane-client-alone", private: true, type: "module" }, null, 2))
+    const line = installLines(tarballs, version).find((text) => text.includes(tarballOf("client")))
+    npmInstall("installing the client as pack:local says", line.split(" ").slice(2), { cwd: clientApp })
+    Fs.writeFileSync(Path.join(clientApp, "load.mjs"), `import { createClient } from "@orgplane/client"\nif (typeof createClient !== "function") throw new Error("no createClient")\n`)
+    run("loading the client installed alone", process.execPath, ["load.mjs"], { cwd: clientApp })
   })
 
   await step("every package loads with import, and with require where its exports offer it", async () => {

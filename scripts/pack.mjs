@@ -1,0 +1,79 @@
+#!/usr/bin/env node
+/**
+ * The four packages as tarballs, for installing them where no registry has them yet: builds @orgplane/schema,
+ * server, client and cli (`pnpm build`), `pnpm pack`s each into one folder, and prints the `npm install` lines that
+ * install them together (a package alone would ask the registry for its sibling, `@orgplane/schema`).
+ *
+ *   pnpm pack:local                       (into .orgplane/packages, git-ignored)
+ *   pnpm pack:local --out <folder>        (another folder, made if missing)
+ *   pnpm pack:local --no-build            (pack what `pnpm build` left in packages/*\/dist)
+ *
+ * `.ci/pack-check.mjs` packs through this script and installs the tarballs as these lines say.
+ */
+import { spawnSync } from "node:child_process"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+import { fileURLToPath } from "node:url"
+import { parseArgs } from "node:util"
+
+const ROOT = Path.join(Path.dirname(fileURLToPath(import.meta.url)), "..")
+export const PACKAGES = ["schema", "server", "client", "cli"]
+
+/** The file `pnpm pack` names for `@orgplane/<name>` at `version`. */
+export const tarballName = (name, version) => `orgplane-${name}-${version}.tgz`
+
+/** Runs `command`, showing its errors (and its output when `shown`); exits on failure saying which step failed. */
+const run = (what, command, args, cwd, shown = false) => {
+  const result = spawnSync(command, args, { cwd, stdio: ["ignore", shown ? "inherit" : "pipe", "inherit"], encoding: "utf8" })
+  if (result.status !== 0) {
+    console.error(`pack: ${what} failed (\`${[command, ...args].join(" ")}\` ${result.error ? result.error.message : `exited with ${result.status}`})`)
+    process.exit(1)
+  }
+}
+
+/** Packs the four built packages into `out` and answers their version (one for all: a fixed changesets group). */
+export const packAll = (out) => {
+  Fs.mkdirSync(out, { recursive: true })
+  // One version in the folder, so `orgplane-cli-*.tgz` names one file (README, "Installing the packages").
+  for (const file of Fs.readdirSync(out)) if (/^orgplane-(schema|server|client|cli)-.*\.tgz$/.test(file)) Fs.rmSync(Path.join(out, file))
+  const versions = new Set()
+  for (const name of PACKAGES) {
+    const folder = Path.join(ROOT, "packages", name)
+    if (!Fs.existsSync(Path.join(folder, "dist"))) {
+      console.error(`pack: packages/${name}/dist is missing: run \`pnpm build\` first (or leave out --no-build)`)
+      process.exit(1)
+    }
+    versions.add(JSON.parse(Fs.readFileSync(Path.join(folder, "package.json"), "utf8")).version)
+    run(`packing @orgplane/${name}`, "pnpm", ["pack", "--pack-destination", out], folder)
+  }
+  if (versions.size !== 1) {
+    console.error(`pack: the four packages carry ${[...versions].join(", ")}: they are published with one version`)
+    process.exit(1)
+  }
+  return [...versions][0]
+}
+
+/** The install lines for tarballs in `out`, by what the reader wants. */
+export const installLines = (out, version) => {
+  const file = (name) => Path.join(out, tarballName(name, version))
+  return [
+    "# the CLI (it bundles the server, the client and the schema):",
+    `npm install -g ${file("cli")}`,
+    "# the server, to embed in an app (from the app's folder):",
+    `npm install ${file("schema")} ${file("server")}`,
+    "# the client SDK (from the app's folder):",
+    `npm install ${file("schema")} ${file("client")} effect`
+  ]
+}
+
+if (process.argv[1] && Fs.realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const { values } = parseArgs({ options: { out: { type: "string" }, "no-build": { type: "boolean" } } })
+  const out = Path.resolve(values.out ?? Path.join(ROOT, ".orgplane", "packages"))
+  if (!values["no-build"]) {
+    console.log("building the four packages (pnpm build)…")
+    run("pnpm build", "pnpm", ["build"], ROOT, true)
+  }
+  const version = packAll(out)
+  console.log(`packed @orgplane/schema, server, client and cli ${version} into ${out}\n`)
+  console.log(installLines(out, version).join("\n"))
+}
