@@ -2,7 +2,7 @@
  * Embedding orgplane in a plain Node `http` app: the host keeps its own routes and mounts the control plane
  * under `/orgplane`. `pnpm --filter @orgplane/examples embed` starts the host on a free port, calls a host route
  * and two orgplane routes through it, prints the answers and stops; add `--serve [port]` to keep it running and try
- * `curl localhost:3000/hello` and `curl localhost:3000/orgplane/health` yourself.
+ * `curl localhost:3000/hello` and `curl localhost:3000/orgplane/health` yourself, or open localhost:3000/orgplane/docs.
  */
 import { makeNodeListener } from "@orgplane/server"
 import { createServer } from "node:http"
@@ -10,7 +10,9 @@ import { createServer } from "node:http"
 const MOUNT = "/orgplane"
 
 export const startHost = async (options: { readonly port?: number; readonly dataDir?: string } = {}) => {
-  const orgplane = await makeNodeListener({ dataDir: options.dataDir ?? "memory" })
+  // `basePath` names the mount in the OpenAPI document (its `servers`) and in `GET /`'s links; the reference page
+  // (`/orgplane/docs`) finds its script and the document relative to itself.
+  const orgplane = await makeNodeListener({ dataDir: options.dataDir ?? "memory", basePath: MOUNT })
 
   const server = createServer((request, response) => {
     const url = request.url ?? "/"
@@ -62,10 +64,20 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const port = serve ? Number(process.argv[process.argv.indexOf("--serve") + 1] ?? 3000) || 3000 : 0
   const host = await startHost({ port })
   if (serve) {
-    console.log(`host app on ${host.url}: try ${host.url}/hello and ${host.url}${MOUNT}/health (Ctrl-C stops it)`)
-    const stop = () => void host.close().then(() => process.exit(0))
-    process.once("SIGINT", stop)
-    process.once("SIGTERM", stop)
+    console.log(`host app on ${host.url}: try ${host.url}/hello, ${host.url}${MOUNT}/health and ${host.url}${MOUNT}/docs (Ctrl-C stops it)`)
+    // Ctrl-C under pnpm brings SIGINT twice (the terminal's, then pnpm's own): the second one finds the stop under
+    // way, rather than Node's default of dying by the signal, which pnpm reports as a failure.
+    let stopping = false
+    const stop = () => {
+      if (stopping) return
+      stopping = true
+      void host.close().then(() => {
+        console.log("host app stopped")
+        process.exit(0)
+      })
+    }
+    process.on("SIGINT", stop)
+    process.on("SIGTERM", stop)
   } else {
     try {
       console.log(JSON.stringify(await tour(host.url), null, 2))

@@ -18,7 +18,7 @@ import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
 import type * as Http from "node:http"
 import * as Net from "node:net"
-import { acceptsBrotli } from "../src/platform/Docs.js"
+import { chooseCoding } from "../src/platform/Docs.js"
 import * as Server from "../src/Server.js"
 import { createHttpServer, shutdownGraceMillis } from "../src/Server.js"
 import { watched } from "./support/Contract.js"
@@ -311,12 +311,19 @@ describe("starting", () => {
 })
 
 describe("accept-encoding", () => {
-  it("accepts brotli when listed without q=0", () => {
-    expect(acceptsBrotli("gzip, deflate, br")).toBe(true)
-    expect(acceptsBrotli("br;q=0.5")).toBe(true)
-    expect(acceptsBrotli("gzip, br;q=0")).toBe(false)
-    expect(acceptsBrotli("gzip, deflate")).toBe(false)
-    expect(acceptsBrotli("brotli")).toBe(false)
-    expect(acceptsBrotli(undefined)).toBe(false)
+  it("chooses the coding the client weighs highest, brotli before gzip on a tie, none when neither is accepted", () => {
+    expect(chooseCoding("gzip, deflate, br")).toBe("br")
+    expect(chooseCoding("br;q=0.5, gzip")).toBe("gzip")
+    expect(chooseCoding("br;q=0.5")).toBe("br")
+    expect(chooseCoding("gzip, br;q=0")).toBe("gzip")
+    expect(chooseCoding("gzip;q=0, br;q=0")).toBe(undefined)
+    expect(chooseCoding("deflate")).toBe(undefined)
+    expect(chooseCoding("brotli")).toBe(undefined)
+    expect(chooseCoding("*")).toBe("br")
+    expect(chooseCoding("br;q=0, *")).toBe("gzip")
+    expect(chooseCoding("identity")).toBe(undefined)
+    expect(chooseCoding(undefined)).toBe(undefined)
+    expect(chooseCoding("gzip, br", ["br"])).toBe("br")
+    expect(chooseCoding("gzip", ["br"])).toBe(undefined)
   })
 })

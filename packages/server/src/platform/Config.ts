@@ -32,6 +32,11 @@ export interface ServerSettings {
   readonly version: string
   /** Base address people and agents reach this server at; used to build claim links. */
   readonly publicUrl: string | undefined
+  /**
+   * The path a host mounts the server under (`/orgplane`), without a trailing slash; `""` at the root. The host
+   * strips it before handing a request over; the OpenAPI document's `servers` and `GET /`'s links name it.
+   */
+  readonly basePath: string
   readonly signupEnabled: boolean
   readonly defaultPlan: Plan
   /**
@@ -142,6 +147,7 @@ export const environment = [
   ["ORGPLANE_DB_STATEMENT_TIMEOUT", "10 seconds", "Longest a statement may run; then the request answers 503 (the client gives up 1 second later)."],
   ["ORGPLANE_VERSION", "the package version", "Version reported by /health (for example a build or commit id); the OpenAPI document keeps the API contract's label, dev."],
   ["ORGPLANE_PUBLIC_URL", "http://<host>:<port>", "Public base URL, used in claim links."],
+  ["ORGPLANE_BASE_PATH", "(the root)", "The path a host mounts the server under (say /orgplane): the OpenAPI document's servers and GET /'s links name it. The host strips it before handing a request over."],
   ["ORGPLANE_SIGNUP_ENABLED", "true", "Allow POST /v1/auth/sign-up. When false, only the first account signs up; everyone else joins by invitation."],
   ["ORGPLANE_DEFAULT_PLAN", "free", "Plan of new organizations: free, team or enterprise."],
   ["ORGPLANE_OPERATOR_ORGANIZATION_ID", "(unset)", "Organization whose owners and admins operate the instance. Unset: the one whose owner redeems the setup token (never the first one created)."],
@@ -178,6 +184,13 @@ export const environment = [
   ["ORGPLANE_TELEMETRY_RETENTION_MONTHS", "13", "Whole months of telemetry events kept before the current one (1 to 120); older months are dropped daily, older events are not stored."],
   ["ORGPLANE_OUTBOUND_ALLOW_PRIVATE", "false", "Let user-supplied outbound URLs (MCP servers, worker runtimes) reach loopback, private and link-local addresses, over http too; only for a trusted network."]
 ] as const
+
+/** A mount path as the settings keep it: `/orgplane` (no trailing slash), `""` for the root; undefined when not a path. */
+export const basePathOf = (value: string): string | undefined => {
+  const trimmed = value.trim().replace(/\/+$/, "")
+  if (trimmed === "") return ""
+  return /^\/[A-Za-z0-9\-._~!$&'()*+,;=:@%/]*$/.test(trimmed) && !trimmed.includes("//") ? trimmed : undefined
+}
 
 /** A setting refused with `message`. */
 export const refusal = (message: string) => new Config.ConfigError(new ConfigProvider.SourceError({ message }))
@@ -255,6 +268,10 @@ export const settingsConfig: Config.Config<ServerSettings> = validate(
       Config.map((version) => version.trim() === "" ? VERSION : version.trim())
     ),
     publicUrl: optional(Config.String("ORGPLANE_PUBLIC_URL")),
+    basePath: Config.mapEffect(Config.String("ORGPLANE_BASE_PATH").pipe(Config.withDefault("")), (value) => {
+      const path = basePathOf(value)
+      return path === undefined ? Effect.fail(refusal("must be a path starting with /, say /orgplane")) : Effect.succeed(path)
+    }),
     signupEnabled: Config.Boolean("ORGPLANE_SIGNUP_ENABLED").pipe(Config.withDefault(true)),
     defaultPlan: plan,
     operatorOrganizationId: optional(Config.String("ORGPLANE_OPERATOR_ORGANIZATION_ID")),
@@ -368,6 +385,7 @@ export const withOptions = (settings: ServerSettings, options: Options): ServerS
     organizationDeletionGrace,
     provisionalWorkspaceLifetime,
     organizationPurgeInterval,
+    basePath,
     ...plain
   } = options
   const own = Object.fromEntries(Object.entries(plain).filter(([key]) => key in settings))
@@ -390,14 +408,24 @@ export const withOptions = (settings: ServerSettings, options: Options): ServerS
       smtpUrl: secret(smtpUrl),
       organizationDeletionGrace: duration(organizationDeletionGrace),
       provisionalWorkspaceLifetime: duration(provisionalWorkspaceLifetime),
-      organizationPurgeInterval: duration(organizationPurgeInterval)
+      organizationPurgeInterval: duration(organizationPurgeInterval),
+      // Kept as given when it is not a path: `layer` refuses it.
+      basePath: basePath === undefined ? undefined : basePathOf(basePath) ?? basePath
     })
   }
 }
 
 /** Reads the settings from the environment, with `options` (command-line flags, an embedding host's options) on top. */
 export const layer = (options: Options = {}) =>
-  Layer.effect(ServerConfig, Effect.map(settingsConfig, (settings) => withOptions(settings, options)))
+  Layer.effect(
+    ServerConfig,
+    Effect.flatMap(settingsConfig, (settings) => {
+      const merged = withOptions(settings, options)
+      return basePathOf(merged.basePath) === merged.basePath
+        ? Effect.succeed(merged)
+        : Effect.fail(invalidSetting("basePath", "must be a path starting with /, say /orgplane"))
+    })
+  )
 
 /** The base URL links point at. */
 export const publicUrl = (settings: ServerSettings) =>

@@ -1,14 +1,18 @@
 /**
- * `GET /openapi.json` (the OpenAPI 3.1 document of the API, whose `info.version` is the API contract's label, `dev`,
- * not the software's version: that one is `/health`'s) and `GET /docs` (the Scalar reference UI).
+ * What the server serves beside the API: `GET /openapi.json` (the OpenAPI 3.1 document of the API, whose
+ * `info.version` is the API contract's label, `dev`, not the software's version: that one is `/health`'s), `GET /docs`
+ * (the Scalar reference UI) and `GET /` (where those are).
  *
  * The page is self-contained, for air-gapped and self-hosted installs: its one script is served from here
  * (`/docs/scalar.js`, cached), its configuration turns off what would reach outside (Scalar's web fonts, its
  * telemetry) and what only Scalar's cloud offers (the button opening its hosted API client, the toolbar that
  * shares, deploys or generates SDKs there), and its Content-Security-Policy lets the browser load nothing from
- * anywhere else.
+ * anywhere else. It names its script and the document relative to itself, so it works wherever a host mounts the
+ * server (`/orgplane/docs` loads `/orgplane/docs/scalar.js` and `/orgplane/openapi.json`).
  *
- * The document is @orgplane/schema's `openApiDocument`, the whole API's.
+ * The document is @orgplane/schema's `openApiDocument`, the whole API's, its `servers` naming ORGPLANE_PUBLIC_URL,
+ * else the mount (`basePath`), else `/`. It is about 2 MB and takes seconds to build: it is built once, in the
+ * background as the server starts, with its gzip and brotli forms, and sent in the one the client accepts.
  */
 import { openApiDocument } from "@orgplane/schema"
 import * as Effect from "effect/Effect"
@@ -59,8 +63,8 @@ const page = `<!doctype html>
     <meta name="viewport" content="width=device-width, initial-scale=1" />
   </head>
   <body>
-    <script id="api-reference" data-url="/openapi.json" data-configuration="${escapeAttribute(JSON.stringify(scalarConfiguration))}"></script>
-    <script src="/docs/scalar.js"></script>
+    <script id="api-reference" data-url="openapi.json" data-configuration="${escapeAttribute(JSON.stringify(scalarConfiguration))}"></script>
+    <script src="docs/scalar.js"></script>
   </body>
 </html>`
 
@@ -93,34 +97,104 @@ const loadScalar: Effect.Effect<ScalarScript> = Effect.gen(function*() {
   return { brotli: undefined, text: Effect.succeed(source) }
 })
 
-/** Whether `accept-encoding` accepts brotli (listed, and not with `q=0`). */
-export const acceptsBrotli = (header: string | undefined) =>
-  (header ?? "").split(",").some((entry) => {
+/** The content codings this server sends: brotli, then gzip, for an equal preference. */
+export type Coding = "br" | "gzip"
+
+/**
+ * The coding to send for `accept-encoding`, of those `available`: the one the client weighs highest (`q`, 1 when not
+ * given; `*` stands for any coding not listed), brotli before gzip on a tie; undefined for none (the identity).
+ */
+export const chooseCoding = (header: string | undefined, available: ReadonlyArray<Coding> = ["br", "gzip"]): Coding | undefined => {
+  const weights = new Map<string, number>()
+  for (const entry of (header ?? "").split(",")) {
     const [coding, ...parameters] = entry.trim().toLowerCase().split(";").map((part) => part.trim())
+    if (coding === undefined || coding === "") continue
     const q = parameters.find((parameter) => parameter.startsWith("q="))
-    return coding === "br" && (q === undefined || Number(q.slice(2)) > 0)
-  })
+    const weight = q === undefined ? 1 : Number(q.slice(2))
+    weights.set(coding, Number.isFinite(weight) ? weight : 0)
+  }
+  let chosen: Coding | undefined
+  let best = 0
+  for (const coding of available) {
+    const weight = weights.get(coding) ?? weights.get("*") ?? 0
+    if (weight > best) {
+      chosen = coding
+      best = weight
+    }
+  }
+  return chosen
+}
+
+/** The document as sent: its JSON, and that JSON gzip- and brotli-compressed. */
+interface Document {
+  readonly identity: Uint8Array
+  readonly gzip: Uint8Array
+  readonly br: Uint8Array
+}
+
+/**
+ * The document, its `servers` naming `serverUrl`, with its compressed forms. Brotli at quality 5 and gzip at level 6:
+ * within a few tenths of the smallest sizes for a fraction of the time.
+ */
+const buildDocument = (serverUrl: string | undefined): Document => {
+  const identity = Buffer.from(JSON.stringify(openApiDocument(undefined, serverUrl)), "utf8")
+  return {
+    identity,
+    gzip: Zlib.gzipSync(identity, { level: 6 }),
+    br: Zlib.brotliCompressSync(identity, {
+      params: { [Zlib.constants.BROTLI_PARAM_QUALITY]: 5, [Zlib.constants.BROTLI_PARAM_SIZE_HINT]: identity.length }
+    })
+  }
+}
 
 /** The routes served beside the API (the request log names them by these paths). */
-export const routes = [["GET", "/openapi.json"], ["GET", "/docs"], ["GET", "/docs/scalar.js"]] as const
+export const routes = [["GET", "/"], ["GET", "/openapi.json"], ["GET", "/docs"], ["GET", "/docs/scalar.js"]] as const
+
+/** `GET /`'s answer: where the reference, the document and the health check are, under the mount. */
+export const index = (basePath: string) => ({
+  message: `This is the orgplane API. Its reference is at ${basePath}/docs, its OpenAPI document at ${basePath}/openapi.json.`,
+  docs: `${basePath}/docs`,
+  openapi: `${basePath}/openapi.json`,
+  health: `${basePath}/health`
+})
 
 export const layer = HttpRouter.use((router) =>
   Effect.gen(function*() {
     const settings = yield* ServerConfig
     // `info.version` stays the API contract's label (`dev`); `servers` names ORGPLANE_PUBLIC_URL when it is set, else
-    // `/` (the origin the document is read from). Made at the first request, not at start-up: it is the largest
-    // piece of work of a start that no request before it needs.
-    const document = yield* Effect.cached(Effect.sync(() => HttpServerResponse.jsonUnsafe(openApiDocument(undefined, settings.publicUrl))))
+    // the mount, else `/` (the origin the document is read from). Built in the background from now on: a start does
+    // not wait for it, and the first request for it waits only for what is left.
+    const document = yield* Effect.cached(Effect.sync(() => buildDocument(settings.publicUrl ?? (settings.basePath || undefined))))
+    yield* Effect.forkDetach(document)
     const scalar = yield* Effect.cached(loadScalar)
     const scriptHeaders = { "cache-control": "public, max-age=86400", vary: "accept-encoding" }
-    yield* router.add("GET", "/openapi.json", document)
+    yield* router.add("GET", "/", HttpServerResponse.jsonUnsafe(index(settings.basePath)))
+    yield* router.add(
+      "GET",
+      "/openapi.json",
+      Effect.gen(function*() {
+        const sent = yield* document
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const coding = chooseCoding(request.headers["accept-encoding"])
+        return HttpServerResponse.uint8Array(coding === undefined ? sent.identity : sent[coding], {
+          contentType: "application/json",
+          headers: { vary: "accept-encoding", ...(coding === undefined ? {} : { "content-encoding": coding }) }
+        })
+      })
+    )
+    const pageResponse = HttpServerResponse.text(page, {
+      contentType: "text/html; charset=utf-8",
+      headers: { "content-security-policy": contentSecurityPolicy }
+    })
     yield* router.add(
       "GET",
       "/docs",
-      HttpServerResponse.text(page, {
-        contentType: "text/html; charset=utf-8",
-        headers: { "content-security-policy": contentSecurityPolicy }
-      })
+      Effect.map(HttpServerRequest.HttpServerRequest, (request) =>
+        // The router takes `/docs/` for `/docs`, where the page's relative references would miss: sent to `/docs`,
+        // relative to the mount as the page's own references are.
+        request.url.split("?")[0]!.endsWith("/")
+          ? HttpServerResponse.empty({ status: 308, headers: { location: "../docs" } })
+          : pageResponse)
     )
     yield* router.add(
       "GET",
@@ -128,7 +202,7 @@ export const layer = HttpRouter.use((router) =>
       Effect.gen(function*() {
         const script = yield* scalar
         const request = yield* HttpServerRequest.HttpServerRequest
-        if (script.brotli !== undefined && acceptsBrotli(request.headers["accept-encoding"])) {
+        if (script.brotli !== undefined && chooseCoding(request.headers["accept-encoding"], ["br"]) === "br") {
           return HttpServerResponse.uint8Array(script.brotli, {
             contentType: "text/javascript; charset=utf-8",
             headers: { ...scriptHeaders, "content-encoding": "br" }

@@ -5,7 +5,6 @@
 import * as Http from "../../../../packages/testkit/src/Http.js"
 import * as TestServer from "../support/HttpServer.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { acceptsBrotli } from "../../src/platform/Docs.js"
 
 let server: TestServer.RunningServer
 beforeAll(async () => {
@@ -30,17 +29,25 @@ const configurationOf = (html: string) => {
 }
 
 describe("the API reference page", () => {
-  it("loads only what this server serves: every src and href is a path here, and each answers", async () => {
+  it("loads only what this server serves: every src and href is relative to the page, so it works under a mount, and each answers", async () => {
     const page = await Http.request(server.url, "GET", "/docs")
     expect(page.status).toBe(200)
     expect(page.headers.get("content-type")).toContain("text/html")
-    // No absolute URL anywhere (a protocol-relative one included).
+    // No absolute URL anywhere (a protocol-relative one included), and no absolute path (it would miss a mount).
     expect(page.text).not.toMatch(/(https?:)?\/\/[a-z0-9.-]+\.[a-z]{2,}/i)
     const references = [...page.text.matchAll(/\s(?:src|href|data-url)="([^"]*)"/g)].map((match) => match[1]!)
-    expect(references.sort()).toEqual(["/docs/scalar.js", "/openapi.json"])
+    expect(references.sort()).toEqual(["docs/scalar.js", "openapi.json"])
     for (const reference of references) {
-      expect((await fetch(new URL(reference, server.url))).status, reference).toBe(200)
+      const resolved = new URL(reference, `${server.url}/docs`)
+      expect(resolved.pathname === "/docs/scalar.js" || resolved.pathname === "/openapi.json", reference).toBe(true)
+      expect((await fetch(resolved)).status, reference).toBe(200)
     }
+  })
+
+  it("sends /docs/ to /docs, where its relative references resolve", async () => {
+    const response = await fetch(`${server.url}/docs/`, { redirect: "manual" })
+    expect(response.status).toBe(308)
+    expect(new URL(response.headers.get("location") ?? "", `${server.url}/docs/`).href).toBe(`${server.url}/docs`)
   })
 
   it("lets the browser fetch nothing from another origin", async () => {
@@ -75,13 +82,36 @@ describe("the API reference page", () => {
   })
 })
 
-describe("accept-encoding", () => {
-  it("accepts brotli when listed without q=0", () => {
-    expect(acceptsBrotli("gzip, deflate, br")).toBe(true)
-    expect(acceptsBrotli("br;q=0.5")).toBe(true)
-    expect(acceptsBrotli("gzip, br;q=0")).toBe(false)
-    expect(acceptsBrotli("gzip, deflate")).toBe(false)
-    expect(acceptsBrotli("brotli")).toBe(false)
-    expect(acceptsBrotli(undefined)).toBe(false)
+describe("the root", () => {
+  it("says where the reference and the document are", async () => {
+    const root = await Http.request(server.url, "GET", "/")
+    expect(root.status).toBe(200)
+    expect(root.body).toEqual({
+      message: "This is the orgplane API. Its reference is at /docs, its OpenAPI document at /openapi.json.",
+      docs: "/docs",
+      openapi: "/openapi.json",
+      health: "/health"
+    })
+  })
+})
+
+describe("the OpenAPI document", () => {
+  const get = (acceptEncoding: string) => fetch(`${server.url}/openapi.json`, { headers: { "accept-encoding": acceptEncoding } })
+
+  it("is sent compressed in the coding the client accepts, the same document in each, and says it varies by accept-encoding", async () => {
+    const plain = await get("identity")
+    expect(plain.headers.get("content-encoding")).toBe(null)
+    expect(plain.headers.get("vary")?.toLowerCase()).toContain("accept-encoding")
+    const text = await plain.text()
+    expect(Number(plain.headers.get("content-length"))).toBe(Buffer.byteLength(text))
+    expect(JSON.parse(text)).toMatchObject({ openapi: "3.1.0", servers: [{ url: "/" }] })
+    for (const [accepted, coding] of [["gzip, deflate, br", "br"], ["gzip", "gzip"], ["br;q=0.1, gzip", "gzip"]] as const) {
+      const compressed = await get(accepted)
+      expect(compressed.headers.get("content-encoding"), accepted).toBe(coding)
+      expect(compressed.headers.get("vary")?.toLowerCase(), accepted).toContain("accept-encoding")
+      // Sent at a fraction of the document's size; fetch decodes it back to the same text.
+      expect(Number(compressed.headers.get("content-length")), accepted).toBeLessThan(Buffer.byteLength(text) / 5)
+      expect(await compressed.text(), accepted).toBe(text)
+    }
   })
 })
