@@ -1,5 +1,5 @@
 /**
- * `orgplane serve`: runs the server until SIGINT/SIGTERM. The server (database engine included) is imported only
+ * `orgplane serve`: runs the server until SIGINT/SIGTERM, then says "orgplane stopped" (exit 0). The server (database engine included) is imported only
  * here, when the command runs, so every other command starts without loading it.
  */
 import type { Server } from "@orgplane/server"
@@ -114,8 +114,8 @@ export const make = (environment?: Environment) =>
           ...Inputs.ifSome("databaseUrl", flags.databaseUrl)
         }
         const server = yield* Effect.promise(() => import("@orgplane/server"))
+        const settings = yield* Effect.scoped(Effect.map(Layer.build(server.Config.layer(overrides)), (context) => Context.get(context, server.Config.ServerConfig)))
         yield* Effect.scoped(Effect.gen(function*() {
-          const settings = Context.get(yield* Layer.build(server.Config.layer(overrides)), server.Config.ServerConfig)
           yield* Layer.build(server.Server.layer({ ...overrides, cliCommand: cliCommand() })).pipe(
             Effect.catchCause((cause) => {
               const error = Cause.squash(cause)
@@ -139,7 +139,11 @@ export const make = (environment?: Environment) =>
             })
           )
           return yield* Effect.never
-        }))
+        })).pipe(
+          // A requested stop (SIGINT, SIGTERM: Main.ts exits 0 on it) says so once the server has closed, in the
+          // server's own log format, so a terminal (and `pnpm start`) ends on a line saying why it ended.
+          Effect.onInterrupt(() => Effect.logInfo("orgplane stopped").pipe(Effect.provide(server.loggerLayer(settings))))
+        )
       }).pipe(
         // With --json, log lines are JSON: the server keeps a logger its launcher installed (RequestLog.loggerLayer).
         flags.json ? Effect.provideService(References.CurrentLoggers, new Set([Logger.consoleJson])) : (effect) => effect
