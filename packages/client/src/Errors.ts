@@ -19,7 +19,7 @@ export class OrgplaneError extends Error {
   override readonly name = "OrgplaneError"
   /** The HTTP status, for example 404. */
   readonly status: number
-  /** The response body exactly as sent, for example `{ error: "unauthorized" }`. */
+  /** The response body exactly as sent, for example `{ error: "unauthorized", reason: "session_expired", message: "The session expired …" }`. */
   readonly body: unknown
   /** The machine-readable code: the body's `error`, else its `reason` (403s), for example `api_key_not_found`. */
   readonly code: string | undefined

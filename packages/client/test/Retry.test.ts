@@ -248,7 +248,7 @@ describe("retries", () => {
     const dated = await rejection(withClient({}, (client) => client.users.signIn(signIn))) as OrgplaneError
     expect(dated.retryAfterSeconds).toBeGreaterThan(590)
     expect(dated.retryAfterSeconds).toBeLessThanOrEqual(600)
-    fake.script({ status: 401, body: { error: "unauthorized" } })
+    fake.script({ status: 401, body: { error: "unauthorized", reason: "invalid_credentials", message: "Wrong email or password." } })
     expect(await rejection(withClient({}, (client) => client.users.signIn(signIn)))).toMatchObject({ status: 401, retryAfterSeconds: undefined })
   })
 

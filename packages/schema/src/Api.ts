@@ -16,7 +16,7 @@ import {
   WebhooksApi
 } from "./ConnectorsApi.js"
 import { type ApiErrors, withApiErrors, withRequestParsing } from "./ApiOf.js"
-import { MAX_URL_LENGTH, MethodNotAllowedResponse } from "./Errors.js"
+import { MAX_URL_LENGTH, MethodNotAllowedResponse, unauthorizedChallenge } from "./Errors.js"
 import { idempotencyKeyLifetimeHours, idempotencyKeyPattern, idempotentOperations } from "./Idempotency.js"
 import { InvitationsApi } from "./InvitationsApi.js"
 import { MarketplacesApi } from "./MarketplacesApi.js"
@@ -307,10 +307,23 @@ const sharedHeaders = (): JsonObject => ({
   RetryAfter: {
     description: "Seconds to wait before trying again.",
     schema: { type: "integer", minimum: 1 }
+  },
+  WwwAuthenticate: {
+    description:
+      "The Bearer challenge (RFC 6750 §3): `Bearer realm=\"orgplane\"` when no token was presented (no credentials, a wrong password), with `error=\"invalid_request\"` for an `Authorization` header that is not `Bearer <token>`, `error=\"invalid_token\"` for a token or API key that is unknown, expired or revoked. The body's `message` says which.",
+    schema: { type: "string" },
+    example: unauthorizedChallenge("session_expired")
   }
 })
 
-/** `Cache-Control` on every response of a `/v1` operation; `Retry-After` on every 429 and 503. */
+/** Whether a response's body may be the API's 401 `unauthorized` (a webhook's 401 is another). */
+const answersUnauthorized = (response: JsonObject) =>
+  JSON.stringify(objectAt(response, "content") ?? {}).includes("\"#/components/schemas/Unauthorized\"")
+
+/**
+ * `Cache-Control` on every response of a `/v1` operation; `Retry-After` on every 429 and 503; `WWW-Authenticate` on
+ * every 401 `unauthorized`.
+ */
 const documentHeaders = (spec: JsonObject) => {
   for (const { path, operation } of operationsOf(spec)) {
     if (!path.startsWith("/v1/")) continue
@@ -319,7 +332,8 @@ const documentHeaders = (spec: JsonObject) => {
       response["headers"] = {
         ...objectAt(response, "headers"),
         "Cache-Control": { $ref: "#/components/headers/CacheControl" },
-        ...(status === "429" || status === "503" ? { "Retry-After": { $ref: "#/components/headers/RetryAfter" } } : {})
+        ...(status === "429" || status === "503" ? { "Retry-After": { $ref: "#/components/headers/RetryAfter" } } : {}),
+        ...(status === "401" && answersUnauthorized(response) ? { "WWW-Authenticate": { $ref: "#/components/headers/WwwAuthenticate" } } : {})
       }
     }
   }

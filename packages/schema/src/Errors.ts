@@ -12,7 +12,7 @@ import * as SchemaParser from "effect/SchemaParser"
 import { Int } from "./Common.js"
 import { McpDiagnostic, ToolInspection } from "./McpDiagnostics.js"
 
-/** A literal member the constructor fills in, so `new Unauthorized()` needs no arguments. */
+/** A literal member the constructor fills in, so `new OrganizationNotFound()` needs no arguments. */
 const code = <const C extends string>(value: C) => Schema.Literal(value).pipe(Schema.withConstructorDefault(Effect.succeed(value)))
 
 /** The members of an error body: its class's fields without `_tag`. */
@@ -162,12 +162,84 @@ export class InvalidRequest extends Schema.TaggedError<InvalidRequest>("InvalidR
 }
 export const InvalidRequestResponse = wire(InvalidRequest, 400, "The request is malformed: `details` lists every bad field with its path.")
 
+/**
+ * Why a 401: machine-readable, beside the `message` a person reads. A wrong password and an unknown email are one
+ * reason (`invalid_credentials`), so the answer never tells whether an account exists. An API key that was revoked is
+ * deleted, so it reads as one that never existed (`api_key_unknown`).
+ */
+export const UnauthorizedReason = Schema.Literals([
+  // No `Authorization` header and no `X-API-Key`.
+  "credentials_missing",
+  // An `Authorization` header that is not `Bearer <token>` (another scheme, or no token).
+  "credentials_malformed",
+  "session_unknown",
+  "session_expired",
+  // Signed out, revoked (a password change, a reset, an owner's or the operator's action), or its account disabled.
+  "session_revoked",
+  "api_key_unknown",
+  "api_key_expired",
+  // The key exists but acts for no one: its member removed or suspended, its account disabled, its organization deleted.
+  "api_key_inactive",
+  "worker_token_unknown",
+  // Sign-in: a wrong password or an email without an account, told apart by nothing.
+  "invalid_credentials",
+  // The credential stopped working while the request ran (revoked, its account or member removed): nothing changed.
+  "credential_revoked"
+]).annotate({ identifier: "UnauthorizedReason" })
+export type UnauthorizedReason = typeof UnauthorizedReason.Type
+
+/** What each reason says, and the next step. */
+const unauthorizedMessages: Record<UnauthorizedReason, string> = {
+  credentials_missing:
+    "No credentials: send a session token as `Authorization: Bearer <token>` (POST /v1/auth/sign-in gives one) or an API key as `X-API-Key: <key>`.",
+  credentials_malformed:
+    "The Authorization header is not `Bearer <token>`: send a session token as `Authorization: Bearer <token>`, or an API key as `X-API-Key: <key>`.",
+  session_unknown: "The bearer token is not a session of this server: sign in (POST /v1/auth/sign-in) for a new one.",
+  session_expired: "The session expired (it outlived its lifetime or was idle too long): sign in again (POST /v1/auth/sign-in).",
+  session_revoked:
+    "The session was ended (signed out, revoked, or its account disabled): sign in again (POST /v1/auth/sign-in).",
+  api_key_unknown: "The API key is not one of this server's: it was revoked, or never existed. An owner or admin creates keys with POST /v1/api-keys.",
+  api_key_expired: "The API key expired: an owner or admin creates a new one with POST /v1/api-keys.",
+  api_key_inactive:
+    "The API key no longer acts for anyone: its member was removed or suspended, its account disabled, or its organization deleted.",
+  worker_token_unknown: "The worker token is not one of this server's: it was revoked, its worker deleted, or it never existed.",
+  invalid_credentials: "Wrong email or password.",
+  credential_revoked: "The credential was revoked while this request ran (or its account or membership removed): nothing was changed."
+}
+
+/**
+ * The `WWW-Authenticate` challenge of a 401 (RFC 7235 §4.1 asks one of every 401; RFC 6750 §3 says its codes): no
+ * error code when no bearer token was presented, `invalid_request` for a malformed `Authorization`, `invalid_token` for
+ * a token or key that is unknown, expired or revoked.
+ */
+export const unauthorizedChallenge = (reason: UnauthorizedReason): string => {
+  switch (reason) {
+    case "credentials_missing":
+    case "invalid_credentials":
+      return `Bearer realm="orgplane"`
+    case "credentials_malformed":
+      return `Bearer realm="orgplane", error="invalid_request"`
+    default:
+      return `Bearer realm="orgplane", error="invalid_token"`
+  }
+}
+
 export class Unauthorized extends Schema.TaggedError<Unauthorized>("Unauthorized")("Unauthorized", {
-  error: code("unauthorized")
-}) {}
-export const UnauthorizedResponse = wire(Unauthorized, 401, "Credentials are missing, malformed, expired or revoked.", {
-  exact: true
-})
+  error: code("unauthorized"),
+  reason: UnauthorizedReason,
+  message: Schema.String
+}) {
+  /** The 401 of `reason`, with its message (or `message`, where the place knows more). */
+  static because(reason: UnauthorizedReason, message: string = unauthorizedMessages[reason]) {
+    return new Unauthorized({ reason, message })
+  }
+}
+export const UnauthorizedResponse = wire(
+  Unauthorized,
+  401,
+  `Credentials are missing, malformed, unknown, expired or revoked: \`message\` says which, \`reason\` is machine-readable (${codes(UnauthorizedReason)}); the \`WWW-Authenticate\` header is the Bearer challenge (RFC 6750 §3).`,
+  { exact: true }
+)
 
 /** Machine-readable reasons of a 403. */
 export const ForbiddenReason = Schema.Literals([
@@ -210,12 +282,24 @@ export const PlanRequiredResponse = wire(PlanRequired, 402, "The organization's 
 
 export class OrganizationNotFound extends Schema.TaggedError<OrganizationNotFound>("OrganizationNotFound")(
   "OrganizationNotFound",
-  { error: code("organization_not_found") }
-) {}
+  {
+    error: code("organization_not_found"),
+    message: Schema.String.pipe(
+      Schema.withConstructorDefault(Effect.succeed("No such organization, or you are not a member of it."))
+    )
+  }
+) {
+  /** A caller who belongs to no organization (right after sign-up, or removed from their last): what to do next. */
+  static readonly noOrganization = () =>
+    new OrganizationNotFound({
+      message:
+        "You are not a member of any organization: create one with POST /v1/organizations (orgplane orgs create <name>), or accept an invitation with POST /v1/invitations/accept (orgplane invitations accept <token>)."
+    })
+}
 export const OrganizationNotFoundResponse = wire(
   OrganizationNotFound,
   404,
-  "The caller has no active organization, or is no longer a member of it.",
+  "The caller belongs to no organization (`message` then says how to create or join one), or is not a member of the one named.",
   { exact: true }
 )
 

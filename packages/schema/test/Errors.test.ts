@@ -133,7 +133,14 @@ describe("Errors", () => {
       ok: true,
       value: { error: "idempotency_key_in_use", message: "A request with this Idempotency-Key is still running; retry after it ends." }
     })
-    expect(encode(Errors.UnauthorizedResponse, new Errors.Unauthorized())).toEqual({ ok: true, value: { error: "unauthorized" } })
+    expect(encode(Errors.UnauthorizedResponse, Errors.Unauthorized.because("invalid_credentials"))).toEqual({
+      ok: true,
+      value: { error: "unauthorized", reason: "invalid_credentials", message: "Wrong email or password." }
+    })
+    expect(encode(Errors.OrganizationNotFoundResponse, new Errors.OrganizationNotFound())).toEqual({
+      ok: true,
+      value: { error: "organization_not_found", message: "No such organization, or you are not a member of it." }
+    })
     expect(encode(Errors.WebhookRejectedResponse, new Errors.WebhookRejected({ error: "bad signature" }))).toEqual({ ok: true, value: { ok: false, error: "bad signature" } })
     expect(encode(Errors.InvalidRequestResponse, Errors.InvalidRequest.field(["name"], "is required"))).toEqual({
       ok: true,
@@ -147,8 +154,10 @@ describe("Errors", () => {
   it("refuses bodies with another code, a wrong member, or a member an exact body does not have", () => {
     const cases: ReadonlyArray<readonly [string, unknown]> = [
       // exact bodies: no other member
+      ["UnauthorizedResponse", { error: "unauthorized", reason: "session_unknown", message: "x", details: [] }],
+      ["OrganizationNotFoundResponse", { error: "organization_not_found", message: "x", reason: "x" }],
+      // a 401 without its reason
       ["UnauthorizedResponse", { error: "unauthorized", message: "x" }],
-      ["OrganizationNotFoundResponse", { error: "organization_not_found", message: "x" }],
       // codes
       ["UnauthorizedResponse", { error: "forbidden" }],
       ["NotFoundResponse", { error: "nothing_found", message: "x" }],

@@ -87,14 +87,14 @@ layer(Fixture.layer(Layer.unwrap(TestDatabase.layer({ migrated: true }))), { tim
             const caller = yield* asMember(admin)
             yield* change(admin)
             const refused = yield* request(url, "POST", "/teams", caller, { name: name() })
-            expect([refused.status, refused.body]).toEqual([401, { error: "unauthorized" }])
+            expect([refused.status, refused.body.error, refused.body.reason]).toEqual([401, "unauthorized", "credential_revoked"])
             expect(yield* teamsOf(admin.organization.id)).toEqual([])
           }
           const key = Members.member(Members.organization(), "admin", { apiKey: { scopes: null } })
           const keyed = yield* asMember(key)
           yield* sql`DELETE FROM api_keys WHERE membership_id = ${key.membership.id}`
           const refused = yield* request(url, "POST", "/teams", keyed, { name: name() })
-          expect([refused.status, refused.body]).toEqual([401, { error: "unauthorized" }])
+          expect([refused.status, refused.body.error, refused.body.reason]).toEqual([401, "unauthorized", "credential_revoked"])
           expect(yield* teamsOf(key.organization.id)).toEqual([])
         }))
 
@@ -137,7 +137,7 @@ layer(Fixture.layer(Layer.unwrap(TestDatabase.layer({ migrated: true }))), { tim
           const worker = { _tag: "Worker" as const, worker: Members.workerCaller(organization), live: false }
           callers.set("worker", worker)
           const refused = yield* request(url, "POST", "/teams", "worker", { name: "Beat" })
-          expect([refused.status, refused.body]).toEqual([401, { error: "unauthorized" }])
+          expect([refused.status, refused.body.error, refused.body.reason]).toEqual([401, "unauthorized", "credential_revoked"])
           expect(yield* teamsOf(organization.id)).toEqual([])
         }))
     })

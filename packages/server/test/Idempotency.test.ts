@@ -118,7 +118,7 @@ const apiKeys = new Map<string, Actor>([["ada-api-key", {
 
 const resolve = (callers: Map<string, Actor>, credential: Redacted.Redacted<string>) => {
   const actor = callers.get(Redacted.value(credential))
-  return actor === undefined ? Effect.fail(new Unauthorized()) : Effect.succeed(actor)
+  return actor === undefined ? Effect.fail(Unauthorized.because("session_unknown")) : Effect.succeed(actor)
 }
 
 const AuthenticationLive = Layer.succeed(Authentication, Authentication.of({

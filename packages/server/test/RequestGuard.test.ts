@@ -274,7 +274,7 @@ layer(ServerUrl, { timeout: 60_000 })("the request edge's answers", (it) => {
       const patch = yield* call("/items/it_1?x=1", { method: "PATCH" })
       expect(patch.status).toBe(405)
       expect(patch.headers.get("allow")).toBe("GET, HEAD, DELETE")
-      expect(patch.body).toEqual({ error: "method_not_allowed", message: "/items/it_1 does not take PATCH; it takes GET, HEAD, DELETE." })
+      expect(patch.body).toEqual({ error: "method_not_allowed", message: "/items/{id} does not take PATCH; it takes GET, HEAD, DELETE." })
       const options = yield* call("/read", { method: "OPTIONS" })
       expect([options.status, options.headers.get("allow")]).toEqual([405, "GET, HEAD"])
       const head = yield* call("/echo", { method: "HEAD" })
@@ -282,7 +282,10 @@ layer(ServerUrl, { timeout: 60_000 })("the request edge's answers", (it) => {
       // A GET path answers HEAD with its GET route; an unknown path stays 404, without Allow.
       expect((yield* call("/items/it_1", { method: "HEAD" })).status).toBe(200)
       const unknown = yield* call("/nowhere", { method: "PUT" })
-      expect([unknown.status, unknown.headers.get("allow"), unknown.body]).toEqual([404, null, { error: "not_found", message: "No route for PUT /nowhere" }])
+      expect([unknown.status, unknown.headers.get("allow"), unknown.body]).toEqual([404, null, {
+        error: "not_found",
+        message: "No route for PUT at this path: the API's routes are in its OpenAPI document (GET /openapi.json) and at /docs."
+      }])
     }))
 
   it.effect("every answer says nosniff, a declared error too; /v1's also say Cache-Control: no-store", () =>

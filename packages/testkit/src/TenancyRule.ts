@@ -51,6 +51,7 @@ export const CrossOrganizationKeys: Readonly<Record<string, string>> = {
   "invitations.token_hash": "the invitation's secret link: whoever holds it learns the organization from the row",
   "workspace_claims.token_hash": "a claim link's secret: whoever holds it learns the workspace from the row",
   "worker_tokens.token_hash": "a worker's secret token: the worker's organization comes from the row",
+  "api_keys.key_hash": "an API key's secret: whoever holds it learns the key's organization from the row",
   "scim_tokens.token_hash": "a directory's SCIM token: the connection and its organization come from the row",
   "memberships.user_id": "a person's own memberships, in every organization (sign-in picks one, a session its active one)",
   "sso_connection_domains.domain":

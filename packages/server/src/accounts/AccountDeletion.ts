@@ -129,7 +129,7 @@ const make = Effect.gen(function*() {
       if (input.password !== undefined) yield* accounts.confirmPassword(actor.user.id, input.password, "password")
       else yield* Principal.requireRecentAuthentication(actor, recentAuthentication, "send the account's password as `password`")
       // Deleted meanwhile (by the operator): the caller's credentials are gone with it.
-      return yield* Effect.catchTag(remove(actor.user.id, { _tag: "Self" }), "NotFound", () => Effect.fail(new Unauthorized()))
+      return yield* Effect.catchTag(remove(actor.user.id, { _tag: "Self" }), "NotFound", () => Effect.fail(Unauthorized.because("credential_revoked")))
     }),
 
     /**

@@ -28,7 +28,7 @@ const make = Effect.gen(function*() {
     /** What identity keeps of the person (`session`: the one asking, marked `current`), and the organizations they were in. */
     of: Effect.fn("AccountRecords.of")(function*(session: { readonly userId: UserId; readonly sessionId: SessionId }, at: Date) {
       const found = yield* users.findById(session.userId)
-      if (Option.isNone(found)) return yield* new Unauthorized()
+      if (Option.isNone(found)) return yield* Unauthorized.because("credential_revoked")
       const user = { ...toUser(found.value), emailVerified: yield* users.emailVerified(session.userId) }
       const organizationIds: Array<OrganizationId> = []
       const held: Array<typeof ExportedMembership.Type> = []

@@ -227,7 +227,8 @@ const make = Effect.gen(function*() {
     }
     if (!ok || Option.isNone(found)) {
       if (Option.isSome(found)) yield* recordFailure("invalid_password", found.value)
-      return yield* new Unauthorized()
+      // The same answer, byte for byte, whether the email has an account or not.
+      return yield* Unauthorized.because("invalid_credentials")
     }
     // Told only to whoever knows the password, as a disabled account is.
     if (!found.value.passwordChangeRequired && input.newPassword !== undefined) {
@@ -338,7 +339,7 @@ const make = Effect.gen(function*() {
     return yield* transaction(Effect.gen(function*() {
       const at = yield* now
       const before = yield* users.findById(actor.user.id)
-      if (Option.isNone(before)) return yield* new Unauthorized()
+      if (Option.isNone(before)) return yield* Unauthorized.because("credential_revoked")
       yield* users.changeEmail({ id: actor.user.id, email: input.email, sameAddress, at })
       if (!sameAddress) yield* memberships.clearEmailProofs(actor.user.id)
       yield* throttle.follow(before.value.email, input.email)

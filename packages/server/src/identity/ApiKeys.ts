@@ -140,7 +140,7 @@ const make = Effect.gen(function*() {
         parentApiKeyId: caller.credential._tag === "ApiKey" ? caller.credential.apiKeyId : null
       }).pipe(
         // The making key was revoked (deleted) after this request found it: 401, as the check at commit would say.
-        Effect.catchIf((error) => pgCode(error) === "23503", () => Effect.fail(new Unauthorized())),
+        Effect.catchIf((error) => pgCode(error) === "23503", () => Effect.fail(Unauthorized.because("credential_revoked"))),
         Effect.tap(() => describeChange(KeyScopes, { scopes: [] }, { scopes }))
       )
     }))

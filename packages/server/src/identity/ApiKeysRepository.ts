@@ -111,6 +111,17 @@ const makeApiKeysRepository = Effect.gen(function*() {
             WHERE k.key_hash = ${keyHash} AND (k.expires_at IS NULL OR k.expires_at > ${at})`
   })
 
+  /**
+   * What became of a key `resolve` found no caller for (the 401's reason): none with its hash (never made, or revoked:
+   * revoking deletes), expired at `at`, or a key that acts for no one (its member, account or organization gone).
+   */
+  const fate = findOne({
+    Request: Schema.Struct({ keyHash: Schema.String, at: DateColumn }),
+    Result: Schema.Struct({ expired: Schema.Boolean }),
+    execute: ({ at, keyHash }) =>
+      sql`SELECT (k.expires_at IS NOT NULL AND k.expires_at <= ${at}) AS expired FROM api_keys k WHERE k.key_hash = ${keyHash}`
+  })
+
   /** How the holder of a session authenticated, as a key made with it records it. */
   const sessionAssurance = findOne({
     Request: SessionId,
@@ -212,6 +223,7 @@ const makeApiKeysRepository = Effect.gen(function*() {
   return {
     insert,
     resolve,
+    fate,
     sessionAssurance,
     touch,
     list,

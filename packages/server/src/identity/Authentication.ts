@@ -22,7 +22,8 @@ import {
   OrganizationNotFound,
   type ServiceUnavailable,
   type SessionId,
-  Unauthorized
+  Unauthorized,
+  type UnauthorizedReason
 } from "@orgplane/schema"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
@@ -43,10 +44,33 @@ import { SessionsRepository } from "./SessionsRepository.js"
 import { admission, keyAdmission, type SessionAssurance } from "./SsoEnforcement.js"
 
 /**
- * Refusals share one value: an API-key request first fails the bearer scheme (the platform tries it first), and a
- * fresh error would capture a stack trace on every such request for nothing.
+ * Refusals share one value per reason: an API-key request first fails the bearer scheme (the platform tries it
+ * first), and a fresh error would capture a stack trace on every such request for nothing. Their body and challenge
+ * are the schema's (`Unauthorized.because`), answered by platform/HttpErrors.ts.
  */
-const unauthorized = new Unauthorized()
+const refusals = new Map<UnauthorizedReason, Unauthorized>()
+const unauthorized = (reason: UnauthorizedReason): Unauthorized => {
+  let found = refusals.get(reason)
+  if (found === undefined) refusals.set(reason, found = Unauthorized.because(reason))
+  return found
+}
+
+/**
+ * The bearer token a request presents, or why it presents none: no `Authorization` header (`credentials_missing`),
+ * or one that is not `Bearer <token>` (`credentials_malformed`). The platform's bearer scheme drops the header's
+ * first 7 characters whatever they are: the scheme is checked here, so only a `Bearer` authorization is ever read as
+ * a token. What every bearer scheme of the server (sessions, worker tokens) reads its token with.
+ */
+export const presentedBearer = (
+  request: HttpServerRequest.HttpServerRequest,
+  token: Redacted.Redacted
+): Effect.Effect<string, Unauthorized> => {
+  const header = request.headers["authorization"]
+  if (header === undefined) return Effect.fail(unauthorized("credentials_missing"))
+  if (!/^bearer /i.test(header)) return Effect.fail(unauthorized("credentials_malformed"))
+  const value = Redacted.value(token).trim()
+  return value === "" ? Effect.fail(unauthorized("credentials_malformed")) : Effect.succeed(value)
+}
 
 /**
  * The platform tries the `bearer` scheme, then, after any failure, `x-api-key`. A request that sent only a bearer
@@ -64,7 +88,7 @@ const bearerFailures = <E>() => {
     /** A missing API key: the bearer token's failure when one was sent, else 401. */
     noApiKey: Effect.flatMap(
       Effect.service(HttpServerRequest.HttpServerRequest),
-      (request): Effect.Effect<never, E | Unauthorized> => Effect.fail(failures.get(request) ?? unauthorized)
+      (request): Effect.Effect<never, E | Unauthorized> => Effect.fail(failures.get(request) ?? unauthorized("credentials_missing"))
     )
   }
 }
@@ -101,15 +125,17 @@ export const make = Effect.gen(function*() {
   /** The session behind a bearer token, with what SSO enforcement reads of it. */
   const bearer = (token: Redacted.Redacted) =>
     Effect.gen(function*() {
-      // The scheme is checked here too, so only a `Bearer` authorization is ever read as a session token.
-      const request = yield* HttpServerRequest.HttpServerRequest
-      if (!/^bearer /i.test(request.headers["authorization"] ?? "")) return yield* unauthorized
-      const value = Redacted.value(token).trim()
-      if (value === "") return yield* unauthorized
+      const value = yield* presentedBearer(yield* HttpServerRequest.HttpServerRequest, token)
       const at = yield* now
       const idleSince = new Date(at.getTime() - idleMillis)
-      const found = yield* orUnavailable(sessions.resolve({ tokenHash: crypto.hashToken(value), at, idleSince }))
-      if (Option.isNone(found)) return yield* unauthorized
+      const tokenHash = crypto.hashToken(value)
+      const found = yield* orUnavailable(sessions.resolve({ tokenHash, at, idleSince }))
+      if (Option.isNone(found)) {
+        const fate = yield* orUnavailable(sessions.fate({ tokenHash, at, idleSince }))
+        return yield* unauthorized(
+          Option.isNone(fate) ? "session_unknown" : fate.value.expired && !fate.value.revoked ? "session_expired" : "session_revoked"
+        )
+      }
       const { sessionCreatedAt, sessionId, sessionLastUsedAt } = found.value
       yield* touch(sessionId, sessionLastUsedAt ?? sessionCreatedAt, at, sessions.touch({ id: sessionId, at }))
       const credential = {
@@ -129,8 +155,12 @@ export const make = Effect.gen(function*() {
       const value = Redacted.value(key).trim()
       if (value === "") return yield* missing
       const at = yield* now
-      const found = yield* orUnavailable(apiKeys.resolve({ keyHash: crypto.hashToken(value), at }))
-      if (Option.isNone(found)) return yield* unauthorized
+      const keyHash = crypto.hashToken(value)
+      const found = yield* orUnavailable(apiKeys.resolve({ keyHash, at }))
+      if (Option.isNone(found)) {
+        const fate = yield* orUnavailable(apiKeys.fate({ keyHash, at }))
+        return yield* unauthorized(Option.isNone(fate) ? "api_key_unknown" : fate.value.expired ? "api_key_expired" : "api_key_inactive")
+      }
       const { apiKeyId, keyOrganizationId, lastUsedAt } = found.value
       yield* touch(apiKeyId, lastUsedAt, at, apiKeys.touch({ organizationId: keyOrganizationId, id: apiKeyId, at }))
       const scopes = found.value.scopes === null ? null : parseScopes(found.value.scopes)
@@ -139,10 +169,13 @@ export const make = Effect.gen(function*() {
       return { actor, assurance }
     })
 
-  /** The actor as a member of the organization it acts in; 404 `organization_not_found` for a person without one. */
+  /**
+   * The actor as a member of the organization it acts in; 404 `organization_not_found` for a person without one (say
+   * right after sign-up), whose message says how to create or join one.
+   */
   const asMember = (actor: Actor): Effect.Effect<MemberContext, OrganizationNotFound> =>
     actor.organization === null || actor.membership === null
-      ? Effect.fail(new OrganizationNotFound())
+      ? Effect.fail(OrganizationNotFound.noOrganization())
       : Effect.succeed({ ...actor, _tag: "Member", organization: actor.organization, membership: actor.membership })
 
   /** A session as a member, if the organization it acts in admits it (SSO enforcement, `SsoEnforcement.ts`). */

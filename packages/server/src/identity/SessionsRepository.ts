@@ -93,6 +93,19 @@ const makeSessionsRepository = Effect.gen(function*() {
             WHERE s.token_hash = ${tokenHash} AND ${live(sql, at, idleSince)}`
   })
 
+  /**
+   * What became of a token `resolve` found no live session for (the 401's reason): none with its hash, or the
+   * session's end (revoked, or expired at `at` by its lifetime or idle timeout).
+   */
+  const fate = findOne({
+    Request: Schema.Struct({ tokenHash: Schema.String, at: DateColumn, idleSince: DateColumn }),
+    Result: Schema.Struct({ revoked: Schema.Boolean, expired: Schema.Boolean }),
+    execute: ({ at, idleSince, tokenHash }) =>
+      sql`SELECT s.revoked_at IS NOT NULL AS revoked,
+                 (s.expires_at <= ${at} OR COALESCE(s.last_used_at, s.created_at) <= ${idleSince}) AS expired
+            FROM sessions s WHERE s.token_hash = ${tokenHash}`
+  })
+
   /** Records a session's use (at most once a minute: identity/Authentication.ts). */
   const touch = execute({
     Request: Schema.Struct({ id: SessionId, at: DateColumn }),
@@ -194,6 +207,7 @@ const makeSessionsRepository = Effect.gen(function*() {
   return {
     insert,
     resolve,
+    fate,
     touch,
     listLive,
     allLive,

@@ -62,7 +62,7 @@ const make = Effect.gen(function*() {
 
   /** The key making the invitation was revoked (deleted) after this request found it: 401, as the check at commit would say. */
   const keyRevoked = <A, E, R>(write: Effect.Effect<A, E, R>) =>
-    Effect.catchIf(write, (error) => isSqlError(error) && pgCode(error) === "23503", () => Effect.fail(new Unauthorized()))
+    Effect.catchIf(write, (error) => isSqlError(error) && pgCode(error) === "23503", () => Effect.fail(Unauthorized.because("credential_revoked")))
 
   /**
    * Invites an email, or refreshes its pending invitation. An admin takes `invitations.inviteAdmins` besides (a key
@@ -164,7 +164,10 @@ const make = Effect.gen(function*() {
       yield* signUps.count(address)
       joiner = { _tag: "SignUp", name: input.signUp.name, passwordHash: yield* crypto.hashPassword(input.signUp.password) }
     } else {
-      return yield* new Unauthorized()
+      return yield* Unauthorized.because(
+        "credentials_missing",
+        "Accepting an invitation needs a session (`Authorization: Bearer <token>`) or `signUp` with a name and a password for a new account."
+      )
     }
     return yield* transaction(
       Effect.gen(function*() {

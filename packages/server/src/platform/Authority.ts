@@ -118,7 +118,7 @@ class Refused {
   constructor(readonly answer: Effect.Effect<never, Refusal>) {}
 }
 
-const unauthorized = Effect.fail(new Unauthorized())
+const unauthorized = Effect.fail(Unauthorized.because("credential_revoked"))
 const membershipRemoved = Effect.fail(
   new Forbidden({
     reason: "membership_removed",

@@ -2,6 +2,8 @@
  * The one place where failures become responses the spec allows:
  * - a request that fails its schema (path, query, headers, body) or is not valid JSON → 400 `invalid_request`;
  * - a response that fails its own schema is a server bug → 500, logged, never blamed on the caller;
+ * - a 401 `unauthorized` → its body with the `WWW-Authenticate` challenge of its reason (RFC 6750 §3), wherever it was
+ *   refused (authentication, sign-in, a credential revoked while the request ran);
  * - an unknown route → 404 `not_found`, or 405 `method_not_allowed` with `Allow` when the path exists with other
  *   methods (under `/scim/v2`, SCIM errors of those statuses); a rate limit → 429 with `Retry-After`;
  * - the database unavailable → 503 `service_unavailable` with `Retry-After` (see Unavailable.ts);
@@ -54,6 +56,9 @@ import {
   ScimNotFoundResponse,
   ScimServiceUnavailable,
   ServiceUnavailable,
+  Unauthorized,
+  unauthorizedChallenge,
+  UnauthorizedResponse,
   UnsupportedMediaType,
   UnsupportedMediaTypeResponse,
   UriTooLong,
@@ -127,6 +132,15 @@ const rateLimited = (error: RateLimited) =>
   HttpServerResponse.jsonUnsafe(encodeRateLimited(error), {
     status: 429,
     headers: error.retryAfterSeconds === undefined ? {} : { "retry-after": String(error.retryAfterSeconds) }
+  })
+
+const encodeUnauthorized = Schema.encodeSync(UnauthorizedResponse)
+
+/** Every 401 `unauthorized` the API answers: its body, and the challenge its reason calls for. */
+const unauthorized = (error: Unauthorized) =>
+  HttpServerResponse.jsonUnsafe(encodeUnauthorized(error), {
+    status: 401,
+    headers: { "www-authenticate": unauthorizedChallenge(error.reason) }
   })
 
 const encodeInvalidRequest = Schema.encodeSync(InvalidRequestResponse)
@@ -204,6 +218,7 @@ export const layer = Layer.succeed(ApiErrors, (httpEffect) =>
       }
       if (isUnreadableBody(error)) return yield* refuse(notJson())
       if (error instanceof RateLimited) return rateLimited(error)
+      if (error instanceof Unauthorized && !scim) return unauthorized(error)
       const unavailable = yield* unavailableResponse(error, scim)
       if (Option.isSome(unavailable)) return unavailable.value
       if (Option.isSome(failure)) {
@@ -218,14 +233,23 @@ export const layer = Layer.succeed(ApiErrors, (httpEffect) =>
     })))
 
 /**
- * 405 for a path that has other methods (HEAD with GET): what `Allow` lists. OPTIONS is answered the same way. Under
- * the SCIM protocol's base, a SCIM error (RFC 7644 §3.12: a directory's client reads only those).
+ * What a 404 or 405 names of the request: its method when it is a plain one, never its path nor its query, which may
+ * carry a token (a claim link's `?token=`, an invitation's): no error body repeats what the URL carried.
  */
-const methodNotAllowed = (request: HttpServerRequest.HttpServerRequest, allowed: ReadonlyArray<string>, scim: boolean) => {
-  const full = request.url.split("?", 1)[0]!
-  // Quote at most 100 characters of what the caller sent.
-  const path = full.length > 100 ? `${full.slice(0, 100)}…` : full
-  const message = `${path} does not take ${request.method}; it takes ${allowed.join(", ")}.`
+const methodOf = (request: HttpServerRequest.HttpServerRequest) => /^[A-Z]{1,16}$/.test(request.method) ? request.method : "this method"
+
+/** A route's template as the document writes it (`/v1/teams/{teamId}`). */
+const documented = (template: string) => template.replace(/:(\w+)\??/g, "{$1}")
+
+/**
+ * 405 for a path that has other methods (HEAD with GET): what `Allow` lists, naming the path by its route's template.
+ * OPTIONS is answered the same way. Under the SCIM protocol's base, a SCIM error (RFC 7644 §3.12: a directory's
+ * client reads only those).
+ */
+const methodNotAllowed = (routes: Routes.Routes, request: HttpServerRequest.HttpServerRequest, allowed: ReadonlyArray<string>, scim: boolean) => {
+  const template = routes.find(allowed[0]!, request.url)?.route.template
+  const path = template === undefined ? "This path" : documented(template)
+  const message = `${path} does not take ${methodOf(request)}; it takes ${allowed.join(", ")}.`
   const headers = { allow: allowed.join(", ") }
   return scim
     ? HttpServerResponse.jsonUnsafe(encodeScimMethodNotAllowed(new ScimMethodNotAllowed({ detail: message })), {
@@ -239,14 +263,17 @@ const methodNotAllowed = (request: HttpServerRequest.HttpServerRequest, allowed:
 /** 404 for a path the API does not have (under `/scim/v2`, SCIM's), or 405 when it has it with other methods. */
 const routeNotFound = (routes: Routes.Routes, request: HttpServerRequest.HttpServerRequest, scim: boolean) => {
   const allowed = routes.methods(request.url)
-  if (allowed.length > 0) return methodNotAllowed(request, allowed, scim)
+  if (allowed.length > 0) return methodNotAllowed(routes, request, allowed, scim)
   if (scim) {
-    return HttpServerResponse.jsonUnsafe(encodeScimNotFound(new ScimNotFound({ detail: `No SCIM endpoint ${request.url.split("?")[0]!.slice(0, 200)}.` })), {
-      status: 404,
-      contentType: ScimMediaType
-    })
+    return HttpServerResponse.jsonUnsafe(
+      encodeScimNotFound(new ScimNotFound({ detail: "No SCIM endpoint at this path: see /scim/v2/{connectionId}/ResourceTypes." })),
+      { status: 404, contentType: ScimMediaType }
+    )
   }
-  return HttpServerResponse.jsonUnsafe({ error: "not_found", message: `No route for ${request.method} ${request.url}` }, { status: 404 })
+  return HttpServerResponse.jsonUnsafe({
+    error: "not_found",
+    message: `No route for ${methodOf(request)} at this path: the API's routes are in its OpenAPI document (GET /openapi.json) and at /docs.`
+  }, { status: 404 })
 }
 
 /** What the edge answers a failure that reached it: see the module comment. */

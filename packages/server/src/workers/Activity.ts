@@ -143,7 +143,7 @@ const make = Effect.gen(function*() {
         // the state it was in; the statement's own guard decides whether it is newer.
         const locked = yield* workers.lockForHeartbeat(scope)
         // Deleted since its token was checked.
-        if (locked === undefined) return yield* new Unauthorized()
+        if (locked === undefined) return yield* Unauthorized.because("credential_revoked")
         const status = input.status ?? "online"
         const active = input.active ?? false
         const lastActivityAt = input.lastActivityAt ?? null

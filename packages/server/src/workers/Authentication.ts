@@ -12,12 +12,13 @@ import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import { presentedBearer } from "../identity/Authentication.js"
 import { WorkerTokenStanding } from "../platform/Authority.js"
 import { Crypto } from "../platform/Crypto.js"
 import { orUnavailable } from "../platform/Sql.js"
 import { WorkersRepository } from "./WorkersRepository.js"
 
-const unauthorized = new Unauthorized()
+const unknownToken = Unauthorized.because("worker_token_unknown")
 
 /** The middleware, and how a worker token is read again when its write commits (platform/Authority.ts). */
 export const layer = Layer.effectContext(
@@ -33,13 +34,9 @@ export const layer = Layer.effectContext(
 
     /** The worker a token belongs to. */
     const resolve = Effect.fn("WorkerAuthentication.workerToken")(function*(token: Redacted.Redacted) {
-      // The scheme is checked here too, so only a `Bearer` authorization is ever read as a worker token.
-      const request = yield* HttpServerRequest.HttpServerRequest
-      if (!/^bearer /i.test(request.headers["authorization"] ?? "")) return yield* unauthorized
-      const value = Redacted.value(token).trim()
-      if (value === "") return yield* unauthorized
+      const value = yield* presentedBearer(yield* HttpServerRequest.HttpServerRequest, token)
       const found = yield* orUnavailable(workers.resolveToken({ tokenHash: crypto.hashToken(value) }))
-      if (Option.isNone(found)) return yield* unauthorized
+      if (Option.isNone(found)) return yield* unknownToken
       return found.value satisfies WorkerCaller
     })
 

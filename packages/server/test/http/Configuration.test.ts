@@ -32,7 +32,7 @@ describe("configuration", () => {
       clock.advance("61 seconds")
       const expired = await Http.request(url, "GET", "/v1/me", { token: user.token })
       expect(expired.status).toBe(401)
-      expect(expired.body).toEqual({ error: "unauthorized" })
+      expect(expired.body).toMatchObject({ error: "unauthorized", reason: "session_expired" })
     })
   })
 

@@ -47,8 +47,8 @@ describe("sign-up and sign-in", () => {
     const unknown = await post("/v1/auth/sign-in", { body: { email: "nobody@example.com", password: "not the password" } })
     expect(wrong.status).toBe(401)
     expect(unknown.status).toBe(401)
-    expect(wrong.body).toEqual({ error: "unauthorized" })
-    expect(unknown.body).toEqual(wrong.body)
+    expect(wrong.body).toEqual({ error: "unauthorized", reason: "invalid_credentials", message: "Wrong email or password." })
+    expect(unknown.text).toBe(wrong.text)
   })
 
   it("signs out: the token stops working, other sessions keep working", async () => {
@@ -86,14 +86,15 @@ describe("organizations and the active organization", () => {
     const stranger = await Http.owner(server.url, "Elsewhere")
     const denied = await post("/v1/me/active-organization", { token: user.token, body: { organizationId: stranger.organization.id } })
     expect(denied.status).toBe(404)
-    expect(denied.body).toEqual({ error: "organization_not_found" })
+    expect(denied.body).toEqual({ error: "organization_not_found", message: "No such organization, or you are not a member of it." })
   })
 
   it("a member without an organization gets organization_not_found from organization routes", async () => {
     const user = await Http.signUp(server.url, "Lonely")
     const response = await get("/v1/api-keys", { token: user.token })
     expect(response.status).toBe(404)
-    expect(response.body).toEqual({ error: "organization_not_found" })
+    expect(response.body.error).toBe("organization_not_found")
+    expect(response.body.message).toMatch(/^You are not a member of any organization: create one with POST \/v1\/organizations/)
   })
 })
 

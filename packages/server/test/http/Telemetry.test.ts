@@ -186,7 +186,7 @@ describe("telemetry ingest", () => {
     for (const auth of [{}, { token: "ops_nonsense" }, { apiKey: "opk_nonsense" }]) {
       const response = await ingest({ events: [event("user.active")] }, auth)
       expect(response.status).toBe(401)
-      expect(response.body).toEqual({ error: "unauthorized" })
+      expect(response.body.error).toBe("unauthorized")
     }
     // Credentials first: a bad body without credentials is still 401.
     expect((await ingest({ events: [] })).status).toBe(401)

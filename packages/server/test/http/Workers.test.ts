@@ -200,7 +200,7 @@ describe("workers", () => {
     // A person's session is not a worker token, nor is a worker token a person's credential.
     const session = await post("/v1/worker-runtime/heartbeat", { token: org.member.token, body: {} })
     expect(session.status).toBe(401)
-    expect(session.body).toEqual({ error: "unauthorized" })
+    expect(session.body).toMatchObject({ error: "unauthorized", reason: "worker_token_unknown" })
     const { token } = await register(org.member.token)
     expect((await get("/v1/workers", { token })).status).toBe(401)
     expect((await post("/v1/worker-runtime/heartbeat", { headers: { authorization: `Basic ${token}` }, body: {} })).status).toBe(401)

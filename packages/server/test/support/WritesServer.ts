@@ -204,7 +204,7 @@ const signInFailed = ({ payload }: { readonly payload: { readonly email: string 
         failure: { reason: "invalid_password", person: { id: person.id, name: person.name, email: person.email }, organizationIds: rows.map((row) => row.organizationId) }
       })
     }
-    return yield* Effect.fail(new Unauthorized())
+    return yield* Effect.fail(Unauthorized.because("invalid_credentials"))
   })
 
 /** How a write's handler is wrapped (HttpErrors.group's order): the recorder, when audited, around `Authority.around`. */
