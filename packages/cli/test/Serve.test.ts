@@ -39,4 +39,41 @@ describe("orgplane serve", { timeout: 120_000 }, () => {
       taken.close()
     }
   })
+
+  /** `serve` on `databaseUrl`, with a key (so only the database can stop it): its exit code and last line on stderr. */
+  const serveOn = async (databaseUrl: string) => {
+    const { cli } = await fresh()
+    const key = `test:${NodeCrypto.randomBytes(32).toString("base64")}`
+    const result = await cli(["serve", "--port", "0", "--database-url", databaseUrl], { ORGPLANE_CLUSTER_PORT: "0", ORGPLANE_ENCRYPTION_KEYS: key })
+    return { code: result.code, last: result.stderr.trim().split("\n").at(-1) }
+  }
+
+  it("says the database's port is closed when nothing listens there", async () => {
+    const closed = Net.createServer()
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve))
+    const address = closed.address()
+    const port = typeof address === "object" && address !== null ? address.port : 0
+    await new Promise<void>((resolve) => closed.close(() => resolve()))
+    expect(await serveOn(`postgres://orgplane@127.0.0.1:${port}/orgplane`)).toEqual({
+      code: 1,
+      last: `error: Could not connect to the database: connect ECONNREFUSED 127.0.0.1:${port} (nothing listens there: is Postgres running, and are DATABASE_URL's host and port right?)`
+    })
+  })
+
+  it.runIf(TestDatabase.postgresUrl !== undefined)("names the missing role, and the missing database (Postgres only)", async () => {
+    const url = new URL(TestDatabase.postgresUrl ?? "")
+    const role = new URL(url)
+    role.username = "nobody_here"
+    role.password = ""
+    expect(await serveOn(role.href)).toEqual({
+      code: 1,
+      last: `error: Could not connect to the database: role "nobody_here" does not exist (create the role, or name another in DATABASE_URL)`
+    })
+    const database = new URL(url)
+    database.pathname = "/no_such_database_here"
+    expect(await serveOn(database.href)).toEqual({
+      code: 1,
+      last: `error: Could not connect to the database: database "no_such_database_here" does not exist (create the database (createdb), or name another in DATABASE_URL)`
+    })
+  })
 })

@@ -392,11 +392,30 @@ const Serving = (options: ServerOptions, makeServer: () => NodeServer, listen: {
  * into what the handler runs with: the request edge (the router's global middleware) runs in the handler's context,
  * not in the one the groups were built in.
  */
-export const makeWebHandler = (options: ServerOptions = {}) =>
-  HttpRouter.toWebHandler(ApiLayer(options).pipe(Layer.provide(HttpServer.layerServices), Layer.provideMerge(RequestLog.layer(options))), {
+export const makeWebHandler = (options: ServerOptions = {}): {
+  /** Answers one request; the first one starts the server, and rejects (so does every next one) when it cannot start. */
+  readonly handler: (request: Request) => Promise<Response>
+  readonly dispose: () => Promise<void>
+} => {
+  const web = HttpRouter.toWebHandler(ApiLayer(options).pipe(Layer.provide(HttpServer.layerServices), Layer.provideMerge(RequestLog.layer(options))), {
     disableLogger: true,
     routerConfig
   })
+  return {
+    handler: (request) => web.handler(request).catch((error: unknown) => Promise.reject(startupFailure(error))),
+    dispose: web.dispose
+  }
+}
+
+/**
+ * A failure to start as the embedding functions reject with it: one that failed to connect to the database as an
+ * `Error` whose message is the reason in one line (`Database.connectFailure`), the driver's error as its `cause`;
+ * anything else as it is.
+ */
+const startupFailure = (error: unknown): unknown => {
+  const reason = Database.connectFailure(error)
+  return reason === undefined ? error : new Error(reason, { cause: error })
+}
 
 /** A Node `http` request listener, to mount under a host app's own server. Call `dispose` on shutdown. */
 export const makeNodeListener = async (options: ServerOptions = {}): Promise<{
@@ -417,6 +436,6 @@ export const makeNodeListener = async (options: ServerOptions = {}): Promise<{
   } catch (error) {
     await Effect.runPromise(Scope.close(scope, Exit.void))
     await runtime.dispose()
-    throw error
+    throw startupFailure(error)
   }
 }

@@ -128,6 +128,9 @@ export const make = (environment?: Environment) =>
               // No encryption key, or keys that do not open the database's secrets: its message names the variable.
               const keys = messageIn(error, (current) => current._tag === "EncryptionKeysUnusable")
               if (keys !== undefined) return Effect.fail(new CommandFailed({ error: "encryption_keys_unusable", message: keys }))
+              // The database refused or could not be reached: the reason in one line (a missing role or database, a closed port).
+              const database = server.Database.connectFailure(error)
+              if (database !== undefined) return Effect.fail(new CommandFailed({ error: "database_unreachable", message: database }))
               return inChain(error, (current) => current.code === "EADDRINUSE") !== undefined
                 ? Effect.fail(
                   new CommandFailed({

@@ -33,7 +33,7 @@ import * as Fiber from "effect/Fiber"
 import * as Reactivity from "effect/reactivity/Reactivity"
 import * as SqlClient from "effect/sql/SqlClient"
 import type * as SqlConnection from "effect/sql/SqlConnection"
-import { ConnectionError, SqlError, UnknownError } from "effect/sql/SqlError"
+import { ConnectionError, isSqlError, SqlError, UnknownError } from "effect/sql/SqlError"
 import * as Statement from "effect/sql/Statement"
 import * as Str from "effect/String"
 import * as Fs from "node:fs/promises"
@@ -106,6 +106,51 @@ export const disconnect = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, 
 /** A connection failure in `pg`'s words for it: the words operators' log searches already match. */
 const connectionFailure = (message: string, operation: string) =>
   new SqlError({ reason: new ConnectionError({ cause: new Error(message), message, operation }) })
+
+/** What a failure to connect is read for: a driver's error, a Node system error, Postgres' fields. */
+type Link = { readonly message?: unknown; readonly code?: unknown; readonly cause?: unknown }
+
+/** The innermost error of `error`'s causes: the words of Postgres or of the socket, under the driver's headline. */
+const innermost = (error: unknown): Link | undefined => {
+  let found: Link | undefined
+  for (let current = error, depth = 0; typeof current === "object" && current !== null && depth < 8; depth++) {
+    const link: Link = current
+    if (typeof link.message === "string" && link.message !== "") found = link
+    current = isSqlError(current) ? current.reason : link.cause
+  }
+  return found
+}
+
+/** What an operator does about a failure to connect, by its code: Postgres' SQLSTATE or Node's. */
+const connectHints: Readonly<Record<string, string>> = {
+  "28000": "create the role, or name another in DATABASE_URL",
+  "28P01": "check the password in DATABASE_URL",
+  "3D000": "create the database (createdb), or name another in DATABASE_URL",
+  ECONNREFUSED: "nothing listens there: is Postgres running, and are DATABASE_URL's host and port right?",
+  ENOTFOUND: "no such host: check DATABASE_URL's host",
+  EAI_AGAIN: "the host's name did not resolve: check DATABASE_URL's host and the DNS",
+  ETIMEDOUT: "nothing answered: check DATABASE_URL's host and port, and the firewall"
+}
+
+/**
+ * Why the database could not be connected to, in one line (`Could not connect to the database: role "nobody" does
+ * not exist (create the role, …)`), when `error` is, or was caused by, a failure to connect; undefined otherwise.
+ * The driver's own error says only `PgConnection: Failed to connect`, the reason two causes down: the embedding
+ * functions (Server.ts) and `orgplane serve` say this line instead.
+ */
+export const connectFailure = (error: unknown): string | undefined => {
+  for (let current = error, depth = 0; typeof current === "object" && current !== null && depth < 8; depth++) {
+    if (isSqlError(current) && current.reason.operation === "connect") {
+      const reason = innermost(current)
+      const words = typeof reason?.message === "string" ? reason.message.replace(/\s+/g, " ").trim() : current.message
+      const hint = typeof reason?.code === "string" ? connectHints[reason.code] : undefined
+      return `Could not connect to the database: ${words}${hint === undefined ? "" : ` (${hint})`}`
+    }
+    const link: Link = current
+    current = link.cause
+  }
+  return undefined
+}
 
 /**
  * `connection`, its statements given up on (failing as a lost connection, so a 503) when the database answers
