@@ -2,7 +2,7 @@
  * What can go wrong in a command, and how each failure is reported: a one-line message on stderr (or the API's
  * error body as JSON with `--json`) and a stable exit code (see the README).
  */
-import { errorResponseOf, InvalidRequest, RateLimited, SsoSignInFailed } from "@orgplane/schema"
+import { errorResponseOf, InvalidRequest, RateLimited, SsoSignInFailed, Unauthorized } from "@orgplane/schema"
 import * as Cause from "effect/Cause"
 import * as Config from "effect/Config"
 import * as Console from "effect/Console"
@@ -174,16 +174,32 @@ const statusReport = (error: HttpClientError.StatusCodeError) =>
     } satisfies Report
   })
 
-/** Where a refused credential came from, and what to do about it. */
+/** Where a refused credential came from, why the server refused it (its 401's `reason`), and what to do about it. */
 const rejectedHint = (error: Rejected) => {
   const where = error.source === "flag"
     ? `the ${error.kind === "token" ? "--token" : "--api-key"} flag`
     : error.source === "environment"
     ? error.kind === "token" ? "ORGPLANE_TOKEN" : "ORGPLANE_API_KEY"
     : `profile '${error.profile}'`
-  return error.kind === "token"
-    ? `the session token from ${where} has expired or was revoked: log in again with 'orgplane auth login'`
-    : `the API key from ${where} was revoked, has expired or its member left the organization: create a new one with 'orgplane api-keys create <name>' (as an owner or admin)`
+  const reason = error.cause instanceof Unauthorized ? error.cause.reason : undefined
+  if (error.kind === "token") {
+    const why = reason === "session_unknown"
+      ? "is not a session this server issued"
+      : reason === "session_expired"
+      ? "has expired"
+      : reason === "session_revoked"
+      ? "was signed out or revoked"
+      : "was refused"
+    return `the session token from ${where} ${why}: log in again with 'orgplane auth login'`
+  }
+  const why = reason === "api_key_unknown"
+    ? "was revoked or never existed"
+    : reason === "api_key_expired"
+    ? "has expired"
+    : reason === "api_key_inactive"
+    ? "no longer acts for anyone (its member was removed or suspended, or its organization deleted)"
+    : "was refused"
+  return `the API key from ${where} ${why}: create a new one with 'orgplane api-keys create <name>' (as an owner or admin)`
 }
 
 /** A usage error's report: exit code 2, `{"error": "usage", "message"}` with `--json`. */
@@ -193,8 +209,9 @@ export const usageReport = (error: UsageError): Report => local(ExitCodes.usage,
 export const describe = (error: unknown): Effect.Effect<Report> =>
   Effect.gen(function*() {
     if (error instanceof Rejected) {
+      // The server's message words the same reason for an API caller: the hint says it in the CLI's terms.
       const report = yield* describe(error.cause)
-      return { ...report, message: `${report.message.replace(/ — .*$/, "")} — ${rejectedHint(error)}` }
+      return { ...report, message: `${report.message.replace(/^(.*?\(\d{3}\)).*$/s, "$1")} — ${rejectedHint(error)}` }
     }
     const wire = errorResponseOf(error)
     if (wire !== undefined) return apiReport(error as object, wire)

@@ -198,12 +198,24 @@ describe.concurrent("orgplane", () => {
     expect(text.code).toBe(3)
     expect(text.stdout).toBe("")
     expect(text.stderr.trim()).toBe(
-      "error: unauthorized (401) — the session token from ORGPLANE_TOKEN has expired or was revoked: log in again with 'orgplane auth login'"
+      "error: unauthorized (401) — the session token from ORGPLANE_TOKEN is not a session this server issued: log in again with 'orgplane auth login'"
     )
     expect(body.code).toBe(3)
-    expect(JSON.parse(body.stderr)).toEqual({ error: "unauthorized" })
+    expect(JSON.parse(body.stderr)).toEqual({
+      error: "unauthorized",
+      reason: "session_unknown",
+      message: "The bearer token is not a session of this server: sign in (POST /v1/auth/sign-in) for a new one."
+    })
     expect(login.code).toBe(3)
     expect(login.stderr).toContain("wrong email or password")
+    // A token that existed and was signed out is told apart from one that never did.
+    const person = await Http.signUp(server.url, "Signed Out")
+    await Http.request(server.url, "POST", "/v1/auth/sign-out", { token: person.token })
+    const signedOut = await cli(["whoami"], { ORGPLANE_URL: server.url, ORGPLANE_TOKEN: person.token })
+    expect([signedOut.code, signedOut.stderr.trim()]).toEqual([
+      3,
+      "error: unauthorized (401) — the session token from ORGPLANE_TOKEN was signed out or revoked: log in again with 'orgplane auth login'"
+    ])
   })
 
   it("exits 5 when the server cannot be reached, and 3 without any credential", async () => {

@@ -167,7 +167,7 @@ describe("against a server", () => {
     await Http.request(server.url, "DELETE", `/v1/api-keys/${key.body.apiKey.id}`, { token: owner.token })
     const result = await invoke(["whoami"], { ORGPLANE_URL: server.url, ORGPLANE_API_KEY: key.body.key })
     expect(result.code).toBe(3)
-    expect(result.stderr).toContain("the API key from ORGPLANE_API_KEY was revoked, has expired or its member left the organization")
+    expect(result.stderr).toContain("the API key from ORGPLANE_API_KEY was revoked or never existed: create a new one")
     expect(result.stderr).not.toContain("auth login")
   })
 
