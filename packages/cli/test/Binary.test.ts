@@ -240,6 +240,10 @@ describe("two processes on one embedded data folder", { timeout: 240_000 }, () =
     try {
       const first = await start()
       expect(await first.up(), first.output()).toBe(true)
+      // A new folder takes a while to create, and says so first; a reopened one does not.
+      const creating = first.output().split("\n").findIndex((line) => line.includes(`INFO  Creating the embedded database in ${data} (first start: this takes a while`))
+      expect(creating, first.output()).toBeGreaterThanOrEqual(0)
+      expect(creating, first.output()).toBeLessThan(first.output().split("\n").findIndex((line) => line.includes("Listening on")))
       const person = await Http.signUp(first.url)
 
       const second = await start()
@@ -257,6 +261,7 @@ describe("two processes on one embedded data folder", { timeout: 240_000 }, () =
       expect(await holderPid()).toBe(first.child.pid)
       const third = await start()
       expect(await third.up(), third.output()).toBe(true)
+      expect(third.output()).not.toContain("Creating the embedded database")
       expect(await holderPid()).toBe(third.child.pid)
       const signIn = await Http.request(third.url, "POST", "/v1/auth/sign-in", { body: { email: person.email, password: person.password } })
       expect(signIn.status, signIn.text).toBe(200)

@@ -295,6 +295,11 @@ export const embedded = Effect.fn("Database.embedded")(function*(options: Embedd
   if (persistent) {
     yield* Effect.promise(() => Fs.mkdir(options.dataDir, { recursive: true }))
     yield* DataFolderLock.hold(Path.resolve(options.dataDir))
+    // A new folder: PGlite runs initdb, then the migrations create every table, all on this thread and silent.
+    const created = yield* Effect.promise(() => Fs.access(Path.join(options.dataDir, "PG_VERSION")).then(() => true, () => false))
+    if (!created && options.loadDataDir === undefined) {
+      yield* Effect.logInfo(`Creating the embedded database in ${Path.resolve(options.dataDir)} (first start: this takes a while; later starts take a second or two)`)
+    }
   }
   const db = yield* Effect.acquireRelease(
     Effect.tryPromise({

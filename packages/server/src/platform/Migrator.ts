@@ -56,7 +56,10 @@ const appliedIds = Effect.fn("Migrator.appliedIds")(function*(sql: SqlClient.Sql
 export const migrate = Effect.fn("Migrator.migrate")(function*(migrations: ReadonlyArray<Migration>) {
   const sql = yield* SqlClient.SqlClient
   const seen = yield* appliedIds(sql)
-  if (migrations.every((migration) => seen.has(migration.id))) return []
+  const missing = migrations.filter((migration) => !seen.has(migration.id)).length
+  if (missing === 0) return []
+  // Applying them takes a while (the first start creates every table), and nothing else is said meanwhile.
+  yield* Effect.logInfo(seen.size === 0 ? `Creating the database's tables (${missing} migrations)` : `Applying ${missing} new migrations to the database`)
   return yield* sql.withTransaction(
     Effect.gen(function*() {
       yield* sql`SELECT pg_advisory_xact_lock(${LOCK_KEY})`
