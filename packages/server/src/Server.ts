@@ -28,6 +28,7 @@ import { IncomingMessage, Server as NodeServer, type ServerOptions as NodeServer
 import type { Socket } from "node:net"
 import { Api } from "./Api.js"
 import * as Authentication from "./identity/Authentication.js"
+import * as ClaimPage from "./identity/ClaimPage.js"
 import * as IdentityHttp from "./identity/Http.js"
 import * as AccountHttp from "./accounts/Http.js"
 import * as AdminHttp from "./admin/Http.js"
@@ -217,15 +218,15 @@ const Services = (options: ServerOptions) =>
   )
 
 /**
- * The API's routes and the docs', behind the request edge (`HttpErrors.serverLayer`: the router's global middleware,
+ * The API's routes, the docs' and the claim links' page (identity/ClaimPage.ts), behind the request edge (`HttpErrors.serverLayer`: the router's global middleware,
  * so it runs before routing), with the jobs that run beside them (the expiry of idempotency keys and rate limits, the
  * operator's setup token): on `Services`.
  */
 const Routes = (options: ServerOptions) =>
-  Layer.mergeAll(HttpApiBuilder.layer(Api), Docs.layer, IdempotencyKeys.expiryLayer, RateLimitsExpiry, OperatorSetup(options)).pipe(
+  Layer.mergeAll(HttpApiBuilder.layer(Api), Docs.layer, ClaimPage.layer, IdempotencyKeys.expiryLayer, RateLimitsExpiry, OperatorSetup(options)).pipe(
     Layer.provide(Groups),
     Layer.provide(Authentication.layer),
-    Layer.provideMerge(HttpErrors.serverLayer(Api))
+    Layer.provideMerge(HttpErrors.serverLayer(Api, ClaimPage.routes))
   )
 
 /**

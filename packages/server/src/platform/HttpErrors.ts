@@ -355,15 +355,18 @@ export const layerFor = <Id extends string, Groups extends HttpApiGroup.Constrai
 ) => Layer.merge(layer, HttpRouter.middleware(edge(Routes.make(api, options.extraRoutes), options), { global: true }))
 
 /**
- * The server's: `layerFor` its API with the configured body limit, the docs' routes named in the log, and the
- * idempotency keys' middleware inside the guard.
+ * The server's: `layerFor` its API with the configured body limit, the docs' routes and the areas' pages (`pages`)
+ * named in the log, and the idempotency keys' middleware inside the guard.
  */
-export const serverLayer = <Id extends string, Groups extends HttpApiGroup.Constraint>(api: HttpApi.HttpApi<Id, Groups>) =>
+export const serverLayer = <Id extends string, Groups extends HttpApiGroup.Constraint>(
+  api: HttpApi.HttpApi<Id, Groups>,
+  pages: ReadonlyArray<readonly [method: string, path: `/${string}`]> = []
+) =>
   Layer.unwrap(
     Effect.gen(function*() {
       const settings = yield* ServerConfig
       const idempotency = yield* Idempotency.Idempotency
-      return layerFor(api, { maxBodyBytes: settings.maxBodyBytes, extraRoutes: Docs.routes, inner: Idempotency.middleware(idempotency) })
+      return layerFor(api, { maxBodyBytes: settings.maxBodyBytes, extraRoutes: [...Docs.routes, ...pages], inner: Idempotency.middleware(idempotency) })
     })
   )
 
