@@ -61,6 +61,59 @@ export class OrgplaneError extends Error {
   }
 }
 
+/** What a Node network error's `code` means, as a person says it. */
+const networkCodes: Readonly<Record<string, string>> = {
+  ECONNREFUSED: "connection refused",
+  ECONNRESET: "connection reset",
+  ENOTFOUND: "no such host",
+  EAI_AGAIN: "host name lookup failed",
+  EHOSTUNREACH: "host unreachable",
+  ENETUNREACH: "network unreachable",
+  ETIMEDOUT: "connection timed out",
+  UND_ERR_CONNECT_TIMEOUT: "connection timed out",
+  UND_ERR_SOCKET: "connection closed",
+  CERT_HAS_EXPIRED: "its TLS certificate has expired",
+  DEPTH_ZERO_SELF_SIGNED_CERT: "its TLS certificate is self-signed",
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: "its TLS certificate is not trusted"
+}
+
+const isObject = (value: unknown): value is { readonly code?: unknown; readonly message?: unknown; readonly cause?: unknown; readonly errors?: unknown } =>
+  typeof value === "object" && value !== null
+
+/**
+ * Why no answer came, from a failed request's chain of causes (fetch's `TypeError: fetch failed` holds Node's error,
+ * or an `AggregateError` of one per address): the first known network code in words, else the deepest message.
+ */
+export const networkReason = (error: unknown): string | undefined => {
+  let deepest: string | undefined
+  const seen = new Set<unknown>()
+  const visit = (current: unknown): string | undefined => {
+    if (!isObject(current) || seen.has(current)) return undefined
+    seen.add(current)
+    if (typeof current.code === "string" && Object.hasOwn(networkCodes, current.code)) return networkCodes[current.code]
+    if (typeof current.message === "string" && current.message !== "" && current.message !== "fetch failed") deepest = current.message
+    for (const next of [current.cause, ...(Array.isArray(current.errors) ? current.errors : [])]) {
+      const found = visit(next)
+      if (found !== undefined) return found
+    }
+    return undefined
+  }
+  return visit(error) ?? deepest
+}
+
+/**
+ * The one line a connection failure of a request to `url` says: where (the server's origin), why, and (refused:
+ * nothing listens there) what to do about it. `timeout` is the reason a timed-out attempt gives (`no response within 30s`).
+ */
+export const unreachableMessage = (url: string, cause: unknown, timeout?: string): string => {
+  const origin = URL.canParse(url) ? new URL(url).origin : url
+  if (timeout !== undefined) return `no answer from the server at ${origin} (${timeout})`
+  const reason = networkReason(cause)
+  return reason === "connection refused"
+    ? `cannot reach the server at ${origin} (connection refused): is it running? start one with \`orgplane serve\``
+    : `cannot reach the server at ${origin}${reason === undefined ? "" : ` (${reason})`}`
+}
+
 /** No answer from the server: it could not be reached, the connection failed, or the timeout elapsed. */
 export class OrgplaneConnectionError extends Error {
   override readonly name = "OrgplaneConnectionError"

@@ -24,7 +24,7 @@ import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Schema from "effect/Schema"
 import * as SchemaAST from "effect/SchemaAST"
 import { type ClientOptions, makeWith, type OrgplaneApiClient, withIdempotencyKey } from "./Client.js"
-import { OrgplaneConnectionError, OrgplaneError, OrgplaneValidationError } from "./Errors.js"
+import { OrgplaneConnectionError, OrgplaneError, OrgplaneValidationError, unreachableMessage } from "./Errors.js"
 import { type CallState, CurrentCall, requestIdHeader } from "./Hooks.js"
 import type { PageRequestArgument } from "./Pagination.js"
 import type { ClientOf, RequestParts, SuccessOf } from "./Requests.js"
@@ -138,9 +138,8 @@ const toRejection = (error: unknown, call: CallState): Effect.Effect<unknown> =>
     const answered = error.response
     if (answered !== undefined) return unexpected(answered, error)
     const timedOut = Cause.isTimeoutError(error.reason.cause)
-    return Effect.succeed(
-      new OrgplaneConnectionError(error.message, { timedOut, requestId: request?.headers[requestIdHeader], cause: error })
-    )
+    const message = unreachableMessage(error.request.url, error.reason.cause, timedOut ? error.reason.description : undefined)
+    return Effect.succeed(new OrgplaneConnectionError(message, { timedOut, requestId: request?.headers[requestIdHeader], cause: error }))
   }
   // Anything else after a response (a body that does not match the API, a platform error) is an unexpected answer.
   if (response !== undefined) return unexpected(response, error)

@@ -155,6 +155,7 @@ describe("hooks", () => {
       withClient({ timeout: 100, maxRetries: 0, headers: { "x-request-id": "slow-1" } }, (client) => client.system.health())
     )
     expect(timedOut).toMatchObject({ timedOut: true, requestId: "slow-1" })
+    expect((timedOut as Error).message).toMatch(/^no answer from the server at http:\/\/127\.0\.0\.1:\d+ \(no response within 100ms\)$/)
   })
 
   it("may be asynchronous; a hook that throws fails the call with its error, without a retry", async () => {

@@ -261,6 +261,10 @@ describe("Promise client", () => {
     const error = await rejection(client({ baseUrl: `http://127.0.0.1:${port}`, maxRetries: 0 }).system.health())
     expect(error).toBeInstanceOf(OrgplaneConnectionError)
     expect(error).toMatchObject({ timedOut: false })
+    // One line saying where, why and what to do, not the transport's "Transport error" with the reason causes deep.
+    expect((error as Error).message).toBe(
+      `cannot reach the server at http://127.0.0.1:${port} (connection refused): is it running? start one with \`orgplane serve\``
+    )
   })
 
   it("rejects calls once closed", async () => {
