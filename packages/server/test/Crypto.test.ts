@@ -25,6 +25,7 @@ import {
   CryptoError,
   deriveKey,
   keyFileOf,
+  keyFileWritten,
   loadKeys,
   make,
   makeKeyring,
@@ -262,17 +263,28 @@ describe("Crypto, with what 0.1.0 made", () => {
       const folder = yield* Effect.promise(() => Fs.mkdtemp(Path.join(Os.tmpdir(), "orgplane-keys-")))
       // The defaults (an empty environment), with the settings of each case on top.
       const defaults = yield* Effect.orDie(settingsConfig.parse(ConfigProvider.fromEnv({ env: {} })))
-      const settings = (overrides: Partial<ServerSettings>) => Effect.provideService(loadKeys, ServerConfig, { ...defaults, ...overrides })
+      const warnings: Array<string> = []
+      const capture = Logger.layer([
+        Logger.make(({ logLevel, message }) => {
+          if (logLevel === "Warn") warnings.push((Array.isArray(message) ? message : [message]).join(" "))
+        })
+      ])
+      const settings = (overrides: Partial<ServerSettings>) =>
+        Effect.provideService(loadKeys, ServerConfig, { ...defaults, ...overrides }).pipe(Effect.provide(capture))
       try {
         const dataDir = Path.join(folder, "data")
         expect(keyFileOf(dataDir)).toBe(Path.join(folder, "encryption.key"))
         const made = yield* settings({ dataDir })
+        // Made beside the folder, in what may be a host app's own folder: said once, with what to keep out of git.
+        expect(warnings).toEqual([keyFileWritten(keyFileOf(dataDir), dataDir)])
+        expect(warnings[0]).toContain("in .gitignore: encryption.key and data/")
         expect(made).toHaveLength(1)
         expect(made[0]!.id).toBe("local")
         const file = yield* Effect.promise(() => Fs.readFile(keyFileOf(dataDir), "utf8"))
         expect((yield* Effect.promise(() => Fs.stat(keyFileOf(dataDir)))).mode & 0o777).toBe(0o600)
         expect(parseKeys(file.trim())).toEqual(made)
         expect(yield* settings({ dataDir })).toEqual(made)
+        expect(warnings).toHaveLength(1)
         expect(yield* settings({ dataDir, encryptionKeys: Redacted.make(by010.keys) })).toEqual(parseKeys(by010.keys))
         expect(yield* settings({ dataDir, databaseUrl: Redacted.make("postgres://x@127.0.0.1/db") })).toEqual([])
         const memory = yield* settings({ dataDir: "memory" })

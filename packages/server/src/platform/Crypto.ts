@@ -274,15 +274,22 @@ export const loadKeys: Effect.Effect<ReadonlyArray<EncryptionKey>, never, Server
   if (settings.databaseUrl !== undefined) return []
   if (settings.dataDir === "memory") return [{ id: "ephemeral", key: NodeCrypto.randomBytes(32) }]
   const file = keyFileOf(settings.dataDir)
-  return yield* Effect.promise(async () => {
+  const { keys, created } = yield* Effect.promise(async () => {
     const existing = await Fs.readFile(file, "utf8").catch(() => undefined)
-    if (existing !== undefined) return parseKeys(existing)
+    if (existing !== undefined) return { keys: parseKeys(existing), created: false }
     await Fs.mkdir(Path.dirname(file), { recursive: true })
     const generated = `local:${NodeCrypto.randomBytes(32).toString("base64")}`
-    await Fs.writeFile(file, generated, { mode: 0o600, flag: "wx" }).catch(() => undefined)
-    return parseKeys(await Fs.readFile(file, "utf8"))
+    const created = await Fs.writeFile(file, generated, { mode: 0o600, flag: "wx" }).then(() => true, () => false)
+    return { keys: parseKeys(await Fs.readFile(file, "utf8")), created }
   })
+  // Written beside the data folder, so in a host app's own folder when it embeds with `dataDir: "./data"`: said once.
+  if (created) yield* Effect.logWarning(keyFileWritten(file, settings.dataDir))
+  return keys
 })
+
+/** What the start that generates the key file says: where it is, why there, and to keep it (and out of git). */
+export const keyFileWritten = (file: string, dataDir: string) =>
+  `Generated the encryption key ${file}, beside the data folder ${Path.resolve(dataDir)} (not in it: a copy of the folder alone cannot read its secrets). Keep it with the folder's backups but apart from them; without it the stored secrets are lost. Keep both out of version control (in .gitignore: ${Path.basename(file)} and ${Path.basename(Path.resolve(dataDir))}/), or set ORGPLANE_ENCRYPTION_KEYS instead.`
 
 export class Crypto extends Context.Service<Crypto, CryptoService>()("@orgplane/server/platform/Crypto") {
   /** The service with the configured password cost and keys (`loadKeys`). */
