@@ -41,7 +41,10 @@ export class ClaimLink extends Schema.Class<ClaimLink>("ClaimLink")(Schema.Struc
   id: WorkspaceClaimId,
   role: Role,
   token: Schema.String.annotate({ description: "One-time token; shown only here." }),
-  url: Schema.String,
+  url: Schema.String.annotate({
+    description:
+      "The link to send: this server's claim page (`<ORGPLANE_PUBLIC_URL>/workspace-claim?token=…`, with `email` on the owner's link when `ownerEmail` was given), where the person signs in or creates an account and claims in a browser. The server never writes the token into the page; without a browser, redeem the token with `POST /v1/bootstrap/claims/accept`."
+  }),
   expiresAt: Timestamp
 }).annotate({ examples: [claimLink(1, "owner")] })) {}
 

@@ -38,7 +38,8 @@ export const create = Commands.endpoint("create", {
       "",
       Output.table(["role", "token", "url"], claimLinks.map((link) => [link.role, link.token, link.url])),
       "",
-      "A signed-in user redeems a token with 'orgplane bootstrap claim <token>'."
+      "Each url opens the server's claim page: the person signs in (or creates an account) and claims it in a browser.",
+      "Signed in with the CLI, 'orgplane bootstrap claim <token>' does the same (the API: POST /v1/bootstrap/claims/accept)."
     ].join("\n")
 })
 
