@@ -161,7 +161,7 @@ const completions = (shell: string | undefined, root: Commands.Group) => {
 /**
  * A parse error of `effect/cli`, in the words the 0.1.0 CLI used for it, which scripts and people may have come to
  * read: a missing flag, argument or flag value, a word too many; our own schema checks (Inputs.ts) carry their
- * message, a value that is none of a choice's lists the choices. A flag given twice, and an optional flag without its
+ * message, a value that is none of a choice's names the flag (or argument) and lists the choices. A flag given twice, and an optional flag without its
  * value, are told as a word too many (`unexpected argument '--limit'`).
  */
 export const parseMessage = (error: CliError.CliError, leaf: Commands.Leaf): string => {
@@ -180,13 +180,24 @@ export const parseMessage = (error: CliError.CliError, leaf: Commands.Leaf): str
       const cases = doc === undefined ? undefined : /^<([^>]*\|[^>]*)>$/.exec(doc.placeholder)?.[1]
       if (error.kind === "flag" && /^\d+ occurrences$/.test(error.value)) return `unexpected argument '--${error.option}'`
       if (error.value !== "" || error.kind !== "flag") {
-        return cases === undefined ? error.message : `Expected one of the following cases: ${cases.split("|").join(", ")}`
+        const label = error.kind === "flag" ? `--${error.option}` : `<${error.option}>`
+        return cases === undefined ? error.message : `${label}: must be one of ${cases.split("|").join(", ")} (not '${error.value}')`
       }
       const optional = flagDocs(leaf).some((doc) => doc.name === error.option && doc.optional)
       return optional ? `unexpected argument '--${error.option}'` : `Expected a value following option: '--${error.option}'`
     }
     case "ShowHelp":
       return error.errors.length > 0 ? parseMessage(error.errors[0]!, leaf) : "invalid arguments"
+    case "ValidationError": {
+      // A schema's "Expected Role" names a type, not its values: where the flag lists its choices, they are said.
+      const named = /^--([\w-]+): Expected \w+$/.exec(error.message)
+      const doc = named === null ? undefined : flagDocs(leaf).find((candidate) => candidate.name === named[1])
+      const cases = doc === undefined ? undefined : /^<([^>]*\|[^>]*)>$/.exec(doc.placeholder)?.[1]
+      const choices = cases?.split("|") ?? []
+      return doc === undefined || choices.length < 2 || !choices.every((choice) => /^[\w-]+$/.test(choice))
+        ? error.message
+        : `--${doc.name}: must be one of ${choices.join(", ")}`
+    }
     default:
       return error.message
   }

@@ -12,7 +12,8 @@ import * as Path from "node:path"
 const optionalString = (name: string) =>
   Config.option(Config.String(name)).pipe(Config.map(Option.filter((value: string) => value.trim() !== "")))
 
-const optionalSecret = (name: string) =>
+/** A secret variable, none when unset or blank. */
+export const optionalSecret = (name: string) =>
   Config.option(Config.Redacted(name)).pipe(
     Config.map(Option.filter((value: Redacted.Redacted<string>) => Redacted.value(value).trim() !== ""))
   )

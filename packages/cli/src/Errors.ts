@@ -2,6 +2,7 @@
  * What can go wrong in a command, and how each failure is reported: a one-line message on stderr (or the API's
  * error body as JSON with `--json`) and a stable exit code (see the README).
  */
+import { unreachableMessage } from "@orgplane/client"
 import { errorResponseOf, InvalidRequest, RateLimited, SsoSignInFailed, Unauthorized } from "@orgplane/schema"
 import * as Cause from "effect/Cause"
 import * as Config from "effect/Config"
@@ -109,7 +110,10 @@ const hintFor = (status: number, error: string, detail?: string, body: Record<st
   if (status === 401) return "log in with 'orgplane auth login'"
   if (error === "session_required") return "this needs a session: run 'orgplane auth login' instead of using an API key"
   if (error === "organization_not_found") return "create one with 'orgplane orgs create <name>' or pick one with 'orgplane orgs switch <id>'"
-  if (error === "insufficient_role") return "ask an owner or admin of the organization"
+  if (error === "insufficient_role") {
+    // The server's message names the role the action needs: who to ask follows from it.
+    return /requires the owner role/.test(detail ?? "") ? "ask an owner of the organization" : "ask an owner or admin of the organization"
+  }
   if (error === "operator_only") return "switch to the operator organization ('orgplane orgs switch <id>') as one of its owners or admins"
   return undefined
 }
@@ -174,7 +178,10 @@ const statusReport = (error: HttpClientError.StatusCodeError) =>
     } satisfies Report
   })
 
-/** Where a refused credential came from, why the server refused it (its 401's `reason`), and what to do about it. */
+/**
+ * Where a refused credential came from, why the server refused it (its 401's `reason`, in the CLI's terms; a reason
+ * this CLI does not know by the server's own `message`; neither, a wording that guesses nothing), and what to do.
+ */
 const rejectedHint = (error: Rejected) => {
   const where = error.source === "flag"
     ? `the ${error.kind === "token" ? "--token" : "--api-key"} flag`
@@ -182,6 +189,9 @@ const rejectedHint = (error: Rejected) => {
     ? error.kind === "token" ? "ORGPLANE_TOKEN" : "ORGPLANE_API_KEY"
     : `profile '${error.profile}'`
   const reason = error.cause instanceof Unauthorized ? error.cause.reason : undefined
+  const told = error.cause instanceof Unauthorized && error.cause.message.trim() !== ""
+    ? `was not accepted (${error.cause.message.trim().replace(/\.$/, "")})`
+    : "was not accepted (unknown, expired or revoked)"
   if (error.kind === "token") {
     const why = reason === "session_unknown"
       ? "is not a session this server issued"
@@ -189,7 +199,7 @@ const rejectedHint = (error: Rejected) => {
       ? "has expired"
       : reason === "session_revoked"
       ? "was signed out or revoked"
-      : "was refused"
+      : told
     return `the session token from ${where} ${why}: log in again with 'orgplane auth login'`
   }
   const why = reason === "api_key_unknown"
@@ -198,7 +208,7 @@ const rejectedHint = (error: Rejected) => {
     ? "has expired"
     : reason === "api_key_inactive"
     ? "no longer acts for anyone (its member was removed or suspended, or its organization deleted)"
-    : "was refused"
+    : told
   return `the API key from ${where} ${why}: create a new one with 'orgplane api-keys create <name>' (as an owner or admin)`
 }
 
@@ -252,7 +262,7 @@ export const describe = (error: unknown): Effect.Effect<Report> =>
       if (reason._tag === "TransportError" || reason._tag === "EncodeError" || reason._tag === "InvalidUrlError") {
         const where = originOf(reason.request.url)
         return reason._tag === "TransportError"
-          ? local(ExitCodes.connection, "connection_failed", `cannot reach ${where} — is the server running? ('orgplane serve' starts one)`)
+          ? local(ExitCodes.connection, "connection_failed", unreachableMessage(reason.request.url, reason.cause, Cause.isTimeoutError(reason.cause) ? reason.description : undefined))
           : local(ExitCodes.usage, "invalid_url", `cannot send a request to ${where}: ${reason.description ?? reasonName(reason._tag)}`)
       }
       if (reason._tag === "StatusCodeError") return yield* statusReport(reason)

@@ -44,15 +44,31 @@ export const guard = (target: Target.Target, options: { readonly force: boolean;
     })
   })
 
-/** `--password`, else ORGPLANE_PASSWORD, else a prompt when a person is at the keyboard. */
-export const readPassword = (flag: Option.Option<Redacted.Redacted<string>>, options: { readonly confirm: boolean }) =>
+/** Where a password is read from: its flag, else its environment variable, else a prompt. */
+export interface PasswordSource {
+  readonly flag: string
+  readonly variable: string
+}
+
+/** The account's password: `--password`, else ORGPLANE_PASSWORD. */
+export const accountPassword: PasswordSource = { flag: "password", variable: "ORGPLANE_PASSWORD" }
+
+/** The password that replaces it (`auth password`, `auth reset-password`): `--new-password`, else ORGPLANE_NEW_PASSWORD. */
+export const replacementPassword: PasswordSource = { flag: "new-password", variable: "ORGPLANE_NEW_PASSWORD" }
+
+/** The flag's value, else the source's variable, else a prompt when a person is at the keyboard. */
+export const readPassword = (
+  flag: Option.Option<Redacted.Redacted<string>>,
+  options: { readonly confirm: boolean; readonly source?: PasswordSource }
+) =>
   Effect.gen(function*() {
+    const source = options.source ?? accountPassword
     if (Option.isSome(flag)) return flag.value
-    const fromEnvironment = yield* Effect.orDie(CliConfig.password)
+    const fromEnvironment = yield* Effect.orDie(CliConfig.optionalSecret(source.variable))
     if (Option.isSome(fromEnvironment)) return fromEnvironment.value
     if (!process.stdin.isTTY) {
       return yield* new UsageError({
-        message: "no password: pass --password, set ORGPLANE_PASSWORD, or run in a terminal to be prompted"
+        message: `no password: pass --${source.flag}, set ${source.variable}, or run in a terminal to be prompted`
       })
     }
     const first = yield* Prompt.run(Prompt.Password({ message: "Password" }))
@@ -63,9 +79,9 @@ export const readPassword = (flag: Option.Option<Redacted.Redacted<string>>, opt
     return first
   }).pipe(Effect.catchTag("QuitError", () => Effect.fail(new UsageError({ message: "cancelled" }))))
 
-/** A password for a new account: read (and confirmed) like `readPassword`, then checked with the API's rules. */
-export const readNewPassword = (flag: Option.Option<Redacted.Redacted<string>>) =>
-  Effect.flatMap(readPassword(flag, { confirm: true }), (secret) =>
+/** A password for a new account (or a new password): read (and confirmed) like `readPassword`, then checked with the API's rules. */
+export const readNewPassword = (flag: Option.Option<Redacted.Redacted<string>>, source: PasswordSource = accountPassword) =>
+  Effect.flatMap(readPassword(flag, { confirm: true, source }), (secret) =>
     Schema.decodeEffect(Password)(Redacted.value(secret)).pipe(
       Effect.mapError(() => new UsageError({ message: "password: must be 10 to 256 characters" }))
     ))

@@ -55,6 +55,14 @@ describe("orgplane admin metrics", { timeout: 120_000 }, () => {
     expect(denied.code).not.toBe(0)
     expect(denied.stderr).toContain("operator_only")
     expect(denied.stderr).toContain("operator organization")
+
+    // An admin is pointed to the role the server names, the owner's (not to "an owner or admin").
+    const staffed = await Http.staffed(server.url, "Staffed")
+    const asAdmin = await cli(["admin", "claim-operator", Http.SETUP_TOKEN], { ...env, ORGPLANE_TOKEN: staffed.admin.token })
+    expect(asAdmin.code).toBe(1)
+    expect(asAdmin.stderr.trim()).toBe(
+      "error: insufficient_role (403): This action requires the owner role or higher (admin.claimOperator). — ask an owner of the organization"
+    )
   })
 
   it("scales the sparkline to the largest value, and draws all lowest bars for no activity", () => {

@@ -226,7 +226,7 @@ describe.concurrent("orgplane", () => {
       cli(["whoami", "--url", server.url])
     ])
     expect(down.code).toBe(5)
-    expect(down.stderr.trim()).toBe(`error: cannot reach http://127.0.0.1:${port} — is the server running? ('orgplane serve' starts one)`)
+    expect(down.stderr.trim()).toBe(`error: cannot reach the server at http://127.0.0.1:${port} (connection refused): is it running? start one with \`orgplane serve\``)
     expect(anonymous.code).toBe(3)
     expect(anonymous.stderr.trim()).toBe(
       `error: not logged in to ${server.url} (profile 'default') — run 'orgplane auth login', or set ORGPLANE_TOKEN or ORGPLANE_API_KEY`
@@ -263,7 +263,7 @@ describe.concurrent("orgplane", () => {
       ])
       // Down, and no session for it: unreachable first, not "not logged in".
       expect(downAnonymous.code).toBe(5)
-      expect(downAnonymous.stderr.trim()).toBe(`error: cannot reach ${down} — is the server running? ('orgplane serve' starts one)`)
+      expect(downAnonymous.stderr.trim()).toBe(`error: cannot reach the server at ${down} (connection refused): is it running? start one with \`orgplane serve\``)
       const notOrgplane = `${otherUrl} is not an orgplane server (GET /health answered 404) — check --url, ORGPLANE_URL or the profile's URL`
       expect(wrong.code).toBe(5)
       expect(wrong.stderr.trim()).toBe(`error: ${notOrgplane}`)

@@ -219,11 +219,7 @@ export const endOtherSessions = Commands.endpoint("end-other-sessions", {
 })
 
 /** The new password: `--new-password`, else ORGPLANE_NEW_PASSWORD, else a prompt (twice). */
-const readChangedPassword = (flag: Option.Option<Redacted.Redacted<string>>) =>
-  Effect.gen(function*() {
-    const fromEnvironment = yield* Effect.orDie(Config.option(Config.Redacted("ORGPLANE_NEW_PASSWORD")))
-    return yield* Sessions.readNewPassword(Option.orElse(flag, () => fromEnvironment))
-  })
+const readChangedPassword = (flag: Option.Option<Redacted.Redacted<string>>) => Sessions.readNewPassword(flag, Sessions.replacementPassword)
 
 export const password = Commands.leaf("password", {
   summary: "Change your password: your other sessions end; your API keys are listed, and revoked with --revoke-api-keys.",
