@@ -109,7 +109,10 @@ const hintFor = (status: number, error: string, detail?: string, body: Record<st
   if (error === "sso_sign_in_failed") return "sign in again with 'orgplane auth login --sso', or ask an admin of your organization about the code"
   if (status === 401) return "log in with 'orgplane auth login'"
   if (error === "session_required") return "this needs a session: run 'orgplane auth login' instead of using an API key"
-  if (error === "organization_not_found") return "create one with 'orgplane orgs create <name>' or pick one with 'orgplane orgs switch <id>'"
+  // A caller in no organization is told what to do by the server's message, which names the commands.
+  if (error === "organization_not_found") {
+    return detail?.includes("orgplane orgs create") === true ? undefined : "create one with 'orgplane orgs create <name>' or pick one with 'orgplane orgs switch <id>'"
+  }
   if (error === "insufficient_role") {
     // The server's message names the role the action needs: who to ask follows from it.
     return /requires the owner role/.test(detail ?? "") ? "ask an owner of the organization" : "ask an owner or admin of the organization"

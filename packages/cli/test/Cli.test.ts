@@ -187,6 +187,16 @@ describe.concurrent("orgplane", () => {
     expect(Http.at(me.body, "organization", "id")).toBe(owner.organization.id)
   })
 
+  it("tells a person in no organization what to do, in the server's words, once", async () => {
+    const { cli } = await fresh()
+    const person = await Http.signUp(server.url, "Newcomer")
+    const listed = await cli(["teams", "list"], { ORGPLANE_URL: server.url, ORGPLANE_TOKEN: person.token })
+    expect([listed.code, listed.stderr.trim()]).toEqual([
+      4,
+      "error: organization_not_found (404): You are not a member of any organization: create one with POST /v1/organizations (orgplane orgs create <name>), or accept an invitation with POST /v1/invitations/accept (orgplane invitations accept <token>)."
+    ])
+  })
+
   it("reports a wrong token with exit code 3 and a clear message (the API body with --json)", async () => {
     const { cli } = await fresh()
     const env = { ORGPLANE_URL: server.url, ORGPLANE_TOKEN: "ops_not-a-real-token" }
