@@ -24,8 +24,7 @@ import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Scope from "effect/Scope"
 import { HttpRouter, HttpServer } from "effect/http"
 import type * as SqlClient from "effect/sql/SqlClient"
-import { IncomingMessage, Server as NodeServer, type ServerOptions as NodeServerOptions, ServerResponse } from "node:http"
-import type { Socket } from "node:net"
+import type { IncomingMessage, Server as NodeServer, ServerResponse } from "node:http"
 import { Api } from "./Api.js"
 import * as Authentication from "./identity/Authentication.js"
 import * as ClaimPage from "./identity/ClaimPage.js"
@@ -68,7 +67,7 @@ import * as Durable from "./platform/Durable.js"
 import { StartGate } from "./platform/DurableStartGate.js"
 import * as IdempotencyKeys from "./platform/IdempotencyKeys.js"
 import { migrations, migrationsUrl } from "./migrations/index.js"
-import { clientErrorListener } from "./platform/ClientErrors.js"
+import { createHttpServer, holdEarlyRequests } from "./platform/NodeServer.js"
 import * as DnsConfig from "./integrations/dns/DnsConfig.js"
 import * as Resolver from "./integrations/dns/Resolver.js"
 import { AuditRecorder } from "./platform/AuditRecorder.js"
@@ -88,6 +87,9 @@ import * as RequestLog from "./platform/RequestLog.js"
 import { routerConfig as routeMatching } from "./platform/Routes.js"
 import * as SystemHttp from "./system/Http.js"
 import { HttpApiBuilder } from "effect/http-api"
+
+/** Node's HTTP server as orgplane listens with it, and what bounds its start and stop (platform/NodeServer.ts). */
+export { createHttpServer, holdEarlyRequests, shutdownGraceMillis, startupHoldMillis } from "./platform/NodeServer.js"
 
 /**
  * The settings as plain values (`databaseUrl: "postgres://..."`, `dataDir: "memory"`, `port: 0`), each optional: what
@@ -263,101 +265,6 @@ const Started = (options: ServerOptions) =>
     })
   ).pipe(Layer.provide(UsersRepository.layer))
 
-/** How long a stopping server lets requests in flight finish before it closes their connections. */
-export const shutdownGraceMillis = 10_000
-
-/**
- * Node's HTTP server, stopping gracefully with long keep-alive. `close()` stops accepting and ends every connection
- * that awaits no answer, then each other one as soon as its answers are sent, and whatever is still open after
- * `shutdownGraceMillis`: a stop takes as long as the requests in flight, never a keep-alive timeout. Node's own
- * `closeIdleConnections` would miss a connection whose answer is sent but whose request body is not all read (a
- * 413 to a body announced and never sent): the parser still calls it busy.
- */
-class GracefulServer extends NodeServer {
-  /** Open connections, with how many of their requests await an answer. */
-  readonly #awaiting = new Map<Socket, number>()
-  #closing = false
-  /**
-   * Requests Node emitted after the server started listening and before the app's listener was attached, in order,
-   * while `holdEarlyRequests` asks for it (`layer` does); `undefined` otherwise. `NodeHttpServer` listens, then
-   * `serve` attaches the listener a few scheduler turns later: a request parsed in between would have no one to
-   * answer it and wait forever. It is held, and handed to the app when its listener comes (the first `request`
-   * listener added while listening: ours and a watcher's are added before). A host that attaches its own listener
-   * before listening (`createHttpServer().on("request", …)`) holds nothing.
-   */
-  #early: Array<readonly [IncomingMessage, ServerResponse]> | undefined = undefined
-
-  /** Holds the requests that come after listening until a `request` listener is added (see `#early`). */
-  holdEarlyRequests(): this {
-    if (!this.listening) this.#early = []
-    return this
-  }
-
-  constructor(options: NodeServerOptions) {
-    super(options)
-    this.on("newListener", (event: string | symbol) => {
-      const early = this.#early
-      if (event !== "request" || !this.listening || early === undefined) return
-      this.#early = undefined
-      // After the listener is added (`newListener` comes before), and the ones `serve` adds with it.
-      if (early.length > 0) process.nextTick(() => early.forEach(([request, response]) => this.emit("request", request, response)))
-    })
-    this.on("connection", (socket: Socket) => {
-      this.#awaiting.set(socket, 0)
-      socket.once("close", () => this.#awaiting.delete(socket))
-    })
-    this.on("request", (request: IncomingMessage, response: ServerResponse) => {
-      const socket = request.socket
-      this.#awaiting.set(socket, (this.#awaiting.get(socket) ?? 0) + 1)
-      response.once("close", () => {
-        const left = this.#awaiting.get(socket)
-        if (left === undefined) return
-        this.#awaiting.set(socket, left - 1)
-        if (this.#closing && left === 1) socket.end()
-      })
-    })
-  }
-
-  override emit(event: string, ...args: Array<unknown>): boolean {
-    if (event === "request" && this.#early !== undefined && this.listening) {
-      const [request, response] = args
-      if (request instanceof IncomingMessage && response instanceof ServerResponse) {
-        this.#early.push([request, response])
-        return true
-      }
-    }
-    return super.emit(event, ...args)
-  }
-
-  override close(callback?: (error?: Error) => void): this {
-    if (!this.#closing && this.listening) {
-      this.#closing = true
-      for (const [socket, awaiting] of this.#awaiting) if (awaiting === 0) socket.end()
-      const cut = setTimeout(() => this.closeAllConnections(), shutdownGraceMillis).unref()
-      this.once("close", () => clearTimeout(cut))
-    }
-    return super.close(callback)
-  }
-}
-
-/**
- * Node's HTTP server as the standalone server runs it: what its parser refuses (a request line or header block
- * over its limit, malformed HTTP) is answered in the API's error shape (`platform/ClientErrors.ts`).
- *
- * An idle keep-alive connection is kept 65 s, longer than clients and proxies keep theirs (undici, so `fetch` and
- * the SDK, 4 s; load balancers commonly 60 s): the client closes first, so it never sends a request on a socket
- * the server is closing at that moment, which it would see as `ECONNRESET`. Node's default, 5 s, loses that race
- * whenever a client's idle timer runs late. Stopping does not wait for it (`GracefulServer`).
- */
-export const createHttpServer = (): NodeServer =>
-  new GracefulServer({ keepAliveTimeout: 65_000 }).on("clientError", clientErrorListener)
-
-/**
- * `server`, made to hold the requests that reach it between listening and its first `request` listener, when it is
- * one `createHttpServer` made (what `layer` does with the server it listens with; a host's own server is left as it is).
- */
-export const holdEarlyRequests = (server: NodeServer): NodeServer => server instanceof GracefulServer ? server.holdEarlyRequests() : server
-
 /**
  * A standalone HTTP server on the configured host and port, logging with the configured logger: one line per
  * request, written by the request edge (`HttpErrors`), so the embedded modes log the same way. Its `HttpServer` says
@@ -378,7 +285,7 @@ export const layer = (options: ServerOptions = {}, makeServer: () => NodeServer 
  * The routes on Node's server: built first (the groups, the docs, the setup token), then the server listens and
  * serves them. `HttpRouter.serve` would listen first and build the routes after: a request taken meanwhile had no
  * listener, and was never answered. The few scheduler turns left between listening and `serve` attaching its
- * listener are covered by `GracefulServer`, which holds such a request for it.
+ * listener are covered by `createHttpServer`'s server (platform/NodeServer.ts), which holds such a request for it.
  */
 const Serving = (options: ServerOptions, makeServer: () => NodeServer, listen: { readonly port: number; readonly host: string }) =>
   Layer.unwrap(

@@ -308,6 +308,62 @@ describe("starting", () => {
       expect(yield* Effect.promise(() => Promise.all([first, second]))).toEqual(["HTTP/1.1 204 No Content", "HTTP/1.1 204 No Content"])
       expect(seen).toEqual(["/health", "/health"])
     }).pipe(Effect.scoped), 30_000)
+
+  /** `GET /health` on a raw connection to `port`: the whole answer (status line, header fields, body) once the server closes it. */
+  const wholeAnswer = (port: number) =>
+    new Promise<string>((resolve, reject) => {
+      const socket = Net.connect(port, "127.0.0.1", () => socket.write("GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n"))
+      let received = ""
+      socket.on("data", (data) => (received += data.toString("latin1")))
+      socket.once("close", () => resolve(received))
+      socket.once("error", reject)
+    })
+
+  /** `server` listening on a loopback port for the scope. */
+  const listening = (server: Http.Server) =>
+    Effect.acquireRelease(
+      Effect.callback<number>((resume) => void server.listen(0, "127.0.0.1", () => resume(Effect.succeed((server.address() as Net.AddressInfo).port)))),
+      () => Effect.callback<void>((resume) => void server.close(() => resume(Effect.void)))
+    )
+
+  it.live("createHttpServer's server, listening with no listener yet (an Effect host's, as the README serves ApiLayer), holds a request for the listener to come", () =>
+    Effect.gen(function*() {
+      const server = createHttpServer()
+      const port = yield* listening(server)
+      const first = statusLine(port, 5_000)
+      yield* Effect.sleep("200 millis")
+      server.on("request", (_request: Http.IncomingMessage, response: Http.ServerResponse) => void response.writeHead(204).end())
+      expect(yield* Effect.promise(() => first)).toBe("HTTP/1.1 204 No Content")
+    }).pipe(Effect.scoped), 30_000)
+
+  it.live("a held request whose listener does not come within the hold is answered 503 with Retry-After, in the API's error shape", () =>
+    Effect.gen(function*() {
+      const server = createHttpServer({ holdMillis: 100 })
+      const port = yield* listening(server)
+      const answer = yield* Effect.promise(() => wholeAnswer(port))
+      const [head, body] = answer.split("\r\n\r\n")
+      expect(head?.split("\r\n")[0]).toBe("HTTP/1.1 503 Service Unavailable")
+      expect(head?.toLowerCase()).toContain("retry-after: 5")
+      expect(JSON.parse(body ?? "")).toEqual({
+        error: "service_unavailable",
+        message: "The server is starting and is not serving yet; retry in a few seconds."
+      })
+    }).pipe(Effect.scoped), 30_000)
+
+  it.live("a stop answers the held requests 503 at once, and closes without waiting for their hold", () =>
+    Effect.gen(function*() {
+      const server = createHttpServer({ holdMillis: 60_000 })
+      const port = yield* Effect.callback<number>((resume) =>
+        void server.listen(0, "127.0.0.1", () => resume(Effect.succeed((server.address() as Net.AddressInfo).port)))
+      )
+      const answer = wholeAnswer(port)
+      yield* Effect.sleep("200 millis")
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()))
+      const [head, body] = (yield* Effect.promise(() => answer)).split("\r\n\r\n")
+      expect(head?.split("\r\n")[0]).toBe("HTTP/1.1 503 Service Unavailable")
+      expect(JSON.parse(body ?? "")).toEqual({ error: "service_unavailable", message: "The server is stopping; retry in a few seconds." })
+      yield* Effect.promise(() => closed)
+    }), 30_000)
 })
 
 describe("accept-encoding", () => {

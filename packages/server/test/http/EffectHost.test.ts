@@ -1,6 +1,7 @@
 /**
  * `ApiLayer` served by an Effect host's own HTTP server, as the README shows it: `HttpRouter.serve(ApiLayer(options),
- * { routerConfig })` on `NodeHttpServer`. The API answers, writes reach the database, and the services are built
+ * { routerConfig })` on `NodeHttpServer` with `createHttpServer`. That server listens before the routes are built: a
+ * request meanwhile is held and answered once they are, and a stop meanwhile answers it 503 at once. The API answers, writes reach the database, and the services are built
  * once: on a data folder, which only one holder may open (a second build of the database would be refused at start).
  * The embedded database only: with DATABASE_URL the server reads it and not the folder (and would open the database it
  * names, not a fresh one), so nothing would tell one build from two.
@@ -12,10 +13,11 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { HttpRouter, HttpServer } from "effect/http"
 import * as Fs from "node:fs"
-import { createServer } from "node:http"
+import * as Net from "node:net"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { ApiLayer, routerConfig } from "../../src/Server.js"
+import * as Fiber from "effect/Fiber"
+import { ApiLayer, createHttpServer, routerConfig } from "../../src/Server.js"
 import * as TestDatabase from "../support/TestDatabase.js"
 import { encryptionKeys } from "../support/TestServer.js"
 
@@ -27,7 +29,7 @@ describe.skipIf(TestDatabase.onPostgres)("ApiLayer on an Effect host's server (e
       const served = HttpRouter.serve(ApiLayer({ dataDir, encryptionKeys, passwordCost: 10, logLevel: "warn" }), {
         routerConfig,
         disableLogger: true
-      }).pipe(Layer.provideMerge(NodeHttpServer.layer(createServer, { host: "127.0.0.1", port: 0 })))
+      }).pipe(Layer.provideMerge(NodeHttpServer.layer(createHttpServer, { host: "127.0.0.1", port: 0 })))
       const context = yield* Layer.build(served)
       const url = HttpServer.formatAddress(Context.get(context, HttpServer.HttpServer).address).replace(/\/$/, "")
       const health = yield* Effect.promise(() => fetch(`${url}/health`))
@@ -44,5 +46,62 @@ describe.skipIf(TestDatabase.onPostgres)("ApiLayer on an Effect host's server (e
       const me = yield* Effect.promise(() => fetch(`${url}/v1/me`, { headers: { authorization: `Bearer ${session.token}` } }))
       expect(me.status).toBe(200)
       expect(yield* Effect.promise(() => me.json())).toMatchObject({ user: { email: "host@example.com" } })
+    }).pipe(Effect.scoped), 60_000)
+
+  /**
+   * The README's composition on a fresh data folder, with `GET /health` sent on a raw connection the moment the
+   * server listens, while the routes are still being built: whether it was sent before the app's listener was there,
+   * and the answer's status line and body once the server closes the connection or answers.
+   */
+  const startingWithARequest = (dataDir: string) =>
+    Effect.gen(function*() {
+      const server = createHttpServer()
+      let sentBeforeServing: boolean | undefined
+      const answer = new Promise<string>((resolve, reject) =>
+        server.once("listening", () => {
+          const socket = Net.connect((server.address() as Net.AddressInfo).port, "127.0.0.1", () => {
+            // One listener is the server's own bookkeeping: the app's comes when `serve` attaches it.
+            sentBeforeServing = server.listenerCount("request") === 1
+            socket.write("GET /health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+          })
+          let received = ""
+          socket.on("data", (data) => (received += data.toString("latin1")))
+          socket.once("close", () => resolve(received))
+          socket.once("error", reject)
+        })
+      )
+      const served = HttpRouter.serve(ApiLayer({ dataDir, encryptionKeys, passwordCost: 10, logLevel: "warn" }), {
+        routerConfig,
+        disableLogger: true
+      }).pipe(Layer.provideMerge(NodeHttpServer.layer(() => server, { host: "127.0.0.1", port: 0 })))
+      return { served, answer, sentBeforeServing: () => sentBeforeServing, server }
+    })
+
+  const folder = Effect.acquireRelease(
+    Effect.sync(() => Fs.mkdtempSync(Path.join(Os.tmpdir(), "orgplane-effect-host-"))),
+    (dataDir) => Effect.sync(() => Fs.rmSync(dataDir, { recursive: true, force: true }))
+  )
+
+  it.live("answers a request that came while the routes were being built, once they are", () =>
+    Effect.gen(function*() {
+      const { answer, sentBeforeServing, served } = yield* startingWithARequest(yield* folder)
+      yield* Layer.build(served)
+      const received = yield* Effect.promise(() => answer)
+      expect(sentBeforeServing()).toBe(true)
+      expect(received.split("\r\n")[0]).toBe("HTTP/1.1 200 OK")
+    }).pipe(Effect.scoped), 60_000)
+
+  it.live("a stop while the routes are being built answers that request 503 with Retry-After at once", () =>
+    Effect.gen(function*() {
+      const { answer, sentBeforeServing, served, server } = yield* startingWithARequest(yield* folder)
+      const building = yield* Effect.forkChild(Effect.scoped(Layer.build(served)))
+      // Stopped once the request has reached the server (it is held: no one to answer it yet).
+      yield* Effect.promise(() => new Promise<void>((resolve) => server.once("connection", (socket: Net.Socket) => socket.once("data", () => setImmediate(resolve)))))
+      yield* Fiber.interrupt(building)
+      const received = yield* Effect.promise(() => answer)
+      expect(sentBeforeServing()).toBe(true)
+      expect(received.split("\r\n")[0]).toBe("HTTP/1.1 503 Service Unavailable")
+      expect(received.toLowerCase()).toContain("retry-after: 5")
+      expect(server.listening).toBe(false)
     }).pipe(Effect.scoped), 60_000)
 })
