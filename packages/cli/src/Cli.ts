@@ -27,6 +27,7 @@ import { VERSION } from "./Version.js"
 const commands: ReadonlyArray<readonly [name: string, load: (serveEnvironment: Serve.Environment | undefined) => Promise<Commands.Node>]> = [
   ["serve", (environment) => import("./commands/serve.js").then((module) => module.make(environment))],
   ["keys", () => import("./commands/keys.js").then((module) => module.keys)],
+  ["db", () => import("./commands/db.js").then((module) => module.db)],
   ["auth", () => import("./commands/auth.js").then((module) => module.auth)],
   ["whoami", () => import("./commands/whoami.js").then((module) => module.whoami)],
   ["account", () => import("./commands/account.js").then((module) => module.account)],

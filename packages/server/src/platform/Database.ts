@@ -42,6 +42,7 @@ import * as Path from "node:path"
 import { ServerConfig } from "./Config.js"
 import * as DataFolderLock from "./DataFolderLock.js"
 import * as EmbeddedTemplate from "./EmbeddedTemplate.js"
+import * as SnapshotChannel from "./SnapshotChannel.js"
 
 /**
  * `transform`, remembering its answers: the SQL client renames every column of every row it reads (a page of 50
@@ -327,6 +328,8 @@ export const embedded = Effect.fn("Database.embedded")(function*(options: Embedd
     }),
     (server) => Effect.ignore(Effect.promise(() => server.stop()))
   )
+  // `orgplane db dump` reads a held folder through its holder (platform/SnapshotChannel.ts).
+  if (persistent) yield* SnapshotChannel.serve(yield* Effect.promise(() => Fs.realpath(options.dataDir)), () => db.dumpDataDir("none"))
   /** The connections the socket holds now: zero once the last client's is closed, when another may connect. */
   const connections = () => socket.getStats().activeConnections
   return { db, socketDir, connections }

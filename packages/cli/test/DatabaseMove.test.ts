@@ -1,0 +1,177 @@
+/**
+ * The move off the embedded database, whole: a server on a data folder holds an account with a password, an
+ * organization with members, an API key and an MCP connection whose API key is stored encrypted; `orgplane db dump`
+ * dumps it while the server runs; `orgplane db restore` loads the dump into a fresh database of the Postgres on
+ * 127.0.0.1:5432 (DATABASE_URL's, when set); a server on that database with the embedded server's key then signs the
+ * account in with its password, takes the API key and the session, decrypts the connection's key to list its tools,
+ * and pages on with a cursor handed out before the move. Skipped, saying so, where no Postgres listens.
+ */
+import { Database, keyFileOf } from "@orgplane/server"
+import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
+import * as SqlClient from "effect/sql/SqlClient"
+import * as NodeCrypto from "node:crypto"
+import * as Fs from "node:fs/promises"
+import * as Net from "node:net"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as FakeMcp from "../../../packages/testkit/src/FakeMcp.js"
+import * as Http from "../../../packages/testkit/src/Http.js"
+import { cleanup, fresh, json } from "./Harness.js"
+import * as RealServer from "./RealServer.js"
+
+const postgres = process.env.DATABASE_URL !== undefined && process.env.DATABASE_URL !== ""
+  ? process.env.DATABASE_URL
+  : `postgres://${Os.userInfo().username}@127.0.0.1:5432/postgres`
+
+const listening = (url: string) =>
+  new Promise<boolean>((resolve) => {
+    const target = new URL(url)
+    const socket = Net.connect(Number(target.port || 5432), target.hostname)
+    socket.setTimeout(2000, () => (socket.destroy(), resolve(false)))
+    socket.once("connect", () => (socket.end(), resolve(true)))
+    socket.once("error", () => resolve(false))
+  })
+
+const reachable = await listening(postgres)
+if (!reachable) console.warn(`DatabaseMove.test.ts skipped: no Postgres listens at ${new URL(postgres).host} (set DATABASE_URL to one)`)
+
+const API_KEY = "sk-moved-secret-456"
+
+/** Runs `statement` on the Postgres. */
+const onPostgres = (statement: string) =>
+  Effect.runPromise(
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      yield* sql.unsafe(statement)
+    }).pipe(
+      Effect.provide(Database.layerUrl(Redacted.make(postgres), { maxConnections: 1 }))
+    )
+  )
+
+const made: Array<string> = []
+let mcp: FakeMcp.FakeMcp
+
+beforeAll(async () => {
+  mcp = await FakeMcp.start({ auth: { apiKey: API_KEY } })
+})
+afterAll(async () => {
+  await mcp?.close()
+  for (const name of made.splice(0)) await onPostgres(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)
+  await cleanup()
+})
+
+/** A new, empty database on the Postgres, dropped after the tests. */
+const newDatabase = async () => {
+  const name = `orgplane_move_${NodeCrypto.randomBytes(6).toString("hex")}`
+  await onPostgres(`CREATE DATABASE "${name}"`)
+  made.push(name)
+  const url = new URL(postgres)
+  url.pathname = `/${name}`
+  return url.toString()
+}
+
+describe.skipIf(!reachable)("moving the embedded database to Postgres (orgplane db dump, orgplane db restore)", { timeout: 300_000 }, () => {
+  it("carries accounts, API keys, sessions, encrypted secrets and cursors over, dumped while the server runs", async () => {
+    const { cli, home } = await fresh()
+    const dataDir = Path.join(home, "data")
+    const embedded = await RealServer.start({ ORGPLANE_OUTBOUND_ALLOW_PRIVATE: "true" }, { data: dataDir })
+    const dump = Path.join(home, "backup.sql")
+    let org: Awaited<ReturnType<typeof Http.staffed>>
+    let apiKey: string
+    let connectionId: string
+    let firstPage: { items: ReadonlyArray<{ id: string }>; nextCursor: string | null }
+    let rest: ReadonlyArray<{ id: string }>
+    try {
+      org = await Http.staffed(embedded.url)
+      for (const name of ["Fourth", "Fifth", "Sixth"]) await Http.join(embedded.url, org.owner.token, "member", name)
+      apiKey = Http.expectStatus<{ key: string }>(
+        "creating an API key",
+        await Http.request(embedded.url, "POST", "/v1/api-keys", { token: org.owner.token, body: { name: "deploy" } }),
+        201
+      ).key
+      connectionId = Http.expectStatus<{ item: { id: string } }>(
+        "creating an MCP connection",
+        await Http.request(embedded.url, "POST", "/v1/mcp-connections", {
+          token: org.owner.token,
+          body: { name: "Tools", url: mcp.url, authType: "apikey", apiKey: API_KEY }
+        }),
+        201
+      ).item.id
+      Http.expectStatus(
+        "granting the connection",
+        await Http.request(embedded.url, "POST", `/v1/mcp-connections/${connectionId}/access`, { token: org.owner.token, body: { role: "viewer", orgWide: true } }),
+        201
+      )
+      firstPage = Http.expectStatus("the first page of members", await Http.request(embedded.url, "GET", "/v1/members?limit=2", { token: org.owner.token }), 200)
+      expect(firstPage.items).toHaveLength(2)
+      expect(firstPage.nextCursor).not.toBeNull()
+      rest = Http.expectStatus<{ items: ReadonlyArray<{ id: string }> }>(
+        "the rest of the members",
+        await Http.request(embedded.url, "GET", `/v1/members?limit=10&cursor=${encodeURIComponent(firstPage.nextCursor ?? "")}`, { token: org.owner.token }),
+        200
+      ).items
+      expect(rest).toHaveLength(4)
+
+      // Dumped while the server runs, through the server: nothing else may open the folder meanwhile.
+      const dumped = await cli(["db", "dump", "--data", dataDir, "--out", dump])
+      expect(dumped.stderr).toContain(`Its secrets are encrypted with key "local", from the key file ${keyFileOf(dataDir)}`)
+      expect(dumped.stdout).toContain(`Wrote ${dump} (`)
+      expect(dumped.stdout).toContain("as the running server had it at one instant")
+      expect(dumped.code).toBe(0)
+      // The server went on serving.
+      expect((await Http.request(embedded.url, "GET", "/v1/me", { token: org.owner.token })).status).toBe(200)
+    } finally {
+      await embedded.close()
+    }
+
+    const text = await Fs.readFile(dump, "utf8")
+    expect(text).toMatch(/^-- orgplane database dump/u)
+    expect(text).toContain("CREATE TABLE public.orgplane_cluster_messages")
+    expect(text).not.toContain(API_KEY)
+
+    // A stopped folder is read directly.
+    const again = await cli(["db", "dump", "--data", dataDir, "--out", Path.join(home, "stopped.sql"), "--json"])
+    expect(again.code).toBe(0)
+    expect(json(again)).toMatchObject({ from: "stopped folder", keyIds: ["local"] })
+
+    const target = await newDatabase()
+    const restored = await cli(["db", "restore", "--database-url", target, dump])
+    expect(restored.stderr).toContain(`with the keys the dumped server used ("local")`)
+    expect(restored.code).toBe(0)
+    expect(restored.stdout).toContain(`Restored ${dump} (`)
+
+    // Twice is refused: the target is no longer empty, and nothing was changed.
+    const twice = await cli(["db", "restore", "--database-url", target, dump])
+    expect(twice.code).not.toBe(0)
+    expect(twice.stderr).toContain("already holds")
+
+    const keys = (await Fs.readFile(keyFileOf(dataDir), "utf8")).trim()
+    const moved = await RealServer.start({ DATABASE_URL: target, ORGPLANE_ENCRYPTION_KEYS: keys, ORGPLANE_OUTBOUND_ALLOW_PRIVATE: "true" })
+    try {
+      const signedIn = await Http.request(moved.url, "POST", "/v1/auth/sign-in", { body: { email: org.owner.email, password: org.owner.password } })
+      expect(signedIn.status).toBe(200)
+      expect((await Http.request(moved.url, "GET", "/v1/me", { token: org.owner.token })).status).toBe(200)
+      expect((await Http.request(moved.url, "GET", "/v1/members?limit=1", { apiKey })).status).toBe(200)
+
+      // The connection's API key decrypts: the server lists its tools with it.
+      const before = mcp.requests.length
+      const tools = await Http.request(moved.url, "GET", `/v1/mcp-connections/${connectionId}/tools`, { token: org.owner.token })
+      expect(tools.status).toBe(200)
+      const sent = mcp.requests.slice(before)
+      expect(sent.length).toBeGreaterThan(0)
+      expect(sent.every((request) => JSON.stringify(request.headers).includes(API_KEY))).toBe(true)
+
+      // A cursor handed out before the move pages on after it.
+      const paged = Http.expectStatus<{ items: ReadonlyArray<{ id: string }> }>(
+        "the rest of the members after the move",
+        await Http.request(moved.url, "GET", `/v1/members?limit=10&cursor=${encodeURIComponent(firstPage.nextCursor ?? "")}`, { token: org.owner.token }),
+        200
+      )
+      expect(paged.items.map((member) => member.id)).toEqual(rest.map((member) => member.id))
+    } finally {
+      await moved.close()
+    }
+  })
+})
