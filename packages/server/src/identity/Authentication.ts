@@ -93,6 +93,13 @@ const bearerFailures = <E>() => {
   }
 }
 
+/**
+ * What `OptionalAuthentication` refused, provided to the endpoint it ran without a caller when a credential was sent
+ * and refused: an endpoint that needs a caller after all answers with it (say an expired session accepting an
+ * invitation), not as if none had been sent.
+ */
+export class RefusedCredential extends Context.Service<RefusedCredential, Unauthorized>()("@orgplane/server/identity/RefusedCredential") {}
+
 /** Sessions and API keys record their last use at most this often, so a busy one does not write on every request. */
 const TOUCH_INTERVAL_MILLIS = 60_000
 /** Bounds the memory of recent touches; past it, the map starts over (a few extra writes, nothing more). */
@@ -231,7 +238,7 @@ export const memberStanding = Effect.map(Effect.service(MembershipsRepository), 
  * The three middlewares' scheme handlers, sharing one resolver (and one set of background touches), each as
  * `(endpoint's effect, credential) => effect`: the caller provided to the endpoint's effect, with `MemberStanding`
  * beside it. `optional` runs the endpoint without a caller when neither scheme finds one (whatever the reason: a bad
- * token, a database down).
+ * token, a database down), with `RefusedCredential` when one was sent and refused.
  */
 export const makeMiddlewares = Effect.gen(function*() {
   const { actor, member } = yield* make
@@ -240,10 +247,16 @@ export const makeMiddlewares = Effect.gen(function*() {
     httpEffect.pipe(Effect.provideService(CurrentActor, caller), Effect.provideService(MemberStanding, standing))
   const asMember = <A, E, R>(httpEffect: Effect.Effect<A, E, R>, caller: MemberContext) =>
     httpEffect.pipe(Effect.provideService(CurrentMember, caller), Effect.provideService(MemberStanding, standing))
-  /** The endpoint with the key's caller, or without a caller when the key finds none. */
+  /**
+   * The endpoint with the key's caller, or without a caller when the key finds none: with the refusal
+   * (`RefusedCredential`) when a credential was sent.
+   */
   const optionalKey = <A, E, R>(httpEffect: Effect.Effect<A, E, R>, key: Redacted.Redacted) =>
     Effect.matchEffect(actor.apiKey(key), {
-      onFailure: () => httpEffect,
+      onFailure: (error) =>
+        error instanceof Unauthorized && error.reason !== "credentials_missing"
+          ? Effect.provideService(httpEffect, RefusedCredential, error)
+          : httpEffect,
       onSuccess: (caller) => asActor(httpEffect, caller)
     })
   return {

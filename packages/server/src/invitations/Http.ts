@@ -4,6 +4,7 @@
 import { Api, CurrentActor, CurrentMember } from "@orgplane/schema"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { RefusedCredential } from "../identity/Authentication.js"
 import { clientAddress } from "../platform/ClientAddress.js"
 import { group } from "../platform/HttpErrors.js"
 import { Invitations } from "./Invitations.js"
@@ -17,7 +18,10 @@ export const InvitationsHttp = group(Api, "invitations", (handlers) =>
       .handle("get", ({ params }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => invitations.get(caller, params.invitationId)))
       .handle("cancel", ({ params }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => invitations.cancel(caller, params.invitationId)))
       .handle("accept", ({ payload }) =>
-        Effect.flatMap(Effect.all([Effect.serviceOption(CurrentActor), clientAddress]), ([actor, address]) => invitations.accept(actor, payload, address)))
+        Effect.flatMap(
+          Effect.all([Effect.serviceOption(CurrentActor), Effect.serviceOption(RefusedCredential), clientAddress]),
+          ([actor, refused, address]) => invitations.accept(actor, payload, address, refused)
+        ))
       .handle("preview", ({ payload }) => invitations.preview(payload.token))
   }))
 

@@ -147,7 +147,9 @@ const make = Effect.gen(function*() {
   const accept = Effect.fn("Invitations.accept")(function*(
     actor: Option.Option<Actor>,
     input: { readonly token: string; readonly signUp?: { readonly name: string; readonly password: string } | undefined },
-    address: string
+    address: string,
+    /** The credential the request sent and authentication refused, if any: the answer without `signUp`. */
+    refused: Option.Option<Unauthorized> = Option.none()
   ) {
     // Who joins, decided before any storage work: the signed-in session's person, or a new account.
     let joiner: Joiner
@@ -164,6 +166,7 @@ const make = Effect.gen(function*() {
       yield* signUps.count(address)
       joiner = { _tag: "SignUp", name: input.signUp.name, passwordHash: yield* crypto.hashPassword(input.signUp.password) }
     } else {
+      if (Option.isSome(refused)) return yield* refused.value
       return yield* Unauthorized.because(
         "credentials_missing",
         "Accepting an invitation needs a session (`Authorization: Bearer <token>`) or `signUp` with a name and a password for a new account."

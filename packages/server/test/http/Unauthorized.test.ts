@@ -113,6 +113,28 @@ describe("401 unauthorized", () => {
     expect(unknown.headers.get("www-authenticate")).toBe(wrong.headers.get("www-authenticate"))
     expect(unknown.headers.get("content-length")).toBe(wrong.headers.get("content-length"))
   })
+
+  it("accepting an invitation with a refused credential says why, as any other endpoint would; with none, what it needs", async () => {
+    const { url } = server
+    const owner = await Http.owner(url, "Inviting")
+    const invitee = await Http.signUp(url, "Invitee")
+    const invitation = Http.expectStatus<{ inviteToken: string }>(
+      "invite",
+      await Http.request(url, "POST", "/v1/invitations", { token: owner.token, body: { email: invitee.email, role: "member" } }),
+      201
+    )
+    Http.expectStatus("sign out", await Http.request(url, "POST", "/v1/auth/sign-out", { token: invitee.token }), 204)
+    const accept = (options: Http.Options) => Http.request(url, "POST", "/v1/invitations/accept", { ...options, body: { token: invitation.inviteToken } })
+    await expectRefusal({ name: "a signed-out session", reason: "session_revoked", challenge: invalidToken, message: /^The session was ended/, answer: () => accept({ token: invitee.token }) })
+    await expectRefusal({ name: "an unknown API key", reason: "api_key_unknown", challenge: invalidToken, message: /^The API key is not one of this server's/, answer: () => accept({ apiKey: "opk_never-issued" }) })
+    await expectRefusal({
+      name: "nothing",
+      reason: "credentials_missing",
+      challenge: noToken,
+      message: /^Accepting an invitation needs a session \(`Authorization: Bearer <token>`\) or `signUp`/,
+      answer: () => accept({})
+    })
+  })
 })
 
 describe("404 organization_not_found", () => {
