@@ -38,6 +38,7 @@ import { ServerConfig } from "../platform/Config.js"
 import { Crypto } from "../platform/Crypto.js"
 import { orUnavailable } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
+import { API_KEY_PREFIX } from "./ApiKeys.js"
 import { ApiKeysRepository, parseScopes } from "./ApiKeysRepository.js"
 import { MembershipsRepository, toCaller } from "./MembershipsRepository.js"
 import { SessionsRepository } from "./SessionsRepository.js"
@@ -54,6 +55,11 @@ const unauthorized = (reason: UnauthorizedReason): Unauthorized => {
   if (found === undefined) refusals.set(reason, found = Unauthorized.because(reason))
   return found
 }
+
+const apiKeyAsBearer = Unauthorized.because(
+  "session_unknown",
+  "The bearer token is an API key, not a session token: send an API key as `X-API-Key: <key>`."
+)
 
 /**
  * The bearer token a request presents, or why it presents none: no `Authorization` header (`credentials_missing`),
@@ -139,6 +145,8 @@ export const make = Effect.gen(function*() {
       const found = yield* orUnavailable(sessions.resolve({ tokenHash, at, idleSince }))
       if (Option.isNone(found)) {
         const fate = yield* orUnavailable(sessions.fate({ tokenHash, at, idleSince }))
+        // An API key sent as a bearer token, as curl users often do: say where it goes.
+        if (Option.isNone(fate) && value.startsWith(`${API_KEY_PREFIX}_`)) return yield* apiKeyAsBearer
         return yield* unauthorized(
           Option.isNone(fate) ? "session_unknown" : fate.value.expired && !fate.value.revoked ? "session_expired" : "session_revoked"
         )

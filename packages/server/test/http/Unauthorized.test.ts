@@ -68,6 +68,7 @@ describe("401 unauthorized", () => {
       { name: "a token without its scheme", reason: "credentials_malformed", challenge: malformed, message: /is not `Bearer <token>`/, answer: () => me({ headers: { authorization: owner.token } }) },
       { name: "Bearer without a token", reason: "credentials_malformed", challenge: malformed, message: /is not `Bearer <token>`/, answer: () => me({ headers: { authorization: "Bearer   " } }) },
       { name: "an unknown session token", reason: "session_unknown", challenge: invalidToken, message: /^The bearer token is not a session of this server: sign in/, answer: () => me({ token: "ops_never-issued" }) },
+      { name: "an API key sent as a bearer token", reason: "session_unknown", challenge: invalidToken, message: /^The bearer token is an API key, not a session token: send an API key as `X-API-Key: <key>`\.$/, answer: () => me({ token: "opk_never-issued" }) },
       { name: "a signed-out session", reason: "session_revoked", challenge: invalidToken, message: /^The session was ended \(signed out, revoked/, answer: () => me({ token: signedOut.token }) },
       { name: "an unknown API key", reason: "api_key_unknown", challenge: invalidToken, message: /^The API key is not one of this server's: it was revoked, or never existed/, answer: () => me({ apiKey: "opk_never-issued" }) },
       { name: "a revoked API key", reason: "api_key_unknown", challenge: invalidToken, message: /it was revoked, or never existed/, answer: () => me({ apiKey: revokedKey.key }) },
