@@ -302,6 +302,26 @@ describe("Durable.layer", () => {
       ))
     ), 60_000)
 
+  it.live.runIf(onPostgres)("with DATABASE_URL and runner \"single\": the engine in this process alone, no runner port, and a second single runner on the database refused (Postgres only)", () =>
+    Effect.gen(function*() {
+      const url = Redacted.make(yield* TestDatabase.freshPostgres(TestDatabase.postgresUrl ?? ""))
+      const single = (prefix?: string) =>
+        serverEngine({ databaseUrl: aUrl }, { sharding: testTuning, runner: "single", ...(prefix === undefined ? {} : { prefix }) }, Database.layerUrl(url, { maxConnections: 4 }))
+      const first = yield* Layer.build(single())
+      const result = yield* Workflows.Sync.execute({ target: "acme/alone", revision: "r1", mode: "plain" }).pipe(Effect.provide(first))
+      expect(result).toEqual({ applied: "tree of acme/alone@r1" })
+      // Runner storage in memory: no runner tables, so no address announced and no port bound.
+      expect(yield* clusterTables(Durable.defaultPrefix).pipe(Effect.provide(first))).toEqual(messageTables("orgplane_cluster"))
+      const second = yield* Effect.exit(Layer.build(single()))
+      const defect = defectOf(second)
+      expect(defect).toBeInstanceOf(Durable.SingleRunnerTaken)
+      expect(defect instanceof Error ? defect.message : undefined).toBe(
+        `another orgplane process already runs the durable engine alone on this database (durable: { runner: "single" }, tables orgplane_cluster_*): only one process may. Run one process per database with runner "single", or every process as a cluster runner (the default; each on its own ORGPLANE_CLUSTER_PORT)`
+      )
+      // Another prefix is another engine's: its own lock.
+      yield* Layer.build(single("host_app"))
+    }).pipe(Effect.scoped), 60_000)
+
   it.live("starts once the StartGate opens: layers that register build at once, calls wait for the engine", () =>
     Effect.gen(function*() {
       const gate = yield* StartGate

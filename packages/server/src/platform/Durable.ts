@@ -48,7 +48,7 @@ import * as RpcSerialization from "effect/rpc/RpcSerialization"
 import * as Schedule from "effect/Schedule"
 import * as Scope from "effect/Scope"
 import { SocketServer } from "effect/socket/SocketServer"
-import type { SqlClient } from "effect/sql/SqlClient"
+import { SqlClient } from "effect/sql/SqlClient"
 import * as Stream from "effect/Stream"
 import * as Activity from "effect/workflow/Activity"
 import { WorkflowEngine } from "effect/workflow/WorkflowEngine"
@@ -122,7 +122,45 @@ export interface Options {
   readonly prefix?: string | undefined
   /** With DATABASE_URL: the runner's address, over the environment's (tests pass `{ port: 0 }`). */
   readonly cluster?: Partial<ClusterSettings> | undefined
+  /**
+   * With DATABASE_URL: `"cluster"` (the default) makes this process a runner of the database's cluster, listening on
+   * ORGPLANE_CLUSTER_PORT so the others can reach it; `"single"` runs the engine in this process alone and opens no
+   * port, for a host that runs one process on its database. A single runner holds an advisory lock for its life:
+   * a second process starting as one on the same database (and prefix) is refused. Never mix it with cluster
+   * runners on one database: nothing would stop both from running the same workflow.
+   */
+  readonly runner?: "cluster" | "single" | undefined
 }
+
+/**
+ * A second single runner on a database that has one: its message says what to do. Fails the start, as
+ * `RunnerPortInUse` does.
+ */
+export class SingleRunnerTaken extends Data.TaggedError("SingleRunnerTaken")<{ readonly prefix: string }> {
+  override get message() {
+    return `another orgplane process already runs the durable engine alone on this database (durable: { runner: "single" }, tables ${this.prefix}_*): only one process may. Run one process per database with runner "single", or every process as a cluster runner (the default; each on its own ORGPLANE_CLUSTER_PORT)`
+  }
+}
+
+/** The advisory lock a single runner holds: a class of our own ("orgp"), and the prefix's FNV-1a hash. */
+const singleRunnerLock = (prefix: string): readonly [number, number] => {
+  let hash = 0x811c9dc5
+  for (const byte of Buffer.from(prefix, "utf8")) hash = Math.imul(hash ^ byte, 0x01000193)
+  return [0x6f726770, hash | 0]
+}
+
+/**
+ * Takes the single runner's lock on a connection reserved for the scope (a session lock ends with its session),
+ * or dies with `SingleRunnerTaken` when another process holds it.
+ */
+const holdSingleRunnerLock = (prefix: string) =>
+  Effect.gen(function*() {
+    const connection = yield* (yield* SqlClient).reserve
+    const [classId, key] = singleRunnerLock(prefix)
+    const rows = yield* connection.execute("SELECT pg_try_advisory_lock($1, $2) AS locked", [classId, key], undefined)
+    const locked: unknown = Reflect.get(rows[0] ?? {}, "locked")
+    if (locked !== true) return yield* Effect.die(new SingleRunnerTaken({ prefix }))
+  }).pipe(Effect.orDie)
 
 export const defaultPrefix = "orgplane_cluster"
 
@@ -220,7 +258,8 @@ export const layerCluster = (
 /**
  * The server's engine: a cluster runner with `DATABASE_URL` (settings from the environment), else the single
  * in-process runner; also the single runner when the database in use has one connection whatever the environment
- * says (an embedded database given in code while `DATABASE_URL` is set).
+ * says (an embedded database given in code while `DATABASE_URL` is set), and with `runner: "single"`, holding its
+ * lock (`SingleRunnerTaken` when another process has it).
  *
  * It starts in the background (`inBackground`): the server serves while cluster creates its tables, registers the
  * runner and takes its shards, and only work that needs the engine waits for it. What can be refused at once is
@@ -244,6 +283,10 @@ export const layer = (options: Options = {}) =>
           return yield* Effect.die(new Error("ORGPLANE_DB_POOL_SIZE must be at least 2 with DATABASE_URL: the durable engine keeps one connection for its shard locks"))
         }
         // A one-connection database given in code (an embedded one, say) while DATABASE_URL is set: not a cluster.
+        return inBackground(layerSingle(options))
+      }
+      if (options.runner === "single") {
+        yield* holdSingleRunnerLock(options.prefix ?? defaultPrefix)
         return inBackground(layerSingle(options))
       }
       const fromEnvironment = yield* clusterConfig
