@@ -6,6 +6,7 @@ import { describe, expect, it } from "@effect/vitest"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as Config from "../src/platform/Config.js"
 
@@ -94,5 +95,18 @@ describe("Config", () => {
     expect(read.setupToken && Redacted.value(read.setupToken)).toBe("y".repeat(32))
     expect(Config.publicUrl({ ...read, publicUrl: "https://op.example/" })).toBe("https://op.example")
     expect(Config.publicUrl(read)).toBe("http://127.0.0.1:9000")
+  })
+
+  it("reads the mount path without its trailing slash, the root as empty, and refuses what is not a path", async () => {
+    expect((await settings({})).basePath).toBe("")
+    expect((await settings({ ORGPLANE_BASE_PATH: "/orgplane/" })).basePath).toBe("/orgplane")
+    expect((await settings({ ORGPLANE_BASE_PATH: "/" })).basePath).toBe("")
+    expect(await refusal({ ORGPLANE_BASE_PATH: "orgplane" })).toContain("must be a path starting with /")
+    expect(await refusal({ ORGPLANE_BASE_PATH: "/a//b" })).toContain("must be a path starting with /")
+    expect(Config.withOptions(await settings({}), { basePath: "/api/orgplane/" }).basePath).toBe("/api/orgplane")
+    const given = await Effect.runPromiseExit(
+      Effect.provideService(Effect.scoped(Layer.build(Config.layer({ basePath: "https://host/orgplane" }))), ConfigProvider.ConfigProvider, ConfigProvider.fromEnv({ env: {} }))
+    )
+    expect(given._tag === "Failure" ? String(given.cause) : "accepted").toContain("basePath: must be a path starting with /")
   })
 })
