@@ -1,10 +1,11 @@
 /**
  * The move off the embedded database, whole: a server on a data folder holds an account with a password, an
  * organization with members, an API key and an MCP connection whose API key is stored encrypted; `orgplane db dump`
- * dumps it while the server runs; `orgplane db restore` loads the dump into a fresh database of the Postgres on
- * 127.0.0.1:5432 (DATABASE_URL's, when set); a server on that database with the embedded server's key then signs the
- * account in with its password, takes the API key and the session, decrypts the connection's key to list its tools,
- * and pages on with a cursor handed out before the move. Skipped, saying so, where no Postgres listens.
+ * dumps it while the server runs; `orgplane db restore` loads the dump into a new data folder (a backup's restore),
+ * where a server with the key file signs the account in, and into a fresh database of the Postgres on 127.0.0.1:5432
+ * (DATABASE_URL's, when set), where a server with the embedded server's key signs the account in with its password,
+ * takes the API key and the session, decrypts the connection's key to list its tools, and pages on with a cursor
+ * handed out before the move. Skipped, saying so, where no Postgres listens.
  */
 import { Database, keyFileOf } from "@orgplane/server"
 import * as Effect from "effect/Effect"
@@ -135,6 +136,19 @@ describe.skipIf(!reachable)("moving the embedded database to Postgres (orgplane 
     const again = await cli(["db", "dump", "--data", dataDir, "--out", Path.join(home, "stopped.sql"), "--json"])
     expect(again.code).toBe(0)
     expect(json(again)).toMatchObject({ from: "stopped folder", keyIds: ["local"] })
+
+    // The backup restores into a new data folder, where a server with the key file beside it opens it.
+    const restoredDir = Path.join(home, "restored", "data")
+    const intoFolder = await cli(["db", "restore", "--data", restoredDir, dump])
+    expect(intoFolder.stderr).toContain(`copy its key file to ${keyFileOf(restoredDir)}`)
+    expect(intoFolder.code).toBe(0)
+    await Fs.copyFile(keyFileOf(dataDir), keyFileOf(restoredDir))
+    const reopened = await RealServer.start({}, { data: restoredDir })
+    try {
+      expect((await Http.request(reopened.url, "POST", "/v1/auth/sign-in", { body: { email: org.owner.email, password: org.owner.password } })).status).toBe(200)
+    } finally {
+      await reopened.close()
+    }
 
     const target = await newDatabase()
     const restored = await cli(["db", "restore", "--database-url", target, dump])

@@ -82,9 +82,9 @@ const dump = Commands.leaf("dump", {
 })
 
 const restore = Commands.leaf("restore", {
-  summary: "Load a dump of `orgplane db dump` into an empty Postgres database: the move off the embedded database.",
+  summary: "Load a dump of `orgplane db dump` into an empty Postgres database (the move off the embedded database) or a new data folder.",
   details: [
-    "The target database must hold no table (create it first: CREATE DATABASE orgplane). The dump runs in one transaction, so a failure leaves it empty; a dump of an older orgplane is migrated when the server starts, one of a newer orgplane is refused. Then start the server with DATABASE_URL and ORGPLANE_ENCRYPTION_KEYS set to the keys the dumped server used (the embedded server's are in encryption.key beside its data folder): accounts sign in, API keys, secrets, cursors and syncs carry on."
+    "The target must hold no table: a new Postgres database (CREATE DATABASE orgplane) or a new data folder. The dump runs in one transaction, so a failure leaves it empty; a dump of an older orgplane is migrated when the server starts, one of a newer orgplane is refused. Then start the server on it with the keys the dumped server used: with DATABASE_URL, ORGPLANE_ENCRYPTION_KEYS set to them (an embedded server's are in its key file, encryption.key, which orgplane db dump names); on a data folder, that key file copied beside it, or ORGPLANE_ENCRYPTION_KEYS. Accounts sign in, and API keys, secrets, cursors and syncs carry on."
   ],
   global: false,
   inputs: {
@@ -92,6 +92,7 @@ const restore = Commands.leaf("restore", {
       placeholder: "<url>",
       description: "The Postgres database to load it into (overrides DATABASE_URL)."
     })),
+    data: Inputs.optional(Inputs.text("data", { placeholder: "<dir>", description: "A new embedded database folder to load it into, instead of Postgres." })),
     json: Inputs.boolean("json", { description: "Print what was restored as JSON." }),
     file: Inputs.argument("file", { placeholder: "<file.sql>", description: "The dump (`orgplane db dump`)." })
   },
@@ -99,9 +100,19 @@ const restore = Commands.leaf("restore", {
     Effect.gen(function*() {
       const server = yield* Effect.promise(() => import("@orgplane/server"))
       const settings = yield* settingsOf(server, Inputs.ifSome("databaseUrl", flags.databaseUrl))
-      const url = settings.databaseUrl
-      if (url === undefined) {
-        return yield* new CommandFailed({ error: "no_database_url", message: "Name the Postgres database to restore into with --database-url postgres://… (or DATABASE_URL)." })
+      if (Option.isSome(flags.data) && Option.isSome(flags.databaseUrl)) {
+        return yield* new CommandFailed({ error: "usage", message: "Restore into one database: --database-url or --data, not both." })
+      }
+      const target: import("@orgplane/server").DatabaseDump.Target | undefined = Option.isSome(flags.data)
+        ? { dataDir: flags.data.value }
+        : settings.databaseUrl === undefined
+        ? undefined
+        : { url: settings.databaseUrl }
+      if (target === undefined) {
+        return yield* new CommandFailed({
+          error: "no_target",
+          message: "Name the database to restore into: --database-url postgres://… (or DATABASE_URL) for Postgres, or --data <new folder> for the embedded database."
+        })
       }
       const file = Path.resolve(flags.file)
       const text = yield* Effect.tryPromise({
@@ -109,9 +120,12 @@ const restore = Commands.leaf("restore", {
         catch: (cause) => new CommandFailed({ error: "dump_unreadable", message: `Could not read ${file}: ${cause instanceof Error ? cause.message : String(cause)}` })
       })
       const latest = Math.max(...server.migrations.map((migration) => migration.id))
-      const restored = yield* server.DatabaseDump.restore(url, text, latest).pipe(
+      const restored = yield* server.DatabaseDump.restore(target, text, latest).pipe(
         Effect.catchTags({
           RestoreRefused: (error) => new CommandFailed({ error: "restore_refused", message: error.message }),
+          DataFolderInUse: (error) => new CommandFailed({ error: "data_folder_in_use", message: error.message }),
+          DataFolderLockFailed: (error) => new CommandFailed({ error: "restore_failed", message: error.message }),
+          EmbeddedDatabaseError: (error) => new CommandFailed({ error: "restore_failed", message: error.message }),
           SqlError: (error) =>
             new CommandFailed(
               server.Database.connectFailure(error) === undefined
@@ -126,8 +140,11 @@ const restore = Commands.leaf("restore", {
           restored.skippedSettings.length === 0 ? "" : ` Left out the setting(s) this Postgres does not know: ${restored.skippedSettings.join(", ")}.`
         }`
       )
+      const keys = restored.keyIds.map((id) => `"${id}"`).join(", ")
       yield* Output.note(
-        `Start the server on it with the keys the dumped server used (${restored.keyIds.map((id) => `"${id}"`).join(", ")}): DATABASE_URL=<url> ORGPLANE_ENCRYPTION_KEYS=<those keys> orgplane serve. An embedded server's are in its key file (encryption.key), which orgplane db dump named.`
+        "url" in target
+          ? `Start the server on it with the keys the dumped server used (${keys}): DATABASE_URL=<url> ORGPLANE_ENCRYPTION_KEYS=<those keys> orgplane serve. An embedded server's are in its key file (encryption.key), which orgplane db dump named.`
+          : `Start the server on it with the keys the dumped server used (${keys}): copy its key file to ${server.keyFileOf(target.dataDir)}, or set ORGPLANE_ENCRYPTION_KEYS, then orgplane serve --data ${Path.resolve(target.dataDir)}.`
       )
     })
 })

@@ -11,10 +11,10 @@
  * secrets (encrypted: the server needs the same keys), the instance's cursor key (so cursors handed out before
  * still page), the durable engine's messages (so workflows and syncs resume). The keys are not in it.
  *
- * Restoring checks that the target holds no table and that the dump's schema is one this version knows (an older
- * one is migrated forward when the server starts), then runs the dump's statements in one transaction: a failure
- * leaves the target empty. Settings a Postgres older than the dumping pg_dump does not know (`SET
- * transaction_timeout`, Postgres 17) are skipped.
+ * Restoring, into an empty Postgres database or a new data folder (a backup's restore), checks that the target
+ * holds no table and that the dump's schema is one this version knows (an older one is migrated forward when the
+ * server starts), then runs the dump's statements in one transaction: a failure leaves the target empty. Settings a
+ * Postgres older than the dumping pg_dump does not know (`SET transaction_timeout`, Postgres 17) are skipped.
  */
 import { PGlite } from "@electric-sql/pglite"
 import { pgDump } from "@electric-sql/pglite-tools/pg_dump"
@@ -116,8 +116,10 @@ export const statements = (text: string): ReadonlyArray<string> => {
   let start = 0
   let index = 0
   const isWord = (char: string | undefined) => char !== undefined && /[\p{L}\p{N}_]/u.test(char)
+  /** The statement begun at `start`, up to `end`, without the comments before it. */
+  const pending = (end: number) => text.slice(start, end).replace(/^(?:\s|--[^\n]*(?:\n|$))+/u, "").trim()
   const push = (end: number) => {
-    const statement = text.slice(start, end).replace(/^(?:\s|--[^\n]*(?:\n|$))+/u, "").trim()
+    const statement = pending(end)
     if (statement !== "") found.push(statement)
   }
   while (index < text.length) {
@@ -155,7 +157,7 @@ export const statements = (text: string): ReadonlyArray<string> => {
         const end = text.indexOf(tag[0], index + tag[0].length)
         index = end < 0 ? text.length : end + tag[0].length
       }
-    } else if (char === "\\" && (index === 0 || text[index - 1] === "\n") && text.slice(start, index).trim() === "") {
+    } else if (char === "\\" && (index === 0 || text[index - 1] === "\n") && pending(index) === "") {
       // A psql meta-command (`\connect`, `\restrict`): a line of its own, not SQL.
       const end = text.indexOf("\n", index)
       index = end < 0 ? text.length : end + 1
@@ -186,13 +188,16 @@ const relationsCount = (sql: SqlClient.SqlClient) =>
     ([row]) => row?.relations ?? 0
   )
 
+/** Where a dump is loaded: an empty Postgres database, or a new embedded database in a folder that holds none. */
+export type Target = { readonly url: Redacted.Redacted } | { readonly dataDir: string }
+
 /**
- * Loads the dump `text` into the empty Postgres database at `url`, in one transaction; `latestMigration` is the last
+ * Loads the dump `text` into the empty database `target`, in one transaction; `latestMigration` is the last
  * migration this version knows. Fails with `RestoreRefused` (nothing changed) for a dump that is not orgplane's or
  * is of a newer schema, or a target that holds tables; with `SqlError` when the database cannot be reached or a
- * statement fails (rolled back).
+ * statement fails (rolled back); for a folder, as the embedded database fails to open one (`DataFolderInUse`, …).
  */
-export const restore = Effect.fn("DatabaseDump.restore")(function*(url: Redacted.Redacted, text: string, latestMigration: number) {
+export const restore = Effect.fn("DatabaseDump.restore")(function*(target: Target, text: string, latestMigration: number) {
   const version = versionLine.exec(text.slice(0, 4096))
   if (version === null) {
     return yield* new RestoreRefused({ message: "This is not a dump of `orgplane db dump` (its first lines name the schema version): load another pg_dump with psql." })
@@ -206,12 +211,17 @@ export const restore = Effect.fn("DatabaseDump.restore")(function*(url: Redacted
   const parsed = statements(text)
   return yield* Effect.scoped(Effect.gen(function*() {
     // One connection; a dump's statement (an index over a large table) may run long.
-    const pool = yield* Layer.build(Database.layerUrl(url, { maxConnections: 1, statementTimeout: Duration.hours(1) }))
+    const timeouts = { statementTimeout: Duration.hours(1) }
+    const pool = yield* Layer.build(
+      "url" in target ? Database.layerUrl(target.url, { maxConnections: 1, ...timeouts }) : Database.layerEmbedded({ dataDir: target.dataDir, ...timeouts })
+    )
     const sql = Context.get(pool, SqlClient.SqlClient)
     const relations = yield* relationsCount(sql)
     if (relations > 0) {
       return yield* new RestoreRefused({
-        message: `The target database already holds ${relations} table(s), view(s) or sequence(s): restore into a new, empty database (CREATE DATABASE orgplane). Nothing was changed.`
+        message: `The target database already holds ${relations} table(s), view(s) or sequence(s): restore into ${
+          "url" in target ? "a new, empty database (CREATE DATABASE orgplane)" : "a new folder"
+        }. Nothing was changed.`
       })
     }
     const skippedSettings: Array<string> = []
