@@ -157,7 +157,7 @@ export const environment = [
   ["ORGPLANE_RECENT_AUTHENTICATION", "2 hours", "How recently a session must have signed in for ownership, owner, SSO, SCIM, audit retention and stream changes, API key creation and organization deletion and restore; older ones answer 403 recent_authentication_required (sign in again)."],
   ["ORGPLANE_API_KEY_MAX_LIFETIME", "90 days", "Longest lifetime of a new API key: one made without expiresAt expires after it; a later expiresAt answers 400."],
   ["ORGPLANE_PASSWORD_COST", "15", "log2 of the scrypt cost for new password hashes (10 to 20)."],
-  ["ORGPLANE_ENCRYPTION_KEYS", "(generated in the data folder)", "kid:base64-32-byte-key[,...]; first encrypts, all decrypt (`orgplane keys generate` prints one). Required with DATABASE_URL: a server without its keys, or with keys that do not open its database's secrets, does not start."],
+  ["ORGPLANE_ENCRYPTION_KEYS", "(generated beside the data folder, encryption.key)", "kid:base64-32-byte-key[,...]; first encrypts, all decrypt (`orgplane keys generate` prints one). Required with DATABASE_URL: a server without its keys, or with keys that do not open its database's secrets, does not start."],
   ["ORGPLANE_BOOTSTRAP_PER_HOUR", "5", "Bootstrap workspaces per client address per hour."],
   ["ORGPLANE_ORGANIZATIONS_PER_USER", "10", "Organizations one person may own; one more answers 409 organization_quota_reached."],
   ["ORGPLANE_API_KEYS_PER_MEMBER", "20", "Unexpired API keys one member may have in an organization; one more answers 409 api_key_quota_reached."],
