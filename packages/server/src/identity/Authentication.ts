@@ -104,7 +104,7 @@ const bearerFailures = <E>() => {
  * and refused: an endpoint that needs a caller after all answers with it (say an expired session accepting an
  * invitation), not as if none had been sent.
  */
-export class RefusedCredential extends Context.Service<RefusedCredential, Unauthorized>()("@orgplane/server/identity/RefusedCredential") {}
+export class RefusedCredential extends Context.Service<RefusedCredential, Unauthorized>()("@orgplane/server/identity/Authentication") {}
 
 /** Sessions and API keys record their last use at most this often, so a busy one does not write on every request. */
 const TOUCH_INTERVAL_MILLIS = 60_000
