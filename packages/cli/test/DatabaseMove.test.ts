@@ -1,11 +1,12 @@
 /**
  * The move off the embedded database, whole: a server on a data folder holds an account with a password, an
- * organization with members, an API key and an MCP connection whose API key is stored encrypted; `orgplane db dump`
- * dumps it while the server runs; `orgplane db restore` loads the dump into a new data folder (a backup's restore),
- * where a server with the key file signs the account in, and into a fresh database of the Postgres on 127.0.0.1:5432
- * (DATABASE_URL's, when set), where a server with the embedded server's key signs the account in with its password,
- * takes the API key and the session, decrypts the connection's key to list its tools, and pages on with a cursor
- * handed out before the move. Skipped, saying so, where no Postgres listens.
+ * organization with members, an API key, an MCP connection whose API key is stored encrypted and a connector that
+ * synced a repository with a stored GitHub token; `orgplane db dump` dumps it while the server runs; `orgplane db
+ * restore` loads the dump into a new data folder (a backup's restore), where a server with the key file signs the
+ * account in, and into a fresh database of the Postgres on 127.0.0.1:5432 (DATABASE_URL's, when set), where a server
+ * with the embedded server's key signs the account in with its password, takes the API key and the session, decrypts
+ * the connection's key to list its tools, pages on with a cursor handed out before the move, and syncs the connector
+ * on (the GitHub token decrypts, the plugin it made follows a rename). Skipped, saying so, where no Postgres listens.
  */
 import { Database, keyFileOf } from "@orgplane/server"
 import * as Effect from "effect/Effect"
@@ -17,7 +18,9 @@ import * as Net from "node:net"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as FakeGitHub from "../../../packages/testkit/src/FakeGitHub.js"
 import * as FakeMcp from "../../../packages/testkit/src/FakeMcp.js"
+import * as GitRepo from "../../../packages/testkit/src/GitRepo.js"
 import * as Http from "../../../packages/testkit/src/Http.js"
 import { cleanup, fresh, json } from "./Harness.js"
 import * as RealServer from "./RealServer.js"
@@ -39,6 +42,7 @@ const reachable = await listening(postgres)
 if (!reachable) console.warn(`DatabaseMove.test.ts skipped: no Postgres listens at ${new URL(postgres).host} (set DATABASE_URL to one)`)
 
 const API_KEY = "sk-moved-secret-456"
+const GITHUB_TOKEN = "ghp_moved_secret_0123456789"
 
 /** Runs `statement` on the Postgres. */
 const onPostgres = (statement: string) =>
@@ -53,12 +57,17 @@ const onPostgres = (statement: string) =>
 
 const made: Array<string> = []
 let mcp: FakeMcp.FakeMcp
+let github: FakeGitHub.FakeGitHub
+let repo: GitRepo.GitRepo | undefined
 
 beforeAll(async () => {
   mcp = await FakeMcp.start({ auth: { apiKey: API_KEY } })
+  github = await FakeGitHub.start()
 })
 afterAll(async () => {
   await mcp?.close()
+  await github?.close()
+  await repo?.remove()
   for (const name of made.splice(0)) await onPostgres(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)
   await cleanup()
 })
@@ -73,17 +82,20 @@ const newDatabase = async () => {
   return url.toString()
 }
 
-describe.skipIf(!reachable)("moving the embedded database to Postgres (orgplane db dump, orgplane db restore)", { timeout: 300_000 }, () => {
-  it("carries accounts, API keys, sessions, encrypted secrets and cursors over, dumped while the server runs", async () => {
+describe.skipIf(!reachable)("moving the embedded database to Postgres (orgplane db dump, orgplane db restore)", { timeout: 600_000 }, () => {
+  it("carries accounts, API keys, sessions, encrypted secrets, cursors and connector syncs over, dumped while the server runs", async () => {
     const { cli, home } = await fresh()
     const dataDir = Path.join(home, "data")
-    const embedded = await RealServer.start({ ORGPLANE_OUTBOUND_ALLOW_PRIVATE: "true" }, { data: dataDir })
+    const settings = { ORGPLANE_OUTBOUND_ALLOW_PRIVATE: "true", ORGPLANE_CODEHOST_API_URL: github.url }
+    const embedded = await RealServer.start(settings, { data: dataDir })
     const dump = Path.join(home, "backup.sql")
     let org: Awaited<ReturnType<typeof Http.staffed>>
     let apiKey: string
     let connectionId: string
     let firstPage: { items: ReadonlyArray<{ id: string }>; nextCursor: string | null }
     let rest: ReadonlyArray<{ id: string }>
+    let instanceId: string
+    let pluginId: string
     try {
       org = await Http.staffed(embedded.url)
       for (const name of ["Fourth", "Fifth", "Sixth"]) await Http.join(embedded.url, org.owner.token, "member", name)
@@ -115,6 +127,21 @@ describe.skipIf(!reachable)("moving the embedded database to Postgres (orgplane 
       ).items
       expect(rest).toHaveLength(4)
 
+      // A repository followed by a connector (its GitHub token stored encrypted), synced once.
+      repo = await GitRepo.withFiles({
+        ".claude-plugin/plugin.json": JSON.stringify({ name: "deploy-tools", description: "Deploys things." }),
+        "skills/deploy/SKILL.md": "---\nname: deploy\ndescription: Deploys the service.\n---\n\nRun the deploy script.\n"
+      })
+      github.addRepository("acme/deploy-tools", repo)
+      github.addToken(GITHUB_TOKEN, ["acme/deploy-tools"])
+      const env = { ORGPLANE_URL: embedded.url, ORGPLANE_TOKEN: org.owner.token }
+      const account = json(await cli(["connectors", "accounts", "connect", "--json"], { ...env, ORGPLANE_CODEHOST_TOKEN: GITHUB_TOKEN })).item
+      instanceId = json(await cli(["connectors", "instances", "create", "--account", account.id, "--repository", "acme/deploy-tools", "--name", "deploy-tools", "--json"], env)).item.id
+      expect((await cli(["connectors", "targets", "add", instanceId, "--branch", "main"], env)).code).toBe(0)
+      pluginId = json(await cli(["connectors", "apply", instanceId, "--all-supported", "--json"], env)).item.plugins[0].pluginId
+      const synced = await cli(["connectors", "sync", instanceId, "--wait"], env)
+      expect(synced.code, synced.stderr).toBe(0)
+
       // Dumped while the server runs, through the server: nothing else may open the folder meanwhile.
       const dumped = await cli(["db", "dump", "--data", dataDir, "--out", dump])
       expect(dumped.stderr).toContain(`Its secrets are encrypted with key "local", from the key file ${keyFileOf(dataDir)}`)
@@ -131,6 +158,7 @@ describe.skipIf(!reachable)("moving the embedded database to Postgres (orgplane 
     expect(text).toMatch(/^-- orgplane database dump/u)
     expect(text).toContain("CREATE TABLE public.orgplane_cluster_messages")
     expect(text).not.toContain(API_KEY)
+    expect(text).not.toContain(GITHUB_TOKEN)
 
     // A stopped folder is read directly.
     const again = await cli(["db", "dump", "--data", dataDir, "--out", Path.join(home, "stopped.sql"), "--json"])
@@ -143,7 +171,7 @@ describe.skipIf(!reachable)("moving the embedded database to Postgres (orgplane 
     expect(intoFolder.stderr).toContain(`copy its key file to ${keyFileOf(restoredDir)}`)
     expect(intoFolder.code).toBe(0)
     await Fs.copyFile(keyFileOf(dataDir), keyFileOf(restoredDir))
-    const reopened = await RealServer.start({}, { data: restoredDir })
+    const reopened = await RealServer.start(settings, { data: restoredDir })
     try {
       expect((await Http.request(reopened.url, "POST", "/v1/auth/sign-in", { body: { email: org.owner.email, password: org.owner.password } })).status).toBe(200)
     } finally {
@@ -162,7 +190,7 @@ describe.skipIf(!reachable)("moving the embedded database to Postgres (orgplane 
     expect(twice.stderr).toContain("already holds")
 
     const keys = (await Fs.readFile(keyFileOf(dataDir), "utf8")).trim()
-    const moved = await RealServer.start({ DATABASE_URL: target, ORGPLANE_ENCRYPTION_KEYS: keys, ORGPLANE_OUTBOUND_ALLOW_PRIVATE: "true" })
+    const moved = await RealServer.start({ ...settings, DATABASE_URL: target, ORGPLANE_ENCRYPTION_KEYS: keys })
     try {
       const signedIn = await Http.request(moved.url, "POST", "/v1/auth/sign-in", { body: { email: org.owner.email, password: org.owner.password } })
       expect(signedIn.status).toBe(200)
@@ -184,6 +212,12 @@ describe.skipIf(!reachable)("moving the embedded database to Postgres (orgplane 
         200
       )
       expect(paged.items.map((member) => member.id)).toEqual(rest.map((member) => member.id))
+
+      // The connector syncs on from where it was: its token decrypts, and the plugin it made follows the repository.
+      await repo!.commitFiles({ ".claude-plugin/plugin.json": JSON.stringify({ name: "deploy-kit", description: "Deploys things." }) }, "rename")
+      const followed = await cli(["connectors", "sync", instanceId, "--wait"], { ORGPLANE_URL: moved.url, ORGPLANE_TOKEN: org.owner.token })
+      expect(followed.code, followed.stderr).toBe(0)
+      expect(followed.stdout).toContain(`plugin: deploy-tools renamed deploy-kit (${pluginId})`)
     } finally {
       await moved.close()
     }
