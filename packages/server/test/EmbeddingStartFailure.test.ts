@@ -24,7 +24,12 @@ const closedPort = async () => {
 const rejection = async (start: () => Promise<unknown>) => {
   const error: unknown = await start().then(() => undefined, (error: unknown) => error)
   if (!(error instanceof Error)) throw new Error(`expected a rejection with an Error, got ${String(error)}`)
-  return { message: error.message, oneLine: !error.message.includes("\n"), cause: (error.cause as { _tag?: string } | undefined)?._tag }
+  const cause: unknown = error.cause
+  return {
+    message: error.message,
+    oneLine: !error.message.includes("\n"),
+    cause: typeof cause === "object" && cause !== null && "_tag" in cause ? cause._tag : undefined
+  }
 }
 
 describe("an embedding host's server that cannot reach its database", { timeout: 60_000 }, () => {
