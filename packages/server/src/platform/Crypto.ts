@@ -289,7 +289,7 @@ export const loadKeys: Effect.Effect<ReadonlyArray<EncryptionKey>, never, Server
 
 /** What the start that generates the key file says: where it is, why there, and to keep it (and out of git). */
 export const keyFileWritten = (file: string, dataDir: string) =>
-  `Generated the encryption key ${file}, beside the data folder ${Path.resolve(dataDir)} (not in it: a copy of the folder alone cannot read its secrets). Keep it with the folder's backups but apart from them; without it the stored secrets are lost. Keep both out of version control (in .gitignore: ${Path.basename(file)} and ${Path.basename(Path.resolve(dataDir))}/), or set ORGPLANE_ENCRYPTION_KEYS instead.`
+  `Generated the encryption key ${file}, beside the data folder ${Path.resolve(dataDir)} (not in it: a copy of the folder alone cannot read its secrets). Back it up, apart from the folder's backups: without it the stored secrets are lost. Keep both out of version control (in .gitignore: ${Path.basename(file)} and ${Path.basename(Path.resolve(dataDir))}/), or set ORGPLANE_ENCRYPTION_KEYS instead.`
 
 export class Crypto extends Context.Service<Crypto, CryptoService>()("@orgplane/server/platform/Crypto") {
   /** The service with the configured password cost and keys (`loadKeys`). */
