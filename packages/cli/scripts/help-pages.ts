@@ -4,7 +4,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Fs from "node:fs"
-import { make } from "../src/Cli.js"
+import { layout, make } from "../src/Cli.js"
 import * as Commands from "../src/Commands.js"
 import * as Help from "../src/Help.js"
 import type * as HelpPages from "../src/HelpPages.js"
@@ -25,7 +25,7 @@ const render = (root: Commands.Group): HelpPages.Pages => {
     for (const child of node.children) visit(child, [...path, child.name])
   }
   visit(root, [])
-  return { version: VERSION, overview: Help.overview(style, root, Commands.leaves(root), VERSION), groups, leaves }
+  return { version: VERSION, overview: Help.overview(style, root, VERSION, layout), groups, leaves }
 }
 
 const [file] = process.argv.slice(2)

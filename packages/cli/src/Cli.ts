@@ -16,6 +16,7 @@ import * as Commands from "./Commands.js"
 import { ExitCodes, Reported, UsageError, usageReport } from "./Errors.js"
 import * as GlobalOptions from "./GlobalOptions.js"
 import * as Help from "./Help.js"
+import * as HelpPages from "./HelpPages.js"
 import * as Output from "./Output.js"
 import { type ApiGroup, ApiGroups } from "./Target.js"
 import { VERSION } from "./Version.js"
@@ -58,8 +59,25 @@ const commands: ReadonlyArray<readonly [name: string, load: (serveEnvironment: S
   ["calendar", () => import("./commands/calendar.js").then((module) => module.calendar)]
 ]
 
+/**
+ * How `orgplane --help` lists the commands above: the few people start with, then every command under the root by
+ * area, in this order. A new command is listed by adding its name to an area (one that no area names is listed under
+ * "MORE COMMANDS").
+ */
+export const layout: Help.Areas = {
+  start: [["serve"], ["auth", "signup"], ["auth", "login"], ["orgs", "create"], ["api-keys", "create"], ["whoami"]],
+  areas: [
+    ["YOUR ACCOUNT", ["auth", "whoami", "account", "memory"]],
+    ["ORGANIZATION", ["orgs", "members", "teams", "invitations", "api-keys", "audit"]],
+    ["CATALOG", ["config-objects", "plugins", "marketplaces", "access", "templates", "connectors"]],
+    ["IDENTITY AND POLICY", ["sso", "scim", "policies"]],
+    ["AGENTS AND INTEGRATIONS", ["workers", "mcp", "llm-providers", "connections", "mail", "calendar", "telemetry"]],
+    ["RUNNING THE SERVER", ["serve", "keys", "db", "admin", "bootstrap"]]
+  ]
+}
+
 const SUMMARY =
-  "administer an orgplane control plane: run the server, rotate its encryption keys, sign in, export or delete your account, manage organizations, members, teams, invitations, API keys, the catalog of config objects, plugins and marketplaces, the connectors that sync it from GitHub, desktop policies, SSO, directory provisioning (SCIM), workers, your memory bank, shared templates, telemetry, the instance's metrics and accounts, external MCP connections, LLM providers, and your own mail and calendar accounts (connections, mail, calendar)."
+  "administer an orgplane control plane: run its server, sign in, and manage organizations, their members, catalog, connectors, identity providers, policies, agents and integrations."
 
 /** The root of the tree, every command loaded (the overview, completions). */
 export const make = (options: { readonly serveEnvironment?: Serve.Environment | undefined } = {}): Effect.Effect<Commands.Group> =>
@@ -209,7 +227,7 @@ export const parseMessage = (error: CliError.CliError, leaf: Commands.Leaf): str
  * 0 ok, 1 error, 2 usage, 3 not authenticated, 4 not found, 5 connection failure.
  */
 export const run = (argv: ReadonlyArray<string>, options: RunOptions = {}) => {
-  const args = argv.slice(2)
+  const args = HelpPages.helpAsFlag(argv.slice(2))
   const json = flagsOf(args).includes("--json")
   const out: Output.Style = { color: options.color?.stdout ?? false }
   const err: Output.Style = { color: options.color?.stderr ?? false }
@@ -221,8 +239,7 @@ export const run = (argv: ReadonlyArray<string>, options: RunOptions = {}) => {
 
   return Effect.gen(function*() {
     if (args.length === 0 || (args.length === 1 && isHelp(args[0]!))) {
-      const root = yield* make()
-      yield* Console.log(Help.overview(out, root, Commands.leaves(root), VERSION))
+      yield* Console.log(Help.overview(out, yield* make(), VERSION, layout))
       return ExitCodes.ok
     }
     if (args[0] === "--version" || args[0] === "-V") {

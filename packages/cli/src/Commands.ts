@@ -38,6 +38,9 @@ export class Invocation extends Context.Service<Invocation, {
 /** Every leaf with its words: `[["teams", "list"], leaf]`. */
 export type Leaves = ReadonlyArray<readonly [ReadonlyArray<string>, Leaf]>
 
+/** An example of a command's help: what it does, and the words after `orgplane` (`["teams", "create", "Platform"]`). */
+export type Example = readonly [description: string, words: ReadonlyArray<string>]
+
 /** More help after the flags, for example `serve`'s environment variables: `[heading, [term, text][]]`. */
 export type Section = readonly [heading: string, rows: ReadonlyArray<readonly [string, string]>]
 
@@ -56,6 +59,8 @@ export interface Leaf {
   /** Whether the global flags (`--url`, `--json`, ...) apply. */
   readonly global: boolean
   readonly sections: () => ReadonlyArray<Section>
+  /** Its own examples, shown before the one made from its usage (Examples.ts). */
+  readonly examples: ReadonlyArray<Example>
   /** The library's command, for completions. */
   readonly command: Command.Command.Any
   /**
@@ -82,6 +87,8 @@ interface Described<Ins extends Record<string, Inputs.Input<unknown>>> {
   readonly summary: string
   readonly details?: ReadonlyArray<string>
   readonly inputs: Ins
+  /** Examples beyond the one its usage gives (Examples.ts), for a command whose common use needs flags. */
+  readonly examples?: ReadonlyArray<Example>
 }
 
 /**
@@ -155,6 +162,7 @@ export const leaf = <const Ins extends Record<string, Inputs.Input<unknown>>, E,
     docs: Object.values(spec.inputs).map((input) => input.doc),
     global,
     sections: spec.sections ?? (() => []),
+    examples: spec.examples ?? [],
     command,
     execute: (args) =>
       run(args).pipe(

@@ -17,11 +17,19 @@ export interface Pages {
 
 const isHelp = (word: string) => word === "--help" || word === "-h"
 
+/** `orgplane help [command...]` is `orgplane [command...] --help` (`orgplane help` alone, the overview). */
+export const helpAsFlag = (args: ReadonlyArray<string>): ReadonlyArray<string> => {
+  if (args[0] !== "help" || args.slice(1).some((word) => word.startsWith("-") && !isHelp(word))) return args
+  const words = args.slice(1).filter((word) => !isHelp(word))
+  return words.length === 0 ? [] : [...words, "--help"]
+}
+
 /**
  * The page Cli.ts would print for these words, when they are only words naming a group or a command and at most
- * one `--help` after them; undefined for anything else, which the CLI itself answers.
+ * one `--help` after them (or `help` before them); undefined for anything else, which the CLI itself answers.
  */
-export const find = (pages: Pages, args: ReadonlyArray<string>): string | undefined => {
+export const find = (pages: Pages, given: ReadonlyArray<string>): string | undefined => {
+  const args = helpAsFlag(given)
   const help = args.length > 0 && isHelp(args[args.length - 1]!)
   const words = help ? args.slice(0, -1) : args
   if (words.some((word) => word.startsWith("-"))) return undefined

@@ -25,6 +25,8 @@ export interface Doc {
   readonly description: string
   readonly optional: boolean
   readonly repeated: boolean
+  /** A value the examples give it: the schema's own example (an id's), else a choice's first value. */
+  readonly example?: string
 }
 
 export interface Flag<A> {
@@ -87,13 +89,23 @@ const problem = (label: string) => (error: Schema.SchemaError) =>
 const decodeWith = <A, I>(schema: Schema.Codec<A, I>, label: string) => (value: I) =>
   Effect.mapError(Schema.decodeEffect(schema)(value), problem(label))
 
+/** The schema's first string example (every id schema has one), on either side of a transformation. */
+const exampleOf = (schema: Schema.Top | undefined): { readonly example?: string } => {
+  if (schema === undefined) return {}
+  const examples = [schema.ast, SchemaAST.toType(schema.ast), SchemaAST.toEncoded(schema.ast)]
+    .flatMap((ast) => SchemaAST.resolveAt<ReadonlyArray<unknown>>("examples")(ast) ?? [])
+  const example = examples.find((value): value is string => typeof value === "string")
+  return example === undefined ? {} : { example }
+}
+
 const flagDoc = (name: string, spec: { readonly description?: string; readonly placeholder?: string; readonly schema?: Schema.Top }, placeholder: string): Doc => ({
   kind: "flag",
   name,
   placeholder: spec.placeholder ?? placeholder,
   description: descriptionOf(spec),
   optional: false,
-  repeated: false
+  repeated: false,
+  ...exampleOf(spec.schema)
 })
 
 /** `--name <text>`, checked with `spec.schema` when given. */
@@ -128,7 +140,7 @@ export const secret = (name: string, spec: { readonly description: string; reado
 /** `--name a|b|c`. */
 export const choice = <const L extends string>(name: string, values: ReadonlyArray<L>, spec: { readonly description: string }): Flag<L> => ({
   parser: Flags.Literals(name, values),
-  doc: flagDoc(name, spec, `<${values.join("|")}>`)
+  doc: { ...flagDoc(name, spec, `<${values.join("|")}>`), ...(values[0] === undefined ? {} : { example: values[0] }) }
 })
 
 /** `--name a|b|c`, given any number of times. */
@@ -165,7 +177,8 @@ const argDoc = (name: string, spec: { readonly description?: string; readonly pl
   placeholder: spec.placeholder ?? `<${name}>`,
   description: descriptionOf(spec),
   optional: false,
-  repeated: false
+  repeated: false,
+  ...exampleOf(spec.schema)
 })
 
 /** A positional argument, checked with `spec.schema` when given. */
@@ -207,7 +220,7 @@ export const argumentChoice = <const L extends string>(
   spec: { readonly description: string }
 ): Arg<L> => ({
   parser: Argument.Literals(name, values),
-  doc: { ...argDoc(name, spec), placeholder: `<${values.join("|")}>` }
+  doc: { ...argDoc(name, spec), placeholder: `<${values.join("|")}>`, ...(values[0] === undefined ? {} : { example: values[0] }) }
 })
 
 /**

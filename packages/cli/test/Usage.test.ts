@@ -74,12 +74,40 @@ describe("help and usage", () => {
     expect(results[4]!.stderr).toContain("ORGPLANE_PASSWORD")
   })
 
-  it("shows an overview of the commands", async () => {
+  it("shows an overview of the commands by area, the first ones people run first, each with an example", async () => {
     const { cli } = await fresh()
     const overview = await cli(["--help"])
     expect(overview.code).toBe(0)
-    for (const command of ["auth signup", "auth login", "auth logout", "whoami", "orgs list", "orgs create", "orgs switch", "api-keys create", "api-keys list", "api-keys revoke", "bootstrap create", "bootstrap claim"]) {
-      expect(overview.stdout).toContain(`  ${command}`)
+    const headings = overview.stdout.split("\n").filter((line) => /^[A-Z][A-Z ]+$/.test(line))
+    expect(headings).toEqual([
+      "USAGE",
+      "START HERE",
+      "YOUR ACCOUNT",
+      "ORGANIZATION",
+      "CATALOG",
+      "IDENTITY AND POLICY",
+      "AGENTS AND INTEGRATIONS",
+      "RUNNING THE SERVER",
+      "GLOBAL FLAGS",
+      "EXAMPLES",
+      "LEARN MORE"
+    ])
+    const start = overview.stdout.split("START HERE\n")[1]!.split("\n\n")[0]!
+    expect(start.split("\n").map((line) => line.trim().split(/ {2,}/)[0])).toEqual(["serve", "auth signup", "auth login", "orgs create", "api-keys create", "whoami"])
+    for (const command of ["auth", "orgs", "api-keys", "bootstrap", "connectors", "serve"]) expect(overview.stdout).toMatch(new RegExp(`^  ${command} `, "m"))
+    expect(overview.stdout).toContain("  $ orgplane auth signup --email ada@example.com --name 'Ada Lovelace'")
+    expect(overview.stdout.split("\n").length).toBeLessThan(90)
+  })
+
+  it("'orgplane help [command...]' prints what '--help' does, and refuses what it does", async () => {
+    const { cli } = await fresh()
+    for (const words of [[], ["teams"], ["teams", "create"], ["connectors", "accounts"], ["connectors", "accounts", "connect"]]) {
+      const [viaHelp, viaFlag] = await Promise.all([cli(["help", ...words]), cli([...words, "--help"])])
+      expect(viaHelp.code, words.join(" ")).toBe(0)
+      expect(viaHelp.stdout, words.join(" ")).toBe(viaFlag.stdout)
     }
+    const unknown = await cli(["help", "tems"])
+    expect(unknown.code).toBe(2)
+    expect(unknown.stderr).toBe("error: unknown command 'tems' for 'orgplane' — did you mean 'teams'? Run 'orgplane --help' for its commands.\n")
   })
 })

@@ -13,6 +13,9 @@ const pagesOf = (root: Commands.Group): ReadonlyArray<ReadonlyArray<string>> => 
   ["orgs", "-h"],
   ...Commands.leaves(root).map(([path]) => [...path.slice(1), "--help"]),
   ["orgs", "create", "x", "--help"],
+  ["help"],
+  ["help", "teams"],
+  ["help", "teams", "create"],
   ["--version"],
   ["-V"]
 ]

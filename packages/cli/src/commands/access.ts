@@ -3,28 +3,7 @@
  * The resource's id tells its kind (cob_…, plg_…, mkt_…); a grant is for one member, one team or the whole
  * organization. Managing grants needs manager access on the resource.
  */
-import {
-  AccessRole,
-  checkTypeId,
-  ConfigObjectAccessGrant,
-  ConfigObjectAccessGrantId,
-  ConfigObjectAccessGrantResponse,
-  ConfigObjectId,
-  ConfigObjectsApi,
-  MarketplaceAccessGrant,
-  MarketplaceAccessGrantId,
-  MarketplaceAccessGrantResponse,
-  MarketplaceId,
-  MarketplacesApi,
-  MembershipId,
-  Page,
-  PluginAccessGrant,
-  PluginAccessGrantId,
-  PluginAccessGrantResponse,
-  PluginId,
-  PluginsApi,
-  TeamId
-} from "@orgplane/schema"
+import { AccessRole, checkTypeId, ConfigObjectAccessGrant, ConfigObjectAccessGrantId, ConfigObjectAccessGrantResponse, ConfigObjectId, ConfigObjectsApi, exampleId, MarketplaceAccessGrant, MarketplaceAccessGrantId, MarketplaceAccessGrantResponse, MarketplaceId, MarketplacesApi, MembershipId, Page, PluginAccessGrant, PluginAccessGrantId, PluginAccessGrantResponse, PluginId, PluginsApi, TeamId } from "@orgplane/schema"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
@@ -154,6 +133,9 @@ export const granteePayload = <R extends AccessRole>(role: R, { member, orgWide,
 const GrantResponse = Schema.Union([ConfigObjectAccessGrantResponse, PluginAccessGrantResponse, MarketplaceAccessGrantResponse])
 
 export const grant = Commands.endpoint("grant", {
+  examples: [
+    ["Let a team use a config object.", ["access", "grant", exampleId("cob"), "--role", "viewer", "--team", "tem_01m6dsg7e0f6xbks25eta8m5bm"]],
+  ],
   summary: "Give a member, a team or the whole organization a role on a config object, plugin or marketplace.",
   details: [
     "Granting again to the same member, team or organization replaces that grant's role (and brings a revoked one back). Needs manager access on the resource; --org-wide also needs an owner or admin."

@@ -56,6 +56,9 @@ export const email = Commands.leaf("email", {
 })
 
 export const remove = Commands.leaf("delete", {
+  examples: [
+    ["Delete your account for good, after exporting your data.", ["account", "delete", "--yes"]],
+  ],
   summary: "Delete your account for good: sessions, API keys, memberships, memories and connections go (needs a session and --yes).",
   details: [
     "Confirmed by your password (--password, ORGPLANE_PASSWORD or a prompt); --without-password relies on a sign-in within the last 2 hours instead (an account made by SSO has no password: sign in through SSO again first). Refused while you are the last owner of an organization that has other members: make someone else an owner ('orgplane members transfer-ownership') or delete it first. Organizations' audit logs keep their events, naming you by a pseudonym. Export your data first with 'orgplane account export'. The profile's session is forgotten."

@@ -6,26 +6,7 @@
  * accounts (the operator's reset link for any account among them); and `reset-password <email>`, a reset link made
  * on the server's machine against its database, with no server running and no sign-in (local, like `keys rotate`).
  */
-import {
-  AccountDeletion,
-  type AdminActivityPoint,
-  AdminApi,
-  AdminMetricsResponse,
-  AdminOrganizationListQuery,
-  AdminOrganizationPage,
-  type AdminUser,
-  AdminUserPage,
-  AdminUserResponse,
-  ClaimOperatorRequest,
-  Email,
-  Organization,
-  OrganizationDeletionResponse,
-  OrganizationId,
-  OrganizationResponse,
-  PasswordResetLinkResponse,
-  SearchText,
-  UserId
-} from "@orgplane/schema"
+import { AccountDeletion, type AdminActivityPoint, AdminApi, AdminMetricsResponse, AdminOrganizationListQuery, AdminOrganizationPage, type AdminUser, AdminUserPage, AdminUserResponse, ClaimOperatorRequest, Email, exampleId, Organization, OrganizationDeletionResponse, OrganizationId, OrganizationResponse, PasswordResetLinkResponse, SearchText, UserId } from "@orgplane/schema"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -197,6 +178,9 @@ export const enableUser = Commands.endpoint("enable", {
 })
 
 export const deleteUser = Commands.leaf("delete", {
+  examples: [
+    ["Delete an account for good.", ["admin", "users", "delete", exampleId("usr"), "--yes"]],
+  ],
   summary: "Delete any account for good, as its person could: sessions, keys, memberships, memories and connections go (operator only; --yes).",
   details: [
     "Refused while the person is the last owner of an organization that has other members. The audit log records it in every organization the person left and in yours, and names the person by a pseudonym. Asks for a recent sign-in."

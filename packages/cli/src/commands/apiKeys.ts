@@ -18,6 +18,9 @@ const scopeCell = (scopes: ApiKey["scopes"]) => {
 }
 
 export const create = Commands.endpoint("create", {
+  examples: [
+    ["A key for CI, shown once.", ["api-keys", "create", "ci"]],
+  ],
   summary: "Create an API key for the active organization and print it (only this once).",
   inputs: {
     name: Inputs.argument("name", { schema: CreateApiKeyRequest.fields.name }),

@@ -3,17 +3,7 @@
  * organization's audit events are streamed to (owners manage them; admins read them). Values are checked by the
  * API's own schemas.
  */
-import {
-  type AuditStream,
-  AuditStreamId,
-  AuditStreamPage,
-  AuditStreamResponse,
-  AuditStreamStatus,
-  AuditStreamTestResult,
-  AuditStreamWithSecret,
-  CreateAuditStreamRequest,
-  UpdateAuditStreamRequest
-} from "@orgplane/schema"
+import { type AuditStream, AuditStreamId, AuditStreamPage, AuditStreamResponse, AuditStreamStatus, AuditStreamTestResult, AuditStreamWithSecret, CreateAuditStreamRequest, exampleId, UpdateAuditStreamRequest } from "@orgplane/schema"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
@@ -91,6 +81,9 @@ export const get = Commands.endpoint("get", {
 })
 
 export const update = Commands.endpoint("update", {
+  examples: [
+    ["Pause delivery to a stream.", ["audit", "streams", "update", exampleId("ast"), "--status", "paused"]],
+  ],
   summary: "Change an audit stream's URL or description, or pause or resume it; its place in the log is kept.",
   inputs: {
     streamId,

@@ -57,6 +57,9 @@ const report = (
   })
 
 export const signup = Commands.leaf("signup", {
+  examples: [
+    ["Create your account (the password is asked for).", ["auth", "signup", "--email", "ada@example.com", "--name", "Ada Lovelace"]],
+  ],
   summary: "Create an account and save its session in the profile.",
   details: ["The password comes from --password, ORGPLANE_PASSWORD or a prompt; it must be 10 to 256 characters."],
   inputs: {
@@ -101,6 +104,10 @@ const readReplacement = (flag: Option.Option<Redacted.Redacted<string>>, refusal
   })
 
 export const login = Commands.leaf("login", {
+  examples: [
+    ["Sign in with a password (asked for).", ["auth", "login", "--email", "ada@example.com"]],
+    ["Sign in through your domain's SSO, in a browser.", ["auth", "login", "--email", "ada@example.com", "--sso"]],
+  ],
   summary: "Sign in (with a password, or through SSO in a browser with --sso) and save the session in the profile.",
   details: [
     "The password comes from --password, ORGPLANE_PASSWORD or a prompt. A temporary one (set through an administrator's reset link) is replaced at this sign-in by yours, from --new-password, ORGPLANE_NEW_PASSWORD or a prompt (twice).",

@@ -44,6 +44,9 @@ export const create = Commands.endpoint("create", {
 })
 
 export const claim = Commands.endpoint("claim", {
+  examples: [
+    ["Redeem the claim link's token.", ["bootstrap", "claim", "opc_Yw1m4h9kQ2s8LxV0pN7cR5tZ3bJ6dF1gH8uA2eK4m0Q"]],
+  ],
   summary: "Redeem a claim token: join the workspace with the claim's role (needs a session).",
   inputs: { token: Inputs.argument("token", { schema: AcceptClaimRequest.fields.token, description: "The claim token (opc_…)." }) },
   call: (client, { token }) => client.bootstrap.acceptClaim({ payload: { token } }),

@@ -68,6 +68,9 @@ const describeAccount = (account: ConnectorAccount) =>
   `${account.kind === "token" ? "token" : "app installation"} account ${account.displayName} (${account.id})`
 
 export const connect = Commands.endpoint("connect", {
+  examples: [
+    ["Connect a GitHub App installation.", ["connectors", "accounts", "connect", "--installation-id", "52817364"]],
+  ],
   summary: "Connect a GitHub account: an installation of the server's app, or an access token (owners and admins).",
   details: [
     `The token is read from standard input with --token-stdin, else from ${TOKEN_VARIABLE}; never from an argument, which other local users can see. It is stored encrypted and never shown again. Nothing is read from GitHub when connecting.`

@@ -3,21 +3,7 @@
  * shared with grants (viewer reads, editor changes, manager removes and shares), as `orgplane access` does for
  * catalog items.
  */
-import {
-  AccessRole,
-  type ConnectorInstance,
-  ConnectorAccountId,
-  ConnectorInstanceAccessGrantId,
-  ConnectorInstanceAccessGrantPage,
-  ConnectorInstanceAccessGrantResponse,
-  ConnectorInstanceDetail,
-  ConnectorInstanceId,
-  ConnectorInstanceListQuery,
-  ConnectorInstancePage,
-  ConnectorInstanceResponse,
-  CreateConnectorInstanceRequest,
-  RemoveConnectorInstanceResponse
-} from "@orgplane/schema"
+import { AccessRole, ConnectorAccountId, type ConnectorInstance, ConnectorInstanceAccessGrantId, ConnectorInstanceAccessGrantPage, ConnectorInstanceAccessGrantResponse, ConnectorInstanceDetail, ConnectorInstanceId, ConnectorInstanceListQuery, ConnectorInstancePage, ConnectorInstanceResponse, CreateConnectorInstanceRequest, exampleId, RemoveConnectorInstanceResponse } from "@orgplane/schema"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as Commands from "../Commands.js"
@@ -101,6 +87,9 @@ export const instancesCreate = Commands.endpoint("create", {
 })
 
 export const instancesUpdate = Commands.endpoint("update", {
+  examples: [
+    ["Rename an instance.", ["connectors", "instances", "update", exampleId("cin"), "--name", "Agents repository"]],
+  ],
   summary: "Change an instance's repository, name or settings (needs editor access); give at least one.",
   inputs: {
     instanceId,
@@ -151,6 +140,9 @@ export const remove = Commands.endpoint("remove", {
 // Instance access: the same three operations as `orgplane access`, for cin_… ids.
 
 export const accessGrant = Commands.endpoint("grant", {
+  examples: [
+    ["Let the whole organization use an instance.", ["connectors", "instances", "access", "grant", exampleId("cin"), "--role", "viewer", "--org-wide"]],
+  ],
   summary: "Give a member, a team or the whole organization a role on an instance (needs manager access).",
   details: ["Granting again to the same member, team or organization replaces that grant's role. --org-wide also needs an owner or admin."],
   inputs: {

@@ -2,18 +2,7 @@
  * `orgplane connectors mappings`: which files of a target's branch become which config objects (a path or a folder
  * selector, an object type, optionally a plugin they join). Access is the instance's: viewer reads, editor changes.
  */
-import {
-  type ConnectorMapping,
-  ConnectorMappingDetail,
-  ConnectorMappingId,
-  ConnectorMappingListQuery,
-  ConnectorMappingPage,
-  ConnectorMappingResponse,
-  MappingKind,
-  ObjectType,
-  PluginId,
-  Selector
-} from "@orgplane/schema"
+import { type ConnectorMapping, ConnectorMappingDetail, ConnectorMappingId, ConnectorMappingListQuery, ConnectorMappingPage, ConnectorMappingResponse, exampleId, MappingKind, ObjectType, PluginId, Selector } from "@orgplane/schema"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
@@ -120,6 +109,9 @@ export const mappingsAdd = Commands.endpoint("add", {
 })
 
 export const mappingsUpdate = Commands.endpoint("update", {
+  examples: [
+    ["Map another folder.", ["connectors", "mappings", "update", exampleId("cmp"), "--selector", "skills/*"]],
+  ],
   summary: "Change a mapping's selector, object type, plugin, auto-add or settings (needs editor access); give at least one.",
   inputs: {
     mappingId,

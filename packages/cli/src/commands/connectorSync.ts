@@ -4,26 +4,7 @@
  * materialize the mapped files, queued now or followed to the end with `--wait`.
  */
 import type { OrgplaneApiClient } from "@orgplane/client"
-import {
-  ApplyDiscoveryRequest,
-  ApplyDiscoveryResponse,
-  type ConnectorSyncEvent,
-  ConnectorSyncEventDetail,
-  ConnectorSyncEventId,
-  ConnectorSyncEventPage,
-  ConnectorInstanceId,
-  ConnectorTargetId,
-  type DiscoveredPlugin,
-  DiscoveryResponse,
-  type DiscoveryResult,
-  DiscoveryTreeQuery,
-  type FollowedPlugin,
-  ResyncResponse,
-  SyncNowResponse,
-  SyncStatus,
-  TreeCursor,
-  TreeEntryPage
-} from "@orgplane/schema"
+import { ApplyDiscoveryRequest, ApplyDiscoveryResponse, ConnectorInstanceId, type ConnectorSyncEvent, ConnectorSyncEventDetail, ConnectorSyncEventId, ConnectorSyncEventPage, ConnectorTargetId, type DiscoveredPlugin, DiscoveryResponse, type DiscoveryResult, DiscoveryTreeQuery, exampleId, type FollowedPlugin, ResyncResponse, SyncNowResponse, SyncStatus, TreeCursor, TreeEntryPage } from "@orgplane/schema"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -164,6 +145,9 @@ export const tree = Commands.list("tree", {
 })
 
 export const apply = Commands.endpoint("apply", {
+  examples: [
+    ["Import every supported candidate discovery found.", ["connectors", "apply", exampleId("cin"), "--all-supported"]],
+  ],
   summary: "Import discovered candidates as plugins with mappings, then queue the sync that fills them (needs editor access).",
   details: [
     "Each selected candidate becomes a plugin (the one this instance created earlier for the same key is reused), a marketplace lists them for a marketplace repository, and each component folder or file becomes a mapping. Applying the same selection again creates nothing new.",

@@ -2,13 +2,7 @@
  * `orgplane connectors targets`: the branch (of the instance's repository, or another) a connector instance follows;
  * discovery reads the first. Access is the instance's: viewer reads, editor changes.
  */
-import {
-  type ConnectorTarget,
-  ConnectorTargetDetail,
-  ConnectorTargetPage,
-  ConnectorTargetResponse,
-  CreateConnectorTargetRequest
-} from "@orgplane/schema"
+import { type ConnectorTarget, ConnectorTargetDetail, ConnectorTargetPage, ConnectorTargetResponse, CreateConnectorTargetRequest, exampleId } from "@orgplane/schema"
 import * as Effect from "effect/Effect"
 import * as Commands from "../Commands.js"
 import * as Inputs from "../Inputs.js"
@@ -73,6 +67,9 @@ export const targetsAdd = Commands.endpoint("add", {
 })
 
 export const targetsUpdate = Commands.endpoint("update", {
+  examples: [
+    ["Follow another branch.", ["connectors", "targets", "update", exampleId("ctg"), "--branch", "release"]],
+  ],
   summary: "Change a target's repository, branch or settings (needs editor access); give at least one.",
   inputs: {
     targetId,

@@ -28,6 +28,9 @@ import * as Sessions from "../Sessions.js"
 import * as Target from "../Target.js"
 
 export const create = Commands.endpoint("create", {
+  examples: [
+    ["Invite an admin; prints their invite token, once.", ["invitations", "create", "grace@example.com", "--role", "admin"]],
+  ],
   summary: "Invite an email address and print the invite token (only this once).",
   details: ["A pending invitation of the same email is refreshed: new token, role and expiry."],
   inputs: {
@@ -111,6 +114,9 @@ export const cancel = Commands.endpoint("cancel", {
 })
 
 export const accept = Commands.leaf("accept", {
+  examples: [
+    ["Join as a new account, kept beside your own session in another profile.", ["invitations", "accept", "opi_yvlsYSkd_Fx2YtoH8rs5Aj0XNQkiHh4d-ovAehSprV4", "--sign-up", "--name", "Grace Hopper", "--profile", "grace"]],
+  ],
   summary: "Join an organization with an invite token, as the signed-in user or as a new account.",
   details: [
     "Without --sign-up, the signed-in user (whose email the invitation was sent to) joins. With --sign-up --name N, a new account is created for the invited email and its session is saved in the profile; the password comes from --password, ORGPLANE_PASSWORD or a prompt. A profile holding another account is only replaced with --force."

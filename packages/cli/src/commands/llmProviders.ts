@@ -198,6 +198,9 @@ export const get = Commands.endpoint("get", {
 })
 
 export const create = Commands.endpoint("create", {
+  examples: [
+    ["Start from the catalog's OpenAI, with one model (the key from ORGPLANE_LLM_API_KEY).", ["llm-providers", "create", "OpenAI", "--catalog", "openai", "--model", "gpt-4o"]],
+  ],
   summary: "Register an LLM provider from the catalog (--catalog) or custom (--api-style and --base-url) (owners and admins).",
   details: [
     `The API key comes from standard input (--api-key-stdin) or ${CliConfig.LLM_API_KEY_VARIABLE}; it may also be set later, and OAuth tokens only then ('llm-providers set-credential --credential-file'). You keep access to what you create; grant it to others with 'llm-providers grant'.`
@@ -234,6 +237,9 @@ export const create = Commands.endpoint("create", {
 })
 
 export const update = Commands.endpoint("update", {
+  examples: [
+    ["Change the models it allows.", ["llm-providers", "update", "openai", "--model", "gpt-4o", "--model", "gpt-4o-mini"]],
+  ],
   summary: "Rename an LLM provider, move its base URL, or replace its models or extra headers (manager access).",
   inputs: {
     provider,
@@ -261,6 +267,9 @@ export const update = Commands.endpoint("update", {
 })
 
 export const setCredential = Commands.endpoint("set-credential", {
+  examples: [
+    ["Set the credential a file holds.", ["llm-providers", "set-credential", "openai", "--credential-file", "credential.json"]],
+  ],
   summary: "Replace an LLM provider's credential: an API key from standard input, or a JSON credential file (manager access).",
   inputs: { provider, ...credentialInputs },
   call: (client, input) =>
@@ -292,6 +301,9 @@ export const del = Commands.endpoint("delete", {
 })
 
 export const grant = Commands.endpoint("grant", {
+  examples: [
+    ["Let a team use a provider.", ["llm-providers", "grant", "openai", "--team", "tem_01m6dsg7e0f6xbks25eta8m5bm"]],
+  ],
   summary: "Let a member, a team or the whole organization use an LLM provider (manager access).",
   details: ["Any role lets them use it (read it, connect); manager also lets them change, test, grant and delete it. Granting again replaces the role."],
   inputs: {

@@ -65,6 +65,9 @@ const recipientsFlag = (name: string, description: string) =>
   Inputs.repeatedText(name, { placeholder: "<address>", description, schema: Schema.Array(Email) })
 
 export const draft = Commands.endpoint("draft", {
+  examples: [
+    ["Draft a mail to one person.", ["mail", "draft", "--to", "ada@example.com", "--subject", "Weekly report"]],
+  ],
   summary: "Create a draft in your mailbox (never sent): recipients, a subject and a plain-text body from a file or standard input.",
   details: [
     "Acts through your own suite-a connection ('orgplane connections suite-a connect'); needs the mailDraft feature. The draft stays in your Drafts folder until you send or delete it there."

@@ -3,23 +3,7 @@
  * curated lists of plugins. Owners and admins create them; access is per marketplace (see `orgplane access`), and
  * whoever can view a marketplace can view the plugins it lists.
  */
-import {
-  CatalogDescription,
-  CatalogStatus,
-  LogoUrl,
-  type Marketplace,
-  MarketplaceDetail,
-  MarketplaceId,
-  MarketplaceListQuery,
-  MarketplaceName,
-  MarketplacePage,
-  MarketplacePluginPage,
-  MarketplacePluginResponse,
-  MarketplaceResponse,
-  MarketplacesApi,
-  PluginId,
-  ResolvedMarketplaceResponse
-} from "@orgplane/schema"
+import { CatalogDescription, CatalogStatus, exampleId, LogoUrl, type Marketplace, MarketplaceDetail, MarketplaceId, MarketplaceListQuery, MarketplaceName, MarketplacePage, MarketplacePluginPage, MarketplacePluginResponse, MarketplaceResponse, MarketplacesApi, PluginId, ResolvedMarketplaceResponse } from "@orgplane/schema"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
@@ -114,6 +98,9 @@ export const get = Commands.endpoint("get", {
 })
 
 export const update = Commands.endpoint("update", {
+  examples: [
+    ["Describe a marketplace.", ["marketplaces", "update", exampleId("mkt"), "--description", "What the platform team supports"]],
+  ],
   summary: "Change a marketplace's name, description or logo (needs editor access).",
   inputs: {
     marketplaceId,

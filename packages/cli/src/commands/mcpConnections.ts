@@ -215,6 +215,9 @@ export const get = Commands.endpoint("get", {
 })
 
 export const update = Commands.endpoint("update", {
+  examples: [
+    ["Rename a connection.", ["mcp", "connections", "update", "github-mcp", "--name", "GitHub"]],
+  ],
   summary: "Rename an MCP connection, move it to another URL, give it a new API key or change its OAuth settings.",
   details: [
     "A new URL or key of a `none` or `apikey` connection is checked live before it is stored; a new URL of an `oauth` connection drops the credentials issued for the old one. Secrets come from standard input only (--api-key-stdin, --client-secret-stdin)."
@@ -264,6 +267,9 @@ export const del = Commands.endpoint("delete", {
 })
 
 export const grant = Commands.endpoint("grant", {
+  examples: [
+    ["Let the whole organization use a connection.", ["mcp", "connections", "grant", "github-mcp", "--org-wide"]],
+  ],
   summary: "Let a member, a team or the whole organization use an MCP connection (owners and admins).",
   details: ["Any role lets them use it; owners and admins need a grant too to run its tools. Granting again replaces the role."],
   inputs: {

@@ -49,6 +49,9 @@ export const list = Commands.list("list", {
 })
 
 export const create = Commands.endpoint("create", {
+  examples: [
+    ["Create an organization and make it the active one.", ["orgs", "create", "My Org"]],
+  ],
   summary: "Create an organization (you become its owner) and make it the active one.",
   inputs: { name: Inputs.argument("name", { schema: OrganizationName }) },
   call: (client, { name }) => client.organizations.create({ payload: { name } }),
@@ -117,6 +120,9 @@ const metadataOf = (pairs: ReadonlyArray<readonly [string, string]>) =>
   )
 
 export const update = Commands.endpoint("update", {
+  examples: [
+    ["Rename the active organization.", ["orgs", "update", "--name", "Acme Labs"]],
+  ],
   summary: "Change the active organization's name, logo or metadata (owners and admins).",
   details: ["--metadata replaces the whole metadata: give every pair to keep (--no-metadata removes them all)."],
   inputs: {

@@ -4,24 +4,7 @@
  * `orgplane access`); a plugin listed in a marketplace is visible to whoever can view the marketplace.
  */
 import type { OrgplaneApiClient } from "@orgplane/client"
-import {
-  CatalogDescription,
-  CatalogStatus,
-  ConfigObjectId,
-  ConfigObjectsApi,
-  MarketplaceId,
-  type Plugin,
-  PluginConfigObjectPage,
-  PluginConfigObjectResponse,
-  PluginDetail,
-  PluginId,
-  PluginListQuery,
-  PluginName,
-  PluginPage,
-  PluginResponse,
-  PluginsApi,
-  type PluginSourceMetadata
-} from "@orgplane/schema"
+import { CatalogDescription, CatalogStatus, ConfigObjectId, ConfigObjectsApi, exampleId, MarketplaceId, type Plugin, PluginConfigObjectPage, PluginConfigObjectResponse, PluginDetail, PluginId, PluginListQuery, PluginName, PluginPage, PluginResponse, PluginsApi, type PluginSourceMetadata } from "@orgplane/schema"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as Commands from "../Commands.js"
@@ -129,6 +112,9 @@ export const get = Commands.endpoint("get", {
 })
 
 export const update = Commands.endpoint("update", {
+  examples: [
+    ["Rename a plugin.", ["plugins", "update", exampleId("plg"), "--name", "Deploys"]],
+  ],
   summary: "Rename a plugin or change its description (needs editor access).",
   inputs: {
     pluginId,

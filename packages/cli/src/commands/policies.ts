@@ -70,6 +70,9 @@ const summary = (policy: DesktopPolicy) =>
   }, ${policy.memberIds.length} member(s), ${policy.teamIds.length} team(s)`
 
 export const create = Commands.endpoint("create", {
+  examples: [
+    ["A policy for one team.", ["policies", "create", "Engineering laptops", "--policy", "{\"allowAlphaUpdates\":false}", "--team", "tem_01m6dsg7e0f6xbks25eta8m5bm"]],
+  ],
   summary: "Create a desktop policy (owners and admins, enterprise plan).",
   inputs: {
     policyName: Inputs.argument("policyName", { schema: CreateDesktopPolicyRequest.fields.policyName }),

@@ -3,28 +3,7 @@
  * the active organization's members and teams through SCIM 2.0, their tokens, event log and reconcile (enterprise
  * plan; owners and admins).
  */
-import {
-  CreatedScimToken,
-  CreateScimConnectionRequest,
-  CreateScimTokenRequest,
-  type ScimConnection,
-  ScimConnectionId,
-  ScimConnectionPage,
-  ScimConnectionResponse,
-  ScimConnectionsApi,
-  ScimDefaultRole,
-  type ScimEvent,
-  ScimEventListQuery,
-  ScimEventOutcome,
-  ScimEventPage,
-  ScimGroupMappingMode,
-  ScimReconcileReport,
-  ScimRoleRules,
-  ScimTokenId,
-  ScimTokenPage,
-  Timestamp,
-  UpdatedScimConnection
-} from "@orgplane/schema"
+import { CreatedScimToken, CreateScimConnectionRequest, CreateScimTokenRequest, exampleId, type ScimConnection, ScimConnectionId, ScimConnectionPage, ScimConnectionResponse, ScimConnectionsApi, ScimDefaultRole, type ScimEvent, ScimEventListQuery, ScimEventOutcome, ScimEventPage, ScimGroupMappingMode, ScimReconcileReport, ScimRoleRules, ScimTokenId, ScimTokenPage, Timestamp, UpdatedScimConnection } from "@orgplane/schema"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as SchemaGetter from "effect/SchemaGetter"
@@ -154,6 +133,9 @@ export const get = Commands.endpoint("get", {
 })
 
 export const update = Commands.endpoint("update", {
+  examples: [
+    ["Members the directory makes become admins.", ["scim", "connections", "update", exampleId("scc"), "--default-role", "admin"]],
+  ],
   summary: "Rename a SCIM connection or change what its directory does (applied at once by a reconcile).",
   details: [
     "A new --group-mapping, --default-role or set of --role-rule (which replaces the rules; --clear-role-rules removes them) is applied at once: the organization is reconciled with it (teams created, linked or released; roles set by the rules; owners never demoted), and the command prints what that changed."

@@ -5,26 +5,7 @@
  * A value `connections update` refuses before sending (a RelayState that is neither a path nor a loopback URL, a name
  * too long) is told as each problem's path and message (`saml.relayStateAllowList.0 must be …`).
  */
-import {
-  DomainVerificationResponse,
-  OidcSettingsInput,
-  PemCertificate,
-  type SamlSettings,
-  type SamlSettingsInput,
-  SsoApi,
-  type SsoConnection,
-  SsoConnectionId,
-  SsoConnectionList,
-  SsoConnectionResponse,
-  SsoDomain,
-  SsoDomainList,
-  SsoJitRole,
-  type SsoPolicy,
-  SsoPolicyResponse,
-  TeamId,
-  UpdateSsoConnectionRequest,
-  VerifyDomainResponse
-} from "@orgplane/schema"
+import { DomainVerificationResponse, exampleId, OidcSettingsInput, PemCertificate, type SamlSettings, type SamlSettingsInput, SsoApi, type SsoConnection, SsoConnectionId, SsoConnectionList, SsoConnectionResponse, SsoDomain, SsoDomainList, SsoJitRole, type SsoPolicy, SsoPolicyResponse, TeamId, UpdateSsoConnectionRequest, VerifyDomainResponse } from "@orgplane/schema"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
@@ -160,6 +141,9 @@ const jitOf = (input: { readonly jitRole: Option.Option<"member" | "admin">; rea
 }
 
 export const create = Commands.endpoint("create", {
+  examples: [
+    ["An OIDC connection for a domain (the client secret from ORGPLANE_SSO_CLIENT_SECRET).", ["sso", "connections", "create", "Okta", "--domain", "example.com", "--oidc-issuer", "https://example.okta.com", "--oidc-client-id", "0oa1b2c3d4e5f6"]],
+  ],
   summary: "Create a draft SSO connection: OIDC (issuer, client id, secret) or SAML (metadata URL, XML file, or entity id, SSO URL and certificates).",
   details: [
     `OIDC: --oidc-issuer and --oidc-client-id, with the client secret from standard input (--client-secret-stdin) or ${SECRET_VARIABLE}, never from an argument; it is stored encrypted and never shown again. SAML: --saml-metadata-url, or --saml-metadata-file, or --saml-entity-id with --saml-sso-url and --saml-certificate-file (repeatable); IdP-initiated sign-in stays off unless --saml-idp-initiated on with at least one --saml-relay-state. Then verify its domains, test it and activate it.`
@@ -255,6 +239,9 @@ export const get = Commands.endpoint("get", {
 })
 
 export const update = Commands.endpoint("update", {
+  examples: [
+    ["Rename a connection.", ["sso", "connections", "update", exampleId("ssc"), "--name", "Okta (EU)"]],
+  ],
   summary: "Change an SSO connection's name, domains, JIT settings, OIDC client secret or SAML IdP-initiated sign-in.",
   details: [
     "A change of domains, of the client secret or of the SAML settings (IdP-initiated sign-in, its RelayState allow-list) makes the connection need a new test; an active connection refuses such changes (create a second connection instead). The SAML IdP is sent again as stored (a metadata URL is fetched again)."

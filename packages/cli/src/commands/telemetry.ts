@@ -83,6 +83,9 @@ const Sent = Schema.Struct({ sent: Schema.Number, batches: Schema.Number })
 const plural = (count: number, noun: string, nouns = `${noun}s`) => `${count} ${count === 1 ? noun : nouns}`
 
 export const send = Commands.leaf("send", {
+  examples: [
+    ["Send the events of a JSON file.", ["telemetry", "send", "--file", "events.json"]],
+  ],
   summary: `Send telemetry events from a JSON file as the signed-in member, in batches of ${maxTelemetryEvents}.`,
   details: [
     `Every event is checked with the API's schema first (type, an ISO 8601 timestamp with an offset, and the optional source, sessionId, durationMs, success and dimensions); nothing is sent when one is wrong. The server keeps recognized event types within its retention window and drops the rest without error. If a batch fails, the batches before it stay sent: the error says how many events were.`

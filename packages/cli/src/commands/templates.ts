@@ -3,27 +3,7 @@
  * organization's shared templates. A document is JSON read from `--file` (`-` for standard input), checked as JSON
  * and against the API's 256 KiB limit before it is sent; the server validates it against its `schemaVersion`'s schema.
  */
-import {
-  AccessRole,
-  CreateTemplateRequest,
-  MAX_TEMPLATE_DOCUMENT_BYTES,
-  SearchText,
-  type Template,
-  TemplateAccessGrantId,
-  TemplateAccessGrantPage,
-  TemplateAccessGrantResponse,
-  TemplateDocument,
-  TemplateId,
-  TemplateInstance,
-  TemplateKindName,
-  TemplatePage,
-  TemplateResponse,
-  TemplatesApi,
-  TemplateSchemaVersion,
-  TemplateVersionId,
-  TemplateVersionPage,
-  UpdateTemplateRequest
-} from "@orgplane/schema"
+import { AccessRole, CreateTemplateRequest, exampleId, MAX_TEMPLATE_DOCUMENT_BYTES, SearchText, type Template, TemplateAccessGrantId, TemplateAccessGrantPage, TemplateAccessGrantResponse, TemplateDocument, TemplateId, TemplateInstance, TemplateKindName, TemplatePage, TemplateResponse, TemplatesApi, TemplateSchemaVersion, TemplateVersionId, TemplateVersionPage, UpdateTemplateRequest } from "@orgplane/schema"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
@@ -119,6 +99,9 @@ export const get = Commands.endpoint("get", {
 })
 
 export const create = Commands.endpoint("create", {
+  examples: [
+    ["A workspace template from a JSON file.", ["templates", "create", "Onboarding", "--kind", "workspace", "--file", "onboarding.json"]],
+  ],
   summary: "Create a template from a JSON document (any member); you keep manager access to it.",
   details: [
     "The document comes from --file (`-`: standard input) and may be any JSON value of at most 256 KiB as compact JSON. With --schema-version it is validated against the JSON Schema the server has registered under that name, if any."
@@ -148,6 +131,9 @@ export const create = Commands.endpoint("create", {
 })
 
 export const update = Commands.endpoint("update", {
+  examples: [
+    ["Describe a template.", ["templates", "update", exampleId("tpl"), "--description", "New hires' workspace"]],
+  ],
   summary: "Change a template: its name, description or kind in place; a new document or schema version makes a new version.",
   details: ["Needs editor access: the creator, owners and admins have it, others through a grant. Earlier versions never change."],
   inputs: {
@@ -220,6 +206,9 @@ export const instantiate = Commands.endpoint("instantiate", {
 })
 
 export const grant = Commands.endpoint("grant", {
+  examples: [
+    ["Let a team use a template.", ["templates", "grant", exampleId("tpl"), "--role", "viewer", "--team", "tem_01m6dsg7e0f6xbks25eta8m5bm"]],
+  ],
   summary: "Give a member, a team or the whole organization a role on a template (needs manager access).",
   details: ["viewer reads and instantiates it; editor also changes it; manager also deletes it and manages its grants. --org-wide needs an owner or admin."],
   inputs: {
