@@ -25,6 +25,9 @@ const settingsOf = (server: typeof import("@orgplane/server"), overrides: import
   Effect.scoped(Effect.map(Layer.build(server.Config.layer(overrides)), (context) => Context.get(context, server.Config.ServerConfig)))
 
 const dump = Commands.leaf("dump", {
+  examples: [
+    ["Back up the embedded database in ./.orgplane/data, while its server runs or not.", ["db", "dump", "--out", "backup.sql"]]
+  ],
   summary: "Write the embedded database to a SQL file (pg_dump's), also while a server runs on it.",
   details: [
     "A backup, and the first step of the move to Postgres (`orgplane db restore`). With the server running, the dump is of one instant: the server hands over a snapshot of its files and the dump is made from it in this process; with the server stopped, the folder is read directly. The dump holds everything but the encryption keys: keep the key (the key file encryption.key beside the data folder, or ORGPLANE_ENCRYPTION_KEYS) with it, stored apart. Back up a Postgres database with pg_dump."
@@ -82,6 +85,10 @@ const dump = Commands.leaf("dump", {
 })
 
 const restore = Commands.leaf("restore", {
+  examples: [
+    ["Move to Postgres: load the dump into a new, empty database.", ["db", "restore", "--database-url", "postgres://orgplane@db.internal:5432/orgplane", "backup.sql"]],
+    ["Restore a backup into a new data folder.", ["db", "restore", "--data", "./restored/data", "backup.sql"]]
+  ],
   summary: "Load a dump of `orgplane db dump` into an empty Postgres database (the move off the embedded database) or a new data folder.",
   details: [
     "The target must hold no table: a new Postgres database (CREATE DATABASE orgplane) or a new data folder. The dump runs in one transaction, so a failure leaves it empty; a dump of an older orgplane is migrated when the server starts, one of a newer orgplane is refused. Then start the server on it with the keys the dumped server used: with DATABASE_URL, ORGPLANE_ENCRYPTION_KEYS set to them (an embedded server's are in its key file, encryption.key, which orgplane db dump names); on a data folder, that key file copied beside it, or ORGPLANE_ENCRYPTION_KEYS. Accounts sign in, and API keys, secrets, cursors and syncs carry on."
