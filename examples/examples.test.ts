@@ -8,7 +8,7 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { describe, expect, it } from "vitest"
-import { markedCommands } from "./run-all.js"
+import { marked, markedCommands, showsSample } from "./run-all.js"
 import { startHost, tour } from "./src/embed-node-host.js"
 import { demoOrganization, onboard, onboardingScopes } from "./src/onboard-team.js"
 import { diagnose } from "./src/diagnose-mcp.js"
@@ -275,5 +275,32 @@ describe("examples", { timeout: 120_000 }, () => {
     const scripts = Object.keys(JSON.parse(Fs.readFileSync(new URL("package.json", import.meta.url), "utf8")).scripts)
     // `pnpm --filter @orgplane/examples <script> ...`
     expect(commands.map((command) => command.split(" ")[3]).sort()).toEqual(scripts.sort())
+  })
+
+  it("the README shows what each marked command prints, which pnpm examples holds each run's output to", () => {
+    const examples = marked(Fs.readFileSync(new URL("README.md", import.meta.url), "utf8"))
+    expect(examples.length).toBe(markedCommands(Fs.readFileSync(new URL("README.md", import.meta.url), "utf8")).length)
+    for (const { command, sample } of examples) expect(sample.trim(), command).not.toBe("")
+
+    const sample = [
+      "+ orgplane members list",
+      "ID     NAME          ROLE",
+      "om_…   Ada Lovelace  owner",
+      "…",
+      "Done at 2026-…"
+    ].join("\n")
+    const printed = (rows: ReadonlyArray<string>) => `a log line\n${rows.join("\n")}\n`
+    // Ids, times and the columns they widen vary; lines may stand where a line of "…" does.
+    expect(showsSample(sample, printed([
+      "+ orgplane members list",
+      "ID                             NAME          ROLE",
+      "om_01m6dsg7e0e149zv53hej0fvry  Ada Lovelace  owner",
+      "om_01m6dsg7e0e149zv53hej0fvrz  Grace Hopper  admin",
+      "Done at 2026-11-27T18:00:00Z"
+    ]))).toBe(true)
+    // A column the README does not show, a line it shows that is not printed, or more printed after it: drift.
+    expect(showsSample(sample, printed(["+ orgplane members list", "ID  NAME  ROLE  SUSPENDED", "om_1  Ada Lovelace  owner  -", "Done at 2026-11-27"]))).toBe(false)
+    expect(showsSample(sample, printed(["+ orgplane members list", "ID  NAME  ROLE", "om_1  Ada Lovelace  owner"]))).toBe(false)
+    expect(showsSample(sample, printed(["+ orgplane members list", "ID  NAME  ROLE", "om_1  Ada Lovelace  owner", "Done at 2026-11-27", "setup token: x"]))).toBe(false)
   })
 })
