@@ -17,6 +17,7 @@ import { ExitCodes, Reported, UsageError, usageReport } from "./Errors.js"
 import * as GlobalOptions from "./GlobalOptions.js"
 import * as Help from "./Help.js"
 import * as HelpPages from "./HelpPages.js"
+import type * as Inputs from "./Inputs.js"
 import * as Output from "./Output.js"
 import { type ApiGroup, ApiGroups } from "./Target.js"
 import { VERSION } from "./Version.js"
@@ -177,11 +178,14 @@ const completions = (shell: string | undefined, root: Commands.Group) => {
   }
 }
 
+/** The choices a placeholder lists (`<owner|admin|member>`), none for any other. */
+const choicesOf = (doc: Inputs.Doc): ReadonlyArray<string> => /^<([^>]*\|[^>]*)>$/.exec(doc.placeholder)?.[1]?.split("|") ?? []
+
 /**
  * A parse error of `effect/cli`, in the words the 0.1.0 CLI used for it, which scripts and people may have come to
  * read: a missing flag, argument or flag value, a word too many; our own schema checks (Inputs.ts) carry their
- * message, a value that is none of a choice's names the flag (or argument) and lists the choices. A flag given twice, and an optional flag without its
- * value, are told as a word too many (`unexpected argument '--limit'`).
+ * message, a value that is none of a choice's names the flag (or argument) and lists the choices. A flag given twice,
+ * and an optional flag without its value, are told as a word too many (`unexpected argument '--limit'`).
  */
 export const parseMessage = (error: CliError.CliError, leaf: Commands.Leaf): string => {
   switch (error._tag) {
@@ -196,11 +200,11 @@ export const parseMessage = (error: CliError.CliError, leaf: Commands.Leaf): str
     case "InvalidValue": {
       const doc = [...flagDocs(leaf), ...leaf.docs.filter((doc) => doc.kind === "arg")]
         .find((doc) => doc.name === error.option && doc.kind === (error.kind === "flag" ? "flag" : "arg"))
-      const cases = doc === undefined ? undefined : /^<([^>]*\|[^>]*)>$/.exec(doc.placeholder)?.[1]
+      const choices = doc === undefined ? [] : choicesOf(doc)
       if (error.kind === "flag" && /^\d+ occurrences$/.test(error.value)) return `unexpected argument '--${error.option}'`
       if (error.value !== "" || error.kind !== "flag") {
         const label = error.kind === "flag" ? `--${error.option}` : `<${error.option}>`
-        return cases === undefined ? error.message : `${label}: must be one of ${cases.split("|").join(", ")} (not '${error.value}')`
+        return choices.length === 0 ? error.message : `${label}: must be one of ${choices.join(", ")} (not '${error.value}')`
       }
       const optional = flagDocs(leaf).some((doc) => doc.name === error.option && doc.optional)
       return optional ? `unexpected argument '--${error.option}'` : `Expected a value following option: '--${error.option}'`
@@ -211,8 +215,7 @@ export const parseMessage = (error: CliError.CliError, leaf: Commands.Leaf): str
       // A schema's "Expected Role" names a type, not its values: where the flag lists its choices, they are said.
       const named = /^--([\w-]+): Expected \w+$/.exec(error.message)
       const doc = named === null ? undefined : flagDocs(leaf).find((candidate) => candidate.name === named[1])
-      const cases = doc === undefined ? undefined : /^<([^>]*\|[^>]*)>$/.exec(doc.placeholder)?.[1]
-      const choices = cases?.split("|") ?? []
+      const choices = doc === undefined ? [] : choicesOf(doc)
       return doc === undefined || choices.length < 2 || !choices.every((choice) => /^[\w-]+$/.test(choice))
         ? error.message
         : `--${doc.name}: must be one of ${choices.join(", ")}`
