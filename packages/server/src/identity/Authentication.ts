@@ -23,7 +23,6 @@ import {
   type ServiceUnavailable,
   type SessionId,
   Unauthorized,
-  type UnauthorizedReason
 } from "@orgplane/schema"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
@@ -36,6 +35,7 @@ import { HttpServerRequest } from "effect/http"
 import { MemberStanding } from "../platform/Authority.js"
 import { ServerConfig } from "../platform/Config.js"
 import { Crypto } from "../platform/Crypto.js"
+import { presentedBearer, RefusedCredential, unauthorized } from "../platform/PresentedCredential.js"
 import { orUnavailable } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
 import { API_KEY_PREFIX } from "./ApiKeys.js"
@@ -44,39 +44,10 @@ import { MembershipsRepository, toCaller } from "./MembershipsRepository.js"
 import { SessionsRepository } from "./SessionsRepository.js"
 import { admission, keyAdmission, type SessionAssurance } from "./SsoEnforcement.js"
 
-/**
- * Refusals share one value per reason: an API-key request first fails the bearer scheme (the platform tries it
- * first), and a fresh error would capture a stack trace on every such request for nothing. Their body and challenge
- * are the schema's (`Unauthorized.because`), answered by platform/HttpErrors.ts.
- */
-const refusals = new Map<UnauthorizedReason, Unauthorized>()
-const unauthorized = (reason: UnauthorizedReason): Unauthorized => {
-  let found = refusals.get(reason)
-  if (found === undefined) refusals.set(reason, found = Unauthorized.because(reason))
-  return found
-}
-
 const apiKeyAsBearer = Unauthorized.because(
   "session_unknown",
   "The bearer token is an API key, not a session token: send an API key as `X-API-Key: <key>`."
 )
-
-/**
- * The bearer token a request presents, or why it presents none: no `Authorization` header (`credentials_missing`),
- * or one that is not `Bearer <token>` (`credentials_malformed`). The platform's bearer scheme drops the header's
- * first 7 characters whatever they are: the scheme is checked here, so only a `Bearer` authorization is ever read as
- * a token. What every bearer scheme of the server (sessions, worker tokens) reads its token with.
- */
-export const presentedBearer = (
-  request: HttpServerRequest.HttpServerRequest,
-  token: Redacted.Redacted
-): Effect.Effect<string, Unauthorized> => {
-  const header = request.headers["authorization"]
-  if (header === undefined) return Effect.fail(unauthorized("credentials_missing"))
-  if (!/^bearer /i.test(header)) return Effect.fail(unauthorized("credentials_malformed"))
-  const value = Redacted.value(token).trim()
-  return value === "" ? Effect.fail(unauthorized("credentials_malformed")) : Effect.succeed(value)
-}
 
 /**
  * The platform tries the `bearer` scheme, then, after any failure, `x-api-key`. A request that sent only a bearer
@@ -99,12 +70,6 @@ const bearerFailures = <E>() => {
   }
 }
 
-/**
- * What `OptionalAuthentication` refused, provided to the endpoint it ran without a caller when a credential was sent
- * and refused: an endpoint that needs a caller after all answers with it (say an expired session accepting an
- * invitation), not as if none had been sent.
- */
-export class RefusedCredential extends Context.Service<RefusedCredential, Unauthorized>()("@orgplane/server/identity/Authentication") {}
 
 /** Sessions and API keys record their last use at most this often, so a busy one does not write on every request. */
 const TOUCH_INTERVAL_MILLIS = 60_000

@@ -4,7 +4,7 @@
 import { Api, CurrentActor, CurrentMember } from "@orgplane/schema"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { RefusedCredential } from "../identity/Authentication.js"
+import { RefusedCredential } from "../platform/PresentedCredential.js"
 import { clientAddress } from "../platform/ClientAddress.js"
 import { group } from "../platform/HttpErrors.js"
 import { Invitations } from "./Invitations.js"
