@@ -180,8 +180,12 @@ layer(ServerUrl, { timeout: 60_000, excludeTestServices: true })(`the HTTP edge 
       // No absolute URL anywhere (a protocol-relative one included).
       expect(page.text).not.toMatch(/(https?:)?\/\/[a-z0-9.-]+\.[a-z]{2,}/i)
       const references = [...page.text.matchAll(/\s(?:src|href|data-url)="([^"]*)"/g)].map((match) => match[1]!)
-      expect(references.sort()).toEqual(["/docs/scalar.js", "/openapi.json"])
-      for (const reference of references) expect([reference, (yield* request(reference)).status]).toEqual([reference, 200])
+      // Relative to the page, so that they hold under a mount (docs/ARCHITECTURE.md, "Embedding: what a host gets").
+      expect(references.sort()).toEqual(["docs/scalar.js", "openapi.json"])
+      for (const reference of references) {
+        const path = new URL(reference, "http://host/docs").pathname
+        expect([path, (yield* request(path)).status]).toEqual([path, 200])
+      }
     }))
 
   it.effect("the API reference lets the browser fetch nothing from another origin", () =>

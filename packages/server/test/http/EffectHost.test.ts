@@ -55,7 +55,9 @@ describe.skipIf(TestDatabase.onPostgres)("ApiLayer on an Effect host's server (e
    */
   const startingWithARequest = (dataDir: string) =>
     Effect.gen(function*() {
-      const server = createHttpServer()
+      // The hold outlasts the slowest build of a fresh folder on a loaded machine (the default, 10 s, does not in CI):
+      // this test is about the answer once the routes are there; the 503 after the hold has its own tests.
+      const server = createHttpServer({ holdMillis: 50_000 })
       let sentBeforeServing: boolean | undefined
       const answer = new Promise<string>((resolve, reject) =>
         server.once("listening", () => {
