@@ -350,7 +350,7 @@ describe.concurrent("orgplane connectors", { timeout: 120_000 }, () => {
     expect(badTarget.stderr).toContain("--target")
     expect(JSON.parse(badEvent.stderr)).toMatchObject({ error: "usage" })
     expect(badEvent.stderr).toContain("eventId")
-    expect(badStatus.stderr).toContain("one of the following cases: queued, running, completed, failed, ignored")
+    expect(badStatus.stderr).toContain("--status: must be one of queued, running, completed, failed, ignored")
     expect(badResync.stderr).toContain("targetId")
   })
 

@@ -326,27 +326,20 @@ describe.concurrent("orgplane members, teams and invitations", () => {
     expect(results[9]!.stderr).toContain("not logged in")
   })
 
-  it("lists the new commands in the overview", async () => {
+  it("lists the new commands: their groups in the overview, each command on its group's page", async () => {
     const { cli } = await fresh()
     const overview = await cli(["--help"])
     expect(overview.code).toBe(0)
-    for (const command of [
-      "members list",
-      "members role",
-      "members remove",
-      "members transfer-ownership",
-      "teams create",
-      "teams list",
-      "teams add",
-      "teams remove",
-      "teams rename",
-      "teams delete",
-      "invitations create",
-      "invitations list",
-      "invitations cancel",
-      "invitations accept"
-    ]) {
-      expect(overview.stdout).toContain(`  ${command}`)
+    const commands = {
+      members: ["list", "role", "remove", "transfer-ownership"],
+      teams: ["create", "list", "add", "remove", "rename", "delete"],
+      invitations: ["create", "list", "cancel", "accept"]
+    }
+    for (const [group, names] of Object.entries(commands)) {
+      expect(overview.stdout).toMatch(new RegExp(`^  ${group} `, "m"))
+      const page = await cli(["help", group])
+      expect(page.code).toBe(0)
+      for (const name of names) expect(page.stdout).toMatch(new RegExp(`^  ${name} `, "m"))
     }
   })
 })
