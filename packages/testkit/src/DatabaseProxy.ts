@@ -1,6 +1,7 @@
 /**
- * A TCP proxy on 127.0.0.1 in front of a database, that tests turn into a hung server (`pause`), a dead one
- * (`down`), or one whose answer to a statement never arrives (`cutAt`), to see what the server does when its
+ * A TCP proxy on 127.0.0.1 in front of a database, that tests turn into a hung server (`pause`), a stopped one
+ * (`freeze`, as with SIGSTOP, at once or at a statement), a dead one (`down`), or one whose answer to a statement
+ * never arrives (`cutAt`), to see what the server does when its
  * database misbehaves. It reads the Postgres protocol's frontend messages just enough to see statements: simple
  * queries (`Q`), the text of prepared ones (`P`), and the statement a `Bind` (`B`) runs, by its name (a driver that
  * prepares its statements parses each once per connection, and later runs it by name alone). Plain Node, no Effect:
@@ -16,7 +17,14 @@ export interface DatabaseProxy {
   readonly port: number
   /** Stops forwarding in both directions; sockets stay open and bytes wait, as with a server that hangs. */
   readonly pause: () => void
-  /** Forwards again, starting with what waited. */
+  /**
+   * As a stopped database (SIGSTOP): `pause`, but what a client sent before it gave up and closed its connection
+   * still reaches the database on `resume` and runs there (a stopped server's kernel holds those bytes; its process
+   * reads them when it continues), its answer going nowhere. With `at`, from the next statement matching it on,
+   * that statement included. Resolves once frozen.
+   */
+  readonly freeze: (options?: { readonly at?: RegExp | undefined }) => Promise<void>
+  /** Forwards again, starting with what waited (after `freeze`, also what closed connections sent). */
   readonly resume: () => void
   /** Destroys every connection and refuses new ones, as with a server that died. */
   readonly down: () => Promise<void>
@@ -59,6 +67,8 @@ interface Pair {
   cut: boolean
   /** The database's answer after the cut: its side ends once the answer is whole (`ReadyForQuery`). */
   answer: Buffer
+  /** Closed by its client while frozen: its database side waits for `resume` to get what the client sent. */
+  held: boolean
 }
 
 /** Whether `data`, the backend's messages from a message boundary on, holds a whole `ReadyForQuery` (`Z`). */
@@ -126,6 +136,11 @@ const closeServer = (server: Net.Server) =>
 export const start = async (target: Target): Promise<DatabaseProxy> => {
   const pairs = new Set<Pair>()
   let paused = false
+  /** Paused as a stopped database: see `freeze`. */
+  let frozen = false
+  let pendingFreeze: { readonly statement: RegExp; readonly done: () => void } | undefined
+  /** Frozen connections their clients closed: what they sent reaches the database on `resume`. */
+  const held = new Set<Pair>()
   let pendingCut: (CutOptions & { readonly done: () => void }) | undefined
   /** The database's side of cut connections, waiting for its answer: ended by `close` at the latest. */
   const lingering = new Set<Net.Socket>()
@@ -148,7 +163,8 @@ export const start = async (target: Target): Promise<DatabaseProxy> => {
       armed: false,
       cutting: undefined,
       cut: false,
-      answer: Buffer.alloc(0)
+      answer: Buffer.alloc(0),
+      held: false
     }
     pairs.add(pair)
     const forward = (queue: Array<Buffer>, to: Net.Socket) => (chunk: Buffer) => {
@@ -165,6 +181,13 @@ export const start = async (target: Target): Promise<DatabaseProxy> => {
           sent.push(raw)
           if (type === "S") return cutPair(pair, sent, pair.cutting)
           continue
+        }
+        const freezing = pendingFreeze
+        if (freezing !== undefined && text !== undefined && freezing.statement.test(text)) {
+          pendingFreeze = undefined
+          paused = true
+          frozen = true
+          freezing.done()
         }
         const cut = pendingCut
         if (cut !== undefined && text !== undefined) {
@@ -186,12 +209,23 @@ export const start = async (target: Target): Promise<DatabaseProxy> => {
     const toClient = forward(pair.toClient, client)
     upstream.on("data", (chunk: Buffer) => {
       if (!pair.cut) return toClient(chunk)
+      if (pair.held) return
       pair.answer = Buffer.concat([pair.answer, chunk])
       if (answered(pair.answer)) upstream.end()
     })
     // Either side closing closes the other, paused or not: the peer's kernel sees it even when its process hangs.
     // A cut connection's upstream is left to end on its own, so that the database reads what was sent before the cut.
     const end = () => {
+      if (frozen && !pair.cut && client.destroyed && !upstream.destroyed) {
+        // The client gave up on a stopped database: what it sent waits for `resume` (see `freeze`).
+        pairs.delete(pair)
+        pair.cut = true
+        pair.held = true
+        held.add(pair)
+        lingering.add(upstream)
+        upstream.once("close", () => lingering.delete(upstream))
+        return
+      }
       pairs.delete(pair)
       client.destroy()
       if (!pair.cut) upstream.destroy()
@@ -242,9 +276,28 @@ export const start = async (target: Target): Promise<DatabaseProxy> => {
     pause: () => {
       paused = true
     },
+    freeze: (options = {}) =>
+      new Promise<void>((resolve) => {
+        if (options.at === undefined) {
+          paused = true
+          frozen = true
+          return resolve()
+        }
+        pendingFreeze = { statement: options.at, done: resolve }
+      }),
     resume: () => {
       paused = false
+      frozen = false
       for (const pair of pairs) flush(pair)
+      // What clients sent before closing their frozen connections runs now; each database side ends once answered.
+      for (const pair of held) {
+        held.delete(pair)
+        pair.held = false
+        pair.answer = Buffer.alloc(0)
+        const sent = pair.toUpstream.splice(0)
+        if (sent.length === 0) pair.upstream.end()
+        else pair.upstream.write(Buffer.concat(sent))
+      }
     },
     down: async () => {
       const closed = closeServer(server)
