@@ -15,6 +15,9 @@
  * connection: the SqlClient is made here on the driver's pinned connections with both (`layerPool`), so a statement
  * to a database that answers nothing fails after the statement timeout and a second, and closes its connection.
  * What a broken connection prepared is not deallocated (the driver has no connect hook to run `DEALLOCATE ALL`).
+ * A request's waits in a row share one bound as well (DatabaseWait.ts, `patience`): a wait for a connection and a
+ * statement after it cannot add up to the two timeouts, and a request that met an unanswering database does not
+ * wait again to clean up.
  *
  * The pool grows burst after burst up to `maxConnections` (test/Database.test.ts: three statements waiting on a lock,
  * then four more, seven connections); the embedded database's stays one connection.
@@ -41,6 +44,7 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 import { ServerConfig } from "./Config.js"
 import * as DataFolderLock from "./DataFolderLock.js"
+import * as DatabaseWait from "./DatabaseWait.js"
 import * as EmbeddedTemplate from "./EmbeddedTemplate.js"
 import * as SnapshotChannel from "./SnapshotChannel.js"
 
@@ -93,6 +97,14 @@ type Target = { readonly url: Redacted.Redacted } | { readonly path: string; rea
  * first when it can; this catches a server (or a network) that answers nothing at all.
  */
 const queryTimeoutMargin = Duration.seconds(1)
+
+/**
+ * The longest a request waits on its database without an answer (DatabaseWait.ts): the longer of a statement's
+ * answer timeout (the statement timeout and the margin) and the connect timeout and the margin, so that every wait
+ * has its own whole timeout when it is the request's first, and a wait after others gets what is left.
+ */
+export const patience = (statementTimeout: Duration.Duration, connectTimeout: Duration.Duration): Duration.Duration =>
+  Duration.sum(Duration.max(statementTimeout, connectTimeout), queryTimeoutMargin)
 
 /**
  * `effect` in a fiber of its own, so that interrupting it returns at once and the fiber's interruption finishes
@@ -155,35 +167,44 @@ export const connectFailure = (error: unknown): string | undefined => {
 
 /**
  * `connection`, its statements given up on (failing as a lost connection, so a 503) when the database answers
- * nothing within `within`. The statement runs in a fiber of its own, interrupted behind (its interruption drains
+ * nothing within `within`, or sooner when the request's bound (DatabaseWait.ts, `patience`) runs out first: a
+ * request's bound already spent gives its statement no time at all (it is sent and given up on at once, the way a
+ * timed-out one is). The statement runs in a fiber of its own, interrupted behind (its interruption drains
  * the connection, which a database that answers nothing holds up to the driver's cancel deadline); its connection
  * is pinned to the statement's (or the transaction's) scope, whose end with the statement still on the wire closes
  * the connection (the driver retires a pinned connection released with work outstanding), so no late answer
  * reaches the next user.
  */
-const answering = (connection: SqlConnection.Connection, within: Duration.Duration): SqlConnection.Connection => {
+const answering = (connection: SqlConnection.Connection, within: Duration.Duration, patience: number): SqlConnection.Connection => {
   const millis = Duration.toMillis(within)
   // `disconnect` and `Effect.timeoutOrElse` would do, at three fibers a statement: this is one fiber and one timer.
   const bounded = <A>(statement: Effect.Effect<A, SqlError>): Effect.Effect<A, SqlError> =>
-    Effect.uninterruptibleMask((restore) =>
-      Effect.flatMap(Effect.forkDetach(restore(statement)), (fiber) =>
-        restore(Effect.callback<A, SqlError>((resume) => {
-          const timer = setTimeout(() => {
-            remove()
-            fiber.interruptUnsafe()
-            resume(Effect.fail(connectionFailure("Query read timeout", "query")))
-          }, millis)
-          const remove = fiber.addObserver((exit) => {
-            clearTimeout(timer)
-            resume(exit)
-          })
-          // The caller interrupted: the statement's interruption finishes behind, as a timed-out one's does.
-          return Effect.sync(() => {
-            clearTimeout(timer)
-            remove()
-            fiber.interruptUnsafe()
-          })
-        }))))
+    Effect.withFiber((current) => {
+      const wait = current.getRef(DatabaseWait.CurrentWait)
+      const allowed = Math.max(0, DatabaseWait.allowed(wait, millis, patience))
+      const startedAt = performance.now()
+      return Effect.uninterruptibleMask((restore) =>
+        Effect.flatMap(Effect.forkDetach(restore(statement)), (fiber) =>
+          restore(Effect.callback<A, SqlError>((resume) => {
+            const timer = setTimeout(() => {
+              remove()
+              fiber.interruptUnsafe()
+              DatabaseWait.ended(wait, startedAt, false, patience)
+              resume(Effect.fail(connectionFailure("Query read timeout", "query")))
+            }, allowed)
+            const remove = fiber.addObserver((exit) => {
+              clearTimeout(timer)
+              DatabaseWait.ended(wait, startedAt, exit._tag === "Success", patience)
+              resume(exit)
+            })
+            // The caller interrupted: the statement's interruption finishes behind, as a timed-out one's does.
+            return Effect.sync(() => {
+              clearTimeout(timer)
+              remove()
+              fiber.interruptUnsafe()
+            })
+          }))))
+    })
   return {
     execute: (sql, params, transformRows) => bounded(connection.execute(sql, params, transformRows)),
     executeRaw: (sql, params) => bounded(connection.executeRaw(sql, params)),
@@ -240,13 +261,24 @@ const layerPool = (
       preparedStatementCacheSize: maxPreparedStatements,
       ...naming
     })
-    const acquirer = Effect.map(
-      Effect.timeoutOrElse(driver.reserve, {
-        duration: connectTimeout,
+    const connectMillis = Duration.toMillis(connectTimeout)
+    const patienceMillis = Duration.toMillis(patience(statementTimeout, connectTimeout))
+    const acquirer = Effect.withFiber((current) => {
+      const wait = current.getRef(DatabaseWait.CurrentWait)
+      const allowed = DatabaseWait.allowed(wait, connectMillis, patienceMillis)
+      if (allowed <= 0) {
+        DatabaseWait.ended(wait, performance.now(), false, patienceMillis)
+        return Effect.fail(connectionFailure("timeout exceeded when trying to connect", "connect"))
+      }
+      const startedAt = performance.now()
+      return Effect.timeoutOrElse(driver.reserve, {
+        duration: Duration.millis(allowed),
         orElse: () => Effect.fail(connectionFailure("timeout exceeded when trying to connect", "connect"))
-      }),
-      (connection) => answering(connection, answerTimeout)
-    )
+      }).pipe(
+        Effect.onExit(() => Effect.sync(() => DatabaseWait.ended(wait, startedAt, false, patienceMillis))),
+        Effect.map((connection) => answering(connection, answerTimeout, patienceMillis))
+      )
+    })
     const sql = yield* SqlClient.make({
       acquirer,
       compiler: PgClient.makeCompiler(naming.transformQueryNames),

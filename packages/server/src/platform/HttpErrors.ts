@@ -10,7 +10,8 @@
  * - anything undeclared (defects, storage failures) → 500 `internal_error`, logged with its cause;
  * - what the request guard refuses (a URL too long, a path a proxy could read as another, a body of a media type
  *   the operation does not read, too large, too deep, or carrying NUL) → 414, 400, 415, 413 or 400, like the rest.
- * Around it all, the per-request log line (`RequestLog`); every response says `X-Content-Type-Options: nosniff`, and
+ * Around it all, the per-request log line (`RequestLog`) and one bound on all the request's waits for its database
+ * (`DatabaseWait`); every response says `X-Content-Type-Options: nosniff`, and
  * every `/v1` answer `Cache-Control: no-store`. Under `/scim/v2` every refusal is a SCIM error of the same status
  * (RFC 7644 §3.12: a directory's client reads only those).
  *
@@ -89,6 +90,7 @@ import * as Docs from "./Docs.js"
 import * as Idempotency from "./Idempotency.js"
 import * as RequestGuard from "./RequestGuard.js"
 import * as RequestLog from "./RequestLog.js"
+import * as DatabaseWait from "./DatabaseWait.js"
 import * as ResponseEncoding from "./ResponseEncoding.js"
 import * as Routes from "./Routes.js"
 import * as Unavailable from "./Unavailable.js"
@@ -327,7 +329,8 @@ export interface Options {
 }
 
 /**
- * The router's global middleware: inside the per-request log line, the security headers (a pre-response handler,
+ * The router's global middleware: inside the per-request log line, one bound on the request's waits for its
+ * database (DatabaseWait.ts), the security headers (a pre-response handler,
  * so whatever answers says them), the request guard around routing, and the answers to what fails there.
  */
 export const edge = (routes: Routes.Routes, options: Options = {}) => {
@@ -338,11 +341,11 @@ export const edge = (routes: Routes.Routes, options: Options = {}) => {
   return <E, R>(
     httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
   ): Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, R | HttpServerRequest.HttpServerRequest> =>
-    log(Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+    log(DatabaseWait.watched(Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
       Effect.andThen(
         HttpEffect.appendPreResponseHandler(securityHeaders),
         Effect.catchCause(guard(inner(httpEffect)), answer(routes, request))
-      )))
+      ))))
 }
 
 /**

@@ -7,7 +7,7 @@ import * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { ServiceUnavailable } from "@orgplane/schema"
-import type * as Database from "../../src/platform/Database.js"
+import * as Database from "../../src/platform/Database.js"
 import * as Http from "../../../../packages/testkit/src/Http.js"
 import * as Wait from "../../../../packages/testkit/src/Wait.js"
 import * as TestDatabase from "../support/HttpDatabase.js"
@@ -162,6 +162,55 @@ describe("when the database hangs", () => {
       yield* TestClock.adjust(Duration.millis(1))
       expect(yield* Fiber.join(answering)).toEqual(new ServiceUnavailable({ message: "The database does not answer." }))
     }).pipe(Effect.provide(DatabaseStatus.layer), Effect.provide(Logger.layer([]))))
+})
+
+describe("when the database stops in the middle of requests (SIGSTOP)", () => {
+  // Both timeouts 3 seconds: a request waits on its database at most 4 seconds without an answer (Database.patience),
+  // whatever it waits for in a row. The margin is generous, for a loaded machine: 2 seconds past the bound, which
+  // is still short of the 7 to 8 seconds a write with an Idempotency-Key took when each wait had a timeout of its own.
+  const timeouts = { connectTimeout: "3 seconds", statementTimeout: "3 seconds" } as const
+  const bound = Duration.toMillis(Database.patience(Duration.seconds(3), Duration.seconds(3)))
+  const margin = 2_000
+  const timed = async (request: () => Promise<Http.RawResponse>) => {
+    const startedAt = performance.now()
+    const response = await request()
+    return { response, took: performance.now() - startedAt }
+  }
+
+  it("a write with an Idempotency-Key stopped at its INSERT answers 503 within the bound (not after a second wait to release its key); continued, its retry makes the team once", async () => {
+    const { proxy, server } = await serverBehindProxy(timeouts)
+    const owner = await Http.owner(server.url)
+    const create = () =>
+      Http.request(server.url, "POST", "/v1/teams", { token: owner.token, headers: { "idempotency-key": "k-stopped" }, body: { name: "Stopped" } })
+    const frozen = proxy.freeze({ at: /INSERT INTO teams\b/i })
+    const { response, took } = await timed(create)
+    await frozen
+    expectUnavailable(response)
+    expect(took).toBeGreaterThanOrEqual(bound - 1_000)
+    expect(took).toBeLessThan(bound + margin)
+
+    // The database continues: the INSERT it got runs in a transaction that never commits (its connection is gone).
+    proxy.resume()
+    await backUp(server.url)
+    const retried = await create()
+    expect(retried.status, retried.text).toBe(201)
+    const again = await create()
+    expect([again.status, again.text, again.headers.get("idempotent-replayed")]).toEqual([201, retried.text, "true"])
+    const teams = await Http.request(server.url, "GET", "/v1/teams", { token: owner.token })
+    expect(teams.body.items.map((team: { name: string }) => team.name)).toEqual(["Stopped"])
+  })
+
+  it("every request of a burst larger than the pool answers 503 within the bound, waiting for a connection or for an answer", async () => {
+    const { proxy, server } = await serverBehindProxy(timeouts)
+    const user = await Http.signUp(server.url)
+    await proxy.freeze()
+    const answers = await Promise.all(Array.from({ length: 8 }, () => timed(() => Http.request(server.url, "GET", "/v1/me", { token: user.token }))))
+    for (const { response } of answers) expectUnavailable(response)
+    expect(Math.max(...answers.map(({ took }) => took))).toBeLessThan(bound + margin)
+    proxy.resume()
+    await backUp(server.url)
+    expect((await Http.request(server.url, "GET", "/v1/me", { token: user.token })).status).toBe(200)
+  })
 })
 
 describe("a transaction cut short by a hung database", () => {
