@@ -36,6 +36,7 @@ import {
 } from "@orgplane/schema"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
@@ -528,12 +529,17 @@ describe.skipIf(TestDatabase.postgresUrl === undefined)("claims colliding on Pos
 /** A line's transaction: its COMMIT, forwarded, then its connection cut, so the database commits and the server never hears so. */
 const lostCommit = { statement: /^\s*COMMIT\b/i, after: /INSERT INTO note_lines\b/i }
 
-/** A fresh database behind the proxy, the servers to start on it (each with its own memory of keys), and the test's own statements. */
-const behindProxy = Effect.gen(function*() {
-  const { proxy, layer } = yield* TestDatabase.behindProxy({ migrated: true, connectTimeout: "1 second" })
-  const context = yield* Layer.build(layer)
-  return { proxy, sql: Context.get(context, SqlClient.SqlClient), serve: serveOn(Layer.succeedContext(context)) }
-})
+/**
+ * A fresh database behind the proxy, the servers to start on it (each with its own memory of keys), and the test's
+ * own statements; `statementTimeout` for tests that freeze the database (their requests answer 503 after it and a second).
+ */
+const behindProxyWith = (timeouts: { readonly statementTimeout?: Duration.Input }) =>
+  Effect.gen(function*() {
+    const { proxy, layer } = yield* TestDatabase.behindProxy({ migrated: true, connectTimeout: "1 second", ...timeouts })
+    const context = yield* Layer.build(layer)
+    return { proxy, sql: Context.get(context, SqlClient.SqlClient), serve: serveOn(Layer.succeedContext(context)) }
+  })
+const behindProxy = behindProxyWith({})
 
 /** Arms the proxy's next cut: then says whether it came. */
 const armCut = (proxy: DatabaseProxy.DatabaseProxy, options: DatabaseProxy.CutOptions) => {
@@ -634,4 +640,79 @@ describe(`a write whose COMMIT gets no answer (${TestDatabase.kind})`, () => {
       expect([remembered.status, replayed(remembered), remembered.body], remembered.text).toEqual([201, "true", committed[0]])
       expect(yield* lines(sql)).toEqual(committed)
     }).pipe(Effect.scoped), 30_000)
+})
+
+describe(`a claim whose answer is lost (${TestDatabase.kind})`, () => {
+  it.live("the database stopped as the claim arrived (SIGSTOP): 503, and once it continues (and commits the claim), a retry runs the write once", () =>
+    Effect.gen(function*() {
+      reset()
+      const { proxy, sql, serve } = yield* behindProxyWith({ statementTimeout: "1 second" })
+      const url = yield* serve
+      const frozen = proxy.freeze({ at: /INSERT INTO idempotency_keys\b/i })
+      const refused = yield* addLine(url, "k-frozen-claim")
+      yield* Effect.promise(() => frozen)
+      expect([refused.status, refused.body.error, refused.headers.get("retry-after")], refused.text).toEqual([503, "service_unavailable", "5"])
+      // The database continues: the claim the server gave up on runs and commits, a lease no request runs under.
+      proxy.resume()
+      // (The embedded database takes one connection at a time: a new one is refused until the stopped one is done.)
+      const claimed = sql<{ lease: string | null }>`SELECT lease_id AS lease FROM idempotency_keys WHERE key = 'k-frozen-claim'`.pipe(
+        Effect.orElseSucceed(() => [])
+      )
+      while ((yield* claimed).length === 0) yield* Effect.sleep("20 millis")
+      expect((yield* claimed)[0]!.lease).not.toBeNull()
+      expect(yield* lines(sql)).toEqual([])
+
+      const retried = yield* addLine(url, "k-frozen-claim")
+      expect([retried.status, replayed(retried)], retried.text).toEqual([201, null])
+      expect(yield* lines(sql)).toEqual([retried.body])
+      const again = yield* addLine(url, "k-frozen-claim")
+      expect([again.status, again.text, replayed(again)]).toEqual([201, retried.text, "true"])
+      expect(yield* lines(sql)).toEqual([retried.body])
+    }).pipe(Effect.scoped), 30_000)
+
+  /**
+   * Where an attempt's connection is lost, with the database gone at that moment (each then back): the statement
+   * runs and its answer is lost (`lost`), or it never arrives (`unsent`).
+   */
+  const faults: Record<string, DatabaseProxy.CutOptions | undefined> = {
+    "claim lost": { statement: /INSERT INTO idempotency_keys\b/i },
+    "claim unsent": { statement: /INSERT INTO idempotency_keys\b/i, forward: false },
+    "commit lost": lostCommit,
+    "commit unsent": { ...lostCommit, forward: false },
+    "kept answer lost": { statement: /SET response_status\b/i },
+    "kept answer unsent": { statement: /SET response_status\b/i, forward: false },
+    none: undefined
+  }
+
+  it.live("every two faults in a row, then a retry: the write made exactly once, and every 201 is its answer", () =>
+    Effect.gen(function*() {
+      reset()
+      const { proxy, sql, serve } = yield* behindProxy
+      const url = yield* serve
+      const attempt = (note: string, key: string, fault: DatabaseProxy.CutOptions | undefined) =>
+        Effect.gen(function*() {
+          const happened = fault === undefined ? () => false : armCut(proxy, { ...fault, down: true })
+          const answer = yield* send(url, "POST", `/v1/notes/${note}/lines`, { token: "ada-session", body: { text: "once" }, key })
+          if (happened()) yield* Effect.promise(() => proxy.up())
+          // A fault the attempt never reached (its answer was kept before) is disarmed: a cut that matches nothing.
+          else void proxy.cutAt({ statement: /(?!)/ })
+          return answer
+        })
+      const names = Object.keys(faults)
+      for (const first of names.filter((name) => name !== "none")) {
+        for (const second of names) {
+          const note = `${first} then ${second}`.replaceAll(" ", "-")
+          const key = `k-${note}`
+          const answers = [yield* attempt(note, key, faults[first]), yield* attempt(note, key, faults[second]), yield* attempt(note, key, undefined)]
+          const made = yield* sql<{ id: number; note: string; text: string }>`SELECT id, note, text FROM note_lines WHERE note = ${note}`
+          const what = `${note}: ${answers.map((answer) => `${answer.status} ${answer.text}`).join(" | ")}`
+          expect(made, what).toHaveLength(1)
+          expect(answers[2]!.status, what).toBe(201)
+          for (const answer of answers) {
+            if (answer.status === 201) expect(answer.body, what).toEqual(made[0])
+            else expect([answer.status, answer.body.error], what).toEqual([503, "service_unavailable"])
+          }
+        }
+      }
+    }).pipe(Effect.scoped), 180_000)
 })

@@ -13,6 +13,10 @@
  * whether it committed. When nobody can tell (the database is gone), the transactions' values stay in this
  * process's memory, and a retry that finds the key committed without an answer runs the request again with those
  * transactions answering their values instead of running; another process answers 409 `idempotency_response_lost`.
+ * A claim whose answer is lost is in doubt the same way: the database may take the key under the claim's lease (and,
+ * frozen, commit it when it resumes) with no request running under it. The process remembers that lease with the
+ * key, and its next claim of the key takes the lease over, so a retry here runs the write once (nothing ran under
+ * the claim); another process finds the key in use until the lease runs out (`leaseDuration`).
  *
  * How it is wired:
  * - `middleware(service)` runs between the request guard and routing (HttpErrors.layerFor's `inner`, in the
@@ -60,6 +64,7 @@ import { HttpRouter } from "effect/http"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as NodeCrypto from "node:crypto"
+import * as DatabaseWait from "./DatabaseWait.js"
 import * as Keys from "./IdempotencyKeys.js"
 import { orUnavailable, type TransactionParty, withTransactionParty } from "./Sql.js"
 import * as StoredResponse from "./StoredResponse.js"
@@ -87,10 +92,17 @@ interface Outcome {
 /** What this process remembers of a key whose request ended without an answer kept. */
 interface Memo {
   readonly at: number
-  /** The request's lease when it could not be released (the database was unavailable): a retry here may take it. */
-  readonly lease: string | undefined
+  /**
+   * Leases of this process that the key's row may hold with no request running under them: a request's lease it
+   * could not release (the database was unavailable), and the leases of claims that got no answer (the database may
+   * have taken them, and commit them late, when it resumes). A retry here may take any of them over.
+   */
+  readonly leases: ReadonlyArray<string>
   readonly outcomes: ReadonlyArray<Outcome>
 }
+
+/** Bounds the leases a memo keeps (an outage of many retries); the oldest are left to run out. */
+const maxLeases = 16
 
 /** Bounds the memory of keys left without an answer; past it the oldest is forgotten (its retry answers 409). */
 const maxMemos = 1_000
@@ -181,17 +193,38 @@ const freshMemo = (service: Service, id: Keys.KeyId, at: Date): Memo | undefined
   return memo !== undefined && at.getTime() - memo.at < Duration.toMillis(Keys.lifetime) ? memo : undefined
 }
 
-/** Remembers what a run committed (or may have) when its answer was not kept, and a lease it could not release. */
-const remember = (service: Service, run: Run, lease: string | undefined, at: Date) => {
-  const outcomes = [...run.earlier.values(), ...run.outcomes]
-  const key = memoKey(run.id)
+/** Replaces the key's memo (none when there is nothing to remember), forgetting the oldest key past `maxMemos`. */
+const store = (service: Service, id: Keys.KeyId, memo: Memo) => {
+  const key = memoKey(id)
   service.memos.delete(key)
-  if (outcomes.length === 0 && lease === undefined) return
+  if (memo.outcomes.length === 0 && memo.leases.length === 0) return
   if (service.memos.size >= maxMemos) {
     const oldest = service.memos.keys().next()
     if (oldest.done !== true) service.memos.delete(oldest.value)
   }
-  service.memos.set(key, { at: at.getTime(), lease, outcomes })
+  service.memos.set(key, memo)
+}
+
+/** Remembers what a run committed (or may have) when its answer was not kept, and a lease it could not release. */
+const remember = (service: Service, run: Run, lease: string | undefined, at: Date) =>
+  store(service, run.id, {
+    at: at.getTime(),
+    leases: lease === undefined ? [] : [lease],
+    outcomes: [...run.earlier.values(), ...run.outcomes]
+  })
+
+/**
+ * Remembers the lease of a claim that got no answer (the database unavailable, or the request gone): the database
+ * may have taken the key under it, and commit that when it resumes, with no request running under it. The key's
+ * memo as it is now keeps its leases and outcomes: the claim may as well not have happened.
+ */
+const claimInDoubt = (service: Service, id: Keys.KeyId, lease: string, at: Date) => {
+  const memo = freshMemo(service, id, at)
+  store(service, id, {
+    at: at.getTime(),
+    leases: [...(memo?.leases ?? []), lease].slice(-maxLeases),
+    outcomes: memo?.outcomes ?? []
+  })
 }
 
 /** The key as a party to one outermost transaction of the run (undefined once the handler returned). */
@@ -208,11 +241,15 @@ const party = (service: Service, run: Run): TransactionParty | undefined => {
         wrote = mark.wrote
         return mark.wrote && !mark.marked ? Effect.die(new LeaseLost()) : Effect.void
       }),
-    committed: service.keys.committed({ ...run.id, marker }).pipe(
-      Effect.retry(Schedule.spaced("100 millis")),
-      Effect.timeout(commitCheckTimeout),
-      Effect.option
-    ),
+    // Looks again until it can tell, for `commitCheckTimeout`, unless the request already waited its whole bound.
+    committed: Effect.withFiber((fiber) => {
+      const wait = fiber.getRef(DatabaseWait.CurrentWait)
+      return service.keys.committed({ ...run.id, marker }).pipe(
+        Effect.retry({ schedule: Schedule.spaced("100 millis"), while: () => !DatabaseWait.exhausted(wait) }),
+        Effect.timeout(commitCheckTimeout),
+        Effect.option
+      )
+    }),
     // A transaction that wrote nothing needs no remembering: running it again changes nothing.
     settled: (value) => Effect.sync(() => wrote && run.outcomes.push({ ordinal, marker, value }))
   }
@@ -255,8 +292,8 @@ const begin = (state: RequestState) =>
       lease,
       at,
       leaseUntil: new Date(at.getTime() + Duration.toMillis(leaseDuration)),
-      abandoned: memo?.lease ?? null
-    }))
+      abandoned: memo?.leases ?? []
+    })).pipe(Effect.onError(() => Effect.sync(() => claimInDoubt(service, id, lease, at))))
     if (Option.isNone(found)) return yield* IdempotencyConflict.inUse(inUseRetryAfterSeconds)
     const row = found.value
     if (!row.claimed) {

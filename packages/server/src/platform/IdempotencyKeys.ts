@@ -42,8 +42,11 @@ export interface Claim extends KeyId {
   readonly lease: string
   readonly at: Date
   readonly leaseUntil: Date
-  /** A lease of this process whose request ended but could not release it (the database was unavailable). */
-  readonly abandoned: string | null
+  /**
+   * Leases of this process with no request running under them: a request's that ended but could not release it, a
+   * claim's that got no answer (Idempotency.ts `Memo`).
+   */
+  readonly abandoned: ReadonlyArray<string>
 }
 
 export const make = Effect.gen(function*() {
@@ -52,7 +55,7 @@ export const make = Effect.gen(function*() {
   /**
    * One statement: a new key is inserted and held; an existing one is taken over when it is past its lifetime
    * (then it starts anew), or when it has the same fingerprint, no answer kept and no live lease (its request
-   * ended without an answer to keep). Otherwise the row is read as it is. No row at all means another request
+   * ended without an answer to keep, or this process abandoned it). Otherwise the row is read as it is. No row at all means another request
    * inserted the key after this statement's snapshot: it is running.
    */
   const claim = (claim: Claim): Effect.Effect<Option.Option<ClaimedRow>, SqlError> =>
@@ -72,7 +75,7 @@ export const make = Effect.gen(function*() {
             lease_expires_at = EXCLUDED.lease_expires_at
           WHERE k.created_at <= ${expiredBefore}
             OR (k.response IS NULL AND k.fingerprint = EXCLUDED.fingerprint
-              AND (k.lease_id IS NULL OR k.lease_expires_at <= ${claim.at} OR k.lease_id = ${claim.abandoned}))
+              AND (k.lease_id IS NULL OR k.lease_expires_at <= ${claim.at} OR k.lease_id = ANY(${claim.abandoned}::text[])))
           RETURNING true AS claimed, k.fingerprint, k.commit_markers, k.response
         )
         SELECT claimed, fingerprint, commit_markers, response FROM claimed
