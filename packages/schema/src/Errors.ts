@@ -11,6 +11,7 @@ import type * as SchemaIssue from "effect/SchemaIssue"
 import * as SchemaParser from "effect/SchemaParser"
 import { Int } from "./Common.js"
 import { McpDiagnostic, ToolInspection } from "./McpDiagnostics.js"
+import { HealthCheck } from "./System.js"
 
 /** A literal member the constructor fills in, so `new OrganizationNotFound()` needs no arguments. */
 const code = <const C extends string>(value: C) => Schema.Literal(value).pipe(Schema.withConstructorDefault(Effect.succeed(value)))
@@ -746,6 +747,17 @@ export const ServiceUnavailableResponse = wire(
   ServiceUnavailable,
   503,
   "A dependency of the server (its database) is not available right now; `Retry-After` says when to try again."
+)
+
+/** A health probe's 503 (`/health/started`, `/health/ready`): the components it checks, at least one of them down. */
+export class HealthDown extends Schema.TaggedError<HealthDown>("HealthDown")("HealthDown", {
+  status: code("down"),
+  checks: Schema.Array(HealthCheck)
+}) {}
+export const HealthDownResponse = wire(
+  HealthDown,
+  503,
+  "A component the probe checks is down: `checks` lists each one it checks, with `data.reason` on those that are down."
 )
 
 /**

@@ -1,6 +1,7 @@
-/** System.ts: the answers of `/health` and `/ready`, their examples and refusals. */
+/** System.ts: the answers of `/health` and `/ready` and of the health probes (with their 503, Errors.ts), their examples and refusals. */
 import { describe, expect, it } from "@effect/vitest"
-import { Health, Ready } from "../src/System.js"
+import { HealthDown, HealthDownResponse } from "../src/Errors.js"
+import { Health, HealthReport, Ready } from "../src/System.js"
 import { examplesOfComponent } from "./support/SavedDocument.js"
 import { decode, encode } from "./support/Decoding.js"
 
@@ -23,5 +24,25 @@ describe("System", () => {
     for (const input of [{ ok: true, checks: { database: "down" } }, { ok: true, checks: {} }, { ok: true }]) {
       expect(decode(Ready, input).ok).toBe(false)
     }
+  })
+
+  it("holds a probe's report to the shape of MicroProfile Health: up with its checks, or a 503 body down with why", () => {
+    const [example] = examplesOfComponent("HealthReport")
+    expect(example).toEqual({ status: "up", checks: [{ name: "database", status: "up" }, { name: "migrations", status: "up" }, { name: "durable_engine", status: "up" }] })
+    expect(decode(HealthReport, { status: "up", checks: [] }).ok).toBe(true)
+    const down = { status: "down", checks: [{ name: "database", status: "down", data: { reason: "timeout" } }, { name: "durable_engine", status: "up" }] }
+    expect(encode(HealthDownResponse, new HealthDown({ checks: [{ name: "database", status: "down", data: { reason: "timeout" } }, { name: "durable_engine", status: "up" }] }))).toEqual({ ok: true, value: down })
+    for (const input of [
+      { status: "down", checks: [] },
+      { status: "up" },
+      { status: "up", checks: [{ name: "cache", status: "up" }] },
+      { status: "up", checks: [{ name: "database", status: "UP" }] },
+      // A reason is one of the fixed codes, never free text (the probes are public).
+      { status: "up", checks: [{ name: "database", status: "down", data: { reason: "connect ECONNREFUSED 10.0.0.5:5432" } }] }
+    ]) {
+      expect(decode(HealthReport, input).ok, JSON.stringify(input)).toBe(false)
+    }
+    expect(decode(HealthDownResponse, down).ok).toBe(true)
+    expect(decode(HealthDownResponse, { ...down, status: "up" }).ok).toBe(false)
   })
 })
