@@ -82,7 +82,7 @@ import * as Database from "./platform/Database.js"
 import { DatabaseStatus } from "./platform/DatabaseStatus.js"
 import * as Docs from "./platform/Docs.js"
 import * as HttpErrors from "./platform/HttpErrors.js"
-import { migrate } from "./platform/Migrator.js"
+import { BuildMigrations, migrate } from "./platform/Migrator.js"
 import * as RequestLog from "./platform/RequestLog.js"
 import { routerConfig as routeMatching } from "./platform/Routes.js"
 import * as SystemHttp from "./system/Http.js"
@@ -120,7 +120,8 @@ export type ServerOptions =
   readonly database?: Layer.Layer<SqlClient.SqlClient, unknown> | undefined
 }
 
-const Migrations = Layer.effectDiscard(migrate(migrations))
+/** The migrations run at start, and which they are (what `/health/ready` holds the database to). */
+const Migrations = Layer.merge(Layer.effectDiscard(migrate(migrations)), Layer.succeed(BuildMigrations, migrations))
 
 /** The database, migrated (the keys checked, stored secrets upgraded: `StartupSecrets`), with the configuration. */
 const Storage = (options: ServerOptions) => {

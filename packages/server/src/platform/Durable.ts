@@ -54,6 +54,7 @@ import * as Activity from "effect/workflow/Activity"
 import { WorkflowEngine } from "effect/workflow/WorkflowEngine"
 import { refusal, ServerConfig } from "./Config.js"
 import { PoolSize } from "./Database.js"
+import { DurableHealth, type DurableEngineState } from "./DurableHealth.js"
 import { StartGate } from "./DurableStartGate.js"
 
 /** The documented environment variables of the cluster runner (read only with `DATABASE_URL`). */
@@ -309,11 +310,12 @@ export const layer = (options: Options = {}) =>
  * once. Sharding's two synchronous questions (`getShardId`, `hasShardId`) cannot wait: asked before the engine is
  * up they throw (nothing of ours asks them; cluster's own code asks the engine itself).
  *
- * An engine that fails to start is logged as an error, and every call waiting for it dies with that cause.
+ * An engine that fails to start is logged as an error, and every call waiting for it dies with that cause. Beside
+ * them, `DurableHealth` says whether the engine is starting, running, failed or stopped (the health probes read it).
  */
 export const inBackground = <E, R>(
   engine: Layer.Layer<WorkflowEngine | Sharding.Sharding, E, R>
-): Layer.Layer<WorkflowEngine | Sharding.Sharding, never, R> =>
+): Layer.Layer<WorkflowEngine | Sharding.Sharding | DurableHealth, never, R> =>
   Layer.effectContext(Effect.gen(function*() {
     const ready = yield* Deferred.make<Context.Context<WorkflowEngine | Sharding.Sharding>>()
     const scope = yield* Effect.scope
@@ -321,6 +323,7 @@ export const inBackground = <E, R>(
     // whatever the engine had acquired.
     const engineScope = yield* Scope.fork(scope, "sequential")
     let started: Context.Context<WorkflowEngine | Sharding.Sharding> | undefined
+    let failed = false
     const gate = yield* Effect.serviceOption(StartGate)
     yield* Effect.andThen(
       Option.isSome(gate) ? Deferred.await(gate.value) : Effect.void,
@@ -333,7 +336,7 @@ export const inBackground = <E, R>(
       Effect.flatMap(([, context]) => Deferred.succeed(ready, context)),
       Effect.catchCause((cause) =>
         Effect.andThen(
-          Effect.logError("The durable engine could not start: background work (connector syncs, audit streams, scheduled jobs) will not run", cause),
+          Effect.andThen(Effect.sync(() => (failed = true)), Effect.logError("The durable engine could not start: background work (connector syncs, audit streams, scheduled jobs) will not run", cause)),
           Deferred.failCause(ready, Cause.die(Cause.squash(cause)))
         )
       ),
@@ -376,7 +379,14 @@ export const inBackground = <E, R>(
       pollStorage: Effect.flatMap(shardingOf, (real) => real.pollStorage),
       activeEntityCount: Effect.flatMap(shardingOf, (real) => real.activeEntityCount)
     }
-    return Context.make(WorkflowEngine, workflows).pipe(Context.add(Sharding.Sharding, sharding))
+    const health: DurableHealth["Service"] = {
+      state: Effect.suspend((): Effect.Effect<DurableEngineState> =>
+        started === undefined
+          ? Effect.succeed(failed ? "failed" : "starting")
+          : Effect.map(Context.get(started, Sharding.Sharding).isShutdown, (down) => down ? "stopped" : "running")
+      )
+    }
+    return Context.make(WorkflowEngine, workflows).pipe(Context.add(Sharding.Sharding, sharding), Context.add(DurableHealth, health))
   }))
 
 export interface RetryOptions<E> {

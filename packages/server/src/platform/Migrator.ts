@@ -7,6 +7,7 @@
  * statement is one command (several in one string fail with 42601, "cannot insert multiple commands into a prepared
  * statement"): `script` runs the text unchanged as one statement, a PL/pgSQL `EXECUTE`.
  */
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
@@ -50,6 +51,18 @@ const appliedIds = Effect.fn("Migrator.appliedIds")(function*(sql: SqlClient.Sql
   const [table] = yield* sql<{ readonly present: boolean }>`SELECT to_regclass('orgplane_migrations') IS NOT NULL AS present`
   if (table?.present !== true) return new Set<number>()
   return new Set((yield* sql<{ readonly id: number }>`SELECT id FROM orgplane_migrations`).map((row) => row.id))
+})
+
+/** The migrations this build runs at start: what readiness holds the database to (`pending`). */
+export class BuildMigrations extends Context.Service<BuildMigrations, ReadonlyArray<Migration>>()("@orgplane/server/platform/Migrator/BuildMigrations") {}
+
+/**
+ * The ids of this build's migrations the database does not have (none once it is migrated; migrations a newer build
+ * applied are no concern of this one). Two statements, without the lock.
+ */
+export const pending = Effect.fn("Migrator.pending")(function*() {
+  const seen = yield* appliedIds(yield* SqlClient.SqlClient)
+  return (yield* BuildMigrations).filter((migration) => !seen.has(migration.id)).map((migration) => migration.id)
 })
 
 /** Applies the missing migrations in id order and returns the ones it applied. */
