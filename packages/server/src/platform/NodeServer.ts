@@ -2,10 +2,11 @@
  * Node's HTTP server as orgplane listens with it (`createHttpServer`): it stops gracefully with long keep-alive, it
  * holds the requests that come while it listens before the app's listener is attached (an Effect host's server
  * listens, then builds the routes: seconds, on a first start), answering them once the app is there, or 503 with
- * `Retry-After` when it is not within `startupHoldMillis` or the server stops first, and what its parser refuses
+ * `Retry-After` when it is not within `startupHoldMillis` or the server stops first (the liveness probe,
+ * `GET /health/live`, is not held: answered at once), and what its parser refuses
  * is answered in the API's error shape (`ClientErrors.ts`).
  */
-import { ServiceUnavailable, ServiceUnavailableResponse } from "@orgplane/schema"
+import { HealthReport, ServiceUnavailable, ServiceUnavailableResponse } from "@orgplane/schema"
 import * as Schema from "effect/Schema"
 import { IncomingMessage, Server, type ServerOptions, ServerResponse } from "node:http"
 import type { Socket } from "node:net"
@@ -34,6 +35,22 @@ const answerUnavailable = (response: ServerResponse, message: string) => {
     connection: "close"
   }).end(body)
 }
+
+/** `/health/live`'s answer: the process serves requests, the app's listener or not. */
+const live = JSON.stringify(Schema.encodeSync(HealthReport)({ status: "up", checks: [] }))
+
+/**
+ * Whether a request is the liveness probe, `GET /health/live`, under a mount or not (the mount is the host's, and
+ * the held request's URL is the host's too): answered at once while requests are held, so a slow first start does
+ * not fail the probe that restarts the process.
+ */
+const isLivenessProbe = (request: IncomingMessage) => {
+  const path = (request.url ?? "").split("?")[0] ?? ""
+  return request.method === "GET" && path.endsWith("/health/live")
+}
+
+const answerLive = (response: ServerResponse) =>
+  response.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(live) }).end(live)
 
 interface Held {
   readonly request: IncomingMessage
@@ -106,6 +123,10 @@ class GracefulServer extends Server {
     if (event === "request" && early !== undefined && this.listening) {
       const [request, response] = args
       if (request instanceof IncomingMessage && response instanceof ServerResponse) {
+        if (isLivenessProbe(request)) {
+          answerLive(response)
+          return true
+        }
         const timer = setTimeout(() => {
           const index = early.findIndex((held) => held.response === response)
           if (index === -1) return

@@ -1,7 +1,7 @@
 /**
  * `ApiLayer` served by an Effect host's own HTTP server, as the README shows it: `HttpRouter.serve(ApiLayer(options),
  * { routerConfig })` on `NodeHttpServer` with `createHttpServer`. That server listens before the routes are built: a
- * request meanwhile is held and answered once they are, and a stop meanwhile answers it 503 at once. The API answers, writes reach the database, and the services are built
+ * request meanwhile is held and answered once they are (the liveness probe at once), and a stop meanwhile answers it 503 at once. The API answers, writes reach the database, and the services are built
  * once: on a data folder, which only one holder may open (a second build of the database would be refused at start).
  * The embedded database only: with DATABASE_URL the server reads it and not the folder (and would open the database it
  * names, not a fresh one), so nothing would tell one build from two.
@@ -49,25 +49,30 @@ describe.skipIf(TestDatabase.onPostgres)("ApiLayer on an Effect host's server (e
     }).pipe(Effect.scoped), 60_000)
 
   /**
-   * The README's composition on a fresh data folder, with `GET /health` sent on a raw connection the moment the
-   * server listens, while the routes are still being built: whether it was sent before the app's listener was there,
-   * and the answer's status line and body once the server closes the connection or answers.
+   * The README's composition on a fresh data folder, with `GET <path>` (`/health` unless said) sent on a raw
+   * connection the moment the server listens, while the routes are still being built: whether it was sent before the
+   * app's listener was there, whether the answer came before it was, and the answer's status line and body once the
+   * server closes the connection or answers.
    */
-  const startingWithARequest = (dataDir: string) =>
+  const startingWithARequest = (dataDir: string, path = "/health") =>
     Effect.gen(function*() {
       // The hold outlasts the slowest build of a fresh folder on a loaded machine (the default, 10 s, does not in CI):
       // this test is about the answer once the routes are there; the 503 after the hold has its own tests.
       const server = createHttpServer({ holdMillis: 50_000 })
       let sentBeforeServing: boolean | undefined
+      let answeredBeforeServing: boolean | undefined
       const answer = new Promise<string>((resolve, reject) =>
         server.once("listening", () => {
           const socket = Net.connect((server.address() as Net.AddressInfo).port, "127.0.0.1", () => {
             // One listener is the server's own bookkeeping: the app's comes when `serve` attaches it.
             sentBeforeServing = server.listenerCount("request") === 1
-            socket.write("GET /health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+            socket.write(`GET ${path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`)
           })
           let received = ""
-          socket.on("data", (data) => (received += data.toString("latin1")))
+          socket.on("data", (data) => {
+            answeredBeforeServing ??= server.listenerCount("request") === 1
+            received += data.toString("latin1")
+          })
           socket.once("close", () => resolve(received))
           socket.once("error", reject)
         })
@@ -76,7 +81,7 @@ describe.skipIf(TestDatabase.onPostgres)("ApiLayer on an Effect host's server (e
         routerConfig,
         disableLogger: true
       }).pipe(Layer.provideMerge(NodeHttpServer.layer(() => server, { host: "127.0.0.1", port: 0 })))
-      return { served, answer, sentBeforeServing: () => sentBeforeServing, server }
+      return { served, answer, sentBeforeServing: () => sentBeforeServing, answeredBeforeServing: () => answeredBeforeServing, server }
     })
 
   const folder = Effect.acquireRelease(
@@ -91,6 +96,18 @@ describe.skipIf(TestDatabase.onPostgres)("ApiLayer on an Effect host's server (e
       const received = yield* Effect.promise(() => answer)
       expect(sentBeforeServing()).toBe(true)
       expect(received.split("\r\n")[0]).toBe("HTTP/1.1 200 OK")
+    }).pipe(Effect.scoped), 60_000)
+
+  it.live("answers the liveness probe at once while the routes are being built, not holding it for them", () =>
+    Effect.gen(function*() {
+      const { answer, answeredBeforeServing, sentBeforeServing, served } = yield* startingWithARequest(yield* folder, "/health/live")
+      const building = yield* Effect.forkChild(Effect.scoped(Layer.build(served)))
+      const received = yield* Effect.promise(() => answer)
+      expect(sentBeforeServing()).toBe(true)
+      expect(answeredBeforeServing()).toBe(true)
+      expect(received.split("\r\n")[0]).toBe("HTTP/1.1 200 OK")
+      expect(JSON.parse(received.slice(received.indexOf("\r\n\r\n") + 4))).toEqual({ status: "up", checks: [] })
+      yield* Fiber.interrupt(building)
     }).pipe(Effect.scoped), 60_000)
 
   it.live("a stop while the routes are being built answers that request 503 with Retry-After at once", () =>
