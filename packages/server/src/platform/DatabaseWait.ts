@@ -24,7 +24,7 @@ export interface Wait {
 }
 
 /** The running request's wait; undefined outside a request. */
-export const CurrentWait = Context.Reference<Wait | undefined>("@orgplane/server/platform/DatabaseWait/CurrentWait", {
+export const CurrentWait = Context.Reference<Wait | undefined>("@orgplane/server/platform/DatabaseWait", {
   defaultValue: () => undefined
 })
 

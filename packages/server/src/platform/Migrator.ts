@@ -54,7 +54,7 @@ const appliedIds = Effect.fn("Migrator.appliedIds")(function*(sql: SqlClient.Sql
 })
 
 /** The migrations this build runs at start: what readiness holds the database to (`pending`). */
-export class BuildMigrations extends Context.Service<BuildMigrations, ReadonlyArray<Migration>>()("@orgplane/server/platform/Migrator/BuildMigrations") {}
+export class BuildMigrations extends Context.Service<BuildMigrations, ReadonlyArray<Migration>>()("@orgplane/server/platform/Migrator") {}
 
 /**
  * The ids of this build's migrations the database does not have (none once it is migrated; migrations a newer build
