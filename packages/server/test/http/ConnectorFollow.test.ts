@@ -92,6 +92,7 @@ const appliedAll = async (token: string, instanceId: string) => {
 }
 
 describe("a sync follows the marketplace", () => {
+  // Twelve syncs one after another (27 s in a CI run): the default 30 s is not enough under load.
   it("takes metadata, renames, moves, new hooks, removals and returns; fails loudly on a broken marketplace.json and keeps the last good state", async () => {
     const { instance, repo, token } = await Connectors.followRepository({ url: server.url, github: fake, files })
     cleanup.push(() => repo.remove())
@@ -216,7 +217,7 @@ describe("a sync follows the marketplace", () => {
     expect(partial.summary.warnings[0]).toMatch(/^Plugin "code-review" is kept as the last good sync left it: `plugins\/code-review\/\.claude-plugin\/plugin\.json` is not valid JSON/)
     expect(await pluginOf(token, reviewId)).toMatchObject({ status: "active", sourceMetadata: { version: "1.1.0" } })
     expect(await servedBy(token, marketplaceId)).toEqual([ralphId, reviewId, oldId].sort())
-  })
+  }, 120_000)
 
   it("sync now right after apply answers the apply's sync of that commit: one sync, not two", async () => {
     // Enough commands that the apply's sync is still queued or running when "sync now" comes.

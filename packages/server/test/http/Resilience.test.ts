@@ -78,8 +78,10 @@ const backUp = (url: string) =>
   Wait.until(async () => (await Http.request(url, "GET", "/ready")).status === 200, "the server to be ready again")
 
 describe("when the database is down", () => {
+  // A database that is down refuses connections at once, so the connect timeout does not shape these answers: it is
+  // long enough for the server's start on a cold or loaded machine (1 s was not, run alone or under load).
   it("sign-in and /v1/me answer 503 service_unavailable with Retry-After, /health stays 200; back up, 200 again", async () => {
-    const { proxy, server } = await serverBehindProxy({ connectTimeout: "1 second", statementTimeout: "1 second" })
+    const { proxy, server } = await serverBehindProxy({ connectTimeout: "5 seconds", statementTimeout: "1 second" })
     const user = await Http.signUp(server.url)
     const signIn = { body: { email: user.email, password: user.password } }
 
@@ -98,7 +100,7 @@ describe("when the database is down", () => {
 describe("a directory's SCIM write when the database is down", () => {
   it("answers a SCIM 503 with Retry-After, which Okta and Entra retry; back up, the retry succeeds", async () => {
     const { proxy, server } = await serverBehindProxy(
-      { connectTimeout: "1 second", statementTimeout: "1 second" },
+      { connectTimeout: "5 seconds", statementTimeout: "1 second" },
       { defaultPlan: "enterprise" }
     )
     const owner = await Http.owner(server.url)
