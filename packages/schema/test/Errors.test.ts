@@ -82,6 +82,7 @@ describe("Errors", () => {
       DomainVerificationFailedResponse: [409],
       EmailTakenResponse: [409],
       ForbiddenResponse: [403],
+      HealthDownResponse: [503],
       IdempotencyConflictResponse: [409],
       IdempotencyKeyReusedResponse: [422],
       InvalidRequestResponse: [400],
