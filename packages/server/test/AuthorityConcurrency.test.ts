@@ -102,7 +102,7 @@ describe.skipIf(TestDatabase.postgresUrl === undefined)("authority checked at co
         yield* sql`DELETE FROM api_keys WHERE membership_id = ${admin.membership.id}`
         yield* held.release
         const answers = yield* Fiber.join(writes)
-        expect(statuses(answers)).toEqual(answers.map(() => [401, "unauthorized"]))
+        expect(statuses(answers)).toEqual(answers.map(() => [401, "credential_revoked"]))
         expect(yield* madeBy(sql, admin.membership.id)).toBe(0)
       }))
 
