@@ -22,7 +22,7 @@ import {
   OrganizationNotFound,
   type ServiceUnavailable,
   type SessionId,
-  Unauthorized,
+  Unauthorized
 } from "@orgplane/schema"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
@@ -69,7 +69,6 @@ const bearerFailures = <E>() => {
     )
   }
 }
-
 
 /** Sessions and API keys record their last use at most this often, so a busy one does not write on every request. */
 const TOUCH_INTERVAL_MILLIS = 60_000

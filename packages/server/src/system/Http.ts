@@ -6,9 +6,7 @@ import { HttpApiBuilder } from "effect/http-api"
 import * as SqlClient from "effect/sql/SqlClient"
 import { ServerConfig } from "../platform/Config.js"
 import { DatabaseStatus } from "../platform/DatabaseStatus.js"
-import { Health, readyDeadline, withinDeadline } from "./Health.js"
-
-export { readyDeadline }
+import { Health, withinDeadline } from "./Health.js"
 
 const databaseDown = new ServiceUnavailable({ message: "The database does not answer." })
 

@@ -5,20 +5,18 @@
  * The security handler wraps the endpoint and provides `CurrentWorker` to it; `WorkerTokenStanding` takes the
  * commit's time as platform/Authority.ts declares it, which a worker token's standing does not depend on.
  */
-import { CurrentWorker, Unauthorized, type WorkerCaller, WorkerAuthentication } from "@orgplane/schema"
+import { CurrentWorker, type WorkerCaller, WorkerAuthentication } from "@orgplane/schema"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import { presentedBearer } from "../platform/PresentedCredential.js"
 import { WorkerTokenStanding } from "../platform/Authority.js"
 import { Crypto } from "../platform/Crypto.js"
+import { presentedBearer, unauthorized } from "../platform/PresentedCredential.js"
 import { orUnavailable } from "../platform/Sql.js"
 import { WorkersRepository } from "./WorkersRepository.js"
-
-const unknownToken = Unauthorized.because("worker_token_unknown")
 
 /** The middleware, and how a worker token is read again when its write commits (platform/Authority.ts). */
 export const layer = Layer.effectContext(
@@ -36,7 +34,7 @@ export const layer = Layer.effectContext(
     const resolve = Effect.fn("WorkerAuthentication.workerToken")(function*(token: Redacted.Redacted) {
       const value = yield* presentedBearer(yield* HttpServerRequest.HttpServerRequest, token)
       const found = yield* orUnavailable(workers.resolveToken({ tokenHash: crypto.hashToken(value) }))
-      if (Option.isNone(found)) return yield* unknownToken
+      if (Option.isNone(found)) return yield* unauthorized("worker_token_unknown")
       return found.value satisfies WorkerCaller
     })
 

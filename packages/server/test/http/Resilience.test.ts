@@ -30,7 +30,8 @@ import * as Scope from "effect/Scope"
 import * as TestClock from "effect/testing/TestClock"
 import { afterEach } from "vitest"
 import { DatabaseStatus } from "../../src/platform/DatabaseStatus.js"
-import { readiness, readyDeadline } from "../../src/system/Http.js"
+import { readyDeadline } from "../../src/system/Health.js"
+import { readiness } from "../../src/system/Http.js"
 import { classify, concurrencyMessage, orUnavailable, retryPolicy, transaction, transactionAttempts } from "../../src/platform/Sql.js"
 
 const postgres = Effect.runSync(Effect.orDie(TestDatabase.postgresUrl))
