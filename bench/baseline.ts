@@ -17,7 +17,7 @@ import { scimRoutes } from "./scim-baseline.js"
 
 const databaseUrl = process.env.DATABASE_URL
 if (databaseUrl === undefined || databaseUrl.trim() === "") throw new Error("baseline: DATABASE_URL is required")
-const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 })
+const pool = new pg.Pool({ connectionString: databaseUrl, max: Number(process.env.ORGPLANE_DB_POOL_SIZE ?? 10) })
 
 
 // The caller's user, organization and membership, in one statement per kind of credential. A session lands on its

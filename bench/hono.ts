@@ -16,14 +16,14 @@ import * as S from "./statements.js"
 
 const databaseUrl = process.env.DATABASE_URL
 if (databaseUrl === undefined || databaseUrl.trim() === "") throw new Error("hono: DATABASE_URL is required")
-const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 })
+const pool = new pg.Pool({ connectionString: databaseUrl, max: S.POOL_SIZE })
 
 // Schemas ----------------------------------------------------------------------------------------------------------
 
 const Id = (prefix: string) => z.string().regex(new RegExp(`^${prefix}_[0-9a-z]{26}$`))
 const Role = z.enum(["owner", "admin", "member"])
 
-/** The caller columns both authentications read (MembershipsRepository's callerColumns). */
+/** The caller columns both authentications read (MembershipsRepository's callerColumns) and what SSO enforcement reads. */
 const CallerColumns = {
   user_id: Id("usr"),
   user_email: z.string(),
@@ -36,21 +36,29 @@ const CallerColumns = {
   organization_name: z.string().nullable(),
   organization_plan: z.string().nullable(),
   organization_provisional: z.boolean().nullable(),
-  organization_created_at: z.date().nullable()
-}
-
-const SessionCaller = z.object({
-  session_id: Id("ses"),
-  ...CallerColumns,
+  organization_created_at: z.date().nullable(),
   sso_connection_id: z.string().nullable(),
   authenticated_organization_id: z.string().nullable(),
   require_sso: z.boolean().nullable(),
   owners_password_fallback: z.boolean().nullable(),
   managed_by: z.string().nullable()
-})
-type SessionCaller = z.infer<typeof SessionCaller>
+}
 
-const ApiKeyCaller = z.object({ api_key_id: Id("apk"), key_organization_id: Id("org"), last_used_at: z.date().nullable(), ...CallerColumns })
+const SessionCaller = z.object({
+  session_id: Id("ses"),
+  session_created_at: z.date(),
+  session_last_used_at: z.date().nullable(),
+  ...CallerColumns
+})
+
+const ApiKeyCaller = z.object({
+  api_key_id: Id("apk"),
+  key_organization_id: Id("org"),
+  last_used_at: z.date().nullable(),
+  scopes: z.string().nullable(),
+  ...CallerColumns
+})
+type Caller = z.infer<typeof SessionCaller> | z.infer<typeof ApiKeyCaller>
 
 const MemberRow = z.object({
   id: Id("om"),
@@ -76,8 +84,10 @@ const ApiKeyRow = z.object({
   key_hash: z.string(),
   created_at: z.date(),
   expires_at: z.date().nullable(),
-  last_used_at: z.date().nullable()
-})
+  last_used_at: z.date().nullable(),
+  scopes: z.string().nullable(),
+  parent_api_key_id: Id("apk").nullable()
+}).passthrough()
 
 const TeamRow = z.object({
   id: Id("tem"),
@@ -90,6 +100,8 @@ const TeamRow = z.object({
   updated_at: z.date(),
   member_ids: z.array(Id("om"))
 })
+
+const Standing = z.object({ role: Role.nullable(), person: z.boolean(), credential: z.boolean() })
 
 const PageQuery = z.object({ limit: z.coerce.number().int().min(1).max(100).default(50), cursor: z.undefined() })
 const MembersQuery = PageQuery.extend({ q: z.undefined() })
@@ -124,45 +136,48 @@ const parse = <T extends z.ZodTypeAny>(schema: T, value: unknown): z.infer<T> =>
 /** A row read from the database, checked against its statement's schema (a mismatch is the server's fault: 500). */
 const row = <T extends z.ZodTypeAny>(schema: T, value: unknown): z.infer<T> => schema.parse(value)
 
-let key: Promise<Buffer> | undefined
-const cursorKey = () => key ??= pool.query(S.cursorKey).then((result) => Buffer.from(result.rows[0].value, "base64"))
+const cursorKey = S.cursorKeyOf(pool)
 
-const session = async (c: C): Promise<SessionCaller> => {
-  const authorization = c.req.header("authorization") ?? ""
-  const token = /^bearer /i.test(authorization) ? authorization.slice(7).trim() : ""
-  if (token === "") throw unauthorized()
-  const found = (await pool.query(S.run(S.sessionCaller), [S.hashToken(token), new Date()])).rows[0]
-  if (found === undefined) throw unauthorized()
-  return row(SessionCaller, found)
+/** When each credential's last use was last recorded by this process; recorded off the request path, once a minute. */
+const touched = new Map<string, number>()
+const touch = (id: string, lastUsed: Date | null, at: Date, write: pg.QueryConfig) => {
+  const last = Math.max(lastUsed?.getTime() ?? 0, touched.get(id) ?? 0)
+  if (at.getTime() - last <= S.TOUCH_INTERVAL_MILLIS) return
+  touched.set(id, at.getTime())
+  pool.query(write).catch((error) => console.error(error))
 }
 
-/** A session acting as a member of its organization, admitted by its SSO policy. */
-const sessionMember = async (c: C) => {
-  const caller = await session(c)
+/** The caller of a session (`authorization: Bearer`) or an API key (`x-api-key`), one statement. */
+const authenticate = async (c: C): Promise<Caller> => {
+  const at = new Date()
+  const authorization = c.req.header("authorization") ?? ""
+  if (/^bearer /i.test(authorization)) {
+    const token = authorization.slice(7).trim()
+    if (token === "") throw unauthorized()
+    const found = (await pool.query(S.run(S.sessionCaller, [S.hashToken(token), at, new Date(at.getTime() - S.SESSION_IDLE_MILLIS)]))).rows[0]
+    if (found === undefined) throw unauthorized()
+    const caller = row(SessionCaller, found)
+    touch(caller.session_id, caller.session_last_used_at ?? caller.session_created_at, at, S.run(S.touchSession, [at, caller.session_id]))
+    return caller
+  }
+  const value = c.req.header("x-api-key")?.trim() ?? ""
+  if (value === "") throw unauthorized()
+  const found = (await pool.query(S.run(S.apiKeyCaller, [S.hashToken(value), at]))).rows[0]
+  if (found === undefined) throw unauthorized()
+  const caller = row(ApiKeyCaller, found)
+  touch(caller.api_key_id, caller.last_used_at, at, S.run(S.touchApiKey, [at, caller.key_organization_id, caller.api_key_id]))
+  return caller
+}
+
+/** A caller acting as a member of its organization, admitted by its SSO policy, allowed `action` (role, and a key's scopes). */
+const memberAllowed = async (c: C, action: S.Action) => {
+  const caller = await authenticate(c)
   if (caller.membership_id === null || caller.organization_id === null || caller.role === null) {
     throw new Failure(404, { error: "organization_not_found", message: "Organization not found." })
   }
   if (caller.require_sso === true) throw new Failure(403, { error: "sso_required", message: "This organization requires single sign-on." })
+  if (!S.can(caller, action)) throw new Failure(403, { reason: "scopes" in caller && S.roleAllows(caller.role, action) ? "insufficient_scope" : "insufficient_role" })
   return { ...caller, membership_id: caller.membership_id, organization_id: caller.organization_id, role: caller.role }
-}
-
-const touched = new Map<string, number>()
-
-const apiKeyMember = async (c: C) => {
-  const value = c.req.header("x-api-key")?.trim() ?? ""
-  if (value === "") throw unauthorized()
-  const at = new Date()
-  const found = (await pool.query(S.run(S.apiKeyCaller), [S.hashToken(value), at])).rows[0]
-  if (found === undefined) throw unauthorized()
-  const caller = row(ApiKeyCaller, found)
-  // Recorded off the request path, at most once a minute per key, as orgplane does.
-  const last = Math.max(caller.last_used_at?.getTime() ?? 0, touched.get(caller.api_key_id) ?? 0)
-  if (at.getTime() - last > S.TOUCH_INTERVAL_MILLIS) {
-    touched.set(caller.api_key_id, at.getTime())
-    pool.query(S.run(S.touchApiKey), [at, caller.key_organization_id, caller.api_key_id]).catch((error) => console.error(error))
-  }
-  if (caller.organization_id === null) throw new Failure(404, { error: "organization_not_found", message: "Organization not found." })
-  return { ...caller, organization_id: caller.organization_id }
 }
 
 const member = (m: MemberRow) => ({
@@ -177,15 +192,23 @@ const member = (m: MemberRow) => ({
   suspendedAt: m.suspended_at
 })
 
-const actorOf = (caller: { user_id: string; membership_id: string; user_name: string; user_email: string; session_id: string }) => ({
-  type: "user" as const,
-  id: caller.user_id,
+/** The caller's audit actor, as orgplane's AuditRecorder draws it: the person with their session, or the API key. */
+const actorOf = (caller: Caller & { readonly membership_id: string }) => ({
+  type: "api_key_id" in caller ? "api_key" as const : "user" as const,
+  id: "api_key_id" in caller ? caller.api_key_id : caller.user_id,
   membershipId: caller.membership_id,
   label: `${caller.user_name} <${caller.user_email}>`,
-  credentialId: caller.session_id
+  credentialId: "api_key_id" in caller ? caller.api_key_id : caller.session_id
 })
 
-const transaction = <A>(work: (client: pg.PoolClient) => Promise<A>) => S.inTransaction(pool, work)
+/** `work` in a transaction, then the check at commit of the caller's authority (Authority.ts); a refusal rolls it back. */
+const transaction = <A>(caller: Caller, granted: ReadonlyArray<S.Action>, work: (client: pg.PoolClient) => Promise<A>) =>
+  S.inTransaction(pool, async (client) => {
+    const result = await work(client)
+    const refused = S.judge(row(Standing, (await client.query(S.standing(caller, new Date()))).rows[0]), granted)
+    if (refused !== undefined) throw new Failure(refused[0] === 401 ? 401 : 403, refused[1])
+    return result
+  })
 
 const body = async (c: C) => {
   try {
@@ -198,14 +221,14 @@ const body = async (c: C) => {
 const app = new Hono<App>()
 
 app.get("/v1/me", async (c) => {
-  const caller = await session(c)
+  const caller = await authenticate(c)
   return c.json(S.meBody(caller))
 })
 
 app.get("/v1/members", async (c) => {
   const query = parse(MembersQuery, c.req.query())
-  const caller = await sessionMember(c)
-  const rows = (await pool.query(S.run(S.listMembers), [caller.organization_id, query.limit + 1])).rows.map((r) => row(MemberRow, r))
+  const caller = await memberAllowed(c, "members.read")
+  const rows = (await pool.query(S.run(S.listMembers, [caller.organization_id, query.limit + 1]))).rows.map((r) => row(MemberRow, r))
   const items = rows.slice(0, query.limit).map(member)
   const last = items[items.length - 1]
   const search = new URL(c.req.url).searchParams
@@ -214,17 +237,9 @@ app.get("/v1/members", async (c) => {
 
 app.get("/v1/api-keys", async (c) => {
   const query = parse(PageQuery, c.req.query())
-  const caller = await apiKeyMember(c)
-  const rows = (await pool.query(S.run(S.listApiKeys), [caller.organization_id, query.limit + 1])).rows.map((r) => row(ApiKeyRow, r))
-  const items = rows.slice(0, query.limit).map((k) => ({
-    id: k.id,
-    name: k.name,
-    prefix: k.prefix,
-    createdByOrgMembershipId: k.membership_id,
-    createdAt: k.created_at,
-    expiresAt: k.expires_at,
-    lastUsedAt: k.last_used_at
-  }))
+  const caller = await memberAllowed(c, "apiKeys.manage")
+  const rows = (await pool.query(S.run(S.listApiKeys, [caller.organization_id, query.limit + 1]))).rows.map((r) => row(ApiKeyRow, r))
+  const items = rows.slice(0, query.limit).map(S.apiKeyBody)
   const last = items[items.length - 1]
   const search = new URL(c.req.url).searchParams
   return c.json({ items, nextCursor: rows.length > query.limit ? S.signCursor(await cursorKey(), "api-keys", search, [last!.id]) : null })
@@ -232,15 +247,14 @@ app.get("/v1/api-keys", async (c) => {
 
 app.post("/v1/teams", async (c) => {
   const request = parse(CreateTeam, await body(c))
-  const caller = await sessionMember(c)
-  if (caller.role !== "owner" && caller.role !== "admin") throw new Failure(403, { reason: "insufficient_role" })
+  const caller = await memberAllowed(c, "teams.manage")
   if (request.memberIds !== undefined || request.externalKey !== undefined) throw new Failure(400, { error: "invalid_request", details: [] })
   const id = S.makeId("tem")
   const at = new Date()
-  const team = await transaction(async (client) => {
-    await client.query(S.run(S.insertTeam), [id, caller.organization_id, request.name, caller.membership_id, null, null, at, at])
-    const t = row(TeamRow, (await client.query(S.run(S.selectTeam), [caller.organization_id, id])).rows[0])
-    await client.query(S.run(S.insertAuditEvent), S.auditParameters({
+  const team = await transaction(caller, ["teams.manage"], async (client) => {
+    await client.query(S.run(S.insertTeam, [id, caller.organization_id, request.name, caller.membership_id, null, null, at, at]))
+    const t = row(TeamRow, (await client.query(S.run(S.selectTeam, [caller.organization_id, id]))).rows[0])
+    await client.query(S.run(S.insertAuditEvent, S.auditParameters({
       organizationId: caller.organization_id,
       action: "team.create",
       category: "change",
@@ -248,7 +262,7 @@ app.post("/v1/teams", async (c) => {
       ip: c.env.incoming.socket.remoteAddress ?? null,
       userAgent: c.req.header("user-agent") ?? null,
       targets: [{ type: "team", id }]
-    }))
+    })))
     return t
   })
   return c.json({
@@ -269,11 +283,11 @@ app.post("/v1/teams", async (c) => {
 app.patch("/v1/members/:memberId", async (c) => {
   const memberId = parse(MemberIdParam, c.req.param("memberId"))
   const { role } = parse(ChangeRole, await body(c))
-  const caller = await sessionMember(c)
+  const caller = await memberAllowed(c, "members.changeRole")
   const organizationId = caller.organization_id
-  const changed = await transaction(async (client) => {
-    await client.query(S.run(S.lockOrganization), [organizationId])
-    const rows = (await client.query(S.run(S.lockedMembers), [organizationId, organizationId, caller.membership_id, memberId])).rows.map((r) => row(LockedMember, r))
+  const changed = await transaction(caller, ["members.changeRole"], async (client) => {
+    await client.query(S.run(S.lockOrganization, [organizationId]))
+    const rows = (await client.query(S.run(S.lockedMembers, [organizationId, organizationId, caller.membership_id, memberId]))).rows.map((r) => row(LockedMember, r))
     const self = rows.find((m) => m.id === caller.membership_id)
     const target = rows.find((m) => m.id === memberId)
     if (self === undefined || target === undefined) throw new Failure(404, { error: "member_not_found", message: "Member not found." })
@@ -281,8 +295,8 @@ app.patch("/v1/members/:memberId", async (c) => {
     if (!manages || ((target.role === "owner" || role === "owner") && self.role !== "owner")) throw new Failure(403, { reason: "insufficient_role" })
     if (target.role === role) return target
     if (target.role === "owner" && target.owners <= 1) throw new Failure(409, { error: "last_owner" })
-    await client.query(S.run(S.changeRole), [role, new Date(), organizationId, memberId])
-    await client.query(S.run(S.insertAuditEvent), S.auditParameters({
+    await client.query(S.run(S.changeRole, [role, new Date(), organizationId, memberId]))
+    await client.query(S.run(S.insertAuditEvent, S.auditParameters({
       organizationId,
       action: "member.role.update",
       category: "change",
@@ -291,7 +305,7 @@ app.patch("/v1/members/:memberId", async (c) => {
       userAgent: c.req.header("user-agent") ?? null,
       targets: [{ type: "member", id: memberId }],
       changes: { before: { role: target.role }, after: { role }, changedFields: ["role"] }
-    }))
+    })))
     return { ...target, role }
   })
   return c.json({ member: member(changed) })

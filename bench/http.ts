@@ -61,3 +61,26 @@ export const load = async (count: number, concurrency: number, task: (i: number)
   latencies.sort((a, b) => a - b)
   return { latencies, seconds }
 }
+
+/**
+ * Runs `task(0, 1, ...)` from `concurrency` workers for `seconds` (each starting the next task when its last one
+ * ends, none started after the time is up): the number done, the latency of each in ms (ascending) and the wall time
+ * of all, in seconds.
+ */
+export const loadFor = async (seconds: number, concurrency: number, task: (i: number) => Promise<void>) => {
+  const latencies: Array<number> = []
+  let next = 0
+  const started = performance.now()
+  const until = started + seconds * 1000
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (performance.now() < until) {
+      const i = next++
+      const at = performance.now()
+      await task(i)
+      latencies.push(performance.now() - at)
+    }
+  }))
+  const wall = (performance.now() - started) / 1000
+  latencies.sort((a, b) => a - b)
+  return { count: latencies.length, latencies, seconds: wall }
+}

@@ -49,101 +49,101 @@ const member = (row: Row, role: string = text(row.role)) => ({
 })
 
 export const requestRoutes = (pool: pg.Pool) => {
-  // Read once, on first use (orgplane reads it at start; the baseline may start before orgplane has migrated).
-  let key: Promise<Buffer> | undefined
-  const cursorKey = () => key ??= pool.query(S.cursorKey).then((result) => Buffer.from(result.rows[0].value, "base64"))
-  /** When each API key's last use was last recorded by this process (Authentication.ts's touches). */
+  const cursorKey = S.cursorKeyOf(pool)
+  /** When each session's or API key's last use was last recorded by this process (Authentication.ts's touches). */
   const touched = new Map<string, number>()
-
-  /** The session's caller (one statement); undefined: 401. */
-  const session = async (request: IncomingMessage): Promise<Row | undefined> => {
-    const authorization = request.headers.authorization ?? ""
-    if (!/^bearer /i.test(authorization)) return undefined
-    const token = authorization.slice(7).trim()
-    if (token === "") return undefined
-    return (await pool.query(S.run(S.sessionCaller), [S.hashToken(token), new Date()])).rows[0]
+  const touch = (id: string, lastUsed: Date | null, at: Date, write: pg.QueryConfig) => {
+    const last = Math.max(lastUsed?.getTime() ?? 0, touched.get(id) ?? 0)
+    if (at.getTime() - last <= S.TOUCH_INTERVAL_MILLIS) return
+    touched.set(id, at.getTime())
+    // Recorded off the request path, at most once a minute per credential.
+    pool.query(write).catch((error) => console.error(error))
   }
 
-  /** A session acting as a member of its organization, admitted by its SSO policy (none here: admitted). */
-  const sessionMember = (caller: Row): readonly [number, unknown] | undefined =>
+  /** The caller of a session (`authorization: Bearer`) or an API key (`x-api-key`), one statement; undefined: 401. */
+  const authenticate = async (request: IncomingMessage): Promise<Row | undefined> => {
+    const authorization = request.headers.authorization ?? ""
+    const at = new Date()
+    if (/^bearer /i.test(authorization)) {
+      const token = authorization.slice(7).trim()
+      if (token === "") return undefined
+      const caller = (await pool.query(S.run(S.sessionCaller, [S.hashToken(token), at, new Date(at.getTime() - S.SESSION_IDLE_MILLIS)]))).rows[0]
+      if (caller !== undefined) touch(caller.session_id, caller.session_last_used_at ?? caller.session_created_at, at, S.run(S.touchSession, [at, caller.session_id]))
+      return caller
+    }
+    const value = request.headers["x-api-key"]
+    if (typeof value !== "string" || value.trim() === "") return undefined
+    const caller = (await pool.query(S.run(S.apiKeyCaller, [S.hashToken(value.trim()), at]))).rows[0]
+    if (caller !== undefined) touch(caller.api_key_id, caller.last_used_at, at, S.run(S.touchApiKey, [at, caller.key_organization_id, caller.api_key_id]))
+    return caller
+  }
+
+  /** A caller acting as a member of its organization, admitted by its SSO policy (none here: admitted), allowed `action`. */
+  const refusal = (caller: Row, action?: S.Action): readonly [number, unknown] | undefined =>
     caller.membership_id === null
       ? [404, { error: "organization_not_found", message: "Organization not found." }]
       : caller.require_sso === true
       ? [403, { error: "sso_required", message: "This organization requires single sign-on." }]
+      : action !== undefined && !S.can({ role: caller.role, scopes: caller.scopes }, action)
+      ? [403, { reason: caller.scopes !== undefined && S.roleAllows(text(caller.role), action) ? "insufficient_scope" : "insufficient_role" }]
       : undefined
 
-  const apiKey = async (request: IncomingMessage): Promise<Row | undefined> => {
-    const value = request.headers["x-api-key"]
-    if (typeof value !== "string" || value.trim() === "") return undefined
-    const at = new Date()
-    const caller = (await pool.query(S.run(S.apiKeyCaller), [S.hashToken(value.trim()), at])).rows[0]
-    if (caller === undefined) return undefined
-    // Recorded off the request path, at most once a minute per key.
-    const last = Math.max(caller.last_used_at?.getTime() ?? 0, touched.get(caller.api_key_id) ?? 0)
-    if (at.getTime() - last > S.TOUCH_INTERVAL_MILLIS) {
-      touched.set(caller.api_key_id, at.getTime())
-      pool.query(S.run(S.touchApiKey), [at, caller.key_organization_id, caller.api_key_id]).catch((error) => console.error(error))
-    }
-    return caller
-  }
-
   const me = async (request: IncomingMessage, response: ServerResponse) => {
-    const caller = await session(request)
+    const caller = await authenticate(request)
     if (caller === undefined) return json(response, 401, unauthorized)
     return json(response, 200, S.meBody(caller))
   }
 
   const members = async (request: IncomingMessage, response: ServerResponse, query: URLSearchParams) => {
-    const caller = await session(request)
+    const caller = await authenticate(request)
     if (caller === undefined) return json(response, 401, unauthorized)
-    const refused = sessionMember(caller)
+    const refused = refusal(caller, "members.read")
     if (refused !== undefined) return json(response, ...refused)
     const limit = limitOf(query)
     if (limit === undefined || query.has("q") || query.has("cursor")) return json(response, 400, { error: "invalid_request" })
-    const rows = (await pool.query(S.run(S.listMembers), [caller.organization_id, limit + 1])).rows
+    const rows = (await pool.query(S.run(S.listMembers, [caller.organization_id, limit + 1]))).rows
     const items = rows.slice(0, limit).map((row) => member(row))
     const last = items[items.length - 1]
     return json(response, 200, { items, nextCursor: rows.length > limit ? S.signCursor(await cursorKey(), "members", query, [text(last!.id)]) : null })
   }
 
   const apiKeys = async (request: IncomingMessage, response: ServerResponse, query: URLSearchParams) => {
-    const caller = await apiKey(request)
+    const caller = await authenticate(request)
     if (caller === undefined) return json(response, 401, unauthorized)
+    const refused = refusal(caller, "apiKeys.manage")
+    if (refused !== undefined) return json(response, ...refused)
     const limit = limitOf(query)
     if (limit === undefined || query.has("cursor")) return json(response, 400, { error: "invalid_request" })
-    const rows = (await pool.query(S.run(S.listApiKeys), [caller.organization_id, limit + 1])).rows
-    const items = rows.slice(0, limit).map((row) => ({
-      id: row.id,
-      name: row.name,
-      prefix: row.prefix,
-      createdByOrgMembershipId: row.membership_id,
-      createdAt: row.created_at,
-      expiresAt: row.expires_at,
-      lastUsedAt: row.last_used_at
-    }))
+    const rows = (await pool.query(S.run(S.listApiKeys, [caller.organization_id, limit + 1]))).rows
+    const items = rows.slice(0, limit).map(S.apiKeyBody)
     const last = items[items.length - 1]
     return json(response, 200, { items, nextCursor: rows.length > limit ? S.signCursor(await cursorKey(), "api-keys", query, [last!.id]) : null })
   }
 
-  /** The session's audit actor, as orgplane's AuditRecorder draws it. */
+  /** The caller's audit actor, as orgplane's AuditRecorder draws it: the person with their session, or the API key. */
   const actorOf = (caller: Row) => ({
-    type: "user" as const,
-    id: text(caller.user_id),
+    type: caller.api_key_id === undefined ? "user" as const : "api_key" as const,
+    id: text(caller.api_key_id ?? caller.user_id),
     membershipId: textOrNull(caller.membership_id),
     label: `${text(caller.user_name)} <${text(caller.user_email)}>`,
-    credentialId: textOrNull(caller.session_id)
+    credentialId: textOrNull(caller.api_key_id ?? caller.session_id)
   })
 
-  /** `work` in a transaction on one connection: COMMIT after it, ROLLBACK when it throws or answers an error. */
-  const transaction = async <A>(work: (client: pg.PoolClient) => Promise<readonly [number, A]>) => {
+  /**
+   * `work` in a transaction on one connection, then the check at commit of the caller's authority (its standing read
+   * again under lock, judged against the actions `granted`): COMMIT when it holds and the work answered a success,
+   * ROLLBACK otherwise or when it throws.
+   */
+  const transaction = async <A>(caller: Row, granted: ReadonlyArray<S.Action>, work: (client: pg.PoolClient) => Promise<readonly [number, A]>) => {
     const client = await pool.connect()
     try {
-      await client.query("BEGIN")
-      const answer = await work(client)
-      await client.query(answer[0] < 300 ? "COMMIT" : "ROLLBACK")
+      await client.query(S.run("BEGIN"))
+      let answer: readonly [number, unknown] = await work(client)
+      if (answer[0] < 300) answer = S.judge((await client.query(S.standing(caller, new Date()))).rows[0], granted) ?? answer
+      await client.query(S.run(answer[0] < 300 ? "COMMIT" : "ROLLBACK"))
       return answer
     } catch (error) {
-      await client.query("ROLLBACK").catch(() => undefined)
+      await client.query(S.run("ROLLBACK")).catch(() => undefined)
       throw error
     } finally {
       client.release()
@@ -152,11 +152,10 @@ export const requestRoutes = (pool: pg.Pool) => {
 
   const createTeam = async (request: IncomingMessage, response: ServerResponse) => {
     const body = await readBody(request)
-    const caller = await session(request)
+    const caller = await authenticate(request)
     if (caller === undefined) return json(response, 401, unauthorized)
-    const refused = sessionMember(caller)
+    const refused = refusal(caller, "teams.manage")
     if (refused !== undefined) return json(response, ...refused)
-    if (caller.role !== "owner" && caller.role !== "admin") return json(response, 403, { reason: "insufficient_role" })
     const name = typeof body?.name === "string" ? body.name.trim() : ""
     if (name === "" || name.length > 255 || body?.memberIds !== undefined || body?.externalKey !== undefined) {
       return json(response, 400, { error: "invalid_request" })
@@ -164,10 +163,10 @@ export const requestRoutes = (pool: pg.Pool) => {
     const organizationId = caller.organization_id as string
     const id = S.makeId("tem")
     const at = new Date()
-    const [status, answer] = await transaction(async (client) => {
-      await client.query(S.run(S.insertTeam), [id, organizationId, name, caller.membership_id, null, null, at, at])
-      const [row] = (await client.query(S.run(S.selectTeam), [organizationId, id])).rows
-      await client.query(S.run(S.insertAuditEvent), S.auditParameters({
+    const [status, answer] = await transaction(caller, ["teams.manage"], async (client) => {
+      await client.query(S.run(S.insertTeam, [id, organizationId, name, caller.membership_id, null, null, at, at]))
+      const [row] = (await client.query(S.run(S.selectTeam, [organizationId, id]))).rows
+      await client.query(S.run(S.insertAuditEvent, S.auditParameters({
         organizationId,
         action: "team.create",
         category: "change",
@@ -175,7 +174,7 @@ export const requestRoutes = (pool: pg.Pool) => {
         ip: request.socket.remoteAddress ?? null,
         userAgent: request.headers["user-agent"] ?? null,
         targets: [{ type: "team", id }]
-      }))
+      })))
       return [201, {
         team: {
           id: row.id,
@@ -195,16 +194,16 @@ export const requestRoutes = (pool: pg.Pool) => {
 
   const changeMemberRole = async (request: IncomingMessage, response: ServerResponse, memberId: string) => {
     const body = await readBody(request)
-    const caller = await session(request)
+    const caller = await authenticate(request)
     if (caller === undefined) return json(response, 401, unauthorized)
-    const refused = sessionMember(caller)
+    const refused = refusal(caller, "members.changeRole")
     if (refused !== undefined) return json(response, ...refused)
     const role = body?.role
     if (role !== "owner" && role !== "admin" && role !== "member") return json(response, 400, { error: "invalid_request" })
     const organizationId = caller.organization_id as string
-    const [status, answer] = await transaction<unknown>(async (client) => {
-      await client.query(S.run(S.lockOrganization), [organizationId])
-      const rows = (await client.query(S.run(S.lockedMembers), [organizationId, organizationId, caller.membership_id, memberId])).rows
+    const [status, answer] = await transaction<unknown>(caller, ["members.changeRole"], async (client) => {
+      await client.query(S.run(S.lockOrganization, [organizationId]))
+      const rows = (await client.query(S.run(S.lockedMembers, [organizationId, organizationId, caller.membership_id, memberId]))).rows
       const self = rows.find((row) => row.id === caller.membership_id)
       const target = rows.find((row) => row.id === memberId)
       if (self === undefined || target === undefined) return [404, { error: "member_not_found", message: "Member not found." }]
@@ -212,8 +211,8 @@ export const requestRoutes = (pool: pg.Pool) => {
       if (!manages || ((target.role === "owner" || role === "owner") && self.role !== "owner")) return [403, { reason: "insufficient_role" }]
       if (target.role === role) return [200, { member: member(target) }]
       if (target.role === "owner" && target.owners <= 1) return [409, { error: "last_owner" }]
-      await client.query(S.run(S.changeRole), [role, new Date(), organizationId, memberId])
-      await client.query(S.run(S.insertAuditEvent), S.auditParameters({
+      await client.query(S.run(S.changeRole, [role, new Date(), organizationId, memberId]))
+      await client.query(S.run(S.insertAuditEvent, S.auditParameters({
         organizationId,
         action: "member.role.update",
         category: "change",
@@ -222,7 +221,7 @@ export const requestRoutes = (pool: pg.Pool) => {
         userAgent: request.headers["user-agent"] ?? null,
         targets: [{ type: "member", id: memberId }],
         changes: { before: { role: target.role }, after: { role }, changedFields: ["role"] }
-      }))
+      })))
       return [200, { member: member(target, role) }]
     })
     return json(response, status, answer)

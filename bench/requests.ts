@@ -1,26 +1,26 @@
 /**
- * The request path section of `pnpm bench` (`--requests [n]` or ORGPLANE_BENCH_REQUESTS=1): the per-request cost of
- * orgplane on its hottest small endpoints, against servers doing the same SQL on the same database with no framework:
+ * The request path section of `pnpm bench` (`--requests` or ORGPLANE_BENCH_REQUESTS=1): the per-request cost of
+ * orgplane on its hottest small endpoints, against servers doing the same SQL on the same database without it:
  *
- * - Reads: `GET /v1/me` (a session), `GET /v1/members?limit=50` (a page of an organization of 200 members),
- *   `GET /v1/api-keys` (an API key).
- * - Writes: `POST /v1/teams` (a new team, a unique name each time), `PATCH /v1/members/{id}` (a role change, members
- *   in turn, each flipped between admin and member, so concurrent requests rarely wait for the same row).
- * - Servers: orgplane (server.ts), the node:http + pg baseline (baseline.ts) and, when started, Hono + zod + pg
- *   (hono.ts); on the embedded database orgplane only.
- * - Method: [n] requests (default 300) per endpoint and server in each of ROUNDS interleaved rounds (round r runs
- *   each endpoint on every server in turn, the first server rotating with r), from ORGPLANE_BENCH_CONCURRENCY
- *   keep-alive connections (default 32), after a warm-up; the figure is the median over the rounds of req/s, p50,
- *   p99, the server's CPU per request, and the share of its CPU time spent in garbage collection.
+ * - Five endpoints, each with the owner's session and with the owner's scoped API key: `GET /v1/me`,
+ *   `GET /v1/members?limit=50` (a page of an organization of 200 members), `GET /v1/api-keys`, `POST /v1/teams` (a new
+ *   team, a unique name each time), `PATCH /v1/members/{id}` (a role change, members in turn, each flipped between
+ *   admin and member, so concurrent requests rarely wait for the same row).
+ * - Servers: orgplane (server.ts), the raw node:http + pg baseline (baseline.ts, requests-baseline.ts) and Hono + zod +
+ *   pg (hono.ts), both sending orgplane's statements (statements.ts); on the embedded database orgplane only.
+ * - First (Postgres), `prepare` seeds and verifies on the wire that the baselines send what orgplane sends
+ *   (`verifyStatements`); then `measure`: interleaved rounds (each endpoint on every server in turn, the first server
+ *   rotating), `--duration` seconds each (default 8), `--rounds` (default 3), ORGPLANE_BENCH_CONCURRENCY keep-alive
+ *   connections (default 32), after a warm-up; the medians over the rounds of req/s, p50, the server's CPU per request
+ *   and the share of its CPU time spent in garbage collection, and issue 59's targets beside them.
  *
- * Quick by design (no catalog): the engineer tuning the request path runs it again and again. Started by run.ts with
- * its servers; prints figures, asserts nothing.
+ * Started by run.ts with its servers; prints figures, asserts nothing but that the baselines match (verify).
  */
 import { randomBytes } from "node:crypto"
 import { Agent } from "node:http"
 import { firstDifference } from "./difference.js"
-import { load, ok, request } from "./http.js"
-import type { SqlTrace } from "./sql-trace.js"
+import { loadFor, ok, percentile, request } from "./http.js"
+import type { SqlTrace, Statement } from "./sql-trace.js"
 import * as Statements from "./statements.js"
 
 /** What a server reports over the IPC channel (child.ts): CPU time used so far (µs), GC time so far (ms). */
@@ -41,12 +41,11 @@ export interface Orgplane extends Target {
   readonly sql: (text: string, params: ReadonlyArray<unknown>) => Promise<number>
 }
 
-export const DEFAULT_REQUESTS = 300
-export const DEFAULT_CONCURRENCY = 32
-const ROUNDS = 5
-/** Only these endpoints (ids, comma-separated: me, members, api-keys, teams, role); all when unset. */
+/** Only these endpoints (ids, comma-separated: me, members, api-keys, teams, role, and the same with `:key`); all when unset. */
 const ONLY = (process.env.ORGPLANE_BENCH_ENDPOINTS ?? "").split(",").map((id) => id.trim()).filter((id) => id !== "")
 const MEMBERS = 200
+/** The bench's API key's scopes: reading members, changing roles, managing teams and keys. */
+export const KEY_SCOPES = ["members.read", "members.readDirectory", "members.changeRole", "teams.read", "teams.manage", "apiKeys.manage"]
 const PASSWORD = "correct horse battery"
 
 interface Seeded {
@@ -72,7 +71,8 @@ const seed = async (agent: Agent, orgplane: Orgplane): Promise<Seeded> => {
   const token = signedUp.session.token as string
   const auth = { authorization: `Bearer ${token}` }
   const organizationId = (await ok("organization", request(agent, base, "POST", "/v1/organizations", auth, { name: "Bench" }))).organization.id as string
-  const key = (await ok("API key", request(agent, base, "POST", "/v1/api-keys", auth, { name: "bench" }))).key as string
+  // A key with the scopes its five endpoints need (a key made without scopes takes no guarded action: 403).
+  const key = (await ok("API key", request(agent, base, "POST", "/v1/api-keys", auth, { name: "bench", scopes: KEY_SCOPES }))).key as string
   await orgplane.sql(
     `INSERT INTO users (id, email, name, password_hash, created_at, updated_at)
      SELECT ${id("usr", "n")}, 'person.' || n || '.${tag}@example.com', 'Person ' || n, 'x', now(), now()
@@ -101,34 +101,54 @@ interface Endpoint {
   readonly fresh?: boolean
 }
 
+/** The credentials each endpoint is sent with: the owner's session, and the owner's scoped API key. */
+export const CREDENTIALS = ["session", "key"] as const
+export type Credential = typeof CREDENTIALS[number]
+
 const endpoints = (seeded: Seeded): ReadonlyArray<Endpoint> => {
-  const session = { authorization: `Bearer ${seeded.token}` }
-  const apiKey = { "x-api-key": seeded.key }
+  const headers: Record<Credential, Record<string, string>> = {
+    session: { authorization: `Bearer ${seeded.token}` },
+    key: { "x-api-key": seeded.key }
+  }
   const run = Date.now().toString(36)
-  const members = seeded.memberIds
-  return [
-    { id: "me", label: "GET /v1/me", write: false, send: (agent, base) => request(agent, base, "GET", "/v1/me", session) },
-    { id: "members", label: "GET /v1/members?limit=50", write: false, send: (agent, base) => request(agent, base, "GET", "/v1/members?limit=50", session) },
-    { id: "api-keys", label: "GET /v1/api-keys (API key)", write: false, send: (agent, base) => request(agent, base, "GET", "/v1/api-keys", apiKey) },
-    {
-      id: "teams",
-      label: "POST /v1/teams",
-      write: true,
-      fresh: true,
-      send: (agent, base, i) => request(agent, base, "POST", "/v1/teams", session, { name: `Team ${run}-${i}` })
-    },
-    {
-      id: "role",
-      label: "PATCH /v1/members/{id} role",
-      write: true,
-      fresh: true,
-      // Members in turn; each one's role flips on each pass (admin, member, admin, ...).
-      send: (agent, base, i) =>
-        request(agent, base, "PATCH", `/v1/members/${members[i % members.length]}`, session, {
-          role: Math.floor(i / members.length) % 2 === 0 ? "admin" : "member"
-        })
-    }
-  ]
+  // Role changes: the session's in the first half of the members, the key's in the second, so that neither finds a
+  // member already at the role it sets (which would answer without writing).
+  const half = Math.floor(seeded.memberIds.length / 2)
+  const membersOf: Record<Credential, ReadonlyArray<string>> = { session: seeded.memberIds.slice(0, half), key: seeded.memberIds.slice(half, 2 * half) }
+  const suffix: Record<Credential, string> = { session: "", key: ":key" }
+  const by: Record<Credential, string> = { session: "session", key: "API key" }
+  return CREDENTIALS.flatMap((credential): ReadonlyArray<Endpoint> => {
+    const auth = headers[credential]
+    const members = membersOf[credential]
+    return [
+      { id: `me${suffix[credential]}`, label: `GET /v1/me (${by[credential]})`, write: false, send: (agent, base) => request(agent, base, "GET", "/v1/me", auth) },
+      {
+        id: `members${suffix[credential]}`,
+        label: `GET /v1/members 50 of 200 (${by[credential]})`,
+        write: false,
+        send: (agent, base) => request(agent, base, "GET", "/v1/members?limit=50", auth)
+      },
+      { id: `api-keys${suffix[credential]}`, label: `GET /v1/api-keys (${by[credential]})`, write: false, send: (agent, base) => request(agent, base, "GET", "/v1/api-keys", auth) },
+      {
+        id: `teams${suffix[credential]}`,
+        label: `POST /v1/teams (${by[credential]})`,
+        write: true,
+        fresh: true,
+        send: (agent, base, i) => request(agent, base, "POST", "/v1/teams", auth, { name: `Team ${run}-${credential}-${i}` })
+      },
+      {
+        id: `role${suffix[credential]}`,
+        label: `PATCH /v1/members/{id} role (${by[credential]})`,
+        write: true,
+        fresh: true,
+        // Members in turn; each one's role flips on each pass (admin, member, admin, ...).
+        send: (agent, base, i) =>
+          request(agent, base, "PATCH", `/v1/members/${members[i % members.length]}`, auth, {
+            role: Math.floor(i / members.length) % 2 === 0 ? "admin" : "member"
+          })
+      }
+    ]
+  })
 }
 
 interface Figures {
@@ -144,28 +164,28 @@ interface Figures {
 /** The largest resident set each server reported after a measurement, in bytes. */
 const peakRss = new Map<string, number>()
 
-const measureOnce = async (agent: Agent, target: Target, endpoint: Endpoint, count: number, concurrency: number, counter: { next: number }): Promise<Figures> => {
+/** One measurement: `endpoint` on `target` from `concurrency` connections for `seconds`. */
+const measureOnce = async (agent: Agent, target: Target, endpoint: Endpoint, seconds: number, concurrency: number, counter: { next: number }): Promise<Figures> => {
   const before = await target.usage()
-  const { latencies, seconds } = await load(count, concurrency, async () => {
+  const { count, latencies, seconds: wall } = await loadFor(seconds, concurrency, async () => {
     const i = counter.next++
     const reply = await endpoint.send(agent, target.url, i)
     if (reply.status < 200 || reply.status >= 300) throw new Error(`${endpoint.label} on ${target.name}: HTTP ${reply.status} ${reply.text.slice(0, 300)}`)
   })
   const after = await target.usage()
   if (after?.rss !== undefined) peakRss.set(target.name, Math.max(peakRss.get(target.name) ?? 0, after.rss))
-  const at = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]!
   const cpuMicros = before?.cpuMicros === undefined || after?.cpuMicros === undefined ? undefined : after.cpuMicros - before.cpuMicros
   const gcMillis = before?.gcMillis === undefined || after?.gcMillis === undefined ? undefined : after.gcMillis - before.gcMillis
   return {
-    perSecond: count / seconds,
-    p50: at(0.5),
-    p99: at(0.99),
-    cpu: cpuMicros === undefined ? undefined : cpuMicros / count,
+    perSecond: count / wall,
+    p50: percentile(latencies, 0.5),
+    p99: percentile(latencies, 0.99),
+    cpu: cpuMicros === undefined || count === 0 ? undefined : cpuMicros / count,
     gc: cpuMicros === undefined || gcMillis === undefined || cpuMicros === 0 ? undefined : (100 * gcMillis * 1000) / cpuMicros
   }
 }
 
-const median = (values: ReadonlyArray<number | undefined>) => {
+export const median = (values: ReadonlyArray<number | undefined>) => {
   const known = values.filter((value): value is number => value !== undefined).sort((a, b) => a - b)
   if (known.length === 0) return undefined
   const middle = Math.floor(known.length / 2)
@@ -177,29 +197,24 @@ const shape = (text: string) =>
   text
     .replace(/"(\d{4}-\d\d-\d\dT[^"]*)"/g, "\"<time>\"")
     .replace(/"([a-z]{2,4})_[0-9a-z]{26}"/g, (_, prefix) => `"${prefix}_<id>"`)
-    .replace(/"Team [0-9a-z]+-\d+"/g, "\"Team <n>\"")
+    .replace(/"Team [0-9a-z]+-[a-z]+-\d+"/g, "\"Team <n>\"")
     .replace(/"Person \d+"/g, "\"Person <n>\"")
     .replace(/"person\.\d+\./g, "\"person.<n>.")
 
 /**
  * Each server's answer to the same request, against orgplane's: byte for byte (writes: by shape, ids, times and the
- * people's names aside, since each write acts on another member); warns on a difference.
+ * people's names aside, since each write acts on another member); the differences, in words.
  */
 const compare = async (agent: Agent, targets: ReadonlyArray<Target>, endpoint: Endpoint, counter: { next: number }) => {
   const [orgplane, ...others] = targets
-  if (orgplane === undefined || others.length === 0) return
-  // A read once on every server first: what a first request starts (an API key's last use, recorded off the
-  // request path) is then done before the answers compared.
-  if (endpoint.write !== true) {
-    for (const target of targets) await endpoint.send(agent, target.url, counter.next++)
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
+  const differences: Array<string> = []
+  if (orgplane === undefined || others.length === 0) return differences
   const ours = await endpoint.send(agent, orgplane.url, counter.next++)
   for (const other of others) {
     const theirs = await endpoint.send(agent, other.url, counter.next++)
     const [a, b] = endpoint.fresh === true ? [shape(ours.text), shape(theirs.text)] : [ours.text, theirs.text]
     if (ours.status !== theirs.status) {
-      process.stderr.write(`warning: ${other.name} answers ${endpoint.label} with ${theirs.status}, orgplane with ${ours.status}: ${theirs.text.slice(0, 200)}\n`)
+      differences.push(`${other.name} answers ${endpoint.label} with ${theirs.status}, orgplane with ${ours.status}: ${theirs.text.slice(0, 200)}`)
     } else if (a !== b) {
       let difference: string | undefined
       try {
@@ -207,122 +222,200 @@ const compare = async (agent: Agent, targets: ReadonlyArray<Target>, endpoint: E
       } catch {
         difference = undefined
       }
-      process.stderr.write(
-        `warning: ${other.name} differs on ${endpoint.label}: ${difference ?? "same JSON, other key order or spacing"}\n` +
-          `  orgplane: ${a.slice(0, 300)}\n  ${other.name}: ${b.slice(0, 300)}\n`
+      differences.push(
+        `${other.name} differs on ${endpoint.label}: ${difference ?? "same JSON, other key order or spacing"}\n` +
+          `  orgplane: ${a.slice(0, 300)}\n  ${other.name}: ${b.slice(0, 300)}`
       )
     }
   }
+  return differences
 }
 
-/** A statement's text with its whitespace collapsed, for comparing texts laid out differently. */
-const squeeze = (text: string) => text.replace(/\s+/g, " ").trim()
-
 /** The server's own background work (its cluster runner, instance-wide jobs), which shares its connections. */
-const background = (text: string) => /orgplane_cluster|cluster_|^\s*\/\* instance-wide/.test(text)
+const background = (text: string) => /orgplane_cluster|cluster_|FROM pg_locks WHERE locktype = 'advisory'|^\s*\/\* instance-wide/.test(text)
+
+/** A credential's last use, written off the request path at most once a minute: not counted against a request. */
+const touches = new Set([Statements.touchSession, Statements.touchApiKey])
 
 /**
- * `--check-sql`: one request of each endpoint to orgplane, whose database connection runs through `trace`, and the
- * statements it sent against the copy the baseline and Hono run (statements.ts's `expected`). Background work is
- * left out: its single statements, and its transactions (BEGIN ... COMMIT on one connection around one of them).
+ * The statements a server ran for one request: those seen from `from` on, without its background work (single
+ * statements, and the transactions around one: BEGIN ... COMMIT on one connection) and the credentials' touches.
  */
-const checkStatements = async (agent: Agent, orgplane: Target, trace: SqlTrace, list: ReadonlyArray<Endpoint>) => {
-  console.log(`\norgplane's statements, seen on its database connection, against statements.ts:`)
-  let differences = 0
-  /** Whether orgplane ran its statements by name (prepared once per connection), unnamed, or both. */
-  const runBy = new Set<boolean>()
-  for (const [e, endpoint] of list.entries()) {
-    // The first request after a quiet moment, so that nothing of the one before is still arriving.
-    await new Promise((resolve) => setTimeout(resolve, 300))
-    const from = trace.statements.length
-    // Request e of the endpoint: for the role change, member e made admin (all are members until then).
-    const reply = await endpoint.send(agent, orgplane.url, e)
-    if (reply.status < 200 || reply.status >= 300) throw new Error(`${endpoint.label}: HTTP ${reply.status} ${reply.text.slice(0, 300)}`)
-    await new Promise((resolve) => setTimeout(resolve, 300))
-    const seen = trace.statements.slice(from)
-    const dropped = new Set<number>()
-    const open = new Map<number, Array<number>>()
-    for (const [i, statement] of seen.entries()) {
-      const text = squeeze(statement.text).toUpperCase()
-      if (text === "BEGIN") open.set(statement.connection, [i])
-      else open.get(statement.connection)?.push(i)
-      if (background(statement.text)) {
-        dropped.add(i)
-        for (const j of open.get(statement.connection) ?? []) dropped.add(j)
-      }
-      if (text === "COMMIT" || text === "ROLLBACK") {
-        const block = open.get(statement.connection) ?? []
-        if (block.some((j) => dropped.has(j))) for (const j of block) dropped.add(j)
-        open.delete(statement.connection)
-      }
+const requestStatements = (seen: ReadonlyArray<Statement>) => {
+  const dropped = new Set<number>()
+  const open = new Map<number, Array<number>>()
+  for (const [i, statement] of seen.entries()) {
+    const text = statement.text.trim().toUpperCase()
+    if (text === "BEGIN") open.set(statement.connection, [i])
+    else open.get(statement.connection)?.push(i)
+    if (background(statement.text)) {
+      dropped.add(i)
+      for (const j of open.get(statement.connection) ?? []) dropped.add(j)
     }
-    const kept = seen.filter((statement, i) => !dropped.has(i) && squeeze(statement.text) !== squeeze(Statements.touchApiKey))
-    for (const statement of kept) if (squeeze(statement.text).toUpperCase() !== "BEGIN" && squeeze(statement.text).toUpperCase() !== "COMMIT") runBy.add(statement.named)
-    const ran = kept.map((statement) => statement.text)
-    const wanted = Statements.expected[endpoint.id] ?? []
-    const at = Array.from({ length: Math.max(ran.length, wanted.length) }, (_, i) => i).find((i) => squeeze(ran[i] ?? "") !== squeeze(wanted[i] ?? ""))
-    if (at === undefined) {
-      console.log(`  ${endpoint.label.padEnd(34)} same ${ran.length} statements`)
-    } else {
-      differences++
-      const show = (text: string | undefined) => (text === undefined ? "(none)" : squeeze(text).slice(0, 400))
-      console.log(`  ${endpoint.label.padEnd(34)} DIFFERS at statement ${at + 1} of ${ran.length} (statements.ts has ${wanted.length}):`)
-      console.log(`    orgplane:      ${show(ran[at])}\n    statements.ts: ${show(wanted[at])}`)
-      console.log(`    orgplane ran, in order:\n${ran.map((text, i) => `      ${i + 1}. ${squeeze(text).slice(0, 160)}`).join("\n")}`)
+    if (text === "COMMIT" || text === "ROLLBACK") {
+      const block = open.get(statement.connection) ?? []
+      if (block.some((j) => dropped.has(j))) for (const j of block) dropped.add(j)
+      open.delete(statement.connection)
     }
   }
-  const prepares = runBy.has(true) && !runBy.has(false)
-  console.log(
-    `orgplane runs them ${runBy.has(true) ? (runBy.has(false) ? "some by name (prepared), some unnamed" : "by name: prepared once per connection") : "unnamed: parsed on every run"}` +
-      ` (the baseline and Hono run them ${Statements.PREPARED ? "by name" : "unnamed"}${
-        prepares === Statements.PREPARED ? ": alike" : `: measure with ORGPLANE_BENCH_PREPARED=${prepares ? 1 : 0}`
-      })`
-  )
-  console.log(
-    differences === 0
-      ? "the baseline and Hono run what orgplane runs"
-      : `${differences} endpoint(s) differ: update statements.ts (and requests-baseline.ts, hono.ts) to what orgplane runs now`
-  )
+  return seen.filter((statement, i) => !dropped.has(i) && !touches.has(statement.text))
+}
+
+/** What `--verify` found: the statements per request of each server and endpoint, by endpoint id then server name. */
+export type StatementCounts = ReadonlyMap<string, ReadonlyMap<string, number>>
+
+/** The statements per request orgplane sent before issue 59's work (statements.ts's lists at 2026-11-27, a4044e3f): the target is not to send more. */
+const TODAY: Record<string, number> = { me: 1, members: 2, "api-keys": 2, teams: 7, role: 8 }
+
+const show = (statement: Statement | undefined) =>
+  statement === undefined ? "(none)" : `${statement.named ? "named" : "unnamed"} [${statement.types.join(",")}] ${statement.messages || "-"} ${statement.text.replace(/\s+/g, " ").trim().slice(0, 300)}`
+
+/**
+ * `--verify`: each server runs on its own proxy (sql-trace.ts); one request of each endpoint is sent to each, a
+ * quiet moment before and after, and what each ran for it is compared with orgplane's, statement by statement:
+ * the text byte for byte, whether it ran by name (prepared once per connection) or unnamed, the parameter types of
+ * its Parse, and their number; orgplane's texts are also held to statements.ts's lists. The frontend messages of
+ * each statement's cycle are printed beside (`pg` sends a Describe with every run, `@effect/sql-pg` only with the
+ * Parse: not counted as a difference). The answers are compared too (compare). Any difference fails the run.
+ */
+const verifyStatements = async (
+  agent: Agent,
+  servers: ReadonlyArray<{ readonly target: Target; readonly trace: SqlTrace }>,
+  list: ReadonlyArray<Endpoint>,
+  counters: ReadonlyArray<{ next: number }>
+): Promise<StatementCounts> => {
+  console.log(`\nverify: one request of each endpoint to each server, their statements seen on the wire (sql-trace.ts) against orgplane's`)
+  const failures: Array<string> = []
+  const counts = new Map<string, Map<string, number>>()
+  const messages = new Map<string, Set<string>>()
+  for (const [e, endpoint] of list.entries()) {
+    const ran = new Map<string, ReadonlyArray<Statement>>()
+    for (const { target, trace } of servers) {
+      // The first request after a quiet moment, so that nothing of the one before is still arriving.
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      const from = trace.statements.length
+      const reply = await endpoint.send(agent, target.url, counters[e]!.next++)
+      if (reply.status < 200 || reply.status >= 300) failures.push(`${endpoint.label} on ${target.name}: HTTP ${reply.status} ${reply.text.slice(0, 300)}`)
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      const statements = requestStatements(trace.statements.slice(from))
+      ran.set(target.name, statements)
+      counts.set(endpoint.id, (counts.get(endpoint.id) ?? new Map()).set(target.name, statements.length))
+      for (const statement of statements) messages.set(target.name, (messages.get(target.name) ?? new Set()).add(statement.messages))
+    }
+    const ours = ran.get("orgplane") ?? []
+    const wanted = Statements.expected[endpoint.id] ?? []
+    const line: Array<string> = []
+    const check = (name: string, theirs: ReadonlyArray<string | Statement>, same: (a: Statement, b: string | Statement) => boolean) => {
+      const at = Array.from({ length: Math.max(ours.length, theirs.length) }, (_, i) => i).find((i) =>
+        ours[i] === undefined || theirs[i] === undefined || !same(ours[i]!, theirs[i]!)
+      )
+      if (at === undefined) return line.push(`${name} same`)
+      line.push(`${name} DIFFERS`)
+      const other = theirs[at]
+      failures.push(
+        `${endpoint.label}: ${name} differs from orgplane at statement ${at + 1} (orgplane ran ${ours.length}, ${name} ${theirs.length}):\n` +
+          `    orgplane: ${show(ours[at])}\n    ${name}: ${typeof other === "string" ? other.replace(/\s+/g, " ").slice(0, 300) : show(other)}\n` +
+          `    orgplane ran, in order:\n${ours.map((statement, i) => `      ${i + 1}. ${show(statement).slice(0, 200)}`).join("\n")}`
+      )
+    }
+    check("statements.ts", wanted, (a, b) => a.text === b)
+    for (const { target } of servers.slice(1)) {
+      check(target.name, ran.get(target.name) ?? [], (a, b) =>
+        typeof b !== "string" && a.text === b.text && a.named === b.named && a.types.join(",") === b.types.join(","))
+    }
+    for (const difference of await compare(agent, servers.map(({ target }) => target), endpoint, counters[e]!)) failures.push(difference)
+    const perServer = servers.map(({ target }) => `${target.name} ${counts.get(endpoint.id)?.get(target.name) ?? "-"}`).join(", ")
+    console.log(`  ${endpoint.label.padEnd(44)} ${perServer} statements; ${line.join(", ")}`)
+  }
+  for (const { target } of servers) console.log(`  ${target.name} sends per statement: ${[...(messages.get(target.name) ?? [])].join(" ")}`)
+  if (failures.length > 0) {
+    throw new Error(`verify: ${failures.length} difference(s); statements.ts, requests-baseline.ts and hono.ts are to follow what orgplane does now:\n${failures.join("\n")}`)
+  }
+  console.log("verify: the baseline and Hono run what orgplane runs, statement by statement, and answer the same")
+  return counts
 }
 
 // ---------------------------------------------------------------------------------------------------------------
 // Output.
 
 const num = (value: number | undefined, digits: number, width: number) => (value === undefined ? "-" : value.toFixed(digits)).padStart(width)
-const LABEL = 12
-const HEADER = `${"server".padEnd(LABEL)} | ${"req/s".padStart(7)} ${"p50 ms".padStart(8)} ${"p99 ms".padStart(8)} ${"cpu µs".padStart(7)} ${"gc %".padStart(6)} | req/s by round`
 
-const mark = (good: boolean | undefined) => (good === undefined ? "  -  " : good ? " ok  " : "MISS ")
+const mark = (good: boolean | undefined) => (good === undefined ? "-" : good ? "met" : "NOT MET")
 
-/** The issue's figures on the embedded database before this work (req/s); the target is twice them. */
-const EMBEDDED_BEFORE: Record<string, number> = {
-  "GET /v1/me": 394,
-  "GET /v1/members?limit=50": 178,
-  "GET /v1/api-keys (API key)": 323
+/** Seconds a measurement lasts (`--duration`), rounds (`--rounds`), connections (ORGPLANE_BENCH_CONCURRENCY). */
+export interface Method {
+  readonly seconds: number
+  readonly rounds: number
+  readonly concurrency: number
 }
 
-export const measure = async (options: {
+export const DEFAULT_METHOD: Method = { seconds: 8, rounds: 3, concurrency: 32 }
+
+/** The bench's organization, its owner's session and key, and each endpoint's request counter (writes never repeat). */
+export interface Prepared {
+  readonly seeded: Seeded
+  readonly counters: ReadonlyArray<{ next: number }>
+  readonly statements: StatementCounts | undefined
+}
+
+const listOf = (seeded: Seeded) => {
+  const list = endpoints(seeded).filter((endpoint) => ONLY.length === 0 || ONLY.includes(endpoint.id))
+  if (list.length === 0) throw new Error(`ORGPLANE_BENCH_ENDPOINTS=${ONLY.join(",")} names none of ${endpoints(seeded).map((endpoint) => endpoint.id).join(", ")}`)
+  return list
+}
+
+/**
+ * Seeds the organization on `orgplane` and, when the servers run on proxies (`traces`, Postgres), verifies the
+ * baselines against it (`verifyStatements`); otherwise compares the answers only.
+ */
+export const prepare = async (options: {
   readonly orgplane: Orgplane
-  readonly baseline: Target | undefined
-  readonly hono: Target | undefined
-  readonly requests: number
-  readonly concurrency: number
-  /** `--check-sql`: orgplane's database connection runs through this proxy; check its statements, measure nothing. */
-  readonly trace?: SqlTrace | undefined
-}) => {
-  const { concurrency, requests } = options
-  const agent = new Agent({ keepAlive: true, maxSockets: concurrency })
+  readonly others: ReadonlyArray<Target>
+  readonly traces?: ReadonlyArray<SqlTrace> | undefined
+}): Promise<Prepared> => {
+  const agent = new Agent({ keepAlive: true, maxSockets: 4 })
   try {
     const seeded = await seed(agent, options.orgplane)
-    const targets = [options.orgplane, options.baseline, options.hono].filter((target): target is Target => target !== undefined)
-    const list = endpoints(seeded).filter((endpoint) => ONLY.length === 0 || ONLY.includes(endpoint.id))
-    if (list.length === 0) throw new Error(`ORGPLANE_BENCH_ENDPOINTS=${ONLY.join(",")} names none of me, members, api-keys, teams, role`)
-    if (options.trace !== undefined) return await checkStatements(agent, options.orgplane, options.trace, list)
+    const list = listOf(seeded)
     const counters = list.map(() => ({ next: 0 }))
-    for (const [e, endpoint] of list.entries()) await compare(agent, targets, endpoint, counters[e]!)
+    const targets = [options.orgplane, ...options.others]
+    // A read once on every server first: what a first request starts (the credential's last use, recorded off the
+    // request path) is then done before what is compared.
+    for (const [e, endpoint] of list.entries()) {
+      if (!endpoint.write) for (const target of targets) await endpoint.send(agent, target.url, counters[e]!.next++)
+    }
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    if (options.traces !== undefined) {
+      const servers = targets.map((target, i) => ({ target, trace: options.traces![i]! }))
+      return { seeded, counters, statements: await verifyStatements(agent, servers, list, counters) }
+    }
+    const differences = (await Promise.all(list.map((endpoint, e) => compare(agent, targets, endpoint, counters[e]!)))).flat()
+    for (const difference of differences) process.stderr.write(`warning: ${difference}\n`)
+    return { seeded, counters, statements: undefined }
+  } finally {
+    agent.destroy()
+  }
+}
 
-    const warmUp = Math.max(concurrency * 5, Math.round(requests / 2))
-    process.stdout.write(`warm-up: ${warmUp} requests per endpoint and server`)
+/** The issue's targets. */
+const TARGETS = { raw: 0.7, hono: 1.0, cpu: 2, gc: 3 }
+
+export const measure = async (options: {
+  readonly orgplane: Target
+  readonly baseline: Target | undefined
+  readonly hono: Target | undefined
+  readonly prepared: Prepared
+  readonly method: Method
+}) => {
+  const { concurrency, rounds, seconds } = options.method
+  const { counters, seeded, statements } = options.prepared
+  const agent = new Agent({ keepAlive: true, maxSockets: concurrency })
+  try {
+    const targets = [options.orgplane, options.baseline, options.hono].filter((target): target is Target => target !== undefined)
+    const list = listOf(seeded)
+
+    const warmUp = Math.max(1, Math.min(3, seconds / 2))
+    process.stdout.write(`warm-up: ${warmUp} s per endpoint and server`)
     for (const [e, endpoint] of list.entries()) {
       for (const target of targets) await measureOnce(agent, target, endpoint, warmUp, concurrency, counters[e]!)
     }
@@ -330,21 +423,17 @@ export const measure = async (options: {
 
     const runs = list.map(() => targets.map((): Array<Figures> => []))
     const started = performance.now()
-    for (let round = 0; round < ROUNDS; round++) {
+    for (let round = 0; round < rounds; round++) {
       process.stdout.write(`${round === 0 ? "rounds:" : ""} ${round + 1}`)
       for (const [e, endpoint] of list.entries()) {
         for (let k = 0; k < targets.length; k++) {
           const t = (k + round) % targets.length
-          runs[e]![t]!.push(await measureOnce(agent, targets[t]!, endpoint, requests, concurrency, counters[e]!))
+          runs[e]![t]!.push(await measureOnce(agent, targets[t]!, endpoint, seconds, concurrency, counters[e]!))
         }
       }
     }
     process.stdout.write(` (${((performance.now() - started) / 1000).toFixed(0)} s)\n`)
 
-    console.log(
-      `\n${requests} requests per endpoint and server in each of ${ROUNDS} interleaved rounds, ${concurrency} keep-alive connections,` +
-        ` after ${warmUp} to warm up; medians over the rounds. cpu: the server's CPU time per request; gc: its GC time / CPU time`
-    )
     const medians = runs.map((byTarget) =>
       byTarget.map((figures): Figures => ({
         perSecond: median(figures.map((f) => f.perSecond))!,
@@ -354,27 +443,23 @@ export const measure = async (options: {
         gc: median(figures.map((f) => f.gc))
       }))
     )
+    console.log(
+      `\n${rounds} interleaved rounds of ${seconds} s per endpoint and server (the first server rotating), ${concurrency} keep-alive connections,` +
+        ` after ${warmUp} s to warm up; medians over the rounds. cpu: the server process's CPU time per request; gc: its GC time / CPU time`
+    )
+    const width = Math.max(...list.map((endpoint) => endpoint.label.length))
+    console.log(`\n${"".padEnd(width)} | ${targets.map((target) => `${target.name.padStart(8)} req/s  p50 ms  cpu µs   gc %`).join(" | ")} | req/s by round`)
     for (const [e, endpoint] of list.entries()) {
-      console.log(`\n${endpoint.label}\n${HEADER}`)
-      for (const [t, target] of targets.entries()) {
+      const cells = targets.map((_, t) => {
         const m = medians[e]![t]!
-        console.log(
-          `${target.name.padEnd(LABEL)} | ${num(m.perSecond, 0, 7)} ${num(m.p50, 2, 8)} ${num(m.p99, 2, 8)} ${num(m.cpu, 0, 7)} ${num(m.gc, 1, 6)} | ${
-            runs[e]![t]!.map((f) => f.perSecond.toFixed(0)).join(" ")
-          }`
-        )
-      }
+        return `${num(m.perSecond, 0, 14)} ${num(m.p50, 2, 7)} ${num(m.cpu, 0, 7)} ${num(m.gc, 1, 6)}`
+      })
+      console.log(`${endpoint.label.padEnd(width)} | ${cells.join(" | ")} | ${targets.map((_, t) => runs[e]![t]!.map((f) => f.perSecond.toFixed(0)).join(" ")).join(" / ")}`)
     }
-
     console.log(`\nresident memory, the largest read after a measurement: ${
       targets.map((target) => `${target.name} ${num(peakRss.has(target.name) ? peakRss.get(target.name)! / 1048576 : undefined, 0, 0)} MB`).join(", ")
     }`)
 
-    // The issue's targets.
-    const at = (e: number, name: string) => {
-      const t = targets.findIndex((target) => target.name === name)
-      return t < 0 ? undefined : medians[e]![t]
-    }
     /**
      * orgplane's figure over another server's, the median of the rounds' ratios: in one round the servers ran one
      * after the other, so a ratio within a round is less moved by the machine's load drifting between rounds.
@@ -389,33 +474,26 @@ export const measure = async (options: {
         return a === undefined || b === undefined || b === 0 ? undefined : a / b
       }))
     }
-    if (options.baseline !== undefined) {
-      console.log(`\ntargets: the ratios are the median of the ${ROUNDS} rounds' ratios (servers side by side in each round)`)
-      console.log(`${"".padEnd(34)} | orgplane/baseline req/s >= 0.7 | orgplane/baseline cpu <= 2 | orgplane/hono req/s >= 1 | orgplane gc < 3%`)
-      for (const [e, endpoint] of list.entries()) {
-        const ours = at(e, "orgplane")!
-        const vsBaseline = paired(e, "baseline", (f) => f.perSecond)
-        const cpu = paired(e, "baseline", (f) => f.cpu)
-        const vsHono = paired(e, "hono", (f) => f.perSecond)
-        console.log(
-          `${endpoint.label.padEnd(34)} | ${num(vsBaseline, 2, 24)} ${mark(vsBaseline === undefined ? undefined : vsBaseline >= 0.7)}` +
-            ` | ${num(cpu, 2, 20)} ${mark(cpu === undefined ? undefined : cpu <= 2)}` +
-            ` | ${num(vsHono, 2, 18)} ${mark(vsHono === undefined ? undefined : vsHono >= 1)}` +
-            ` | ${num(ours.gc, 1, 9)}% ${mark(ours.gc === undefined ? undefined : ours.gc < 3)}`
-        )
-      }
-    } else {
-      // The embedded database: the issue's figures before (req/s), the target twice them, and the GC share.
-      console.log(`\n${"targets (embedded database)".padEnd(34)} | orgplane req/s >= 2 × before | orgplane gc < 3%`)
-      for (const [e, endpoint] of list.entries()) {
-        const ours = at(e, "orgplane")!
-        const before = EMBEDDED_BEFORE[endpoint.label]
-        const versus = before === undefined ? "" : `${(ours.perSecond / before).toFixed(2)} × ${before} `
-        console.log(
-          `${endpoint.label.padEnd(34)} | ${versus.padStart(22)} ${mark(before === undefined ? undefined : ours.perSecond >= 2 * before)}` +
-            ` | ${num(ours.gc, 1, 9)}% ${mark(ours.gc === undefined ? undefined : ours.gc < 3)}`
-        )
-      }
+    const cell = (value: number | undefined, digits: number, good: (value: number) => boolean, suffix = "") =>
+      `${value === undefined ? "-" : `${value.toFixed(digits)}${suffix}`} ${mark(value === undefined ? undefined : good(value))}`
+    console.log(`\nissue 59's targets (ratios: the median of the ${rounds} rounds' paired ratios; statements per request as --verify saw them, orgplane / raw / Hono, and before the work)`)
+    const header = ["endpoint", `req/s ÷ raw (≥ ${TARGETS.raw})`, `÷ Hono (≥ ${TARGETS.hono.toFixed(1)})`, `CPU/request ÷ raw (≤ ${TARGETS.cpu})`, `GC (< ${TARGETS.gc}%)`, "statements/request (not above before)"]
+    console.log(`| ${header.join(" | ")} |\n|${header.map(() => " --- ").join("|")}|`)
+    for (const [e, endpoint] of list.entries()) {
+      const ours = medians[e]![0]!
+      const raw = medians[e]![targets.findIndex((target) => target.name === "baseline")]
+      const cpu = paired(e, "baseline", (f) => f.cpu)
+      const counted = statements?.get(endpoint.id)
+      const before = TODAY[endpoint.id.replace(/:key$/, "")]
+      const ourCount = counted?.get("orgplane")
+      const statementCell = counted === undefined
+        ? "-"
+        : `${[...counted.values()].join(" / ")} (before ${before ?? "-"}) ${mark(ourCount === undefined || before === undefined ? undefined : ourCount <= before)}`
+      console.log(
+        `| ${endpoint.label} | ${cell(paired(e, "baseline", (f) => f.perSecond), 2, (v) => v >= TARGETS.raw)} | ${cell(paired(e, "hono", (f) => f.perSecond), 2, (v) => v >= TARGETS.hono)}` +
+          ` | ${cell(cpu, 2, (v) => v <= TARGETS.cpu)}${ours.cpu === undefined || raw?.cpu === undefined ? "" : ` (${ours.cpu.toFixed(0)} against ${raw.cpu.toFixed(0)} µs)`}` +
+          ` | ${cell(ours.gc, 1, (v) => v < TARGETS.gc, "%")} | ${statementCell} |`
+      )
     }
   } finally {
     agent.destroy()

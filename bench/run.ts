@@ -59,14 +59,13 @@ Environment:
                                RSS). A checkout without the audit log (ORGPLANE_BENCH_ROOT): its writes only.
                                ORGPLANE_BENCH_AUDIT_PLANS=1 prints the plans whole.
   ORGPLANE_BENCH_REQUESTS=1    Or --requests: only the request path (bench/requests.ts): GET /v1/me, /v1/members,
-                               /v1/api-keys, POST /v1/teams, PATCH /v1/members/{id}, [requests] (here default 300)
-                               a round, 5 interleaved rounds, 32 connections unless ORGPLANE_BENCH_CONCURRENCY,
-                               beside the baseline and a Hono + zod + pg server doing the same SQL; medians.
-                               ORGPLANE_BENCH_ENDPOINTS=me,members,api-keys,teams,role: only some of them.
-                               --requests --check-sql (Postgres): no measurement; orgplane's statements for each,
-                               seen through a proxy, against the copy the baseline and Hono run (statements.ts).
-  ORGPLANE_BENCH_PREPARED=0    With --requests: the baseline and Hono run unnamed statements (default: prepared once
-                               per connection, as orgplane does; for an older checkout; --check-sql tells).
+                               /v1/api-keys, POST /v1/teams, PATCH /v1/members/{id}, each with a session and with a
+                               scoped API key, beside the raw node:http + pg baseline and Hono + zod + pg sending
+                               orgplane's statements (checked on the wire first, Postgres); --rounds=N interleaved
+                               rounds (default 3) of --duration=S seconds (default 8), 32 connections unless
+                               ORGPLANE_BENCH_CONCURRENCY; medians, and issue 59's targets beside them.
+                               ORGPLANE_BENCH_ENDPOINTS=me,members:key,...: only some of them.
+                               --requests --verify (or --check-sql; Postgres): only the check on the wire.
   ORGPLANE_BENCH_CLI=1         Or --cli: only the built CLI's start (bench/cli.ts; run \`pnpm build\` first): --help
                                and --version cold, [requests] (here default 10) runs each beside \`node -e 0\`, and
                                \`teams list --json\` to its first byte against a server it starts.
@@ -115,8 +114,19 @@ const TELEMETRY = process.argv.includes("--telemetry") || process.env.ORGPLANE_B
 const SCIM = process.argv.includes("--scim") || process.env.ORGPLANE_BENCH_SCIM === "1"
 const AUDIT = process.argv.includes("--audit") || process.env.ORGPLANE_BENCH_AUDIT === "1"
 const REQUEST_PATH = process.argv.includes("--requests") || process.env.ORGPLANE_BENCH_REQUESTS === "1"
-/** With --requests on Postgres: orgplane's statements seen through a proxy (sql-trace.ts) against statements.ts. */
-const CHECK_SQL = REQUEST_PATH && process.argv.includes("--check-sql")
+/** With --requests on Postgres: only the check that the baselines send what orgplane sends (`--check-sql`: the same). */
+const VERIFY_ONLY = REQUEST_PATH && (process.argv.includes("--verify") || process.argv.includes("--check-sql"))
+/** `--name=N`: a positive number (seconds may be fractional). */
+const optionOf = (name: string, fallback: number) => {
+  const given = process.argv.find((arg) => arg.startsWith(`--${name}=`))
+  if (given === undefined) return fallback
+  const value = Number(given.slice(name.length + 3))
+  if (!(value > 0)) {
+    process.stderr.write(`--${name} must be a positive number, got "${given}"\n\n${usage}`)
+    process.exit(2)
+  }
+  return value
+}
 const CLI = process.argv.includes("--cli") || process.env.ORGPLANE_BENCH_CLI === "1"
 const STARTUP = process.argv.includes("--startup") || process.env.ORGPLANE_BENCH_STARTUP === "1"
 
@@ -140,6 +150,8 @@ interface Server {
   readonly sql: (text: string, params: ReadonlyArray<unknown>) => Promise<number>
   /** The same, answering the rows themselves: for small results (an EXPLAIN). */
   readonly query: (text: string, params: ReadonlyArray<unknown>) => Promise<ReadonlyArray<Record<string, unknown>>>
+  /** Stops it (SIGTERM, then SIGKILL after 3 s). */
+  readonly stop: () => Promise<void>
 }
 
 const children = new Set<ChildProcess>()
@@ -157,9 +169,10 @@ const startServer = (name: string, script: string, cwd: string, env: NodeJS.Proc
       stdio: ["ignore", "pipe", "inherit", "ipc"]
     })
     children.add(child)
+    let stopped = false
     child.once("exit", (code, signal) => {
       children.delete(child)
-      exits.push(`${name} server exited (${signal ?? code})`)
+      if (!stopped) exits.push(`${name} server exited (${signal ?? code})`)
       reject(new Error(`${name} server exited (${signal ?? code}) before listening`))
     })
     child.once("error", reject)
@@ -181,7 +194,11 @@ const startServer = (name: string, script: string, cwd: string, env: NodeJS.Proc
             cpu: () => usageOf(child).then((usage) => usage?.cpuMicros),
             usage: () => usageOf(child),
             sql: (text, params) => sqlOf(child, text, params, false).then((answer) => answer.sqlRows),
-            query: (text, params) => sqlOf(child, text, params, true).then((answer) => answer.rows ?? [])
+            query: (text, params) => sqlOf(child, text, params, true).then((answer) => answer.rows ?? []),
+            stop: () => {
+              stopped = true
+              return stopChild(child)
+            }
           })
         } else if (line.includes(`"message":"request"`)) {
           // The server's one line per request, as a collector would take it: read, not echoed.
@@ -741,6 +758,36 @@ const describeRoot = () => {
 
 // ---------------------------------------------------------------------------------------------------------------
 
+/**
+ * `--requests`: on Postgres, the three servers first run on proxies (sql-trace.ts) for the check that the baselines
+ * send what orgplane sends (requests.ts's `prepare`, which fails the run on a difference); then, unless `--verify`,
+ * they are started again without the proxies and measured. On the embedded database, orgplane alone.
+ */
+const requestPath = async (env: NodeJS.ProcessEnv, databaseUrl: string | undefined) => {
+  const method: Requests.Method = {
+    seconds: optionOf("duration", Requests.DEFAULT_METHOD.seconds),
+    rounds: Math.round(optionOf("rounds", Requests.DEFAULT_METHOD.rounds)),
+    concurrency: process.env.ORGPLANE_BENCH_CONCURRENCY === undefined ? Requests.DEFAULT_METHOD.concurrency : CONCURRENCY
+  }
+  const servers = [["orgplane", "server.ts", ROOT], ["baseline", "baseline.ts", Path.join(HERE, "..")], ["hono", "hono.ts", Path.join(HERE, "..")]] as const
+  if (databaseUrl === undefined) {
+    console.log("baseline and Hono: skipped (the embedded database has one connection, owned by the orgplane process); set DATABASE_URL to compare")
+    const orgplane = await startServer("orgplane", "server.ts", ROOT, env)
+    const prepared = await Requests.prepare({ orgplane, others: [] })
+    return VERIFY_ONLY ? undefined : Requests.measure({ orgplane, baseline: undefined, hono: undefined, prepared, method })
+  }
+  const traces = await Promise.all(servers.map(() => SqlTrace.start(databaseUrl)))
+  // orgplane first: it migrates the database the others read.
+  const tracedOrgplane = await startServer("orgplane", "server.ts", ROOT, { ...env, DATABASE_URL: traces[0]!.url })
+  const traced = await Promise.all(servers.slice(1).map(([name, script, cwd], i) => startServer(name, script, cwd, { ...env, DATABASE_URL: traces[i + 1]!.url })))
+  const prepared = await Requests.prepare({ orgplane: tracedOrgplane, others: traced, traces })
+  if (VERIFY_ONLY) return
+  await Promise.all([tracedOrgplane, ...traced].map((server) => server.stop()))
+  await Promise.all(traces.map((trace) => trace.close()))
+  const [orgplane, baseline, hono] = await Promise.all(servers.map(([name, script, cwd]) => startServer(name, script, cwd, env)))
+  return Requests.measure({ orgplane: orgplane!, baseline, hono, prepared, method })
+}
+
 const main = async () => {
   console.log(`orgplane: ${describeRoot()}`)
   // The CLI's own server and processes: none of the servers below.
@@ -768,22 +815,15 @@ const main = async () => {
     ...(REQUEST_PATH ? { ORGPLANE_BENCH_REQUESTS: "1" } : {}),
     ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl })
   }
-  const trace = CHECK_SQL && databaseUrl !== undefined ? await SqlTrace.start(databaseUrl) : undefined
-  const [orgplane, baseline, hono] = await Promise.all([
-    startServer("orgplane", "server.ts", ROOT, trace === undefined ? env : { ...env, DATABASE_URL: trace.url }),
-    databaseUrl === undefined ? undefined : startServer("baseline", "baseline.ts", Path.join(HERE, ".."), env),
-    // The request path only: a Hono + zod + pg server with the same statements (hono.ts).
-    databaseUrl === undefined || !REQUEST_PATH ? undefined : startServer("hono", "hono.ts", Path.join(HERE, ".."), env)
+  if (REQUEST_PATH) return requestPath(env, databaseUrl)
+  const [orgplane, baseline] = await Promise.all([
+    startServer("orgplane", "server.ts", ROOT, env),
+    databaseUrl === undefined ? undefined : startServer("baseline", "baseline.ts", Path.join(HERE, ".."), env)
   ])
   if (baseline === undefined) {
     console.log("baseline: skipped (the embedded database has one connection, owned by the orgplane process); set DATABASE_URL to compare")
   }
   if (TELEMETRY) return Telemetry.measure({ agent, orgplane, baseline, requests: REQUESTS, concurrency: CONCURRENCY })
-  if (REQUEST_PATH) {
-    const requests = REQUESTS_ARGUMENT === undefined ? Requests.DEFAULT_REQUESTS : REQUESTS
-    const concurrency = process.env.ORGPLANE_BENCH_CONCURRENCY === undefined ? Requests.DEFAULT_CONCURRENCY : CONCURRENCY
-    return Requests.measure({ orgplane, baseline, hono, requests, concurrency, trace })
-  }
   if (AUDIT) return Audit.measure({ agent, orgplane, baseline, requests: REQUESTS, concurrency: CONCURRENCY })
   if (SCIM) {
     // Lookups a row: a few hundred by default, not the 2000 requests of the other sections.

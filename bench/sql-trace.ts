@@ -2,10 +2,10 @@
  * What SQL a server runs, seen on the wire: a TCP proxy in front of Postgres that reads the frontend's messages as
  * they pass (nothing is changed) and keeps, in order, the text of each simple Query and of each statement bound for
  * execution (Bind, named or unnamed, with the text its Parse gave it: a statement prepared once and run many times
- * is seen each time). For
- * `pnpm bench --requests --check-sql` (requests.ts): orgplane is started on the proxy's address, one request of each
- * endpoint is sent, and the statements it ran are compared with the copy the baseline and Hono run (statements.ts).
- * Only for that check: the extra hop through this process would distort any measurement.
+ * is seen each time), with the parameter types its Parse named and the frontend messages of its cycle (`PBDES`: Parse,
+ * Bind, Describe, Execute, Sync; `Q` a simple query). For `pnpm bench --requests --verify` (requests.ts): each server
+ * is started on its own proxy, one request of each endpoint is sent to each, and what they ran is compared. Only for
+ * that check: the extra hop through this process would distort any measurement.
  */
 import { connect, createServer, type Socket } from "node:net"
 
@@ -15,6 +15,10 @@ export interface Statement {
   readonly text: string
   /** Run by name: a statement prepared once on its connection (else unnamed, or a simple query). */
   readonly named: boolean
+  /** The parameter types (OIDs, 0: left to the backend) its Parse named. */
+  readonly types: ReadonlyArray<number>
+  /** The frontend messages of its cycle up to its Sync, one letter each (`P` Parse, `B` Bind, `D` Describe, `E` Execute, `S` Sync, `C` Close, `Q` a simple query). */
+  messages: string
 }
 
 export interface SqlTrace {
@@ -29,10 +33,13 @@ const SSL_REQUEST = 80877103
 const GSS_REQUEST = 80877104
 
 /** Reads the frontend's messages from a stream of chunks, calling `onStatement` with the text of each one run. */
-const frontendReader = (onStatement: (text: string, named: boolean) => void) => {
+const frontendReader = (onStatement: (text: string, named: boolean, types: ReadonlyArray<number>) => { messages: string }) => {
   let buffered: Buffer = Buffer.alloc(0)
-  /** The connection's prepared statements by name (the unnamed one under ""). */
-  const prepared = new Map<string, string>()
+  /** The connection's prepared statements by name (the unnamed one under ""), with their parameter types. */
+  const prepared = new Map<string, { readonly text: string; readonly types: ReadonlyArray<number> }>()
+  /** The messages of the cycle under way, and the statement it binds. */
+  let cycle = ""
+  let bound: { messages: string } | undefined
   /** The startup packet (no type byte) comes first, and again after a refused SSL or GSS request. */
   let startup = true
   return (chunk: Buffer) => {
@@ -52,18 +59,27 @@ const frontendReader = (onStatement: (text: string, named: boolean) => void) => 
       const length = buffered.readInt32BE(1)
       if (buffered.length < 1 + length) return
       const body = buffered.subarray(5, 1 + length)
+      cycle += type
       if (type === "Q") {
-        onStatement(body.subarray(0, body.indexOf(0)).toString("utf8"), false)
+        onStatement(body.subarray(0, body.indexOf(0)).toString("utf8"), false, []).messages = "Q"
+        cycle = ""
       } else if (type === "P") {
-        // Parse: the statement's name ("" unnamed) and its text; it runs when bound.
+        // Parse: the statement's name ("" unnamed), its text and its parameter types; it runs when bound.
         const nameEnd = body.indexOf(0)
-        prepared.set(body.subarray(0, nameEnd).toString("utf8"), body.subarray(nameEnd + 1, body.indexOf(0, nameEnd + 1)).toString("utf8"))
+        const textEnd = body.indexOf(0, nameEnd + 1)
+        const count = body.readInt16BE(textEnd + 1)
+        const types = Array.from({ length: count }, (_, i) => body.readInt32BE(textEnd + 3 + 4 * i))
+        prepared.set(body.subarray(0, nameEnd).toString("utf8"), { text: body.subarray(nameEnd + 1, textEnd).toString("utf8"), types })
       } else if (type === "B") {
         // Bind: the portal's name, then the statement's: a statement prepared once on the connection runs again here.
         const portalEnd = body.indexOf(0)
         const name = body.subarray(portalEnd + 1, body.indexOf(0, portalEnd + 1)).toString("utf8")
-        const text = prepared.get(name)
-        if (text !== undefined) onStatement(text, name !== "")
+        const statement = prepared.get(name)
+        if (statement !== undefined) bound = onStatement(statement.text, name !== "", statement.types)
+      } else if (type === "S") {
+        if (bound !== undefined) bound.messages = cycle
+        bound = undefined
+        cycle = ""
       } else if (type === "C" && body[0] === 0x53) {
         // Close of a prepared statement.
         prepared.delete(body.subarray(1, body.indexOf(0, 1)).toString("utf8"))
@@ -85,7 +101,11 @@ export const start = async (databaseUrl: string): Promise<SqlTrace> => {
     sockets.add(client).add(database)
     client.unref()
     database.unref()
-    const read = frontendReader((text, named) => statements.push({ connection, text, named }))
+    const read = frontendReader((text, named, types) => {
+      const statement: Statement = { connection, text, named, types, messages: "" }
+      statements.push(statement)
+      return statement
+    })
     client.on("data", (chunk: Buffer) => {
       read(chunk)
       database.write(chunk)
