@@ -3,6 +3,7 @@ import * as CodeHostConfig from "./integrations/codehost/CodeHostConfig.js"
 import * as DnsConfig from "./integrations/dns/DnsConfig.js"
 import * as Config from "./platform/Config.js"
 import * as Durable from "./platform/Durable.js"
+import * as Tracing from "./platform/Tracing.js"
 import * as WorkerActivityConfig from "./workers/ActivityConfig.js"
 import * as WorkerRuntimeConfig from "./workers/RuntimeConfig.js"
 import * as McpPresetsConfig from "./mcp/PresetsConfig.js"
@@ -15,6 +16,7 @@ import * as AuditStreamConfig from "./audit/StreamConfig.js"
 
 export const environment: ReadonlyArray<readonly [string, string, string]> = [
   ...Config.environment,
+  ...Tracing.environment,
   ...CodeHostConfig.environment,
   ...Durable.environment,
   ...DnsConfig.environment,

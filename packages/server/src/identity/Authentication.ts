@@ -35,6 +35,7 @@ import { HttpServerRequest } from "effect/http"
 import { MemberStanding } from "../platform/Authority.js"
 import { ServerConfig } from "../platform/Config.js"
 import { Crypto } from "../platform/Crypto.js"
+import * as Tracing from "../platform/Tracing.js"
 import { presentedBearer, RefusedCredential, unauthorized } from "../platform/PresentedCredential.js"
 import { orUnavailable } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
@@ -215,10 +216,17 @@ export const memberStanding = Effect.map(Effect.service(MembershipsRepository), 
 export const makeMiddlewares = Effect.gen(function*() {
   const { actor, member } = yield* make
   const standing = yield* memberStanding
+  // The organization the caller acts in names the request's span (platform/Tracing.ts); nothing with tracing off.
   const asActor = <A, E, R>(httpEffect: Effect.Effect<A, E, R>, caller: Actor) =>
-    httpEffect.pipe(Effect.provideService(CurrentActor, caller), Effect.provideService(MemberStanding, standing))
+    Effect.andThen(
+      caller.organization === null ? Effect.void : Tracing.annotateOrganization(caller.organization.id),
+      httpEffect.pipe(Effect.provideService(CurrentActor, caller), Effect.provideService(MemberStanding, standing))
+    )
   const asMember = <A, E, R>(httpEffect: Effect.Effect<A, E, R>, caller: MemberContext) =>
-    httpEffect.pipe(Effect.provideService(CurrentMember, caller), Effect.provideService(MemberStanding, standing))
+    Effect.andThen(
+      Tracing.annotateOrganization(caller.organization.id),
+      httpEffect.pipe(Effect.provideService(CurrentMember, caller), Effect.provideService(MemberStanding, standing))
+    )
   /**
    * The endpoint with the key's caller, or without a caller when the key finds none: with the refusal
    * (`RefusedCredential`) when a credential was sent.

@@ -111,7 +111,7 @@ export interface ServerSettings {
   readonly logLevel: LogLevelName
   /** How that logger writes a line. */
   readonly logFormat: LogFormat
-  /** Create tracing spans (HTTP, SQL); only worth it when a tracer exports them. */
+  /** Make spans even without an OTLP endpoint (which turns them on by itself): platform/Tracing.ts. */
   readonly tracing: boolean
   /** Whole months of telemetry kept before the current one; older monthly partitions are dropped daily. */
   readonly telemetryRetentionMonths: number
@@ -180,7 +180,7 @@ export const environment = [
   ["ORGPLANE_MAX_BODY_BYTES", "1048576", "Largest request body in bytes (1 MiB); larger ones answer 413."],
   ["ORGPLANE_LOG_LEVEL", "info", "Least severe log level written: debug, info, warn, error or none."],
   ["ORGPLANE_LOG_FORMAT", "pretty", "Log lines as pretty (for people), json or logfmt (for collectors)."],
-  ["ORGPLANE_TRACING", "false", "Create tracing spans for requests and SQL statements (only useful with a tracer that exports them)."],
+  ["ORGPLANE_TRACING", "false", "Make spans (requests, SQL statements, outbound calls, jobs) even with no OTLP endpoint: for the trace ids of JSON log lines, or a tracer an Effect host installs. An OTLP endpoint turns them on by itself."],
   ["ORGPLANE_TELEMETRY_RETENTION_MONTHS", "13", "Whole months of telemetry events kept before the current one (1 to 120); older months are dropped daily, older events are not stored."],
   ["ORGPLANE_OUTBOUND_ALLOW_PRIVATE", "false", "Let user-supplied outbound URLs (MCP servers, worker runtimes) reach loopback, private and link-local addresses, over http too; only for a trusted network."]
 ] as const

@@ -93,6 +93,7 @@ import * as RequestGuard from "./RequestGuard.js"
 import * as RequestLog from "./RequestLog.js"
 import * as ResponseEncoding from "./ResponseEncoding.js"
 import * as Routes from "./Routes.js"
+import * as Tracing from "./Tracing.js"
 import * as Unavailable from "./Unavailable.js"
 
 const internalError = HttpServerResponse.jsonUnsafe(
@@ -326,26 +327,29 @@ export interface Options {
   readonly maxBodyBytes?: number | undefined
   /** Routes served beside the API, so their requests are logged under their path rather than `unknown`. */
   readonly extraRoutes?: ReadonlyArray<readonly [method: string, path: `/${string}`]> | undefined
+  /** The API's operations, which name the request spans (`Tracing.operations`). */
+  readonly operations?: Tracing.Operations | undefined
 }
 
 /**
- * The router's global middleware: inside the per-request log line, one bound on the request's waits for its
- * database (DatabaseWait.ts), the security headers (a pre-response handler,
+ * The router's global middleware: inside the request's span (`Tracing.requestSpan`) and the per-request log line,
+ * one bound on the request's waits for its database (DatabaseWait.ts), the security headers (a pre-response handler,
  * so whatever answers says them), the request guard around routing, and the answers to what fails there.
  */
 export const edge = (routes: Routes.Routes, options: Options = {}) => {
   const guard = RequestGuard.make(routes, { maxBodyBytes: options.maxBodyBytes ?? defaultMaxBodyBytes })
   const log = RequestLog.make(routes)
+  const traced = Tracing.requestSpan(routes, options.operations ?? new Map())
   const inner: Inner = options.inner ?? ((httpEffect) => httpEffect)
   // What fails only as an interruption (the client hung up, the server stops) stays one.
   return <E, R>(
     httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
   ): Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, R | HttpServerRequest.HttpServerRequest> =>
-    log(DatabaseWait.watched(Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+    traced(log(DatabaseWait.watched(Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
       Effect.andThen(
         HttpEffect.appendPreResponseHandler(securityHeaders),
         Effect.catchCause(guard(inner(httpEffect)), answer(routes, request))
-      ))))
+      )))))
 }
 
 /**
@@ -355,7 +359,7 @@ export const edge = (routes: Routes.Routes, options: Options = {}) => {
 export const layerFor = <Id extends string, Groups extends HttpApiGroup.Constraint>(
   api: HttpApi.HttpApi<Id, Groups>,
   options: Options = {}
-) => Layer.merge(layer, HttpRouter.middleware(edge(Routes.make(api, options.extraRoutes), options), { global: true }))
+) => Layer.merge(layer, HttpRouter.middleware(edge(Routes.make(api, options.extraRoutes), { operations: Tracing.operations(api), ...options }), { global: true }))
 
 /**
  * The server's: `layerFor` its API with the configured body limit, the docs' routes and the areas' pages (`pages`)

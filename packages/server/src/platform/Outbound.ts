@@ -1,9 +1,10 @@
 /**
  * The one way out: every request the server makes to a third party goes through this guard, which bounds its
- * time and the size of its answer, names us in `user-agent`, and fails with one typed error that never carries a
- * path, a query or credentials. Operator-configured destinations follow same-origin redirects only; user-supplied
- * ones must be public (AddressGuard), are connected to the address checked, and follow redirects hop by hop under
- * the reference's rules (see `Destination`).
+ * time and the size of its answer, names us in `user-agent`, traces each exchange (`Tracing.outbound`: the span and
+ * its `traceparent`), and fails with one typed error that never carries a path, a query or credentials.
+ * Operator-configured destinations follow same-origin redirects only; user-supplied ones must be public
+ * (AddressGuard), are connected to the address checked, and follow redirects hop by hop under the reference's rules
+ * (see `Destination`).
  */
 import { NodeHttpClient } from "@effect/platform-node"
 import { InvalidRequest } from "@orgplane/schema"
@@ -23,6 +24,7 @@ import * as Http from "node:http"
 import * as Net from "node:net"
 import { VERSION } from "../Version.js"
 import { AddressResolver, blockedReason, system as systemResolver } from "./AddressGuard.js"
+import * as Tracing from "./Tracing.js"
 
 export type OutboundReason = "timeout" | "network" | "too_large" | "blocked"
 
@@ -245,7 +247,7 @@ export const make = (settings: Partial<Settings> = {}): Effect.Effect<OutboundSe
 
     const once = (request: HttpClientRequest.HttpClientRequest, maxBytes: number, origin: string, pin: Pin) =>
       (pin === undefined ? Effect.succeed(client) : pinnedClient(pin)).pipe(
-        Effect.flatMap((via) => via.execute(request)),
+        Effect.flatMap((via) => Tracing.outbound(request, via.execute)),
         Effect.mapError((error) =>
           new OutboundError({
             reason: "network",

@@ -7,9 +7,11 @@ import * as Effect from "effect/Effect"
 import * as Formatter from "effect/Formatter"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
+import type * as Fiber from "effect/Fiber"
 import type * as LogLevel from "effect/LogLevel"
 import * as Redactable from "effect/Redactable"
 import * as References from "effect/References"
+import * as Tracer from "effect/Tracer"
 import * as HttpEffect from "effect/http/HttpEffect"
 import * as HttpMiddleware from "effect/http/HttpMiddleware"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
@@ -18,6 +20,7 @@ import NodeConsole from "node:console"
 import { randomUUID } from "node:crypto"
 import { type LogFormat, type LogLevelName, observabilityConfig, type ServerSettings } from "./Config.js"
 import type { Routes } from "./Routes.js"
+import * as Tracing from "./Tracing.js"
 
 export const requestIdHeader = "x-request-id"
 
@@ -48,13 +51,16 @@ export const make = (routes: Routes) =>
     const incoming = request.headers[requestIdHeader]
     const requestId = incoming !== undefined && saneRequestId.test(incoming) ? incoming : randomUUID()
     const route = routes.find(request.method, request.url)?.route.template ?? "unknown"
+    // The line is written once the request's span has ended: it names that span (its trace id in JSON lines).
+    const span = Context.getOrUndefined(fiber.context, Tracer.ParentSpan)
     const logged = (_: HttpServerRequest.HttpServerRequest, response: HttpServerResponse.HttpServerResponse) => {
       const { status } = response
       const durationMs = Math.round(Number(clock.currentTimeNanosUnsafe() - started) / 1e4) / 100
-      return Effect.logWithLevel(levelOf(status))("request").pipe(
+      const line = Effect.logWithLevel(levelOf(status))("request").pipe(
         Effect.annotateLogs({ requestId, method: request.method, route, status, durationMs }),
         Effect.as(HttpServerResponse.setHeader(response, requestIdHeader, requestId))
       )
+      return span === undefined ? line : Effect.withParentSpan(line, span)
     }
     // The platform's own request logger, if a host installed it, would write more lines for the same request.
     return HttpMiddleware.withLoggerDisabled(
@@ -106,14 +112,23 @@ const isPlain = (value: unknown) => {
   return type === "string" || type === "number" || type === "boolean" || value === undefined || value === null
 }
 
+/** The trace and span a line was logged in, when tracing is on and a span is current (a request's, a job's). */
+const traceOf = (fiber: Fiber.Fiber<unknown, unknown>): { readonly trace_id: string; readonly span_id: string } | undefined => {
+  if (!fiber.getRef(References.TracerEnabled)) return undefined
+  const span = Context.getOrUndefined(fiber.context, Tracer.ParentSpan)
+  return span === undefined ? undefined : { trace_id: span.traceId.padStart(32, "0"), span_id: span.spanId }
+}
+
 /** Effect's structured entry (`Logger.formatStructured`), in the members and order of `jsonLogger`'s lines. */
-const effectJson = Logger.map(Logger.formatStructured, ({ annotations, cause, fiberId, level, message, spans, timestamp }) =>
-  Formatter.formatJson({ message, logLevel: level, timestamp, cause, annotations, spans, fiberId }))
+const effectJson = Logger.make<unknown, string>((options) => {
+  const { annotations, cause, fiberId, level, message, spans, timestamp } = Logger.formatStructured.log(options)
+  return Formatter.formatJson({ message, logLevel: level, timestamp, cause, annotations, spans, fiberId, ...traceOf(options.fiber) })
+})
 
 /**
  * One JSON object a line: `{"message","logLevel","timestamp","cause"?,"annotations","spans","fiberId"}`, the members
- * and order collectors already read. A line of plain values (a request's: a string message,
- * annotations of strings and numbers, no cause) is one `JSON.stringify` without a replacer; anything else (a cause,
+ * and order collectors already read, then `"trace_id","span_id"` when a span is current (tracing on). A line of plain
+ * values (a request's: a string message, annotations of strings and numbers, no cause) is one `JSON.stringify` without a replacer; anything else (a cause,
  * an object to redact or with cycles) goes through Effect's structured entry.
  */
 export const jsonLogger = Logger.make<unknown, string>((options) => {
@@ -126,7 +141,7 @@ export const jsonLogger = Logger.make<unknown, string>((options) => {
   const spans: Record<string, number> = {}
   const now = date.getTime()
   for (const [spanLabel, startTime] of fiber.getRef(References.CurrentLogSpans)) spans[spanLabel] = now - startTime
-  return JSON.stringify({ message, logLevel: label(logLevel), timestamp: date.toISOString(), annotations, spans, fiberId: `#${fiber.id}` })
+  return JSON.stringify({ message, logLevel: label(logLevel), timestamp: date.toISOString(), annotations, spans, fiberId: `#${fiber.id}`, ...traceOf(fiber) })
 })
 
 /** The line format of `ORGPLANE_LOG_FORMAT`. */
@@ -200,15 +215,16 @@ const pick = ({ logFormat, logLevel, tracing }: Observability) => ({
 })
 
 /**
- * `loggerLayer` from the environment (`ORGPLANE_LOG_LEVEL`, `ORGPLANE_LOG_FORMAT`) with `overrides` on top, and
- * tracing spans off unless `ORGPLANE_TRACING` is set: with no tracer exporting them, each request and each SQL
- * statement would build spans nobody reads.
+ * `loggerLayer` from the environment (`ORGPLANE_LOG_LEVEL`, `ORGPLANE_LOG_FORMAT`) with `overrides` on top, and the
+ * tracer (`Tracing.layer`): spans exported when an OTLP endpoint is configured, made without export with
+ * `ORGPLANE_TRACING`, else off: with nothing reading them, each request and each SQL statement would build spans for
+ * nobody.
  */
 export const layer = (overrides: Observability = {}) =>
   Layer.unwrap(
     Effect.gen(function*() {
       const settings = yield* observabilityConfig
       const { logFormat, logLevel, tracing } = { ...settings, ...pick(overrides) }
-      return Layer.merge(loggerLayer({ logFormat, logLevel }), tracing ? Layer.empty : Layer.succeed(References.TracerEnabled, false))
+      return Layer.merge(loggerLayer({ logFormat, logLevel }), Tracing.layer(tracing))
     })
   )

@@ -1,0 +1,80 @@
+/**
+ * platform/Tracing.ts: the samplers' decisions (by a remote parent's trace id, or its flag), a local parent's decision
+ * followed, a lone client span dropped; and the tracer layer from the environment: tracing off without an endpoint
+ * or `ORGPLANE_TRACING`, on with either, off again with `OTEL_SDK_DISABLED`, and refusals naming their variable. The
+ * export itself is tested through HTTP (http/Traces.test.ts).
+ */
+import * as ConfigProvider from "effect/ConfigProvider"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as References from "effect/References"
+import * as Tracer from "effect/Tracer"
+import { describe, expect, it } from "vitest"
+import * as Tracing from "../src/platform/Tracing.js"
+
+const remote = (traceId: string, sampled = true) => Option.some(Tracer.externalSpan({ traceId, spanId: "00f067aa0ba902b7", sampled }))
+
+/** A trace id in the lowest share of the id space, and one in the highest. */
+const low = "4bf92f3577b34da6a300000000000001"
+const high = "4bf92f3577b34da6a3fffffffffffffe"
+
+describe("Tracing.decide", () => {
+  it("keeps a remote trace by its id's share under traceidratio, whatever the remote flag", () => {
+    const sampling = { sampler: "traceidratio", ratio: 0.5 } as const
+    expect(Tracing.decide(sampling, { parent: remote(low, false), kind: "server", sampled: true })).toBe(true)
+    expect(Tracing.decide(sampling, { parent: remote(high, true), kind: "server", sampled: true })).toBe(false)
+  })
+
+  it("follows a remote parent's flag under the parentbased samplers, and the sampler for a new trace", () => {
+    for (const sampler of ["parentbased_always_on", "parentbased_always_off", "parentbased_traceidratio"] as const) {
+      expect(Tracing.decide({ sampler, ratio: 0 }, { parent: remote(high, true), kind: "server", sampled: true })).toBe(true)
+      expect(Tracing.decide({ sampler, ratio: 1 }, { parent: remote(low, false), kind: "server", sampled: true })).toBe(false)
+    }
+    expect(Tracing.decide({ sampler: "parentbased_always_on", ratio: 1 }, { parent: Option.none(), kind: "server", sampled: true })).toBe(true)
+    expect(Tracing.decide({ sampler: "parentbased_always_off", ratio: 1 }, { parent: Option.none(), kind: "server", sampled: true })).toBe(false)
+    expect(Tracing.decide({ sampler: "parentbased_traceidratio", ratio: 0 }, { parent: Option.none(), kind: "server", sampled: true })).toBe(false)
+    expect(Tracing.decide({ sampler: "parentbased_traceidratio", ratio: 1 }, { parent: Option.none(), kind: "server", sampled: true })).toBe(true)
+  })
+
+  it("follows a local parent's decision, and drops a client span that starts a trace", () => {
+    const local = Tracer.nativeTracer.span({
+      name: "request",
+      parent: Option.none(),
+      annotations: Effect.runSync(Effect.context<never>()),
+      links: [],
+      startTime: 0n,
+      kind: "server",
+      root: true,
+      sampled: false
+    })
+    expect(Tracing.decide({ sampler: "always_on", ratio: 1 }, { parent: Option.some(local), kind: "client", sampled: false })).toBe(false)
+    expect(Tracing.decide({ sampler: "always_on", ratio: 1 }, { parent: Option.none(), kind: "client", sampled: true })).toBe(false)
+    expect(Tracing.decide({ sampler: "always_off", ratio: 1 }, { parent: remote(low, true), kind: "server", sampled: true })).toBe(false)
+  })
+})
+
+/** Whether spans are made with the tracer layer built from `env`. */
+const tracingOn = (env: Record<string, string>, tracing = false) =>
+  Effect.runPromise(
+    Effect.service(References.TracerEnabled).pipe(
+      Effect.provide(Tracing.layer(tracing).pipe(Layer.provide(Layer.succeed(ConfigProvider.ConfigProvider, ConfigProvider.fromEnv({ env })))))
+    )
+  )
+
+describe("Tracing.layer", () => {
+  it("turns spans on with an OTLP endpoint or ORGPLANE_TRACING, and off otherwise", async () => {
+    expect(await tracingOn({})).toBe(false)
+    expect(await tracingOn({}, true)).toBe(true)
+    expect(await tracingOn({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:9" })).toBe(true)
+    expect(await tracingOn({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "http://127.0.0.1:9/v1/traces" })).toBe(true)
+    expect(await tracingOn({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:9", OTEL_SDK_DISABLED: "true" })).toBe(false)
+    expect(await tracingOn({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:9", OTEL_TRACES_EXPORTER: "none" })).toBe(false)
+  })
+
+  it("refuses an unknown sampler, a ratio out of range and an exporter it has not, naming the variable", async () => {
+    await expect(tracingOn({ OTEL_TRACES_SAMPLER: "sometimes" }, true)).rejects.toThrow(/OTEL_TRACES_SAMPLER: must be always_on/)
+    await expect(tracingOn({ OTEL_TRACES_SAMPLER: "traceidratio", OTEL_TRACES_SAMPLER_ARG: "2" }, true)).rejects.toThrow(/OTEL_TRACES_SAMPLER_ARG/)
+    await expect(tracingOn({ OTEL_TRACES_EXPORTER: "zipkin" })).rejects.toThrow(/OTEL_TRACES_EXPORTER/)
+  })
+})
