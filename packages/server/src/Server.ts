@@ -82,6 +82,7 @@ import * as Database from "./platform/Database.js"
 import { DatabaseStatus } from "./platform/DatabaseStatus.js"
 import * as Docs from "./platform/Docs.js"
 import * as HttpErrors from "./platform/HttpErrors.js"
+import * as Metrics from "./platform/Metrics.js"
 import { BuildMigrations, migrate } from "./platform/Migrator.js"
 import * as RequestLog from "./platform/RequestLog.js"
 import { routerConfig as routeMatching } from "./platform/Routes.js"
@@ -108,6 +109,7 @@ export type ServerOptions =
   & AuditStreamConfig.Options
   & CodeHostConfig.Options
   & SamlRefreshConfig.Options
+  & Metrics.Options
   & {
   /** The durable engine's settings (cluster tuning, table prefix, and with DATABASE_URL the runner's address). */
   readonly durable?: Durable.Options | undefined
@@ -217,7 +219,9 @@ const Services = (options: ServerOptions) =>
     Layer.provideMerge(Layer.mergeAll(AreaSettings(options), CodeHostConfig.layer(options), DnsConfig.layer(options))),
     Layer.provideMerge(OutboundLive(options)),
     Layer.provideMerge(Storage(options)),
-    Layer.provideMerge(DatabaseStatus.layer)
+    Layer.provideMerge(DatabaseStatus.layer),
+    // Beneath the database, whose pool reports to it (platform/Metrics.ts); nothing when metrics are off.
+    Layer.provideMerge(Metrics.layer({ ...options, durablePrefix: options.durable?.prefix }))
   )
 
 /**
@@ -226,7 +230,16 @@ const Services = (options: ServerOptions) =>
  * operator's setup token): on `Services`.
  */
 const Routes = (options: ServerOptions) =>
-  Layer.mergeAll(HttpApiBuilder.layer(Api), Docs.layer, ClaimPage.layer, IdempotencyKeys.expiryLayer, RateLimitsExpiry, OperatorSetup(options)).pipe(
+  Layer.mergeAll(
+    HttpApiBuilder.layer(Api),
+    Docs.layer,
+    ClaimPage.layer,
+    Metrics.routeLayer(HttpErrors.unauthorized),
+    Metrics.managementLayer(HttpErrors.unauthorized),
+    IdempotencyKeys.expiryLayer,
+    RateLimitsExpiry,
+    OperatorSetup(options)
+  ).pipe(
     Layer.provide(Groups),
     Layer.provide(Authentication.layer),
     Layer.provideMerge(HttpErrors.serverLayer(Api, ClaimPage.routes))

@@ -43,6 +43,7 @@ import { SignUpThrottle } from "./SignUpThrottle.js"
 import { admission, assuranceOrNone, SsoEnforcement, ssoRequired } from "./SsoEnforcement.js"
 import { storedPassword, toUser, UsersRepository } from "./UsersRepository.js"
 import * as AuditRecorder from "../platform/AuditRecorder.js"
+import * as Metrics from "../platform/Metrics.js"
 
 export const SESSION_TOKEN_PREFIX = "ops"
 
@@ -246,7 +247,7 @@ const make = Effect.gen(function*() {
       const session = yield* startSession(found.value, Option.getOrNull(organizationId))
       return { user: toUser(found.value), session }
     })))
-  })
+  }, Metrics.signInOutcome("password"))
 
   const signOut = Effect.fn("Accounts.signOut")((sessionId: SessionId) => Effect.flatMap(now, (at) => orUnavailable(sessions.revoke({ id: sessionId, at }))))
 

@@ -38,6 +38,7 @@ import { Crypto } from "../platform/Crypto.js"
 import * as Tracing from "../platform/Tracing.js"
 import { presentedBearer, RefusedCredential, unauthorized } from "../platform/PresentedCredential.js"
 import { orUnavailable } from "../platform/Sql.js"
+import * as Metrics from "../platform/Metrics.js"
 import { now } from "../platform/Time.js"
 import { API_KEY_PREFIX } from "./ApiKeys.js"
 import { ApiKeysRepository, parseScopes } from "./ApiKeysRepository.js"
@@ -147,7 +148,7 @@ export const make = Effect.gen(function*() {
       const actor = { ...toCaller(found.value), credential: { _tag: "ApiKey", apiKeyId, scopes } } satisfies Actor
       const assurance: SessionAssurance = found.value
       return { actor, assurance }
-    })
+    }).pipe(Metrics.signInOutcome("api_key"))
 
   /**
    * The actor as a member of the organization it acts in; 404 `organization_not_found` for a person without one (say

@@ -46,6 +46,7 @@ import { ServerConfig } from "./Config.js"
 import * as DataFolderLock from "./DataFolderLock.js"
 import * as DatabaseWait from "./DatabaseWait.js"
 import * as EmbeddedTemplate from "./EmbeddedTemplate.js"
+import { DatabaseObserver } from "./Metrics.js"
 import * as SnapshotChannel from "./SnapshotChannel.js"
 
 /**
@@ -175,7 +176,12 @@ export const connectFailure = (error: unknown): string | undefined => {
  * the connection (the driver retires a pinned connection released with work outstanding), so no late answer
  * reaches the next user.
  */
-const answering = (connection: SqlConnection.Connection, within: Duration.Duration, patience: number): SqlConnection.Connection => {
+const answering = (
+  connection: SqlConnection.Connection,
+  within: Duration.Duration,
+  patience: number,
+  observer: DatabaseObserver | undefined
+): SqlConnection.Connection => {
   const millis = Duration.toMillis(within)
   // `disconnect` and `Effect.timeoutOrElse` would do, at three fibers a statement: this is one fiber and one timer.
   const bounded = <A>(statement: Effect.Effect<A, SqlError>): Effect.Effect<A, SqlError> =>
@@ -195,6 +201,7 @@ const answering = (connection: SqlConnection.Connection, within: Duration.Durati
             const remove = fiber.addObserver((exit) => {
               clearTimeout(timer)
               DatabaseWait.ended(wait, startedAt, exit._tag === "Success", patience)
+              observer?.statement((performance.now() - startedAt) / 1000, exit._tag === "Success")
               resume(exit)
             })
             // The caller interrupted: the statement's interruption finishes behind, as a timed-out one's does.
@@ -215,6 +222,22 @@ const answering = (connection: SqlConnection.Connection, within: Duration.Durati
     executeUnprepared: (sql, params, transformRows) => bounded(connection.executeUnprepared(sql, params, transformRows))
   }
 }
+
+/**
+ * A connection's reservation as the metrics see it: waiting while it is made, then in use until its scope (the
+ * statement's or the transaction's) closes. The reservation itself, its timeout included, runs as it would unobserved.
+ */
+const observed = <A, E, R>(reserve: Effect.Effect<A, E, R>, observer: DatabaseObserver, startedAt: number) =>
+  // Counted and uncounted without an interruption in between; the reservation itself stays interruptible.
+  Effect.uninterruptibleMask((restore) => {
+    observer.waiting(1)
+    return Effect.onExit(restore(reserve), (exit) => {
+      observer.waiting(-1)
+      if (exit._tag !== "Success") return Effect.void
+      observer.inUse(1, (performance.now() - startedAt) / 1000)
+      return Effect.addFinalizer(() => Effect.sync(() => observer.inUse(-1)))
+    })
+  })
 
 /** COMMIT, which Postgres answers with `ROLLBACK` when the transaction had failed (as `@effect/sql-pg`'s own). */
 const commit = (connection: SqlConnection.Connection) =>
@@ -261,6 +284,9 @@ const layerPool = (
       preparedStatementCacheSize: maxPreparedStatements,
       ...naming
     })
+    // Metrics, when they are on (platform/Metrics.ts): statements' durations, connections waited for and held.
+    const observer = yield* DatabaseObserver
+    observer?.poolSize(options.maxConnections)
     const connectMillis = Duration.toMillis(connectTimeout)
     const patienceMillis = Duration.toMillis(patience(statementTimeout, connectTimeout))
     const acquirer = Effect.withFiber((current) => {
@@ -271,13 +297,14 @@ const layerPool = (
         return Effect.fail(connectionFailure("timeout exceeded when trying to connect", "connect"))
       }
       const startedAt = performance.now()
-      return Effect.timeoutOrElse(driver.reserve, {
+      const reserved = Effect.timeoutOrElse(driver.reserve, {
         duration: Duration.millis(allowed),
         orElse: () => Effect.fail(connectionFailure("timeout exceeded when trying to connect", "connect"))
       }).pipe(
         Effect.onExit(() => Effect.sync(() => DatabaseWait.ended(wait, startedAt, false, patienceMillis))),
-        Effect.map((connection) => answering(connection, answerTimeout, patienceMillis))
+        Effect.map((connection) => answering(connection, answerTimeout, patienceMillis, observer))
       )
+      return observer === undefined ? reserved : observed(reserved, observer, startedAt)
     })
     const sql = yield* SqlClient.make({
       acquirer,

@@ -89,6 +89,7 @@ import { defaultMaxBodyBytes, ServerConfig } from "./Config.js"
 import * as DatabaseWait from "./DatabaseWait.js"
 import * as Docs from "./Docs.js"
 import * as Idempotency from "./Idempotency.js"
+import * as Metrics from "./Metrics.js"
 import * as RequestGuard from "./RequestGuard.js"
 import * as RequestLog from "./RequestLog.js"
 import * as ResponseEncoding from "./ResponseEncoding.js"
@@ -140,7 +141,7 @@ const rateLimited = (error: RateLimited) =>
 const encodeUnauthorized = Schema.encodeSync(UnauthorizedResponse)
 
 /** Every 401 `unauthorized` the API answers: its body, and the challenge its reason calls for. */
-const unauthorized = (error: Unauthorized) =>
+export const unauthorized = (error: Unauthorized) =>
   HttpServerResponse.jsonUnsafe(encodeUnauthorized(error), {
     status: 401,
     headers: { "www-authenticate": unauthorizedChallenge(error.reason) }
@@ -329,6 +330,8 @@ export interface Options {
   readonly extraRoutes?: ReadonlyArray<readonly [method: string, path: `/${string}`]> | undefined
   /** The API's operations, which name the request spans (`Tracing.operations`). */
   readonly operations?: Tracing.Operations | undefined
+  /** The metrics' recorder when they are on: its middleware goes outside everything else (platform/Metrics.ts). */
+  readonly metrics?: Metrics.Recorder | undefined
 }
 
 /**
@@ -341,15 +344,17 @@ export const edge = (routes: Routes.Routes, options: Options = {}) => {
   const log = RequestLog.make(routes)
   const traced = Tracing.requestSpan(routes, options.operations ?? new Map())
   const inner: Inner = options.inner ?? ((httpEffect) => httpEffect)
+  // Off, no middleware at all: nothing is measured, nothing is looked up.
+  const metered: Inner = options.metrics === undefined ? (httpEffect) => httpEffect : Metrics.middleware(options.metrics, routes)
   // What fails only as an interruption (the client hung up, the server stops) stays one.
   return <E, R>(
     httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
   ): Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, R | HttpServerRequest.HttpServerRequest> =>
-    traced(log(DatabaseWait.watched(Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+    metered(traced(log(DatabaseWait.watched(Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
       Effect.andThen(
         HttpEffect.appendPreResponseHandler(securityHeaders),
         Effect.catchCause(guard(inner(httpEffect)), answer(routes, request))
-      )))))
+      ))))))
 }
 
 /**
@@ -373,7 +378,15 @@ export const serverLayer = <Id extends string, Groups extends HttpApiGroup.Const
     Effect.gen(function*() {
       const settings = yield* ServerConfig
       const idempotency = yield* Idempotency.Idempotency
-      return layerFor(api, { maxBodyBytes: settings.maxBodyBytes, extraRoutes: [...Docs.routes, ...pages], inner: Idempotency.middleware(idempotency) })
+      const metrics = yield* Metrics.CurrentRecorder
+      // `/metrics` is a route of this port only when it is served here (a token set, no management port).
+      const served = metrics !== undefined && Metrics.placement(metrics.settings) === "main" ? Metrics.routes : []
+      return layerFor(api, {
+        maxBodyBytes: settings.maxBodyBytes,
+        extraRoutes: [...Docs.routes, ...pages, ...served],
+        inner: Idempotency.middleware(idempotency),
+        metrics
+      })
     })
   )
 

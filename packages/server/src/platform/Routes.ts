@@ -12,6 +12,11 @@ import type * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 export interface Route {
   /** The path as declared, say `/v1/teams/:teamId`: a low-cardinality name for logs and metrics. */
   readonly template: string
+  /**
+   * The operation's name, as the OpenAPI document's `operationId` (`teams.list`); an extra route's path. A
+   * low-cardinality label for metrics (platform/Metrics.ts).
+   */
+  readonly operation: string
   /** The endpoint's annotations merged over its group's and the API's. */
   readonly annotations: Context.Context<never>
   /**
@@ -111,13 +116,14 @@ export const make = <Id extends string, Groups extends HttpApiGroup.Constraint>(
   const router = FindMyWay.make<Route>(routerConfig)
   HttpApi.reflect(api, {
     onGroup() {},
-    onEndpoint({ endpoint, mergedAnnotations }) {
+    onEndpoint({ endpoint, group, mergedAnnotations }) {
       // An endpoint's payload schemas are keyed by their media type.
       const mediaTypes = HttpMethod.hasBody(endpoint.method) ? [...endpoint.payload.keys()] : []
-      router.on(endpoint.method, routerPath(endpoint.path), { template: endpoint.path, annotations: mergedAnnotations, mediaTypes })
+      const operation = group.topLevel ? endpoint.identifier : `${group.identifier}.${endpoint.identifier}`
+      router.on(endpoint.method, routerPath(endpoint.path), { template: endpoint.path, operation, annotations: mergedAnnotations, mediaTypes })
     }
   })
-  for (const [method, path] of extra) router.on(method, path, { template: path, annotations: Context.empty(), mediaTypes: [] })
+  for (const [method, path] of extra) router.on(method, path, { template: path, operation: path, annotations: Context.empty(), mediaTypes: [] })
   const find = (method: string, url: string) => {
     // No route for a path the request guard refuses: nothing names it by another path's template or methods.
     if (pathAmbiguity(url) !== undefined) return undefined

@@ -42,6 +42,7 @@ import { signState, stateKeyOf, verifyState } from "../platform/OAuthState.js"
 import { RateLimiter } from "../platform/RateLimiter.js"
 import { bind, SecretColumns } from "../platform/SecretColumns.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
+import * as Metrics from "../platform/Metrics.js"
 import { now } from "../platform/Time.js"
 import { IntentsRepository, type SsoIntentRow } from "./IntentsRepository.js"
 import { Jit } from "./Jit.js"
@@ -366,17 +367,21 @@ const make = Effect.gen(function*() {
 
     if (Result.isFailure(checked)) {
       yield* failedSignIn(connection, profile, checked.failure)
+      yield* Metrics.recordSignIn(connection.kind, checked.failure.code, connection.organizationId)
       return { _tag: "sign_in" as const, intent, failure: checked.failure, code: null }
     }
     const person = yield* Effect.result(jit.personFor(connection, received!, profile!, checked.success))
     if (Result.isFailure(person)) {
       if (person.failure instanceof SsoFailureError) {
         yield* failedSignIn(connection, profile, person.failure)
+        yield* Metrics.recordSignIn(connection.kind, person.failure.code, connection.organizationId)
         return { _tag: "sign_in" as const, intent, failure: person.failure, code: null }
       }
       return yield* Effect.fail(person.failure)
     }
-    return { _tag: "sign_in" as const, intent, failure: null, code: yield* issueCode(intent, person.success, received!.subject) }
+    const code = yield* issueCode(intent, person.success, received!.subject)
+    yield* Metrics.recordSignIn(connection.kind, "success", connection.organizationId)
+    return { _tag: "sign_in" as const, intent, failure: null, code }
   })
 
   /** `GET /v1/sso/oidc/callback`: the JSON answer, or the browser sent to the sign-in's `returnTo`. */

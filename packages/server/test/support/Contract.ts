@@ -12,6 +12,7 @@ import * as AnswerWatch from "../../../../packages/testkit/src/AnswerWatch.js"
 import * as ResponseContract from "../../../../packages/testkit/src/ResponseContract.js"
 import * as ClaimPage from "../../src/identity/ClaimPage.js"
 import * as Docs from "../../src/platform/Docs.js"
+import * as Metrics from "../../src/platform/Metrics.js"
 import { pathAmbiguity } from "../../src/platform/Routes.js"
 import * as Server from "../../src/Server.js"
 
@@ -19,7 +20,7 @@ let checker: ResponseContract.Checker | undefined
 
 /** The checker of the document the server serves, made once per process (test file). */
 const check: ResponseContract.Checker = (answer) => {
-  checker ??= ResponseContract.make(openApiDocument(), { beside: [...Docs.routes, ...ClaimPage.routes], refusedBeforeRouting: pathAmbiguity, unroutedMember })
+  checker ??= ResponseContract.make(openApiDocument(), { beside: [...Docs.routes, ...ClaimPage.routes, ...Metrics.routes], refusedBeforeRouting: pathAmbiguity, unroutedMember })
   return checker(answer)
 }
 
