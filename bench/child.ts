@@ -56,7 +56,15 @@ export const serve = async (
     if (message === "rss") {
       const cpu = process.cpuUsage()
       const memory = process.memoryUsage()
-      process.send?.({ rss: memory.rss, heapUsed: memory.heapUsed, cpuMicros: cpu.user + cpu.system, gcMillis })
+      process.send?.({
+        rss: memory.rss,
+        heapUsed: memory.heapUsed,
+        heapTotal: memory.heapTotal,
+        external: memory.external,
+        arrayBuffers: memory.arrayBuffers,
+        cpuMicros: cpu.user + cpu.system,
+        gcMillis
+      })
     } else if (typeof message === "object" && message !== null && "sql" in message) {
       const { params, rows: withRows, sql: text } = message as {
         readonly sql: string

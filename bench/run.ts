@@ -4,7 +4,7 @@
  * figures; asserts nothing. Run `pnpm bench --help` for the options.
  */
 import { FakeGitHub, GitRepo } from "@orgplane/testkit"
-import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { Agent } from "node:http"
 import * as Path from "node:path"
@@ -12,6 +12,8 @@ import pg from "pg"
 import * as Audit from "./audit.js"
 import { measureCli } from "./cli.js"
 import { firstDifference } from "./difference.js"
+import * as EffectFloor from "./effect-floor.js"
+import * as Footprint from "./footprint.js"
 import { request } from "./http.js"
 import * as Memory from "./memory.js"
 import { measurePlanning } from "./planning.js"
@@ -66,6 +68,13 @@ Environment:
                                ORGPLANE_BENCH_CONCURRENCY; medians, and issue 59's targets beside them.
                                ORGPLANE_BENCH_ENDPOINTS=me,members:key,...: only some of them.
                                --requests --verify (or --check-sql; Postgres): only the check on the wire.
+  ORGPLANE_BENCH_FOOTPRINT=1   Or --footprint: memory and idle CPU (bench/footprint.ts) of orgplane, raw and Hono, one
+                               at a time: idle CPU over --idle-cpu=S s (20), RSS idle, --load=S s (60) of GET /v1/me
+                               at ORGPLANE_BENCH_FOOTPRINT_CONNECTIONS (100), peak RSS, --idle=S s (60), RSS after.
+  ORGPLANE_BENCH_FLOOR=1       Or --floor: Effect's floor (bench/effect-floor.ts): a minimal HttpApi answering a page of
+                               50 members (no database), with a plain schema and with orgplane's MemberPage, beside
+                               a raw node:http server; --rounds=N of --duration=S s; req/s and CPU per request.
+  --issue-59                   --requests, --footprint, --startup and --floor one after the other: issue 59's figures.
   ORGPLANE_BENCH_CLI=1         Or --cli: only the built CLI's start (bench/cli.ts; run \`pnpm build\` first): --help
                                and --version cold, [requests] (here default 10) runs each beside \`node -e 0\`, and
                                \`teams list --json\` to its first byte against a server it starts.
@@ -113,6 +122,8 @@ const MEMORY = process.argv.includes("--memory") || process.env.ORGPLANE_BENCH_M
 const TELEMETRY = process.argv.includes("--telemetry") || process.env.ORGPLANE_BENCH_TELEMETRY === "1"
 const SCIM = process.argv.includes("--scim") || process.env.ORGPLANE_BENCH_SCIM === "1"
 const AUDIT = process.argv.includes("--audit") || process.env.ORGPLANE_BENCH_AUDIT === "1"
+/** Memory and idle CPU of the three servers (bench/footprint.ts), on the request path's organization. */
+const FOOTPRINT = process.argv.includes("--footprint") || process.env.ORGPLANE_BENCH_FOOTPRINT === "1"
 const REQUEST_PATH = process.argv.includes("--requests") || process.env.ORGPLANE_BENCH_REQUESTS === "1"
 /** With --requests on Postgres: only the check that the baselines send what orgplane sends (`--check-sql`: the same). */
 const VERIFY_ONLY = REQUEST_PATH && (process.argv.includes("--verify") || process.argv.includes("--check-sql"))
@@ -128,6 +139,10 @@ const optionOf = (name: string, fallback: number) => {
   return value
 }
 const CLI = process.argv.includes("--cli") || process.env.ORGPLANE_BENCH_CLI === "1"
+/** Effect's floor in isolation (bench/effect-floor.ts): a minimal HttpApi beside a raw node:http server, no database. */
+const FLOOR = process.argv.includes("--floor") || process.env.ORGPLANE_BENCH_FLOOR === "1"
+/** Every part of issue 59's figures, one after the other, each in its own run of this script. */
+const ISSUE_59 = process.argv.includes("--issue-59")
 const STARTUP = process.argv.includes("--startup") || process.env.ORGPLANE_BENCH_STARTUP === "1"
 
 // HTTP: keep-alive connections, one pool for both servers (the agent keeps one pool per origin).
@@ -144,8 +159,8 @@ interface Server {
   readonly heap: () => Promise<number | undefined>
   /** CPU time (user + system) the server process has used so far, in microseconds. */
   readonly cpu: () => Promise<number | undefined>
-  /** CPU time used so far (µs) and time spent in GC so far (ms), read together. */
-  readonly usage: () => Promise<{ readonly cpuMicros?: number; readonly gcMillis?: number } | undefined>
+  /** CPU time used so far (µs), time spent in GC so far (ms) and memory, read together. */
+  readonly usage: () => Promise<Requests.Usage | undefined>
   /** Runs a statement on the server's own database connection (see server.ts); the number of rows it returned. */
   readonly sql: (text: string, params: ReadonlyArray<unknown>) => Promise<number>
   /** The same, answering the rows themselves: for small results (an EXPLAIN). */
@@ -212,10 +227,10 @@ const startServer = (name: string, script: string, cwd: string, env: NodeJS.Proc
 
 /** The child's resident set size and CPU time used so far, as it reports them over the IPC channel. */
 const usageOf = (child: ChildProcess) =>
-  new Promise<{ readonly rss?: number; readonly heapUsed?: number; readonly cpuMicros?: number; readonly gcMillis?: number } | undefined>((resolve) => {
+  new Promise<Requests.Usage | undefined>((resolve) => {
     if (!child.connected) return resolve(undefined)
     const timer = setTimeout(() => resolve(undefined), 2000)
-    child.once("message", (message: { rss?: number; heapUsed?: number; cpuMicros?: number; gcMillis?: number }) => {
+    child.once("message", (message: Requests.Usage) => {
       clearTimeout(timer)
       resolve(message)
     })
@@ -788,6 +803,21 @@ const requestPath = async (env: NodeJS.ProcessEnv, databaseUrl: string | undefin
   return Requests.measure({ orgplane: orgplane!, baseline, hono, prepared, method })
 }
 
+/** `--footprint`: the three servers (orgplane alone on the embedded database), seeded as for --requests, then footprint.ts. */
+const footprint = async (env: NodeJS.ProcessEnv, databaseUrl: string | undefined) => {
+  const orgplane = await startServer("orgplane", "server.ts", ROOT, env)
+  const others = databaseUrl === undefined
+    ? []
+    : await Promise.all([startServer("baseline", "baseline.ts", Path.join(HERE, ".."), env), startServer("hono", "hono.ts", Path.join(HERE, ".."), env)])
+  const prepared = await Requests.prepare({ orgplane, others })
+  return Footprint.measure([orgplane, ...others], prepared.seeded, {
+    loadSeconds: optionOf("load", Footprint.DEFAULTS.loadSeconds),
+    idleSeconds: optionOf("idle", Footprint.DEFAULTS.idleSeconds),
+    idleCpuSeconds: optionOf("idle-cpu", Footprint.DEFAULTS.idleCpuSeconds),
+    connections: positive(process.env.ORGPLANE_BENCH_FOOTPRINT_CONNECTIONS, Footprint.DEFAULTS.connections, "ORGPLANE_BENCH_FOOTPRINT_CONNECTIONS")
+  })
+}
+
 const main = async () => {
   console.log(`orgplane: ${describeRoot()}`)
   // The CLI's own server and processes: none of the servers below.
@@ -812,10 +842,11 @@ const main = async () => {
     // So do the audit log's batches of 25,000 events with their five indexes.
     ...(MEMORY || AUDIT ? { ORGPLANE_DB_STATEMENT_TIMEOUT: "10 minutes" } : {}),
     // The baseline answers the request path's endpoints with orgplane's own statements (requests-baseline.ts).
-    ...(REQUEST_PATH ? { ORGPLANE_BENCH_REQUESTS: "1" } : {}),
+    ...(REQUEST_PATH || FOOTPRINT ? { ORGPLANE_BENCH_REQUESTS: "1" } : {}),
     ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl })
   }
   if (REQUEST_PATH) return requestPath(env, databaseUrl)
+  if (FOOTPRINT) return footprint(env, databaseUrl)
   const [orgplane, baseline] = await Promise.all([
     startServer("orgplane", "server.ts", ROOT, env),
     databaseUrl === undefined ? undefined : startServer("baseline", "baseline.ts", Path.join(HERE, ".."), env)
@@ -875,8 +906,28 @@ const main = async () => {
   if (requestLines > 0) console.log(`\norgplane wrote ${requestLines} per-request log lines (JSON, read and counted here)`)
 }
 
+/**
+ * `--issue-59`: the request path, the footprint, start-up and Effect's floor, each a run of this script with the
+ * options given (`--duration=`, `--rounds=`, `--load=`, `--idle=`, `--idle-cpu=`; start-up takes [requests] starts).
+ */
+const issue59 = () => {
+  const passed = process.argv.slice(2).filter((arg) => arg !== "--issue-59")
+  for (const part of ["--requests", "--footprint", "--startup", "--floor"]) {
+    console.log(`\n=== pnpm bench ${part} ${passed.join(" ")}`)
+    const { status } = spawnSync(process.execPath, [...process.execArgv, import.meta.filename, part, ...passed], { stdio: "inherit" })
+    if (status !== 0) process.exitCode = 1
+  }
+}
+
 try {
-  if (STARTUP) await Startup.measure({ root: ROOT, runs: positive(REQUESTS_ARGUMENT, 5, "starts"), databaseUrl: DATABASE_URL })
+  if (ISSUE_59) issue59()
+  else if (FLOOR) {
+    await EffectFloor.measure({
+      seconds: optionOf("duration", 8),
+      rounds: Math.round(optionOf("rounds", 3)),
+      concurrency: process.env.ORGPLANE_BENCH_CONCURRENCY === undefined ? 32 : CONCURRENCY
+    })
+  } else if (STARTUP) await Startup.measure({ root: ROOT, runs: positive(REQUESTS_ARGUMENT, 5, "starts"), databaseUrl: DATABASE_URL })
   else await main()
 } catch (error) {
   // Once interrupted, the failures of requests to the stopped servers are expected.

@@ -3,7 +3,10 @@
  * three ways a server opens its database: Postgres at DATABASE_URL (already migrated), a reopened embedded folder
  * (already migrated), and `--data memory` (a fresh in-memory database each start). Each case is started as
  * `pnpm start` runs it (the TypeScript sources through tsx) and, when `packages/cli/dist/bin.js` is built, through
- * the built CLI. Prints the median and spread of each; asserts nothing.
+ * the built CLI. Prints the median and spread of each, and of `node -e 0` measured in the same run, each row as a
+ * multiple of it, and issue 59's targets beside the built CLI's rows (the `pnpm start` rows when it is not built):
+ * ≤ 0.7 s on a migrated Postgres, ≤ 1.0 s on a reopened embedded folder, ≤ 1.5 s for `--data memory`, on a quiet
+ * machine. Asserts nothing.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
@@ -188,6 +191,19 @@ export const measure = async (options: Options) => {
   })
   cases.push({ label: "--data memory", args: ["--data", "memory"], env, cleanup: async () => {} })
 
+  // Bare node, the yardstick of this run: what the machine takes to start a process that does nothing.
+  const bare: Array<number> = []
+  for (let i = 0; i < Math.max(5, options.runs); i++) {
+    const started = performance.now()
+    execFileSync(process.execPath, ["-e", "0"])
+    bare.push(performance.now() - started)
+  }
+  const node = median(bare)
+  console.log(`${"node -e 0".padEnd(45)} median ${(node / 1000).toFixed(2)} s`)
+  const targets: Record<string, number> = { "Postgres (migrated)": 0.7, "embedded folder (reopened)": 1.0, "--data memory": 1.5 }
+  const judged = ways[ways.length - 1]!
+  const rows: Array<string> = []
+
   try {
     for (const { label, args, env: caseEnv } of cases) {
       for (const way of ways) {
@@ -196,8 +212,18 @@ export const measure = async (options: Options) => {
         const starts: Array<Start> = []
         for (let i = 0; i < options.runs; i++) starts.push(await startOnce(options.root, way, args, caseEnv))
         console.log(`${label.padEnd(27)} ${way.label.padEnd(17)} ${summary(starts)}   warm-up ${(first.wall / 1000).toFixed(2)} s`)
+        const wall = median(starts.map((start) => start.wall)) / 1000
+        const target = way === judged ? targets[label] : undefined
+        rows.push(
+          `| ${label} | ${way.label} | ${wall.toFixed(2)} s | ${(wall * 1000 / node).toFixed(1)}× | ${
+            target === undefined ? "" : `≤ ${target} s: ${wall <= target ? "met" : "NOT MET"}`
+          } |`
+        )
       }
     }
+    console.log(`
+start to healthy, medians, against node -e 0 (${(node / 1000).toFixed(3)} s) in this run; targets on a quiet machine:`)
+    console.log(`| case | way | start to healthy | × node -e 0 | target |\n| --- | --- | --- | --- | --- |\n${rows.join("\n")}`)
   } finally {
     for (const { cleanup } of cases) await cleanup().catch(() => {})
   }
