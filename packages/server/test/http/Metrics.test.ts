@@ -11,12 +11,16 @@ import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import fc from "fast-check"
 import * as Fs from "node:fs/promises"
+import { createServer as createHttpServer } from "node:http"
 import { createServer } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Yaml from "yaml"
 import * as Http from "../../../../packages/testkit/src/Http.js"
 import * as Wait from "../../../../packages/testkit/src/Wait.js"
 import * as Metrics from "../../src/platform/Metrics.js"
+import { makeNodeListener } from "../../src/Server.js"
+import * as FakeAuditReceiver from "../support/AuditReceiver.js"
+import * as TestDatabase from "../support/HttpDatabase.js"
 import * as TestServer from "../support/HttpServer.js"
 import * as Prometheus from "../support/PrometheusText.js"
 
@@ -42,7 +46,7 @@ const scrapeOf = async (url: string, bearer: string | undefined = token) => {
   return { text: response.text, families: await Prometheus.parse(response.text) }
 }
 
-const scrape = async () => (await scrapeOf(on.url)).families
+const scrape = async (url = on.url) => (await scrapeOf(url)).families
 
 const freePort = () =>
   new Promise<number>((resolve, reject) => {
@@ -199,6 +203,77 @@ describe("the metrics listener (ORGPLANE_METRICS_PORT)", () => {
       await scrapeOf(management, token)
     } finally {
       await guarded.close()
+    }
+  })
+})
+
+describe("audit streams in /metrics", () => {
+  it("report a failing stream and its growing lag, and a lag of 0 once it has delivered", async () => {
+    const receiver = await FakeAuditReceiver.start()
+    const server = await TestServer.start({
+      metricsToken: token,
+      outboundAllowPrivate: true,
+      auditStreamPollInterval: "250 millis",
+      auditStreamSettle: "1 second",
+      auditStreamBackoffBase: "500 millis",
+      auditStreamBackoffCap: "1 second"
+    })
+    try {
+      const org = await Http.staffed(server.url, "Streamed")
+      const nowhere = `http://127.0.0.1:${await freePort()}/ingest`
+      const created = Http.expectStatus<{ stream: { id: string }; secret: string }>(
+        "stream",
+        await Http.request(server.url, "POST", "/v1/audit/streams", { token: org.owner.token, body: { url: nowhere } }),
+        201
+      )
+      const started = Date.now()
+      await Http.request(server.url, "POST", "/v1/teams", { token: org.owner.token, body: { name: "Audited" } })
+      const failing = { status: "active", failing: "true" }
+      let scraped = await scrape(server.url)
+      await Wait.until(async () => {
+        scraped = await scrape(server.url)
+        return Prometheus.valueOf(scraped, Metrics.names.auditStreams, failing) === 1 && Prometheus.valueOf(scraped, Metrics.names.auditStreamLag, {}) >= 2
+      }, "the stream to fail and lag 2 seconds")
+      const lag = Prometheus.valueOf(scraped, Metrics.names.auditStreamLag, {})
+      expect(lag).toBeLessThanOrEqual((Date.now() - started) / 1000 + 5)
+
+      // Pointed at a receiver that answers, it delivers and catches up.
+      receiver.setSecrets(created.secret)
+      const moved = await Http.request(server.url, "PATCH", `/v1/audit/streams/${created.stream.id}`, { token: org.owner.token, body: { url: `${receiver.url}/ingest` } })
+      expect(moved.status, moved.text).toBe(200)
+      await Wait.until(async () => {
+        scraped = await scrape(server.url)
+        return Prometheus.valueOf(scraped, Metrics.names.auditStreamLag, {}) === 0
+      }, "the stream to catch up")
+      expect(Prometheus.valueOf(scraped, Metrics.names.auditStreams, { status: "active", failing: "false" })).toBe(1)
+    } finally {
+      await server.close()
+      await receiver.close()
+    }
+  })
+})
+
+describe("an embedding host (makeNodeListener)", () => {
+  it("serves /metrics under its mount with the token, measuring the requests it hands over", async () => {
+    const orgplane = await makeNodeListener({ ...TestServer.testSettings, database: TestDatabase.layer, metricsToken: token })
+    const host = createHttpServer((request, response) => {
+      request.url = (request.url ?? "/").slice("/orgplane".length) || "/"
+      orgplane.listener(request, response)
+    })
+    await new Promise<void>((resolve) => host.listen(0, "127.0.0.1", resolve))
+    try {
+      const address = host.address()
+      const url = `http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 0}`
+      expect((await Http.request(url, "GET", "/orgplane/metrics")).status).toBe(401)
+      for (let i = 0; i < 2; i++) expect((await Http.request(url, "GET", "/orgplane/health")).status).toBe(200)
+      const scraped = await Http.request(url, "GET", "/orgplane/metrics", { token })
+      expect(scraped.status, scraped.text).toBe(200)
+      const families = await Prometheus.parse(scraped.text)
+      expect(Prometheus.valueOf(families, duration, { operation: "system.health", method: "GET", status_class: "2xx" })).toBe(2)
+    } finally {
+      host.closeAllConnections()
+      await new Promise<void>((resolve) => host.close(() => resolve()))
+      await orgplane.dispose()
     }
   })
 })
