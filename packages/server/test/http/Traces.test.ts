@@ -5,6 +5,9 @@
  * refused at start, the JSON log line carrying the exported trace's id, and no secret (token, password, API key,
  * an email bound to a statement) anywhere in what is exported.
  */
+import { apiOf } from "@orgplane/schema"
+import * as Connectors from "../../../../packages/testkit/src/Connectors.js"
+import * as FakeGitHub from "../../../../packages/testkit/src/FakeGitHub.js"
 import * as FakeLlmProvider from "../../../../packages/testkit/src/FakeLlmProvider.js"
 import * as Http from "../../../../packages/testkit/src/Http.js"
 import * as OtlpReceiver from "../../../../packages/testkit/src/OtlpReceiver.js"
@@ -13,15 +16,19 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as ManagedRuntime from "effect/ManagedRuntime"
-import { HttpServer } from "effect/http"
+import { HttpRouter, HttpServer } from "effect/http"
+import { HttpApiBuilder, HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 import * as Server from "../../src/Server.js"
+import * as HttpErrors from "../../src/platform/HttpErrors.js"
 import { jsonLogger } from "../../src/platform/RequestLog.js"
+import * as Tracing from "../../src/platform/Tracing.js"
 import * as TestServer from "../support/HttpServer.js"
 import * as TestDatabase from "../support/TestDatabase.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
 let receiver: OtlpReceiver.OtlpReceiver
 let provider: FakeLlmProvider.FakeLlmProvider
+let github: FakeGitHub.FakeGitHub
 const servers: Array<{ readonly url: string; readonly close: () => Promise<void> }> = []
 
 /** Every JSON line the default server logs. */
@@ -42,7 +49,12 @@ const startWith = async (instance: string, environment: Record<string, string>, 
     OTEL_RESOURCE_ATTRIBUTES: `service.instance.id=${instance}`,
     ...environment
   }
-  const settings = { ...TestServer.testSettings, outboundAllowPrivate: true, database: Layer.unwrap(TestDatabase.layer({ migrated: true })) }
+  const settings = {
+    ...TestServer.testSettings,
+    outboundAllowPrivate: true,
+    codehostApiUrl: github.url,
+    database: Layer.unwrap(TestDatabase.layer({ migrated: true }))
+  }
   const served = Server.layer(logger === undefined ? settings : { ...settings, logLevel: "debug" })
   const runtime = ManagedRuntime.make(
     (logger === undefined ? served : Layer.provide(served, Logger.layer([logger]))).pipe(
@@ -63,11 +75,13 @@ let server: { readonly url: string }
 beforeAll(async () => {
   receiver = await OtlpReceiver.start()
   provider = await FakeLlmProvider.start({ style: "openai", models: ["gpt-4o"] })
+  github = await FakeGitHub.start()
   server = await startWith("default", {}, logger)
 })
 afterAll(async () => {
   for (const running of servers) await running.close()
   await provider?.close()
+  await github?.close()
   await receiver?.close()
 })
 
@@ -193,6 +207,29 @@ describe("traces", () => {
     expect(sent.headers["traceparent"]).toBe(traceparent(span.traceId, call.spanId))
   })
 
+  it("puts a durable job's workflow and activities in the trace of the request that started it", async () => {
+    const durable = await startWith("durable", {})
+    const followed = await Connectors.followRepository({ url: durable.url, github, files: { "skills/traced/SKILL.md": "---\nname: traced\ndescription: Traced\n---\nbody\n" } })
+    try {
+      const sync = await Http.request(durable.url, "POST", `/v1/connector-instances/${followed.instance.id}/sync`, { token: followed.token })
+      const events = Http.expectStatus<{ items: Array<{ id: string }> }>("sync", sync, 202).items
+      for (const event of events) expect((await Connectors.settled(durable.url, followed.token, event.id)).status).toBe("completed")
+      // The workflow's own span ends after its activities (the engine holds its run a while): stopping flushes it.
+      await durable.close()
+      servers.splice(servers.indexOf(durable), 1)
+      const span = await requestSpan("durable", "the sync request's span", (each) => each.attributes["http.route"] === "/v1/connector-instances/:connectorInstanceId/sync")
+      const trace = receiver.spans.filter((each) => each.traceId === span.traceId)
+      const activities = trace.filter((each) => each.name.startsWith("ConnectorSync/"))
+      expect(activities.map((each) => each.name)).toContain("ConnectorSync/finish")
+      for (const activity of activities) expect([activity.name, descends(trace, activity, span)]).toEqual([activity.name, true])
+      // The calls to the code host, inside the activities, without its token.
+      expect(trace.some((each) => each.name === "Outbound GET" && activities.some((activity) => descends(trace, each, activity)))).toBe(true)
+      expect(JSON.stringify(receiver.spans)).not.toContain(followed.githubToken)
+    } finally {
+      await followed.repo.remove()
+    }
+  })
+
   it("writes the request's trace and span ids in its JSON log line", async () => {
     const marker = Math.random().toString(36).slice(2, 10)
     const answered = await Http.request(server.url, "GET", "/health/live", { headers: { "x-request-id": `traced-${marker}` } })
@@ -201,6 +238,30 @@ describe("traces", () => {
     expect(line.message).toBe("request")
     const span = await requestSpan("default", "the logged probe's span", (each) => each.spanId === line.span_id)
     expect([line.trace_id, span.attributes["http.route"]]).toEqual([span.traceId, "/health/live"])
+  })
+
+  it("marks the span of a 5xx answer as an error", async () => {
+    class Failing extends HttpApiGroup.make("failing").add(HttpApiEndpoint.get("fail", "/fail")) {}
+    const FailingApi = apiOf(Failing)
+    const env = { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: "50", OTEL_RESOURCE_ATTRIBUTES: "service.instance.id=failing" }
+    const web = HttpRouter.toWebHandler(
+      HttpApiBuilder.layer(FailingApi).pipe(
+        Layer.provide(HttpApiBuilder.group(FailingApi, "failing", (handlers) => handlers.handle("fail", () => Effect.die(new Error("the handler broke"))))),
+        Layer.provide(HttpErrors.layerFor(FailingApi)),
+        Layer.provide(HttpServer.layerServices),
+        // Merged: the edge (the router's global middleware) runs in the handler's context.
+        Layer.provideMerge(Tracing.layer(false).pipe(Layer.provide(Layer.succeed(ConfigProvider.ConfigProvider, ConfigProvider.fromEnv({ env }))))),
+        Layer.provideMerge(Logger.layer([]))
+      ),
+      { disableLogger: true }
+    )
+    try {
+      expect((await web.handler(new Request("http://localhost/fail"))).status).toBe(500)
+      const span = await requestSpan("failing", "the failing request's span", (each) => each.name === "failing.fail")
+      expect([span.attributes["http.response.status_code"], span.status.code]).toEqual([500, "error"])
+    } finally {
+      await web.dispose()
+    }
   })
 
   it("never exports a secret: a token, a password, an API key, an email bound to a statement", async () => {
