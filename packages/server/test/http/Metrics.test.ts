@@ -207,6 +207,40 @@ describe("the metrics listener (ORGPLANE_METRICS_PORT)", () => {
   })
 })
 
+describe("durable jobs in /metrics", () => {
+  it("count the due, unprocessed messages, the oldest one's age and the failures of the last hour, from the tables", async () => {
+    const server = await TestServer.startSharingDatabase({ metricsToken: token })
+    try {
+      await Wait.until(async () => (await Http.request(server.url, "GET", "/health/started")).status === 200, "the durable engine to start")
+      const before = await scrape(server.url)
+      const snowflake = (at: number, sequence: number) => ((BigInt(at - Date.UTC(2025, 0, 1)) << 22n) | BigInt(sequence)).toString()
+      const tenMinutesAgo = Date.now() - 600_000
+      // A shard no runner owns: the engine never takes these, so they stay as written.
+      await server.sql((sql) =>
+        sql`INSERT INTO orgplane_cluster_messages (id, message_id, shard_id, entity_type, entity_id, kind, tag, payload, headers, processed, request_id)
+            VALUES (${snowflake(tenMinutesAgo, 1)}::bigint, 'metrics-test-1', 'metrics-test:1', 'MetricsTest', 'one', 0, 'Run', '{}', '{}', false, ${snowflake(tenMinutesAgo, 1)}::bigint),
+                   (${snowflake(Date.now(), 2)}::bigint, 'metrics-test-2', 'metrics-test:1', 'MetricsTest', 'two', 0, 'Run', '{}', '{}', false, ${snowflake(Date.now(), 2)}::bigint),
+                   (${snowflake(Date.now(), 3)}::bigint, 'metrics-test-3', 'metrics-test:1', 'MetricsTest', 'three', 0, 'Run', '{}', '{}', true, ${snowflake(Date.now(), 3)}::bigint)`
+      )
+      await server.sql((sql) =>
+        sql`INSERT INTO orgplane_cluster_replies (id, kind, request_id, payload)
+            VALUES (${snowflake(Date.now(), 4)}::bigint, 0, ${snowflake(Date.now(), 3)}::bigint, ${JSON.stringify({ _tag: "Failure", cause: [{ _tag: "Fail", error: "boom" }] })}),
+                   (${snowflake(Date.now(), 5)}::bigint, 0, ${snowflake(Date.now(), 2)}::bigint, ${JSON.stringify({ _tag: "Success", value: null })}),
+                   (${snowflake(Date.now() - 7_200_000, 6)}::bigint, 0, ${snowflake(tenMinutesAgo, 1)}::bigint, ${JSON.stringify({ _tag: "Failure", cause: [] })})`
+      )
+      const after = await scrape(server.url)
+      expect(Prometheus.valueOf(after, Metrics.names.durablePending, {}) - Prometheus.valueOf(before, Metrics.names.durablePending, {})).toBe(2)
+      const age = Prometheus.valueOf(after, Metrics.names.durableOldestPendingAge, {})
+      expect(age).toBeGreaterThanOrEqual(600)
+      expect(age).toBeLessThan(700)
+      // The failure of two hours ago is not counted, nor the success.
+      expect(Prometheus.valueOf(after, Metrics.names.durableFailed, {}) - Prometheus.valueOf(before, Metrics.names.durableFailed, {})).toBe(1)
+    } finally {
+      await server.close()
+    }
+  })
+})
+
 describe("audit streams in /metrics", () => {
   it("report a failing stream and its growing lag, and a lag of 0 once it has delivered", async () => {
     const receiver = await FakeAuditReceiver.start()
