@@ -4,6 +4,7 @@ import * as DnsConfig from "./integrations/dns/DnsConfig.js"
 import * as Config from "./platform/Config.js"
 import * as Durable from "./platform/Durable.js"
 import * as Tracing from "./platform/Tracing.js"
+import * as MemoryRelease from "./platform/MemoryRelease.js"
 import * as Metrics from "./platform/Metrics.js"
 import * as WorkerActivityConfig from "./workers/ActivityConfig.js"
 import * as WorkerRuntimeConfig from "./workers/RuntimeConfig.js"
@@ -30,5 +31,6 @@ export const environment: ReadonlyArray<readonly [string, string, string]> = [
   ...LlmConfig.environment,
   ...SamlRefreshConfig.environment,
   ...AuditStreamConfig.environment,
-  ...Metrics.environment
+  ...Metrics.environment,
+  ...MemoryRelease.environment
 ]

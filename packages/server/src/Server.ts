@@ -82,6 +82,7 @@ import * as Database from "./platform/Database.js"
 import { DatabaseStatus } from "./platform/DatabaseStatus.js"
 import * as Docs from "./platform/Docs.js"
 import * as HttpErrors from "./platform/HttpErrors.js"
+import * as MemoryRelease from "./platform/MemoryRelease.js"
 import * as Metrics from "./platform/Metrics.js"
 import { BuildMigrations, migrate } from "./platform/Migrator.js"
 import * as RequestLog from "./platform/RequestLog.js"
@@ -238,6 +239,7 @@ const Routes = (options: ServerOptions) =>
     Metrics.managementLayer(HttpErrors.unauthorized),
     IdempotencyKeys.expiryLayer,
     RateLimitsExpiry,
+    MemoryRelease.layer,
     OperatorSetup(options)
   ).pipe(
     Layer.provide(Groups),
