@@ -328,8 +328,6 @@ export interface Options {
   readonly maxBodyBytes?: number | undefined
   /** Routes served beside the API, so their requests are logged under their path rather than `unknown`. */
   readonly extraRoutes?: ReadonlyArray<readonly [method: string, path: `/${string}`]> | undefined
-  /** The API's operations, which name the request spans (`Tracing.operations`). */
-  readonly operations?: Tracing.Operations | undefined
   /** The metrics' recorder when they are on: its middleware goes outside everything else (platform/Metrics.ts). */
   readonly metrics?: Metrics.Recorder | undefined
 }
@@ -342,7 +340,7 @@ export interface Options {
 export const edge = (routes: Routes.Routes, options: Options = {}) => {
   const guard = RequestGuard.make(routes, { maxBodyBytes: options.maxBodyBytes ?? defaultMaxBodyBytes })
   const log = RequestLog.make(routes)
-  const traced = Tracing.requestSpan(routes, options.operations ?? new Map())
+  const traced = Tracing.requestSpan(routes)
   const inner: Inner = options.inner ?? ((httpEffect) => httpEffect)
   // Off, no middleware at all: nothing is measured, nothing is looked up.
   const metered: Inner = options.metrics === undefined ? (httpEffect) => httpEffect : Metrics.middleware(options.metrics, routes)
@@ -364,7 +362,7 @@ export const edge = (routes: Routes.Routes, options: Options = {}) => {
 export const layerFor = <Id extends string, Groups extends HttpApiGroup.Constraint>(
   api: HttpApi.HttpApi<Id, Groups>,
   options: Options = {}
-) => Layer.merge(layer, HttpRouter.middleware(edge(Routes.make(api, options.extraRoutes), { operations: Tracing.operations(api), ...options }), { global: true }))
+) => Layer.merge(layer, HttpRouter.middleware(edge(Routes.make(api, options.extraRoutes), options), { global: true }))
 
 /**
  * The server's: `layerFor` its API with the configured body limit, the docs' routes and the areas' pages (`pages`)

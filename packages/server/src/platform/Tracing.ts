@@ -23,8 +23,6 @@ import * as HttpMiddleware from "effect/http/HttpMiddleware"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import type * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as HttpTraceContext from "effect/http/HttpTraceContext"
-import * as HttpApi from "effect/http-api/HttpApi"
-import type * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import { OtlpSerialization, OtlpTracer } from "effect/observability"
 import { VERSION } from "../Version.js"
 import { invalidSetting } from "./Config.js"
@@ -197,23 +195,6 @@ export const layer = (tracing: boolean): Layer.Layer<never, Config.ConfigError> 
     })
   )
 
-/** The operation of each endpoint (`group.endpoint`, as the OpenAPI document's `operationId`), by its method and path. */
-export type Operations = ReadonlyMap<string, string>
-
-const operationKey = (method: string, template: string) => `${method} ${template}`
-
-/** `api`'s operations: what request spans are named by. */
-export const operations = <Id extends string, Groups extends HttpApiGroup.Constraint>(api: HttpApi.HttpApi<Id, Groups>): Operations => {
-  const found = new Map<string, string>()
-  HttpApi.reflect(api, {
-    onGroup() {},
-    onEndpoint({ endpoint, group }) {
-      found.set(operationKey(endpoint.method, endpoint.path), group.topLevel ? endpoint.identifier : `${group.identifier}.${endpoint.identifier}`)
-    }
-  })
-  return found
-}
-
 /** What a request span is named when no route takes the request: one name, whatever the URL. */
 export const unknownRoute = "unknown route"
 
@@ -226,25 +207,22 @@ const methodAttribute = (method: string) => knownMethods.has(method) ? method : 
 class ServerErrorStatus extends Data.TaggedError("ServerErrorStatus")<{ readonly message: string }> {}
 
 /**
- * The request's span, around the request edge: named by the endpoint's operation (`teams.create`; a route served
- * beside the API, by its method and path; an unknown route, `unknown route`), a child of the request's `traceparent`
+ * The request's span, around the request edge: named by its route's operation (`Routes.Route.operation`: the
+ * endpoint's `teams.create`; a route served beside the API, its path; an unknown route, `unknown route`), a child of the request's `traceparent`
  * only when `TrustRemoteParent`, with `http.request.method`, `http.route`, `http.response.status_code` and the
  * `orgplane.organization_id` the caller acts in (set by authentication). Nothing of the URL's values, headers or body.
  * With tracing off, the request runs as it is.
  */
-export const requestSpan = (routes: Routes, operationsByRoute: Operations) =>
+export const requestSpan = (routes: Routes) =>
 <E, R>(
   httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest> =>
   Effect.withFiber((fiber) => {
     if (!fiber.getRef(References.TracerEnabled)) return httpEffect
     const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
-    const template = routes.find(request.method, request.url)?.route.template
-    const name = template === undefined
-      ? unknownRoute
-      : operationsByRoute.get(operationKey(request.method, template)) ??
-        (request.method === "HEAD" ? operationsByRoute.get(operationKey("GET", template)) : undefined) ??
-        `${methodAttribute(request.method)} ${template}`
+    const route = routes.find(request.method, request.url)?.route
+    const template = route?.template
+    const name = route === undefined ? unknownRoute : route.operation
     const remote = fiber.getRef(TrustRemoteParent) ? Option.getOrUndefined(HttpTraceContext.w3c(request.headers)) : undefined
     const span = Effect.makeSpan(name, remote === undefined ? { kind: "server", root: true } : { kind: "server", parent: remote })
     return Effect.flatMap(span, (span) => {
