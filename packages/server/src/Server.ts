@@ -88,6 +88,7 @@ import { BuildMigrations, migrate } from "./platform/Migrator.js"
 import * as RequestLog from "./platform/RequestLog.js"
 import { routerConfig as routeMatching } from "./platform/Routes.js"
 import * as SystemHttp from "./system/Http.js"
+import * as MetricsEndpoint from "./system/MetricsEndpoint.js"
 import { HttpApiBuilder } from "effect/http-api"
 
 /** Node's HTTP server as orgplane listens with it, and what bounds its start and stop (platform/NodeServer.ts). */
@@ -235,8 +236,8 @@ const Routes = (options: ServerOptions) =>
     HttpApiBuilder.layer(Api),
     Docs.layer,
     ClaimPage.layer,
-    Metrics.routeLayer(HttpErrors.unauthorized),
-    Metrics.managementLayer(HttpErrors.unauthorized),
+    MetricsEndpoint.routeLayer,
+    MetricsEndpoint.managementLayer,
     IdempotencyKeys.expiryLayer,
     RateLimitsExpiry,
     MemoryRelease.layer,

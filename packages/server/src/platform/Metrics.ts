@@ -1,9 +1,9 @@
 /**
- * The server's metrics in Prometheus' text format (`GET /metrics`), off unless configured: with
- * `ORGPLANE_METRICS_TOKEN` on the server's own port, behind that bearer token; with `ORGPLANE_METRICS_PORT` on a
- * management listener of its own (`ORGPLANE_METRICS_HOST`, loopback by default), behind the token when one is set.
- * A management listener bound to anything but loopback must have the token: metrics are never served to the
- * network without one.
+ * The server's metrics in Prometheus' text format (`GET /metrics`, served by system/MetricsEndpoint.ts), off unless
+ * configured: with `ORGPLANE_METRICS_TOKEN` on the server's own port, behind that bearer token; with
+ * `ORGPLANE_METRICS_PORT` on a management listener of its own (`ORGPLANE_METRICS_HOST`, loopback by default), behind
+ * the token when one is set. A management listener bound to anything but loopback must have the token: metrics are
+ * never served to the network without one.
  *
  * Off, nothing of it runs: no middleware at the request edge, no route, no observer on the database, and the
  * counters in the sign-in paths (`signInOutcome`) find no recorder. On, a request costs one route lookup and a few
@@ -15,23 +15,19 @@
  * `ORGPLANE_METRICS_ORGANIZATION_LABELS` asks for it, at most `organizationLabelLimit` of them (the rest `other`).
  * Never a person's email, token or id.
  */
-import { NodeHttpServer } from "@effect/platform-node"
-import { Unauthorized } from "@orgplane/schema"
 import * as Config from "effect/Config"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Metric from "effect/Metric"
+import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import { HttpRouter, HttpServer } from "effect/http"
 import * as HttpEffect from "effect/http/HttpEffect"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as PrometheusMetrics from "effect/observability/PrometheusMetrics"
 import * as SqlClient from "effect/sql/SqlClient"
-import * as NodeCrypto from "node:crypto"
-import { createServer } from "node:http"
 import { invalidSetting } from "./Config.js"
 import { VERSION } from "../Version.js"
 import type * as Routes from "./Routes.js"
@@ -84,19 +80,19 @@ const isLoopback = (host: string) => host === "localhost" || host === "::1" || h
 /** The settings from the environment, with `options` on top; a bad value fails naming its variable. */
 export const settings = Effect.fn("Metrics.settings")(function*(options: Options = {}) {
   const given = options.metricsToken
-  const token = given !== undefined
+  const read = given !== undefined
     ? (Redacted.isRedacted(given) ? given : Redacted.make(given))
-    : yield* Config.option(Config.Redacted("ORGPLANE_METRICS_TOKEN")).pipe(Config.map((found) => found._tag === "Some" ? found.value : undefined))
-  const cleanToken = token === undefined || Redacted.value(token).trim() === "" ? undefined : token
-  if (cleanToken !== undefined && Redacted.value(cleanToken).trim().length < minTokenLength) {
+    : Option.getOrUndefined(yield* Config.option(Config.Redacted("ORGPLANE_METRICS_TOKEN")))
+  // Blank is unset; a token is kept trimmed, as a scraper's header carries it.
+  const value = read === undefined ? "" : Redacted.value(read).trim()
+  if (value !== "" && value.length < minTokenLength) {
     return yield* Effect.fail(invalidSetting("ORGPLANE_METRICS_TOKEN", `must be at least ${minTokenLength} characters`))
   }
-  if (cleanToken !== undefined && !/^[\x21-\x7e]+$/.test(Redacted.value(cleanToken).trim())) {
+  if (value !== "" && !/^[\x21-\x7e]+$/.test(value)) {
     return yield* Effect.fail(invalidSetting("ORGPLANE_METRICS_TOKEN", "must be printable ASCII without spaces (it is sent in a header)"))
   }
-  const port = options.metricsPort !== undefined
-    ? options.metricsPort
-    : yield* Config.option(Config.Port("ORGPLANE_METRICS_PORT")).pipe(Config.map((found) => found._tag === "Some" ? found.value : undefined))
+  const cleanToken = value === "" ? undefined : Redacted.make(value)
+  const port = options.metricsPort ?? Option.getOrUndefined(yield* Config.option(Config.Port("ORGPLANE_METRICS_PORT")))
   const host = options.metricsHost ?? (yield* Config.String("ORGPLANE_METRICS_HOST").pipe(Config.withDefault("127.0.0.1")))
   const organizationLabels = options.metricsOrganizationLabels ??
     (yield* Config.Boolean("ORGPLANE_METRICS_ORGANIZATION_LABELS").pipe(Config.withDefault(false)))
@@ -377,55 +373,6 @@ const outcomeOf = (exit: Exit.Exit<unknown, unknown>): string => {
   return "error" in value ? codeLabel(value.error) : "error"
 }
 
-// ---------------------------------------------------------------------------------------------------------------
-// Serving
-// ---------------------------------------------------------------------------------------------------------------
-
-const digest = (value: string) => NodeCrypto.createHash("sha256").update(value).digest()
-
-/** Whether the request presents the token, compared in constant time. */
-const presents = (request: HttpServerRequest.HttpServerRequest, expected: Buffer) => {
-  const header = request.headers["authorization"]
-  const match = header === undefined ? null : /^bearer\s+(\S+)\s*$/i.exec(header)
-  return match !== null && NodeCrypto.timingSafeEqual(digest(match[1]!), expected)
-}
-
-const missing = Unauthorized.because(
-  "credentials_missing",
-  "No credentials: send the metrics token (ORGPLANE_METRICS_TOKEN) as `Authorization: Bearer <token>`."
-)
-const wrong = Unauthorized.because("session_unknown", "The bearer token is not this server's metrics token (ORGPLANE_METRICS_TOKEN).")
-
-/**
- * `GET /metrics`: the scrape, or the 401 the server answers any refused credential with (`unauthorized`, from
- * HttpErrors.ts) when a token is set and not presented.
- */
-export const handler = (
-  recorder: Recorder,
-  sql: SqlClient.SqlClient,
-  refuse: (error: Unauthorized) => HttpServerResponse.HttpServerResponse
-) => {
-  const expected = recorder.settings.token === undefined ? undefined : digest(Redacted.value(recorder.settings.token).trim())
-  return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-    if (expected !== undefined && !presents(request, expected)) {
-      return Effect.succeed(refuse(request.headers["authorization"] === undefined ? missing : wrong))
-    }
-    return Effect.map(recorder.scrape(sql), (text) =>
-      HttpServerResponse.text(text, { contentType: "text/plain; version=0.0.4; charset=utf-8", headers: { "cache-control": "no-store" } }))
-  })
-}
-
-/** The route on the server's own port, when the token is set and no management port is (else nothing). */
-export const routeLayer = (refuse: (error: Unauthorized) => HttpServerResponse.HttpServerResponse) =>
-  HttpRouter.use((router) =>
-    Effect.gen(function*() {
-      const recorder = yield* CurrentRecorder
-      if (recorder === undefined || placement(recorder.settings) !== "main") return
-      const sql = yield* SqlClient.SqlClient
-      yield* router.add("GET", path, handler(recorder, sql, refuse))
-    })
-  )
-
 /** The recorder (when on) and the database's observer, from the settings; provides nothing when off. */
 export const layer = (options: Options & { readonly durablePrefix?: string | undefined; readonly version?: string | undefined } = {}) =>
   Layer.unwrap(
@@ -435,30 +382,5 @@ export const layer = (options: Options & { readonly durablePrefix?: string | und
       const version = options.version ?? (yield* Config.String("ORGPLANE_VERSION").pipe(Config.withDefault(VERSION)))
       const recorder = makeRecorder(found, { prefix: options.durablePrefix ?? "orgplane_cluster" }, version.trim() || VERSION)
       return Layer.merge(Layer.succeed(CurrentRecorder, recorder), Layer.succeed(DatabaseObserver, recorder.database))
-    })
-  )
-
-const notFound = HttpServerResponse.jsonUnsafe(
-  { error: "not_found", message: `The metrics listener serves GET ${path} only.` },
-  { status: 404 }
-)
-
-/**
- * The management listener, when `ORGPLANE_METRICS_PORT` is set: `GET /metrics` (behind the token when one is set),
- * 404 for anything else; it listens for the server's lifetime. Its own Node server: nothing of the API is on it.
- */
-export const managementLayer = (refuse: (error: Unauthorized) => HttpServerResponse.HttpServerResponse) =>
-  Layer.effectDiscard(
-    Effect.gen(function*() {
-      const recorder = yield* CurrentRecorder
-      if (recorder === undefined || recorder.settings.port === undefined) return
-      const sql = yield* SqlClient.SqlClient
-      const server = yield* NodeHttpServer.make(() => createServer(), { port: recorder.settings.port, host: recorder.settings.host })
-      const scrape = handler(recorder, sql, refuse)
-      yield* server.serve(Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-        const [target] = request.url.split("?")
-        return (request.method === "GET" || request.method === "HEAD") && target === path ? scrape : Effect.succeed(notFound)
-      }))
-      yield* Effect.logInfo(`Metrics on ${HttpServer.formatAddress(server.address).replace(/\/$/, "")}${path}`)
     })
   )
