@@ -91,14 +91,21 @@ describe("/metrics", () => {
     for (let i = 0; i < 7; i++) expect((await Http.request(on.url, "GET", "/health")).status).toBe(200)
     for (let i = 0; i < 3; i++) expect((await Http.request(on.url, "GET", `/no/such/path/${i}`)).status).toBe(404)
     expect((await Http.request(on.url, "POST", "/v1/auth/sign-in", { body: {} })).status).toBe(400)
+    const scimUsers = "/scim/v2/scim_01h0000000000000000000000/Users"
+    const directory = await Http.request(on.url, "GET", scimUsers)
     const after = await scrape()
 
     expect(Prometheus.valueOf(after, duration, health) - Prometheus.valueOf(before, duration, health)).toBe(7)
     expect(Prometheus.valueOf(after, duration, unknown) - Prometheus.valueOf(before, duration, unknown)).toBe(3)
     expect(Prometheus.valueOf(after, duration, refused) - Prometheus.valueOf(before, duration, refused)).toBe(1)
+    // A SCIM request, by operation and exact status.
+    const scim = { operation: "scimUsers.list", status: String(directory.status) }
+    expect(directory.status).toBe(401)
+    expect(Prometheus.valueOf(after, Metrics.names.scimRequests, scim) - Prometheus.valueOf(before, Metrics.names.scimRequests, scim)).toBe(1)
     // The raw paths are nowhere.
     expect(after[duration]?.type).toBe("histogram")
     expect(JSON.stringify(after[duration])).not.toContain("/no/such/path")
+    expect(JSON.stringify(after)).not.toContain("scim_01h0000000000000000000000")
     // The SLO buckets, 5 ms to 10 s, then +Inf: the total.
     const buckets = Prometheus.bucketsOf(after, duration, health)!
     const bounds = Object.keys(buckets).map((bound) => bound === "+Inf" ? Number.POSITIVE_INFINITY : Number(bound))
