@@ -96,7 +96,10 @@ const exporterConfig: Config.Config<ReadonlyArray<string>> = Config.mapEffect(
   }
 )
 
-/** The settings of traces this module reads itself; the exporter's own (`OTEL_EXPORTER_OTLP_*`) are read by Effect's `OtlpTracer.layerFromConfig`. */
+/**
+ * The settings of traces this module reads itself; the exporter's own (`OTEL_EXPORTER_OTLP_*`) are read by Effect's
+ * `OtlpTracer.layerFromConfig`.
+ */
 export const tracingConfig: Config.Config<TracingSettings & { readonly exporters: ReadonlyArray<string> }> = Config.all({
   sampler: samplerConfig,
   ratio: ratioConfig,
@@ -208,8 +211,8 @@ class ServerErrorStatus extends Data.TaggedError("ServerErrorStatus")<{ readonly
 
 /**
  * The request's span, around the request edge: named by its route's operation (`Routes.Route.operation`: the
- * endpoint's `teams.create`; a route served beside the API, its path; an unknown route, `unknown route`), a child of the request's `traceparent`
- * only when `TrustRemoteParent`, with `http.request.method`, `http.route`, `http.response.status_code` and the
+ * endpoint's `teams.create`; a route served beside the API, its path; an unknown route, `unknown route`), a child of
+ * the request's `traceparent` only when `TrustRemoteParent`, with `http.request.method`, `http.route`, `http.response.status_code` and the
  * `orgplane.organization_id` the caller acts in (set by authentication). Nothing of the URL's values, headers or body.
  * With tracing off, the request runs as it is.
  */
