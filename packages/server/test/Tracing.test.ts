@@ -1,8 +1,8 @@
 /**
  * platform/Tracing.ts: the samplers' decisions (by a remote parent's trace id, or its flag), a local parent's decision
  * followed, a lone client span dropped; and the tracer layer from the environment: tracing off without an endpoint
- * or `ORGPLANE_TRACING`, on with either, off again with `OTEL_SDK_DISABLED`, and refusals naming their variable. The
- * export itself is tested through HTTP (http/Traces.test.ts).
+ * or `ORGPLANE_TRACING`, on with either, off again with `OTEL_SDK_DISABLED`, and refusals naming their variable; the
+ * trace header of an outbound call. The export itself is tested through HTTP (http/Traces.test.ts).
  */
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
@@ -10,7 +10,11 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as References from "effect/References"
 import * as Tracer from "effect/Tracer"
+import { HttpClientRequest } from "effect/http"
+import * as Http from "node:http"
+import type { AddressInfo } from "node:net"
 import { describe, expect, it } from "vitest"
+import * as Outbound from "../src/platform/Outbound.js"
 import * as Tracing from "../src/platform/Tracing.js"
 
 const remote = (traceId: string, sampled = true) => Option.some(Tracer.externalSpan({ traceId, spanId: "00f067aa0ba902b7", sampled }))
@@ -76,5 +80,37 @@ describe("Tracing.layer", () => {
     await expect(tracingOn({ OTEL_TRACES_SAMPLER: "sometimes" }, true)).rejects.toThrow(/OTEL_TRACES_SAMPLER: must be always_on/)
     await expect(tracingOn({ OTEL_TRACES_SAMPLER: "traceidratio", OTEL_TRACES_SAMPLER_ARG: "2" }, true)).rejects.toThrow(/OTEL_TRACES_SAMPLER_ARG/)
     await expect(tracingOn({ OTEL_TRACES_EXPORTER: "zipkin" })).rejects.toThrow(/OTEL_TRACES_EXPORTER/)
+  })
+})
+
+describe("an outbound call's trace header", () => {
+  /** The headers of one call through the outbound guard, with tracing on or off. */
+  const headersSent = async (tracing: boolean) => {
+    let received: Http.IncomingHttpHeaders = {}
+    const target = Http.createServer((request, response) => {
+      received = request.headers
+      response.end("ok")
+    })
+    await new Promise<void>((resolve) => target.listen(0, "127.0.0.1", resolve))
+    try {
+      const { port } = target.address() as AddressInfo
+      await Effect.runPromise(
+        Effect.flatMap(Outbound.Outbound, (outbound) => outbound.execute(HttpClientRequest.get(`http://127.0.0.1:${port}/`))).pipe(
+          Effect.provide(Outbound.layer()),
+          Effect.provideService(References.TracerEnabled, tracing)
+        )
+      )
+      return received
+    } finally {
+      await new Promise((resolve) => target.close(resolve))
+    }
+  }
+
+  it("is the W3C traceparent alone with tracing on, and none with tracing off", async () => {
+    const on = await headersSent(true)
+    expect(on["traceparent"]).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/)
+    expect(on["b3"]).toBeUndefined()
+    const off = await headersSent(false)
+    expect([off["traceparent"], off["b3"]]).toEqual([undefined, undefined])
   })
 })

@@ -258,14 +258,16 @@ const defaultPorts: Record<string, number> = { "http:": 80, "https:": 443 }
 /**
  * One outbound exchange (one hop of a redirect) in a client span `Outbound <METHOD>`, its request carrying the span as
  * its W3C `traceparent`: the method, the destination's scheme, host and port, and the status answered. Never its path
- * or query, which may carry credentials (a webhook's secret path, a token in the query).
+ * or query, which may carry credentials (a webhook's secret path, a token in the query). With tracing off, the
+ * request carries no trace header (the HTTP client's own span would be a no-op one, sent as
+ * `traceparent: 00-0000…noop-noop-00` and `b3: noop-noop-0`).
  */
 export const outbound = <A extends { readonly status: number }, E, R>(
   request: HttpClientRequest.HttpClientRequest,
   send: (request: HttpClientRequest.HttpClientRequest) => Effect.Effect<A, E, R>
 ): Effect.Effect<A, E, R> =>
   Effect.withFiber((fiber) => {
-    if (!fiber.getRef(References.TracerEnabled)) return send(request)
+    if (!fiber.getRef(References.TracerEnabled)) return Effect.provideService(send(request), HttpClient.TracerDisabledWhen, constTrue)
     const url = URL.canParse(request.url) ? new URL(request.url) : undefined
     const method = methodAttribute(request.method)
     return Effect.useSpan(`Outbound ${method}`, { kind: "client" }, (span) => {
