@@ -12,9 +12,9 @@ import * as Result from "effect/Result"
 import fc from "fast-check"
 import * as Fs from "node:fs/promises"
 import { createServer as createHttpServer } from "node:http"
-import { createServer } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Yaml from "yaml"
+import { freePort } from "../../../../packages/testkit/src/FreePort.js"
 import * as Http from "../../../../packages/testkit/src/Http.js"
 import * as Wait from "../../../../packages/testkit/src/Wait.js"
 import * as Metrics from "../../src/platform/Metrics.js"
@@ -47,17 +47,6 @@ const scrapeOf = async (url: string, bearer: string | undefined = token) => {
 }
 
 const scrape = async (url = on.url) => (await scrapeOf(url)).families
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const probe = createServer()
-    probe.once("error", reject)
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address()
-      const port = typeof address === "object" && address !== null ? address.port : 0
-      probe.close(() => resolve(port))
-    })
-  })
 
 describe("/metrics", () => {
   it("is an unknown route (404) when metrics are off", async () => {
