@@ -15,6 +15,8 @@
  * `ORGPLANE_METRICS_ORGANIZATION_LABELS` asks for it, at most `organizationLabelLimit` of them (the rest `other`).
  * Never a person's email, token or id.
  */
+import * as MachineId from "effect/cluster/MachineId"
+import * as Snowflake from "effect/cluster/Snowflake"
 import * as Config from "effect/Config"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -187,8 +189,6 @@ interface Durable {
   readonly prefix: string
 }
 
-const snowflakeEpochMillis = Date.UTC(2025, 0, 1)
-
 const makeRecorder = (settings: MetricsSettings, durable: Durable, version: string): Recorder => {
   const registry: Metric.MetricRegistry = new Map()
   const context = Context.make(Metric.MetricRegistry, registry)
@@ -249,12 +249,13 @@ const makeRecorder = (settings: MetricsSettings, durable: Durable, version: stri
       const [due] = yield* sql<{ readonly pending: number; readonly oldest: number | null }>`/* durable jobs for /metrics (platform/Metrics.ts) */
         SELECT count(*)::int AS pending, (min(id) >> 22)::float8 AS oldest FROM ${messages}
         WHERE kind = 0 AND processed = false AND (deliver_at IS NULL OR deliver_at <= ${now})`
-      const hourAgo = (BigInt(now - 3_600_000 - snowflakeEpochMillis) << 22n).toString()
+      // Message and reply ids are snowflakes: their time in their top bits, so the last hour is a range of the key.
+      const hourAgo = Snowflake.make({ timestamp: now - 3_600_000, machineId: MachineId.make(0), sequence: 0 }).toString()
       const [failures] = yield* sql<{ readonly failed: number }>`/* durable job failures for /metrics (platform/Metrics.ts) */
         SELECT count(*)::int AS failed FROM ${replies}
         WHERE kind = 0 AND id >= ${hourAgo}::bigint AND payload LIKE '{"_tag":"Failure"%'`
       pending.updateUnsafe(due?.pending ?? 0, context)
-      oldestPending.updateUnsafe(due?.oldest == null ? 0 : Math.max(0, (now - snowflakeEpochMillis - due.oldest) / 1000), context)
+      oldestPending.updateUnsafe(due?.oldest == null ? 0 : Math.max(0, (now - Snowflake.constEpochMillis - due.oldest) / 1000), context)
       failed.updateUnsafe(failures?.failed ?? 0, context)
     })
 

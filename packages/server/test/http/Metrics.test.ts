@@ -6,6 +6,8 @@
  * their variable; and every metric the shipped Grafana dashboard and Prometheus rules select present in a real
  * scrape, so they cannot drift from the server.
  */
+import * as MachineId from "effect/cluster/MachineId"
+import * as Snowflake from "effect/cluster/Snowflake"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
@@ -209,7 +211,7 @@ describe("durable jobs in /metrics", () => {
     try {
       await Wait.until(async () => (await Http.request(server.url, "GET", "/health/started")).status === 200, "the durable engine to start")
       const before = await scrape(server.url)
-      const snowflake = (at: number, sequence: number) => ((BigInt(at - Date.UTC(2025, 0, 1)) << 22n) | BigInt(sequence)).toString()
+      const snowflake = (at: number, sequence: number) => Snowflake.make({ timestamp: at, machineId: MachineId.make(0), sequence }).toString()
       const tenMinutesAgo = Date.now() - 600_000
       // A shard no runner owns: the engine never takes these, so they stay as written.
       await server.sql((sql) =>
