@@ -128,8 +128,9 @@ const effectJson = Logger.make<unknown, string>((options) => {
 /**
  * One JSON object a line: `{"message","logLevel","timestamp","cause"?,"annotations","spans","fiberId"}`, the members
  * and order collectors already read, then `"trace_id","span_id"` when a span is current (tracing on). A line of plain
- * values (a request's: a string message, annotations of strings and numbers, no cause) is one `JSON.stringify` without a replacer; anything else (a cause,
- * an object to redact or with cycles) goes through Effect's structured entry.
+ * values (a request's: a string message, annotations of strings and numbers, no cause) is one `JSON.stringify`
+ * without a replacer; anything else (a cause, an object to redact or with cycles) goes through Effect's structured
+ * entry.
  */
 export const jsonLogger = Logger.make<unknown, string>((options) => {
   const { cause, date, fiber, logLevel } = options
