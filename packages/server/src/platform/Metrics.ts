@@ -17,6 +17,7 @@
  */
 import * as MachineId from "effect/cluster/MachineId"
 import * as Snowflake from "effect/cluster/Snowflake"
+import * as Clock from "effect/Clock"
 import * as Config from "effect/Config"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -306,7 +307,7 @@ const makeRecorder = (settings: MetricsSettings, durable: Durable, version: stri
     database,
     scrape: (sql) =>
       Effect.gen(function*() {
-        const now = Date.now()
+        const now = yield* Clock.currentTimeMillis
         yield* Effect.all([collected("durable", readDurable(sql, now)), collected("audit_streams", readAuditStreams(sql, now))], { concurrency: 2, discard: true })
         return PrometheusMetrics.formatUnsafe(context)
       })
