@@ -333,7 +333,8 @@ export interface Options {
 }
 
 /**
- * The router's global middleware: inside the request's span (`Tracing.requestSpan`) and the per-request log line,
+ * The router's global middleware: inside the metrics' middleware when they are on (`Metrics.middleware`, outermost,
+ * so it times and counts every answer), the request's span (`Tracing.requestSpan`) and the per-request log line,
  * one bound on the request's waits for its database (DatabaseWait.ts), the security headers (a pre-response handler,
  * so whatever answers says them), the request guard around routing, and the answers to what fails there.
  */
