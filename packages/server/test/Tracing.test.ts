@@ -14,6 +14,7 @@ import { HttpClientRequest } from "effect/http"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
 import { describe, expect, it } from "vitest"
+import * as OtlpReceiver from "../../../packages/testkit/src/OtlpReceiver.js"
 import * as Outbound from "../src/platform/Outbound.js"
 import * as Tracing from "../src/platform/Tracing.js"
 
@@ -80,6 +81,8 @@ describe("Tracing.layer", () => {
     await expect(tracingOn({ OTEL_TRACES_SAMPLER: "sometimes" }, true)).rejects.toThrow(/OTEL_TRACES_SAMPLER: must be always_on/)
     await expect(tracingOn({ OTEL_TRACES_SAMPLER: "traceidratio", OTEL_TRACES_SAMPLER_ARG: "2" }, true)).rejects.toThrow(/OTEL_TRACES_SAMPLER_ARG/)
     await expect(tracingOn({ OTEL_TRACES_EXPORTER: "zipkin" })).rejects.toThrow(/OTEL_TRACES_EXPORTER/)
+    await expect(tracingOn({ OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" })).rejects.toThrow(/OTEL_EXPORTER_OTLP_PROTOCOL: must be http\/json or http\/protobuf/)
+    await expect(tracingOn({ OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "grpc", OTEL_EXPORTER_OTLP_PROTOCOL: "http/json" })).rejects.toThrow(/OTEL_EXPORTER_OTLP_TRACES_PROTOCOL/)
   })
 })
 
@@ -112,5 +115,33 @@ describe("an outbound call's trace header", () => {
     expect(on["b3"]).toBeUndefined()
     const off = await headersSent(false)
     expect([off["traceparent"], off["b3"]]).toEqual([undefined, undefined])
+  })
+})
+
+describe("the export's body", () => {
+  /** The content type of what the tracer layer built from `env` posts for one span, flushed when the layer closes. */
+  const exported = async (env: Record<string, string>) => {
+    const receiver = await OtlpReceiver.start()
+    try {
+      await Effect.runPromise(
+        Effect.void.pipe(
+          Effect.withSpan("one"),
+          Effect.provide(
+            Tracing.layer(false).pipe(
+              Layer.provide(Layer.succeed(ConfigProvider.ConfigProvider, ConfigProvider.fromEnv({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, ...env } })))
+            )
+          )
+        )
+      )
+      return receiver.requests.filter((request) => request.path === "/v1/traces").map((request) => request.contentType)
+    } finally {
+      await receiver.close()
+    }
+  }
+
+  it("is OTLP/JSON, or protobuf when OTEL_EXPORTER_OTLP_PROTOCOL says http/protobuf", async () => {
+    expect(await exported({})).toEqual(["application/json"])
+    expect(await exported({ OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf" })).toEqual(["application/x-protobuf"])
+    expect(await exported({ OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf", OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "http/json" })).toEqual(["application/json"])
   })
 })

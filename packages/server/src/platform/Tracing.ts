@@ -56,6 +56,7 @@ export const environment = [
   ["OTEL_EXPORTER_OTLP_ENDPOINT", "(unset)", "OTLP/HTTP collector base URL (say http://collector:4318); traces go to <endpoint>/v1/traces as JSON. Set (or the next one), the server exports its spans."],
   ["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "(unset)", "Full URL traces are posted to, in place of <OTEL_EXPORTER_OTLP_ENDPOINT>/v1/traces."],
   ["OTEL_EXPORTER_OTLP_HEADERS", "(unset)", "Headers sent with each export, key=value,… (percent-encoded values), say an API key of the collector; OTEL_EXPORTER_OTLP_TRACES_HEADERS in its place for traces."],
+  ["OTEL_EXPORTER_OTLP_PROTOCOL", "http/json", "http/json or http/protobuf (OTEL_EXPORTER_OTLP_TRACES_PROTOCOL in its place for traces); grpc is refused at start."],
   ["OTEL_TRACES_EXPORTER", "otlp", "otlp, or none to export nothing whatever the endpoint."],
   ["OTEL_SDK_DISABLED", "false", "true: export nothing (spans are still made with ORGPLANE_TRACING, for the log lines' trace ids)."],
   ["OTEL_SERVICE_NAME", "orgplane", "The exported spans' service.name."],
@@ -96,16 +97,37 @@ const exporterConfig: Config.Config<ReadonlyArray<string>> = Config.mapEffect(
   }
 )
 
+const protocols = ["http/json", "http/protobuf"] as const
+
+const protocolOf = (name: string) =>
+  Config.mapEffect(Config.option(Config.String(name)), (raw) => {
+    if (raw._tag === "None") return Effect.succeed(undefined)
+    const value = raw.value.trim().toLowerCase()
+    const found = protocols.find((protocol) => protocol === value)
+    return found !== undefined
+      ? Effect.succeed(found)
+      : Effect.fail(invalidSetting(name, "must be http/json or http/protobuf (this server exports over OTLP/HTTP, not gRPC)"))
+  })
+
+/** The body of an export: `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL`, else `OTEL_EXPORTER_OTLP_PROTOCOL`, else JSON. */
+const protocolConfig: Config.Config<typeof protocols[number]> = Config.map(
+  Config.all([protocolOf("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"), protocolOf("OTEL_EXPORTER_OTLP_PROTOCOL")]),
+  ([traces, all]) => traces ?? all ?? "http/json"
+)
+
 /**
  * The settings of traces this module reads itself; the exporter's own (`OTEL_EXPORTER_OTLP_*`) are read by Effect's
  * `OtlpTracer.layerFromConfig`.
  */
-export const tracingConfig: Config.Config<TracingSettings & { readonly exporters: ReadonlyArray<string> }> = Config.all({
+export const tracingConfig: Config.Config<
+  TracingSettings & { readonly exporters: ReadonlyArray<string>; readonly protocol: typeof protocols[number] }
+> = Config.all({
   sampler: samplerConfig,
   ratio: ratioConfig,
   trustRemote: Config.Boolean("ORGPLANE_TRACE_TRUST_REMOTE").pipe(Config.withDefault(false)),
-  exporters: exporterConfig
-}).pipe(Config.map(({ exporters, ratio, sampler, trustRemote }) => ({ sampling: { sampler, ratio }, trustRemote, exporters })))
+  exporters: exporterConfig,
+  protocol: protocolConfig
+}).pipe(Config.map(({ exporters, protocol, ratio, sampler, trustRemote }) => ({ sampling: { sampler, ratio }, trustRemote, exporters, protocol })))
 
 /** Whether a request's `traceparent` is adopted (`ORGPLANE_TRACE_TRUST_REMOTE`): off, each request starts a trace of its own. */
 export const TrustRemoteParent = Context.Reference<boolean>("@orgplane/server/platform/Tracing/TrustRemoteParent", {
@@ -172,7 +194,7 @@ const withDefaults = Effect.gen(function*() {
 /**
  * The tracer of a launched server (`RequestLog.layer` installs it in `Server.layer`, `makeWebHandler` and
  * `makeNodeListener`): with an OTLP endpoint configured (and neither `OTEL_SDK_DISABLED` nor `OTEL_TRACES_EXPORTER=none`),
- * Effect's OTLP tracer posting JSON with `fetch`, flushed when the server stops; else, with `ORGPLANE_TRACING`, Effect's
+ * Effect's OTLP tracer posting JSON (or protobuf, as `OTEL_EXPORTER_OTLP_PROTOCOL` says) with `fetch`, flushed when the server stops; else, with `ORGPLANE_TRACING`, Effect's
  * own tracer (spans made, nothing exported); else tracing off. `tracing` is `ORGPLANE_TRACING` as read (or given in code).
  */
 export const layer = (tracing: boolean): Layer.Layer<never, Config.ConfigError> =>
@@ -180,9 +202,10 @@ export const layer = (tracing: boolean): Layer.Layer<never, Config.ConfigError> 
     Effect.gen(function*() {
       const settings = yield* tracingConfig
       const exporting = settings.exporters.includes("otlp")
+      const serialization = settings.protocol === "http/protobuf" ? OtlpSerialization.layerProtobuf : OtlpSerialization.layerJson
       const provider = yield* withDefaults
       const built = exporting
-        ? yield* Layer.build(OtlpTracer.layerFromConfig().pipe(Layer.provide([FetchHttpClient.layer, OtlpSerialization.layerJson]))).pipe(
+        ? yield* Layer.build(OtlpTracer.layerFromConfig().pipe(Layer.provide([FetchHttpClient.layer, serialization]))).pipe(
           Effect.provideService(ConfigProvider.ConfigProvider, provider)
         )
         : Context.empty()
