@@ -506,3 +506,66 @@ export const measure = async (options: {
     agent.destroy()
   }
 }
+
+/**
+ * `--tracing`: the same endpoints on orgplane three times, each server exporting its spans to a loopback OTLP
+ * receiver or not: tracing off (the default), sampled at 1% and at 100% (`OTEL_TRACES_SAMPLER=traceidratio`).
+ * Interleaved rounds as `measure`; beside each figure its ratio to tracing off, and the spans the receiver took.
+ */
+export const measureTracing = async (options: {
+  readonly variants: ReadonlyArray<Target>
+  readonly prepared: Prepared
+  readonly method: Method
+  /** The spans each variant sent so far (by its service name), forgetting them (the receiver keeps every span). */
+  readonly received: () => ReadonlyMap<string, number>
+}) => {
+  const { concurrency, rounds, seconds } = options.method
+  const { counters, seeded } = options.prepared
+  const agent = new Agent({ keepAlive: true, maxSockets: concurrency })
+  try {
+    const list = listOf(seeded)
+    const warmUp = Math.max(1, Math.min(3, seconds / 2))
+    for (const [e, endpoint] of list.entries()) {
+      for (const target of options.variants) await measureOnce(agent, target, endpoint, warmUp, concurrency, counters[e]!)
+    }
+    options.received()
+    const runs = list.map(() => options.variants.map((): Array<Figures> => []))
+    const spans = options.variants.map(() => 0)
+    const requests = options.variants.map(() => 0)
+    for (let round = 0; round < rounds; round++) {
+      for (const [e, endpoint] of list.entries()) {
+        for (let k = 0; k < options.variants.length; k++) {
+          const t = (k + round) % options.variants.length
+          const figures = await measureOnce(agent, options.variants[t]!, endpoint, seconds, concurrency, counters[e]!)
+          runs[e]![t]!.push(figures)
+          requests[t] = requests[t]! + figures.perSecond * seconds
+        }
+      }
+    }
+    // The exporters send in batches, every few seconds: a moment for the last ones.
+    await new Promise((resolve) => setTimeout(resolve, 6000))
+    const received = options.received()
+    options.variants.forEach((target, t) => (spans[t] = received.get(target.name) ?? 0))
+    console.log(
+      `\ntracing: ${rounds} interleaved rounds of ${seconds} s per endpoint and server, ${concurrency} connections; medians; ` +
+        `÷ off: req/s against tracing off`
+    )
+    const width = Math.max(...list.map((endpoint) => endpoint.label.length))
+    console.log(`${"".padEnd(width)} | ${options.variants.map((target) => `${target.name.padStart(6)} req/s  cpu µs  gc %  ÷ off`).join(" | ")}`)
+    for (const [e, endpoint] of list.entries()) {
+      const medians = runs[e]!.map((figures) => ({
+        perSecond: median(figures.map((f) => f.perSecond))!,
+        cpu: median(figures.map((f) => f.cpu)),
+        gc: median(figures.map((f) => f.gc))
+      }))
+      const off = medians[0]!
+      const cells = medians.map((m) =>
+        `${num(m.perSecond, 0, 12)} ${num(m.cpu, 0, 7)} ${num(m.gc, 1, 5)} ${num(m.perSecond / off.perSecond, 2, 6)}`
+      )
+      console.log(`${endpoint.label.padEnd(width)} | ${cells.join(" | ")}`)
+    }
+    console.log(`spans received: ${options.variants.map((target, t) => `${target.name} ${spans[t]} (${(spans[t]! / Math.max(1, requests[t]!)).toFixed(2)} a request)`).join(", ")}`)
+  } finally {
+    agent.destroy()
+  }
+}

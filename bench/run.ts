@@ -3,7 +3,7 @@
  * a minimal `node:http` + `pg` baseline (baseline.ts) answering the same reads from the same database. Prints
  * figures; asserts nothing. Run `pnpm bench --help` for the options.
  */
-import { FakeGitHub, GitRepo } from "@orgplane/testkit"
+import { FakeGitHub, GitRepo, OtlpReceiver } from "@orgplane/testkit"
 import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { Agent } from "node:http"
@@ -74,7 +74,11 @@ Environment:
   ORGPLANE_BENCH_FLOOR=1       Or --floor: Effect's floor (bench/effect-floor.ts): a minimal HttpApi answering a page of
                                50 members (no database), with a plain schema and with orgplane's MemberPage, beside
                                a raw node:http server; --rounds=N of --duration=S s; req/s and CPU per request.
-  --issue-59                   --requests, --footprint, --startup and --floor one after the other: issue 59's figures.
+  ORGPLANE_BENCH_TRACING=1     Or --tracing (Postgres): the request path's endpoints on orgplane alone, three servers:
+                               tracing off (the default), and exporting spans to a loopback OTLP receiver sampled at
+                               1% and at 100% (OTEL_TRACES_SAMPLER=traceidratio); --rounds=N of --duration=S s.
+  --issue-59                   --requests, --footprint, --startup, --floor and --tracing one after the other: issue
+                               59's figures.
   ORGPLANE_BENCH_CLI=1         Or --cli: only the built CLI's start (bench/cli.ts; run \`pnpm build\` first): --help
                                and --version cold, [requests] (here default 10) runs each beside \`node -e 0\`, and
                                \`teams list --json\` to its first byte against a server it starts.
@@ -141,6 +145,7 @@ const optionOf = (name: string, fallback: number) => {
 const CLI = process.argv.includes("--cli") || process.env.ORGPLANE_BENCH_CLI === "1"
 /** Effect's floor in isolation (bench/effect-floor.ts): a minimal HttpApi beside a raw node:http server, no database. */
 const FLOOR = process.argv.includes("--floor") || process.env.ORGPLANE_BENCH_FLOOR === "1"
+const TRACING = process.argv.includes("--tracing") || process.env.ORGPLANE_BENCH_TRACING === "1"
 /** Every part of issue 59's figures, one after the other, each in its own run of this script. */
 const ISSUE_59 = process.argv.includes("--issue-59")
 const STARTUP = process.argv.includes("--startup") || process.env.ORGPLANE_BENCH_STARTUP === "1"
@@ -818,6 +823,50 @@ const footprint = async (env: NodeJS.ProcessEnv, databaseUrl: string | undefined
   })
 }
 
+/**
+ * `--tracing`: three orgplane servers on one Postgres database, tracing off, and exporting to a loopback OTLP
+ * receiver (the testkit's) sampled at 1% and at 100%; requests.ts's `measureTracing`.
+ */
+const tracing = async (env: NodeJS.ProcessEnv, databaseUrl: string | undefined) => {
+  if (databaseUrl === undefined) throw new Error("--tracing runs three servers on one database: set DATABASE_URL (Postgres)")
+  const receiver = await OtlpReceiver.start()
+  try {
+    // Each variant under its own service name, so that the spans received are counted by their sender.
+    const exporting = (name: string, ratio: string) => ({
+      ...env,
+      OTEL_SERVICE_NAME: name,
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_TRACES_SAMPLER: "traceidratio",
+      OTEL_TRACES_SAMPLER_ARG: ratio
+    })
+    // One after the other: the first migrates the database the others use.
+    const off = await startServer("off", "server.ts", ROOT, env)
+    const one = await startServer("1%", "server.ts", ROOT, exporting("1%", "0.01"))
+    const all = await startServer("100%", "server.ts", ROOT, exporting("100%", "1"))
+    const prepared = await Requests.prepare({ orgplane: off, others: [one, all] })
+    await Requests.measureTracing({
+      variants: [off, one, all],
+      prepared,
+      method: {
+        seconds: optionOf("duration", Requests.DEFAULT_METHOD.seconds),
+        rounds: Math.round(optionOf("rounds", Requests.DEFAULT_METHOD.rounds)),
+        concurrency: process.env.ORGPLANE_BENCH_CONCURRENCY === undefined ? Requests.DEFAULT_METHOD.concurrency : CONCURRENCY
+      },
+      received: () => {
+        const counts = new Map<string, number>()
+        for (const span of receiver.spans) {
+          const name = String(span.resource["service.name"])
+          counts.set(name, (counts.get(name) ?? 0) + 1)
+        }
+        receiver.clear()
+        return counts
+      }
+    })
+  } finally {
+    await receiver.close()
+  }
+}
+
 const main = async () => {
   console.log(`orgplane: ${describeRoot()}`)
   // The CLI's own server and processes: none of the servers below.
@@ -846,6 +895,7 @@ const main = async () => {
     ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl })
   }
   if (REQUEST_PATH) return requestPath(env, databaseUrl)
+  if (TRACING) return tracing(env, databaseUrl)
   if (FOOTPRINT) return footprint(env, databaseUrl)
   const [orgplane, baseline] = await Promise.all([
     startServer("orgplane", "server.ts", ROOT, env),
@@ -912,7 +962,7 @@ const main = async () => {
  */
 const issue59 = () => {
   const passed = process.argv.slice(2).filter((arg) => arg !== "--issue-59")
-  for (const part of ["--requests", "--footprint", "--startup", "--floor"]) {
+  for (const part of ["--requests", "--footprint", "--startup", "--floor", "--tracing"]) {
     console.log(`\n=== pnpm bench ${part} ${passed.join(" ")}`)
     const { status } = spawnSync(process.execPath, [...process.execArgv, import.meta.filename, part, ...passed], { stdio: "inherit" })
     if (status !== 0) process.exitCode = 1
