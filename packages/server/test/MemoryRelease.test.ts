@@ -4,7 +4,7 @@ import * as V8 from "node:v8"
 import * as Vm from "node:vm"
 import { initial, type Load, loadOf, type State, step } from "../src/platform/MemoryRelease.js"
 
-/** The rule, written apart from `step`: collect at the second quiet window in a row after the last busy one, once. */
+/** The rule, written apart from `step`: collect at the sixth quiet window in a row after the last busy one, once. */
 const expected = (loads: ReadonlyArray<Load>): ReadonlyArray<boolean> => {
   let busySeen = false
   let quiet = 0
@@ -16,7 +16,7 @@ const expected = (loads: ReadonlyArray<Load>): ReadonlyArray<boolean> => {
     }
     if (!busySeen) return false
     quiet = load === "quiet" ? quiet + 1 : 0
-    if (quiet < 2) return false
+    if (quiet < 6) return false
     busySeen = false
     quiet = 0
     return true
@@ -32,7 +32,7 @@ describe("MemoryRelease", () => {
     expect(loadOf(0, 5000)).toBe("quiet")
   })
 
-  it("collects once after each load, at its second quiet window, and never while idle or busy", () => {
+  it("collects once after each load, at its sixth quiet window, and never while idle or busy", () => {
     FastCheck.assert(
       FastCheck.property(FastCheck.array(FastCheck.constantFrom<Load>("busy", "quiet", "between"), { maxLength: 60 }), (loads) => {
         let state: State = initial

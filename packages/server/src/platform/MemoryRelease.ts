@@ -8,7 +8,7 @@
  * below its idle size before the load (325 MB).
  *
  * So this watches the process's CPU time every few seconds, off the request path: after a busy stretch (a window
- * at 10% of a core or more), once two windows in a row are quiet (under 2%), it runs one full collection. Nothing
+ * at 10% of a core or more), once six windows in a row are quiet (30 s under 2%), it runs one full collection. Nothing
  * runs while the server is idle or busy; a collection of a heap this size takes tens of milliseconds, once per load.
  * `ORGPLANE_MEMORY_RELEASE=false` turns it off (the process then keeps its peak, as Node does by default).
  *
@@ -25,7 +25,7 @@ import * as Vm from "node:vm"
 
 /** The documented environment variable, for `serve --help` and the README. */
 export const environment = [
-  ["ORGPLANE_MEMORY_RELEASE", "true", "Once a load has passed (a busy stretch, then 10 quiet seconds), run one full garbage collection so that the heap grown for it is given back; false keeps the process at its peak."]
+  ["ORGPLANE_MEMORY_RELEASE", "true", "Once a load has passed (a busy stretch, then 30 quiet seconds), run one full garbage collection so that the heap grown for it is given back; false keeps the process at its peak."]
 ] as const
 
 /** How often the CPU time is read, and the shares of a core that make a window busy or quiet. */
@@ -33,7 +33,9 @@ export const window = Duration.seconds(5)
 const busyShare = 0.1
 const quietShare = 0.02
 /** Quiet windows after a busy stretch before collecting. */
-const quietWindows = 2
+// 30 s, not less: a collection leaves V8 to grow its young generation and warm up again, measured at up to 20% more
+// CPU a request for the minute after it on a shared machine, so gaps between bursts of requests must not trigger one.
+const quietWindows = 6
 
 /** One window's verdict from the CPU time it used. */
 export type Load = "busy" | "quiet" | "between"
