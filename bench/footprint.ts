@@ -2,7 +2,8 @@
  * Memory and idle CPU (`pnpm bench --footprint`, Postgres): for orgplane, the raw node:http + pg baseline and Hono +
  * zod + pg, one server at a time while the others idle, on the organization requests.ts seeds:
  *
- * - idle CPU: the server's CPU time over `--idle-cpu=S` seconds (default 20) of nothing, in ms per second;
+ * - idle CPU: the server's CPU time over `--idle-cpu=S` seconds (default 20) of nothing, in ms per second, after
+ *   `--settle=S` seconds (default 40) in which orgplane collects the heap grown while seeding (`ORGPLANE_MEMORY_RELEASE`);
  * - idle RSS and V8 heap in use, before;
  * - `--load=S` seconds (default 60) of `GET /v1/me` with the owner's session from ORGPLANE_BENCH_FOOTPRINT_CONNECTIONS
  *   keep-alive connections (default 100), the resident set read every 500 ms: its peak;
@@ -20,10 +21,15 @@ export interface Options {
   readonly loadSeconds: number
   readonly idleSeconds: number
   readonly idleCpuSeconds: number
+  /**
+   * Seconds of nothing before the idle CPU window: seeding is a load, and orgplane collects its heap once a load has
+   * passed (`ORGPLANE_MEMORY_RELEASE`, 30 s after it); the window measures the idle that follows, not that collection.
+   */
+  readonly settleSeconds: number
   readonly connections: number
 }
 
-export const DEFAULTS: Options = { loadSeconds: 60, idleSeconds: 60, idleCpuSeconds: 20, connections: 100 }
+export const DEFAULTS: Options = { loadSeconds: 60, idleSeconds: 60, idleCpuSeconds: 20, settleSeconds: 40, connections: 100 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const mb = (bytes: number | undefined) => (bytes === undefined ? "-" : (bytes / 1048576).toFixed(0))
@@ -39,7 +45,8 @@ interface Footprint {
 }
 
 const measureOne = async (target: Target, seeded: Seeded, options: Options): Promise<Footprint> => {
-  process.stdout.write(`${target.name}: idle ${options.idleCpuSeconds} s`)
+  process.stdout.write(`${target.name}: settle ${options.settleSeconds} s, idle ${options.idleCpuSeconds} s`)
+  await sleep(options.settleSeconds * 1000)
   const cpuFrom = await target.usage()
   const idleFrom = performance.now()
   await sleep(options.idleCpuSeconds * 1000)
@@ -89,7 +96,7 @@ const mark = (good: boolean | undefined) => (good === undefined ? "-" : good ? "
 
 export const measure = async (targets: ReadonlyArray<Target>, seeded: Seeded, options: Options) => {
   console.log(
-    `\nmemory: one server at a time (the others idle): idle CPU over ${options.idleCpuSeconds} s, then ${options.loadSeconds} s of GET /v1/me` +
+    `\nmemory: one server at a time (the others idle): ${options.settleSeconds} s to settle, idle CPU over ${options.idleCpuSeconds} s, then ${options.loadSeconds} s of GET /v1/me` +
       ` (session) at ${options.connections} connections, then ${options.idleSeconds} s idle; RSS read from the server every 500 ms`
   )
   const results: Array<Footprint> = []

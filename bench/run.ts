@@ -70,7 +70,8 @@ Environment:
                                --requests --verify (or --check-sql; Postgres): only the check on the wire.
   ORGPLANE_BENCH_FOOTPRINT=1   Or --footprint: memory and idle CPU (bench/footprint.ts) of orgplane, raw and Hono, one
                                at a time: idle CPU over --idle-cpu=S s (20), RSS idle, --load=S s (60) of GET /v1/me
-                               at ORGPLANE_BENCH_FOOTPRINT_CONNECTIONS (100), peak RSS, --idle=S s (60), RSS after.
+                               at ORGPLANE_BENCH_FOOTPRINT_CONNECTIONS (100), peak RSS, --idle=S s (60), RSS after;
+                               the idle CPU window after --settle=S s (40: the collection after seeding's load).
   ORGPLANE_BENCH_FLOOR=1       Or --floor: Effect's floor (bench/effect-floor.ts): a minimal HttpApi answering a page of
                                50 members (no database), with a plain schema and with orgplane's MemberPage, beside
                                a raw node:http server; --rounds=N of --duration=S s; req/s and CPU per request.
@@ -819,6 +820,7 @@ const footprint = async (env: NodeJS.ProcessEnv, databaseUrl: string | undefined
     loadSeconds: optionOf("load", Footprint.DEFAULTS.loadSeconds),
     idleSeconds: optionOf("idle", Footprint.DEFAULTS.idleSeconds),
     idleCpuSeconds: optionOf("idle-cpu", Footprint.DEFAULTS.idleCpuSeconds),
+    settleSeconds: optionOf("settle", Footprint.DEFAULTS.settleSeconds),
     connections: positive(process.env.ORGPLANE_BENCH_FOOTPRINT_CONNECTIONS, Footprint.DEFAULTS.connections, "ORGPLANE_BENCH_FOOTPRINT_CONNECTIONS")
   })
 }
