@@ -130,7 +130,7 @@ export const tracingConfig: Config.Config<
 }).pipe(Config.map(({ exporters, protocol, ratio, sampler, trustRemote }) => ({ sampling: { sampler, ratio }, trustRemote, exporters, protocol })))
 
 /** Whether a request's `traceparent` is adopted (`ORGPLANE_TRACE_TRUST_REMOTE`): off, each request starts a trace of its own. */
-export const TrustRemoteParent = Context.Reference<boolean>("@orgplane/server/platform/Tracing/TrustRemoteParent", {
+export const TrustRemoteParent = Context.Reference<boolean>("@orgplane/server/platform/Tracing", {
   defaultValue: () => false
 })
 
