@@ -1,25 +1,36 @@
 /**
- * The embedded modes trace as the standalone server does (http/Traces.test.ts): `makeWebHandler` and
- * `makeNodeListener` read the same `OTEL_*` variables from the process's environment and export their request spans,
- * named by operation, to the collector. The environment is set before anything in this test file's process reads it.
+ * The embedded modes trace as the standalone server does (http/Traces.test.ts): a host process that mounts
+ * `makeWebHandler` or `makeNodeListener` (test/traces/host.ts) with `OTEL_*` variables in its environment exports its
+ * request spans, named by operation, to the collector. A process of its own: Effect's default configuration provider
+ * reads the environment once per process, and the tests share their workers.
  */
 import * as OtlpReceiver from "../../../../packages/testkit/src/OtlpReceiver.js"
-import * as Layer from "effect/Layer"
-import { createServer } from "node:http"
-import type { AddressInfo } from "node:net"
-import { afterAll, describe, expect, it } from "vitest"
-import { makeNodeListener, makeWebHandler } from "../../src/Server.js"
-import * as TestServer from "../support/HttpServer.js"
-import * as TestDatabase from "../support/TestDatabase.js"
+import { spawn } from "node:child_process"
+import { fileURLToPath } from "node:url"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
-// Effect's default configuration provider reads the environment once, when first asked: before any server starts.
-const receiver = await OtlpReceiver.start()
-process.env["OTEL_EXPORTER_OTLP_ENDPOINT"] = receiver.url
-process.env["OTEL_BSP_SCHEDULE_DELAY"] = "50"
+const serverRoot = fileURLToPath(new URL("../../", import.meta.url))
 
-const options = () => ({ ...TestServer.testSettings, database: Layer.unwrap(TestDatabase.layer({ migrated: true })) })
+let receiver: OtlpReceiver.OtlpReceiver
+beforeAll(async () => {
+  receiver = await OtlpReceiver.start()
+})
+afterAll(() => receiver?.close())
 
-afterAll(() => receiver.close())
+/** Runs the host in `mode`; its standard output once it exits (0 expected). */
+const host = (mode: "web" | "node") =>
+  new Promise<string>((resolve, reject) => {
+    const { DATABASE_URL: _, ...inherited } = process.env
+    const child = spawn(process.execPath, ["--conditions=@orgplane/source", "--import", "tsx", "test/traces/host.ts", mode], {
+      cwd: serverRoot,
+      env: { ...inherited, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: "50", ORGPLANE_LOG_LEVEL: "warn" },
+      stdio: ["ignore", "pipe", "inherit"]
+    })
+    let output = ""
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (output += chunk))
+    child.once("error", reject)
+    child.once("exit", (code) => (code === 0 ? resolve(output.trim()) : reject(new Error(`the host exited with ${code}: ${output}`))))
+  })
 
 const serverSpan = (route: string) =>
   receiver.waitFor(`the span of ${route}`, (spans) => spans.some((span) => span.kind === "server" && span.attributes["http.route"] === route))
@@ -27,27 +38,13 @@ const serverSpan = (route: string) =>
 
 describe("traces of the embedded server", () => {
   it("makeWebHandler exports its request spans", async () => {
-    const web = makeWebHandler(options())
-    try {
-      expect((await web.handler(new Request("http://localhost/health/live"))).status).toBe(200)
-      const span = await serverSpan("/health/live")
-      expect([span.name, span.resource["service.name"]]).toEqual(["system.healthLive", "orgplane"])
-    } finally {
-      await web.dispose()
-    }
-  })
+    expect(await host("web")).toBe("200")
+    const span = await serverSpan("/health/live")
+    expect([span.name, span.resource["service.name"]]).toEqual(["system.healthLive", "orgplane"])
+  }, 60_000)
 
   it("makeNodeListener exports its request spans", async () => {
-    const { dispose, listener } = await makeNodeListener(options())
-    const host = createServer(listener)
-    await new Promise<void>((resolve) => host.listen(0, "127.0.0.1", resolve))
-    try {
-      const { port } = host.address() as AddressInfo
-      expect((await fetch(`http://127.0.0.1:${port}/health/started`)).status).toBe(200)
-      expect((await serverSpan("/health/started")).name).toBe("system.healthStarted")
-    } finally {
-      await new Promise((resolve) => host.close(resolve))
-      await dispose()
-    }
-  })
+    expect(await host("node")).toBe("200")
+    expect((await serverSpan("/health/started")).name).toBe("system.healthStarted")
+  }, 60_000)
 })
