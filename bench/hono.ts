@@ -138,14 +138,7 @@ const row = <T extends z.ZodTypeAny>(schema: T, value: unknown): z.infer<T> => s
 
 const cursorKey = S.cursorKeyOf(pool)
 
-/** When each credential's last use was last recorded by this process; recorded off the request path, once a minute. */
-const touched = new Map<string, number>()
-const touch = (id: string, lastUsed: Date | null, at: Date, write: pg.QueryConfig) => {
-  const last = Math.max(lastUsed?.getTime() ?? 0, touched.get(id) ?? 0)
-  if (at.getTime() - last <= S.TOUCH_INTERVAL_MILLIS) return
-  touched.set(id, at.getTime())
-  pool.query(write).catch((error) => console.error(error))
-}
+const touch = S.toucher(pool)
 
 /** The caller of a session (`authorization: Bearer`) or an API key (`x-api-key`), one statement. */
 const authenticate = async (c: C): Promise<Caller> => {

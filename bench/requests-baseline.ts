@@ -50,15 +50,7 @@ const member = (row: Row, role: string = text(row.role)) => ({
 
 export const requestRoutes = (pool: pg.Pool) => {
   const cursorKey = S.cursorKeyOf(pool)
-  /** When each session's or API key's last use was last recorded by this process (Authentication.ts's touches). */
-  const touched = new Map<string, number>()
-  const touch = (id: string, lastUsed: Date | null, at: Date, write: pg.QueryConfig) => {
-    const last = Math.max(lastUsed?.getTime() ?? 0, touched.get(id) ?? 0)
-    if (at.getTime() - last <= S.TOUCH_INTERVAL_MILLIS) return
-    touched.set(id, at.getTime())
-    // Recorded off the request path, at most once a minute per credential.
-    pool.query(write).catch((error) => console.error(error))
-  }
+  const touch = S.toucher(pool)
 
   /** The caller of a session (`authorization: Bearer`) or an API key (`x-api-key`), one statement; undefined: 401. */
   const authenticate = async (request: IncomingMessage): Promise<Row | undefined> => {

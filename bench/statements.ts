@@ -70,6 +70,20 @@ export const touchSession = `UPDATE sessions SET last_used_at = $1 WHERE id = $2
 export const touchApiKey = `UPDATE api_keys SET last_used_at = $1 WHERE organization_id = $2 AND id = $3`
 export const TOUCH_INTERVAL_MILLIS = 60_000
 
+/**
+ * Records a credential's last use as `Authentication.ts` does: off the request path, at most once a minute per
+ * credential (the time it last recorded, kept per process, or the row's own if later).
+ */
+export const toucher = (pool: Pool) => {
+  const touched = new Map<string, number>()
+  return (id: string, lastUsed: Date | null, at: Date, write: QueryConfig) => {
+    const last = Math.max(lastUsed?.getTime() ?? 0, touched.get(id) ?? 0)
+    if (at.getTime() - last <= TOUCH_INTERVAL_MILLIS) return
+    touched.set(id, at.getTime())
+    pool.query(write).catch((error) => console.error(error))
+  }
+}
+
 /** MembershipsRepository's list without a search nor a cursor: `$1` the organization, `$2` the page size + 1. */
 export const listMembers = `SELECT m.id, m.organization_id, m.user_id, u.name, u.email, m.role, m.created_at, m.removed_at, m.suspended_at FROM memberships m LEFT JOIN users u ON u.id = m.user_id WHERE (m.organization_id = $1 AND m.removed_at IS NULL AND true AND true AND true) ORDER BY m.id ASC LIMIT $2`
 
