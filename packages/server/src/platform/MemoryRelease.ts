@@ -67,7 +67,7 @@ export const step = (state: State, load: Load): readonly [State, boolean] => {
 }
 
 /** V8's full collection, or undefined when this runtime will not hand it over. */
-const collector = (): (() => void) | undefined => {
+export const collector = (): (() => void) | undefined => {
   const own: unknown = Reflect.get(globalThis, "gc")
   if (typeof own === "function") return () => own()
   try {
