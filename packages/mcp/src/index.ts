@@ -1,0 +1,1 @@
+export * as Transport from "./Transport.js"

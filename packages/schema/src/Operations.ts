@@ -1,0 +1,170 @@
+/**
+ * The API's operations as one list, read from the endpoints by reflection: what each is called, where it lives, what
+ * it requires, what it changes. The MCP server (`@orgplane/mcp`) serves its tools from this list, and the server's
+ * read-only credentials refuse what it calls a write: one reading of the API, so nothing about an operation is written
+ * twice.
+ */
+import * as Context from "effect/Context"
+import * as HttpApi from "effect/http-api/HttpApi"
+import type * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
+import * as OpenApi from "effect/http-api/OpenApi"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import type * as SchemaAST from "effect/SchemaAST"
+import { type AuditAction, type AuditDeclaration, AuditExtension } from "./AuditCatalog.js"
+import { takesIdempotencyKey } from "./Idempotency.js"
+import { type Action, ActionsExtension, Policy } from "./Policy.js"
+
+/** How a caller proves who they are to an operation. */
+export type OperationCredential =
+  /** Open to anyone (sign-up, sign-in, health, an invitation's preview). */
+  | "none"
+  /** A person's session token or API key: what an agent acting for a person holds. */
+  | "member"
+  /** An identity provider's SCIM token. */
+  | "scim"
+  /** A worker's own token. */
+  | "worker"
+
+export interface Operation {
+  /** The operation id, as the OpenAPI document names it: `teams.create`. */
+  readonly id: string
+  /** Its group's identifier: `teams`. */
+  readonly group: string
+  readonly method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD" | "OPTIONS"
+  /** The path template with `:name` parameters: `/v1/teams/:teamId`. */
+  readonly path: string
+  readonly summary: string
+  readonly description: string
+  /** The policy table's actions the operation checks (`requires(...)`); none when any member may. */
+  readonly requires: ReadonlyArray<Action>
+  /** The audit event its success records, or undefined when it records none (`notAudited`, or a read). */
+  readonly audit: AuditAction | undefined
+  readonly credential: OperationCredential
+  /** Changes nothing: a GET (or HEAD). Everything else counts as a write, what a read-only credential is refused. */
+  readonly readOnly: boolean
+  /**
+   * Takes something away that a retry cannot give back: a deletion, a revocation, a removal, a disconnection, a
+   * deprovisioning, a role or ownership change, an account disabled, audit events purged.
+   */
+  readonly destructive: boolean
+  readonly takesIdempotencyKey: boolean
+  /** The path's parameter names, in order. */
+  readonly pathParameters: ReadonlyArray<string>
+  /** The query's member names. */
+  readonly queryParameters: ReadonlyArray<string>
+  /** The JSON body's member names when it is an object of known members; undefined for no body or another shape. */
+  readonly bodyMembers: ReadonlyArray<string> | undefined
+  /** Whether the operation takes a body at all. */
+  readonly takesBody: boolean
+  /** A list answered a page at a time (`limit` and `cursor` in its query). */
+  readonly paged: boolean
+}
+
+const readMethods = new Set(["GET", "HEAD"])
+
+/**
+ * Whether a request with this method only reads: GET and HEAD. Every other method counts as a write, whatever the
+ * operation does (a search sent as POST too): what a read-only credential is refused, failing closed.
+ */
+export const isReadOnlyMethod = (method: string): boolean => readMethods.has(method.toUpperCase())
+
+/** The last word of an audit action that takes something away (`api_key.revoke`, `member.remove`). */
+const destructiveVerbs = new Set(["delete", "revoke", "remove", "disconnect", "deprovision", "purge", "disable"])
+
+/** Changes that take something away without such a verb: a role or ownership, the audit log's old events. */
+const destructiveActions: ReadonlySet<AuditAction> = new Set<AuditAction>([
+  "member.role.update",
+  "member.ownership.transfer",
+  "organization.plan.update",
+  "audit.retention.apply",
+  "worker.token.rotate",
+  "audit.stream.secret.rotate"
+])
+
+/** Whether an operation with this method and audit action takes something away (see `Operation.destructive`). */
+export const isDestructive = (method: string, audit: AuditAction | undefined): boolean => {
+  if (method.toUpperCase() === "DELETE") return true
+  if (audit === undefined) return false
+  return destructiveActions.has(audit) || destructiveVerbs.has(audit.slice(audit.lastIndexOf(".") + 1))
+}
+
+const extensions = (annotations: Context.Context<never>): Record<string, unknown> =>
+  Option.getOrElse(Context.getOption(annotations, OpenApi.Override), () => ({}))
+
+const isAction = (value: unknown): value is Action => typeof value === "string" && value in Policy
+
+const actionsOf = (annotations: Context.Context<never>): ReadonlyArray<Action> => {
+  const value = extensions(annotations)[ActionsExtension]
+  return Array.isArray(value) ? value.filter(isAction) : []
+}
+
+const auditOf = (annotations: Context.Context<never>): AuditAction | undefined => {
+  const declaration = extensions(annotations)[AuditExtension] as AuditDeclaration | undefined
+  return declaration !== undefined && declaration.action !== false ? declaration.action : undefined
+}
+
+/** The member names of an object schema (through its encoded side and any refinement), or undefined. */
+const membersOf = (schema: Schema.Top | undefined): ReadonlyArray<string> | undefined => {
+  if (schema === undefined) return undefined
+  const ast: SchemaAST.AST = Schema.toEncoded(schema).ast
+  if (ast._tag !== "Objects" || ast.indexSignatures.length > 0) return undefined
+  return ast.propertySignatures.map((property) => String(property.name))
+}
+
+/** The credential the endpoint's security middleware takes (Security.ts, ScimProtocolApi.ts). */
+const credentialOf = (middleware: Iterable<HttpApiMiddleware.AnyService>): OperationCredential => {
+  let credential: OperationCredential = "none"
+  for (const tag of middleware) {
+    if (!HttpApiMiddleware.isSecurity(tag)) continue
+    const schemes = Object.keys(tag.security)
+    if (schemes.includes("scimToken")) return "scim"
+    if (schemes.includes("workerToken")) return "worker"
+    if (schemes.includes("bearer") || schemes.includes("apiKey")) credential = "member"
+  }
+  return credential
+}
+
+const cache = new WeakMap<object, ReadonlyArray<Operation>>()
+
+/** Every operation of `api`, in the order its groups and endpoints are declared. */
+export const operationsOf = <Id extends string, Groups extends HttpApiGroup.Constraint>(
+  api: HttpApi.HttpApi<Id, Groups>
+): ReadonlyArray<Operation> => {
+  const cached = cache.get(api)
+  if (cached !== undefined) return cached
+  const operations: Array<Operation> = []
+  HttpApi.reflect(api, {
+    onGroup() {},
+    onEndpoint({ endpoint, group, mergedAnnotations, middleware }) {
+      const id = group.topLevel ? endpoint.identifier : `${group.identifier}.${endpoint.identifier}`
+      const audit = auditOf(endpoint.annotations)
+      const queryParameters = membersOf(endpoint.query) ?? []
+      const payloads = [...endpoint.payload.values()]
+      const bodies = payloads.flatMap((payload) => [...payload.schemas])
+      const method = endpoint.method as Operation["method"]
+      operations.push({
+        id,
+        group: group.identifier,
+        method,
+        path: endpoint.path,
+        summary: Option.getOrElse(Context.getOption(mergedAnnotations, OpenApi.Summary), () => id),
+        description: Option.getOrElse(Context.getOption(mergedAnnotations, OpenApi.Description), () => ""),
+        requires: actionsOf(endpoint.annotations),
+        audit,
+        credential: credentialOf(middleware),
+        readOnly: readMethods.has(method),
+        destructive: isDestructive(method, audit),
+        takesIdempotencyKey: takesIdempotencyKey(method, middleware),
+        pathParameters: endpoint.path.split("/").filter((segment) => segment.startsWith(":")).map((segment) => segment.slice(1)),
+        queryParameters,
+        bodyMembers: bodies.length === 1 && !readMethods.has(method) ? membersOf(bodies[0]) : undefined,
+        takesBody: bodies.length > 0 && !readMethods.has(method),
+        paged: queryParameters.includes("limit") && queryParameters.includes("cursor")
+      })
+    }
+  })
+  cache.set(api, operations)
+  return operations
+}
