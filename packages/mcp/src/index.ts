@@ -1,1 +1,7 @@
+export * as Caller from "./Caller.js"
+export * as Catalog from "./Catalog.js"
+export * as Confirmation from "./Confirmation.js"
+export * as Invocation from "./Invocation.js"
+export * as Server from "./Server.js"
+export * as Tools from "./Tools.js"
 export * as Transport from "./Transport.js"

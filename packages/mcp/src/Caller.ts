@@ -1,0 +1,86 @@
+/**
+ * Who the MCP server acts for, as `GET /v1/me` says through the Transport (the role in the active organization, the
+ * credential's scopes, whether it was narrowed to reads), and which operations that caller may take: what the tool
+ * lists show. The server checks every call again; the lists only keep an agent from offering what will be refused.
+ */
+import { allows, KeyGuardedActions, type Operation, Role } from "@orgplane/schema"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import { readOnlyHeader, Transport, TransportError } from "./Transport.js"
+
+export interface Caller {
+  /** The role in the active organization, or null without one. */
+  readonly role: Role | null
+  readonly credentialType: "session" | "api_key"
+  /** An API key's scopes, or null: a session, or a key that may take every action its role allows. */
+  readonly scopes: ReadonlyArray<string> | null
+  /** The credential was narrowed to reads (`Orgplane-Read-Only: true`): only read-only operations. */
+  readonly readOnly: boolean
+}
+
+/**
+ * What the tools read of `GET /v1/me`. `credential` is optional: a server that does not say counts as a session
+ * with no scopes limit.
+ */
+const MeView = Schema.Struct({
+  membership: Schema.NullOr(Schema.Struct({ role: Role })),
+  credential: Schema.optionalKey(Schema.Struct({
+    type: Schema.Literals(["session", "api_key"]),
+    scopes: Schema.NullOr(Schema.Array(Schema.String)),
+    readOnly: Schema.Boolean
+  }))
+})
+
+const decodeMe = Schema.decodeUnknownEffect(MeView)
+
+/** The API refused to say who the caller is (an invalid or expired credential, say): its status and error body. */
+export class CallerError extends Schema.TaggedError<CallerError>("@orgplane/mcp/CallerError")("CallerError", {
+  message: Schema.String,
+  status: Schema.Number,
+  body: Schema.Unknown
+}) {}
+
+/** The caller behind the Transport's credential; `readOnly` sends `Orgplane-Read-Only: true` as every request does. */
+export const read = Effect.fn("Caller.read")(function*(options: { readonly readOnly: boolean }) {
+  const transport = yield* Transport
+  const response = yield* transport.send({
+    method: "GET",
+    path: "/v1/me",
+    query: {},
+    headers: options.readOnly ? { [readOnlyHeader]: "true" } : {},
+    body: undefined
+  })
+  if (response.status !== 200) {
+    return yield* new CallerError({
+      message: `GET /v1/me answered ${response.status}: the credential does not name a caller.`,
+      status: response.status,
+      body: response.body
+    })
+  }
+  const me = yield* decodeMe(response.body).pipe(
+    Effect.mapError(() => new TransportError({ message: "GET /v1/me answered a body the MCP server could not read." }))
+  )
+  return {
+    role: me.membership?.role ?? null,
+    credentialType: me.credential?.type ?? "session",
+    scopes: me.credential?.scopes ?? null,
+    readOnly: options.readOnly || (me.credential?.readOnly ?? false)
+  } satisfies Caller
+})
+
+const keyGuarded: ReadonlySet<string> = new Set(KeyGuardedActions)
+
+/**
+ * Whether the caller may take the operation: a read-only caller only reads; every action it requires is allowed by
+ * the caller's role (none without an organization) and, for an API key, named by its scopes when it has scopes (and
+ * always for an action keys take only when a scope names it).
+ */
+export const mayTake = (caller: Caller, operation: Operation): boolean => {
+  if (caller.readOnly && !operation.readOnly) return false
+  return operation.requires.every((action) => {
+    if (caller.role === null || !allows(caller.role, action)) return false
+    if (caller.credentialType !== "api_key") return true
+    if (caller.scopes === null) return !keyGuarded.has(action)
+    return caller.scopes.includes(action)
+  })
+}

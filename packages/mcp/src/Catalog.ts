@@ -1,0 +1,203 @@
+/**
+ * The operations the MCP server serves, the ones it leaves out with the reason, and each served operation's input and
+ * output as JSON Schemas taken from the published OpenAPI document: one reading of the API (`operationsOf(Api)`),
+ * nothing about an operation written twice.
+ */
+import { Api, type Operation, type OperationCredential, openApiDocument, operationsOf } from "@orgplane/schema"
+
+/** Operations a person's credential may call that the MCP server still leaves out, each with why. */
+export const excludedOperations: Readonly<Record<string, string>> = {
+  "audit.exportEvents": "A stream of unbounded size: page `audit.listEvents` instead.",
+  "configObjects.getVersionFile": "Answers the file's raw bytes, of any type, not JSON: read the version's metadata instead."
+}
+
+/** Why operations that take no person's credential are left out, by the credential they take. */
+export const excludedCredentials: Readonly<Record<Exclude<OperationCredential, "member">, string>> = {
+  none: "Open to anyone (sign-up, sign-in, health, an invitation's preview): there is no caller to act for.",
+  scim: "Takes an identity provider's SCIM token, not a person's credential.",
+  worker: "The worker runtime's own calls, with a worker's own token."
+}
+
+/** What the catalog does with one operation: serves it, or leaves it out and says why. */
+export type Coverage =
+  | { readonly id: string; readonly served: true }
+  | { readonly id: string; readonly served: false; readonly reason: string }
+
+const reasonExcluded = (operation: Operation): string | undefined =>
+  operation.credential === "member" ? excludedOperations[operation.id] : excludedCredentials[operation.credential]
+
+/** Every operation of the API, served or excluded with the reason, in the API's order. */
+export const coverage = (): ReadonlyArray<Coverage> =>
+  operationsOf(Api).map((operation) => {
+    const reason = reasonExcluded(operation)
+    return reason === undefined ? { id: operation.id, served: true } : { id: operation.id, served: false, reason }
+  })
+
+let servedCache: ReadonlyArray<Operation> | undefined
+
+/** The operations the MCP server serves, in the API's order. */
+export const served = (): ReadonlyArray<Operation> =>
+  servedCache ??= operationsOf(Api).filter((operation) => reasonExcluded(operation) === undefined)
+
+/** A served operation by its id (`teams.create`), or undefined. */
+export const find = (name: string): Operation | undefined => served().find((operation) => operation.id === name)
+
+/** The groups of the served operations, in the API's order. */
+export const groups = (): ReadonlyArray<string> => [...new Set(served().map((operation) => operation.group))]
+
+/** The tool name of an operation in a toolset: `<group>_<endpoint>` with `[A-Za-z0-9_-]` only. */
+export const toolNameOf = (operation: Operation): string => {
+  const endpoint = operation.id.startsWith(`${operation.group}.`) ? operation.id.slice(operation.group.length + 1) : operation.id
+  return `${operation.group}_${endpoint}`.replace(/[^A-Za-z0-9_-]/g, "_")
+}
+
+/**
+ * How an operation's arguments split into the request: path parameters, query members, and the body, either as its
+ * members (`bodyMembers`) or whole under `body` (a body that is not an object of known members, or whose members
+ * share a name with a parameter).
+ */
+export interface Layout {
+  readonly path: ReadonlyArray<string>
+  readonly query: ReadonlyArray<string>
+  readonly bodyMembers: ReadonlyArray<string>
+  readonly wholeBody: boolean
+  /** Every argument name the operation takes. */
+  readonly names: ReadonlyArray<string>
+}
+
+export const layoutOf = (operation: Operation): Layout => {
+  const parameters = new Set([...operation.pathParameters, ...operation.queryParameters])
+  const members = operation.bodyMembers
+  const spread = operation.takesBody && members !== undefined && !members.some((member) => parameters.has(member) || member === "body")
+  const bodyMembers = spread ? members : []
+  const wholeBody = operation.takesBody && !spread
+  return {
+    path: operation.pathParameters,
+    query: operation.queryParameters,
+    bodyMembers,
+    wholeBody,
+    names: [...operation.pathParameters, ...operation.queryParameters, ...bodyMembers, ...(wholeBody ? ["body"] : [])]
+  }
+}
+
+type Json = null | boolean | number | string | ReadonlyArray<Json> | { readonly [key: string]: Json }
+type JsonObject = { readonly [key: string]: Json }
+
+const isObject = (value: Json | undefined): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value)
+
+interface Document {
+  readonly operations: ReadonlyMap<string, JsonObject>
+  readonly schemas: JsonObject
+}
+
+let documentCache: Document | undefined
+
+const theDocument = (): Document => {
+  if (documentCache !== undefined) return documentCache
+  const spec = JSON.parse(JSON.stringify(openApiDocument())) as JsonObject
+  const operations = new Map<string, JsonObject>()
+  const paths = isObject(spec.paths) ? spec.paths : {}
+  for (const item of Object.values(paths)) {
+    if (!isObject(item)) continue
+    for (const operation of Object.values(item)) {
+      if (isObject(operation) && typeof operation.operationId === "string") operations.set(operation.operationId, operation)
+    }
+  }
+  const components = isObject(spec.components) ? spec.components : {}
+  documentCache = { operations, schemas: isObject(components.schemas) ? components.schemas : {} }
+  return documentCache
+}
+
+const componentPrefix = "#/components/schemas/"
+
+/** `schema` with its component references pointing under `$defs`, and those components (and theirs) collected. */
+const withDefinitions = (root: Json): JsonObject => {
+  const { schemas } = theDocument()
+  const definitions: Record<string, Json> = {}
+  const rewrite = (value: Json): Json => {
+    if (Array.isArray(value)) return value.map(rewrite)
+    if (!isObject(value)) return value
+    const out: Record<string, Json> = {}
+    for (const [key, member] of Object.entries(value)) {
+      if (key === "$ref" && typeof member === "string" && member.startsWith(componentPrefix)) {
+        const name = member.slice(componentPrefix.length)
+        out[key] = `#/$defs/${name}`
+        if (!(name in definitions)) {
+          definitions[name] = true
+          definitions[name] = rewrite(schemas[name] ?? {})
+        }
+      } else {
+        out[key] = rewrite(member)
+      }
+    }
+    return out
+  }
+  const schema = rewrite(root)
+  const base = isObject(schema) ? schema : {}
+  return Object.keys(definitions).length === 0 ? base : { ...base, $defs: definitions }
+}
+
+const resolveComponent = (schema: Json | undefined): JsonObject | undefined => {
+  if (!isObject(schema)) return undefined
+  const ref = schema.$ref
+  if (typeof ref === "string" && ref.startsWith(componentPrefix)) return resolveComponent(theDocument().schemas[ref.slice(componentPrefix.length)])
+  return schema
+}
+
+const jsonSchemaOfContent = (content: Json | undefined): Json | undefined => {
+  if (!isObject(content)) return undefined
+  const json = content["application/json"]
+  return isObject(json) ? json.schema : undefined
+}
+
+/**
+ * The operation's input as one JSON Schema object: its path parameters, query members and body members (or `body`),
+ * each with the document's schema and description; referenced components under `$defs`.
+ */
+export const inputSchemaOf = (operation: Operation): JsonObject => {
+  const described = theDocument().operations.get(operation.id) ?? {}
+  const layout = layoutOf(operation)
+  const properties: Record<string, Json> = {}
+  const required: Array<string> = []
+  const parameters = Array.isArray(described.parameters) ? described.parameters : []
+  for (const parameter of parameters) {
+    if (!isObject(parameter) || (parameter.in !== "path" && parameter.in !== "query") || typeof parameter.name !== "string") continue
+    const schema = isObject(parameter.schema) ? parameter.schema : {}
+    properties[parameter.name] = typeof parameter.description === "string" && schema.description === undefined
+      ? { ...schema, description: parameter.description }
+      : schema
+    if (parameter.required === true) required.push(parameter.name)
+  }
+  const requestBody = isObject(described.requestBody) ? described.requestBody : {}
+  const bodySchema = jsonSchemaOfContent(requestBody.content)
+  if (layout.wholeBody) {
+    properties.body = bodySchema ?? {}
+    if (requestBody.required === true) required.push("body")
+  } else if (layout.bodyMembers.length > 0) {
+    const object = resolveComponent(bodySchema) ?? {}
+    const members = isObject(object.properties) ? object.properties : {}
+    const requiredMembers = Array.isArray(object.required) ? object.required : []
+    for (const member of layout.bodyMembers) {
+      properties[member] = members[member] ?? {}
+      if (requiredMembers.includes(member)) required.push(member)
+    }
+  }
+  return withDefinitions({
+    type: "object",
+    properties,
+    ...(required.length > 0 ? { required } : {}),
+    additionalProperties: false
+  })
+}
+
+/** The JSON Schema of the operation's success answer (its 2xx JSON body), or null when it answers none. */
+export const outputSchemaOf = (operation: Operation): JsonObject | null => {
+  const described = theDocument().operations.get(operation.id) ?? {}
+  const responses = isObject(described.responses) ? described.responses : {}
+  for (const [status, response] of Object.entries(responses)) {
+    if (!status.startsWith("2") || !isObject(response)) continue
+    const schema = jsonSchemaOfContent(response.content)
+    if (schema !== undefined) return withDefinitions(schema)
+  }
+  return null
+}

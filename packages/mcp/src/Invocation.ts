@@ -1,0 +1,126 @@
+/**
+ * Running one operation for an MCP tool call: the arguments split into path parameters, query and body by the
+ * operation's layout (a name it does not take is refused, never ignored), the channel header, an idempotency key for
+ * every operation that takes one, the confirmation rule for destructive operations, and the API's answer as the
+ * tool's result or error. `call_operation` and every toolset tool run through here.
+ */
+import type { Operation } from "@orgplane/schema"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
+import * as Catalog from "./Catalog.js"
+import { Confirmations } from "./Confirmation.js"
+import { channelHeader, readOnlyHeader, Transport } from "./Transport.js"
+
+/** The result of a call: the API's status and JSON body. */
+export const CallResult = Schema.Struct({
+  status: Schema.Number,
+  body: Schema.Unknown
+})
+export type CallResult = typeof CallResult.Type
+
+/**
+ * A tool error: what went wrong, and with an API error its `status` and error `body`; a destructive call left
+ * unexecuted carries its `confirmation`; an unknown argument, the names the operation `takes`.
+ */
+export const ToolFailure = Schema.Struct({
+  message: Schema.String,
+  status: Schema.optionalKey(Schema.Number),
+  body: Schema.optionalKey(Schema.Unknown),
+  confirmation: Schema.optionalKey(Schema.String),
+  takes: Schema.optionalKey(Schema.Array(Schema.String))
+})
+export type ToolFailure = typeof ToolFailure.Type
+
+/** The most characters of an answer a tool returns. */
+export const maxAnswerCharacters = 40_000
+
+/** The page size a paged operation gets when the call names none. */
+export const defaultPageSize = 20
+
+export interface CallInput {
+  readonly arguments?: Readonly<Record<string, unknown>> | undefined
+  readonly idempotencyKey?: string | undefined
+  readonly confirmation?: string | undefined
+}
+
+export interface Settings {
+  /** Every request carries `Orgplane-Read-Only: true`. */
+  readonly readOnly: boolean
+}
+
+/** The headers every request of the MCP server carries: the channel, and the read-only narrowing when set. */
+export const baseHeaders = (settings: Settings): Record<string, string> =>
+  settings.readOnly ? { [channelHeader]: "mcp", [readOnlyHeader]: "true" } : { [channelHeader]: "mcp" }
+
+const text = (value: unknown): string => (typeof value === "string" ? value : JSON.stringify(value))
+
+const fail = (failure: ToolFailure) => Effect.fail(failure)
+
+/** The error message of an API error body (`{ error, message }`), or a sentence naming the status. */
+const messageOf = (status: number, body: unknown): string =>
+  typeof body === "object" && body !== null && "message" in body && typeof body.message === "string"
+    ? `The API answered ${status}: ${body.message}`
+    : `The API answered ${status}.`
+
+/** Runs `operation` with `input` for the caller behind the Transport. */
+export const call = Effect.fn("Invocation.call")(function*(operation: Operation, input: CallInput, settings: Settings) {
+  const confirmations = yield* Confirmations
+  const transport = yield* Transport
+  const args = input.arguments ?? {}
+  const layout = Catalog.layoutOf(operation)
+  const unknown = Object.keys(args).filter((name) => !layout.names.includes(name))
+  if (unknown.length > 0) {
+    return yield* fail({
+      message: `${operation.id} does not take ${unknown.join(", ")}; it takes ${layout.names.length === 0 ? "no arguments" : layout.names.join(", ")}.`,
+      takes: layout.names
+    })
+  }
+  const missing = layout.path.filter((name) => args[name] === undefined || args[name] === null || text(args[name]) === "")
+  if (missing.length > 0) return yield* fail({ message: `${operation.id} needs ${missing.join(", ")}.`, takes: layout.names })
+
+  let idempotencyKey = input.idempotencyKey ?? crypto.randomUUID()
+  if (operation.destructive) {
+    if (input.confirmation === undefined) {
+      const confirmation = yield* confirmations.issue(operation.id, args)
+      return yield* fail({
+        message:
+          `Not executed: ${operation.id} (${operation.summary}) takes something away that cannot be given back. Confirm with the person you act for, then call again with the same name and arguments and this confirmation, within 5 minutes.`,
+        confirmation
+      })
+    }
+    const redeemed = yield* confirmations.redeem(input.confirmation, operation.id, args)
+    if (Result.isFailure(redeemed)) return yield* fail({ message: `Not executed: ${redeemed.failure}` })
+    idempotencyKey = `mcp-confirmed-${redeemed.success}`
+  }
+
+  let path = operation.path
+  for (const name of layout.path) path = path.replace(`:${name}`, encodeURIComponent(text(args[name])))
+  const query: Record<string, string | ReadonlyArray<string>> = {}
+  for (const name of layout.query) {
+    const value = args[name]
+    if (value === undefined || value === null) continue
+    query[name] = Array.isArray(value) ? value.map(text) : text(value)
+  }
+  if (operation.paged && query.limit === undefined) query.limit = String(defaultPageSize)
+  let body: unknown = undefined
+  if (layout.wholeBody) body = args.body
+  else if (operation.takesBody) {
+    body = Object.fromEntries(layout.bodyMembers.filter((name) => args[name] !== undefined).map((name) => [name, args[name]]))
+  }
+  const headers = operation.takesIdempotencyKey ? { ...baseHeaders(settings), "idempotency-key": idempotencyKey } : baseHeaders(settings)
+
+  const response = yield* transport.send({ method: operation.method, path, query, headers, body }).pipe(
+    Effect.catchTag("TransportError", (error) => fail({ message: error.message }))
+  )
+  const size = JSON.stringify(response.body ?? null).length
+  if (size > maxAnswerCharacters) {
+    return yield* fail({
+      message:
+        `The answer of ${operation.id} is ${size} characters, more than the ${maxAnswerCharacters} a tool returns: ask for a smaller page (limit) or use a narrower operation.`,
+      status: response.status
+    })
+  }
+  if (response.status >= 200 && response.status < 300) return { status: response.status, body: response.body ?? null } satisfies CallResult
+  return yield* fail({ message: messageOf(response.status, response.body), status: response.status, body: response.body ?? null })
+})

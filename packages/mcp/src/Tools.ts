@@ -1,0 +1,275 @@
+/**
+ * The MCP tools over the API: by default three catalog tools (`find_operations`, `describe_operation`,
+ * `call_operation`) that reach every served operation the caller may take, and on request toolsets, one tool per
+ * operation of the named groups. Every call reaches the API through the request's `Transport` with the caller's own
+ * credential, so the server's authentication, policy, idempotency and audit apply as to any request.
+ */
+import type { Operation } from "@orgplane/schema"
+import * as McpServer from "effect/ai/McpServer"
+import * as Tool from "effect/ai/Tool"
+import * as Toolkit from "effect/ai/Toolkit"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import * as Caller from "./Caller.js"
+import * as Catalog from "./Catalog.js"
+import { Confirmations } from "./Confirmation.js"
+import * as Invocation from "./Invocation.js"
+import { Transport } from "./Transport.js"
+
+/** What the MCP server is started with. Unknown members are refused. */
+export const Options = Schema.Struct({
+  /** Groups whose operations are served as a tool each (`["teams", "members"]`), besides the catalog tools. */
+  toolsets: Schema.optionalKey(Schema.Array(Schema.String)),
+  /** Every request carries `Orgplane-Read-Only: true` (the server refuses writes) and the lists show only reads. */
+  readOnly: Schema.optionalKey(Schema.Boolean),
+  /** The key confirmation tokens are signed with; processes that share it honour each other's. Random by default. */
+  confirmationKey: Schema.optionalKey(Schema.String)
+})
+export type Options = typeof Options.Type
+
+/** The options could not be used (an unknown member, an unknown toolset): the server does not start. */
+export class OptionsError extends Schema.TaggedError<OptionsError>("@orgplane/mcp/OptionsError")("OptionsError", {
+  message: Schema.String
+}) {}
+
+/** The options, decoded strictly: an unknown member or toolset is an error, never ignored. */
+export const decodeOptions = Effect.fn("Tools.decodeOptions")(function*(input: unknown) {
+  const options = yield* Schema.decodeUnknownEffect(Options)(input, { onExcessProperty: "error" }).pipe(
+    Effect.mapError((error) => new OptionsError({ message: `Invalid MCP options: ${error.message}` }))
+  )
+  const groups = Catalog.groups()
+  const unknown = (options.toolsets ?? []).filter((name) => !groups.includes(name))
+  if (unknown.length > 0) {
+    return yield* new OptionsError({ message: `Unknown toolset ${unknown.join(", ")}; the toolsets are ${groups.join(", ")}.` })
+  }
+  return options
+})
+
+const OperationSummary = Schema.Struct({
+  name: Schema.String,
+  summary: Schema.String,
+  method: Schema.String,
+  path: Schema.String,
+  readOnly: Schema.Boolean,
+  destructive: Schema.Boolean
+})
+
+const JsonSchemaObject = Schema.Record(Schema.String, Schema.Unknown)
+
+export const FindOperations = Tool.make("find_operations", {
+  description:
+    "Finds the orgplane API operations you may take. Words match operation names, summaries and descriptions; group narrows to one area (teams, members, ...). Then describe_operation, then call_operation.",
+  parameters: Schema.Struct({
+    query: Schema.optionalKey(Schema.String),
+    group: Schema.optionalKey(Schema.String),
+    limit: Schema.optionalKey(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 50 }))),
+    cursor: Schema.optionalKey(Schema.String)
+  }),
+  success: Schema.Struct({ operations: Schema.Array(OperationSummary), nextCursor: Schema.NullOr(Schema.String) }),
+  failure: Invocation.ToolFailure,
+  dependencies: [Transport]
+}).annotate(Tool.Readonly, true).annotate(Tool.Destructive, false).annotate(Tool.Idempotent, true).annotate(Tool.OpenWorld, false)
+
+export const DescribeOperation = Tool.make("describe_operation", {
+  description: "Describes an operation: what it does, its arguments (inputSchema) and its answer (outputSchema).",
+  parameters: Schema.Struct({ name: Schema.String }),
+  success: Schema.Struct({
+    name: Schema.String,
+    summary: Schema.String,
+    description: Schema.String,
+    method: Schema.String,
+    path: Schema.String,
+    requires: Schema.Array(Schema.String),
+    destructive: Schema.Boolean,
+    readOnly: Schema.Boolean,
+    idempotent: Schema.Boolean,
+    inputSchema: JsonSchemaObject,
+    outputSchema: Schema.NullOr(JsonSchemaObject)
+  }),
+  failure: Invocation.ToolFailure,
+  dependencies: [Transport]
+}).annotate(Tool.Readonly, true).annotate(Tool.Destructive, false).annotate(Tool.Idempotent, true).annotate(Tool.OpenWorld, false)
+
+export const CallOperation = Tool.make("call_operation", {
+  description:
+    "Calls an operation with arguments as describe_operation gives them. A destructive one is not run without confirmation: the first call answers a token; ask the person, then call again with it. Lists take limit and cursor.",
+  parameters: Schema.Struct({
+    name: Schema.String,
+    arguments: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown)),
+    idempotencyKey: Schema.optionalKey(Schema.String),
+    confirmation: Schema.optionalKey(Schema.String)
+  }),
+  success: Invocation.CallResult,
+  failure: Invocation.ToolFailure,
+  dependencies: [Transport]
+}).annotate(Tool.Readonly, false).annotate(Tool.Destructive, true).annotate(Tool.Idempotent, false).annotate(Tool.OpenWorld, false)
+
+export const CatalogToolkit = Toolkit.make(FindOperations, DescribeOperation, CallOperation)
+
+const failure = (message: string): Invocation.ToolFailure => ({ message })
+
+/** The caller, its failures as tool errors (an API refusal with its status and body). */
+const callerOf = (settings: Invocation.Settings) =>
+  Caller.read(settings).pipe(
+    Effect.catchTags({
+      CallerError: (error) => Effect.fail<Invocation.ToolFailure>({ message: error.message, status: error.status, body: error.body }),
+      TransportError: (error) => Effect.fail(failure(error.message))
+    })
+  )
+
+/** A served operation the caller may take, else the same error as for a name that does not exist. */
+const operationFor = (name: string, caller: Caller.Caller) => {
+  const operation = Catalog.find(name)
+  return operation !== undefined && Caller.mayTake(caller, operation)
+    ? Effect.succeed(operation)
+    : Effect.fail(failure(`No operation named ${name}. find_operations lists the ones you may take.`))
+}
+
+const matches = (operation: Operation, words: ReadonlyArray<string>) => {
+  const haystack = `${operation.id} ${operation.summary} ${operation.description}`.toLowerCase()
+  return words.every((word) => haystack.includes(word))
+}
+
+const catalogHandlers = (settings: Invocation.Settings) =>
+  Effect.map(Effect.service(Confirmations), (confirmations) =>
+    CatalogToolkit.of({
+      find_operations: Effect.fn("Tools.findOperations")(function*(input) {
+        const caller = yield* callerOf(settings)
+        const groups = Catalog.groups()
+        if (input.group !== undefined && !groups.includes(input.group)) {
+          return yield* Effect.fail(failure(`No group named ${input.group}; the groups are ${groups.join(", ")}.`))
+        }
+        const offset = input.cursor === undefined ? 0 : Number(input.cursor)
+        if (!Number.isSafeInteger(offset) || offset < 0) return yield* Effect.fail(failure("The cursor is not one find_operations answered."))
+        const words = (input.query ?? "").toLowerCase().split(/\s+/).filter((word) => word !== "")
+        const found = Catalog.served().filter((operation) =>
+          (input.group === undefined || operation.group === input.group) && Caller.mayTake(caller, operation) && matches(operation, words)
+        )
+        const limit = input.limit ?? 20
+        const page = found.slice(offset, offset + limit)
+        return {
+          operations: page.map((operation) => ({
+            name: operation.id,
+            summary: operation.summary,
+            method: operation.method,
+            path: operation.path,
+            readOnly: operation.readOnly,
+            destructive: operation.destructive
+          })),
+          nextCursor: offset + limit < found.length ? String(offset + limit) : null
+        }
+      }),
+      describe_operation: Effect.fn("Tools.describeOperation")(function*(input) {
+        const operation = yield* operationFor(input.name, yield* callerOf(settings))
+        return {
+          name: operation.id,
+          summary: operation.summary,
+          description: operation.description,
+          method: operation.method,
+          path: operation.path,
+          requires: operation.requires,
+          destructive: operation.destructive,
+          readOnly: operation.readOnly,
+          idempotent: operation.readOnly || operation.takesIdempotencyKey,
+          inputSchema: Catalog.inputSchemaOf(operation),
+          outputSchema: Catalog.outputSchemaOf(operation)
+        }
+      }),
+      call_operation: Effect.fn("Tools.callOperation")(function*(input) {
+        const operation = yield* operationFor(input.name, yield* callerOf(settings))
+        return yield* Invocation.call(operation, input, settings).pipe(Effect.provideService(Confirmations, confirmations))
+      })
+    }))
+
+/** The members a toolset tool takes beside the operation's arguments. */
+const controls = {
+  idempotencyKey: { type: "string", description: "Makes a retry safe: the same key answers the first result again." },
+  confirmation: { type: "string", description: "The token a first, unconfirmed call of this destructive operation answered." }
+} as const
+
+/** A toolset tool's input: the operation's (as describe_operation gives it) with `idempotencyKey` and `confirmation`. */
+const toolsetInputOf = (operation: Operation) => {
+  const input = Catalog.inputSchemaOf(operation)
+  const properties = typeof input.properties === "object" && input.properties !== null && !Array.isArray(input.properties) ? input.properties : {}
+  const extra = {
+    ...(operation.takesIdempotencyKey && !("idempotencyKey" in properties) ? { idempotencyKey: controls.idempotencyKey } : {}),
+    ...(operation.destructive && !("confirmation" in properties) ? { confirmation: controls.confirmation } : {})
+  }
+  return { ...input, properties: { ...properties, ...extra } }
+}
+
+/** The toolset tool of one operation: its input as describe_operation gives it, run as call_operation runs it. */
+const toolOf = (operation: Operation) =>
+  Tool.dynamic(Catalog.toolNameOf(operation), {
+    description: operation.destructive
+      ? `${operation.summary} Destructive: the first call answers a confirmation token; call again with it (\`confirmation\`).`
+      : operation.summary,
+    parameters: toolsetInputOf(operation),
+    success: Invocation.CallResult,
+    failure: Invocation.ToolFailure
+  }).addDependency(Transport)
+    .annotate(Tool.Title, operation.summary)
+    .annotate(Tool.Readonly, operation.readOnly)
+    .annotate(Tool.Destructive, operation.destructive)
+    .annotate(Tool.Idempotent, operation.readOnly || operation.takesIdempotencyKey)
+    .annotate(Tool.OpenWorld, false)
+
+const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+/** A toolset call's input split into the operation's arguments and the controls. */
+const toolsetCall = (operation: Operation, input: unknown): Invocation.CallInput => {
+  const { confirmation, idempotencyKey, ...args } = isRecord(input) ? input : {}
+  return {
+    arguments: args,
+    confirmation: operation.destructive && typeof confirmation === "string" ? confirmation : undefined,
+    idempotencyKey: operation.takesIdempotencyKey && typeof idempotencyKey === "string" ? idempotencyKey : undefined
+  }
+}
+
+/**
+ * The callers of the requests being answered, read once per MCP request: a list request checks each toolset tool's
+ * visibility with the same request context.
+ */
+const callersByRequest = new WeakMap<object, Caller.Caller | null>()
+
+const visibleTo = (settings: Invocation.Settings, byName: ReadonlyMap<string, Operation>) =>
+  McpServer.visibility(Effect.fnUntraced(function*(options: McpServer.MiddlewareOptions) {
+    const operation = byName.get(options.target)
+    if (operation === undefined) return true
+    let caller = callersByRequest.get(options.requestContext)
+    if (caller === undefined) {
+      caller = yield* Caller.read(settings).pipe(Effect.orElseSucceed(() => null))
+      callersByRequest.set(options.requestContext, caller)
+    }
+    return caller !== null && Caller.mayTake(caller, operation)
+  }))
+
+/** The toolsets' tools, each shown only to callers who may take its operation. */
+const toolsetsLayer = (groups: ReadonlyArray<string>, settings: Invocation.Settings) => {
+  const operations = Catalog.served().filter((operation) => groups.includes(operation.group))
+  if (operations.length === 0) return Layer.empty
+  const byName = new Map(operations.map((operation) => [Catalog.toolNameOf(operation), operation]))
+  const toolkit = Toolkit.make(...operations.map(toolOf))
+  const handlers = Effect.map(Effect.service(Confirmations), (confirmations) =>
+    Object.fromEntries(operations.map((operation) => [
+      Catalog.toolNameOf(operation),
+      (input: unknown) =>
+        Invocation.call(operation, toolsetCall(operation, input), settings).pipe(Effect.provideService(Confirmations, confirmations))
+    ])))
+  return McpServer.toolkit(toolkit).pipe(Layer.provide(visibleTo(settings, byName).layer), Layer.provide(toolkit.toLayer(handlers)))
+}
+
+/**
+ * The MCP registrations: the catalog tools and the toolsets the options name. Each request needs a `Transport` (the
+ * caller's credential): provide it with MCP middleware (`Server.transportMiddleware`, or the HTTP endpoint's own).
+ */
+export const layer = (input: Options) =>
+  Layer.unwrap(Effect.map(decodeOptions(input), (options) => {
+    const settings: Invocation.Settings = { readOnly: options.readOnly ?? false }
+    const catalog = McpServer.toolkit(CatalogToolkit).pipe(Layer.provide(CatalogToolkit.toLayer(catalogHandlers(settings))))
+    return Layer.merge(catalog, toolsetsLayer(options.toolsets ?? [], settings)).pipe(
+      Layer.provide(Confirmations.layer(options.confirmationKey))
+    )
+  }))
