@@ -1,6 +1,6 @@
 /**
  * `pnpm test [vitest arguments]`: the whole suite, each package's own vitest run in turn (packages/schema, client,
- * server, cli, testkit, then examples/: every folder with a vitest.config.ts). Flags go to every run
+ * testkit, server, mcp, cli, then examples/: every folder with a vitest.config.ts). Flags go to every run
  * (`--outputFile=x.json` becomes `x.<package>.json`, one report each); a path filter runs the package it names, with
  * the rest of the path as vitest's filter (`pnpm test packages/server/test/Teams.test.ts`, `pnpm test packages/schema`).
  * Fails when any run fails.
@@ -11,7 +11,7 @@ import * as Path from "node:path"
 
 const root = Path.dirname(Path.dirname(new URL(import.meta.url).pathname))
 // The order of the runs: the quick ones first, so a broken schema fails in seconds.
-const order = ["packages/schema", "packages/client", "packages/testkit", "packages/server", "packages/cli", "examples"]
+const order = ["packages/schema", "packages/client", "packages/testkit", "packages/server", "packages/mcp", "packages/cli", "examples"]
 const folders = order.filter((folder) => Fs.existsSync(Path.join(root, folder, "vitest.config.ts")))
 
 const args = process.argv.slice(2)

@@ -114,23 +114,19 @@ const componentPrefix = "#/components/schemas/"
 const withDefinitions = (root: Json): JsonObject => {
   const { schemas } = theDocument()
   const definitions: Record<string, Json> = {}
+  // A reference is a `$ref`, or a discriminator's mapping value: any string naming a component.
   const rewrite = (value: Json): Json => {
+    if (typeof value === "string" && value.startsWith(componentPrefix)) {
+      const name = value.slice(componentPrefix.length)
+      if (!(name in definitions)) {
+        definitions[name] = true
+        definitions[name] = rewrite(schemas[name] ?? {})
+      }
+      return `#/$defs/${name}`
+    }
     if (Array.isArray(value)) return value.map(rewrite)
     if (!isObject(value)) return value
-    const out: Record<string, Json> = {}
-    for (const [key, member] of Object.entries(value)) {
-      if (key === "$ref" && typeof member === "string" && member.startsWith(componentPrefix)) {
-        const name = member.slice(componentPrefix.length)
-        out[key] = `#/$defs/${name}`
-        if (!(name in definitions)) {
-          definitions[name] = true
-          definitions[name] = rewrite(schemas[name] ?? {})
-        }
-      } else {
-        out[key] = rewrite(member)
-      }
-    }
-    return out
+    return Object.fromEntries(Object.entries(value).map(([key, member]) => [key, rewrite(member)]))
   }
   const schema = rewrite(root)
   const base = isObject(schema) ? schema : {}
