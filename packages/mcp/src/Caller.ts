@@ -71,13 +71,17 @@ export const read = Effect.fn("Caller.read")(function*(options: { readonly readO
 const keyGuarded: ReadonlySet<string> = new Set(KeyGuardedActions)
 
 /**
- * Whether the caller may take the operation: a read-only caller only reads; every action it requires is allowed by
- * the caller's role (none without an organization) and, for an API key, named by its scopes when it has scopes (and
- * always for an action keys take only when a scope names it).
+ * Whether the caller may take the operation: a read-only caller only reads; an operation that checks actions is shown
+ * when the caller may take at least one of them: its role allows it (none without an organization) and, for an API
+ * key, its scopes name it when it has scopes (and always for an action keys take only when a scope names it). An
+ * endpoint's `requires` lists every action it may check, some of them alternatives (`members.remove` checks
+ * `members.leave` for oneself, `members.remove` for others, `members.manageOwners` for an owner): the server decides
+ * each call with the arguments, so the lists leave out only what the caller can never take.
  */
 export const mayTake = (caller: Caller, operation: Operation): boolean => {
   if (caller.readOnly && !operation.readOnly) return false
-  return operation.requires.every((action) => {
+  if (operation.requires.length === 0) return true
+  return operation.requires.some((action) => {
     if (caller.role === null || !allows(caller.role, action)) return false
     if (caller.credentialType !== "api_key") return true
     if (caller.scopes === null) return !keyGuarded.has(action)

@@ -79,6 +79,10 @@ describe("MCP tools on a real server", () => {
     expect(member).not.toContain("teams.create")
     expect(member.every((name) => owner.includes(name))).toBe(true)
     expect(member.length).toBeLessThan(owner.length)
+    // An operation whose actions are alternatives is shown to whoever may take one of them: a member leaves through
+    // members.remove (members.leave), but never changes a role.
+    expect(member).toContain("members.remove")
+    expect(member).not.toContain("members.changeRole")
     // Excluded operations are found by nobody.
     expect(owner).not.toContain("audit.exportEvents")
     expect(owner).not.toContain("auth.signIn")
