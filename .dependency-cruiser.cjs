@@ -25,6 +25,9 @@ const shared = ["platform", "integrations"]
  */
 const areas = {
   access: ["identity/Memberships", "teams/Teams"],
+  // /mcp: the API to agents, each tool's request run through the server's own router; of identity only the prefix
+  // that tells an API key sent as a bearer token from a session token.
+  agents: ["identity/ApiKeys"],
   // An account's deletion and export: identity's part through its services; what other areas keep of the person is
   // forgotten (or read) in the deletion's one transaction, so through their repositories, as scim's suspension does.
   accounts: [

@@ -15,6 +15,7 @@ import * as CapabilityConfig from "./capabilities/CapabilityConfig.js"
 import * as TemplateSchemas from "./templates/SchemaRegistry.js"
 import * as SamlRefreshConfig from "./sso/SamlRefreshConfig.js"
 import * as AuditStreamConfig from "./audit/StreamConfig.js"
+import * as AgentsConfig from "./agents/AgentsConfig.js"
 
 export const environment: ReadonlyArray<readonly [string, string, string]> = [
   ...Config.environment,
@@ -32,5 +33,6 @@ export const environment: ReadonlyArray<readonly [string, string, string]> = [
   ...SamlRefreshConfig.environment,
   ...AuditStreamConfig.environment,
   ...Metrics.environment,
-  ...MemoryRelease.environment
+  ...MemoryRelease.environment,
+  ...AgentsConfig.environment
 ]

@@ -25,6 +25,8 @@ import * as Scope from "effect/Scope"
 import { HttpRouter, HttpServer } from "effect/http"
 import type * as SqlClient from "effect/sql/SqlClient"
 import type { IncomingMessage, Server as NodeServer, ServerResponse } from "node:http"
+import * as AgentsConfig from "./agents/AgentsConfig.js"
+import * as AgentsHttp from "./agents/Http.js"
 import { Api } from "./Api.js"
 import * as Authentication from "./identity/Authentication.js"
 import * as ClaimPage from "./identity/ClaimPage.js"
@@ -112,6 +114,7 @@ export type ServerOptions =
   & CodeHostConfig.Options
   & SamlRefreshConfig.Options
   & Metrics.Options
+  & AgentsConfig.Options
   & {
   /** The durable engine's settings (cluster tuning, table prefix, and with DATABASE_URL the runner's address). */
   readonly durable?: Durable.Options | undefined
@@ -196,7 +199,8 @@ const AreaSettings = (options: ServerOptions) =>
     TemplateSchemas.layer(options),
     LlmConfig.layer(options),
     AuditStreamConfig.layer(options),
-    SamlRefreshConfig.layer(options)
+    SamlRefreshConfig.layer(options),
+    AgentsConfig.layer(options)
   )
 
 /**
@@ -226,6 +230,11 @@ const Services = (options: ServerOptions) =>
     Layer.provideMerge(Metrics.layer({ ...options, durablePrefix: options.durable?.prefix }))
   )
 
+/** The request edge, naming in its route table the pages served beside the API: the claim links', `/mcp` when on. */
+const Edge = Layer.unwrap(
+  Effect.map(AgentsConfig.AgentsConfig, (agents) => HttpErrors.serverLayer(Api, [...ClaimPage.routes, ...AgentsHttp.routesOf(agents)]))
+)
+
 /**
  * The API's routes, the docs' and the claim links' page (identity/ClaimPage.ts), behind the request edge (`HttpErrors.serverLayer`: the router's global middleware,
  * so it runs before routing), with the jobs that run beside them (the expiry of idempotency keys and rate limits, the
@@ -241,11 +250,12 @@ const Routes = (options: ServerOptions) =>
     IdempotencyKeys.expiryLayer,
     RateLimitsExpiry,
     MemoryRelease.layer,
-    OperatorSetup(options)
+    OperatorSetup(options),
+    AgentsHttp.layer
   ).pipe(
     Layer.provide(Groups),
     Layer.provide(Authentication.layer),
-    Layer.provideMerge(HttpErrors.serverLayer(Api, ClaimPage.routes))
+    Layer.provideMerge(Edge)
   )
 
 /**

@@ -132,8 +132,9 @@ describe("configuration", () => {
     const saml = ["samlMetadataRefreshInterval"] satisfies ReadonlyArray<keyof ServerOptions>
     const auditStreams = ["auditStreamPollInterval", "auditStreamTimeout", "auditStreamBackoffBase", "auditStreamBackoffCap", "auditStreamSettle"] satisfies ReadonlyArray<keyof ServerOptions>
     const metrics = ["metricsToken", "metricsPort", "metricsHost", "metricsOrganizationLabels"] satisfies ReadonlyArray<keyof ServerOptions>
+    const agents = ["mcp", "mcpAllowedOrigins"] satisfies ReadonlyArray<keyof ServerOptions>
     expect(rows.flatMap(([, option]) => option === undefined ? [] : [option]).sort()).toEqual(
-      [...Object.keys(settings), ...codehost, ...dns, ...workerRuntime, ...workerActivity, ...mcp, ...mcpTool, ...capability, ...templates, ...llm, ...saml, ...auditStreams, ...metrics, ...cluster.map((name) => `durable.cluster.${name}`)].sort()
+      [...Object.keys(settings), ...codehost, ...dns, ...workerRuntime, ...workerActivity, ...mcp, ...mcpTool, ...capability, ...templates, ...llm, ...saml, ...auditStreams, ...metrics, ...agents, ...cluster.map((name) => `durable.cluster.${name}`)].sort()
     )
   })
 })

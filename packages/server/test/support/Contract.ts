@@ -10,6 +10,7 @@
 import { openApiDocument, unroutedMember } from "@orgplane/schema"
 import * as AnswerWatch from "../../../../packages/testkit/src/AnswerWatch.js"
 import * as ResponseContract from "../../../../packages/testkit/src/ResponseContract.js"
+import * as AgentsHttp from "../../src/agents/Http.js"
 import * as ClaimPage from "../../src/identity/ClaimPage.js"
 import * as Docs from "../../src/platform/Docs.js"
 import * as Metrics from "../../src/platform/Metrics.js"
@@ -20,7 +21,7 @@ let checker: ResponseContract.Checker | undefined
 
 /** The checker of the document the server serves, made once per process (test file). */
 const check: ResponseContract.Checker = (answer) => {
-  checker ??= ResponseContract.make(openApiDocument(), { beside: [...Docs.routes, ...ClaimPage.routes, ...Metrics.routes], refusedBeforeRouting: pathAmbiguity, unroutedMember })
+  checker ??= ResponseContract.make(openApiDocument(), { beside: [...Docs.routes, ...ClaimPage.routes, ...Metrics.routes, ...AgentsHttp.routes], refusedBeforeRouting: pathAmbiguity, unroutedMember })
   return checker(answer)
 }
 
