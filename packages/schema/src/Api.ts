@@ -72,6 +72,11 @@ const description = `The control-plane API of an organization workspace.
 Authentication: send a session token as \`Authorization: Bearer <token>\` (from \`POST /v1/auth/sign-up\` or
 \`POST /v1/auth/sign-in\`), or an organization API key as \`x-api-key: <key>\` (from \`POST /v1/api-keys\`).
 Each operation lists the schemes it accepts; public operations list none.
+\`Orgplane-Read-Only: true\` narrows the request's credential (a session or an API key) to reads: an operation
+other than a GET or HEAD answers 403 \`read_only_credential\` and changes nothing (\`false\` or no header: the credential
+as it is; \`GET /v1/me\` says which in \`credential.readOnly\`). \`Orgplane-Channel\` declares the channel the request
+came through, recorded as the audit event's \`via.channel\`: \`mcp\` for an MCP server acting for the caller, \`api\` (the
+default) otherwise. Any other value of either header is 400 \`invalid_request\` on every route, before authentication.
 
 Errors always have a JSON body. 400 \`invalid_request\` lists every bad field in \`details\` with its path;
 401 is \`{"error":"unauthorized"}\`; 403 is \`{reason, message}\`; 404 is \`{error, message}\`, and a resource of
@@ -224,7 +229,7 @@ const unroutedResponses = (spec: JsonObject): JsonObject => {
   const both = (json: string, scim: string): JsonObject => ({ "application/json": ref(json), "application/scim+json": ref(scim) })
   return {
     "400": {
-      description: "A path a proxy could read as another (see the API's description), or a request that is not HTTP/1.1.",
+      description: "A path a proxy could read as another (see the API's description), an `Orgplane-Channel` or `Orgplane-Read-Only` header of a value the API does not take, or a request that is not HTTP/1.1.",
       content: both("InvalidRequest", "ScimBadRequest")
     },
     "404": { description: "No operation has this path: `not_found`.", content: both("NotFound", "ScimNotFound") },

@@ -4,6 +4,7 @@
  */
 import * as Schema from "effect/Schema"
 import { AuditActions } from "./AuditCatalog.js"
+import { AuditChannel } from "./CallerHeaders.js"
 import { Int, Timestamp } from "./Common.js"
 import { ada, acme, exampleTime } from "./Examples.js"
 import { AuditEventId, exampleId, MembershipId, OrganizationId, SsoConnectionId } from "./Ids.js"
@@ -49,7 +50,8 @@ export const AuditVia = Schema.Struct({
   credentialId: Schema.NullOr(Schema.String).annotate({ description: "The session (`ses_`), API key (`apk_`), SCIM token (`sct_`) or worker token that authenticated the request." }),
   ssoConnectionId: Schema.NullOr(SsoConnectionId).annotate({ description: "The SSO connection that signed in the session, for a session made by SSO." }),
   ip: Schema.NullOr(Schema.String).annotate({ description: "The client's address as the server saw it (see `ORGPLANE_TRUST_PROXY`)." }),
-  userAgent: Schema.NullOr(Schema.String).annotate({ description: "The request's `User-Agent`, at most 512 characters." })
+  userAgent: Schema.NullOr(Schema.String).annotate({ description: "The request's `User-Agent`, at most 512 characters." }),
+  channel: AuditChannel
 }).annotate({ identifier: "AuditVia", description: "How the actor came in." })
 
 export const AuditTarget = Schema.Struct({
@@ -102,7 +104,7 @@ export class AuditEvent extends Schema.Class<AuditEvent>("AuditEvent")(Schema.St
     category: "change",
     outcome: "succeeded",
     actor: { type: "user", id: ada.userId, membershipId: ada.membershipId, label: `${ada.name} <${ada.email}>` },
-    via: { credentialId: exampleId("ses"), ssoConnectionId: null, ip: "203.0.113.7", userAgent: "orgplane-cli/0.1.0" },
+    via: { credentialId: exampleId("ses"), ssoConnectionId: null, ip: "203.0.113.7", userAgent: "orgplane-cli/0.1.0", channel: "api" },
     targets: [{ type: "member", id: exampleId("om", 3) }],
     changes: { before: { role: "member" }, after: { role: "admin" }, changedFields: ["role"] },
     reason: null,
@@ -194,7 +196,8 @@ export const AUDIT_CSV_COLUMNS = [
   "changedFields",
   "changes",
   "reason",
-  "requestId"
+  "requestId",
+  "channel"
 ] as const
 
 /** How long events are kept by default, and the bounds an organization may choose between. */

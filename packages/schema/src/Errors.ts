@@ -260,7 +260,9 @@ export const ForbiddenReason = Schema.Literals([
   // The instance's operator disabled the account: its password and SSO sign-ins are refused until enabled again.
   "account_disabled",
   // The password an organization's owner or admin set through a reset link: the sign-in chooses the person's own.
-  "password_change_required"
+  "password_change_required",
+  // The request narrowed its credential to reads (`Orgplane-Read-Only: true`) and is not a GET or HEAD.
+  "read_only_credential"
 ]).annotate({ identifier: "ForbiddenReason" })
 export type ForbiddenReason = typeof ForbiddenReason.Type
 

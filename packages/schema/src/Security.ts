@@ -22,12 +22,16 @@ export type Credential =
     readonly ssoConnectionId: SsoConnectionId | null
     /** When the person signed in to make this session: what a recent authentication is judged by. */
     readonly authenticatedAt: Date
+    /** True when the request narrowed it to reads (`Orgplane-Read-Only: true`); absent: false. */
+    readonly readOnly?: boolean
   }
   | {
     readonly _tag: "ApiKey"
     readonly apiKeyId: ApiKeyId
     /** The actions the key may take (within its maker's role); null for a key made before scopes: its maker's whole role. */
     readonly scopes: ReadonlyArray<Action> | null
+    /** True when the request narrowed it to reads (`Orgplane-Read-Only: true`); absent: false. */
+    readonly readOnly?: boolean
   }
 
 /**
@@ -70,10 +74,11 @@ const security = { bearer, apiKey }
 /**
  * Any signed-in caller (a session or an API key); provides `CurrentActor`. A security middleware wraps the endpoint's
  * effect: the server's implementation resolves the credential and provides the service to it. The schemes are tried
- * in order and the last failure answers.
+ * in order and the last failure answers. 403 `read_only_credential` when the request narrowed the credential to reads
+ * (`Orgplane-Read-Only: true`, CallerHeaders.ts) and is not a GET or HEAD; so for every middleware here.
  */
 export class Authentication extends HttpApiMiddleware.Service<Authentication, { provides: CurrentActor }>()("Authentication", {
-  error: [UnauthorizedResponse, ServiceUnavailableResponse],
+  error: [UnauthorizedResponse, ForbiddenResponse, ServiceUnavailableResponse],
   security
 }) {}
 

@@ -2,6 +2,7 @@
 import * as Schema from "effect/Schema"
 import { BooleanFromString, Email, Timestamp, TrimmedText } from "./Common.js"
 import { ApiKeyId, exampleId, OrganizationId, SessionId, SsoConnectionId, UserId } from "./Ids.js"
+import { ApiKeyScope } from "./ApiKeys.js"
 import { Membership, MyOrganization, Organization } from "./Organizations.js"
 import { Page, PageQueryFields } from "./Pagination.js"
 import { acme, ada, exampleOf, examplePassword, exampleTime, exampleToken } from "./Examples.js"
@@ -50,10 +51,27 @@ export const SignInRequest = Schema.Struct({
 
 export const AuthResult = Schema.Struct({ user: User, session: Session }).annotate({ identifier: "AuthResult" })
 
+export const MeCredential = Schema.Struct({
+  type: Schema.Literals(["session", "api_key"]).annotate({ description: "A session token (`Authorization: Bearer`) or an organization API key (`X-API-Key`)." }),
+  id: Schema.Union([SessionId, ApiKeyId]).annotate({ description: "The session's id (`ses_`) or the API key's (`apk_`)." }),
+  scopes: Schema.NullOr(Schema.Array(ApiKeyScope)).annotate({
+    description:
+      "The actions an API key was made for (within its maker's role). Null for a session, or for a key made before scopes: it may take every action its maker's role allows."
+  }),
+  readOnly: Schema.Boolean.annotate({
+    description: "True when the request narrowed the credential to reads (`Orgplane-Read-Only: true`): every operation but a GET or HEAD answers 403 `read_only_credential`."
+  })
+}).annotate({
+  identifier: "MeCredential",
+  description: "What authenticated the request, and what it may do: what an agent acting for the caller reads before choosing operations.",
+  examples: [{ type: "session", id: exampleId("ses"), scopes: null, readOnly: false }]
+})
+
 export const Me = Schema.Struct({
   user: User,
   organization: Schema.NullOr(Organization),
-  membership: Schema.NullOr(Membership)
+  membership: Schema.NullOr(Membership),
+  credential: MeCredential
 }).annotate({
   identifier: "Me",
   description: "The caller and their active organization (null until they create or join one)."

@@ -67,7 +67,7 @@ export class UsersApi extends HttpApiGroup.make("users")
       .annotate(OpenApi.Summary, "Get the caller")
       .annotate(
         OpenApi.Description,
-        "The caller, the organization the request acts in and their membership in it (both null for a person who belongs to no organization); with an API key, the key's organization and the member who created it. Any signed-in caller, with a session or an API key; changes nothing.\n\nErrors: 401 `unauthorized` without valid credentials."
+        "The caller, the organization the request acts in and their membership in it (both null for a person who belongs to no organization); with an API key, the key's organization and the member who created it; and the credential: its kind, its scopes and whether the request narrowed it to reads (what an agent acting for the caller may do). Any signed-in caller, with a session or an API key; changes nothing.\n\nErrors: 401 `unauthorized` without valid credentials."
       )
   )
   .add(

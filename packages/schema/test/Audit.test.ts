@@ -83,7 +83,8 @@ describe("Audit", () => {
       "changedFields",
       "changes",
       "reason",
-      "requestId"
+      "requestId",
+      "channel"
     ])
     expect([Audit.AUDIT_RETENTION_DEFAULT_DAYS, Audit.AUDIT_RETENTION_MIN_DAYS, Audit.AUDIT_RETENTION_MAX_DAYS, Audit.AUDIT_REDACTED])
       .toEqual([365, 7, 3650, "[redacted]"])

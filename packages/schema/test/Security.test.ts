@@ -25,7 +25,7 @@ describe("Security", () => {
   it("declares each middleware's errors with their statuses", () => {
     const statuses = new Map<string, Array<number>>()
     HttpApi.reflect(api, { onGroup() {}, onEndpoint: ({ endpoint, errors }) => statuses.set(endpoint.identifier, [...errors.keys()].sort()) })
-    expect(Object.fromEntries(statuses)).toEqual({ actor: [401, 503], member: [401, 403, 404, 503], optional: [], worker: [401, 503] })
+    expect(Object.fromEntries(statuses)).toEqual({ actor: [401, 403, 503], member: [401, 403, 404, 503], optional: [], worker: [401, 503] })
   })
 
   it("documents the schemes as the saved document does", () => {

@@ -67,7 +67,8 @@ const cells: { readonly [Column in (typeof AUDIT_CSV_COLUMNS)[number]]: (event: 
   changedFields: (event) => event.changes === null ? null : event.changes.changedFields.join(" "),
   changes: (event) => event.changes === null ? null : JSON.stringify({ before: event.changes.before, after: event.changes.after }),
   reason: (event) => event.reason,
-  requestId: (event) => event.requestId
+  requestId: (event) => event.requestId,
+  channel: (event) => event.via.channel
 }
 
 const csvOf = (event: AuditEvent) => `${AUDIT_CSV_COLUMNS.map((column) => csvCell(cells[column](event))).join(",")}\r\n`

@@ -273,8 +273,15 @@ const make = Effect.gen(function*() {
     return { ended }
   })
 
-  /** What `GET /v1/me` shows: authentication resolved all of it. */
-  const me = (actor: Actor) => ({ user: actor.user, organization: actor.organization, membership: actor.membership })
+  /** What `GET /v1/me` shows: authentication resolved all of it, the credential as the request narrowed it. */
+  const me = (actor: Actor) => ({
+    user: actor.user,
+    organization: actor.organization,
+    membership: actor.membership,
+    credential: actor.credential._tag === "Session"
+      ? { type: "session", id: actor.credential.sessionId, scopes: null, readOnly: actor.credential.readOnly === true } as const
+      : { type: "api_key", id: actor.credential.apiKeyId, scopes: actor.credential.scopes, readOnly: actor.credential.readOnly === true } as const
+  })
 
   const switchOrganization = Effect.fn("Accounts.switchOrganization")((actor: Actor, sessionId: SessionId, organizationId: OrganizationId) =>
     transaction(
@@ -288,7 +295,7 @@ const make = Effect.gen(function*() {
         const refused = admission(organization.value, member.value.role, assurance)
         if (Option.isSome(refused)) return yield* refused.value
         yield* memberships.activate(sessionId, organizationId)
-        return { user: actor.user, organization: organization.value, membership: toMembership(member.value) }
+        return { ...me(actor), organization: organization.value, membership: toMembership(member.value) }
       })
     ))
 

@@ -8,18 +8,26 @@
  * A security middleware wraps the endpoint's effect (the schema's Security.ts): each scheme's handler here resolves
  * the credential and provides the caller to that effect, with `MemberStanding` beside it (what platform/Authority.ts
  * reads the caller's standing again with when a write commits).
+ *
+ * `Orgplane-Read-Only: true` narrows the resolved credential to reads, here and nowhere else (`narrowed`): every
+ * request that is not a GET or HEAD is refused with 403 `read_only_credential` before its handler runs.
  */
 import {
   type Actor,
   type ApiKeyId,
   Authentication,
   CurrentActor,
+  type Credential,
   CurrentMember,
   Forbidden,
+  isReadOnlyMethod,
   type MemberContext,
   MemberAuthentication,
   OptionalAuthentication,
   OrganizationNotFound,
+  readOnlyHeader,
+  readOnlyMessage,
+  readOnlyOf,
   type ServiceUnavailable,
   type SessionId,
   Unauthorized
@@ -77,6 +85,22 @@ const TOUCH_INTERVAL_MILLIS = 60_000
 /** Bounds the memory of recent touches; past it, the map starts over (a few extra writes, nothing more). */
 const MAX_REMEMBERED_TOUCHES = 10_000
 
+/** A write refused to a credential the request narrowed to reads. */
+const readOnlyRefusal = new Forbidden({ reason: "read_only_credential", message: readOnlyMessage })
+
+/**
+ * The credential as the request narrows it: with `Orgplane-Read-Only: true` (the request guard refused a value other
+ * than `true` or `false`), marked read-only, and a request whose method is not a read (`isReadOnlyMethod`, the same
+ * reading the MCP tools list operations by) is refused.
+ */
+const narrowed = <C extends Credential>(credential: C): Effect.Effect<C, Forbidden, HttpServerRequest.HttpServerRequest> =>
+  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+    readOnlyOf(request.headers[readOnlyHeader]) !== true
+      ? Effect.succeed(credential)
+      : isReadOnlyMethod(request.method)
+      ? Effect.succeed({ ...credential, readOnly: true })
+      : Effect.fail(readOnlyRefusal))
+
 /** The credential resolvers, sharing one set of background touches (run in the layer's scope). */
 export const make = Effect.gen(function*() {
   const settings = yield* ServerConfig
@@ -119,12 +143,12 @@ export const make = Effect.gen(function*() {
       }
       const { sessionCreatedAt, sessionId, sessionLastUsedAt } = found.value
       yield* touch(sessionId, sessionLastUsedAt ?? sessionCreatedAt, at, sessions.touch({ id: sessionId, at }))
-      const credential = {
+      const credential = yield* narrowed({
         _tag: "Session",
         sessionId,
         ssoConnectionId: found.value.ssoConnectionId,
         authenticatedAt: sessionCreatedAt
-      } as const
+      } as const)
       const actor = { ...toCaller(found.value), credential } satisfies Actor
       const assurance: SessionAssurance = found.value
       return { actor, assurance }
@@ -145,7 +169,8 @@ export const make = Effect.gen(function*() {
       const { apiKeyId, keyOrganizationId, lastUsedAt } = found.value
       yield* touch(apiKeyId, lastUsedAt, at, apiKeys.touch({ organizationId: keyOrganizationId, id: apiKeyId, at }))
       const scopes = found.value.scopes === null ? null : parseScopes(found.value.scopes)
-      const actor = { ...toCaller(found.value), credential: { _tag: "ApiKey", apiKeyId, scopes } } satisfies Actor
+      const credential = yield* narrowed({ _tag: "ApiKey", apiKeyId, scopes } as const)
+      const actor = { ...toCaller(found.value), credential } satisfies Actor
       const assurance: SessionAssurance = found.value
       return { actor, assurance }
     }).pipe(Metrics.signInOutcome("api_key"))
@@ -177,7 +202,7 @@ export const make = Effect.gen(function*() {
           onSome: (refusal) => Effect.fail<Forbidden>(refusal)
         })))
 
-  const actorFailures = bearerFailures<Unauthorized | ServiceUnavailable>()
+  const actorFailures = bearerFailures<Unauthorized | ServiceUnavailable | Forbidden>()
   const memberFailures = bearerFailures<Unauthorized | ServiceUnavailable | OrganizationNotFound | Forbidden>()
 
   return {
@@ -235,7 +260,8 @@ export const makeMiddlewares = Effect.gen(function*() {
   const optionalKey = <A, E, R>(httpEffect: Effect.Effect<A, E, R>, key: Redacted.Redacted) =>
     Effect.matchEffect(actor.apiKey(key), {
       onFailure: (error) =>
-        error instanceof Unauthorized && error.reason !== "credentials_missing"
+        // A write with a credential narrowed to reads is refused, not run as if the credential were missing.
+        error instanceof Forbidden || (error instanceof Unauthorized && error.reason !== "credentials_missing")
           ? Effect.provideService(httpEffect, RefusedCredential, error)
           : httpEffect,
       onSuccess: (caller) => asActor(httpEffect, caller)
@@ -253,8 +279,8 @@ export const makeMiddlewares = Effect.gen(function*() {
       // does: it reads the key itself (as the platform decodes it: the header, or "" without one).
       bearer: <A, E, R>(httpEffect: Effect.Effect<A, E, R>, credential: Redacted.Redacted) =>
         Effect.matchEffect(actor.bearer(credential), {
-          onFailure: () =>
-            Effect.flatMap(Effect.service(HttpServerRequest.HttpServerRequest), (request) =>
+          onFailure: (error) =>
+            error instanceof Forbidden ? Effect.provideService(httpEffect, RefusedCredential, error) : Effect.flatMap(Effect.service(HttpServerRequest.HttpServerRequest), (request) =>
               optionalKey(httpEffect, Redacted.make(request.headers["x-api-key"] ?? ""))),
           onSuccess: (caller) => asActor(httpEffect, caller)
         }),

@@ -149,8 +149,10 @@ const make = Effect.gen(function*() {
     input: { readonly token: string; readonly signUp?: { readonly name: string; readonly password: string } | undefined },
     address: string,
     /** The credential the request sent and authentication refused, if any: the answer without `signUp`. */
-    refused: Option.Option<Unauthorized> = Option.none()
+    refused: Option.Option<Unauthorized | Forbidden> = Option.none()
   ) {
+    // A credential the request narrowed to reads (`Orgplane-Read-Only: true`): nothing is accepted, not even a sign-up.
+    if (Option.isSome(refused) && refused.value instanceof Forbidden) return yield* refused.value
     // Who joins, decided before any storage work: the signed-in session's person, or a new account.
     let joiner: Joiner
     if (Option.isSome(actor)) {

@@ -43,6 +43,7 @@ import accountOwnership from "./0042_account_ownership.js"
 import apiKeyPeople from "./0043_api_key_people.js"
 import pluginCandidateNames from "./0044_plugin_candidate_names.js"
 import pluginNamesPerSource from "./0045_plugin_names_per_source.js"
+import auditChannel from "./0046_audit_channel.js"
 
 export const migrations: ReadonlyArray<Migration> = [
   { id: 1, name: "identity", up: identity },
@@ -87,7 +88,8 @@ export const migrations: ReadonlyArray<Migration> = [
   { id: 42, name: "account_ownership", up: accountOwnership },
   { id: 43, name: "api_key_people", up: apiKeyPeople },
   { id: 44, name: "plugin_candidate_names", up: pluginCandidateNames },
-  { id: 45, name: "plugin_names_per_source", up: pluginNamesPerSource }
+  { id: 45, name: "plugin_names_per_source", up: pluginNamesPerSource },
+  { id: 46, name: "audit_channel", up: auditChannel }
 ]
 
 /**

@@ -23,9 +23,12 @@ import {
   AuditActions,
   type AuditActorType,
   type AuditChanges,
+  type AuditChannel,
   AuditEvent,
   AuditEventId,
   type AuditOutcome,
+  channelHeader,
+  channelOf,
   CurrentActor,
   CurrentMember,
   CurrentScimClient,
@@ -67,6 +70,7 @@ export const NewEvent = Schema.Struct({
   ssoConnectionId: AuditEvent.fields.via.fields.ssoConnectionId,
   ip: AuditEvent.fields.via.fields.ip,
   userAgent: AuditEvent.fields.via.fields.userAgent,
+  channel: AuditEvent.fields.via.fields.channel,
   targets: AuditEvent.fields.targets,
   changes: AuditEvent.fields.changes,
   reason: AuditEvent.fields.reason,
@@ -200,6 +204,7 @@ interface Draft {
   readonly targets: Array<{ readonly type: string; readonly id: string }>
   readonly ip: string | null
   readonly userAgent: string | null
+  readonly channel: AuditChannel
   readonly requestId: string | null
   /** An update's before and after (`describeChange`). */
   changes: AuditChanges | null
@@ -244,6 +249,8 @@ const newDraft = (
           Effect.orElseSucceed(() => null)
         ),
       userAgent: agent === undefined ? null : agent.slice(0, MAX_USER_AGENT),
+      // The request guard refused a channel it does not know, before routing (platform/RequestGuard.ts).
+      channel: channelOf(http?.headers[channelHeader]) ?? "api",
       requestId: yield* currentRequestId,
       changes: null,
       reason: null,
@@ -330,6 +337,7 @@ const eventOf = (draft: Draft, outcome: AuditOutcome, reason: string | null) =>
       ssoConnectionId: actor.ssoConnectionId,
       ip: draft.ip,
       userAgent: draft.userAgent,
+      channel: draft.channel,
       targets: draft.targets,
       changes: draft.changes,
       reason: reason ?? draft.reason,
@@ -474,10 +482,10 @@ const make = Effect.gen(function*() {
     Request: NewEvent,
     execute: (event) =>
       sql`INSERT INTO audit_events (organization_id, id, occurred_at, action, category, outcome, actor_type, actor_id,
-              actor_membership_id, actor_label, credential_id, sso_connection_id, ip, user_agent, targets, target_ids, changes, reason, request_id)
+              actor_membership_id, actor_label, credential_id, sso_connection_id, ip, user_agent, channel, targets, target_ids, changes, reason, request_id)
             VALUES (${event.organizationId}, ${event.id}, ${event.occurredAt}, ${event.action}, ${event.category}, ${event.outcome},
               ${event.actorType}, ${event.actorId}, ${event.actorMembershipId}, ${event.actorLabel}, ${event.credentialId},
-              ${event.ssoConnectionId}, ${event.ip}, ${event.userAgent}, ${JSON.stringify(event.targets)}::jsonb,
+              ${event.ssoConnectionId}, ${event.ip}, ${event.userAgent}, ${event.channel}, ${JSON.stringify(event.targets)}::jsonb,
               ARRAY(SELECT t ->> 'id' FROM jsonb_array_elements(${JSON.stringify(event.targets)}::jsonb) t),
               ${event.changes === null ? null : JSON.stringify(event.changes)}::jsonb, ${event.reason}, ${event.requestId})`
   })
@@ -581,6 +589,7 @@ const make = Effect.gen(function*() {
         ssoConnectionId: null,
         ip: null,
         userAgent: null,
+        channel: "api",
         targets: [...subjectsOf(event.action, event.organizationId, undefined), ...(event.targets ?? []).flatMap((id) => targetOf(id) ?? [])],
         changes: null,
         reason: event.reason ?? null,

@@ -2,7 +2,7 @@
  * What a request presents as its credential, read the same way by every scheme of the server (sessions and API keys
  * in identity/Authentication.ts, worker tokens in workers/Authentication.ts), and the 401 each refusal answers.
  */
-import { Unauthorized, type UnauthorizedReason } from "@orgplane/schema"
+import { type Forbidden, Unauthorized, type UnauthorizedReason } from "@orgplane/schema"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
@@ -40,6 +40,7 @@ export const presentedBearer = (
 /**
  * What `OptionalAuthentication` refused, provided to the endpoint it ran without a caller when a credential was sent
  * and refused: an endpoint that needs a caller after all answers with it (say an expired session accepting an
- * invitation), not as if none had been sent.
+ * invitation), not as if none had been sent. A credential the request narrowed to reads and sent with a write is
+ * refused with 403 `read_only_credential`: the endpoint answers that, whatever else the request carries.
  */
-export class RefusedCredential extends Context.Service<RefusedCredential, Unauthorized>()("@orgplane/server/platform/PresentedCredential") {}
+export class RefusedCredential extends Context.Service<RefusedCredential, Unauthorized | Forbidden>()("@orgplane/server/platform/PresentedCredential") {}

@@ -1,12 +1,25 @@
 /**
- * Transport hygiene, before routing and authentication: URL length, a path with one reading, body media type and
- * size, JSON nesting depth, NUL characters.
+ * Transport hygiene, before routing and authentication: URL length, a path with one reading, the caller's
+ * `Orgplane-Channel` and `Orgplane-Read-Only` values (CallerHeaders.ts), body media type and size, JSON nesting depth,
+ * NUL characters.
  *
  * The guard is part of the router's global middleware (`HttpErrors.edge`), since an HttpApi middleware (HttpErrors'
  * `ApiErrors`) runs after routing. What it refuses it fails with, and `HttpErrors` answers (under `/scim/v2`, as a
  * SCIM error).
  */
-import { InvalidRequest, MAX_URL_LENGTH, MaxBodyBytes, PayloadTooLarge, RawBody, UnsupportedMediaType, UriTooLong } from "@orgplane/schema"
+import {
+  channelHeader,
+  channelOf,
+  InvalidRequest,
+  MAX_URL_LENGTH,
+  MaxBodyBytes,
+  PayloadTooLarge,
+  RawBody,
+  readOnlyHeader,
+  readOnlyOf,
+  UnsupportedMediaType,
+  UriTooLong
+} from "@orgplane/schema"
 import * as ByteSize from "effect/ByteSize"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -281,6 +294,22 @@ const checkBody = (kind: BodyKind, body: Uint8Array, text: string): InvalidReque
   return undefined
 }
 
+/**
+ * A request header of the caller's (CallerHeaders.ts) whose value the server does not take: refused rather than
+ * ignored, since a client that asked for a read-only credential and got a full one would be worse off than refused.
+ */
+const callerHeaderRefusal = (headers: HttpServerRequest.HttpServerRequest["headers"]): InvalidRequest | undefined => {
+  const channel = headers[channelHeader]
+  if (channelOf(channel) === undefined) {
+    return InvalidRequest.field(["headers", "Orgplane-Channel"], `Must be \`api\` or \`mcp\`, not ${quote(channel ?? "")}.`)
+  }
+  const readOnly = headers[readOnlyHeader]
+  if (readOnlyOf(readOnly) === undefined) {
+    return InvalidRequest.field(["headers", "Orgplane-Read-Only"], `Must be \`true\` or \`false\`, not ${quote(readOnly ?? "")}.`)
+  }
+  return undefined
+}
+
 const tooLarge = (limit: number) => new PayloadTooLarge({ message: `The request body is larger than ${limit} bytes.` })
 
 /** What the guard refuses a request with: each is one of the API's declared errors, answered by `HttpErrors`. */
@@ -318,6 +347,8 @@ export const make = (routes: Routes, options: Options) =>
     if (ambiguity !== undefined) return Effect.fail(InvalidRequest.field([], ambiguity))
     const nuls = urlNuls(routes, request.method, request.url)
     if (nuls.length > 0) return Effect.fail(nulRequest(nuls))
+    const headerRefusal = callerHeaderRefusal(request.headers)
+    if (headerRefusal !== undefined) return Effect.fail(headerRefusal)
     if (!HttpMethod.hasBody(request.method)) return httpEffect
     const match = routes.find(request.method, request.url)
     // An unknown route answers 404 (or 405) without its body being read.

@@ -65,7 +65,12 @@ describe("organizations and the active organization", () => {
   it("a new user has no organization until they create one, and becomes its owner", async () => {
     const user = await Http.signUp(server.url, "Dee")
     const before = await get("/v1/me", { token: user.token })
-    expect(before.body).toEqual({ user: user.user, organization: null, membership: null })
+    expect(before.body).toEqual({
+      user: user.user,
+      organization: null,
+      membership: null,
+      credential: { type: "session", id: expect.stringMatching(/^ses_/), scopes: null, readOnly: false }
+    })
     const created = await post("/v1/organizations", { token: user.token, body: { name: "Dee's" } })
     expect(created.status).toBe(201)
     expect(created.body.organization).toMatchObject({ name: "Dee's", plan: "free", provisional: false })
