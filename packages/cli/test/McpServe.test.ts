@@ -1,0 +1,294 @@
+/**
+ * `orgplane mcp serve`: the official MCP SDK client starts the CLI (its sources, as `pnpm orgplane` runs them) as a
+ * subprocess over stdio, as Claude Code does, against a real server (RealServer.ts). Between the two sits a loopback
+ * proxy that records the headers of every request the MCP server sends, so a test sees what travelled (the channel,
+ * the read-only narrowing) besides what the server did.
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { spawn } from "node:child_process"
+import * as Http from "node:http"
+import * as Path from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as Api from "../../../packages/testkit/src/Http.js"
+import { root } from "./Binary.js"
+import { cleanup, fresh, PASSWORD } from "./Harness.js"
+import * as RealServer from "./RealServer.js"
+
+let server: RealServer.RealServer
+let proxy: Recorder
+let people: Awaited<ReturnType<typeof Api.staffed>>
+
+/** A proxy to the server that keeps each request's method, path and headers. */
+interface Recorder {
+  readonly url: string
+  readonly seen: Array<{ readonly method: string; readonly path: string; readonly headers: Http.IncomingHttpHeaders }>
+  readonly close: () => Promise<void>
+}
+
+const record = (target: string) =>
+  new Promise<Recorder>((resolve) => {
+    const seen: Recorder["seen"] = []
+    const upstream = new URL(target)
+    const proxy = Http.createServer((request, response) => {
+      seen.push({ method: request.method ?? "", path: request.url ?? "", headers: request.headers })
+      const forwarded = Http.request(
+        { host: upstream.hostname, port: upstream.port, method: request.method, path: request.url, headers: { ...request.headers, host: upstream.host } },
+        (answer) => {
+          response.writeHead(answer.statusCode ?? 502, answer.headers)
+          answer.pipe(response)
+        }
+      )
+      forwarded.on("error", () => response.writeHead(502).end())
+      request.pipe(forwarded)
+    })
+    proxy.listen(0, "127.0.0.1", () => {
+      const address = proxy.address()
+      const port = typeof address === "object" && address !== null ? address.port : 0
+      resolve({ url: `http://127.0.0.1:${port}`, seen, close: () => new Promise((done) => proxy.close(() => done())) })
+    })
+  })
+
+beforeAll(async () => {
+  server = await RealServer.start()
+  proxy = await record(server.url)
+  people = await Api.staffed(server.url)
+})
+afterAll(async () => {
+  await proxy?.close()
+  await server?.close()
+  await cleanup()
+})
+
+/** How the subprocess is started: the CLI's sources, as `pnpm orgplane` runs them. */
+const command = [process.execPath, "--conditions=@orgplane/source", "--import", "tsx", Path.join(root, "packages/cli/src/bin.ts")] as const
+
+/** A clean environment: the config folder, the variables given, and what Node needs to start. */
+const environment = (configDir: string, env: Record<string, string>) => ({
+  PATH: process.env["PATH"] ?? "",
+  HOME: Path.dirname(configDir),
+  ORGPLANE_CONFIG_DIR: configDir,
+  ...env
+})
+
+/** An MCP client connected to `orgplane mcp serve ...flags`; stderr kept, any message that is not JSON-RPC an error. */
+const connect = async (flags: ReadonlyArray<string>, env: Record<string, string>) => {
+  const { configDir } = await fresh()
+  const [node, ...args] = command
+  const transport = new StdioClientTransport({
+    command: node,
+    args: [...args, "mcp", "serve", ...flags],
+    cwd: root,
+    env: environment(configDir, env),
+    stderr: "pipe"
+  })
+  let stderr = ""
+  transport.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")))
+  const problems: Array<string> = []
+  transport.onerror = (error) => void problems.push(error.message)
+  const client = new Client({ name: "orgplane-cli-test", version: "1.0.0" })
+  await client.connect(transport)
+  return { client, problems, stderr: () => stderr, close: () => client.close() }
+}
+
+/** `orgplane mcp serve` with the owner's session token from the environment, through the recording proxy. */
+const asOwner = (flags: ReadonlyArray<string> = []) => connect(flags, { ORGPLANE_URL: proxy.url, ORGPLANE_TOKEN: people.owner.token })
+
+interface Called {
+  readonly isError: boolean
+  readonly data: any
+}
+
+/** A tool call's result: the structured content of a success, the JSON of a tool error. */
+const call = async (client: Client, name: string, args: Record<string, unknown>): Promise<Called> => {
+  const result = await client.callTool({ name, arguments: args })
+  const content = Array.isArray(result.content) ? result.content : []
+  const text = content.map((part: { type: string; text?: string }) => (part.type === "text" ? part.text ?? "" : "")).join("")
+  if (result.isError === true) return { isError: true, data: text.startsWith("{") ? JSON.parse(text) : { message: text } }
+  return { isError: false, data: result.structuredContent }
+}
+
+const teamCount = async () =>
+  Api.expectStatus<{ items: Array<unknown> }>("teams", await Api.request(server.url, "GET", "/v1/teams?limit=100", { token: people.owner.token }), 200).items.length
+
+const newTeam = async (name: string) =>
+  Api.expectStatus<{ team: { id: string } }>("team", await Api.request(server.url, "POST", "/v1/teams", { token: people.owner.token, body: { name } }), 201).team.id
+
+const teamStatus = async (teamId: string) => (await Api.request(server.url, "GET", `/v1/teams/${teamId}`, { token: people.owner.token })).status
+
+describe("orgplane mcp serve", () => {
+  it("answers initialize and lists the three catalog tools, with nothing but JSON-RPC on stdout", async () => {
+    const mcp = await asOwner()
+    try {
+      expect(mcp.client.getServerVersion()?.name).toBe("orgplane")
+      const { tools } = await mcp.client.listTools()
+      expect(tools.map((tool) => tool.name).sort()).toEqual(["call_operation", "describe_operation", "find_operations"])
+      expect(tools.every((tool) => tool.outputSchema !== undefined)).toBe(true)
+      const found = await call(mcp.client, "find_operations", { query: "team", group: "teams" })
+      expect(found.isError).toBe(false)
+      expect(found.data.operations.map((operation: { name: string }) => operation.name)).toContain("teams.create")
+      expect(mcp.problems).toEqual([])
+    } finally {
+      await mcp.close()
+    }
+  })
+
+  it("describes an operation, calls a read and pages a list", async () => {
+    const prefix = `Paged ${Math.random().toString(36).slice(2, 8)}`
+    const made = [await newTeam(`${prefix} 1`), await newTeam(`${prefix} 2`), await newTeam(`${prefix} 3`)]
+    const mcp = await asOwner()
+    try {
+      const described = await call(mcp.client, "describe_operation", { name: "teams.create" })
+      expect(described.isError).toBe(false)
+      expect(described.data).toMatchObject({ name: "teams.create", method: "POST", path: "/v1/teams", readOnly: false })
+      expect(Object.keys(described.data.inputSchema.properties)).toContain("name")
+
+      const read = await call(mcp.client, "call_operation", { name: "teams.get", arguments: { teamId: made[0] } })
+      expect(read).toMatchObject({ isError: false, data: { status: 200, body: { team: { id: made[0], name: `${prefix} 1` } } } })
+
+      const ids: Array<string> = []
+      let cursor: string | null = null
+      let pages = 0
+      do {
+        const page: Called = await call(mcp.client, "call_operation", { name: "teams.list", arguments: { limit: 2, ...(cursor === null ? {} : { cursor }) } })
+        expect(page.isError).toBe(false)
+        expect(page.data.body.items.length).toBeLessThanOrEqual(2)
+        ids.push(...page.data.body.items.map((team: { id: string }) => team.id))
+        cursor = page.data.body.nextCursor
+        pages++
+      } while (cursor !== null && pages < 50)
+      expect(pages).toBeGreaterThan(1)
+      expect(ids).toEqual(expect.arrayContaining(made))
+      expect(new Set(ids).size).toBe(ids.length)
+    } finally {
+      await mcp.close()
+    }
+  })
+
+  it("creates a team that the API then shows, sent as the mcp channel with the profile's credential", async () => {
+    // The credential of a profile saved by `orgplane auth login`, as a person sets the CLI up once.
+    const { configDir, cli } = await fresh()
+    const login = await cli(["auth", "login", "--email", people.owner.email, "--url", proxy.url], { ORGPLANE_PASSWORD: PASSWORD })
+    expect(login.code).toBe(0)
+    const [node, ...args] = command
+    const transport = new StdioClientTransport({ command: node, args: [...args, "mcp", "serve"], cwd: root, env: environment(configDir, {}), stderr: "pipe" })
+    const client = new Client({ name: "orgplane-cli-test", version: "1.0.0" })
+    await client.connect(transport)
+    try {
+      const name = `Made by an agent ${Math.random().toString(36).slice(2, 8)}`
+      const sent = proxy.seen.length
+      const created = await call(client, "call_operation", { name: "teams.create", arguments: { name } })
+      expect(created).toMatchObject({ isError: false, data: { status: 201, body: { team: { name } } } })
+      const teamId: string = created.data.body.team.id
+      const shown = await Api.request(server.url, "GET", `/v1/teams/${teamId}`, { token: people.owner.token })
+      expect(Api.expectStatus("team", shown, 200).team.name).toBe(name)
+
+      const write = proxy.seen.slice(sent).find((request) => request.method === "POST" && request.path === "/v1/teams")
+      expect(write?.headers["orgplane-channel"]).toBe("mcp")
+      expect(write?.headers["idempotency-key"]).toEqual(expect.any(String))
+      expect(write?.headers["orgplane-read-only"]).toBeUndefined()
+
+      const events = Api.expectStatus<{ items: Array<{ action: string; via: Record<string, unknown> }> }>(
+        "audit",
+        await Api.request(server.url, "GET", `/v1/audit/events?action=team.create&targetId=${teamId}`, { token: people.owner.token }),
+        200
+      ).items
+      expect(events).toHaveLength(1)
+      expect(events[0]?.via.channel).toBe("mcp")
+    } finally {
+      await client.close()
+    }
+  })
+
+  it("with --read-only sends every request narrowed to reads, lists only reads and writes nothing", async () => {
+    const mcp = await asOwner(["--read-only"])
+    try {
+      const before = await teamCount()
+      const sent = proxy.seen.length
+      const found = await call(mcp.client, "find_operations", { group: "teams", limit: 50 })
+      expect(found.isError).toBe(false)
+      expect(found.data.operations.length).toBeGreaterThan(0)
+      expect(found.data.operations.every((operation: { readOnly: boolean }) => operation.readOnly)).toBe(true)
+      const refused = await call(mcp.client, "call_operation", { name: "teams.create", arguments: { name: "Not written" } })
+      expect(refused.isError).toBe(true)
+      expect(refused.data.message).toMatch(/No operation named teams\.create/)
+      const read = await call(mcp.client, "call_operation", { name: "teams.list", arguments: {} })
+      expect(read).toMatchObject({ isError: false, data: { status: 200 } })
+      expect(await teamCount()).toBe(before)
+      // The guard is the credential's: the server itself refuses any write a request narrowed so carries.
+      const requests = proxy.seen.slice(sent)
+      expect(requests.length).toBeGreaterThan(0)
+      expect(requests.every((request) => request.headers["orgplane-read-only"] === "true")).toBe(true)
+      const narrowed = await Api.request(proxy.url, "POST", "/v1/teams", { token: people.owner.token, headers: { "orgplane-read-only": "true" }, body: { name: "Not written" } })
+      expect(narrowed.status).toBe(403)
+      expect(await teamCount()).toBe(before)
+    } finally {
+      await mcp.close()
+    }
+  })
+
+  it("does not delete without confirmation, then deletes once with it", async () => {
+    const teamId = await newTeam(`Doomed ${Math.random().toString(36).slice(2, 8)}`)
+    const mcp = await asOwner()
+    try {
+      const unconfirmed = await call(mcp.client, "call_operation", { name: "teams.delete", arguments: { teamId } })
+      expect(unconfirmed.isError).toBe(true)
+      expect(unconfirmed.data.confirmation).toEqual(expect.any(String))
+      expect(await teamStatus(teamId)).toBe(200)
+
+      const confirmation: string = unconfirmed.data.confirmation
+      const confirmed = await call(mcp.client, "call_operation", { name: "teams.delete", arguments: { teamId }, confirmation })
+      expect(confirmed.isError).toBe(false)
+      expect(confirmed.data.status).toBeLessThan(300)
+      expect(await teamStatus(teamId)).toBe(404)
+
+      const again = await call(mcp.client, "call_operation", { name: "teams.delete", arguments: { teamId }, confirmation })
+      expect(again.isError).toBe(true)
+      const deletes = proxy.seen.filter((request) => request.method === "DELETE" && request.path === `/v1/teams/${teamId}`)
+      expect(deletes).toHaveLength(1)
+    } finally {
+      await mcp.close()
+    }
+  })
+
+  it("serves typed tools for the toolsets named, with an API key from ORGPLANE_API_KEY", async () => {
+    const key = Api.expectStatus<{ key: string }>(
+      "api key",
+      await Api.request(server.url, "POST", "/v1/api-keys", { token: people.owner.token, body: { name: "mcp serve" } }),
+      201
+    ).key
+    const mcp = await connect(["--toolsets", "teams, members"], { ORGPLANE_URL: proxy.url, ORGPLANE_API_KEY: key })
+    try {
+      const { tools } = await mcp.client.listTools()
+      const names = tools.map((tool) => tool.name)
+      expect(names).toEqual(expect.arrayContaining(["find_operations", "describe_operation", "call_operation", "teams_list", "teams_create", "members_list"]))
+      expect(names.some((name) => name.startsWith("invitations_"))).toBe(false)
+      const create = tools.find((tool) => tool.name === "teams_create")
+      expect(create?.inputSchema.properties).toHaveProperty("name")
+      expect(create?.annotations).toMatchObject({ readOnlyHint: false })
+      const listed = await call(mcp.client, "teams_list", { limit: 1 })
+      expect(listed).toMatchObject({ isError: false, data: { status: 200 } })
+      expect(proxy.seen.at(-1)?.headers["x-api-key"]).toBe(key)
+    } finally {
+      await mcp.close()
+    }
+  })
+
+  it("refuses an unknown toolset at start, with a usage error on stderr and nothing on stdout", async () => {
+    const { configDir } = await fresh()
+    const [node, ...args] = command
+    const child = spawn(node, [...args, "mcp", "serve", "--toolsets", "teams,nonsense"], {
+      cwd: root,
+      env: environment(configDir, { ORGPLANE_URL: proxy.url, ORGPLANE_TOKEN: people.owner.token }),
+      stdio: ["pipe", "pipe", "pipe"]
+    })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")))
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")))
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve))
+    expect(code).toBe(2)
+    expect(stdout).toBe("")
+    expect(stderr).toMatch(/--toolsets: Unknown toolset nonsense/)
+  })
+})
