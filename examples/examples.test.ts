@@ -11,6 +11,7 @@ import { describe, expect, it } from "vitest"
 import { marked, markedCommands, showsSample } from "./run-all.js"
 import { startHost, tour } from "./src/embed-node-host.js"
 import { demoOrganization, onboard, onboardingScopes } from "./src/onboard-team.js"
+import { drive } from "./src/agent-over-mcp.js"
 import { diagnose } from "./src/diagnose-mcp.js"
 import { demoRepository, importLocalMarketplace } from "./src/local-marketplace.js"
 import { followLifecycle } from "./src/marketplace-lifecycle.js"
@@ -123,6 +124,34 @@ describe("examples", { timeout: 120_000 }, () => {
 
       // A team that does not exist stops it before anything is published.
       await expect(publish({ baseUrl: server.url, apiKey, skillFile, team: "Nobody", log: () => {} })).rejects.toThrow(/no team named 'Nobody'/)
+    } finally {
+      await server.close()
+    }
+  })
+
+  it("agent-over-mcp: an MCP client drives orgplane mcp serve to make a team, an invitation and a published skill the team may view", async () => {
+    const server = await TestServer.start()
+    try {
+      const owner = await Http.owner(server.url)
+      const skillFile = new URL("skills/deploy-to-staging/SKILL.md", import.meta.url).pathname
+      const lines: Array<string> = []
+      const report = await drive({ baseUrl: server.url, credential: { token: owner.token }, skillFile, team: "Platform", invite: "grace@example.com", log: (line) => lines.push(line) })
+      expect(report.tools).toEqual(["find_operations", "describe_operation", "call_operation"])
+      expect(lines).toHaveLength(8)
+      expect(lines.at(-1)).toBe(`Granted team Platform viewer access to the marketplace (grant ${report.grant.id})`)
+
+      // What the agent did is there through the API, made by the owner it acted for.
+      const token = owner.token
+      const team = await Http.request(server.url, "GET", `/v1/teams/${report.team.id}`, { token })
+      expect(team.body.team.name).toBe("Platform")
+      const invitations = await Http.request(server.url, "GET", "/v1/invitations", { token })
+      expect(invitations.body.items.map((item: { email: string }) => item.email)).toContain("grace@example.com")
+      const resolved = await Http.request(server.url, "GET", `/v1/marketplaces/${report.marketplace.id}/resolved`, { token })
+      expect(resolved.status).toBe(200)
+      const listed = resolved.body.item.plugins.find((plugin: { id: string }) => plugin.id === report.plugin.id)
+      expect(listed.componentCounts).toEqual({ skill: 1 })
+      const grants = await Http.request(server.url, "GET", `/v1/marketplaces/${report.marketplace.id}/access`, { token })
+      expect(JSON.stringify(grants.body)).toContain(report.team.id)
     } finally {
       await server.close()
     }
