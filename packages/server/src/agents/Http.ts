@@ -8,12 +8,13 @@
  * process; a refusal is the API's 401 with `WWW-Authenticate` naming the metadata document. Then the tools' requests
  * run through the server's own router with that credential (InProcessTransport.ts), each answered and audited as over
  * HTTP, with `Orgplane-Channel: mcp`; `Orgplane-Read-Only: true` on `/mcp` goes with every one of them.
+ *
+ * The tools are @orgplane/mcp's (`Tools.layer`): the three catalog tools, and every toolset registered once, a
+ * request seeing those its `Orgplane-Mcp-Toolsets` header names (an unknown one is 400 at the gate).
  */
-import { Transport } from "@orgplane/mcp"
-import * as McpProtocol from "effect/ai/McpProtocol"
+import { Catalog, Server as McpServerInfo, Tools, Transport } from "@orgplane/mcp"
+import { InvalidRequest, InvalidRequestResponse } from "@orgplane/schema"
 import * as McpServer from "effect/ai/McpServer"
-import * as Tool from "effect/ai/Tool"
-import * as Toolkit from "effect/ai/Toolkit"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
@@ -22,6 +23,8 @@ import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { API_KEY_PREFIX } from "../identity/ApiKeys.js"
 import { ServerConfig, type ServerSettings } from "../platform/Config.js"
+import { sign } from "../platform/Crypto.js"
+import { CursorKey } from "../platform/Keyset.js"
 import { baseUrlOf } from "../platform/PublicUrl.js"
 import { VERSION } from "../Version.js"
 import { AgentsConfig, type AgentsSettings } from "./AgentsConfig.js"
@@ -87,6 +90,35 @@ export const credentialOf = (headers: HttpServerRequest.HttpServerRequest["heade
   return credential
 }
 
+/** The request header naming the toolsets `/mcp` serves besides the catalog tools: `teams,members`. */
+export const toolsetsHeader = "orgplane-mcp-toolsets"
+
+/** The toolsets a request names (an empty list without the header). */
+const requestedToolsets = (headers: Readonly<Record<string, string | undefined>>): ReadonlyArray<string> =>
+  (headers[toolsetsHeader] ?? "").split(",").map((name) => name.trim()).filter((name) => name !== "")
+
+/**
+ * Every toolset is registered once; a request sees the catalog tools and the toolsets its `Orgplane-Mcp-Toolsets`
+ * names (and, inside, only the operations its caller may take: @orgplane/mcp's own visibility).
+ */
+const requestedToolsetsOnly = () => {
+  // Each toolset tool's group, by the tool's name; the catalog tools are none of them.
+  const toolsetOf = new Map(Catalog.served().map((operation) => [Catalog.toolNameOf(operation), operation.group]))
+  return McpServer.visibility((options: McpServer.MiddlewareOptions) => {
+    const group = toolsetOf.get(options.target)
+    return Effect.succeed(group === undefined || requestedToolsets(options.headers).includes(group))
+  })
+}
+
+/** The message of a request naming a toolset there is not, or undefined. */
+const unknownToolsets = (headers: Readonly<Record<string, string | undefined>>) => {
+  const groups = Catalog.groups()
+  const unknown = requestedToolsets(headers).filter((name) => !groups.includes(name))
+  return unknown.length === 0 ? undefined : `Unknown toolset ${unknown.join(", ")} in Orgplane-Mcp-Toolsets; the toolsets are ${groups.join(", ")}.`
+}
+
+const encodeInvalidRequest = Schema.encodeSync(InvalidRequestResponse)
+
 const originRefused = HttpServerResponse.jsonUnsafe({
   error: "forbidden",
   reason: "origin_not_allowed",
@@ -109,6 +141,10 @@ const Gate = HttpRouter.middleware<{ provides: Transport.Transport }>()(Effect.g
       const request = yield* HttpServerRequest.HttpServerRequest
       const origin = request.headers["origin"]
       if (origin !== undefined && !allowed.has(origin)) return originRefused
+      const toolsets = unknownToolsets(request.headers)
+      if (toolsets !== undefined) {
+        return HttpServerResponse.jsonUnsafe(encodeInvalidRequest(InvalidRequest.field([toolsetsHeader], toolsets)), { status: 400 })
+      }
       const transport = inProcess.forCaller({ credential: credentialOf(request.headers), request })
       const me = yield* transport.send({ method: "GET", path: "/v1/me", query: {}, headers: {}, body: undefined })
       if (me.status === 401) {
@@ -124,25 +160,14 @@ const Gate = HttpRouter.middleware<{ provides: Transport.Transport }>()(Effect.g
     }).pipe(Effect.catchTag("TransportError", (error) => Effect.die(error)))
 }))
 
-/** A placeholder tool until the catalog tools land: who the caller is, through the in-process transport. */
-const WhoAmI = Tool.make("whoami", {
-  description: "The caller: GET /v1/me with the credential of this MCP session.",
-  success: Schema.Struct({ status: Schema.Number, body: Schema.Unknown }),
-  dependencies: [Transport.Transport]
-})
-
-const Placeholder = Toolkit.make(WhoAmI)
-
-const registrations = McpServer.toolkit(Placeholder).pipe(
-  Layer.provide(Placeholder.toLayer({
-    whoami: () =>
-      Effect.flatMap(Transport.Transport, (transport) =>
-        transport.send({ method: "GET", path: "/v1/me", query: {}, headers: { [Transport.channelHeader]: "mcp" }, body: undefined })).pipe(
-          Effect.map(({ body, status }) => ({ status, body })),
-          Effect.orDie
-        )
-  }))
-)
+/**
+ * The tools, every toolset among them, confirmation tokens signed with a key derived from the instance's cursor key
+ * (so every process of a cluster honours the tokens of the others).
+ */
+const registrations = Effect.map(CursorKey, (cursorKey) =>
+  Tools.layer({ toolsets: Catalog.groups(), confirmationKey: sign(cursorKey, "orgplane mcp confirmation key") }).pipe(
+    Layer.provide(requestedToolsetsOnly().layer)
+  ))
 
 /** `/mcp` and the metadata documents, behind the gate; nothing at all when MCP is off. */
 export const layer = Layer.unwrap(Effect.gen(function*() {
@@ -150,12 +175,13 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
   const serverSettings = yield* ServerConfig
   if (!settings.mcp) return Layer.empty
   const mcp = McpServer.layerHttp({
-    name: "orgplane",
+    name: McpServerInfo.name,
     version: VERSION,
+    instructions: McpServerInfo.instructions,
     path,
-    protocols: [McpProtocol.v2025_11_25, McpProtocol.v2025_06_18, McpProtocol.v2025_03_26, McpProtocol.v2026_07_28],
+    protocols: McpServerInfo.protocols,
     allowedOrigins: settings.allowedOrigins,
-    registrations
+    registrations: yield* registrations
   })
   return Layer.mergeAll(
     Layer.provide(mcp, Gate.layer),

@@ -9,6 +9,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Http from "../../../../packages/testkit/src/Http.js"
+import * as AgentsHttp from "../../src/agents/Http.js"
 import * as TestServer from "../support/HttpServer.js"
 
 const allowedOrigin = "https://agent.example.com"
@@ -42,6 +43,15 @@ const initialize = (headers: Record<string, string>) =>
       params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "0" } }
     }
   })
+
+/** A tool's answer: its structured content, or the data of its error (the JSON of its text). */
+const call = async (client: Client, name: string, args: Record<string, unknown>) => {
+  const result = await client.callTool({ name, arguments: args })
+  const content = result.content as Array<{ type: string; text?: string }>
+  const text = content[0]?.text ?? ""
+  const isError = result.isError === true
+  return { isError, data: isError ? (text.startsWith("{") ? JSON.parse(text) as unknown : { message: text }) : result.structuredContent }
+}
 
 const metadataUrl = () => `${on.url}/.well-known/oauth-protected-resource/mcp`
 
@@ -107,18 +117,116 @@ describe("/mcp", { timeout: 60_000 }, () => {
       await Http.request(on.url, "POST", "/v1/api-keys", { token: owner.token, body: { name: "agent" } }),
       201
     )
-    for (const headers of [{ authorization: `Bearer ${owner.token}` }, { authorization: `Bearer ${created.key}` }, { "x-api-key": created.key }]) {
+    for (const [credential, headers] of [
+      ["session", { authorization: `Bearer ${owner.token}` }],
+      ["api_key", { authorization: `Bearer ${created.key}` }],
+      ["api_key", { "x-api-key": created.key }]
+    ] as const) {
       const client = await connect(headers)
       try {
         expect(client.getServerVersion()?.name).toBe("orgplane")
-        const tools = (await client.listTools()).tools.map((tool) => tool.name)
-        expect(tools.length).toBeGreaterThan(0)
-        const whoami = await client.callTool({ name: "whoami", arguments: {} })
-        expect(whoami.isError ?? false, JSON.stringify(whoami)).toBe(false)
-        expect(whoami.structuredContent).toMatchObject({ status: 200, body: { user: { email: owner.email } } })
+        expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(["call_operation", "describe_operation", "find_operations"])
+        const me = await call(client, "call_operation", { name: "users.me" })
+        expect(me).toMatchObject({ isError: false, data: { status: 200, body: { user: { email: owner.email }, credential: { type: credential } } } })
       } finally {
         await client.close()
       }
+    }
+  })
+
+  it("serves the toolsets a request names in Orgplane-Mcp-Toolsets, and answers 400 to one there is not", async () => {
+    const owner = await Http.owner(on.url)
+    const client = await connect({ authorization: `Bearer ${owner.token}`, [AgentsHttp.toolsetsHeader]: "teams, memory" })
+    try {
+      const names = (await client.listTools()).tools.map((tool) => tool.name)
+      expect(names).toEqual(expect.arrayContaining(["find_operations", "describe_operation", "call_operation", "teams_create", "teams_delete"]))
+      expect(names.some((name) => name.startsWith("memory_"))).toBe(true)
+      expect(names.filter((name) => name.startsWith("members_"))).toEqual([])
+      const made = await call(client, "teams_create", { name: "Toolset team" })
+      expect(made).toMatchObject({ isError: false, data: { status: 201, body: { team: { name: "Toolset team" } } } })
+    } finally {
+      await client.close()
+    }
+    const unknown = await initialize({ authorization: `Bearer ${owner.token}`, [AgentsHttp.toolsetsHeader]: "teams,nothing" })
+    expect(unknown.status, unknown.text).toBe(400)
+    expect(unknown.body).toMatchObject({ error: "invalid_request", details: [{ path: [AgentsHttp.toolsetsHeader], message: expect.stringContaining("nothing") }] })
+  })
+
+  it("runs a write in process as the caller's own request, audited with the mcp channel", async () => {
+    const owner = await Http.owner(on.url)
+    const client = await connect({ authorization: `Bearer ${owner.token}`, "user-agent": "agent-test/1.0" })
+    try {
+      const made = await call(client, "call_operation", { name: "teams.create", arguments: { name: "Made by an agent" } })
+      expect(made).toMatchObject({ isError: false, data: { status: 201 } })
+      const teamId = (made.data as { body: { team: { id: string } } }).body.team.id
+      const events = Http.expectStatus<{ items: Array<{ action: string; target: { id: string } | null; via: Record<string, unknown>; actor: Record<string, unknown> }> }>(
+        "audit",
+        await Http.request(on.url, "GET", `/v1/audit/events?action=team.create`, { token: owner.token }),
+        200
+      )
+      const event = events.items.find((item) => JSON.stringify(item).includes(teamId))
+      expect(event, JSON.stringify(events.items)).toBeDefined()
+      expect(event!.via).toMatchObject({ channel: "mcp", userAgent: "agent-test/1.0" })
+      // A write made over HTTP is the API's.
+      expect((await Http.request(on.url, "POST", "/v1/teams", { token: owner.token, body: { name: "Made by hand" } })).status).toBe(201)
+      const byHand = Http.expectStatus<{ items: Array<{ via: { channel: string } }> }>(
+        "audit",
+        await Http.request(on.url, "GET", `/v1/audit/events?action=team.create`, { token: owner.token }),
+        200
+      )
+      expect(byHand.items.map((item) => item.via.channel).sort()).toEqual(["api", "mcp"])
+    } finally {
+      await client.close()
+    }
+  })
+
+  it("narrows the credential to reads with Orgplane-Read-Only on every request it makes: no write is made; a value not true/false is 400", async () => {
+    const owner = await Http.owner(on.url)
+    const client = await connect({ authorization: `Bearer ${owner.token}`, "orgplane-read-only": "true" })
+    try {
+      const found = await call(client, "find_operations", { query: "team", limit: 50 })
+      const listed = (found.data as { operations: Array<{ name: string; readOnly: boolean }> }).operations
+      expect(listed.map((operation) => operation.name)).toContain("teams.list")
+      expect(listed.every((operation) => operation.readOnly)).toBe(true)
+      // Every request made in process carries the narrowing: the server itself holds the credential to reads.
+      const me = await call(client, "call_operation", { name: "users.me" })
+      expect(me).toMatchObject({ isError: false, data: { status: 200, body: { credential: { type: "session", readOnly: true } } } })
+      // A write is none of the caller's operations: refused as one there is not, never sent.
+      const refused = await call(client, "call_operation", { name: "teams.create", arguments: { name: "Not made" } })
+      expect(refused.isError).toBe(true)
+      expect(JSON.stringify(refused.data)).toContain("No operation named teams.create")
+      const teams = Http.expectStatus<{ items: Array<unknown> }>("teams", await Http.request(on.url, "GET", "/v1/teams", { token: owner.token }), 200)
+      expect(teams.items).toEqual([])
+    } finally {
+      await client.close()
+    }
+    const bad = await initialize({ authorization: `Bearer ${owner.token}`, "orgplane-read-only": "yes" })
+    expect(bad.status, bad.text).toBe(400)
+  })
+
+  it("deletes only with the person's confirmation, once", async () => {
+    const owner = await Http.owner(on.url)
+    const team = Http.expectStatus<{ team: { id: string } }>(
+      "team",
+      await Http.request(on.url, "POST", "/v1/teams", { token: owner.token, body: { name: "Doomed" } }),
+      201
+    )
+    const teamId = team.team.id
+    const client = await connect({ authorization: `Bearer ${owner.token}` })
+    try {
+      const unconfirmed = await call(client, "call_operation", { name: "teams.delete", arguments: { teamId } })
+      expect(unconfirmed.isError).toBe(true)
+      const { confirmation } = unconfirmed.data as { confirmation: string }
+      expect(confirmation).toEqual(expect.any(String))
+      expect((await Http.request(on.url, "GET", `/v1/teams/${teamId}`, { token: owner.token })).status).toBe(200)
+
+      const confirmed = await call(client, "call_operation", { name: "teams.delete", arguments: { teamId }, confirmation })
+      expect(confirmed).toMatchObject({ isError: false, data: { status: 204 } })
+      expect((await Http.request(on.url, "GET", `/v1/teams/${teamId}`, { token: owner.token })).status).toBe(404)
+      const reused = await call(client, "call_operation", { name: "teams.delete", arguments: { teamId }, confirmation })
+      expect(reused.isError).toBe(true)
+    } finally {
+      await client.close()
     }
   })
 })
