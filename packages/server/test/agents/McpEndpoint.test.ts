@@ -134,6 +134,42 @@ describe("/mcp", { timeout: 60_000 }, () => {
     }
   })
 
+  it("sits behind the request edge: the body limit (413), and methods other than POST (405)", async () => {
+    const owner = await Http.owner(on.url)
+    const large = await Http.request(on.url, "POST", "/mcp", {
+      headers: { accept: "application/json, text/event-stream", authorization: `Bearer ${owner.token}` },
+      rawBody: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping", params: { padding: "x".repeat(1_100_000) } })
+    })
+    expect(large.status, large.text.slice(0, 200)).toBe(413)
+    expect(large.body).toMatchObject({ error: "payload_too_large" })
+    const get = await Http.request(on.url, "GET", "/mcp", { token: owner.token })
+    expect(get.status).toBe(405)
+    expect(get.headers.get("allow")).toBe("POST")
+  })
+
+  it("acts for the credential of each request, not the one that opened the session", async () => {
+    const first = await Http.owner(on.url, "First")
+    const second = await Http.owner(on.url, "Second")
+    const opened = await initialize({ authorization: `Bearer ${first.token}` })
+    expect(opened.status, opened.text).toBe(200)
+    const session = opened.headers.get("mcp-session-id")
+    expect(session).toEqual(expect.any(String))
+    const headers = { accept: "application/json, text/event-stream", "mcp-session-id": session!, "mcp-protocol-version": "2025-11-25" }
+    const initialized = await Http.request(on.url, "POST", "/mcp", { headers: { ...headers, authorization: `Bearer ${first.token}` }, body: { jsonrpc: "2.0", method: "notifications/initialized" } })
+    expect(initialized.status, initialized.text).toBe(202)
+    const me = async (token: string) => {
+      const response = await Http.request(on.url, "POST", "/mcp", {
+        headers: { ...headers, authorization: `Bearer ${token}` },
+        body: { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "call_operation", arguments: { name: "users.me" } } }
+      })
+      expect(response.status, response.text).toBe(200)
+      const message = /^data: (.*)$/m.exec(response.text)?.[1] ?? response.text
+      return (JSON.parse(message) as { result: { structuredContent: { body: { user: { email: string } } } } }).result.structuredContent.body.user.email
+    }
+    expect(await me(first.token)).toBe(first.email)
+    expect(await me(second.token)).toBe(second.email)
+  })
+
   it("serves the toolsets a request names in Orgplane-Mcp-Toolsets, and answers 400 to one there is not", async () => {
     const owner = await Http.owner(on.url)
     const client = await connect({ authorization: `Bearer ${owner.token}`, [AgentsHttp.toolsetsHeader]: "teams, memory" })
