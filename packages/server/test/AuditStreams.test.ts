@@ -2,22 +2,28 @@
  * The audit area's streams on a fresh migrated database (the embedded one, or Postgres with DATABASE_URL): owners
  * create, read, change, pause, rotate, test and delete streams; the delivery loop (StreamDelivery's `loop`, what its
  * cluster singleton runs) sends the organization's events, signed, in order, to a receiver on loopback, moves the
- * cursor on a 2xx and counts a failure otherwise. The receiver is a small node:http server of this file's own.
+ * cursor on a 2xx and counts a failure otherwise; with no stream due it looks twice a minute, and a stream created
+ * meanwhile wakes it. The receiver is a small node:http server of this file's own.
  */
 import { expect, layer } from "@effect/vitest"
 import { AUDIT_STREAM_DELIVERY_HEADER, AUDIT_STREAM_SIGNATURE_HEADER, type AuditAction, type OrganizationId } from "@orgplane/schema"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Statement from "effect/sql/Statement"
+import * as TestClock from "effect/testing/TestClock"
 import * as NodeCrypto from "node:crypto"
 import * as Http from "node:http"
 import type * as Net from "node:net"
 import * as Partitions from "../src/audit/Partitions.js"
-import { loop } from "../src/audit/StreamDelivery.js"
+import { loop, MAX_IDLE_WAIT } from "../src/audit/StreamDelivery.js"
 import * as StreamConfig from "../src/audit/StreamConfig.js"
 import { Streams } from "../src/audit/Streams.js"
 import { signatureHeader } from "../src/audit/StreamSignature.js"
 import { StreamsRepository } from "../src/audit/StreamsRepository.js"
+import { StreamWake } from "../src/audit/StreamWake.js"
 import { AuditRecorder } from "../src/platform/AuditRecorder.js"
 import * as Config from "../src/platform/Config.js"
 import { Crypto, make as makeCrypto, parseKeys } from "../src/platform/Crypto.js"
@@ -33,6 +39,7 @@ const testLayer = Layer.mergeAll(Streams.layer, StreamsRepository.layer, AuditRe
   Layer.provideMerge(Layer.effectDiscard(Partitions.ensureAhead)),
   Layer.provideMerge(Layer.mergeAll(
     Db.layer,
+    StreamWake.layer,
     IdGenerator.layer,
     cryptoLayer,
     Config.layer({ outboundAllowPrivate: true }),
@@ -168,6 +175,99 @@ layer(testLayer, { timeout: 120_000, excludeTestServices: true })(`audit streams
       target.state.status = 200
       yield* eventually(Effect.orDie(streams.get(owner, id)), ({ stream }) => stream.delivery.consecutiveFailures === 0)
       expect(target.received.at(-1)?.deliveryId).toBe(failedId)
+      yield* Fiber.interrupt(delivery)
+    }).pipe(Effect.scoped))
+})
+
+/**
+ * A test clock for the delivery loop alone, which says when the loop is asleep: the sleeps under way (their
+ * deadlines) and how many began. `advance` moves it and waits until the loop sleeps again (having looked, if a sleep
+ * of it was due), so every look the loop makes in the time moved over is made.
+ */
+const loopClock = Effect.gen(function*() {
+  const test = yield* TestClock.make()
+  yield* test.setTime(Date.now())
+  const pending = new Set<{ readonly due: number }>()
+  const began = { count: 0 }
+  const clock: Clock.Clock = {
+    currentTimeMillisUnsafe: () => test.currentTimeMillisUnsafe(),
+    currentTimeMillis: test.currentTimeMillis,
+    currentTimeNanosUnsafe: () => test.currentTimeNanosUnsafe(),
+    currentTimeNanos: test.currentTimeNanos,
+    monotonicTimeNanosUnsafe: () => test.monotonicTimeNanosUnsafe(),
+    monotonicTimeNanos: test.monotonicTimeNanos,
+    sleep: (duration) =>
+      Effect.suspend(() => {
+        const entry = { due: test.currentTimeMillisUnsafe() + Duration.toMillis(duration) }
+        pending.add(entry)
+        began.count++
+        return Effect.ensuring(test.sleep(duration), Effect.sync(() => pending.delete(entry)))
+      })
+  }
+  /** Until the loop sleeps alone (no delivery in flight), past the clock's time, after `sleeps` sleeps began. */
+  const asleep = (sleeps: number) =>
+    Effect.gen(function*() {
+      for (let attempt = 0; attempt < 2000; attempt++) {
+        const at = test.currentTimeMillisUnsafe()
+        if (began.count >= sleeps && pending.size === 1 && [...pending].every((entry) => entry.due > at)) return
+        yield* Effect.sleep("5 millis")
+      }
+      return yield* Effect.die(new Error("The delivery loop did not look and go back to sleep"))
+    })
+  const advance = (step: Duration.Input) =>
+    Effect.gen(function*() {
+      const to = test.currentTimeMillisUnsafe() + Duration.toMillis(Duration.fromInputUnsafe(step))
+      const wakes = [...pending].some((entry) => entry.due <= to)
+      const sleeps = began.count + (wakes ? 1 : 0)
+      yield* test.adjust(step)
+      yield* asleep(sleeps)
+    })
+  return { clock, began, asleep, advance } as const
+})
+
+layer(testLayer, { timeout: 120_000, excludeTestServices: true })(`the delivery loop at idle on ${TestDatabase.kind}`, (it) => {
+  it.effect("with no stream it looks twice a minute; a stream created after a long idle wakes it, and is delivered within a few polls", () =>
+    Effect.gen(function*() {
+      const streams = yield* Streams
+      const target = yield* receiver
+      const { organization, owner } = yield* staffed
+      const { advance, asleep, began, clock } = yield* loopClock
+      const statements = { count: 0 }
+      const counted: Statement.Transformer = (statement) => Effect.sync(() => (statements.count++, statement))
+      const delivery = yield* Effect.forkChild(loop.pipe(
+        Effect.provideService(Statement.CurrentTransformer, counted),
+        Effect.provideService(Clock.Clock, clock)
+      ))
+      yield* asleep(1)
+      // Ten minutes with no stream, a second at a time: a look (the claim, then when a stream is next due) every
+      // MAX_IDLE_WAIT, where a loop polling every `pollInterval` would have looked 6,000 times.
+      const before = statements.count
+      for (let second = 0; second < 600; second++) yield* advance("1 second")
+      expect(Duration.toMillis(MAX_IDLE_WAIT)).toBe(30_000)
+      expect(statements.count - before).toBe(2 * 20)
+
+      // Created now, the stream wakes the loop at once: its first look takes it (nothing to send yet: the stream's
+      // own events start at its creation), and the next, one poll later, sends the event.
+      const sleeps = began.count
+      const created = yield* streams.create(owner, { url: target.url })
+      yield* asleep(sleeps + 1)
+      // That look is over when the stream is due again one poll later (its lease released in the same statement).
+      yield* eventually(Effect.orDie(streams.get(owner, created.stream.id)), ({ stream }) => stream.delivery.nextAttemptAt !== created.stream.delivery.nextAttemptAt)
+      yield* record(organization.id, "audit.export", "after a long idle")
+      // Within a few polls (each a look; one more after a failed attempt, whose backoff is a poll): the loop's clock
+      // never reaches the idle wait, so only the wake can have had the stream looked at.
+      const read = Effect.sync(() => target.received.flatMap((received) => (JSON.parse(received.body).events as Array<{ reason: string }>).map((event) => event.reason)))
+      let reasons: Array<string> = []
+      for (let poll = 0; poll < 5 && reasons.length === 0; poll++) {
+        yield* advance("100 millis")
+        for (let attempt = 0; attempt < 40 && reasons.length === 0; attempt++) {
+          reasons = yield* read
+          if (reasons.length === 0) yield* Effect.sleep("50 millis")
+        }
+      }
+      const { stream } = yield* streams.get(owner, created.stream.id)
+      expect({ reasons, lastError: stream.delivery.lastError }).toEqual({ reasons: ["after a long idle"], lastError: null })
+      expect(stream.delivery.lastDeliveredEventId).not.toBeNull()
       yield* Fiber.interrupt(delivery)
     }).pipe(Effect.scoped))
 })

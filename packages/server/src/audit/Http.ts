@@ -14,6 +14,7 @@ import * as StreamDelivery from "./StreamDelivery.js"
 import { Streams } from "./Streams.js"
 import { StreamsHttp } from "./StreamsHttp.js"
 import { StreamsRepository } from "./StreamsRepository.js"
+import { StreamWake } from "./StreamWake.js"
 
 export const AuditHttp = group(Api, "audit", (handlers) =>
   Effect.gen(function*() {
@@ -41,5 +42,7 @@ export const layer = Layer.mergeAll(AuditHttp, Partitions.layer, Retention.layer
   Layer.provide(Audit.layer),
   Layer.provide(AuditRepository.layer),
   Layer.provide(Streams.layer),
-  Layer.provide(StreamsRepository.layer)
+  Layer.provide(StreamsRepository.layer),
+  // One signal for the service that wakes the delivery loop and the loop.
+  Layer.provide(StreamWake.layer)
 )

@@ -11,7 +11,7 @@ import * as Layer from "effect/Layer"
 import { invalidSetting } from "../platform/Config.js"
 
 export interface StreamSettings {
-  /** How often the delivery loop looks for due streams. */
+  /** How often the delivery loop looks for due streams while one is due that soon (StreamDelivery.ts says when else). */
   readonly pollInterval: Duration.Duration
   /** Longest a receiver may take to answer a delivery (or a test ping). */
   readonly timeout: Duration.Duration

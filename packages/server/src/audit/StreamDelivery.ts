@@ -1,10 +1,16 @@
 /**
  * Delivery of audit streams, on the durable engine: one loop per cluster (a cluster `Singleton`, so one runner runs
- * it and another takes over when that one goes away) looks every `pollInterval` for active streams whose next
- * attempt is due, leases them (`FOR UPDATE SKIP LOCKED` and `lease_until`, so two processes never deliver one
+ * it and another takes over when that one goes away) looks for active streams whose next attempt is due, leases them (`FOR UPDATE SKIP LOCKED` and `lease_until`, so two processes never deliver one
  * stream at once, even while the singleton moves), and delivers each in a fiber of its own, so a slow receiver
  * holds back only its own stream. (Not a `ClusterCron`: it persists one message per run, and cluster keeps
  * processed messages, which at one run every 2 seconds is 43,200 rows a day.)
+ *
+ * When it looks: every `pollInterval` while a stream is due within it (an active stream with nothing to send is due
+ * again one `pollInterval` later, so any active stream keeps that pace); when a look claims nothing, it waits until
+ * the earliest next attempt (`StreamsRepository.nextAttempt`: a stream backing off, or none at all), at most
+ * `MAX_IDLE_WAIT`; and at once when a stream is created, changed or tested in this process (audit/StreamWake.ts).
+ * An idle server with no active stream so runs two statements every 30 seconds rather than one every 2; a stream
+ * made through another process of the cluster is found within `MAX_IDLE_WAIT`.
  *
  * A delivery: the events after the stream's cursor, oldest first by `(occurred_at, id)`, at most 100, and only
  * those before the settle horizon (`StreamsRepository.horizon`): an event is stamped inside its change's
@@ -25,7 +31,6 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as FiberSet from "effect/FiberSet"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
-import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import { Crypto } from "../platform/Crypto.js"
 import { makeId } from "../platform/Ids.js"
@@ -36,9 +41,13 @@ import { now } from "../platform/Time.js"
 import { backoff, StreamConfig } from "./StreamConfig.js"
 import { signatureHeader } from "./StreamSignature.js"
 import { type AuditStreamRow, type Position, StreamsRepository } from "./StreamsRepository.js"
+import { StreamWake } from "./StreamWake.js"
 
 /** Streams delivered at once by one runner; more wait for the next poll. */
 const MAX_IN_FLIGHT = 20
+
+/** The longest the loop waits between two looks (unless `pollInterval` is longer): how late it finds a stream made elsewhere. */
+export const MAX_IDLE_WAIT = Duration.seconds(30)
 
 /** A receiver's answer is not read beyond this. */
 const MAX_ANSWER_BYTES = 64 * 1024
@@ -142,13 +151,16 @@ const deliver = (row: AuditStreamRow) =>
 const quietWhileUnavailable = <A, E extends { readonly _tag: string }, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.catchIf(effect, (error) => error._tag === "ServiceUnavailable", () => Effect.void)
 
-/** Leases the due streams this runner has room for and starts their deliveries (not waiting for them). */
+/**
+ * Leases the due streams this runner has room for and starts their deliveries (not waiting for them); answers how
+ * many it started, or null with no room.
+ */
 const tick = (inFlight: FiberSet.FiberSet<void, never>) =>
   Effect.gen(function*() {
     const streams = yield* StreamsRepository
     const config = yield* StreamConfig
     const room = MAX_IN_FLIGHT - (yield* FiberSet.size(inFlight))
-    if (room <= 0) return
+    if (room <= 0) return null
     const at = yield* now
     // Longer than any attempt takes (its statements and the POST's timeout): a lease runs out only for a runner that stopped.
     const lease = new Date(at.getTime() + 2 * Duration.toMillis(config.timeout) + 30_000)
@@ -156,16 +168,43 @@ const tick = (inFlight: FiberSet.FiberSet<void, never>) =>
     for (const row of due) {
       yield* FiberSet.run(inFlight, deliver(row).pipe(quietWhileUnavailable, Effect.catchCause((cause) => Effect.logWarning("Audit stream delivery failed", cause))))
     }
+    return due.length
   })
 
-/** The loop: a tick every `pollInterval`, each failure logged and the next tick taken. */
+/**
+ * The wait after a look that started `started` deliveries (null: no room): `pollInterval` when it started some or
+ * had no room; else until the earliest next attempt, no less than `pollInterval` and no more than `MAX_IDLE_WAIT`.
+ */
+const waitAfter = (started: number | null) =>
+  Effect.gen(function*() {
+    const config = yield* StreamConfig
+    const poll = Duration.toMillis(config.pollInterval)
+    if (started !== 0) return config.pollInterval
+    const longest = Math.max(poll, Duration.toMillis(MAX_IDLE_WAIT))
+    const next = yield* orUnavailable((yield* StreamsRepository).nextAttempt)
+    if (next === null) return Duration.millis(longest)
+    const at = yield* now
+    return Duration.millis(Math.min(longest, Math.max(poll, next.getTime() - at.getTime())))
+  })
+
+/**
+ * The loop: a look, then a wait (`waitAfter`) cut short by a wake (audit/StreamWake.ts); a look that fails is logged
+ * and the next one taken after `pollInterval`.
+ */
 export const loop = Effect.gen(function*() {
   const config = yield* StreamConfig
+  const wake = yield* StreamWake
   const inFlight = yield* FiberSet.make<void, never>()
-  yield* Effect.repeat(
-    tick(inFlight).pipe(quietWhileUnavailable, Effect.catchCause((cause) => Effect.logWarning("Audit streams: looking for due deliveries failed", cause))),
-    Schedule.spaced(config.pollInterval)
+  const look = Effect.flatMap(tick(inFlight), waitAfter).pipe(
+    Effect.catchIf((error) => error._tag === "ServiceUnavailable", () => Effect.succeed(config.pollInterval)),
+    Effect.catchCause((cause) => Effect.as(Effect.logWarning("Audit streams: looking for due deliveries failed", cause), config.pollInterval))
   )
+  return yield* Effect.forever(Effect.gen(function*() {
+    // Taken before the look, so a wake during it (a stream made meanwhile) ends the wait that follows at once.
+    yield* wake.take
+    const wait = yield* look
+    yield* Effect.raceFirst(Effect.sleep(wait), wake.await)
+  }))
 }).pipe(Effect.scoped)
 
 export const layer = Singleton.make("audit-stream-delivery", loop)

@@ -26,6 +26,7 @@ import { lockLimit, orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
 import { send } from "./StreamDelivery.js"
 import { StreamsRepository, toStream } from "./StreamsRepository.js"
+import { StreamWake } from "./StreamWake.js"
 
 const streamNotFound = () => new NotFound({ error: "audit_stream_not_found", message: "Audit stream not found." })
 
@@ -41,6 +42,7 @@ const PING = JSON.stringify({ events: [], test: true })
 const make = Effect.gen(function*() {
   const streams = yield* StreamsRepository
   const crypto = yield* Crypto
+  const wake = yield* StreamWake
   const { recentAuthentication } = yield* ServerConfig
 
   const secretFor = (organizationId: string, id: AuditStreamId) =>
@@ -98,7 +100,7 @@ const make = Effect.gen(function*() {
       })
       // The row this transaction just wrote.
       return { stream: toStream(Option.getOrThrow(yield* streams.find({ organizationId, id }))), secret }
-    }))
+    })).pipe(Effect.tap(() => wake.wake))
   })
 
   const list = Effect.fn("Streams.list")(function*(principal: Principal, query: AuditStreamListQuery) {
@@ -122,7 +124,7 @@ const make = Effect.gen(function*() {
       const at = yield* now
       if (!(yield* streams.update(organizationId, id, input, at))) return yield* streamNotFound()
       return { stream: toStream(yield* found(yield* streams.find({ organizationId, id }))) }
-    }))
+    })).pipe(Effect.tap(() => wake.wake))
   })
 
   const remove = Effect.fn("Streams.remove")(function*(principal: Principal, id: AuditStreamId) {
@@ -152,6 +154,8 @@ const make = Effect.gen(function*() {
     const secret = yield* crypto.decrypt(row.secretCiphertext, bind(SecretColumns.auditStreamSecret, organizationId, id))
     const deliveryId = yield* makeId("asd")
     const result = yield* send(row.url, secret, deliveryId, PING)
+    // Whoever tests a stream expects its deliveries to be looked at now, not at the loop's next idle look.
+    yield* wake.wake
     return { ...result, deliveryId }
   })
 

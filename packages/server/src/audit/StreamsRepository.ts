@@ -1,6 +1,6 @@
 /**
  * Storage of audit streams (`audit_streams`), always by organization, but for the delivery loop's claim of due
- * streams (instance-wide, said so in the statement). Rows carry the signing secret encrypted
+ * streams and its look at when the next one is due (instance-wide, said so in the statements). Rows carry the signing secret encrypted
  * (`secretCiphertext`): decrypt it with platform/Crypto.ts and never return or log it. Also the reads of events in
  * a stream's order: `(occurred_at, id)` after the stream's cursor.
  */
@@ -274,6 +274,19 @@ const make = Effect.gen(function*() {
             next_attempt_at = CASE WHEN status = 'active' THEN ${next}::timestamptz END, lease_until = NULL
           WHERE organization_id = ${organizationId} AND id = ${id} AND pending_delivery_id = ${deliveryId}`
 
+  /**
+   * The earliest next attempt of an active stream of an organization not deleted, leased or not (a leased one is
+   * due already, its delivery under way); null when there is none: what the delivery loop waits for when it claimed
+   * nothing.
+   */
+  const nextAttempt = Effect.map(
+    sql<{ next: Date | string | null }>`/* instance-wide: when an audit stream is next due (audit/StreamDelivery.ts) */
+          SELECT min(d.next_attempt_at) AS next FROM audit_streams d
+          WHERE d.status = 'active' AND d.next_attempt_at IS NOT NULL
+            AND NOT EXISTS (SELECT 1 FROM organizations o WHERE o.id = d.organization_id AND o.deleted_at IS NOT NULL)`,
+    ([row]) => row === undefined || row.next === null ? null : new Date(row.next)
+  )
+
   /** Nothing to send: the lease is released and the stream looked at again at `next`. */
   const idle = (organizationId: OrganizationId, id: AuditStreamId, next: Date) =>
     sql`UPDATE audit_streams SET next_attempt_at = CASE WHEN status = 'active' THEN ${next}::timestamptz END, lease_until = NULL
@@ -294,6 +307,7 @@ const make = Effect.gen(function*() {
     setSecret,
     remove,
     claim,
+    nextAttempt,
     horizon,
     events,
     fixBatch,
