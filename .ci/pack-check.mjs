@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 /**
- * The published packages as a user installs them: `pnpm pack`s @orgplane/schema, server, client and cli (built
+ * The published packages as a user installs them: `pnpm pack`s @orgplane/schema, mcp, server, client and cli (built
  * first: run `pnpm build`), installs the tarballs with npm into a new project under the system's temporary folder,
  * outside the workspace (dependencies come from the npm registry, at the versions npm picks), then:
  *
- * - checks that the four packages carry one version (a fixed changesets group) and that the CLI's tarball stays
+ * - checks that the five packages carry one version (a fixed changesets group) and that the CLI's tarball stays
  *   under 2 MB;
  * - fails on any npm warning that a dependency wants another Node (EBADENGINE) while installing;
  * - loads every package with `import`, and with `require` where its `exports` offer it, and typechecks both ways
@@ -13,7 +13,8 @@
  *   reporting the packages' version; the client's user agent carries it too;
  * - runs the installed `orgplane` binary (`npx orgplane --version`: the version again), and the CLI installed
  *   alone, globally, as people install a CLI (`npm install -g @orgplane/cli`; it bundles the other packages):
- *   `serve --data memory` on a free port (`/health`: the version), `auth signup` and `whoami` against it, and a
+ *   `serve --data memory` on a free port (`/health`: the version), `auth signup`, `whoami` and `mcp serve` (an MCP
+ *   client's `initialize` and `tools/list` over stdio) against it, and a
  *   stop with SIGTERM that must exit 0.
  *
  * This catches what the workspace hides: files missing from a tarball, wrong `exports`, dependencies that only
@@ -34,9 +35,15 @@ import { fileURLToPath } from "node:url"
 import { installLines } from "../scripts/pack.mjs"
 
 const ROOT = Path.join(Path.dirname(fileURLToPath(import.meta.url)), "..")
-const PACKAGES = ["schema", "server", "client", "cli"]
+const PACKAGES = ["schema", "mcp", "server", "client", "cli"]
 /** What each package must export, whichever way it is loaded. */
-const EXPORTS = { schema: ["Api", "openApiDocument"], server: ["makeWebHandler", "makeNodeListener"], client: ["createClient", "VERSION"], cli: ["run", "VERSION"] }
+const EXPORTS = {
+  schema: ["Api", "openApiDocument"],
+  mcp: ["Server", "Tools", "Transport", "Catalog"],
+  server: ["makeWebHandler", "makeNodeListener"],
+  client: ["createClient", "VERSION"],
+  cli: ["run", "VERSION"]
+}
 /**
  * The CLI's packed tarball: it bundles everything but PGlite, minified (names kept), without source maps. 1.84 MB
  * with the audit log (the server it embeds for `orgplane serve` and the schema's catalog; 2.04 MB before minifying);
@@ -113,11 +120,11 @@ const main = async () => {
   console.log(`pack check in ${work}`)
   if (work.startsWith(ROOT + Path.sep)) fail(`the temporary folder ${work} is inside the workspace: set TMPDIR elsewhere`)
 
-  await step("pnpm pack:local --no-build (schema, server, client, cli)", async () => {
-    run("packing the four packages", process.execPath, [Path.join(ROOT, "scripts", "pack.mjs"), "--no-build", "--out", tarballs], { cwd: ROOT })
+  await step("pnpm pack:local --no-build (schema, mcp, server, client, cli)", async () => {
+    run("packing the five packages", process.execPath, [Path.join(ROOT, "scripts", "pack.mjs"), "--no-build", "--out", tarballs], { cwd: ROOT })
   })
 
-  await step("one version for the four packages; the CLI's tarball under 2 MB", async () => {
+  await step("one version for the five packages; the CLI's tarball under 2 MB", async () => {
     const versions = PACKAGES.map((name) => JSON.parse(Fs.readFileSync(Path.join(ROOT, "packages", name, "package.json"), "utf8")).version)
     if (new Set(versions).size !== 1) fail(`the packages' versions differ: ${PACKAGES.map((name, i) => `${name} ${versions[i]}`).join(", ")}`)
     version = versions[0]
@@ -222,6 +229,7 @@ const recorder = require("./recorder.cjs")`)}})().catch((error) => { console.err
     const typed = `import { createClient, layerFetch, OrgplaneClient } from "@orgplane/client"
 import { Api, type TeamId } from "@orgplane/schema"
 import { makeWebHandler, type ServerOptions } from "@orgplane/server"
+import { Tools } from "@orgplane/mcp"
 const client = createClient({ baseUrl: "http://127.0.0.1:8787", apiKey: "opk_x" })
 export const teams: Promise<ReadonlyArray<{ readonly id: TeamId }>> = client.teams.list({ urlParams: {} }).then((page) => page.items)
 export const options: ServerOptions = { databaseUrl: "postgres://localhost/orgplane", sessionTtl: "7 days" }
@@ -229,6 +237,7 @@ export const handler: (request: Request) => Promise<Response> = makeWebHandler(o
 export const layer = layerFetch({ baseUrl: "http://127.0.0.1:8787" })
 export const tag = OrgplaneClient
 export const api = Api
+export const mcpOptions: Tools.Options = { toolsets: ["teams"], readOnly: true }
 // Types that resolve to \`any\` (a declaration importing a module it cannot find) would let these through:
 // @ts-expect-error: the client has no such namespace
 client.noSuchNamespace
@@ -303,7 +312,7 @@ try {
     console.log(`        npm install -g @orgplane/cli: ${(Number(size) / 1024).toFixed(0)} MB on disk`)
   })
 
-  await step("that orgplane: serve --data memory, /health's version, /docs, auth signup and whoami against it, stop", async () => {
+  await step("that orgplane: serve --data memory, /health's version, /docs, auth signup, whoami and mcp serve against it, stop", async () => {
     const bin = Path.join(global, "bin", "orgplane")
     if (!Fs.existsSync(bin)) fail(`npm install -g did not create ${bin}`)
     const port = await freePort()
@@ -332,6 +341,22 @@ try {
       run("orgplane auth signup", bin, ["auth", "signup", "--email", "pack@example.com", "--name", "Pack", "--url", url], { cwd: work, env })
       const whoami = JSON.parse(run("orgplane whoami", bin, ["whoami", "--json", "--url", url], { cwd: work, env }))
       if (whoami.user?.email !== "pack@example.com") fail(`orgplane whoami --json printed ${JSON.stringify(whoami)}`)
+      // The MCP server over stdio, from the bundle (@orgplane/mcp is loaded on demand): stdout is JSON-RPC alone.
+      const requests = [
+        { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "pack-check", version: "1" } } },
+        { jsonrpc: "2.0", method: "notifications/initialized" },
+        { jsonrpc: "2.0", id: 2, method: "tools/list" }
+      ].map((message) => `${JSON.stringify(message)}\n`).join("")
+      const printed = run("orgplane mcp serve", bin, ["mcp", "serve", "--url", url], { cwd: work, env, input: requests })
+      const answers = printed.split("\n").filter(Boolean).map((line) => {
+        try {
+          return JSON.parse(line)
+        } catch {
+          return fail(`orgplane mcp serve printed a line that is not JSON-RPC: ${line}`)
+        }
+      })
+      const tools = answers.find((answer) => answer.id === 2)?.result?.tools?.map((tool) => tool.name).join(", ")
+      if (tools !== "find_operations, describe_operation, call_operation") fail(`orgplane mcp serve listed the tools ${tools}\n${printed}`)
     } finally {
       if (server.exitCode === null) server.kill("SIGTERM")
     }

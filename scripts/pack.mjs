@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 /**
- * The four packages as tarballs, for installing them where no registry has them yet: builds @orgplane/schema,
+ * The five packages as tarballs, for installing them where no registry has them yet: builds @orgplane/schema, mcp,
  * server, client and cli (`pnpm build`), `pnpm pack`s each into one folder, and prints the `npm install` lines that
- * install them together (a package alone would ask the registry for its sibling, `@orgplane/schema`).
+ * install them together (a package alone would ask the registry for its siblings, `@orgplane/schema` and, for the
+ * server, `@orgplane/mcp`).
  *
  *   pnpm pack:local                       (into .orgplane/packages, git-ignored)
  *   pnpm pack:local --out <folder>        (another folder, made if missing)
@@ -17,7 +18,7 @@ import { fileURLToPath } from "node:url"
 import { parseArgs } from "node:util"
 
 const ROOT = Path.join(Path.dirname(fileURLToPath(import.meta.url)), "..")
-export const PACKAGES = ["schema", "server", "client", "cli"]
+export const PACKAGES = ["schema", "mcp", "server", "client", "cli"]
 
 /** The file `pnpm pack` names for `@orgplane/<name>` at `version`. */
 export const tarballName = (name, version) => `orgplane-${name}-${version}.tgz`
@@ -31,11 +32,11 @@ const run = (what, command, args, cwd, shown = false) => {
   }
 }
 
-/** Packs the four built packages into `out` and answers their version (one for all: a fixed changesets group). */
+/** Packs the five built packages into `out` and answers their version (one for all: a fixed changesets group). */
 export const packAll = (out) => {
   Fs.mkdirSync(out, { recursive: true })
   // One version in the folder, so `orgplane-cli-*.tgz` names one file (README, "Installing the packages").
-  for (const file of Fs.readdirSync(out)) if (/^orgplane-(schema|server|client|cli)-.*\.tgz$/.test(file)) Fs.rmSync(Path.join(out, file))
+  for (const file of Fs.readdirSync(out)) if (/^orgplane-(schema|mcp|server|client|cli)-.*\.tgz$/.test(file)) Fs.rmSync(Path.join(out, file))
   const versions = new Set()
   for (const name of PACKAGES) {
     const folder = Path.join(ROOT, "packages", name)
@@ -47,7 +48,7 @@ export const packAll = (out) => {
     run(`packing @orgplane/${name}`, "pnpm", ["pack", "--pack-destination", out], folder)
   }
   if (versions.size !== 1) {
-    console.error(`pack: the four packages carry ${[...versions].join(", ")}: they are published with one version`)
+    console.error(`pack: the five packages carry ${[...versions].join(", ")}: they are published with one version`)
     process.exit(1)
   }
   return [...versions][0]
@@ -60,7 +61,7 @@ export const installLines = (out, version) => {
     "# the CLI (it bundles the server, the client and the schema):",
     `npm install -g ${file("cli")}`,
     "# the server, to embed in an app (from the app's folder):",
-    `npm install ${file("schema")} ${file("server")}`,
+    `npm install ${file("schema")} ${file("mcp")} ${file("server")}`,
     "# the client SDK (from the app's folder):",
     `npm install ${file("schema")} ${file("client")} effect`
   ]
@@ -70,10 +71,10 @@ if (process.argv[1] && Fs.realpathSync(process.argv[1]) === fileURLToPath(import
   const { values } = parseArgs({ options: { out: { type: "string" }, "no-build": { type: "boolean" } } })
   const out = Path.resolve(values.out ?? Path.join(ROOT, ".orgplane", "packages"))
   if (!values["no-build"]) {
-    console.log("building the four packages (pnpm build)…")
+    console.log("building the five packages (pnpm build)…")
     run("pnpm build", "pnpm", ["build"], ROOT, true)
   }
   const version = packAll(out)
-  console.log(`packed @orgplane/schema, server, client and cli ${version} into ${out}\n`)
+  console.log(`packed @orgplane/schema, mcp, server, client and cli ${version} into ${out}\n`)
   console.log(installLines(out, version).join("\n"))
 }
