@@ -280,8 +280,11 @@ export const makeMiddlewares = Effect.gen(function*() {
       bearer: <A, E, R>(httpEffect: Effect.Effect<A, E, R>, credential: Redacted.Redacted) =>
         Effect.matchEffect(actor.bearer(credential), {
           onFailure: (error) =>
-            error instanceof Forbidden ? Effect.provideService(httpEffect, RefusedCredential, error) : Effect.flatMap(Effect.service(HttpServerRequest.HttpServerRequest), (request) =>
-              optionalKey(httpEffect, Redacted.make(request.headers["x-api-key"] ?? ""))),
+            // The session resolved but was narrowed to reads: the endpoint answers the refusal (`RefusedCredential`).
+            error instanceof Forbidden
+              ? Effect.provideService(httpEffect, RefusedCredential, error)
+              : Effect.flatMap(Effect.service(HttpServerRequest.HttpServerRequest), (request) =>
+                optionalKey(httpEffect, Redacted.make(request.headers["x-api-key"] ?? ""))),
           onSuccess: (caller) => asActor(httpEffect, caller)
         }),
       apiKey: optionalKey
