@@ -43,38 +43,39 @@ export const make = Effect.gen(function*() {
   let app: ReturnType<HttpRouter.HttpRouter["asHttpEffect"]> | undefined
 
   /** One operation request for `caller`, answered by the router as an HTTP request would be. */
-  const send = (caller: Caller, operation: Transport.OperationRequest) =>
-    Effect.gen(function*() {
-      app ??= router.asHttpEffect()
-      const query = new URLSearchParams()
-      for (const [name, value] of Object.entries(operation.query)) {
-        for (const item of typeof value === "string" ? [value] : value) query.append(name, item)
-      }
-      const search = query.size === 0 ? "" : `?${query}`
-      const headers: Record<string, string> = {}
-      for (const name of carried) {
-        const value = caller.request.headers[name]
-        if (value !== undefined) headers[name] = value
-      }
-      Object.assign(headers, operation.headers, caller.credential, { accept: "application/json" })
-      if (operation.body !== undefined) headers["content-type"] = "application/json"
-      const web = new Request(`http://${headers["host"] ?? "localhost"}${operation.path}${search}`, {
-        method: operation.method,
-        headers,
-        body: operation.body === undefined ? null : JSON.stringify(operation.body)
-      })
-      const request = HttpServerRequest.fromWeb(web).modify({ remoteAddress: caller.request.remoteAddress })
-      let answer: Effect.Success<ReturnType<typeof read>> | undefined
-      const handled = HttpEffect.toHandled(app, (_, response) => Effect.map(read(response), (whole) => void (answer = whole)))
-      yield* handled.pipe(
-        Effect.provideService(HttpServerRequest.HttpServerRequest, request),
-        Effect.provideContext(services)
-      )
-      if (answer === undefined) return yield* new Transport.TransportError({ message: "The API sent no answer." })
-      const { status, text } = answer
-      const body = text === "" ? undefined : yield* Effect.try({ try: (): unknown => JSON.parse(text), catch: () => notJson(status) })
-      return { status, headers: answer.headers, body } satisfies Transport.OperationResponse
-    }).pipe(Effect.withSpan("InProcessTransport.send"))
+  const send = Effect.fn("InProcessTransport.send")(function*(caller: Caller, operation: Transport.OperationRequest) {
+    app ??= router.asHttpEffect()
+    const query = new URLSearchParams()
+    for (const [name, value] of Object.entries(operation.query)) {
+      for (const item of typeof value === "string" ? [value] : value) query.append(name, item)
+    }
+    const search = query.size === 0 ? "" : `?${query}`
+    const headers: Record<string, string> = {}
+    for (const name of carried) {
+      const value = caller.request.headers[name]
+      if (value !== undefined) headers[name] = value
+    }
+    Object.assign(headers, operation.headers, caller.credential, { accept: "application/json" })
+    if (operation.body !== undefined) headers["content-type"] = "application/json"
+    // The URL names the host when it can (a Host header passed Node's parser, which is not `new URL`).
+    const host = headers["host"] !== undefined && URL.canParse(`http://${headers["host"]}`) ? headers["host"] : "localhost"
+    const web = new Request(`http://${host}${operation.path}${search}`, {
+      method: operation.method,
+      headers,
+      body: operation.body === undefined ? null : JSON.stringify(operation.body)
+    })
+    const request = HttpServerRequest.fromWeb(web).modify({ remoteAddress: caller.request.remoteAddress })
+    let answer: Effect.Success<ReturnType<typeof read>> | undefined
+    const handled = HttpEffect.toHandled(app, (_, response) => Effect.map(read(response), (whole) => void (answer = whole)))
+    yield* handled.pipe(
+      Effect.provideService(HttpServerRequest.HttpServerRequest, request),
+      Effect.provideContext(services)
+    )
+    if (answer === undefined) return yield* new Transport.TransportError({ message: "The API sent no answer." })
+    const { status, text } = answer
+    const body = text === "" ? undefined : yield* Effect.try({ try: (): unknown => JSON.parse(text), catch: () => notJson(status) })
+    return { status, headers: answer.headers, body } satisfies Transport.OperationResponse
+  })
 
   return {
     send,
