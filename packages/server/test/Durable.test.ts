@@ -91,7 +91,7 @@ describe("the runner's settings", () => {
       ],
       ["ORGPLANE_CLUSTER_PORT", "34431", "Port the runner listens on; 0 picks a free port (announced to the others as it is)."]
     ])
-    expect(Durable.defaults).toEqual({ entityMessagePollInterval: "2 seconds", entityTerminationTimeout: "5 seconds" })
+    expect(Durable.defaults).toEqual({ entityTerminationTimeout: "5 seconds", refreshAssignmentsInterval: "10 seconds" })
     expect(Durable.defaultPrefix).toBe("orgplane_cluster")
     expect(Durable.defaultClusterPort).toBe(34431)
   })

@@ -166,14 +166,38 @@ const holdSingleRunnerLock = (prefix: string) =>
 export const defaultPrefix = "orgplane_cluster"
 
 /**
- * Our defaults over cluster's: storage is polled every 2 seconds rather than 10 (a resumed or redelivered message
- * waits at most that long), and an entity that is shut down gets 5 seconds to stop rather than 15, so a server
- * stops promptly. The shard lock (35 s expiry, refreshed every 10 s) keeps cluster's values: it bounds how long a
- * lost runner's work waits before another runner takes it.
+ * Our defaults over cluster's: an entity that is shut down gets 5 seconds to stop rather than 15, so a server stops
+ * promptly, and the runners are read every 10 seconds rather than 3. Everything else is cluster's own
+ * (effect/cluster's ShardingConfig.ts, read by Sharding.ts):
+ *
+ * - The storage poll (`entityMessagePollInterval`) stays at cluster's 10 seconds: nothing of ours waits on it. A
+ *   message this process sends is saved and then handed over at once: to an entity of its own shards through
+ *   `notifyLocal`, which opens the storage read latch, and to another runner over the runner socket, whose
+ *   `notifyLocal` does the same there; a workflow's run, its activities and its resumption after one (the engine's
+ *   `resume` ends in `pollStorage`, on the workflow's own runner), a `DurableDeferred` completed, and a reply all go
+ *   that way. Shards taken (at start-up, after a restart, from a runner that left) are read at once too, so work
+ *   left in storage by a stopped process is redelivered without the poll, and so is a message of an entity that
+ *   registers late. What the poll alone delivers: messages with a delivery time (`DeliverAt`: each `ClusterCron`
+ *   run, and a `DurableClock.sleep` longer than its in-memory threshold, which orgplane does not use), which so run
+ *   up to 10 seconds after their time (our crons are minutely at most: the workers' offline check); a message whose
+ *   hand-over to another runner failed (that runner unreachable), up to 10 seconds late; and a shard whose lock
+ *   another runner still held when its assignment moved, taken at the next try, up to 10 seconds later. At 2
+ *   seconds the poll was about a third of an idle server's statements (29 a minute).
+ * - Assignments are refreshed from the runner storage every 10 seconds rather than cluster's 3
+ *   (`refreshAssignmentsInterval`): it is how soon the runners see one join or leave (a new runner idles, a departed
+ *   one's shards wait, until the others' next refresh) and how soon a runner the others marked gone registers again.
+ *   Timing only, never correctness: a shard runs only under its lock, whatever a runner's view of the assignments.
+ *   A crashed runner's shards already wait for its heartbeat to age past 35 s; 7 more seconds at most on that, or
+ *   after a graceful stop, is the price of 14 fewer statements a minute on every runner (a runner cannot know it is
+ *   alone; a host with one process passes `runner: "single"`, which keeps no runner storage at all). The
+ *   across-process tests in test/Durable.test.ts (a runner killed mid-workflow, two runners sharing 20 workflows)
+ *   pass with it at 10 seconds.
+ * - The shard lock (35 s expiry, refreshed every 10 s) keeps cluster's values: it bounds how long a lost runner's
+ *   work waits before another runner takes it.
  */
 export const defaults: Tuning = {
-  entityMessagePollInterval: "2 seconds",
-  entityTerminationTimeout: "5 seconds"
+  entityTerminationTimeout: "5 seconds",
+  refreshAssignmentsInterval: "10 seconds"
 }
 
 /**
