@@ -187,6 +187,7 @@ describe("orgplane mcp serve", () => {
       expect(write?.headers["orgplane-channel"]).toBe("mcp")
       expect(write?.headers["idempotency-key"]).toEqual(expect.any(String))
       expect(write?.headers["orgplane-read-only"]).toBeUndefined()
+      expect(write?.headers["user-agent"]).toMatch(/^orgplane-cli\/\S+ \(mcp serve\)$/)
 
       const events = Api.expectStatus<{ items: Array<{ action: string; via: Record<string, unknown> }> }>(
         "audit",
@@ -194,7 +195,7 @@ describe("orgplane mcp serve", () => {
         200
       ).items
       expect(events).toHaveLength(1)
-      expect(events[0]?.via.channel).toBe("mcp")
+      expect(events[0]?.via).toMatchObject({ channel: "mcp", userAgent: expect.stringMatching(/^orgplane-cli\//) })
     } finally {
       await client.close()
     }

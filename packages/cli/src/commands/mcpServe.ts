@@ -6,6 +6,8 @@
  */
 import * as Effect from "effect/Effect"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
+import * as HttpClient from "effect/http/HttpClient"
+import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
@@ -62,7 +64,11 @@ export const serve = Commands.leaf("serve", {
         const client = yield* Target.connect(target, { authenticated: true })
         yield* client.users.me()
         if (Option.isNone(target.credential)) return yield* new NotAuthenticated({ url: target.url, profile: target.profileName })
-        const transport = yield* Transport.fromHttpClient({ baseUrl: target.url, credential: credentialHeaders(target.credential.value) })
+        // The audit log's `via.userAgent` names this CLI, as its other commands' requests do.
+        const http = HttpClient.mapRequest(yield* HttpClient.HttpClient, HttpClientRequest.setHeader("user-agent", `orgplane-cli/${VERSION} (mcp serve)`))
+        const transport = yield* Transport.fromHttpClient({ baseUrl: target.url, credential: credentialHeaders(target.credential.value) }).pipe(
+          Effect.provideService(HttpClient.HttpClient, http)
+        )
         yield* Effect.logDebug(`orgplane MCP server on stdio for ${target.url}`)
         return yield* Layer.launch(Server.layerStdio({ ...options, transport, version: VERSION }))
       }).pipe(
