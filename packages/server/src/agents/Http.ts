@@ -181,6 +181,8 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
     path,
     protocols: McpServerInfo.protocols,
     allowedOrigins: settings.allowedOrigins,
+    // A client ends its session (DELETE with its Mcp-Session-Id), so the server forgets it; the gate ran first.
+    allowSessionTermination: true,
     registrations: yield* registrations
   })
   return Layer.mergeAll(

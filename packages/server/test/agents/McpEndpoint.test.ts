@@ -144,10 +144,10 @@ describe("/mcp", { timeout: 60_000 }, () => {
     expect(large.body).toMatchObject({ error: "payload_too_large" })
     const get = await Http.request(on.url, "GET", "/mcp", { token: owner.token })
     expect(get.status).toBe(405)
-    expect(get.headers.get("allow")).toBe("POST")
+    expect(get.headers.get("allow")).toBe("POST, DELETE")
   })
 
-  it("acts for the credential of each request, not the one that opened the session", async () => {
+  it("acts for the credential of each request, not the one that opened the session; a session ends on its DELETE", async () => {
     const first = await Http.owner(on.url, "First")
     const second = await Http.owner(on.url, "Second")
     const opened = await initialize({ authorization: `Bearer ${first.token}` })
@@ -168,6 +168,14 @@ describe("/mcp", { timeout: 60_000 }, () => {
     }
     expect(await me(first.token)).toBe(first.email)
     expect(await me(second.token)).toBe(second.email)
+    // The session ends when its client says so; then its id names none.
+    const ended = await Http.request(on.url, "DELETE", "/mcp", { headers: { ...headers, authorization: `Bearer ${first.token}` } })
+    expect(ended.status, ended.text).toBe(204)
+    const after = await Http.request(on.url, "POST", "/mcp", {
+      headers: { ...headers, authorization: `Bearer ${first.token}` },
+      body: { jsonrpc: "2.0", id: 3, method: "tools/list" }
+    })
+    expect(after.status, after.text).toBe(404)
   })
 
   it("serves the toolsets a request names in Orgplane-Mcp-Toolsets, and answers 400 to one there is not", async () => {
