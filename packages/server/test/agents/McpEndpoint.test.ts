@@ -7,6 +7,8 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import * as Logger from "effect/Logger"
+import * as References from "effect/References"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Http from "../../../../packages/testkit/src/Http.js"
 import * as AgentsHttp from "../../src/agents/Http.js"
@@ -14,11 +16,18 @@ import * as TestServer from "../support/HttpServer.js"
 
 const allowedOrigin = "https://agent.example.com"
 
+/** The request lines of the server with MCP on: each one's annotations. */
+const requestLines: Array<Record<string, unknown>> = []
+const logger = Logger.make(({ fiber, message }) => {
+  const parts = Array.isArray(message) ? message : [message]
+  if (parts[0] === "request") requestLines.push({ ...fiber.getRef(References.CurrentLogAnnotations) })
+})
+
 let off: TestServer.RunningServer
 let on: TestServer.RunningServer
 beforeAll(async () => {
   off = await TestServer.start()
-  on = await TestServer.start({ mcp: true, mcpAllowedOrigins: [allowedOrigin] })
+  on = await TestServer.start({ mcp: true, mcpAllowedOrigins: [allowedOrigin], logger })
 })
 afterAll(async () => {
   await off?.close()
@@ -145,6 +154,22 @@ describe("/mcp", { timeout: 60_000 }, () => {
     const get = await Http.request(on.url, "GET", "/mcp", { token: owner.token })
     expect(get.status).toBe(405)
     expect(get.headers.get("allow")).toBe("POST, DELETE")
+  })
+
+  it("logs /mcp under its route, and each request made in process as one line of its own", async () => {
+    const owner = await Http.owner(on.url)
+    const client = await connect({ authorization: `Bearer ${owner.token}` })
+    try {
+      requestLines.length = 0
+      expect(await call(client, "call_operation", { name: "teams.create", arguments: { name: "Logged" } })).toMatchObject({ isError: false })
+      const routes = requestLines.map((line) => `${String(line["method"])} ${String(line["route"])} ${String(line["status"])}`)
+      // The POST to /mcp; the gate's GET /v1/me, the tool's own, and the operation.
+      expect(routes).toEqual(expect.arrayContaining(["POST /mcp 200", "GET /v1/me 200", "POST /v1/teams 201"]))
+      expect(routes.filter((route) => route.startsWith("POST /mcp"))).toHaveLength(1)
+      expect(new Set(requestLines.map((line) => line["requestId"])).size).toBe(requestLines.length)
+    } finally {
+      await client.close()
+    }
   })
 
   it("acts for the credential of each request, not the one that opened the session; a session ends on its DELETE", async () => {
