@@ -48,7 +48,11 @@ export const accessEndpoints = <
       payload: CreateAccessGrantRequest,
       success: options.grant.pipe(HttpApiSchema.status(201)),
       error: [ForbiddenResponse, NotFoundResponse]
-    }).pipe(audits("access.grant"), requires(action))
+    }).pipe(
+      audits("access.grant"),
+      // Every action the grant may check: an organization-wide grant on the catalog's kinds also `catalog.grantOrgWide`.
+      who === undefined ? requires(action, "catalog.grantOrgWide") : requires(action)
+    )
       .annotate(OpenApi.Summary, `Grant access to a ${kind}`)
       .annotate(
         OpenApi.Description,
