@@ -212,7 +212,8 @@ describe("orgplane mcp serve", () => {
       expect(found.data.operations.every((operation: { readOnly: boolean }) => operation.readOnly)).toBe(true)
       const refused = await call(mcp.client, "call_operation", { name: "teams.create", arguments: { name: "Not written" } })
       expect(refused.isError).toBe(true)
-      expect(refused.data.message).toMatch(/No operation named teams\.create/)
+      // Called anyway, the write reaches the server narrowed, and the server refuses it.
+      expect(refused.data).toMatchObject({ status: 403, body: { reason: "read_only_credential" } })
       const read = await call(mcp.client, "call_operation", { name: "teams.list", arguments: {} })
       expect(read).toMatchObject({ isError: false, data: { status: 200 } })
       expect(await teamCount()).toBe(before)

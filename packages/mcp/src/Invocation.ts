@@ -113,8 +113,10 @@ export const call = Effect.fn("Invocation.call")(function*(operation: Operation,
   const response = yield* transport.send({ method: operation.method, path, query, headers, body }).pipe(
     Effect.catchTag("TransportError", (error) => fail({ message: error.message }))
   )
+  // A read answered too long for an agent to hold is refused (it changed nothing: ask again smaller); a write's answer
+  // is returned whatever its size, since the write is done.
   const size = JSON.stringify(response.body ?? null).length
-  if (size > maxAnswerCharacters) {
+  if (operation.readOnly && size > maxAnswerCharacters) {
     return yield* fail({
       message:
         `The answer of ${operation.id} is ${size} characters, more than the ${maxAnswerCharacters} a tool returns: ask for a smaller page (limit) or use a narrower operation.`,

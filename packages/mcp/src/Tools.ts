@@ -176,8 +176,13 @@ const catalogHandlers = (settings: Invocation.Settings) =>
           outputSchema: Catalog.outputSchemaOf(operation)
         }
       }),
+      // A call is the server's to decide: an operation the lists hide from this caller still goes to the API, which
+      // refuses it as it refuses the same request over HTTP (403, its denial in the audit log where the catalog
+      // records one), so the MCP path and the HTTP path authorize alike. Only a name no served operation has is
+      // answered here.
       call_operation: Effect.fn("Tools.callOperation")(function*(input) {
-        const operation = yield* operationFor(input.name, yield* callerOf(settings))
+        const operation = Catalog.find(input.name)
+        if (operation === undefined) return yield* Effect.fail(failure(`No operation named ${input.name}. find_operations lists the ones you may take.`))
         return yield* Invocation.call(operation, input, settings).pipe(Effect.provideService(Confirmations, confirmations))
       })
     }))

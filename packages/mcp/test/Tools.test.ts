@@ -206,7 +206,8 @@ describe("MCP tools on a real server", () => {
     const names = await withClient(bearer(people.owner.token), (client) => allNames(client), { readOnly: true })
     expect(names).toContain("teams.list")
     expect(names).not.toContain("teams.create")
-    const hidden = await withClient(bearer(people.owner.token), (client) => call(client, "call_operation", { name: "teams.create", arguments: { name: "No" } }), { readOnly: true })
-    expect(hidden.data.message).toContain("No operation named teams.create")
+    // A write called anyway goes to the server, which refuses the narrowed credential (the guard is the server's).
+    const refused = await withClient(bearer(people.owner.token), (client) => call(client, "call_operation", { name: "teams.create", arguments: { name: "No" } }), { readOnly: true })
+    expect(refused).toMatchObject({ isError: true, data: { status: 403, body: { reason: "read_only_credential" } } })
   })
 })
