@@ -15,6 +15,7 @@
 import { Catalog, Server as McpServerInfo, Tools, Transport } from "@orgplane/mcp"
 import { InvalidRequest, InvalidRequestResponse } from "@orgplane/schema"
 import * as McpServer from "effect/ai/McpServer"
+import type * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
@@ -170,7 +171,11 @@ const registrations = Effect.map(CursorKey, (cursorKey) =>
   ))
 
 /** `/mcp` and the metadata documents, behind the gate; nothing at all when MCP is off. */
-export const layer = Layer.unwrap(Effect.gen(function*() {
+export const layer: Layer.Layer<
+  never,
+  Tools.OptionsError | Cause.IllegalArgumentError,
+  ServerConfig | AgentsConfig | CursorKey | HttpRouter.HttpRouter
+> = Layer.unwrap(Effect.gen(function*() {
   const settings = yield* AgentsConfig
   const serverSettings = yield* ServerConfig
   if (!settings.mcp) return Layer.empty

@@ -32,11 +32,18 @@ const read = (response: HttpServerResponse.HttpServerResponse) =>
 const notJson = (status: number) =>
   new Transport.TransportError({ message: `The API answered ${status} with a body that is not JSON.` })
 
+/** The in-process transport maker: one request for a caller, or a caller's `Transport`. */
+export interface InProcess {
+  readonly send: (caller: Caller, operation: Transport.OperationRequest) => Effect.Effect<Transport.OperationResponse, Transport.TransportError>
+  /** The `Transport` of one caller, for the tools of one MCP request. */
+  readonly forCaller: (caller: Caller) => Transport.Transport["Service"]
+}
+
 /**
  * The server's router as a transport maker: `router.asHttpEffect()` (its global middleware, the request edge, and
  * every route), run with the services it was built with. Made once, at build, inside the routes' layer.
  */
-export const make = Effect.gen(function*() {
+export const make: Effect.Effect<InProcess, never, HttpRouter.HttpRouter> = Effect.gen(function*() {
   const router = yield* HttpRouter.HttpRouter
   const services = yield* Effect.context<never>()
   // Read when the first request is made: by then every route and the global middleware are registered.
@@ -79,10 +86,6 @@ export const make = Effect.gen(function*() {
 
   return {
     send,
-    /** The `Transport` of one caller, for the tools of one MCP request. */
     forCaller: (caller: Caller): Transport.Transport["Service"] => ({ send: (operation) => send(caller, operation) })
-  }
+  } satisfies InProcess
 })
-
-/** The in-process transport maker, as `make` builds it. */
-export type InProcess = Effect.Success<typeof make>
