@@ -11,8 +11,9 @@
  * server (`/orgplane/docs` loads `/orgplane/docs/scalar.js` and `/orgplane/openapi.json`).
  *
  * The document is @orgplane/schema's `openApiDocument`, the whole API's, its `servers` naming ORGPLANE_PUBLIC_URL,
- * else the mount (`basePath`), else `/`. It is about 2 MB and takes seconds to build: it is built once, in the
- * background as the server starts, with its gzip and brotli forms, and sent in the one the client accepts.
+ * else the mount (`basePath`), else `/`. It is about 2 MB and takes a few hundred milliseconds of the event loop to
+ * build: it is built once, when it is first asked for, with its gzip and brotli forms, and sent in the one the client
+ * accepts. Not at start: a build "in the background" still holds the one event loop, and held a start that long.
  */
 import { openApiDocument } from "@orgplane/schema"
 import * as Effect from "effect/Effect"
@@ -179,10 +180,8 @@ export const layer = HttpRouter.use((router) =>
   Effect.gen(function*() {
     const settings = yield* ServerConfig
     // `info.version` stays the API contract's label (`dev`); `servers` names ORGPLANE_PUBLIC_URL when it is set, else
-    // the mount, else `/` (the origin the document is read from). Built in the background from now on: a start does
-    // not wait for it, and the first request for it waits only for what is left.
+    // the mount, else `/` (the origin the document is read from). Built at the first request for it.
     const document = yield* Effect.cached(Effect.sync(() => documentFor(settings.publicUrl ?? (settings.basePath || undefined))))
-    yield* Effect.forkDetach(document)
     const scalar = yield* Effect.cached(loadScalar)
     const scriptHeaders = { "cache-control": "public, max-age=86400", vary: "accept-encoding" }
     yield* router.add("GET", "/", HttpServerResponse.jsonUnsafe(index(settings.basePath)))
