@@ -41,11 +41,11 @@ export class Transport extends Context.Service<Transport, {
   readonly send: (request: OperationRequest) => Effect.Effect<OperationResponse, TransportError>
 }>()("@orgplane/mcp/Transport") {}
 
-/** The header that names the channel a request came through; the audit log records it (`via.channel`). */
-export const channelHeader = "orgplane-channel"
-
-/** The header that narrows the request's credential to reads: any write is refused with 403 `read_only_credential`. */
-export const readOnlyHeader = "orgplane-read-only"
+/**
+ * The headers a caller may send beside its credential (@orgplane/schema's CallerHeaders.ts): the channel the audit
+ * log records (`via.channel`), and the narrowing to reads the server enforces (403 `read_only_credential`).
+ */
+export { channelHeader, readOnlyHeader } from "@orgplane/schema"
 
 /**
  * A transport over `HttpClient` to `baseUrl` (no trailing slash), sending `credential`'s headers with every request

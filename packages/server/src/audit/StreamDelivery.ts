@@ -2,8 +2,9 @@
  * Delivery of audit streams, on the durable engine: one loop per cluster (a cluster `Singleton`, so one runner runs
  * it and another takes over when that one goes away) looks for active streams whose next attempt is due, leases
  * them (`FOR UPDATE SKIP LOCKED` and `lease_until`, so two processes never deliver one stream at once, even while
- * the singleton moves), and delivers each in a fiber of its own, so a slow receiver holds back only its own stream. (Not a `ClusterCron`: it persists one message per run, and cluster keeps
- * processed messages, which at one run every 2 seconds is 43,200 rows a day.)
+ * the singleton moves), and delivers each in a fiber of its own, so a slow receiver holds back only its own stream.
+ * (Not a `ClusterCron`: it persists one message per run, and cluster keeps processed messages, which at one run
+ * every 2 seconds is 43,200 rows a day.)
  *
  * When it looks: every `pollInterval` while a stream is due within it (an active stream with nothing to send is due
  * again one `pollInterval` later, so any active stream keeps that pace); when a look claims nothing, it waits until
