@@ -11,12 +11,12 @@ import { randomBytes, randomUUID } from "node:crypto"
  * sent twice as orgplane sends it; $17 an update's changes).
  */
 export const insertAuditEvent = `INSERT INTO audit_events (organization_id, id, occurred_at, action, category, outcome, actor_type, actor_id,
-              actor_membership_id, actor_label, credential_id, sso_connection_id, ip, user_agent, targets, target_ids, changes, reason, request_id)
+              actor_membership_id, actor_label, credential_id, sso_connection_id, ip, user_agent, channel, targets, target_ids, changes, reason, request_id)
             VALUES ($1, $2, $3, $4, $5, $6,
               $7, $8, $9, $10, $11,
-              $12, $13, $14, $15::jsonb,
-              ARRAY(SELECT t ->> 'id' FROM jsonb_array_elements($16::jsonb) t),
-              $17::jsonb, $18, $19)`
+              $12, $13, $14, $15, $16::jsonb,
+              ARRAY(SELECT t ->> 'id' FROM jsonb_array_elements($17::jsonb) t),
+              $18::jsonb, $19, $20)`
 
 const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"
 
@@ -69,6 +69,8 @@ export const auditParameters = (facts: AuditFacts): Array<unknown> => [
   null,
   facts.ip,
   facts.userAgent === null ? null : facts.userAgent.slice(0, 512),
+  // The channel the request came through (Orgplane-Channel): the API's.
+  "api",
   JSON.stringify(facts.targets),
   JSON.stringify(facts.targets),
   facts.changes === undefined ? null : JSON.stringify(facts.changes),

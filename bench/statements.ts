@@ -266,7 +266,11 @@ export const meBody = (caller: { readonly [column: string]: unknown }) => ({
     userId: caller.user_id,
     role: caller.role,
     createdAt: caller.membership_created_at
-  }
+  },
+  // What authenticated the request (Accounts.ts's `me`): the session, or the key with its scopes; never narrowed here.
+  credential: typeof caller.api_key_id === "string"
+    ? { type: "api_key", id: caller.api_key_id, scopes: caller.scopes === null ? null : String(caller.scopes).split(" ").filter((scope) => scope !== ""), readOnly: false }
+    : { type: "session", id: caller.session_id, scopes: null, readOnly: false }
 })
 
 /** The role each action needs (schema/Policy.ts), for the actions of these endpoints. */
