@@ -11,9 +11,19 @@
  * - `effect + orgplane's schema`: the same server with orgplane's own `MemberPage` schema (`@orgplane/schema`: its
  *   branded ids and `Timestamp` checks), to tell Effect's floor from what orgplane's schema adds above it.
  *
+ * With DATABASE_URL, two more answer `GET /v1/me` with one Postgres statement (a named, prepared `SELECT` of one row
+ * from a `VALUES` list: no table, the same text for both) and the row as `{ user: { id, email, name, createdAt } }`:
+ *
+ * - `raw + pg`: node:http and `pg` (a pool of 10, the statement named, as the request-path baselines run theirs);
+ * - `effect + sql-pg`: a minimal `HttpApi` as above, the statement through `@effect/sql-pg`'s `PgClient` (a pool of
+ *   10, its own prepared-statement cache), the answer encoded by the endpoint's `Schema.Struct`.
+ *
+ * That pair is Effect's floor for orgplane's cheapest read (`GET /v1/me`: one statement, a small answer), beside which
+ * the request path's `/v1/me` is read: what orgplane costs above it is its own.
+ *
  * Interleaved rounds (`--rounds=N`, default 3) of `--duration=S` seconds (default 8) at ORGPLANE_BENCH_CONCURRENCY
- * connections (default 32); medians of req/s and the server's CPU per request, and each against raw. Asserts nothing
- * but that the three answer the same JSON.
+ * connections (default 32); medians of req/s and the server's CPU per request, and each against its raw server.
+ * Asserts nothing but that each endpoint's servers answer the same JSON.
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { Agent } from "node:http"
@@ -33,6 +43,10 @@ import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServer from "effect/http/HttpServer"
 import type * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as Redacted from "effect/Redacted"
+import * as SqlClient from "effect/sql/SqlClient"
+import type { SqlError } from "effect/sql/SqlError"
+import pg from "pg"
 import { MemberPage } from "../packages/schema/src/Members.js"
 import { serve } from "./child.js"
 import { serverDependencies } from "./dependency.js"
@@ -125,12 +139,76 @@ const orgplaneRoutes = () => {
   )
 }
 
+// One statement: GET /v1/me ---------------------------------------------------------------------------------------
+
+const DATABASE_URL = process.env.DATABASE_URL?.trim() || undefined
+const POOL_SIZE = 10
+const ME_ID = "usr_01jbench000000000000000001"
+/** One row, no table: the same text, named and prepared, from both servers. */
+const ME_STATEMENT = `SELECT u.id, u.email, u.name, u.created_at FROM (VALUES ('${ME_ID}', 'ada@example.com', 'Ada', timestamptz '2026-11-27T12:00:00Z')) AS u(id, email, name, created_at) WHERE u.id = $1`
+
+const MeAnswer = Schema.Struct({ user: Schema.Struct({ id: Schema.String, email: Schema.String, name: Schema.String, createdAt: IsoDate }) })
+const MeApi = HttpApi.make("floor").add(HttpApiGroup.make("me").add(HttpApiEndpoint.get("me", "/v1/me", { success: MeAnswer })))
+
+/** What this file uses of `@effect/sql-pg` (a dependency of the server package). */
+interface PgClientModule {
+  readonly PgClient: {
+    readonly layer: (config: { readonly url: Redacted.Redacted; readonly maxConnections: number }) => Layer.Layer<SqlClient.SqlClient, SqlError>
+  }
+}
+const isPgClientModule = (module: unknown): module is PgClientModule => typeof module === "object" && module !== null && "PgClient" in module
+
+const meRoutes = async (url: string) => {
+  const sqlPg = await serverDependencies(Path.join(import.meta.dirname, "..", "packages", "server"))("@effect/sql-pg")
+  if (!isPgClientModule(sqlPg)) throw new Error("@effect/sql-pg has no PgClient")
+  const group = HttpApiBuilder.group(MeApi, "me", (handlers) =>
+    handlers.handle("me", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const [row] = yield* sql.unsafe<{ id: string; email: string; name: string; created_at: Date }>(ME_STATEMENT, [ME_ID])
+        if (row === undefined) return yield* Effect.die(new Error("no row"))
+        return { user: { id: row.id, email: row.email, name: row.name, createdAt: row.created_at } }
+      }).pipe(Effect.orDie)))
+  return HttpApiBuilder.layer(MeApi).pipe(
+    Layer.provide(group),
+    Layer.provide(Layer.orDie(sqlPg.PgClient.layer({ url: Redacted.make(url), maxConnections: POOL_SIZE })))
+  )
+}
+
+const rawMe = (url: string) => {
+  const pool = new pg.Pool({ connectionString: url, max: POOL_SIZE })
+  const listener: Listener = (_, response) => {
+    pool.query<{ id: string; email: string; name: string; created_at: Date }>({ name: "floor_me", text: ME_STATEMENT, values: [ME_ID] }).then(({ rows: [row] }) => {
+      const text = JSON.stringify({ user: { id: row!.id, email: row!.email, name: row!.name, createdAt: row!.created_at } })
+      response.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(text) })
+      response.end(text)
+    }, (error: unknown) => {
+      response.writeHead(500).end(String(error))
+    })
+  }
+  return { listener, dispose: () => pool.end() }
+}
+
 // The harness ------------------------------------------------------------------------------------------------------
 
-const KINDS = ["raw", "effect", "effect + orgplane's schema"] as const
+const KINDS = ["raw", "effect", "effect + orgplane's schema", "raw + pg", "effect + sql-pg"] as const
 type Kind = typeof KINDS[number]
+/** Each server's endpoint, and the raw server its figures are paired with. */
+const PATH: Record<Kind, string> = {
+  raw: "/v1/members",
+  effect: "/v1/members",
+  "effect + orgplane's schema": "/v1/members",
+  "raw + pg": "/v1/me",
+  "effect + sql-pg": "/v1/me"
+}
+const RAW_OF: Record<Kind, Kind> = { raw: "raw", effect: "raw", "effect + orgplane's schema": "raw", "raw + pg": "raw + pg", "effect + sql-pg": "raw + pg" }
 
 const serveKind = async (kind: Kind) => {
+  if (kind === "raw + pg" || kind === "effect + sql-pg") {
+    if (DATABASE_URL === undefined) throw new Error(`${kind} needs DATABASE_URL`)
+    const { dispose, listener } = kind === "raw + pg" ? rawMe(DATABASE_URL) : await listenerOf(await meRoutes(DATABASE_URL))
+    return serve(listener, dispose)
+  }
   if (kind === "raw") {
     return serve((_, response) => {
       const text = JSON.stringify(page())
@@ -177,17 +255,20 @@ const option = (name: string, fallback: number) => {
 const median = (values: ReadonlyArray<number>) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
 
 export const measure = async (options: { readonly seconds: number; readonly rounds: number; readonly concurrency: number }) => {
-  const servers = await Promise.all(KINDS.map(start))
+  // The database's pair only with a database to run its statement on.
+  const kinds = KINDS.filter((kind) => DATABASE_URL !== undefined || PATH[kind] === "/v1/members")
+  const servers = await Promise.all(kinds.map(start))
   const agent = new Agent({ keepAlive: true, maxSockets: options.concurrency })
   try {
-    const bodies = await Promise.all(servers.map((server) => request(agent, server.url, "GET", "/v1/members")))
+    const bodies = await Promise.all(servers.map((server) => request(agent, server.url, "GET", PATH[server.kind])))
     for (const [i, body] of bodies.entries()) {
-      if (body.status !== 200 || body.text !== bodies[0]!.text) throw new Error(`${servers[i]!.kind} answers otherwise: ${body.status} ${body.text.slice(0, 300)}`)
+      const raw = bodies[kinds.indexOf(RAW_OF[servers[i]!.kind])]!
+      if (body.status !== 200 || body.text !== raw.text) throw new Error(`${servers[i]!.kind} answers otherwise: ${body.status} ${body.text.slice(0, 300)}`)
     }
     const once = async (server: Server, seconds: number) => {
       const before = await cpuOf(server.child)
       const { count, seconds: wall } = await loadFor(seconds, options.concurrency, async () => {
-        const reply = await request(agent, server.url, "GET", "/v1/members")
+        const reply = await request(agent, server.url, "GET", PATH[server.kind])
         if (reply.status !== 200) throw new Error(`${server.kind}: HTTP ${reply.status}`)
       })
       return { perSecond: count / wall, cpu: (await cpuOf(server.child) - before) / count }
@@ -201,14 +282,16 @@ export const measure = async (options: { readonly seconds: number; readonly roun
       }
     }
     console.log(
-      `\nEffect's floor: GET /v1/members answering a page of 50 members (no database), ${options.rounds} interleaved rounds of ${options.seconds} s,` +
-        ` ${options.concurrency} connections; medians (ratios: the median of the rounds' paired ratios)`
+      `\nEffect's floor: GET /v1/members answering a page of 50 members (no database)` +
+        `${DATABASE_URL === undefined ? "" : "; GET /v1/me answering one row of one Postgres statement"}, ${options.rounds} interleaved rounds of ${options.seconds} s,` +
+        ` ${options.concurrency} connections; medians (ratios: the median of the rounds' paired ratios, against the endpoint's raw server)`
     )
-    console.log("| server | req/s | ÷ raw | CPU µs per request | ÷ raw |\n| --- | --- | --- | --- | --- |")
+    console.log("| endpoint | server | req/s | ÷ raw | CPU µs per request | ÷ raw |\n| --- | --- | --- | --- | --- | --- |")
     for (const [t, server] of servers.entries()) {
-      const paired = (figure: (f: { perSecond: number; cpu: number }) => number) => median(runs[t]!.map((f, round) => figure(f) / figure(runs[0]![round]!)))
+      const raw = runs[kinds.indexOf(RAW_OF[server.kind])]!
+      const paired = (figure: (f: { perSecond: number; cpu: number }) => number) => median(runs[t]!.map((f, round) => figure(f) / figure(raw[round]!)))
       console.log(
-        `| ${server.kind} | ${median(runs[t]!.map((f) => f.perSecond)).toFixed(0)} | ${paired((f) => f.perSecond).toFixed(2)}` +
+        `| ${PATH[server.kind]} | ${server.kind} | ${median(runs[t]!.map((f) => f.perSecond)).toFixed(0)} | ${paired((f) => f.perSecond).toFixed(2)}` +
           ` | ${median(runs[t]!.map((f) => f.cpu)).toFixed(0)} | ${paired((f) => f.cpu).toFixed(2)} |`
       )
     }
