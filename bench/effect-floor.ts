@@ -161,14 +161,15 @@ const isPgClientModule = (module: unknown): module is PgClientModule => typeof m
 const meRoutes = async (url: string) => {
   const sqlPg = await serverDependencies(Path.join(import.meta.dirname, "..", "packages", "server"))("@effect/sql-pg")
   if (!isPgClientModule(sqlPg)) throw new Error("@effect/sql-pg has no PgClient")
+  // The client is taken once, as the group is built, so the handler needs nothing of the request.
   const group = HttpApiBuilder.group(MeApi, "me", (handlers) =>
-    handlers.handle("me", () =>
-      Effect.gen(function*() {
-        const sql = yield* SqlClient.SqlClient
-        const [row] = yield* sql.unsafe<{ id: string; email: string; name: string; created_at: Date }>(ME_STATEMENT, [ME_ID])
-        if (row === undefined) return yield* Effect.die(new Error("no row"))
-        return { user: { id: row.id, email: row.email, name: row.name, createdAt: row.created_at } }
-      }).pipe(Effect.orDie)))
+    Effect.map(SqlClient.SqlClient, (sql) =>
+      handlers.handle("me", () =>
+        Effect.gen(function*() {
+          const [row] = yield* sql.unsafe<{ id: string; email: string; name: string; created_at: Date }>(ME_STATEMENT, [ME_ID])
+          if (row === undefined) return yield* Effect.die(new Error("no row"))
+          return { user: { id: row.id, email: row.email, name: row.name, createdAt: row.created_at } }
+        }).pipe(Effect.orDie))))
   return HttpApiBuilder.layer(MeApi).pipe(
     Layer.provide(group),
     Layer.provide(Layer.orDie(sqlPg.PgClient.layer({ url: Redacted.make(url), maxConnections: POOL_SIZE })))
