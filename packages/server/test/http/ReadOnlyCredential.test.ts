@@ -66,7 +66,9 @@ const untimed = (body: unknown): unknown =>
 
 /**
  * Every row of every table, read back as one text per table (a credential's `last_used_at` aside: recording a use is
- * not a change the request made): what a refused request must leave as it was.
+ * not a change the request made): what a refused request must leave as it was. The durable engine's own tables are
+ * left out: its runner's registration and its minutely jobs' messages are written on its clock, whatever the requests
+ * do (a run across a minute's turn saw a cron message appear).
  */
 const fingerprint = () =>
   server.sql((sql: SqlClient.SqlClient) =>
@@ -74,7 +76,8 @@ const fingerprint = () =>
       const tables = yield* sql<{ name: string; tenant: boolean }>`SELECT c.relname AS name, EXISTS (SELECT 1 FROM pg_attribute a
           WHERE a.attrelid = c.oid AND a.attname = 'organization_id' AND a.attnum > 0 AND NOT a.attisdropped) AS tenant
         FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-        WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p') AND NOT c.relispartition ORDER BY c.relname`
+        WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p') AND NOT c.relispartition
+          AND c.relname NOT LIKE 'orgplane\\_cluster\\_%' ORDER BY c.relname`
       const rows: Record<string, string> = {}
       for (const { name, tenant } of tables) {
         // A tenant table is read for the organization the credentials act in (every statement names one).
