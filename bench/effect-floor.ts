@@ -97,6 +97,9 @@ const PlainMember = Schema.Struct({
 })
 const PlainPage = Schema.Struct({ items: Schema.Array(PlainMember), nextCursor: Schema.NullOr(Schema.String) })
 
+/** The server package's dependencies, loaded as the server loads them (`@effect/platform-node`, `@effect/sql-pg`). */
+const dependency = serverDependencies(Path.join(import.meta.dirname, "..", "packages", "server"))
+
 /** What this file uses of `@effect/platform-node` (a dependency of the server package, loaded as server.ts loads its own). */
 interface NodeHttpServerModule {
   readonly NodeHttpServer: {
@@ -114,7 +117,7 @@ type HttpServices = Layer.Success<typeof HttpServer.layerServices>
 
 /** A node:http listener of `routes`, as orgplane's `makeNodeListener` makes its own. */
 const listenerOf = async (routes: Layer.Layer<never, never, HttpServices | HttpRouter.HttpRouter>) => {
-  const platform = await serverDependencies(Path.join(import.meta.dirname, "..", "packages", "server"))("@effect/platform-node")
+  const platform = await dependency("@effect/platform-node")
   if (!isNodeHttpServerModule(platform)) throw new Error("@effect/platform-node has no NodeHttpServer")
   const runtime = ManagedRuntime.make(HttpServer.layerServices)
   const scope = Scope.makeUnsafe()
@@ -159,7 +162,7 @@ interface PgClientModule {
 const isPgClientModule = (module: unknown): module is PgClientModule => typeof module === "object" && module !== null && "PgClient" in module
 
 const meRoutes = async (url: string) => {
-  const sqlPg = await serverDependencies(Path.join(import.meta.dirname, "..", "packages", "server"))("@effect/sql-pg")
+  const sqlPg = await dependency("@effect/sql-pg")
   if (!isPgClientModule(sqlPg)) throw new Error("@effect/sql-pg has no PgClient")
   // The client is taken once, as the group is built, so the handler needs nothing of the request.
   const group = HttpApiBuilder.group(MeApi, "me", (handlers) =>

@@ -250,6 +250,9 @@ export const run = (text: string, params: ReadonlyArray<unknown> = []): QueryCon
   return { name, text, values: [...params], types }
 }
 
+/** A key's scopes as orgplane answers them (stored space-separated; null: its role alone). */
+const scopesOf = (stored: unknown) => stored === null ? null : String(stored).split(" ").filter((scope) => scope !== "")
+
 /** The caller's row (of either credential's statement) as orgplane answers `GET /v1/me`. */
 export const meBody = (caller: { readonly [column: string]: unknown }) => ({
   user: { id: caller.user_id, email: caller.user_email, name: caller.user_name, createdAt: caller.user_created_at },
@@ -269,7 +272,7 @@ export const meBody = (caller: { readonly [column: string]: unknown }) => ({
   },
   // What authenticated the request (Accounts.ts's `me`): the session, or the key with its scopes; never narrowed here.
   credential: typeof caller.api_key_id === "string"
-    ? { type: "api_key", id: caller.api_key_id, scopes: caller.scopes === null ? null : String(caller.scopes).split(" ").filter((scope) => scope !== ""), readOnly: false }
+    ? { type: "api_key", id: caller.api_key_id, scopes: scopesOf(caller.scopes), readOnly: false }
     : { type: "session", id: caller.session_id, scopes: null, readOnly: false }
 })
 
@@ -333,6 +336,6 @@ export const apiKeyBody = (row: { readonly [column: string]: unknown }) => ({
   createdAt: row.created_at,
   expiresAt: row.expires_at,
   lastUsedAt: row.last_used_at,
-  scopes: row.scopes === null ? null : String(row.scopes).split(" ").filter((scope) => scope !== ""),
+  scopes: scopesOf(row.scopes),
   parentApiKeyId: row.parent_api_key_id
 })
