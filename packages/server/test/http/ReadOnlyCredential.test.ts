@@ -8,6 +8,7 @@ import * as Effect from "effect/Effect"
 import type * as SqlClient from "effect/sql/SqlClient"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Http from "../../../../packages/testkit/src/Http.js"
+import { defaultPrefix } from "../../src/platform/Durable.js"
 import * as TestServer from "../support/HttpServer.js"
 
 let server: Awaited<ReturnType<typeof TestServer.startSharingDatabase>>
@@ -77,7 +78,7 @@ const fingerprint = () =>
           WHERE a.attrelid = c.oid AND a.attname = 'organization_id' AND a.attnum > 0 AND NOT a.attisdropped) AS tenant
         FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
         WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p') AND NOT c.relispartition
-          AND c.relname NOT LIKE 'orgplane\\_cluster\\_%' ORDER BY c.relname`
+          AND c.relname NOT LIKE ${`${defaultPrefix.replaceAll("_", "\\_")}\\_%`} ORDER BY c.relname`
       const rows: Record<string, string> = {}
       for (const { name, tenant } of tables) {
         // A tenant table is read for the organization the credentials act in (every statement names one).
