@@ -70,7 +70,7 @@ const areas = {
   ],
   identity: [],
   // Accepting with `signUp` makes an account: counted by sign-up's throttle.
-  invitations: ["identity/Accounts", "identity/Memberships", "identity/Organizations", "identity/SignUpThrottle"],
+  invitations: ["identity/Accounts", "identity/Memberships", "identity/Organizations", "identity/Ownership", "identity/SignUpThrottle"],
   llm: ["access/Access"],
   mcp: ["access/Access", "identity/Memberships"],
   // Making someone an owner is within the organizations they may own.

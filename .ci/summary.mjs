@@ -1,7 +1,10 @@
-// Prints vitest JSON reports as plain closing lines: "<label>: N passed, N failed, N skipped", one per report,
-// then "total: ..." when given several.
+// Prints vitest JSON reports as plain closing lines: each failed test (its file, its name and its message's first
+// lines, so that the end of a long log says what failed), then "<label>: N passed, N failed, N skipped", one per
+// report, then "total: ..." when given several.
 import { existsSync, readFileSync } from "node:fs"
 const pairs = process.argv.slice(2)
+/** A failure's message, cut to its first lines (the assertion and where it stands). */
+const firstLines = (text = "") => text.split("\n").slice(0, 8).join("\n    ")
 const totals = { passed: 0, failed: 0, skipped: 0 }
 for (let i = 0; i < pairs.length; i += 2) {
   const [file, label] = [pairs[i], pairs[i + 1]]
@@ -18,6 +21,12 @@ for (let i = 0; i < pairs.length; i += 2) {
     failed: report.numFailedTests +
       report.testResults.filter((file) => file.status === "failed" && !file.assertionResults.some((test) => test.status === "failed")).length,
     skipped: report.numPendingTests + report.numTodoTests
+  }
+  for (const file of report.testResults.filter((file) => file.status === "failed")) {
+    const tests = file.assertionResults.filter((test) => test.status === "failed")
+    const where = `${label}/${file.name.slice(file.name.lastIndexOf("/test/") + 1)}`
+    if (tests.length === 0) console.log(`FAILED ${where}: ${firstLines(file.message)}`)
+    for (const test of tests) console.log(`FAILED ${where} > ${test.fullName}: ${firstLines(test.failureMessages.join("\n"))}`)
   }
   for (const key of Object.keys(totals)) totals[key] += counts[key]
   if (pairs.length > 2) console.log(`${label}: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`)

@@ -5,6 +5,8 @@
  * system's chromium (`ORGPLANE_CHROMIUM`, else /usr/bin/chromium, which .ci/run installs); without one it is skipped,
  * saying so.
  */
+import { AuthResult, BootstrapWorkspaceResult, MySessionPage, OrganizationDetailsResponse } from "@orgplane/schema"
+import * as Schema from "effect/Schema"
 import * as Fs from "node:fs"
 import { chromium } from "playwright-core"
 import { describe, expect, it } from "vitest"
@@ -14,7 +16,11 @@ const executablePath = process.env["ORGPLANE_CHROMIUM"] ?? "/usr/bin/chromium"
 const found = Fs.existsSync(executablePath)
 if (!found) console.warn(`claim-in-browser: skipped, no chromium at ${executablePath} (apt-get install -y chromium, or set ORGPLANE_CHROMIUM)`)
 
-const json = async (response: Response) => ({ status: response.status, body: await response.json() as any })
+const json = async (response: Response): Promise<{ readonly status: number; readonly body: unknown }> => ({ status: response.status, body: await response.json() })
+
+/** An answer's body as the API puts it on the wire: checked against, and typed by, the schema's encoded side. */
+const wire = <S extends Schema.Top>(schema: S, answered: { readonly body: unknown }): S["Encoded"] =>
+  Schema.decodeUnknownSync(Schema.toEncoded(schema))(answered.body)
 
 describe.skipIf(!found)(`a claim link in chromium (${executablePath}; skipped when it is missing)`, { timeout: 120_000 }, () => {
   it("signs up, claims the workspace as its owner and signs out, all under the mount", async () => {
@@ -25,7 +31,7 @@ describe.skipIf(!found)(`a claim link in chromium (${executablePath}; skipped wh
         fetch(`${host.url}/orgplane${path}`, { ...init, headers: { "content-type": "application/json", ...init.headers } }).then(json)
       const made = await api("/v1/bootstrap/workspace", { method: "POST", body: JSON.stringify({ workspaceName: "Agent's garden", ownerEmail: "gardener@example.com" }) })
       expect(made.status).toBe(201)
-      const link = new URL(made.body.claimLinks[0].url)
+      const link = new URL(wire(BootstrapWorkspaceResult, made).claimLinks[0]!.url)
       const page = await browser.newPage()
       const requests: Array<{ path: string; referer: string | undefined }> = []
       page.on("request", (request) => requests.push({ path: new URL(request.url()).pathname, referer: request.headers()["referer"] }))
@@ -42,10 +48,11 @@ describe.skipIf(!found)(`a claim link in chromium (${executablePath}; skipped wh
       // The workspace is the person's now; the page's session is over, a new sign-in works.
       const signedIn = await api("/v1/auth/sign-in", { method: "POST", body: JSON.stringify({ email: "gardener@example.com", password: "a long enough password" }) })
       expect(signedIn.status).toBe(200)
-      const organization = await api("/v1/organization", { headers: { authorization: `Bearer ${signedIn.body.session.token}` } })
-      expect(organization.body.organization).toMatchObject({ name: "Agent's garden", provisional: false })
-      const sessions = await api("/v1/me/sessions", { headers: { authorization: `Bearer ${signedIn.body.session.token}` } })
-      expect(sessions.body.items).toHaveLength(1)
+      const { session } = wire(AuthResult, signedIn)
+      const organization = await api("/v1/organization", { headers: { authorization: `Bearer ${session.token}` } })
+      expect(wire(OrganizationDetailsResponse, organization).organization).toMatchObject({ name: "Agent's garden", provisional: false })
+      const sessions = await api("/v1/me/sessions", { headers: { authorization: `Bearer ${session.token}` } })
+      expect(wire(MySessionPage, sessions).items).toHaveLength(1)
       // The link works once: the same page again says so, in the server's words.
       await page.reload()
       await page.getByLabel("Password").fill("a long enough password")

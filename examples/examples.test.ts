@@ -2,6 +2,7 @@
  * What each example does, checked. Their README commands run in CI too (`pnpm examples`, examples/run-all.ts);
  * here the same code runs in-process, with assertions.
  */
+import { AcceptedInvitation, InvitationPage, MarketplacePage, ResolvedMarketplaceResponse, TeamResponse } from "@orgplane/schema"
 import { FakeGitHub, FakeMcp, Http } from "@orgplane/testkit"
 import * as TestServer from "../packages/server/test/support/HttpServer.js"
 import * as Fs from "node:fs"
@@ -45,10 +46,10 @@ describe("examples", { timeout: 120_000 }, () => {
     const server = await TestServer.start()
     try {
       const org = await Http.staffed(server.url)
-      const key = await Http.request(server.url, "POST", "/v1/api-keys", { token: org.owner.token, body: { name: "onboarding", scopes: onboardingScopes } })
+      const key = await Http.apiKey(server.url, org.owner.token, onboardingScopes, "onboarding")
       const options = {
         baseUrl: server.url,
-        apiKey: key.body.key as string,
+        apiKey: key.key,
         team: "Platform",
         roster: [
           { email: org.member.email.toUpperCase(), role: "member" as const },
@@ -60,12 +61,14 @@ describe("examples", { timeout: 120_000 }, () => {
       expect(first.invited.map((i) => i.email)).toEqual(["newcomer@example.com"])
       const again = await onboard(options)
       expect(again).toEqual({ teamId: first.teamId, addedToTeam: [], invited: [], alreadyInvited: ["newcomer@example.com"] })
-      const accepted = await Http.request(server.url, "POST", "/v1/invitations/accept", {
-        body: { token: first.invited[0].inviteToken, signUp: { name: "Newcomer", password: "correct horse battery" } }
-      })
-      expect(accepted.body.membership.role).toBe("admin")
+      // The test server has no mail settings: the token is shown, to send on.
+      expect(first.invited[0]?.inviteToken).toMatch(/^opi_/)
+      const accepted = Http.expectStatus<typeof AcceptedInvitation.Encoded>("accepting", await Http.request(server.url, "POST", "/v1/invitations/accept", {
+        body: { token: first.invited[0]?.inviteToken, signUp: { name: "Newcomer", password: "correct horse battery" } }
+      }), 200)
+      expect(accepted.membership.role).toBe("admin")
       const third = await onboard(options)
-      expect(third.addedToTeam).toEqual([accepted.body.membership.id])
+      expect(third.addedToTeam).toEqual([accepted.membership.id])
     } finally {
       await server.close()
     }
@@ -106,12 +109,11 @@ describe("examples", { timeout: 120_000 }, () => {
       ])
 
       // Ada, a plain member of the team, now sees the marketplace, the plugin and the skill.
-      const signIn = await Http.request(server.url, "POST", "/v1/auth/sign-in", { body: { email: ada.email, password: ada.password } })
-      const token = signIn.body.session.token as string
+      const { token } = await Http.signIn(server.url, ada.email, ada.password)
       const skill = await Http.request(server.url, "GET", `/v1/config-objects/${first.configObject.id}`, { token })
       expect(skill.status).toBe(200)
-      const marketplaces = await Http.request(server.url, "GET", "/v1/marketplaces", { token })
-      expect(marketplaces.body.items.map((item: { id: string }) => item.id)).toEqual([first.marketplace.id])
+      const marketplaces = Http.expectStatus<typeof MarketplacePage.Encoded>("marketplaces", await Http.request(server.url, "GET", "/v1/marketplaces", { token }), 200)
+      expect(marketplaces.items.map((item) => item.id)).toEqual([first.marketplace.id])
 
       // Again with the same file: nothing new. With a changed file: version 2 of the same object.
       const again = await publish({ baseUrl: server.url, apiKey, skillFile, team: "Platform", log: () => {} })
@@ -142,14 +144,14 @@ describe("examples", { timeout: 120_000 }, () => {
 
       // What the agent did is there through the API, made by the owner it acted for.
       const token = owner.token
-      const team = await Http.request(server.url, "GET", `/v1/teams/${report.team.id}`, { token })
-      expect(team.body.team.name).toBe("Platform")
-      const invitations = await Http.request(server.url, "GET", "/v1/invitations", { token })
-      expect(invitations.body.items.map((item: { email: string }) => item.email)).toContain("grace@example.com")
+      const team = Http.expectStatus<typeof TeamResponse.Encoded>("team", await Http.request(server.url, "GET", `/v1/teams/${report.team.id}`, { token }), 200)
+      expect(team.team.name).toBe("Platform")
+      const invitations = Http.expectStatus<typeof InvitationPage.Encoded>("invitations", await Http.request(server.url, "GET", "/v1/invitations", { token }), 200)
+      expect(invitations.items.map((item) => item.email)).toContain("grace@example.com")
       const resolved = await Http.request(server.url, "GET", `/v1/marketplaces/${report.marketplace.id}/resolved`, { token })
       expect(resolved.status).toBe(200)
-      const listed = resolved.body.item.plugins.find((plugin: { id: string }) => plugin.id === report.plugin.id)
-      expect(listed.componentCounts).toEqual({ skill: 1 })
+      const listed = Http.expectStatus<typeof ResolvedMarketplaceResponse.Encoded>("resolved", resolved, 200).item.plugins.find((plugin) => plugin.id === report.plugin.id)
+      expect(listed?.componentCounts).toEqual({ skill: 1 })
       const grants = await Http.request(server.url, "GET", `/v1/marketplaces/${report.marketplace.id}/access`, { token })
       expect(JSON.stringify(grants.body)).toContain(report.team.id)
     } finally {
@@ -231,14 +233,14 @@ describe("examples", { timeout: 120_000 }, () => {
 
       // An organization whose admin enabled reading only: the member connects, and drafting is refused with the reason.
       const org = await Http.staffed(server.url, "Readers")
-      const key = await Http.request(server.url, "POST", "/v1/api-keys", { token: org.owner.token, body: { name: "mail" } })
+      const key = await Http.apiKey(server.url, org.owner.token, undefined, "mail")
       const readOnly = await Http.request(server.url, "PUT", "/v1/capabilities/suite-a/client", {
         token: org.owner.token,
         body: { ...demo.client, features: ["mailRead"] }
       })
       expect(readOnly.status).toBe(200)
       const refusedLines: Array<string> = []
-      const refused = await draftMail({ ...options, apiKey: key.body.key as string, log: (line) => refusedLines.push(line) })
+      const refused = await draftMail({ ...options, apiKey: key.key, log: (line) => refusedLines.push(line) })
       expect(refused).toEqual({
         ok: false,
         needsConnection: { suite: "suite-a", reason: "feature_disabled", message: expect.stringMatching(/administrator has disabled mail drafts/) }
@@ -258,8 +260,8 @@ describe("examples", { timeout: 120_000 }, () => {
     const out = Fs.mkdtempSync(Path.join(Os.tmpdir(), "orgplane-plugins-"))
     try {
       const org = await Http.owner(server.url)
-      const key = await Http.request(server.url, "POST", "/v1/api-keys", { token: org.token, body: { name: "importing" } })
-      const report = await importLocalMarketplace({ baseUrl: server.url, apiKey: key.body.key, github, repository, out, log: () => {} })
+      const key = await Http.apiKey(server.url, org.token, undefined, "importing")
+      const report = await importLocalMarketplace({ baseUrl: server.url, apiKey: key.key, github, repository, out, log: () => {} })
       expect(report.sync).toEqual({ created: 3, skipped: 0, warnings: [] })
       expect(report.plugins).toEqual([{ name: "release-tools", components: 3, files: 7 }])
       expect(report.identical).toBe(true)
@@ -281,8 +283,8 @@ describe("examples", { timeout: 120_000 }, () => {
     const repository = await demoRepository()
     try {
       const org = await Http.owner(server.url)
-      const key = await Http.request(server.url, "POST", "/v1/api-keys", { token: org.token, body: { name: "following" } })
-      const steps = await followLifecycle({ baseUrl: server.url, apiKey: key.body.key, github, repository, log: () => {} })
+      const key = await Http.apiKey(server.url, org.token, undefined, "following")
+      const steps = await followLifecycle({ baseUrl: server.url, apiKey: key.key, github, repository, log: () => {} })
       expect(steps.map(({ plugin, status, step }) => [step, status, plugin.name, plugin.status, plugin.version, plugin.inMarketplace])).toEqual([
         ["import", "completed", "release-tools", "active", "1.0.0", true],
         ["change: version 1.1.0", "completed", "release-tools", "active", "1.1.0", true],

@@ -8,7 +8,7 @@ export default defineConfig({
   test: {
     include: ["**/*.test.ts"],
     exclude: ["**/node_modules/**"],
-    setupFiles: ["../packages/server/test/support/contractSetup.ts", "../packages/server/test/support/tenancySetup.ts"],
+    setupFiles: ["../packages/testkit/src/FileTimes.ts", "../packages/server/test/support/contractSetup.ts", "../packages/server/test/support/tenancySetup.ts"],
     // A passing example's console output (its servers' log lines) is not printed; a failing one's is.
     silent: "passed-only",
     testTimeout: 120_000,

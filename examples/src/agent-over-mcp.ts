@@ -12,6 +12,14 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { createClient } from "@orgplane/client"
+import type {
+  ConfigObjectResponse,
+  CreatedInvitation,
+  MarketplaceAccessGrantResponse,
+  MarketplaceResponse,
+  PluginResponse,
+  TeamResponse
+} from "@orgplane/schema"
 import * as Fs from "node:fs/promises"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
@@ -54,17 +62,30 @@ export interface AgentReport {
 /** A tool failed: its message (and the API's answer, when the API refused). */
 export class ToolFailed extends Error {}
 
-/** Runs `tool`; answers its structured content, or throws with the tool's error. */
-const use = async (client: Client, tool: string, args: Record<string, unknown>): Promise<any> => {
+/** What `find_operations` and `describe_operation` answer, as far as this agent reads them. */
+interface FoundOperations {
+  readonly operations: ReadonlyArray<{ readonly name: string }>
+}
+interface DescribedOperation {
+  readonly inputSchema: { readonly properties?: Readonly<Record<string, unknown>> }
+}
+
+/**
+ * Runs `tool`; answers its structured content (of the shape `Content` the tool declares in its output schema), or
+ * throws with the tool's error.
+ */
+const use = async <Content>(client: Client, tool: string, args: Record<string, unknown>): Promise<Content> => {
   const result = await client.callTool({ name: tool, arguments: args })
   const content = Array.isArray(result.content) ? result.content : []
   const text = content.map((part: { type: string; text?: string }) => (part.type === "text" ? part.text ?? "" : "")).join("")
   if (result.isError === true) throw new ToolFailed(`${tool} ${String(args.name ?? "")}: ${text}`)
-  return result.structuredContent
+  if (typeof result.structuredContent !== "object" || result.structuredContent === null) throw new ToolFailed(`${tool}: no structured content`)
+  return result.structuredContent as Content
 }
 
-/** Calls an API operation through `call_operation`; answers the API's body. */
-const operation = async (client: Client, name: string, args: Record<string, unknown>) => (await use(client, "call_operation", { name, arguments: args })).body
+/** Calls an API operation through `call_operation`; answers the API's body, as the operation's schema puts it on the wire (`Body`). */
+const operation = async <Body>(client: Client, name: string, args: Record<string, unknown>): Promise<Body> =>
+  (await use<{ readonly status: number; readonly body: Body }>(client, "call_operation", { name, arguments: args })).body
 
 export const drive = async (options: AgentOptions): Promise<AgentReport> => {
   const log = options.log ?? ((line: string) => console.log(line))
@@ -87,28 +108,28 @@ export const drive = async (options: AgentOptions): Promise<AgentReport> => {
     log(`Connected to ${client.getServerVersion()?.name} ${client.getServerVersion()?.version} over stdio: ${tools.join(", ")}`)
 
     // What an agent does first: find the operations that fit, and read what one takes.
-    const found = await use(client, "find_operations", { query: "create", group: "teams" })
-    const described = await use(client, "describe_operation", { name: "teams.create" })
-    log(`Found ${found.operations.map((entry: { name: string }) => entry.name).join(", ")}; teams.create takes ${Object.keys(described.inputSchema.properties).join(", ")}`)
+    const found = await use<FoundOperations>(client, "find_operations", { query: "create", group: "teams" })
+    const described = await use<DescribedOperation>(client, "describe_operation", { name: "teams.create" })
+    log(`Found ${found.operations.map((entry) => entry.name).join(", ")}; teams.create takes ${Object.keys(described.inputSchema.properties ?? {}).join(", ")}`)
 
-    const { team } = await operation(client, "teams.create", { name: options.team ?? "Platform" })
+    const { team } = await operation<typeof TeamResponse.Encoded>(client, "teams.create", { name: options.team ?? "Platform" })
     log(`Created team ${team.name} (${team.id})`)
 
-    const invitation = await operation(client, "invitations.create", { email: options.invite ?? "ada@example.com", role: "member" })
+    const invitation = await operation<typeof CreatedInvitation.Encoded>(client, "invitations.create", { email: options.invite ?? "ada@example.com", role: "member" })
     log(`Invited ${invitation.invitation.email} as a ${invitation.invitation.role} (${invitation.invitation.id})`)
 
     // The catalog: the skill as a config object, bundled in a plugin, listed in a marketplace the team may view.
     const source = await Fs.readFile(options.skillFile, "utf8")
     const relativePath = Path.join(Path.basename(Path.dirname(options.skillFile)), Path.basename(options.skillFile))
-    const { item: skill } = await operation(client, "configObjects.create", { input: { objectType: "skill", rawSourceText: source, relativePath } })
+    const { item: skill } = await operation<typeof ConfigObjectResponse.Encoded>(client, "configObjects.create", { input: { objectType: "skill", rawSourceText: source, relativePath } })
     log(`Published skill ${skill.title} (${skill.id})`)
-    const { item: plugin } = await operation(client, "plugins.create", { name: "Deploy tools", description: "Skills for shipping." })
+    const { item: plugin } = await operation<typeof PluginResponse.Encoded>(client, "plugins.create", { name: "Deploy tools", description: "Skills for shipping." })
     await operation(client, "plugins.addConfigObject", { pluginId: plugin.id, configObjectId: skill.id })
     log(`Bundled it in plugin ${plugin.name} (${plugin.id})`)
-    const { item: marketplace } = await operation(client, "marketplaces.create", { name: "Engineering" })
+    const { item: marketplace } = await operation<typeof MarketplaceResponse.Encoded>(client, "marketplaces.create", { name: "Engineering" })
     await operation(client, "marketplaces.addPlugin", { marketplaceId: marketplace.id, pluginId: plugin.id })
     log(`Listed the plugin in marketplace ${marketplace.name} (${marketplace.id})`)
-    const { item: grant } = await operation(client, "marketplaces.marketplaceGrant", { marketplaceId: marketplace.id, teamId: team.id, role: "viewer" })
+    const { item: grant } = await operation<typeof MarketplaceAccessGrantResponse.Encoded>(client, "marketplaces.marketplaceGrant", { marketplaceId: marketplace.id, teamId: team.id, role: "viewer" })
     log(`Granted team ${team.name} ${grant.role} access to the marketplace (grant ${grant.id})`)
 
     return {

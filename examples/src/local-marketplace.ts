@@ -47,12 +47,14 @@ const gitBlobId = (bytes: Uint8Array) =>
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** The files of a folder, recursively, by relative path (the demo marketplace becomes a commit). */
-const readFolder = async (root: string): Promise<Record<string, Uint8Array>> => {
-  const files: Record<string, Uint8Array> = {}
+const readFolder = async (root: string): Promise<Record<string, Uint8Array | GitRepo.Executable>> => {
+  const files: Record<string, Uint8Array | GitRepo.Executable> = {}
   for (const entry of await Fs.readdir(root, { recursive: true, withFileTypes: true })) {
     if (!entry.isFile()) continue
     const path = Path.relative(root, Path.join(entry.parentPath, entry.name)).split(Path.sep).join("/")
-    files[path] = await Fs.readFile(Path.join(root, path))
+    const bytes = await Fs.readFile(Path.join(root, path))
+    // Committed with its mode: the hook and skill scripts are executable.
+    files[path] = ((await Fs.stat(Path.join(root, path))).mode & 0o111) !== 0 ? { executable: bytes } : bytes
   }
   return files
 }
@@ -125,13 +127,17 @@ export const importLocalMarketplace = async (options: ImportOptions): Promise<Im
           const target = Path.join(folder, ...file.path.split("/"))
           await Fs.mkdir(Path.dirname(target), { recursive: true })
           await Fs.writeFile(target, bytes)
+          // Executable where the repository has it so (a hook's script), as a checkout writes it.
+          await Fs.chmod(target, file.executable ? 0o755 : 0o644)
           written.add(file.path)
           files++
           downloaded++
-          // The repository's blob at the same place in the plugin, compared by git's own object id (binary-safe).
+          // The repository's blob at the same place in the plugin, compared by git's own object id (binary-safe), and
+          // its mode.
           const repositoryPath = root === "" ? file.path : `${root}/${file.path}`
           const blob = (await options.repository.git("rev-parse", `${applied.sourceRevisionRef}:${repositoryPath}`)).trim()
-          if (blob !== gitBlobId(bytes)) identical = false
+          const mode = (await options.repository.git("ls-tree", applied.sourceRevisionRef, "--", repositoryPath)).split(" ")[0]
+          if (blob !== gitBlobId(bytes) || mode !== (file.executable ? "100755" : "100644")) identical = false
         }
       }
       plugins.push({ name: plugin.name, components, files })

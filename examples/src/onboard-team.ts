@@ -1,6 +1,7 @@
 /**
  * An automation script with the Promise client: bring a roster into a team. Members already in the organization
- * join the team; everyone else gets an invitation (once: a pending one is left alone). Safe to run again.
+ * join the team; everyone else gets an invitation (once: a pending one is left alone). Safe to run again. On a server
+ * with mail settings the invitations are mailed to their addresses; without, the report carries each token to send on.
  *
  *   ORGPLANE_URL=http://127.0.0.1:8787 ORGPLANE_API_KEY=opk_... \
  *     pnpm --filter @orgplane/examples onboard Platform ada@example.com alan@example.com:admin
@@ -20,7 +21,8 @@ export interface RosterEntry {
 export interface Report {
   readonly teamId: string
   readonly addedToTeam: ReadonlyArray<MembershipId>
-  readonly invited: ReadonlyArray<{ readonly email: string; readonly inviteToken: string }>
+  /** `inviteToken`: to send on to the address; null when the server mailed it there. */
+  readonly invited: ReadonlyArray<{ readonly email: string; readonly inviteToken: string | null }>
   readonly alreadyInvited: ReadonlyArray<string>
 }
 
@@ -57,7 +59,7 @@ export const onboard = async (options: {
     })
     if (joining.length > 0) await client.teams.addMembers({ path: { teamId: team.id }, payload: { memberIds: joining } })
 
-    const invited: Array<{ email: string; inviteToken: string }> = []
+    const invited: Array<{ email: string; inviteToken: string | null }> = []
     const alreadyInvited: Array<string> = []
     for (const entry of options.roster) {
       const email = entry.email.toLowerCase()
@@ -90,7 +92,8 @@ export const demoOrganization = async (baseUrl: string) => {
     const owner = createClient({ baseUrl, token: session.token })
     try {
       await owner.organizations.create({ payload: { name: "Acme" } })
-      const { inviteToken } = await owner.invitations.create({ payload: { email: "ada@example.com", role: "member" } })
+      const { inviteToken } = await owner.invitations.create({ payload: { email: "ada@example.com", role: "member", delivery: "shown" } })
+      if (inviteToken === null) throw new Error("a shown invitation answers its token")
       await anonymous.invitations.accept({ payload: { token: inviteToken, signUp: { name: "Ada Lovelace", password } } })
       const { key } = await owner.apiKeys.create({ payload: { name: "onboarding", scopes: onboardingScopes } })
       return { apiKey: key }

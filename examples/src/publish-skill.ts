@@ -133,7 +133,8 @@ export const demoOrganization = async (baseUrl: string) => {
     const owner = createClient({ baseUrl, token: session.token })
     try {
       await owner.organizations.create({ payload: { name: "Acme" } })
-      const { inviteToken } = await owner.invitations.create({ payload: { email: "ada@example.com", role: "member" } })
+      const { inviteToken } = await owner.invitations.create({ payload: { email: "ada@example.com", role: "member", delivery: "shown" } })
+      if (inviteToken === null) throw new Error("a shown invitation answers its token")
       const { membership } = await anonymous.invitations.accept({ payload: { token: inviteToken, signUp: { name: "Ada Lovelace", password } } })
       await owner.teams.create({ payload: { name: "Platform", memberIds: [membership.id] } })
       const { key } = await owner.apiKeys.create({ payload: { name: "publishing" } })

@@ -12,8 +12,8 @@ import * as Zlib from "node:zlib"
 import { defineConfig, type Options } from "tsup"
 
 /**
- * Left out of the bundle: PGlite, its socket server and its pg_dump (WebAssembly and data files loaded from beside their own
- * code), and the server's protocol libraries that only `serve` loads (SAML with its XML signature stack, the OpenID
+ * Left out of the bundle: PGlite, its socket server and its pg_dump, and Postgres's parser that `db restore` reads a dump
+ * with (WebAssembly and data files loaded from beside their own code), and the server's protocol libraries that only `serve` loads (SAML with its XML signature stack, the OpenID
  * client, the JSON Schema validator, the mail client), all of them dependencies of the published package (until the
  * swap, of @orgplane/server: see test/Binary.ts). Effect 4's `@effect/sql-pg` is its own Postgres client, so
  * `pg` and its optional add-ons are not in the tree any more.
@@ -25,6 +25,7 @@ export const external = [
   "@electric-sql/pglite",
   "@electric-sql/pglite-socket",
   "@electric-sql/pglite-tools",
+  "libpg-query",
   "@node-saml/node-saml",
   "@xmldom/xmldom",
   "openid-client",

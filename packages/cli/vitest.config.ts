@@ -1,3 +1,5 @@
+import * as Os from "node:os"
+import * as Path from "node:path"
 import { defineConfig } from "vitest/config"
 
 // The tests run the CLI in-process against the server spawned once per file (test/RealServer.ts), and hold its help
@@ -7,7 +9,20 @@ import { defineConfig } from "vitest/config"
 export default defineConfig({
   resolve: { conditions: ["@orgplane/source"] },
   ssr: { resolve: { conditions: ["@orgplane/source"] } },
-  // Two workers: a file spends most of its time waiting on its server (a process of its own), and vitest's default
-  // on two cores is one.
-  test: { include: ["test/**/*.test.ts"], isolate: false, maxWorkers: 2, silent: "passed-only", testTimeout: 120_000, hookTimeout: 120_000 }
+  // Three workers on two cores (vitest's default there is one): a file spends much of its time waiting on a server or
+  // a command in a process of its own. `ORGPLANE_TEST_WORKERS` sets another count. The run's `orgplane` bundle is
+  // built once, before the files (test/GlobalSetup.ts).
+  test: {
+    include: ["test/**/*.test.ts"],
+    globalSetup: ["test/GlobalSetup.ts"],
+    setupFiles: ["../testkit/src/FileTimes.ts"],
+    isolate: false,
+    maxWorkers: Number(process.env["ORGPLANE_TEST_WORKERS"] ?? 3),
+    silent: "passed-only",
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
+    // The embedded database's templates in the test run's cache folder, the server suite's (its servers and the
+    // in-process ones here run the same sources), not the user's; test/Binary.ts gives the bundle's servers theirs.
+    env: { ORGPLANE_CACHE_DIR: process.env["ORGPLANE_CACHE_DIR"] ?? Path.join(Os.tmpdir(), "orgplane-test-cache") }
+  }
 })

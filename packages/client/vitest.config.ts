@@ -6,5 +6,5 @@ export default defineConfig({
   resolve: { conditions: ["@orgplane/source"] },
   ssr: { resolve: { conditions: ["@orgplane/source"] } },
   // Two workers: a file mostly waits on its server, and vitest's default on two cores is one.
-  test: { include: ["test/**/*.test.ts"], isolate: false, maxWorkers: 2, silent: "passed-only", testTimeout: 30_000, hookTimeout: 120_000 }
+  test: { include: ["test/**/*.test.ts"], setupFiles: ["../testkit/src/FileTimes.ts"], isolate: false, maxWorkers: 2, silent: "passed-only", testTimeout: 30_000, hookTimeout: 120_000 }
 })

@@ -10,7 +10,7 @@ export default defineConfig({
   ssr: { resolve: { conditions: ["@orgplane/source"] } },
   test: {
     include: ["test/**/*.test.ts"],
-    setupFiles: ["../server/test/support/contractSetup.ts", "../server/test/support/tenancySetup.ts"],
+    setupFiles: ["../testkit/src/FileTimes.ts", "../server/test/support/contractSetup.ts", "../server/test/support/tenancySetup.ts"],
     isolate: false,
     maxWorkers: 2,
     silent: "passed-only",

@@ -6,5 +6,5 @@ import { defineConfig } from "vitest/config"
 export default defineConfig({
   resolve: { conditions: ["@orgplane/source"] },
   ssr: { resolve: { conditions: ["@orgplane/source"] } },
-  test: { include: ["test/**/*.test.ts"], isolate: false, silent: "passed-only", testTimeout: 30_000 }
+  test: { include: ["test/**/*.test.ts"], setupFiles: ["../testkit/src/FileTimes.ts"], isolate: false, silent: "passed-only", testTimeout: 30_000 }
 })

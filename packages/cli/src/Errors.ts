@@ -63,8 +63,11 @@ export const isUnreadableResponse = (error: unknown) =>
   Schema.isSchemaError(error) ||
   (HttpClientError.isHttpClientError(error) && error.reason._tag === "DecodeError")
 
-/** `auth login` was refused: the server does not say which of the two was wrong. */
-export class WrongPassword extends Data.TaggedError("WrongPassword")<{}> {}
+/**
+ * `auth login` was refused: the server does not say which of the two was wrong. `refusal` is its answer, whose body
+ * (with its `reason`) `--json` prints as the server sent it.
+ */
+export class WrongPassword extends Data.TaggedError("WrongPassword")<{ readonly refusal: Unauthorized }> {}
 
 /** The profile file cannot be read or written. */
 export class ProfileError extends Data.TaggedError("ProfileError")<{ readonly path: string; readonly message: string }> {}
@@ -257,7 +260,9 @@ export const describe = (error: unknown): Effect.Effect<Report> =>
       )
     }
     if (error instanceof WrongPassword) {
-      return { code: ExitCodes.unauthenticated, message: "unauthorized (401): wrong email or password", body: { error: "unauthorized" } }
+      const wire = errorResponseOf(error.refusal)
+      const body = wire === undefined ? { error: "unauthorized" } : apiReport(error.refusal, wire).body
+      return { code: ExitCodes.unauthenticated, message: "unauthorized (401): wrong email or password", body }
     }
     if (error instanceof ProfileError) return local(ExitCodes.error, "profile_error", `${error.path}: ${error.message}`)
     if (HttpClientError.isHttpClientError(error)) {

@@ -220,7 +220,7 @@ const signInAgain = (global: GlobalOptions, target: Target, refusal: Forbidden) 
       : yield* Prompt.run(Prompt.Password({ message: `${refusal.message}\nPassword for ${email}` }))
     const client = yield* connect(target, { authenticated: false })
     const result = yield* client.users.signIn({ payload: { email, password: Redacted.value(password) } }).pipe(
-      Effect.catchTag("Unauthorized", () => new WrongPassword())
+      Effect.catchTag("Unauthorized", (refusal) => new WrongPassword({ refusal }))
     )
     yield* Sessions.save(target, result)
     return yield* resolve(global)

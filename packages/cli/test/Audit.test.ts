@@ -3,7 +3,7 @@
  * by action family and outcome, shows one event and the catalog; a member is refused; a bad filter is refused before
  * anything is sent. The server is RealServer.ts's.
  */
-import { AuditEventPage, AuditEventResponse, AuditEventTypes } from "@orgplane/schema"
+import { AuditEventPage, AuditEventResponse, AuditEventTypes, channelHeader, TeamResponse } from "@orgplane/schema"
 import * as Schema from "effect/Schema"
 import * as Http from "../../../packages/testkit/src/Http.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -29,7 +29,7 @@ describe("orgplane audit", () => {
     const org = await Http.staffed(server.url, "Audited")
     const { cli } = await fresh()
     const admin = (args: ReadonlyArray<string>) => cli(args, { ORGPLANE_URL: server.url, ORGPLANE_TOKEN: org.admin.token })
-    const team = Http.expectStatus("team", await Http.request(server.url, "POST", "/v1/teams", { token: org.owner.token, body: { name: "Audited team" } }), 201).team
+    const team = Http.expectStatus<typeof TeamResponse.Encoded>("team", await Http.request(server.url, "POST", "/v1/teams", { token: org.owner.token, body: { name: "Audited team" } }), 201).team
     const refused = await Http.request(server.url, "PATCH", `/v1/members/${org.admin.membership.id}`, { token: org.member.token, body: { role: "member" } })
     expect(refused.status).toBe(403)
 
@@ -47,6 +47,8 @@ describe("orgplane audit", () => {
     expect(first!.action).toBe("organization.create")
     const shown = await admin(["audit", "get", first!.id])
     expect(shown.stdout).toContain(`${first!.id}: organization.create succeeded`)
+    // The channel the request came through: api unless the client said mcp (the human form shows it as --json does).
+    expect(shown.stdout).toMatch(/\n {2}via: api, credential /)
     expect(decoded(AuditEventResponse, await admin(["audit", "get", first!.id, "--json"])).event.id).toBe(first!.id)
 
     const csv = await admin(["audit", "export", "--format", "csv", "--action", "team.*"])
@@ -57,6 +59,14 @@ describe("orgplane audit", () => {
     expect(rows[0]).toContain(`"team:${team.id}"`)
     const ndjson = await admin(["audit", "export", "--outcome", "denied"])
     expect(ndjson.stdout.trimEnd().split("\n").map((line) => JSON.parse(line).action)).toEqual(["member.role.update"])
+    const viaMcp = Http.expectStatus<typeof TeamResponse.Encoded>("team", await Http.request(server.url, "POST", "/v1/teams", {
+      token: org.owner.token,
+      headers: { [channelHeader]: "mcp" },
+      body: { name: "Made through MCP" }
+    }), 201).team
+    const [mcpEvent] = decoded(AuditEventPage, await admin(["audit", "list", "--target", viaMcp.id, "--json"])).items
+    expect(mcpEvent?.via.channel).toBe("mcp")
+    expect((await admin(["audit", "get", mcpEvent!.id])).stdout).toMatch(/\n {2}via: mcp, credential /)
 
     const types = decoded(AuditEventTypes, await admin(["audit", "types", "--json"]))
     expect(types.items.map((type) => type.action)).toContain("sso.connection.activate")

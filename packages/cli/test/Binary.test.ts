@@ -15,20 +15,18 @@ import * as Net from "node:net"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import * as Zlib from "node:zlib"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, describe, expect, it } from "vitest"
 import * as Http from "../../../packages/testkit/src/Http.js"
 import * as TestDatabase from "../../server/test/support/TestDatabase.js"
 import type * as HelpPages from "../src/HelpPages.js"
+import { templatesFolder } from "../../client/test/RealServer.js"
 import * as Binary from "./Binary.js"
 import { freePort, root } from "./Binary.js"
 import { invoke } from "./Harness.js"
 
-const binary = Binary.make("binary")
+// The run's bundle, with the help pages its build rendered (test/GlobalSetup.ts).
+const binary = Binary.ofRun()
 const { bin, fresh } = binary
-
-// Bundling and rendering the help pages (which loads the whole CLI from its sources) takes over a minute on a
-// machine busy with the other test files.
-beforeAll(() => binary.build(), 180_000)
 afterAll(() => binary.dispose())
 
 /** A GET whose body is kept as the bytes sent (fetch would decompress it). */
@@ -145,7 +143,7 @@ describe.concurrent("the orgplane executable", { timeout: 120_000 }, () => {
       process.execPath,
       [bin, "serve", "--port", String(port), "--data", "memory"],
       // A costly password hash keeps a sign-up in flight long enough to stop the server in the middle of it.
-      { cwd: root, env: { HOME: home, ORGPLANE_PASSWORD_COST: "16" }, stdio: ["ignore", "pipe", "pipe"] }
+      { cwd: root, env: { HOME: home, ORGPLANE_CACHE_DIR: templatesFolder(), ORGPLANE_PASSWORD_COST: "16" }, stdio: ["ignore", "pipe", "pipe"] }
     )
     let output = ""
     child.stdout.on("data", (chunk) => (output += chunk))
@@ -207,7 +205,7 @@ const serve = async (home: string, data: string, env: Record<string, string> = {
   const where = data.startsWith("postgres") ? ["--database-url", data] : ["--data", data]
   const child = spawn(process.execPath, [bin, "serve", "--port", String(port), ...where], {
     cwd: root,
-    env: { HOME: home, ...env },
+    env: { HOME: home, ORGPLANE_CACHE_DIR: templatesFolder(), ...env },
     stdio: ["ignore", "pipe", "pipe"]
   })
   let output = ""
@@ -240,8 +238,9 @@ describe("two processes on one embedded data folder", { timeout: 240_000 }, () =
     try {
       const first = await start()
       expect(await first.up(), first.output()).toBe(true)
-      // A new folder takes a while to create, and says so first; a reopened one does not.
-      const creating = first.output().split("\n").findIndex((line) => line.includes(`INFO  Creating the embedded database in ${data} (first start: this takes a while`))
+      // A new folder is created (from the run's template, or by initdb and a long wait the first time), and the start
+      // says so first; a reopened one does not.
+      const creating = first.output().split("\n").findIndex((line) => line.includes(`INFO  Creating the embedded database in ${data} `))
       expect(creating, first.output()).toBeGreaterThanOrEqual(0)
       expect(creating, first.output()).toBeLessThan(first.output().split("\n").findIndex((line) => line.includes("Listening on")))
       const person = await Http.signUp(first.url)

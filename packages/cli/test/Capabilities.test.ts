@@ -146,8 +146,8 @@ describe("orgplane connections, mail and calendar", { timeout: 120_000 }, () => 
     const output: Output = { stdout: [], stderr: [] }
     const waiting = cli(["connections", "suite-b", "connect", "--wait"], member, {}, output)
     await Wait.until(() => output.stderr.join("").includes("Open this URL in a browser to authorize"), "the CLI's authorization URL")
-    const other = Http.expectStatus("connect", await Http.request(server.url, "POST", "/v1/capabilities/suite-b/connection/connect", { token: org.member.token }), 200)
-    await authorizeInBrowser(other.authorizeUrl)
+    const other = Http.expectStatus<typeof SuiteConnectResult.Encoded>("connect", await Http.request(server.url, "POST", "/v1/capabilities/suite-b/connection/connect", { token: org.member.token }), 200)
+    await authorizeInBrowser(other.authorizeUrl!)
     const waited = await waiting
     expect(waited.code, waited.stderr).toBe(0)
     expect(waited.stderr).toContain("Open this URL in a browser to authorize")

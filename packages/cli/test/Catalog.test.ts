@@ -17,7 +17,8 @@ import {
   PluginDetail,
   PluginPage,
   PluginResponse,
-  ResolvedMarketplaceResponse
+  ResolvedMarketplaceResponse,
+  TeamResponse
 } from "@orgplane/schema"
 import * as Http from "../../../packages/testkit/src/Http.js"
 import * as RealServer from "./RealServer.js"
@@ -68,7 +69,7 @@ describe.concurrent("orgplane config-objects, plugins, marketplaces and access",
       body: { name: "Platform", memberIds: [member.membership.id] }
     })
     expect(team.status).toBe(201)
-    const teamId: string = team.body.team.id
+    const teamId: string = Http.expectStatus<typeof TeamResponse.Encoded>("team", team, 201).team.id
     const { cli, home } = await fresh()
     const env = as(owner.token)
     const sources = await files(home, {

@@ -200,10 +200,13 @@ describe.concurrent("orgplane", () => {
   it("reports a wrong token with exit code 3 and a clear message (the API body with --json)", async () => {
     const { cli } = await fresh()
     const env = { ORGPLANE_URL: server.url, ORGPLANE_TOKEN: "ops_not-a-real-token" }
-    const [text, body, login] = await Promise.all([
+    const wrongLogin = ["auth", "login", "--url", server.url, "--email", "nobody@example.com", "--password", "wrong password"]
+    const [text, body, login, loginJson, refused] = await Promise.all([
       cli(["whoami"], env),
       cli(["orgs", "list", "--json"], env),
-      cli(["auth", "login", "--url", server.url, "--email", "nobody@example.com", "--password", "wrong password"])
+      cli(wrongLogin),
+      cli([...wrongLogin, "--json"]),
+      Http.request(server.url, "POST", "/v1/auth/sign-in", { body: { email: "nobody@example.com", password: "wrong password" } })
     ])
     expect(text.code).toBe(3)
     expect(text.stdout).toBe("")
@@ -218,6 +221,10 @@ describe.concurrent("orgplane", () => {
     })
     expect(login.code).toBe(3)
     expect(login.stderr).toContain("wrong email or password")
+    // With --json, the server's own refusal, its reason with it.
+    expect(refused.status).toBe(401)
+    expect([loginJson.code, JSON.parse(loginJson.stderr)]).toEqual([3, refused.body])
+    expect(refused.body).toMatchObject({ error: "unauthorized", reason: expect.any(String) })
     // A token that existed and was signed out is told apart from one that never did.
     const person = await Http.signUp(server.url, "Signed Out")
     await Http.request(server.url, "POST", "/v1/auth/sign-out", { token: person.token })

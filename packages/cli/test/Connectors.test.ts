@@ -19,6 +19,7 @@ import {
   ConnectorTargetResponse,
   DisconnectConnectorAccountResponse,
   DiscoveryResponse,
+  PluginResponse,
   RemoveConnectorInstanceResponse,
   ResyncResponse,
   SyncNowResponse,
@@ -95,7 +96,7 @@ describe.concurrent("orgplane connectors", { timeout: 120_000 }, () => {
     const owner = await Http.owner(server.url, "Connectors Org")
     const plugin = await Http.request(server.url, "POST", "/v1/plugins", { token: owner.token, body: { name: "Synced" } })
     expect(plugin.status).toBe(201)
-    const pluginId: string = plugin.body.item.id
+    const pluginId: string = Http.expectStatus<typeof PluginResponse.Encoded>("plugin", plugin, 201).item.id
     const { cli } = await fresh()
     const env = as(owner.token)
 

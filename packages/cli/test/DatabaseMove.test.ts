@@ -1,21 +1,16 @@
 /**
  * The move off the embedded database, whole: a server on a data folder holds an account with a password, an
  * organization with members, an API key, an MCP connection whose API key is stored encrypted and a connector that
- * synced a repository with a stored GitHub token; `orgplane db dump` dumps it while the server runs; `orgplane db
- * restore` loads the dump into a new data folder (a backup's restore), where a server with the key file signs the
- * account in, and into a fresh database of the Postgres on 127.0.0.1:5432 (DATABASE_URL's, when set), where a server
- * with the embedded server's key signs the account in with its password, takes the API key and the session, decrypts
- * the connection's key to list its tools, pages on with a cursor handed out before the move, and syncs the connector
- * on (the GitHub token decrypts, the plugin it made follows a rename). Skipped, saying so, where no Postgres listens.
+ * synced a repository with a stored GitHub token; `orgplane db dump` dumps it while the server runs, signed with the
+ * key file's key; `orgplane db restore`, checking the signature with that key, loads the dump into a new data folder
+ * (a backup's restore), where a server with the key file signs the account in, and into a fresh database of the
+ * Postgres on 127.0.0.1:5432 (DATABASE_URL's, when set), where a server with the embedded server's key signs the
+ * account in with its password, takes the API key and the session, decrypts the connection's key to list its tools,
+ * pages on with a cursor handed out before the move, and syncs the connector on (the GitHub token decrypts, the
+ * plugin it made follows a rename). Skipped, saying so, where no Postgres listens.
  */
-import { Database, keyFileOf } from "@orgplane/server"
-import * as Effect from "effect/Effect"
-import * as Redacted from "effect/Redacted"
-import * as SqlClient from "effect/sql/SqlClient"
-import * as NodeCrypto from "node:crypto"
+import { keyFileOf } from "@orgplane/server"
 import * as Fs from "node:fs/promises"
-import * as Net from "node:net"
-import * as Os from "node:os"
 import * as Path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as FakeGitHub from "../../../packages/testkit/src/FakeGitHub.js"
@@ -23,39 +18,14 @@ import * as FakeMcp from "../../../packages/testkit/src/FakeMcp.js"
 import * as GitRepo from "../../../packages/testkit/src/GitRepo.js"
 import * as Http from "../../../packages/testkit/src/Http.js"
 import { cleanup, fresh, json } from "./Harness.js"
+import * as Postgres from "./Postgres.js"
 import * as RealServer from "./RealServer.js"
 
-const postgres = process.env.DATABASE_URL !== undefined && process.env.DATABASE_URL !== ""
-  ? process.env.DATABASE_URL
-  : `postgres://${Os.userInfo().username}@127.0.0.1:5432/postgres`
-
-const listening = (url: string) =>
-  new Promise<boolean>((resolve) => {
-    const target = new URL(url)
-    const socket = Net.connect(Number(target.port || 5432), target.hostname)
-    socket.setTimeout(2000, () => (socket.destroy(), resolve(false)))
-    socket.once("connect", () => (socket.end(), resolve(true)))
-    socket.once("error", () => resolve(false))
-  })
-
-const reachable = await listening(postgres)
-if (!reachable) console.warn(`DatabaseMove.test.ts skipped: no Postgres listens at ${new URL(postgres).host} (set DATABASE_URL to one)`)
+if (!Postgres.reachable) console.warn(`DatabaseMove.test.ts skipped: no Postgres listens at ${new URL(Postgres.url).host} (set DATABASE_URL to one)`)
 
 const API_KEY = "sk-moved-secret-456"
 const GITHUB_TOKEN = "ghp_moved_secret_0123456789"
 
-/** Runs `statement` on the Postgres. */
-const onPostgres = (statement: string) =>
-  Effect.runPromise(
-    Effect.gen(function*() {
-      const sql = yield* SqlClient.SqlClient
-      yield* sql.unsafe(statement)
-    }).pipe(
-      Effect.provide(Database.layerUrl(Redacted.make(postgres), { maxConnections: 1 }))
-    )
-  )
-
-const made: Array<string> = []
 let mcp: FakeMcp.FakeMcp
 let github: FakeGitHub.FakeGitHub
 let repo: GitRepo.GitRepo | undefined
@@ -68,21 +38,11 @@ afterAll(async () => {
   await mcp?.close()
   await github?.close()
   await repo?.remove()
-  for (const name of made.splice(0)) await onPostgres(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)
+  await Postgres.dropDatabases()
   await cleanup()
 })
 
-/** A new, empty database on the Postgres, dropped after the tests. */
-const newDatabase = async () => {
-  const name = `orgplane_move_${NodeCrypto.randomBytes(6).toString("hex")}`
-  await onPostgres(`CREATE DATABASE "${name}"`)
-  made.push(name)
-  const url = new URL(postgres)
-  url.pathname = `/${name}`
-  return url.toString()
-}
-
-describe.skipIf(!reachable)("moving the embedded database to Postgres (orgplane db dump, orgplane db restore)", { timeout: 600_000 }, () => {
+describe.skipIf(!Postgres.reachable)("moving the embedded database to Postgres (orgplane db dump, orgplane db restore)", { timeout: 600_000 }, () => {
   it("carries accounts, API keys, sessions, encrypted secrets, cursors and connector syncs over, dumped while the server runs", async () => {
     const { cli, home } = await fresh()
     const dataDir = Path.join(home, "data")
@@ -156,6 +116,7 @@ describe.skipIf(!reachable)("moving the embedded database to Postgres (orgplane 
 
     const text = await Fs.readFile(dump, "utf8")
     expect(text).toMatch(/^-- orgplane database dump/u)
+    expect(text).toMatch(/\n-- orgplane signature: hmac-sha256 key "local" [A-Za-z0-9_-]{43}\n$/u)
     expect(text).toContain("CREATE TABLE public.orgplane_cluster_messages")
     expect(text).not.toContain(API_KEY)
     expect(text).not.toContain(GITHUB_TOKEN)
@@ -165,12 +126,14 @@ describe.skipIf(!reachable)("moving the embedded database to Postgres (orgplane 
     expect(again.code).toBe(0)
     expect(json(again)).toMatchObject({ from: "stopped folder", keyIds: ["local"] })
 
-    // The backup restores into a new data folder, where a server with the key file beside it opens it.
+    // The backup restores into a new data folder, its key file copied beside it first (the restore checks the
+    // dump's signature with it), where a server opens it.
     const restoredDir = Path.join(home, "restored", "data")
-    const intoFolder = await cli(["db", "restore", "--data", restoredDir, dump])
-    expect(intoFolder.stderr).toContain(`copy its key file to ${keyFileOf(restoredDir)}`)
-    expect(intoFolder.code).toBe(0)
+    await Fs.mkdir(Path.dirname(restoredDir), { recursive: true })
     await Fs.copyFile(keyFileOf(dataDir), keyFileOf(restoredDir))
+    const intoFolder = await cli(["db", "restore", "--data", restoredDir, dump])
+    expect(intoFolder.stderr).toContain(`as this restore had them (the key file ${keyFileOf(restoredDir)}`)
+    expect(intoFolder.code).toBe(0)
     const reopened = await RealServer.start(settings, { data: restoredDir })
     try {
       expect((await Http.request(reopened.url, "POST", "/v1/auth/sign-in", { body: { email: org.owner.email, password: org.owner.password } })).status).toBe(200)
@@ -178,18 +141,19 @@ describe.skipIf(!reachable)("moving the embedded database to Postgres (orgplane 
       await reopened.close()
     }
 
-    const target = await newDatabase()
-    const restored = await cli(["db", "restore", "--database-url", target, dump])
+    // Into Postgres with the embedded server's key, which the restore checks the dump's signature with.
+    const keys = (await Fs.readFile(keyFileOf(dataDir), "utf8")).trim()
+    const target = await Postgres.newDatabase("orgplane_move")
+    const restored = await cli(["db", "restore", "--database-url", target, dump], { ORGPLANE_ENCRYPTION_KEYS: keys })
     expect(restored.stderr).toContain(`with the keys the dumped server used ("local")`)
     expect(restored.code).toBe(0)
     expect(restored.stdout).toContain(`Restored ${dump} (`)
 
     // Twice is refused: the target is no longer empty, and nothing was changed.
-    const twice = await cli(["db", "restore", "--database-url", target, dump])
+    const twice = await cli(["db", "restore", "--database-url", target, dump], { ORGPLANE_ENCRYPTION_KEYS: keys })
     expect(twice.code).not.toBe(0)
     expect(twice.stderr).toContain("already holds")
 
-    const keys = (await Fs.readFile(keyFileOf(dataDir), "utf8")).trim()
     const moved = await RealServer.start({ ...settings, DATABASE_URL: target, ORGPLANE_ENCRYPTION_KEYS: keys })
     try {
       const signedIn = await Http.request(moved.url, "POST", "/v1/auth/sign-in", { body: { email: org.owner.email, password: org.owner.password } })

@@ -4,6 +4,7 @@
  * that never replace another account's without --force. Against a real server
  * (RealServer.ts); the package's README has the table that names every command.
  */
+import { CreatedApiKey, CreatedInvitation, OrganizationWithMembership } from "@orgplane/schema"
 import * as Effect from "effect/Effect"
 import * as Fs from "node:fs/promises"
 import * as Path from "node:path"
@@ -149,7 +150,11 @@ describe("usage errors", () => {
 describe("against a server", () => {
   it("lists your organizations, so that 'orgs switch' has ids", async () => {
     const owner = await Http.owner(server.url, "Listed First")
-    const other = await Http.request(server.url, "POST", "/v1/organizations", { token: owner.token, body: { name: "Listed Second" } })
+    const other = Http.expectStatus<typeof OrganizationWithMembership.Encoded>(
+      "the second organization",
+      await Http.request(server.url, "POST", "/v1/organizations", { token: owner.token, body: { name: "Listed Second" } }),
+      201
+    )
     const env = { ORGPLANE_URL: server.url, ORGPLANE_TOKEN: owner.token }
     const [table, page] = await Promise.all([
       (await fresh()).cli(["orgs", "list"], env),
@@ -158,16 +163,16 @@ describe("against a server", () => {
     expect(table.code).toBe(0)
     expect(table.stdout).toMatch(/^ID\s+NAME\s+ROLE\s+PLAN\s+JOINED\s+PURGED AFTER$/m)
     expect(table.stdout).toMatch(new RegExp(`^${owner.organization.id}\\s+Listed First\\s+owner\\s+free\\s`, "m"))
-    expect(table.stdout).toContain(other.body.organization.id)
+    expect(table.stdout).toContain(other.organization.id)
     expect(json(page).items).toHaveLength(1)
     expect(json(page).nextCursor).toEqual(expect.any(String))
   })
 
   it("hints at the credential that was refused: an API key is not fixed by logging in", async () => {
     const owner = await Http.owner(server.url)
-    const key = await Http.request(server.url, "POST", "/v1/api-keys", { token: owner.token, body: { name: "gone" } })
-    await Http.request(server.url, "DELETE", `/v1/api-keys/${key.body.apiKey.id}`, { token: owner.token })
-    const result = await invoke(["whoami"], { ORGPLANE_URL: server.url, ORGPLANE_API_KEY: key.body.key })
+    const key = Http.expectStatus<typeof CreatedApiKey.Encoded>("API key", await Http.request(server.url, "POST", "/v1/api-keys", { token: owner.token, body: { name: "gone" } }), 201)
+    await Http.request(server.url, "DELETE", `/v1/api-keys/${key.apiKey.id}`, { token: owner.token })
+    const result = await invoke(["whoami"], { ORGPLANE_URL: server.url, ORGPLANE_API_KEY: key.key })
     expect(result.code).toBe(3)
     expect(result.stderr).toContain("the API key from ORGPLANE_API_KEY was revoked or never existed: create a new one")
     expect(result.stderr).not.toContain("auth login")
@@ -183,7 +188,8 @@ describe("against a server", () => {
       body: { email: "second.frame@example.com", role: "member" }
     })
     expect(invited.status, JSON.stringify(invited.body)).toBe(201)
-    const token = invited.body.inviteToken as string
+    const token = Http.expectStatus<typeof CreatedInvitation.Encoded>("invitation", invited, 201).inviteToken
+    if (token === null) throw new Error("the invitation was mailed: no token shown to accept it with")
 
     const refused = await cli(["invitations", "accept", token, "--sign-up", "--name", "Second", "--password", PASSWORD])
     expect(refused.code, refused.stderr).toBe(2)

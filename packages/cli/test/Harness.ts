@@ -7,6 +7,7 @@ import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import * as Fs from "node:fs/promises"
 import * as Net from "node:net"
 import * as Os from "node:os"
@@ -22,6 +23,10 @@ export interface Result {
 }
 
 export const json = (result: Result) => JSON.parse(result.stdout)
+
+/** A `--json` answer as the API puts it on the wire: checked against, and typed by, the schema's encoded side. */
+export const wire = <S extends Schema.Top>(schema: S, result: Result): S["Encoded"] =>
+  Schema.decodeUnknownSync(Schema.toEncoded(schema))(json(result))
 
 /** A port nothing listens on right now. */
 export const freePort = () =>

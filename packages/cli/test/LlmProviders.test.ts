@@ -2,13 +2,14 @@
  * `orgplane llm-providers`: the CLI in-process (see Harness.ts) against a real server (RealServer.ts) and a stand-in
  * provider.
  */
+import { LlmCatalogResponse, LlmProviderAccessGrantPage, LlmProviderPage } from "@orgplane/schema"
 import * as FakeLlmProvider from "../../../packages/testkit/src/FakeLlmProvider.js"
 import * as Http from "../../../packages/testkit/src/Http.js"
 import * as RealServer from "./RealServer.js"
 import * as Fs from "node:fs/promises"
 import * as Path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { cleanup, fresh, json } from "./Harness.js"
+import { cleanup, fresh, json, wire } from "./Harness.js"
 
 let server: RealServer.RealServer
 let upstream: FakeLlmProvider.FakeLlmProvider
@@ -34,7 +35,7 @@ describe("orgplane llm-providers", { timeout: 120_000 }, () => {
     expect(catalog.code, catalog.stderr).toBe(0)
     expect(catalog.stdout).toContain("anthropic")
     const openaiModels = await cli(["llm-providers", "catalog", "--provider", "openai", "--json"], member)
-    expect(json(openaiModels).providers[0].models.some((model: any) => model.id === "gpt-4o")).toBe(true)
+    expect(wire(LlmCatalogResponse, openaiModels).providers[0]!.models.some((model) => model.id === "gpt-4o")).toBe(true)
 
     const headersFile = Path.join(home, "headers.json")
     await Fs.writeFile(headersFile, JSON.stringify({ "OpenAI-Organization": "org-cli-header-secret" }))
@@ -59,7 +60,7 @@ describe("orgplane llm-providers", { timeout: 120_000 }, () => {
     const granted = await cli(["llm-providers", "grant", item.id, "--member", org.member.membership.id], admin)
     expect(granted.code, granted.stderr).toBe(0)
     const listed = await cli(["llm-providers", "list", "--json"], member)
-    expect(json(listed).items.map((entry: any) => entry.id)).toEqual([item.id])
+    expect(wire(LlmProviderPage, listed).items.map((entry) => entry.id)).toEqual([item.id])
 
     const hidden = await cli(["llm-providers", "connect", "OpenAI (team)"], member)
     expect(hidden.code, hidden.stderr).toBe(0)
@@ -83,8 +84,9 @@ describe("orgplane llm-providers", { timeout: 120_000 }, () => {
     expect(updated.code).toBe(0)
 
     const grants = await cli(["llm-providers", "grants", item.id, "--json"], admin)
-    const memberGrant = json(grants).items.find((grant: any) => grant.orgMembershipId === org.member.membership.id)
-    expect((await cli(["llm-providers", "revoke", item.id, memberGrant.id], admin)).code).toBe(0)
+    const memberGrant = wire(LlmProviderAccessGrantPage, grants).items.find((grant) => grant.orgMembershipId === org.member.membership.id)
+    expect(memberGrant).toBeDefined()
+    expect((await cli(["llm-providers", "revoke", item.id, memberGrant!.id], admin)).code).toBe(0)
     expect((await cli(["llm-providers", "connect", item.id], member)).code).not.toBe(0)
 
     const rekeyed = await cli(["llm-providers", "set-credential", item.id], { ...admin, ORGPLANE_LLM_API_KEY: "sk-wrong-cli-key-9981" })

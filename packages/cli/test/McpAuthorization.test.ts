@@ -3,6 +3,7 @@
  * and OAuth fakes on loopback. The browser's part (opening the URL, the redirect to the callback) is plain `fetch`.
  * The server is RealServer.ts's.
  */
+import { McpConnectionResponse, McpConnectResult } from "@orgplane/schema"
 import * as FakeMcp from "../../../packages/testkit/src/FakeMcp.js"
 import * as Http from "../../../packages/testkit/src/Http.js"
 import * as RealServer from "./RealServer.js"
@@ -33,7 +34,7 @@ const authorizeInBrowser = async (authorizeUrl: string) => {
 describe("orgplane mcp connections connect | disconnect", { timeout: 120_000 }, () => {
   it("connects the shared credential, waits for the browser with --wait, and disconnects", async () => {
     const org = await Http.staffed(server.url)
-    const created = Http.expectStatus("creating", await Http.request(server.url, "POST", "/v1/mcp-connections", {
+    const created = Http.expectStatus<typeof McpConnectionResponse.Encoded>("creating", await Http.request(server.url, "POST", "/v1/mcp-connections", {
       token: org.owner.token,
       body: { name: "Docs", url: mcp.url, authType: "oauth" }
     }), 201)
@@ -59,8 +60,8 @@ describe("orgplane mcp connections connect | disconnect", { timeout: 120_000 }, 
     const output: Output = { stdout: [], stderr: [] }
     const waiting = cli(["mcp", "connections", "connect", id, "--wait"], env, {}, output)
     await Wait.until(() => output.stderr.join("").includes("Open this URL in a browser to authorize"), "the CLI's authorization URL")
-    const other = Http.expectStatus("connect", await Http.request(server.url, "POST", `/v1/mcp-connections/${id}/connect`, { token: org.admin.token }), 200)
-    await authorizeInBrowser(other.authorizeUrl)
+    const other = Http.expectStatus<typeof McpConnectResult.Encoded>("connect", await Http.request(server.url, "POST", `/v1/mcp-connections/${id}/connect`, { token: org.admin.token }), 200)
+    await authorizeInBrowser(other.authorizeUrl!)
     const waited = await waiting
     expect(waited.code, waited.stderr).toBe(0)
     expect(waited.stderr).toContain("Open this URL in a browser to authorize")
@@ -74,7 +75,7 @@ describe("orgplane mcp connections connect | disconnect", { timeout: 120_000 }, 
 
   it("disconnects your own account with --mine", async () => {
     const org = await Http.staffed(server.url)
-    const created = Http.expectStatus("creating", await Http.request(server.url, "POST", "/v1/mcp-connections", {
+    const created = Http.expectStatus<typeof McpConnectionResponse.Encoded>("creating", await Http.request(server.url, "POST", "/v1/mcp-connections", {
       token: org.owner.token,
       body: { name: "Mine", url: mcp.url, authType: "oauth", credentialMode: "per_member" }
     }), 201)

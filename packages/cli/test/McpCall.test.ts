@@ -2,6 +2,7 @@
  * `orgplane mcp call` and `orgplane mcp tools`: the CLI in-process (see Harness.ts) against a real server
  * (RealServer.ts) and MCP fakes.
  */
+import { McpToolCatalog } from "@orgplane/schema"
 import * as FakeMcp from "../../../packages/testkit/src/FakeMcp.js"
 import * as Http from "../../../packages/testkit/src/Http.js"
 import * as RealServer from "./RealServer.js"
@@ -9,7 +10,7 @@ import * as Fs from "node:fs/promises"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { cleanup, fresh, json } from "./Harness.js"
+import { cleanup, fresh, json, wire } from "./Harness.js"
 
 let server: RealServer.RealServer
 let keyed: FakeMcp.FakeMcp
@@ -152,6 +153,6 @@ describe("orgplane mcp", { timeout: 120_000 }, () => {
     expect(listed.stdout).toMatch(/^NAME\s+ENABLED\s+HINTS\s+DESCRIPTION/)
     expect(listed.stdout).toMatch(/delete_item\s+yes\s+destructive/)
     const asJson = await cli(["mcp", "tools", "Keyed Docs", "--json"], env)
-    expect(json(asJson).tools.map((tool: any) => tool.name)).toContain("echo")
+    expect(wire(McpToolCatalog, asJson).tools.map((tool) => tool.name)).toContain("echo")
   })
 })

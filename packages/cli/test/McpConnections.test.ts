@@ -2,11 +2,12 @@
  * `orgplane mcp connections`: the CLI in-process (see Harness.ts) against a real server (RealServer.ts) and MCP fakes
  * on loopback.
  */
+import { McpConnectionAccessGrantPage, McpConnectionPage } from "@orgplane/schema"
 import * as FakeMcp from "../../../packages/testkit/src/FakeMcp.js"
 import * as Http from "../../../packages/testkit/src/Http.js"
 import * as RealServer from "./RealServer.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { cleanup, fresh, json } from "./Harness.js"
+import { cleanup, fresh, json, wire } from "./Harness.js"
 
 const API_KEY = "cli-mcp-key-value-123"
 let server: RealServer.RealServer
@@ -73,7 +74,7 @@ describe("orgplane mcp connections", { timeout: 120_000 }, () => {
     const grantId = json(granted).item.id
     expect(grantId).toMatch(/^emg_/)
     const mine = await cli(["mcp", "connections", "list", "--json"], member)
-    expect(json(mine).items.map((c: any) => [c.name, c.ready])).toEqual([["Docs", true]])
+    expect(wire(McpConnectionPage, mine).items.map((c) => [c.name, c.ready])).toEqual([["Docs", true]])
     const read = await cli(["mcp", "connections", "get", "Docs"], member)
     expect(read.code, read.stderr).toBe(0)
     expect(read.stdout).toContain(`MCP connection Docs (${docs.id})`)
@@ -86,7 +87,7 @@ describe("orgplane mcp connections", { timeout: 120_000 }, () => {
     expect((await cli(["mcp", "connections", "list", "--manageable"], member)).code).not.toBe(0)
 
     const grants = await cli(["mcp", "connections", "grants", docs.id, "--json"], admin)
-    expect(json(grants).items.map((g: any) => g.id)).toEqual([grantId])
+    expect(wire(McpConnectionAccessGrantPage, grants).items.map((g) => g.id)).toEqual([grantId])
 
     const renamed = await cli(["mcp", "connections", "update", "Docs", "--name", "Handbook", "--json"], admin)
     expect(renamed.code, renamed.stderr).toBe(0)

@@ -2,18 +2,23 @@
  * `orgplane mcp serve`: the official MCP SDK client starts the CLI (its sources, as `pnpm orgplane` runs them) as a
  * subprocess over stdio, as Claude Code does, against a real server (RealServer.ts). Between the two sits a loopback
  * proxy that records the headers of every request the MCP server sends, so a test sees what travelled (the channel,
- * the read-only narrowing) besides what the server did.
+ * the read-only narrowing, every path it sent to, the dry authorization asked before a confirmation) besides what the
+ * server did.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { TeamPage, TeamResponse } from "@orgplane/schema"
 import { spawn } from "node:child_process"
 import * as Http from "node:http"
 import * as Path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Api from "../../../packages/testkit/src/Http.js"
+import * as HostilePaths from "../../server/test/support/HostilePaths.js"
 import { root } from "./Binary.js"
 import { cleanup, fresh, PASSWORD } from "./Harness.js"
+import { command as orgplaneCommand } from "../../client/test/RealServer.js"
 import * as RealServer from "./RealServer.js"
+import { asDescribed, asFailure, asFound, asResult, type Called, wire } from "../../mcp/test/ToolAnswers.js"
 
 let server: RealServer.RealServer
 let proxy: Recorder
@@ -60,8 +65,8 @@ afterAll(async () => {
   await cleanup()
 })
 
-/** How the subprocess is started: the CLI's sources, as `pnpm orgplane` runs them. */
-const command = [process.execPath, "--conditions=@orgplane/source", "--import", "tsx", Path.join(root, "packages/cli/src/bin.ts")] as const
+/** How the subprocess is started: the run's `orgplane` bundle (the CLI's sources through tsx where there is none). */
+const command = [process.execPath, ...orgplaneCommand()] as const
 
 /** A clean environment: the config folder, the variables given, and what Node needs to start. */
 const environment = (configDir: string, env: Record<string, string>) => ({
@@ -94,10 +99,8 @@ const connect = async (flags: ReadonlyArray<string>, env: Record<string, string>
 /** `orgplane mcp serve` with the owner's session token from the environment, through the recording proxy. */
 const asOwner = (flags: ReadonlyArray<string> = []) => connect(flags, { ORGPLANE_URL: proxy.url, ORGPLANE_TOKEN: people.owner.token })
 
-interface Called {
-  readonly isError: boolean
-  readonly data: any
-}
+/** A member of an answer that may be a success or a failure. */
+const memberOf = (data: unknown, key: string): unknown => (typeof data === "object" && data !== null ? Reflect.get(data, key) : undefined)
 
 /** A tool call's result: the structured content of a success, the JSON of a tool error. */
 const call = async (client: Client, name: string, args: Record<string, unknown>): Promise<Called> => {
@@ -126,7 +129,7 @@ describe("orgplane mcp serve", () => {
       expect(tools.every((tool) => tool.outputSchema !== undefined)).toBe(true)
       const found = await call(mcp.client, "find_operations", { query: "team", group: "teams" })
       expect(found.isError).toBe(false)
-      expect(found.data.operations.map((operation: { name: string }) => operation.name)).toContain("teams.create")
+      expect(asFound(found.data).operations.map((operation) => operation.name)).toContain("teams.create")
       expect(mcp.problems).toEqual([])
     } finally {
       await mcp.close()
@@ -141,7 +144,7 @@ describe("orgplane mcp serve", () => {
       const described = await call(mcp.client, "describe_operation", { name: "teams.create" })
       expect(described.isError).toBe(false)
       expect(described.data).toMatchObject({ name: "teams.create", method: "POST", path: "/v1/teams", readOnly: false })
-      expect(Object.keys(described.data.inputSchema.properties)).toContain("name")
+      expect(asDescribed(described.data).inputSchema["properties"]).toHaveProperty("name")
 
       const read = await call(mcp.client, "call_operation", { name: "teams.get", arguments: { teamId: made[0] } })
       expect(read).toMatchObject({ isError: false, data: { status: 200, body: { team: { id: made[0], name: `${prefix} 1` } } } })
@@ -152,9 +155,10 @@ describe("orgplane mcp serve", () => {
       do {
         const page: Called = await call(mcp.client, "call_operation", { name: "teams.list", arguments: { limit: 2, ...(cursor === null ? {} : { cursor }) } })
         expect(page.isError).toBe(false)
-        expect(page.data.body.items.length).toBeLessThanOrEqual(2)
-        ids.push(...page.data.body.items.map((team: { id: string }) => team.id))
-        cursor = page.data.body.nextCursor
+        const teams = wire(TeamPage)(asResult(page.data).body)
+        expect(teams.items.length).toBeLessThanOrEqual(2)
+        ids.push(...teams.items.map((team) => team.id))
+        cursor = teams.nextCursor
         pages++
       } while (cursor !== null && pages < 50)
       expect(pages).toBeGreaterThan(1)
@@ -179,9 +183,9 @@ describe("orgplane mcp serve", () => {
       const sent = proxy.seen.length
       const created = await call(client, "call_operation", { name: "teams.create", arguments: { name } })
       expect(created).toMatchObject({ isError: false, data: { status: 201, body: { team: { name } } } })
-      const teamId: string = created.data.body.team.id
+      const teamId: string = wire(TeamResponse)(asResult(created.data).body).team.id
       const shown = await Api.request(server.url, "GET", `/v1/teams/${teamId}`, { token: people.owner.token })
-      expect(Api.expectStatus("team", shown, 200).team.name).toBe(name)
+      expect(Api.expectStatus<typeof TeamResponse.Encoded>("team", shown, 200).team.name).toBe(name)
 
       const write = proxy.seen.slice(sent).find((request) => request.method === "POST" && request.path === "/v1/teams")
       expect(write?.headers["orgplane-channel"]).toBe("mcp")
@@ -208,8 +212,9 @@ describe("orgplane mcp serve", () => {
       const sent = proxy.seen.length
       const found = await call(mcp.client, "find_operations", { group: "teams", limit: 50 })
       expect(found.isError).toBe(false)
-      expect(found.data.operations.length).toBeGreaterThan(0)
-      expect(found.data.operations.every((operation: { readOnly: boolean }) => operation.readOnly)).toBe(true)
+      const { operations } = asFound(found.data)
+      expect(operations.length).toBeGreaterThan(0)
+      expect(operations.every((operation) => operation.readOnly)).toBe(true)
       const refused = await call(mcp.client, "call_operation", { name: "teams.create", arguments: { name: "Not written" } })
       expect(refused.isError).toBe(true)
       // Called anyway, the write reaches the server narrowed, and the server refuses it.
@@ -235,19 +240,89 @@ describe("orgplane mcp serve", () => {
     try {
       const unconfirmed = await call(mcp.client, "call_operation", { name: "teams.delete", arguments: { teamId } })
       expect(unconfirmed.isError).toBe(true)
-      expect(unconfirmed.data.confirmation).toEqual(expect.any(String))
+      const { confirmation } = asFailure(unconfirmed.data)
+      expect(confirmation).toEqual(expect.any(String))
       expect(await teamStatus(teamId)).toBe(200)
 
-      const confirmation: string = unconfirmed.data.confirmation
       const confirmed = await call(mcp.client, "call_operation", { name: "teams.delete", arguments: { teamId }, confirmation })
       expect(confirmed.isError).toBe(false)
-      expect(confirmed.data.status).toBeLessThan(300)
+      expect(asResult(confirmed.data).status).toBeLessThan(300)
       expect(await teamStatus(teamId)).toBe(404)
 
       const again = await call(mcp.client, "call_operation", { name: "teams.delete", arguments: { teamId }, confirmation })
       expect(again.isError).toBe(true)
       const deletes = proxy.seen.filter((request) => request.method === "DELETE" && request.path === `/v1/teams/${teamId}`)
       expect(deletes).toHaveLength(1)
+    } finally {
+      await mcp.close()
+    }
+  })
+
+  it("runs an operation only as itself: no path argument takes a request to another route, confirmed or not", async () => {
+    const target = await Api.join(server.url, people.owner.token, "member", "Target")
+    const newest = async () =>
+      Api.expectStatus<{ items: Array<{ id: string }> }>("audit", await Api.request(server.url, "GET", "/v1/audit/events?limit=1", { token: people.owner.token }), 200).items[0]?.id
+    const mcp = await asOwner()
+    try {
+      /** The call, and, when it answers a confirmation, the call again with it (as the person would confirm it). */
+      const confirmed = async (name: string, args: Record<string, unknown>) => {
+        const first = await call(mcp.client, "call_operation", { name, arguments: args })
+        const confirmation = memberOf(first.data, "confirmation")
+        return typeof confirmation === "string" ? call(mcp.client, "call_operation", { name, arguments: args, confirmation }) : first
+      }
+      // DELETE /v1/teams/../members/{id}, sent as fetch resolves it, is DELETE /v1/members/{id}: the member removed.
+      const removed = await confirmed("teams.removeMember", { teamId: "..", memberId: target.membership.id })
+      expect(removed.isError).toBe(true)
+      expect(asFailure(removed.data).message).toContain("teamId")
+      const member = Api.expectStatus<{ member: { removedAt: string | null } }>(
+        "member",
+        await Api.request(server.url, "GET", `/v1/members/${target.membership.id}`, { token: people.owner.token }),
+        200
+      )
+      expect(member.member.removedAt).toBeNull()
+
+      // Every served operation with a path parameter, each parameter given values that name another path: whatever
+      // was sent is the operation's own request, exactly as built, or the caller read, or its authorization's check.
+      const before = await newest()
+      const checked = await HostilePaths.tryAll(async ({ operation, args: argsWith }, value) => {
+        const args = argsWith(value)
+        const sent = proxy.seen.length
+        const result = await confirmed(operation.id, args)
+        const where = `${operation.id} ${JSON.stringify(args)}`
+        expect(result.isError, where).toBe(true)
+        const status = memberOf(result.data, "status")
+        if (typeof status === "number") expect(status, where).toBeGreaterThanOrEqual(400)
+        const own = operation.pathParameters.reduce((path, name) => path.replace(`:${name}`, encodeURIComponent(args[name] ?? "")), operation.path)
+        for (const request of proxy.seen.slice(sent)) {
+          const route = `${request.method} ${request.path.split("?")[0]}`
+          expect(["GET /v1/me", "POST /v1/authorization-checks", `${operation.method} ${own}`], `${where} sent ${route}`).toContain(route)
+        }
+      })
+      expect(checked).toBeGreaterThan(1000)
+      expect(await newest()).toBe(before)
+      expect(mcp.problems).toEqual([])
+    } finally {
+      await mcp.close()
+    }
+  })
+
+  it("gives a confirmation only for a call the server authorizes: a member's removal of another is refused, with the API's answer", async () => {
+    const carol = await Api.join(server.url, people.owner.token, "member", "Carol")
+    const mcp = await connect([], { ORGPLANE_URL: proxy.url, ORGPLANE_TOKEN: people.member.token })
+    try {
+      const sent = proxy.seen.length
+      const minted = await call(mcp.client, "call_operation", { name: "members.remove", arguments: { memberId: carol.membership.id } })
+      expect(minted).toMatchObject({ isError: true, data: { status: 403, body: { reason: "insufficient_role" } } })
+      expect(asFailure(minted.data).confirmation).toBeUndefined()
+      // Asked of the server's dry authorization, over HTTP like any request of this credential; the removal never sent.
+      const requests = proxy.seen.slice(sent).map((request) => `${request.method} ${request.path}`)
+      expect(requests).toEqual(["POST /v1/authorization-checks"])
+      const member = Api.expectStatus<{ member: { removedAt: string | null } }>(
+        "member",
+        await Api.request(server.url, "GET", `/v1/members/${carol.membership.id}`, { token: people.owner.token }),
+        200
+      )
+      expect(member.member.removedAt).toBeNull()
     } finally {
       await mcp.close()
     }

@@ -1,10 +1,11 @@
 /**
  * `orgplane memory`: the CLI in-process (see Harness.ts) against a real server (RealServer.ts).
  */
+import { MemoryPage, MemorySearchResults } from "@orgplane/schema"
 import * as Http from "../../../packages/testkit/src/Http.js"
 import * as RealServer from "./RealServer.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { cleanup, fresh, json } from "./Harness.js"
+import { cleanup, fresh, json, wire } from "./Harness.js"
 
 let server: RealServer.RealServer
 
@@ -35,7 +36,7 @@ describe("orgplane memory", { timeout: 120_000 }, () => {
 
     const found = await cli(["memory", "search", "when does the release ship", "--json"], env)
     expect(found.code, found.stderr).toBe(0)
-    expect(json(found).results.map((result: any) => result.id)).toEqual([memory.id])
+    expect(wire(MemorySearchResults, found).results.map((result) => result.id)).toEqual([memory.id])
     const table = await cli(["memory", "search", "release"], env)
     expect(table.stdout).toContain("SCORE")
     expect(table.stdout).toContain(memory.id)
@@ -44,7 +45,7 @@ describe("orgplane memory", { timeout: 120_000 }, () => {
     expect(none.stdout).toBe("No memories match.\n")
 
     const listed = await cli(["memory", "list", "--limit", "1", "--json"], env)
-    expect(json(listed).items.map((item: any) => item.content)).toEqual(["Standup moved to 10am"])
+    expect(wire(MemoryPage, listed).items.map((item) => item.content)).toEqual(["Standup moved to 10am"])
     const all = await cli(["memory", "list", "--all"], env)
     expect(all.stdout).toContain("The release train leaves every Tuesday")
 

@@ -3,8 +3,9 @@
  * the CLI in-process (see Harness.ts) against a real server (RealServer.ts), started with the setup token
  * `Http.operator` redeems.
  */
+import { AdminOrganizationPage } from "@orgplane/schema"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { cleanup, fresh, json } from "./Harness.js"
+import { cleanup, fresh, json, wire } from "./Harness.js"
 import * as Http from "./Http.js"
 import * as RealServer from "./RealServer.js"
 
@@ -75,8 +76,8 @@ describe("orgplane orgs", () => {
     const deleted = await cli(["admin", "orgs", "delete", tenant.organization.id], env)
     expect(deleted.code, deleted.stderr).toBe(0)
     expect(deleted.stdout).toContain(`Deleted Tenant (${tenant.organization.id}).`)
-    const onlyDeleted = json(await cli(["admin", "orgs", "list", "--deleted", "--json"], env))
-    expect(onlyDeleted.items.map((item: any) => item.id)).toEqual([tenant.organization.id])
+    const onlyDeleted = wire(AdminOrganizationPage, await cli(["admin", "orgs", "list", "--deleted", "--json"], env))
+    expect(onlyDeleted.items.map((item) => item.id)).toEqual([tenant.organization.id])
     const both = await cli(["admin", "orgs", "list", "--deleted", "--live"], env)
     expect([both.code !== 0, both.stderr]).toEqual([true, expect.stringContaining("give --deleted or --live, not both")])
     const restored = await cli(["admin", "orgs", "restore", tenant.organization.id], env)

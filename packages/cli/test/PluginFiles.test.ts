@@ -39,17 +39,17 @@ const decoded = <S extends Schema.ConstraintDecoder<unknown>>(schema: S, result:
 }
 
 const logo = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x00, 0xff, 0x10, 0x80])
-const files: Record<string, string | Uint8Array> = {
+const files: Record<string, string | Uint8Array | GitRepo.Executable> = {
   ".claude-plugin/plugin.json": JSON.stringify({ name: "release-tools", version: "2.1.0" }),
   "skills/notes/SKILL.md": "---\nname: notes\ndescription: Writes release notes.\n---\nFollow references/style.md.\n",
   "skills/notes/references/style.md": "# Style\n",
-  "skills/notes/scripts/collect.sh": "#!/bin/sh\ngit log --oneline\n",
+  "skills/notes/scripts/collect.sh": { executable: "#!/bin/sh\ngit log --oneline\n" },
   "skills/notes/assets/logo.png": logo,
   "skills/notes/assets/video.txt": new Uint8Array(MAX_COMPONENT_FILE_BYTES + 1).fill(0x62),
   "hooks/hooks.json": JSON.stringify({
-    hooks: { Stop: [{ hooks: [{ type: "command", command: "bash ${CLAUDE_PLUGIN_ROOT}/hooks/run.sh" }] }] }
+    hooks: { Stop: [{ hooks: [{ type: "command", command: "${CLAUDE_PLUGIN_ROOT}/hooks/run.sh" }] }] }
   }),
-  "hooks/run.sh": "#!/bin/sh\necho done\n",
+  "hooks/run.sh": { executable: "#!/bin/sh\necho done\n" },
   "README.md": "# Release tools\n"
 }
 
@@ -60,7 +60,7 @@ it("plugins download writes every component and its files as the repository has 
   const githubToken = "ghp_cli_plugin_files_0123456789"
   github.addRepository(fullName, repo)
   github.addToken(githubToken, [fullName])
-  const owner = await Http.owner(server.url, "Plugin Files Org")
+  const { owner, member } = await Http.staffed(server.url, "Plugin Files Org")
   const env = { ORGPLANE_URL: server.url, ORGPLANE_TOKEN: owner.token }
   const { cli } = await fresh()
 
@@ -95,15 +95,35 @@ it("plugins download writes every component and its files as the repository has 
   expect(written).toEqual(expected)
   for (const path of expected) {
     const original = files[path]!
+    const content = typeof original === "object" && "executable" in original ? original.executable : original
     const bytes = new Uint8Array(await Fs.readFile(Path.join(dir, path)))
-    expect(bytes).toEqual(typeof original === "string" ? new TextEncoder().encode(original) : original)
+    expect(bytes).toEqual(typeof content === "string" ? new TextEncoder().encode(content) : content)
+    // Executable as the repository has it (100755), the others not.
+    const mode = (await Fs.stat(Path.join(dir, path))).mode & 0o111
+    expect([path, mode !== 0], path).toEqual([path, content !== original])
   }
+  // The hook's command runs the script directly, as Claude Code does.
+  const hook = spawnSync(Path.join(dir, "hooks/run.sh"), { encoding: "utf8" })
+  expect([hook.status, hook.stdout, hook.error?.message]).toEqual([0, "done\n", undefined])
 
   // People read what was written and what was not.
   const human = await cli(["plugins", "download", plugin!.pluginId, "--dir", dir], env)
   expect(human.code, human.stderr).toBe(0)
   expect(human.stdout).toContain(`Wrote ${expected.length} files of plugin ${plugin!.pluginId} into ${dir}.`)
   expect(human.stdout).toContain(`Not written: skills/notes/assets/video.txt (larger than ${MAX_COMPONENT_FILE_BYTES} bytes).`)
+
+  // A member the plugin is not granted to is refused by the download as by `plugins get`, and nothing is written.
+  const asMember = { ORGPLANE_URL: server.url, ORGPLANE_TOKEN: member.token }
+  const elsewhere = await Fs.mkdtemp(Path.join(Os.tmpdir(), "orgplane-download-refused-"))
+  removals.push(() => Fs.rm(elsewhere, { recursive: true, force: true }))
+  const [got, refused] = await Promise.all([
+    cli(["plugins", "get", plugin!.pluginId, "--json"], asMember),
+    cli(["plugins", "download", plugin!.pluginId, "--dir", elsewhere, "--json"], asMember)
+  ])
+  expect(got.code).not.toBe(0)
+  expect(JSON.parse(got.stderr)).toMatchObject({ reason: "insufficient_access" })
+  expect([refused.code, JSON.parse(refused.stderr)]).toEqual([got.code, JSON.parse(got.stderr)])
+  expect(await Fs.readdir(elsewhere)).toEqual([])
 })
 
 /** The Python 3 on the PATH, if any: the hook plugins below are Python. */

@@ -2,9 +2,10 @@
  * `orgplane policies`: the CLI in-process (see Harness.ts) against real servers (RealServer.ts), one on the free plan
  * and one on the enterprise plan.
  */
+import { DesktopPolicyPage, TeamResponse } from "@orgplane/schema"
 import * as Http from "../../../packages/testkit/src/Http.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { cleanup, fresh, json } from "./Harness.js"
+import { cleanup, fresh, json, wire } from "./Harness.js"
 import * as RealServer from "./RealServer.js"
 
 let free: RealServer.RealServer
@@ -21,7 +22,7 @@ afterAll(async () => {
 describe("orgplane policies", { timeout: 120_000 }, () => {
   it("creates, updates, lists, reads and deletes desktop policies, and shows the effective one", async () => {
     const org = await Http.staffed(enterprise.url)
-    const team = Http.expectStatus<any>("team", await Http.request(enterprise.url, "POST", "/v1/teams", {
+    const team = Http.expectStatus<typeof TeamResponse.Encoded>("team", await Http.request(enterprise.url, "POST", "/v1/teams", {
       token: org.owner.token,
       body: { name: "Devs", memberIds: [org.member.membership.id] }
     }), 201).team
@@ -44,7 +45,7 @@ describe("orgplane policies", { timeout: 120_000 }, () => {
     await cli(["policies", "update", policy.id, "--team", team.id, "--enabled", "true"], env)
 
     const listed = await cli(["policies", "list", "--json"], env)
-    expect(json(listed).items.map((item: any) => item.policyName)).toEqual(["Default desktop policy", "Strict"])
+    expect(wire(DesktopPolicyPage, listed).items.map((item) => item.policyName)).toEqual(["Default desktop policy", "Strict"])
     const table = await cli(["policies", "list"], env)
     expect(table.stdout).toContain("Strict")
     const read = await cli(["policies", "get", policy.id], env)

@@ -10,6 +10,7 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { root } from "./Binary.js"
+import { command as orgplaneCommand } from "../../client/test/RealServer.js"
 import * as RealServer from "./RealServer.js"
 
 let server: RealServer.RealServer
@@ -30,7 +31,8 @@ const words = (line: string): ReadonlyArray<string> =>
 
 const orgplane = (args: ReadonlyArray<string>, env: Record<string, string>) =>
   new Promise<{ readonly code: number | null; readonly stdout: string; readonly stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ["--conditions=@orgplane/source", "--import", "tsx", "packages/cli/src/bin.ts", ...args], {
+    // The run's `orgplane` bundle (the sources through tsx where there is none): what `pnpm orgplane` runs, built.
+    const child = spawn(process.execPath, [...orgplaneCommand(), ...args], {
       cwd: root,
       env: { PATH: process.env.PATH ?? "", HOME: configDir, ORGPLANE_CONFIG_DIR: configDir, ORGPLANE_URL: server.url, ...env },
       stdio: ["ignore", "pipe", "pipe"]

@@ -7,11 +7,13 @@
  * that folder are another process, as they are for a user.
  */
 import { Server } from "@orgplane/server"
+import * as Clock from "effect/Clock"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import { HttpServer } from "effect/http"
+import * as TestDatabase from "../../server/test/support/TestDatabase.js"
 import * as Spawned from "../../client/test/RealServer.js"
 
 export type { RealServer } from "../../client/test/RealServer.js"
@@ -19,19 +21,23 @@ export type { RealServer } from "../../client/test/RealServer.js"
 /**
  * Starts a server with `environment` as its whole environment, sign-ups unthrottled (the tests sign up many accounts
  * from one address), password hashing cheap and only warnings logged, and returns once it listens. `options.data`
- * (or a `DATABASE_URL` in `environment`) starts `orgplane serve` out of process instead.
+ * (or a `DATABASE_URL` in `environment`) starts `orgplane serve` out of process instead; `options.clock` is the clock
+ * the server in this process reads the time from (a testkit `ShiftedClock`, moved forward to make things expire).
  */
 export const start = async (
   environment: Readonly<Record<string, string>> = {},
-  options: { readonly data?: string } = {}
+  options: { readonly data?: string; readonly clock?: Clock.Clock } = {}
 ): Promise<Spawned.RealServer> => {
   if (options.data !== undefined || environment["DATABASE_URL"] !== undefined) return Spawned.start(environment, options)
   const env = { ORGPLANE_SIGN_UPS_PER_HOUR: "100000", ORGPLANE_PASSWORD_COST: "10", ORGPLANE_LOG_LEVEL: "warn", ...environment }
-  const runtime = ManagedRuntime.make(
-    Server.layer({ host: "127.0.0.1", port: 0, dataDir: "memory" }).pipe(
-      Layer.provide(ConfigProvider.layer(ConfigProvider.fromEnv({ env })))
-    )
+  // A migrated embedded database of the server suite's (TestDatabase.ts): loaded from the migrated template once per
+  // worker, then brought back to it for the next file's server, not started anew for each (with DATABASE_URL set,
+  // the server makes its own `memory` one, as `orgplane serve --data memory` does).
+  const database = TestDatabase.onPostgres ? undefined : Layer.unwrap(TestDatabase.layer({ migrated: true }))
+  const server = Server.layer({ host: "127.0.0.1", port: 0, dataDir: "memory", database }).pipe(
+    Layer.provide(ConfigProvider.layer(ConfigProvider.fromEnv({ env })))
   )
+  const runtime = ManagedRuntime.make(options.clock === undefined ? server : Layer.provide(server, Layer.succeed(Clock.Clock, options.clock)))
   const address = await runtime.runPromise(Effect.map(Effect.service(HttpServer.HttpServer), (server) => server.address)).catch(
     async (error: unknown) => {
       await runtime.dispose()

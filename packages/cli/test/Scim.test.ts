@@ -309,7 +309,9 @@ describe("orgplane scim", { timeout: 180_000 }, () => {
     const directory = Scim.client({ baseUrl: connection.baseUrl, token })
     const email = `pat.${Math.random().toString(36).slice(2, 8)}@example.com`
     const body = { schemas: [Scim.URN.user], userName: email, emails: [{ value: email, primary: true }], name: { givenName: "Pat", familyName: "Doe" }, active: true }
-    const user = (await directory.post("/Users", body)).body.id as string
+    const created = (await directory.post("/Users", body)).body
+    expect(created).toMatchObject({ id: expect.any(String) })
+    const user = typeof created === "object" && created !== null && "id" in created ? String(created.id) : ""
     expect((await directory.post("/Groups", { schemas: [Scim.URN.group], displayName: "Engineering", externalId: "eng", members: [{ value: user }] })).status).toBe(201)
     const role = async () => decoded(MemberPage, await org.run(["members", "list", "--all", "--json"])).items.find((entry) => entry.id === user)?.role
     const team = async (name: string) => decoded(TeamPage, await org.run(["teams", "list", "--all", "--json"])).items.find((entry) => entry.name === name)

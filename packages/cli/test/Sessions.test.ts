@@ -1,16 +1,19 @@
 /**
  * `orgplane auth sessions | end-session | end-other-sessions | password`, `api-keys create --scope`, and the re-sign-in
  * the CLI does when an action needs a recent sign-in. In-process (Harness.ts) against a real server (RealServer.ts)
- * whose recent-sign-in window is 15 seconds: the first test's steps fit in it, and the second test waits it out.
+ * whose recent-sign-in window is 15 seconds: the first test's steps fit in it, and the second test moves the server's
+ * clock past it.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { cleanup, fresh, json, PASSWORD } from "./Harness.js"
 import * as Http from "./Http.js"
 import * as RealServer from "./RealServer.js"
+import { ShiftedClock } from "../../../packages/testkit/src/Clocks.js"
 
+const clock = new ShiftedClock()
 let server: RealServer.RealServer
 beforeAll(async () => {
-  server = await RealServer.start({ ORGPLANE_RECENT_AUTHENTICATION: "15 seconds" })
+  server = await RealServer.start({ ORGPLANE_RECENT_AUTHENTICATION: "15 seconds" }, { clock })
 })
 afterAll(async () => {
   await server?.close()
@@ -72,7 +75,7 @@ describe("orgplane auth sessions and password", () => {
     const { cli } = await fresh()
     const login = await cli(["auth", "login", "--email", owner.email], { ORGPLANE_URL: server.url, ORGPLANE_PASSWORD: owner.password })
     expect(login.code, login.stderr).toBe(0)
-    await new Promise((resolve) => setTimeout(resolve, 16_000))
+    clock.advance("16 seconds")
 
     const fromEnvironment = await cli(["api-keys", "create", "late"], { ORGPLANE_URL: server.url, ORGPLANE_TOKEN: owner.token })
     expect(fromEnvironment.code).not.toBe(0)

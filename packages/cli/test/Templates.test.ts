@@ -1,11 +1,12 @@
 /** `orgplane templates`: the CLI in-process (see Harness.ts) against a real server with a registered schema. */
+import { TemplatePage, TemplateVersionPage } from "@orgplane/schema"
 import * as Http from "../../../packages/testkit/src/Http.js"
 import * as RealServer from "./RealServer.js"
 import * as Fs from "node:fs/promises"
 import * as Path from "node:path"
 import { Readable } from "node:stream"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
-import { cleanup, fresh, json } from "./Harness.js"
+import { cleanup, fresh, json, wire } from "./Harness.js"
 
 let server: RealServer.RealServer
 let schemas: string
@@ -52,14 +53,14 @@ describe("orgplane templates", { timeout: 120_000 }, () => {
 
     const listed = await cli(["templates", "list", "--query", "serv", "--kind", "workspace", "--json"], env)
     expect(listed.code, listed.stderr).toBe(0)
-    expect(json(listed).items.map((item: any) => item.id)).toEqual([template.id])
+    expect(wire(TemplatePage, listed).items.map((item) => item.id)).toEqual([template.id])
     const table = await cli(["templates", "list"], env)
     expect(table.stdout).toContain("SCHEMA")
     expect(table.stdout).toContain("Service starter")
 
     const versions = await cli(["templates", "versions", template.id, "--json"], env)
     expect(versions.code, versions.stderr).toBe(0)
-    expect(json(versions).items.map((item: any) => item.number)).toEqual([2, 1])
+    expect(wire(TemplateVersionPage, versions).items.map((item) => item.number)).toEqual([2, 1])
     const first = json(versions).items[1].id
 
     const instance = await cli(["templates", "instantiate", template.id], env)

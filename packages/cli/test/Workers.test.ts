@@ -2,6 +2,7 @@
  * `orgplane workers`: the CLI in-process (see Harness.ts) against a real server (RealServer.ts) and a fake worker
  * runtime.
  */
+import { WorkerActivityPage, WorkerPage } from "@orgplane/schema"
 import * as FakeWorkerRuntime from "../../../packages/testkit/src/FakeWorkerRuntime.js"
 import * as Http from "../../../packages/testkit/src/Http.js"
 import * as RealServer from "./RealServer.js"
@@ -9,7 +10,7 @@ import * as Fs from "node:fs/promises"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { cleanup, fresh, json } from "./Harness.js"
+import { cleanup, fresh, json, wire } from "./Harness.js"
 
 let server: RealServer.RealServer
 let runtime: FakeWorkerRuntime.FakeWorkerRuntime
@@ -41,7 +42,7 @@ describe("orgplane workers", { timeout: 120_000 }, () => {
     expect(human.stdout).toMatch(/opw_[A-Za-z0-9_-]{43}/)
 
     const listed = await cli(["workers", "list", "--json"], env)
-    expect(json(listed).items.map((w: any) => [w.name, w.isMine])).toEqual([["Laptop", true], ["Cloud box", false]])
+    expect(wire(WorkerPage, listed).items.map((w) => [w.name, w.isMine])).toEqual([["Laptop", true], ["Cloud box", false]])
     const mine = await cli(["workers", "list", "--mine"], env)
     expect(mine.stdout).toContain("Laptop")
     expect(mine.stdout).not.toContain("Cloud box")
@@ -119,8 +120,8 @@ describe("orgplane workers", { timeout: 120_000 }, () => {
     expect(table.stdout).toContain("online, active, 2 open sessions, version 3.1.4")
     expect(table.stdout).toContain("offline -> online (a heartbeat arrived)")
     const asJson = await cli(["workers", "activity", worker.id, "--json"], env)
-    const page = json(asJson)
-    expect(page.items.map((entry: any) => entry.kind).sort()).toEqual(["heartbeat", "transition"])
+    const page = wire(WorkerActivityPage, asJson)
+    expect(page.items.map((entry) => entry.kind).sort()).toEqual(["heartbeat", "transition"])
     expect(page.nextCursor).toBeNull()
     const transitions = json(await cli(["workers", "activity", worker.id, "--kind", "transition", "--json"], env))
     expect(transitions.items).toEqual([expect.objectContaining({ kind: "transition", from: "offline", to: "online", cause: "heartbeat" })])

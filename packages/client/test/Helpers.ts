@@ -29,3 +29,9 @@ export const rejection = async (promise: Promise<unknown>): Promise<unknown> => 
 export const uniqueEmail = (name: string) => `${name}.${Math.random().toString(36).slice(2, 10)}@example.com`
 
 export const password = "correct horse battery"
+
+/** An invitation's token as its answer shows it; the test servers have no mail settings, so none is mailed. */
+export const shown = (inviteToken: string | null): string => {
+  if (inviteToken === null) throw new Error("the invitation was mailed: its answer shows no token")
+  return inviteToken
+}

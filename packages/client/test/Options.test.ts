@@ -12,6 +12,7 @@ import {
   type OrgplaneRequest,
   type OrgplaneResponse
 } from "../src/index.js"
+import * as Wait from "../../testkit/src/Wait.js"
 import * as FakeServer from "./FakeServer.js"
 import { rejection, withPromiseClient } from "./Helpers.js"
 
@@ -156,6 +157,9 @@ describe("hooks", () => {
     )
     expect(timedOut).toMatchObject({ timedOut: true, requestId: "slow-1" })
     expect((timedOut as Error).message).toMatch(/^no answer from the server at http:\/\/127\.0\.0\.1:\d+ \(no response within 100ms\)$/)
+    // On a loaded machine the request may reach the fake after the client gave up: it must not take the next
+    // test's scripted reply.
+    await Wait.until(() => fake.requests.length === 1, "the timed-out request to reach the fake")
   })
 
   it("may be asynchronous; a hook that throws fails the call with its error, without a retry", async () => {

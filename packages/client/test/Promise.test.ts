@@ -12,7 +12,7 @@ import {
   OrgplaneValidationError,
   paginate
 } from "../src/index.js"
-import { password, rejection, uniqueEmail } from "./Helpers.js"
+import { password, rejection, shown, uniqueEmail } from "./Helpers.js"
 import * as RealServer from "./RealServer.js"
 
 // The server (the CLI's `serve`), out of process: the client on the wire.
@@ -92,7 +92,7 @@ describe("Promise client", () => {
     expect(await asOwner.users.changeEmail({ payload: { email: moved, password } })).toMatchObject({ user: { id: user.id, email: moved }, emailVerified: false })
 
     const { inviteToken } = await asOwner.invitations.create({ payload: { email: uniqueEmail("member"), role: "member" } })
-    const accepted = await client().invitations.accept({ payload: { token: inviteToken, signUp: { name: "Member", password } } })
+    const accepted = await client().invitations.accept({ payload: { token: shown(inviteToken), signUp: { name: "Member", password } } })
     const refused = await rejection(asOwner.account.delete({ payload: { password } }))
     expect(refused).toMatchObject({ status: 409, code: "last_owner_of_organizations" })
 
@@ -369,7 +369,7 @@ describe("Promise client", () => {
     expect(again.refreshed).toBe(true)
     expect(again.invitation.id).toBe(invited.invitation.id)
     expect(await asOwner.invitations.get({ path: { invitationId: again.invitation.id } })).toEqual({ invitation: again.invitation })
-    expect(await client().invitations.preview({ payload: { token: again.inviteToken } })).toEqual({
+    expect(await client().invitations.preview({ payload: { token: shown(again.inviteToken) } })).toEqual({
       organization: { name: "Acme" },
       role: "admin",
       invitedBy: { name: "Owner" },
@@ -377,7 +377,7 @@ describe("Promise client", () => {
     })
 
     const accepted = await client().invitations.accept({
-      payload: { token: again.inviteToken, signUp: { name: "Ada", password } }
+      payload: { token: shown(again.inviteToken), signUp: { name: "Ada", password } }
     })
     expect(accepted.organization.id).toBe(organization.id)
     expect(accepted.session?.token).toBeTypeOf("string")

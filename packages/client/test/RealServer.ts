@@ -1,11 +1,22 @@
 /**
- * The server (`orgplane serve` from the CLI's sources, run by tsx), started out of process on a free loopback
- * port with a throwaway database: the client is held to the real server over the wire, as a user's would be, and the
- * server runs in a process of its own. One server per test file (`beforeAll`/`afterAll`).
+ * The server (`orgplane serve`: the run's CLI bundle where the run built one, as the CLI's runs do, else the CLI's
+ * sources through tsx), started out of process on a free loopback port with a throwaway database: the client is held
+ * to the real server over the wire, as a user's would be, and the server runs in a process of its own. One server
+ * per test file (`beforeAll`/`afterAll`).
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { createServer } from "node:net"
+import * as Os from "node:os"
+import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
+import { inject } from "vitest"
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    /** The `bin.js` of the `orgplane` bundle a run's global setup built (packages/cli/test/GlobalSetup.ts). */
+    readonly orgplaneBin: string
+  }
+}
 
 export interface RealServer {
   readonly url: string
@@ -43,6 +54,22 @@ const stop = async (child: ChildProcess) => {
 }
 
 /**
+ * Where the servers a test starts keep the embedded database's templates (platform/EmbeddedTemplate.ts): the test
+ * run's cache folder (the server suite's too), not the user's, and one apart for the bundle's servers, whose
+ * templates are keyed by the bundle's code: in one folder the two kinds of server would remove each other's.
+ */
+export const templatesFolder = () => {
+  const folder = process.env["ORGPLANE_CACHE_DIR"] || Path.join(Os.tmpdir(), "orgplane-test-cache")
+  return inject("orgplaneBin") === undefined ? folder : `${folder}-bundle`
+}
+
+/** How `orgplane` starts (Node's arguments): the run's bundle, or the sources. */
+export const command = (): ReadonlyArray<string> => {
+  const bundle = inject("orgplaneBin")
+  return bundle === undefined ? ["--conditions=@orgplane/source", "--import", "tsx", "packages/cli/src/bin.ts"] : [bundle]
+}
+
+/**
  * Starts the server with `environment` added to a clean environment (no `ORGPLANE_*` or `DATABASE_URL` of the
  * caller's), sign-ups unthrottled (the tests sign up many accounts from one address) and password hashing cheap, and
  * waits for `/ready`. Its
@@ -58,11 +85,17 @@ export const start = async (
   )
   const child = spawn(
     process.execPath,
-    ["--conditions=@orgplane/source", "--import", "tsx", "packages/cli/src/bin.ts", "serve", "--port", String(port), "--data", options.data ?? "memory"],
+    [...command(), "serve", "--port", String(port), "--data", options.data ?? "memory"],
     {
       cwd: root,
       // Cheap password hashing (the lowest cost the setting takes), as the server's own tests use.
-      env: { ...inherited, ORGPLANE_SIGN_UPS_PER_HOUR: "100000", ORGPLANE_PASSWORD_COST: "10", ...environment },
+      env: {
+        ...inherited,
+        ORGPLANE_SIGN_UPS_PER_HOUR: "100000",
+        ORGPLANE_PASSWORD_COST: "10",
+        ORGPLANE_CACHE_DIR: templatesFolder(),
+        ...environment
+      },
       stdio: ["ignore", "pipe", "pipe"]
     }
   )

@@ -1,7 +1,8 @@
 /**
- * Who the MCP server acts for, as `GET /v1/me` says through the Transport (the role in the active organization, the
- * credential's scopes, whether it was narrowed to reads), and which operations that caller may take: what the tool
- * lists show. The server checks every call again; the lists only keep an agent from offering what will be refused.
+ * Who the MCP server acts for, as `GET /v1/me` says through the Transport (the person, the credential and the
+ * membership by id, what a confirmation is bound to; the role in the active organization, the credential's scopes,
+ * whether it was narrowed to reads), and which operations that caller may take: what the tool lists show. The server
+ * checks every call again; the lists only keep an agent from offering what will be refused.
  */
 import { allows, KeyGuardedActions, type Operation, Role } from "@orgplane/schema"
 import * as Effect from "effect/Effect"
@@ -9,6 +10,12 @@ import * as Schema from "effect/Schema"
 import { readOnlyHeader, Transport, TransportError } from "./Transport.js"
 
 export interface Caller {
+  /** The person's user id. */
+  readonly userId: string
+  /** The credential's id (a session's `ses_…`, an API key's `apk_…`), or null from a server that does not say it. */
+  readonly credentialId: string | null
+  /** The membership in the active organization (`om_…`), or null without one. */
+  readonly membershipId: string | null
   /** The role in the active organization, or null without one. */
   readonly role: Role | null
   readonly credentialType: "session" | "api_key"
@@ -23,9 +30,11 @@ export interface Caller {
  * with no scopes limit.
  */
 const MeView = Schema.Struct({
-  membership: Schema.NullOr(Schema.Struct({ role: Role })),
+  user: Schema.Struct({ id: Schema.String }),
+  membership: Schema.NullOr(Schema.Struct({ id: Schema.String, role: Role })),
   credential: Schema.optionalKey(Schema.Struct({
     type: Schema.Literals(["session", "api_key"]),
+    id: Schema.String,
     scopes: Schema.NullOr(Schema.Array(Schema.String)),
     readOnly: Schema.Boolean
   }))
@@ -44,6 +53,7 @@ export class CallerError extends Schema.TaggedError<CallerError>("@orgplane/mcp/
 export const read = Effect.fn("Caller.read")(function*(options: { readonly readOnly: boolean }) {
   const transport = yield* Transport
   const response = yield* transport.send({
+    operation: "users.me",
     method: "GET",
     path: "/v1/me",
     query: {},
@@ -61,6 +71,9 @@ export const read = Effect.fn("Caller.read")(function*(options: { readonly readO
     Effect.mapError(() => new TransportError({ message: "GET /v1/me answered a body the MCP server could not read." }))
   )
   return {
+    userId: me.user.id,
+    credentialId: me.credential?.id ?? null,
+    membershipId: me.membership?.id ?? null,
     role: me.membership?.role ?? null,
     credentialType: me.credential?.type ?? "session",
     scopes: me.credential?.scopes ?? null,

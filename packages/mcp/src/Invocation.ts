@@ -1,16 +1,25 @@
 /**
  * Running one operation for an MCP tool call: the arguments split into path parameters, query and body by the
- * operation's layout (a name it does not take is refused, never ignored), the channel header, an idempotency key for
- * every operation that takes one, the confirmation rule for destructive operations, and the API's answer as the
- * tool's result or error. `call_operation` and every toolset tool run through here.
+ * operation's layout (a name it does not take is refused, never ignored; a path argument its parameter's schema
+ * refuses is refused before anything is sent), the channel header, an idempotency key for every operation that takes
+ * one, the confirmation rule for destructive operations, and the API's answer as the tool's result or error.
+ * `call_operation` and every toolset tool run through here.
  */
-import type { Operation } from "@orgplane/schema"
+import {
+  authorizationCheckHeader,
+  authorizationCheckPath,
+  formatPath,
+  invalidRequestDetails,
+  type Operation,
+  requestIssuesOf
+} from "@orgplane/schema"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
+import * as Caller from "./Caller.js"
 import * as Catalog from "./Catalog.js"
-import { Confirmations } from "./Confirmation.js"
-import { channelHeader, readOnlyHeader, Transport } from "./Transport.js"
+import { type Binding, Confirmations, CurrentSession } from "./Confirmation.js"
+import { channelHeader, type OperationResponse, readOnlyHeader, Transport } from "./Transport.js"
 
 /** The result of a call: the API's status and JSON body. */
 export const CallResult = Schema.Struct({
@@ -63,6 +72,55 @@ const messageOf = (status: number, body: unknown): string =>
     ? `The API answered ${status}: ${body.message}`
     : `The API answered ${status}.`
 
+/**
+ * The operation's path with its arguments, each decoded by the parameter's own schema first (the server's: a value it
+ * refuses with 400, `..` where a team id belongs, is refused here and nothing is sent), then escaped as one segment.
+ * The transport checks the URL still reaches this operation (`Transport.urlOf`).
+ */
+const pathOf = (operation: Operation, layout: Catalog.Layout, args: Readonly<Record<string, unknown>>) => {
+  const values = Object.fromEntries(layout.path.map((name) => [name, text(args[name])]))
+  const decoded = operation.params === undefined ? Effect.void : Schema.decodeUnknownEffect(operation.params)(values, { errors: "all" })
+  return decoded.pipe(
+    Effect.mapError((error): ToolFailure => {
+      const details = invalidRequestDetails(requestIssuesOf(error.issue))
+      return {
+        message: `Not sent: ${details.map((detail) => `${formatPath(detail.path)}: ${detail.message}`).join("; ")}.`,
+        takes: layout.names
+      }
+    }),
+    Effect.as(layout.path.reduce((path, name) => path.replace(`:${name}`, encodeURIComponent(values[name] ?? "")), operation.path))
+  )
+}
+
+/**
+ * Why a destructive call gets no confirmation: the API's refusal of it (the status and body its dry authorization
+ * answered, what the call itself would get), or a server that does not check (an answer without the check's header).
+ */
+const refusalOf = (operation: Operation, verdict: OperationResponse): ToolFailure =>
+  verdict.headers[authorizationCheckHeader] === "refused"
+    ? { message: `Not executed: ${messageOf(verdict.status, verdict.body)}`, status: verdict.status, body: verdict.body ?? null }
+    : {
+      message:
+        `Not executed: ${operation.id} is confirmed only once the API authorizes it, and this server does not check that (POST ${authorizationCheckPath} answered ${verdict.status}): update the server.`
+    }
+
+/**
+ * Who a confirmation is given to (Confirmation.ts `Binding`): the caller as `GET /v1/me` names them, and the MCP
+ * session. A server that does not name the credential gives none: nothing destructive runs through it.
+ */
+const bindingOf = Effect.fnUntraced(function*(settings: Settings) {
+  const caller = yield* Caller.read(settings).pipe(
+    Effect.catchTags({
+      CallerError: (error) => fail({ message: error.message, status: error.status, body: error.body }),
+      TransportError: (error) => fail({ message: error.message })
+    })
+  )
+  if (caller.credentialId === null) {
+    return yield* fail({ message: "Not executed: GET /v1/me does not name the credential, which a confirmation is given to: update the server." })
+  }
+  return { userId: caller.userId, credentialId: caller.credentialId, session: yield* CurrentSession } satisfies Binding
+})
+
 /** Runs `operation` with `input` for the caller behind the Transport. */
 export const call = Effect.fn("Invocation.call")(function*(operation: Operation, input: CallInput, settings: Settings) {
   const confirmations = yield* Confirmations
@@ -78,24 +136,8 @@ export const call = Effect.fn("Invocation.call")(function*(operation: Operation,
   }
   const missing = layout.path.filter((name) => args[name] === undefined || args[name] === null || text(args[name]) === "")
   if (missing.length > 0) return yield* fail({ message: `${operation.id} needs ${missing.join(", ")}.`, takes: layout.names })
+  const path = yield* pathOf(operation, layout, args)
 
-  let idempotencyKey = input.idempotencyKey ?? crypto.randomUUID()
-  if (operation.destructive) {
-    if (input.confirmation === undefined) {
-      const confirmation = yield* confirmations.issue(operation.id, args)
-      return yield* fail({
-        message:
-          `Not executed: ${operation.id} (${operation.summary}) takes something away that cannot be given back. Confirm with the person you act for, then call again with the same name and arguments and this confirmation, within 5 minutes.`,
-        confirmation
-      })
-    }
-    const redeemed = yield* confirmations.redeem(input.confirmation, operation.id, args)
-    if (Result.isFailure(redeemed)) return yield* fail({ message: `Not executed: ${redeemed.failure}` })
-    idempotencyKey = `mcp-confirmed-${redeemed.success}`
-  }
-
-  let path = operation.path
-  for (const name of layout.path) path = path.replace(`:${name}`, encodeURIComponent(text(args[name])))
   const query: Record<string, string | ReadonlyArray<string>> = {}
   for (const name of layout.query) {
     const value = args[name]
@@ -108,9 +150,29 @@ export const call = Effect.fn("Invocation.call")(function*(operation: Operation,
   else if (operation.takesBody) {
     body = Object.fromEntries(layout.bodyMembers.filter((name) => args[name] !== undefined).map((name) => [name, args[name]]))
   }
-  const headers = operation.takesIdempotencyKey ? { ...baseHeaders(settings), "idempotency-key": idempotencyKey } : baseHeaders(settings)
+  const request = { operation: operation.id, method: operation.method, path, query, headers: baseHeaders(settings), body }
 
-  const response = yield* transport.send({ method: operation.method, path, query, headers, body }).pipe(
+  let idempotencyKey = input.idempotencyKey ?? crypto.randomUUID()
+  if (operation.destructive) {
+    if (input.confirmation === undefined) {
+      // The API decides first, without running it: a call it refuses the caller is answered with its own refusal (and
+      // its denial in the audit log), and no confirmation is ever issued for it.
+      const verdict = yield* transport.authorize(request).pipe(Effect.catchTag("TransportError", (error) => fail({ message: error.message })))
+      if (verdict.headers[authorizationCheckHeader] !== "authorized" || verdict.status !== 204) return yield* fail(refusalOf(operation, verdict))
+      const confirmation = yield* confirmations.issue(yield* bindingOf(settings), operation.id, args)
+      return yield* fail({
+        message:
+          `Not executed: ${operation.id} (${operation.summary}) takes something away that cannot be given back. Confirm with the person you act for, then call again with the same name and arguments and this confirmation, within 5 minutes.`,
+        confirmation
+      })
+    }
+    const redeemed = yield* confirmations.redeem(input.confirmation, yield* bindingOf(settings), operation.id, args)
+    if (Result.isFailure(redeemed)) return yield* fail({ message: `Not executed: ${redeemed.failure}` })
+    idempotencyKey = `mcp-confirmed-${redeemed.success}`
+  }
+  const headers = operation.takesIdempotencyKey ? { ...request.headers, "idempotency-key": idempotencyKey } : request.headers
+
+  const response = yield* transport.send({ ...request, headers }).pipe(
     Effect.catchTag("TransportError", (error) => fail({ message: error.message }))
   )
   // A read answered too long for an agent to hold is refused (it changed nothing: ask again smaller); a write's answer

@@ -13,7 +13,7 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as Caller from "./Caller.js"
 import * as Catalog from "./Catalog.js"
-import { Confirmations } from "./Confirmation.js"
+import { Confirmations, CurrentSession } from "./Confirmation.js"
 import * as Invocation from "./Invocation.js"
 import { Transport } from "./Transport.js"
 
@@ -266,15 +266,22 @@ const toolsetsLayer = (groups: ReadonlyArray<string>, settings: Invocation.Setti
   return McpServer.toolkit(toolkit).pipe(Layer.provide(visibleTo(settings, byName).layer), Layer.provide(toolkit.toLayer(handlers)))
 }
 
+/** A request's MCP session, where it has one (its `Mcp-Session-Id` on HTTP): what a confirmation is bound to. */
+const sessionMiddleware = McpServer.middleware((effect, options) =>
+  options.sessionId === undefined ? effect : Effect.provideService(effect, CurrentSession, options.sessionId)
+)
+
 /**
  * The MCP registrations: the catalog tools and the toolsets the options name. Each request needs a `Transport` (the
- * caller's credential): provide it with MCP middleware (`Server.transportMiddleware`, or the HTTP endpoint's own).
+ * caller's credential): provide it with MCP middleware (`Server.transportMiddleware`, or the HTTP endpoint's own),
+ * which may also give `CurrentSession` where the request carries none (stdio's process-wide session).
  */
 export const layer = (input: Options) =>
   Layer.unwrap(Effect.map(decodeOptions(input), (options) => {
     const settings: Invocation.Settings = { readOnly: options.readOnly ?? false }
     const catalog = McpServer.toolkit(CatalogToolkit).pipe(Layer.provide(CatalogToolkit.toLayer(catalogHandlers(settings))))
     return Layer.merge(catalog, toolsetsLayer(options.toolsets ?? [], settings)).pipe(
-      Layer.provide(Confirmations.layer(options.confirmationKey))
+      Layer.provide(Confirmations.layer(options.confirmationKey)),
+      Layer.provide(sessionMiddleware.layer)
     )
   }))

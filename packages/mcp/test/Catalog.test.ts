@@ -10,7 +10,8 @@ import { Catalog, Server, Tools, Transport } from "../src/index.js"
 
 /** A Transport that reaches nothing: listing the catalog tools sends no request. */
 const unreachable: Transport.Transport["Service"] = {
-  send: () => Effect.fail(new Transport.TransportError({ message: "no server in this test" }))
+  send: () => Effect.fail(new Transport.TransportError({ message: "no server in this test" })),
+  authorize: () => Effect.fail(new Transport.TransportError({ message: "no server in this test" }))
 }
 
 describe("Catalog", () => {

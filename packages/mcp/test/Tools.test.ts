@@ -3,6 +3,7 @@
  * in-memory MCP client, each person with their own credential over `Transport.fromHttpClient`: what each may find,
  * describing, calling and paging, arguments refused, the confirmation of destructive operations, toolsets, read-only.
  */
+import { TeamPage, TeamResponse } from "@orgplane/schema"
 import * as McpTest from "effect/ai/McpTest"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
@@ -10,7 +11,8 @@ import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as HttpServer from "../../server/test/support/HttpServer.js"
 import * as Http from "../../testkit/src/Http.js"
-import { Server, type Tools, Transport } from "../src/index.js"
+import { Server, Tools, Transport } from "../src/index.js"
+import { asDescribed, asFailure, asFound, asResult, type Called, wire } from "./ToolAnswers.js"
 
 let server: HttpServer.RunningServer
 let people: Awaited<ReturnType<typeof Http.staffed>>
@@ -38,10 +40,6 @@ const withClient = <A>(
   return Effect.runPromise(clock === undefined ? program : Effect.provideService(program, Clock.Clock, clock))
 }
 
-interface Called {
-  readonly isError: boolean
-  readonly data: any
-}
 
 /** A tool call's result: the structured content of a success, the JSON data of a tool error. */
 const call = (client: McpTest.Client, name: string, args: Record<string, unknown>) =>
@@ -58,8 +56,9 @@ const allNames = (client: McpTest.Client, args: Record<string, unknown> = {}) =>
     do {
       const page: Called = yield* call(client, "find_operations", { ...args, limit: 50, ...(cursor === null ? {} : { cursor }) })
       expect(page.isError).toBe(false)
-      names.push(...page.data.operations.map((operation: { name: string }) => operation.name))
-      cursor = page.data.nextCursor
+      const found = asFound(page.data)
+      names.push(...found.operations.map((operation) => operation.name))
+      cursor = found.nextCursor
     } while (cursor !== null)
     return names
   })
@@ -92,15 +91,15 @@ describe("MCP tools on a real server", () => {
     await withClient(bearer(people.member.token), (client) =>
       Effect.gen(function*() {
         const found = yield* call(client, "find_operations", { query: "team", group: "teams" })
-        expect(found.data.operations.map((operation: { name: string }) => operation.name)).toEqual(["teams.list", "teams.get"])
+        expect(asFound(found.data).operations.map((operation) => operation.name)).toEqual(["teams.list", "teams.get"])
         const described = yield* call(client, "describe_operation", { name: "teams.get" })
         expect(described.isError).toBe(false)
-        expect(described.data.inputSchema.required).toEqual(["teamId"])
-        expect(described.data.outputSchema.$defs).toHaveProperty("TeamResponse")
+        expect(asDescribed(described.data).inputSchema["required"]).toEqual(["teamId"])
+        expect(asDescribed(described.data).outputSchema?.["$defs"]).toHaveProperty("TeamResponse")
         const hidden = yield* call(client, "describe_operation", { name: "teams.create" })
         const missing = yield* call(client, "describe_operation", { name: "teams.nothing" })
         expect(hidden).toEqual({ isError: true, data: { message: "No operation named teams.create. find_operations lists the ones you may take." } })
-        expect(missing.data.message).toBe("No operation named teams.nothing. find_operations lists the ones you may take.")
+        expect(asFailure(missing.data).message).toBe("No operation named teams.nothing. find_operations lists the ones you may take.")
         const unknownGroup = yield* call(client, "find_operations", { group: "nope" })
         expect(unknownGroup.isError).toBe(true)
       }))
@@ -112,71 +111,77 @@ describe("MCP tools on a real server", () => {
         for (const name of ["Paged A", "Paged B", "Paged C"]) {
           const created = yield* call(client, "call_operation", { name: "teams.create", arguments: { name } })
           expect(created.isError).toBe(false)
-          expect(created.data.status).toBe(201)
-          expect(created.data.body.team.name).toBe(name)
+          expect(asResult(created.data).status).toBe(201)
+          expect(wire(TeamResponse)(asResult(created.data).body).team.name).toBe(name)
         }
         const first = yield* call(client, "call_operation", { name: "teams.list", arguments: { q: "Paged", limit: 2 } })
-        expect(first.data.body.items.map((team: { name: string }) => team.name)).toHaveLength(2)
-        expect(first.data.body.nextCursor).toEqual(expect.any(String))
-        const second = yield* call(client, "call_operation", { name: "teams.list", arguments: { q: "Paged", limit: 2, cursor: first.data.body.nextCursor } })
-        expect(second.data.body.items).toHaveLength(1)
+        const firstPage = wire(TeamPage)(asResult(first.data).body)
+        expect(firstPage.items.map((team) => team.name)).toHaveLength(2)
+        expect(firstPage.nextCursor).toEqual(expect.any(String))
+        const second = yield* call(client, "call_operation", { name: "teams.list", arguments: { q: "Paged", limit: 2, cursor: firstPage.nextCursor } })
+        expect(wire(TeamPage)(asResult(second.data).body).items).toHaveLength(1)
         const refused = yield* call(client, "call_operation", { name: "teams.create", arguments: { name: "X", colour: "red" } })
         expect(refused.isError).toBe(true)
-        expect(refused.data.message).toContain("does not take colour")
-        expect(refused.data.takes).toEqual(["name", "memberIds", "externalKey"])
+        expect(asFailure(refused.data).message).toContain("does not take colour")
+        expect(asFailure(refused.data).takes).toEqual(["name", "memberIds", "externalKey"])
         // An API error is a tool error carrying the API's body.
         const notFound = yield* call(client, "call_operation", { name: "teams.get", arguments: { teamId: "tem_01m6dsg7e0f6xbks25eta8m5bm" } })
         expect(notFound.isError).toBe(true)
-        expect(notFound.data.status).toBe(404)
-        expect(notFound.data.body.error).toEqual(expect.any(String))
+        const failure = asFailure(notFound.data)
+        expect(failure.status).toBe(404)
+        expect(failure.body).toEqual(expect.objectContaining({ error: expect.any(String) }))
       }))
   })
 
-  it("does not run a destructive operation without its confirmation, and runs it once with it", async () => {
+  it("does not run a destructive operation without its confirmation, and runs it once with it, in the session it was given in", async () => {
     const teamId = await newTeam("Doomed")
     const other = await newTeam("Other")
     const confirmationKey = "test-confirmation-key"
-    const token = await withClient(bearer(people.owner.token), (client) =>
-      Effect.gen(function*() {
-        const unconfirmed = yield* call(client, "call_operation", { name: "teams.delete", arguments: { teamId } })
-        expect(unconfirmed.isError).toBe(true)
-        expect(unconfirmed.data.message).toContain("Not executed")
-        expect(unconfirmed.data.confirmation).toEqual(expect.any(String))
-        return unconfirmed.data.confirmation as string
-      }), { confirmationKey })
-    expect(await teamExists(teamId)).toBe(true)
-
-    // Expired: another process with the same key, its clock six minutes on.
+    // The tools' clock, moved on to see a token expire.
     const real = Effect.runSync(Effect.service(Clock.Clock))
-    const shifted = () => real.currentTimeMillisUnsafe() + 6 * 60_000
-    const later: Clock.Clock = {
-      currentTimeMillisUnsafe: shifted,
-      currentTimeMillis: Effect.sync(shifted),
+    let skew = 0
+    const now = () => real.currentTimeMillisUnsafe() + skew
+    const clock: Clock.Clock = {
+      currentTimeMillisUnsafe: now,
+      currentTimeMillis: Effect.sync(now),
       currentTimeNanosUnsafe: () => real.currentTimeNanosUnsafe(),
       currentTimeNanos: real.currentTimeNanos,
       monotonicTimeNanosUnsafe: () => real.monotonicTimeNanosUnsafe(),
       monotonicTimeNanos: real.monotonicTimeNanos,
       sleep: real.sleep
     }
-    const expired = await withClient(bearer(people.owner.token), (client) =>
-      call(client, "call_operation", { name: "teams.delete", arguments: { teamId }, confirmation: token }), { confirmationKey, clock: later })
-    expect(expired.data.message).toContain("expired")
-    expect(await teamExists(teamId)).toBe(true)
-
     await withClient(bearer(people.owner.token), (client) =>
       Effect.gen(function*() {
+        const unconfirmed = yield* call(client, "call_operation", { name: "teams.delete", arguments: { teamId } })
+        expect(unconfirmed.isError).toBe(true)
+        expect(asFailure(unconfirmed.data).message).toContain("Not executed")
+        const token = asFailure(unconfirmed.data).confirmation
+        expect(token).toEqual(expect.any(String))
+        expect(yield* Effect.promise(() => teamExists(teamId))).toBe(true)
+
+        // Another MCP session of the same credential (another process with the same key): not the caller it was given to.
+        const elsewhere = yield* Effect.promise(() =>
+          withClient(bearer(people.owner.token), (other) => call(other, "call_operation", { name: "teams.delete", arguments: { teamId }, confirmation: token }), { confirmationKey })
+        )
+        expect(asFailure(elsewhere.data).message).toContain("another caller")
+        skew = 6 * 60_000
+        const expired = yield* call(client, "call_operation", { name: "teams.delete", arguments: { teamId }, confirmation: token })
+        expect(asFailure(expired.data).message).toContain("expired")
+        skew = 0
+        expect(yield* Effect.promise(() => teamExists(teamId))).toBe(true)
+
         const wrongArgs = yield* call(client, "call_operation", { name: "teams.delete", arguments: { teamId: other }, confirmation: token })
         expect(wrongArgs.isError).toBe(true)
-        expect(wrongArgs.data.message).toContain("other arguments")
+        expect(asFailure(wrongArgs.data).message).toContain("other arguments")
         const forged = yield* call(client, "call_operation", { name: "teams.delete", arguments: { teamId }, confirmation: `${token}x` })
-        expect(forged.data.message).toContain("not a token this server issued")
+        expect(asFailure(forged.data).message).toContain("not a token this server issued")
         const confirmed = yield* call(client, "call_operation", { name: "teams.delete", arguments: { teamId }, confirmation: token })
         expect(confirmed.isError).toBe(false)
-        expect(confirmed.data.status).toBe(204)
+        expect(asResult(confirmed.data).status).toBe(204)
         const reused = yield* call(client, "call_operation", { name: "teams.delete", arguments: { teamId }, confirmation: token })
         expect(reused.isError).toBe(true)
-        expect(reused.data.message).toContain("already used")
-      }), { confirmationKey })
+        expect(asFailure(reused.data).message).toContain("already used")
+      }), { confirmationKey, clock })
     expect(await teamExists(teamId)).toBe(false)
     expect(await teamExists(other)).toBe(true)
   })
@@ -193,11 +198,12 @@ describe("MCP tools on a real server", () => {
     await withClient(bearer(people.owner.token), (client) =>
       Effect.gen(function*() {
         const got = yield* call(client, "teams_get", { teamId })
-        expect(got.data.body.team.name).toBe("Toolset")
+        expect(wire(TeamResponse)(asResult(got.data).body).team.name).toBe("Toolset")
         const unconfirmed = yield* call(client, "teams_delete", { teamId })
-        expect(unconfirmed.data.confirmation).toEqual(expect.any(String))
-        const confirmed = yield* call(client, "teams_delete", { teamId, confirmation: unconfirmed.data.confirmation })
-        expect(confirmed.data.status).toBe(204)
+        const { confirmation } = asFailure(unconfirmed.data)
+        expect(confirmation).toEqual(expect.any(String))
+        const confirmed = yield* call(client, "teams_delete", { teamId, confirmation })
+        expect(asResult(confirmed.data).status).toBe(204)
       }), { toolsets: ["teams"] })
     expect(await teamExists(teamId)).toBe(false)
   })

@@ -37,6 +37,10 @@ export class ComponentFile extends Schema.Class<ComponentFile>("ComponentFile")(
   omitted: Schema.NullOr(Schema.String).annotate({
     description:
       "Why the file is listed but not stored (over a size limit, missing from the repository); null for a stored file."
+  }),
+  executable: Schema.Boolean.annotate({
+    description:
+      "Whether the repository has the file executable (git mode 100755, as hook scripts are): a desktop writes it with its execute bits set (0755), as `git clone` would."
   })
 }).annotate({
   examples: [{
@@ -45,7 +49,8 @@ export class ComponentFile extends Schema.Class<ComponentFile>("ComponentFile")(
     size: 812,
     sha256: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
     mediaType: "text/x-shellscript",
-    omitted: null
+    omitted: null,
+    executable: true
   }]
 })) {}
 
@@ -68,7 +73,8 @@ export const ComponentFileList = Schema.Struct({
         size: 412,
         sha256: null,
         mediaType: "text/markdown; charset=utf-8",
-        omitted: null
+        omitted: null,
+        executable: false
       }),
       new ComponentFile({
         path: "skills/deploy-to-staging/scripts/deploy.sh",
@@ -76,7 +82,8 @@ export const ComponentFileList = Schema.Struct({
         size: 812,
         sha256: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
         mediaType: "text/x-shellscript",
-        omitted: null
+        omitted: null,
+        executable: true
       })
     ]
   }]

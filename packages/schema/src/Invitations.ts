@@ -17,12 +17,20 @@ export const InvitableRole = Schema.Literals(["admin", "member"]).annotate({
   description: "Invitations make members or admins; owners are made by an owner (role change or ownership transfer)."
 })
 
+export const InvitationDelivery = Schema.Literals(["mailed", "shown"]).annotate({
+  identifier: "InvitationDelivery",
+  description:
+    "How the invite token reaches the invitee. `mailed`: the server mails it to the invited address and nobody else ever sees it, so accepting it proves the address is the acceptor's (as a mailed verification link does). `shown`: the token is in the answer to its inviter, who sends it on; accepting it proves only that someone holding the token joined, not that the mailbox is theirs (docs/security.md, \"Who owns an account\")."
+})
+export type InvitationDelivery = typeof InvitationDelivery.Type
+
 export class Invitation extends Schema.Class<Invitation>("Invitation")(Schema.Struct({
   id: InvitationId,
   organizationId: OrganizationId,
   email: Schema.String,
   role: InvitableRole,
   status: InvitationStatus,
+  delivery: InvitationDelivery,
   createdByOrgMembershipId: MembershipId,
   acceptedByOrgMembershipId: Schema.NullOr(MembershipId),
   createdAt: Timestamp,
@@ -34,6 +42,7 @@ export class Invitation extends Schema.Class<Invitation>("Invitation")(Schema.St
     email: edsger.email,
     role: "member",
     status: "pending",
+    delivery: "shown",
     createdByOrgMembershipId: ada.membershipId,
     acceptedByOrgMembershipId: null,
     createdAt: exampleTime(30),
@@ -56,11 +65,16 @@ export const InvitationPath = Schema.Struct({ invitationId: InvitationId })
 
 export const CreateInvitationRequest = Schema.Struct({
   email: Email,
-  role: InvitableRole
-}).annotate({ examples: [{ email: edsger.email, role: "member" }] })
+  role: InvitableRole,
+  delivery: Schema.optionalKey(InvitationDelivery).annotateKey({
+    description:
+      "`mailed` (the default when the instance has mail settings) or `shown` (the default without them): see `InvitationDelivery`. `mailed` without mail settings is refused (409 `mail_not_configured`)."
+  })
+}).annotate({ examples: [{ email: edsger.email, role: "member" }, { email: edsger.email, role: "member", delivery: "shown" }] })
 
-const inviteToken = Schema.String.annotate({
-  description: "The invitation's secret, for `POST /v1/invitations/accept`. Shown only here; send it to the invitee.",
+const inviteToken = Schema.NullOr(Schema.String).annotate({
+  description:
+    "The invitation's secret, for `POST /v1/invitations/accept`, when its delivery is `shown`: shown only here, for the inviter to send to the invitee. Null when it is `mailed`: only the invited address's mailbox has it.",
   examples: [exampleToken("opi")]
 })
 

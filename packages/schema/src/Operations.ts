@@ -5,6 +5,7 @@
  * twice.
  */
 import * as Context from "effect/Context"
+import * as FindMyWay from "effect/http/FindMyWay"
 import * as HttpApi from "effect/http-api/HttpApi"
 import type * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
@@ -52,6 +53,11 @@ export interface Operation {
   readonly takesIdempotencyKey: boolean
   /** The path's parameter names, in order. */
   readonly pathParameters: ReadonlyArray<string>
+  /**
+   * The schema the server decodes the path's parameters with, from strings (`{ teamId: "tem_…" }`); undefined without
+   * any. A client decodes a path's arguments with it before sending: the server refuses what it refuses (400).
+   */
+  readonly params: Schema.Decoder<unknown> | undefined
   /** The query's member names. */
   readonly queryParameters: ReadonlyArray<string>
   /** The JSON body's member names when it is an object of known members; undefined for no body or another shape. */
@@ -158,6 +164,8 @@ export const operationsOf = <Id extends string, Groups extends HttpApiGroup.Cons
         destructive: isDestructive(method, audit),
         takesIdempotencyKey: takesIdempotencyKey(method, middleware),
         pathParameters: endpoint.path.split("/").filter((segment) => segment.startsWith(":")).map((segment) => segment.slice(1)),
+        // The API's path parameters are checked strings (TypeIDs, names, a suite): none needs a service to decode.
+        params: endpoint.params === undefined ? undefined : Schema.make<Schema.Decoder<unknown>>(endpoint.params.ast),
         queryParameters,
         bodyMembers: bodies.length === 1 && !readMethods.has(method) ? membersOf(bodies[0]) : undefined,
         takesBody: bodies.length > 0 && !readMethods.has(method),
@@ -167,4 +175,33 @@ export const operationsOf = <Id extends string, Groups extends HttpApiGroup.Cons
   })
   cache.set(api, operations)
   return operations
+}
+
+/**
+ * The router's settings, the server's and every table matching its paths: path parameters up to 1024 characters, and
+ * paths matched in their letter case only (find-my-way's default matches any case).
+ */
+export const routerConfig = { maxParamLength: 1024, caseSensitive: true } as const
+
+const routers = new WeakMap<object, FindMyWay.Router<string>>()
+
+/**
+ * The operation a request's method and path (`/v1/teams/tem_…`, no query) reach, as the server's router matches them
+ * (find-my-way with `routerConfig`, a literal segment before a parameter), or undefined for none: what a client checks
+ * before sending a request built for one operation, so that it reaches no other.
+ */
+export const operationAt = <Id extends string, Groups extends HttpApiGroup.Constraint>(
+  api: HttpApi.HttpApi<Id, Groups>,
+  method: string,
+  path: string
+): string | undefined => {
+  let router = routers.get(api)
+  if (router === undefined) {
+    const made = FindMyWay.make<string>(routerConfig)
+    for (const operation of operationsOf(api)) {
+      made.on(operation.method, operation.path.startsWith("/") ? operation.path as `/${string}` : `/${operation.path}`, operation.id)
+    }
+    routers.set(api, router = made)
+  }
+  return router.find(method, path)?.handler ?? (method === "HEAD" ? router.find("GET", path)?.handler : undefined)
 }

@@ -12,6 +12,11 @@ export interface Rule {
   readonly capability: string
   /** Also restricted to the instance's operator organization. */
   readonly operatorOnly?: true
+  /**
+   * Taken on the caller's own membership only: an operation that checks it beside other actions (`members.remove`)
+   * checks it when its path names the caller's membership, the others otherwise.
+   */
+  readonly oneself?: true
 }
 
 export const Policy = {
@@ -33,7 +38,7 @@ export const Policy = {
   "templates.create": { role: "member", capability: "create templates, which they then manage" },
   "desktopPolicies.readEffective": { role: "member", capability: "read their own effective desktop policy" },
   "memory.use": { role: "member", capability: "save, search, list and delete their own memories (nobody reads another person's)" },
-  "members.leave": { role: "member", capability: "leave the organization" },
+  "members.leave": { role: "member", capability: "leave the organization", oneself: true },
   "members.readDirectory": {
     role: "admin",
     capability: "read every member's email, user id and suspension, and removed members (members see names and roles, and emails where the organization allows it)"
@@ -168,6 +173,12 @@ export const hasRole = (role: Role, required: Role): boolean => Roles.indexOf(ro
 
 /** Whether a member with `role` may take `action` (the operator restriction is checked separately). */
 export const allows = (role: Role, action: Action): boolean => hasRole(role, Policy[action].role)
+
+/** Whether the action is taken on the caller's own membership only (`Rule.oneself`). */
+export const takenOnOneself = (action: Action): boolean => {
+  const rule: Rule = Policy[action]
+  return rule.oneself === true
+}
 
 /** The actions whose lowest role is exactly `role`. */
 export const actionsOf = (role: Role): ReadonlyArray<Action> =>

@@ -24,11 +24,14 @@ describe("ComponentFiles", () => {
     expect(decode(ComponentFiles.ComponentFileQuery, { path: "" })).toMatchObject({ message: expect.stringContaining("must be a file path of the version's list") })
     expect(decode(ComponentFiles.ComponentFileQuery, { path: "x".repeat(1025) })).toMatchObject({ message: expect.stringContaining("must be at most 1024 characters long") })
     takes(ComponentFiles.ComponentFile, [
-      { path: "a.md", kind: "entry", size: 1, sha256: null, mediaType: "text/markdown", omitted: null }
+      { path: "a.md", kind: "entry", size: 1, sha256: null, mediaType: "text/markdown", omitted: null, executable: false },
+      { path: "run.sh", kind: "file", size: 1, sha256: null, mediaType: "text/x-shellscript", omitted: null, executable: true }
     ])
     refuses(ComponentFiles.ComponentFile, [
-      { path: "a.md", kind: "folder", size: 1, sha256: null, mediaType: "text/markdown", omitted: null },
-      { path: "a.md", kind: "file", size: 1.5, sha256: null, mediaType: "text/markdown", omitted: null }
+      { path: "a.md", kind: "folder", size: 1, sha256: null, mediaType: "text/markdown", omitted: null, executable: false },
+      { path: "a.md", kind: "file", size: 1.5, sha256: null, mediaType: "text/markdown", omitted: null, executable: false },
+      { path: "run.sh", kind: "file", size: 1, sha256: null, mediaType: "text/x-shellscript", omitted: null, executable: "100755" },
+      { path: "a.md", kind: "entry", size: 1, sha256: null, mediaType: "text/markdown", omitted: null }
     ])
   })
 })

@@ -134,7 +134,7 @@ const Migrations = Layer.merge(Layer.effectDiscard(migrate(migrations)), Layer.s
 const Storage = (options: ServerOptions) => {
   const { database, ...overrides } = options
   const config = Config.layer(overrides)
-  const db = (database ?? Database.layerWith({ memoryTemplate: { migrationsUrl, migrate: migrate(migrations) } })).pipe(Layer.provide(config))
+  const db = (database ?? Database.layerWith({ template: { migrationsUrl, migrate: migrate(migrations) } })).pipe(Layer.provide(config))
   return Layer.provideMerge(StartupSecrets.layer, Layer.provideMerge(Migrations, Layer.merge(db, config)))
 }
 

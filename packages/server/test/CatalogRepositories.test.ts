@@ -442,13 +442,13 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })(`catalog repos
       const sha256 = NodeCrypto.createHash("sha256").update(bytes).digest("hex")
       yield* files.storeContent({ organizationId: organization.id, sha256, content: bytes, at: Members.at })
       yield* files.insertList(organization.id, skill.versionId, [
-        { path: "SKILL.md", kind: "entry", size: 10, sha256: null, mediaType: "text/markdown", omitted: null },
-        { path: "bin/fmt", kind: "file", size: bytes.byteLength, sha256, mediaType: "application/octet-stream", omitted: null }
+        { path: "SKILL.md", kind: "entry", size: 10, sha256: null, mediaType: "text/markdown", omitted: null, executable: false },
+        { path: "bin/fmt", kind: "file", size: bytes.byteLength, sha256, mediaType: "application/octet-stream", omitted: null, executable: true }
       ])
       const listed = yield* service.list(owner, skill.id, skill.versionId)
       expect(listed.configObjectId).toBe(skill.id)
       expect(listed.versionId).toBe(skill.versionId)
-      expect(listed.items.map((file) => file.path)).toEqual(["SKILL.md", "bin/fmt"])
+      expect(listed.items.map((file) => [file.path, file.executable])).toEqual([["SKILL.md", false], ["bin/fmt", true]])
       expect(new TextDecoder().decode((yield* service.content(owner, skill.id, skill.versionId, "bin/fmt")).content)).toBe("fmt\n")
       const refusal = (error: object) => ({ ...error, ..."message" in error ? { message: error.message } : {} })
       expect(refusal(yield* Effect.flip(service.content(owner, skill.id, skill.versionId, "SKILL.md")))).toEqual({
@@ -476,9 +476,9 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })(`catalog repos
       yield* files.storeContent({ organizationId: organization.id, sha256, content: bytes, at: Members.at })
       yield* files.storeContent({ organizationId: organization.id, sha256, content: bytes, at: later(1) })
       yield* files.insertList(organization.id, skill.versionId, [
-        { path: "scripts/lint.sh", kind: "file", size: bytes.byteLength, sha256, mediaType: "text/x-shellscript", omitted: null },
-        { path: "Z.md", kind: "file", size: 10_000_000, sha256: null, mediaType: "text/markdown", omitted: "too_large" },
-        { path: "SKILL.md", kind: "entry", size: 40, sha256: null, mediaType: "text/markdown", omitted: null }
+        { path: "scripts/lint.sh", kind: "file", size: bytes.byteLength, sha256, mediaType: "text/x-shellscript", omitted: null, executable: true },
+        { path: "Z.md", kind: "file", size: 10_000_000, sha256: null, mediaType: "text/markdown", omitted: "too_large", executable: false },
+        { path: "SKILL.md", kind: "entry", size: 40, sha256: null, mediaType: "text/markdown", omitted: null, executable: false }
       ])
       yield* files.insertList(organization.id, skill.versionId, [])
       const list = yield* files.listOf(organization.id, skill.versionId)

@@ -1,7 +1,7 @@
 /**
- * The migrated template of `--data memory` (platform/EmbeddedTemplate.ts, Database.layerMemory): keyed by the
- * migrations' code, saved whole or not at all, and what a start loads is migrated and holds nothing of the
- * instance that made it.
+ * The migrated templates of `--data memory` and of a new data folder (platform/EmbeddedTemplate.ts,
+ * Database.layerMemory, Database.layerFolder): keyed by the migrations' code, saved whole or not at all, and what a
+ * start loads is migrated and holds nothing of the instance, or the folder, that made it.
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as ConfigProvider from "effect/ConfigProvider"
@@ -79,4 +79,40 @@ describe("the embedded database's template", () => {
       expect(yield* start).toEqual(first)
       expect((yield* Effect.promise(() => Fs.stat(Path.join(dir, files[0]!)))).size).toBeGreaterThan(1_000_000)
     }).pipe(Effect.scoped), { timeout: 180_000 })
+
+  it.live("is made by the first new data folder's start and loaded by the next new folder's, migrated, without what the first folder holds; a damaged one is forgotten", () =>
+    Effect.gen(function*() {
+      const dir = yield* temporaryDir
+      const template = { migrationsUrl, migrate: migrate(migrations) }
+      const folder = (name: string) => Path.join(dir, name)
+      const start = (name: string) => Effect.scoped(Effect.gen(function*() {
+        const sql = Context.get(yield* Layer.build(Database.layerFolder(template, folder(name))), SqlClient.SqlClient)
+        const [migrated] = yield* sql<{ migrated: boolean }>`SELECT to_regclass('orgplane_migrations') IS NOT NULL AS migrated`
+        if (migrated?.migrated !== true) return { applied: 0, settings: 0 }
+        const applied = yield* sql<{ count: number }>`SELECT count(*)::int AS count FROM orgplane_migrations`
+        const settings = yield* sql<{ count: number }>`SELECT count(*)::int AS count FROM instance_settings`
+        yield* sql`INSERT INTO instance_settings (key, value) VALUES (${`written-in-${name}`}, 'secret') ON CONFLICT DO NOTHING`
+        return { applied: applied[0]!.count, settings: settings[0]!.count }
+      })).pipe(Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromUnknown({ ORGPLANE_CACHE_DIR: dir })))
+      const templates = Effect.map(Effect.promise(() => Fs.readdir(dir)), (names) => names.filter((name) => name.endsWith(".tar")))
+      // A file of the folder's own, there before its database: never in the template.
+      yield* Effect.promise(() => Fs.mkdir(folder("a")))
+      yield* Effect.promise(() => Fs.writeFile(Path.join(folder("a"), "notes.txt"), "a's notes"))
+      expect(yield* start("a")).toEqual({ applied: migrations.length, settings: 0 })
+      const [file, ...others] = yield* templates
+      expect(others).toEqual([])
+      expect(file).toMatch(/^embedded-folder-template-[0-9a-f]{20}\.tar$/)
+      expect(yield* start("b")).toEqual({ applied: migrations.length, settings: 0 })
+      expect(yield* Effect.promise(() => Fs.readdir(folder("b")))).not.toContain("notes.txt")
+      // Reopened, a folder keeps what was written in it.
+      expect(yield* start("a")).toEqual({ applied: migrations.length, settings: 1 })
+      // Damaged: the new folder is made by initdb (the server's migrations then run), and the template is forgotten,
+      // so the next new folder makes it again (as the first did above).
+      yield* Effect.promise(() => Fs.writeFile(Path.join(dir, file!), "not a tar"))
+      yield* Effect.promise(() => Fs.mkdir(folder("c")))
+      yield* Effect.promise(() => Fs.writeFile(Path.join(folder("c"), "notes.txt"), "c's notes"))
+      expect(yield* start("c")).toEqual({ applied: 0, settings: 0 })
+      expect(yield* Effect.promise(() => Fs.readFile(Path.join(folder("c"), "notes.txt"), "utf8"))).toBe("c's notes")
+      expect(yield* templates).toEqual([])
+    }).pipe(Effect.scoped), { timeout: 300_000 })
 })

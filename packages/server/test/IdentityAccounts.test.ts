@@ -50,7 +50,8 @@ import { transaction } from "../src/platform/Sql.js"
 import { Mailer } from "../src/integrations/mail/Mailer.js"
 import { IdGenerator } from "../src/platform/Ids.js"
 import * as Db from "./support/IdentityDatabase.js"
-import { emailVerificationMail, passwordResetMail, sendLater } from "../src/identity/RecoveryMail.js"
+import { emailVerificationMail, passwordResetMail } from "../src/identity/RecoveryMail.js"
+import { sendLater } from "../src/integrations/mail/LinkMail.js"
 import { KNOWN_ADDRESS_FOR, SignInThrottle } from "../src/identity/SignInThrottle.js"
 import { migrations } from "../src/migrations/index.js"
 import * as Config from "../src/platform/Config.js"
@@ -271,7 +272,7 @@ describe("RecoveryMail", () => {
       }).pipe(Effect.ensuring(Effect.sync(() => (smtp.refuse = false))))
       expect(logged).toHaveLength(1)
       expect(logged[0]).toMatch(new RegExp(
-        `^Warn: A recovery mail \\("Verify your email address for orgplane"\\) was not sent: The mail server 127\\.0\\.0\\.1:${new URL(smtp.url).port} did not take the message: `
+        `^Warn: A mail \\("Verify your email address for orgplane"\\) was not sent: The mail server 127\\.0\\.0\\.1:${new URL(smtp.url).port} did not take the message: `
       ))
       expect(logged.join("\n")).not.toContain(SMTP_PASSWORD)
       expect(logged.join("\n")).not.toContain(encodeURIComponent(SMTP_PASSWORD))

@@ -165,6 +165,34 @@ layer(Layer.unwrap(TestDatabase.layer()), { timeout: 120_000, excludeTestService
     }))
 })
 
+layer(Layer.unwrap(TestDatabase.layer()), { timeout: 120_000, excludeTestServices: true })(`migration 0047 on ${TestDatabase.kind}`, (it) => {
+  it.effect("marks every invitation made before as shown, and withdraws the proofs of an address that accepting one recorded", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      yield* migrate(migrations.filter((migration) => migration.id < 47))
+      const at = new Date("2030-01-01T00:00:00Z")
+      yield* sql`INSERT INTO organizations (id, name, plan, created_at, updated_at) VALUES ('org_1', 'Acme', 'team', ${at}, ${at})`
+      for (const [user, email] of [["usr_1", "owner@example.com"], ["usr_2", "invited@example.com"], ["usr_3", "scim@example.com"]]) {
+        yield* sql`INSERT INTO users (id, email, name, password_hash, created_at, updated_at) VALUES (${user}, ${email}, ${user}, 'x', ${at}, ${at})`
+      }
+      // The creator's proof, an accepted invitation's, and a directory's for a member who joined without one.
+      for (const [membership, user, role] of [["om_1", "usr_1", "owner"], ["om_2", "usr_2", "member"], ["om_3", "usr_3", "member"]]) {
+        yield* sql`INSERT INTO memberships (id, organization_id, user_id, role, created_at, updated_at, email_verified_at)
+          VALUES (${membership}, 'org_1', ${user}, ${role}, ${at}, ${at}, ${at})`
+      }
+      yield* sql`INSERT INTO invitations (id, organization_id, email, role, token_hash, status, created_by_membership_id, accepted_by_membership_id, created_at, updated_at, expires_at)
+        VALUES ('inv_1', 'org_1', 'invited@example.com', 'member', 'h1', 'accepted', 'om_1', 'om_2', ${at}, ${at}, ${at}),
+               ('inv_2', 'org_1', 'later@example.com', 'member', 'h2', 'pending', 'om_1', NULL, ${at}, ${at}, ${at})`
+      yield* migrate(migrations)
+      expect(yield* sql`SELECT id, delivery FROM invitations WHERE organization_id = 'org_1' ORDER BY id`).toEqual([
+        { id: "inv_1", delivery: "shown" },
+        { id: "inv_2", delivery: "shown" }
+      ])
+      const proven = yield* sql<{ readonly id: string }>`SELECT id FROM memberships WHERE organization_id = 'org_1' AND email_verified_at IS NOT NULL ORDER BY id`
+      expect(proven.map((row) => row.id)).toEqual(["om_1", "om_3"])
+    }))
+})
+
 describe(`the server on ${TestDatabase.kind}`, () => {
   it.live("migrates a fresh database at start", () =>
     Effect.gen(function*() {

@@ -119,8 +119,8 @@ const seedInstance = Effect.fn("PoliciesMetrics.seedInstance")(function*() {
     ] as const
   const invitation = (id: string, organizationId: string, membershipId: string, createdAt: string) =>
     [
-      `INSERT INTO invitations (id, organization_id, email, role, token_hash, status, created_by_membership_id, created_at, updated_at, expires_at)
-       VALUES ($1, $2, $1 || '@example.com', 'member', $1, 'pending', $3, $4, $4, '2030-01-01T00:00:00Z')`,
+      `INSERT INTO invitations (id, organization_id, email, role, token_hash, delivery, status, created_by_membership_id, created_at, updated_at, expires_at)
+       VALUES ($1, $2, $1 || '@example.com', 'member', $1, 'shown', 'pending', $3, $4, $4, '2030-01-01T00:00:00Z')`,
       [id, organizationId, membershipId, createdAt]
     ] as const
   const sso = (organizationId: string, domain: string, verifiedAt: string | null) =>

@@ -280,7 +280,7 @@ describe("formats", () => {
 
   it("loggerLayer replaces Effect's default logger but keeps one a launcher installed, and sets the minimum level", () => {
     const custom = Logger.make(() => undefined)
-    const loggersAfter = (initial: ReadonlySet<Logger.Logger<unknown, any>>) =>
+    const loggersAfter = (initial: ReadonlySet<Logger.Logger<unknown, unknown>>) =>
       Effect.runSync(
         Effect.withFiber((fiber) => Effect.succeed(fiber.getRef(References.CurrentLoggers))).pipe(
           Effect.provide(loggerLayer({ logFormat: "json", logLevel: "warn" })),

@@ -28,6 +28,11 @@ export interface FakeSmtp {
   readonly to: (address: string) => ReadonlyArray<ReceivedMail>
   /** Waits for the `count`th message to `to` (the first by default) and answers it. */
   readonly next: (address: string, count?: number) => Promise<ReceivedMail>
+  /**
+   * Waits for a message to `to` carrying a token with `prefix` (`opi` an invitation, `opr` a reset link, `opv` a
+   * verification link) that no call took yet, and answers the newest such token.
+   */
+  readonly token: (address: string, prefix: "opi" | "opr" | "opv") => Promise<string>
   readonly close: () => Promise<void>
 }
 
@@ -70,6 +75,9 @@ export const start = async (options: { readonly user?: string; readonly password
   const { port } = server.server.address() as AddressInfo
   const auth = credentials === undefined ? "" : `${encodeURIComponent(credentials.user)}:${encodeURIComponent(credentials.password)}@`
   const to = (address: string) => messages.filter((message) => message.to.includes(address))
+  const taken = new Set<string>()
+  const tokens = (address: string, prefix: string) =>
+    to(address).flatMap((message) => message.text.match(new RegExp(`${prefix}_[A-Za-z0-9_-]{43}`, "g")) ?? []).filter((token) => !taken.has(token))
   return {
     url: `smtp://${auth}127.0.0.1:${port}`,
     messages,
@@ -83,6 +91,12 @@ export const start = async (options: { readonly user?: string; readonly password
     next: async (address, count = 1) => {
       await Wait.until(() => to(address).length >= count, `mail number ${count} to ${address}`)
       return to(address)[count - 1]!
+    },
+    token: async (address, prefix) => {
+      await Wait.until(() => tokens(address, prefix).length > 0, `a mail to ${address} with a ${prefix}_ token`)
+      const fresh = tokens(address, prefix)
+      for (const token of fresh) taken.add(token)
+      return fresh.at(-1)!
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve()))
   }

@@ -13,8 +13,13 @@ export interface Link {
   readonly link: string
 }
 
-/** Files to commit by path: text, bytes, a link, or null to delete. */
-export type Files = Readonly<Record<string, string | Uint8Array | Link | null>>
+/** An executable file (mode 100755), as hook scripts are committed. */
+export interface Executable {
+  readonly executable: string | Uint8Array
+}
+
+/** Files to commit by path: text, bytes, a link, an executable file, or null to delete. */
+export type Files = Readonly<Record<string, string | Uint8Array | Link | Executable | null>>
 
 export interface GitRepo {
   /** The bare repository's folder (git commands run here; there is no work tree). */
@@ -92,7 +97,7 @@ export const create = async (): Promise<GitRepo> => {
   const dir = await Fs.realpath(await Fs.mkdtemp(Path.join(Os.tmpdir(), "orgplane-git-")))
   await git(dir, ["init", "--quiet", "--bare"])
   const run = (...args: ReadonlyArray<string>) => git(dir, args)
-  const pending = new Map<string, string | Uint8Array | Link | null>()
+  const pending = new Map<string, string | Uint8Array | Link | Executable | null>()
   // Commits in one repository get distinct dates, so a commit that changes nothing still gets a new sha.
   let commits = 0
   const current = async () => (await run("symbolic-ref", "HEAD")).trim()
@@ -125,6 +130,7 @@ export const create = async (): Promise<GitRepo> => {
     for (const [path, content] of pending) {
       if (content === null) chunks.push(Buffer.from(`D ${path}\n`))
       else if (typeof content === "object" && "link" in content) chunks.push(Buffer.from(`M 120000 inline ${path}\n`), ...data(content.link))
+      else if (typeof content === "object" && "executable" in content) chunks.push(Buffer.from(`M 100755 inline ${path}\n`), ...data(content.executable))
       else chunks.push(Buffer.from(`M 100644 inline ${path}\n`), ...data(content))
     }
     chunks.push(Buffer.from("done\n"))

@@ -6,6 +6,7 @@
 import type {
   AcceptedInvitation,
   AuthResult,
+  CreatedApiKey,
   CreatedInvitation,
   CreatedScimToken,
   CreateScimConnectionRequest,
@@ -13,10 +14,10 @@ import type {
   ScimConnectionResponse
 } from "@orgplane/schema"
 
-export interface RawResponse<Body = any> {
+export interface RawResponse<Body = unknown> {
   readonly status: number
   readonly headers: Headers
-  /** The parsed JSON body (undefined when empty or not JSON); `any` unless a helper knows its shape. */
+  /** The parsed JSON body (undefined when empty or not JSON): `unknown` unless a helper knows its shape. */
   readonly body: Body
   readonly text: string
 }
@@ -56,7 +57,7 @@ export const verbs = (baseUrl: () => string) => {
 }
 
 /** The body of a response that must have `status`; throws, naming `what` and the response, otherwise. */
-export const expectStatus = <Body = any>(what: string, response: RawResponse, status: number): Body => {
+export const expectStatus = <Body = unknown>(what: string, response: RawResponse, status: number): Body => {
   if (response.status !== status) throw new Error(`${what}: expected ${status}, got ${response.status} ${response.text}`)
   return response.body as Body
 }
@@ -111,15 +112,16 @@ export const operator = async (baseUrl: string, organizationName = "Operator", s
 let invitees = 0
 
 /**
- * A new person who joined the inviter's active organization with `role`, through an invitation accepted by signing
- * up. Returns their session token, user, membership and credentials.
+ * A new person who joined the inviter's active organization with `role`, through an invitation shown to the inviter
+ * (whatever the server's mail settings) and accepted by signing up. Returns their session token, user, membership and
+ * credentials.
  */
 export const join = async (baseUrl: string, inviterToken: string, role: "admin" | "member", name = "Invitee") => {
   const email = `${name.toLowerCase().replace(/[^a-z0-9]+/g, ".")}.${++invitees}.${Math.random().toString(36).slice(2, 10)}@example.com`
   const invited = await expecting<typeof CreatedInvitation.Encoded>(
     "invitation",
     201,
-    request(baseUrl, "POST", "/v1/invitations", { token: inviterToken, body: { email, role } })
+    request(baseUrl, "POST", "/v1/invitations", { token: inviterToken, body: { email, role, delivery: "shown" } })
   )
   const accepted = await expecting<typeof AcceptedInvitation.Encoded>(
     "accepting",
@@ -161,4 +163,23 @@ export const scimDirectory = async (
     request(baseUrl, "POST", `/v1/scim/connections/${connection.id}/tokens`, { token: adminToken, body: { name: "directory" } })
   )
   return { connection, token: issued.token, tokenId: issued.scimToken.id, base: `/scim/v2/${connection.id}` }
+}
+
+/** Signs `email` in with `password`: the session's token and the user (fails the test on any other answer). */
+export const signIn = async (baseUrl: string, email: string, password = PASSWORD) => {
+  const body = await expecting<typeof AuthResult.Encoded>("sign-in", 200, request(baseUrl, "POST", "/v1/auth/sign-in", { body: { email, password } }))
+  return { token: body.session.token, user: body.user }
+}
+
+/**
+ * An API key made by the holder of `token` in its active organization: with `scopes` (actions of the policy table, or
+ * `<area>.*`), or the default ones without. The key's secret and its resource.
+ */
+export const apiKey = async (baseUrl: string, token: string, scopes?: ReadonlyArray<string>, name = "test key") => {
+  const body = await expecting<typeof CreatedApiKey.Encoded>(
+    "API key",
+    201,
+    request(baseUrl, "POST", "/v1/api-keys", { token, body: scopes === undefined ? { name } : { name, scopes } })
+  )
+  return { key: body.key, apiKey: body.apiKey }
 }

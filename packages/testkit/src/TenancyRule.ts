@@ -81,7 +81,21 @@ const ignoredTable = (name: string, schema: string | undefined) =>
 // --- The parse tree, as far as the check reads it ------------------------------------------------------------------
 // libpg-query answers Postgres's parse tree as JSON: every node is an object with one key, its type.
 
-type Node = Readonly<Record<string, any>>
+/** A node of the parse tree, or a part of one: JSON whose shape the check reads field by field, never assumes. */
+type Node = unknown
+
+/** A field of a node (undefined when the node is not an object or has no such field). */
+const field = (node: Node, key: string): Node =>
+  node !== null && typeof node === "object" ? (node as Readonly<Record<string, unknown>>)[key] : undefined
+
+/** The value at a path of fields: `at(relation, "alias", "aliasname")` is `relation.alias?.aliasname`. */
+const at = (node: Node, ...path: ReadonlyArray<string>): Node => path.reduce(field, node)
+
+/** The string at a path of fields, or undefined. */
+const text = (node: Node, ...path: ReadonlyArray<string>): string | undefined => {
+  const value = at(node, ...path)
+  return typeof value === "string" ? value : undefined
+}
 
 const kindOf = (node: unknown): string | undefined =>
   node !== null && typeof node === "object" && !Array.isArray(node) ? Object.keys(node)[0] : undefined
@@ -90,15 +104,15 @@ const list = (value: unknown): ReadonlyArray<Node> => (Array.isArray(value) ? va
 
 /** The names of a `ColumnRef` (`t.organization_id` is `["t", "organization_id"]`), or undefined for `t.*`. */
 const columnNames = (node: Node): ReadonlyArray<string> | undefined => {
-  const names = list(node.fields).map((field) => field.String?.sval as string | undefined)
+  const names = list(at(node, "fields")).map((name) => text(name, "String", "sval"))
   return names.every((name): name is string => name !== undefined) ? names : undefined
 }
 
 /** Strips casts and collations: `$1::text` is the parameter. */
 const bare = (node: Node): Node => {
   const kind = kindOf(node)
-  if (kind === "TypeCast") return bare(node.TypeCast.arg)
-  if (kind === "CollateClause") return bare(node.CollateClause.arg)
+  if (kind === "TypeCast") return bare(at(node, "TypeCast", "arg"))
+  if (kind === "CollateClause") return bare(at(node, "CollateClause", "arg"))
   return node
 }
 
@@ -108,7 +122,7 @@ const collect = (tree: unknown, kind: string, into: Array<Node> = []): Array<Nod
     for (const item of tree) collect(item, kind, into)
   } else if (tree !== null && typeof tree === "object") {
     for (const [key, value] of Object.entries(tree)) {
-      if (key === kind) into.push(value as Node)
+      if (key === kind) into.push(value)
       if (key !== "SubLink") collect(value, kind, into)
     }
   }
@@ -116,7 +130,7 @@ const collect = (tree: unknown, kind: string, into: Array<Node> = []): Array<Nod
 }
 
 /** The subqueries (`SubLink`s) of an expression tree, outermost only. */
-const subqueriesOf = (tree: unknown): ReadonlyArray<Node> => collect(tree, "SubLink").map((link) => link.subselect)
+const subqueriesOf = (tree: unknown): ReadonlyArray<Node> => collect(tree, "SubLink").map((link) => at(link, "subselect"))
 
 // --- Scopes -------------------------------------------------------------------------------------------------------
 
@@ -147,10 +161,10 @@ class Checker {
   readonly unconfined = new Set<string>()
 
   /** Checks one statement (or a query within one) under `parent`, the query it is nested in, if any. */
-  statement(node: Node | undefined, parent: Scope | undefined, ctes: ReadonlySet<string>): void {
+  statement(node: Node, parent: Scope | undefined, ctes: ReadonlySet<string>): void {
     if (node === undefined) return
     const kind = kindOf(node)
-    const body = kind === undefined ? undefined : node[kind]
+    const body = kind === undefined ? undefined : at(node, kind)
     switch (kind) {
       case "SelectStmt":
         return this.select(body, parent, ctes)
@@ -158,22 +172,22 @@ class Checker {
         return this.insert(body, parent, ctes)
       case "UpdateStmt":
         return this.query(parent, this.with(body, parent, ctes), {
-          targets: [body.relation],
-          from: list(body.fromClause),
-          where: body.whereClause,
-          expressions: [body.targetList, body.returningList]
+          targets: [at(body, "relation")],
+          from: list(at(body, "fromClause")),
+          where: at(body, "whereClause"),
+          expressions: [at(body, "targetList"), at(body, "returningList")]
         })
       case "DeleteStmt":
         return this.query(parent, this.with(body, parent, ctes), {
-          targets: [body.relation],
-          from: list(body.usingClause),
-          where: body.whereClause,
-          expressions: [body.returningList]
+          targets: [at(body, "relation")],
+          from: list(at(body, "usingClause")),
+          where: at(body, "whereClause"),
+          expressions: [at(body, "returningList")]
         })
       case "TruncateStmt":
         // Empties whole tables: never confined to one organization.
-        for (const relation of list(body.relations)) {
-          const source = this.table(relation.RangeVar, ctes)
+        for (const relation of list(at(body, "relations"))) {
+          const source = this.table(at(relation, "RangeVar"), ctes)
           if (source?.tenant) this.unconfined.add(source.table!)
         }
         return
@@ -185,53 +199,60 @@ class Checker {
 
   /** The CTE names a statement's WITH adds, after checking each CTE's query. */
   private with(body: Node, parent: Scope | undefined, ctes: ReadonlySet<string>): ReadonlySet<string> {
-    const clause = body.withClause as Node | undefined
+    const clause = at(body, "withClause")
     if (clause === undefined) return ctes
-    const definitions = list(clause.ctes).map((cte) => cte.CommonTableExpr as Node)
-    const names = new Set([...ctes, ...definitions.map((cte) => cte.ctename as string)])
+    const definitions = list(at(clause, "ctes")).map((cte) => at(cte, "CommonTableExpr"))
+    const nameOf = (cte: Node): ReadonlyArray<string> => {
+      const name = text(cte, "ctename")
+      return name === undefined ? [] : [name]
+    }
+    const names = new Set([...ctes, ...definitions.flatMap(nameOf)])
     // A CTE sees the ones defined before it (all of them under WITH RECURSIVE).
     const earlier = new Set(ctes)
     for (const cte of definitions) {
-      this.statement(cte.ctequery, parent, clause.recursive ? names : earlier)
-      earlier.add(cte.ctename as string)
+      this.statement(at(cte, "ctequery"), parent, at(clause, "recursive") ? names : earlier)
+      for (const name of nameOf(cte)) earlier.add(name)
     }
     return names
   }
 
   private select(body: Node, parent: Scope | undefined, outer: ReadonlySet<string>): void {
     const ctes = this.with(body, parent, outer)
-    if (body.op !== undefined && body.op !== "SETOP_NONE") {
-      this.statement({ SelectStmt: body.larg }, parent, ctes)
-      this.statement({ SelectStmt: body.rarg }, parent, ctes)
+    const op = at(body, "op")
+    if (op !== undefined && op !== "SETOP_NONE") {
+      this.statement({ SelectStmt: at(body, "larg") }, parent, ctes)
+      this.statement({ SelectStmt: at(body, "rarg") }, parent, ctes)
       return
     }
     this.query(parent, ctes, {
       targets: [],
-      from: list(body.fromClause),
-      where: body.whereClause,
-      expressions: [body.targetList, body.havingClause, body.groupClause, body.sortClause, body.valuesLists, body.limitCount, body.limitOffset],
+      from: list(at(body, "fromClause")),
+      where: at(body, "whereClause"),
+      expressions: ["targetList", "havingClause", "groupClause", "sortClause", "valuesLists", "limitCount", "limitOffset"].map((key) => at(body, key)),
       reads: true
     })
   }
 
   private insert(body: Node, parent: Scope | undefined, outer: ReadonlySet<string>): void {
     const ctes = this.with(body, parent, outer)
-    const target = this.table(body.relation, ctes)
-    const columns = list(body.cols).map((col) => col.ResTarget?.name as string | undefined)
+    const target = this.table(at(body, "relation"), ctes)
+    const columns = list(at(body, "cols")).map((col) => text(col, "ResTarget", "name"))
     if (target?.tenant && !columns.includes(column)) this.unconfined.add(target.table!)
-    this.statement(body.selectStmt, parent, ctes)
+    this.statement(at(body, "selectStmt"), parent, ctes)
     // ON CONFLICT updates the row the insert collided with: the inserted row's organization's.
     const scope: Scope = { sources: target === undefined ? [] : [target], confined: new Set(target ? [target] : []), parent, ctes }
-    for (const subquery of subqueriesOf([body.onConflictClause, body.returningList])) this.statement(subquery, scope, ctes)
+    for (const subquery of subqueriesOf([at(body, "onConflictClause"), at(body, "returningList")])) this.statement(subquery, scope, ctes)
   }
 
   /** The source a RangeVar names: a table, or a CTE of the statement (not a table). */
-  private table(relation: Node | undefined, ctes: ReadonlySet<string>): Source | undefined {
+  private table(relation: Node, ctes: ReadonlySet<string>): Source | undefined {
     if (relation === undefined) return undefined
-    const name = relation.relname as string
-    const ref = (relation.alias?.aliasname as string | undefined) ?? name
-    if (relation.schemaname === undefined && ctes.has(name)) return { ref, table: undefined, tenant: false }
-    if (ignoredTable(name, relation.schemaname)) return { ref, table: undefined, tenant: false }
+    // A RangeVar always names its table; were one not to, "" is a tenant table that nothing confines.
+    const name = text(relation, "relname") ?? ""
+    const ref = text(relation, "alias", "aliasname") ?? name
+    const schema = text(relation, "schemaname")
+    if (schema === undefined && ctes.has(name)) return { ref, table: undefined, tenant: false }
+    if (ignoredTable(name, schema)) return { ref, table: undefined, tenant: false }
     return { ref, table: name, tenant: !(name in NonTenantTables) }
   }
 
@@ -243,7 +264,7 @@ class Checker {
     parent: Scope | undefined,
     ctes: ReadonlySet<string>,
     parts: {
-      targets: ReadonlyArray<Node | undefined>
+      targets: ReadonlyArray<Node>
       from: ReadonlyArray<Node>
       where: unknown
       expressions: ReadonlyArray<unknown>
@@ -262,34 +283,34 @@ class Checker {
     const fromItem = (item: Node): ReadonlyArray<Source> => {
       const kind = kindOf(item)
       if (kind === "RangeVar") {
-        const source = this.table(item.RangeVar, ctes)
+        const source = this.table(at(item, "RangeVar"), ctes)
         if (source === undefined) return []
         scope.sources.push(source)
         return [source]
       }
       if (kind === "JoinExpr") {
-        const join = item.JoinExpr as Node
-        const left = fromItem(join.larg)
-        const right = fromItem(join.rarg)
-        conditions.push(join.quals)
-        later.push(() => this.subqueries(join.quals, scope))
-        if (list(join.usingClause).some((name) => name.String?.sval === column)) using.push([left, right])
+        const join = at(item, "JoinExpr")
+        const left = fromItem(at(join, "larg"))
+        const right = fromItem(at(join, "rarg"))
+        conditions.push(at(join, "quals"))
+        later.push(() => this.subqueries(at(join, "quals"), scope))
+        if (list(at(join, "usingClause")).some((name) => at(name, "String", "sval") === column)) using.push([left, right])
         return [...left, ...right]
       }
       if (kind === "RangeSubselect") {
-        const sub = item.RangeSubselect as Node
-        const source: Source = { ref: sub.alias?.aliasname ?? "", table: undefined, tenant: false }
+        const sub = at(item, "RangeSubselect")
+        const source: Source = { ref: text(sub, "alias", "aliasname") ?? "", table: undefined, tenant: false }
         scope.sources.push(source)
         // A LATERAL subquery sees this query's tables; any other only the enclosing query's.
-        if (sub.lateral) later.push(() => this.statement(sub.subquery, scope, ctes))
-        else this.statement(sub.subquery, parent, ctes)
+        if (at(sub, "lateral")) later.push(() => this.statement(at(sub, "subquery"), scope, ctes))
+        else this.statement(at(sub, "subquery"), parent, ctes)
         return [source]
       }
       if (kind === "RangeFunction") {
-        const fn = item.RangeFunction as Node
-        const source: Source = { ref: fn.alias?.aliasname ?? "", table: undefined, tenant: false }
+        const fn = at(item, "RangeFunction")
+        const source: Source = { ref: text(fn, "alias", "aliasname") ?? "", table: undefined, tenant: false }
         scope.sources.push(source)
-        later.push(() => this.subqueries(fn.functions, scope))
+        later.push(() => this.subqueries(at(fn, "functions"), scope))
         return [source]
       }
       return []
@@ -326,7 +347,7 @@ class Checker {
     const targetsOf = (expression: Node): ReadonlyArray<Source> => {
       const ref = bare(expression)
       if (kindOf(ref) !== "ColumnRef") return []
-      const names = columnNames(ref.ColumnRef)
+      const names = columnNames(at(ref, "ColumnRef"))
       if (names === undefined || names.at(-1) !== column) return []
       if (names.length === 1) return scope.sources.filter((source) => source.tenant)
       const found = resolve(scope, names.at(-2)!)
@@ -335,7 +356,7 @@ class Checker {
 
     /** `target.organization_id` compared with `value`: confined by it, or linked to the sources it reads. */
     const compare = (target: Source, value: Node) => {
-      const refs = kindOf(bare(value)) === "ColumnRef" ? [bare(value).ColumnRef as Node] : collect(value, "ColumnRef")
+      const refs = kindOf(bare(value)) === "ColumnRef" ? [at(bare(value), "ColumnRef")] : collect(value, "ColumnRef")
       if (refs.length === 0) return void seeds.add(target) // a parameter, a constant, a subquery
       for (const ref of refs) {
         const names = columnNames(ref)
@@ -355,7 +376,7 @@ class Checker {
     const keyedOf = (expression: Node): ReadonlyArray<Source> => {
       const ref = bare(expression)
       if (!reads || kindOf(ref) !== "ColumnRef") return []
-      const names = columnNames(ref.ColumnRef)
+      const names = columnNames(at(ref, "ColumnRef"))
       if (names === undefined) return []
       const keyed = (source: Source) => source.tenant && `${source.table}.${names.at(-1)}` in CrossOrganizationKeys
       if (names.length === 1) return scope.sources.filter(keyed)
@@ -365,17 +386,17 @@ class Checker {
 
     /** A key compared with a value from outside this query's rows: a parameter, a constant, the enclosing row's column. */
     const outside = (value: Node) =>
-      (kindOf(bare(value)) === "ColumnRef" ? [bare(value).ColumnRef as Node] : collect(value, "ColumnRef")).every((ref) => {
+      (kindOf(bare(value)) === "ColumnRef" ? [at(bare(value), "ColumnRef")] : collect(value, "ColumnRef")).every((ref) => {
         const names = columnNames(ref)
         const found = names === undefined || names.length < 2 ? undefined : resolve(scope, names.at(-2)!)
         return found !== undefined && found.scope !== scope
       })
 
-    const pair = (left: Node | undefined, right: Node | undefined) => {
+    const pair = (left: Node, right: Node) => {
       if (left === undefined || right === undefined) return
       const [l, r] = [bare(left), bare(right)]
       if (kindOf(l) === "RowExpr" && kindOf(r) === "RowExpr") {
-        const [ls, rs] = [list(l.RowExpr.args), list(r.RowExpr.args)]
+        const [ls, rs] = [list(at(l, "RowExpr", "args")), list(at(r, "RowExpr", "args"))]
         ls.forEach((item, i) => pair(item, rs[i]))
         return
       }
@@ -388,22 +409,23 @@ class Checker {
     const condition = (node: unknown) => {
       const kind = kindOf(node)
       if (kind === undefined) return
-      const body = (node as Node)[kind] as Node
+      const body = at(node, kind)
       if (kind === "BoolExpr") {
-        if (body.boolop === "AND_EXPR") for (const arg of list(body.args)) condition(arg)
+        if (at(body, "boolop") === "AND_EXPR") for (const arg of list(at(body, "args"))) condition(arg)
         return
       }
       if (kind === "A_Expr") {
-        const operator = list(body.name).map((name) => name.String?.sval).join(".")
+        const operator = list(at(body, "name")).map((name) => at(name, "String", "sval")).join(".")
         if (operator !== "=") return
-        if (body.kind === "AEXPR_OP" || body.kind === "AEXPR_OP_ANY" || body.kind === "AEXPR_NOT_DISTINCT") pair(body.lexpr, body.rexpr)
-        else if (body.kind === "AEXPR_IN") for (const item of list(body.rexpr?.List?.items)) pair(body.lexpr, item)
+        const exprKind = at(body, "kind")
+        if (exprKind === "AEXPR_OP" || exprKind === "AEXPR_OP_ANY" || exprKind === "AEXPR_NOT_DISTINCT") pair(at(body, "lexpr"), at(body, "rexpr"))
+        else if (exprKind === "AEXPR_IN") for (const item of list(at(body, "rexpr", "List", "items"))) pair(at(body, "lexpr"), item)
         return
       }
-      if (kind === "SubLink" && body.subLinkType === "ANY_SUBLINK" && body.testexpr !== undefined) {
+      if (kind === "SubLink" && at(body, "subLinkType") === "ANY_SUBLINK" && at(body, "testexpr") !== undefined) {
         // `x.organization_id IN (SELECT ...)`: the subquery is checked as a query of its own.
-        const test = bare(body.testexpr)
-        const items = kindOf(test) === "RowExpr" ? list(test.RowExpr.args) : [test]
+        const test = bare(at(body, "testexpr"))
+        const items = kindOf(test) === "RowExpr" ? list(at(test, "RowExpr", "args")) : [test]
         for (const item of items) for (const target of targetsOf(item)) seeds.add(target)
       }
     }

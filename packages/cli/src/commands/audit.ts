@@ -89,11 +89,12 @@ export const get = Commands.endpoint("get", {
       `  actor: ${actorOf(event)} (${event.actor.type} ${event.actor.id}${event.actor.membershipId === null ? "" : `, member ${event.actor.membershipId}`})`,
       `  via: ${
         [
+          event.via.channel,
           event.via.credentialId === null ? undefined : `credential ${event.via.credentialId}`,
           event.via.ssoConnectionId === null ? undefined : `SSO ${event.via.ssoConnectionId}`,
           event.via.ip === null ? undefined : `from ${event.via.ip}`,
           event.via.userAgent === null ? undefined : `with ${event.via.userAgent}`
-        ].filter((part) => part !== undefined).join(", ") || "unknown"
+        ].filter((part) => part !== undefined).join(", ")
       }`,
       ...event.targets.map((target) => `  target: ${target.type} ${target.id}`),
       ...changeLines(event.changes),

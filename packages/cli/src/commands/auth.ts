@@ -138,7 +138,7 @@ export const login = Commands.leaf("login", {
         const client = yield* Target.connect(target, { authenticated: false })
         const signIn = (replacement?: string) =>
           client.users.signIn({ payload: { email, password: Redacted.value(secret), ...(replacement === undefined ? {} : { newPassword: replacement }) } }).pipe(
-            Effect.catchTag("Unauthorized", () => Effect.fail(new WrongPassword()))
+            Effect.catchTag("Unauthorized", (refusal) => Effect.fail(new WrongPassword({ refusal })))
           )
         // A temporary password (from an administrator's reset link) signs in once more with the person's own beside it.
         const result = yield* signIn().pipe(

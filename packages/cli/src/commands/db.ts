@@ -30,7 +30,7 @@ const dump = Commands.leaf("dump", {
   ],
   summary: "Write the embedded database to a SQL file (pg_dump's), also while a server runs on it.",
   details: [
-    "A backup, and the first step of the move to Postgres (`orgplane db restore`). With the server running, the dump is of one instant: the server hands over a snapshot of its files and the dump is made from it in this process; with the server stopped, the folder is read directly. The dump holds everything but the encryption keys: keep the key (the key file encryption.key beside the data folder, or ORGPLANE_ENCRYPTION_KEYS) with it, stored apart. Back up a Postgres database with pg_dump."
+    "A backup, and the first step of the move to Postgres (`orgplane db restore`). With the server running, the dump is of one instant: the server of this user hands over a snapshot of its files, through a folder of this user's closed to others (a channel folder or socket another user made is refused), and the dump is made from it in this process; with the server stopped, the folder is read directly. The dump holds everything but the encryption keys, and is signed with the first of them (its last line): keep the key (the key file encryption.key beside the data folder, or ORGPLANE_ENCRYPTION_KEYS) with it, stored apart; its restore checks the signature with it. Back up a Postgres database with pg_dump."
   ],
   global: false,
   inputs: {
@@ -54,10 +54,12 @@ const dump = Commands.leaf("dump", {
       if (settings.dataDir === "memory") {
         return yield* new CommandFailed({ error: "not_embedded", message: "An in-memory database ('memory') lives only in its server's process: there is nothing to dump." })
       }
-      const result = yield* server.DatabaseDump.dumpFolder(settings.dataDir).pipe(
+      const keys = yield* server.DatabaseDump.keysOf({ ...settings, databaseUrl: undefined })
+      const result = yield* server.DatabaseDump.dumpFolder(settings.dataDir, keys).pipe(
         Effect.catchTags({
           DumpFailed: (error) => new CommandFailed({ error: "dump_failed", message: error.message }),
           SnapshotChannelError: (error) => new CommandFailed({ error: "dump_failed", message: error.message }),
+          ForeignChannel: (error) => new CommandFailed({ error: "channel_not_private", message: error.message }),
           DataFolderInUse: (error) => new CommandFailed({ error: "data_folder_in_use", message: error.message }),
           DataFolderLockFailed: (error) => new CommandFailed({ error: "dump_failed", message: error.message })
         })
@@ -69,29 +71,28 @@ const dump = Commands.leaf("dump", {
       })
       const bytes = Buffer.byteLength(result.sql)
       if (flags.json) {
-        return yield* Output.json({ file, bytes, schemaVersion: result.schemaVersion, keyIds: result.keyIds, from: result.from })
+        return yield* Output.json({ file, bytes, schemaVersion: result.schemaVersion, keyIds: result.keyIds, signedWith: result.signedWith, from: result.from })
       }
       const folder = Path.resolve(settings.dataDir)
-      const keys = server.InstanceSecrets.keysOrigin({ ...settings, databaseUrl: undefined })
       yield* Console.log(
         `Wrote ${file} (${megabytes(bytes)}, schema version ${result.schemaVersion}) from the embedded database in ${folder}, ${
           result.from === "running server" ? "as the running server had it at one instant" : "a folder no server was running on"
         }.`
       )
       yield* Output.note(
-        `Its secrets are encrypted with key ${result.keyIds.map((id) => `"${id}"`).join(", ")}, from ${keys}: keep the key with the dump, stored apart from it. A server on the restored database starts with ORGPLANE_ENCRYPTION_KEYS set to it. To move to Postgres: orgplane db restore --database-url <url> ${file}`
+        `Its secrets are encrypted with key ${result.keyIds.map((id) => `"${id}"`).join(", ")}, from ${keys.origin}, and it is signed with key "${result.signedWith}": keep the key with the dump, stored apart from it. Its restore checks the signature with it, and a server on the restored database starts with ORGPLANE_ENCRYPTION_KEYS set to it. To move to Postgres: ORGPLANE_ENCRYPTION_KEYS=<the key> orgplane db restore --database-url <url> ${file}`
       )
     })
 })
 
 const restore = Commands.leaf("restore", {
   examples: [
-    ["Move to Postgres: load the dump into a new, empty database.", ["db", "restore", "--database-url", "postgres://orgplane@db.internal:5432/orgplane", "backup.sql"]],
-    ["Restore a backup into a new data folder.", ["db", "restore", "--data", "./restored/data", "backup.sql"]]
+    ["Move to Postgres: load the dump into a new, empty database (with ORGPLANE_ENCRYPTION_KEYS set to the dumped server's keys).", ["db", "restore", "--database-url", "postgres://orgplane@db.internal:5432/orgplane", "backup.sql"]],
+    ["Restore a backup into a new data folder (its key file copied to ./restored/encryption.key first).", ["db", "restore", "--data", "./restored/data", "backup.sql"]]
   ],
   summary: "Load a dump of `orgplane db dump` into an empty Postgres database (the move off the embedded database) or a new data folder.",
   details: [
-    "The target must hold no table: a new Postgres database (CREATE DATABASE orgplane) or a new data folder. The dump runs in one transaction, so a failure leaves it empty; a dump of an older orgplane is migrated when the server starts, one of a newer orgplane is refused. Then start the server on it with the keys the dumped server used: with DATABASE_URL, ORGPLANE_ENCRYPTION_KEYS set to them (an embedded server's are in its key file, encryption.key, which orgplane db dump names); on a data folder, that key file copied beside it, or ORGPLANE_ENCRYPTION_KEYS. Accounts sign in, and API keys, secrets, cursors and syncs carry on."
+    "It takes the keys the dumped server used, which its server needs too: ORGPLANE_ENCRYPTION_KEYS set to them (an embedded server's are in its key file, encryption.key, which orgplane db dump names), or for a data folder that key file copied beside it first. It loads only a dump signed with one of them, as written, and of it only the statements pg_dump writes for orgplane's schema: an unsigned dump (an older orgplane's: dump again with this one), an altered one, or one holding anything else (a role, a program, code, another schema) is refused before the target is opened. The target must hold no table: a new Postgres database (CREATE DATABASE orgplane) or a new data folder. The dump runs in one transaction, so a failure leaves it empty; a dump of an older orgplane is migrated when the server starts, one of a newer orgplane is refused. Then start the server on it with the same keys. Accounts sign in, and API keys, secrets, cursors and syncs carry on."
   ],
   global: false,
   inputs: {
@@ -127,7 +128,8 @@ const restore = Commands.leaf("restore", {
         catch: (cause) => new CommandFailed({ error: "dump_unreadable", message: `Could not read ${file}: ${cause instanceof Error ? cause.message : String(cause)}` })
       })
       const latest = Math.max(...server.migrations.map((migration) => migration.id))
-      const restored = yield* server.DatabaseDump.restore(target, text, latest).pipe(
+      const keys = yield* server.DatabaseDump.keysOf("url" in target ? settings : { ...settings, databaseUrl: undefined, dataDir: target.dataDir })
+      const restored = yield* server.DatabaseDump.restore(target, text, latest, keys).pipe(
         Effect.catchTags({
           RestoreRefused: (error) => new CommandFailed({ error: "restore_refused", message: error.message }),
           DataFolderInUse: (error) => new CommandFailed({ error: "data_folder_in_use", message: error.message }),
@@ -147,11 +149,11 @@ const restore = Commands.leaf("restore", {
           restored.skippedSettings.length === 0 ? "" : ` Left out the setting(s) this Postgres does not know: ${restored.skippedSettings.join(", ")}.`
         }`
       )
-      const keys = restored.keyIds.map((id) => `"${id}"`).join(", ")
+      const keyIds = restored.keyIds.map((id) => `"${id}"`).join(", ")
       yield* Output.note(
         "url" in target
-          ? `Start the server on it with the keys the dumped server used (${keys}): DATABASE_URL=<url> ORGPLANE_ENCRYPTION_KEYS=<those keys> orgplane serve. An embedded server's are in its key file (encryption.key), which orgplane db dump named.`
-          : `Start the server on it with the keys the dumped server used (${keys}): copy its key file to ${server.keyFileOf(target.dataDir)}, or set ORGPLANE_ENCRYPTION_KEYS, then orgplane serve --data ${Path.resolve(target.dataDir)}.`
+          ? `Start the server on it with the keys the dumped server used (${keyIds}), as this restore had them: DATABASE_URL=<url> ORGPLANE_ENCRYPTION_KEYS=<those keys> orgplane serve.`
+          : `Start the server on it with the keys the dumped server used (${keyIds}), as this restore had them (${keys.origin}): orgplane serve --data ${Path.resolve(target.dataDir)}.`
       )
     })
 })

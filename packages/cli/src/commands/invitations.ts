@@ -10,6 +10,7 @@ import {
   Email,
   InvitableRole,
   InvitationCreated,
+  InvitationDelivery,
   InvitationId,
   InvitationPage,
   InvitationPreview,
@@ -29,10 +30,15 @@ import * as Target from "../Target.js"
 
 export const create = Commands.endpoint("create", {
   examples: [
-    ["Invite an admin; prints their invite token, once.", ["invitations", "create", "grace@example.com", "--role", "admin"]],
+    ["Invite an admin; prints their invite token, once (or mails it, on a server with mail settings).", ["invitations", "create", "grace@example.com", "--role", "admin"]],
+    ["Print the token to send on yourself, even where the server mails invitations.", ["invitations", "create", "grace@example.com", "--delivery", "shown"]]
   ],
-  summary: "Invite an email address and print the invite token (only this once).",
-  details: ["A pending invitation of the same email is refreshed: new token, role and expiry."],
+  summary: "Invite an email address: the server mails the invite token to it, or it is printed (only this once).",
+  details: [
+    "A server with mail settings mails the token to the address by default (--delivery mailed), and nobody else sees it: accepting it proves the address.",
+    "Without them, or with --delivery shown, the token is printed for you to send on; accepting it proves nothing of the address, so an account that joins with it is taken back by the address's first sign-in through your organization's SSO.",
+    "A pending invitation of the same email is refreshed: new token, role, delivery and expiry."
+  ],
   inputs: {
     email: Inputs.argument("email", { schema: Email, description: "The invitee's email address." }),
     role: Inputs.withDefault(
@@ -40,18 +46,21 @@ export const create = Commands.endpoint("create", {
         description: "The role the invitee joins with (owners are made with 'members role' or 'members transfer-ownership')."
       }),
       "member"
-    )
+    ),
+    delivery: Inputs.optional(Inputs.choice("delivery", InvitationDelivery.literals, {
+      description: "mailed: the server mails the token to the address (its default with mail settings); shown: it is printed, for you to send on (the default without)."
+    }))
   },
-  call: (client, { email, role }) => client.invitations.create({ payload: { email, role } }),
+  call: (client, { delivery, email, role }) => client.invitations.create({ payload: { email, role, ...Inputs.ifSome("delivery", delivery) } }),
   output: InvitationCreated,
   human: ({ invitation, inviteToken, refreshed }) =>
     [
       refreshed
         ? `Refreshed the pending invitation of ${invitation.email} (${invitation.id}) as ${invitation.role}, expires ${Output.date(invitation.expiresAt)}; its earlier token no longer works.`
         : `Invited ${invitation.email} as ${invitation.role} (${invitation.id}), expires ${Output.date(invitation.expiresAt)}.`,
-      "The invite token is shown only this once; send it to the invitee, who joins with 'orgplane invitations accept <token>':",
-      "",
-      `  ${inviteToken}`
+      ...inviteToken === null
+        ? [`The invite token was mailed to ${invitation.email}; nobody else sees it.`]
+        : ["The invite token is shown only this once; send it to the invitee, who joins with 'orgplane invitations accept <token>':", "", `  ${inviteToken}`]
     ].join("\n")
 })
 

@@ -72,18 +72,24 @@ export const download = Commands.leaf("download", {
           omitted: [],
           skipped: []
         }
-        const write = (path: string, configObjectId: string, bytes: Uint8Array) =>
+        // A file the repository has executable (a hook's script) is written 0755, the others 0644 (less the umask), as
+        // `git clone` writes them.
+        const write = (path: string, configObjectId: string, bytes: Uint8Array, executable: boolean) =>
           Effect.gen(function*() {
             const target = placeIn(dir, path)
             if (target === undefined) return yield* failed(`the server listed '${path}', which would be written outside '${dir}'`)
             yield* fs.makeDirectory(NodePath.dirname(target), { recursive: true }).pipe(Effect.mapError((error) => failed(error.message)))
             yield* fs.writeFile(target, bytes).pipe(Effect.mapError((error) => failed(error.message)))
+            yield* fs.chmod(target, executable ? 0o755 : 0o644).pipe(Effect.mapError((error) => failed(error.message)))
             result.written.push({ path, configObjectId, size: bytes.byteLength })
           })
         // Entries first: a component's own text is what its path holds. A file several components carry (a hook
         // carries its whole plugin folder, a skill's files among it) is written once.
         const listed: Array<{ readonly object: ConfigObject; readonly files: ReadonlyArray<ComponentFile> }> = []
         const seen = new Set<string>()
+        // The plugin first: one the caller cannot read (or that is not there) is refused as `plugins get` refuses
+        // it, not written as a plugin of no files.
+        yield* client.plugins.get({ params: { pluginId } })
         for (const object of yield* objectsOf(client, pluginId)) {
           const version = object.latestVersion
           const list = yield* client.configObjects.listVersionFiles({ params: { configObjectId: object.id, versionId: version.id } })
@@ -92,7 +98,7 @@ export const download = Commands.leaf("download", {
             result.skipped.push({ configObjectId: object.id, title: object.title, reason: "not synced from a repository: it has no path" })
             continue
           }
-          if (!seen.has(entry.path)) yield* write(entry.path, object.id, new TextEncoder().encode(version.rawSourceText))
+          if (!seen.has(entry.path)) yield* write(entry.path, object.id, new TextEncoder().encode(version.rawSourceText), entry.executable)
           seen.add(entry.path)
           listed.push({ object, files: list.items })
         }
@@ -110,7 +116,7 @@ export const download = Commands.leaf("download", {
               query: { path: file.path }
             })
             if (sha256(bytes) !== file.sha256) return yield* failed(`'${file.path}' does not match its SHA-256 ${file.sha256}`)
-            yield* write(file.path, object.id, bytes)
+            yield* write(file.path, object.id, bytes, file.executable)
             seen.add(file.path)
             omitted.delete(file.path)
           }

@@ -11,6 +11,9 @@
  *
  * The tools are @orgplane/mcp's (`Tools.layer`): the three catalog tools, and every toolset registered once, a
  * request seeing those its `Orgplane-Mcp-Toolsets` header names (an unknown one is 400 at the gate).
+ *
+ * Beside it, on or off, the API's dry authorization over HTTP (`POST /v1/authorization-checks`, AuthorizationChecks.ts),
+ * which `orgplane mcp serve` asks before a confirmation as `/mcp` asks it in process.
  */
 import { Catalog, Server as McpServerInfo, Tools, Transport } from "@orgplane/mcp"
 import { InvalidRequest, InvalidRequestResponse } from "@orgplane/schema"
@@ -22,13 +25,13 @@ import * as Schema from "effect/Schema"
 import { HttpRouter } from "effect/http"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
-import { API_KEY_PREFIX } from "../identity/ApiKeys.js"
 import { ServerConfig, type ServerSettings } from "../platform/Config.js"
 import { sign } from "../platform/Crypto.js"
 import { CursorKey } from "../platform/Keyset.js"
 import { baseUrlOf } from "../platform/PublicUrl.js"
 import { VERSION } from "../Version.js"
 import { AgentsConfig, type AgentsSettings } from "./AgentsConfig.js"
+import * as AuthorizationChecks from "./AuthorizationChecks.js"
 import * as InProcessTransport from "./InProcessTransport.js"
 
 /** Where the MCP server is served. */
@@ -40,17 +43,22 @@ export const metadataPath = `/.well-known/oauth-protected-resource${path}`
 /** The same document at the host's well-known path, for clients that ask there first. */
 export const rootMetadataPath = "/.well-known/oauth-protected-resource"
 
-/** The routes served beside the API when MCP is on (for the request edge's table: log lines, the guard's body limit). */
-export const routesOf = (settings: AgentsSettings): ReadonlyArray<readonly [method: string, path: `/${string}`]> =>
-  settings.mcp
+/**
+ * The routes served beside the API (for the request edge's table: log lines, the guard's body limit): the dry
+ * authorization's always, `/mcp` and its metadata when MCP is on.
+ */
+export const routesOf = (settings: AgentsSettings): ReadonlyArray<readonly [method: string, path: `/${string}`]> => [
+  ...AuthorizationChecks.routes,
+  ...(settings.mcp
     ? [
       ...(["POST", "GET", "DELETE", "PUT", "PATCH", "OPTIONS"] as const).map((method) => [method, path] as const),
-      ["GET", metadataPath],
-      ["GET", rootMetadataPath]
+      ["GET", metadataPath] as const,
+      ["GET", rootMetadataPath] as const
     ]
-    : []
+    : [])
+]
 
-/** Every route `/mcp` may add, on or off: what the test suite's contract check leaves to this module. */
+/** Every route this area may add, MCP on or off: what the test suite's contract check leaves to this module. */
 export const routes = routesOf({ mcp: true, allowedOrigins: [] })
 
 /**
@@ -74,21 +82,6 @@ const metadata = (settings: ServerSettings) => (request: HttpServerRequest.HttpS
     resource_name: "orgplane",
     resource_documentation: `${base}/docs`
   }, { headers: { "cache-control": "no-store" } }))
-}
-
-/**
- * The credential headers of a request to `/mcp`, as the API takes them: a bearer token that is an API key goes as
- * `x-api-key` (an MCP client has one place for a token), and `orgplane-read-only` goes with them.
- */
-export const credentialOf = (headers: HttpServerRequest.HttpServerRequest["headers"]): Record<string, string> => {
-  const credential: Record<string, string> = {}
-  const bearer = /^bearer\s+(\S+)\s*$/i.exec(headers["authorization"] ?? "")?.[1]
-  if (bearer !== undefined && bearer.startsWith(`${API_KEY_PREFIX}_`)) credential["x-api-key"] = bearer
-  else if (headers["authorization"] !== undefined) credential["authorization"] = headers["authorization"]
-  if (headers["x-api-key"] !== undefined && credential["x-api-key"] === undefined) credential["x-api-key"] = headers["x-api-key"]
-  const readOnly = headers[Transport.readOnlyHeader]
-  if (readOnly !== undefined) credential[Transport.readOnlyHeader] = readOnly
-  return credential
 }
 
 /** The request header naming the toolsets `/mcp` serves besides the catalog tools: `teams,members`. */
@@ -146,8 +139,8 @@ const Gate = HttpRouter.middleware<{ provides: Transport.Transport }>()(Effect.g
       if (toolsets !== undefined) {
         return HttpServerResponse.jsonUnsafe(encodeInvalidRequest(InvalidRequest.field([toolsetsHeader], toolsets)), { status: 400 })
       }
-      const transport = inProcess.forCaller({ credential: credentialOf(request.headers), request })
-      const me = yield* transport.send({ method: "GET", path: "/v1/me", query: {}, headers: {}, body: undefined })
+      const transport = inProcess.forCaller(InProcessTransport.callerOf(request))
+      const me = yield* transport.send({ operation: "users.me", method: "GET", path: "/v1/me", query: {}, headers: {}, body: undefined })
       if (me.status === 401) {
         const challenge = me.headers["www-authenticate"] ?? "Bearer"
         const resourceMetadata = `resource_metadata="${publicBase(server, request)}${metadataPath}"`
@@ -170,7 +163,7 @@ const registrations = Effect.map(CursorKey, (cursorKey) =>
     Layer.provide(requestedToolsetsOnly().layer)
   ))
 
-/** `/mcp` and the metadata documents, behind the gate; nothing at all when MCP is off. */
+/** The dry authorization's route; `/mcp` and the metadata documents, behind the gate, when MCP is on. */
 export const layer: Layer.Layer<
   never,
   Tools.OptionsError | Cause.IllegalArgumentError,
@@ -178,7 +171,7 @@ export const layer: Layer.Layer<
 > = Layer.unwrap(Effect.gen(function*() {
   const settings = yield* AgentsConfig
   const serverSettings = yield* ServerConfig
-  if (!settings.mcp) return Layer.empty
+  if (!settings.mcp) return AuthorizationChecks.layer
   const mcp = McpServer.layerHttp({
     name: McpServerInfo.name,
     version: VERSION,
@@ -193,6 +186,7 @@ export const layer: Layer.Layer<
   return Layer.mergeAll(
     Layer.provide(mcp, Gate.layer),
     HttpRouter.add("GET", metadataPath, metadata(serverSettings)),
-    HttpRouter.add("GET", rootMetadataPath, metadata(serverSettings))
+    HttpRouter.add("GET", rootMetadataPath, metadata(serverSettings)),
+    AuthorizationChecks.layer
   )
 }))

@@ -24,6 +24,7 @@ export interface VersionFileRow {
   readonly sha256: string | null
   readonly mediaType: string
   readonly omitted: string | null
+  readonly executable: boolean
 }
 
 const FileRow = Schema.Struct({
@@ -32,7 +33,8 @@ const FileRow = Schema.Struct({
   size: Schema.Number,
   sha256: Schema.NullOr(Schema.String),
   mediaType: Schema.String,
-  omitted: Schema.NullOr(Schema.String)
+  omitted: Schema.NullOr(Schema.String),
+  executable: Schema.Boolean
 })
 
 const ContentRow = Schema.Struct({
@@ -65,7 +67,8 @@ const make = Effect.gen(function*() {
         size: file.size,
         sha256: file.sha256,
         mediaType: file.mediaType,
-        omitted: file.omitted
+        omitted: file.omitted,
+        executable: file.executable
       })
       const [first, ...others] = files
       return first === undefined
@@ -77,7 +80,7 @@ const make = Effect.gen(function*() {
       Request: Schema.Struct({ organizationId: OrganizationId, versionId: ConfigObjectVersionId }),
       Result: FileRow,
       execute: ({ organizationId, versionId }) =>
-        sql`SELECT path, kind, size, sha256, media_type, omitted FROM config_object_version_files
+        sql`SELECT path, kind, size, sha256, media_type, omitted, executable FROM config_object_version_files
               WHERE organization_id = ${organizationId} AND config_object_version_id = ${versionId}
               ORDER BY kind = 'file', path COLLATE "C"`
     })
@@ -89,7 +92,7 @@ const make = Effect.gen(function*() {
       Request: Schema.Struct({ organizationId: OrganizationId, configObjectId: Schema.String }),
       Result: FileRow,
       execute: ({ configObjectId, organizationId }) =>
-        sql`SELECT f.path, f.kind, f.size, f.sha256, f.media_type, f.omitted FROM config_object_version_files f
+        sql`SELECT f.path, f.kind, f.size, f.sha256, f.media_type, f.omitted, f.executable FROM config_object_version_files f
               WHERE f.organization_id = ${organizationId} AND f.config_object_version_id = (
                 SELECT v.id FROM config_object_versions v
                 WHERE v.organization_id = ${organizationId} AND v.config_object_id = ${configObjectId}

@@ -26,6 +26,17 @@ export const accountDisconnected = () =>
 export const toApiError = (error: GitHubError): CodeHostApiError | Conflict =>
   error._tag === "CodeHostNotConfigured" ? notConfigured(error.message) : new CodeHostApiError({ message: error.message })
 
+/**
+ * "Sync now"'s refusal when the head of a followed branch could not be read: it reads every head before queuing, so
+ * nothing was queued, and the message says so and how to go on.
+ */
+export const nothingQueued = (error: CodeHostApiError | Conflict, branch: string): CodeHostApiError | Conflict =>
+  error instanceof CodeHostApiError
+    ? new CodeHostApiError({
+      message: `Reading the head of branch '${branch}' failed: ${error.message.replace(/\.?$/, ".")} Nothing was queued (sync now reads every followed branch's head before it queues a sync); send it again once the code host answers.`
+    })
+    : error
+
 const make = Effect.gen(function*() {
   const repository = yield* ConnectorsRepository
   const crypto = yield* Crypto

@@ -22,6 +22,8 @@ export interface SelectedFile {
   readonly path: string
   readonly sha: string | null
   readonly size: number
+  /** Whether the repository has it executable (mode 100755). */
+  readonly executable: boolean
   /** Why it is listed but not stored; undefined for a file to store. */
   readonly omitted?: string | undefined
 }
@@ -38,8 +40,17 @@ export interface Selection {
   readonly fingerprint: Fingerprint
 }
 
-/** Repository path → blob sha (null: named but missing), sorted by path. */
+/**
+ * Repository path → blob sha (null: named but missing), sorted by path; an executable file's sha is followed by its
+ * mode (`<sha> 100755`), so that a mode changed alone changes the fingerprint.
+ */
 export type Fingerprint = ReadonlyArray<readonly [string, string | null]>
+
+/** A file's fingerprint value: its blob sha, with its mode when it is executable; null for one not in the tree. */
+const printOf = (index: TreeIndex, path: string): string | null => {
+  const entry = index.blobs.get(path)
+  return entry === undefined ? null : entry.executable === true ? `${entry.sha} 100755` : entry.sha
+}
 
 /** The folders whose name marks a conventional component folder of a plugin. */
 const componentFolders = new Set(["skills", "commands", "agents", "hooks"])
@@ -147,14 +158,14 @@ export const selectFiles = (index: TreeIndex, objectType: ObjectType, entryPath:
         : undefined)
     if (why === undefined) total += size
     else warnings.push(`${repositoryPath}: not stored with ${entryPath} (${why})`)
-    return { repositoryPath, path, sha, size, omitted: why }
+    return { repositoryPath, path, sha, size, executable: index.blobs.get(repositoryPath)?.executable === true, omitted: why }
   })
   return {
     pluginRoot,
     entryPath: relativeTo(pluginRoot, entryPath),
     files,
     warnings,
-    fingerprint: paths.map((path) => [path, considered.get(path)!] as const)
+    fingerprint: paths.map((path) => [path, printOf(index, path)] as const)
   }
 }
 
@@ -166,8 +177,8 @@ export const selectFiles = (index: TreeIndex, objectType: ObjectType, entryPath:
 export const filesChanged = (index: TreeIndex, objectType: ObjectType, entryPath: string, stored: Fingerprint | null): boolean => {
   if (stored === null) return true
   const current = new Map<string, string | null>()
-  for (const path of ownFiles(index, objectType, entryPath)) current.set(path, index.blobs.get(path)!.sha)
-  for (const [path] of stored) if (!current.has(path)) current.set(path, index.blobs.get(path)?.sha ?? null)
+  for (const path of ownFiles(index, objectType, entryPath)) current.set(path, printOf(index, path))
+  for (const [path] of stored) if (!current.has(path)) current.set(path, printOf(index, path))
   if (current.size !== stored.length) return true
   return stored.some(([path, sha]) => current.get(path) !== sha)
 }

@@ -40,7 +40,7 @@ export const sameList = (stored: ReadonlyArray<VersionFileRow>, rows: ReadonlyAr
   return rows.every((row) => {
     const other = byPath.get(row.path)
     return other !== undefined && other.kind === row.kind && other.sha256 === row.sha256 && other.omitted === row.omitted &&
-      other.size === row.size && other.mediaType === row.mediaType
+      other.size === row.size && other.mediaType === row.mediaType && other.executable === row.executable
   })
 }
 
@@ -87,7 +87,8 @@ export const readComponentFiles = Effect.fn("ComponentFileStore.readComponentFil
     size: new TextEncoder().encode(input.text).byteLength,
     sha256: null,
     mediaType: mediaTypeOf(input.entryPath, new Uint8Array()),
-    omitted: null
+    omitted: null,
+    executable: input.index.blobs.get(input.entryPath)?.executable === true
   }
   const rows: Array<VersionFileRow> = [entry]
   for (const { bytes, file } of read) {
@@ -97,7 +98,8 @@ export const readComponentFiles = Effect.fn("ComponentFileStore.readComponentFil
       size: bytes?.content.byteLength ?? file.size,
       sha256: bytes?.sha256 ?? null,
       mediaType: mediaTypeOf(file.path, bytes?.content),
-      omitted: bytes === undefined ? (file.omitted ?? "not in the repository at this commit") : null
+      omitted: bytes === undefined ? (file.omitted ?? "not in the repository at this commit") : null,
+      executable: file.executable
     })
   }
   return { rows, fingerprint: selection.fingerprint, warnings: selection.warnings } satisfies FilesOfComponent

@@ -98,7 +98,11 @@ interface TreeRow {
   readonly kind: Entry["type"]
   readonly sha: string
   readonly size: number
+  readonly executable: boolean
 }
+
+/** A stored tree entry as read: `executable` is null for one stored before entries kept their mode (migration 0048). */
+type StoredEntry = Omit<Entry, "executable"> & { readonly executable: boolean | null }
 
 const OfInstance = Schema.Struct({ organizationId: OrganizationId, instanceId: ConnectorInstanceId })
 const Held = Schema.Struct({ held: Schema.Boolean })
@@ -152,9 +156,10 @@ const makeDiscoveryRepository = Effect.gen(function*() {
   const insertEntries = execute({
     Request: Schema.Struct({ ...AtRevision.fields, rows: trusted<ReadonlyArray<TreeRow>>() }),
     execute: ({ organizationId, revision, rows, targetId }) =>
-      sql`INSERT INTO connector_tree_entries (organization_id, connector_target_id, source_revision_ref, position, path, kind, sha, size)
-            SELECT ${organizationId}, ${targetId}, ${revision}, r.position, r.path, r.kind, r.sha, r.size
-            FROM json_to_recordset(${JSON.stringify(rows)}::json) AS r(position integer, path text, kind text, sha text, size bigint)`
+      sql`INSERT INTO connector_tree_entries (organization_id, connector_target_id, source_revision_ref, position, path, kind, sha, size, executable)
+            SELECT ${organizationId}, ${targetId}, ${revision}, r.position, r.path, r.kind, r.sha, r.size, r.executable
+            FROM json_to_recordset(${JSON.stringify(rows)}::json)
+              AS r(position integer, path text, kind text, sha text, size bigint, executable boolean)`
   })
   const forgetOld = execute({
     Request: Schema.Struct({ organizationId: OrganizationId, targetId: ConnectorTargetId }),
@@ -195,7 +200,8 @@ const makeDiscoveryRepository = Effect.gen(function*() {
         path: entry.path,
         kind: entry.type,
         sha: entry.sha,
-        size: entry.size
+        size: entry.size,
+        executable: entry.executable === true
       }))
       yield* insertEntries({ ...at, rows })
     }
@@ -204,14 +210,22 @@ const makeDiscoveryRepository = Effect.gen(function*() {
 
   const entriesRows = findAll({
     Request: AtRevision,
-    Result: trusted<Entry>(),
+    Result: trusted<StoredEntry>(),
     execute: (at) =>
-      sql`SELECT path, kind AS type, sha, size::float8 AS size FROM connector_tree_entries
+      sql`SELECT path, kind AS type, sha, size::float8 AS size, executable FROM connector_tree_entries
             WHERE ${atRevision(at)} ORDER BY position`
   })
+  const asEntries = (rows: ReadonlyArray<StoredEntry>): ReadonlyArray<Entry> =>
+    rows.map(({ executable, ...entry }) => (executable === true ? { ...entry, executable: true as const } : entry))
   /** The whole stored tree of a target at a commit, in path order. */
   const entries = (organizationId: OrganizationId, targetId: ConnectorTargetId, revision: string) =>
-    entriesRows({ organizationId, targetId, revision })
+    Effect.map(entriesRows({ organizationId, targetId, revision }), asEntries)
+  /**
+   * The stored tree with its files' modes: none for a tree stored before entries kept them (migration 0048), which
+   * the sync then reads from the code host again.
+   */
+  const entriesWithModes = (organizationId: OrganizationId, targetId: ConnectorTargetId, revision: string) =>
+    Effect.map(entriesRows({ organizationId, targetId, revision }), (rows) => rows.some((row) => row.executable === null) ? [] : asEntries(rows))
 
   const pageRows = findAll({
     Request: Schema.Struct({ ...AtRevision.fields, prefix: Schema.optional(Schema.String), page: Keyset.PageRequest }),
@@ -464,6 +478,7 @@ const makeDiscoveryRepository = Effect.gen(function*() {
     find,
     store,
     entries,
+    entriesWithModes,
     page,
     pluginOfCandidate,
     markPluginOfCandidate,

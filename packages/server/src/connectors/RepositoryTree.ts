@@ -6,6 +6,8 @@ export interface Entry {
   readonly type: "blob" | "tree"
   readonly sha: string
   readonly size: number
+  /** An executable file (git mode 100755). */
+  readonly executable?: true | undefined
 }
 
 /**

@@ -18,6 +18,8 @@ export interface ListedEntry {
   readonly sha: string
   readonly size: number | null
   readonly link?: boolean | undefined
+  /** An executable file (mode 100755). */
+  readonly executable?: boolean | undefined
 }
 
 /** Links followed through other links, at most (Linux's own limit). */
@@ -54,7 +56,13 @@ export const checkout = <E, R>(
 ): Effect.Effect<CheckedOut, E, R> =>
   Effect.gen(function*() {
     const links = listed.filter((entry) => entry.link === true && entry.type === "blob")
-    const plain = (entry: ListedEntry): Entry => ({ path: entry.path, type: entry.type, sha: entry.sha, size: entry.size ?? 0 })
+    const plain = (entry: ListedEntry): Entry => ({
+      path: entry.path,
+      type: entry.type,
+      sha: entry.sha,
+      size: entry.size ?? 0,
+      ...(entry.executable === true ? { executable: true as const } : {})
+    })
     if (links.length === 0) return { entries: listed.map(plain), warnings: [], links: new Map() }
     const targets = new Map<string, string>()
     for (const link of links) targets.set(link.path, (yield* readTarget(link.sha)).trim())

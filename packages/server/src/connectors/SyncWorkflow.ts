@@ -35,7 +35,7 @@ import * as Durable from "../platform/Durable.js"
 import type { IdGenerator } from "../platform/Ids.js"
 import { authorize, type Principal } from "../platform/Principal.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
-import { CodeHostAccess, toApiError } from "./CodeHostAccess.js"
+import { CodeHostAccess, nothingQueued, toApiError } from "./CodeHostAccess.js"
 import { readComponentFiles } from "./ComponentFileStore.js"
 import { targetNotFound } from "./Connectors.js"
 import { ConnectorsRepository } from "./ConnectorsRepository.js"
@@ -100,9 +100,14 @@ const make = Effect.gen(function*() {
       if (instance.status !== "active") return yield* instanceDisabled()
       if (targets.length === 0) return yield* targetRequired()
       const credential = yield* orUnavailable(codehost.credentialOf(organizationId, instance))
+      // Every followed branch's head first, then the queuing: a code host that does not answer queues nothing.
+      const heads = yield* Effect.forEach(targets, (target) =>
+        github.head(credential, target.remoteId, target.externalTargetRef).pipe(
+          Effect.mapError((error) => nothingQueued(toApiError(error), target.externalTargetRef)),
+          Effect.map((head) => ({ target, head }))
+        ))
       const items: Array<ConnectorSyncEvent> = []
-      for (const target of targets) {
-        const head = yield* github.head(credential, target.remoteId, target.externalTargetRef).pipe(Effect.mapError(toApiError))
+      for (const { head, target } of heads) {
         const synced = yield* orUnavailable(events.syncedAt(organizationId, target.id, head.sha))
         if (Option.isSome(synced)) {
           items.push(synced.value)
@@ -289,7 +294,7 @@ const execute = ({ organizationId, syncEventId }: typeof SyncWorkflow.payloadSch
   const entriesAt = (instance: ConnectorInstance, targetId: ConnectorTargetId, remoteId: string, revision: string) =>
     Effect.gen(function*() {
       const { discoveries, github } = yield* work
-      const stored = yield* fromStorage(orUnavailable(discoveries.entries(organizationId, targetId, revision)))
+      const stored = yield* fromStorage(orUnavailable(discoveries.entriesWithModes(organizationId, targetId, revision)))
       if (stored.length > 0) return stored
       const credential = yield* credentialOf(instance)
       const tree = yield* github.tree(credential, remoteId, revision).pipe(Effect.mapError(fromGitHub))

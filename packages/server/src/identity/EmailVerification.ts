@@ -20,7 +20,8 @@ import { now } from "../platform/Time.js"
 import { AccountTokensRepository } from "./AccountTokensRepository.js"
 import { Memberships } from "./Memberships.js"
 import { mailNotConfigured, PasswordResets } from "./PasswordResets.js"
-import { emailVerificationMail, sendLater } from "./RecoveryMail.js"
+import { sendLater } from "../integrations/mail/LinkMail.js"
+import { emailVerificationMail } from "./RecoveryMail.js"
 import { toUser, UsersRepository } from "./UsersRepository.js"
 
 /** 400 on `token`, with a `code`: a check only the server makes. */

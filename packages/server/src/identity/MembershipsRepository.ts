@@ -447,8 +447,8 @@ const makeMembershipsRepository = Effect.gen(function*() {
     )
 
   /**
-   * Records that the organization proved the member's email to itself (its creator; an accepted invitation sent to
-   * that email): an SSO sign-in through the organization links to the account without taking it back.
+   * Records that the organization proved the member's email to itself (its creator; its directory's provisioning): an
+   * SSO sign-in through the organization links to the account without taking it back.
    */
   const markEmailVerified = (input: { readonly organizationId: OrganizationId; readonly id: MembershipId; readonly at: Date }) =>
     sql`UPDATE memberships SET email_verified_at = ${input.at}

@@ -10,6 +10,9 @@
  *   (unproven, and the organization proved nothing of the address).
  * - `reestablish`: ends every way in but the one re-establishing ownership, and every organization's proof of the
  *   address (it was of the holder before), in the caller's transaction; the caller records what it proved.
+ * - `linkUsed`: what using a link (a reset link, an invitation) proves of its address: a token that reached the
+ *   address's mailbox alone (`mailed`) proves the address to the instance; one anybody else saw (`shown` to its issuer
+ *   or inviter, who may send it to whomever they like) proves nothing, in any organization.
  * A password an organization's owner or admin may know (a reset link shown to them) ends when the account joins
  * another organization: `Memberships.join` holds that rule.
  */
@@ -26,6 +29,9 @@ import { Memberships } from "./Memberships.js"
 import { SessionsRepository } from "./SessionsRepository.js"
 import { domainOf } from "./SsoEnforcement.js"
 import { UsersRepository } from "./UsersRepository.js"
+
+/** Who saw a link's token: only the mailbox of the address it was for (`mailed`), or its issuer too (`shown`). */
+export type LinkDelivery = "mailed" | "shown"
 
 /** What an organization's identity for an address may do with the account that has the address. */
 export type Claim = "link" | "take_back" | "refuse"
@@ -101,7 +107,12 @@ const make = Effect.gen(function*() {
     return ended
   })
 
-  return { claim, reestablish } as const
+  /** Records what using a link for the account's address proved of it, in the caller's transaction (see the module). */
+  const linkUsed = Effect.fn("Ownership.linkUsed")(function*(userId: UserId, delivery: LinkDelivery, at: Date) {
+    if (delivery === "mailed") yield* users.markEmailVerified({ id: userId, at })
+  })
+
+  return { claim, reestablish, linkUsed } as const
 })
 
 /** Needs the audit recorder (for a take-back) and the database. */

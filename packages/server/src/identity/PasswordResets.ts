@@ -42,7 +42,8 @@ import { AccountTokensRepository, type Issuer } from "./AccountTokensRepository.
 import { memberNotFound, Memberships } from "./Memberships.js"
 import { Operator } from "./Operator.js"
 import { Ownership } from "./Ownership.js"
-import { passwordResetMail, sendLater } from "./RecoveryMail.js"
+import { sendLater } from "../integrations/mail/LinkMail.js"
+import { passwordResetMail } from "./RecoveryMail.js"
 import { toUser, type UserRow, UsersRepository } from "./UsersRepository.js"
 
 /** Recovery requests and mails are counted in hourly windows. */
@@ -311,8 +312,7 @@ const make = Effect.gen(function*() {
       const user = yield* users.resetPassword({ id: token.userId, email: token.email, passwordDigest: token.passwordDigest, passwordHash, boundOrganizationId, at })
       if (Option.isNone(user)) return yield* invalidToken()
       const ended = yield* ownership.reestablish(token.userId, { by: "reset" }, at)
-      // The link reached the address: whoever used it holds the mailbox.
-      if (token.delivery === "mailed") yield* users.markEmailVerified({ id: token.userId, at })
+      yield* ownership.linkUsed(token.userId, token.delivery, at)
       const organizations = yield* memberships.activeOrganizationsOf(token.userId)
       // The person acted, with what someone else issued: each of their organizations, and the issuer's, record it.
       yield* AuditRecorder.describe({

@@ -1,11 +1,13 @@
 /**
  * Invitations: owners and admins invite an email as a member or an admin; the invitee accepts with the token,
- * signed in as that email or by signing up in the same call.
+ * signed in as that email or by signing up in the same call. The token is mailed to the address (which accepting
+ * it then proves) or shown to the inviter (which proves nothing of the address): identity's Ownership decides.
  */
 import {
   type Actor,
   Conflict,
   Forbidden,
+  type InvitationDelivery,
   type InvitationId,
   type InvitationListQuery,
   InvalidRequest,
@@ -25,14 +27,18 @@ import * as Option from "effect/Option"
 import { Accounts } from "../identity/Accounts.js"
 import { Memberships } from "../identity/Memberships.js"
 import { Organizations } from "../identity/Organizations.js"
+import { Ownership } from "../identity/Ownership.js"
 import { SignUpThrottle } from "../identity/SignUpThrottle.js"
+import { sendLater } from "../integrations/mail/LinkMail.js"
+import { Mailer } from "../integrations/mail/Mailer.js"
 import * as AuditRecorder from "../platform/AuditRecorder.js"
-import { ServerConfig } from "../platform/Config.js"
+import { publicUrl, ServerConfig } from "../platform/Config.js"
 import { Crypto } from "../platform/Crypto.js"
 import { makeId } from "../platform/Ids.js"
 import { authorize } from "../platform/Principal.js"
 import { isSqlError, orUnavailable, pgCode, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
+import { invitationMail } from "./InvitationMail.js"
 import { InvitationsRepository } from "./InvitationsRepository.js"
 
 export const INVITE_TOKEN_PREFIX = "opi"
@@ -43,6 +49,12 @@ const memberDeprovisioned = () =>
   new Conflict({
     error: "member_deprovisioned",
     message: "The organization's directory deactivated this person: only the directory can bring them back."
+  })
+const mailNotConfigured = () =>
+  new Conflict({
+    error: "mail_not_configured",
+    message:
+      "This server sends no mail (ORGPLANE_SMTP_URL and ORGPLANE_MAIL_FROM are not set): invite with delivery \"shown\" (the default here) and send the token to the invitee yourself."
   })
 const memberExists = () => new Conflict({ error: "member_exists", message: "This person is already a member of the organization." })
 
@@ -59,6 +71,10 @@ const make = Effect.gen(function*() {
   const organizations = yield* Organizations
   const accounts = yield* Accounts
   const signUps = yield* SignUpThrottle
+  /** The base of the mailed link's URLs: `ORGPLANE_PUBLIC_URL`, else the configured host and port; never a request's Host. */
+  const baseUrl = publicUrl(settings)
+  const ownership = yield* Ownership
+  const mailer = yield* Mailer
 
   /** The key making the invitation was revoked (deleted) after this request found it: 401, as the check at commit would say. */
   const keyRevoked = <A, E, R>(write: Effect.Effect<A, E, R>) =>
@@ -67,12 +83,18 @@ const make = Effect.gen(function*() {
   /**
    * Invites an email, or refreshes its pending invitation. An admin takes `invitations.inviteAdmins` besides (a key
    * only when a scope names it). The invitation records the API key it was made with, if any: the key's deletion,
-   * whatever its cause, cancels it (migration 0043).
+   * whatever its cause, cancels it (migration 0043). A mailed invitation's token leaves in a mail once the
+   * transaction has committed, and the answer holds none.
    */
-  const create = Effect.fn("Invitations.create")(function*(caller: MemberContext, input: { readonly email: string; readonly role: Exclude<Role, "owner"> }) {
+  const create = Effect.fn("Invitations.create")(function*(
+    caller: MemberContext,
+    input: { readonly email: string; readonly role: Exclude<Role, "owner">; readonly delivery?: InvitationDelivery | undefined }
+  ) {
     yield* authorize(caller, "invitations.manage")
     if (input.role === "admin") yield* authorize(caller, "invitations.inviteAdmins")
-    return yield* transaction(
+    const delivery = input.delivery ?? (mailer.configured ? "mailed" : "shown")
+    if (delivery === "mailed" && !mailer.configured) return yield* mailNotConfigured()
+    const created = yield* transaction(
       Effect.gen(function*() {
         const organizationId = caller.organization.id
         yield* memberships.lock(organizationId)
@@ -82,6 +104,7 @@ const make = Effect.gen(function*() {
         const changes = {
           role: input.role,
           tokenHash: crypto.hashToken(inviteToken),
+          delivery,
           createdByMembershipId: caller.membership.id,
           createdByApiKeyId: caller.credential._tag === "ApiKey" ? caller.credential.apiKeyId : null,
           expiresAt: new Date(at.getTime() + Duration.toMillis(INVITATION_TTL))
@@ -105,11 +128,21 @@ const make = Effect.gen(function*() {
           yield* keyRevoked(invitations.insert({ id, organizationId, email: input.email, createdAt: at, ...changes }))
         }
         const invitation = Option.getOrThrow(yield* invitations.lock({ organizationId, id, at }))
-        return Option.isSome(pending)
-          ? { invitation, inviteToken, refreshed: true as const }
-          : { invitation, inviteToken, refreshed: false as const }
+        return { invitation, inviteToken, refreshed: Option.isSome(pending) }
       })
     )
+    const { invitation, inviteToken } = created
+    if (delivery === "mailed") {
+      yield* sendLater(mailer, invitationMail({ to: invitation.email, baseUrl, token: inviteToken, expiresAt: invitation.expiresAt }, {
+        inviter: caller.user.name,
+        organization: caller.organization.name,
+        role: invitation.role
+      }))
+    }
+    const shown = delivery === "shown" ? inviteToken : null
+    return created.refreshed
+      ? { invitation, inviteToken: shown, refreshed: true as const }
+      : { invitation, inviteToken: shown, refreshed: false as const }
   })
 
   const list = Effect.fn("Invitations.list")(function*(caller: MemberContext, query: InvitationListQuery) {
@@ -210,8 +243,7 @@ const make = Effect.gen(function*() {
           )
         }
         const membership = yield* memberships.join({ organizationId: invitation.organizationId, userId: user.id, role: invitation.role })
-        // The invitation went to this email: proof to the organization (only: its inviter saw the token).
-        yield* memberships.markEmailVerified({ organizationId: invitation.organizationId, id: membership.id, at })
+        yield* ownership.linkUsed(user.id, invitation.delivery, at)
         // Recorded in the organization joined, by the member the person became there.
         yield* AuditRecorder.describe({ organizationId: invitation.organizationId, membershipId: membership.id })
         yield* invitations.markAccepted({ organizationId: invitation.organizationId, id: invitation.id, membershipId: membership.id, at })
@@ -252,7 +284,9 @@ export class Invitations extends Context.Service<Invitations>()("@orgplane/serve
       Memberships.layer,
       Organizations.layer,
       Accounts.layer,
-      SignUpThrottle.layer
+      SignUpThrottle.layer,
+      Ownership.layer,
+      Mailer.layer
     ])
   )
 }

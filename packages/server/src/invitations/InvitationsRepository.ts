@@ -7,6 +7,7 @@ import {
   ApiKeyId,
   InvitableRole,
   Invitation,
+  InvitationDelivery,
   InvitationId,
   InvitationListQuery,
   type InvitationStatus,
@@ -29,6 +30,8 @@ export class InvitationRow extends Model.Class<InvitationRow>("InvitationRow")({
   email: Invitation.fields.email,
   role: InvitableRole,
   tokenHash: Model.Sensitive(Schema.String),
+  /** Who saw the token: only the address's mailbox (`mailed`), or the inviter (`shown`). */
+  delivery: InvitationDelivery,
   status: Schema.Literals(["pending", "accepted", "canceled"]),
   createdByMembershipId: MembershipId,
   /**
@@ -52,6 +55,7 @@ const Scoped = Schema.Struct({ organizationId: OrganizationId, id: InvitationId 
 const Changes = Schema.Struct({
   role: InvitableRole,
   tokenHash: Schema.String,
+  delivery: InvitationDelivery,
   createdByMembershipId: MembershipId,
   createdByApiKeyId: Schema.NullOr(ApiKeyId),
   expiresAt: DateColumn
@@ -63,7 +67,7 @@ const makeInvitationsRepository = Effect.gen(function*() {
   /** The invitation as the API shows it at `at` (which decides what reads as expired). */
   const select = (at: Date) =>
     sql`SELECT id, organization_id, email, role,
-                 CASE WHEN status = 'pending' AND expires_at <= ${at} THEN 'expired' ELSE status END AS status,
+                 CASE WHEN status = 'pending' AND expires_at <= ${at} THEN 'expired' ELSE status END AS status, delivery,
                  created_by_membership_id AS created_by_org_membership_id,
                  accepted_by_membership_id AS accepted_by_org_membership_id,
                  created_at, expires_at
@@ -139,7 +143,7 @@ const makeInvitationsRepository = Effect.gen(function*() {
   const insert = (row: Omit<typeof InvitationRow.insert.Type, "status" | "acceptedByMembershipId" | "updatedAt">) =>
     insertRow({ ...row, status: "pending", acceptedByMembershipId: null, updatedAt: row.createdAt })
 
-  /** A new token, role and expiry for a pending invitation; whoever refreshed it (and with which key) becomes its inviter. */
+  /** A new token, role, delivery and expiry for a pending invitation; whoever refreshed it (and with which key) becomes its inviter. */
   const refresh = execute({
     Request: Schema.Struct({ ...Scoped.fields, changes: Changes, at: DateColumn }),
     execute: ({ at, changes, id, organizationId }) =>

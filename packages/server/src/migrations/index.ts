@@ -44,6 +44,8 @@ import apiKeyPeople from "./0043_api_key_people.js"
 import pluginCandidateNames from "./0044_plugin_candidate_names.js"
 import pluginNamesPerSource from "./0045_plugin_names_per_source.js"
 import auditChannel from "./0046_audit_channel.js"
+import invitationDelivery from "./0047_invitation_delivery.js"
+import componentFileModes from "./0048_component_file_modes.js"
 
 export const migrations: ReadonlyArray<Migration> = [
   { id: 1, name: "identity", up: identity },
@@ -89,7 +91,9 @@ export const migrations: ReadonlyArray<Migration> = [
   { id: 43, name: "api_key_people", up: apiKeyPeople },
   { id: 44, name: "plugin_candidate_names", up: pluginCandidateNames },
   { id: 45, name: "plugin_names_per_source", up: pluginNamesPerSource },
-  { id: 46, name: "audit_channel", up: auditChannel }
+  { id: 46, name: "audit_channel", up: auditChannel },
+  { id: 47, name: "invitation_delivery", up: invitationDelivery },
+  { id: 48, name: "component_file_modes", up: componentFileModes }
 ]
 
 /**

@@ -17,7 +17,7 @@ import * as NodeCrypto from "node:crypto"
 import * as Fs from "node:fs/promises"
 import * as Path from "node:path"
 import { promisify } from "node:util"
-import { ServerConfig } from "./Config.js"
+import { ServerConfig, type ServerSettings } from "./Config.js"
 import type { Binding } from "./SecretColumns.js"
 
 const scrypt: (
@@ -58,15 +58,40 @@ const hmac = (key: Buffer, message: string) => NodeCrypto.createHmac("sha256", k
 /** A key for one purpose, derived from `key`: a signature made for one purpose is refused by every other. */
 export const deriveKey = (key: Buffer, purpose: string): Buffer => hmac(key, purpose)
 
+/**
+ * An HMAC-SHA256 fed in parts, for a message too large to hold at once (a dump, as it is written or read): `update`
+ * with each part in order, then one `signature` or `verifies`, after which it takes no more.
+ */
+export interface Signer {
+  readonly update: (part: string | Uint8Array) => Signer
+  /** The signature of what was fed: its first `bytes` bytes (all 32 by default), in base64url. */
+  readonly signature: (bytes?: number) => string
+  /** Whether `signature` is the signature of what was fed, compared in constant time. */
+  readonly verifies: (signature: string, bytes?: number) => boolean
+}
+
+export const signer = (key: Buffer): Signer => {
+  const mac = NodeCrypto.createHmac("sha256", key)
+  let digest: Buffer | undefined
+  const final = (bytes: number) => (digest ??= mac.digest()).subarray(0, bytes)
+  const self: Signer = {
+    update: (part) => (mac.update(part), self),
+    signature: (bytes = 32) => final(bytes).toString("base64url"),
+    verifies: (signature, bytes = 32) => {
+      const expected = final(bytes)
+      const given = Buffer.from(signature, "base64url")
+      return given.length === expected.length && NodeCrypto.timingSafeEqual(given, expected)
+    }
+  }
+  return self
+}
+
 /** The HMAC-SHA256 of `message`, its first `bytes` bytes (all 32 by default), in base64url. */
-export const sign = (key: Buffer, message: string, bytes = 32): string => hmac(key, message).subarray(0, bytes).toString("base64url")
+export const sign = (key: Buffer, message: string, bytes = 32): string => signer(key).update(message).signature(bytes)
 
 /** Whether `signature` is `sign(key, message, bytes)`, compared in constant time. */
-export const verifySignature = (key: Buffer, message: string, signature: string, bytes = 32): boolean => {
-  const expected = hmac(key, message).subarray(0, bytes)
-  const given = Buffer.from(signature, "base64url")
-  return given.length === expected.length && NodeCrypto.timingSafeEqual(given, expected)
-}
+export const verifySignature = (key: Buffer, message: string, signature: string, bytes = 32): boolean =>
+  signer(key).update(message).verifies(signature, bytes)
 
 /**
  * The stored form of an encrypted secret, `v2:<key id>:<iv>:<tag>:<ciphertext>` (base64url parts): AES-256-GCM whose
@@ -263,6 +288,20 @@ export const make = Effect.fnUntraced(function*(options: { readonly passwordCost
 /** The key file of an embedded database in `dataDir`: beside the data folder, so a copy of the folder alone lacks it. */
 export const keyFileOf = (dataDir: string) => Path.join(Path.dirname(Path.resolve(dataDir)), "encryption.key")
 
+/** The settings that say where the keys are. */
+export type KeySettings = Pick<ServerSettings, "encryptionKeys" | "databaseUrl" | "dataDir">
+
+/**
+ * The keys the settings name, none made: ORGPLANE_ENCRYPTION_KEYS; else, for the embedded database in a folder, its
+ * key file when there is one. What the commands that sign and check a dump (`orgplane db dump`, `db restore`) use.
+ */
+export const configuredKeys = Effect.fn("Crypto.configuredKeys")(function*(settings: KeySettings) {
+  if (settings.encryptionKeys !== undefined) return parseKeys(Redacted.value(settings.encryptionKeys))
+  if (settings.databaseUrl !== undefined || settings.dataDir === "memory") return []
+  const existing = yield* Effect.promise(() => Fs.readFile(keyFileOf(settings.dataDir), "utf8").catch(() => undefined))
+  return existing === undefined ? [] : parseKeys(existing)
+})
+
 /**
  * Where the keys come from: ORGPLANE_ENCRYPTION_KEYS; else, for the embedded database, a key file generated once
  * beside the data folder; else (in memory) a key for this process only. With DATABASE_URL and no keys: none, and
@@ -270,13 +309,12 @@ export const keyFileOf = (dataDir: string) => Path.join(Path.dirname(Path.resolv
  */
 export const loadKeys: Effect.Effect<ReadonlyArray<EncryptionKey>, never, ServerConfig> = Effect.gen(function*() {
   const settings = yield* ServerConfig
-  if (settings.encryptionKeys !== undefined) return parseKeys(Redacted.value(settings.encryptionKeys))
-  if (settings.databaseUrl !== undefined) return []
+  const configured = yield* configuredKeys(settings)
+  if (configured.length > 0 || settings.encryptionKeys !== undefined || settings.databaseUrl !== undefined) return configured
   if (settings.dataDir === "memory") return [{ id: "ephemeral", key: NodeCrypto.randomBytes(32) }]
+  // No key file, or an empty one: a key is generated, unless a start beside this one wrote its own first (read back).
   const file = keyFileOf(settings.dataDir)
   const { keys, created } = yield* Effect.promise(async () => {
-    const existing = await Fs.readFile(file, "utf8").catch(() => undefined)
-    if (existing !== undefined) return { keys: parseKeys(existing), created: false }
     await Fs.mkdir(Path.dirname(file), { recursive: true })
     const generated = `local:${NodeCrypto.randomBytes(32).toString("base64")}`
     const created = await Fs.writeFile(file, generated, { mode: 0o600, flag: "wx" }).then(() => true, () => false)

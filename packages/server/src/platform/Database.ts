@@ -337,12 +337,39 @@ export const layerUrl = (url: Redacted.Redacted, options: Timeouts & { readonly 
     statementTimeout: options.statementTimeout
   })
 
-export interface EmbeddedOptions extends Timeouts {
+export interface EmbeddedOptions<E = never> extends Timeouts {
   /** A folder to persist to, or `"memory"`. */
   readonly dataDir: string
   /** Start from a dumped data folder (a template) instead of running initdb: much faster, for tests. */
   readonly loadDataDir?: Blob | File | undefined
+  /** Arguments for initdb beyond PGlite's, when it runs (no folder yet, no `loadDataDir`). */
+  readonly initdb?: ReadonlyArray<string> | undefined
+  /**
+   * How a new data folder starts (one without a database yet, found so once the folder is held): loaded from the dump
+   * this answers (a template) instead of running initdb. `damaged` is run when that dump does not load; the folder is
+   * then emptied of what the load wrote and made by initdb.
+   */
+  readonly newFolder?: NewFolder<E> | undefined
 }
+
+export interface NewFolder<E> {
+  readonly dump: Effect.Effect<Blob, E>
+  readonly damaged: Effect.Effect<void>
+}
+
+/**
+ * Postgres's settings for a database in memory, beside PGlite's own (`PGlite.defaultStartParams`): nothing of it
+ * outlives the process, so nothing is waited for to be durable (no commit waits for its WAL, no page is written
+ * whole after a checkpoint), and its shared buffers are sized for a database that fits in memory (32 MB rather than
+ * 128, the larger share of starting it being their allocation). A data folder keeps Postgres's.
+ */
+const memorySettings: ReadonlyArray<string> = ["-c", "shared_buffers=32MB", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"]
+
+/**
+ * What initdb makes smaller for a database in memory: WAL segments of 1 MB rather than 16 (a memory database's
+ * template carries one).
+ */
+export const memoryInitdb: ReadonlyArray<string> = ["--wal-segsize=1"]
 
 export class EmbeddedDatabaseError extends Data.TaggedError("EmbeddedDatabaseError")<{
   readonly message: string
@@ -354,26 +381,29 @@ export class EmbeddedDatabaseError extends Data.TaggedError("EmbeddedDatabaseErr
  * process meanwhile (platform/DataFolderLock.ts): one that another process holds fails with `DataFolderInUse`
  * before PGlite reads or writes it.
  */
-export const embedded = Effect.fn("Database.embedded")(function*(options: EmbeddedOptions) {
+export const embedded = Effect.fn("Database.embedded")(function*<E = never>(options: EmbeddedOptions<E>) {
   const persistent = options.dataDir !== "memory"
   if (persistent) {
     yield* Effect.promise(() => Fs.mkdir(options.dataDir, { recursive: true }))
     yield* DataFolderLock.hold(Path.resolve(options.dataDir))
-    // A new folder: PGlite runs initdb, then the migrations create every table, all on this thread and silent.
-    const created = yield* Effect.promise(() => Fs.access(Path.join(options.dataDir, "PG_VERSION")).then(() => true, () => false))
-    if (!created && options.loadDataDir === undefined) {
-      yield* Effect.logInfo(`Creating the embedded database in ${Path.resolve(options.dataDir)} (first start: this takes a while; later starts take a second or two)`)
-    }
   }
-  const db = yield* Effect.acquireRelease(
+  // A new folder: loaded from its template when there is one, else PGlite runs initdb (and the migrations then
+  // create every table), all on this thread and silent.
+  const created = persistent && (yield* Effect.promise(() => Fs.access(Path.join(options.dataDir, "PG_VERSION")).then(() => true, () => false)))
+  const newFolder = persistent && !created && options.loadDataDir === undefined ? options.newFolder : undefined
+  if (persistent && !created && options.loadDataDir === undefined && newFolder === undefined) yield* logCreating(options.dataDir)
+  const open = (loadDataDir: Blob | undefined) =>
     Effect.tryPromise({
       try: () =>
         PGlite.create({
-          ...(persistent ? { dataDir: Path.resolve(options.dataDir) } : {}),
-          ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {})
+          ...(persistent ? { dataDir: Path.resolve(options.dataDir) } : { startParams: [...PGlite.defaultStartParams, ...memorySettings] }),
+          ...(loadDataDir ? { loadDataDir } : {}),
+          ...(options.initdb ? { initDbStartParams: [...options.initdb] } : {})
         }),
       catch: (cause) => new EmbeddedDatabaseError({ message: `Could not open the embedded database in ${options.dataDir}`, cause })
-    }),
+    })
+  const db = yield* Effect.acquireRelease(
+    newFolder === undefined ? open(options.loadDataDir) : openNewFolder(options.dataDir, newFolder, open),
     (db) => Effect.ignore(Effect.promise(() => db.close()))
   )
   const socketDir = yield* Effect.acquireRelease(
@@ -398,6 +428,28 @@ export const embedded = Effect.fn("Database.embedded")(function*(options: Embedd
   return { db, socketDir, connections }
 })
 
+const logCreating = (dataDir: string) =>
+  Effect.logInfo(`Creating the embedded database in ${Path.resolve(dataDir)} (first start: this takes a while; later starts take a second or two)`)
+
+/**
+ * A new data folder loaded from its template; one that does not load (a damaged file) is forgotten, what the load
+ * wrote is removed (the folder's own files, its lock and key file, stay), and initdb makes the database instead.
+ */
+const openNewFolder = <E>(dataDir: string, newFolder: NewFolder<E>, open: (loadDataDir: Blob | undefined) => Effect.Effect<PGlite, EmbeddedDatabaseError>) =>
+  Effect.gen(function*() {
+    const dump = yield* newFolder.dump
+    const before = new Set(yield* Effect.promise(() => Fs.readdir(dataDir)))
+    const loaded = yield* Effect.result(open(dump))
+    if (loaded._tag === "Success") return loaded.success
+    yield* Effect.logWarning(`The embedded database's folder template did not load; making ${Path.resolve(dataDir)} with initdb`, loaded.failure)
+    yield* newFolder.damaged
+    for (const name of yield* Effect.promise(() => Fs.readdir(dataDir))) {
+      if (!before.has(name)) yield* Effect.promise(() => Fs.rm(Path.join(dataDir, name), { recursive: true, force: true }))
+    }
+    yield* logCreating(dataDir)
+    return yield* open(undefined)
+  })
+
 /** The socket file of an embedded database's socket folder (the name Postgres clients look for). */
 export const socketPath = (socketDir: string) => Path.join(socketDir, ".s.PGSQL.5432")
 
@@ -412,11 +464,14 @@ export const layerSocket = (socketDir: string, timeouts: Timeouts = {}) =>
   })
 
 /** The embedded database as a PgClient (one connection; see the module comment). */
-export const layerEmbedded = (options: EmbeddedOptions) =>
+export const layerEmbedded = <E = never>(options: EmbeddedOptions<E>) =>
   Layer.unwrap(Effect.map(embedded(options), ({ socketDir }) => layerSocket(socketDir, options)))
 
-/** How `--data memory` gets a migrated database without migrating at every start (platform/EmbeddedTemplate.ts). */
-export interface MemoryTemplate {
+/**
+ * How the embedded database starts migrated without migrating: `--data memory` at every start, a new data folder at
+ * its first (platform/EmbeddedTemplate.ts).
+ */
+export interface Template {
   /** The `import.meta.url` of the module listing the migrations: the template is keyed by their code. */
   readonly migrationsUrl: string
   /** Brings a fresh database to the current schema, to be dumped as the template. */
@@ -428,7 +483,7 @@ export interface MemoryTemplate {
  * one that does not load), a new database is migrated here and dumped as the template before anything else
  * writes to it.
  */
-export const layerMemory = (template: MemoryTemplate, timeouts: Timeouts = {}) =>
+export const layerMemory = (template: Template, timeouts: Timeouts = {}) =>
   Layer.unwrap(Effect.gen(function*() {
     const file = yield* EmbeddedTemplate.templateFile(yield* EmbeddedTemplate.cacheDir, template.migrationsUrl)
     const saved = yield* EmbeddedTemplate.read(file)
@@ -438,24 +493,60 @@ export const layerMemory = (template: MemoryTemplate, timeouts: Timeouts = {}) =
       yield* Effect.logWarning(`The embedded database's template ${file} did not load; making it again`, loaded.failure)
       yield* EmbeddedTemplate.remove(file)
     }
-    const { db, socketDir } = yield* embedded({ dataDir: "memory" })
+    const { db, socketDir } = yield* embedded({ dataDir: "memory", initdb: memoryInitdb })
     const pool = yield* Layer.build(layerSocket(socketDir, timeouts))
     yield* Effect.provide(template.migrate, pool)
-    yield* EmbeddedTemplate.save(file, yield* Effect.promise(() => db.dumpDataDir("none")))
+    yield* EmbeddedTemplate.save(file, yield* Effect.promise(() => EmbeddedTemplate.dumpOf(db)))
     return Layer.succeedContext(pool)
   }))
 
 /**
- * Postgres at `DATABASE_URL` when set, else the embedded database in the configured data folder; `memoryTemplate`
- * makes `memory` start from a migrated template.
+ * The embedded database in a data folder. A new folder is loaded from the saved folder template of this migration
+ * set, so its first start takes about as long as a later one; without a template, the first new folder's start
+ * makes one (initdb and the migrations in memory, dumped) and loads it.
  */
-export const layerWith = (options: { readonly memoryTemplate?: MemoryTemplate | undefined } = {}) =>
+export const layerFolder = (template: Template, dataDir: string, timeouts: Timeouts = {}) =>
+  Layer.unwrap(Effect.sync(() => {
+    // Found only for a new folder: a reopened one reads no template.
+    const templateFile = Effect.gen(function*() {
+      return yield* EmbeddedTemplate.templateFile(yield* EmbeddedTemplate.cacheDir, template.migrationsUrl, "folder")
+    })
+    const dump = Effect.gen(function*() {
+      const file = yield* templateFile
+      const saved = yield* EmbeddedTemplate.read(file)
+      if (Option.isSome(saved)) {
+        yield* Effect.logInfo(`Creating the embedded database in ${Path.resolve(dataDir)} from this version's template (first start)`)
+        return saved.value
+      }
+      yield* logCreating(dataDir)
+      return yield* Effect.scoped(Effect.gen(function*() {
+        const { db, socketDir } = yield* embedded({ dataDir: "memory" })
+        yield* Effect.provide(template.migrate, yield* Layer.build(layerSocket(socketDir, timeouts)))
+        const made = yield* Effect.promise(() => EmbeddedTemplate.folderDumpOf(db))
+        yield* EmbeddedTemplate.save(file, made)
+        return made
+      }))
+    })
+    return layerEmbedded({
+      dataDir,
+      ...timeouts,
+      // A template that cannot be made (a migration fails) fails the start as the migrations would.
+      newFolder: { dump, damaged: Effect.ignore(Effect.flatMap(templateFile, EmbeddedTemplate.remove)) }
+    })
+  }))
+
+/**
+ * Postgres at `DATABASE_URL` when set, else the embedded database in the configured data folder; `template` makes
+ * `memory`, and a new data folder, start from a migrated template.
+ */
+export const layerWith = (options: { readonly template?: Template | undefined } = {}) =>
   Layer.unwrap(
     Effect.map(ServerConfig, (settings) => {
       const timeouts = { connectTimeout: settings.dbConnectTimeout, statementTimeout: settings.dbStatementTimeout }
       if (settings.databaseUrl !== undefined) return layerUrl(settings.databaseUrl, { maxConnections: settings.dbPoolSize, ...timeouts })
-      if (settings.dataDir === "memory" && options.memoryTemplate !== undefined) return layerMemory(options.memoryTemplate, timeouts)
-      return layerEmbedded({ dataDir: settings.dataDir, ...timeouts })
+      if (options.template === undefined) return layerEmbedded({ dataDir: settings.dataDir, ...timeouts })
+      if (settings.dataDir === "memory") return layerMemory(options.template, timeouts)
+      return layerFolder(options.template, settings.dataDir, timeouts)
     })
   )
 

@@ -9,12 +9,17 @@
  * (platform/SnapshotChannel.ts), loaded into a PGlite in memory; from a stopped folder by opening it, holding its lock.
  * Everything comes along: accounts with their password hashes, sessions and API keys (stored hashed), the
  * secrets (encrypted: the server needs the same keys), the instance's cursor key (so cursors handed out before
- * still page), the durable engine's messages (so workflows and syncs resume). The keys are not in it.
+ * still page), the durable engine's messages (so workflows and syncs resume). The keys are not in it; the dump is
+ * signed with the first of them (platform/DumpSignature.ts), and made only with keys that open its secrets.
  *
- * Restoring, into an empty Postgres database or a new data folder (a backup's restore), checks that the target
- * holds no table and that the dump's schema is one this version knows (an older one is migrated forward when the
- * server starts), then runs the dump's statements in one transaction: a failure leaves the target empty. Settings a
- * Postgres older than the dumping pg_dump does not know (`SET transaction_timeout`, Postgres 17) are skipped.
+ * Restoring, into an empty Postgres database or a new data folder (a backup's restore), takes the dumped instance's
+ * keys too and judges the whole file before it opens the target: its signature must be one of theirs over all of it
+ * (an unsigned, altered or foreign file is refused), and every statement one pg_dump writes for orgplane's schema
+ * (platform/DumpStatements.ts: no role, no program, no code, nothing outside schema public), whatever the
+ * signature. Then it checks that the target holds no table and that the dump's schema is one this version knows (an
+ * older one is migrated forward when the server starts), and runs the statements in one transaction: a failure
+ * leaves the target empty. Settings a Postgres older than the dumping pg_dump does not know (`SET
+ * transaction_timeout`, Postgres 17) are skipped.
  */
 import { PGlite } from "@electric-sql/pglite"
 import { pgDump } from "@electric-sql/pglite-tools/pg_dump"
@@ -28,23 +33,47 @@ import type * as Redacted from "effect/Redacted"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as Fs from "node:fs/promises"
 import * as Path from "node:path"
+import { configuredKeys, type EncryptionKey, keyFileOf, type KeySettings } from "./Crypto.js"
 import * as Database from "./Database.js"
 import * as DataFolderLock from "./DataFolderLock.js"
+import * as DumpSignature from "./DumpSignature.js"
+import * as DumpStatements from "./DumpStatements.js"
+import { keysOrigin } from "./InstanceSecrets.js"
 import * as SnapshotChannel from "./SnapshotChannel.js"
 
 /** The folder holds no embedded database, or PGlite or pg_dump failed on it. */
 export class DumpFailed extends Data.TaggedError("DumpFailed")<{ readonly message: string; readonly cause?: unknown }> {}
 
-/** The dump is not one this version restores, or the target is not empty. Nothing was changed. */
+/**
+ * The dump is not one this version restores (unsigned, altered, signed with another key, not orgplane's statements,
+ * of a newer schema), there is no key to check it with, or the target is not empty. Nothing was changed.
+ */
 export class RestoreRefused extends Data.TaggedError("RestoreRefused")<{ readonly message: string }> {}
 
+/** The keys of the dumped instance, which sign a dump and check it, and where they were found, in words. */
+export interface Keys {
+  readonly keys: ReadonlyArray<EncryptionKey>
+  /** `ORGPLANE_ENCRYPTION_KEYS`, or the key file's path (InstanceSecrets.keysOrigin). */
+  readonly origin: string
+}
+
+/**
+ * The keys `settings` name, none made (`Crypto.configuredKeys`: ORGPLANE_ENCRYPTION_KEYS, else an embedded folder's
+ * key file), and where they come from: for a dump, the dumped folder's; for a restore, the target's.
+ */
+export const keysOf = Effect.fn("DatabaseDump.keysOf")(function*(settings: KeySettings) {
+  return { keys: yield* configuredKeys(settings), origin: keysOrigin(settings) } satisfies Keys
+})
+
 export interface Dump {
-  /** pg_dump's plain SQL, headed by the orgplane lines (`header`). */
+  /** pg_dump's plain SQL, headed by the orgplane lines (`header`) and signed (its last line, DumpSignature.ts). */
   readonly sql: string
   /** The last migration applied to the dumped database. */
   readonly schemaVersion: number
   /** The ids of the keys the instance's secrets are encrypted with (what ORGPLANE_ENCRYPTION_KEYS must hold). */
   readonly keyIds: ReadonlyArray<string>
+  /** The id of the key it is signed with: the first of the instance's. */
+  readonly signedWith: string
   /** Where it was read: through the server holding the folder, or from the folder itself. */
   readonly from: "running server" | "stopped folder"
 }
@@ -60,8 +89,8 @@ const header = (schemaVersion: number, keyIds: ReadonlyArray<string>) =>
     ""
   ].join("\n")
 
-/** pg_dump's SQL of an open PGlite holding an orgplane database. */
-const dumpOf = async (db: PGlite): Promise<Omit<Dump, "from">> => {
+/** pg_dump's SQL of an open PGlite holding an orgplane database, headed by the orgplane lines, unsigned. */
+export const dumpOf = async (db: PGlite): Promise<Omit<Dump, "from" | "signedWith">> => {
   const migrated = await db.query<{ present: boolean }>("SELECT to_regclass('public.orgplane_migrations') IS NOT NULL AS present")
   if (migrated.rows[0]?.present !== true) throw new Error("it holds no orgplane tables (orgplane_migrations is missing)")
   const version = await db.query<{ id: number }>("SELECT coalesce(max(id), 0) AS id FROM public.orgplane_migrations")
@@ -78,20 +107,31 @@ const opened = (create: () => Promise<PGlite>, folder: string) =>
     (db) => Effect.ignore(Effect.promise(() => db.close()))
   )
 
+const quoted = (ids: ReadonlyArray<string>) => ids.map((id) => `"${id}"`).join(", ")
+
 /**
- * The embedded database of `dataDir` as SQL: through the server holding the folder when one of this host does, else
- * from the folder itself (held meanwhile, so no server starts on it). Fails with `DataFolderInUse` when a process
- * that serves no snapshot holds it (another host's, say).
+ * The embedded database of `dataDir` as SQL, signed with the first of `keys`: through the server holding the folder
+ * when one of this host and user does, else from the folder itself (held meanwhile, so no server starts on it).
+ * Fails with `DumpFailed` when there is no key, or the keys do not hold the key ids the database's secrets name; with
+ * `ForeignChannel` when the channel's folder or socket is not this user's own, `SnapshotChannelError` when its
+ * answer cannot be read (SnapshotChannel.ts); with `DataFolderInUse` when a process that serves no snapshot holds
+ * the folder (another host's, say).
  */
-export const dumpFolder = Effect.fn("DatabaseDump.dumpFolder")(function*(dataDir: string) {
+export const dumpFolder = Effect.fn("DatabaseDump.dumpFolder")(function*(dataDir: string, keys: Keys) {
   const folder = Path.resolve(dataDir)
   const present = yield* Effect.promise(() => Fs.access(Path.join(folder, "PG_VERSION")).then(() => true, () => false))
   if (!present) {
     return yield* new DumpFailed({ message: `There is no embedded database in ${folder} (no PG_VERSION): name the server's folder with --data or ORGPLANE_DATA_DIR.` })
   }
+  const [signing] = keys.keys
+  if (signing === undefined) {
+    return yield* new DumpFailed({
+      message: `There is no encryption key to sign the dump with: ${keys.origin} holds none. Run the dump with the keys the server runs with (its key file beside the data folder, or ORGPLANE_ENCRYPTION_KEYS).`
+    })
+  }
   const real = yield* Effect.promise(() => Fs.realpath(folder))
   const snapshot = yield* SnapshotChannel.fetch(real)
-  return yield* Effect.scoped(Effect.gen(function*() {
+  const dump = yield* Effect.scoped(Effect.gen(function*() {
     const from = Option.isSome(snapshot) ? "running server" as const : "stopped folder" as const
     if (Option.isNone(snapshot)) yield* DataFolderLock.hold(real)
     const db = yield* Option.match(snapshot, {
@@ -104,73 +144,14 @@ export const dumpFolder = Effect.fn("DatabaseDump.dumpFolder")(function*(dataDir
     })
     return { ...dump, from }
   }))
+  const missing = dump.keyIds.filter((id) => !keys.keys.some((key) => key.id === id))
+  if (missing.length > 0) {
+    return yield* new DumpFailed({
+      message: `The database's secrets are encrypted with key(s) ${quoted(missing)}, which ${keys.origin} does not hold: dump with the keys the server runs with, which its restore needs too. Nothing was written.`
+    })
+  }
+  return { ...dump, sql: DumpSignature.sign(dump.sql, signing), signedWith: signing.id } satisfies Dump
 })
-
-/**
- * The statements of pg_dump's plain SQL, in order, without comments, psql's meta-commands (a line starting with a
- * backslash) or the terminating semicolons. Quoted strings (`'…'`, `E'…'`), quoted names (`"…"`), dollar-quoted
- * bodies (`$tag$…$tag$`) and comments are read as such, so a semicolon inside one does not end a statement.
- */
-export const statements = (text: string): ReadonlyArray<string> => {
-  const found: Array<string> = []
-  let start = 0
-  let index = 0
-  const isWord = (char: string | undefined) => char !== undefined && /[\p{L}\p{N}_]/u.test(char)
-  /** The statement begun at `start`, up to `end`, without the comments before it. */
-  const pending = (end: number) => text.slice(start, end).replace(/^(?:\s|--[^\n]*(?:\n|$))+/u, "").trim()
-  const push = (end: number) => {
-    const statement = pending(end)
-    if (statement !== "") found.push(statement)
-  }
-  while (index < text.length) {
-    const char = text[index]!
-    const next = text[index + 1]
-    if (char === "-" && next === "-") {
-      const end = text.indexOf("\n", index)
-      index = end < 0 ? text.length : end + 1
-    } else if (char === "/" && next === "*") {
-      let depth = 1
-      index += 2
-      while (index < text.length && depth > 0) {
-        if (text.startsWith("/*", index)) (depth++, index += 2)
-        else if (text.startsWith("*/", index)) (depth--, index += 2)
-        else index++
-      }
-    } else if (char === "'") {
-      const escapes = (text[index - 1] === "E" || text[index - 1] === "e") && !isWord(text[index - 2])
-      index++
-      while (index < text.length) {
-        if (escapes && text[index] === "\\") index += 2
-        else if (text[index] === "'" && text[index + 1] === "'") index += 2
-        else if (text[index] === "'") break
-        else index++
-      }
-      index++
-    } else if (char === "\"") {
-      index++
-      while (index < text.length && !(text[index] === "\"" && text[index + 1] !== "\"")) index += text[index] === "\"" ? 2 : 1
-      index++
-    } else if (char === "$" && !isWord(text[index - 1])) {
-      const tag = /^\$(?:[\p{L}_][\p{L}\p{N}_]*)?\$/u.exec(text.slice(index, index + 64))
-      if (tag === null) index++
-      else {
-        const end = text.indexOf(tag[0], index + tag[0].length)
-        index = end < 0 ? text.length : end + tag[0].length
-      }
-    } else if (char === "\\" && (index === 0 || text[index - 1] === "\n") && pending(index) === "") {
-      // A psql meta-command (`\connect`, `\restrict`): a line of its own, not SQL.
-      const end = text.indexOf("\n", index)
-      index = end < 0 ? text.length : end + 1
-      start = index
-    } else if (char === ";") {
-      push(index)
-      index++
-      start = index
-    } else index++
-  }
-  push(text.length)
-  return found
-}
 
 export interface Restored {
   readonly statements: number
@@ -192,15 +173,66 @@ const relationsCount = (sql: SqlClient.SqlClient) =>
 export type Target = { readonly url: Redacted.Redacted } | { readonly dataDir: string }
 
 /**
- * Loads the dump `text` into the empty database `target`, in one transaction; `latestMigration` is the last
- * migration this version knows. Fails with `RestoreRefused` (nothing changed) for a dump that is not orgplane's or
- * is of a newer schema, or a target that holds tables; with `SqlError` when the database cannot be reached or a
+ * The dump `text`'s body (without its signature's line) and statements, once its signature is checked with `keys`
+ * and each statement found one pg_dump writes for orgplane's schema: before anything is opened. `RestoreRefused`,
+ * saying why, otherwise.
+ */
+const judged = Effect.fn("DatabaseDump.judged")(function*(target: Target, text: string, keys: Keys) {
+  const orgplane = versionLine.test(text.slice(0, 4096))
+  const verdict = DumpSignature.verify(text, keys.keys)
+  if (verdict._tag === "Unsigned") {
+    return yield* new RestoreRefused({
+      message: orgplane
+        ? "The dump is not signed: orgplane db dump signs every dump with the instance's encryption key (its last line), and a restore loads only a signed one. An older orgplane wrote its dumps unsigned (or this file was cut short): dump the database again with this version (orgplane db dump) and restore that dump. Nothing was changed."
+        : "This is not a dump of `orgplane db dump` (its first lines name the schema version, its last line is its signature): load another pg_dump with psql. Nothing was changed."
+    })
+  }
+  if (keys.keys.length === 0) {
+    return yield* new RestoreRefused({
+      message: `There is no key to check the dump's signature with (${keys.origin} holds none): restore with the encryption keys of the server that dumped it, which the restored server needs too, in ORGPLANE_ENCRYPTION_KEYS (an embedded server's key file, encryption.key, holds them)${
+        "dataDir" in target ? `, or with its key file copied to ${keyFileOf(target.dataDir)} first` : ""
+      }. Nothing was changed.`
+    })
+  }
+  if (verdict._tag === "UnknownKey") {
+    return yield* new RestoreRefused({
+      message: `The dump is signed with key "${verdict.keyId}", which ${keys.origin} does not hold (it holds ${
+        quoted(keys.keys.map((key) => key.id))
+      }): restore with the keys of the server that dumped it. Nothing was changed.`
+    })
+  }
+  if (verdict._tag === "Altered") {
+    return yield* new RestoreRefused({
+      message: `The dump's signature (key "${verdict.keyId}") does not match its content: the file was altered after it was written, or signed by another instance's key of that id. Restore the dump as orgplane db dump wrote it. Nothing was changed.`
+    })
+  }
+  const parsed = DumpStatements.statements(verdict.body)
+  const parse = yield* DumpStatements.loadParser
+  for (const statement of parsed) {
+    const why = DumpStatements.refusal(statement, parse)
+    if (why !== undefined) {
+      const shown = statement.length > 160 ? `${statement.slice(0, 160)}…` : statement
+      return yield* new RestoreRefused({
+        message: `The dump holds a statement pg_dump does not write for orgplane's schema (${why}): ${shown}. Nothing was changed.`
+      })
+    }
+  }
+  return { body: verdict.body, parsed }
+})
+
+/**
+ * Loads the dump `text` into the empty database `target`, in one transaction, once its signature is checked with
+ * `keys` and its statements judged (`judged`, before the target is opened); `latestMigration` is the last migration
+ * this version knows. Fails with `RestoreRefused` (nothing changed) for a dump that is not orgplane's, unsigned,
+ * altered, signed with a key `keys` do not hold, holding a statement pg_dump does not write for orgplane's schema, or
+ * of a newer schema, or a target that holds tables; with `SqlError` when the database cannot be reached or a
  * statement fails (rolled back); for a folder, as the embedded database fails to open one (`DataFolderInUse`, …).
  */
-export const restore = Effect.fn("DatabaseDump.restore")(function*(target: Target, text: string, latestMigration: number) {
-  const version = versionLine.exec(text.slice(0, 4096))
+export const restore = Effect.fn("DatabaseDump.restore")(function*(target: Target, text: string, latestMigration: number, keys: Keys) {
+  const { body, parsed } = yield* judged(target, text, keys)
+  const version = versionLine.exec(body.slice(0, 4096))
   if (version === null) {
-    return yield* new RestoreRefused({ message: "This is not a dump of `orgplane db dump` (its first lines name the schema version): load another pg_dump with psql." })
+    return yield* new RestoreRefused({ message: "This is not a dump of `orgplane db dump` (its first lines name the schema version): load another pg_dump with psql. Nothing was changed." })
   }
   const schemaVersion = Number(version[1])
   if (schemaVersion > latestMigration) {
@@ -208,7 +240,6 @@ export const restore = Effect.fn("DatabaseDump.restore")(function*(target: Targe
       message: `The dump is of schema version ${schemaVersion}, newer than this orgplane's (${latestMigration}): restore it with the orgplane that dumped it, or a newer one. Nothing was changed.`
     })
   }
-  const parsed = statements(text)
   return yield* Effect.scoped(Effect.gen(function*() {
     // One connection; a dump's statement (an index over a large table) may run long.
     const timeouts = { statementTimeout: Duration.hours(1) }
@@ -237,7 +268,7 @@ export const restore = Effect.fn("DatabaseDump.restore")(function*(target: Targe
         }
         yield* sql.unsafe(statement).unprepared
       }), { discard: true }))
-    const keyIds = [...(keysLine.exec(text.slice(0, 4096))?.[1] ?? "").matchAll(/"([^"]*)"/gu)].map((match) => match[1] ?? "")
+    const keyIds = [...(keysLine.exec(body.slice(0, 4096))?.[1] ?? "").matchAll(/"([^"]*)"/gu)].map((match) => match[1] ?? "")
     return { statements: parsed.length, schemaVersion, skippedSettings, keyIds } satisfies Restored
   }))
 })

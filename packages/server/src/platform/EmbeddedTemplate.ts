@@ -1,13 +1,16 @@
 /**
- * The migrated template of `--data memory`: a fresh in-memory embedded database would run initdb and every
- * migration at each start (seconds); instead the first start dumps its database right after the migrations into a
- * file of the cache folder, and later starts load that dump (`loadDataDir`).
+ * The migrated templates of the embedded database. `--data memory` would run initdb and every migration at each
+ * start (seconds), and a new data folder at its first: instead the first such start dumps a database right after the
+ * migrations into a file of the cache folder, and later starts load that dump (`loadDataDir`). Two kinds: `memory`
+ * (memoryInitdb's small WAL segments, without the template databases) and `folder` (initdb's defaults, made in
+ * memory so that nothing of a folder's own, its lock or key file, is ever in it).
  *
  * The file is named after a fingerprint of the migrations' code and PGlite's version, so a changed migration set
  * (or engine) makes a new template and never loads an old one. It holds the schema only: it is dumped before the
  * server writes anything of its own (the cursor key, the first account), so no two instances share a secret.
  * Written under a temporary name and renamed, so servers starting together never read half a file.
  */
+import type { PGlite } from "@electric-sql/pglite"
 import { createHash, randomBytes } from "node:crypto"
 import * as Fs from "node:fs/promises"
 import { createRequire } from "node:module"
@@ -34,7 +37,10 @@ export const cacheDir: Config.Config<string> = Config.all({
   return Path.join(Option.getOrElse(Option.filter(xdg, Path.isAbsolute), () => Path.join(home, ".cache")), "orgplane")
 }))
 
-const PREFIX = "embedded-template-"
+/** Which start a template is for: `--data memory`, or a new data folder. */
+export type Kind = "memory" | "folder"
+
+const PREFIX: Record<Kind, string> = { memory: "embedded-template-", folder: "embedded-folder-template-" }
 
 /** The installed PGlite's version, from its package.json (not in its exports: found beside its entry point). */
 const pgliteVersion = async () => {
@@ -67,15 +73,36 @@ const migrationsFingerprint = async (hash: ReturnType<typeof createHash>, migrat
 
 /**
  * The template's file for this migration set (`migrationsUrl`: the `import.meta.url` of the module listing the
- * migrations) and PGlite version.
+ * migrations), PGlite version and kind.
  */
-export const templateFile = (cacheDir: string, migrationsUrl: string) =>
+export const templateFile = (cacheDir: string, migrationsUrl: string, kind: Kind = "memory") =>
   Effect.promise(async () => {
     const hash = createHash("sha256")
-    hash.update(`pglite ${await pgliteVersion()}\n`)
+    // The layout of a template (memoryInitdb, dumpOf): a change to it makes a new one.
+    hash.update(`pglite ${await pgliteVersion()}\nlayout 2\n`)
     await migrationsFingerprint(hash, migrationsUrl)
-    return Path.join(cacheDir, `${PREFIX}${hash.digest("hex").slice(0, 20)}.tar`)
+    return Path.join(cacheDir, `${PREFIX[kind]}${hash.digest("hex").slice(0, 20)}.tar`)
   })
+
+/**
+ * A migrated database in memory as its template: without the databases initdb makes beside `postgres` (template0
+ * and template1, half of what a fresh one holds: nothing creates a database in it), checkpointed, dumped.
+ */
+export const dumpOf = async (db: PGlite) => {
+  const { rows } = await db.query<{ datname: string }>("SELECT datname FROM pg_database WHERE datname IN ('template0', 'template1')")
+  for (const { datname } of rows) {
+    await db.exec(`ALTER DATABASE ${datname} IS_TEMPLATE false`)
+    await db.exec(`DROP DATABASE ${datname}`)
+  }
+  await db.exec("CHECKPOINT")
+  return db.dumpDataDir("none")
+}
+
+/** A migrated database as a new data folder's template: all initdb made, checkpointed, dumped. */
+export const folderDumpOf = async (db: PGlite) => {
+  await db.exec("CHECKPOINT")
+  return db.dumpDataDir("none")
+}
 
 /** The template, if one was saved for this migration set. */
 export const read = (file: string): Effect.Effect<Option.Option<Blob>> =>
@@ -86,8 +113,8 @@ export const remove = (file: string) => Effect.promise(() => Fs.rm(file, { force
 
 /**
  * Saves a dump as the template: written beside it under a temporary name, then renamed over it (atomic, so a
- * concurrent start reads the whole of one file or none). Other templates in the folder, of other migration sets,
- * are removed. A folder that cannot be written only costs the next start its speed: logged, not failed.
+ * concurrent start reads the whole of one file or none). Other templates of its kind in the folder, of other
+ * migration sets, are removed. A folder that cannot be written only costs the next start its speed: logged, not failed.
  */
 export const save = (file: string, dump: Blob) =>
   Effect.tryPromise(async () => {
@@ -100,8 +127,10 @@ export const save = (file: string, dump: Blob) =>
     } finally {
       await Fs.rm(temporary, { force: true })
     }
+    const base = Path.basename(file)
+    const prefix = Object.values(PREFIX).find((prefix) => base.startsWith(prefix))
     for (const name of await Fs.readdir(dir)) {
-      if (name.startsWith(PREFIX) && name.endsWith(".tar") && Path.join(dir, name) !== file) {
+      if (prefix !== undefined && name.startsWith(prefix) && name.endsWith(".tar") && Path.join(dir, name) !== file) {
         await Fs.rm(Path.join(dir, name), { force: true })
       }
     }

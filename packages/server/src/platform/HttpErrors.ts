@@ -26,11 +26,13 @@
  * `layerFor(api, options)` is both, for any API (tests use small ones of their own); `serverLayer` is the server's.
  *
  * `group` builds every group of the server: its handlers wrapped in authority, the audit recorder and idempotency as
- * their operations declare, its endpoints reading requests with `reportInput` and encoding successes without the
+ * their operations declare, and standing aside for their declared check when a request is only checked
+ * (platform/AuthorizationCheck.ts), its endpoints reading requests with `reportInput` and encoding successes without the
  * schema's checks (platform/ResponseEncoding.ts); `Options.inner` is the idempotency middleware between the guard
  * and routing (platform/Idempotency.ts).
  */
 import {
+  type Action,
   ApiErrors,
   type AuditDeclaration,
   auditDeclarations,
@@ -43,6 +45,7 @@ import {
   PayloadTooLargeResponse,
   MethodNotAllowed,
   MethodNotAllowedResponse,
+  operationsOf,
   RateLimited,
   RateLimitedResponse,
   requestIssuesOf,
@@ -84,6 +87,7 @@ import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import { HttpApiSchemaError } from "effect/http-api/HttpApiError"
 import * as Recorder from "./AuditRecorder.js"
+import * as AuthorizationCheck from "./AuthorizationCheck.js"
 import * as Authority from "./Authority.js"
 import { defaultMaxBodyBytes, ServerConfig } from "./Config.js"
 import * as DatabaseWait from "./DatabaseWait.js"
@@ -421,11 +425,21 @@ const instrumented = (handler: Handler, operation: Operation): Handler => {
 }
 
 /** What the API's operations declare, read once per API (every group of the server asks). */
-const declared = new WeakMap<object, { readonly ids: ReadonlySet<string>; readonly audits: ReadonlyMap<string, AuditDeclaration> }>()
+const declared = new WeakMap<object, {
+  readonly ids: ReadonlySet<string>
+  readonly audits: ReadonlyMap<string, AuditDeclaration>
+  readonly requires: ReadonlyMap<string, ReadonlyArray<Action>>
+}>()
 
 const declarationsOf = <Id extends string, Groups extends HttpApiGroup.Constraint>(api: HttpApi.HttpApi<Id, Groups>) => {
   let found = declared.get(api)
-  if (found === undefined) declared.set(api, found = { ids: idempotentOperations(api).ids, audits: auditDeclarations(api) })
+  if (found === undefined) {
+    declared.set(api, found = {
+      ids: idempotentOperations(api).ids,
+      audits: auditDeclarations(api),
+      requires: new Map(operationsOf(api).map((operation) => [operation.id, operation.requires]))
+    })
+  }
   return found
 }
 
@@ -458,7 +472,7 @@ const reportingInput = (api: Pick<HttpApi.Top, "annotations">, group: HttpApiGro
  */
 export const group: typeof HttpApiBuilder.group = (api, identifier, build) =>
   HttpApiBuilder.group(api, identifier, (handlers) => {
-    const { audits, ids } = declarationsOf(api)
+    const { audits, ids, requires } = declarationsOf(api)
     const declaredGroup: unknown = api.groups[identifier]
     if (!HttpApiGroup.isHttpApiGroup(declaredGroup)) throw new Error(`HttpErrors.group: ${identifier} is not a group of the API`)
     // The handlers' registry: every `handle`, `handleAll` and `handleRaw` adds its endpoint's there. Were it not
@@ -471,10 +485,14 @@ export const group: typeof HttpApiBuilder.group = (api, identifier, build) =>
       value: (name: string, runtime: unknown) => {
         if (!isRegistered(runtime)) throw new Error(`HttpErrors.group: ${name}'s handler is not in the shape Effect 4.1 registers`)
         const id = declaredGroup.topLevel ? name : `${identifier}.${name}`
+        const audit = audits.get(id)
         return register(name, {
           ...runtime,
           endpoint: ResponseEncoding.encodingSuccess(api, declaredGroup, reportingInput(api, declaredGroup, runtime.endpoint), checked),
-          handler: instrumented(runtime.handler, { takesKey: ids.has(id), writes: runtime.endpoint.method !== "GET", audit: audits.get(id) })
+          handler: AuthorizationCheck.standIn(
+            instrumented(runtime.handler, { takesKey: ids.has(id), writes: runtime.endpoint.method !== "GET", audit }),
+            { requires: requires.get(id) ?? [], audit: audit === undefined || audit.action === false ? undefined : audit.action }
+          )
         })
       }
     })

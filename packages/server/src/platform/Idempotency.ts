@@ -76,8 +76,13 @@ const writes = new Set(["POST", "PUT", "PATCH", "DELETE"])
 export const leaseDuration = Duration.seconds(60)
 const renewEvery = Duration.seconds(20)
 
-/** How long to look whether a COMMIT that got no answer committed, before calling it unknown. */
-const commitCheckTimeout = Duration.seconds(2)
+/**
+ * How long to look whether a COMMIT that got no answer committed, before calling it unknown (2 seconds): read once,
+ * when the service is built (the tests that lose COMMITs on purpose look for less).
+ */
+export const CommitCheckTimeout = Context.Reference<Duration.Duration>("@orgplane/server/platform/Idempotency/CommitCheckTimeout", {
+  defaultValue: () => Duration.seconds(2)
+})
 
 /** Seconds a request that finds its key in use is asked to wait: requests are short. */
 const inUseRetryAfterSeconds = 1
@@ -110,11 +115,16 @@ const maxMemos = 1_000
 export interface Service {
   readonly keys: Keys.IdempotencyKeys
   readonly memos: Map<string, Memo>
+  readonly commitCheckTimeout: Duration.Duration
 }
 
-const make = Effect.map(Keys.make, (keys): Service => ({ keys, memos: new Map<string, Memo>() }))
+const make = Effect.gen(function*() {
+  const keys = yield* Keys.make
+  const commitCheckTimeout = yield* CommitCheckTimeout
+  return { keys, memos: new Map<string, Memo>(), commitCheckTimeout } satisfies Service
+})
 
-export class Idempotency extends Context.Service<Idempotency, Service>()("@orgplane/server/platform/Idempotency") {
+export class Idempotency extends Context.Service<Idempotency, Service>()("@orgplane/server/platform/Idempotency/Idempotency") {
   static readonly layer = Layer.effect(this, make)
 }
 
@@ -246,7 +256,7 @@ const party = (service: Service, run: Run): TransactionParty | undefined => {
       const wait = fiber.getRef(DatabaseWait.CurrentWait)
       return service.keys.committed({ ...run.id, marker }).pipe(
         Effect.retry({ schedule: Schedule.spaced("100 millis"), while: () => !DatabaseWait.exhausted(wait) }),
-        Effect.timeout(commitCheckTimeout),
+        Effect.timeout(service.commitCheckTimeout),
         Effect.option
       )
     }),

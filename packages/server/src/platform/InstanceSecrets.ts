@@ -14,8 +14,8 @@ import * as Layer from "effect/Layer"
 import * as Result from "effect/Result"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as NodeCrypto from "node:crypto"
-import { ServerConfig, type ServerSettings } from "./Config.js"
-import { Crypto, keyFileOf, type Keyring, keyIdOf, type OpenFailure } from "./Crypto.js"
+import { ServerConfig } from "./Config.js"
+import { Crypto, keyFileOf, type Keyring, keyIdOf, type KeySettings, type OpenFailure } from "./Crypto.js"
 import { CursorKey } from "./Keyset.js"
 import { bindInstance, SecretColumns } from "./SecretColumns.js"
 
@@ -25,7 +25,7 @@ export class EncryptionKeysUnusable extends Data.TaggedError("EncryptionKeysUnus
 const CURSOR_KEY = "cursor_key"
 
 /** Where the configured keys come from, in words: the variable, or the embedded database's key file. */
-export const keysOrigin = (settings: ServerSettings): string =>
+export const keysOrigin = (settings: KeySettings): string =>
   settings.encryptionKeys !== undefined
     ? "ORGPLANE_ENCRYPTION_KEYS"
     : settings.databaseUrl === undefined && settings.dataDir !== "memory"

@@ -3,6 +3,7 @@
  * annotations and the media types its body may have; a URL → the methods its path has; and the paths it will not
  * read, because a proxy in front of the server could read them as other paths.
  */
+import { routerConfig } from "@orgplane/schema"
 import * as Context from "effect/Context"
 import * as FindMyWay from "effect/http/FindMyWay"
 import * as HttpMethod from "effect/http/HttpMethod"
@@ -97,10 +98,11 @@ const isDotSegment = (url: string, from: number, to: number) => {
 const routerPath = (path: string): `/${string}` => path.startsWith("/") ? path as `/${string}` : `/${path}`
 
 /**
- * The router's settings, the server's and this table's: path parameters up to 1024 characters, and paths matched in
- * their letter case only (find-my-way's default matches any case). Server.ts passes them to the platform's router.
+ * The router's settings, the server's and this table's (@orgplane/schema's, which clients match paths with too): path
+ * parameters up to 1024 characters, and paths matched in their letter case only. Server.ts passes them to the
+ * platform's router.
  */
-export const routerConfig = { maxParamLength: 1024, caseSensitive: true } as const
+export { routerConfig } from "@orgplane/schema"
 
 /** Every method an endpoint may have, in the order an `Allow` header lists them. */
 const allMethods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const

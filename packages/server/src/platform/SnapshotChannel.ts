@@ -7,9 +7,14 @@
  * share (platform/DataFolderLock.ts), and the server runs no dump of its own on its single session.
  *
  * The socket is `<tmpdir>/orgplane-<uid>/<hash of the folder's real path>.sock`, so the CLI finds it from the
- * folder alone; its folder is made 0700 and refused when another user owns it or others may enter it. A server
- * that cannot open the channel (a foreign folder of that name, Windows) logs why and serves on without it: the dump
- * of a stopped folder still works.
+ * folder alone. Both ends hold that folder to one rule (`privacyProblem`): a folder, not a symbolic link, of this
+ * user, closed to everyone else (no group or other permission bits). The server makes it so (0700) and, finding
+ * one that breaks the rule (another user's folder of that name), logs why and serves on without the channel, as
+ * on Windows: the dump of a stopped folder still works. The dump reads a snapshot only from its own user's server:
+ * besides the folder's rule, the socket must be a socket (not a link) this user owns, and anything else is an error
+ * (`ForeignChannel`), never a fall-back to another reading. Within a folder only its owner may enter, only its owner
+ * can have made the socket, so these checks stand in for the peer's credentials (SO_PEERCRED), which Node does not
+ * give a socket's client.
  *
  * The answer is one JSON line, `{"bytes":n}` then the tarball's n bytes, or `{"error":"…"}`.
  */
@@ -17,6 +22,7 @@ import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as NodeCrypto from "node:crypto"
+import type { Stats } from "node:fs"
 import * as Fs from "node:fs/promises"
 import * as Net from "node:net"
 import * as Os from "node:os"
@@ -24,6 +30,9 @@ import * as Path from "node:path"
 
 /** The channel could not be served, or its answer could not be read. */
 export class SnapshotChannelError extends Data.TaggedError("SnapshotChannelError")<{ readonly message: string; readonly cause?: unknown }> {}
+
+/** The channel's folder or socket is not this user's own: nothing was read from it. */
+export class ForeignChannel extends Data.TaggedError("ForeignChannel")<{ readonly message: string }> {}
 
 const ownerId = () => typeof process.getuid === "function" ? process.getuid() : undefined
 
@@ -34,15 +43,50 @@ const channelFolder = () => Path.join(Os.tmpdir(), `orgplane-${ownerId() ?? "use
 export const socketPathOf = (realFolder: string) =>
   Path.join(channelFolder(), `${NodeCrypto.createHash("sha256").update(realFolder).digest("hex").slice(0, 24)}.sock`)
 
-/** Makes (or checks) the channels' folder: a directory of this user, closed to everyone else. */
+/** That another user owns the file, in words; undefined when this user does (or where there are no user ids). */
+const foreignOwner = (stat: Stats) => {
+  const owner = ownerId()
+  return owner !== undefined && stat.uid !== owner ? `another user (uid ${stat.uid}) owns it` : undefined
+}
+
+/**
+ * Why the channels' folder, as `lstat` found it, is not a private folder of this user, or undefined when it is: a
+ * folder (not a symbolic link), owned by this user, with no permission for its group or others. The rule the server
+ * makes its folder by and the dump trusts a folder by.
+ */
+const privacyProblem = (stat: Stats): string | undefined =>
+  !stat.isDirectory()
+    ? `is not a folder${stat.isSymbolicLink() ? " (a symbolic link)" : ""}`
+    : foreignOwner(stat) ?? ((stat.mode & 0o077) !== 0 ? `others may enter it (mode ${(stat.mode & 0o777).toString(8)})` : undefined)
+
+/** Why the socket, as `lstat` found it, is not one of this user's, or undefined when it is. */
+const socketProblem = (stat: Stats): string | undefined =>
+  !stat.isSocket() ? `is not a socket${stat.isSymbolicLink() ? " (a symbolic link)" : ""}` : foreignOwner(stat)
+
+/** Makes (or checks) the channels' folder: `privacyProblem`'s rule, or an error saying which part it breaks. */
 const privateFolder = async () => {
   const folder = channelFolder()
   await Fs.mkdir(folder, { recursive: true, mode: 0o700 })
-  const stat = await Fs.lstat(folder)
-  if (!stat.isDirectory() || (ownerId() !== undefined && stat.uid !== ownerId()) || (stat.mode & 0o077) !== 0) {
-    throw new Error(`${folder} is not a folder of this user closed to others`)
-  }
+  const problem = privacyProblem(await Fs.lstat(folder))
+  if (problem !== undefined) throw new Error(`${folder} ${problem}: it is not a folder of this user closed to others`)
   return folder
+}
+
+/** What `lstat` finds at `path`, or undefined when there is nothing there. */
+const found = (path: string) =>
+  Effect.tryPromise({
+    try: () => Fs.lstat(path).catch((error: NodeJS.ErrnoException) => (error.code === "ENOENT" ? undefined : Promise.reject(error))),
+    catch: (cause) => new SnapshotChannelError({ message: `Could not look at ${path}`, cause })
+  })
+
+/** Fails with `ForeignChannel` when `stat` of `path` breaks `rule`. */
+const trusted = (path: string, stat: Stats, rule: (stat: Stats) => string | undefined) => {
+  const problem = rule(stat)
+  return problem === undefined ? Effect.void : Effect.fail(
+    new ForeignChannel({
+      message: `The running server's snapshot channel ${path} ${problem}: orgplane db dump reads a snapshot only from a server of its own user, through a folder of this user closed to others holding a socket of this user. Nothing was read or written. A server of this user cannot serve a snapshot there either: give both the same TMPDIR of this user's own, or stop the server and dump its folder directly.`
+    })
+  )
 }
 
 /** The answer's head line, then the tarball. */
@@ -105,12 +149,21 @@ const readAll = (socket: Net.Socket) =>
   })
 
 /**
- * A snapshot of the data folder `realFolder` from the server holding it, or none when no server of this host
- * answers for it (no socket, or one left by a server that is gone).
+ * A snapshot of the data folder `realFolder` from the server of this user holding it, or none when no server of
+ * this host and user answers for it (no channel folder, no socket, or one left by a server that is gone). Fails
+ * with `ForeignChannel` when the channel's folder or socket is not this user's own (`privacyProblem`,
+ * `socketProblem`), before connecting.
  */
 export const fetch = Effect.fn("SnapshotChannel.fetch")(function*(realFolder: string) {
   if (process.platform === "win32") return Option.none<Uint8Array<ArrayBuffer>>()
+  const folder = channelFolder()
   const path = socketPathOf(realFolder)
+  const folderStat = yield* found(folder)
+  if (folderStat === undefined) return Option.none<Uint8Array<ArrayBuffer>>()
+  yield* trusted(folder, folderStat, privacyProblem)
+  const socketStat = yield* found(path)
+  if (socketStat === undefined) return Option.none<Uint8Array<ArrayBuffer>>()
+  yield* trusted(path, socketStat, socketProblem)
   const received = yield* Effect.tryPromise({
     try: () =>
       new Promise<Buffer | undefined>((resolve, reject) => {

@@ -4,8 +4,10 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import { AuthResult } from "@orgplane/schema"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import { afterAll, describe, expect, it } from "vitest"
 import { makeWebHandler } from "../../src/Server.js"
@@ -26,12 +28,13 @@ describe("/mcp in makeWebHandler", { timeout: 60_000 }, () => {
         const headers: Record<string, string> = { "content-type": "application/json" }
         if (token !== undefined) headers.authorization = `Bearer ${token}`
         const response = await handler(new Request(`${base}${path}`, { method, headers, body: JSON.stringify(body) }))
-        return { status: response.status, body: await response.json() as Record<string, any> }
+        const parsed: unknown = await response.json()
+        return { status: response.status, body: parsed }
       }
       const email = `embedded.${Math.random().toString(36).slice(2, 10)}@example.com`
       const signedUp = await json("POST", "/v1/auth/sign-up", { email, password: "correct horse battery staple", name: "Host" })
       expect(signedUp.status).toBe(201)
-      const token: string = signedUp.body.session.token
+      const token: string = Schema.decodeUnknownSync(Schema.toEncoded(AuthResult))(signedUp.body).session.token
       expect((await json("POST", "/v1/organizations", { name: "Embedded" }, token)).status).toBe(201)
 
       const client = new Client({ name: "orgplane-test", version: "0.0.0" })

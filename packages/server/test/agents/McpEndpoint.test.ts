@@ -3,7 +3,9 @@
  * unless configured (then an unknown route, and so is its metadata); the caller's session token or API key as a
  * bearer (or `X-API-Key`) admitted, anything else 401 with the `WWW-Authenticate` challenge naming the protected
  * resource metadata (RFC 9728), which says where the resource is and how its bearer goes; an `Origin` not allowed
- * is 403 before anything else; the tools' requests run in process with the caller's credential.
+ * is 403 before anything else; the tools' requests run in process with the caller's credential. An operation runs
+ * only as itself, whatever its path arguments; a confirmation is given only for a call the API's dry authorization
+ * (`POST /v1/authorization-checks`, served MCP on or off) passes, and runs only for the caller it was given to.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
@@ -12,6 +14,7 @@ import * as References from "effect/References"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Http from "../../../../packages/testkit/src/Http.js"
 import * as AgentsHttp from "../../src/agents/Http.js"
+import * as HostilePaths from "../support/HostilePaths.js"
 import * as TestServer from "../support/HttpServer.js"
 
 const allowedOrigin = "https://agent.example.com"
@@ -73,6 +76,33 @@ describe("/mcp", { timeout: 60_000 }, () => {
     for (const path of ["/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"]) {
       expect((await Http.request(off.url, "GET", path)).status, path).toBe(404)
     }
+  })
+
+  it("answers the API's dry authorization at POST /v1/authorization-checks, MCP on or off: 204 running nothing, or the request's own refusal", async () => {
+    const staff = await Http.staffed(off.url)
+    const team = Http.expectStatus<{ team: { id: string } }>("team", await Http.request(off.url, "POST", "/v1/teams", { token: staff.owner.token, body: { name: "Checked" } }), 201).team.id
+    const checkAs = (token: string, body: Record<string, unknown>) =>
+      Http.request(off.url, "POST", "/v1/authorization-checks", { token, headers: { "orgplane-channel": "mcp" }, body })
+    const deletion = { operation: "teams.delete", method: "DELETE", path: `/v1/teams/${team}` }
+    const authorized = await checkAs(staff.owner.token, deletion)
+    expect(authorized.status, authorized.text).toBe(204)
+    expect(authorized.headers.get("orgplane-authorization-check")).toBe("authorized")
+    expect((await Http.request(off.url, "GET", `/v1/teams/${team}`, { token: staff.owner.token })).status).toBe(200)
+    const refused = await checkAs(staff.member.token, deletion)
+    expect(refused.status, refused.text).toBe(403)
+    expect(refused.headers.get("orgplane-authorization-check")).toBe("refused")
+    expect(refused.body).toMatchObject({ reason: "insufficient_role" })
+    const anonymous = await Http.request(off.url, "POST", "/v1/authorization-checks", { body: deletion })
+    expect(anonymous.status).toBe(401)
+    expect(anonymous.headers.get("www-authenticate")).toContain("Bearer")
+    // A path that reaches another operation's route than the one named, or an operation no person's credential calls.
+    const elsewhere = await checkAs(staff.owner.token, { operation: "teams.removeMember", method: "DELETE", path: `/v1/teams/../members/${staff.member.membership.id}` })
+    expect(elsewhere.status, elsewhere.text).toBe(400)
+    expect(elsewhere.body).toMatchObject({ error: "invalid_request", details: [{ path: ["path"] }] })
+    const open = await checkAs(staff.owner.token, { operation: "users.signIn", method: "POST", path: "/v1/auth/sign-in" })
+    expect(open.status, open.text).toBe(400)
+    const member = Http.expectStatus<{ member: { removedAt: string | null } }>("member", await Http.request(off.url, "GET", `/v1/members/${staff.member.membership.id}`, { token: staff.owner.token }), 200)
+    expect(member.member.removedAt).toBeNull()
   })
 
   it("publishes its protected resource metadata (RFC 9728), with no authorization server", async () => {
@@ -270,6 +300,125 @@ describe("/mcp", { timeout: 60_000 }, () => {
     }
     const bad = await initialize({ authorization: `Bearer ${owner.token}`, "orgplane-read-only": "yes" })
     expect(bad.status, bad.text).toBe(400)
+  })
+
+  it("runs an operation only as itself: a \"..\" in a path argument reaches no other route, confirmed or not", async () => {
+    const staff = await Http.staffed(on.url)
+    const team = Http.expectStatus<{ team: { id: string } }>("team", await Http.request(on.url, "POST", "/v1/teams", { token: staff.owner.token, body: { name: "Kept" } }), 201).team.id
+    const plugin = Http.expectStatus<{ item: { id: string } }>("plugin", await Http.request(on.url, "POST", "/v1/plugins", { token: staff.owner.token, body: { name: "Plugin" } }), 201).item.id
+    const configObjects = async () =>
+      Http.expectStatus<{ items: Array<unknown> }>("config objects", await Http.request(on.url, "GET", "/v1/config-objects?limit=100", { token: staff.owner.token }), 200).items.length
+    const before = await configObjects()
+    const client = await connect({ authorization: `Bearer ${staff.owner.token}` })
+    try {
+      // As the person would: whatever a first call answers, its confirmation is given back.
+      const confirmed = async (name: string, args: Record<string, unknown>) => {
+        const first = await call(client, "call_operation", { name, arguments: args })
+        const confirmation = (first.data as { confirmation?: string }).confirmation
+        return confirmation === undefined ? first : call(client, "call_operation", { name, arguments: args, confirmation })
+      }
+      // DELETE /v1/teams/../members/{id} is DELETE /v1/members/{id}: removing the member from the organization.
+      const removed = await confirmed("teams.removeMember", { teamId: "..", memberId: staff.member.membership.id })
+      expect(removed.isError).toBe(true)
+      expect(removed.data).toMatchObject({ message: expect.stringContaining("teamId") })
+      const member = Http.expectStatus<{ member: { removedAt: string | null } }>("member", await Http.request(on.url, "GET", `/v1/members/${staff.member.membership.id}`, { token: staff.owner.token }), 200)
+      expect(member.member.removedAt).toBeNull()
+      // POST /v1/plugins/../config-objects is POST /v1/config-objects: a config object made.
+      const made = await confirmed("plugins.addConfigObject", { pluginId: "..", configObjectId: "cob_00000000000000000000000000" })
+      expect(made.isError).toBe(true)
+      expect(await configObjects()).toBe(before)
+      // DELETE /v1/teams/{id}/members/.. is DELETE /v1/teams/{id}: the team deleted.
+      expect((await confirmed("teams.removeMember", { teamId: team, memberId: ".." })).isError).toBe(true)
+      expect((await Http.request(on.url, "GET", `/v1/teams/${team}`, { token: staff.owner.token })).status).toBe(200)
+      expect((await confirmed("plugins.removeConfigObject", { pluginId: plugin, configObjectId: ".." })).isError).toBe(true)
+      expect((await Http.request(on.url, "GET", `/v1/plugins/${plugin}`, { token: staff.owner.token })).status).toBe(200)
+    } finally {
+      await client.close()
+    }
+  })
+
+  it("holds every served operation with a path parameter to its own route, whatever the argument: refused, nothing changed", async () => {
+    const owner = await Http.owner(on.url)
+    const newest = async () =>
+      Http.expectStatus<{ items: Array<{ id: string }> }>("audit", await Http.request(on.url, "GET", "/v1/audit/events?limit=1", { token: owner.token }), 200).items[0]?.id
+    const before = await newest()
+    const client = await connect({ authorization: `Bearer ${owner.token}` })
+    const check = async (hostileCase: HostilePaths.Case, value: string) => {
+      const { operation } = hostileCase
+      const args = hostileCase.args(value)
+      const from = requestLines.length
+      let result = await call(client, "call_operation", { name: operation.id, arguments: args })
+      // The person confirms whatever is asked: the call is refused anyway, before or at the operation's own route.
+      const confirmation = (result.data as { confirmation?: string }).confirmation
+      if (confirmation !== undefined) result = await call(client, "call_operation", { name: operation.id, arguments: args, confirmation })
+      const where = `${operation.id} ${JSON.stringify(args)}`
+      expect(result.isError, where).toBe(true)
+      const status = (result.data as { status?: number }).status
+      if (status !== undefined) expect(status, where).toBeGreaterThanOrEqual(400)
+      for (const line of requestLines.slice(from)) {
+        const route = `${String(line["method"])} ${String(line["route"])}`
+        // /mcp itself (the SDK's client also opens its stream: GET, 405), the caller read, the operation's own route,
+        // or no route at all (a path refused before routing, 400).
+        const reachedNone = line["route"] === "unknown" && Number(line["status"]) >= 400
+        expect(reachedNone || line["route"] === "/mcp" || ["GET /v1/me", `${operation.method} ${operation.path}`].includes(route), `${where} reached ${route}`).toBe(true)
+      }
+    }
+    try {
+      expect(await HostilePaths.tryAll(check)).toBeGreaterThan(1000)
+    } finally {
+      await client.close()
+    }
+    expect(await newest()).toBe(before)
+  })
+
+  it("gives a confirmation only to a caller the API authorizes, and runs it only for that caller, credential and MCP session", async () => {
+    const staff = await Http.staffed(on.url)
+    const carol = await Http.join(on.url, staff.owner.token, "member", "Carol")
+    const key = Http.expectStatus<{ key: string }>("key", await Http.request(on.url, "POST", "/v1/api-keys", { token: staff.owner.token, body: { name: "agent" } }), 201).key
+    const team = Http.expectStatus<{ team: { id: string } }>("team", await Http.request(on.url, "POST", "/v1/teams", { token: staff.owner.token, body: { name: "Doomed" } }), 201).team.id
+    const teamStatus = async () => (await Http.request(on.url, "GET", `/v1/teams/${team}`, { token: staff.owner.token })).status
+    const owner = await connect({ authorization: `Bearer ${staff.owner.token}` })
+    const ownerAgain = await connect({ authorization: `Bearer ${staff.owner.token}` })
+    const ownerByKey = await connect({ authorization: `Bearer ${key}` })
+    const admin = await connect({ authorization: `Bearer ${staff.admin.token}` })
+    const member = await connect({ authorization: `Bearer ${staff.member.token}` })
+    try {
+      // A plain member asks to remove Carol, which the API refuses them: no token, the API's own refusal, recorded.
+      const minted = await call(member, "call_operation", { name: "members.remove", arguments: { memberId: carol.membership.id } })
+      expect(minted.isError).toBe(true)
+      const stolen = (minted.data as { confirmation?: string }).confirmation
+      // Planted where the owner's agent reads it, it would be redeemed with the owner's credential.
+      if (stolen !== undefined) await call(owner, "call_operation", { name: "members.remove", arguments: { memberId: carol.membership.id }, confirmation: stolen })
+      const carolNow = Http.expectStatus<{ member: { removedAt: string | null } }>("carol", await Http.request(on.url, "GET", `/v1/members/${carol.membership.id}`, { token: staff.owner.token }), 200)
+      expect(carolNow.member.removedAt).toBeNull()
+      expect(stolen).toBeUndefined()
+      expect(minted.data).toMatchObject({ status: 403, body: { reason: "insufficient_role" } })
+      const denials = Http.expectStatus<{ items: Array<{ outcome: string; reason: string; via: { channel: string } }> }>(
+        "audit",
+        await Http.request(on.url, "GET", `/v1/audit/events?action=member.remove&targetId=${carol.membership.id}`, { token: staff.owner.token }),
+        200
+      ).items
+      expect(denials).toMatchObject([{ outcome: "denied", reason: "insufficient_role", via: { channel: "mcp" } }])
+      // Leaving is the member's own to take: asked for themselves, they get a confirmation.
+      const leaving = await call(member, "call_operation", { name: "members.remove", arguments: { memberId: staff.member.membership.id } })
+      expect((leaving.data as { confirmation?: string }).confirmation).toEqual(expect.any(String))
+
+      // The owner's confirmation runs for the owner's credential in the MCP session it was given in, and nowhere else.
+      const asked = await call(owner, "call_operation", { name: "teams.delete", arguments: { teamId: team } })
+      const confirmation = (asked.data as { confirmation?: string }).confirmation
+      expect(confirmation).toEqual(expect.any(String))
+      for (const [who, client] of [["another person", admin], ["the owner's API key", ownerByKey], ["another MCP session of the owner's session", ownerAgain]] as const) {
+        const redeemed = await call(client, "call_operation", { name: "teams.delete", arguments: { teamId: team }, confirmation })
+        expect(redeemed, who).toMatchObject({ isError: true, data: { message: expect.stringContaining("another caller") } })
+        expect(await teamStatus(), who).toBe(200)
+      }
+      expect(await call(owner, "call_operation", { name: "teams.delete", arguments: { teamId: team }, confirmation })).toMatchObject({ isError: false, data: { status: 204 } })
+      expect(await teamStatus()).toBe(404)
+      const again = await call(owner, "call_operation", { name: "teams.delete", arguments: { teamId: team }, confirmation })
+      expect(again).toMatchObject({ isError: true, data: { message: expect.stringContaining("already used") } })
+    } finally {
+      for (const client of [owner, ownerAgain, ownerByKey, admin, member]) await client.close()
+    }
   })
 
   it("deletes only with the person's confirmation, once", async () => {

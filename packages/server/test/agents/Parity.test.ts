@@ -9,7 +9,7 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
-import { Api, type Operation, operationsOf } from "@orgplane/schema"
+import { Api, type Operation, operationsOf, type SsoCallbackResult } from "@orgplane/schema"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as FakeDns from "../../../../packages/testkit/src/FakeDns.js"
 import * as Http from "../../../../packages/testkit/src/Http.js"
@@ -249,7 +249,7 @@ const enforcingOrganization = async () => {
   Http.expectStatus("verify", await post(`/v1/sso/verify-domain?domain=${domain}`, token), 200)
   const started = Http.expectStatus<{ authorizationUrl: string }>("test", await post(`/v1/sso/connections/${connection}/tests`, token), 201)
   const callback = await idp.signIn(started.authorizationUrl)
-  expect((await Http.request(callback.url, "GET", "")).body.test.status).toBe("succeeded")
+  expect(Http.expectStatus<typeof SsoCallbackResult.Encoded>("test callback", await Http.request(callback.url, "GET", ""), 200).test?.status).toBe("succeeded")
   Http.expectStatus("activate", await post(`/v1/sso/connections/${connection}/activate`, token), 200)
   const bob = account(`bob@${domain}`)
   const invitation = Http.expectStatus<{ inviteToken: string }>("invite", await post("/v1/invitations", token, { email: bob, role: "member" }), 201)

@@ -4,6 +4,8 @@
  * answer 404 and change nothing).
  */
 import { type Action, Actions, Policy, Roles } from "@orgplane/schema"
+import * as Schema from "effect/Schema"
+import { calls, ok } from "../../../../packages/testkit/src/ApiCalls.js"
 import * as Http from "../../../../packages/testkit/src/Http.js"
 import * as TestServer from "../support/HttpServer.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -16,6 +18,7 @@ afterAll(() => server.close())
 
 type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE"
 const call = (method: Method, path: string, options: Http.Options = {}) => Http.request(server.url, method, path, options)
+const api = calls(() => server.url)
 
 type Org = Awaited<ReturnType<typeof Http.staffed>>
 type Role = "owner" | "admin" | "member"
@@ -23,70 +26,48 @@ const roles: ReadonlyArray<Role> = ["owner", "admin", "member"]
 
 const unique = () => Math.random().toString(36).slice(2, 10)
 
-const ok = Http.expectStatus
-
 // Fresh targets, made by the organization's owner ---------------------------------------------------------------
 
 const freshMember = (org: Org) => Http.join(server.url, org.owner.token, "member", "Target")
 const freshAdmin = (org: Org) => Http.join(server.url, org.owner.token, "admin", "Target")
 const freshCoOwner = async (org: Org) => {
   const joined = await freshMember(org)
-  ok("making a co-owner", await call("PATCH", `/v1/members/${joined.membership.id}`, { token: org.owner.token, body: { role: "owner" } }), 200)
+  ok(await api.members.changeRole({ token: org.owner.token, path: { memberId: joined.membership.id }, payload: { role: "owner" } }), 200)
   return joined
 }
 const freshTeam = async (org: Org, memberIds: ReadonlyArray<string> = []): Promise<{ id: string; name: string }> =>
-  ok("creating a team", await call("POST", "/v1/teams", { token: org.owner.token, body: { name: `Team ${unique()}`, memberIds } }), 201).team
+  ok(await api.teams.create({ token: org.owner.token, payload: { name: `Team ${unique()}`, memberIds } }), 201).team
 const freshInvitation = async (org: Org): Promise<{ id: string }> =>
-  ok(
-    "inviting",
-    await call("POST", "/v1/invitations", { token: org.owner.token, body: { email: `invitee.${unique()}@example.com`, role: "member" } }),
-    201
-  ).invitation
+  ok(await api.invitations.create({ token: org.owner.token, payload: { email: `invitee.${unique()}@example.com`, role: "member" } }), 201).invitation
 const freshApiKey = async (org: Org): Promise<{ id: string }> =>
-  ok("creating an API key", await call("POST", "/v1/api-keys", { token: org.owner.token, body: { name: `key ${unique()}` } }), 201).apiKey
+  ok(await api.apiKeys.create({ token: org.owner.token, payload: { name: `key ${unique()}` } }), 201).apiKey
 
 /** A worker the organization's member registered, with one heartbeat of its runtime. */
 const freshMembersWorker = async (org: Org): Promise<{ id: string }> => {
-  const { token, worker } = ok(
-    "registering a worker",
-    await call("POST", "/v1/workers", { token: org.member.token, body: { name: `Worker ${unique()}`, destination: "local" } }),
-    201
-  )
-  ok("a heartbeat", await call("POST", "/v1/worker-runtime/heartbeat", { token, body: { openSessions: 1 } }), 200)
+  const { token, worker } = ok(await api.workers.register({ token: org.member.token, payload: { name: `Worker ${unique()}`, destination: "local" } }), 201)
+  ok(await api.workerRuntime.heartbeat({ token, payload: { openSessions: 1 } }), 200)
   return worker
 }
 /** A template of `who` (the owner by default), shared with nobody. */
 const freshTemplate = async (org: Org, who: Role = "owner"): Promise<{ id: string }> =>
-  ok(
-    "creating a template",
-    await call("POST", "/v1/templates", { token: org[who].token, body: { name: `Template ${unique()}`, kind: "workspace", document: { a: 1 } } }),
-    201
-  ).template
+  ok(await api.templates.create({ token: org[who].token, payload: { name: `Template ${unique()}`, kind: "workspace", document: { a: 1 } } }), 201).template
 
 /** An `oauth` MCP connection, granted to the whole organization (so members see it too). */
 const MCP_URL = "https://93.184.215.14/mcp"
 const freshMcpConnection = async (org: Org): Promise<{ id: string }> => {
-  const { item } = ok(
-    "creating an MCP connection",
-    await call("POST", "/v1/mcp-connections", { token: org.owner.token, body: { name: `MCP ${unique()}`, url: MCP_URL, authType: "oauth" } }),
-    201
-  )
-  ok("granting it", await call("POST", `/v1/mcp-connections/${item.id}/access`, { token: org.owner.token, body: { orgWide: true, role: "viewer" } }), 201)
+  const { item } = ok(await api.mcpConnections.create({ token: org.owner.token, payload: { name: `MCP ${unique()}`, url: MCP_URL, authType: "oauth" } }), 201)
+  ok(await api.mcpConnections.mcpConnectionGrant({ token: org.owner.token, path: { connectionId: item.id }, payload: { orgWide: true, role: "viewer" } }), 201)
   return item
 }
 
 /** An LLM provider with a credential (a public IP literal base URL: nothing is contacted), granted as `grant` says. */
 const freshLlmProvider = async (org: Org, grant: "orgWide" | "none" = "orgWide"): Promise<{ id: string }> => {
-  const { item } = ok(
-    "creating an LLM provider",
-    await call("POST", "/v1/llm-providers", {
-      token: org.owner.token,
-      body: { name: `LLM ${unique()}`, apiStyle: "openai-compatible", baseUrl: "https://93.184.215.14/v1", models: [{ id: "m" }], apiKey: "sk-matrix" }
-    }),
-    201
-  )
+  const { item } = ok(await api.llmProviders.create({
+    token: org.owner.token,
+    payload: { name: `LLM ${unique()}`, apiStyle: "openai-compatible", baseUrl: "https://93.184.215.14/v1", models: [{ id: "m" }], apiKey: "sk-matrix" }
+  }), 201)
   if (grant === "orgWide") {
-    ok("granting it", await call("POST", `/v1/llm-providers/${item.id}/access`, { token: org.owner.token, body: { orgWide: true, role: "viewer" } }), 201)
+    ok(await api.llmProviders.llmProviderGrant({ token: org.owner.token, path: { llmProviderId: item.id }, payload: { orgWide: true, role: "viewer" } }), 201)
   }
   return item
 }
@@ -530,6 +511,21 @@ const matrix: ReadonlyArray<Case> = [
   })
 ]
 
+/** Whether a value of the OpenAPI document is a JSON object; `objectAt` insists on one. */
+const isObject = (value: unknown): value is Readonly<Record<string, unknown>> => typeof value === "object" && value !== null && !Array.isArray(value)
+const objectAt = (value: unknown, what: string): Readonly<Record<string, unknown>> => {
+  if (!isObject(value)) throw new Error(`${what}: not an object`)
+  return value
+}
+/** An operation's documented policy actions: names of the policy table, or a failure naming the one that is not. */
+const decodeNames = Schema.decodeUnknownSync(Schema.Array(Schema.String))
+const isAction = (name: string): name is Action => Actions.some((action) => action === name)
+const actionsOf = (value: unknown, what: string): ReadonlyArray<Action> =>
+  decodeNames(value).map((name) => {
+    if (!isAction(name)) throw new Error(`${what}: ${name} is no action of the policy table`)
+    return name
+  })
+
 /** The OpenAPI operations (method, path pattern, documented policy actions), to hold the matrix to the document. */
 let operations: ReadonlyArray<{ readonly method: string; readonly pattern: RegExp; readonly id: string; readonly actions?: ReadonlyArray<Action> }>
 const operationOf = (method: string, path: string) => {
@@ -542,14 +538,20 @@ describe("the role matrix", () => {
   let shared: Org
   beforeAll(async () => {
     shared = await Http.staffed(server.url, "Shared")
-    const document = (await call("GET", "/openapi.json")).body
-    operations = Object.entries<any>(document.paths).flatMap(([path, methods]) =>
-      Object.entries<any>(methods).map(([method, operation]) => ({
-        method: method.toUpperCase(),
-        pattern: new RegExp(`^${path.replace(/\{[^}]+\}/g, "[^/]+")}$`),
-        id: operation.operationId,
-        actions: operation["x-orgplane-actions"]
-      }))
+    const document = objectAt((await call("GET", "/openapi.json")).body, "the OpenAPI document")
+    operations = Object.entries(objectAt(document["paths"], "its paths")).flatMap(([path, methods]) =>
+      Object.entries(objectAt(methods, path)).flatMap(([method, operation]) => {
+        // A path item's other members (parameters, a summary) are no operations.
+        if (!isObject(operation)) return []
+        const operationId = operation["operationId"]
+        const actions = operation["x-orgplane-actions"]
+        return [{
+          method: method.toUpperCase(),
+          pattern: new RegExp(`^${path.replace(/\{[^}]+\}/g, "[^/]+")}$`),
+          id: typeof operationId === "string" ? operationId : "",
+          ...(actions === undefined ? {} : { actions: actionsOf(actions, `${method} ${path}`) })
+        }]
+      })
     )
   })
 
@@ -616,12 +618,12 @@ describe("the organization boundary", () => {
     aTeam = await freshTeam(a, [a.admin.membership.id, a.member.membership.id])
     aInvitation = await freshInvitation(a)
     aCanceled = await freshInvitation(a)
-    ok("canceling", await call("POST", `/v1/invitations/${aCanceled.id}/cancel`, { token: a.owner.token }), 200)
+    ok(await api.invitations.cancel({ token: a.owner.token, path: { invitationId: aCanceled.id } }), 200)
     aRemoved = await freshMember(a)
-    ok("removing", await call("DELETE", `/v1/members/${aRemoved.membership.id}`, { token: a.owner.token }), 204)
+    ok(await api.members.remove({ token: a.owner.token, path: { memberId: aRemoved.membership.id } }), 204)
     aKey = await freshApiKey(a)
     bTeam = await freshTeam(b, [b.member.membership.id])
-    bKey = ok("creating B's key", await call("POST", "/v1/api-keys", { token: b.owner.token, body: { name: "B script", scopes: Actions } }), 201).key
+    bKey = ok(await api.apiKeys.create({ token: b.owner.token, payload: { name: "B script", scopes: Actions } }), 201).key
     aIds = new Set([
       a.organizationId,
       a.owner.membership.id,
@@ -638,19 +640,24 @@ describe("the organization boundary", () => {
 
   /** Everything of A that B's calls aim at, as A's owner reads it. */
   const snapshotA = async () => {
-    const read = async (path: string) => ok(`reading ${path} as A`, await call("GET", path, { token: a.owner.token }), 200)
+    const token = a.owner.token
     const [owner, admin, member, members, team, teams, invitations, apiKeys] = await Promise.all([
-      read(`/v1/members/${a.owner.membership.id}`),
-      read(`/v1/members/${a.admin.membership.id}`),
-      read(`/v1/members/${a.member.membership.id}`),
-      read("/v1/members?includeRemoved=true"),
-      read(`/v1/teams/${aTeam.id}`),
-      read("/v1/teams"),
-      read("/v1/invitations"),
-      read("/v1/api-keys")
+      api.members.get({ token, path: { memberId: a.owner.membership.id } }).then((answer) => ok(answer, 200)),
+      api.members.get({ token, path: { memberId: a.admin.membership.id } }).then((answer) => ok(answer, 200)),
+      api.members.get({ token, path: { memberId: a.member.membership.id } }).then((answer) => ok(answer, 200)),
+      api.members.list({ token, query: { includeRemoved: "true" } }).then((answer) => ok(answer, 200)),
+      api.teams.get({ token, path: { teamId: aTeam.id } }).then((answer) => ok(answer, 200)),
+      api.teams.list({ token }).then((answer) => ok(answer, 200)),
+      api.invitations.list({ token }).then((answer) => ok(answer, 200)),
+      api.apiKeys.list({ token }).then((answer) => ok(answer, 200))
     ])
     return { owner, admin, member, members, team, teams, invitations, apiKeys }
   }
+
+  /** What the tenancy check reads of a list's items, whatever the list: each one's id, and its organization's when it has one. */
+  const decodeListed = Schema.decodeUnknownSync(Schema.Struct({
+    items: Schema.Array(Schema.Struct({ id: Schema.String, organizationId: Schema.optionalKey(Schema.Unknown) }))
+  }))
 
   /** A `{ token }` or `{ apiKey }` of B's owner. */
   const credentials = [
@@ -774,24 +781,24 @@ describe("the organization boundary", () => {
       for (const path of lists) {
         const response = await call("GET", path, as())
         expect([path, response.status]).toEqual([path, 200])
-        const items: Array<any> = response.body.items
+        const items = decodeListed(response.body).items
         const leaked = items.filter((item) => aIds.has(item.id) || (item.organizationId !== undefined && item.organizationId !== b.organizationId))
         expect([path, leaked]).toEqual([path, []])
       }
-      const members = await call("GET", "/v1/members?includeRemoved=true", as())
-      expect(members.body.items.map((m: any) => m.id)).toEqual([b.owner.membership.id, b.admin.membership.id, b.member.membership.id])
-      const teams = await call("GET", "/v1/teams", as())
-      expect(teams.body.items.map((t: any) => t.id)).toEqual([bTeam.id])
-      const invitations = await call("GET", "/v1/invitations", as())
-      expect(invitations.body.items.every((i: any) => i.organizationId === b.organizationId)).toBe(true)
-      expect(invitations.body.items.map((i: any) => i.id)).not.toContain(aInvitation.id)
+      const members = ok(await api.members.list({ ...as(), query: { includeRemoved: "true" } }), 200)
+      expect(members.items.map((m) => m.id)).toEqual([b.owner.membership.id, b.admin.membership.id, b.member.membership.id])
+      const teams = ok(await api.teams.list(as()), 200)
+      expect(teams.items.map((t) => t.id)).toEqual([bTeam.id])
+      const invitations = ok(await api.invitations.list(as()), 200)
+      expect(invitations.items.every((i) => i.organizationId === b.organizationId)).toBe(true)
+      expect(invitations.items.map((i) => i.id)).not.toContain(aInvitation.id)
     })
   }
 
   it("A's lists and resources are A's alone after all of B's attempts", async () => {
     const now = await snapshotA()
     expect(now).toEqual(baseline)
-    expect(now.members.items.map((m: any) => m.id)).toEqual([
+    expect(now.members.items.map((m) => m.id)).toEqual([
       a.owner.membership.id,
       a.admin.membership.id,
       a.member.membership.id,
@@ -801,7 +808,7 @@ describe("the organization boundary", () => {
     expect(now.admin.member.role).toBe("admin")
     expect(now.member.member).toMatchObject({ role: "member", removedAt: null })
     expect(now.team.team.memberIds).toEqual([a.admin.membership.id, a.member.membership.id])
-    expect(now.teams.items.map((t: any) => t.id)).toEqual([aTeam.id])
-    expect(now.invitations.items.find((i: any) => i.id === aInvitation.id).status).toBe("pending")
+    expect(now.teams.items.map((t) => t.id)).toEqual([aTeam.id])
+    expect(now.invitations.items.find((i) => i.id === aInvitation.id)?.status).toBe("pending")
   })
 })

@@ -18,8 +18,9 @@
  * model says was revoked must answer no more, one that works must reach its own account, owned by its holder; an
  * SSO sign-in must land in a new account, one of the person's, or one with their address; a password an
  * organization's owner set with a reset link they kept may reach the account only while that organization alone holds
- * it. Links go where mail goes: invitations and reset links to the address's mailbox, a verification link to whoever
- * asked (one arriving unasked is not clicked). Nothing is predicted that the rule does not demand: a credential may
+ * it. Links go where mail goes: mailed invitations and reset links to the address's mailbox, a verification link to
+ * whoever asked (one arriving unasked is not clicked); a shown invitation's token to its inviter (an owner's session or
+ * API key), who sends it on to anyone, and whoever accepts it proves nothing of the address. Nothing is predicted that the rule does not demand: a credential may
  * stop working for reasons of the server's own, but never starts again once revoked.
  *
  * `ORGPLANE_MODEL_RUNS` runs (default 50) of up to `ORGPLANE_MODEL_STEPS` drawn steps (default 40; those the model
@@ -90,8 +91,15 @@ const kinds = {
   revokeApiKey: { weight: 1, arbitrary: fc.tuple(person, pick).map(([who, index]) => revokeApiKey(who, index)) },
   invite: {
     weight: 3,
-    arbitrary: fc.tuple(organization, person, fc.constantFrom<"member" | "admin">("member", "admin"), fc.constantFrom<"signUp" | "signedIn" | "later">("signUp", "signedIn", "later"))
-      .map(([where, who, role, then]) => invite(where, who, role, then))
+    arbitrary: fc.tuple(
+      organization,
+      person,
+      fc.constantFrom<"member" | "admin">("member", "admin"),
+      fc.constantFrom<"session" | "key">("session", "key"),
+      fc.constantFrom<"mailed" | "shown">("mailed", "shown"),
+      person,
+      fc.constantFrom<"signUp" | "signedIn" | "later">("signUp", "signedIn", "later")
+    ).map(([where, who, role, by, delivery, sendTo, then]) => invite(where, who, role, by, delivery, sendTo, then))
   },
   acceptInvitation: {
     weight: 1,

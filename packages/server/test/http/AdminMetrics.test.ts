@@ -2,6 +2,7 @@
  * GET /v1/admin/metrics: every member of the summary against answers computed by hand from a seeded instance, on a
  * server whose clock reads 2026-03-15T12:00Z (plus the test's running time), and who may read it.
  */
+import { calls, ok } from "../../../../packages/testkit/src/ApiCalls.js"
 import * as Http from "../../../../packages/testkit/src/Http.js"
 import * as TestServer from "../support/HttpServer.js"
 import * as Effect from "effect/Effect"
@@ -68,8 +69,8 @@ beforeAll(async () => {
     ] as const
   const invitation = (id: string, organizationId: string, membershipId: string, createdAt: string) =>
     [
-      `INSERT INTO invitations (id, organization_id, email, role, token_hash, status, created_by_membership_id, created_at, updated_at, expires_at)
-       VALUES ($1, $2, $1 || '@example.com', 'member', $1, 'pending', $3, $4, $4, '2030-01-01T00:00:00Z')`,
+      `INSERT INTO invitations (id, organization_id, email, role, token_hash, delivery, status, created_by_membership_id, created_at, updated_at, expires_at)
+       VALUES ($1, $2, $1 || '@example.com', 'member', $1, 'shown', 'pending', $3, $4, $4, '2030-01-01T00:00:00Z')`,
       [id, organizationId, membershipId, createdAt]
     ] as const
   const sso = (organizationId: string, domain: string, verifiedAt: string | null) =>
@@ -163,9 +164,9 @@ afterAll(() => fixture.close())
 
 describe("GET /v1/admin/metrics", () => {
   it("answers every member of the summary as defined, from a seeded instance", async () => {
-    const response = await Http.request(fixture.url, "GET", "/v1/admin/metrics", { token: operator.token })
+    const response = await calls(fixture.url).admin.metrics({ token: operator.token })
     expect(response.status).toBe(200)
-    const { summary, generatedAt } = response.body
+    const { summary, generatedAt } = ok(response, 200)
     expect(generatedAt).toMatch(/^2026-03-15T12:\d{2}:\d{2}\.\d{3}Z$/)
     const { activitySeries, ...counts } = summary
     expect(counts).toEqual({
@@ -206,8 +207,8 @@ describe("GET /v1/admin/metrics", () => {
       "2026-02-14": [1, 1, 1]
     }
     expect(activitySeries).toHaveLength(30)
-    expect(activitySeries[0].day).toBe("2026-02-14")
-    expect(activitySeries[29].day).toBe("2026-03-15")
+    expect(activitySeries[0]?.day).toBe("2026-02-14")
+    expect(activitySeries[29]?.day).toBe("2026-03-15")
     expect(activitySeries).toEqual(
       Array.from({ length: 30 }, (_, index) => {
         const key = day(29 - index).slice(0, 10)
@@ -232,38 +233,39 @@ describe("who may read the metrics", () => {
     const admin = await Http.join(server.url, owner.token, "admin", "Operator Admin")
     const member = await Http.join(server.url, owner.token, "member", "Operator Member")
     const customer = await Http.owner(server.url, "Customer")
-    const key = (await Http.request(server.url, "POST", "/v1/api-keys", { token: owner.token, body: { name: "metrics" } })).body.key
+    const { admin: operations, apiKeys } = calls(server.url)
+    const key = ok(await apiKeys.create({ token: owner.token, payload: { name: "metrics" } }), 201).key
     for (const credentials of [{ token: owner.token }, { token: admin.token }, { apiKey: key }]) {
-      const allowed = await Http.request(server.url, "GET", "/v1/admin/metrics", credentials)
+      const allowed = await operations.metrics(credentials)
       expect(allowed.status).toBe(200)
     }
     for (const token of [member.token, customer.token]) {
-      const denied = await Http.request(server.url, "GET", "/v1/admin/metrics", { token })
+      const denied = await operations.metrics({ token })
       expect(denied.status).toBe(403)
       expect(denied.body).toEqual({ reason: "operator_only", message: "Only owners and admins of the operator organization may do this." })
     }
-    const anonymous = await Http.request(server.url, "GET", "/v1/admin/metrics")
+    const anonymous = await operations.metrics({})
     expect(anonymous.status).toBe(401)
-    expect(anonymous.body.error).toBe("unauthorized")
+    expect(anonymous.body).toMatchObject({ error: "unauthorized" })
   })
 
   it("answers a summary generated now, in UTC with Z, with a series of the 30 days ending that day, oldest first", async () => {
     const before = clock.currentTimeMillisUnsafe()
-    const response = await Http.request(server.url, "GET", "/v1/admin/metrics", { token: owner.token })
+    const response = await calls(server.url).admin.metrics({ token: owner.token })
     const after = clock.currentTimeMillisUnsafe()
     expect(response.status).toBe(200)
-    const { summary, generatedAt } = response.body
+    const { summary, generatedAt } = ok(response, 200)
     expect(generatedAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/)
     // Now on the server's clock: between the moments the request was sent and answered.
     expect(Date.parse(generatedAt)).toBeGreaterThanOrEqual(before)
     expect(Date.parse(generatedAt)).toBeLessThanOrEqual(after)
     const today = Date.parse(`${generatedAt.slice(0, 10)}T00:00:00Z`)
-    expect(summary.activitySeries.map((point: any) => point.day)).toEqual(
+    expect(summary.activitySeries.map((point) => point.day)).toEqual(
       Array.from({ length: 30 }, (_, index) => new Date(today - (29 - index) * 86_400_000).toISOString().slice(0, 10))
     )
     // The owner signed up and signed in (a session) today: a signup and an active person on the last point.
-    expect(summary.activitySeries[29].signups).toBeGreaterThanOrEqual(1)
-    expect(summary.activitySeries[29].activeUsers).toBe(summary.activeUsers1d)
+    expect(summary.activitySeries[29]?.signups).toBeGreaterThanOrEqual(1)
+    expect(summary.activitySeries[29]?.activeUsers).toBe(summary.activeUsers1d)
     expect(summary.activeUsers1d).toBeGreaterThanOrEqual(1)
   })
 })
@@ -277,12 +279,13 @@ describe("an instance where nobody has invited anyone yet", () => {
 
   it("answers 0 median hours to the first invitation (a number, as the spec has it), with 0 inviters", async () => {
     const owner = await Http.operator(server.url, "Operator")
-    const before = await Http.request(server.url, "GET", "/v1/admin/metrics", { token: owner.token })
+    const { admin } = calls(server.url)
+    const before = await admin.metrics({ token: owner.token })
     expect(before.status).toBe(200)
-    expect(before.body.summary).toMatchObject({ inviters: 0, medianHoursToFirstInvite: 0 })
+    expect(ok(before, 200).summary).toMatchObject({ inviters: 0, medianHoursToFirstInvite: 0 })
     // The first invitation, made within the hour of signing up: one inviter, still 0 hours.
     await Http.join(server.url, owner.token, "member")
-    const after = await Http.request(server.url, "GET", "/v1/admin/metrics", { token: owner.token })
-    expect(after.body.summary).toMatchObject({ inviters: 1, medianHoursToFirstInvite: 0 })
+    const after = await admin.metrics({ token: owner.token })
+    expect(ok(after, 200).summary).toMatchObject({ inviters: 1, medianHoursToFirstInvite: 0 })
   })
 })

@@ -3,7 +3,10 @@
  * maker's role and the making key's scopes, 403 `insufficient_scope`, a demotion still narrowing a key, the parent
  * recorded and its revocation taking the keys it made, and the scopes in `GET /v1/api-keys` and the audit log.
  */
+import type { CreatedApiKey, CreatedInvitation } from "@orgplane/schema"
+import { calls, invalid, ok } from "../../../../packages/testkit/src/ApiCalls.js"
 import * as Http from "../../../../packages/testkit/src/Http.js"
+import * as Json from "../../../../packages/testkit/src/Json.js"
 import * as TestServer from "../support/HttpServer.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
@@ -17,10 +20,11 @@ afterAll(async () => {
 
 const { del, get, patch, post } = Http.verbs(() => server.url)
 const put = (path: string, options: Http.Options) => Http.request(server.url, "PUT", path, options)
+const api = calls(() => server.url)
 
 /** Makes a key with `credential` (a session token or a key): the created body. */
 const makeKey = async (credential: { token: string } | { apiKey: string }, body: Record<string, unknown>) =>
-  Http.expectStatus<{ apiKey: { id: string; scopes: Array<string> | null; parentApiKeyId: string | null }; key: string }>(
+  Http.expectStatus<typeof CreatedApiKey.Encoded>(
     "key",
     await post("/v1/api-keys", { ...credential, body: { name: "k", ...body } }),
     201
@@ -45,7 +49,7 @@ describe("API key scopes", { timeout: 60_000 }, () => {
       await put("/v1/audit/settings", { apiKey: key, body: { retentionDays: 7 } })
     ]
     for (const refused of refusals) {
-      expect([refused.status, refused.body.reason], refused.text).toEqual([403, "insufficient_scope"])
+      expect([refused.status, Json.at(refused.body, "reason")], refused.text).toEqual([403, "insufficient_scope"])
     }
     // An admin's default key has no owner's action.
     const adminKey = await makeKey({ token: org.admin.token }, {})
@@ -56,7 +60,8 @@ describe("API key scopes", { timeout: 60_000 }, () => {
   it("keeps scopes within the maker's role, refuses what they leave out, and narrows a key when its maker is demoted", async () => {
     const org = await Http.staffed(server.url)
     const beyond = await post("/v1/api-keys", { token: org.admin.token, body: { name: "k", scopes: ["teams.read", "audit.manage"] } })
-    expect([beyond.status, beyond.body.error, beyond.body.details?.[0]?.path]).toEqual([400, "invalid_request", ["scopes", 1]])
+    const beyondBody = invalid(beyond)
+    expect([beyond.status, beyondBody.error, beyondBody.details[0]?.path]).toEqual([400, "invalid_request", ["scopes", 1]])
     const unknown = await post("/v1/api-keys", { token: org.admin.token, body: { name: "k", scopes: ["teams.everything"] } })
     expect(unknown.status).toBe(400)
 
@@ -64,7 +69,7 @@ describe("API key scopes", { timeout: 60_000 }, () => {
     expect(reader.apiKey.scopes).toEqual(["members.read"])
     expect((await get("/v1/members", { apiKey: reader.key })).status).toBe(200)
     const write = await post("/v1/teams", { apiKey: reader.key, body: { name: "Nope" } })
-    expect([write.status, write.body.reason]).toEqual([403, "insufficient_scope"])
+    expect([write.status, Json.at(write.body, "reason")]).toEqual([403, "insufficient_scope"])
 
     // An area's `.*`: every action of it.
     const teams = await makeKey({ token: org.admin.token }, { scopes: ["teams.*"] })
@@ -73,7 +78,7 @@ describe("API key scopes", { timeout: 60_000 }, () => {
     // The maker's demotion narrows the key, as it narrows the maker.
     expect((await patch(`/v1/members/${org.admin.membership.id}`, { token: org.owner.token, body: { role: "member" } })).status).toBe(200)
     const demoted = await post("/v1/teams", { apiKey: teams.key, body: { name: "Ops 2" } })
-    expect([demoted.status, demoted.body.reason]).toEqual([403, "insufficient_role"])
+    expect([demoted.status, Json.at(demoted.body, "reason")]).toEqual([403, "insufficient_role"])
   })
 
   it("lets a key make keys only with a scope naming it and within its own scopes, and revokes what a key made with it", async () => {
@@ -83,17 +88,19 @@ describe("API key scopes", { timeout: 60_000 }, () => {
     expect(child.apiKey.parentApiKeyId).toBe(parent.apiKey.id)
     // Not beyond the making key's scopes, even within the maker's role; the default is cut to them too.
     const wider = await post("/v1/api-keys", { apiKey: parent.key, body: { name: "wider", scopes: ["members.read"] } })
-    expect([wider.status, wider.body.details?.[0]?.message]).toEqual([400, "members.read is beyond the scopes of the API key making this one"])
+    expect([wider.status, invalid(wider).details[0]?.message]).toEqual([400, "members.read is beyond the scopes of the API key making this one"])
     const defaulted = await makeKey({ apiKey: parent.key }, {})
     expect(defaulted.apiKey.scopes).toEqual(["teams.read", "teams.manage"])
     const grandchild = await makeKey({ apiKey: child.key }, { scopes: ["teams.read"] })
     expect(grandchild.apiKey.parentApiKeyId).toBe(child.apiKey.id)
 
     // The list shows scopes and parents.
-    const listed = (await get("/v1/api-keys", { token: org.owner.token })).body.items
-    expect(listed.find((key: { id: string }) => key.id === grandchild.apiKey.id)).toMatchObject({ scopes: ["teams.read"], parentApiKeyId: child.apiKey.id })
+    const listed = ok(await api.apiKeys.list({ token: org.owner.token }), 200).items
+    expect(listed.find((key) => key.id === grandchild.apiKey.id)).toMatchObject({ scopes: ["teams.read"], parentApiKeyId: child.apiKey.id })
     // The audit log records a key's scopes when it is made.
-    const [event] = (await get(`/v1/audit/events?action=api_key.create&targetId=${grandchild.apiKey.id}`, { token: org.owner.token })).body.items
+    const logged = await api.audit.listEvents({ token: org.owner.token, query: { action: "api_key.create", targetId: grandchild.apiKey.id } })
+    const [event] = ok(logged, 200).items
+    if (event === undefined) throw new Error(`the audit log has no api_key.create of the grandchild: ${logged.text}`)
     expect(event.actor).toMatchObject({ type: "api_key", id: child.apiKey.id })
     expect(JSON.stringify(event.changes)).toContain("teams.read")
 
@@ -118,11 +125,12 @@ describe("API key scopes", { timeout: 60_000 }, () => {
 /** An invitation made with `credential`: its id and token. */
 const invite = async (credential: { token: string } | { apiKey: string }, role: "admin" | "member") => {
   const email = `invitee.${Math.random().toString(36).slice(2, 10)}@example.com`
-  const created = Http.expectStatus<{ invitation: { id: string }; inviteToken: string }>(
+  const created = Http.expectStatus<typeof CreatedInvitation.Encoded>(
     "invitation",
     await post("/v1/invitations", { ...credential, body: { email, role } }),
     201
   )
+  if (created.inviteToken === null) throw new Error(`the invitation answered no inviteToken: ${JSON.stringify(created)}`)
   return { id: created.invitation.id, token: created.inviteToken, email }
 }
 
@@ -138,12 +146,12 @@ describe("API key scopes over people (issue 55, item 5)", { timeout: 60_000 }, (
       await patch(`/v1/members/${org.member.membership.id}`, { apiKey: key, body: { role: "admin" } }),
       await patch(`/v1/members/${org.admin.membership.id}`, { apiKey: key, body: { role: "member" } })
     ]
-    for (const refused of refusals) expect([refused.status, refused.body.reason], refused.text).toEqual([403, "insufficient_scope"])
-    expect((await get(`/v1/members/${org.member.membership.id}`, { token: org.owner.token })).body.member.role).toBe("member")
+    for (const refused of refusals) expect([refused.status, Json.at(refused.body, "reason")], refused.text).toEqual([403, "insufficient_scope"])
+    expect(ok(await api.members.get({ token: org.owner.token, path: { memberId: org.member.membership.id } }), 200).member.role).toBe("member")
     // Members it still invites, and the admin invitations the refusal left out do not exist.
     await invite({ apiKey: key }, "member")
-    const pending = (await get("/v1/invitations?status=pending", { token: org.owner.token })).body.items
-    expect(pending.map((invitation: { role: string }) => invitation.role)).toEqual(["member"])
+    const pending = ok(await api.invitations.list({ token: org.owner.token, query: { status: "pending" } }), 200).items
+    expect(pending.map((invitation) => invitation.role)).toEqual(["member"])
 
     // Named, they are the key's: the action itself, or its area's `.*`.
     const inviter = await makeKey({ token: org.owner.token }, { scopes: ["invitations.*"] })
@@ -159,7 +167,7 @@ describe("API key scopes over people (issue 55, item 5)", { timeout: 60_000 }, (
 
   it("cancels the pending invitations a key made when the key goes, whichever way it goes", async () => {
     const org = await Http.staffed(server.url)
-    const statusOf = async (id: string) => (await get(`/v1/invitations/${id}`, { token: org.owner.token })).body.invitation.status
+    const statusOf = async (id: string) => ok(await api.invitations.get({ token: org.owner.token, path: { invitationId: id } }), 200).invitation.status
     const accept = (token: string) => post("/v1/invitations/accept", { body: { token, signUp: { name: "Invitee", password: "correct horse battery" } } })
 
     // Revoked: its pending admin invitation is canceled; its token neither previews nor joins. One accepted before

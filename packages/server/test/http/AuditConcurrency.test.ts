@@ -4,6 +4,7 @@
  * and the before and after of concurrent updates of one resource chain, because each was read under the change's
  * lock.
  */
+import { calls, ok } from "../../../../packages/testkit/src/ApiCalls.js"
 import * as Http from "../../../../packages/testkit/src/Http.js"
 import * as TestDatabase from "../support/TestDatabase.js"
 import * as TestServer from "../support/HttpServer.js"
@@ -18,48 +19,55 @@ describe.skipIf(!TestDatabase.onPostgres)("audit events of concurrent changes (P
   })
   afterAll(() => server?.close())
 
-  const events = async (query: string) =>
-    Http.expectStatus<{ items: Array<any> }>("events", await Http.request(server.url, "GET", `/v1/audit/events?limit=100&${query}`, { token: org.owner.token }), 200).items
+  const { audit, teams } = calls(() => server.url)
+  const events = async (query: { readonly action: string; readonly targetId?: string; readonly order?: "asc" }) =>
+    ok(await audit.listEvents({ token: org.owner.token, query: { limit: "100", ...query } }), 200).items
+  /** The team name on one side of an update's changes. */
+  const nameOn = (side: Readonly<Record<string, unknown>> | null | undefined): string => {
+    const name = side?.["name"]
+    if (typeof name !== "string") throw new Error(`no name in ${JSON.stringify(side)}`)
+    return name
+  }
 
   it("records one event per committed change, and none for the ones that lost", async () => {
     // Twelve creates of one name at once: one wins, the rest are 409s that roll back with their events.
     const answers = await Promise.all(Array.from({ length: 12 }, () =>
-      Http.request(server.url, "POST", "/v1/teams", { token: org.owner.token, body: { name: "Contested" } })))
+      teams.create({ token: org.owner.token, payload: { name: "Contested" } })))
     const statuses = answers.map((answer) => answer.status).sort()
     expect(statuses).toEqual([201, ...Array.from({ length: 11 }, () => 409)])
-    const winner = answers.find((answer) => answer.status === 201)!.body.team
-    const created = (await events("action=team.create")).filter((event) => event.targets[0]?.id === winner.id)
+    const winner = ok(answers.find((answer) => answer.status === 201)!, 201).team
+    const created = (await events({ action: "team.create" })).filter((event) => event.targets[0]?.id === winner.id)
     expect(created.length).toBe(1)
-    expect((await events("action=team.create")).length).toBe(1)
+    expect((await events({ action: "team.create" })).length).toBe(1)
 
     // Twenty different teams at once: twenty events, each naming its own team and request.
     const many = await Promise.all(Array.from({ length: 20 }, (_, i) =>
-      Http.request(server.url, "POST", "/v1/teams", { token: org.owner.token, body: { name: `Team ${i}` } })))
+      teams.create({ token: org.owner.token, payload: { name: `Team ${i}` } })))
     expect(many.every((answer) => answer.status === 201)).toBe(true)
-    const recorded = await events("action=team.create")
+    const recorded = await events({ action: "team.create" })
     expect(recorded.length).toBe(21)
     for (const answer of many) {
       const mine = recorded.filter((event) => event.requestId === answer.headers.get("x-request-id"))
-      expect(mine.map((event) => event.targets[0].id)).toEqual([answer.body.team.id])
+      expect(mine.map((event) => event.targets[0]?.id)).toEqual([ok(answer, 201).team.id])
     }
   })
 
   it("chains the before and after of concurrent updates of one resource", async () => {
-    const team = Http.expectStatus<{ team: { id: string } }>("team", await Http.request(server.url, "POST", "/v1/teams", { token: org.owner.token, body: { name: "v0" } }), 201).team
+    const team = ok(await teams.create({ token: org.owner.token, payload: { name: "v0" } }), 201).team
     const renames = await Promise.all(Array.from({ length: 10 }, (_, i) =>
-      Http.request(server.url, "PATCH", `/v1/teams/${team.id}`, { token: org.owner.token, body: { name: `v${i + 1}` } })))
+      teams.update({ token: org.owner.token, path: { teamId: team.id }, payload: { name: `v${i + 1}` } })))
     expect(renames.every((answer) => answer.status === 200)).toBe(true)
-    const updates = (await events(`action=team.update&targetId=${team.id}&order=asc`))
+    const updates = (await events({ action: "team.update", targetId: team.id, order: "asc" }))
     expect(updates.length).toBe(10)
     // In commit order (each held the row's lock), each change starts where the one before it ended.
-    const byName = new Map(updates.map((event) => [event.changes.before.name as string, event]))
+    const byName = new Map(updates.map((event) => [nameOn(event.changes?.before), event]))
     let name = "v0"
     for (let step = 0; step < 10; step++) {
       const event = byName.get(name)
       expect(event, `an update from ${name}`).toBeDefined()
-      name = event.changes.after.name
+      name = nameOn(event?.changes?.after)
     }
-    const final = Http.expectStatus<{ team: { name: string } }>("team", await Http.request(server.url, "GET", `/v1/teams/${team.id}`, { token: org.owner.token }), 200).team
+    const final = ok(await teams.get({ token: org.owner.token, path: { teamId: team.id } }), 200).team
     expect(final.name).toBe(name)
   })
 })

@@ -1,13 +1,14 @@
 /**
  * Audit log streaming through HTTP, against a real receiver on loopback (testkit's AuditReceiver, which checks
  * signatures with the client's `verifyAuditStreamSignature`: test/support/AuditReceiver.ts): the secret shown once, signed batches in order and
- * each event once, a receiver answering 503 and then down until 8 attempts failed (real time, about 25 s: the backoff
- * doubles to its 5-second cap),
+ * each event once, a receiver answering 503 and then down until 8 attempts failed (real time, about 6 s: the backoff
+ * doubles from 0.1 s to its 1-second cap),
  * secret rotation, the test ping, tenancy, roles, the limit, the outbound guard with private destinations off, and
  * (Postgres only: it needs a second connection) an event committed late by a slow transaction, still sent in order.
  */
 import { verifyAuditStreamSignature } from "@orgplane/client"
 import * as FakeAuditReceiver from "../support/AuditReceiver.js"
+import { calls, invalid, ok } from "../../../../packages/testkit/src/ApiCalls.js"
 import * as Http from "../../../../packages/testkit/src/Http.js"
 import * as TestDatabase from "../support/TestDatabase.js"
 import * as TestServer from "../support/HttpServer.js"
@@ -29,8 +30,8 @@ beforeAll(async () => {
     outboundAllowPrivate: true,
     auditStreamPollInterval: "250 millis",
     auditStreamSettle: "1 second",
-    auditStreamBackoffBase: "500 millis",
-    auditStreamBackoffCap: "5 seconds",
+    auditStreamBackoffBase: "100 millis",
+    auditStreamBackoffCap: "1 second",
     auditStreamTimeout: "3 seconds"
   })
   org = await Http.staffed(server.url, "Streamed")
@@ -42,6 +43,7 @@ afterAll(async () => {
 })
 
 const { del, get, patch, post } = Http.verbs(() => server.url)
+const { audit, auditStreams, teams: teamsApi } = calls(() => server.url)
 
 type Event = FakeAuditReceiver.ReceivedDelivery["events"][number]
 
@@ -49,35 +51,39 @@ type Event = FakeAuditReceiver.ReceivedDelivery["events"][number]
 const acknowledged = (path = "/ingest"): Array<Event> =>
   receiver.deliveries.filter((delivery) => delivery.status === 200 && delivery.path === path).flatMap((delivery) => [...delivery.events])
 
-const streamOf = async (token = org.owner.token) => Http.expectStatus("stream", await get(`/v1/audit/streams/${streamId}`, { token }), 200).stream
+const streamOf = async (token = org.owner.token) => ok(await auditStreams.get({ token, path: { streamId } }), 200).stream
 
 const makeTeams = async (prefix: string, count: number) => {
   const ids: Array<string> = []
   for (let i = 0; i < count; i++) {
-    ids.push(Http.expectStatus<any>("team", await post("/v1/teams", { token: org.owner.token, body: { name: `${prefix} ${i}` } }), 201).team.id)
+    ids.push(ok(await teamsApi.create({ token: org.owner.token, payload: { name: `${prefix} ${i}` } }), 201).team.id)
   }
   return ids
 }
 
 /** The ids of the organization's `team.create` events whose target is one of `teamIds`, oldest first, as the API lists them. */
 const eventIdsFor = async (teamIds: ReadonlyArray<string>): Promise<Array<string>> => {
-  const page = Http.expectStatus<any>("events", await get("/v1/audit/events?action=team.create&order=asc&limit=100", { token: org.owner.token }), 200)
-  return page.items.filter((event: any) => teamIds.includes(event.targets[0]?.id)).map((event: any): string => event.id)
+  const page = ok(await audit.listEvents({ token: org.owner.token, query: { action: "team.create", order: "asc", limit: "100" } }), 200)
+  return page.items.filter((event) => teamIds.some((id) => id === event.targets[0]?.id)).map((event) => event.id)
 }
+
+/** The time an API timestamp names; NaN when there is none, so every comparison with it fails. */
+const timeOf = (at: string | null): number => (at === null ? Number.NaN : new Date(at).getTime())
 
 const inOrder = (events: ReadonlyArray<Event>) =>
   events.every((event, i) => i === 0 || events[i - 1]!.occurredAt < event.occurredAt || (events[i - 1]!.occurredAt === event.occurredAt && events[i - 1]!.id < event.id))
 
 describe("streaming the audit log", () => {
   it("creates a stream whose secret is shown once, in the answer, and never again", async () => {
-    const created = await post("/v1/audit/streams", { token: org.owner.token, body: { url: `${receiver.url}/ingest`, description: "SIEM" } })
+    const created = await auditStreams.create({ token: org.owner.token, payload: { url: `${receiver.url}/ingest`, description: "SIEM" } })
     expect(created.status).toBe(201)
     expect(created.headers.get("cache-control")).toBe("no-store")
-    secret = created.body.secret
-    streamId = created.body.stream.id
+    const made = ok(created, 201)
+    secret = made.secret
+    streamId = made.stream.id
     expect(secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/)
     expect(streamId).toMatch(/^ast_[0-9a-z]{26}$/)
-    expect(created.body.stream).toMatchObject({
+    expect(made.stream).toMatchObject({
       organizationId: org.organizationId,
       url: `${receiver.url}/ingest`,
       description: "SIEM",
@@ -87,13 +93,13 @@ describe("streaming the audit log", () => {
     })
     receiver.setSecrets(secret)
 
-    const read = await get(`/v1/audit/streams/${streamId}`, { token: org.owner.token })
-    const listed = await get("/v1/audit/streams", { token: org.owner.token })
+    const read = await auditStreams.get({ token: org.owner.token, path: { streamId } })
+    const listed = await auditStreams.list({ token: org.owner.token })
     expect([read.status, listed.status]).toEqual([200, 200])
-    expect(listed.body.items.map((stream: any) => stream.id)).toEqual([streamId])
+    expect(ok(listed, 200).items.map((stream) => stream.id)).toEqual([streamId])
     expect(read.text).not.toContain(secret)
     expect(listed.text).not.toContain(secret)
-    expect(Object.keys(read.body.stream)).not.toContain("secret")
+    expect(Object.keys(ok(read, 200).stream)).not.toContain("secret")
   })
 
   it("delivers signed batches of the organization's events, in order, each once, as the API shows them", async () => {
@@ -115,7 +121,7 @@ describe("streaming the audit log", () => {
     expect(events.filter((event) => expected.includes(event.id)).map((event) => event.id)).toEqual(expected)
     // Each event exactly as `GET /v1/audit/events/{eventId}` answers it.
     const sample = events.find((event) => event.id === expected[3])!
-    expect(sample).toEqual(Http.expectStatus<any>("event", await get(`/v1/audit/events/${sample.id}`, { token: org.owner.token }), 200).event)
+    expect(sample).toEqual(ok(await audit.getEvent({ token: org.owner.token, path: { eventId: sample.id } }), 200).event)
     // The signature is over the raw body with the timestamp it names: another body, or another secret, does not verify.
     const first = deliveries[0]!
     expect(await verifyAuditStreamSignature(secret, first.signature, first.body, 10 ** 9)).toBe(true)
@@ -133,9 +139,9 @@ describe("streaming the audit log", () => {
 
   it("sends each organization's events to its own streams only, and answers 404 for this organization's stream to another", async () => {
     // The other organization streams to the same receiver, on another path, with its own secret.
-    const theirs = Http.expectStatus<any>("stream", await post("/v1/audit/streams", { token: other.owner.token, body: { url: `${receiver.url}/other` } }), 201)
+    const theirs = ok(await auditStreams.create({ token: other.owner.token, payload: { url: `${receiver.url}/other` } }), 201)
     receiver.setSecrets(secret, theirs.secret)
-    const foreign = Http.expectStatus<any>("team", await post("/v1/teams", { token: other.owner.token, body: { name: "Foreign" } }), 201).team.id
+    const foreign = ok(await teamsApi.create({ token: other.owner.token, payload: { name: "Foreign" } }), 201).team.id
     const marker = await makeTeams("After foreign", 1)
     const [markerEvent] = await eventIdsFor(marker)
     await Wait.until(() => acknowledged().some((event) => event.id === markerEvent), "the marker event delivered", 30_000)
@@ -152,50 +158,53 @@ describe("streaming the audit log", () => {
     expect((await get(`/v1/audit/streams/${theirs.stream.id}`, { token: org.owner.token })).status).toBe(404)
     receiver.setSecrets(secret)
 
+    const path = { streamId }
     for (const response of [
-      await get(`/v1/audit/streams/${streamId}`, { token: other.owner.token }),
-      await patch(`/v1/audit/streams/${streamId}`, { token: other.owner.token, body: { status: "paused" } }),
-      await post(`/v1/audit/streams/${streamId}/rotate-secret`, { token: other.owner.token }),
-      await post(`/v1/audit/streams/${streamId}/test`, { token: other.owner.token }),
-      await del(`/v1/audit/streams/${streamId}`, { token: other.owner.token })
+      await auditStreams.get({ token: other.owner.token, path }),
+      await auditStreams.update({ token: other.owner.token, path, payload: { status: "paused" } }),
+      await auditStreams.rotateSecret({ token: other.owner.token, path }),
+      await auditStreams.test({ token: other.owner.token, path }),
+      await auditStreams.delete({ token: other.owner.token, path })
     ]) {
-      expect([response.status, response.body.error]).toEqual([404, "audit_stream_not_found"])
+      expect(response.status).toBe(404)
+      expect(response.body).toMatchObject({ error: "audit_stream_not_found" })
     }
-    expect(Http.expectStatus<any>("list", await get("/v1/audit/streams", { token: other.owner.token }), 200).items).toEqual([])
+    expect(ok(await auditStreams.list({ token: other.owner.token }), 200).items).toEqual([])
     expect((await streamOf()).status).toBe("active")
   })
 
   it("lets admins read streams but not manage them (the refusal recorded as denied); members do neither", async () => {
     expect((await get(`/v1/audit/streams/${streamId}`, { token: org.admin.token })).status).toBe(200)
     expect((await get("/v1/audit/streams", { token: org.admin.token })).status).toBe(200)
-    const refused = await post("/v1/audit/streams", { token: org.admin.token, body: { url: `${receiver.url}/admin` } })
-    expect([refused.status, refused.body.reason]).toEqual([403, "insufficient_role"])
+    const refused = await auditStreams.create({ token: org.admin.token, payload: { url: `${receiver.url}/admin` } })
+    expect(refused.status).toBe(403)
+    expect(refused.body).toMatchObject({ reason: "insufficient_role" })
     expect((await patch(`/v1/audit/streams/${streamId}`, { token: org.admin.token, body: { status: "paused" } })).status).toBe(403)
     expect((await get("/v1/audit/streams", { token: org.member.token })).status).toBe(403)
-    const denied = Http.expectStatus<any>("events", await get("/v1/audit/events?action=audit.stream.create&outcome=denied", { token: org.owner.token }), 200)
+    const denied = ok(await audit.listEvents({ token: org.owner.token, query: { action: "audit.stream.create", outcome: "denied" } }), 200)
     expect(denied.items[0]).toMatchObject({ outcome: "denied", reason: "insufficient_role", actor: { id: org.admin.user.id } })
   })
 
   it("sends a signed ping on test, and reports what the endpoint answered without changing the delivery status", async () => {
     const before = await streamOf()
-    const ok = Http.expectStatus<any>("test", await post(`/v1/audit/streams/${streamId}/test`, { token: org.owner.token }), 200)
-    expect(ok).toMatchObject({ delivered: true, status: 200, error: null })
-    const ping = receiver.deliveries.find((delivery) => delivery.deliveryId === ok.deliveryId)!
+    const pinged = ok(await auditStreams.test({ token: org.owner.token, path: { streamId } }), 200)
+    expect(pinged).toMatchObject({ delivered: true, status: 200, error: null })
+    const ping = receiver.deliveries.find((delivery) => delivery.deliveryId === pinged.deliveryId)!
     expect([ping.verified, JSON.parse(ping.body)]).toEqual([true, { events: [], test: true }])
 
     receiver.failWith(503)
-    const failed = Http.expectStatus<any>("test", await post(`/v1/audit/streams/${streamId}/test`, { token: org.owner.token }), 200)
+    const failed = ok(await auditStreams.test({ token: org.owner.token, path: { streamId } }), 200)
     receiver.recover()
     expect(failed).toMatchObject({ delivered: false, status: 503, error: "HTTP 503" })
     const after = await streamOf()
     expect(after.delivery.consecutiveFailures).toBe(0)
     expect(after.delivery.lastDeliveredEventId === before.delivery.lastDeliveredEventId || after.delivery.lastError === null).toBe(true)
-    const [event] = Http.expectStatus<any>("events", await get("/v1/audit/events?action=audit.stream.test", { token: org.owner.token }), 200).items
+    const [event] = ok(await audit.listEvents({ token: org.owner.token, query: { action: "audit.stream.test" } }), 200).items
     expect(event).toMatchObject({ category: "execution", targets: [{ type: "audit_stream", id: streamId }] })
   })
 
   it("signs with the new secret alone once it is rotated", async () => {
-    const rotated = Http.expectStatus<any>("rotate", await post(`/v1/audit/streams/${streamId}/rotate-secret`, { token: org.owner.token }), 200)
+    const rotated = ok(await auditStreams.rotateSecret({ token: org.owner.token, path: { streamId } }), 200)
     expect(rotated.secret).toMatch(/^whsec_/)
     expect(rotated.secret).not.toBe(secret)
     const old = secret
@@ -245,7 +254,7 @@ describe("streaming the audit log", () => {
     receiver.recover()
     const outage = Date.now()
     const whileDown = await makeTeams("While down", 4)
-    // Down until the stream has failed 8 times in a row: the backoff doubles from 0.5 s to the 5 s cap.
+    // Down until the stream has failed 8 times in a row: the backoff doubles from 0.1 s to the 1 s cap.
     let down = await streamOf(org.admin.token)
     while (down.delivery.consecutiveFailures < 8) {
       if (Date.now() - outage > 90_000) throw new Error(`8 failures not reached in 90 s: ${JSON.stringify(down.delivery)}`)
@@ -253,11 +262,12 @@ describe("streaming the audit log", () => {
       down = await streamOf(org.admin.token)
     }
     expect(down.delivery.lastError).toMatch(/^network: /)
-    // Not one attempt per poll (every 250 ms here, 8 of them in 2 s): the waits grew, to the cap and no further.
-    expect(Date.now() - outage).toBeGreaterThanOrEqual(10_000)
-    const wait = new Date(down.delivery.nextAttemptAt).getTime() - new Date(down.delivery.lastAttemptAt).getTime()
-    expect(wait).toBeGreaterThanOrEqual(4_000)
-    expect(wait).toBeLessThanOrEqual(5_000)
+    // Not one attempt per poll (every 250 ms here, 8 of them in 2 s): the waits grew (0.1 + 0.2 + 0.4 + 0.8 s, then
+    // 1 s each), to the cap and no further.
+    expect(Date.now() - outage).toBeGreaterThanOrEqual(4_000)
+    const wait = timeOf(down.delivery.nextAttemptAt) - timeOf(down.delivery.lastAttemptAt)
+    expect(wait).toBeGreaterThanOrEqual(800)
+    expect(wait).toBeLessThanOrEqual(1_000)
 
     await receiver.start()
     const expected = await eventIdsFor([...during503, ...whileDown])
@@ -273,11 +283,11 @@ describe("streaming the audit log", () => {
     expect(receiver.deliveries.slice(countBefore).filter((delivery) => delivery.deliveryId === refused[0]!.deliveryId).map((delivery) => delivery.status).at(-1)).toBe(200)
     const recovered = await streamOf()
     expect(recovered.delivery).toMatchObject({ consecutiveFailures: 0, lastError: null })
-    expect(new Date(recovered.delivery.lastSuccessAt).getTime()).toBeGreaterThan(new Date(down.delivery.lastAttemptAt).getTime())
+    expect(timeOf(recovered.delivery.lastSuccessAt)).toBeGreaterThan(timeOf(down.delivery.lastAttemptAt))
   }, 150_000)
 
   it("pauses and resumes where it stopped", async () => {
-    const paused = Http.expectStatus<any>("pause", await patch(`/v1/audit/streams/${streamId}`, { token: org.owner.token, body: { status: "paused" } }), 200)
+    const paused = ok(await auditStreams.update({ token: org.owner.token, path: { streamId }, payload: { status: "paused" } }), 200)
     expect(paused.stream).toMatchObject({ status: "paused", delivery: { nextAttemptAt: null } })
     const count = receiver.deliveries.length
     const teams = await makeTeams("While paused", 2)
@@ -300,16 +310,17 @@ describe("streaming the audit log", () => {
   it("refuses bad input with 400 and a sixth stream with 409", async () => {
     for (const body of [{ url: "ftp://example.com/x" }, { url: "https://user:pw@example.com/x" }, {}, { url: `${receiver.url}/x`, extra: 1 }]) {
       const response = await post("/v1/audit/streams", { token: org.owner.token, body })
-      expect([response.status, response.body.error]).toEqual([400, "invalid_request"])
+      expect(invalid(response).error).toBe("invalid_request")
     }
     expect((await patch(`/v1/audit/streams/${streamId}`, { token: org.owner.token, body: {} })).status).toBe(400)
     // Paused, so they send nothing to the receiver.
     const extra: Array<string> = []
     for (let i = 0; i < 4; i++) {
-      extra.push(Http.expectStatus<any>("extra", await post("/v1/audit/streams", { token: org.owner.token, body: { url: `${receiver.url}/extra`, status: "paused" } }), 201).stream.id)
+      extra.push(ok(await auditStreams.create({ token: org.owner.token, payload: { url: `${receiver.url}/extra`, status: "paused" } }), 201).stream.id)
     }
-    const sixth = await post("/v1/audit/streams", { token: org.owner.token, body: { url: `${receiver.url}/extra`, status: "paused" } })
-    expect([sixth.status, sixth.body.error]).toEqual([409, "audit_stream_limit_reached"])
+    const sixth = await auditStreams.create({ token: org.owner.token, payload: { url: `${receiver.url}/extra`, status: "paused" } })
+    expect(sixth.status).toBe(409)
+    expect(sixth.body).toMatchObject({ error: "audit_stream_limit_reached" })
     for (const id of extra) expect((await del(`/v1/audit/streams/${id}`, { token: org.owner.token })).status).toBe(204)
     expect((await get(`/v1/audit/streams/${extra[0]}`, { token: org.owner.token })).status).toBe(404)
   })
@@ -324,21 +335,25 @@ describe("the outbound guard, with private destinations off", () => {
 
   it("refuses http and non-public endpoints when a stream is created or changed", async () => {
     const owner = await Http.owner(guarded.url, "Guarded")
+    const guardedStreams = calls(guarded.url).auditStreams
     const refused = async (url: string) => {
-      const response = await Http.request(guarded.url, "POST", "/v1/audit/streams", { token: owner.token, body: { url } })
+      const response = await guardedStreams.create({ token: owner.token, payload: { url } })
       expect(response.status).toBe(400)
-      expect(response.body.details[0].path).toEqual(["url"])
-      return response.body.details[0].message as string
+      const [detail] = invalid(response).details
+      expect(detail?.path).toEqual(["url"])
+      return detail?.message
     }
     expect(await refused(`${receiver.url}/ingest`)).toMatch(/^The outbound URL is not allowed: https is required/)
     expect(await refused("https://127.0.0.1:8443/ingest")).toMatch(/^The outbound URL is not allowed: 127\.0\.0\.1 is /)
     expect(await refused("https://10.1.2.3/ingest")).toMatch(/^The outbound URL is not allowed: 10\.1\.2\.3 is /)
     expect(await refused("https://[::1]/ingest")).toMatch(/^The outbound URL is not allowed: /)
-    expect(Http.expectStatus<any>("list", await Http.request(guarded.url, "GET", "/v1/audit/streams", { token: owner.token }), 200).items).toEqual([])
+    expect(ok(await guardedStreams.list({ token: owner.token }), 200).items).toEqual([])
     // A public address passes (paused: nothing is sent from here); moving it to a private one is refused the same way.
-    const made = Http.expectStatus<any>("stream", await Http.request(guarded.url, "POST", "/v1/audit/streams", { token: owner.token, body: { url: "https://93.184.216.34/ingest", status: "paused" } }), 201)
-    const moved = await Http.request(guarded.url, "PATCH", `/v1/audit/streams/${made.stream.id}`, { token: owner.token, body: { url: "https://192.168.1.20/ingest" } })
-    expect([moved.status, moved.body.details?.[0]?.path]).toEqual([400, ["url"]])
-    expect(moved.body.details[0].message).toMatch(/^The outbound URL is not allowed: 192\.168\.1\.20 is /)
+    const made = ok(await guardedStreams.create({ token: owner.token, payload: { url: "https://93.184.216.34/ingest", status: "paused" } }), 201)
+    const moved = await guardedStreams.update({ token: owner.token, path: { streamId: made.stream.id }, payload: { url: "https://192.168.1.20/ingest" } })
+    expect(moved.status).toBe(400)
+    const [detail] = invalid(moved).details
+    expect(detail?.path).toEqual(["url"])
+    expect(detail?.message).toMatch(/^The outbound URL is not allowed: 192\.168\.1\.20 is /)
   })
 })

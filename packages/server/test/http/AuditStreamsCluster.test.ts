@@ -4,6 +4,7 @@
  * reaches the receiver exactly once, in order, whichever server wrote it, and no batch is sent by both.
  */
 import * as FakeAuditReceiver from "../support/AuditReceiver.js"
+import { calls, ok } from "../../../../packages/testkit/src/ApiCalls.js"
 import * as Http from "../../../../packages/testkit/src/Http.js"
 import * as TestServer from "../support/HttpServer.js"
 import * as Databases from "../support/TestDatabase.js"
@@ -59,19 +60,18 @@ describe.skipIf(!Databases.onPostgres)("audit streams across server processes (P
     const a = await serverOn(url)
     const b = await serverOn(url)
     const org = await Http.staffed(a.url, "Clustered")
-    const created = Http.expectStatus<any>("stream", await Http.request(a.url, "POST", "/v1/audit/streams", {
-      token: org.owner.token,
-      body: { url: `${receiver.url}/cluster` }
-    }), 201)
+    const onA = calls(a.url)
+    const onB = calls(b.url)
+    const created = ok(await onA.auditStreams.create({ token: org.owner.token, payload: { url: `${receiver.url}/cluster` } }), 201)
     receiver.setSecrets(created.secret)
     // Forty changes, through both servers at once.
     const teams = await Promise.all(Array.from({ length: 40 }, (_, i) =>
-      Http.request(i % 2 === 0 ? a.url : b.url, "POST", "/v1/teams", { token: org.owner.token, body: { name: `Team ${i}` } })))
+      (i % 2 === 0 ? onA : onB).teams.create({ token: org.owner.token, payload: { name: `Team ${i}` } })))
     expect(teams.every((answer) => answer.status === 201)).toBe(true)
-    const listed = Http.expectStatus<any>("events", await Http.request(b.url, "GET", "/v1/audit/events?order=asc&limit=100", { token: org.owner.token }), 200).items
+    const listed = ok(await onB.audit.listEvents({ token: org.owner.token, query: { order: "asc", limit: "100" } }), 200).items
     // A stream carries the events from its own creation on.
-    const from = listed.findIndex((event: any) => event.action === "audit.stream.create")
-    const expected = listed.slice(from).map((event: any) => event.id as string)
+    const from = listed.findIndex((event) => event.action === "audit.stream.create")
+    const expected = listed.slice(from).map((event) => event.id)
     expect(expected.length).toBe(41)
 
     const received = () => receiver.deliveries.filter((delivery) => delivery.path === "/cluster" && delivery.status === 200)
@@ -84,7 +84,7 @@ describe.skipIf(!Databases.onPostgres)("audit streams across server processes (P
     expect(ids.slice(0, expected.length)).toEqual(expected)
     expect(new Set(ids).size).toBe(ids.length)
     expect(new Set(deliveries.map((delivery) => delivery.deliveryId)).size).toBe(deliveries.length)
-    const stream = Http.expectStatus<any>("stream", await Http.request(b.url, "GET", `/v1/audit/streams/${created.stream.id}`, { token: org.owner.token }), 200).stream
+    const stream = ok(await onB.auditStreams.get({ token: org.owner.token, path: { streamId: created.stream.id } }), 200).stream
     expect(stream.delivery.consecutiveFailures).toBe(0)
   }, 120_000)
 })

@@ -5,7 +5,9 @@
  * a replayed `Idempotency-Key` answer, a request Node's parser refuses); and the OpenAPI document says so. The
  * document and /health, which carry nothing of anyone's, may be cached.
  */
+import type { AuthResult, CreatedInvitation } from "@orgplane/schema"
 import * as Http from "../../../../packages/testkit/src/Http.js"
+import * as Json from "../../../../packages/testkit/src/Json.js"
 import * as TestServer from "../support/HttpServer.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
@@ -28,14 +30,15 @@ describe("Cache-Control: no-store", () => {
     const signUp = await post("/v1/auth/sign-up", { body: { email, password: "correct horse battery", name: "Cache" } })
     noStore("sign-up", signUp, 201)
     noStore("sign-in", await post("/v1/auth/sign-in", { body: { email, password: "correct horse battery" } }), 200)
-    const token = signUp.body.session.token as string
+    const token = Http.expectStatus<typeof AuthResult.Encoded>("sign-up", signUp, 201).session.token
     noStore("organization", await post("/v1/organizations", { token, body: { name: "Cached" } }), 201)
     noStore("API key", await post("/v1/api-keys", { token, body: { name: "ci" } }), 201)
     const invitation = await post("/v1/invitations", { token, body: { email: `invitee.${Math.random().toString(36).slice(2)}@example.com`, role: "member" } })
     noStore("invitation", invitation, 201)
+    const { inviteToken } = Http.expectStatus<typeof CreatedInvitation.Encoded>("invitation", invitation, 201)
     noStore(
       "accepted invitation",
-      await post("/v1/invitations/accept", { body: { token: invitation.body.inviteToken, signUp: { name: "Invitee", password: "correct horse battery" } } }),
+      await post("/v1/invitations/accept", { body: { token: inviteToken, signUp: { name: "Invitee", password: "correct horse battery" } } }),
       200
     )
     noStore("bootstrap claim links", await post("/v1/bootstrap/workspace", { body: { workspaceName: "Agents" } }), 201)
@@ -73,13 +76,13 @@ describe("Cache-Control: no-store", () => {
   })
 
   it("is declared in the OpenAPI document on every response of every /v1 operation", async () => {
-    const document = Http.expectStatus<any>("document", await get("/openapi.json"), 200)
-    expect(document.components.headers.CacheControl.schema).toEqual({ type: "string", enum: ["no-store"] })
-    const lacking = Object.entries<any>(document.paths).filter(([path]) => path.startsWith("/v1/")).flatMap(([path, item]) =>
-      Object.entries<any>(item).flatMap(([method, operation]) =>
-        Object.entries<any>(operation.responses).flatMap(([status, response]) =>
-          response.headers?.["Cache-Control"]?.$ref === "#/components/headers/CacheControl" ? [] : [`${method} ${path} ${status}`])))
+    const document = Json.object(Http.expectStatus("document", await get("/openapi.json"), 200), "the document")
+    expect(Json.at(document, "components", "headers", "CacheControl", "schema")).toEqual({ type: "string", enum: ["no-store"] })
+    const lacking = Json.objects(document.paths, "paths").filter(([path]) => path.startsWith("/v1/")).flatMap(([path, item]) =>
+      Json.objects(item, path).flatMap(([method, operation]) =>
+        Json.objects(operation.responses, `${method} ${path} responses`).flatMap(([status, response]) =>
+          Json.at(response, "headers", "Cache-Control", "$ref") === "#/components/headers/CacheControl" ? [] : [`${method} ${path} ${status}`])))
     expect(lacking).toEqual([])
-    expect(document.paths["/v1/auth/sign-in"].post.responses["429"].headers["Retry-After"]).toEqual({ $ref: "#/components/headers/RetryAfter" })
+    expect(Json.at(document, "paths", "/v1/auth/sign-in", "post", "responses", "429", "headers", "Retry-After")).toEqual({ $ref: "#/components/headers/RetryAfter" })
   })
 })

@@ -5,13 +5,36 @@
  * `needs_connection`; refresh before expiry, a 401 renewed once, `invalid_grant`, and the refresh race (Postgres);
  * upstream failures (429, 5xx, slow, hang, oversized, not JSON, a reset after the write) and what each answers.
  */
-import type { Suite } from "@orgplane/schema"
+import {
+  AuditEventPage,
+  CalendarEventResult,
+  CalendarSuiteApiErrorResponse,
+  ConflictResponse,
+  ForbiddenResponse,
+  InvalidRequestResponse,
+  MailDraftResult,
+  MailMessageResult,
+  MailSuiteApiErrorResponse,
+  NeedsConnectionResponse,
+  NotFoundResponse,
+  Ok,
+  type Suite,
+  SuiteApiErrorResponse,
+  SuiteCallbackResult,
+  SuiteClient,
+  SuiteConnection,
+  SuiteConnectResult,
+  SuiteDisconnectResult
+} from "@orgplane/schema"
 import * as FakeOAuth from "../../../../packages/testkit/src/FakeOAuth.js"
 import * as FakeSuites from "../../../../packages/testkit/src/FakeSuites.js"
 import * as Http from "../../../../packages/testkit/src/Http.js"
+import * as Json from "../../../../packages/testkit/src/Json.js"
+import { wireBody } from "../../../../packages/testkit/src/WireBody.js"
 import * as TestDatabase from "../support/TestDatabase.js"
 import * as TestServer from "../support/HttpServer.js"
 import * as Effect from "effect/Effect"
+import type * as Schema from "effect/Schema"
 import * as NodeCrypto from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Crypto from "../../src/platform/Crypto.js"
@@ -54,7 +77,36 @@ afterAll(async () => {
 })
 
 const call = (method: string, path: string, options: Http.Options = {}) => Http.request(server.url, method, path, options)
+/** An answer whose body is not read: its status only. */
 const ok = Http.expectStatus
+
+/** The body of an answer of `status`, checked to be what `schema` puts on the wire; throws naming `what` otherwise. */
+const answered = <S extends Schema.Top>(schema: S) => (what: string, response: Http.RawResponse, status: number): S["Encoded"] =>
+  wireBody(schema, what)(response, status)
+const asClient = answered(SuiteClient)
+const asOk = answered(Ok)
+const asConnection = answered(SuiteConnection)
+const asConnect = answered(SuiteConnectResult)
+const asDisconnect = answered(SuiteDisconnectResult)
+const asCallback = answered(SuiteCallbackResult)
+const asDraft = answered(MailDraftResult)
+const asMessage = answered(MailMessageResult)
+const asEvent = answered(CalendarEventResult)
+const asAuditPage = answered(AuditEventPage)
+const asInvalid = answered(InvalidRequestResponse)
+const asNotFound = answered(NotFoundResponse)
+const asForbidden = answered(ForbiddenResponse)
+const asConflict = answered(ConflictResponse)
+const asNeedsConnection = answered(NeedsConnectionResponse)
+const asSuiteError = answered(SuiteApiErrorResponse)
+const asMailError = answered(MailSuiteApiErrorResponse)
+const asCalendarError = answered(CalendarSuiteApiErrorResponse)
+
+/** The authorization URL a `needs_auth` answer of connect carries; throws naming the answer when it has none. */
+const authorizeUrlOf = (started: typeof SuiteConnectResult.Encoded): string => {
+  if (started.authorizeUrl === null) throw new Error(`connect answered no authorizeUrl: ${JSON.stringify(started)}`)
+  return started.authorizeUrl
+}
 
 let orgs = 0
 const newOrg = () => Http.staffed(server.url, `Suite org ${++orgs}`)
@@ -70,7 +122,7 @@ const clientBody = (suite: Suite, overrides: Record<string, unknown> = {}) => ({
 })
 
 const configure = async (org: Org, suite: Suite, overrides: Record<string, unknown> = {}) =>
-  ok("configuring", await call("PUT", `/v1/capabilities/${suite}/client`, { token: org.owner.token, body: clientBody(suite, overrides) }), 200)
+  asClient("configuring", await call("PUT", `/v1/capabilities/${suite}/client`, { token: org.owner.token, body: clientBody(suite, overrides) }), 200)
 
 const connect = (token: string, suite: Suite) => call("POST", `/v1/capabilities/${suite}/connection/connect`, { token })
 
@@ -87,9 +139,9 @@ const followCallback = (location: URL) => call("GET", `${location.pathname}${loc
 
 /** connect → authorize → callback, for one member and suite. */
 const connectFully = async (token: string, suite: Suite) => {
-  const started = ok("connect", await connect(token, suite), 200)
+  const started = asConnect("connect", await connect(token, suite), 200)
   expect(started.status).toBe("needs_auth")
-  return ok("callback", await followCallback(await authorize(started.authorizeUrl)), 200)
+  return asCallback("callback", await followCallback(await authorize(authorizeUrlOf(started))), 200)
 }
 
 const credential = async (org: Org, suite: Suite, membershipId: string) => {
@@ -132,7 +184,7 @@ const connectedOrg = async () => {
 describe("the suites' OAuth clients", () => {
   it("owners and admins configure them; the secret is encrypted and never answered; members are refused", async () => {
     const org = await newOrg()
-    expect(ok("none yet", await call("GET", "/v1/capabilities/suite-a/client", { token: org.admin.token }), 404).error).toBe("suite_client_not_found")
+    expect(asNotFound("none yet", await call("GET", "/v1/capabilities/suite-a/client", { token: org.admin.token }), 404).error).toBe("suite_client_not_found")
     const client = await configure(org, "suite-a", { tenant: "contoso.example" })
     expect(client).toMatchObject({
       suite: "suite-a",
@@ -155,14 +207,14 @@ describe("the suites' OAuth clients", () => {
 
     // Omitting the secret keeps it; null removes it.
     const { clientSecret: _, ...withoutSecret } = clientBody("suite-a")
-    expect(ok("keep", await call("PUT", "/v1/capabilities/suite-a/client", { token: org.admin.token, body: withoutSecret }), 200).hasClientSecret).toBe(true)
+    expect(asClient("keep", await call("PUT", "/v1/capabilities/suite-a/client", { token: org.admin.token, body: withoutSecret }), 200).hasClientSecret).toBe(true)
     expect(
-      ok("remove", await call("PUT", "/v1/capabilities/suite-a/client", { token: org.admin.token, body: { ...withoutSecret, clientSecret: null } }), 200)
+      asClient("remove", await call("PUT", "/v1/capabilities/suite-a/client", { token: org.admin.token, body: { ...withoutSecret, clientSecret: null } }), 200)
         .hasClientSecret
     ).toBe(false)
 
     // Defaults: suite-a's endpoints follow the tenant.
-    const defaults = ok("defaults", await call("PUT", "/v1/capabilities/suite-a/client", {
+    const defaults = asClient("defaults", await call("PUT", "/v1/capabilities/suite-a/client", {
       token: org.owner.token,
       body: { clientId: "x", features: ["mailRead"] }
     }), 200)
@@ -174,24 +226,24 @@ describe("the suites' OAuth clients", () => {
       scopes: ["offline_access", "Mail.Read"]
     })
 
-    expect(ok("member", await call("PUT", "/v1/capabilities/suite-b/client", { token: org.member.token, body: clientBody("suite-b") }), 403).reason)
+    expect(asForbidden("member", await call("PUT", "/v1/capabilities/suite-b/client", { token: org.member.token, body: clientBody("suite-b") }), 403).reason)
       .toBe("insufficient_role")
-    expect(ok("member reads", await call("GET", "/v1/capabilities/suite-a/client", { token: org.member.token }), 403).reason).toBe("insufficient_role")
-    expect(ok("other org", await call("GET", "/v1/capabilities/suite-a/client", { token: other.owner.token }), 404).error).toBe("suite_client_not_found")
-    expect(ok("delete", await call("DELETE", "/v1/capabilities/suite-a/client", { token: org.owner.token }), 200)).toEqual({ ok: true })
-    expect(ok("again", await call("DELETE", "/v1/capabilities/suite-a/client", { token: org.owner.token }), 404).error).toBe("suite_client_not_found")
+    expect(asForbidden("member reads", await call("GET", "/v1/capabilities/suite-a/client", { token: org.member.token }), 403).reason).toBe("insufficient_role")
+    expect(asNotFound("other org", await call("GET", "/v1/capabilities/suite-a/client", { token: other.owner.token }), 404).error).toBe("suite_client_not_found")
+    expect(asOk("delete", await call("DELETE", "/v1/capabilities/suite-a/client", { token: org.owner.token }), 200)).toEqual({ ok: true })
+    expect(asNotFound("again", await call("DELETE", "/v1/capabilities/suite-a/client", { token: org.owner.token }), 404).error).toBe("suite_client_not_found")
   })
 
   it("refuses features of the other suite, repeats, a tenant on suite-b, unknown suites and members", async () => {
     const org = await newOrg()
     const put = (suite: string, body: unknown) => call("PUT", `/v1/capabilities/${suite}/client`, { token: org.owner.token, body })
-    expect(ok("other suite's feature", await put("suite-b", clientBody("suite-b", { features: ["mailDraft"] })), 400).details[0].path).toEqual(["features", 0])
-    expect(ok("repeat", await put("suite-a", clientBody("suite-a", { features: ["mailRead", "mailRead"] })), 400).details[0].path).toEqual(["features", 1])
-    expect(ok("tenant", await put("suite-b", clientBody("suite-b", { tenant: "contoso.example" })), 400).details[0].path).toEqual(["tenant"])
-    expect(ok("unknown suite", await put("suite-c", clientBody("suite-a")), 400).error).toBe("invalid_request")
-    expect(ok("unknown member", await put("suite-a", { ...clientBody("suite-a"), scope: "x" }), 400).error).toBe("invalid_request")
-    expect(ok("bad url", await put("suite-a", clientBody("suite-a", { tokenEndpoint: "ftp://x" })), 400).error).toBe("invalid_request")
-    expect(ok("nothing written", await call("GET", "/v1/capabilities/suite-a/client", { token: org.owner.token }), 404).error)
+    expect(asInvalid("other suite's feature", await put("suite-b", clientBody("suite-b", { features: ["mailDraft"] })), 400).details[0].path).toEqual(["features", 0])
+    expect(asInvalid("repeat", await put("suite-a", clientBody("suite-a", { features: ["mailRead", "mailRead"] })), 400).details[0].path).toEqual(["features", 1])
+    expect(asInvalid("tenant", await put("suite-b", clientBody("suite-b", { tenant: "contoso.example" })), 400).details[0].path).toEqual(["tenant"])
+    expect(asInvalid("unknown suite", await put("suite-c", clientBody("suite-a")), 400).error).toBe("invalid_request")
+    expect(asInvalid("unknown member", await put("suite-a", { ...clientBody("suite-a"), scope: "x" }), 400).error).toBe("invalid_request")
+    expect(asInvalid("bad url", await put("suite-a", clientBody("suite-a", { tokenEndpoint: "ftp://x" })), 400).error).toBe("invalid_request")
+    expect(asNotFound("nothing written", await call("GET", "/v1/capabilities/suite-a/client", { token: org.owner.token }), 404).error)
       .toBe("suite_client_not_found")
   })
 
@@ -209,14 +261,14 @@ describe("the suites' OAuth clients", () => {
 describe("a member's connection", () => {
   it("connects end to end: PKCE S256, the enabled features' scopes, tokens stored encrypted; status and disconnect", async () => {
     const org = await newOrg()
-    const before = ok("status", await call("GET", "/v1/capabilities/suite-a/connection", { token: org.member.token }), 200)
+    const before = asConnection("status", await call("GET", "/v1/capabilities/suite-a/connection", { token: org.member.token }), 200)
     expect(before).toMatchObject({ configured: false, status: "not_connected", connectedAt: null })
-    expect(ok("not configured", await connect(org.member.token, "suite-a"), 409).error).toBe("suite_not_configured")
+    expect(asConflict("not configured", await connect(org.member.token, "suite-a"), 409).error).toBe("suite_not_configured")
     await configure(org, "suite-a")
 
-    const started = ok("connect", await connect(org.member.token, "suite-a"), 200)
+    const started = asConnect("connect", await connect(org.member.token, "suite-a"), 200)
     expect(started.status).toBe("needs_auth")
-    const url = new URL(started.authorizeUrl)
+    const url = new URL(authorizeUrlOf(started))
     expect(`${url.origin}${url.pathname}`).toBe(`${oauth.url}/authorize`)
     expect(url.searchParams.get("client_id")).toBe("suite-client")
     expect(url.searchParams.get("code_challenge_method")).toBe("S256")
@@ -225,7 +277,7 @@ describe("a member's connection", () => {
     expect(url.searchParams.has("prompt")).toBe(false)
     expect(url.searchParams.has("resource")).toBe(false)
 
-    const callback = ok("callback", await followCallback(await authorize(started.authorizeUrl)), 200)
+    const callback = asCallback("callback", await followCallback(await authorize(authorizeUrlOf(started))), 200)
     expect(callback).toEqual({ ok: true, suite: "suite-a", status: "connected", grantedFeatures: ["mailDraft", "mailRead"] })
     const stored = (await credential(org, "suite-a", org.member.membership.id))!
     const token = decrypt(stored.accessTokenCiphertext!, stored.at.access)
@@ -236,7 +288,7 @@ describe("a member's connection", () => {
     expect(exchange.params).toMatchObject({ client_id: "suite-client", client_secret: "suite-secret" })
     expect(exchange.params.code_verifier).toMatch(/^[A-Za-z0-9._~-]{43,128}$/)
 
-    const status = ok("status", await call("GET", "/v1/capabilities/suite-a/connection", { token: org.member.token }), 200)
+    const status = asConnection("status", await call("GET", "/v1/capabilities/suite-a/connection", { token: org.member.token }), 200)
     expect(status).toMatchObject({
       configured: true,
       status: "connected",
@@ -244,19 +296,19 @@ describe("a member's connection", () => {
     })
     expect(JSON.stringify(status)).not.toContain(token)
     // Connected already: no new authorization.
-    expect(ok("again", await connect(org.member.token, "suite-a"), 200)).toMatchObject({ status: "connected", authorizeUrl: null })
+    expect(asConnect("again", await connect(org.member.token, "suite-a"), 200)).toMatchObject({ status: "connected", authorizeUrl: null })
     // Another member of the organization has no connection.
-    expect(ok("admin's", await call("GET", "/v1/capabilities/suite-a/connection", { token: org.admin.token }), 200).status).toBe("not_connected")
+    expect(asConnection("admin's", await call("GET", "/v1/capabilities/suite-a/connection", { token: org.admin.token }), 200).status).toBe("not_connected")
 
-    expect(ok("disconnect", await call("DELETE", "/v1/capabilities/suite-a/connection", { token: org.member.token }), 200)).toEqual({ ok: true, removed: true })
-    expect(ok("again", await call("DELETE", "/v1/capabilities/suite-a/connection", { token: org.member.token }), 200)).toEqual({ ok: true, removed: false })
-    expect(ok("status", await call("GET", "/v1/capabilities/suite-a/connection", { token: org.member.token }), 200).status).toBe("not_connected")
+    expect(asDisconnect("disconnect", await call("DELETE", "/v1/capabilities/suite-a/connection", { token: org.member.token }), 200)).toEqual({ ok: true, removed: true })
+    expect(asDisconnect("again", await call("DELETE", "/v1/capabilities/suite-a/connection", { token: org.member.token }), 200)).toEqual({ ok: true, removed: false })
+    expect(asConnection("status", await call("GET", "/v1/capabilities/suite-a/connection", { token: org.member.token }), 200).status).toBe("not_connected")
   })
 
   it("suite-b asks Google-style for offline access and consent", async () => {
     const org = await newOrg()
     await configure(org, "suite-b")
-    const url = new URL(ok("connect", await connect(org.member.token, "suite-b"), 200).authorizeUrl)
+    const url = new URL(authorizeUrlOf(asConnect("connect", await connect(org.member.token, "suite-b"), 200)))
     expect(url.searchParams.get("scope")).toBe(GOOGLE_EVENTS)
     expect(url.searchParams.get("access_type")).toBe("offline")
     expect(url.searchParams.get("prompt")).toBe("consent")
@@ -265,24 +317,24 @@ describe("a member's connection", () => {
   it("the callback refuses a tampered, reused or expired state, and a denial", async () => {
     const org = await newOrg()
     await configure(org, "suite-a")
-    const started = ok("connect", await connect(org.member.token, "suite-a"), 200)
-    const location = await authorize(started.authorizeUrl)
+    const started = asConnect("connect", await connect(org.member.token, "suite-a"), 200)
+    const location = await authorize(authorizeUrlOf(started))
     const state = location.searchParams.get("state")!
     const tampered = new URL(location)
     // Change a character in the middle of the signature: its last base64url character also holds padding bits,
     // which a change may leave out of the decoded bytes.
     const at = state.length - 10
     tampered.searchParams.set("state", `${state.slice(0, at)}${state[at] === "A" ? "B" : "A"}${state.slice(at + 1)}`)
-    expect(ok("tampered", await followCallback(tampered), 400).details[0].code).toBe("oauth_state_invalid")
+    expect(asInvalid("tampered", await followCallback(tampered), 400).details[0].code).toBe("oauth_state_invalid")
     ok("first", await followCallback(location), 200)
-    expect(ok("reused", await followCallback(location), 400).details[0].code).toBe("oauth_authorization_used")
+    expect(asInvalid("reused", await followCallback(location), 400).details[0].code).toBe("oauth_authorization_used")
 
     // An MCP connection's state is not a suite's: the keys differ.
-    const denied = ok("connect", await call("POST", "/v1/capabilities/suite-a/connection/connect", { token: org.admin.token }), 200)
-    const deniedState = new URL(denied.authorizeUrl).searchParams.get("state")!
-    expect(ok("mcp callback", await call("GET", `/v1/mcp-connections/oauth/callback?state=${encodeURIComponent(deniedState)}&code=x`), 400).details[0].code)
+    const denied = asConnect("connect", await call("POST", "/v1/capabilities/suite-a/connection/connect", { token: org.admin.token }), 200)
+    const deniedState = new URL(authorizeUrlOf(denied)).searchParams.get("state")!
+    expect(asInvalid("mcp callback", await call("GET", `/v1/mcp-connections/oauth/callback?state=${encodeURIComponent(deniedState)}&code=x`), 400).details[0].code)
       .toBe("oauth_state_invalid")
-    expect(ok("denied", await call("GET", `${CALLBACK_PATH}?state=${encodeURIComponent(deniedState)}&error=access_denied`), 400).details[0].code)
+    expect(asInvalid("denied", await call("GET", `${CALLBACK_PATH}?state=${encodeURIComponent(deniedState)}&error=access_denied`), 400).details[0].code)
       .toBe("oauth_access_denied")
     expect(await credential(org, "suite-a", org.admin.membership.id)).toBeUndefined()
   })
@@ -292,7 +344,7 @@ describe("mail drafts (suite-a)", () => {
   it("creates a draft, never sent, with the spec's mail message members", async () => {
     const org = await connectedOrg()
     const body = { to: ["ada@contoso.example", "bob@contoso.example"], cc: ["cy@contoso.example"], subject: "  Quarterly plan ", body: "Hello\nthere" }
-    const answer = ok("draft", await draft(org.member.token, body), 200)
+    const answer = asDraft("draft", await draft(org.member.token, body), 200)
     expect(answer.ok).toBe(true)
     expect(answer.draft).toMatchObject({
       subject: "Quarterly plan",
@@ -317,7 +369,7 @@ describe("mail drafts (suite-a)", () => {
     })
     expect(mail.drafts().some((stored) => stored.id === answer.draft.id)).toBe(true)
     // The draft lives in the suite: the audit log names it by the suite's id.
-    const [logged] = ok("events", await call("GET", `/v1/audit/events?action=capability.mail_draft.create&targetId=${encodeURIComponent(answer.draft.id)}`, { token: org.owner.token }), 200).items
+    const [logged] = asAuditPage("events", await call("GET", `/v1/audit/events?action=capability.mail_draft.create&targetId=${encodeURIComponent(answer.draft.id)}`, { token: org.owner.token }), 200).items
     expect(logged.targets).toEqual([{ type: "mail_message", id: answer.draft.id }])
   })
 
@@ -341,7 +393,7 @@ describe("mail drafts (suite-a)", () => {
       ["underscore in domain", { to: ["ada@con_toso.example"], subject: "s" }],
       ["wrong type", { to: "ada@contoso.example", subject: "s" }]
     ]
-    for (const [what, body] of cases) expect(ok(what, await draft(org.member.token, body), 400).error).toBe("invalid_request")
+    for (const [what, body] of cases) expect(asInvalid(what, await draft(org.member.token, body), 400).error).toBe("invalid_request")
     expect(posts()).toBe(before)
     // The largest allowed all pass.
     const largest = {
@@ -351,9 +403,9 @@ describe("mail drafts (suite-a)", () => {
       subject: "x".repeat(998),
       body: "y".repeat(200_000)
     }
-    expect(ok("largest", await draft(org.member.token, largest), 200).draft.subject).toHaveLength(998)
+    expect(asDraft("largest", await draft(org.member.token, largest), 200).draft.subject).toHaveLength(998)
     // A body of 200000 control characters is 1.2 MB as JSON: still under the endpoint's limit.
-    const escaped = ok("escaped body", await draft(org.member.token, { to: ["a@contoso.example"], subject: "s", body: "\u0001".repeat(200_000) }), 200)
+    const escaped = asDraft("escaped body", await draft(org.member.token, { to: ["a@contoso.example"], subject: "s", body: "\u0001".repeat(200_000) }), 200)
     expect(escaped.draft.body).toHaveLength(200_000)
   })
 })
@@ -370,7 +422,7 @@ describe("reading a message (suite-a)", () => {
       receivedDateTime: "2026-11-20T10:00:00Z",
       conversationId: "conv-1"
     })
-    const answer = ok("read", await call("GET", `/v1/capabilities/suite-a/mail-message/${encodeURIComponent(id)}`, { token: org.member.token }), 200)
+    const answer = asMessage("read", await call("GET", `/v1/capabilities/suite-a/mail-message/${encodeURIComponent(id)}`, { token: org.member.token }), 200)
     expect(answer).toEqual({
       ok: true,
       message: expect.objectContaining({
@@ -398,7 +450,7 @@ describe("reading a message (suite-a)", () => {
   it("cuts a body over 200000 characters and says so", async () => {
     const org = await connectedOrg()
     const id = mail.addMessage({ subject: "Long", text: "z".repeat(250_000) })
-    const { message } = ok("read", await call("GET", `/v1/capabilities/suite-a/mail-message/${encodeURIComponent(id)}`, { token: org.member.token }), 200)
+    const { message } = asMessage("read", await call("GET", `/v1/capabilities/suite-a/mail-message/${encodeURIComponent(id)}`, { token: org.member.token }), 200)
     expect(message.body).toHaveLength(200_000)
     expect(message.bodyTruncated).toBe(true)
   })
@@ -407,9 +459,9 @@ describe("reading a message (suite-a)", () => {
     const org = await connectedOrg()
     const read = (id: string) => call("GET", `/v1/capabilities/suite-a/mail-message/${id}`, { token: org.member.token })
     for (const id of ["a%20b", "a%5Cb", "a%3Fb", "a%23b", "x".repeat(513), "a%2Fb"]) {
-      expect(ok(`id ${id.slice(0, 20)}`, await read(id), 400).error).toBe("invalid_request")
+      expect(asInvalid(`id ${id.slice(0, 20)}`, await read(id), 400).error).toBe("invalid_request")
     }
-    const missing = ok("missing", await read("AAMkADmissing="), 502)
+    const missing = asMailError("missing", await read("AAMkADmissing="), 502)
     expect(missing.error).toBe("suite_a_api_error")
     expect(missing.message).toMatch(/^Reading the message failed: 404 .*ErrorItemNotFound/)
     expect(missing.outcome).toBeUndefined()
@@ -420,28 +472,28 @@ describe("meeting links (suite-b)", () => {
   it("patches the existing event with conferenceDataVersion=1 and answers the video link, not the phone one", async () => {
     const org = await connectedOrg()
     const eventId = calendar.addEvent({ summary: "Design review", start: "2026-11-24T10:00:00Z", end: "2026-11-24T11:00:00Z" })
-    const answer = ok("meet", await meet(org.member.token, eventId), 200)
+    const answer = asEvent("meet", await meet(org.member.token, eventId), 200)
     expect(answer).toMatchObject({ ok: true, eventId, summary: "Design review", start: "2026-11-24T10:00:00Z", end: "2026-11-24T11:00:00Z" })
     expect(answer.meetLink).toMatch(/^https:\/\/meet\.example\//)
     expect(answer.htmlLink).not.toBe("")
     const patch = calendar.requests.filter((request) => request.method === "PATCH").at(-1)!
     expect(patch.path).toBe(`/calendar/v3/calendars/primary/events/${encodeURIComponent(eventId)}?conferenceDataVersion=1`)
-    const sent = JSON.parse(patch.body)
-    expect(Object.keys(sent)).toEqual(["conferenceData"])
-    expect(sent.conferenceData.createRequest).toMatchObject({ conferenceSolutionKey: { type: "hangoutsMeet" } })
+    const sent: unknown = JSON.parse(patch.body)
+    expect(Object.keys(Json.object(sent, "the event's PATCH body"))).toEqual(["conferenceData"])
+    expect(Json.at(sent, "conferenceData", "createRequest")).toMatchObject({ conferenceSolutionKey: { type: "hangoutsMeet" } })
     expect(calendar.events().length).toBeGreaterThan(0)
     expect(calendar.patches(eventId)).toBe(1)
     // false changes nothing.
-    expect(ok("false", await meet(org.member.token, eventId, false), 200).meetLink).toBe(answer.meetLink)
+    expect(asEvent("false", await meet(org.member.token, eventId, false), 200).meetLink).toBe(answer.meetLink)
     expect(calendar.patches(eventId)).toBe(1)
   })
 
   it("all-day events answer their dates; an event id is 1 to 512 characters", async () => {
     const org = await connectedOrg()
     const eventId = calendar.addEvent({ summary: "Offsite", start: "2026-12-01", end: "2026-12-02", allDay: true })
-    expect(ok("meet", await meet(org.member.token, eventId), 200)).toMatchObject({ start: "2026-12-01", end: "2026-12-02" })
-    expect(ok("long id", await meet(org.member.token, "e".repeat(513)), 400).error).toBe("invalid_request")
-    expect(ok("missing body member", await call("PATCH", `/v1/capabilities/suite-b/calendar-event/${eventId}`, { token: org.member.token, body: {} }), 400).error)
+    expect(asEvent("meet", await meet(org.member.token, eventId), 200)).toMatchObject({ start: "2026-12-01", end: "2026-12-02" })
+    expect(asInvalid("long id", await meet(org.member.token, "e".repeat(513)), 400).error).toBe("invalid_request")
+    expect(asInvalid("missing body member", await call("PATCH", `/v1/capabilities/suite-b/calendar-event/${eventId}`, { token: org.member.token, body: {} }), 400).error)
       .toBe("invalid_request")
   })
 })
@@ -449,7 +501,7 @@ describe("meeting links (suite-b)", () => {
 describe("needs_connection", () => {
   it("says which: not configured, feature disabled, not connected, a scope not granted", async () => {
     const org = await newOrg()
-    const attempt = async () => ok("draft", await draft(org.member.token, { to: ["a@contoso.example"], subject: "s" }), 409)
+    const attempt = async () => asNeedsConnection("draft", await draft(org.member.token, { to: ["a@contoso.example"], subject: "s" }), 409)
     expect(await attempt()).toMatchObject({ suite: "suite-a", reason: "suite_not_configured", message: expect.stringMatching(/not set up in this organization/) })
     await configure(org, "suite-a", { features: ["mailRead"] })
     expect(await attempt()).toMatchObject({ reason: "feature_disabled", message: expect.stringMatching(/administrator has disabled mail drafts/) })
@@ -461,10 +513,10 @@ describe("needs_connection", () => {
     try {
       manual.addClient({ client_id: "suite-client", client_secret: "suite-secret", redirect_uris: [`${server.url}${CALLBACK_PATH}`], token_endpoint_auth_method: "client_secret_post" })
       await configure(org, "suite-a", { authorizationEndpoint: `${manual.url}/authorize`, tokenEndpoint: `${manual.url}/token` })
-      const started = ok("connect", await connect(org.member.token, "suite-a"), 200)
-      const pending = await (await fetch(started.authorizeUrl)).json() as { pending: string }
-      const redirect = new URL(manual.approve(pending.pending, { scopes: ["offline_access", "Mail.Read"] }))
-      expect(ok("callback", await followCallback(redirect), 200).grantedFeatures).toEqual(["mailRead"])
+      const started = asConnect("connect", await connect(org.member.token, "suite-a"), 200)
+      const pending = Json.string(Json.at(await (await fetch(authorizeUrlOf(started))).json(), "pending"), "the authorization's pending id")
+      const redirect = new URL(manual.approve(pending, { scopes: ["offline_access", "Mail.Read"] }))
+      expect(asCallback("callback", await followCallback(redirect), 200).grantedFeatures).toEqual(["mailRead"])
       const refused = await attempt()
       expect(refused).toEqual({
         error: "needs_connection",
@@ -472,12 +524,12 @@ describe("needs_connection", () => {
         reason: "scope_missing",
         message: expect.stringMatching(/missing the Mail\.ReadWrite permission mail drafts need/)
       })
-      expect(ok("status", await call("GET", "/v1/capabilities/suite-a/connection", { token: org.member.token }), 200).features).toEqual([
+      expect(asConnection("status", await call("GET", "/v1/capabilities/suite-a/connection", { token: org.member.token }), 200).features).toEqual([
         { feature: "mailDraft", enabled: true, granted: false },
         { feature: "mailRead", enabled: true, granted: true }
       ])
       // Connect answers needs_auth again to grant what is missing.
-      expect(ok("reconnect", await connect(org.member.token, "suite-a"), 200).status).toBe("needs_auth")
+      expect(asConnect("reconnect", await connect(org.member.token, "suite-a"), 200).status).toBe("needs_auth")
     } finally {
       await manual.close()
     }
@@ -486,7 +538,7 @@ describe("needs_connection", () => {
   it("a 403 from the suite is a permission the connection lacks", async () => {
     const org = await connectedOrg()
     mail.setMode({ _tag: "status", status: 403 }, { times: 1 })
-    const answer = ok("draft", await draft(org.member.token, { to: ["a@contoso.example"], subject: "s" }), 409)
+    const answer = asNeedsConnection("draft", await draft(org.member.token, { to: ["a@contoso.example"], subject: "s" }), 409)
     expect(answer).toMatchObject({ error: "needs_connection", suite: "suite-a", reason: "permission_denied" })
     expect(answer.message).toMatch(/403.*lacks a permission/)
   })
@@ -509,7 +561,7 @@ describe("tokens", () => {
     const org = await connectedOrg()
     const eventId = calendar.addEvent({ summary: "Sync", start: "2026-11-25T10:00:00Z", end: "2026-11-25T10:30:00Z" })
     oauth.expireAccessTokens()
-    expect(ok("meet after renewal", await meet(org.member.token, eventId), 200).meetLink).not.toBeNull()
+    expect(asEvent("meet after renewal", await meet(org.member.token, eventId), 200).meetLink).not.toBeNull()
     expect(calendar.requests.filter((request) => request.status === 401).length).toBeGreaterThan(0)
 
     // The refresh token is spent behind the server's back: the next refresh is refused (invalid_grant).
@@ -520,13 +572,13 @@ describe("tokens", () => {
       rawBody: new URLSearchParams({ grant_type: "refresh_token", refresh_token: refreshToken, client_id: "suite-client", client_secret: "suite-secret" }).toString()
     }), 200)
     oauth.expireAccessTokens()
-    const refused = ok("meet", await meet(org.member.token, eventId), 409)
+    const refused = asNeedsConnection("meet", await meet(org.member.token, eventId), 409)
     expect(refused).toMatchObject({ error: "needs_connection", suite: "suite-b", reason: "reconnect_required" })
     expect((await credential(org, "suite-b", org.member.membership.id))!.credentialHealth).toBe("reconnect_required")
-    expect(ok("status", await call("GET", "/v1/capabilities/suite-b/connection", { token: org.member.token }), 200).status).toBe("reconnect_required")
+    expect(asConnection("status", await call("GET", "/v1/capabilities/suite-b/connection", { token: org.member.token }), 200).status).toBe("reconnect_required")
     // Connecting again makes it usable.
     await connectFully(org.member.token, "suite-b")
-    expect(ok("meet", await meet(org.member.token, eventId), 200).ok).toBe(true)
+    expect(asEvent("meet", await meet(org.member.token, eventId), 200).ok).toBe(true)
   })
 
   it("a token endpoint that fails: the current token while it lasts, then a retryable 502; a failed code exchange is a 502 too", async () => {
@@ -538,14 +590,14 @@ describe("tokens", () => {
       await server.sql((sql) =>
         sql`UPDATE suite_credentials SET token_expires_at = now() - interval '1 second' WHERE organization_id = ${org.organizationId} AND suite = 'suite-a'`
       )
-      const failed = ok("expired", await draft(org.member.token, { to: ["a@contoso.example"], subject: "s" }), 502)
+      const failed = asMailError("expired", await draft(org.member.token, { to: ["a@contoso.example"], subject: "s" }), 502)
       expect(failed).toMatchObject({ error: "suite_a_api_error", retryable: true })
       expect(failed.message).toMatch(/token endpoint answered server_error/)
       // The member's connection is not blamed: it refreshes once the endpoint is back.
       expect((await credential(org, "suite-a", org.member.membership.id))!.credentialHealth).toBe("ready")
 
-      const started = ok("connect", await connect(org.admin.token, "suite-a"), 200)
-      const exchange = ok("callback", await followCallback(await authorize(started.authorizeUrl)), 502)
+      const started = asConnect("connect", await connect(org.admin.token, "suite-a"), 200)
+      const exchange = asSuiteError("callback", await followCallback(await authorize(authorizeUrlOf(started))), 502)
       expect(exchange).toMatchObject({ error: "suite_a_api_error", retryable: true })
       expect(await credential(org, "suite-a", org.admin.membership.id)).toBeUndefined()
     } finally {
@@ -585,26 +637,26 @@ describe("upstream failures", () => {
   it("429 and 5xx carry the status and a bounded excerpt, retryable", async () => {
     const org = await connectedOrg()
     mail.setMode({ _tag: "status", status: 429, headers: { "retry-after": "3" } }, { times: 1 })
-    const limited = ok("429", await attempt(org), 502)
+    const limited = asMailError("429", await attempt(org), 502)
     expect(limited).toMatchObject({ error: "suite_a_api_error", retryable: true })
     expect(limited.message).toMatch(/^Creating the draft failed: 429 /)
     expect(limited.outcome).toBeUndefined()
     mail.setMode({ _tag: "status", status: 500, body: "e".repeat(5000) }, { times: 1 })
-    const failed = ok("500", await attempt(org), 502)
+    const failed = asMailError("500", await attempt(org), 502)
     expect(failed.message.length).toBeLessThan(400)
     calendar.setMode({ _tag: "status", status: 503 }, { times: 1 })
-    expect(ok("calendar 503", await meet(org.member.token, calendar.addEvent({ summary: "x", start: "2026-11-26T10:00:00Z", end: "2026-11-26T11:00:00Z" })), 502))
+    expect(asCalendarError("calendar 503", await meet(org.member.token, calendar.addEvent({ summary: "x", start: "2026-11-26T10:00:00Z", end: "2026-11-26T11:00:00Z" })), 502))
       .toMatchObject({ error: "suite_b_api_error", retryable: true })
   })
 
   it("a hanging suite ends at the timeout; a draft whose answer never came has an unknown outcome; a read does not", async () => {
     const org = await connectedOrg()
     mail.setMode({ _tag: "hang" }, { times: 1 })
-    const hung = ok("hang", await attempt(org), 502)
+    const hung = asMailError("hang", await attempt(org), 502)
     expect(hung).toMatchObject({ error: "suite_a_api_error", outcome: "unknown", retryable: false })
     const id = mail.addMessage({ subject: "x", text: "y" })
     mail.setMode({ _tag: "slow", ms: 3000 }, { times: 1 })
-    const slow = ok("slow read", await call("GET", `/v1/capabilities/suite-a/mail-message/${encodeURIComponent(id)}`, { token: org.member.token }), 502)
+    const slow = asMailError("slow read", await call("GET", `/v1/capabilities/suite-a/mail-message/${encodeURIComponent(id)}`, { token: org.member.token }), 502)
     expect(slow).toMatchObject({ error: "suite_a_api_error", retryable: true })
     expect(slow.outcome).toBeUndefined()
   })
@@ -613,14 +665,14 @@ describe("upstream failures", () => {
     const org = await connectedOrg()
     const eventId = calendar.addEvent({ summary: "Reset", start: "2026-11-27T10:00:00Z", end: "2026-11-27T11:00:00Z" })
     calendar.setMode({ _tag: "resetAfterWrite" }, { times: 1 })
-    const reset = ok("reset", await meet(org.member.token, eventId), 502)
+    const reset = asCalendarError("reset", await meet(org.member.token, eventId), 502)
     expect(reset).toMatchObject({ error: "suite_b_api_error", outcome: "unknown" })
     expect(reset.message).toMatch(/look before retrying/)
     expect(calendar.patches(eventId)).toBe(1)
     mail.setMode({ _tag: "oversized", bytes: 6 * 1024 * 1024 }, { times: 1 })
-    expect(ok("oversized", await attempt(org), 502)).toMatchObject({ error: "suite_a_api_error", outcome: "unknown" })
+    expect(asMailError("oversized", await attempt(org), 502)).toMatchObject({ error: "suite_a_api_error", outcome: "unknown" })
     mail.setMode({ _tag: "invalidJson" }, { times: 1 })
-    expect(ok("not json", await attempt(org), 502)).toMatchObject({ error: "suite_a_api_error", outcome: "unknown" })
+    expect(asMailError("not json", await attempt(org), 502)).toMatchObject({ error: "suite_a_api_error", outcome: "unknown" })
   })
 
   it("a suite that refuses connections is known not to have acted", async () => {
@@ -628,7 +680,7 @@ describe("upstream failures", () => {
     await configure(org, "suite-a")
     await connectFully(org.member.token, "suite-a")
     await configure(org, "suite-a", { apiBaseUrl: "http://127.0.0.1:1/v1.0" })
-    const refused = ok("refused", await attempt(org), 502)
+    const refused = asMailError("refused", await attempt(org), 502)
     expect(refused).toMatchObject({ error: "suite_a_api_error", retryable: true })
     expect(refused.outcome).toBeUndefined()
   })

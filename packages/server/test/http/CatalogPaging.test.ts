@@ -5,6 +5,7 @@
  * real concurrency (the embedded database serializes every request), so they run on Postgres only; inserts between
  * pages are checked on both databases.
  */
+import type { ConfigObjectPage, ConfigObjectResponse, PluginConfigObjectPage, PluginPage, PluginResponse } from "@orgplane/schema"
 import * as Http from "../../../../packages/testkit/src/Http.js"
 import * as TestDatabase from "../support/TestDatabase.js"
 import * as TestServer from "../support/HttpServer.js"
@@ -25,7 +26,7 @@ const ok = Http.expectStatus
 const post = (owner: Owner, path: string, body: unknown) => Http.request(server.url, "POST", path, { token: owner.token, body })
 
 const createConfigObject = async (owner: Owner, pluginIds?: ReadonlyArray<string>): Promise<string> =>
-  ok(
+  ok<typeof ConfigObjectResponse.Encoded>(
     "creating a config object",
     await post(owner, "/v1/config-objects", {
       input: { objectType: "context", rawSourceText: `Context ${unique()}` },
@@ -36,13 +37,17 @@ const createConfigObject = async (owner: Owner, pluginIds?: ReadonlyArray<string
 
 const createPlugin = async (owner: Owner): Promise<string> =>
   // Random names: in a list by name, new plugins land before, inside and after the page being read.
-  ok("creating a plugin", await post(owner, "/v1/plugins", { name: `${unique()} plugin` }), 201).item.id
+  ok<typeof PluginResponse.Encoded>("creating a plugin", await post(owner, "/v1/plugins", { name: `${unique()} plugin` }), 201).item.id
+
+/** A page of any of the lists, as sent, and one of its items. */
+type ListPage = typeof ConfigObjectPage.Encoded | typeof PluginPage.Encoded | typeof PluginConfigObjectPage.Encoded
+type Item = ListPage["items"][number]
 
 /** One list: where it is, how to add a row to it (answering the row's key), and an item's key. */
 interface List {
   readonly name: string
   readonly prepare: (owner: Owner) => Promise<{ readonly path: string; readonly insert: () => Promise<string> }>
-  readonly key: (item: any) => string
+  readonly key: (item: Item) => string
 }
 
 const lists: ReadonlyArray<List> = [
@@ -62,7 +67,10 @@ const lists: ReadonlyArray<List> = [
       const pluginId = await createPlugin(owner)
       return { path: `/v1/plugins/${pluginId}/config-objects`, insert: () => createConfigObject(owner, [pluginId]) }
     },
-    key: (item) => item.configObjectId
+    key: (item) => {
+      if (!("configObjectId" in item)) throw new Error(`not a plugin's config object: ${JSON.stringify(item)}`)
+      return item.configObjectId
+    }
   }
 ]
 
@@ -116,7 +124,7 @@ const walkWhileInserting = async (list: List, rows: number, writers: number) => 
     do {
       await next
       if (failure !== undefined) throw failure
-      const page: any = ok(
+      const page: ListPage = ok<ListPage>(
         `page ${pages + 1}`,
         await Http.request(server.url, "GET", `${path}?limit=20${cursor === null ? "" : `&cursor=${encodeURIComponent(cursor)}`}`, {
           token: owner.token

@@ -3,7 +3,9 @@
  * never repeats the link's token; and, as a rule, no error body repeats what a request's URL carried: its query, its
  * path. (The page claiming in a browser: examples/claim-in-browser.test.ts.)
  */
+import { calls, ok } from "../../../../packages/testkit/src/ApiCalls.js"
 import * as Http from "../../../../packages/testkit/src/Http.js"
+import * as Json from "../../../../packages/testkit/src/Json.js"
 import * as TestServer from "../support/HttpServer.js"
 import { createHash } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -14,12 +16,10 @@ beforeAll(async () => {
 })
 afterAll(() => server.close())
 
+const api = calls(() => server.url)
+
 const bootstrap = async () =>
-  Http.expectStatus<{ claimLinks: ReadonlyArray<{ role: string; token: string; url: string }> }>(
-    "bootstrap",
-    await Http.request(server.url, "POST", "/v1/bootstrap/workspace", { body: { workspaceName: "Agent's", ownerEmail: "boss@agent.test" } }),
-    201
-  )
+  ok(await api.bootstrap.workspace({ payload: { workspaceName: "Agent's", ownerEmail: "boss@agent.test" } }), 201)
 
 describe("the claim link's page", () => {
   it("answers the link bootstrap prints with a page that says what it is for and never carries the token", async () => {
@@ -76,6 +76,6 @@ describe("error bodies never repeat the request's URL", () => {
     expect([path.status, deleted.status]).toEqual([404, 404])
     // A 405 names the path by its route's template, as the document writes it.
     expect([method.status, method.body]).toEqual([405, { error: "method_not_allowed", message: "/v1/teams/{teamId} does not take PUT; it takes GET, HEAD, PATCH, DELETE." }])
-    expect([scim.status, scim.body.detail]).toEqual([404, "No SCIM endpoint at this path: see /scim/v2/{connectionId}/ResourceTypes."])
+    expect([scim.status, Json.at(scim.body, "detail")]).toEqual([404, "No SCIM endpoint at this path: see /scim/v2/{connectionId}/ResourceTypes."])
   })
 })

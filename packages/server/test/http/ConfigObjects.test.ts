@@ -4,6 +4,8 @@
  * with SQL on the server's own database until the plugins group exists.
  */
 import * as SqlClient from "effect/sql/SqlClient"
+import type { ConfigObjectInput, ConfigObjectPage } from "@orgplane/schema"
+import { calls, invalid, ok } from "../../../../packages/testkit/src/ApiCalls.js"
 import * as Http from "../../../../packages/testkit/src/Http.js"
 import * as TestServer from "../support/HttpServer.js"
 import * as Effect from "effect/Effect"
@@ -17,7 +19,8 @@ beforeAll(async () => {
 })
 afterAll(() => server?.close())
 
-const { del, get, post } = Http.verbs(() => server.url)
+const { get, post } = Http.verbs(() => server.url)
+const api = calls(() => server.url)
 const sql = <A>(use: (sql: SqlClient.SqlClient) => Effect.Effect<A, unknown>) => server.sql(use)
 
 /** A plugin written straight to the database; `deleted` soft-deletes it. */
@@ -50,13 +53,12 @@ const grantPlugin = (organizationId: string, pluginId: string, membershipId: str
 
 const SKILL = "---\nname: deploy-to-staging\ndescription: Deploys the app to staging.\n---\n# Deploy\n\nRun `make deploy`.\n"
 
-const create = (token: string, input: Record<string, unknown>, pluginIds?: ReadonlyArray<string>) =>
-  post("/v1/config-objects", { token, body: pluginIds === undefined ? { input } : { input, pluginIds } })
+const create = (token: string, input: typeof ConfigObjectInput.Encoded, pluginIds?: ReadonlyArray<string>) =>
+  api.configObjects.create({ token, payload: pluginIds === undefined ? { input } : { input, pluginIds } })
 
-const created = async (token: string, input: Record<string, unknown>, pluginIds?: ReadonlyArray<string>) => {
+const created = async (token: string, input: typeof ConfigObjectInput.Encoded, pluginIds?: ReadonlyArray<string>) => {
   const response = await create(token, input, pluginIds)
-  if (response.status !== 201) throw new Error(`create failed: ${response.status} ${response.text}`)
-  return response.body.item
+  return ok(response, 201).item
 }
 
 const ISO = expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/)
@@ -66,8 +68,8 @@ describe("creating config objects", () => {
     const org = await Http.staffed(server.url)
     const response = await create(org.member.token, { objectType: "skill", rawSourceText: SKILL, relativePath: "skills/deploy/SKILL.md" })
     expect(response.status).toBe(201)
-    expect(response.body.ok).toBe(true)
-    const item = response.body.item
+    expect(ok(response, 201).ok).toBe(true)
+    const item = ok(response, 201).item
     expect(item).toEqual({
       id: expect.stringMatching(/^cob_[0-9a-z]{26}$/),
       organizationId: org.organizationId,
@@ -105,12 +107,12 @@ describe("creating config objects", () => {
         createdAt: item.createdAt
       }
     })
-    const read = await get(`/v1/config-objects/${item.id}`, { token: org.member.token })
+    const read = await api.configObjects.get({ path: { configObjectId: item.id }, token: org.member.token })
     expect(read.status).toBe(200)
     expect(read.body).toEqual({ item })
-    const grants = await get(`/v1/config-objects/${item.id}/access`, { token: org.member.token })
+    const grants = await api.configObjects.configObjectListAccess({ path: { configObjectId: item.id }, token: org.member.token })
     expect(grants.status).toBe(200)
-    expect(grants.body.items).toEqual([
+    expect(ok(grants, 200).items).toEqual([
       expect.objectContaining({ orgMembershipId: org.member.membership.id, role: "manager", orgWide: false, teamId: null, removedAt: null })
     ])
   })
@@ -124,8 +126,8 @@ describe("creating config objects", () => {
     expect(item.latestVersion.rawSourceText).toBe(source)
     expect(JSON.stringify(item.latestVersion.normalizedPayloadJson)).toBe(JSON.stringify(JSON.parse(source)))
     expect(item.latestVersion.metadata).toEqual({ title: "Servers", some_key: 1 })
-    const read = await get(`/v1/config-objects/${item.id}`, { token: org.token })
-    expect(JSON.stringify(read.body.item.latestVersion.normalizedPayloadJson)).toBe(JSON.stringify(JSON.parse(source)))
+    const read = ok(await api.configObjects.get({ path: { configObjectId: item.id }, token: org.token }), 200)
+    expect(JSON.stringify(read.item.latestVersion.normalizedPayloadJson)).toBe(JSON.stringify(JSON.parse(source)))
 
     const fromObject = await created(org.token, { objectType: "hook", normalizedPayloadJson: { name: "lint", on: ["pre_commit"] }, schemaVersion: "2" })
     expect(fromObject.latestVersion).toMatchObject({
@@ -151,34 +153,34 @@ describe("creating config objects", () => {
     for (const [source, expected] of cases) {
       const response = await create(org.token, { objectType: "skill", rawSourceText: source })
       expect(response.status).toBe(400)
-      expect(response.body.error).toBe("invalid_request")
-      expect(response.body.details.map(({ code, path }: any) => ({ code, path }))).toEqual(expected)
-      expect(response.body.details[0].message).toEqual(expect.any(String))
+      expect(response.body).toMatchObject({ error: "invalid_request" })
+      expect(invalid(response).details.map(({ code, path }) => ({ code, path }))).toEqual(expected)
+      expect(invalid(response).details[0]?.message).toEqual(expect.any(String))
     }
     const viaObject = await create(org.token, { objectType: "skill", normalizedPayloadJson: { frontmatter: { name: "a" }, body: "b" } })
     expect(viaObject.status).toBe(400)
-    expect(viaObject.body.details[0]).toMatchObject({ code: "invalid_skill_source", path: ["input", "normalizedPayloadJson"] })
+    expect(invalid(viaObject).details[0]).toMatchObject({ code: "invalid_skill_source", path: ["input", "normalizedPayloadJson"] })
     const badMcp = await create(org.token, { objectType: "mcp", rawSourceText: '{"mcpServers": {"x": {"port": 1}}}' })
-    expect(badMcp.body.details).toEqual([expect.objectContaining({ code: "invalid_mcp_server", path: ["input", "rawSourceText", "mcpServers", "x"] })])
+    expect(invalid(badMcp).details).toEqual([expect.objectContaining({ code: "invalid_mcp_server", path: ["input", "rawSourceText", "mcpServers", "x"] })])
     const both = await create(org.token, { objectType: "context", rawSourceText: "a", normalizedPayloadJson: {} })
     expect(both.status).toBe(400)
     // `connector` is a value of the spec's enumeration (the document offers it), not one a person creates with.
     const connector = await create(org.token, { objectType: "context", rawSourceText: "a", sourceMode: "connector" })
-    expect([connector.status, connector.body.details]).toEqual([400, [{
+    expect([connector.status, invalid(connector).details]).toEqual([400, [{
       path: ["input", "sourceMode"],
       message: "is `connector`: connector-sourced config objects come from a connector sync (POST /v1/connector-instances/{id}/sync), not a direct create; use `cloud` or `import`"
     }]])
-    expect((await get("/v1/config-objects", { token: org.token })).body.items).toEqual([])
+    expect(ok(await api.configObjects.list({ token: org.token }), 200).items).toEqual([])
   })
 
   it("checks plugin ids: at most 100, the organization's, not deleted, editable by the caller; then adds the object to each", async () => {
     const org = await Http.staffed(server.url)
     const other = await Http.owner(server.url, "Other")
-    const input = { objectType: "context", rawSourceText: "Shared notes" }
+    const input: typeof ConfigObjectInput.Encoded = { objectType: "context", rawSourceText: "Shared notes" }
     const mine = await insertPlugin(org.organizationId)
     const tooMany = await create(org.owner.token, input, Array.from({ length: 101 }, () => mine))
     expect(tooMany.status).toBe(400)
-    expect(tooMany.body.details[0].path).toEqual(["pluginIds"])
+    expect(invalid(tooMany).details[0].path).toEqual(["pluginIds"])
 
     // The spec lists no 404 or 409 for this operation: each bad id is a 400 on its place in `pluginIds`.
     const stranger = typeid("plg").toString()
@@ -190,7 +192,7 @@ describe("creating config objects", () => {
     const theirs = await insertPlugin(other.organization.id)
     const gone = await insertPlugin(org.organizationId, { deleted: true })
     const foreignAndDeleted = await create(org.owner.token, input, [theirs, mine, gone, theirs])
-    expect([foreignAndDeleted.status, foreignAndDeleted.body.details]).toEqual([400, [
+    expect([foreignAndDeleted.status, invalid(foreignAndDeleted).details]).toEqual([400, [
       { path: ["pluginIds", 0], message: `${theirs} is not a plugin of this organization`, code: "plugin_not_found" },
       { path: ["pluginIds", 2], message: `${gone} is a deleted plugin: restore it first`, code: "plugin_deleted" },
       { path: ["pluginIds", 3], message: `${theirs} is not a plugin of this organization`, code: "plugin_not_found" }
@@ -201,7 +203,7 @@ describe("creating config objects", () => {
     await grantPlugin(org.organizationId, mine, org.member.membership.id, "viewer")
     expect((await create(org.member.token, input, [mine])).status).toBe(403)
     // Nothing was written by the refusals.
-    expect((await get("/v1/config-objects", { token: org.owner.token })).body.items).toEqual([])
+    expect(ok(await api.configObjects.list({ token: org.owner.token }), 200).items).toEqual([])
 
     await grantPlugin(org.organizationId, mine, org.admin.membership.id, "editor")
     const second = await insertPlugin(org.organizationId)
@@ -211,10 +213,10 @@ describe("creating config objects", () => {
         WHERE organization_id = ${org.organizationId} AND config_object_id = ${item.id} ORDER BY plugin_id`
     )
     expect(rows).toEqual([mine, second].sort().map((pluginId) => ({ pluginId, membershipSource: "manual" })))
-    const inPlugin = await get(`/v1/config-objects?pluginId=${second}`, { token: org.owner.token })
-    expect(inPlugin.body.items.map((o: any) => o.id)).toEqual([item.id])
+    const inPlugin = ok(await api.configObjects.list({ query: { pluginId: second }, token: org.owner.token }), 200)
+    expect(inPlugin.items.map((o) => o.id)).toEqual([item.id])
     // The member views it through the plugin they can view.
-    expect((await get(`/v1/config-objects/${item.id}`, { token: org.member.token })).status).toBe(200)
+    expect((await api.configObjects.get({ path: { configObjectId: item.id }, token: org.member.token })).status).toBe(200)
   })
 })
 
@@ -222,36 +224,33 @@ describe("versions", () => {
   it("are immutable and numbered; a new one re-derives the object and records its reason", async () => {
     const org = await Http.owner(server.url)
     const item = await created(org.token, { objectType: "context", rawSourceText: "# First\nabout one" })
-    const added = await post(`/v1/config-objects/${item.id}/versions`, {
-      token: org.token,
-      body: { input: { rawSourceText: "# Second\nabout two", metadata: { note: 1 } }, reason: "rewrote it" }
-    })
+    const added = await api.configObjects.createVersion({ path: { configObjectId: item.id }, token: org.token, payload: { input: { rawSourceText: "# Second\nabout two", metadata: { note: 1 } }, reason: "rewrote it" } })
     expect(added.status).toBe(201)
-    expect(added.body.ok).toBe(true)
-    expect(added.body.item).toMatchObject({ id: item.id, title: "Second", description: "about two", createdAt: item.createdAt })
-    expect(new Date(added.body.item.updatedAt).getTime()).toBeGreaterThanOrEqual(new Date(item.updatedAt).getTime())
-    expect(added.body.item.latestVersion).toMatchObject({ number: 2, sourceRevisionRef: "rewrote it", createdVia: "cloud", metadata: { note: 1 } })
+    expect(ok(added, 201).ok).toBe(true)
+    expect(ok(added, 201).item).toMatchObject({ id: item.id, title: "Second", description: "about two", createdAt: item.createdAt })
+    expect(new Date(ok(added, 201).item.updatedAt).getTime()).toBeGreaterThanOrEqual(new Date(item.updatedAt).getTime())
+    expect(ok(added, 201).item.latestVersion).toMatchObject({ number: 2, sourceRevisionRef: "rewrote it", createdVia: "cloud", metadata: { note: 1 } })
 
-    const first = await get(`/v1/config-objects/${item.id}/versions/${item.latestVersion.id}`, { token: org.token })
+    const first = await api.configObjects.getVersion({ path: { configObjectId: item.id, versionId: item.latestVersion.id }, token: org.token })
     expect(first.status).toBe(200)
     expect(first.body).toEqual({ item: item.latestVersion })
-    const versions = await get(`/v1/config-objects/${item.id}/versions`, { token: org.token })
-    expect(versions.body.items.map((v: any) => v.number)).toEqual([2, 1])
-    expect(versions.body.items[1]).toEqual(item.latestVersion)
-    const onePage = await get(`/v1/config-objects/${item.id}/versions?limit=1`, { token: org.token })
-    expect(onePage.body.items.map((v: any) => v.number)).toEqual([2])
-    const next = await get(`/v1/config-objects/${item.id}/versions?limit=1&cursor=${onePage.body.nextCursor}`, { token: org.token })
+    const versions = ok(await api.configObjects.listVersions({ path: { configObjectId: item.id }, token: org.token }), 200)
+    expect(versions.items.map((v) => v.number)).toEqual([2, 1])
+    expect(versions.items[1]).toEqual(item.latestVersion)
+    const onePage = ok(await api.configObjects.listVersions({ path: { configObjectId: item.id }, query: { limit: "1" }, token: org.token }), 200)
+    expect(onePage.items.map((v) => v.number)).toEqual([2])
+    const next = await api.configObjects.listVersions({ path: { configObjectId: item.id }, query: { limit: "1", cursor: onePage.nextCursor ?? "" }, token: org.token })
     expect(next.body).toEqual({ items: [item.latestVersion], nextCursor: null })
 
-    const bad = await post(`/v1/config-objects/${item.id}/versions`, { token: org.token, body: { input: { rawSourceText: "- a list", parserMode: "yaml" } } })
+    const bad = await api.configObjects.createVersion({ path: { configObjectId: item.id }, token: org.token, payload: { input: { rawSourceText: "- a list", parserMode: "yaml" } } })
     expect(bad.status).toBe(400)
-    expect(bad.body.details[0]).toMatchObject({ code: "invalid_yaml", path: ["input", "rawSourceText"] })
-    expect((await get(`/v1/config-objects/${item.id}/versions`, { token: org.token })).body.items.length).toBe(2)
+    expect(invalid(bad).details[0]).toMatchObject({ code: "invalid_yaml", path: ["input", "rawSourceText"] })
+    expect(ok(await api.configObjects.listVersions({ path: { configObjectId: item.id }, token: org.token }), 200).items.length).toBe(2)
     const skill = await created(org.token, { objectType: "skill", rawSourceText: SKILL })
-    const badSkill = await post(`/v1/config-objects/${skill.id}/versions`, { token: org.token, body: { input: { rawSourceText: "no front matter" } } })
+    const badSkill = await api.configObjects.createVersion({ path: { configObjectId: skill.id }, token: org.token, payload: { input: { rawSourceText: "no front matter" } } })
     expect(badSkill.status).toBe(400)
-    expect(badSkill.body.details[0]).toMatchObject({ code: "invalid_skill_frontmatter", path: ["input", "rawSourceText", "frontmatter"] })
-    const missing = await get(`/v1/config-objects/${item.id}/versions/${skill.latestVersion.id}`, { token: org.token })
+    expect(invalid(badSkill).details[0]).toMatchObject({ code: "invalid_skill_frontmatter", path: ["input", "rawSourceText", "frontmatter"] })
+    const missing = await api.configObjects.getVersion({ path: { configObjectId: item.id, versionId: skill.latestVersion.id }, token: org.token })
     expect(missing.status).toBe(404)
     expect(missing.body).toEqual({ error: "config_object_version_not_found", message: "Config object version not found." })
   })
@@ -259,11 +258,11 @@ describe("versions", () => {
   it("delete adds a deletion version, twice changes nothing; restore adds the content back; archive keeps it listed", async () => {
     const org = await Http.owner(server.url)
     const item = await created(org.token, { objectType: "agent", rawSourceText: "---\nname: reviewer\n---\nReview code." })
-    const deleted = await del(`/v1/config-objects/${item.id}`, { token: org.token })
+    const deleted = await api.configObjects.delete({ path: { configObjectId: item.id }, token: org.token })
     expect(deleted.status).toBe(200)
-    expect(deleted.body.ok).toBe(true)
-    expect(deleted.body.item).toMatchObject({ status: "deleted", deletedAt: ISO, title: "reviewer" })
-    expect(deleted.body.item.latestVersion).toMatchObject({
+    expect(ok(deleted, 200).ok).toBe(true)
+    expect(ok(deleted, 200).item).toMatchObject({ status: "deleted", deletedAt: ISO, title: "reviewer" })
+    expect(ok(deleted, 200).item.latestVersion).toMatchObject({
       number: 2,
       isDeletedVersion: true,
       normalizedPayloadJson: null,
@@ -272,36 +271,36 @@ describe("versions", () => {
       schemaVersion: "1",
       parserMode: "markdown"
     })
-    const again = await del(`/v1/config-objects/${item.id}`, { token: org.token })
-    expect(again.body.item).toEqual(deleted.body.item)
+    const again = ok(await api.configObjects.delete({ path: { configObjectId: item.id }, token: org.token }), 200)
+    expect(again.item).toEqual(ok(deleted, 200).item)
 
-    const listed = await get("/v1/config-objects", { token: org.token })
-    expect(listed.body.items).toEqual([])
-    expect((await get("/v1/config-objects?includeDeleted=true", { token: org.token })).body.items.map((o: any) => o.id)).toEqual([item.id])
-    expect((await get("/v1/config-objects?status=deleted", { token: org.token })).body.items.map((o: any) => o.id)).toEqual([item.id])
-    expect((await get(`/v1/config-objects/${item.id}/versions`, { token: org.token })).body.items.map((v: any) => v.number)).toEqual([1])
-    expect((await get(`/v1/config-objects/${item.id}/versions?includeDeleted=true`, { token: org.token })).body.items.map((v: any) => v.number))
+    const listed = ok(await api.configObjects.list({ token: org.token }), 200)
+    expect(listed.items).toEqual([])
+    expect(ok(await api.configObjects.list({ query: { includeDeleted: "true" }, token: org.token }), 200).items.map((o) => o.id)).toEqual([item.id])
+    expect(ok(await api.configObjects.list({ query: { status: "deleted" }, token: org.token }), 200).items.map((o) => o.id)).toEqual([item.id])
+    expect(ok(await api.configObjects.listVersions({ path: { configObjectId: item.id }, token: org.token }), 200).items.map((v) => v.number)).toEqual([1])
+    expect(ok(await api.configObjects.listVersions({ path: { configObjectId: item.id }, query: { includeDeleted: "true" }, token: org.token }), 200).items.map((v) => v.number))
       .toEqual([2, 1])
-    const blocked = await post(`/v1/config-objects/${item.id}/versions`, { token: org.token, body: { input: { rawSourceText: "x" } } })
+    const blocked = await api.configObjects.createVersion({ path: { configObjectId: item.id }, token: org.token, payload: { input: { rawSourceText: "x" } } })
     expect(blocked.status).toBe(409)
-    expect(blocked.body.error).toBe("config_object_deleted")
-    const archiveDeleted = await post(`/v1/config-objects/${item.id}/archive`, { token: org.token })
+    expect(blocked.body).toMatchObject({ error: "config_object_deleted" })
+    const archiveDeleted = await api.configObjects.archive({ path: { configObjectId: item.id }, token: org.token })
     expect(archiveDeleted.status).toBe(409)
 
-    const restored = await post(`/v1/config-objects/${item.id}/restore`, { token: org.token })
+    const restored = await api.configObjects.restore({ path: { configObjectId: item.id }, token: org.token })
     expect(restored.status).toBe(200)
-    expect(restored.body.item).toMatchObject({ status: "active", deletedAt: null })
+    expect(ok(restored, 200).item).toMatchObject({ status: "active", deletedAt: null })
     const { createdAt: _a, id: _b, number: _c, ...content } = item.latestVersion
-    expect(restored.body.item.latestVersion).toMatchObject({ ...content, number: 3, isDeletedVersion: false })
-    expect((await post(`/v1/config-objects/${item.id}/restore`, { token: org.token })).body.item).toEqual(restored.body.item)
+    expect(ok(restored, 200).item.latestVersion).toMatchObject({ ...content, number: 3, isDeletedVersion: false })
+    expect(ok(await api.configObjects.restore({ path: { configObjectId: item.id }, token: org.token }), 200).item).toEqual(ok(restored, 200).item)
 
-    const archived = await post(`/v1/config-objects/${item.id}/archive`, { token: org.token })
-    expect(archived.body.item).toMatchObject({ status: "archived", deletedAt: null })
-    expect(archived.body.item.latestVersion.number).toBe(3)
-    expect((await get("/v1/config-objects", { token: org.token })).body.items.map((o: any) => o.status)).toEqual(["archived"])
-    const reactivated = await post(`/v1/config-objects/${item.id}/restore`, { token: org.token })
-    expect(reactivated.body.item).toMatchObject({ status: "active" })
-    expect(reactivated.body.item.latestVersion.number).toBe(3)
+    const archived = await api.configObjects.archive({ path: { configObjectId: item.id }, token: org.token })
+    expect(ok(archived, 200).item).toMatchObject({ status: "archived", deletedAt: null })
+    expect(ok(archived, 200).item.latestVersion.number).toBe(3)
+    expect(ok(await api.configObjects.list({ token: org.token }), 200).items.map((o) => o.status)).toEqual(["archived"])
+    const reactivated = ok(await api.configObjects.restore({ path: { configObjectId: item.id }, token: org.token }), 200)
+    expect(reactivated.item).toMatchObject({ status: "active" })
+    expect(reactivated.item.latestVersion.number).toBe(3)
   })
 })
 
@@ -311,11 +310,10 @@ describe("the list", () => {
     const skill = await created(org.token, { objectType: "skill", rawSourceText: SKILL })
     const notes = await created(org.token, { objectType: "context", rawSourceText: "Kubernetes rollout notes\nblue-green", sourceMode: "import" })
     const hook = await created(org.token, { objectType: "hook", rawSourceText: '{"name": "pre-commit lint"}' })
-    await post(`/v1/config-objects/${hook.id}/archive`, { token: org.token })
+    await api.configObjects.archive({ path: { configObjectId: hook.id }, token: org.token })
     const ids = async (query: string) => {
       const response = await get(`/v1/config-objects${query}`, { token: org.token })
-      expect(response.status).toBe(200)
-      return response.body.items.map((o: any) => o.id)
+      return Http.expectStatus<typeof ConfigObjectPage.Encoded>("listing", response, 200).items.map((o) => o.id)
     }
     expect(await ids("")).toEqual([hook.id, notes.id, skill.id])
     expect(await ids("?objectType=skill")).toEqual([skill.id])
@@ -332,10 +330,10 @@ describe("the list", () => {
     expect(await ids("?q=lint")).toEqual([hook.id])
     // tsquery syntax is text here, never an operator or an error.
     for (const q of ["a & b", "!kube", "kube | x", "(kube", "kube:*", "'kube'", "\\", "&|!():*<->"]) {
-      expect((await get(`/v1/config-objects?q=${encodeURIComponent(q)}`, { token: org.token })).status).toBe(200)
+      expect((await api.configObjects.list({ query: { q }, token: org.token })).status).toBe(200)
     }
     expect(await ids(`?q=${encodeURIComponent("!kube")}`)).toEqual([notes.id])
-    const badCursor = await get("/v1/config-objects?cursor=nonsense", { token: org.token })
+    const badCursor = await api.configObjects.list({ query: { cursor: "nonsense" }, token: org.token })
     expect(badCursor.status).toBe(400)
   })
 
@@ -350,16 +348,16 @@ describe("the list", () => {
     let cursor: string | null = null
     let pages = 0
     do {
-      const page: Http.RawResponse = await get(`/v1/config-objects?limit=23${cursor ? `&cursor=${cursor}` : ""}`, { token: org.token })
+      const page = await api.configObjects.list({ query: { limit: "23", ...(cursor ? { cursor } : {}) }, token: org.token })
       expect(page.status).toBe(200)
-      seen.push(...page.body.items.map((o: any) => o.id))
-      cursor = page.body.nextCursor
+      seen.push(...ok(page, 200).items.map((o) => o.id))
+      cursor = ok(page, 200).nextCursor
       if (pages++ % 2 === 0) await created(org.token, { objectType: "custom", rawSourceText: `added while paging ${pages}` })
     } while (cursor)
     expect(new Set(seen).size).toBe(seen.length)
     expect([...seen].sort()).toEqual([...made].sort())
-    const all = await get("/v1/config-objects?limit=100", { token: org.token })
-    const times = all.body.items.map((o: any) => o.createdAt)
+    const all = ok(await api.configObjects.list({ query: { limit: "100" }, token: org.token }), 200)
+    const times = all.items.map((o) => o.createdAt)
     expect(times).toEqual([...times].sort().reverse())
   })
 })
@@ -368,36 +366,33 @@ describe("access", () => {
   it("a member needs a grant: none 403, viewer reads but cannot add versions, editor adds versions, manager archives", async () => {
     const org = await Http.staffed(server.url)
     const item = await created(org.owner.token, { objectType: "context", rawSourceText: "private" })
-    const forbidden = await get(`/v1/config-objects/${item.id}`, { token: org.member.token })
+    const forbidden = await api.configObjects.get({ path: { configObjectId: item.id }, token: org.member.token })
     expect(forbidden.status).toBe(403)
     expect(forbidden.body).toEqual({ reason: "insufficient_access", message: "Missing viewer access for config object." })
-    expect((await get("/v1/config-objects", { token: org.member.token })).body.items).toEqual([])
-    expect((await get("/v1/config-objects", { token: org.admin.token })).body.items.map((o: any) => o.id)).toEqual([item.id])
+    expect(ok(await api.configObjects.list({ token: org.member.token }), 200).items).toEqual([])
+    expect(ok(await api.configObjects.list({ token: org.admin.token }), 200).items.map((o) => o.id)).toEqual([item.id])
 
-    const granted = await post(`/v1/config-objects/${item.id}/access`, {
-      token: org.owner.token,
-      body: { orgMembershipId: org.member.membership.id, role: "viewer" }
-    })
+    const granted = await api.configObjects.configObjectGrant({ path: { configObjectId: item.id }, token: org.owner.token, payload: { orgMembershipId: org.member.membership.id, role: "viewer" } })
     expect(granted.status).toBe(201)
-    expect((await get(`/v1/config-objects/${item.id}`, { token: org.member.token })).status).toBe(200)
-    expect((await get(`/v1/config-objects/${item.id}/versions`, { token: org.member.token })).status).toBe(200)
-    expect((await get("/v1/config-objects", { token: org.member.token })).body.items.map((o: any) => o.id)).toEqual([item.id])
-    const version = await post(`/v1/config-objects/${item.id}/versions`, { token: org.member.token, body: { input: { rawSourceText: "mine now" } } })
+    expect((await api.configObjects.get({ path: { configObjectId: item.id }, token: org.member.token })).status).toBe(200)
+    expect((await api.configObjects.listVersions({ path: { configObjectId: item.id }, token: org.member.token })).status).toBe(200)
+    expect(ok(await api.configObjects.list({ token: org.member.token }), 200).items.map((o) => o.id)).toEqual([item.id])
+    const version = await api.configObjects.createVersion({ path: { configObjectId: item.id }, token: org.member.token, payload: { input: { rawSourceText: "mine now" } } })
     expect(version.status).toBe(403)
     expect(version.body).toEqual({ reason: "insufficient_access", message: "Missing editor access for config object." })
-    expect((await get(`/v1/config-objects/${item.id}/access`, { token: org.member.token })).status).toBe(403)
+    expect((await api.configObjects.configObjectListAccess({ path: { configObjectId: item.id }, token: org.member.token })).status).toBe(403)
 
-    await post(`/v1/config-objects/${item.id}/access`, { token: org.owner.token, body: { orgMembershipId: org.member.membership.id, role: "editor" } })
-    expect((await post(`/v1/config-objects/${item.id}/versions`, { token: org.member.token, body: { input: { rawSourceText: "edited" } } })).status)
+    await api.configObjects.configObjectGrant({ path: { configObjectId: item.id }, token: org.owner.token, payload: { orgMembershipId: org.member.membership.id, role: "editor" } })
+    expect((await api.configObjects.createVersion({ path: { configObjectId: item.id }, token: org.member.token, payload: { input: { rawSourceText: "edited" } } })).status)
       .toBe(201)
-    expect((await post(`/v1/config-objects/${item.id}/archive`, { token: org.member.token })).status).toBe(403)
-    expect((await del(`/v1/config-objects/${item.id}`, { token: org.member.token })).status).toBe(403)
+    expect((await api.configObjects.archive({ path: { configObjectId: item.id }, token: org.member.token })).status).toBe(403)
+    expect((await api.configObjects.delete({ path: { configObjectId: item.id }, token: org.member.token })).status).toBe(403)
 
-    const grantId = granted.body.item.id
-    expect((await del(`/v1/config-objects/${item.id}/access/${grantId}`, { token: org.owner.token })).status).toBe(204)
-    expect((await get(`/v1/config-objects/${item.id}`, { token: org.member.token })).status).toBe(403)
-    const revoked = await get(`/v1/config-objects/${item.id}/access?includeRevoked=true`, { token: org.owner.token })
-    expect(revoked.body.items.find((g: any) => g.id === grantId).removedAt).toEqual(ISO)
+    const grantId = ok(granted, 201).item.id
+    expect((await api.configObjects.configObjectRevoke({ path: { configObjectId: item.id, grantId }, token: org.owner.token })).status).toBe(204)
+    expect((await api.configObjects.get({ path: { configObjectId: item.id }, token: org.member.token })).status).toBe(403)
+    const revoked = ok(await api.configObjects.configObjectListAccess({ path: { configObjectId: item.id }, query: { includeRevoked: "true" }, token: org.owner.token }), 200)
+    expect(revoked.items.find((g) => g.id === grantId)?.removedAt).toEqual(ISO)
   })
 
   it("another organization's object is 404 everywhere", async () => {
@@ -407,21 +402,21 @@ describe("access", () => {
     const notFound = { error: "config_object_not_found", message: "Config object not found." }
     for (
       const response of [
-        await get(`/v1/config-objects/${item.id}`, { token: org.token }),
-        await get(`/v1/config-objects/${item.id}/versions`, { token: org.token }),
-        await get(`/v1/config-objects/${item.id}/versions/${item.latestVersion.id}`, { token: org.token }),
-        await post(`/v1/config-objects/${item.id}/versions`, { token: org.token, body: { input: { rawSourceText: "x" } } }),
-        await post(`/v1/config-objects/${item.id}/archive`, { token: org.token }),
-        await post(`/v1/config-objects/${item.id}/restore`, { token: org.token }),
-        await del(`/v1/config-objects/${item.id}`, { token: org.token }),
-        await get(`/v1/config-objects/${item.id}/access`, { token: org.token })
+        await api.configObjects.get({ path: { configObjectId: item.id }, token: org.token }),
+        await api.configObjects.listVersions({ path: { configObjectId: item.id }, token: org.token }),
+        await api.configObjects.getVersion({ path: { configObjectId: item.id, versionId: item.latestVersion.id }, token: org.token }),
+        await api.configObjects.createVersion({ path: { configObjectId: item.id }, token: org.token, payload: { input: { rawSourceText: "x" } } }),
+        await api.configObjects.archive({ path: { configObjectId: item.id }, token: org.token }),
+        await api.configObjects.restore({ path: { configObjectId: item.id }, token: org.token }),
+        await api.configObjects.delete({ path: { configObjectId: item.id }, token: org.token }),
+        await api.configObjects.configObjectListAccess({ path: { configObjectId: item.id }, token: org.token })
       ]
     ) {
       expect(response.status).toBe(404)
       expect(response.body).toEqual(notFound)
     }
-    expect((await get("/v1/config-objects", { token: org.token })).body.items).toEqual([])
-    expect((await get(`/v1/config-objects/${item.id}`, { token: other.token })).status).toBe(200)
+    expect(ok(await api.configObjects.list({ token: org.token }), 200).items).toEqual([])
+    expect((await api.configObjects.get({ path: { configObjectId: item.id }, token: other.token })).status).toBe(200)
   })
 })
 
@@ -432,7 +427,7 @@ describe("hostile bodies", () => {
     expect(nul.status).toBe(400)
     const tooLong = await create(org.token, { objectType: "context", rawSourceText: "x".repeat(1024 * 1024 + 1) })
     expect(tooLong.status).toBe(400)
-    expect(tooLong.body.details[0].path).toEqual(["input", "rawSourceText"])
+    expect(invalid(tooLong).details[0].path).toEqual(["input", "rawSourceText"])
     const huge = await post("/v1/config-objects", {
       token: org.token,
       rawBody: JSON.stringify({ input: { objectType: "context", rawSourceText: "x".repeat(100) }, pad: "y".repeat(5 * 1024 * 1024) })
@@ -440,11 +435,11 @@ describe("hostile bodies", () => {
     expect(huge.status).toBe(413)
     const big = await created(org.token, { objectType: "context", rawSourceText: "é".repeat(500_000) })
     expect(new TextEncoder().encode(big.searchText).length).toBeLessThanOrEqual(60_000)
-    expect(big.latestVersion.rawSourceText.length).toBe(500_000)
+    expect(big.latestVersion.rawSourceText?.length).toBe(500_000)
     const deep = await create(org.token, { objectType: "hook", rawSourceText: "[".repeat(1000) + "]".repeat(1000) })
     expect(deep.status).toBe(400)
     const yamlNul = await create(org.token, { objectType: "hook", rawSourceText: 'command: "a\\0b"', parserMode: "yaml" })
     expect(yamlNul.status).toBe(400)
-    expect(yamlNul.body.details[0]).toMatchObject({ code: "invalid_character", path: ["input", "rawSourceText", "command"] })
+    expect(invalid(yamlNul).details[0]).toMatchObject({ code: "invalid_character", path: ["input", "rawSourceText", "command"] })
   })
 })

@@ -3,6 +3,7 @@ import { environment } from "../../src/Environment.js"
 import { layer as configLayer, ServerConfig, settingsConfig } from "../../src/platform/Config.js"
 import type { ServerOptions } from "../../src/Server.js"
 import type * as Durable from "../../src/platform/Durable.js"
+import { calls, refusal } from "../../../../packages/testkit/src/ApiCalls.js"
 import * as Http from "../../../../packages/testkit/src/Http.js"
 import * as TestServer from "../support/HttpServer.js"
 import * as ConfigProvider from "effect/ConfigProvider"
@@ -48,13 +49,14 @@ describe("configuration", () => {
 
   it("bootstrap is rate-limited per client address, with Retry-After", () =>
     withServer({ bootstrapPerHour: 2 }, async (url) => {
-      const create = () => Http.request(url, "POST", "/v1/bootstrap/workspace", { body: { workspaceName: "Limited" } })
+      const { bootstrap } = calls(url)
+      const create = () => bootstrap.workspace({ payload: { workspaceName: "Limited" } })
       expect((await create()).status).toBe(201)
       expect((await create()).status).toBe(201)
       const limited = await create()
-      expect(limited.status).toBe(429)
-      expect(limited.body.error).toBe("rate_limited")
-      expect(Object.keys(limited.body).sort()).toEqual(["error", "message"])
+      const refused = refusal(limited, 429)
+      expect(refused).toMatchObject({ error: "rate_limited" })
+      expect(Object.keys(refused).sort()).toEqual(["error", "message"])
       const retryAfter = Number(limited.headers.get("retry-after"))
       expect(retryAfter).toBeGreaterThan(3500)
       expect(retryAfter).toBeLessThanOrEqual(3600)
@@ -74,8 +76,8 @@ describe("configuration", () => {
         body: { plan: "enterprise" }
       })
       expect(response.status).toBe(403)
-      const claimed = await Http.request(url, "POST", "/v1/admin/operator", { token: first.token, body: { setupToken: Http.SETUP_TOKEN } })
-      expect([claimed.status, claimed.body.error]).toEqual([409, "operator_exists"])
+      const claimed = await calls(url).admin.claimOperator({ token: first.token, payload: { setupToken: Http.SETUP_TOKEN } })
+      expect(refusal(claimed, 409)).toMatchObject({ error: "operator_exists" })
     }))
 
   it("refuses a setup token shorter than 32 characters at start-up", async () => {

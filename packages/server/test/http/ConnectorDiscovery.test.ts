@@ -3,67 +3,39 @@
  * layout, a tree GitHub lists only in part, the per-commit cache, the tree's pages, and apply (plugins, a
  * marketplace, mappings, the queued sync) with the resolved marketplace's source.
  */
-import * as SqlClient from "effect/sql/SqlClient"
-import * as FakeGitHub from "../../../../packages/testkit/src/FakeGitHub.js"
+import type { TreeEntryPage } from "@orgplane/schema"
+import { calls, invalid, ok } from "../../../../packages/testkit/src/ApiCalls.js"
 import * as GitRepo from "../../../../packages/testkit/src/GitRepo.js"
 import * as Http from "../../../../packages/testkit/src/Http.js"
-import * as TestServer from "../support/HttpServer.js"
-import * as Effect from "effect/Effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as ConnectorWorld from "../support/ConnectorWorld.js"
+import { describe, expect, it } from "vitest"
 
 const treeLimit = 60
 
-let fake: FakeGitHub.FakeGitHub
-let server: Awaited<ReturnType<typeof TestServer.startSharingDatabase>>
-const repos: Array<GitRepo.GitRepo> = []
-beforeAll(async () => {
-  fake = await FakeGitHub.start({ treeLimit })
-  server = await TestServer.startSharingDatabase({ codehostApiUrl: fake.url })
-}, 60_000)
-afterAll(async () => {
-  await server?.close()
-  await fake?.close()
-  await Promise.all(repos.map((repo) => repo.remove()))
-})
-
-const { del, get, patch, post } = Http.verbs(() => server.url)
-const sql = <A>(use: (sql: SqlClient.SqlClient) => Effect.Effect<A, unknown>) => server.sql(use)
-const ok = Http.expectStatus
+const world = ConnectorWorld.forFile({ treeLimit })
+const { sql } = world
+const { connectorInstances, marketplaces, plugins } = calls(() => world.url)
 const unique = () => Math.random().toString(36).slice(2, 10)
 const json = (value: unknown) => JSON.stringify(value)
 
-/** A repository on FakeGitHub that a fresh token reads, and an instance of a new token account following `branch`. */
-const connect = async (ownerToken: string, files: GitRepo.Files, options: { branch?: string; config?: object } = {}) => {
-  const repo = await GitRepo.withFiles(files)
-  repos.push(repo)
-  const fullName = `acme/repo-${unique()}`
-  fake.addRepository(fullName, repo)
-  const githubToken = `ghp_${unique()}`
-  fake.addToken(githubToken, [fullName])
-  const account = ok("account", await post("/v1/connector-accounts", {
-    token: ownerToken,
-    body: { kind: "token", token: githubToken, accountLogin: "acme" }
-  }), 201).item
-  const instance = ok("instance", await post("/v1/connector-instances", {
-    token: ownerToken,
-    body: { connectorAccountId: account.id, name: `Repo ${unique()}`, remoteId: fullName, ...(options.config ? { config: options.config } : {}) }
-  }), 201).item
-  const target = ok("target", await post(`/v1/connector-instances/${instance.id}/targets`, {
-    token: ownerToken,
-    body: { externalTargetRef: options.branch ?? "main" }
-  }), 201).item
-  return { repo, fullName, account, instance, target }
-}
+type Query<Call extends (request: never) => unknown> = NonNullable<Parameters<Call>[0]["query"]>
+const discovery = (token: string, instanceId: string, query: Query<typeof connectorInstances.discover> = {}) =>
+  connectorInstances.discover({ token, path: { connectorInstanceId: instanceId }, query })
+const discover = async (token: string, instanceId: string) => ok(await discovery(token, instanceId), 200).item
+const tree = (token: string, instanceId: string, query: Query<typeof connectorInstances.discoveryTree> = {}) =>
+  connectorInstances.discoveryTree({ token, path: { connectorInstanceId: instanceId }, query })
+const apply = (token: string, instanceId: string, payload: { readonly keys: ReadonlyArray<string> }) =>
+  connectorInstances.applyDiscovery({ token, path: { connectorInstanceId: instanceId }, payload })
 
-const discovery = (token: string, instanceId: string, query = "") => get(`/v1/connector-instances/${instanceId}/discovery${query}`, { token })
-const discover = async (token: string, instanceId: string) => ok("discovery", await discovery(token, instanceId), 200).item
-const tree = (token: string, instanceId: string, query: Record<string, string | number> = {}) =>
-  get(`/v1/connector-instances/${instanceId}/discovery/tree?${new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)]))}`, { token })
-const apply = (token: string, instanceId: string, body: object) => post(`/v1/connector-instances/${instanceId}/discovery/apply`, { token, body })
+/** The marketplace an apply made; throws, naming the apply, when it made none. */
+const marketplaceOf = (applied: { readonly marketplaceId: string | null; readonly syncEvent: { readonly id: string } }) => {
+  if (applied.marketplaceId === null) throw new Error(`the apply of sync ${applied.syncEvent.id} made no marketplace`)
+  return applied.marketplaceId
+}
 
 /** Requests FakeGitHub answered for one repository, by kind. */
 const requestsOf = (fullName: string) => {
-  const of = (part: string) => fake.requests.filter((request) => request.path.startsWith(`/repos/${fullName}/${part}`)).length
+  const of = (part: string) => world.github.requests.filter((request) => request.path.startsWith(`/repos/${fullName}/${part}`)).length
   return { heads: of("commits/"), trees: of("git/trees/"), blobs: of("git/blobs/") }
 }
 
@@ -98,8 +70,8 @@ const marketplaceRepo: GitRepo.Files = {
 
 describe("discovery", () => {
   it("finds one Claude plugin at the root, with the instance and target as they are now", async () => {
-    const org = await Http.owner(server.url)
-    const { fullName, instance, repo, target } = await connect(org.token, singlePlugin)
+    const org = await Http.owner(world.url)
+    const { fullName, instance, repo, target } = await world.followAs(org, singlePlugin)
     const item = await discover(org.token, instance.id)
     expect(item).toMatchObject({
       autoImportNewPlugins: true,
@@ -127,9 +99,10 @@ describe("discovery", () => {
     })
 
     // The instance is read fresh, not from the cache.
-    ok("update", await patch(`/v1/connector-instances/${instance.id}`, {
+    ok(await connectorInstances.update({
       token: org.token,
-      body: { name: "Renamed", config: { autoImportNewPlugins: false } }
+      path: { connectorInstanceId: instance.id },
+      payload: { name: "Renamed", config: { autoImportNewPlugins: false } }
     }), 200)
     const again = await discover(org.token, instance.id)
     expect(again.connectorInstance.name).toBe("Renamed")
@@ -137,8 +110,8 @@ describe("discovery", () => {
   })
 
   it("finds several Claude plugins in folders", async () => {
-    const org = await Http.owner(server.url)
-    const { instance } = await connect(org.token, {
+    const org = await Http.owner(world.url)
+    const { instance } = await world.followAs(org, {
       "plugins/one/.claude-plugin/plugin.json": json({ name: "one" }),
       "plugins/one/commands/a.md": "# a",
       "plugins/two/.claude-plugin/plugin.json": json({ name: "two" }),
@@ -155,16 +128,16 @@ describe("discovery", () => {
     ])
 
     // Two candidates named alike become two plugins, the later told apart by its folder.
-    const applied = ok("apply", await apply(org.token, instance.id, { keys: ["manifest:plugins/two", "manifest:plugins/twin"] }), 200).item
-    const names = await Promise.all(applied.plugins.map(async (plugin: { pluginId: string }) =>
-      ok("plugin", await get(`/v1/plugins/${plugin.pluginId}`, { token: org.token }), 200).item.name
+    const applied = ok(await apply(org.token, instance.id, { keys: ["manifest:plugins/two", "manifest:plugins/twin"] }), 200).item
+    const names = await Promise.all(applied.plugins.map(async (plugin) =>
+      ok(await plugins.get({ token: org.token, path: { pluginId: plugin.pluginId } }), 200).item.name
     ))
     expect(names).toEqual(["two", "Two (plugins/twin)"])
   })
 
   it("lists per candidate the files it will not import, with the reason and the file, stored discoveries included", async () => {
-    const org = await Http.owner(server.url)
-    const { instance, target } = await connect(org.token, {
+    const org = await Http.owner(world.url)
+    const { instance, target } = await world.followAs(org, {
       ".claude-plugin/plugin.json": json({ name: "lossy", commands: ["./extra/notes.txt", "./gone.md", "../../outside.md", "./extra/ok.md"] }),
       "skills/small/SKILL.md": "---\nname: small\n---\n",
       // One byte over MAX_SOURCE_BYTES: the sync would skip it; discovery knows from the tree's size.
@@ -185,7 +158,7 @@ describe("discovery", () => {
       { path: ".lsp.json", reason: "orgplane does not import LSP server configurations" }
     ])
     // What it imports is not listed, nor what no component names.
-    const listed = candidate.skippedFiles.map((file: { path: string }) => file.path)
+    const listed = candidate.skippedFiles!.map((file) => file.path)
     for (const path of ["skills/small/SKILL.md", "extra/ok.md", "README.md"]) expect(listed).not.toContain(path)
 
     // The stored discovery answers the same, and one stored before the field existed decodes with none.
@@ -199,12 +172,12 @@ describe("discovery", () => {
   })
 
   it("finds a marketplace's local entries and marks external ones unsupported", async () => {
-    const org = await Http.owner(server.url)
-    const { instance } = await connect(org.token, marketplaceRepo)
+    const org = await Http.owner(world.url)
+    const { instance } = await world.followAs(org, marketplaceRepo)
     const item = await discover(org.token, instance.id)
     expect(item.classification).toBe("claude_marketplace_repo")
     expect(item.marketplace).toMatchObject({ name: "acme-tools", description: "Acme's plugins.", owner: "Acme", entryCount: 3 })
-    const byKey = Object.fromEntries(item.discoveredPlugins.map((plugin: { key: string }) => [plugin.key, plugin]))
+    const byKey = Object.fromEntries(item.discoveredPlugins.map((plugin) => [plugin.key, plugin]))
     expect(byKey["marketplace:plugins/alpha"]).toMatchObject({ supported: true, sourceKind: "marketplace_entry" })
     expect(byKey["marketplace:plugins/beta"]).toMatchObject({ supported: true })
     expect(byKey["marketplace:remote"]).toMatchObject({ supported: false, selectedByDefault: false })
@@ -212,8 +185,8 @@ describe("discovery", () => {
   })
 
   it("finds Agent Plugins, and says why a repository without plugins is unsupported", async () => {
-    const org = await Http.owner(server.url)
-    const agent = await connect(org.token, {
+    const org = await Http.owner(world.url)
+    const agent = await world.followAs(org, {
       "tools/plugin.json": json({ $schema: "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json", name: "tools" }),
       "tools/skills/a/SKILL.md": "---\nname: a\n---\n"
     })
@@ -221,7 +194,7 @@ describe("discovery", () => {
     expect(found.classification).toBe("agent_plugin_repo")
     expect(found.discoveredPlugins[0]).toMatchObject({ key: "agent-plugin:tools", sourceKind: "agent_plugin_manifest", sourceSchemaVersion: "1.0.0" })
 
-    const plain = await connect(org.token, { "README.md": "# nothing here", "src/index.ts": "export {}" })
+    const plain = await world.followAs(org, { "README.md": "# nothing here", "src/index.ts": "export {}" })
     const none = await discover(org.token, plain.instance.id)
     expect(none.classification).toBe("unsupported")
     expect(none.discoveredPlugins).toEqual([])
@@ -230,14 +203,14 @@ describe("discovery", () => {
   })
 
   it("completes a tree GitHub lists only in part, and says so", async () => {
-    const org = await Http.owner(server.url)
+    const org = await Http.owner(world.url)
     // The plugin sorts after everything else: only the walk of the cut listing finds it.
     const files = {
       ...GitRepo.manyFiles(3 * treeLimit, { perFolder: 10 }),
       "zz/.claude-plugin/plugin.json": json({ name: "last" }),
       "zz/commands/c.md": "# c"
     }
-    const { instance, repo } = await connect(org.token, files)
+    const { instance, repo } = await world.followAs(org, files)
     const item = await discover(org.token, instance.id)
     const paths = await allPaths(repo)
     expect(paths.length).toBeGreaterThan(treeLimit)
@@ -248,8 +221,8 @@ describe("discovery", () => {
   })
 
   it("is kept per commit: asking again reads only the head, a new commit is scanned again", async () => {
-    const org = await Http.owner(server.url)
-    const { fullName, instance, repo, target } = await connect(org.token, singlePlugin)
+    const org = await Http.owner(world.url)
+    const { fullName, instance, repo, target } = await world.followAs(org, singlePlugin)
     const first = await discover(org.token, instance.id)
     const afterFirst = requestsOf(fullName)
     expect(afterFirst.trees).toBe(1)
@@ -261,7 +234,7 @@ describe("discovery", () => {
     expect(afterSecond.trees).toBe(afterFirst.trees)
     expect(afterSecond.blobs).toBe(afterFirst.blobs)
     // The tree's pages read the same cache.
-    ok("tree", await tree(org.token, instance.id), 200)
+    ok(await tree(org.token, instance.id), 200)
     expect(requestsOf(fullName).trees).toBe(afterFirst.trees)
 
     const moved = await repo.commitFiles({ "plugins/two/.claude-plugin/plugin.json": json({ name: "two" }) }, "second")
@@ -282,8 +255,8 @@ describe("discovery", () => {
   })
 
   it("answers concurrent first requests at one commit alike, storing the commit once", async () => {
-    const org = await Http.owner(server.url)
-    const { instance, target } = await connect(org.token, singlePlugin)
+    const org = await Http.owner(world.url)
+    const { instance, target } = await world.followAs(org, singlePlugin)
     const answers = await Promise.all([
       discovery(org.token, instance.id),
       discovery(org.token, instance.id),
@@ -298,39 +271,39 @@ describe("discovery", () => {
         (SELECT count(*)::int FROM connector_discoveries WHERE organization_id = ${org.organization.id} AND connector_target_id = ${target.id}) AS discoveries,
         (SELECT count(*)::int FROM connector_tree_entries WHERE organization_id = ${org.organization.id} AND connector_target_id = ${target.id}) AS entries`
     )
-    expect(stored[0]).toEqual({ discoveries: 1, entries: answers[0].body.item.treeSummary.scannedEntryCount })
+    expect(stored[0]).toEqual({ discoveries: 1, entries: ok(answers[0], 200).item.treeSummary.scannedEntryCount })
   })
 
   it("answers 409 without a target, 404 for a target of another instance or another organization's instance, 502 for a missing branch", async () => {
-    const org = await Http.owner(server.url)
-    const { account, instance } = await connect(org.token, singlePlugin)
-    const bare = ok("instance", await post("/v1/connector-instances", {
+    const org = await Http.owner(world.url)
+    const { account, instance } = await world.followAs(org, singlePlugin)
+    const bare = ok(await connectorInstances.create({
       token: org.token,
-      body: { connectorAccountId: account.id, name: `Bare ${unique()}`, remoteId: "acme/none" }
+      payload: { connectorAccountId: account.id, name: `Bare ${unique()}`, remoteId: "acme/none" }
     }), 201).item
     const required = await discovery(org.token, bare.id)
     expect(required.status).toBe(409)
-    expect(required.body.error).toBe("connector_target_required")
+    expect(required.body).toMatchObject({ error: "connector_target_required" })
 
-    const other = await connect(org.token, singlePlugin)
-    const foreignTarget = await discovery(org.token, instance.id, `?connectorTargetId=${other.target.id}`)
+    const other = await world.followAs(org, singlePlugin)
+    const foreignTarget = await discovery(org.token, instance.id, { connectorTargetId: other.target.id })
     expect(foreignTarget.status).toBe(404)
-    expect(foreignTarget.body.error).toBe("connector_target_not_found")
+    expect(foreignTarget.body).toMatchObject({ error: "connector_target_not_found" })
 
-    const stranger = await Http.owner(server.url, "Other")
+    const stranger = await Http.owner(world.url, "Other")
     for (const response of [
       await discovery(stranger.token, instance.id),
       await tree(stranger.token, instance.id),
       await apply(stranger.token, instance.id, { keys: ["manifest:root"] })
     ]) {
       expect(response.status).toBe(404)
-      expect(response.body.error).toBe("connector_instance_not_found")
+      expect(response.body).toMatchObject({ error: "connector_instance_not_found" })
     }
 
-    const missing = await connect(org.token, singlePlugin, { branch: "no-such-branch" })
+    const missing = await world.followAs(org, singlePlugin, { branch: "no-such-branch" })
     const failed = await discovery(org.token, missing.instance.id)
     expect(failed.status).toBe(502)
-    expect(failed.body.error).toBe("codehost_api_error")
+    expect(failed.body).toMatchObject({ error: "codehost_api_error" })
   })
 })
 
@@ -345,24 +318,24 @@ describe("the discovered tree", () => {
   }
 
   it("pages in byte order under a prefix matched literally, with cursors bound to the prefix and the commit", async () => {
-    const org = await Http.owner(server.url)
-    const { instance, repo } = await connect(org.token, files)
+    const org = await Http.owner(world.url)
+    const { instance, repo } = await world.followAs(org, files)
     const everything = await allPaths(repo)
 
-    const whole = ok("whole", await tree(org.token, instance.id, { limit: 500 }), 200)
-    expect(whole.items.map((entry: { path: string }) => entry.path)).toEqual(everything)
+    const whole = ok(await tree(org.token, instance.id, { limit: "500" }), 200)
+    expect(whole.items.map((entry) => entry.path)).toEqual(everything)
     expect(whole.nextCursor).toBeNull()
-    const folder = whole.items.find((entry: { path: string }) => entry.path === "skills")
+    const folder = whole.items.find((entry) => entry.path === "skills")
     expect(folder).toMatchObject({ id: "skills", kind: "tree", size: 0 })
-    expect(whole.items.find((entry: { path: string }) => entry.path === "commands/ship.md")).toMatchObject({ kind: "blob", size: 6 })
+    expect(whole.items.find((entry) => entry.path === "commands/ship.md")).toMatchObject({ kind: "blob", size: 6 })
 
     const seen: Array<string> = []
     let cursor: string | null = null
     let pages = 0
     do {
-      const page: any = ok("page", await tree(org.token, instance.id, { prefix: "skills/", limit: 2, ...(cursor ? { cursor } : {}) }), 200)
+      const page: typeof TreeEntryPage.Encoded = ok(await tree(org.token, instance.id, { prefix: "skills/", limit: "2", ...(cursor ? { cursor } : {}) }), 200)
       expect(page.items.length).toBeLessThanOrEqual(2)
-      seen.push(...page.items.map((entry: { path: string }) => entry.path))
+      seen.push(...page.items.map((entry) => entry.path))
       cursor = page.nextCursor
       if (cursor !== null) expect(cursor.length).toBeLessThanOrEqual(255)
       pages++
@@ -372,25 +345,26 @@ describe("the discovered tree", () => {
     expect(seen.indexOf("skills/alpha")).toBeLessThan(seen.indexOf("skills/\u00e9t\u00e9"))
 
     // Wildcards are text: `s%` is the folder of that name only.
-    const percent = ok("percent", await tree(org.token, instance.id, { prefix: "s%" }), 200)
-    expect(percent.items.map((entry: { path: string }) => entry.path)).toEqual(["s%", "s%/a.md"])
+    const percent = ok(await tree(org.token, instance.id, { prefix: "s%" }), 200)
+    expect(percent.items.map((entry) => entry.path)).toEqual(["s%", "s%/a.md"])
 
-    const first = ok("first", await tree(org.token, instance.id, { prefix: "skills/", limit: 1 }), 200)
+    const first = ok(await tree(org.token, instance.id, { prefix: "skills/", limit: "1" }), 200)
+    if (first.nextCursor === null) throw new Error(`a page of one of several entries has no cursor: ${JSON.stringify(first)}`)
     const otherPrefix = await tree(org.token, instance.id, { prefix: "commands/", cursor: first.nextCursor })
     expect(otherPrefix.status).toBe(400)
-    expect(otherPrefix.body.details[0].path).toEqual(["cursor"])
+    expect(invalid(otherPrefix).details[0].path).toEqual(["cursor"])
     const madeUp = await tree(org.token, instance.id, { cursor: "bm90LWEtY3Vyc29y.xyz" })
     expect(madeUp.status).toBe(400)
-    expect(madeUp.body.details[0].path).toEqual(["cursor"])
-    expect((await tree(org.token, instance.id, { limit: 501 })).status).toBe(400)
-    expect((await tree(org.token, instance.id, { limit: 0 })).status).toBe(400)
+    expect(invalid(madeUp).details[0].path).toEqual(["cursor"])
+    expect((await tree(org.token, instance.id, { limit: "501" })).status).toBe(400)
+    expect((await tree(org.token, instance.id, { limit: "0" })).status).toBe(400)
     expect((await tree(org.token, instance.id, { cursor: "x".repeat(256) })).status).toBe(400)
 
     // Once the branch moves, the old listing's cursor is refused.
     await repo.commitFiles({ "skills/new/SKILL.md": "# new" }, "moved")
-    const stale = await tree(org.token, instance.id, { prefix: "skills/", limit: 1, cursor: first.nextCursor })
+    const stale = await tree(org.token, instance.id, { prefix: "skills/", limit: "1", cursor: first.nextCursor })
     expect(stale.status).toBe(400)
-    expect(stale.body.details[0].path).toEqual(["cursor"])
+    expect(invalid(stale).details[0].path).toEqual(["cursor"])
   })
 })
 
@@ -406,10 +380,10 @@ describe("apply", () => {
     )
 
   it("creates a plugin and its mappings, queues a sync, and creates nothing new the second time", async () => {
-    const org = await Http.owner(server.url)
-    const { instance, repo, target } = await connect(org.token, singlePlugin)
+    const org = await Http.owner(world.url)
+    const { instance, repo, target } = await world.followAs(org, singlePlugin)
     const head = await repo.head()
-    const first = ok("apply", await apply(org.token, instance.id, { keys: ["manifest:root"] }), 200).item
+    const first = ok(await apply(org.token, instance.id, { keys: ["manifest:root"] }), 200).item
     expect(first.sourceRevisionRef).toBe(head)
     expect(first.marketplaceId).toBeNull()
     expect(first.plugins).toHaveLength(1)
@@ -421,7 +395,7 @@ describe("apply", () => {
       sourceRevisionRef: head
     })
 
-    const plugin = ok("plugin", await get(`/v1/plugins/${first.plugins[0].pluginId}`, { token: org.token }), 200).item
+    const plugin = ok(await plugins.get({ token: org.token, path: { pluginId: first.plugins[0].pluginId } }), 200).item
     expect(plugin).toMatchObject({ name: "deploy-tools", description: "Deploys things." })
     const mappings = await mappingsOf(org.organization.id, target.id)
     expect(mappings.map((mapping) => [mapping.objectType, mapping.selector])).toEqual([
@@ -434,31 +408,31 @@ describe("apply", () => {
     }
     expect([...first.plugins[0].mappingIds].sort()).toEqual(mappings.map((mapping) => mapping.id).sort())
 
-    const plugins = await pluginCount(org.organization.id)
-    const second = ok("again", await apply(org.token, instance.id, { keys: ["manifest:root", "manifest:root"] }), 200).item
+    const count = await pluginCount(org.organization.id)
+    const second = ok(await apply(org.token, instance.id, { keys: ["manifest:root", "manifest:root"] }), 200).item
     expect(second.plugins).toEqual([{ ...first.plugins[0], created: false }])
     expect(second.syncEvent.id).not.toBe(first.syncEvent.id)
-    expect(await pluginCount(org.organization.id)).toBe(plugins)
+    expect(await pluginCount(org.organization.id)).toBe(count)
     expect(await mappingsOf(org.organization.id, target.id)).toEqual(mappings)
   })
 
   it("run at once, create one plugin; after its plugin is deleted, make a new one that its mappings feed", async () => {
-    const org = await Http.owner(server.url)
-    const { instance, target } = await connect(org.token, singlePlugin)
-    ok("discovery", await discovery(org.token, instance.id), 200)
+    const org = await Http.owner(world.url)
+    const { instance, target } = await world.followAs(org, singlePlugin)
+    ok(await discovery(org.token, instance.id), 200)
     const before = await pluginCount(org.organization.id)
     const both = await Promise.all([
       apply(org.token, instance.id, { keys: ["manifest:root"] }),
       apply(org.token, instance.id, { keys: ["manifest:root"] })
     ])
     expect(both.map((answer) => answer.status)).toEqual([200, 200])
-    const [a, b] = both.map((answer) => answer.body.item.plugins[0])
+    const [a, b] = both.map((answer) => ok(answer, 200).item.plugins[0])
     expect(a.pluginId).toBe(b.pluginId)
     expect([a.created, b.created].sort()).toEqual([false, true])
     expect(await pluginCount(org.organization.id)).toBe(before + 1)
 
-    ok("delete", await del(`/v1/plugins/${a.pluginId}`, { token: org.token }), 200)
-    const again = ok("after delete", await apply(org.token, instance.id, { keys: ["manifest:root"] }), 200).item.plugins[0]
+    ok(await plugins.delete({ token: org.token, path: { pluginId: a.pluginId } }), 200)
+    const again = ok(await apply(org.token, instance.id, { keys: ["manifest:root"] }), 200).item.plugins[0]
     expect(again.created).toBe(true)
     expect(again.pluginId).not.toBe(a.pluginId)
     expect(again.mappingIds).toEqual(a.mappingIds)
@@ -466,15 +440,15 @@ describe("apply", () => {
   })
 
   it("creates a marketplace listing the plugins, whose resolved form names its source", async () => {
-    const org = await Http.owner(server.url)
-    const { account, fullName, instance } = await connect(org.token, marketplaceRepo)
+    const org = await Http.owner(world.url)
+    const { account, fullName, instance } = await world.followAs(org, marketplaceRepo)
     const keys = ["marketplace:plugins/alpha", "marketplace:plugins/beta"]
-    const first = ok("apply", await apply(org.token, instance.id, { keys }), 200).item
+    const first = ok(await apply(org.token, instance.id, { keys }), 200).item
     expect(first.marketplaceId).toMatch(/^mkt_/)
-    const resolved = ok("resolved", await get(`/v1/marketplaces/${first.marketplaceId}/resolved`, { token: org.token }), 200).item
+    const resolved = ok(await marketplaces.resolved({ token: org.token, path: { marketplaceId: marketplaceOf(first) } }), 200).item
     expect(resolved.marketplace).toMatchObject({ name: "acme-tools", description: "Acme's plugins." })
-    expect(resolved.plugins.map((plugin: { id: string }) => plugin.id).sort()).toEqual(
-      first.plugins.map((plugin: { pluginId: string }) => plugin.pluginId).sort()
+    expect(resolved.plugins.map((plugin) => plugin.id).sort()).toEqual(
+      first.plugins.map((plugin) => plugin.pluginId).sort()
     )
     expect(resolved.source).toEqual({
       connectorAccountId: account.id,
@@ -484,67 +458,72 @@ describe("apply", () => {
       branch: "main"
     })
 
-    const again = ok("again", await apply(org.token, instance.id, { keys }), 200).item
+    const again = ok(await apply(org.token, instance.id, { keys }), 200).item
     expect(again.marketplaceId).toBe(first.marketplaceId)
-    expect(again.plugins.every((plugin: { created: boolean }) => !plugin.created)).toBe(true)
+    expect(again.plugins.every((plugin) => !plugin.created)).toBe(true)
 
     // A marketplace people made has no source.
-    const manual = ok("manual", await post("/v1/marketplaces", { token: org.token, body: { name: `Manual ${unique()}` } }), 201).item
-    expect(ok("manual resolved", await get(`/v1/marketplaces/${manual.id}/resolved`, { token: org.token }), 200).item.source).toBeNull()
+    const manual = ok(await marketplaces.create({ token: org.token, payload: { name: `Manual ${unique()}` } }), 201).item
+    expect(ok(await marketplaces.resolved({ token: org.token, path: { marketplaceId: manual.id } }), 200).item.source).toBeNull()
   })
 
   it("needs viewer access to discover and editor access to apply; removing the instance deletes what apply created", async () => {
-    const org = await Http.staffed(server.url)
-    const { instance } = await connect(org.admin.token, marketplaceRepo)
+    const org = await Http.staffed(world.url)
+    const { instance } = await world.followAs(org.admin, marketplaceRepo)
     expect((await discovery(org.member.token, instance.id)).status).toBe(403)
-    ok("viewer", await post(`/v1/connector-instances/${instance.id}/access`, {
+    const path = { connectorInstanceId: instance.id }
+    ok(await connectorInstances.connectorInstanceGrant({
       token: org.admin.token,
-      body: { orgMembershipId: org.member.membership.id, role: "viewer" }
+      path,
+      payload: { orgMembershipId: org.member.membership.id, role: "viewer" }
     }), 201)
-    ok("discovery as viewer", await discovery(org.member.token, instance.id), 200)
+    ok(await discovery(org.member.token, instance.id), 200)
     const refused = await apply(org.member.token, instance.id, { keys: ["marketplace:plugins/alpha"] })
     expect(refused.status).toBe(403)
-    expect(refused.body.reason).toBe("insufficient_access")
+    expect(refused.body).toMatchObject({ reason: "insufficient_access" })
 
-    ok("editor", await post(`/v1/connector-instances/${instance.id}/access`, {
+    ok(await connectorInstances.connectorInstanceGrant({
       token: org.admin.token,
-      body: { orgMembershipId: org.member.membership.id, role: "editor" }
+      path,
+      payload: { orgMembershipId: org.member.membership.id, role: "editor" }
     }), 201)
-    const applied = ok("apply as editor", await apply(org.member.token, instance.id, { keys: ["marketplace:plugins/alpha"] }), 200).item
+    const applied = ok(await apply(org.member.token, instance.id, { keys: ["marketplace:plugins/alpha"] }), 200).item
     // The editor who applied manages what it created.
-    ok("plugin as its creator", await patch(`/v1/plugins/${applied.plugins[0].pluginId}`, {
+    ok(await plugins.update({
       token: org.member.token,
-      body: { description: "Changed by its creator." }
+      path: { pluginId: applied.plugins[0].pluginId },
+      payload: { description: "Changed by its creator." }
     }), 200)
 
-    const removed = ok("remove", await post(`/v1/connector-instances/${instance.id}/remove`, { token: org.owner.token }), 200).item
+    const removed = ok(await connectorInstances.remove({ token: org.owner.token, path }), 200).item
     expect(removed).toMatchObject({ deletedPluginCount: 1, deletedMarketplaceCount: 1 })
   })
 
   it("refuses keys that are not supported candidates and disabled instances; names others hold are no refusal", async () => {
-    const org = await Http.owner(server.url)
-    const { fullName, instance } = await connect(org.token, marketplaceRepo)
-    const plugins = await pluginCount(org.organization.id)
+    const org = await Http.owner(world.url)
+    const { fullName, instance } = await world.followAs(org, marketplaceRepo)
+    const count = await pluginCount(org.organization.id)
     const bad = await apply(org.token, instance.id, { keys: ["marketplace:plugins/alpha", "marketplace:remote", "nope"] })
     expect(bad.status).toBe(400)
-    expect(bad.body.error).toBe("invalid_request")
-    expect(bad.body.details.map((detail: { path: Array<unknown> }) => detail.path)).toEqual([["keys", 1], ["keys", 2]])
-    expect(await pluginCount(org.organization.id)).toBe(plugins)
+    expect(invalid(bad).error).toBe("invalid_request")
+    expect(invalid(bad).details.map((detail) => detail.path)).toEqual([["keys", 1], ["keys", 2]])
+    expect(await pluginCount(org.organization.id)).toBe(count)
 
     // A plugin named like a candidate and a marketplace named like the repository's, both made by a person: plugin
     // names are unique within a repository's plugins (as within a Claude Code marketplace), and the marketplace is
     // told apart by its repository (migration 0045, docs/connectors.md).
-    ok("plugin", await post("/v1/plugins", { token: org.token, body: { name: "beta" } }), 201)
-    ok("marketplace", await post("/v1/marketplaces", { token: org.token, body: { name: "acme-tools" } }), 201)
-    const applied = ok("apply", await apply(org.token, instance.id, { keys: ["marketplace:plugins/alpha", "marketplace:plugins/beta"] }), 200).item
-    expect(await pluginCount(org.organization.id)).toBe(plugins + 3)
-    const beta = applied.plugins.find((plugin: { key: string }) => plugin.key === "marketplace:plugins/beta")
-    expect(ok("beta", await get(`/v1/plugins/${beta.pluginId}`, { token: org.token }), 200).item.name).toBe("beta")
-    expect(ok("marketplace", await get(`/v1/marketplaces/${applied.marketplaceId}`, { token: org.token }), 200).item.name).toBe(`acme-tools (${fullName})`)
+    ok(await plugins.create({ token: org.token, payload: { name: "beta" } }), 201)
+    ok(await marketplaces.create({ token: org.token, payload: { name: "acme-tools" } }), 201)
+    const applied = ok(await apply(org.token, instance.id, { keys: ["marketplace:plugins/alpha", "marketplace:plugins/beta"] }), 200).item
+    expect(await pluginCount(org.organization.id)).toBe(count + 3)
+    const beta = applied.plugins.find((plugin) => plugin.key === "marketplace:plugins/beta")
+    if (beta === undefined) throw new Error(`the apply made no beta: ${JSON.stringify(applied.plugins)}`)
+    expect(ok(await plugins.get({ token: org.token, path: { pluginId: beta.pluginId } }), 200).item.name).toBe("beta")
+    expect(ok(await marketplaces.get({ token: org.token, path: { marketplaceId: marketplaceOf(applied) } }), 200).item.name).toBe(`acme-tools (${fullName})`)
 
-    ok("disable", await post(`/v1/connector-instances/${instance.id}/disable`, { token: org.token }), 200)
+    ok(await connectorInstances.disable({ token: org.token, path: { connectorInstanceId: instance.id } }), 200)
     const disabled = await apply(org.token, instance.id, { keys: ["marketplace:plugins/alpha"] })
     expect(disabled.status).toBe(409)
-    expect(disabled.body.error).toBe("connector_instance_disabled")
+    expect(disabled.body).toMatchObject({ error: "connector_instance_disabled" })
   })
 })

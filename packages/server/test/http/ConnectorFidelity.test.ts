@@ -6,27 +6,20 @@
  * entries sharing `source: "./"` each with its own `skills` list, and one file nothing can read. What a person counts
  * in the repository is compared with what discovery offers, what the sync reports and what the catalog holds.
  */
-import * as Connectors from "../../../../packages/testkit/src/Connectors.js"
-import * as FakeGitHub from "../../../../packages/testkit/src/FakeGitHub.js"
+import type {
+  ApplyDiscoveryResponse,
+  ConfigObjectPage,
+  ConfigObjectVersionPage,
+  DiscoveryResponse,
+  PluginDetail,
+  ResolvedMarketplaceResponse
+} from "@orgplane/schema"
 import * as Http from "../../../../packages/testkit/src/Http.js"
-import * as TestServer from "../support/HttpServer.js"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as ConnectorWorld from "../support/ConnectorWorld.js"
+import { describe, expect, it } from "vitest"
 
-let server: Awaited<ReturnType<typeof TestServer.startSharingDatabase>>
-let fake: FakeGitHub.FakeGitHub
-const cleanup: Array<() => Promise<void>> = []
-
-beforeAll(async () => {
-  fake = await FakeGitHub.start()
-  cleanup.push(() => fake.close())
-  server = await TestServer.startSharingDatabase({ codehostApiUrl: fake.url })
-  cleanup.push(() => server.close())
-}, 60_000)
-afterAll(async () => {
-  for (const step of cleanup.reverse()) await step()
-})
-
-const { get, post } = Http.verbs(() => server.url)
+const world = ConnectorWorld.forFile()
+const { get, post } = world
 const ok = Http.expectStatus
 const json = (value: unknown) => JSON.stringify(value, null, 2)
 
@@ -77,41 +70,40 @@ const counted = { "plugin-dev": 8, documents: 2, examples: 1 }
 
 describe("a marketplace with every shape", () => {
   it("imports every component Claude Code would load, reports the one it cannot, and keeps plugins and their metadata", async () => {
-    const followed = await Connectors.followRepository({ url: server.url, github: fake, files })
-    cleanup.push(() => followed.repo.remove())
-    const { instance, token } = followed
+    const { instance, token } = await world.follow(files)
 
     // Discovery: three plugins, the two sharing `./` each with its own skills.
-    const discovered = ok("discovery", await get(`/v1/connector-instances/${instance.id}/discovery`, { token }), 200).item
+    const discovered = ok<typeof DiscoveryResponse.Encoded>("discovery", await get(`/v1/connector-instances/${instance.id}/discovery`, { token }), 200).item
     expect(discovered.classification).toBe("claude_marketplace_repo")
-    expect(discovered.discoveredPlugins.map((candidate: any) => [candidate.key, candidate.displayName, candidate.supported, candidate.warnings])).toEqual([
+    expect(discovered.discoveredPlugins.map((candidate) => [candidate.key, candidate.displayName, candidate.supported, candidate.warnings])).toEqual([
       [`marketplace:${dev}`, "plugin-dev", true, []],
       ["marketplace:root#documents", "documents", true, []],
       ["marketplace:root#examples", "examples", true, []]
     ])
 
     // Apply and sync: everything but the unreadable MCP file, which the sync names with its reason.
-    const keys = discovered.discoveredPlugins.map((candidate: any) => candidate.key)
-    const applied = ok("apply", await post(`/v1/connector-instances/${instance.id}/discovery/apply`, { token, body: { keys } }), 200).item
-    const synced = await Connectors.settled(server.url, token, applied.syncEvent.id)
+    const keys = discovered.discoveredPlugins.map((candidate) => candidate.key)
+    const applied = ok<typeof ApplyDiscoveryResponse.Encoded>("apply", await post(`/v1/connector-instances/${instance.id}/discovery/apply`, { token, body: { keys } }), 200).item
+    const synced = await world.settled(token, applied.syncEvent.id)
     const total = Object.values(counted).reduce((a, b) => a + b, 0)
     expect(synced).toMatchObject({ status: "completed", summary: { outcome: "partial", created: total - 1, skipped: 1 } })
-    expect(synced.summary.skippedFiles).toEqual([
+    const skippedFiles = synced.summary!.skippedFiles!
+    expect(skippedFiles).toEqual([
       { path: `${dev}/.mcp.json`, reason: expect.stringMatching(/^cannot be read as json \(is not valid JSON/), connectorMappingId: expect.any(String) }
     ])
-    expect(synced.summary.warnings).toEqual([
+    expect(synced.summary!.warnings).toEqual([
       // Imported whole, and said: past the Agent Skills limit.
       expect.stringMatching(new RegExp(`^${dev}/skills/reporting/SKILL\\.md: its description is \\d+ characters, past the Agent Skills limit of 1,024`)),
       `${dev}/agents/creator.md: front matter is not YAML Claude Code can read; its fields were read line by line`,
-      `${dev}/.mcp.json: ${synced.summary.skippedFiles[0].reason}`
+      `${dev}/.mcp.json: ${skippedFiles[0].reason}`
     ])
 
     // The catalog: per plugin, what a person counts less what was reported skipped.
-    const pluginIds = new Map<string, string>(applied.plugins.map((plugin: any) => [plugin.key, plugin.pluginId]))
-    const plugin = async (key: string) => ok("plugin", await get(`/v1/plugins/${pluginIds.get(key)}`, { token }), 200).item
+    const pluginIds = new Map(applied.plugins.map((plugin) => [plugin.key, plugin.pluginId]))
+    const plugin = async (key: string) => ok<typeof PluginDetail.Encoded>("plugin", await get(`/v1/plugins/${pluginIds.get(key)}`, { token }), 200).item
     const pluginDev = await plugin(`marketplace:${dev}`)
     expect(pluginDev.memberCount + pluginDev.skippedFiles.length).toBe(counted["plugin-dev"])
-    expect(pluginDev.skippedFiles).toEqual([{ path: `${dev}/.mcp.json`, reason: synced.summary.skippedFiles[0].reason }])
+    expect(pluginDev.skippedFiles).toEqual([{ path: `${dev}/.mcp.json`, reason: skippedFiles[0].reason }])
     expect(pluginDev.sourceMetadata).toEqual({
       version: "1.2.0",
       author: "Fixture Author",
@@ -124,7 +116,7 @@ describe("a marketplace with every shape", () => {
       keywords: ["plugins", "authoring"],
       category: "development"
     })
-    const titles = (item: any) => item.extension.manifest.resources.map((resource: any) => `${resource.objectType}:${resource.title}`).sort()
+    const titles = (item: typeof PluginDetail.Encoded["item"]) => item.extension.manifest.resources.map((resource) => `${resource.objectType}:${resource.title}`).sort()
     expect(titles(pluginDev)).toEqual([
       "agent:creator",
       "agent:reviewer",
@@ -141,22 +133,22 @@ describe("a marketplace with every shape", () => {
     expect(titles(await plugin("marketplace:root#examples"))).toEqual(["skill:poster"])
 
     // Objects: the skill's slug and its name as written, the long description whole, the agent's description whole.
-    const objects = ok("objects", await get(`/v1/config-objects?connectorInstanceId=${instance.id}&limit=100`, { token }), 200).items as Array<any>
+    const objects = ok<typeof ConfigObjectPage.Encoded>("objects", await get(`/v1/config-objects?connectorInstanceId=${instance.id}&limit=100`, { token }), 200).items
     const byPath = new Map(objects.map((object) => [object.currentRelativePath, object]))
-    expect(byPath.get(`${dev}/skills/reporting/SKILL.md`).description).toBe(longDescription)
+    expect(byPath.get(`${dev}/skills/reporting/SKILL.md`)!.description).toBe(longDescription)
     expect(longDescription.length).toBeGreaterThan(1024)
-    expect(byPath.get(`${dev}/agents/reviewer.md`).description).toBe("Use this agent when code was written. Context: a pull request. user: please review")
-    expect(byPath.get(`${dev}/agents/creator.md`).description).toBe(
+    expect(byPath.get(`${dev}/agents/reviewer.md`)!.description).toBe("Use this agent when code was written. Context: a pull request. user: please review")
+    expect(byPath.get(`${dev}/agents/creator.md`)!.description).toBe(
       "Use this agent to create agents. Examples:\n<example>\nContext: the user wants an agent\nuser: make one\n</example>"
     )
-    const skill = byPath.get(`${dev}/skills/agent-development/SKILL.md`)
-    const versions = ok("versions", await get(`/v1/config-objects/${skill.id}/versions?limit=10`, { token }), 200).items as Array<any>
-    expect(versions[0].normalizedPayloadJson.frontmatter.name).toBe("agent-development")
+    const skill = byPath.get(`${dev}/skills/agent-development/SKILL.md`)!
+    const versions = ok<typeof ConfigObjectVersionPage.Encoded>("versions", await get(`/v1/config-objects/${skill.id}/versions?limit=10`, { token }), 200).items
+    expect(versions[0].normalizedPayloadJson).toMatchObject({ frontmatter: { name: "agent-development" } })
     expect(versions[0].metadata).toEqual({ sourceName: "Agent Development" })
 
     // The marketplace as a desktop resolves it shows the skipped file on its plugin.
-    const resolved = ok("resolved", await get(`/v1/marketplaces/${applied.marketplaceId}/resolved`, { token }), 200).item
-    expect(resolved.plugins.map((item: any) => [item.name, item.memberCount, item.skippedFiles.length])).toEqual([
+    const resolved = ok<typeof ResolvedMarketplaceResponse.Encoded>("resolved", await get(`/v1/marketplaces/${applied.marketplaceId}/resolved`, { token }), 200).item
+    expect(resolved.plugins.map((item) => [item.name, item.memberCount, item.skippedFiles.length])).toEqual([
       ["documents", 2, 0],
       ["examples", 1, 0],
       ["plugin-dev", 7, 1]

@@ -4,6 +4,8 @@
  * leaves it to another, which finishes it.
  */
 import * as SqlClient from "effect/sql/SqlClient"
+import { calls, ok } from "../../../../packages/testkit/src/ApiCalls.js"
+import * as Connectors from "../../../../packages/testkit/src/Connectors.js"
 import * as FakeGitHub from "../../../../packages/testkit/src/FakeGitHub.js"
 import * as GitRepo from "../../../../packages/testkit/src/GitRepo.js"
 import * as Http from "../../../../packages/testkit/src/Http.js"
@@ -39,7 +41,6 @@ afterAll(async () => {
 }, 60_000)
 
 const unique = () => Math.random().toString(36).slice(2, 10)
-const ok = Http.expectStatus
 
 /** A fresh database on the test Postgres, dropped at the end, and a client on it for the checks. */
 const freshDatabase = async () => {
@@ -78,7 +79,10 @@ const processOn = async (url: string) => {
     await exited
   })
   const serverUrl = await new Promise<string>((resolve, reject) => {
-    child.on("message", (message: any) => message.ready !== undefined && resolve(message.ready))
+    child.on("message", (message) => {
+      const ready = typeof message === "object" && message !== null ? Reflect.get(message, "ready") : undefined
+      if (typeof ready === "string") resolve(ready)
+    })
     void exited.then(() => reject(new Error("server process exited before it was ready")))
   })
   return {
@@ -92,22 +96,19 @@ const processOn = async (url: string) => {
 
 /** An organization with a token account, an instance per repository (a target on main, `skills/**` mapped). */
 const setup = async (serverUrl: string, repositories: ReadonlyArray<string>) => {
-  const { post } = Http.verbs(() => serverUrl)
+  const { connectorAccounts, connectorTargets } = calls(serverUrl)
   const ghToken = `ghp_${unique()}${unique()}`
   fake.addToken(ghToken, repositories)
   const org = await Http.owner(serverUrl)
   const token = org.token
-  const account = ok("account", await post("/v1/connector-accounts", { token, body: { kind: "token", token: ghToken } }), 201).item
+  const account = ok(await connectorAccounts.create({ token, payload: { kind: "token", token: ghToken } }), 201).item
   const instances = []
   for (const fullName of repositories) {
-    const instance = ok("instance", await post("/v1/connector-instances", {
+    const { instance, target } = await Connectors.connect(serverUrl, token, { account, remoteId: fullName })
+    ok(await connectorTargets.createMapping({
       token,
-      body: { connectorAccountId: account.id, name: `Repo ${unique()}`, remoteId: fullName }
-    }), 201).item
-    const target = ok("target", await post(`/v1/connector-instances/${instance.id}/targets`, { token, body: { externalTargetRef: "main" } }), 201).item
-    ok("mapping", await post(`/v1/connector-targets/${target.id}/mappings`, {
-      token,
-      body: { mappingKind: "path", selector: "skills/**", objectType: "skill" }
+      path: { connectorTargetId: target.id },
+      payload: { mappingKind: "path", selector: "skills/**", objectType: "skill" }
     }), 201)
     instances.push({ instance, target })
   }
@@ -127,9 +128,9 @@ const repository = async (files: GitRepo.Files) => {
 
 /** Polls until every event is completed (or one failed). */
 const allSettled = async (serverUrl: string, token: string, eventIds: ReadonlyArray<string>) => {
-  const { get } = Http.verbs(() => serverUrl)
+  const { connectorSyncEvents } = calls(serverUrl)
   for (let i = 0; i < 1200; i++) {
-    const events = await Promise.all(eventIds.map(async (id) => ok("event", await get(`/v1/connector-sync-events/${id}`, { token }), 200).item))
+    const events = await Promise.all(eventIds.map(async (id) => ok(await connectorSyncEvents.get({ token, path: { connectorSyncEventId: id } }), 200).item))
     if (events.every((event) => event.status !== "queued" && event.status !== "running")) return events
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
@@ -160,10 +161,10 @@ describe.skipIf(!FreshDatabase.onPostgres)("sync across server processes (Postgr
     // Every instance synced from both servers at once, and resynced from both: 4 requests per instance.
     const responses = await Promise.all(instances.flatMap(({ instance, target }) =>
       [a, b].flatMap((server) => {
-        const { post } = Http.verbs(() => server.url)
+        const { connectorInstances, connectorTargets } = calls(server.url)
         return [
-          post(`/v1/connector-instances/${instance.id}/sync`, { token }).then((response) => ok("sync", response, 202).items[0].id as string),
-          post(`/v1/connector-targets/${target.id}/resync`, { token }).then((response) => ok("resync", response, 202).item.id as string)
+          connectorInstances.sync({ token, path: { connectorInstanceId: instance.id } }).then((answer) => ok(answer, 202).items[0].id),
+          connectorTargets.resync({ token, path: { connectorTargetId: target.id } }).then((answer) => ok(answer, 202).item.id)
         ]
       })
     ))
@@ -179,10 +180,10 @@ describe.skipIf(!FreshDatabase.onPostgres)("sync across server processes (Postgr
     const doomed = await processOn(database.url)
     const name = await repository(skills(120))
     const { instances, organizationId, token } = await setup(doomed.url, [name])
-    const { post } = Http.verbs(() => doomed.url)
+    const { connectorTargets } = calls(doomed.url)
     const [{ target }] = instances
     const logged = fake.requests.length
-    const event = ok("resync", await post(`/v1/connector-targets/${target.id}/resync`, { token }), 202).item
+    const event = ok(await connectorTargets.resync({ token, path: { connectorTargetId: target.id } }), 202).item
     // Once the first batch is written, GitHub stops answering four reads: the sync is stuck in a later batch.
     for (let i = 0; ; i++) {
       const [row] = await database.sql((sql) => sql<{ n: number }>`SELECT count(*)::int AS n FROM config_objects WHERE organization_id = ${organizationId}`)

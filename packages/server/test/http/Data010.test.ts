@@ -22,7 +22,7 @@ import { fileURLToPath } from "node:url"
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as FakeAuditReceiver from "../support/AuditReceiver.js"
-import * as Http from "../../../../packages/testkit/src/Http.js"
+import { calls, ok } from "../../../../packages/testkit/src/ApiCalls.js"
 import { clockAt } from "../support/Clocks.js"
 import * as TestServer from "../support/HttpServer.js"
 import { freshPostgres, postgresUrl } from "../support/TestDatabase.js"
@@ -110,13 +110,13 @@ const url = () => {
   if (server === undefined) throw new Error("no server is running")
   return server.url
 }
-const { get, patch, post } = Http.verbs(url)
+const { audit, auditStreams, configObjects, llmProviders, marketplaces, members, plugins, teams, users } = calls(url)
 
 /** A new session of the `index`th person 0.1.0 wrote. */
 const signIn = async (index: number) => {
   const person = written.people[index]
   if (person === undefined) throw new Error(`no person ${index}`)
-  return Http.expectStatus<any>("sign-in", await post("/v1/auth/sign-in", { body: { email: person.email, password: person.password } }), 200).session.token as string
+  return ok(await users.signIn({ payload: { email: person.email, password: person.password } }), 200).session.token
 }
 
 describe(`0.1.0's data (${postgresUrl === undefined ? "embedded data folder" : "Postgres"})`, () => {
@@ -127,10 +127,10 @@ describe(`0.1.0's data (${postgresUrl === undefined ? "embedded data folder" : "
     server = await TestServer.start({ ...instance, clock: clockAt(() => writtenAt + (Date.now() - startedAt)) })
     try {
       for (const person of written.people) {
-        expect(Http.expectStatus<any>("me", await get("/v1/me", { token: person.token }), 200).user.id).toBe(person.userId)
+        expect(ok(await users.me({ token: person.token }), 200).user.id).toBe(person.userId)
       }
-      const byKey = Http.expectStatus<any>("teams by key", await get("/v1/teams", { apiKey: written.apiKey.secret }), 200)
-      expect(byKey.items.map((team: any) => team.id).sort()).toEqual([...written.teams].sort())
+      const byKey = ok(await teams.list({ apiKey: written.apiKey.secret }), 200)
+      expect(byKey.items.map((team) => team.id).sort()).toEqual([...written.teams].sort())
     } finally {
       await server.close()
       server = undefined
@@ -140,40 +140,36 @@ describe(`0.1.0's data (${postgresUrl === undefined ? "embedded data folder" : "
   it("signs everyone in with their passwords, on today's clock", async () => {
     server = await TestServer.start(instance)
     for (const person of written.people) {
-      const signedIn = Http.expectStatus<any>("sign-in", await post("/v1/auth/sign-in", { body: { email: person.email, password: person.password } }), 200)
+      const signedIn = ok(await users.signIn({ payload: { email: person.email, password: person.password } }), 200)
       expect(signedIn.user.id).toBe(person.userId)
-      expect(Http.expectStatus<any>("me", await get("/v1/me", { token: signedIn.session.token }), 200).user.id).toBe(person.userId)
+      expect(ok(await users.me({ token: signedIn.session.token }), 200).user.id).toBe(person.userId)
     }
-    const wrong = await post("/v1/auth/sign-in", { body: { email: written.people[0]!.email, password: "not the password" } })
+    const wrong = await users.signIn({ payload: { email: written.people[0]!.email, password: "not the password" } })
     expect(wrong.status).toBe(401)
   }, 120_000)
 
   it("lists the members, teams and catalog as written, the config object's versions with them", async () => {
     const token = await signIn(0)
-    const members = Http.expectStatus<any>("members", await get("/v1/members", { token }), 200)
-    expect(members.items.map((member: any) => member.id)).toEqual(written.members)
-    const teams = Http.expectStatus<any>("teams", await get("/v1/teams", { token }), 200)
-    expect(teams.items.map((team: any) => team.id)).toEqual(written.teams)
-    expect(Http.expectStatus<any>("plugin", await get(`/v1/plugins/${written.plugin}`, { token }), 200).item.name).toBe("Review kit")
-    expect(Http.expectStatus<any>("marketplace", await get(`/v1/marketplaces/${written.marketplace}`, { token }), 200).item.name).toBe("Internal")
-    const versions = Http.expectStatus<any>("versions", await get(`/v1/config-objects/${written.configObjects.context}/versions`, { token }), 200)
-    expect(versions.items.map((version: any) => version.number)).toEqual([2, 1])
-    const skill = Http.expectStatus<any>("skill", await get(`/v1/config-objects/${written.configObjects.skill}`, { token }), 200)
+    const memberPage = ok(await members.list({ token }), 200)
+    expect(memberPage.items.map((member) => member.id)).toEqual(written.members)
+    const teamPage = ok(await teams.list({ token }), 200)
+    expect(teamPage.items.map((team) => team.id)).toEqual(written.teams)
+    expect(ok(await plugins.get({ token, path: { pluginId: written.plugin } }), 200).item.name).toBe("Review kit")
+    expect(ok(await marketplaces.get({ token, path: { marketplaceId: written.marketplace } }), 200).item.name).toBe("Internal")
+    const versions = ok(await configObjects.listVersions({ token, path: { configObjectId: written.configObjects.context } }), 200)
+    expect(versions.items.map((version) => version.number)).toEqual([2, 1])
+    const skill = ok(await configObjects.get({ token, path: { configObjectId: written.configObjects.skill } }), 200)
     expect(skill.item.title).toBe("deploy-to-staging")
   })
 
   it("lists every audit event 0.1.0 recorded", async () => {
-    const events = Http.expectStatus<any>("events", await get("/v1/audit/events?limit=100", { token: await signIn(0) }), 200)
-    const ids = events.items.map((event: any) => event.id)
+    const events = ok(await audit.listEvents({ token: await signIn(0), query: { limit: "100" } }), 200)
+    const ids = events.items.map((event) => event.id)
     for (const id of written.auditEvents) expect(ids).toContain(id)
   })
 
   it("decrypts the LLM provider's key and headers for the person who connects", async () => {
-    const connected = Http.expectStatus<any>(
-      "connect",
-      await get(`/v1/llm-providers/${written.llmProvider.id}/connect`, { token: await signIn(0) }),
-      200
-    )
+    const connected = ok(await llmProviders.connect({ token: await signIn(0), path: { llmProviderId: written.llmProvider.id } }), 200)
     expect(connected.apiKey).toBe(written.llmProvider.apiKey)
     expect(connected.headers).toMatchObject({ "OpenAI-Organization": written.llmProvider.header })
   })
@@ -181,8 +177,8 @@ describe(`0.1.0's data (${postgresUrl === undefined ? "embedded data folder" : "
   it("signs the audit stream's next delivery with the secret 0.1.0 made", async () => {
     const token = await signIn(0)
     receiver.setSecrets(written.auditStream.secret)
-    Http.expectStatus("stream", await patch(`/v1/audit/streams/${written.auditStream.id}`, { token, body: { url: `${receiver.url}/ingest` } }), 200)
-    Http.expectStatus("team", await post("/v1/teams", { token, body: { name: "After the move" } }), 201)
+    ok(await auditStreams.update({ token, path: { streamId: written.auditStream.id }, payload: { url: `${receiver.url}/ingest` } }), 200)
+    ok(await teams.create({ token, payload: { name: "After the move" } }), 201)
     const deadline = Date.now() + 60_000
     // A verified delivery of an event recorded now (the new team's), which 0.1.0 never sent.
     const delivered = () =>

@@ -2,6 +2,8 @@
  * Desktop policies: the enterprise plan on every management route, the default policy, partial updates, bounds,
  * the organization boundary, soft deletion, and the effective policy decided setting by setting.
  */
+import type { CreateDesktopPolicyRequest, DesktopPolicy } from "@orgplane/schema"
+import { calls, invalid, ok, refusal } from "../../../../packages/testkit/src/ApiCalls.js"
 import * as Http from "../../../../packages/testkit/src/Http.js"
 import * as TestServer from "../support/HttpServer.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -13,8 +15,8 @@ beforeAll(async () => {
 })
 afterAll(() => Promise.all([free?.close(), enterprise?.close()]))
 
-const { del, get, patch, post } = Http.verbs(() => enterprise.url)
-const ok = Http.expectStatus
+const { post } = Http.verbs(() => enterprise.url)
+const { desktopPolicies, teams } = calls(() => enterprise.url)
 
 const fakeId = (prefix: string, n: number) => `${prefix}_${n.toString().padStart(26, "0")}`
 const switches = [
@@ -26,7 +28,7 @@ const switches = [
   "allowBuiltInExtensions",
   "allowAlphaUpdates",
   "showWelcomePage"
-]
+] as const
 
 describe("without the enterprise plan", () => {
   it("every management route answers 402 desktop_policies, whatever the role; the effective policy is the built-in defaults", async () => {
@@ -50,7 +52,7 @@ describe("without the enterprise plan", () => {
         ])
       }
     }
-    const effective = ok<any>("effective", await Http.request(free.url, "GET", "/v1/me/desktop-policy", { token: org.member.token }), 200)
+    const effective = ok(await calls(free.url).desktopPolicies.effective({ token: org.member.token }), 200)
     expect(effective.effectivePolicy.policy).toEqual({
       ...Object.fromEntries(switches.map((key) => [key, true])),
       onboardingPrompts: [],
@@ -67,43 +69,37 @@ describe("without the enterprise plan", () => {
 describe("with the enterprise plan", () => {
   it("has a default policy, all switches on, that cannot be deleted, disabled or assigned", async () => {
     const org = await Http.staffed(enterprise.url)
-    const listed = ok<any>("list", await get("/v1/desktop-policies", { token: org.admin.token }), 200)
+    const listed = ok(await desktopPolicies.list({ token: org.admin.token }), 200)
     expect(listed.items).toHaveLength(1)
     const fallback = listed.items[0]
     expect(fallback).toMatchObject({ isDefault: true, isEnabled: true, priority: 0, memberIds: [], teamIds: [], deletedAt: null })
     for (const key of switches) expect(fallback.policy[key]).toBe(true)
 
-    const deleted = await del(`/v1/desktop-policies/${fallback.id}`, { token: org.owner.token })
-    expect([deleted.status, deleted.body.error]).toEqual([409, "default_policy_required"])
-    const disabled = await patch(`/v1/desktop-policies/${fallback.id}`, { token: org.owner.token, body: { isEnabled: false } })
-    expect([disabled.status, disabled.body.error]).toEqual([409, "default_policy_required"])
-    const assigned = await patch(`/v1/desktop-policies/${fallback.id}`, {
-      token: org.owner.token,
-      body: { priority: 5, memberIds: [org.member.membership.id] }
-    })
+    const path = { desktopPolicyId: fallback.id }
+    expect(refusal(await desktopPolicies.delete({ token: org.owner.token, path }), 409)).toMatchObject({ error: "default_policy_required" })
+    expect(refusal(await desktopPolicies.update({ token: org.owner.token, path, payload: { isEnabled: false } }), 409))
+      .toMatchObject({ error: "default_policy_required" })
+    const assigned = await desktopPolicies.update({ token: org.owner.token, path, payload: { priority: 5, memberIds: [org.member.membership.id] } })
     expect(assigned.status).toBe(400)
-    expect(assigned.body.details.map((detail: any) => detail.path)).toEqual([["priority"], ["memberIds"]])
+    expect(invalid(assigned).details.map((detail) => detail.path)).toEqual([["priority"], ["memberIds"]])
 
     // A new document for the default keeps every switch: those it leaves out are on.
-    const changed = ok<any>(
-      "changing the default",
-      await patch(`/v1/desktop-policies/${fallback.id}`, { token: org.owner.token, body: { policy: { allowAlphaUpdates: false } } }),
-      200
-    ).desktopPolicy
+    const changed = ok(await desktopPolicies.update({ token: org.owner.token, path, payload: { policy: { allowAlphaUpdates: false } } }), 200)
+      .desktopPolicy
     expect(changed.policy).toMatchObject({ allowAlphaUpdates: false, allowCustomProviders: true, showWelcomePage: true })
-    const again = ok<any>("list", await get("/v1/desktop-policies", { token: org.admin.token }), 200)
-    expect(again.items.map((item: any) => item.id)).toEqual([fallback.id])
+    const again = ok(await desktopPolicies.list({ token: org.admin.token }), 200)
+    expect(again.items.map((item) => item.id)).toEqual([fallback.id])
   })
 
   it("are created, read, partially updated and soft-deleted by owners and admins, not members", async () => {
     const org = await Http.staffed(enterprise.url)
-    const team = ok<any>("team", await post("/v1/teams", { token: org.owner.token, body: { name: "Platform" } }), 201).team
-    const refused = await post("/v1/desktop-policies", { token: org.member.token, body: { policyName: "P", policy: {} } })
-    expect([refused.status, refused.body.reason]).toEqual([403, "insufficient_role"])
+    const team = ok(await teams.create({ token: org.owner.token, payload: { name: "Platform" } }), 201).team
+    const refused = await desktopPolicies.create({ token: org.member.token, payload: { policyName: "P", policy: {} } })
+    expect([refused.status, refused.body]).toMatchObject([403, { reason: "insufficient_role" }])
 
-    const created = ok<any>("create", await post("/v1/desktop-policies", {
+    const created = ok(await desktopPolicies.create({
       token: org.admin.token,
-      body: {
+      payload: {
         policyName: "  Locked down ",
         policy: { allowCustomProviders: false, onboardingPrompts: ["Set up", "Explore"], onboardingPromptDescriptions: ["", "Look"] },
         memberIds: [org.member.membership.id, org.member.membership.id],
@@ -123,36 +119,36 @@ describe("with the enterprise plan", () => {
       deletedAt: null
     })
     expect(created.id).toMatch(/^dpo_[0-9a-z]{26}$/)
-    expect(ok<any>("get", await get(`/v1/desktop-policies/${created.id}`, { token: org.owner.token }), 200).desktopPolicy).toEqual(created)
+    const path = { desktopPolicyId: created.id }
+    expect(ok(await desktopPolicies.get({ token: org.owner.token, path }), 200).desktopPolicy).toEqual(created)
 
     // Only what is sent changes; assignments sent replace the old ones.
-    const renamed = ok<any>("rename", await patch(`/v1/desktop-policies/${created.id}`, { token: org.owner.token, body: { policyName: "Strict" } }), 200)
-      .desktopPolicy
+    const renamed = ok(await desktopPolicies.update({ token: org.owner.token, path, payload: { policyName: "Strict" } }), 200).desktopPolicy
     expect(renamed).toMatchObject({ ...created, policyName: "Strict", updatedAt: expect.any(String) })
-    const reassigned = ok<any>("reassign", await patch(`/v1/desktop-policies/${created.id}`, {
+    const reassigned = ok(await desktopPolicies.update({
       token: org.owner.token,
-      body: { memberIds: [org.admin.membership.id], priority: 7, isEnabled: false }
+      path,
+      payload: { memberIds: [org.admin.membership.id], priority: 7, isEnabled: false }
     }), 200).desktopPolicy
     expect(reassigned).toMatchObject({ policyName: "Strict", memberIds: [org.admin.membership.id], teamIds: [team.id], priority: 7, isEnabled: false })
     expect(reassigned.policy).toEqual(created.policy)
-    const cleared = ok<any>("clear", await patch(`/v1/desktop-policies/${created.id}`, { token: org.owner.token, body: { teamIds: [] } }), 200)
-      .desktopPolicy
+    const cleared = ok(await desktopPolicies.update({ token: org.owner.token, path, payload: { teamIds: [] } }), 200).desktopPolicy
     expect(cleared.teamIds).toEqual([])
 
-    const listed = ok<any>("list", await get("/v1/desktop-policies", { token: org.admin.token }), 200)
-    expect(listed.items.map((item: any) => [item.isDefault, item.id])).toEqual([[true, expect.any(String)], [false, created.id]])
+    const listed = ok(await desktopPolicies.list({ token: org.admin.token }), 200)
+    expect(listed.items.map((item) => [item.isDefault, item.id])).toEqual([[true, expect.any(String)], [false, created.id]])
 
     // Soft deletion: gone from reads, the record kept with deleted_at.
-    expect((await del(`/v1/desktop-policies/${created.id}`, { token: org.member.token })).status).toBe(403)
-    expect((await del(`/v1/desktop-policies/${created.id}`, { token: org.admin.token })).status).toBe(204)
-    for (const response of [
-      await get(`/v1/desktop-policies/${created.id}`, { token: org.owner.token }),
-      await patch(`/v1/desktop-policies/${created.id}`, { token: org.owner.token, body: { policyName: "Back" } }),
-      await del(`/v1/desktop-policies/${created.id}`, { token: org.owner.token })
+    expect((await desktopPolicies.delete({ token: org.member.token, path })).status).toBe(403)
+    expect((await desktopPolicies.delete({ token: org.admin.token, path })).status).toBe(204)
+    for (const refused of [
+      refusal(await desktopPolicies.get({ token: org.owner.token, path }), 404),
+      refusal(await desktopPolicies.update({ token: org.owner.token, path, payload: { policyName: "Back" } }), 404),
+      refusal(await desktopPolicies.delete({ token: org.owner.token, path }), 404)
     ]) {
-      expect([response.status, response.body.error]).toEqual([404, "desktop_policy_not_found"])
+      expect(refused).toMatchObject({ error: "desktop_policy_not_found" })
     }
-    expect(ok<any>("list", await get("/v1/desktop-policies", { token: org.admin.token }), 200).items).toHaveLength(1)
+    expect(ok(await desktopPolicies.list({ token: org.admin.token }), 200).items).toHaveLength(1)
     const rows = await enterprise.sql((sql) =>
       sql<{ deletedAt: Date | null; isEnabled: boolean }>`
         SELECT deleted_at, is_enabled FROM desktop_policies WHERE organization_id = ${org.organizationId} AND id = ${created.id}`
@@ -165,7 +161,7 @@ describe("with the enterprise plan", () => {
   it("are managed by owners and admins only: members get 403 on every management route, and read their effective policy", async () => {
     const org = await Http.staffed(enterprise.url)
     const target = async () =>
-      ok<any>("create", await post("/v1/desktop-policies", { token: org.owner.token, body: { policyName: "T", policy: {} } }), 201).desktopPolicy.id
+      ok(await desktopPolicies.create({ token: org.owner.token, payload: { policyName: "T", policy: {} } }), 201).desktopPolicy.id
     const routes = (id: string): ReadonlyArray<[string, string, unknown?]> => [
       ["POST", "/v1/desktop-policies", { policyName: "P", policy: {} }],
       ["GET", "/v1/desktop-policies"],
@@ -182,7 +178,7 @@ describe("with the enterprise plan", () => {
     }
     const expected = { POST: 201, GET: 200, PATCH: 200, DELETE: 204 } as Record<string, number>
     expect(statuses).toEqual(statuses.map(([role, method, path]) => [role, method, path, role === "member" ? 403 : expected[method]]))
-    const mine = await get("/v1/me/desktop-policy", { token: org.member.token })
+    const mine = await desktopPolicies.effective({ token: org.member.token })
     expect(mine.status).toBe(200)
   })
 
@@ -194,76 +190,79 @@ describe("with the enterprise plan", () => {
       body: { policyName: "  ", policy: { allowCustomProviders: "no" }, priority: 1000001, memberIds, teamIds: ["tem_x"] }
     })
     expect(bad.status).toBe(400)
-    expect(bad.body.error).toBe("invalid_request")
-    const paths = bad.body.details.map((detail: any) => JSON.stringify(detail.path))
+    const badBody = invalid(bad)
+    expect(badBody.error).toBe("invalid_request")
+    const paths = badBody.details.map((detail) => JSON.stringify(detail.path))
     for (const path of [["policyName"], ["policy", "allowCustomProviders"], ["priority"], ["memberIds"], ["teamIds", 0]]) {
       expect(paths).toContain(JSON.stringify(path))
     }
     const missing = await post("/v1/desktop-policies", { token: org.owner.token, body: { priority: 1 } })
     expect(missing.status).toBe(400)
-    expect(missing.body.details.map((detail: any) => detail.path)).toEqual(expect.arrayContaining([["policyName"], ["policy"]]))
+    expect(invalid(missing).details.map((detail) => detail.path)).toEqual(expect.arrayContaining([["policyName"], ["policy"]]))
     const unknown = await post("/v1/desktop-policies", { token: org.owner.token, body: { policyName: "P", policy: { allowEverything: true } } })
     expect(unknown.status).toBe(400)
-    const prompts = await post("/v1/desktop-policies", {
+    const prompts = await desktopPolicies.create({
       token: org.owner.token,
-      body: { policyName: "P", policy: { onboardingPrompts: ["a", "b", "c", "d"], onboardingPromptDescriptions: ["x".repeat(121)] } }
+      payload: { policyName: "P", policy: { onboardingPrompts: ["a", "b", "c", "d"], onboardingPromptDescriptions: ["x".repeat(121)] } }
     })
     expect(prompts.status).toBe(400)
-    expect(prompts.body.details.map((detail: any) => detail.path)).toEqual(
+    expect(invalid(prompts).details.map((detail) => detail.path)).toEqual(
       expect.arrayContaining([["policy", "onboardingPrompts"], ["policy", "onboardingPromptDescriptions", 0]])
     )
-    const created = ok<any>("create", await post("/v1/desktop-policies", { token: org.owner.token, body: { policyName: "P", policy: {}, priority: 1000000 } }), 201)
-    const badPatch = await patch(`/v1/desktop-policies/${created.desktopPolicy.id}`, { token: org.owner.token, body: { priority: -1, policyName: "" } })
+    const created = ok(await desktopPolicies.create({ token: org.owner.token, payload: { policyName: "P", policy: {}, priority: 1000000 } }), 201)
+    const badPatch = await desktopPolicies.update({
+      token: org.owner.token,
+      path: { desktopPolicyId: created.desktopPolicy.id },
+      payload: { priority: -1, policyName: "" }
+    })
     expect(badPatch.status).toBe(400)
-    expect(badPatch.body.details.map((detail: any) => detail.path)).toEqual(expect.arrayContaining([["priority"], ["policyName"]]))
+    expect(invalid(badPatch).details.map((detail) => detail.path)).toEqual(expect.arrayContaining([["priority"], ["policyName"]]))
   })
 
   it("answers 404 for another organization's members, teams and policies, naming the ids", async () => {
     const [a, b] = await Promise.all([Http.staffed(enterprise.url, "Alpha"), Http.staffed(enterprise.url, "Beta")])
-    const bTeam = ok<any>("team", await post("/v1/teams", { token: b.owner.token, body: { name: "Beta team" } }), 201).team
-    const foreignMembers = await post("/v1/desktop-policies", {
+    const bTeam = ok(await teams.create({ token: b.owner.token, payload: { name: "Beta team" } }), 201).team
+    const foreignMembers = refusal(await desktopPolicies.create({
       token: a.owner.token,
-      body: { policyName: "P", policy: {}, memberIds: [a.member.membership.id, b.member.membership.id, b.admin.membership.id] }
-    })
-    expect([foreignMembers.status, foreignMembers.body.error]).toEqual([404, "member_not_found"])
-    expect(foreignMembers.body.message).toContain(b.member.membership.id)
-    expect(foreignMembers.body.message).toContain(b.admin.membership.id)
-    expect(foreignMembers.body.message).not.toContain(a.member.membership.id)
-    const foreignTeam = await post("/v1/desktop-policies", { token: a.owner.token, body: { policyName: "P", policy: {}, teamIds: [bTeam.id] } })
-    expect([foreignTeam.status, foreignTeam.body.error]).toEqual([404, "team_not_found"])
-    expect(foreignTeam.body.message).toContain(bTeam.id)
+      payload: { policyName: "P", policy: {}, memberIds: [a.member.membership.id, b.member.membership.id, b.admin.membership.id] }
+    }), 404)
+    expect(foreignMembers).toMatchObject({ error: "member_not_found", message: expect.stringContaining(b.member.membership.id) })
+    expect(foreignMembers).toMatchObject({ message: expect.stringContaining(b.admin.membership.id) })
+    expect(foreignMembers).toMatchObject({ message: expect.not.stringContaining(a.member.membership.id) })
+    const foreignTeam = refusal(await desktopPolicies.create({ token: a.owner.token, payload: { policyName: "P", policy: {}, teamIds: [bTeam.id] } }), 404)
+    expect(foreignTeam).toMatchObject({ error: "team_not_found", message: expect.stringContaining(bTeam.id) })
 
-    const bPolicy = ok<any>("create", await post("/v1/desktop-policies", { token: b.owner.token, body: { policyName: "B", policy: {} } }), 201)
-      .desktopPolicy
-    for (const response of [
-      await get(`/v1/desktop-policies/${bPolicy.id}`, { token: a.owner.token }),
-      await patch(`/v1/desktop-policies/${bPolicy.id}`, { token: a.owner.token, body: { policyName: "Taken" } }),
-      await del(`/v1/desktop-policies/${bPolicy.id}`, { token: a.owner.token })
+    const bPolicy = ok(await desktopPolicies.create({ token: b.owner.token, payload: { policyName: "B", policy: {} } }), 201).desktopPolicy
+    const path = { desktopPolicyId: bPolicy.id }
+    for (const refused of [
+      refusal(await desktopPolicies.get({ token: a.owner.token, path }), 404),
+      refusal(await desktopPolicies.update({ token: a.owner.token, path, payload: { policyName: "Taken" } }), 404),
+      refusal(await desktopPolicies.delete({ token: a.owner.token, path }), 404)
     ]) {
-      expect([response.status, response.body.error]).toEqual([404, "desktop_policy_not_found"])
+      expect(refused).toMatchObject({ error: "desktop_policy_not_found" })
     }
-    expect(ok<any>("get", await get(`/v1/desktop-policies/${bPolicy.id}`, { token: b.owner.token }), 200).desktopPolicy).toEqual(bPolicy)
-    const aList = ok<any>("list", await get("/v1/desktop-policies", { token: a.owner.token }), 200)
-    expect(aList.items.map((item: any) => item.id)).not.toContain(bPolicy.id)
+    expect(ok(await desktopPolicies.get({ token: b.owner.token, path }), 200).desktopPolicy).toEqual(bPolicy)
+    const aList = ok(await desktopPolicies.list({ token: a.owner.token }), 200)
+    expect(aList.items.map((item) => item.id)).not.toContain(bPolicy.id)
   })
 
   it("resolve each switch by priority (ties: older first) across direct and team assignments, then the default", async () => {
     const org = await Http.staffed(enterprise.url)
     const me = org.member
-    const team = ok<any>("team", await post("/v1/teams", { token: org.owner.token, body: { name: "Devs", memberIds: [me.membership.id] } }), 201)
-      .team
-    const otherTeam = ok<any>("team", await post("/v1/teams", { token: org.owner.token, body: { name: "Others" } }), 201).team
-    const create = async (body: Record<string, unknown>) =>
-      ok<any>("create", await post("/v1/desktop-policies", { token: org.owner.token, body }), 201).desktopPolicy
+    const team = ok(await teams.create({ token: org.owner.token, payload: { name: "Devs", memberIds: [me.membership.id] } }), 201).team
+    const otherTeam = ok(await teams.create({ token: org.owner.token, payload: { name: "Others" } }), 201).team
+    const create = async (payload: typeof CreateDesktopPolicyRequest.Encoded) =>
+      ok(await desktopPolicies.create({ token: org.owner.token, payload }), 201).desktopPolicy
+    const effectiveOf = async (token: string) => ok(await desktopPolicies.effective({ token }), 200).effectivePolicy
 
     // Nothing assigned yet: the default decides everything.
-    const before = ok<any>("effective", await get("/v1/me/desktop-policy", { token: me.token }), 200).effectivePolicy
-    const fallback = ok<any>("list", await get("/v1/desktop-policies", { token: org.owner.token }), 200).items[0]
+    const before = await effectiveOf(me.token)
+    const fallback = ok(await desktopPolicies.list({ token: org.owner.token }), 200).items[0]
     for (const key of switches) {
       expect(before.policy[key]).toBe(true)
       expect(before.decidedBy[key]).toEqual({ desktopPolicyId: fallback.id, policyName: fallback.policyName, via: "default" })
     }
-    await patch(`/v1/desktop-policies/${fallback.id}`, { token: org.owner.token, body: { policy: { allowPartnerModel: false } } })
+    await desktopPolicies.update({ token: org.owner.token, path: { desktopPolicyId: fallback.id }, payload: { policy: { allowPartnerModel: false } } })
 
     const direct = await create({ policyName: "Direct", priority: 10, policy: { allowAlphaUpdates: false }, memberIds: [me.membership.id] })
     const viaTeam = await create({
@@ -276,8 +275,8 @@ describe("with the enterprise plan", () => {
     await create({ policyName: "Disabled", priority: 100, isEnabled: false, policy: { allowCustomProviders: true }, memberIds: [me.membership.id] })
     await create({ policyName: "Not mine", priority: 1000, policy: { allowManageExtensions: false }, teamIds: [otherTeam.id], memberIds: [org.admin.membership.id] })
 
-    const effective = ok<any>("effective", await get("/v1/me/desktop-policy", { token: me.token }), 200).effectivePolicy
-    const source = (policy: any, via: string) => ({ desktopPolicyId: policy.id, policyName: policy.policyName, via })
+    const effective = await effectiveOf(me.token)
+    const source = (policy: typeof DesktopPolicy.Encoded, via: string) => ({ desktopPolicyId: policy.id, policyName: policy.policyName, via })
     expect(effective.policy).toEqual({
       allowCustomProviders: false,
       allowPartnerModel: false,
@@ -300,17 +299,17 @@ describe("with the enterprise plan", () => {
     })
 
     // The admin gets "Not mine" directly; the owner only the default.
-    const admin = ok<any>("effective", await get("/v1/me/desktop-policy", { token: org.admin.token }), 200).effectivePolicy
+    const admin = await effectiveOf(org.admin.token)
     expect([admin.policy.allowManageExtensions, admin.decidedBy.allowManageExtensions.via]).toEqual([false, "member"])
-    const owner = ok<any>("effective", await get("/v1/me/desktop-policy", { token: org.owner.token }), 200).effectivePolicy
+    const owner = await effectiveOf(org.owner.token)
     expect(owner.policy).toMatchObject({ allowManageExtensions: true, allowPartnerModel: false, allowCustomProviders: true })
 
     // Without the older tie-winner, the team policy decides; leaving the team hands it to the default.
-    expect((await del(`/v1/desktop-policies/${direct.id}`, { token: org.owner.token })).status).toBe(204)
-    const afterDelete = ok<any>("effective", await get("/v1/me/desktop-policy", { token: me.token }), 200).effectivePolicy
+    expect((await desktopPolicies.delete({ token: org.owner.token, path: { desktopPolicyId: direct.id } })).status).toBe(204)
+    const afterDelete = await effectiveOf(me.token)
     expect([afterDelete.policy.allowAlphaUpdates, afterDelete.decidedBy.allowAlphaUpdates]).toEqual([true, source(viaTeam, "team")])
-    ok("leaving", await patch(`/v1/teams/${team.id}`, { token: org.owner.token, body: { memberIds: [] } }), 200)
-    const alone = ok<any>("effective", await get("/v1/me/desktop-policy", { token: me.token }), 200).effectivePolicy
+    ok(await teams.update({ token: org.owner.token, path: { teamId: team.id }, payload: { memberIds: [] } }), 200)
+    const alone = await effectiveOf(me.token)
     expect(alone.policy).toMatchObject({ allowAlphaUpdates: true, allowCustomProviders: true, showWelcomePage: true, onboardingPrompts: [] })
     expect(alone.decidedBy.allowAlphaUpdates.via).toBe("default")
   })

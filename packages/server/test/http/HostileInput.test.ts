@@ -1,4 +1,5 @@
 /** Hostile request bodies and query strings against a real server: answered 400 or 413, never 500, never held whole. */
+import { calls, invalid, ok } from "../../../../packages/testkit/src/ApiCalls.js"
 import * as Http from "../../../../packages/testkit/src/Http.js"
 import * as TestServer from "../support/HttpServer.js"
 import { request as nodeRequest } from "node:http"
@@ -11,6 +12,8 @@ beforeAll(async () => {
   owner = await Http.owner(server.url)
 })
 afterAll(() => server.close())
+
+const { invitations, teams } = calls(() => server.url)
 
 const nested = (levels: number) => "[".repeat(levels) + "]".repeat(levels)
 const nulMessage = "Must not contain the NUL character (\\u0000)."
@@ -79,14 +82,14 @@ describe("deeply nested JSON", () => {
   it("is refused with 400 on an authenticated route", async () => {
     const response = await Http.request(server.url, "POST", "/v1/teams", { token: owner.token, rawBody: `{"name":${nested(5000)}}` })
     expect(response.status).toBe(400)
-    expect(response.body.details[0].message).toBe("The request body is nested deeper than 64 levels.")
+    expect(invalid(response).details[0]?.message).toBe("The request body is nested deeper than 64 levels.")
     await stillServing()
   })
 
   it("64 levels pass the guard and reach the schema; brackets inside strings do not count", async () => {
     const response = await Http.request(server.url, "POST", "/v1/teams", { token: owner.token, rawBody: `{"name":${nested(63)}}` })
     expect(response.status).toBe(400)
-    expect(response.body.details[0].path).toEqual(["name"])
+    expect(invalid(response).details[0]?.path).toEqual(["name"])
     const bracketed = await Http.request(server.url, "POST", "/v1/teams", { token: owner.token, body: { name: "[".repeat(200) } })
     expect(bracketed.status).toBe(201)
   })
@@ -108,7 +111,7 @@ describe("NUL characters", () => {
   it("in a path parameter: 400 naming it", async () => {
     const response = await Http.request(server.url, "GET", "/v1/teams/tem_%00", { token: owner.token })
     expect(response.status).toBe(400)
-    expect(response.body.details).toEqual([{ message: nulMessage, path: ["teamId"] }])
+    expect(invalid(response).details).toEqual([{ message: nulMessage, path: ["teamId"] }])
   })
 
   it("in sign-up, bootstrap and invitation bodies, without credentials: 400 with the member's path", async () => {
@@ -116,27 +119,28 @@ describe("NUL characters", () => {
       body: { email: "nul@example.com", password: "correct horse battery", name: "\u0000" }
     })
     expect(signUp.status).toBe(400)
-    expect(signUp.body.details).toEqual([{ message: nulMessage, path: ["name"] }])
+    expect(invalid(signUp).details).toEqual([{ message: nulMessage, path: ["name"] }])
     const bootstrap = await Http.request(server.url, "POST", "/v1/bootstrap/workspace", { body: { workspaceName: "Acme\u0000" } })
     expect(bootstrap.status).toBe(400)
-    expect(bootstrap.body.details).toEqual([{ message: nulMessage, path: ["workspaceName"] }])
-    const invited = await Http.request(server.url, "POST", "/v1/invitations", {
+    expect(invalid(bootstrap).details).toEqual([{ message: nulMessage, path: ["workspaceName"] }])
+    const invited = await invitations.create({
       token: owner.token,
-      body: { email: "nul.invitee@example.com", role: "member" }
+      payload: { email: "nul.invitee@example.com", role: "member" }
     })
-    expect(invited.status).toBe(201)
-    const accepted = await Http.request(server.url, "POST", "/v1/invitations/accept", {
-      body: { token: invited.body.inviteToken, signUp: { name: "x\u0000", password: "correct horse battery" } }
+    const { inviteToken } = ok(invited, 201)
+    if (inviteToken === null) throw new Error(`the invitation shows no token: ${invited.text}`)
+    const accepted = await invitations.accept({
+      payload: { token: inviteToken, signUp: { name: "x\u0000", password: "correct horse battery" } }
     })
     expect(accepted.status).toBe(400)
-    expect(accepted.body.details).toEqual([{ message: nulMessage, path: ["signUp", "name"] }])
+    expect(invalid(accepted).details).toEqual([{ message: nulMessage, path: ["signUp", "name"] }])
   })
 
   it("an escaped backslash before u0000 is ordinary text and is stored as sent", async () => {
     const name = "back\\u0000slash"
-    const response = await Http.request(server.url, "POST", "/v1/teams", { token: owner.token, body: { name } })
+    const response = await teams.create({ token: owner.token, payload: { name } })
     expect(response.status).toBe(201)
-    expect(response.body.team.name).toBe(name)
+    expect(ok(response, 201).team.name).toBe(name)
   })
 })
 
@@ -170,15 +174,16 @@ describe("body size", () => {
   it("a chunked body under the limit is read and decoded as usual", async () => {
     const response = await postChunked("/v1/teams", owner.token, 300 * 1024)
     expect(response.status).toBe(400)
-    expect(JSON.parse(response.body).details[0].path).toEqual(["name"])
+    expect(invalid({ status: response.status, text: response.body, body: JSON.parse(response.body) }).details[0]?.path).toEqual(["name"])
   })
 
   it("a 300 KB string in a member of at most 255 characters: 400 whose body stays under 2 KB", async () => {
     const response = await Http.request(server.url, "POST", "/v1/teams", { token: owner.token, body: { name: "a".repeat(300_000) } })
     expect(response.status).toBe(400)
     expect(response.text.length).toBeLessThan(2048)
-    expect(response.body.details[0].path).toEqual(["name"])
+    const [detail] = invalid(response).details
+    expect(detail?.path).toEqual(["name"])
     // The bounds, without the text back.
-    expect(response.body.details[0].message).toBe("must be 1 to 255 characters long (after trimming white space)")
+    expect(detail?.message).toBe("must be 1 to 255 characters long (after trimming white space)")
   })
 })

@@ -5,6 +5,7 @@
  * counted before any of them inserts unless something serializes them. And the lists show every row an organization
  * holds, on both databases, also one pushed past a limit before the limit held.
  */
+import { calls, invalid, ok } from "../../../../packages/testkit/src/ApiCalls.js"
 import * as Http from "../../../../packages/testkit/src/Http.js"
 import * as TestDatabase from "../support/TestDatabase.js"
 import * as TestServer from "../support/HttpServer.js"
@@ -48,11 +49,11 @@ describe.skipIf(!TestDatabase.onPostgres)("limits under concurrent additions, tw
     const answers = await race(owner.organization.id, Array.from({ length: 10 }, (_, i) => (url: string) =>
       Http.request(url, "POST", "/v1/sso/connections", { token: owner.token, body: oidc(`Racing ${i}`) })))
     expect(statuses(answers)).toEqual([201, ...Array.from({ length: 9 }, () => 400)])
-    expect(answers.find((answer) => answer.status === 400)!.body.details[0].message).toBe("An organization has at most 50 SSO connections.")
+    expect(invalid(answers.find((answer) => answer.status === 400)!).details[0]?.message).toBe("An organization has at most 50 SSO connections.")
     const [stored] = await shared.query<{ n: number }>("SELECT count(*)::int AS n FROM sso_connections WHERE organization_id = $1", [owner.organization.id])
     expect(stored!.n).toBe(50)
     for (const url of shared.servers.map((running) => running.url)) {
-      const listed = Http.expectStatus("list", await Http.request(url, "GET", "/v1/sso/connections", { token: owner.token }), 200).connections
+      const listed = ok(await calls(url).sso.listConnections({ token: owner.token }), 200).connections
       expect(listed.length).toBe(50)
     }
   }, 120_000)
@@ -73,7 +74,7 @@ describe.skipIf(!TestDatabase.onPostgres)("limits under concurrent additions, tw
     const [stored] = await shared.query<{ n: number }>("SELECT count(*)::int AS n FROM sso_domains WHERE organization_id = $1", [owner.organization.id])
     expect(stored!.n).toBe(50)
     for (const url of shared.servers.map((running) => running.url)) {
-      const listed = Http.expectStatus("list", await Http.request(url, "GET", "/v1/sso/domains", { token: owner.token }), 200).domains
+      const listed = ok(await calls(url).sso.listDomains({ token: owner.token }), 200).domains
       expect(listed.length).toBe(50)
     }
   }, 120_000)
@@ -108,9 +109,10 @@ describe("the SSO lists show everything an organization holds", () => {
           SELECT c.organization_id, 'ssc_' || lpad(to_hex(n), 26, '0'), c.kind, c.name || ' ' || n, c.state, c.jit, c.mapping, c.oidc,
                  c.config_revision, c.created_at, c.updated_at
           FROM sso_connections c, generate_series(1, 55) n WHERE c.organization_id = ${organizationId}`)
-    const connections = Http.expectStatus("list", await Http.request(server.url, "GET", "/v1/sso/connections", { token: owner.token }), 200).connections
+    const { sso } = calls(server.url)
+    const connections = ok(await sso.listConnections({ token: owner.token }), 200).connections
     expect(connections.length).toBe(56)
-    const domains = Http.expectStatus("list", await Http.request(server.url, "GET", "/v1/sso/domains", { token: owner.token }), 200).domains
+    const domains = ok(await sso.listDomains({ token: owner.token }), 200).domains
     expect(domains.length).toBe(56)
     // Full: no more, whatever the request.
     const refused = await Http.request(server.url, "POST", "/v1/sso/connections", { token: owner.token, body: oidc("One more") })
@@ -137,7 +139,7 @@ describe.skipIf(!TestDatabase.onPostgres)("a closed instance's first account, un
     await held.release()
     const settled = await answers
     expect(settled.map((answer) => answer.status).sort()).toEqual([201, 403, 403, 403, 403, 403])
-    expect(settled.filter((answer) => answer.status === 403).map((answer) => answer.body.reason)).toEqual(Array(5).fill("signup_disabled"))
+    expect(settled.filter((answer) => answer.status === 403).map((answer) => answer.body)).toEqual(Array(5).fill(expect.objectContaining({ reason: "signup_disabled" })))
     const [row] = await shared.query<{ n: number }>("SELECT count(*)::int AS n FROM users")
     expect(row!.n).toBe(1)
   }, 120_000)

@@ -6,6 +6,8 @@
  * and a sweep of every answer and log line for the secrets.
  */
 import Anthropic from "@anthropic-ai/sdk"
+import type { CreateLlmProviderRequest } from "@orgplane/schema"
+import { calls, invalid, ok, refusal } from "../../../../packages/testkit/src/ApiCalls.js"
 import * as FakeLlmProvider from "../../../../packages/testkit/src/FakeLlmProvider.js"
 import * as FakeWorkerRuntime from "../../../../packages/testkit/src/FakeWorkerRuntime.js"
 import * as Http from "../../../../packages/testkit/src/Http.js"
@@ -37,12 +39,14 @@ afterAll(async () => {
   await server?.close()
 })
 
-const { del, get, patch, post } = Http.verbs(() => server.url)
+const { post } = Http.verbs(() => server.url)
+/** A raw PUT: credentials the API's types refuse, sent as they are. */
 const put = (path: string, options: Http.Options) => Http.request(server.url, "PUT", path, options)
+const { audit, llmProviders, teams } = calls(() => server.url)
 
 /** Every answer a test received, for the secrets sweep. */
 const answers: Array<string> = []
-const seen = async (response: Promise<Http.RawResponse>) => {
+const seen = async <Answered extends { readonly text: string }>(response: Promise<Answered>) => {
   const answered = await response
   answers.push(answered.text)
   return answered
@@ -50,42 +54,49 @@ const seen = async (response: Promise<Http.RawResponse>) => {
 
 const HEADER_SECRET = "org-header-secret-7c1d9e"
 
-const createOpenAi = async (token: string, body: Record<string, unknown> = {}) =>
-  Http.expectStatus<{ ok: true; item: any }>(
-    "creating a provider",
-    await seen(post("/v1/llm-providers", {
+/** An OpenAI provider from the catalog, with the stand-in's key (`apiKey` null: none). */
+const createOpenAi = async (token: string, body: Partial<typeof CreateLlmProviderRequest.Encoded> = {}, apiKey: string | null = openai.apiKey) =>
+  ok(
+    await seen(llmProviders.create({
       token,
-      body: {
+      payload: {
         name: `OpenAI ${Math.random().toString(36).slice(2, 8)}`,
         catalogProviderId: "openai",
         baseUrl: openai.baseUrl,
         headers: { "OpenAI-Organization": HEADER_SECRET },
         models: [{ id: "gpt-4o" }, { id: "gpt-4o-mini", name: "Mini", contextWindow: 64000 }],
-        apiKey: openai.apiKey,
+        ...(apiKey === null ? {} : { apiKey }),
         ...body
       }
     })),
     201
   ).item
 
-const connect = (token: string, id: string) => seen(get(`/v1/llm-providers/${id}/connect`, { token }))
+const connect = (token: string, id: string) => seen(llmProviders.connect({ token, path: { llmProviderId: id } }))
+/** What connect answered, which must be a 200. */
+const connection = async (token: string, id: string) => ok(await connect(token, id), 200)
+
+/** The audit events of `action` about `targetId`, newest first. */
+const auditEvents = async (token: string, action: string, targetId: string) =>
+  ok(await seen(audit.listEvents({ token, query: { action, targetId } })), 200).items
 
 describe("LLM provider catalog", () => {
   it("serves the shipped models.dev snapshot, whole or one provider", async () => {
     const org = await Http.staffed(server.url)
-    const all = await seen(get("/v1/llm-provider-catalog", { token: org.member.token }))
-    expect(all.status).toBe(200)
-    expect(all.body.source).toBe("https://models.dev")
-    const ids = all.body.providers.map((provider: any) => provider.id)
+    const answered = await seen(llmProviders.catalog({ token: org.member.token }))
+    expect(answered.status).toBe(200)
+    const all = ok(answered, 200)
+    expect(all.source).toBe("https://models.dev")
+    const ids = all.providers.map((provider) => provider.id)
     expect(ids).toEqual(expect.arrayContaining(["openai", "anthropic", "google", "mistral", "groq"]))
-    const one = await get("/v1/llm-provider-catalog?provider=anthropic", { token: org.member.token })
-    expect(one.body.providers).toHaveLength(1)
-    expect(one.body.providers[0]).toMatchObject({ id: "anthropic", name: "Anthropic", apiStyle: "anthropic", baseUrl: "https://api.anthropic.com" })
-    const gpt4o = all.body.providers.find((provider: any) => provider.id === "openai").models.find((model: any) => model.id === "gpt-4o")
+    const one = ok(await llmProviders.catalog({ token: org.member.token, query: { provider: "anthropic" } }), 200)
+    expect(one.providers).toHaveLength(1)
+    expect(one.providers[0]).toMatchObject({ id: "anthropic", name: "Anthropic", apiStyle: "anthropic", baseUrl: "https://api.anthropic.com" })
+    const gpt4o = all.providers.find((provider) => provider.id === "openai")?.models.find((model) => model.id === "gpt-4o")
     expect(gpt4o).toMatchObject({ name: "GPT-4o", contextWindow: 128000, cost: { input: 2.5, output: 10 } })
-    const unknown = await get("/v1/llm-provider-catalog?provider=nope", { token: org.member.token })
+    const unknown = await llmProviders.catalog({ token: org.member.token, query: { provider: "nope" } })
     expect(unknown.status).toBe(404)
-    expect(unknown.body.error).toBe("llm_catalog_provider_not_found")
+    expect(refusal(unknown, 404)).toMatchObject({ error: "llm_catalog_provider_not_found" })
   })
 })
 
@@ -112,23 +123,25 @@ describe("LLM providers", () => {
       expect.objectContaining({ id: "gpt-4o-mini", name: "Mini", contextWindow: 64000 })
     ])
 
-    const got = await seen(get(`/v1/llm-providers/${created.id}`, { token: org.owner.token }))
+    const path = { llmProviderId: created.id }
+    const got = await seen(llmProviders.get({ token: org.owner.token, path }))
     expect(got.body).toEqual({ ok: true, item: { ...created, canManage: true } })
 
     // The creator keeps access through a manager grant: usable for them, not for the owner (managing is not using).
-    const usableForCreator = await seen(get("/v1/llm-providers", { token: org.admin.token }))
-    expect(usableForCreator.body.items.map((item: any) => item.id)).toEqual([created.id])
-    expect((await seen(get("/v1/llm-providers", { token: org.owner.token }))).body.items).toEqual([])
-    expect((await seen(get("/v1/llm-providers?scope=manageable", { token: org.owner.token }))).body.items.map((item: any) => item.id)).toEqual([created.id])
-    expect((await seen(get("/v1/llm-providers?scope=manageable", { token: org.member.token }))).body.items).toEqual([])
+    const list = async (token: string, scope?: "manageable") => ok(await seen(llmProviders.list({ token, ...(scope === undefined ? {} : { query: { scope } }) })), 200).items
+    expect((await list(org.admin.token)).map((item) => item.id)).toEqual([created.id])
+    expect(await list(org.owner.token)).toEqual([])
+    expect((await list(org.owner.token, "manageable")).map((item) => item.id)).toEqual([created.id])
+    expect(await list(org.member.token, "manageable")).toEqual([])
     const ownerConnect = await connect(org.owner.token, created.id)
     expect(ownerConnect.status).toBe(403)
-    expect(ownerConnect.body.reason).toBe("insufficient_access")
+    expect(refusal(ownerConnect, 403)).toMatchObject({ reason: "insufficient_access" })
 
     const answer = await connect(org.admin.token, created.id)
     expect(answer.status).toBe(200)
     expect(answer.headers.get("cache-control")).toBe("no-store")
-    expect(answer.body).toEqual({
+    const connected = ok(answer, 200)
+    expect(connected).toEqual({
       llmProviderId: created.id,
       name: created.name,
       apiStyle: "openai-compatible",
@@ -139,35 +152,36 @@ describe("LLM providers", () => {
       headers: { "OpenAI-Organization": HEADER_SECRET },
       models: created.models
     })
-    const client = new OpenAI({ baseURL: answer.body.baseURL, apiKey: answer.body.apiKey, defaultHeaders: answer.body.headers, maxRetries: 0 })
-    const completion = await client.chat.completions.create({ model: answer.body.models[0].id, messages: [{ role: "user", content: "hello" }] })
+    const client = new OpenAI({ baseURL: connected.baseURL, apiKey: connected.apiKey ?? undefined, defaultHeaders: connected.headers, maxRetries: 0 })
+    const completion = await client.chat.completions.create({ model: connected.models[0].id, messages: [{ role: "user", content: "hello" }] })
     expect(completion.choices[0]!.message.content).toBe("echo: hello")
     expect(openai.requests.at(-1)!.headers["openai-organization"]).toBe(HEADER_SECRET)
     const listed = await client.models.list()
     expect(listed.data.map((model) => model.id)).toContain("gpt-4o")
 
-    const after = await seen(get(`/v1/llm-providers/${created.id}`, { token: org.admin.token }))
-    expect(after.body.item.lastUsedAt).not.toBeNull()
+    const after = ok(await seen(llmProviders.get({ token: org.admin.token, path })), 200)
+    expect(after.item.lastUsedAt).not.toBeNull()
 
     // Each read of the credential is in the audit log, refused ones too; the whole log (its answers are checked
     // for secrets below with every other answer) names the provider, never its key or headers.
-    const reads = (await seen(get(`/v1/audit/events?action=llm_provider.credential.read&targetId=${created.id}`, { token: org.owner.token }))).body.items
-    expect(reads.map((event: any) => [event.category, event.outcome, event.actor.id, event.reason])).toEqual([
+    const reads = await auditEvents(org.owner.token, "llm_provider.credential.read", created.id)
+    expect(reads.map((event) => [event.category, event.outcome, event.actor.id, event.reason])).toEqual([
       ["access", "succeeded", org.admin.user.id, null],
       ["access", "denied", org.owner.user.id, "insufficient_access"]
     ])
-    expect((await seen(get("/v1/audit/events?limit=100", { token: org.owner.token }))).body.items.map((event: any) => event.action)).toEqual(
+    expect(ok(await seen(audit.listEvents({ token: org.owner.token, query: { limit: "100" } })), 200).items.map((event) => event.action)).toEqual(
       expect.arrayContaining(["llm_provider.create", "llm_provider.credential.read"])
     )
 
     // A change of its name and headers is recorded field by field; the headers' values never are.
-    const renamed = await seen(patch(`/v1/llm-providers/${created.id}`, {
+    const renamed = await seen(llmProviders.update({
       token: org.admin.token,
-      body: { name: "OpenAI (renamed)", headers: { "OpenAI-Organization": `${HEADER_SECRET}-rotated` } }
+      path,
+      payload: { name: "OpenAI (renamed)", headers: { "OpenAI-Organization": `${HEADER_SECRET}-rotated` } }
     }))
     expect(renamed.status).toBe(200)
-    const [update] = (await seen(get(`/v1/audit/events?action=llm_provider.update&targetId=${created.id}`, { token: org.owner.token }))).body.items
-    expect(update.changes).toEqual({
+    const [update] = await auditEvents(org.owner.token, "llm_provider.update", created.id)
+    expect(update?.changes).toEqual({
       before: { name: created.name, headers: "[redacted]" },
       after: { name: "OpenAI (renamed)", headers: "[redacted]" },
       changedFields: ["name", "headers"]
@@ -177,9 +191,9 @@ describe("LLM providers", () => {
 
   it("of the anthropic style work with the real @anthropic-ai/sdk, with an API key or an OAuth token", async () => {
     const org = await Http.staffed(server.url)
-    const created = Http.expectStatus<{ item: any }>("creating", await seen(post("/v1/llm-providers", {
+    const created = ok(await seen(llmProviders.create({
       token: org.owner.token,
-      body: {
+      payload: {
         name: "Claude (custom)",
         apiStyle: "anthropic",
         baseUrl: `${anthropic.baseUrl}/`,
@@ -187,17 +201,18 @@ describe("LLM providers", () => {
         apiKey: anthropic.apiKey
       }
     })), 201).item
+    const path = { llmProviderId: created.id }
     expect(created).toMatchObject({ source: "custom", catalogProviderId: null, baseUrl: anthropic.baseUrl, headerNames: [] })
     expect(created.models[0]).toEqual({ id: "claude-test-large", name: "claude-test-large", contextWindow: 200000, maxOutputTokens: null, cost: { input: 3, output: 15, cacheRead: null } })
 
-    const answer = (await connect(org.owner.token, created.id)).body
+    const answer = await connection(org.owner.token, created.id)
     expect(answer).toMatchObject({ apiStyle: "anthropic", baseURL: anthropic.baseUrl, apiKey: anthropic.apiKey, accessToken: null })
     const client = new Anthropic({ baseURL: answer.baseURL, apiKey: answer.apiKey, defaultHeaders: answer.headers, maxRetries: 0 })
     const message = await client.messages.create({ model: answer.models[0].id, max_tokens: 16, messages: [{ role: "user", content: "hi" }] })
     expect(message.content[0]).toMatchObject({ type: "text", text: "echo: hi" })
 
     // The test action reads every page of Anthropic's model list (two a page here).
-    const tested = await seen(post(`/v1/llm-providers/${created.id}/test`, { token: org.owner.token }))
+    const tested = await seen(llmProviders.test({ token: org.owner.token, path }))
     expect(tested.status).toBe(200)
     expect(tested.body).toEqual({ ok: true, present: ["claude-test-large", "claude-test-medium"], missing: [], upstreamModelCount: 3 })
     expect(anthropic.requests.filter((request) => request.path.startsWith("/v1/models")).at(-1)!.headers).toMatchObject({
@@ -206,13 +221,14 @@ describe("LLM providers", () => {
     })
 
     // OAuth tokens: the access token travels as a Bearer token.
-    const replaced = await seen(put(`/v1/llm-providers/${created.id}/credential`, {
+    const replaced = await seen(llmProviders.setCredential({
       token: org.owner.token,
-      body: { type: "oauth", accessToken: anthropic.apiKey, refreshToken: "refresh-secret-0193", expiresAt: "2030-01-01T00:00:00.000Z" }
+      path,
+      payload: { type: "oauth", accessToken: anthropic.apiKey, refreshToken: "refresh-secret-0193", expiresAt: "2030-01-01T00:00:00.000Z" }
     }))
     expect(replaced.status).toBe(200)
-    expect(replaced.body.item.credential).toMatchObject({ type: "oauth", expiresAt: "2030-01-01T00:00:00.000Z" })
-    const oauth = (await connect(org.owner.token, created.id)).body
+    expect(ok(replaced, 200).item.credential).toMatchObject({ type: "oauth", expiresAt: "2030-01-01T00:00:00.000Z" })
+    const oauth = await connection(org.owner.token, created.id)
     expect(oauth).toMatchObject({ apiKey: null, accessToken: anthropic.apiKey, expiresAt: "2030-01-01T00:00:00.000Z" })
     const bearer = new Anthropic({ baseURL: oauth.baseURL, apiKey: null, authToken: oauth.accessToken, maxRetries: 0 })
     const again = await bearer.messages.create({ model: "claude-test-medium", max_tokens: 16, messages: [{ role: "user", content: "again" }] })
@@ -225,47 +241,51 @@ describe("LLM providers", () => {
     const provider = await createOpenAi(org.owner.token)
 
     // Members do not register providers; without a grant one is a 404 to read and a 403 to connect.
-    const refused = await seen(post("/v1/llm-providers", { token: org.member.token, body: { name: "Mine", apiStyle: "openai-compatible", baseUrl: openai.baseUrl, models: [{ id: "x" }] } }))
+    const refused = await seen(llmProviders.create({
+      token: org.member.token,
+      payload: { name: "Mine", apiStyle: "openai-compatible", baseUrl: openai.baseUrl, models: [{ id: "x" }] }
+    }))
     expect(refused.status).toBe(403)
-    expect(refused.body.reason).toBe("insufficient_role")
-    expect((await seen(get(`/v1/llm-providers/${provider.id}`, { token: org.member.token }))).status).toBe(404)
+    expect(refusal(refused, 403)).toMatchObject({ reason: "insufficient_role" })
+    const path = { llmProviderId: provider.id }
+    expect((await seen(llmProviders.get({ token: org.member.token, path }))).status).toBe(404)
     expect((await connect(org.member.token, provider.id)).status).toBe(403)
 
-    const team = Http.expectStatus<any>("team", await post("/v1/teams", { token: org.owner.token, body: { name: "Agents", memberIds: [org.member.membership.id] } }), 201)
-    const teamId = team.team?.id ?? team.item?.id ?? team.id
-    const grant = Http.expectStatus<any>("grant", await seen(post(`/v1/llm-providers/${provider.id}/access`, { token: org.owner.token, body: { teamId, role: "viewer" } })), 201).item
+    const teamId = ok(await teams.create({ token: org.owner.token, payload: { name: "Agents", memberIds: [org.member.membership.id] } }), 201).team.id
+    const grant = ok(await seen(llmProviders.llmProviderGrant({ token: org.owner.token, path, payload: { teamId, role: "viewer" } })), 201).item
     expect(grant.id).toMatch(/^lpg_/)
 
-    const usable = await seen(get("/v1/llm-providers", { token: org.member.token }))
-    expect(usable.body.items.map((item: any) => [item.id, item.canManage])).toEqual([[provider.id, false]])
-    expect((await connect(org.member.token, provider.id)).body.apiKey).toBe(openai.apiKey)
-    const change = await seen(patch(`/v1/llm-providers/${provider.id}`, { token: org.member.token, body: { name: "Renamed" } }))
+    const usable = ok(await seen(llmProviders.list({ token: org.member.token })), 200)
+    expect(usable.items.map((item) => [item.id, item.canManage])).toEqual([[provider.id, false]])
+    expect((await connection(org.member.token, provider.id)).apiKey).toBe(openai.apiKey)
+    const change = await seen(llmProviders.update({ token: org.member.token, path, payload: { name: "Renamed" } }))
     expect(change.status).toBe(403)
-    expect(change.body.reason).toBe("insufficient_access")
-    expect((await seen(post(`/v1/llm-providers/${provider.id}/test`, { token: org.member.token }))).status).toBe(403)
-    expect((await seen(del(`/v1/llm-providers/${provider.id}`, { token: org.member.token }))).status).toBe(403)
+    expect(refusal(change, 403)).toMatchObject({ reason: "insufficient_access" })
+    expect((await seen(llmProviders.test({ token: org.member.token, path }))).status).toBe(403)
+    expect((await seen(llmProviders.delete({ token: org.member.token, path }))).status).toBe(403)
 
     // A manager grant lets the member change it, but not grant to the whole organization.
-    await seen(post(`/v1/llm-providers/${provider.id}/access`, { token: org.owner.token, body: { orgMembershipId: org.member.membership.id, role: "manager" } }))
-    const renamed = await seen(patch(`/v1/llm-providers/${provider.id}`, { token: org.member.token, body: { name: "Renamed", models: [{ id: "o3" }], headers: {} } }))
+    await seen(llmProviders.llmProviderGrant({ token: org.owner.token, path, payload: { orgMembershipId: org.member.membership.id, role: "manager" } }))
+    const renamed = await seen(llmProviders.update({ token: org.member.token, path, payload: { name: "Renamed", models: [{ id: "o3" }], headers: {} } }))
     expect(renamed.status).toBe(200)
-    expect(renamed.body.item).toMatchObject({ name: "Renamed", headerNames: [], canManage: true, models: [expect.objectContaining({ id: "o3" })] })
-    expect((await connect(org.member.token, provider.id)).body.headers).toEqual({})
-    expect((await seen(post(`/v1/llm-providers/${provider.id}/access`, { token: org.member.token, body: { orgWide: true, role: "viewer" } }))).status).toBe(403)
-    expect((await seen(get("/v1/llm-providers?scope=manageable", { token: org.member.token }))).body.items.map((item: any) => item.id)).toEqual([provider.id])
+    expect(ok(renamed, 200).item).toMatchObject({ name: "Renamed", headerNames: [], canManage: true, models: [expect.objectContaining({ id: "o3" })] })
+    expect((await connection(org.member.token, provider.id)).headers).toEqual({})
+    expect((await seen(llmProviders.llmProviderGrant({ token: org.member.token, path, payload: { orgWide: true, role: "viewer" } }))).status).toBe(403)
+    expect(ok(await seen(llmProviders.list({ token: org.member.token, query: { scope: "manageable" } })), 200).items.map((item) => item.id))
+      .toEqual([provider.id])
 
     // Revoking the team's grant leaves the direct one; revoking that too ends the member's access.
-    const grants = await seen(get(`/v1/llm-providers/${provider.id}/access`, { token: org.owner.token }))
-    expect(grants.body.items).toHaveLength(3)
-    for (const item of grants.body.items.filter((g: any) => g.orgMembershipId !== org.owner.membership.id)) {
-      expect((await del(`/v1/llm-providers/${provider.id}/access/${item.id}`, { token: org.owner.token })).status).toBe(204)
+    const grants = ok(await seen(llmProviders.llmProviderListAccess({ token: org.owner.token, path })), 200)
+    expect(grants.items).toHaveLength(3)
+    for (const item of grants.items.filter((g) => g.orgMembershipId !== org.owner.membership.id)) {
+      expect((await llmProviders.llmProviderRevoke({ token: org.owner.token, path: { ...path, grantId: item.id } })).status).toBe(204)
     }
-    expect((await seen(get(`/v1/llm-providers/${provider.id}`, { token: org.member.token }))).status).toBe(404)
-    expect((await seen(get("/v1/llm-providers", { token: org.member.token }))).body.items).toEqual([])
+    expect((await seen(llmProviders.get({ token: org.member.token, path }))).status).toBe(404)
+    expect(ok(await seen(llmProviders.list({ token: org.member.token })), 200).items).toEqual([])
 
     // A hard delete: gone with its grants.
-    expect((await del(`/v1/llm-providers/${provider.id}`, { token: org.owner.token })).status).toBe(204)
-    const gone = await seen(get(`/v1/llm-providers/${provider.id}`, { token: org.owner.token }))
+    expect((await llmProviders.delete({ token: org.owner.token, path })).status).toBe(204)
+    const gone = await seen(llmProviders.get({ token: org.owner.token, path }))
     expect(gone.status).toBe(404)
     expect(gone.body).toEqual({ error: "llm_provider_not_found", message: "LLM provider not found." })
   })
@@ -273,47 +293,49 @@ describe("LLM providers", () => {
   it("are tested against the provider's model list: all present, some missing, a refused key, a provider down", async () => {
     const org = await Http.staffed(server.url)
     const provider = await createOpenAi(org.owner.token, { models: [{ id: "gpt-4o" }, { id: "o3" }] })
-    const ok = await seen(post(`/v1/llm-providers/${provider.id}/test`, { token: org.owner.token }))
-    expect(ok.body).toEqual({ ok: true, present: ["gpt-4o", "o3"], missing: [], upstreamModelCount: 3 })
+    const path = { llmProviderId: provider.id }
+    const test = () => seen(llmProviders.test({ token: org.owner.token, path }))
+    const allPresent = await test()
+    expect(allPresent.body).toEqual({ ok: true, present: ["gpt-4o", "o3"], missing: [], upstreamModelCount: 3 })
     expect(openai.requests.at(-1)).toMatchObject({ method: "GET", path: "/v1/models" })
     expect(openai.requests.at(-1)!.headers.authorization).toBe(`Bearer ${openai.apiKey}`)
 
-    await seen(patch(`/v1/llm-providers/${provider.id}`, { token: org.owner.token, body: { models: [{ id: "gpt-4o" }, { id: "gpt-3.5-turbo" }] } }))
-    const some = await seen(post(`/v1/llm-providers/${provider.id}/test`, { token: org.owner.token }))
+    await seen(llmProviders.update({ token: org.owner.token, path, payload: { models: [{ id: "gpt-4o" }, { id: "gpt-3.5-turbo" }] } }))
+    const some = await test()
     expect(some.body).toEqual({ ok: false, present: ["gpt-4o"], missing: ["gpt-3.5-turbo"], upstreamModelCount: 3 })
 
     // A wrong key: the provider's 401 quotes it; the answer does not.
     const wrongKey = "sk-wrong-key-that-must-not-leak-4411"
-    await seen(put(`/v1/llm-providers/${provider.id}/credential`, { token: org.owner.token, body: { type: "api_key", apiKey: wrongKey } }))
-    const refused = await seen(post(`/v1/llm-providers/${provider.id}/test`, { token: org.owner.token }))
+    await seen(llmProviders.setCredential({ token: org.owner.token, path, payload: { type: "api_key", apiKey: wrongKey } }))
+    const refused = await test()
     expect(refused.status).toBe(502)
     expect(refused.body).toMatchObject({ error: "llm_provider_api_error", upstreamStatus: 401, retryable: false })
-    expect(refused.body.message).toContain("Incorrect API key provided: [redacted]")
+    expect(refusal(refused, 502)).toMatchObject({ message: expect.stringContaining("Incorrect API key provided: [redacted]") })
     expect(refused.text).not.toContain(wrongKey)
     expect(openai.requests.at(-1)!.headers.authorization).toBe(`Bearer ${wrongKey}`)
 
     openai.setMode({ _tag: "status", status: 503, body: { error: { message: "overloaded" } } })
     try {
-      const failing = await seen(post(`/v1/llm-providers/${provider.id}/test`, { token: org.owner.token }))
+      const failing = await test()
       expect(failing.status).toBe(502)
       expect(failing.body).toMatchObject({ upstreamStatus: 503, retryable: true })
-      expect(failing.body.message).toContain("overloaded")
+      expect(refusal(failing, 502)).toMatchObject({ message: expect.stringContaining("overloaded") })
     } finally {
       openai.setMode({ _tag: "ok" })
     }
 
     const down = await FakeWorkerRuntime.downUrl()
-    await seen(patch(`/v1/llm-providers/${provider.id}`, { token: org.owner.token, body: { baseUrl: down } }))
-    const unreachable = await seen(post(`/v1/llm-providers/${provider.id}/test`, { token: org.owner.token }))
+    await seen(llmProviders.update({ token: org.owner.token, path, payload: { baseUrl: down } }))
+    const unreachable = await test()
     expect(unreachable.status).toBe(502)
     expect(unreachable.body).toMatchObject({ error: "llm_provider_api_error", retryable: true })
     expect(unreachable.body).not.toHaveProperty("upstreamStatus")
-    expect(unreachable.body.message).toContain("could not be reached")
+    expect(refusal(unreachable, 502)).toMatchObject({ message: expect.stringContaining("could not be reached") })
 
     // Without a credential there is nothing to test or connect with.
-    const bare = await createOpenAi(org.owner.token, { apiKey: undefined })
+    const bare = await createOpenAi(org.owner.token, {}, null)
     expect(bare.credential).toBeNull()
-    expect((await seen(post(`/v1/llm-providers/${bare.id}/test`, { token: org.owner.token }))).body.error).toBe("llm_provider_no_credential")
+    expect((await seen(llmProviders.test({ token: org.owner.token, path: { llmProviderId: bare.id } }))).body).toMatchObject({ error: "llm_provider_no_credential" })
     expect((await connect(org.owner.token, bare.id)).status).toBe(409)
   })
 
@@ -323,10 +345,14 @@ describe("LLM providers", () => {
     for (let index = 0; index < CONNECTS_PER_MINUTE; index++) expect((await connect(org.admin.token, provider.id)).status).toBe(200)
     const limited = await connect(org.admin.token, provider.id)
     expect(limited.status).toBe(429)
-    expect(limited.body.error).toBe("rate_limited")
+    expect(refusal(limited, 429)).toMatchObject({ error: "rate_limited" })
     expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0)
     // Another member's reads are counted on their own.
-    await post(`/v1/llm-providers/${provider.id}/access`, { token: org.admin.token, body: { orgMembershipId: org.member.membership.id, role: "viewer" } })
+    await llmProviders.llmProviderGrant({
+      token: org.admin.token,
+      path: { llmProviderId: provider.id },
+      payload: { orgMembershipId: org.member.membership.id, role: "viewer" }
+    })
     expect((await connect(org.member.token, provider.id)).status).toBe(200)
   })
 
@@ -334,22 +360,23 @@ describe("LLM providers", () => {
     const mine = await Http.staffed(server.url)
     const theirs = await Http.staffed(server.url, "Globex")
     const provider = await createOpenAi(theirs.owner.token)
-    const path = `/v1/llm-providers/${provider.id}`
+    const path = { llmProviderId: provider.id }
+    const token = mine.owner.token
     const answers = [
-      await get(path, { token: mine.owner.token }),
-      await patch(path, { token: mine.owner.token, body: { name: "Mine now" } }),
-      await put(`${path}/credential`, { token: mine.owner.token, body: { type: "api_key", apiKey: "k-123456" } }),
-      await connect(mine.owner.token, provider.id),
-      await post(`${path}/test`, { token: mine.owner.token }),
-      await post(`${path}/access`, { token: mine.owner.token, body: { orgWide: true, role: "viewer" } }),
-      await get(`${path}/access`, { token: mine.owner.token }),
-      await del(path, { token: mine.owner.token })
+      await llmProviders.get({ token, path }),
+      await llmProviders.update({ token, path, payload: { name: "Mine now" } }),
+      await llmProviders.setCredential({ token, path, payload: { type: "api_key", apiKey: "k-123456" } }),
+      await connect(token, provider.id),
+      await llmProviders.test({ token, path }),
+      await llmProviders.llmProviderGrant({ token, path, payload: { orgWide: true, role: "viewer" } }),
+      await llmProviders.llmProviderListAccess({ token, path }),
+      await llmProviders.delete({ token, path })
     ]
     for (const answer of answers) {
       expect(answer.status, answer.text).toBe(404)
-      expect(answer.body.error).toBe("llm_provider_not_found")
+      expect(answer.body).toMatchObject({ error: "llm_provider_not_found" })
     }
-    expect((await get(path, { token: theirs.owner.token })).status).toBe(200)
+    expect((await llmProviders.get({ token: theirs.owner.token, path })).status).toBe(200)
   })
 
   it("refuse bad input with a 400 naming each member, never a 500", async () => {
@@ -357,8 +384,9 @@ describe("LLM providers", () => {
     const bad = async (body: unknown, paths: ReadonlyArray<string>) => {
       const answer = await seen(post("/v1/llm-providers", { token: org.owner.token, body }))
       expect(answer.status, answer.text).toBe(400)
-      expect(answer.body.error).toBe("invalid_request")
-      const found = answer.body.details.map((detail: any) => detail.path.join("."))
+      const refused = invalid(answer)
+      expect(refused.error).toBe("invalid_request")
+      const found = refused.details.map((detail) => detail.path.join("."))
       for (const path of paths) expect(found, answer.text).toContain(path)
     }
     const base = { name: "P", apiStyle: "openai-compatible", baseUrl: openai.baseUrl, models: [{ id: "m" }] }
@@ -387,19 +415,23 @@ describe("LLM providers", () => {
     const provider = await createOpenAi(org.owner.token)
     const noKey = await seen(put(`/v1/llm-providers/${provider.id}/credential`, { token: org.owner.token, body: { type: "api_key" } }))
     expect(noKey.status).toBe(400)
-    expect(noKey.body.details.map((detail: any) => detail.path.join("."))).toContain("apiKey")
+    expect(invalid(noKey).details.map((detail) => detail.path.join("."))).toContain("apiKey")
     const mixed = await seen(put(`/v1/llm-providers/${provider.id}/credential`, { token: org.owner.token, body: { type: "oauth", apiKey: "k-1234" } }))
     expect(mixed.status).toBe(400)
-    const empty = await seen(patch(`/v1/llm-providers/${provider.id}`, { token: org.owner.token, body: {} }))
+    const path = { llmProviderId: provider.id }
+    const empty = await seen(llmProviders.update({ token: org.owner.token, path, payload: {} }))
     expect(empty.status).toBe(400)
-    const wrongModel = await seen(patch(`/v1/llm-providers/${provider.id}`, { token: org.owner.token, body: { models: [{ id: "nope" }] } }))
+    const wrongModel = await seen(llmProviders.update({ token: org.owner.token, path, payload: { models: [{ id: "nope" }] } }))
     expect(wrongModel.status).toBe(400)
-    const clash = await seen(post("/v1/llm-providers", { token: org.owner.token, body: { ...base, name: provider.name.toUpperCase() } }))
+    const clash = await seen(llmProviders.create({
+      token: org.owner.token,
+      payload: { name: provider.name.toUpperCase(), apiStyle: "openai-compatible", baseUrl: openai.baseUrl, models: [{ id: "m" }] }
+    }))
     expect(clash.status).toBe(409)
-    expect(clash.body.error).toBe("llm_provider_exists")
-    expect((await get("/v1/llm-providers/llp_nope", { token: org.owner.token })).status).toBe(400)
-    expect((await get("/v1/llm-providers/mem_00000000000000000000000000", { token: org.owner.token })).status).toBe(400)
-    expect((await get("/v1/llm-providers?scope=everything", { token: org.owner.token })).status).toBe(400)
+    expect(refusal(clash, 409)).toMatchObject({ error: "llm_provider_exists" })
+    expect((await llmProviders.get({ token: org.owner.token, path: { llmProviderId: "llp_nope" } })).status).toBe(400)
+    expect((await llmProviders.get({ token: org.owner.token, path: { llmProviderId: "mem_00000000000000000000000000" } })).status).toBe(400)
+    expect((await Http.request(server.url, "GET", "/v1/llm-providers?scope=everything", { token: org.owner.token })).status).toBe(400)
   })
 
   it("never show a secret in any answer or log line but connect's", () => {

@@ -5,7 +5,20 @@
  * (direct, team, organization-wide; owners and admins not exempt from `usable`), readiness for each state, tool
  * policy, the organization boundary and the cascade on delete.
  */
+import {
+  type CreateAccessGrantRequest,
+  type CreateMcpConnectionRequest,
+  ExternalMcpConnectionId,
+  Membership,
+  Organization,
+  type Role,
+  SessionId,
+  User
+} from "@orgplane/schema"
+import type { MemberContext } from "@orgplane/schema"
+import * as Schema from "effect/Schema"
 import * as SqlClient from "effect/sql/SqlClient"
+import { calls, invalid, ok, refusal } from "../../../../packages/testkit/src/ApiCalls.js"
 import * as FakeMcp from "../../../../packages/testkit/src/FakeMcp.js"
 import * as Http from "../../../../packages/testkit/src/Http.js"
 import * as TestServer from "../support/HttpServer.js"
@@ -37,19 +50,19 @@ afterAll(async () => {
   await server?.close()
 })
 
-const { del, get, patch, post } = Http.verbs(() => server.url)
-const request = (method: string, path: string, options: Http.Options = {}) => Http.request(server.url, method, path, options)
+const { post } = Http.verbs(() => server.url)
+const { audit, configObjects, marketplaces, mcpConnections, plugins, teams } = calls(() => server.url)
 const sql = <A>(use: (sql: SqlClient.SqlClient) => Effect.Effect<A, unknown>) => server.sql(use)
 
-const create = async (token: string, body: Record<string, unknown>) =>
-  Http.expectStatus<{ ok: true; item: any }>("creating a connection", await post("/v1/mcp-connections", { token, body }), 201).item
+const create = async (token: string, payload: typeof CreateMcpConnectionRequest.Encoded) => ok(await mcpConnections.create({ token, payload }), 201).item
 
-const grant = async (token: string, id: string, body: Record<string, unknown>) =>
-  Http.expectStatus<{ ok: true; item: any }>("granting", await post(`/v1/mcp-connections/${id}/access`, { token, body: { role: "viewer", ...body } }), 201)
-    .item
+const grant = async (token: string, id: string, to: Omit<typeof CreateAccessGrantRequest.Encoded, "role">) =>
+  ok(await mcpConnections.mcpConnectionGrant({ token, path: { connectionId: id }, payload: { role: "viewer", ...to } }), 201).item
 
-const usableIds = async (token: string) =>
-  Http.expectStatus<{ items: Array<any> }>("listing", await get("/v1/mcp-connections", { token }), 200).items.map((item) => item.id)
+const usableIds = async (token: string) => ok(await mcpConnections.list({ token }), 200).items.map((item) => item.id)
+
+/** The audit events of `action` about `targetId`, newest first. */
+const auditEvents = async (token: string, action: string, targetId: string) => ok(await audit.listEvents({ token, query: { action, targetId } }), 200).items
 
 /** A port nothing listens on. */
 const closedPort = () =>
@@ -89,49 +102,50 @@ describe("MCP connections", () => {
     })
     expect(none.connectedAt).not.toBeNull()
     expect(open.requests.some((r) => r.rpcMethod === "initialize")).toBe(true)
-    const [created] = (await get(`/v1/audit/events?action=mcp_connection.create&targetId=${none.id}`, { token: org.owner.token })).body.items
+    const [created] = await auditEvents(org.owner.token, "mcp_connection.create", none.id)
     expect(created.targets).toEqual([{ type: "mcp_connection", id: none.id }])
 
     const keyedItem = await create(org.admin.token, { name: "Keyed", url: keyed.url, authType: "apikey", apiKey: API_KEY })
     expect(keyedItem).toMatchObject({ authType: "apikey", connected: true, credentialHealth: "ready" })
     expect(keyed.requests.some((r) => r.headers.authorization === `Bearer ${API_KEY}` && r.rpcMethod === "initialize")).toBe(true)
 
-    const got = await get(`/v1/mcp-connections/${keyedItem.id}`, { token: org.admin.token })
+    const path = { connectionId: keyedItem.id }
+    const got = await mcpConnections.get({ token: org.admin.token, path })
     expect(got.status).toBe(200)
     expect(got.body).toEqual({ ok: true, item: keyedItem })
 
     // Owners and admins see every connection in the manageable scope, oldest first, in pages.
-    const first = await get("/v1/mcp-connections?scope=manageable&limit=1", { token: org.owner.token })
-    expect(first.body.items.map((c: any) => c.id)).toEqual([none.id])
-    const second = await get(`/v1/mcp-connections?scope=manageable&limit=1&cursor=${first.body.nextCursor}`, { token: org.owner.token })
+    const first = ok(await mcpConnections.list({ token: org.owner.token, query: { scope: "manageable", limit: "1" } }), 200)
+    expect(first.items.map((c) => c.id)).toEqual([none.id])
+    const cursor = `${first.nextCursor}`
+    const second = await mcpConnections.list({ token: org.owner.token, query: { scope: "manageable", limit: "1", cursor } })
     expect(second.body).toEqual({ items: [keyedItem], nextCursor: null })
     // The cursor is bound to the scope.
-    expect((await get(`/v1/mcp-connections?limit=1&cursor=${first.body.nextCursor}`, { token: org.owner.token })).status).toBe(400)
+    expect((await mcpConnections.list({ token: org.owner.token, query: { limit: "1", cursor } })).status).toBe(400)
 
-    const renamed = await patch(`/v1/mcp-connections/${keyedItem.id}`, { token: org.owner.token, body: { name: "Keyed renamed" } })
+    const renamed = await mcpConnections.update({ token: org.owner.token, path, payload: { name: "Keyed renamed" } })
     expect(renamed.status).toBe(200)
-    expect(renamed.body.item.name).toBe("Keyed renamed")
+    expect(ok(renamed, 200).item.name).toBe("Keyed renamed")
 
     // A new key is checked live before it is stored: a wrong one changes nothing.
-    const wrong = await patch(`/v1/mcp-connections/${keyedItem.id}`, { token: org.owner.token, body: { apiKey: "wrong-key" } })
+    const wrong = await mcpConnections.update({ token: org.owner.token, path, payload: { apiKey: "wrong-key" } })
     expect(wrong.status).toBe(502)
-    expect(wrong.body.error).toBe("connection_validation_failed")
-    expect(wrong.body.diagnostic.code).toBe("MCP_HTTP_401")
-    const rekeyed = await patch(`/v1/mcp-connections/${keyedItem.id}`, { token: org.owner.token, body: { apiKey: API_KEY } })
+    expect(refusal(wrong, 502)).toMatchObject({ error: "connection_validation_failed", diagnostic: { code: "MCP_HTTP_401" } })
+    const rekeyed = await mcpConnections.update({ token: org.owner.token, path, payload: { apiKey: API_KEY } })
     expect(rekeyed.status).toBe(200)
 
-    expect((await del(`/v1/mcp-connections/${keyedItem.id}`, { token: org.owner.token })).status).toBe(204)
-    const gone = await get(`/v1/mcp-connections/${keyedItem.id}`, { token: org.owner.token })
+    expect((await mcpConnections.delete({ token: org.owner.token, path })).status).toBe(204)
+    const gone = await mcpConnections.get({ token: org.owner.token, path })
     expect(gone.status).toBe(404)
     expect(gone.body).toEqual({ error: "connection_not_found", message: "Unknown connection." })
-    expect((await del(`/v1/mcp-connections/${keyedItem.id}`, { token: org.owner.token })).status).toBe(404)
+    expect((await mcpConnections.delete({ token: org.owner.token, path })).status).toBe(404)
   })
 
   it("answer 502 with a diagnostic when the server does not initialize: wrong key, no MCP endpoint, nothing listening", async () => {
     const org = await Http.staffed(server.url)
-    const wrongKey = await post("/v1/mcp-connections", {
+    const wrongKey = await mcpConnections.create({
       token: org.owner.token,
-      body: { name: "Wrong key", url: keyed.url, authType: "apikey", apiKey: "not-the-key" },
+      payload: { name: "Wrong key", url: keyed.url, authType: "apikey", apiKey: "not-the-key" },
       headers: { "x-request-id": "req-wrong-key" }
     })
     expect(wrongKey.status).toBe(502)
@@ -149,28 +163,30 @@ describe("MCP connections", () => {
     })
     expect(wrongKey.text).not.toContain("not-the-key")
 
-    const noEndpoint = await post("/v1/mcp-connections", {
+    const noEndpoint = await mcpConnections.create({
       token: org.owner.token,
-      body: { name: "No endpoint", url: `${open.origin}/nothing-here`, authType: "none" }
+      payload: { name: "No endpoint", url: `${open.origin}/nothing-here`, authType: "none" }
     })
     expect(noEndpoint.status).toBe(502)
-    expect(noEndpoint.body.diagnostic).toMatchObject({ code: "MCP_HTTP_404", category: "endpoint_not_found", httpStatus: 404 })
-    expect(noEndpoint.body.message).toBe('Could not connect to "No endpoint": No MCP endpoint at this URL (HTTP 404).')
+    expect(refusal(noEndpoint, 502)).toMatchObject({
+      diagnostic: { code: "MCP_HTTP_404", category: "endpoint_not_found", httpStatus: 404 },
+      message: 'Could not connect to "No endpoint": No MCP endpoint at this URL (HTTP 404).'
+    })
     expect(noEndpoint.text).not.toContain("nothing-here")
 
     const port = await closedPort()
-    const unreachable = await post("/v1/mcp-connections", {
+    const unreachable = await mcpConnections.create({
       token: org.owner.token,
-      body: { name: "Down", url: `http://127.0.0.1:${port}/mcp`, authType: "none" }
+      payload: { name: "Down", url: `http://127.0.0.1:${port}/mcp`, authType: "none" }
     })
     expect(unreachable.status).toBe(502)
-    expect(unreachable.body.error).toBe("connection_validation_failed")
-    expect(unreachable.body.diagnostic.outbound.origin).toBe(`http://127.0.0.1:${port}`)
-    expect(unreachable.body.diagnostic.httpStatus).toBeUndefined()
+    const down = refusal(unreachable, 502)
+    expect(down).toMatchObject({ error: "connection_validation_failed", diagnostic: { outbound: { origin: `http://127.0.0.1:${port}` } } })
+    expect(down).not.toHaveProperty("diagnostic.httpStatus")
 
     // Nothing was stored.
-    const all = await get("/v1/mcp-connections?scope=manageable", { token: org.owner.token })
-    expect(all.body.items).toEqual([])
+    const all = ok(await mcpConnections.list({ token: org.owner.token, query: { scope: "manageable" } }), 200)
+    expect(all.items).toEqual([])
   })
 
   it("check the credential rules and the URL, every bad member at once", async () => {
@@ -178,8 +194,9 @@ describe("MCP connections", () => {
     const bad = async (body: Record<string, unknown>) => {
       const answer = await post("/v1/mcp-connections", { token: org.owner.token, body })
       expect(answer.status, answer.text).toBe(400)
-      expect(answer.body.error).toBe("invalid_request")
-      return answer.body.details.map((detail: any) => [detail.path.join("."), detail.message])
+      const refused = invalid(answer)
+      expect(refused.error).toBe("invalid_request")
+      return refused.details.map((detail): [string, string] => [detail.path.join("."), detail.message])
     }
     expect(await bad({ name: "A", url: open.url, authType: "none", credentialMode: "per_member" })).toEqual([
       ["credentialMode", "`per_member` needs `authType: oauth` (each member connects their own account)"]
@@ -205,7 +222,7 @@ describe("MCP connections", () => {
     ]
     for (const url of urls) {
       const details = await bad({ name: "A", url, authType: "oauth" })
-      expect(details.map(([path]: [string]) => path), url).toEqual(["url"])
+      expect(details.map(([path]) => path), url).toEqual(["url"])
     }
     expect((await bad({ name: "A", url: "https://example.com/mcp?token=abc", authType: "oauth" }))[0][1]).toContain("`token`")
     expect(await bad({ name: " ", url: "https://example.com/mcp", authType: "none", extra: 1 })).toHaveLength(2)
@@ -216,24 +233,26 @@ describe("MCP connections", () => {
 
     // At least one change, and an empty oauth object is no change.
     const created = await create(org.owner.token, { name: "OAuth one", url: "https://mcp.example.com/mcp", authType: "oauth" })
-    const noChange = await patch(`/v1/mcp-connections/${created.id}`, { token: org.owner.token, body: {} })
+    const path = { connectionId: created.id }
+    const noChange = await mcpConnections.update({ token: org.owner.token, path, payload: {} })
     expect(noChange.status).toBe(400)
-    const emptyOAuth = await patch(`/v1/mcp-connections/${created.id}`, { token: org.owner.token, body: { oauth: {} } })
-    expect(emptyOAuth.body.details.map((d: any) => d.path.join("."))).toEqual(["oauth"])
-    const keyOnOAuth = await patch(`/v1/mcp-connections/${created.id}`, { token: org.owner.token, body: { apiKey: "k" } })
-    expect(keyOnOAuth.body.details.map((d: any) => d.path.join("."))).toEqual(["apiKey"])
+    const emptyOAuth = await mcpConnections.update({ token: org.owner.token, path, payload: { oauth: {} } })
+    expect(invalid(emptyOAuth).details.map((d) => d.path.join("."))).toEqual(["oauth"])
+    const keyOnOAuth = await mcpConnections.update({ token: org.owner.token, path, payload: { apiKey: "k" } })
+    expect(invalid(keyOnOAuth).details.map((d) => d.path.join("."))).toEqual(["apiKey"])
   })
 
   it("refuse http and non-public hosts while private destinations are off", async () => {
     const owner = await Http.owner(guarded.url)
     const refused = async (url: string) => {
-      const answer = await Http.request(guarded.url, "POST", "/v1/mcp-connections", {
+      const answer = await calls(guarded.url).mcpConnections.create({
         token: owner.token,
-        body: { name: `X ${unique()}`, url, authType: "oauth" }
+        payload: { name: `X ${unique()}`, url, authType: "oauth" }
       })
       expect(answer.status, answer.text).toBe(400)
-      expect(answer.body.details[0].path).toEqual(["url"])
-      return answer.body.details[0].message as string
+      const [detail] = invalid(answer).details
+      expect(detail?.path).toEqual(["url"])
+      return detail?.message
     }
     expect(await refused("http://mcp.example.com/mcp")).toBe("The outbound URL is not allowed: https is required")
     expect(await refused("https://127.0.0.1:8443/mcp")).toMatch(/^The outbound URL is not allowed: 127\.0\.0\.1 is /)
@@ -243,12 +262,12 @@ describe("MCP connections", () => {
     expect(await refused("https://nowhere.invalid/mcp")).toBe("The outbound URL is not allowed: nowhere.invalid could not be resolved")
     // A live check never ran: nothing reached the fake.
     const before = open.requests.length
-    await Http.request(guarded.url, "POST", "/v1/mcp-connections", { token: owner.token, body: { name: "Loop", url: open.url, authType: "none" } })
+    await calls(guarded.url).mcpConnections.create({ token: owner.token, payload: { name: "Loop", url: open.url, authType: "none" } })
     expect(open.requests.length).toBe(before)
     // A public address literal passes the guard (an OAuth connection contacts nothing when created).
-    const publicOne = await Http.request(guarded.url, "POST", "/v1/mcp-connections", {
+    const publicOne = await calls(guarded.url).mcpConnections.create({
       token: owner.token,
-      body: { name: "Public", url: "https://93.184.215.14/mcp", authType: "oauth" }
+      payload: { name: "Public", url: "https://93.184.215.14/mcp", authType: "oauth" }
     })
     expect(publicOne.status).toBe(201)
   })
@@ -256,13 +275,13 @@ describe("MCP connections", () => {
   it("have names unique per organization ignoring case, on create and on rename", async () => {
     const org = await Http.staffed(server.url)
     await create(org.owner.token, { name: "Linear", url: "https://mcp.linear.app/mcp", authType: "oauth" })
-    const clash = await post("/v1/mcp-connections", { token: org.owner.token, body: { name: "LINEAR", url: "https://mcp.linear.app/mcp", authType: "oauth" } })
+    const clash = await mcpConnections.create({ token: org.owner.token, payload: { name: "LINEAR", url: "https://mcp.linear.app/mcp", authType: "oauth" } })
     expect(clash.status).toBe(409)
     expect(clash.body).toEqual({ error: "mcp_connection_exists", message: 'The organization already has an MCP connection named "LINEAR".' })
     const other = await create(org.owner.token, { name: "Notion", url: "https://mcp.notion.com/mcp", authType: "oauth" })
-    const rename = await patch(`/v1/mcp-connections/${other.id}`, { token: org.owner.token, body: { name: "linear" } })
+    const rename = await mcpConnections.update({ token: org.owner.token, path: { connectionId: other.id }, payload: { name: "linear" } })
     expect(rename.status).toBe(409)
-    expect(rename.body.error).toBe("mcp_connection_exists")
+    expect(refusal(rename, 409)).toMatchObject({ error: "mcp_connection_exists" })
     // Another organization may use the name.
     const elsewhere = await Http.owner(server.url, "Elsewhere")
     await create(elsewhere.token, { name: "linear", url: "https://mcp.linear.app/mcp", authType: "oauth" })
@@ -293,8 +312,8 @@ describe("MCP connections", () => {
         issuerReviewRequired: false
       }
     })
-    expect(slack.oauth.requestedScopes).toContain("search:read.public")
-    expect(slack.oauth.requestedScopes).toHaveLength(11)
+    expect(slack.oauth?.requestedScopes).toContain("search:read.public")
+    expect(slack.oauth?.requestedScopes).toHaveLength(11)
 
     const linear = await create(org.owner.token, {
       name: "Linear",
@@ -307,18 +326,19 @@ describe("MCP connections", () => {
       oauth: { clientConfigured: false, clientId: null, registrationSource: null, authorizationServerIssuer: "https://auth.linear.app", requestedScopes: ["read", "write"] }
     })
 
-    const updated = await patch(`/v1/mcp-connections/${linear.id}`, {
+    const updated = await mcpConnections.update({
       token: org.owner.token,
-      body: { oauth: { clientId: "lin-client", clientSecret: "lin-secret-value-abc", requestedScopes: ["read"] } }
+      path: { connectionId: linear.id },
+      payload: { oauth: { clientId: "lin-client", clientSecret: "lin-secret-value-abc", requestedScopes: ["read"] } }
     })
-    expect(updated.body.item.oauth).toMatchObject({ clientId: "lin-client", registrationSource: "pre_registered", requestedScopes: ["read"] })
+    expect(ok(updated, 200).item.oauth).toMatchObject({ clientId: "lin-client", registrationSource: "pre_registered", requestedScopes: ["read"] })
 
     const keyedItem = await create(org.owner.token, { name: "Keyed", url: keyed.url, authType: "apikey", apiKey: API_KEY })
     // Every answer, every reader: no secret.
     const answers = [
-      await get("/v1/mcp-connections?scope=manageable", { token: org.owner.token }),
-      await get(`/v1/mcp-connections/${slack.id}`, { token: org.admin.token }),
-      await get(`/v1/mcp-connections/${keyedItem.id}`, { token: org.owner.token }),
+      await mcpConnections.list({ token: org.owner.token, query: { scope: "manageable" } }),
+      await mcpConnections.get({ token: org.admin.token, path: { connectionId: slack.id } }),
+      await mcpConnections.get({ token: org.owner.token, path: { connectionId: keyedItem.id } }),
       updated
     ]
     for (const answer of answers) {
@@ -338,41 +358,37 @@ describe("MCP connections", () => {
   it("are read by members a grant reaches (direct, team, organization-wide); owners and admins manage all but use only what is granted", async () => {
     const org = await Http.staffed(server.url)
     const connection = await create(org.owner.token, { name: "Docs", url: open.url, authType: "none" })
-    const path = `/v1/mcp-connections/${connection.id}`
+    const path = { connectionId: connection.id }
 
     // Without a grant: a member gets 404 as for a missing one, an empty usable list; scope=manageable is 403.
-    const hidden = await get(path, { token: org.member.token })
+    const hidden = await mcpConnections.get({ token: org.member.token, path })
     expect(hidden.status).toBe(404)
-    expect(hidden.body.error).toBe("connection_not_found")
+    expect(refusal(hidden, 404)).toMatchObject({ error: "connection_not_found" })
     expect(await usableIds(org.member.token)).toEqual([])
-    const manageable = await get("/v1/mcp-connections?scope=manageable", { token: org.member.token })
+    const manageable = await mcpConnections.list({ token: org.member.token, query: { scope: "manageable" } })
     expect(manageable.status).toBe(403)
-    expect(manageable.body.reason).toBe("insufficient_role")
+    expect(refusal(manageable, 403)).toMatchObject({ reason: "insufficient_role" })
     // The admin sees it in manageable, but not as usable, and not ready.
     expect(await usableIds(org.admin.token)).toEqual([])
-    const adminView = await get(path, { token: org.admin.token })
-    expect(adminView.body.item).toMatchObject({ ready: false, notReadyReason: 'You have not been granted access to "Docs".' })
+    const adminView = ok(await mcpConnections.get({ token: org.admin.token, path }), 200)
+    expect(adminView.item).toMatchObject({ ready: false, notReadyReason: 'You have not been granted access to "Docs".' })
 
     // A direct grant.
     const direct = await grant(org.owner.token, connection.id, { orgMembershipId: org.member.membership.id })
     expect(direct.id).toMatch(/^emg_/)
     expect(await usableIds(org.member.token)).toEqual([connection.id])
-    const memberView = await get(path, { token: org.member.token })
-    expect(memberView.body.item).toMatchObject({ ready: true, notReadyReason: null, connectedForMe: true })
+    const memberView = ok(await mcpConnections.get({ token: org.member.token, path }), 200)
+    expect(memberView.item).toMatchObject({ ready: true, notReadyReason: null, connectedForMe: true })
     // Members may not grant, change or delete.
-    expect((await post(`${path}/access`, { token: org.member.token, body: { role: "viewer", orgWide: true } })).status).toBe(403)
-    expect((await patch(path, { token: org.member.token, body: { name: "Mine" } })).status).toBe(403)
-    expect((await del(path, { token: org.member.token })).status).toBe(403)
-    expect((await get(`${path}/access`, { token: org.member.token })).status).toBe(403)
-    Http.expectStatus("revoking", await del(`${path}/access/${direct.id}`, { token: org.admin.token }), 204)
-    expect((await get(path, { token: org.member.token })).status).toBe(404)
+    expect((await mcpConnections.mcpConnectionGrant({ token: org.member.token, path, payload: { role: "viewer", orgWide: true } })).status).toBe(403)
+    expect((await mcpConnections.update({ token: org.member.token, path, payload: { name: "Mine" } })).status).toBe(403)
+    expect((await mcpConnections.delete({ token: org.member.token, path })).status).toBe(403)
+    expect((await mcpConnections.mcpConnectionListAccess({ token: org.member.token, path })).status).toBe(403)
+    ok(await mcpConnections.mcpConnectionRevoke({ token: org.admin.token, path: { ...path, grantId: direct.id } }), 204)
+    expect((await mcpConnections.get({ token: org.member.token, path })).status).toBe(404)
 
     // A team grant.
-    const teamId = Http.expectStatus<any>(
-      "team",
-      await post("/v1/teams", { token: org.owner.token, body: { name: "Tools", memberIds: [org.member.membership.id] } }),
-      201
-    ).team.id
+    const teamId = ok(await teams.create({ token: org.owner.token, payload: { name: "Tools", memberIds: [org.member.membership.id] } }), 201).team.id
     await grant(org.owner.token, connection.id, { teamId })
     expect(await usableIds(org.member.token)).toEqual([connection.id])
     expect(await usableIds(org.admin.token)).toEqual([])
@@ -380,9 +396,9 @@ describe("MCP connections", () => {
     // An organization-wide grant reaches the admin too.
     await grant(org.owner.token, connection.id, { orgWide: true })
     expect(await usableIds(org.admin.token)).toEqual([connection.id])
-    expect((await get(path, { token: org.admin.token })).body.item.ready).toBe(true)
-    const grants = await get(`${path}/access`, { token: org.admin.token })
-    expect(grants.body.items).toHaveLength(2)
+    expect(ok(await mcpConnections.get({ token: org.admin.token, path }), 200).item.ready).toBe(true)
+    const grants = ok(await mcpConnections.mcpConnectionListAccess({ token: org.admin.token, path }), 200)
+    expect(grants.items).toHaveLength(2)
   })
 
   it("say why they are not ready: issuer review, per-member without the caller's token, shared not connected", async () => {
@@ -396,7 +412,7 @@ describe("MCP connections", () => {
     const shared = await create(org.owner.token, { name: "Shared", url: "https://mcp.notion.com/mcp", authType: "oauth" })
     for (const id of [perMember.id, shared.id]) await grant(org.owner.token, id, { orgWide: true })
 
-    const view = async (token: string, id: string) => (await get(`/v1/mcp-connections/${id}`, { token })).body.item
+    const view = async (token: string, id: string) => ok(await mcpConnections.get({ token, path: { connectionId: id } }), 200).item
     expect(await view(org.member.token, perMember.id)).toMatchObject({
       ready: false,
       notReadyReason: "Connect your account before using this MCP's tools.",
@@ -438,12 +454,12 @@ describe("MCP connections", () => {
     }
 
     // A new URL drops what was issued for the old server: shared tokens and members' credentials.
-    const moved = await patch(`/v1/mcp-connections/${perMember.id}`, { token: org.owner.token, body: { url: "https://mcp.linear.app/v2/mcp" } })
+    const moved = await mcpConnections.update({ token: org.owner.token, path: { connectionId: perMember.id }, payload: { url: "https://mcp.linear.app/v2/mcp" } })
     expect(moved.status).toBe(200)
-    expect(moved.body.item).toMatchObject({ connected: false, needsReconnect: false })
+    expect(ok(moved, 200).item).toMatchObject({ connected: false, needsReconnect: false })
     expect(await view(org.member.token, perMember.id)).toMatchObject({ connectedForMe: false, notReadyReason: "Connect your account before using this MCP's tools." })
-    const movedShared = await patch(`/v1/mcp-connections/${shared.id}`, { token: org.owner.token, body: { url: "https://mcp.notion.com/v2" } })
-    expect(movedShared.body.item).toMatchObject({ connected: false, notReadyReason: "Connect this MCP before using its tools." })
+    const movedShared = await mcpConnections.update({ token: org.owner.token, path: { connectionId: shared.id }, payload: { url: "https://mcp.notion.com/v2" } })
+    expect(ok(movedShared, 200).item).toMatchObject({ connected: false, notReadyReason: "Connect this MCP before using its tools." })
     const left = await sql((sql) => sql`SELECT count(*)::int AS n FROM mcp_member_credentials WHERE organization_id = ${org.organizationId}`)
     expect(left).toEqual([{ n: 0 }])
   })
@@ -451,61 +467,69 @@ describe("MCP connections", () => {
   it("have a tool policy owners and admins read and set, recording who and when", async () => {
     const org = await Http.staffed(server.url)
     const connection = await create(org.owner.token, { name: "Tools", url: open.url, authType: "none" })
-    const path = `/v1/mcp-connections/${connection.id}/tool-policy`
-    expect((await get(path, { token: org.admin.token })).body).toEqual({
+    const path = { connectionId: connection.id }
+    expect((await mcpConnections.getToolPolicy({ token: org.admin.token, path })).body).toEqual({
       allDisabled: false,
       disabledTools: [],
       updatedByOrgMembershipId: null,
       updatedAt: null
     })
-    const set = await request("PUT", path, { token: org.admin.token, body: { allDisabled: false, disabledTools: ["delete_item", " echo ", "delete_item"] } })
-    expect(set.status).toBe(200)
-    expect(set.body).toMatchObject({ allDisabled: false, disabledTools: ["delete_item", "echo"], updatedByOrgMembershipId: org.admin.membership.id })
-    expect(Date.parse(set.body.updatedAt)).not.toBeNaN()
-    expect((await get(path, { token: org.owner.token })).body).toEqual(set.body)
-    expect((await get(`/v1/mcp-connections/${connection.id}`, { token: org.owner.token })).body.item.toolPolicy).toEqual(set.body)
-    const all = await request("PUT", path, { token: org.owner.token, body: { allDisabled: true, disabledTools: [] } })
+    const setAnswer = await mcpConnections.setToolPolicy({
+      token: org.admin.token,
+      path,
+      payload: { allDisabled: false, disabledTools: ["delete_item", " echo ", "delete_item"] }
+    })
+    expect(setAnswer.status).toBe(200)
+    const set = ok(setAnswer, 200)
+    expect(set).toMatchObject({ allDisabled: false, disabledTools: ["delete_item", "echo"], updatedByOrgMembershipId: org.admin.membership.id })
+    expect(Date.parse(`${set.updatedAt}`)).not.toBeNaN()
+    expect((await mcpConnections.getToolPolicy({ token: org.owner.token, path })).body).toEqual(set)
+    expect(ok(await mcpConnections.get({ token: org.owner.token, path }), 200).item.toolPolicy).toEqual(set)
+    const all = await mcpConnections.setToolPolicy({ token: org.owner.token, path, payload: { allDisabled: true, disabledTools: [] } })
     expect(all.body).toMatchObject({ allDisabled: true, disabledTools: [], updatedByOrgMembershipId: org.owner.membership.id })
     // The audit log keeps each change of the policy, field by field.
-    const [latest] = (await get(`/v1/audit/events?action=mcp_connection.tool_policy.update&targetId=${connection.id}`, { token: org.owner.token })).body.items
-    expect(latest.changes).toEqual({
+    const [latest] = await auditEvents(org.owner.token, "mcp_connection.tool_policy.update", connection.id)
+    expect(latest?.changes).toEqual({
       before: { allDisabled: false, disabledTools: ["delete_item", "echo"], updatedByOrgMembershipId: org.admin.membership.id },
       after: { allDisabled: true, disabledTools: [], updatedByOrgMembershipId: org.owner.membership.id },
       changedFields: ["allDisabled", "disabledTools", "updatedByOrgMembershipId"]
     })
 
-    expect((await get(path, { token: org.member.token })).status).toBe(403)
-    expect((await request("PUT", path, { token: org.member.token, body: { allDisabled: true, disabledTools: [] } })).status).toBe(403)
-    const badBody = await request("PUT", path, { token: org.owner.token, body: { allDisabled: "yes", disabledTools: [""] } })
+    expect((await mcpConnections.getToolPolicy({ token: org.member.token, path })).status).toBe(403)
+    expect((await mcpConnections.setToolPolicy({ token: org.member.token, path, payload: { allDisabled: true, disabledTools: [] } })).status).toBe(403)
+    const badBody = await Http.request(server.url, "PUT", `/v1/mcp-connections/${connection.id}/tool-policy`, {
+      token: org.owner.token,
+      body: { allDisabled: "yes", disabledTools: [""] }
+    })
     expect(badBody.status).toBe(400)
-    expect(badBody.body.details).toHaveLength(2)
+    expect(invalid(badBody).details).toHaveLength(2)
   })
 
   it("of another organization answer 404 like missing ones, and deleting one takes its grants and credentials", async () => {
     const org = await Http.staffed(server.url)
     const other = await Http.owner(server.url, "Other")
     const connection = await create(org.owner.token, { name: "Ours", url: open.url, authType: "none" })
-    const path = `/v1/mcp-connections/${connection.id}`
+    const path = { connectionId: connection.id }
     for (const answer of [
-      await get(path, { token: other.token }),
-      await patch(path, { token: other.token, body: { name: "Theirs" } }),
-      await del(path, { token: other.token }),
-      await get(`${path}/tool-policy`, { token: other.token }),
-      await get(`${path}/access`, { token: other.token }),
-      await post(`${path}/access`, { token: other.token, body: { role: "viewer", orgWide: true } })
+      await mcpConnections.get({ token: other.token, path }),
+      await mcpConnections.update({ token: other.token, path, payload: { name: "Theirs" } }),
+      await mcpConnections.delete({ token: other.token, path }),
+      await mcpConnections.getToolPolicy({ token: other.token, path }),
+      await mcpConnections.mcpConnectionListAccess({ token: other.token, path }),
+      await mcpConnections.mcpConnectionGrant({ token: other.token, path, payload: { role: "viewer", orgWide: true } })
     ]) {
       expect(answer.status).toBe(404)
       expect(answer.body).toEqual({ error: "connection_not_found", message: "Unknown connection." })
     }
-    expect((await get("/v1/mcp-connections?scope=manageable", { token: other.token })).body.items).toEqual([])
-    expect((await get("/v1/mcp-connections/emc_00000000000000000000000000", { token: org.owner.token })).status).toBe(404)
-    expect((await get("/v1/mcp-connections/not-an-id", { token: org.owner.token })).status).toBe(400)
+    expect(ok(await mcpConnections.list({ token: other.token, query: { scope: "manageable" } }), 200).items).toEqual([])
+    expect((await mcpConnections.get({ token: org.owner.token, path: { connectionId: "emc_00000000000000000000000000" } })).status).toBe(404)
+    expect((await mcpConnections.get({ token: org.owner.token, path: { connectionId: "not-an-id" } })).status).toBe(400)
 
     await grant(org.owner.token, connection.id, { orgMembershipId: org.member.membership.id })
     await sql((sql) => sql`
       INSERT INTO mcp_member_credentials (organization_id, mcp_connection_id, membership_id, access_token_ciphertext, updated_at)
       VALUES (${org.organizationId}, ${connection.id}, ${org.member.membership.id}, 'ciphertext', now())`)
-    expect((await del(path, { token: org.admin.token })).status).toBe(204)
+    expect((await mcpConnections.delete({ token: org.admin.token, path })).status).toBe(204)
     const counts = await sql((sql) => sql`
       SELECT (SELECT count(*)::int FROM mcp_connection_grants WHERE organization_id = ${org.organizationId}) AS grants,
              (SELECT count(*)::int FROM mcp_member_credentials WHERE organization_id = ${org.organizationId}) AS credentials`)
@@ -514,7 +538,6 @@ describe("MCP connections", () => {
 
   it("fill a resolved marketplace's cloud readiness: each declared server matched to a connection by URL, for the caller", async () => {
     const org = await Http.staffed(server.url)
-    const ok = Http.expectStatus
     const linear = await create(org.owner.token, { name: "Linear", url: "https://MCP.linear.app/mcp/", authType: "oauth", credentialMode: "per_member" })
     const slack = await create(org.owner.token, {
       name: "Slack",
@@ -531,18 +554,16 @@ describe("MCP connections", () => {
         local: { command: "npx some-server" }
       }
     }
-    const object = ok("mcp object", await post("/v1/config-objects", {
-      token: org.admin.token,
-      body: { input: { objectType: "mcp", normalizedPayloadJson: payload } }
-    }), 201).item
-    const plugin = ok("plugin", await post("/v1/plugins", { token: org.admin.token, body: { name: `Tools ${unique()}` } }), 201).item
-    ok("adding", await post(`/v1/plugins/${plugin.id}/config-objects`, { token: org.admin.token, body: { configObjectId: object.id } }), 201)
-    const market = ok("marketplace", await post("/v1/marketplaces", { token: org.admin.token, body: { name: `Market ${unique()}` } }), 201).item
-    ok("listing", await post(`/v1/marketplaces/${market.id}/plugins`, { token: org.admin.token, body: { pluginId: plugin.id } }), 201)
-    ok("viewer", await post(`/v1/marketplaces/${market.id}/access`, { token: org.admin.token, body: { orgWide: true, role: "viewer" } }), 201)
+    const token = org.admin.token
+    const object = ok(await configObjects.create({ token, payload: { input: { objectType: "mcp", normalizedPayloadJson: payload } } }), 201).item
+    const plugin = ok(await plugins.create({ token, payload: { name: `Tools ${unique()}` } }), 201).item
+    ok(await plugins.addConfigObject({ token, path: { pluginId: plugin.id }, payload: { configObjectId: object.id } }), 201)
+    const market = ok(await marketplaces.create({ token, payload: { name: `Market ${unique()}` } }), 201).item
+    const path = { marketplaceId: market.id }
+    ok(await marketplaces.addPlugin({ token, path, payload: { pluginId: plugin.id } }), 201)
+    ok(await marketplaces.marketplaceGrant({ token, path, payload: { orgWide: true, role: "viewer" } }), 201)
 
-    const readiness = async (token: string) =>
-      ok<any>("resolved", await get(`/v1/marketplaces/${market.id}/resolved`, { token }), 200).item.plugins[0].cloudReadiness.connections
+    const readiness = async (token: string) => ok(await marketplaces.resolved({ token, path }), 200).item.plugins[0]?.cloudReadiness.connections
     const base = { configObjectId: object.id, connectedForMe: false }
     // The admin sees every connection.
     expect(await readiness(org.admin.token)).toEqual([
@@ -555,7 +576,7 @@ describe("MCP connections", () => {
       INSERT INTO mcp_member_credentials (organization_id, mcp_connection_id, membership_id, access_token_ciphertext, updated_at)
       VALUES (${org.organizationId}, ${linear.id}, ${org.member.membership.id}, 'ciphertext', now())`)
     const forMember = await readiness(org.member.token)
-    expect(forMember.map((c: any) => [c.serverName, c.id, c.connectedForMe])).toEqual([
+    expect(forMember?.map((c) => [c.serverName, c.id, c.connectedForMe])).toEqual([
       ["linear", linear.id, true],
       ["slack", null, false],
       ["unknown", null, false]
@@ -570,18 +591,18 @@ describe("MCP connections", () => {
       const connection = await create(org.owner.token, { name: "Racy", url: slow.url, authType: "apikey", apiKey: API_KEY })
       let answer = () => {}
       slow.setMode({ _tag: "held", until: new Promise<void>((resolve) => (answer = resolve)) })
-      const path = `/v1/mcp-connections/${connection.id}`
+      const path = { connectionId: connection.id }
       // The re-key is checked against the slow server, held there; meanwhile the URL moves to the fast one.
       const seen = slow.requests.length
-      const rekey = patch(path, { token: org.owner.token, body: { apiKey: API_KEY } })
+      const rekey = mcpConnections.update({ token: org.owner.token, path, payload: { apiKey: API_KEY } })
       await Wait.until(() => slow.requests.length > seen, "the re-key's live check")
-      const moved = await patch(path, { token: org.admin.token, body: { url: fast.url } })
+      const moved = await mcpConnections.update({ token: org.admin.token, path, payload: { url: fast.url } })
       expect(moved.status, moved.text).toBe(200)
       answer()
       const raced = await rekey
       expect(raced.status, raced.text).toBe(409)
-      expect(raced.body.error).toBe("mcp_connection_changed")
-      expect((await get(path, { token: org.owner.token })).body.item.url).toBe(fast.url)
+      expect(refusal(raced, 409)).toMatchObject({ error: "mcp_connection_changed" })
+      expect(ok(await mcpConnections.get({ token: org.owner.token, path }), 200).item.url).toBe(fast.url)
     } finally {
       await slow.close()
       await fast.close()
@@ -593,21 +614,30 @@ describe("MCP connections", () => {
     const other = await Http.owner(server.url, "Foreign")
     const ours = await create(org.owner.token, { name: "Checked", url: "https://mcp.notion.com/mcp", authType: "oauth" })
     const theirs = await create(other.token, { name: "Theirs", url: "https://mcp.notion.com/mcp", authType: "oauth" })
-    const principal = (who: { membership: { id: string; role?: string } }, role: string): any => ({
+    // The organization and its people as the API answered them, decoded into what authentication would resolve.
+    const organization = Schema.decodeUnknownSync(Schema.toCodecJson(Organization))(org.owner.organization)
+    const principal = (who: typeof org.member | typeof org.owner, role: Role): MemberContext => ({
       _tag: "Member",
-      organization: { id: org.organizationId },
-      membership: { ...who.membership, role },
-      user: {}
+      organization,
+      membership: Schema.decodeUnknownSync(Schema.toCodecJson(Membership))({ ...who.membership, role }),
+      user: Schema.decodeUnknownSync(Schema.toCodecJson(User))(who.user),
+      credential: { _tag: "Session", sessionId: SessionId.make("ses_00000000000000000000000000"), ssoConnectionId: null, authenticatedAt: new Date() }
     })
-    const check = (p: any, id: string) =>
+    const check = (p: Principal.Principal, id: string) =>
       sql((client) =>
-        Effect.result(Effect.flatMap(Effect.service(Access), (access) => access.requireUsable(p, McpConnectionKind, id as any))).pipe(
+        Effect.result(
+          Effect.flatMap(Effect.service(Access), (access) => access.requireUsable(p, McpConnectionKind, ExternalMcpConnectionId.make(id)))
+        ).pipe(
           Effect.provide(Access.layer),
           Effect.provideService(SqlClient.SqlClient, client)
         )
       )
-    const failure = (result: Result.Result<void, any>) =>
-      Result.isFailure(result) ? { error: result.failure.error, reason: result.failure.reason, message: result.failure.message } : "passed"
+    const failure = (result: Awaited<ReturnType<typeof check>>) =>
+      Result.isFailure(result)
+        ? result.failure._tag === "NotFound"
+          ? { error: result.failure.error, message: result.failure.message }
+          : { reason: result.failure.reason, message: result.failure.message }
+        : "passed"
 
     for (const [who, role] of [[org.member, "member"], [org.admin, "admin"], [org.owner, "owner"]] as const) {
       expect(failure(await check(principal(who, role), ours.id))).toMatchObject({
@@ -617,14 +647,11 @@ describe("MCP connections", () => {
       expect(failure(await check(principal(who, role), theirs.id))).toMatchObject({ error: "connection_not_found", message: "Unknown connection." })
       expect(failure(await check(principal(who, role), "emc_00000000000000000000000000"))).toMatchObject({ error: "connection_not_found" })
     }
-    const system = Principal.system("test", { id: org.organizationId } as any)
+    const system = Principal.system("test", organization)
     expect(failure(await check(system, ours.id))).toBe("passed")
 
-    const teamId = Http.expectStatus<any>(
-      "team",
-      await post("/v1/teams", { token: org.owner.token, body: { name: `Usable ${unique()}`, memberIds: [org.admin.membership.id] } }),
-      201
-    ).team.id
+    const teamId = ok(await teams.create({ token: org.owner.token, payload: { name: `Usable ${unique()}`, memberIds: [org.admin.membership.id] } }), 201)
+      .team.id
     await grant(org.owner.token, ours.id, { teamId })
     expect(failure(await check(principal(org.admin, "admin"), ours.id))).toBe("passed")
     expect(failure(await check(principal(org.owner, "owner"), ours.id))).toMatchObject({ reason: "insufficient_access" })

@@ -6,7 +6,19 @@
  * refresh before expiry, its compare-and-set under a real race (Postgres), and `invalid_grant`; disconnect.
  */
 import * as SqlClient from "effect/sql/SqlClient"
-import { exampleId, type ExternalMcpConnectionId, type MemberContext, Membership, Organization, type OrganizationId, SessionId, User } from "@orgplane/schema"
+import {
+  type CreateMcpConnectionRequest,
+  exampleId,
+  type ExternalMcpConnectionId,
+  McpConnectResult,
+  type MemberContext,
+  Membership,
+  Organization,
+  type OrganizationId,
+  SessionId,
+  User
+} from "@orgplane/schema"
+import { calls, invalid, ok, refusal } from "../../../../packages/testkit/src/ApiCalls.js"
 import * as FakeMcp from "../../../../packages/testkit/src/FakeMcp.js"
 import * as FakeOAuth from "../../../../packages/testkit/src/FakeOAuth.js"
 import * as Http from "../../../../packages/testkit/src/Http.js"
@@ -56,7 +68,7 @@ afterAll(async () => {
 })
 
 const call = (method: string, path: string, options: Http.Options = {}) => Http.request(server.url, method, path, options)
-const ok = Http.expectStatus
+const { mcpAuthorization, mcpConnections, mcpTools } = calls(() => server.url)
 
 const BASE32 = "0123456789abcdefghjkmnpqrstvwxyz"
 const newConnectionId = () => `emc_${Math.floor(Math.random() * 8)}${Array.from({ length: 25 }, () => BASE32[Math.floor(Math.random() * 32)]).join("")}`
@@ -69,6 +81,7 @@ const startMcp = async (options: FakeMcp.Options = { auth: "oauth" }) => {
 
 interface ConnectionOptions {
   readonly authType?: "oauth" | "apikey" | "none"
+  /** OAuth connections only (the others are shared). */
   readonly credentialMode?: "shared" | "per_member"
   readonly client?: { readonly id: string; readonly secret?: string }
   readonly scopes?: ReadonlyArray<string>
@@ -85,22 +98,26 @@ const createConnection = async (url: string, options: ConnectionOptions = {}): P
     ...(options.client?.secret === undefined ? {} : { clientSecret: options.client.secret }),
     ...(options.scopes === undefined ? {} : { requestedScopes: options.scopes })
   }
-  const body = {
-    name: `Connection ${++created}`,
-    url,
-    authType: options.authType ?? "oauth",
-    ...(options.credentialMode === undefined ? {} : { credentialMode: options.credentialMode }),
-    ...(options.authType === "apikey" ? { apiKey: "key-1" } : {}),
-    ...(Object.keys(oauth).length > 0 ? { oauth } : {})
-  }
-  const { item } = ok("creating a connection", await call("POST", "/v1/mcp-connections", { token: org.owner.token, body }), 201)
+  const name = `Connection ${++created}`
+  const payload: typeof CreateMcpConnectionRequest.Encoded = options.authType === "apikey"
+    ? { name, url, authType: "apikey", apiKey: "key-1" }
+    : options.authType === "none"
+    ? { name, url, authType: "none" }
+    : {
+      name,
+      url,
+      authType: "oauth",
+      ...(options.credentialMode === undefined ? {} : { credentialMode: options.credentialMode }),
+      ...(Object.keys(oauth).length > 0 ? { oauth } : {})
+    }
+  const { item } = ok(await mcpConnections.create({ token: org.owner.token, payload }), 201)
   if (options.orgWide === true) {
-    ok("granting", await call("POST", `/v1/mcp-connections/${item.id}/access`, { token: org.owner.token, body: { role: "viewer", orgWide: true } }), 201)
+    ok(await mcpConnections.mcpConnectionGrant({ token: org.owner.token, path: { connectionId: item.id }, payload: { role: "viewer", orgWide: true } }), 201)
   }
   return item.id
 }
 
-const view = async (token: string, id: string) => ok("reading the connection", await call("GET", `/v1/mcp-connections/${id}`, { token }), 200).item
+const view = async (token: string, id: string) => ok(await mcpConnections.get({ token, path: { connectionId: id } }), 200).item
 
 interface CredentialColumns {
   readonly accessTokenCiphertext: string | null
@@ -137,7 +154,7 @@ const memberCredential = async (id: string, membershipId: string) => {
 
 /** A POST with its own `Host` header (fetch always sends the URL's): how a server reached under another name sees it. */
 const postWithHost = (path: string, host: string, token: string) =>
-  new Promise<any>((resolve, reject) => {
+  new Promise<unknown>((resolve, reject) => {
     const request = NodeHttp.request(`${server.url}${path}`, { method: "POST", headers: { host, authorization: `Bearer ${token}` } }, (response) => {
       const chunks: Array<Buffer> = []
       response.on("data", (chunk: Buffer) => chunks.push(chunk))
@@ -147,11 +164,20 @@ const postWithHost = (path: string, host: string, token: string) =>
     request.end()
   })
 
-const connect = (token: string, id: string) => call("POST", `/v1/mcp-connections/${id}/connect`, { token })
+const connect = (token: string, id: string) => mcpAuthorization.connect({ token, path: { connectionId: id } })
+const decodeConnectResult = Schema.decodeUnknownSync(Schema.toEncoded(McpConnectResult))
+const disconnect = (token: string, id: string) => mcpAuthorization.disconnect({ token, path: { connectionId: id } })
+const disconnectMine = (token: string, id: string) => mcpAuthorization.disconnectMine({ token, path: { connectionId: id } })
+
+/** The authorization URL of a connect that needs one (`needs_auth`); throws, naming the answer, otherwise. */
+const authorizeUrlOf = (started: typeof McpConnectResult.Encoded) => {
+  if (started.authorizeUrl === null) throw new Error(`no authorization URL: ${JSON.stringify(started)}`)
+  return started.authorizeUrl
+}
 
 /** Opens the authorization URL as a browser would; the callback URL the authorization server redirects to. */
-const authorize = async (authorizeUrl: string) => {
-  const answer = await fetch(authorizeUrl, { redirect: "manual" })
+const authorize = async (started: typeof McpConnectResult.Encoded) => {
+  const answer = await fetch(authorizeUrlOf(started), { redirect: "manual" })
   expect(answer.status).toBe(302)
   const location = new URL(answer.headers.get("location")!)
   expect(location.origin).toBe(server.url)
@@ -163,9 +189,9 @@ const followCallback = (location: URL) => call("GET", `${location.pathname}${loc
 
 /** The whole flow for one caller: connect, authorize (auto-approved), callback. */
 const connectFully = async (token: string, id: string) => {
-  const started = ok("connect", await connect(token, id), 200)
+  const started = ok(await connect(token, id), 200)
   expect(started.status).toBe("needs_auth")
-  const callback = ok("callback", await followCallback(await authorize(started.authorizeUrl)), 200)
+  const callback = Http.expectStatus("callback", await followCallback(await authorize(started)), 200)
   expect(callback).toEqual({ ok: true, connectionId: id, status: "connected" })
 }
 
@@ -198,7 +224,7 @@ describe("connect, end to end", () => {
     expect(authorizeRequest?.params).toMatchObject({ code_challenge_method: "S256", resource: mcp.url })
 
     // Connected: the next connect says so, without registering or authorizing again.
-    const again = ok("connect again", await connect(org.owner.token, id), 200)
+    const again = ok(await connect(org.owner.token, id), 200)
     expect(again).toEqual({ status: "connected", authorizeUrl: null })
     expect(mcp.oauth!.requests.filter((request) => request.path === "/register").length).toBe(1)
   })
@@ -219,7 +245,7 @@ describe("connect, end to end", () => {
     const second = await startMcp()
     const id = await createConnection(first.url)
     await connectFully(org.admin.token, id)
-    ok("moving", await call("PATCH", `/v1/mcp-connections/${id}`, { token: org.owner.token, body: { url: second.url } }), 200)
+    ok(await mcpConnections.update({ token: org.owner.token, path: { connectionId: id }, payload: { url: second.url } }), 200)
     await connectFully(org.admin.token, id)
     const stored = await sharedCredential(id)
     expect(second.oauth!.verifyAccessToken(decrypt(stored!.accessTokenCiphertext!, stored!.at.access))).toMatchObject({ resource: second.url })
@@ -252,9 +278,8 @@ describe("connect, end to end", () => {
   it("without registration or a client: 409 oauth_client_required naming the callback", async () => {
     const mcp = await startMcp({ auth: { oauth: { authorizationServerOptions: { dynamicRegistration: false } } } })
     const id = await createConnection(mcp.url)
-    const refused = ok("connect", await connect(org.admin.token, id), 409)
-    expect(refused.error).toBe("oauth_client_required")
-    expect(refused.message).toContain(`${server.url}${OAuthClientMetadata.CALLBACK_PATH}`)
+    const refused = refusal(await connect(org.admin.token, id), 409)
+    expect(refused).toMatchObject({ error: "oauth_client_required", message: expect.stringContaining(`${server.url}${OAuthClientMetadata.CALLBACK_PATH}`) })
   })
 
   it("per member: each member connects their own account, and one's token is never the other's", async () => {
@@ -264,9 +289,9 @@ describe("connect, end to end", () => {
     expect(await view(org.member.token, id)).toMatchObject({ connectedForMe: true, ready: true, notReadyReason: null, connected: true })
     expect(await view(org.admin.token, id)).toMatchObject({ connectedForMe: false, ready: false, notReadyReason: "Connect your account before using this MCP's tools." })
     // Another member still has to connect.
-    const admin = ok("admin connect", await connect(org.admin.token, id), 200)
+    const admin = ok(await connect(org.admin.token, id), 200)
     expect(admin.status).toBe("needs_auth")
-    ok("admin callback", await followCallback(await authorize(admin.authorizeUrl)), 200)
+    Http.expectStatus("admin callback", await followCallback(await authorize(admin)), 200)
 
     const mine = await memberCredential(id, org.member.membership.id)
     const theirs = await memberCredential(id, org.admin.membership.id)
@@ -275,24 +300,22 @@ describe("connect, end to end", () => {
     expect(decrypt(mine!.accessTokenCiphertext!, mine!.at.access)).not.toBe(decrypt(theirs!.accessTokenCiphertext!, theirs!.at.access))
     // Nothing shared was stored, and the owner is not connected.
     expect((await sharedCredential(id)).accessTokenCiphertext).toBeNull()
-    expect(ok("owner connect", await connect(org.owner.token, id), 200).status).toBe("needs_auth")
-    expect(ok("member again", await connect(org.member.token, id), 200).status).toBe("connected")
+    expect(ok(await connect(org.owner.token, id), 200).status).toBe("needs_auth")
+    expect(ok(await connect(org.member.token, id), 200).status).toBe("connected")
     expect(await view(org.admin.token, id)).toMatchObject({ connectedForMe: true, ready: true })
 
     // Disconnecting my account drops mine only.
-    expect(ok("disconnect mine", await call("DELETE", `/v1/mcp-connections/${id}/my-account`, { token: org.member.token }), 200))
-      .toEqual({ ok: true, removed: true })
+    expect(ok(await disconnectMine(org.member.token, id), 200)).toEqual({ ok: true, removed: true })
     expect(await memberCredential(id, org.member.membership.id)).toBeUndefined()
     expect((await memberCredential(id, org.admin.membership.id))?.credentialHealth).toBe("ready")
-    expect(ok("member after", await connect(org.member.token, id), 200).status).toBe("needs_auth")
-    expect(ok("disconnect mine again", await call("DELETE", `/v1/mcp-connections/${id}/my-account`, { token: org.member.token }), 200))
-      .toEqual({ ok: true, removed: false })
+    expect(ok(await connect(org.member.token, id), 200).status).toBe("needs_auth")
+    expect(ok(await disconnectMine(org.member.token, id), 200)).toEqual({ ok: true, removed: false })
   })
 })
 
 describe("tool calls over OAuth", () => {
   const toolCall = (token: string, id: string) =>
-    call("POST", `/v1/mcp-connections/${id}/tools/call`, { token, body: { toolName: "add", arguments: { a: 1, b: 2 } } })
+    mcpTools.call({ token, path: { connectionId: id }, payload: { toolName: "add", arguments: { a: 1, b: 2 } } })
   /** The bearer token the MCP server received with the last tools/call. */
   const lastToolCallToken = (mcp: FakeMcp.FakeMcp) =>
     String(mcp.requests.filter((request) => request.rpcMethod === "tools/call").at(-1)?.headers.authorization).replace(/^Bearer /, "")
@@ -302,12 +325,12 @@ describe("tool calls over OAuth", () => {
     const shared = await createConnection(mcp.url, { orgWide: true })
     expect((await toolCall(org.admin.token, shared)).body).toMatchObject({ error: "connection_not_ready" })
     await connectFully(org.admin.token, shared)
-    const answer = ok("calling with the shared token", await toolCall(org.admin.token, shared), 200)
-    expect(answer.result.structuredContent).toEqual({ sum: 3 })
+    const answer = ok(await toolCall(org.admin.token, shared), 200)
+    expect(answer.result).toHaveProperty("structuredContent", { sum: 3 })
     const sharedToken = lastToolCallToken(mcp)
     expect(decryptAccess(await sharedCredential(shared))).toBe(sharedToken)
     expect(JSON.stringify(answer)).not.toContain(sharedToken)
-    expect(answer.inspection.request.headers).toContainEqual({ name: "authorization", value: "Bearer [redacted]", redacted: true })
+    expect(answer.inspection.request?.headers).toContainEqual({ name: "authorization", value: "Bearer [redacted]", redacted: true })
 
     const perMember = await createConnection(mcp.url, { credentialMode: "per_member", orgWide: true })
     expect((await toolCall(org.owner.token, perMember)).body).toMatchObject({
@@ -316,9 +339,9 @@ describe("tool calls over OAuth", () => {
     })
     await connectFully(org.admin.token, perMember)
     await connectFully(org.owner.token, perMember)
-    ok("the admin's call", await toolCall(org.admin.token, perMember), 200)
+    ok(await toolCall(org.admin.token, perMember), 200)
     const adminToken = lastToolCallToken(mcp)
-    ok("the owner's call", await toolCall(org.owner.token, perMember), 200)
+    ok(await toolCall(org.owner.token, perMember), 200)
     const ownerToken = lastToolCallToken(mcp)
     expect(adminToken).toBe(decryptAccess(await memberCredential(perMember, org.admin.membership.id)))
     expect(ownerToken).toBe(decryptAccess(await memberCredential(perMember, org.owner.membership.id)))
@@ -328,7 +351,7 @@ describe("tool calls over OAuth", () => {
     const refreshes = tokenRequests(mcp.oauth!, "refresh_token").length
     clock.offsetMillis += 3600 * 1000
     try {
-      ok("the admin's call after expiry", await toolCall(org.admin.token, perMember), 200)
+      ok(await toolCall(org.admin.token, perMember), 200)
     } finally {
       clock.offsetMillis -= 3600 * 1000
     }
@@ -340,7 +363,7 @@ describe("tool calls over OAuth", () => {
     const mcp = await startMcp()
     const id = await createConnection(mcp.url, { orgWide: true })
     await connectFully(org.admin.token, id)
-    ok("first call", await toolCall(org.admin.token, id), 200)
+    ok(await toolCall(org.admin.token, id), 200)
     const first = lastToolCallToken(mcp)
     const toolCalls = () => mcp.requests.filter((request) => request.rpcMethod === "tools/call").length
     /** Requests the MCP server refused that carried `token`. */
@@ -349,7 +372,7 @@ describe("tool calls over OAuth", () => {
     // The MCP server stops accepting the token (the stored one has an hour left): refreshed, and the call retried.
     mcp.oauth!.expireAccessTokens()
     const calls = toolCalls()
-    ok("after the server dropped the token", await toolCall(org.admin.token, id), 200)
+    ok(await toolCall(org.admin.token, id), 200)
     expect(refused(first)).toBeGreaterThan(0)
     expect(toolCalls()).toBe(calls + 1)
     const second = lastToolCallToken(mcp)
@@ -362,7 +385,7 @@ describe("tool calls over OAuth", () => {
     mcp.oauth!.setTokenMode({ _tag: "status", status: 400, error: "invalid_grant" })
     const failed = await toolCall(org.admin.token, id)
     expect(failed.status).toBe(502)
-    expect(failed.body.diagnostic).toMatchObject({ httpStatus: 401, connectUrl: `/v1/mcp-connections/${id}/connect` })
+    expect(refusal(failed, 502)).toMatchObject({ diagnostic: { httpStatus: 401, connectUrl: `/v1/mcp-connections/${id}/connect` } })
     expect(refused(second)).toBeGreaterThan(0)
     expect(toolCalls()).toBe(calls + 1)
     expect(await view(org.admin.token, id)).toMatchObject({ needsReconnect: true, credentialHealth: "reconnect_required" })
@@ -371,7 +394,7 @@ describe("tool calls over OAuth", () => {
     // Connecting again fixes it.
     mcp.oauth!.setTokenMode({ _tag: "ok" })
     await connectFully(org.admin.token, id)
-    ok("after reconnecting", await toolCall(org.admin.token, id), 200)
+    ok(await toolCall(org.admin.token, id), 200)
   })
 })
 
@@ -379,21 +402,25 @@ describe("who may connect", () => {
   it("a member cannot connect a shared connection; another organization's connection is 404", async () => {
     const mcp = await startMcp()
     const id = await createConnection(mcp.url)
-    expect(ok("member", await connect(org.member.token, id), 403).reason).toBe("insufficient_role")
-    expect(ok("other org", await connect(other.admin.token, id), 404).error).toBe("connection_not_found")
-    expect(ok("missing", await connect(org.admin.token, newConnectionId()), 404).error).toBe("connection_not_found")
-    expect(ok("no credentials", await call("POST", `/v1/mcp-connections/${id}/connect`), 401).error).toBe("unauthorized")
+    expect(refusal(await connect(org.member.token, id), 403)).toMatchObject({ reason: "insufficient_role" })
+    expect(refusal(await connect(other.admin.token, id), 404)).toMatchObject({ error: "connection_not_found" })
+    expect(refusal(await connect(org.admin.token, newConnectionId()), 404)).toMatchObject({ error: "connection_not_found" })
+    expect(refusal(await mcpAuthorization.connect({ path: { connectionId: id } }), 401)).toMatchObject({ error: "unauthorized" })
   })
 
   it("a per-member connection is connected only by those a grant reaches", async () => {
     const mcp = await startMcp()
     const id = await createConnection(mcp.url, { credentialMode: "per_member" })
-    const refused = ok("not granted", await connect(org.member.token, id), 403)
-    expect(refused.reason).toBe("insufficient_access")
+    const refused = refusal(await connect(org.member.token, id), 403)
+    expect(refused).toMatchObject({ reason: "insufficient_access" })
     // Managing a connection is not using it: an admin without a grant has no account to connect either.
-    expect(ok("admin not granted", await connect(org.admin.token, id), 403).reason).toBe("insufficient_access")
-    ok("granting", await call("POST", `/v1/mcp-connections/${id}/access`, { token: org.owner.token, body: { role: "viewer", orgMembershipId: org.member.membership.id } }), 201)
-    expect(ok("granted", await connect(org.member.token, id), 200).status).toBe("needs_auth")
+    expect(refusal(await connect(org.admin.token, id), 403)).toMatchObject({ reason: "insufficient_access" })
+    ok(await mcpConnections.mcpConnectionGrant({
+      token: org.owner.token,
+      path: { connectionId: id },
+      payload: { role: "viewer", orgMembershipId: org.member.membership.id }
+    }), 201)
+    expect(ok(await connect(org.member.token, id), 200).status).toBe("needs_auth")
   })
 
   it("stops members when the MCP server names another authorization server, until an admin connects", async () => {
@@ -405,15 +432,15 @@ describe("who may connect", () => {
       sql`UPDATE mcp_connections SET oauth_metadata = jsonb_set(oauth_metadata, '{issuer}', '"https://old-as.example"')
           WHERE organization_id = ${org.organizationId} AND id = ${id}`
     )
-    ok("disconnect mine", await call("DELETE", `/v1/mcp-connections/${id}/my-account`, { token: org.member.token }), 200)
-    const refused = ok("member", await connect(org.member.token, id), 409)
-    expect(refused.error).toBe("oauth_issuer_review_required")
+    ok(await disconnectMine(org.member.token, id), 200)
+    const refused = refusal(await connect(org.member.token, id), 409)
+    expect(refused).toMatchObject({ error: "oauth_issuer_review_required" })
     expect(await view(org.member.token, id)).toMatchObject({ ready: false, notReadyReason: Readiness.ISSUER_REVIEW })
-    expect(ok("member again", await connect(org.member.token, id), 409).error).toBe("oauth_issuer_review_required")
+    expect(refusal(await connect(org.member.token, id), 409)).toMatchObject({ error: "oauth_issuer_review_required" })
 
     // The admin connecting is the review.
-    expect(ok("admin", await connect(org.admin.token, id), 200).status).toBe("needs_auth")
-    expect((await view(org.admin.token, id)).oauth.issuerReviewRequired).toBe(false)
+    expect(ok(await connect(org.admin.token, id), 200).status).toBe("needs_auth")
+    expect((await view(org.admin.token, id)).oauth?.issuerReviewRequired).toBe(false)
     await connectFully(org.member.token, id)
     expect(await view(org.member.token, id)).toMatchObject({ ready: true })
   })
@@ -421,11 +448,9 @@ describe("who may connect", () => {
   it("an API-key connection is not connected through OAuth: 409", async () => {
     const keyed = await startMcp({ auth: { apiKey: "key-1" } })
     const id = await createConnection(keyed.url, { authType: "apikey" })
-    expect(ok("connect", await connect(org.admin.token, id), 409).error).toBe("mcp_connection_not_oauth")
-    expect(ok("disconnect", await call("POST", `/v1/mcp-connections/${id}/disconnect`, { token: org.admin.token }), 409).error)
-      .toBe("mcp_connection_not_oauth")
-    expect(ok("my account", await call("DELETE", `/v1/mcp-connections/${id}/my-account`, { token: org.member.token }), 409).error)
-      .toBe("mcp_connection_not_per_member")
+    expect(refusal(await connect(org.admin.token, id), 409)).toMatchObject({ error: "mcp_connection_not_oauth" })
+    expect(refusal(await disconnect(org.admin.token, id), 409)).toMatchObject({ error: "mcp_connection_not_oauth" })
+    expect(refusal(await disconnectMine(org.member.token, id), 409)).toMatchObject({ error: "mcp_connection_not_per_member" })
   })
 })
 
@@ -433,28 +458,28 @@ describe("the callback", () => {
   it("refuses a tampered, foreign or missing state", async () => {
     const mcp = await startMcp()
     const id = await createConnection(mcp.url)
-    const started = ok("connect", await connect(org.admin.token, id), 200)
-    const location = await authorize(started.authorizeUrl)
+    const started = ok(await connect(org.admin.token, id), 200)
+    const location = await authorize(started)
     const state = location.searchParams.get("state")!
     const [orgId, authorizationId, signature] = state.split(".")
 
     const tampered = new URL(location)
     tampered.searchParams.set("state", `${orgId}.${authorizationId}x.${signature}`)
-    const refused = ok("tampered", await followCallback(tampered), 400)
+    const refused = invalid(await followCallback(tampered))
     expect(refused.details[0]).toMatchObject({ path: ["state"] })
     expect(refused.details[0].message).toContain("not one this server issued")
 
     const otherOrg = new URL(location)
     otherOrg.searchParams.set("state", `${other.organizationId}.${authorizationId}.${signature}`)
-    ok("moved to another organization", await followCallback(otherOrg), 400)
+    invalid(await followCallback(otherOrg))
 
     const missing = new URL(location)
     missing.searchParams.delete("state")
-    ok("no state", await followCallback(missing), 400)
+    invalid(await followCallback(missing))
 
     // The genuine one still works, once.
-    ok("genuine", await followCallback(location), 200)
-    const reused = ok("reused", await followCallback(location), 400)
+    Http.expectStatus("genuine", await followCallback(location), 200)
+    const reused = invalid(await followCallback(location))
     expect(reused.details[0].message).toContain("already used")
     expect(tokenRequests(mcp.oauth!, "authorization_code").length).toBe(1)
   })
@@ -462,15 +487,15 @@ describe("the callback", () => {
   it("refuses an authorization older than 10 minutes", async () => {
     const mcp = await startMcp()
     const id = await createConnection(mcp.url)
-    const started = ok("connect", await connect(org.admin.token, id), 200)
-    const location = await authorize(started.authorizeUrl)
+    const started = ok(await connect(org.admin.token, id), 200)
+    const location = await authorize(started)
     const before = clock.offsetMillis
     clock.advance("11 minutes")
     try {
-      const refused = ok("expired", await followCallback(location), 400)
+      const refused = invalid(await followCallback(location))
       expect(refused.details[0].message).toContain("expired")
       // The next connect forgets the expired authorization; the new one stays.
-      ok("connect again", await connect(org.admin.token, id), 200)
+      ok(await connect(org.admin.token, id), 200)
     } finally {
       clock.offsetMillis = before
     }
@@ -485,23 +510,23 @@ describe("the callback", () => {
   it("answers a denied authorization with a clear 400 and spends it", async () => {
     const mcp = await startMcp({ auth: { oauth: { authorizationServerOptions: { autoApprove: false } } } })
     const id = await createConnection(mcp.url)
-    const started = ok("connect", await connect(org.admin.token, id), 200)
-    const pending = (await (await fetch(started.authorizeUrl)).json()) as { pending: string }
+    const started = ok(await connect(org.admin.token, id), 200)
+    const pending = (await (await fetch(authorizeUrlOf(started))).json()) as { pending: string }
     const denied = new URL(mcp.oauth!.deny(pending.pending))
-    const refused = ok("denied", await followCallback(denied), 400)
+    const refused = invalid(await followCallback(denied))
     expect(refused.details[0]).toMatchObject({ path: ["error"] })
     expect(refused.details[0].message).toContain("access_denied")
-    ok("denied again", await followCallback(denied), 400)
+    invalid(await followCallback(denied))
     expect((await sharedCredential(id)).credentialHealth).toBe("unknown")
   })
 
   it("refuses a code the token endpoint rejects", async () => {
     const mcp = await startMcp()
     const id = await createConnection(mcp.url)
-    const started = ok("connect", await connect(org.admin.token, id), 200)
-    const location = await authorize(started.authorizeUrl)
+    const started = ok(await connect(org.admin.token, id), 200)
+    const location = await authorize(started)
     location.searchParams.set("code", "code_forged")
-    const refused = ok("forged code", await followCallback(location), 400)
+    const refused = invalid(await followCallback(location))
     expect(refused.details[0]).toMatchObject({ path: ["code"] })
     expect(refused.details[0].message).toContain("invalid_grant")
   })
@@ -517,7 +542,7 @@ describe("refresh", () => {
     expect(mcp.oauth!.verifyAccessToken(decrypt(before!.accessTokenCiphertext!, before!.at.access))).toBeUndefined()
 
     // 30 s left is inside the refresh window: connect refreshes and answers connected.
-    expect(ok("connect", await connect(org.admin.token, id), 200)).toEqual({ status: "connected", authorizeUrl: null })
+    expect(ok(await connect(org.admin.token, id), 200)).toEqual({ status: "connected", authorizeUrl: null })
     const after = await sharedCredential(id)
     expect(after.credentialVersion).toBe(before.credentialVersion + 1)
     expect(tokenRequests(mcp.oauth!, "refresh_token").length).toBe(1)
@@ -530,13 +555,13 @@ describe("refresh", () => {
     const id = await createConnection(mcp.url)
     await connectFully(org.admin.token, id)
     mcp.oauth!.setTokenMode({ _tag: "status", status: 400, error: "invalid_grant" })
-    const answer = ok("connect", await connect(org.admin.token, id), 200)
+    const answer = ok(await connect(org.admin.token, id), 200)
     expect(answer.status).toBe("needs_auth")
     expect(await sharedCredential(id)).toMatchObject({ credentialHealth: "reconnect_required", credentialHealthReason: "authorization_rejected" })
 
     // Reconnecting makes it ready again.
     mcp.oauth!.setTokenMode({ _tag: "ok" })
-    ok("callback", await followCallback(await authorize(answer.authorizeUrl)), 200)
+    Http.expectStatus("callback", await followCallback(await authorize(answer)), 200)
     expect(await sharedCredential(id)).toMatchObject({ credentialHealth: "ready", credentialHealthReason: null })
   })
 
@@ -548,8 +573,8 @@ describe("refresh", () => {
     // The token endpoint is slow, so both requests read the same version and both reach it.
     mcp.oauth!.setTokenMode({ _tag: "slow", ms: 300 })
     const [first, second] = await Promise.all([connect(org.admin.token, id), connect(org.owner.token, id)])
-    expect(ok("first", first, 200)).toEqual({ status: "connected", authorizeUrl: null })
-    expect(ok("second", second, 200)).toEqual({ status: "connected", authorizeUrl: null })
+    expect(ok(first, 200)).toEqual({ status: "connected", authorizeUrl: null })
+    expect(ok(second, 200)).toEqual({ status: "connected", authorizeUrl: null })
     mcp.oauth!.setTokenMode({ _tag: "ok" })
 
     const refreshes = tokenRequests(mcp.oauth!, "refresh_token")
@@ -560,7 +585,7 @@ describe("refresh", () => {
     expect(after).toMatchObject({ credentialHealth: "ready", credentialVersion: before.credentialVersion + 1 })
     expect(mcp.oauth!.verifyAccessToken(decrypt(after!.accessTokenCiphertext!, after!.at.access))).toBeDefined()
     // The stored refresh token is the newest: it refreshes again.
-    expect(ok("third", await connect(org.admin.token, id), 200).status).toBe("connected")
+    expect(ok(await connect(org.admin.token, id), 200).status).toBe("connected")
     expect(tokenRequests(mcp.oauth!, "refresh_token").at(-1)?.status).toBe(200)
   })
 })
@@ -570,22 +595,18 @@ describe("disconnect", () => {
     const mcp = await startMcp()
     const id = await createConnection(mcp.url)
     await connectFully(org.admin.token, id)
-    expect(ok("member", await call("POST", `/v1/mcp-connections/${id}/disconnect`, { token: org.member.token }), 403).reason)
-      .toBe("insufficient_role")
-    expect(ok("other org", await call("POST", `/v1/mcp-connections/${id}/disconnect`, { token: other.owner.token }), 404).error)
-      .toBe("connection_not_found")
-    expect(ok("disconnect", await call("POST", `/v1/mcp-connections/${id}/disconnect`, { token: org.admin.token }), 200))
-      .toEqual({ ok: true, removed: true })
+    expect(refusal(await disconnect(org.member.token, id), 403)).toMatchObject({ reason: "insufficient_role" })
+    expect(refusal(await disconnect(other.owner.token, id), 404)).toMatchObject({ error: "connection_not_found" })
+    expect(ok(await disconnect(org.admin.token, id), 200)).toEqual({ ok: true, removed: true })
     const after = await sharedCredential(id)
     expect(after).toMatchObject({ accessTokenCiphertext: null, refreshTokenCiphertext: null, credentialHealth: "unknown", connectedAt: null })
     expect(after.oauthClientId).not.toBeNull()
-    expect(ok("again", await call("POST", `/v1/mcp-connections/${id}/disconnect`, { token: org.admin.token }), 200))
-      .toEqual({ ok: true, removed: false })
+    expect(ok(await disconnect(org.admin.token, id), 200)).toEqual({ ok: true, removed: false })
     // Reached under another name, the server keeps the callback its client was registered with.
     const port = new URL(server.url).port
-    const renamed = await postWithHost(`/v1/mcp-connections/${id}/connect`, `localhost:${port}`, org.admin.token)
+    const renamed = decodeConnectResult(await postWithHost(`/v1/mcp-connections/${id}/connect`, `localhost:${port}`, org.admin.token))
     expect(renamed.status).toBe("needs_auth")
-    expect(new URL(renamed.authorizeUrl).searchParams.get("redirect_uri")).toBe(`${server.url}${OAuthClientMetadata.CALLBACK_PATH}`)
+    expect(new URL(authorizeUrlOf(renamed)).searchParams.get("redirect_uri")).toBe(`${server.url}${OAuthClientMetadata.CALLBACK_PATH}`)
     expect(mcp.oauth!.requests.filter((request) => request.path === "/register").length).toBe(1)
   })
 
@@ -593,15 +614,14 @@ describe("disconnect", () => {
     const mcp = await startMcp()
     const id = await createConnection(mcp.url, { credentialMode: "per_member", orgWide: true })
     await connectFully(org.member.token, id)
-    expect(ok("disconnect", await call("POST", `/v1/mcp-connections/${id}/disconnect`, { token: org.owner.token }), 200))
-      .toEqual({ ok: true, removed: true })
+    expect(ok(await disconnect(org.owner.token, id), 200)).toEqual({ ok: true, removed: true })
     expect(await memberCredential(id, org.member.membership.id)).toBeUndefined()
   })
 })
 
 describe("the client metadata document", () => {
   it("names its own URL as client id and the callback as redirect URI", async () => {
-    const document = ok("document", await call("GET", OAuthClientMetadata.CLIENT_METADATA_PATH), 200)
+    const document = ok(await mcpAuthorization.clientMetadata({}), 200)
     expect(document).toEqual({
       client_id: `${server.url}${OAuthClientMetadata.CLIENT_METADATA_PATH}`,
       client_name: "orgplane",

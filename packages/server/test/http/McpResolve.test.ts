@@ -5,6 +5,8 @@
  * in order of preference whatever finishes first, the probe timeout, the presets file, and who may call.
  */
 import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js"
+import type { McpResolveResult } from "@orgplane/schema"
+import { calls, invalid, ok, refusal } from "../../../../packages/testkit/src/ApiCalls.js"
 import * as FakeMcp from "../../../../packages/testkit/src/FakeMcp.js"
 import * as FakeOAuth from "../../../../packages/testkit/src/FakeOAuth.js"
 import * as Http from "../../../../packages/testkit/src/Http.js"
@@ -60,10 +62,15 @@ const proxy = async (route: (request: NodeHttp.IncomingMessage) => { readonly to
 }
 
 const resolve = async (query: string, token = org.admin.token, url = server.url) =>
-  Http.request(url, "POST", "/v1/mcp-connections/resolve", { token, body: { query } })
+  calls(url).mcpDiscovery.resolve({ token, payload: { query } })
 
-const resolved = async (query: string, url = server.url, token?: string) =>
-  Http.expectStatus<any>(`resolving ${query}`, await resolve(query, token ?? org.admin.token, url), 200)
+const resolved = async (query: string, url = server.url, token?: string) => ok(await resolve(query, token ?? org.admin.token, url), 200)
+
+/** The endpoint a resolution found (throws, naming the result, when it found none). */
+const matchOf = (result: typeof McpResolveResult.Encoded) => {
+  if (result.match === undefined) throw new Error(`no match in ${JSON.stringify(result)}`)
+  return result.match
+}
 
 describe("resolving an MCP server", { timeout: 60_000 }, () => {
   it("discovers an open server: initialize with the negotiated protocol version, the tools with their hints", async () => {
@@ -73,9 +80,9 @@ describe("resolving an MCP server", { timeout: 60_000 }, () => {
     expect(result.attempted).toEqual([open.url])
     expect(result).not.toHaveProperty("reason")
     expect(result).not.toHaveProperty("preset")
-    expect(result.match.url).toBe(open.url)
-    expect(result.match.suggestedName).toBe("127.0.0.1")
-    const discovery = result.match.discovery
+    expect(matchOf(result).url).toBe(open.url)
+    expect(matchOf(result).suggestedName).toBe("127.0.0.1")
+    const discovery = matchOf(result).discovery
     expect(discovery.server).toEqual({ url: open.url, protocolVersion: LATEST_PROTOCOL_VERSION, initialize: "succeeded" })
     expect(discovery.status).toBe("ready")
     expect(discovery.authentication).toEqual({
@@ -89,11 +96,11 @@ describe("resolving an MCP server", { timeout: 60_000 }, () => {
     })
     expect(discovery.tools.visibility).toBe("available_without_auth")
     expect(discovery.tools.count).toBe(6)
-    const byName = Object.fromEntries(discovery.tools.items.map((tool: any) => [tool.name, tool]))
+    const byName = Object.fromEntries((discovery.tools.items ?? []).map((tool) => [tool.name, tool]))
     expect(byName.echo).toEqual({ name: "echo", readOnlyHint: true, openWorldHint: false })
     expect(byName.delete_item).toEqual({ name: "delete_item", readOnlyHint: false, destructiveHint: true, openWorldHint: false })
     expect(byName.fail).toEqual({ name: "fail" })
-    expect(discovery.manualRequirements.map((requirement: any) => [requirement.code, requirement.required])).toEqual([
+    expect(discovery.manualRequirements.map((requirement) => [requirement.code, requirement.required])).toEqual([
       ["provider_access", false],
       ["network_trust", false]
     ])
@@ -104,11 +111,11 @@ describe("resolving an MCP server", { timeout: 60_000 }, () => {
 
   it("reads at most 5 pages and 100 tools", async () => {
     const paged = await fake({ extraTools: 60, toolsPageSize: 10 })
-    const five = (await resolved(paged.url)).match.discovery.tools
+    const five = matchOf(await resolved(paged.url)).discovery.tools
     expect(five.count).toBe(50)
     expect(paged.requests.filter((request) => request.rpcMethod === "tools/list").length).toBe(5)
     const many = await fake({ extraTools: 150 })
-    const capped = (await resolved(many.url)).match.discovery.tools
+    const capped = matchOf(await resolved(many.url)).discovery.tools
     expect(capped.count).toBe(100)
     expect(capped.items).toHaveLength(100)
   })
@@ -117,25 +124,25 @@ describe("resolving an MCP server", { timeout: 60_000 }, () => {
     const keyed = await fake({ auth: { apiKey: "secret-key" } })
     const result = await resolved(keyed.url)
     expect(result.resolution).toBe("discovered")
-    const discovery = result.match.discovery
+    const discovery = matchOf(result).discovery
     expect(discovery.server).toEqual({ url: keyed.url, initialize: "authentication_required" })
     expect(discovery.status).toBe("manual_action_required")
     expect(discovery.authentication.kind).toBe("manual_bearer")
     expect(discovery.tools).toEqual({ visibility: "requires_auth" })
-    expect(discovery.manualRequirements.map((requirement: any) => [requirement.code, requirement.required])).toEqual([
+    expect(discovery.manualRequirements.map((requirement) => [requirement.code, requirement.required])).toEqual([
       ["api_key", true],
       ["provider_access", false],
       ["network_trust", false]
     ])
     // No protected-resource metadata: a warning, since authentication is required.
-    expect(discovery.warnings.map((warning: any) => warning.code)).toEqual(["oauth_resource_metadata_unavailable"])
+    expect(discovery.warnings.map((warning) => warning.code)).toEqual(["oauth_resource_metadata_unavailable"])
   })
 
   it("finds an OAuth server: protected-resource and authorization-server metadata, scopes, dynamic registration", async () => {
     const protectedServer = await fake({ auth: { oauth: { requiredScopes: ["mcp:read"] } } })
     const result = await resolved(protectedServer.url)
     expect(result.resolution).toBe("discovered")
-    const discovery = result.match.discovery
+    const discovery = matchOf(result).discovery
     const issuer = protectedServer.oauth!.url
     expect(discovery.server.initialize).toBe("authentication_required")
     expect(discovery.status).toBe("ready")
@@ -163,7 +170,7 @@ describe("resolving an MCP server", { timeout: 60_000 }, () => {
       resource: protectedServer.url,
       protectedResourceMetadataUrl: protectedServer.resourceMetadataUrl
     })
-    expect(discovery.manualRequirements.map((requirement: any) => requirement.code)).toEqual(["provider_access", "network_trust"])
+    expect(discovery.manualRequirements.map((requirement) => requirement.code)).toEqual(["provider_access", "network_trust"])
     expect(discovery.warnings).toEqual([])
     // Nothing registered, nothing asked of the token endpoint.
     expect(protectedServer.oauth!.requests.filter((request) => request.method === "POST")).toEqual([])
@@ -171,7 +178,7 @@ describe("resolving an MCP server", { timeout: 60_000 }, () => {
 
   it("recommends the resource's scopes and offline_access when the authorization server offers it with refresh tokens", async () => {
     const offline = await fake({ auth: { oauth: { authorizationServerOptions: { scopesSupported: ["mcp:read", "offline_access"] } } } })
-    const authentication = (await resolved(offline.url)).match.discovery.authentication
+    const authentication = matchOf(await resolved(offline.url)).discovery.authentication
     expect(authentication.requiredScopes).toEqual([])
     // The protected resource's scopes_supported (the fake names mcp:read and mcp:write), then offline_access.
     expect(authentication.recommendedScopes).toEqual(["mcp:read", "mcp:write", "offline_access"])
@@ -181,8 +188,8 @@ describe("resolving an MCP server", { timeout: 60_000 }, () => {
     // Behind a proxy on another origin, the fake's metadata names the fake's own URL as the resource.
     const protectedServer = await fake({ auth: "oauth" })
     const front = await proxy(() => ({ to: protectedServer }))
-    const discovery = (await resolved(`${front.origin}/mcp`)).match.discovery
-    expect(discovery.warnings.map((warning: any) => warning.code)).toEqual(["oauth_resource_mismatch"])
+    const discovery = matchOf(await resolved(`${front.origin}/mcp`)).discovery
+    expect(discovery.warnings.map((warning) => warning.code)).toEqual(["oauth_resource_mismatch"])
     expect(discovery.authentication).toMatchObject({ kind: "manual_bearer", authorizationServers: [], refreshSupport: "unknown" })
     expect(discovery.authentication).not.toHaveProperty("resource")
     expect(protectedServer.oauth!.requests).toEqual([])
@@ -194,21 +201,21 @@ describe("resolving an MCP server", { timeout: 60_000 }, () => {
     // The resource names the proxy as its authorization server; the metadata behind it names the real issuer.
     const front = await proxy(() => ({ to: { origin: authorizationServer.url } }))
     const mismatched = await fake({ auth: { oauth: { authorizationServer: { ...authorizationServer, url: front.origin } } } })
-    const skipped = (await resolved(mismatched.url)).match.discovery
-    expect(skipped.warnings.map((warning: any) => warning.code)).toEqual(["oauth_issuer_mismatch"])
+    const skipped = matchOf(await resolved(mismatched.url)).discovery
+    expect(skipped.warnings.map((warning) => warning.code)).toEqual(["oauth_issuer_mismatch"])
     expect(skipped.authentication).toMatchObject({ kind: "oauth", authorizationServers: [], availableRegistrationMethods: ["pre_registered"], refreshSupport: "unknown" })
     expect(skipped.status).toBe("manual_action_required")
     expect(skipped.manualRequirements[0]).toMatchObject({ code: "oauth_client_registration", required: true })
 
     const nowhere = await fake({ auth: { oauth: { authorizationServer: { ...authorizationServer, url: "http://127.0.0.1:9" } } } })
-    const missing = (await resolved(nowhere.url)).match.discovery
-    expect(missing.warnings.map((warning: any) => warning.code)).toEqual(["oauth_server_metadata_unavailable"])
+    const missing = matchOf(await resolved(nowhere.url)).discovery
+    expect(missing.warnings.map((warning) => warning.code)).toEqual(["oauth_server_metadata_unavailable"])
     expect(missing.authentication.authorizationServers).toEqual([])
   })
 
   it("prefers client ID metadata documents, and asks for a registered client when the server offers neither", async () => {
     const cimd = await fake({ auth: { oauth: { authorizationServerOptions: { clientIdMetadataDocuments: true, dynamicRegistration: false } } } })
-    const withDocuments = (await resolved(cimd.url)).match.discovery
+    const withDocuments = matchOf(await resolved(cimd.url)).discovery
     expect(withDocuments.authentication.availableRegistrationMethods).toEqual(["client_metadata", "pre_registered"])
     expect(withDocuments.authentication.recommendedRegistrationMethod).toBe("client_metadata")
     expect(withDocuments.authentication.authorizationServers[0].clientIdMetadataDocumentSupported).toBe(true)
@@ -218,13 +225,13 @@ describe("resolving an MCP server", { timeout: 60_000 }, () => {
     const result = await resolved(closed.url)
     // Still OAuth, so still the answer; but an admin must register a client first.
     expect(result.resolution).toBe("discovered")
-    const manualOnly = result.match.discovery
+    const manualOnly = matchOf(result).discovery
     expect(manualOnly.authentication.kind).toBe("oauth")
     expect(manualOnly.authentication.authorizationServers).toHaveLength(1) // found through OpenID Connect discovery
     expect(manualOnly.authentication.availableRegistrationMethods).toEqual(["pre_registered"])
     expect(manualOnly.authentication.recommendedRegistrationMethod).toBe("pre_registered")
     expect(manualOnly.status).toBe("manual_action_required")
-    expect(manualOnly.manualRequirements.map((requirement: any) => [requirement.code, requirement.required])).toEqual([
+    expect(manualOnly.manualRequirements.map((requirement) => [requirement.code, requirement.required])).toEqual([
       ["oauth_client_registration", true],
       ["provider_access", false],
       ["network_trust", false]
@@ -236,7 +243,7 @@ describe("resolving an MCP server", { timeout: 60_000 }, () => {
     const result = await resolved(`${open.origin}`)
     expect(result.attempted).toEqual([`${open.origin}/`, `${open.origin}/mcp`])
     expect(result.resolution).toBe("discovered")
-    expect(result.match.url).toBe(`${open.origin}/mcp`)
+    expect(matchOf(result).url).toBe(`${open.origin}/mcp`)
   })
 
   it("answers the first qualifying candidate in order of preference, not the first to finish", async () => {
@@ -254,7 +261,7 @@ describe("resolving an MCP server", { timeout: 60_000 }, () => {
 
     const result = await resolved(`${origin}/`)
     expect(result.attempted).toEqual([`${origin}/`, `${origin}/mcp`])
-    expect(result.match.url).toBe(`${origin}/`)
+    expect(matchOf(result).url).toBe(`${origin}/`)
     // The second candidate had finished its whole discovery before the first one answered initialize.
     const fastLast = finished.map((line) => line.includes("/mcp")).lastIndexOf(true)
     const slowInitialize = finished.indexOf("POST /")
@@ -285,7 +292,7 @@ describe("resolving an MCP server", { timeout: 60_000 }, () => {
     const refused = async (body: unknown) => {
       const response = await Http.request(server.url, "POST", "/v1/mcp-connections/resolve", { token: org.admin.token, body })
       expect(response.status, JSON.stringify(response.body)).toBe(400)
-      expect(response.body.error).toBe("invalid_request")
+      expect(invalid(response).error).toBe("invalid_request")
     }
     await refused({ query: "" })
     await refused({ query: "x".repeat(201) })
@@ -300,7 +307,7 @@ describe("resolving an MCP server", { timeout: 60_000 }, () => {
     const open = await fake()
     const member = await resolve(open.url, org.member.token)
     expect(member.status).toBe(403)
-    expect(member.body.reason).toBe("insufficient_role")
+    expect(refusal(member, 403)).toMatchObject({ reason: "insufficient_role" })
     expect(open.requests).toEqual([])
     expect((await resolve(open.url, org.owner.token)).status).toBe(200)
     expect((await Http.request(server.url, "POST", "/v1/mcp-connections/resolve", { body: { query: "linear" } })).status).toBe(401)
@@ -349,11 +356,11 @@ describe("the outbound guard in resolve", { timeout: 60_000 }, () => {
 
 describe("MCP presets", { timeout: 60_000 }, () => {
   it("are the built-in list by default, for every member", async () => {
-    const listed = Http.expectStatus<any>("listing presets", await Http.request(server.url, "GET", "/v1/mcp-connections/presets", { token: org.member.token }), 200)
-    expect(listed.presets.map((preset: any) => preset.presetId)).toEqual([
+    const listed = ok(await calls(server.url).mcpDiscovery.presets({ token: org.member.token }), 200)
+    expect(listed.presets.map((preset) => preset.presetId)).toEqual([
       "notion", "linear", "stripe", "sentry", "granola", "polar", "xquik", "slack", "exa", "render", "context7"
     ])
-    expect(listed.presets.find((preset: any) => preset.presetId === "slack")).toMatchObject({
+    expect(listed.presets.find((preset) => preset.presetId === "slack")).toMatchObject({
       requiresOAuthClient: true,
       authorizationServerIssuer: "https://mcp.slack.com"
     })
@@ -382,17 +389,17 @@ describe("MCP presets", { timeout: 60_000 }, () => {
     const custom = await TestServer.start({ outboundAllowPrivate: true, mcpPresetsFile: file, mcpProbeTimeout: "2 seconds" })
     try {
       const staffed = await Http.staffed(custom.url)
-      const listed = Http.expectStatus<any>("listing presets", await Http.request(custom.url, "GET", "/v1/mcp-connections/presets", { token: staffed.member.token }), 200)
-      expect(listed.presets.map((preset: any) => preset.presetId)).toEqual(["acme", "gone"])
+      const listed = ok(await calls(custom.url).mcpDiscovery.presets({ token: staffed.member.token }), 200)
+      expect(listed.presets.map((preset) => preset.presetId)).toEqual(["acme", "gone"])
 
       for (const query of ["acme", "ACME tools", `${open.origin}/elsewhere`]) {
         const result = await resolved(query, custom.url, staffed.admin.token)
         expect(result.resolution, query).toBe("preset")
         expect(result.attempted).toEqual([open.url])
         expect(result.preset).toEqual({ presetId: "acme", displayName: "Acme Tools", description: "Acme's internal tools.", url: open.url, authType: "none", requiresOAuthClient: false })
-        expect(result.match.url).toBe(open.url)
-        expect(result.match.suggestedName).toBe("Acme Tools")
-        expect(result.match.discovery.server.initialize).toBe("succeeded")
+        expect(matchOf(result).url).toBe(open.url)
+        expect(matchOf(result).suggestedName).toBe("Acme Tools")
+        expect(matchOf(result).discovery.server.initialize).toBe("succeeded")
       }
       // A preset whose endpoint does not answer: the preset, without a match.
       const gone = await resolved("Gone", custom.url, staffed.admin.token)
@@ -400,12 +407,12 @@ describe("MCP presets", { timeout: 60_000 }, () => {
       // The built-in presets are replaced, not extended.
       expect((await resolved("linear", custom.url, staffed.admin.token)).resolution).not.toBe("preset")
       // Connections read the same presets: a client to register, and the preset's scopes by default.
-      const created = Http.expectStatus<any>("creating a connection", await Http.request(custom.url, "POST", "/v1/mcp-connections", {
+      const created = ok(await calls(custom.url).mcpConnections.create({
         token: staffed.admin.token,
-        body: { name: "Gone", url: "http://localhost:9/mcp", authType: "oauth" }
+        payload: { name: "Gone", url: "http://localhost:9/mcp", authType: "oauth" }
       }), 201)
       expect(created.item.oauthClientRequired).toBe(true)
-      expect(created.item.oauth.requestedScopes).toEqual(["tools:read"])
+      expect(created.item.oauth?.requestedScopes).toEqual(["tools:read"])
     } finally {
       await custom.close()
     }

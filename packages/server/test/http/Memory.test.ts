@@ -1,3 +1,5 @@
+import type { SaveMemoryRequest } from "@orgplane/schema"
+import { calls, invalid, ok, refusal } from "../../../../packages/testkit/src/ApiCalls.js"
 import * as Http from "../../../../packages/testkit/src/Http.js"
 import * as TestServer from "../support/HttpServer.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -8,18 +10,21 @@ beforeAll(async () => {
 })
 afterAll(() => server.close())
 
-const { del, get, post } = Http.verbs(() => server.url)
+const { get, post } = Http.verbs(() => server.url)
+const { apiKeys, memory: memories, organizations, users } = calls(() => server.url)
 
-const save = async (token: string, body: Record<string, unknown>) => Http.expectStatus("save memory", await post("/v1/memory", { token, body }), 201).memory
+const save = async (token: string, payload: typeof SaveMemoryRequest.Encoded) => ok(await memories.save({ token, payload }), 201).memory
 const search = (token: string, q: string, limit?: number) =>
-  get(`/v1/memory/search?q=${encodeURIComponent(q)}${limit === undefined ? "" : `&limit=${limit}`}`, { token })
+  memories.search({ token, query: { q, ...(limit === undefined ? {} : { limit: `${limit}` }) } })
+/** The ids a search found, best first (the search must answer 200). */
+const found = async (token: string, q: string, limit?: number) => ok(await search(token, q, limit), 200).results.map((r) => r.id)
 
 describe("memory", () => {
   it("saves a memory with its snippets; the server sets source and scope, whatever the client sends", async () => {
     const org = await Http.staffed(server.url)
-    const created = await post("/v1/memory", {
+    const created = await memories.save({
       token: org.member.token,
-      body: {
+      payload: {
         content: "  Prefers dark mode in every editor  ",
         tags: [" ui ", "editor", "ui"],
         scope: "org",
@@ -32,7 +37,7 @@ describe("memory", () => {
       }
     })
     expect(created.status).toBe(201)
-    const memory = created.body.memory
+    const { memory } = ok(created, 201)
     expect(memory.id).toMatch(/^mem_[0-9a-z]{26}$/)
     expect(memory).toEqual({
       id: memory.id,
@@ -43,15 +48,16 @@ describe("memory", () => {
       createdAt: memory.createdAt,
       updatedAt: memory.createdAt
     })
-    const read = await get(`/v1/memory/${memory.id}`, { token: org.member.token })
+    const read = await memories.get({ token: org.member.token, path: { memoryId: memory.id } })
     expect(read.status).toBe(200)
-    expect(read.body.memory).toMatchObject({ ...memory })
-    expect(read.body.memory.contexts.map((c: any) => ({ ...c, id: undefined, createdAt: undefined }))).toEqual([
+    const readMemory = ok(read, 200).memory
+    expect(readMemory).toMatchObject({ ...memory })
+    expect(readMemory.contexts.map((c) => ({ ...c, id: undefined, createdAt: undefined }))).toEqual([
       { snippet: "I always switch to dark mode", citation: { conversation_id: "conv-1", message_id: "msg-9" }, origin: "active_conversation" },
       { snippet: "found it in an old chat", citation: null, origin: "searched_conversation" },
       { snippet: "bare", citation: null, origin: null }
     ])
-    expect(read.body.memory.contexts[0].id).toMatch(/^mcx_/)
+    expect(readMemory.contexts[0].id).toMatch(/^mcx_/)
   })
 
   it("refuses each bound with a 400 naming the field, never a 500", async () => {
@@ -59,8 +65,9 @@ describe("memory", () => {
     const bad = async (body: unknown, path: ReadonlyArray<string | number>) => {
       const response = await post("/v1/memory", { token, body })
       expect(response.status, JSON.stringify(body).slice(0, 80)).toBe(400)
-      expect(response.body.error).toBe("invalid_request")
-      expect(response.body.details.map((d: any) => d.path)).toContainEqual(path)
+      const refused = invalid(response)
+      expect(refused.error).toBe("invalid_request")
+      expect(refused.details.map((d) => d.path)).toContainEqual(path)
     }
     await bad({}, ["content"])
     await bad({ content: "   " }, ["content"])
@@ -77,9 +84,9 @@ describe("memory", () => {
     await bad({ content: "ok", contexts: [{ snippet: "s", extra: 1 }] }, ["contexts", 0, "extra"])
     await bad({ content: "ok", color: "blue" }, ["color"])
     // At the bounds: accepted.
-    const edge = await post("/v1/memory", {
+    const edge = await memories.save({
       token,
-      body: {
+      payload: {
         content: "x".repeat(8000),
         tags: Array.from({ length: 32 }, (_, i) => `${i}`.padEnd(64, "t")),
         contexts: Array.from({ length: 16 }, () => ({ snippet: "s".repeat(4000), conversation_id: "c".repeat(128), message_id: "m".repeat(128) }))
@@ -101,18 +108,19 @@ describe("memory", () => {
     const both = await save(token, { content: "Deploying to the Kubernetes cluster needs the VPN first" })
     const tagged = await save(token, { content: "Ask Dana before anything", tags: ["deploy"] })
     await save(token, { content: "Lunch is at noon on Fridays" })
-    const results = await search(token, "how do I deploy to kubernetes")
-    expect(results.status).toBe(200)
-    expect(results.body.results.map((r: any) => r.id)).toEqual([both.id, one.id, tagged.id])
-    const scores = results.body.results.map((r: any) => r.score)
+    const answered = await search(token, "how do I deploy to kubernetes")
+    expect(answered.status).toBe(200)
+    const { results } = ok(answered, 200)
+    expect(results.map((r) => r.id)).toEqual([both.id, one.id, tagged.id])
+    const scores = results.map((r) => r.score)
     expect(scores[0]).toBeGreaterThan(scores[1])
     expect(scores[1]).toBeGreaterThan(scores[2])
-    expect(scores.every((s: number) => s > 0 && s <= 1)).toBe(true)
-    expect(results.body.results[0]).toEqual({ ...both, score: scores[0] })
-    expect((await search(token, "kubernetes", 1)).body.results.map((r: any) => r.id)).toHaveLength(1)
+    expect(scores.every((s) => s > 0 && s <= 1)).toBe(true)
+    expect(results[0]).toEqual({ ...both, score: scores[0] })
+    expect(await found(token, "kubernetes", 1)).toHaveLength(1)
     // A phrase in quotes matches only as a phrase; a leading minus is read as a word, not an exclusion.
-    expect((await search(token, "\"staging cluster\"")).body.results.map((r: any) => r.id)).toEqual([one.id])
-    expect((await search(token, "-lunch")).body.results).toHaveLength(1)
+    expect(await found(token, "\"staging cluster\"")).toEqual([one.id])
+    expect(await found(token, "-lunch")).toHaveLength(1)
   })
 
   it("answers empty results, not an error, when nothing matches or the query is only common words", async () => {
@@ -129,81 +137,86 @@ describe("memory", () => {
     const org = await Http.staffed(server.url)
     const mine = await save(org.member.token, { content: "My private reminder about the quarterly review" })
     const theirs = await save(org.owner.token, { content: "Owner notes on the quarterly review" })
-    expect((await search(org.member.token, "quarterly review")).body.results.map((r: any) => r.id)).toEqual([mine.id])
-    expect((await search(org.owner.token, "quarterly review")).body.results.map((r: any) => r.id)).toEqual([theirs.id])
-    expect((await get("/v1/memory", { token: org.admin.token })).body.items).toEqual([])
+    expect(await found(org.member.token, "quarterly review")).toEqual([mine.id])
+    expect(await found(org.owner.token, "quarterly review")).toEqual([theirs.id])
+    expect(ok(await memories.list({ token: org.admin.token }), 200).items).toEqual([])
+    const minePath = { memoryId: mine.id }
     for (const token of [org.owner.token, org.admin.token]) {
-      const read = await get(`/v1/memory/${mine.id}`, { token })
+      const read = await memories.get({ token, path: minePath })
       expect(read.status).toBe(404)
       expect(read.body).toEqual({ error: "memory_not_found", message: "Memory not found." })
-      expect((await del(`/v1/memory/${mine.id}`, { token })).status).toBe(404)
+      expect((await memories.delete({ token, path: minePath })).status).toBe(404)
     }
-    expect((await get(`/v1/memory/${mine.id}`, { token: org.member.token })).status).toBe(200)
+    expect((await memories.get({ token: org.member.token, path: minePath })).status).toBe(200)
 
     // The same person in a second organization: nothing of the first shows there, and back again.
     const person = org.owner
-    const second = await post("/v1/organizations", { token: person.token, body: { name: "Side project" } })
+    const second = await organizations.create({ token: person.token, payload: { name: "Side project" } })
     expect(second.status).toBe(201)
-    expect((await search(person.token, "quarterly review")).body.results).toEqual([])
-    expect((await get("/v1/memory", { token: person.token })).body.items).toEqual([])
-    expect((await get(`/v1/memory/${theirs.id}`, { token: person.token })).status).toBe(404)
-    expect((await del(`/v1/memory/${theirs.id}`, { token: person.token })).status).toBe(404)
+    expect(await found(person.token, "quarterly review")).toEqual([])
+    expect(ok(await memories.list({ token: person.token }), 200).items).toEqual([])
+    const theirsPath = { memoryId: theirs.id }
+    expect((await memories.get({ token: person.token, path: theirsPath })).status).toBe(404)
+    expect((await memories.delete({ token: person.token, path: theirsPath })).status).toBe(404)
     const side = await save(person.token, { content: "Side project quarterly review is informal" })
-    expect((await search(person.token, "quarterly review")).body.results.map((r: any) => r.id)).toEqual([side.id])
-    await post("/v1/me/active-organization", { token: person.token, body: { organizationId: org.organizationId } })
-    expect((await search(person.token, "quarterly review")).body.results.map((r: any) => r.id)).toEqual([theirs.id])
+    expect(await found(person.token, "quarterly review")).toEqual([side.id])
+    await users.switchOrganization({ token: person.token, payload: { organizationId: org.organizationId } })
+    expect(await found(person.token, "quarterly review")).toEqual([theirs.id])
 
     // An API key acts as its creator in its organization.
-    const key = (await post("/v1/api-keys", { token: person.token, body: { name: "memory" } })).body.key
-    expect((await get("/v1/memory", { apiKey: key })).body.items.map((m: any) => m.id)).toEqual([theirs.id])
+    const key = ok(await apiKeys.create({ token: person.token, payload: { name: "memory" } }), 201).key
+    expect(ok(await memories.list({ apiKey: key }), 200).items.map((m) => m.id)).toEqual([theirs.id])
   })
 
   it("deletes a memory with its snippets; a second delete or an unknown id is 404", async () => {
     const { token } = await Http.owner(server.url)
     const memory = await save(token, { content: "Temporary thought", contexts: [{ snippet: "it was temporary" }] })
-    expect((await del(`/v1/memory/${memory.id}`, { token })).status).toBe(204)
-    expect((await get(`/v1/memory/${memory.id}`, { token })).status).toBe(404)
-    const again = await del(`/v1/memory/${memory.id}`, { token })
+    const path = { memoryId: memory.id }
+    expect((await memories.delete({ token, path })).status).toBe(204)
+    expect((await memories.get({ token, path })).status).toBe(404)
+    const again = await memories.delete({ token, path })
     expect(again.status).toBe(404)
-    expect(again.body).toEqual({ error: "memory_not_found", message: "Memory not found." })
-    expect((await del("/v1/memory/mem_01h455vb4pex5vsknk084sn02q", { token })).status).toBe(404)
-    expect((await search(token, "temporary")).body.results).toEqual([])
+    expect(refusal(again, 404)).toEqual({ error: "memory_not_found", message: "Memory not found." })
+    expect((await memories.delete({ token, path: { memoryId: "mem_01h455vb4pex5vsknk084sn02q" } })).status).toBe(404)
+    expect(await found(token, "temporary")).toEqual([])
   })
 
   it("lists the caller's memories newest first with their snippets, page by page", async () => {
     const { token } = await Http.owner(server.url)
     const saved = []
     for (let i = 0; i < 5; i++) saved.push(await save(token, { content: `note ${i}`, contexts: [{ snippet: `why ${i}` }] }))
-    const first = await get("/v1/memory?limit=2", { token })
-    expect(first.status).toBe(200)
-    expect(first.body.items.map((m: any) => m.content)).toEqual(["note 4", "note 3"])
-    expect(first.body.items[0].contexts.map((c: any) => c.snippet)).toEqual(["why 4"])
-    const ids = [...first.body.items.map((m: any) => m.id)]
-    let cursor = first.body.nextCursor
+    const answered = await memories.list({ token, query: { limit: "2" } })
+    expect(answered.status).toBe(200)
+    const first = ok(answered, 200)
+    expect(first.items.map((m) => m.content)).toEqual(["note 4", "note 3"])
+    expect(first.items[0].contexts.map((c) => c.snippet)).toEqual(["why 4"])
+    const ids = [...first.items.map((m) => m.id)]
+    let cursor = first.nextCursor
     while (cursor !== null) {
-      const page = await get(`/v1/memory?limit=2&cursor=${encodeURIComponent(cursor)}`, { token })
+      const page = await memories.list({ token, query: { limit: "2", cursor } })
       expect(page.status).toBe(200)
-      ids.push(...page.body.items.map((m: any) => m.id))
-      cursor = page.body.nextCursor
+      const body = ok(page, 200)
+      ids.push(...body.items.map((m) => m.id))
+      cursor = body.nextCursor
     }
     expect(ids).toEqual(saved.map((m) => m.id).reverse())
-    const forged = await get("/v1/memory?cursor=nonsense", { token })
+    const forged = await memories.list({ token, query: { cursor: "nonsense" } })
     expect(forged.status).toBe(400)
-    expect(forged.body.details[0].path).toEqual(["cursor"])
+    expect(invalid(forged).details[0].path).toEqual(["cursor"])
   })
 
   it("answers 401 without credentials on every operation", async () => {
-    const id = "mem_01h455vb4pex5vsknk084sn02q"
+    const path = { memoryId: "mem_01h455vb4pex5vsknk084sn02q" }
     for (const response of [
-      await post("/v1/memory", { body: { content: "x" } }),
-      await get("/v1/memory/search?q=x"),
-      await get("/v1/memory"),
-      await get(`/v1/memory/${id}`),
-      await del(`/v1/memory/${id}`),
-      await get("/v1/memory", { token: "not-a-token" })
+      await memories.save({ payload: { content: "x" } }),
+      await memories.search({ query: { q: "x" } }),
+      await memories.list({}),
+      await memories.get({ path }),
+      await memories.delete({ path }),
+      await memories.list({ token: "not-a-token" })
     ]) {
       expect(response.status).toBe(401)
-      expect(response.body.error).toBe("unauthorized")
+      expect(response.body).toMatchObject({ error: "unauthorized" })
     }
   })
 })

@@ -5,6 +5,7 @@
  * `ORGPLANE_METRICS_ORGANIZATION_LABELS` the series carry the organization's id (a password sign-in, which has none,
  * `none`), and never the person's email or subject.
  */
+import { calls, ok } from "../../../../packages/testkit/src/ApiCalls.js"
 import * as FakeDns from "../../../../packages/testkit/src/FakeDns.js"
 import * as Http from "../../../../packages/testkit/src/Http.js"
 import * as IdpOidc from "../../../../packages/testkit/src/IdpOidc.js"
@@ -38,6 +39,7 @@ afterAll(async () => {
 })
 
 const { post } = Http.verbs(() => server.url)
+const { organizations, sso, ssoSignIn, users } = calls(() => server.url)
 const domain = `corp-${Math.random().toString(36).slice(2, 8)}.test`
 
 const scrape = async () => {
@@ -48,9 +50,8 @@ const scrape = async () => {
 
 /** Signs `email` in through SSO: the callback's answer. */
 const signIn = async (email: string) => {
-  const started = await post("/v1/sso/sign-in", { body: { email } })
-  expect(started.status, JSON.stringify(started.body)).toBe(201)
-  const callback = await idp.signIn(started.body.authorizationUrl, { as: email })
+  const started = ok(await ssoSignIn.start({ payload: { email } }), 201)
+  const callback = await idp.signIn(started.authorizationUrl, { as: email })
   return Http.request(callback.url, "GET", "")
 }
 
@@ -58,22 +59,21 @@ describe("SSO sign-ins in /metrics", { timeout: 60_000 }, () => {
   it("count a success and a refusal by method, outcome and organization, and show no email or subject", async () => {
     const admin = `admin@${domain}`
     idp.addAccount(admin, { sub: "sub-admin", email: admin, email_verified: true, name: "Admin" })
-    const signedUp = await post("/v1/auth/sign-up", { body: { email: admin, password: "correct horse battery", name: "Admin" } })
-    const owner: string = signedUp.body.session.token
-    const organizationId: string = (await post("/v1/organizations", { token: owner, body: { name: "Metrics SSO" } })).body.organization.id
-    const created = await post("/v1/sso/connections", {
+    const signedUp = ok(await users.signUp({ payload: { email: admin, password: "correct horse battery", name: "Admin" } }), 201)
+    const owner = signedUp.session.token
+    const organizationId = ok(await organizations.create({ token: owner, payload: { name: "Metrics SSO" } }), 201).organization.id
+    const created = ok(await sso.createConnection({
       token: owner,
-      body: { kind: "oidc", name: "Loopback IdP", domains: [domain], oidc: { issuer: idp.issuer, clientId: "orgplane", clientSecret: SECRET } }
-    })
-    expect(created.status, JSON.stringify(created.body)).toBe(201)
-    const connectionId: string = created.body.connection.id
-    const record = (await post(`/v1/sso/request-domain-verification?domain=${domain}`, { token: owner })).body.verification
+      payload: { kind: "oidc", name: "Loopback IdP", domains: [domain], oidc: { issuer: idp.issuer, clientId: "orgplane", clientSecret: SECRET } }
+    }), 201)
+    const connectionId = created.connection.id
+    const record = ok(await sso.requestDomainVerification({ token: owner, query: { domain } }), 200).verification
     dns.setTxt(record.recordName, [record.recordValue])
-    expect((await post(`/v1/sso/verify-domain?domain=${domain}`, { token: owner })).status).toBe(200)
-    const test = await post(`/v1/sso/connections/${connectionId}/tests`, { token: owner })
-    const tested = await Http.request((await idp.signIn(test.body.authorizationUrl)).url, "GET", "")
-    expect(tested.body.test.status, JSON.stringify(tested.body)).toBe("succeeded")
-    expect((await post(`/v1/sso/connections/${connectionId}/activate`, { token: owner })).status).toBe(200)
+    expect((await sso.verifyDomain({ token: owner, query: { domain } })).status).toBe(200)
+    const test = ok(await sso.startTest({ token: owner, path: { connectionId } }), 201)
+    const tested = await Http.request((await idp.signIn(test.authorizationUrl)).url, "GET", "")
+    expect(tested.body, tested.text).toMatchObject({ test: { status: "succeeded" } })
+    expect((await sso.activateConnection({ token: owner, path: { connectionId } })).status).toBe(200)
 
     const before = await scrape()
     const ada = `ada@${domain}`

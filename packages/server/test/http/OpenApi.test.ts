@@ -5,8 +5,10 @@
  * Redocly's recommended rules pass. Then the values the tools found documented-valid but refused, sent to the server.
  * Generic over the document: a new operation is checked without touching this file.
  */
-import { excludesNul, NO_NUL_PATTERN, openApiDocument } from "@orgplane/schema"
+import { type AuthResult, excludesNul, NO_NUL_PATTERN, openApiDocument } from "@orgplane/schema"
+import { calls, invalid, ok } from "../../../../packages/testkit/src/ApiCalls.js"
 import * as Http from "../../../../packages/testkit/src/Http.js"
+import type * as OpenApi from "../../../../packages/testkit/src/OpenApiDocument.js"
 import * as TestServer from "../support/HttpServer.js"
 import { createConfig, lintFromString } from "@redocly/openapi-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -22,7 +24,7 @@ interface Operation {
   readonly takesInput: boolean
   readonly hasRequestBody: boolean
   /** The policy actions the operation checks (`x-orgplane-actions`), if any. */
-  readonly actions: ReadonlyArray<string> | undefined
+  readonly actions: unknown
 }
 
 /**
@@ -32,16 +34,16 @@ interface Operation {
 const cannotFail = new Set(["system.health", "mcpAuthorization.clientMetadata"])
 
 let server: TestServer.RunningServer
-let document: Record<string, any>
+let document: OpenApi.Document
 let operations: ReadonlyArray<Operation>
 
 beforeAll(async () => {
   server = await TestServer.start()
   const response = await Http.request(server.url, "GET", "/openapi.json")
   expect(response.status).toBe(200)
-  document = response.body
-  operations = Object.entries<Record<string, any>>(document.paths).flatMap(([path, item]) =>
-    Object.entries<any>(item).map(([method, operation]): Operation => ({
+  document = Http.expectStatus<OpenApi.Document>("the document", response, 200)
+  operations = Object.entries(document.paths).flatMap(([path, item]) =>
+    Object.entries(item).map(([method, operation]): Operation => ({
       id: operation.operationId,
       name: `${operation.operationId} (${method.toUpperCase()} ${path})`,
       summary: operation.summary,
@@ -117,7 +119,7 @@ describe("the served OpenAPI document", () => {
 
   it("describes every tag an operation uses", () => {
     const described = new Set(
-      (document.tags ?? []).filter((tag: any) => isText(tag.description)).map((tag: any) => tag.name as string)
+      (document.tags ?? []).filter((tag) => isText(tag.description)).map((tag) => tag.name)
     )
     const used = new Set(operations.flatMap((operation) => operation.tags))
     expect([...used].filter((tag) => !described.has(tag))).toEqual([])
@@ -126,16 +128,16 @@ describe("the served OpenAPI document", () => {
 
 // --- Hygiene ------------------------------------------------------------------------------------------------------
 
-type JsonSchema = Record<string, any>
+type JsonSchema = OpenApi.JsonSchema
 
 const isObject = (value: unknown): value is JsonSchema => typeof value === "object" && value !== null && !Array.isArray(value)
 const REF = "#/components/schemas/"
 
 /** The schemas directly under a schema (not under `examples`, `default`, `const` or `enum`, which are values). */
 const subschemas = (schema: JsonSchema): Array<JsonSchema> => [
-  ...["properties", "patternProperties", "dependentSchemas"].flatMap((key) => Object.values<JsonSchema>(schema[key] ?? {})),
-  ...["items", "additionalProperties", "propertyNames", "contains", "not"].map((key) => schema[key]).filter(isObject),
-  ...["allOf", "anyOf", "oneOf", "prefixItems"].flatMap((key) => (schema[key] ?? []) as Array<JsonSchema>)
+  ...[schema.properties, schema.patternProperties, schema.dependentSchemas].flatMap((members) => Object.values(members ?? {})),
+  ...[schema.items, schema.additionalProperties, schema.propertyNames, schema.contains, schema.not].filter(isObject),
+  ...[schema.allOf, schema.anyOf, schema.oneOf, schema.prefixItems].flatMap((members) => members ?? [])
 ]
 
 /** Every schema of the document: components, parameters, request and response bodies, and everything under them. */
@@ -144,14 +146,14 @@ const everySchema = function*(): Generator<{ at: string; schema: JsonSchema }> {
     yield { at, schema }
     for (const member of subschemas(schema)) yield* visit(member, at)
   }
-  for (const [name, schema] of Object.entries<JsonSchema>(document.components?.schemas ?? {})) yield* visit(schema, name)
-  for (const [path, item] of Object.entries<JsonSchema>(document.paths)) {
-    for (const [method, operation] of Object.entries<JsonSchema>(item)) {
+  for (const [name, schema] of Object.entries(document.components.schemas)) yield* visit(schema, name)
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const [method, operation] of Object.entries(item)) {
       const at = `${method.toUpperCase()} ${path}`
       for (const parameter of operation.parameters ?? []) yield* visit(parameter.schema, `${at} ${parameter.name}`)
-      for (const media of Object.values<JsonSchema>(operation.requestBody?.content ?? {})) yield* visit(media.schema, `${at} body`)
-      for (const [status, response] of Object.entries<JsonSchema>(operation.responses ?? {})) {
-        for (const media of Object.values<JsonSchema>(response.content ?? {})) yield* visit(media.schema, `${at} ${status}`)
+      for (const media of Object.values(operation.requestBody?.content ?? {})) yield* visit(media.schema, `${at} body`)
+      for (const [status, response] of Object.entries(operation.responses ?? {})) {
+        for (const media of Object.values(response.content ?? {})) yield* visit(media.schema, `${at} ${status}`)
       }
     }
   }
@@ -159,14 +161,10 @@ const everySchema = function*(): Generator<{ at: string; schema: JsonSchema }> {
 
 /** A schema with its reference (or single `allOf` wrapper without a type of its own) resolved, its own members winning. */
 const resolved = (schema: JsonSchema): JsonSchema => {
-  if (typeof schema.$ref === "string") {
-    const { $ref, ...rest } = schema
-    return { ...resolved(document.components.schemas[$ref.slice(REF.length)]), ...rest }
-  }
-  if (Array.isArray(schema.allOf) && schema.allOf.length === 1 && schema.type === undefined) {
-    const { allOf, ...rest } = schema
-    return { ...resolved(allOf[0]), ...rest }
-  }
+  const { $ref, allOf, ...rest } = schema
+  if ($ref !== undefined) return { ...resolved(document.components.schemas[$ref.slice(REF.length)]), ...rest, ...(allOf === undefined ? {} : { allOf }) }
+  const [only] = allOf ?? []
+  if (allOf?.length === 1 && only !== undefined && schema.type === undefined) return { ...resolved(only), ...rest }
   return schema
 }
 
@@ -175,12 +173,12 @@ const requestStrings = function*(): Generator<{ at: string; schema: JsonSchema }
   const visit = function*(schema: JsonSchema, at: string): Generator<{ at: string; schema: JsonSchema }> {
     const own = resolved(schema)
     if (own.type === "string" && !("enum" in own) && !("const" in own)) yield { at, schema: own }
-    for (const [key, member] of Object.entries<JsonSchema>(own.properties ?? {})) yield* visit(member, `${at}.${key}`)
+    for (const [key, member] of Object.entries(own.properties ?? {})) yield* visit(member, `${at}.${key}`)
     for (const member of [own.items, own.additionalProperties].filter(isObject)) yield* visit(member, `${at}[]`)
     for (const member of [...(own.anyOf ?? []), ...(own.oneOf ?? [])]) yield* visit(member, at)
   }
-  for (const [path, item] of Object.entries<JsonSchema>(document.paths)) {
-    for (const [method, operation] of Object.entries<JsonSchema>(item)) {
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const [method, operation] of Object.entries(item)) {
       const at = `${operation.operationId} (${method.toUpperCase()} ${path})`
       for (const parameter of operation.parameters ?? []) yield* visit(parameter.schema, `${at} ${parameter.in} ${parameter.name}`)
       const body = operation.requestBody?.content?.["application/json"]?.schema
@@ -192,11 +190,25 @@ const requestStrings = function*(): Generator<{ at: string; schema: JsonSchema }
 /** Formats whose grammar has no NUL. */
 const formatsWithoutNul = new Set(["date-time", "email", "hostname", "uri"])
 
-const operation = (operationId: string): JsonSchema => {
-  for (const item of Object.values<JsonSchema>(document.paths)) {
-    for (const candidate of Object.values<JsonSchema>(item)) if (candidate.operationId === operationId) return candidate
+const operation = (operationId: string): OpenApi.Operation => {
+  for (const item of Object.values(document.paths)) {
+    for (const candidate of Object.values(item)) if (candidate.operationId === operationId) return candidate
   }
   throw new Error(`no operation ${operationId}`)
+}
+
+/** The schema of an operation's JSON body. */
+const jsonBody = (operationId: string): JsonSchema => {
+  const schema = operation(operationId).requestBody?.content?.["application/json"]?.schema
+  if (schema === undefined) throw new Error(`${operationId} takes no JSON body`)
+  return schema
+}
+
+/** A member of an object schema. */
+const member = (schema: JsonSchema, name: string): JsonSchema => {
+  const found = schema.properties?.[name]
+  if (found === undefined) throw new Error(`no member ${name} in ${JSON.stringify(schema).slice(0, 200)}`)
+  return found
 }
 
 describe("the document's hygiene", () => {
@@ -220,7 +232,7 @@ describe("the document's hygiene", () => {
   it("gives every array its items, and every object an object schema (no `{}` that means any value)", () => {
     const schemas = [...everySchema()]
     expect(schemas.filter(({ schema }) => schema.type === "array" && !isObject(schema.items)).map(({ at }) => at)).toEqual([])
-    expect(resolved(document.components.schemas.PluginManifest).properties.setup).toEqual({
+    expect(member(resolved(document.components.schemas.PluginManifest), "setup")).toEqual({
       type: "object",
       properties: {},
       additionalProperties: false,
@@ -245,17 +257,17 @@ describe("the document's hygiene", () => {
     const strings = [...requestStrings()]
     expect(strings.length).toBeGreaterThan(200)
     const silent = strings.filter(({ schema }) => {
-      const patterns = [schema.pattern, ...(schema.allOf ?? []).map((member: JsonSchema) => member.pattern)]
-      return !formatsWithoutNul.has(schema.format) && !patterns.some((pattern) => typeof pattern === "string" && excludesNul(pattern))
+      const patterns = [schema.pattern, ...(schema.allOf ?? []).map((each) => each.pattern)]
+      return !formatsWithoutNul.has(schema.format ?? "") && !patterns.some((pattern) => typeof pattern === "string" && excludesNul(pattern))
     })
     expect(silent.map(({ at }) => at)).toEqual([])
     // The cursor, a component lists answer too, gets the rule where requests refer to it, not in the component.
     expect(document.components.schemas.Cursor.pattern).toBeUndefined()
-    expect(operation("teams.list").parameters.find((parameter: JsonSchema) => parameter.name === "cursor").schema.pattern).toBe(NO_NUL_PATTERN)
+    expect((operation("teams.list").parameters ?? []).find((parameter) => parameter.name === "cursor")?.schema.pattern).toBe(NO_NUL_PATTERN)
     // A pattern of its own that excludes NUL (the URL rule's) stands alone: no second pattern beside it.
-    const logoUrl = resolved(operation("marketplaces.create").requestBody.content["application/json"].schema).properties.logoUrl
+    const logoUrl = member(resolved(jsonBody("marketplaces.create")), "logoUrl")
     expect(logoUrl.pattern).toContain("https://")
-    expect(excludesNul(logoUrl.pattern)).toBe(true)
+    expect(excludesNul(logoUrl.pattern ?? "")).toBe(true)
     expect(logoUrl.allOf).toBeUndefined()
   })
 
@@ -270,7 +282,7 @@ describe("the document's hygiene", () => {
 
   it("says which PATCH bodies need a member (`minProperties`)", () => {
     for (const id of ["plugins.update", "marketplaces.update", "workers.update", "teams.update", "mcpConnections.update"]) {
-      const body = resolved(operation(id).requestBody.content["application/json"].schema)
+      const body = resolved(jsonBody(id))
       expect([id, body.minProperties]).toEqual([id, 1])
     }
   })
@@ -278,7 +290,7 @@ describe("the document's hygiene", () => {
   it("tells request unions apart by their discriminator", () => {
     const unions = Object.fromEntries(
       ["mcpConnections.create", "connectorAccounts.create", "sso.createConnection"].map((id) => {
-        const body = operation(id).requestBody.content["application/json"].schema
+        const body = jsonBody(id)
         return [id, { propertyName: body.discriminator?.propertyName, values: Object.keys(body.discriminator?.mapping ?? {}).sort() }]
       })
     )
@@ -291,7 +303,7 @@ describe("the document's hygiene", () => {
 
   it("requires the OAuth callbacks' `state`, as the server does", () => {
     for (const id of ["mcpAuthorization.callback", "suiteConnections.callback"]) {
-      const parameters = Object.fromEntries(operation(id).parameters.map((parameter: JsonSchema) => [parameter.name, parameter.required === true]))
+      const parameters = Object.fromEntries((operation(id).parameters ?? []).map((parameter) => [parameter.name, parameter.required === true]))
       expect([id, parameters]).toEqual([id, { code: false, state: true, error: false, error_description: false, iss: false }])
     }
   })
@@ -309,7 +321,7 @@ describe("the document's hygiene", () => {
 // --- What the tools found refused -------------------------------------------------------------------------------
 
 describe("values the document calls valid, which the server once refused", () => {
-  const matches = (schemaName: string, value: string) => new RegExp(document.components.schemas[schemaName].pattern, "u").test(value)
+  const matches = (schemaName: string, value: string) => new RegExp(document.components.schemas[schemaName].pattern ?? "", "u").test(value)
 
   it("signs up `admin@localhost`: an account's host may be one label", async () => {
     expect(matches("Email", "admin@localhost")).toBe(true)
@@ -317,13 +329,13 @@ describe("values the document calls valid, which the server once refused", () =>
       body: { email: "admin@localhost", password: "correct horse battery", name: "Admin" }
     })
     expect(response.status).toBe(201)
-    expect(response.body.user.email).toBe("admin@localhost")
+    expect(Http.expectStatus<typeof AuthResult.Encoded>("sign-up", response, 201).user.email).toBe("admin@localhost")
     // IP literals are not hosts of an account, in the document and on the server alike.
     expect(matches("Email", "admin@127.0.0.1")).toBe(false)
     const literal = await Http.request(server.url, "POST", "/v1/auth/sign-up", {
       body: { email: "admin@127.0.0.1", password: "correct horse battery", name: "Admin" }
     })
-    expect([literal.status, literal.body.details]).toEqual([400, [{ path: ["email"], message: "must be an email address" }]])
+    expect([literal.status, invalid(literal).details]).toEqual([400, [{ path: ["email"], message: "must be an email address" }]])
     // Mail recipients keep the spec's rule (a final label of 2 or more letters), which the document states too.
     expect(matches("MailAddress", "admin@localhost")).toBe(false)
     expect(matches("MailAddress", "ada@example.com")).toBe(true)
@@ -339,7 +351,7 @@ describe("values the document calls valid, which the server once refused", () =>
         body: { kind: "oidc", name: "IdP", domains: [domain], oidc: { issuer: "https://idp.example", clientId: "orgplane", clientSecret: "secret" } }
       })
     const tld = await put("com")
-    expect([tld.status, tld.body.details?.map((detail: JsonSchema) => detail.path)]).toEqual([400, [["domains", 0]]])
+    expect([tld.status, invalid(tld).details.map((detail) => detail.path)]).toEqual([400, [["domains", 0]]])
     // Decoded: what follows is the plan's check (SSO is an enterprise feature), not a refusal of the domain.
     const domain = await put("example.com")
     expect(domain.status).not.toBe(400)
@@ -347,17 +359,13 @@ describe("values the document calls valid, which the server once refused", () =>
 
   it("refuses `{}` on PATCH of plugins, marketplaces and workers, and takes one member", async () => {
     const owner = await Http.owner(server.url, "Patches")
-    const create = async (path: string, body: object) => {
-      const response = await Http.request(server.url, "POST", path, { token: owner.token, body })
-      expect([path, response.status]).toEqual([path, 201])
-      return response.body
-    }
-    const plugin = (await create("/v1/plugins", { name: "Tools" })).item
-    const marketplace = (await create("/v1/marketplaces", { name: "Shelf" })).item
-    const worker = (await create("/v1/workers", { name: "Builder", destination: "local" })).worker
+    const { marketplaces, plugins, workers } = calls(server.url)
+    const plugin = ok(await plugins.create({ token: owner.token, payload: { name: "Tools" } }), 201).item
+    const marketplace = ok(await marketplaces.create({ token: owner.token, payload: { name: "Shelf" } }), 201).item
+    const worker = ok(await workers.register({ token: owner.token, payload: { name: "Builder", destination: "local" } }), 201).worker
     for (const path of [`/v1/plugins/${plugin.id}`, `/v1/marketplaces/${marketplace.id}`, `/v1/workers/${worker.id}`]) {
       const empty = await Http.request(server.url, "PATCH", path, { token: owner.token, body: {} })
-      expect([path, empty.status, empty.body.error]).toEqual([path, 400, "invalid_request"])
+      expect([path, empty.status, empty.body]).toEqual([path, 400, expect.objectContaining({ error: "invalid_request" })])
       const named = await Http.request(server.url, "PATCH", path, { token: owner.token, body: { name: "Renamed" } })
       expect([path, named.status]).toEqual([path, 200])
     }
@@ -366,14 +374,14 @@ describe("values the document calls valid, which the server once refused", () =>
   it("answers a callback without `state` with 400 on `state`, and an error redirect with its own code", async () => {
     for (const path of ["/v1/mcp-connections/oauth/callback", "/v1/capabilities/oauth/callback"]) {
       const missing = await Http.request(server.url, "GET", `${path}?code=abc`)
-      expect([path, missing.status, missing.body.details]).toEqual([
+      expect([path, missing.status, invalid(missing).details]).toEqual([
         path,
         400,
         [{ path: ["state"], message: "The callback carries no `state`: start again with connect." }]
       ])
       // An error redirect carries the state back (RFC 6749 §4.1.2.1): it reaches the state's own checks.
       const refused = await Http.request(server.url, "GET", `${path}?state=unknown&error=access_denied&error_description=No`)
-      expect([path, refused.status, refused.body.details?.[0]?.code]).toEqual([path, 400, "oauth_state_invalid"])
+      expect([path, refused.status, invalid(refused).details[0]?.code]).toEqual([path, 400, "oauth_state_invalid"])
     }
   })
 })

@@ -6,11 +6,15 @@
  * error body instead (`scimSemanticChecks`). Generic over the document: a new operation is checked without touching
  * this file.
  */
+import { type CreatedApiKey, type CreatedScimToken, InvalidRequestResponse, type RegisteredWorker, type ScimConnectionResponse } from "@orgplane/schema"
+import * as Schema from "effect/Schema"
 import * as Http from "../../../../packages/testkit/src/Http.js"
+import * as Json from "../../../../packages/testkit/src/Json.js"
+import type * as OpenApi from "../../../../packages/testkit/src/OpenApiDocument.js"
 import * as TestServer from "../support/HttpServer.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
-type JsonSchema = Record<string, any>
+type JsonSchema = OpenApi.JsonSchema
 type Path = ReadonlyArray<string | number>
 
 interface Operation {
@@ -89,15 +93,22 @@ const scimSemanticChecks: ReadonlyArray<{ readonly operation: RegExp; readonly s
 const ScimErrorSchema = "urn:ietf:params:scim:api:messages:2.0:Error"
 
 /** A SCIM operation's 400 from its reader (see `scimSemanticChecks`): the SCIM error body, else undefined. */
-const scimRefusal = (operation: Operation, response: Http.RawResponse): { scimType?: string; detail: string } | undefined =>
-  isScim(operation) && response.status === 400 && response.headers.get("content-type")?.startsWith("application/scim+json") &&
-    response.body?.schemas?.[0] === ScimErrorSchema && typeof response.body.detail === "string"
-    ? response.body
-    : undefined
+const scimRefusal = (operation: Operation, response: Http.RawResponse): { scimType?: string; detail: string } | undefined => {
+  if (!isScim(operation) || response.status !== 400 || !response.headers.get("content-type")?.startsWith("application/scim+json")) return undefined
+  const { body } = response
+  if (!Json.isObject(body) || Json.at(body, "schemas", 0) !== ScimErrorSchema || typeof body.detail !== "string") return undefined
+  return typeof body.scimType === "string" ? { scimType: body.scimType, detail: body.detail } : { detail: body.detail }
+}
+
+/** An `invalid_request` body, each refused member in `details`. */
+const isInvalidRequest = Schema.is(Schema.toEncoded(InvalidRequestResponse))
+
+/** The refused members of an `invalid_request` body, undefined for any other body. */
+const detailsOf = (body: unknown) => (isInvalidRequest(body) ? body.details : undefined)
 
 let server: TestServer.RunningServer
 let owner: Awaited<ReturnType<typeof Http.owner>>
-let document: JsonSchema
+let document: OpenApi.Document
 let operations: ReadonlyArray<Operation>
 
 beforeAll(async () => {
@@ -105,10 +116,10 @@ beforeAll(async () => {
   owner = await Http.operator(server.url, "Acme")
   const response = await Http.request(server.url, "GET", "/openapi.json")
   expect(response.status).toBe(200)
-  document = response.body
-  operations = Object.entries<Record<string, any>>(document.paths).flatMap(([path, item]) =>
-    Object.entries<any>(item).map(([method, operation]): Operation => {
-      const parameters: Array<any> = operation.parameters ?? []
+  document = Http.expectStatus<OpenApi.Document>("the document", response, 200)
+  operations = Object.entries(document.paths).flatMap(([path, item]) =>
+    Object.entries(item).map(([method, operation]): Operation => {
+      const parameters = operation.parameters ?? []
       return {
         id: operation.operationId,
         method: method.toUpperCase(),
@@ -151,12 +162,12 @@ const isOpen = (schema: JsonSchema) => schema.type === "object" && schema.additi
 
 /** `oneOf` alternatives that only require members: "exactly one of these members". */
 const exclusiveMembers = (schema: JsonSchema): ReadonlyArray<ReadonlyArray<string>> | undefined => {
-  const alternatives: Array<JsonSchema> | undefined = schema.oneOf
+  const alternatives: ReadonlyArray<JsonSchema> | undefined = schema.oneOf
   if (!Array.isArray(alternatives) || alternatives.length === 0) return undefined
   const onlyRequired = alternatives.every((alternative) =>
     Object.keys(alternative).every((key) => key === "required") && Array.isArray(alternative.required)
   )
-  return onlyRequired ? alternatives.map((alternative) => alternative.required) : undefined
+  return onlyRequired ? alternatives.map((alternative) => alternative.required ?? []) : undefined
 }
 
 /** The members a valid value leaves out: those only the other alternatives of an exclusive choice require. */
@@ -186,7 +197,7 @@ const walk = function*(schema: JsonSchema, path: Path = []): Generator<{ path: P
       if (!out.has(key)) yield* walk(member, [...path, key])
     }
   }
-  if (resolved.type === "array" && resolved.items !== undefined) yield* walk(resolved.items, [...path, 0])
+  if (resolved.type === "array" && typeof resolved.items === "object") yield* walk(resolved.items, [...path, 0])
   const alternatives = exclusiveMembers(resolved) === undefined ? [...(resolved.anyOf ?? []), ...(resolved.oneOf ?? [])] : resolved.anyOf ?? []
   for (const alternative of alternatives) yield* walk(alternative, path)
 }
@@ -237,7 +248,8 @@ const stringOfLength = (schema: JsonSchema, length: number): string | undefined 
   // Letters, a path of them (say, a logo on the same host), or two names around a slash (a repository).
   const half = Math.floor((length - 1) / 2)
   const candidates = length === 0 ? [letters] : [letters, `/${letters.slice(1)}`, `${letters.slice(0, half)}/${letters.slice(half + 1)}`]
-  return candidates.find((candidate) => new RegExp(schema.pattern, "u").test(candidate))
+  const pattern = new RegExp(schema.pattern, "u")
+  return candidates.find((candidate) => pattern.test(candidate))
 }
 
 /** A value of the right length that the schema's pattern refuses, found by spoiling a valid one. */
@@ -299,12 +311,12 @@ const validValue = (schema: JsonSchema, path: Path = []): unknown => {
  * `maxContains` (one primary email), items go without the members its `contains` requires.
  */
 const arrayOf = (schema: JsonSchema, count: number, path: Path): Array<unknown> => {
-  const items = resolve(schema.items ?? {})
+  const items = resolve(typeof schema.items === "object" ? schema.items : {})
   if (schema.uniqueItems === true && Array.isArray(items.enum)) return items.enum.slice(0, count)
   const bounded: ReadonlyArray<string> = typeof schema.maxContains === "number" ? resolve(schema.contains ?? {}).required ?? [] : []
   return Array.from({ length: count }, (_, index) => {
     const value = validValue(items, [...path, 0])
-    return bounded.length > 0 && index >= schema.maxContains && typeof value === "object" && value !== null
+    return bounded.length > 0 && index >= (schema.maxContains ?? Infinity) && typeof value === "object" && value !== null
       ? Object.fromEntries(Object.entries(value).filter(([key]) => !bounded.includes(key)))
       : value
   })
@@ -321,10 +333,10 @@ const REMOVE = Symbol("remove")
 const setAt = (value: unknown, path: Path, replacement: unknown): unknown => {
   if (path.length === 0) return replacement
   const [head, ...rest] = path
-  const copy: any = Array.isArray(value) ? [...value] : { ...(value as object) }
-  const next = setAt(copy[head!], rest, replacement)
-  if (next === REMOVE) delete copy[head!]
-  else copy[head!] = next
+  const copy: object = Array.isArray(value) ? [...value] : { ...(value as object) }
+  const next = setAt(Reflect.get(copy, head!), rest, replacement)
+  if (next === REMOVE) Reflect.deleteProperty(copy, head!)
+  else Reflect.set(copy, head!, next)
   return copy
 }
 
@@ -348,12 +360,12 @@ const scimDirectory = async () => {
     })
     Http.expectStatus("put the directory's organization on the enterprise plan", plan, 200)
     const created = await Http.request(server.url, "POST", "/v1/scim/connections", { token: admin.token, body: { name: "conformance" } })
-    const connectionId: string = Http.expectStatus("create a SCIM connection", created, 201).connection.id
+    const connectionId = Http.expectStatus<typeof ScimConnectionResponse.Encoded>("create a SCIM connection", created, 201).connection.id
     const issued = await Http.request(server.url, "POST", `/v1/scim/connections/${connectionId}/tokens`, {
       token: admin.token,
       body: { name: "conformance" }
     })
-    directory = { connectionId, token: Http.expectStatus("create a SCIM token", issued, 201).token }
+    directory = { connectionId, token: Http.expectStatus<typeof CreatedScimToken.Encoded>("create a SCIM token", issued, 201).token }
   }
   return directory
 }
@@ -370,7 +382,7 @@ const credentials = async (operation: Operation): Promise<Http.Options> => {
     // No operation accepts only API keys yet; one that does gets a key of the owner.
     if (apiKey === undefined) {
       const created = await Http.request(server.url, "POST", "/v1/api-keys", { token: owner.token, body: { name: "conformance" } })
-      apiKey = created.body.key
+      apiKey = Http.expectStatus<typeof CreatedApiKey.Encoded>("create an API key", created, 201).key
     }
     return { apiKey: apiKey! }
   }
@@ -381,7 +393,7 @@ const credentials = async (operation: Operation): Promise<Http.Options> => {
         token: owner.token,
         body: { name: "conformance", destination: "local" }
       })
-      workerToken = registered.body.token
+      workerToken = Http.expectStatus<typeof RegisteredWorker.Encoded>("register a worker", registered, 201).token
     }
     return { token: workerToken! }
   }
@@ -418,7 +430,7 @@ const refusals = (operation: Operation, response: Http.RawResponse): Array<{ mes
     )
     return semantic ? [] : [{ message: `${scim.scimType ?? "(no scimType)"}: ${scim.detail}`, path: [] }]
   }
-  const details: Array<{ message: string; path: Path }> = response.body?.details ?? [{ message: response.text, path: [] }]
+  const details = detailsOf(response.body) ?? [{ message: response.text, path: [] }]
   return details.filter((detail) =>
     // A detail with a `code` is a check of content only the server makes (a config object's source its parser refuses).
     !("code" in detail) &&
@@ -467,19 +479,20 @@ const bodyMutations = function*(schema: JsonSchema, path: Path, required: boolea
       yield inBody("wrong type", path, "1")
       return
     case "array": {
-      const items = resolve(schema.items ?? {})
+      const items = resolve(typeof schema.items === "object" ? schema.items : {})
       if (schema.uniqueItems === true && (schema.maxItems ?? 2) >= 2) {
         const one = arrayOf({ ...schema, uniqueItems: false }, 1, path)[0]
         yield { ...inBody("a repeated item", path, [one, one]), under: true }
       }
       if (schema.contains !== undefined && "const" in schema.contains && Array.isArray(items.enum)) {
-        const others = items.enum.filter((value: unknown) => value !== schema.contains.const).slice(0, Math.max(schema.minItems ?? 1, 1))
+        const others = items.enum.filter((value: unknown) => value !== schema.contains?.const).slice(0, Math.max(schema.minItems ?? 1, 1))
         yield { ...inBody(`no ${JSON.stringify(schema.contains.const)}`, path, others), under: true }
       }
       if (typeof schema.maxItems === "number") {
         yield inBody(`${schema.maxItems + 1} items`, path, arrayOf({ ...schema, uniqueItems: false }, schema.maxItems + 1, path))
       }
-      if ((schema.minItems ?? 0) > 0) yield inBody(`${schema.minItems - 1} items`, path, arrayOf(schema, schema.minItems - 1, path))
+      const minItems = schema.minItems ?? 0
+      if (minItems > 0) yield inBody(`${minItems - 1} items`, path, arrayOf(schema, minItems - 1, path))
       yield inBody("wrong type", path, "not-an-array")
       // Each item's own limits, in an array that is otherwise valid.
       const valid = arrayOf(schema, Math.max(schema.minItems ?? 0, 1), path)
@@ -502,7 +515,7 @@ const bodyMutations = function*(schema: JsonSchema, path: Path, required: boolea
       if (exclusive !== undefined) yield { ...inBody("none of its exclusive members", [...path, exclusive[0]![0]!], REMOVE), path }
       // Fewer members than `minProperties` (an empty PATCH), and a member without those it depends on.
       if ((schema.minProperties ?? 0) > 0) yield { ...inBody(`fewer than ${schema.minProperties} members`, path, {}), under: true }
-      for (const [member, needs] of Object.entries<ReadonlyArray<string>>(schema.dependentRequired ?? {})) {
+      for (const [member, needs] of Object.entries(schema.dependentRequired ?? {})) {
         for (const needed of needs) yield { ...inBody(`${member} without ${needed}`, [...path, needed], REMOVE), path, under: true }
       }
       for (const [key, member] of Object.entries<JsonSchema>(schema.properties ?? {})) {
@@ -518,9 +531,10 @@ const stringMutations = function*(schema: JsonSchema, mutation: (what: string, v
     const value = stringOfLength(schema, schema.maxLength + 1)
     if (value !== undefined) yield mutation(`${schema.maxLength + 1} characters`, value)
   }
-  if ((schema.minLength ?? 0) > 0) {
-    const value = stringOfLength(schema, schema.minLength - 1) ?? "a".repeat(schema.minLength - 1)
-    yield mutation(`${schema.minLength - 1} characters`, value)
+  const minLength = schema.minLength ?? 0
+  if (minLength > 0) {
+    const value = stringOfLength(schema, minLength - 1) ?? "a".repeat(minLength - 1)
+    yield mutation(`${minLength - 1} characters`, value)
   }
   if (schema.format === "date-time") {
     for (
@@ -697,13 +711,13 @@ describe("the OpenAPI document and the server agree", () => {
       for (const mutation of mutations) {
         const response = await send(operation, mutation.apply(request))
         sent++
-        const details: Array<{ path: Path }> = response.body?.details ?? []
+        const details = detailsOf(response.body) ?? []
         const pointsAt = (path: Path) => samePath(mutation.under ? path.slice(0, mutation.path.length) : path, mutation.path)
         // A SCIM refusal names the member in its detail (`startIndex must be an integer.`): its last name in the path.
         const scim = scimRefusal(operation, response)
         const member = mutation.path.filter((part): part is string => typeof part === "string").at(-1)
         if (scim !== undefined && member !== undefined && scim.detail.includes(member)) continue
-        if (response.status !== 400 || response.body?.error !== "invalid_request" || !details.some((detail) => pointsAt(detail.path))) {
+        if (response.status !== 400 || Json.at(response.body, "error") !== "invalid_request" || !details.some((detail) => pointsAt(detail.path))) {
           offenders.push(`${operation.id} ${show(mutation.path)} ${mutation.what}: ${response.status} ${response.text.slice(0, 300)}`)
         }
       }

@@ -5,18 +5,27 @@
  * for the example people, and what the create operations' own examples made for the ids their documented answers
  * show. The links of those answers lead to the resources made. Generic over the document.
  */
-import { type AuditAction, AuditActions, Examples, OpenApiLinks } from "@orgplane/schema"
+import {
+  type AuditAction,
+  AuditActions,
+  type CreatedScimToken,
+  Examples,
+  InvalidRequestResponse,
+  OpenApiLinks,
+  type ScimConnectionResponse
+} from "@orgplane/schema"
+import * as Schema from "effect/Schema"
 import * as Http from "../../../../packages/testkit/src/Http.js"
+import * as Json from "../../../../packages/testkit/src/Json.js"
+import type * as OpenApi from "../../../../packages/testkit/src/OpenApiDocument.js"
 import * as TestServer from "../support/HttpServer.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-
-type Json = Record<string, any>
 
 interface Operation {
   readonly id: string
   readonly method: string
   readonly path: string
-  readonly operation: Json
+  readonly operation: OpenApi.Operation
 }
 
 interface Sent {
@@ -48,7 +57,7 @@ const semantic: ReadonlyArray<{ readonly operation: string; readonly path: strin
 ]
 
 let server: TestServer.RunningServer
-let document: Json
+let document: OpenApi.Document
 let operations: ReadonlyArray<Operation>
 let staff: Awaited<ReturnType<typeof Http.staffed>>
 /** The caller: the owner, whose session an example (signing out, creating an organization) may end or move. */
@@ -80,9 +89,9 @@ beforeAll(async () => {
   staff = await Http.staffed(server.url)
   token = staff.owner.token
   const response = await Http.request(server.url, "GET", "/openapi.json")
-  document = response.body
-  operations = Object.entries<Json>(document.paths).flatMap(([path, item]) =>
-    Object.entries<Json>(item).map(([method, operation]) => ({ id: operation.operationId, method: method.toUpperCase(), path, operation }))
+  document = Http.expectStatus<OpenApi.Document>("the document", response, 200)
+  operations = Object.entries(document.paths).flatMap(([path, item]) =>
+    Object.entries(item).map(([method, operation]) => ({ id: operation.operationId, method: method.toUpperCase(), path, operation }))
   )
   real.set(Examples.acme.id, staff.organizationId)
   // The example setup token stands for the one this server was started with: its example makes the owner's
@@ -96,15 +105,16 @@ beforeAll(async () => {
   workerToken = Http.expectStatus<{ token: string }>("register a worker", worker, 201).token
   // Its own connection, not the one the management examples make (and then delete, with their token).
   const connection = await Http.request(server.url, "POST", "/v1/scim/connections", { token, body: { name: "Examples directory" } })
-  const connectionId: string = Http.expectStatus("create a SCIM connection", connection, 201).connection.id
+  const connectionId = Http.expectStatus<typeof ScimConnectionResponse.Encoded>("create a SCIM connection", connection, 201).connection.id
   const issued = await Http.request(server.url, "POST", `/v1/scim/connections/${connectionId}/tokens`, { token, body: { name: "examples" } })
-  directory = { connectionId, token: Http.expectStatus("create a SCIM token", issued, 201).token }
+  directory = { connectionId, token: Http.expectStatus<typeof CreatedScimToken.Encoded>("create a SCIM token", issued, 201).token }
 })
 afterAll(() => server.close())
 
 // --- Requests from the document -----------------------------------------------------------------------------------
 
-const firstExample = (holder: Json | undefined): unknown => Object.values<Json>(holder?.examples ?? {})[0]?.value
+const firstExample = (holder: { readonly examples?: Readonly<Record<string, OpenApi.Example>> } | undefined): unknown =>
+  Object.values(holder?.examples ?? {})[0]?.value
 
 /** `value` with every example id that stands for a real one replaced by it (`scim`: a provisioned one first). */
 const substitute = (value: unknown, scim = false): unknown => {
@@ -115,11 +125,11 @@ const substitute = (value: unknown, scim = false): unknown => {
 }
 
 /** A SCIM protocol operation: a directory's, with a token of the connection its path names. */
-const isScim = (operation: Operation) => (operation.operation.security ?? []).some((scheme: Json) => "scimToken" in scheme)
+const isScim = (operation: Operation) => (operation.operation.security ?? []).some((scheme) => "scimToken" in scheme)
 
 /** The owner's session, the runtime's token for worker operations, the directory's for SCIM, nothing where optional. */
 const credentials = (operation: Operation): Http.Options => {
-  const schemes: Array<Json> = operation.operation.security ?? []
+  const schemes = operation.operation.security ?? []
   if (schemes.length === 0 || schemes.some((scheme) => Object.keys(scheme).length === 0)) return {}
   if (schemes.some((scheme) => "workerToken" in scheme)) return { token: workerToken }
   if (isScim(operation)) return { token: directory.token }
@@ -128,10 +138,10 @@ const credentials = (operation: Operation): Http.Options => {
 
 /** The operation's documented example request, sent as the owner (or the runtime, or the directory). */
 const send = async (operation: Operation): Promise<Sent> => {
-  const parameters: Array<Json> = operation.operation.parameters ?? []
+  const parameters = operation.operation.parameters ?? []
   // The example connection of a SCIM path stands for the directory's (the management examples' one is deleted).
   const scim = isScim(operation)
-  const value = (p: Json) => (scim && p.name === "connectionId" ? directory.connectionId : substitute(firstExample(p), scim))
+  const value = (p: OpenApi.Parameter) => (scim && p.name === "connectionId" ? directory.connectionId : substitute(firstExample(p), scim))
   const path = parameters.filter((p) => p.in === "path").reduce(
     (url, p) => url.replace(`{${p.name}}`, encodeURIComponent(String(value(p)))),
     operation.path
@@ -151,10 +161,9 @@ const send = async (operation: Operation): Promise<Sent> => {
       : { rawBody: new URLSearchParams(substitute(form) as Record<string, string>).toString(), headers: { "content-type": "application/x-www-form-urlencoded" } })
   })
   // A SCIM create's answer: its id stands for the example's in the SCIM operations sent after it (in document order).
-  const shown = firstExample(operation.operation.responses?.["201"]?.content?.["application/scim+json"]) as Json | undefined
-  if (scim && response.status === 201 && typeof shown?.id === "string" && typeof response.body?.id === "string") {
-    provisioned.set(shown.id, response.body.id)
-  }
+  const shown = Json.at(firstExample(operation.operation.responses?.["201"]?.content?.["application/scim+json"]), "id")
+  const given = Json.at(response.body, "id")
+  if (scim && response.status === 201 && typeof shown === "string" && typeof given === "string") provisioned.set(shown, given)
   return { operation, path, body, response }
 }
 
@@ -168,7 +177,7 @@ const restoreCaller = async () => {
     token = Http.expectStatus<{ session: { token: string } }>("sign in again", signedIn, 200).session.token
     me = await Http.request(server.url, "GET", "/v1/me", { token })
   }
-  if (me.body?.organization?.id !== staff.organizationId) {
+  if (Json.at(me.body, "organization", "id") !== staff.organizationId) {
     const switched = await Http.request(server.url, "POST", "/v1/me/active-organization", {
       token,
       body: { organizationId: staff.organizationId }
@@ -182,13 +191,14 @@ const refusal = ({ operation, response }: Sent): string | undefined => {
   if (response.status >= 500) return `${response.status} ${response.text.slice(0, 300)}`
   if (response.status !== 400) return undefined
   if (isScim(operation) && response.headers.get("content-type")?.startsWith("application/scim+json")) {
-    const { detail, scimType } = response.body ?? {}
+    const detail = Json.at(response.body, "detail")
+    const scimType = Json.at(response.body, "scimType")
     const semantic = scimSemantic.some((check) =>
       check.operation.test(operation.id) && check.scimType === scimType && typeof detail === "string" && check.detail.test(detail)
     )
     return semantic ? undefined : `400 ${response.text.slice(0, 300)}`
   }
-  const details: Array<Json> = response.body?.details ?? [{ message: response.text, path: [] }]
+  const details = detailsOf(response.body) ?? [{ message: response.text, path: [] }]
   const refused = details.filter((detail) =>
     !("code" in detail) &&
     !semantic.some((check) => check.operation === operation.id && check.path === detail.path.join(".") && check.message.test(detail.message))
@@ -198,10 +208,27 @@ const refusal = ({ operation, response }: Sent): string | undefined => {
 
 const pointerGet = (value: unknown, pointer: string): unknown =>
   pointer.split("/").slice(1).map((token) => token.replace(/~1/g, "/").replace(/~0/g, "~"))
-    .reduce<unknown>((node, token) => (node as Json | undefined)?.[token], value)
+    .reduce<unknown>((node, token) => (typeof node === "object" && node !== null ? Reflect.get(node, token) : undefined), value)
+
+/** An `invalid_request` body, each refused member in `details`. */
+const isInvalidRequest = Schema.is(Schema.toEncoded(InvalidRequestResponse))
+
+/** The refused members of an `invalid_request` body, undefined for any other body. */
+const detailsOf = (body: unknown) => (isInvalidRequest(body) ? body.details : undefined)
+
+/** The audit action an operation declares (`x-orgplane-audit`): false for none, undefined where it declares nothing. */
+const declaredAction = (operation: OpenApi.Operation): AuditAction | false | undefined => {
+  const declared = operation["x-orgplane-audit"]
+  if (declared === undefined) return undefined
+  const action = Json.at(declared, "action")
+  if (action === false) return false
+  if (!isAuditAction(action)) throw new Error(`${operation.operationId} declares no action of the catalog: ${JSON.stringify(declared)}`)
+  return action
+}
+const isAuditAction = (value: unknown): value is AuditAction => typeof value === "string" && value in AuditActions
 
 /** What a create answers: JSON, or a SCIM resource (`application/scim+json`). */
-const createdMedia = (operation: Json): Json | undefined =>
+const createdMedia = (operation: OpenApi.Operation): OpenApi.MediaType | undefined =>
   operation.responses?.["201"]?.content?.["application/json"] ?? operation.responses?.["201"]?.content?.["application/scim+json"]
 
 const createsOf = () => operations.filter(({ operation }) => createdMedia(operation) !== undefined)
@@ -216,10 +243,10 @@ describe("the documented examples", () => {
   /** The GET operations a create's answer links to, with their parameters from the answer and the request. */
   const follow = async ({ operation: create, path, response }: Sent) => {
     const answers: Array<{ what: string; status: number }> = []
-    for (const link of Object.values<Json>(create.operation.responses["201"].links ?? {})) {
+    for (const link of Object.values(create.operation.responses?.["201"]?.links ?? {})) {
       const target = operations.find((operation) => operation.id === link.operationId)!
       if (target.method !== "GET") continue
-      const url = Object.entries<string>(link.parameters).reduce((at, [name, expression]) => {
+      const url = Object.entries(link.parameters ?? {}).map(([name, expression]) => [name, Json.string(expression, `${create.id}'s link ${name}`)] as const).reduce((at, [name, expression]) => {
         const fromBody = /^\$response\.body#(\/.*)$/.exec(expression)?.[1]
         const fromPath = /^\$request\.path\.(\w+)$/.exec(expression)?.[1]
         const value = fromBody !== undefined
@@ -296,16 +323,16 @@ describe("the documented examples", () => {
     const missing: Array<string> = []
     let checked = 0
     for (const { operation, path, response } of results) {
-      const declared = operation.operation["x-orgplane-audit"]
-      if (declared === undefined || declared.action === false || response.status >= 300) continue
+      const declared = declaredAction(operation.operation)
+      if (declared === undefined || declared === false || response.status >= 300) continue
       if (elsewhere.has(operation.id)) continue
       const requestId = response.headers.get("x-request-id")!
       const events = await Http.request(server.url, "GET", `/v1/audit/events?requestId=${requestId}`, { token })
       const items = Http.expectStatus<{ items: Array<{ action: string; actor: { type: string; id: string }; targets: Array<{ id: string }> }> }>("audit", events, 200).items
       const actions = items.map((event) => event.action)
       checked++
-      if (actions.length !== 1 || actions[0] !== declared.action) {
-        missing.push(`${operation.id} (${operation.method} ${path}, ${response.status}): ${JSON.stringify(actions)} instead of ["${declared.action}"]`)
+      if (actions.length !== 1 || actions[0] !== declared) {
+        missing.push(`${operation.id} (${operation.method} ${path}, ${response.status}): ${JSON.stringify(actions)} instead of ["${declared}"]`)
         continue
       }
       // The caller the example was sent as, and every resource its path names.
@@ -319,7 +346,7 @@ describe("the documented examples", () => {
       const absent = named.filter((id) => !event!.targets.some((target) => target.id === id))
       if (absent.length > 0) missing.push(`${operation.id} (${path}): targets ${JSON.stringify(event!.targets)} lack ${absent.join(", ")}`)
       // Its subject, so that `targetId` finds it: none only for the actions that have none.
-      const action: AuditAction = declared.action
+      const action: AuditAction = declared
       if ((event!.targets.length === 0) !== (withoutTarget[action] !== undefined)) {
         missing.push(`${operation.id} (${path}): targets ${JSON.stringify(event!.targets)} for ${action}`)
       }
@@ -331,9 +358,9 @@ describe("the documented examples", () => {
 
   it("leave no action of the catalog unchecked for its target: here, by its path, or in the test listed for it", () => {
     // An operation with path parameters names their values in every event of its action (Audit.test.ts).
-    const byPath = new Set(
-      operations.filter(({ operation }) => (operation.parameters ?? []).some((parameter: Json) => parameter.in === "path"))
-        .map(({ operation }) => operation["x-orgplane-audit"]?.action)
+    const byPath = new Set<unknown>(
+      operations.filter(({ operation }) => (operation.parameters ?? []).some((parameter) => parameter.in === "path"))
+        .map(({ operation }) => declaredAction(operation))
     )
     const unchecked = Object.keys(AuditActions).filter((action) =>
       !targeted.has(action) && !byPath.has(action) && !(action in targetsCheckedElsewhere) && !(action in withoutTarget)

@@ -4,6 +4,7 @@
  * one the server prints at start-up when nothing names the operator), redeemed by an owner of a real organization;
  * a workspace bootstrapped anonymously never operates it. Each case on a fresh server, over HTTP.
  */
+import { calls, ok } from "../../../../packages/testkit/src/ApiCalls.js"
 import * as Http from "../../../../packages/testkit/src/Http.js"
 import * as TestServer from "../support/HttpServer.js"
 import * as Logger from "effect/Logger"
@@ -22,19 +23,19 @@ const withServer = async (options: TestServer.Options, use: (url: string) => Pro
 
 /** An anonymous agent's workspace, first on the instance, claimed as owner by a person who signed up. */
 const bootstrapped = async (url: string) => {
-  const workspace = await Http.request(url, "POST", "/v1/bootstrap/workspace", { body: { workspaceName: "Agent Space" } })
-  expect(workspace.status, workspace.text).toBe(201)
+  const { bootstrap } = calls(url)
+  const workspace = ok(await bootstrap.workspace({ payload: { workspaceName: "Agent Space" } }), 201)
   const claimer = await Http.signUp(url, "Claimer")
-  const claimed = await Http.request(url, "POST", "/v1/bootstrap/claims/accept", { token: claimer.token, body: { token: workspace.body.claimLinks[0].token } })
+  const [link] = workspace.claimLinks
+  const claimed = await bootstrap.acceptClaim({ token: claimer.token, payload: { token: link.token } })
   expect(claimed.status, claimed.text).toBe(200)
-  return { ...claimer, organizationId: workspace.body.organization.id as string }
+  return { ...claimer, organizationId: workspace.organization.id }
 }
 
 const setPlan = (url: string, token: string, organizationId: string, plan: string) =>
   Http.request(url, "PATCH", `/v1/admin/organizations/${organizationId}/plan`, { token, body: { plan } })
 const metrics = (url: string, token: string) => Http.request(url, "GET", "/v1/admin/metrics", { token })
-const claim = (url: string, token: string, setupToken: string) =>
-  Http.request(url, "POST", "/v1/admin/operator", { token, body: { setupToken } })
+const claim = (url: string, token: string, setupToken: string) => calls(url).admin.claimOperator({ token, payload: { setupToken } })
 
 const operatorOnly = { reason: "operator_only", message: "Only owners and admins of the operator organization may do this." }
 
@@ -48,7 +49,7 @@ describe("the instance's operator", { timeout: 60_000 }, () => {
       expect((await metrics(url, claimer.token)).status).toBe(403)
       // Nor does the setup token make it the operator: its claim links were an anonymous agent's to hand out.
       const ineligible = await claim(url, claimer.token, SETUP_TOKEN)
-      expect([ineligible.status, ineligible.body.error]).toEqual([409, "operator_not_eligible"])
+      expect([ineligible.status, ineligible.body]).toEqual([409, expect.objectContaining({ error: "operator_not_eligible" })])
       // The real operator, arriving later, still can.
       const operator = await Http.owner(url, "Operator")
       expect((await claim(url, operator.token, SETUP_TOKEN)).status).toBe(200)
@@ -68,15 +69,15 @@ describe("the instance's operator", { timeout: 60_000 }, () => {
       const operator = await Http.owner(url, "Operator")
       const customer = await Http.owner(url, "Customer")
       const wrong = await claim(url, operator.token, `${SETUP_TOKEN}x`)
-      expect([wrong.status, wrong.body.reason]).toEqual([403, "setup_token_invalid"])
+      expect([wrong.status, wrong.body]).toEqual([403, expect.objectContaining({ reason: "setup_token_invalid" })])
       // An admin is not enough: the owner chooses the organization that operates the instance.
       const admin = await Http.join(url, operator.token, "admin", "Admin")
       const notOwner = await claim(url, admin.token, SETUP_TOKEN)
-      expect([notOwner.status, notOwner.body.reason]).toEqual([403, "insufficient_role"])
+      expect([notOwner.status, notOwner.body]).toEqual([403, expect.objectContaining({ reason: "insufficient_role" })])
 
       const claimed = await claim(url, operator.token, SETUP_TOKEN)
       expect(claimed.status, claimed.text).toBe(200)
-      expect(claimed.body.organization).toMatchObject({ id: operator.organization.id })
+      expect(ok(claimed, 200).organization).toMatchObject({ id: operator.organization.id })
       expect((await setPlan(url, operator.token, customer.organization.id, "enterprise")).status).toBe(200)
       expect((await metrics(url, operator.token)).status).toBe(200)
       // The operator's admins operate it too; the customer does not.
@@ -85,11 +86,11 @@ describe("the instance's operator", { timeout: 60_000 }, () => {
 
       // The token worked once: nobody takes the instance with it again.
       const again = await claim(url, customer.token, SETUP_TOKEN)
-      expect([again.status, again.body.error]).toEqual([409, "operator_exists"])
+      expect([again.status, again.body]).toEqual([409, expect.objectContaining({ error: "operator_exists" })])
       // The operator's log says who made it the operator, and who tried before (newest first).
       const organization = { type: "organization", id: operator.organization.id }
-      const events = (await Http.request(url, "GET", "/v1/audit/events?action=instance.operator.claim", { token: operator.token })).body.items
-      expect(events.map((event: any) => [event.outcome, event.actor.id, event.reason, event.targets])).toEqual([
+      const events = ok(await calls(url).audit.listEvents({ query: { action: "instance.operator.claim" }, token: operator.token }), 200).items
+      expect(events.map((event) => [event.outcome, event.actor.id, event.reason, event.targets])).toEqual([
         ["succeeded", operator.user.id, null, [organization]],
         ["denied", admin.user.id, "insufficient_role", [organization]],
         ["denied", operator.user.id, "setup_token_invalid", [organization]]
@@ -129,7 +130,7 @@ describe("the instance's operator", { timeout: 60_000 }, () => {
       for (const target of [owner, otherOwner, otherAdmin]) {
         for (const what of ["disable", "enable", "password-reset", "delete"] as const) {
           const refused = await act(admin.token, target.user.id, what)
-          expect([refused.status, refused.body.reason], `${what} ${target.user.name}: ${refused.text}`).toEqual([403, "insufficient_role"])
+          expect([refused.status, refused.body], `${what} ${target.user.name}: ${refused.text}`).toEqual([403, expect.objectContaining({ reason: "insufficient_role" })])
         }
       }
       expect((await Http.request(url, "POST", "/v1/auth/sign-in", { body: { email: owner.email, password: owner.password } })).status).toBe(200)
@@ -160,7 +161,7 @@ describe("the instance's operator", { timeout: 60_000 }, () => {
       expect(made.apiKey.scopes).toContain("admin.readMetrics")
       for (const path of ["/v1/admin/users", "/v1/admin/organizations"]) {
         const refused = await Http.request(url, "GET", path, { apiKey: made.key })
-        expect([refused.status, refused.body.reason], path).toEqual([403, "insufficient_scope"])
+        expect([refused.status, refused.body], path).toEqual([403, expect.objectContaining({ reason: "insufficient_scope" })])
       }
       // The instance's counts stay a default key's.
       expect((await Http.request(url, "GET", "/v1/admin/metrics", { apiKey: made.key })).status).toBe(200)
@@ -181,7 +182,7 @@ describe("the instance's operator", { timeout: 60_000 }, () => {
       const customer = await Http.owner(url, "Customer")
       clock.advance("3 hours")
       const stale = await setPlan(url, operator.token, customer.organization.id, "enterprise")
-      expect([stale.status, stale.body.reason], stale.text).toEqual([403, "recent_authentication_required"])
+      expect([stale.status, stale.body], stale.text).toEqual([403, expect.objectContaining({ reason: "recent_authentication_required" })])
       const signedIn = Http.expectStatus<{ session: { token: string } }>(
         "signing in again",
         await Http.request(url, "POST", "/v1/auth/sign-in", { body: { email: operator.email, password: operator.password } }),
@@ -198,10 +199,10 @@ describe("the instance's operator", { timeout: 60_000 }, () => {
         Http.request(url, "POST", "/v1/admin/operator", { token: operator.token, headers: { "x-forwarded-for": address }, body: { setupToken } })
       for (let guess = 0; guess < 10; guess++) {
         const wrong = await from("198.51.100.1", `opsetup_guess-${guess}-0123456789abcdefghijklmnop`)
-        expect([wrong.status, wrong.body.reason]).toEqual([403, "setup_token_invalid"])
+        expect([wrong.status, wrong.body]).toEqual([403, expect.objectContaining({ reason: "setup_token_invalid" })])
       }
       const throttled = await from("198.51.100.1", SETUP_TOKEN)
-      expect([throttled.status, throttled.body.error], throttled.text).toEqual([429, "rate_limited"])
+      expect([throttled.status, throttled.body], throttled.text).toEqual([429, expect.objectContaining({ error: "rate_limited" })])
       expect(Number(throttled.headers.get("retry-after"))).toBeGreaterThan(3500)
       // Spread over addresses, a hundred in all (ten already counted).
       for (let guess = 0; guess < 90; guess++) {
@@ -209,6 +210,6 @@ describe("the instance's operator", { timeout: 60_000 }, () => {
         expect(wrong.status, wrong.text).toBe(403)
       }
       const everywhere = await from("203.0.113.7", SETUP_TOKEN)
-      expect([everywhere.status, everywhere.body.error], everywhere.text).toEqual([429, "rate_limited"])
+      expect([everywhere.status, everywhere.body], everywhere.text).toEqual([429, expect.objectContaining({ error: "rate_limited" })])
     }))
 })

@@ -7,6 +7,7 @@
  * purged the same way; claimed ones stay.
  */
 import * as FakeMcp from "../../../../packages/testkit/src/FakeMcp.js"
+import { calls, ok } from "../../../../packages/testkit/src/ApiCalls.js"
 import * as Http from "../../../../packages/testkit/src/Http.js"
 import * as TestServer from "../support/HttpServer.js"
 import * as Wait from "../../../../packages/testkit/src/Wait.js"
@@ -34,8 +35,12 @@ afterAll(async () => {
   await server?.close()
 })
 
-const { get, post } = Http.verbs(() => server.url)
-const ok = Http.expectStatus
+const { get } = Http.verbs(() => server.url)
+const {
+  apiKeys, audit, auditStreams, bootstrap, configObjects, connectorAccounts, connectorInstances, desktopPolicies, invitations, llmProviders,
+  marketplaces, mcpAuthorization, mcpConnections, members, memory, organizations, plugins, scimGroups, scimUsers, sso, suiteClients, teams,
+  telemetry, templates, users, workerRuntime, workers
+} = calls(() => server.url)
 const DAY = 24 * 60 * 60 * 1000
 const unique = () => Math.random().toString(36).slice(2, 10)
 
@@ -72,71 +77,81 @@ const rowsOf = (organizationId: string) =>
 const populate = async (name: string) => {
   const org = await Http.staffed(server.url, name)
   const token = org.owner.token
-  const body = (value: unknown) => ({ token, body: value })
   // People: teams, an invitation, API keys (one made with an Idempotency-Key, one made with the other).
-  ok("a team", await post("/v1/teams", body({ name: "Core", memberIds: [org.admin.membership.id, org.member.membership.id] })), 201)
-  ok("an invitation", await post("/v1/invitations", body({ email: `invitee.${unique()}@example.com`, role: "member" })), 201)
-  const key = ok<any>("an API key", await post("/v1/api-keys", { token, body: { name: "CI", scopes: ["apiKeys.manage", "teams.read"] }, headers: { "idempotency-key": `key-${unique()}` } }), 201).key
-  ok("a key made with a key", await post("/v1/api-keys", { headers: { "x-api-key": key }, body: { name: "child", scopes: ["teams.read"] } }), 201)
-  ok("the member directory", await Http.request(server.url, "PUT", "/v1/member-directory", body({ emailsVisibleToMembers: true })), 200)
+  ok(await teams.create({ token, payload: { name: "Core", memberIds: [org.admin.membership.id, org.member.membership.id] } }), 201)
+  ok(await invitations.create({ token, payload: { email: `invitee.${unique()}@example.com`, role: "member" } }), 201)
+  const key = ok(await apiKeys.create({ token, payload: { name: "CI", scopes: ["apiKeys.manage", "teams.read"] }, headers: { "idempotency-key": `key-${unique()}` } }), 201).key
+  ok(await apiKeys.create({ apiKey: key, payload: { name: "child", scopes: ["teams.read"] } }), 201)
+  ok(await members.setDirectorySettings({ token, payload: { emailsVisibleToMembers: true } }), 200)
   // The catalog: a config object with two versions, a plugin holding it, a marketplace listing the plugin, grants.
-  const object = ok<any>("a config object", await post("/v1/config-objects", body({ input: { objectType: "custom", rawSourceText: "Hello\nbody" } })), 201).item
-  ok("a version", await post(`/v1/config-objects/${object.id}/versions`, body({ input: { rawSourceText: "Hello again\nbody" } })), 201)
-  const plugin = ok<any>("a plugin", await post("/v1/plugins", body({ name: `Plugin ${unique()}` })), 201).item
-  ok("the plugin's object", await post(`/v1/plugins/${plugin.id}/config-objects`, body({ configObjectId: object.id })), 201)
-  const marketplace = ok<any>("a marketplace", await post("/v1/marketplaces", body({ name: `Market ${unique()}` })), 201).item
-  ok("the marketplace's plugin", await post(`/v1/marketplaces/${marketplace.id}/plugins`, body({ pluginId: plugin.id })), 201)
-  ok("a grant", await post(`/v1/plugins/${plugin.id}/access`, body({ orgWide: true, role: "viewer" })), 201)
-  ok("another grant", await post(`/v1/config-objects/${object.id}/access`, body({ orgMembershipId: org.member.membership.id, role: "editor" })), 201)
+  const object = ok(await configObjects.create({ token, payload: { input: { objectType: "custom", rawSourceText: "Hello\nbody" } } }), 201).item
+  ok(await configObjects.createVersion({ token, path: { configObjectId: object.id }, payload: { input: { rawSourceText: "Hello again\nbody" } } }), 201)
+  const plugin = ok(await plugins.create({ token, payload: { name: `Plugin ${unique()}` } }), 201).item
+  ok(await plugins.addConfigObject({ token, path: { pluginId: plugin.id }, payload: { configObjectId: object.id } }), 201)
+  const marketplace = ok(await marketplaces.create({ token, payload: { name: `Market ${unique()}` } }), 201).item
+  ok(await marketplaces.addPlugin({ token, path: { marketplaceId: marketplace.id }, payload: { pluginId: plugin.id } }), 201)
+  ok(await plugins.pluginGrant({ token, path: { pluginId: plugin.id }, payload: { orgWide: true, role: "viewer" } }), 201)
+  ok(await configObjects.configObjectGrant({ token, path: { configObjectId: object.id }, payload: { orgMembershipId: org.member.membership.id, role: "editor" } }), 201)
   // Templates, memories, desktop policies, telemetry.
-  ok("a template", await post("/v1/templates", body({ name: `Template ${unique()}`, kind: "workspace", document: { a: 1 } })), 201)
-  ok("a memory", await post("/v1/memory", { token: org.member.token, body: { content: "Prefers dark mode", tags: ["ui"], contexts: [{ snippet: "dark" }] } }), 201)
-  ok("a desktop policy", await post("/v1/desktop-policies", body({ policyName: "Strict", policy: {} })), 201)
-  ok("telemetry", await post("/v1/telemetry/ingest", { token: org.member.token, body: { events: [{ type: "task.started", timestamp: new Date(Date.now() - 60_000).toISOString(), sessionId: "s-1", dimensions: [{ type: "project", label: "Website" }] }] } }), 204)
+  ok(await templates.create({ token, payload: { name: `Template ${unique()}`, kind: "workspace", document: { a: 1 } } }), 201)
+  ok(await memory.save({ token: org.member.token, payload: { content: "Prefers dark mode", tags: ["ui"], contexts: [{ snippet: "dark" }] } }), 201)
+  ok(await desktopPolicies.create({ token, payload: { policyName: "Strict", policy: {} } }), 201)
+  const startedAt = new Date(Date.now() - 60_000).toISOString()
+  ok(await telemetry.ingest({ token: org.member.token, payload: { events: [{ type: "task.started", timestamp: startedAt, sessionId: "s-1", dimensions: [{ type: "project", label: "Website" }] }] } }), 204)
   // Workers: a worker, its heartbeat and instance (with its runtime's credential, encrypted).
-  const worker = ok<any>("a worker", await post("/v1/workers", body({ name: "Laptop", destination: "local" })), 201)
-  ok("a heartbeat", await post("/v1/worker-runtime/heartbeat", { token: worker.token, body: { openSessions: 1 } }), 200)
-  ok("an instance", await post("/v1/worker-runtime/instance", {
+  const worker = ok(await workers.register({ token, payload: { name: "Laptop", destination: "local" } }), 201)
+  ok(await workerRuntime.heartbeat({ token: worker.token, payload: { openSessions: 1 } }), 200)
+  ok(await workerRuntime.registerInstance({
     token: worker.token,
-    body: { provider: "static", status: "running", url: "http://127.0.0.1:9/runtime", credential: `rt_${unique()}` }
+    payload: { provider: "static", status: "running", url: "http://127.0.0.1:9/runtime", credential: `rt_${unique()}` }
   }), 201)
   // Directories and sign-in: SCIM with a provisioned person and a group, SSO connections and a domain.
   const scim = await Http.scimDirectory(server.url, token)
-  ok("a provisioned person", await post(`${scim.base}/Users`, {
+  const directory = { connectionId: scim.connection.id }
+  ok(await scimUsers.create({
     token: scim.token,
-    body: { schemas: ["urn:ietf:params:scim:schemas:core:2.0:User"], userName: `dir.${unique()}@${name.toLowerCase()}.example`, active: true }
+    path: directory,
+    payload: { schemas: ["urn:ietf:params:scim:schemas:core:2.0:User"], userName: `dir.${unique()}@${name.toLowerCase()}.example`, active: true }
   }), 201)
-  ok("a group", await post(`${scim.base}/Groups`, { token: scim.token, body: { schemas: ["urn:ietf:params:scim:schemas:core:2.0:Group"], displayName: "Engineering" } }), 201)
-  ok("an SSO connection", await post("/v1/sso/connections", body({
-    kind: "oidc",
-    name: "Okta",
-    domains: [`${name.toLowerCase()}-${unique()}.example`],
-    oidc: { issuer: "https://login.example", clientId: "orgplane", clientSecret: `sso-${unique()}` }
-  })), 201)
-  ok("the SSO policy", await Http.request(server.url, "PUT", "/v1/sso/policy", body({ requireSso: false })), 200)
+  ok(await scimGroups.create({ token: scim.token, path: directory, payload: { schemas: ["urn:ietf:params:scim:schemas:core:2.0:Group"], displayName: "Engineering" } }), 201)
+  ok(await sso.createConnection({
+    token,
+    payload: {
+      kind: "oidc",
+      name: "Okta",
+      domains: [`${name.toLowerCase()}-${unique()}.example`],
+      oidc: { issuer: "https://login.example", clientId: "orgplane", clientSecret: `sso-${unique()}` }
+    }
+  }), 201)
+  ok(await sso.setPolicy({ token, payload: { requireSso: false } }), 200)
   // Third parties: MCP (an API key, and an OAuth flow's stored tokens), an LLM provider, a suite, GitHub.
   const mcp = await FakeMcp.start({ auth: "oauth" })
   fakes.push(mcp)
-  const flowed = ok<any>("an OAuth MCP connection", await post("/v1/mcp-connections", body({ name: "Flowed", url: mcp.url, authType: "oauth" })), 201).item
-  const started = ok<any>("connecting", await post(`/v1/mcp-connections/${flowed.id}/connect`, { token }), 200)
+  const flowed = ok(await mcpConnections.create({ token, payload: { name: "Flowed", url: mcp.url, authType: "oauth" } }), 201).item
+  const started = ok(await mcpAuthorization.connect({ token, path: { connectionId: flowed.id } }), 200)
+  if (started.authorizeUrl === null) throw new Error("connecting gave no authorization URL")
   const approved = await fetch(started.authorizeUrl, { redirect: "manual" })
   const callback = new URL(approved.headers.get("location")!)
-  ok("the callback", await get(`${callback.pathname}${callback.search}`), 200)
-  ok("an MCP grant", await post(`/v1/mcp-connections/${flowed.id}/access`, body({ orgWide: true, role: "viewer" })), 201)
-  ok("an LLM provider", await post("/v1/llm-providers", body({
-    name: "Custom",
-    apiStyle: "openai-compatible",
-    baseUrl: "http://127.0.0.1:9/v1",
-    models: [{ id: "model-1" }],
-    apiKey: `sk-${unique()}`
-  })), 201)
-  ok("a suite client", await Http.request(server.url, "PUT", "/v1/capabilities/suite-a/client", body({ clientId: "suite", clientSecret: `s-${unique()}`, features: ["mailDraft"] })), 200)
-  const account = ok<any>("a GitHub token account", await post("/v1/connector-accounts", body({ kind: "token", token: `ghp_${unique()}` })), 201).item
-  const instance = ok<any>("a connector instance", await post("/v1/connector-instances", body({ connectorAccountId: account.id, name: "Plugins", remoteId: "acme/plugins" })), 201).item
-  ok("a target", await post(`/v1/connector-instances/${instance.id}/targets`, body({ externalTargetRef: "main" })), 201)
+  // The callback as the provider's redirect names it, its query as it came.
+  Http.expectStatus("the callback", await get(`${callback.pathname}${callback.search}`), 200)
+  ok(await mcpConnections.mcpConnectionGrant({ token, path: { connectionId: flowed.id }, payload: { orgWide: true, role: "viewer" } }), 201)
+  ok(await llmProviders.create({
+    token,
+    payload: {
+      name: "Custom",
+      apiStyle: "openai-compatible",
+      baseUrl: "http://127.0.0.1:9/v1",
+      models: [{ id: "model-1" }],
+      apiKey: `sk-${unique()}`
+    }
+  }), 201)
+  ok(await suiteClients.put({ token, path: { suite: "suite-a" }, payload: { clientId: "suite", clientSecret: `s-${unique()}`, features: ["mailDraft"] } }), 200)
+  const account = ok(await connectorAccounts.create({ token, payload: { kind: "token", token: `ghp_${unique()}` } }), 201).item
+  const instance = ok(await connectorInstances.create({ token, payload: { connectorAccountId: account.id, name: "Plugins", remoteId: "acme/plugins" } }), 201).item
+  ok(await connectorInstances.createTarget({ token, path: { connectorInstanceId: instance.id }, payload: { externalTargetRef: "main" } }), 201)
   // The audit log: its settings and a stream (paused: nothing is sent).
-  ok("audit settings", await Http.request(server.url, "PUT", "/v1/audit/settings", body({ retentionDays: 400 })), 200)
-  ok("an audit stream", await post("/v1/audit/streams", body({ url: "http://127.0.0.1:9/audit", status: "paused" })), 201)
+  ok(await audit.setSettings({ token, payload: { retentionDays: 400 } }), 200)
+  ok(await auditStreams.create({ token, payload: { url: "http://127.0.0.1:9/audit", status: "paused" } }), 201)
   return { ...org, key }
 }
 
@@ -146,10 +161,12 @@ describe("the purge", { timeout: 300_000 }, () => {
     const doomed = await populate("Doomed")
     const kept = await populate("Kept")
     // A provisional workspace nobody claims, and one whose owner claimed it.
-    const unclaimed = ok<any>("a workspace", await post("/v1/bootstrap/workspace", { body: { workspaceName: "Abandoned" } }), 201)
-    const claimedWorkspace = ok<any>("another workspace", await post("/v1/bootstrap/workspace", { body: { workspaceName: "Adopted" } }), 201)
+    const unclaimed = ok(await bootstrap.workspace({ payload: { workspaceName: "Abandoned" } }), 201)
+    const claimedWorkspace = ok(await bootstrap.workspace({ payload: { workspaceName: "Adopted" } }), 201)
     const adopter = await Http.signUp(server.url, "Adopter")
-    ok("claiming it", await post("/v1/bootstrap/claims/accept", { token: adopter.token, body: { token: claimedWorkspace.claimLinks[0].token } }), 200)
+    const claimLink = claimedWorkspace.claimLinks[0]
+    if (claimLink === undefined) throw new Error("the workspace came without a claim link")
+    ok(await bootstrap.acceptClaim({ token: adopter.token, payload: { token: claimLink.token } }), 200)
 
     const before = { doomed: await rowsOf(doomed.organizationId), kept: await rowsOf(kept.organizationId) }
     // Something in every area, and every area is among the tables.
@@ -176,7 +193,7 @@ describe("the purge", { timeout: 300_000 }, () => {
         RETURNING id`
     )
 
-    const deleted = ok<any>("deleting", await Http.request(server.url, "DELETE", "/v1/organization", { token: doomed.owner.token, body: { confirmName: "Doomed" } }), 200).deletion
+    const deleted = ok(await organizations.delete({ token: doomed.owner.token, payload: { confirmName: "Doomed" } }), 200).deletion
     for (const table of ["memberships", "teams", "api_keys", "config_object_versions", "scim_users", "mcp_connections", "workers"]) {
       expect([table, deleted.rows[table]]).toEqual([table, before.doomed[table]])
     }
@@ -231,22 +248,23 @@ describe("the purge", { timeout: 300_000 }, () => {
     )).toEqual([{ authenticatedOrganizationId: null }])
 
     // Its people keep their accounts; the other organization serves as before.
-    const signedIn = ok<any>("the deleted organization's owner", await post("/v1/auth/sign-in", { body: { email: doomed.owner.email, password: doomed.owner.password } }), 200)
-    expect(signedIn.organization?.id ?? null).not.toBe(doomed.organizationId)
-    const keptToken = ok<any>("the kept organization's owner", await post("/v1/auth/sign-in", { body: { email: kept.owner.email, password: kept.owner.password } }), 200).session.token
-    expect(ok<any>("reading it", await get("/v1/organization", { token: keptToken }), 200).organization).toMatchObject({ id: kept.organizationId, memberCount: 4 })
-    ok("its key", await get("/v1/teams", { headers: { "x-api-key": kept.key } }), 200)
+    const signedIn = ok(await users.signIn({ payload: { email: doomed.owner.email, password: doomed.owner.password } }), 200)
+    // A sign-in answers the session, not an organization: the session's organization is the one it acts in.
+    expect(ok(await users.me({ token: signedIn.session.token }), 200).organization?.id ?? null).not.toBe(doomed.organizationId)
+    const keptToken = ok(await users.signIn({ payload: { email: kept.owner.email, password: kept.owner.password } }), 200).session.token
+    expect(ok(await organizations.get({ token: keptToken }), 200).organization).toMatchObject({ id: kept.organizationId, memberCount: 4 })
+    ok(await teams.list({ apiKey: kept.key }), 200)
 
     // The operator's log keeps the record: what was removed, per table, and who deleted it.
-    const operatorToken = ok<any>("the operator", await post("/v1/auth/sign-in", { body: { email: operator.email, password: operator.password } }), 200).session.token
-    const records = ok<any>("the record", await get("/v1/audit/events?action=organization.purge", { token: operatorToken }), 200).items
-    const record = records.find((event: any) => event.targets.some((target: any) => target.id === doomed.organizationId))
+    const operatorToken = ok(await users.signIn({ payload: { email: operator.email, password: operator.password } }), 200).session.token
+    const records = ok(await audit.listEvents({ token: operatorToken, query: { action: "organization.purge" } }), 200).items
+    const record = records.find((event) => event.targets.some((target) => target.id === doomed.organizationId))
     expect(record).toMatchObject({ actor: { type: "system", id: "system:organization-purge" }, outcome: "succeeded" })
-    expect(record.reason).toContain(`purged ${doomed.organizationId} ("Doomed")`)
-    expect(record.reason).toContain(`by ${doomed.owner.membership.id}`)
-    expect(record.reason).toContain(`memberships ${before.doomed["memberships"]}`)
-    expect(record.reason).toContain("organizations 1")
-    const expired = records.find((event: any) => event.targets.some((target: any) => target.id === unclaimed.organization.id))
-    expect(expired.reason).toContain("by system:provisional-expiry")
+    expect(record?.reason).toContain(`purged ${doomed.organizationId} ("Doomed")`)
+    expect(record?.reason).toContain(`by ${doomed.owner.membership.id}`)
+    expect(record?.reason).toContain(`memberships ${before.doomed["memberships"]}`)
+    expect(record?.reason).toContain("organizations 1")
+    const expired = records.find((event) => event.targets.some((target) => target.id === unclaimed.organization.id))
+    expect(expired?.reason).toContain("by system:provisional-expiry")
   })
 })

@@ -2,6 +2,7 @@
  * Keyset cursors: a cursor pages only the list and filters that issued it; anything else (another list, other
  * filters, a cursor of another server instance, a tampered or hand-made one) is a 400 on `cursor`.
  */
+import type { MemberPage, TeamPage } from "@orgplane/schema"
 import * as Http from "../../../../packages/testkit/src/Http.js"
 import * as TestServer from "../support/HttpServer.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -26,19 +27,26 @@ const badCursor = {
   details: [{ message: "is not a cursor returned by this list with these filters", path: ["cursor"] }]
 }
 
-/** Every item of a list, page by page; fails on anything but 200. */
+type Team = (typeof TeamPage.Encoded)["items"][number]
+
+/** Every team of a list of teams, page by page; fails on anything but 200. */
 const all = async (path: string, limit: number) => {
-  const items: Array<any> = []
+  const items: Array<Team> = []
   let cursor: string | null = null
   do {
     const separator = path.includes("?") ? "&" : "?"
-    const page: Http.RawResponse = await get(`${path}${separator}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`, as())
-    expect(page.status, page.text).toBe(200)
-    items.push(...page.body.items)
-    cursor = page.body.nextCursor
+    const answer = await get(`${path}${separator}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`, as())
+    expect(answer.status, answer.text).toBe(200)
+    const page = Http.expectStatus<typeof TeamPage.Encoded>("a page of teams", answer, 200)
+    items.push(...page.items)
+    cursor = page.nextCursor
   } while (cursor !== null)
   return items
 }
+
+/** The cursor of a 200 answer's next page, as the request's path carries it. */
+const nextCursor = (what: string, response: Http.RawResponse) =>
+  String(Http.expectStatus<typeof MemberPage.Encoded | typeof TeamPage.Encoded>(what, response, 200).nextCursor)
 
 describe("keyset cursors", () => {
   it("page a name-sorted list in its order, case-insensitively, without repeats or gaps", async () => {
@@ -58,18 +66,17 @@ describe("keyset cursors", () => {
   })
 
   it("are refused by another list, even one sorted the same way", async () => {
-    const members = await get("/v1/members?limit=1", as())
-    expect(members.body.nextCursor).not.toBeNull()
-    const foreign = await get(`/v1/invitations?cursor=${encodeURIComponent(members.body.nextCursor)}`, as())
+    const members = Http.expectStatus<typeof MemberPage.Encoded>("members", await get("/v1/members?limit=1", as()), 200)
+    expect(members.nextCursor).not.toBeNull()
+    const foreign = await get(`/v1/invitations?cursor=${encodeURIComponent(String(members.nextCursor))}`, as())
     expect(foreign.status).toBe(400)
     expect(foreign.body).toEqual(badCursor)
   })
 
   it("are refused with other filters than the ones that issued them", async () => {
-    const page = await get("/v1/members?limit=1&role=member", as())
-    expect(page.body.nextCursor).toBeNull() // one member with that role
-    const admins = await get("/v1/members?limit=1", as())
-    const cursor = encodeURIComponent(admins.body.nextCursor)
+    const page = Http.expectStatus<typeof MemberPage.Encoded>("members", await get("/v1/members?limit=1&role=member", as()), 200)
+    expect(page.nextCursor).toBeNull() // one member with that role
+    const cursor = encodeURIComponent(nextCursor("members", await get("/v1/members?limit=1", as())))
     expect((await get(`/v1/members?limit=1&cursor=${cursor}`, as())).status).toBe(200)
     expect(await get(`/v1/members?limit=1&role=admin&cursor=${cursor}`, as())).toMatchObject({ status: 400, body: badCursor })
     // The page size is not a filter: it may change between pages.
@@ -77,9 +84,9 @@ describe("keyset cursors", () => {
   })
 
   it("are refused when tampered with or made by hand, even with a well-formed key", async () => {
-    const page = await get("/v1/teams?limit=1", as())
-    const cursor: string = page.body.nextCursor
+    const cursor = nextCursor("teams", await get("/v1/teams?limit=1", as()))
     const [payload, signature] = cursor.split(".")
+    if (signature === undefined) throw new Error(`a cursor is a payload and a signature: ${cursor}`)
     const forgedPayload = Buffer.from("aaaa\u0000tem_00000000000000000000000000").toString("base64url")
     for (
       const bad of [
@@ -97,8 +104,8 @@ describe("keyset cursors", () => {
     const other = await TestServer.start()
     try {
       const owner = await Http.owner(other.url)
-      const page = await get("/v1/teams?limit=1", as())
-      const response = await Http.request(other.url, "GET", `/v1/teams?cursor=${encodeURIComponent(page.body.nextCursor)}`, {
+      const cursor = nextCursor("teams", await get("/v1/teams?limit=1", as()))
+      const response = await Http.request(other.url, "GET", `/v1/teams?cursor=${encodeURIComponent(cursor)}`, {
         token: owner.token
       })
       expect(response).toMatchObject({ status: 400, body: badCursor })

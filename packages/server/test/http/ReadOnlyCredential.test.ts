@@ -7,7 +7,9 @@ import { Api, isReadOnlyMethod, openApiDocument, type Operation, operationsOf } 
 import * as Effect from "effect/Effect"
 import type * as SqlClient from "effect/sql/SqlClient"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { calls, invalid, ok } from "../../../../packages/testkit/src/ApiCalls.js"
 import * as Http from "../../../../packages/testkit/src/Http.js"
+import * as Json from "../../../../packages/testkit/src/Json.js"
 import { defaultPrefix } from "../../src/platform/Durable.js"
 import * as TestServer from "../support/HttpServer.js"
 
@@ -22,6 +24,8 @@ beforeAll(async () => {
   fullKey = Http.expectStatus<{ key: string }>("api key", key, 201).key
 }, 120_000)
 afterAll(() => server.close())
+
+const { users } = calls(() => server.url)
 
 const readOnly = { "orgplane-read-only": "true" }
 
@@ -105,13 +109,13 @@ describe("Orgplane-Read-Only: true", () => {
     for (const [who, credential] of credentials()) {
       for (const operation of writes) {
         const answer = await send(operation, credential, readOnly)
-        expect({ who, operation: operation.id, status: answer.status, reason: answer.body?.reason }).toEqual({
+        expect({ who, operation: operation.id, status: answer.status, reason: Json.at(answer.body, "reason") }).toEqual({
           who,
           operation: operation.id,
           status: 403,
           reason: "read_only_credential"
         })
-        expect(answer.body.message).toContain("Orgplane-Read-Only")
+        expect(Json.string(Json.at(answer.body, "message"), `${who} ${operation.id}: the message`)).toContain("Orgplane-Read-Only")
       }
     }
     expect(await auditCount()).toBe(events)
@@ -126,7 +130,7 @@ describe("Orgplane-Read-Only: true", () => {
         const plain = await send(operation, credential)
         const narrowed = await send(operation, credential, readOnly)
         const expected = operation.id === "users.me"
-          ? { ...plain.body, credential: { ...plain.body.credential, readOnly: true } }
+          ? { ...Json.object(plain.body, "users.me"), credential: { ...Json.object(Json.at(plain.body, "credential"), "users.me's credential"), readOnly: true } }
           : plain.body
         expect({ who, operation: operation.id, status: narrowed.status }).toEqual({ who, operation: operation.id, status: plain.status })
         if (operation.id !== "audit.listEvents" && operation.id !== "audit.exportEvents") {
@@ -146,22 +150,22 @@ describe("Orgplane-Read-Only: true", () => {
     for (const value of ["TRUE", "yes", "1", ""]) {
       const refused = await Http.request(server.url, "GET", "/v1/teams?limit=5", { headers: { "orgplane-read-only": value } })
       expect(refused.status, value).toBe(400)
-      expect(refused.body.details).toEqual([{ path: ["headers", "Orgplane-Read-Only"], message: expect.stringContaining("`true` or `false`") }])
+      expect(invalid(refused).details).toEqual([{ path: ["headers", "Orgplane-Read-Only"], message: expect.stringContaining("`true` or `false`") }])
     }
   })
 
   it("GET /v1/me says what the credential is and what it may do", async () => {
-    const session = await Http.request(server.url, "GET", "/v1/me", { token: org.member.token, headers: readOnly })
-    expect(session.body.credential).toEqual({ type: "session", id: expect.stringMatching(/^ses_/), scopes: null, readOnly: true })
+    const session = ok(await users.me({ token: org.member.token, headers: readOnly }), 200)
+    expect(session.credential).toEqual({ type: "session", id: expect.stringMatching(/^ses_/), scopes: null, readOnly: true })
     const scoped = await Http.request(server.url, "POST", "/v1/api-keys", {
       token: org.owner.token,
       body: { name: "readers", scopes: ["teams.read", "members.read"] }
     })
     const made = Http.expectStatus<{ key: string; apiKey: { id: string } }>("scoped key", scoped, 201)
-    const key = await Http.request(server.url, "GET", "/v1/me", { apiKey: made.key })
-    expect(key.body.credential).toEqual({ type: "api_key", id: made.apiKey.id, scopes: expect.arrayContaining(["teams.read", "members.read"]), readOnly: false })
-    const full = await Http.request(server.url, "GET", "/v1/me", { apiKey: fullKey })
-    expect(full.body.credential).toMatchObject({ type: "api_key", scopes: expect.arrayContaining(["teams.manage", "audit.read"]), readOnly: false })
+    const key = ok(await users.me({ apiKey: made.key }), 200)
+    expect(key.credential).toEqual({ type: "api_key", id: made.apiKey.id, scopes: expect.arrayContaining(["teams.read", "members.read"]), readOnly: false })
+    const full = ok(await users.me({ apiKey: fullKey }), 200)
+    expect(full.credential).toMatchObject({ type: "api_key", scopes: expect.arrayContaining(["teams.manage", "audit.read"]), readOnly: false })
   })
 
   it("refuses accepting an invitation with a narrowed session, even with signUp, and makes no account", async () => {
@@ -172,7 +176,7 @@ describe("Orgplane-Read-Only: true", () => {
       headers: readOnly,
       body: { token, signUp: { name: "Narrowed", password: "correct horse battery" } }
     })
-    expect({ status: accepted.status, reason: accepted.body.reason }).toEqual({ status: 403, reason: "read_only_credential" })
+    expect({ status: accepted.status, reason: Json.at(accepted.body, "reason") }).toEqual({ status: 403, reason: "read_only_credential" })
     const signIn = await Http.request(server.url, "POST", "/v1/auth/sign-in", { body: { email: "narrowed.invitee@example.com", password: "correct horse battery" } })
     expect(signIn.status).toBe(401)
   })
@@ -202,7 +206,7 @@ describe("Orgplane-Channel", () => {
     const before = await lastVia()
     const refused = await Http.request(server.url, "POST", "/v1/teams", { token: org.owner.token, headers: { "orgplane-channel": "cli" }, body: { name: "Nowhere" } })
     expect(refused.status).toBe(400)
-    expect(refused.body.details).toEqual([{ path: ["headers", "Orgplane-Channel"], message: expect.stringContaining("`api` or `mcp`") }])
+    expect(invalid(refused).details).toEqual([{ path: ["headers", "Orgplane-Channel"], message: expect.stringContaining("`api` or `mcp`") }])
     expect(await lastVia()).toEqual(before)
   })
 })

@@ -6,6 +6,7 @@
  * changes no answer and its password is never logged.
  */
 import * as FakeSmtp from "../../../../packages/testkit/src/FakeSmtp.js"
+import { calls, invalid, ok } from "../../../../packages/testkit/src/ApiCalls.js"
 import * as Http from "../../../../packages/testkit/src/Http.js"
 import * as TestServer from "../support/HttpServer.js"
 import * as Wait from "../../../../packages/testkit/src/Wait.js"
@@ -36,7 +37,7 @@ afterAll(async () => {
   await smtp?.close()
 })
 
-const { get, post } = Http.verbs(() => server.url)
+const api = calls(() => server.url)
 
 /** The token a mail carries (`opr_…` or `opv_…`). */
 const tokenIn = (text: string, prefix: "opr" | "opv") => {
@@ -49,8 +50,8 @@ describe("forgot password, by mail", () => {
   it("answers 202 alike with and without an account, and mails a working link only to the account's address", async () => {
     const person = await Http.signUp(server.url, "Mailed")
     const stranger = `nobody.${Date.now()}@example.com`
-    const none = await post("/v1/auth/forgot-password", { body: { email: stranger }, headers: { host: "evil.example" } })
-    const some = await post("/v1/auth/forgot-password", { body: { email: person.email }, headers: { host: "evil.example" } })
+    const none = await api.recovery.forgotPassword({ payload: { email: stranger }, headers: { host: "evil.example" } })
+    const some = await api.recovery.forgotPassword({ payload: { email: person.email }, headers: { host: "evil.example" } })
     for (const answer of [none, some]) {
       expect(answer.status).toBe(202)
       expect(answer.text).toBe("")
@@ -61,17 +62,17 @@ describe("forgot password, by mail", () => {
     expect(mail.text).toContain(`--url ${PUBLIC_URL}`)
     expect(mail.text).not.toContain("evil.example")
 
-    const used = await post("/v1/auth/password-reset", { body: { token: tokenIn(mail.text, "opr"), newPassword: "remembered at last" } })
+    const used = await api.recovery.resetPassword({ payload: { token: tokenIn(mail.text, "opr"), newPassword: "remembered at last" } })
     expect(used.status).toBe(200)
-    expect((await get("/v1/me", { token: person.token })).status).toBe(401)
-    expect((await post("/v1/auth/sign-in", { body: { email: person.email, password: "remembered at last" } })).status).toBe(200)
+    expect((await api.users.me({ token: person.token })).status).toBe(401)
+    expect((await api.users.signIn({ payload: { email: person.email, password: "remembered at last" } })).status).toBe(200)
   })
 
   it("is throttled per email past 3 an hour, with and without an account alike", async () => {
     const person = await Http.signUp(server.url, "Throttled")
     for (const email of [person.email, `nobody.${Date.now()}@example.com`]) {
-      for (let attempt = 0; attempt < 3; attempt++) expect((await post("/v1/auth/forgot-password", { body: { email } })).status).toBe(202)
-      const refused = await post("/v1/auth/forgot-password", { body: { email } })
+      for (let attempt = 0; attempt < 3; attempt++) expect((await api.recovery.forgotPassword({ payload: { email } })).status).toBe(202)
+      const refused = await api.recovery.forgotPassword({ payload: { email } })
       expect(refused.status).toBe(429)
       expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(3000)
     }
@@ -79,7 +80,7 @@ describe("forgot password, by mail", () => {
     const mails = [await smtp.next(person.email, 1), await smtp.next(person.email, 2), await smtp.next(person.email, 3)]
     const statuses: Array<number> = []
     for (const mail of mails) {
-      statuses.push((await post("/v1/auth/password-reset", { body: { token: tokenIn(mail.text, "opr"), newPassword: "only one link works" } })).status)
+      statuses.push((await api.recovery.resetPassword({ payload: { token: tokenIn(mail.text, "opr"), newPassword: "only one link works" } })).status)
     }
     expect(statuses.sort()).toEqual([200, 400, 400])
   })
@@ -88,7 +89,7 @@ describe("forgot password, by mail", () => {
     const person = await Http.signUp(server.url, "Refused")
     smtp.refuse = true
     try {
-      expect((await post("/v1/auth/forgot-password", { body: { email: person.email } })).status).toBe(202)
+      expect((await api.recovery.forgotPassword({ payload: { email: person.email } })).status).toBe(202)
       await Wait.until(() => logged.some((line) => line.includes("was not sent")), "the warning of a mail not sent")
     } finally {
       smtp.refuse = false
@@ -99,9 +100,9 @@ describe("forgot password, by mail", () => {
 
   it("records the link mailed in the person's organizations", async () => {
     const owner = await Http.owner(server.url, "Mailed Org")
-    Http.expectStatus("forgot", await post("/v1/auth/forgot-password", { body: { email: owner.email } }), 202)
+    ok(await api.recovery.forgotPassword({ payload: { email: owner.email } }), 202)
     await smtp.next(owner.email)
-    const events = Http.expectStatus<{ items: Array<any> }>("log", await get("/v1/audit/events?action=user.password.reset_link.create", { token: owner.token }), 200).items
+    const events = ok(await api.audit.listEvents({ query: { action: "user.password.reset_link.create" }, token: owner.token }), 200).items
     expect(events).toHaveLength(1)
     expect(events[0]).toMatchObject({ actor: { type: "anonymous" }, targets: [{ type: "user", id: owner.user.id }] })
   })
@@ -110,28 +111,28 @@ describe("forgot password, by mail", () => {
 describe("email verification, by mail", () => {
   it("mails a link to the person's own address; using it proves the address once", async () => {
     const owner = await Http.owner(server.url, "Verified Org")
-    expect((await post("/v1/me/email-verification", { token: owner.token })).status).toBe(202)
+    expect((await api.recovery.requestEmailVerification({ token: owner.token })).status).toBe(202)
     const mail = await smtp.next(owner.email)
     expect(mail.subject).toBe("Verify your email address for orgplane")
     const token = tokenIn(mail.text, "opv")
     // A reset token's place is not a verification token's, and the reverse.
-    expect((await post("/v1/auth/password-reset", { body: { token, newPassword: "not a reset token" } })).status).toBe(400)
+    expect((await api.recovery.resetPassword({ payload: { token, newPassword: "not a reset token" } })).status).toBe(400)
 
-    const verified = Http.expectStatus("verify", await post("/v1/auth/verify-email", { token: owner.token, body: { token } }), 200)
+    const verified = ok(await api.recovery.verifyEmail({ token: owner.token, payload: { token } }), 200)
     expect(verified).toMatchObject({ user: { id: owner.user.id, email: owner.email }, emailVerifiedAt: expect.any(String) })
-    expect((await post("/v1/auth/verify-email", { token: owner.token, body: { token } })).status).toBe(400)
-    const again = await post("/v1/me/email-verification", { token: owner.token })
+    expect((await api.recovery.verifyEmail({ token: owner.token, payload: { token } })).status).toBe(400)
+    const again = await api.recovery.requestEmailVerification({ token: owner.token })
     expect(again.status).toBe(409)
     expect(again.body).toMatchObject({ error: "email_already_verified" })
 
-    const events = Http.expectStatus<{ items: Array<any> }>("log", await get("/v1/audit/events?action=user.email.verify", { token: owner.token }), 200).items
+    const events = ok(await api.audit.listEvents({ query: { action: "user.email.verify" }, token: owner.token }), 200).items
     expect(events).toMatchObject([{ actor: { type: "user", id: owner.user.id } }])
   })
 
   it("is for sessions: an API key answers 403 session_required", async () => {
     const owner = await Http.owner(server.url, "Keyed")
-    const key = Http.expectStatus("key", await post("/v1/api-keys", { token: owner.token, body: { name: "ci" } }), 201).key
-    const refused = await post("/v1/me/email-verification", { apiKey: key })
+    const key = ok(await api.apiKeys.create({ token: owner.token, payload: { name: "ci" } }), 201).key
+    const refused = await api.recovery.requestEmailVerification({ apiKey: key })
     expect(refused.status).toBe(403)
     expect(refused.body).toMatchObject({ reason: "session_required" })
   })
@@ -140,27 +141,27 @@ describe("email verification, by mail", () => {
 describe("what a mailed link proves, and to whom (issue 55)", () => {
   it("an owner's reset link for a member is mailed to the person, never shown to the owner; the password it sets is the person's", async () => {
     const org = await Http.staffed(server.url, "Mailed")
-    const issued = Http.expectStatus<any>("issue", await post(`/v1/members/${org.member.membership.id}/password-reset`, { token: org.owner.token }), 201).passwordReset
+    const issued = ok(await api.recovery.issueMemberPasswordReset({ path: { memberId: org.member.membership.id }, token: org.owner.token }), 201).passwordReset
     expect(issued).toMatchObject({ userId: org.member.user.id, delivery: "mailed", token: null, temporary: false })
     const mail = await smtp.next(org.member.email)
-    const used = await post("/v1/auth/password-reset", { body: { token: tokenIn(mail.text, "opr"), newPassword: "only the person knows" } })
+    const used = await api.recovery.resetPassword({ payload: { token: tokenIn(mail.text, "opr"), newPassword: "only the person knows" } })
     expect(used.status, used.text).toBe(200)
-    expect((await post("/v1/auth/sign-in", { body: { email: org.member.email, password: "only the person knows" } })).status).toBe(200)
+    expect((await api.users.signIn({ payload: { email: org.member.email, password: "only the person knows" } })).status).toBe(200)
   })
 
   it("a verification link proves the address only to the account that asked for it, signed in", async () => {
     // Someone signs up with an address that is not theirs and asks for a link, which goes to the address's owner.
     const victim = `victim-${Math.random().toString(36).slice(2, 8)}@example.com`
-    const squatter = Http.expectStatus<any>("sign-up", await post("/v1/auth/sign-up", { body: { email: victim, password: "not the owner's", name: "Squatter" } }), 201).session.token as string
-    expect((await post("/v1/me/email-verification", { token: squatter })).status).toBe(202)
+    const squatter = ok(await api.users.signUp({ payload: { email: victim, password: "not the owner's", name: "Squatter" } }), 201).session.token
+    expect((await api.recovery.requestEmailVerification({ token: squatter })).status).toBe(202)
     const mail = await smtp.next(victim)
     const token = tokenIn(mail.text, "opv")
     // The owner of the mailbox uses it, as a link in a mail invites them to: it proves nothing for someone else's account.
-    expect((await post("/v1/auth/verify-email", { body: { token } })).status).toBe(401)
-    const bystander = Http.expectStatus<any>("sign-up", await post("/v1/auth/sign-up", { body: { email: `bystander-${Math.random().toString(36).slice(2, 8)}@example.com`, password: "someone else", name: "Bystander" } }), 201).session.token as string
-    const other = await post("/v1/auth/verify-email", { token: bystander, body: { token } })
-    expect([other.status, other.body.details?.[0]?.code]).toEqual([400, "email_verification_token_invalid"])
-    expect(Http.expectStatus<any>("export", await get("/v1/me/export", { token: squatter }), 200).user.emailVerified).toBe(false)
+    expect((await api.recovery.verifyEmail({ payload: { token } })).status).toBe(401)
+    const bystander = ok(await api.users.signUp({ payload: { email: `bystander-${Math.random().toString(36).slice(2, 8)}@example.com`, password: "someone else", name: "Bystander" } }), 201).session.token
+    const other = await api.recovery.verifyEmail({ token: bystander, payload: { token } })
+    expect([other.status, invalid(other).details[0]?.code]).toEqual([400, "email_verification_token_invalid"])
+    expect(ok(await api.account.export({ token: squatter }), 200).user.emailVerified).toBe(false)
   })
 })
 

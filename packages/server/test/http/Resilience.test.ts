@@ -4,10 +4,11 @@
  * (an SqlError's `cause` is its classified reason). One test is skipped (its comment says why).
  */
 import * as SqlClient from "effect/sql/SqlClient"
-import type { SqlError } from "effect/sql/SqlError"
+import { isSqlError } from "effect/sql/SqlError"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { ServiceUnavailable } from "@orgplane/schema"
 import * as Database from "../../src/platform/Database.js"
+import { calls, ok } from "../../../../packages/testkit/src/ApiCalls.js"
 import * as Http from "../../../../packages/testkit/src/Http.js"
 import * as Wait from "../../../../packages/testkit/src/Wait.js"
 import * as TestDatabase from "../support/HttpDatabase.js"
@@ -136,7 +137,7 @@ describe("when the database hangs", () => {
     expectUnavailable(await Http.request(server.url, "POST", "/v1/auth/sign-in", { body: { email: user.email, password: user.password } }))
     const ready = await Http.request(server.url, "GET", "/ready")
     expectUnavailable(ready)
-    expect(ready.body.message).toBe("The database does not answer.")
+    expect(ready.body).toMatchObject({ message: "The database does not answer." })
 
     proxy.resume()
     expect((await Http.request(server.url, "GET", "/v1/me", { token: user.token })).status).toBe(200)
@@ -199,8 +200,8 @@ describe("when the database stops in the middle of requests (SIGSTOP)", () => {
     expect(retried.status, retried.text).toBe(201)
     const again = await create()
     expect([again.status, again.text, again.headers.get("idempotent-replayed")]).toEqual([201, retried.text, "true"])
-    const teams = await Http.request(server.url, "GET", "/v1/teams", { token: owner.token })
-    expect(teams.body.items.map((team: { name: string }) => team.name)).toEqual(["Stopped"])
+    const teams = ok(await calls(server.url).teams.list({ token: owner.token }), 200)
+    expect(teams.items.map((team) => team.name)).toEqual(["Stopped"])
   })
 
   it("every request of a burst larger than the pool answers 503 within the bound, waiting for a connection or for an answer", async () => {
@@ -278,9 +279,9 @@ const raise = (code: string) =>
 const sqlErrorOf = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.map(Effect.exit(effect), (exit) => {
     if (Exit.isSuccess(exit)) throw new Error("expected a failure")
-    const found = exit.cause.reasons.map((reason) => reason._tag === "Fail" ? reason.error : reason._tag === "Die" ? reason.defect : undefined).find((error) => (error as any)?._tag === "SqlError")
+    const found = exit.cause.reasons.map((reason) => reason._tag === "Fail" ? reason.error : reason._tag === "Die" ? reason.defect : undefined).find(isSqlError)
     if (found === undefined) throw new Error(`expected a SqlError, got ${Cause.pretty(exit.cause)}`)
-    return found as SqlError
+    return found
   })
 
 layer(TestDatabase.layer, { timeout: 60_000, excludeTestServices: true })("transactions", (it) => {
@@ -459,7 +460,8 @@ describe.runIf(Option.isSome(postgres))("on Postgres (needs a server-side statem
       Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
         const error = yield* sqlErrorOf(sql.withTransaction(Effect.andThen(sql`SET LOCAL statement_timeout = '100ms'`, sql`SELECT pg_sleep(2)`)))
-        expect((error.reason.cause as any)?.code).toBe("57014")
+        const cause: unknown = error.reason.cause
+        expect(typeof cause === "object" && cause !== null ? Reflect.get(cause, "code") : undefined).toBe("57014")
         expect(classify(error)).toBe("unavailable")
       }))
 

@@ -5,6 +5,7 @@
  * management API. Two group mapping modes are judged: none (the default) and teams made per group, where Groups write
  * the most.
  */
+import { calls, ok } from "../../../../packages/testkit/src/ApiCalls.js"
 import * as Http from "../../../../packages/testkit/src/Http.js"
 import * as Scim from "../../../../packages/testkit/src/scim/index.js"
 import * as TestServer from "../support/HttpServer.js"
@@ -15,6 +16,8 @@ beforeAll(async () => {
   server = await TestServer.start({ defaultPlan: "enterprise" })
 })
 afterAll(() => server?.close())
+
+const { scimConnections } = calls(() => server.url)
 
 const target = async (groupMappingMode: "metadata_only" | "create_teams" | "link_by_external_key") => {
   const owner = await Http.owner(server.url)
@@ -54,13 +57,10 @@ describe("the recorded client sequences", { timeout: 60_000 }, () => {
     const { directory, owner, report, results } = await replayed(Scim.Okta.sequence())
     expect(results.filter((result) => result.status !== "passed"), report).toEqual([])
     expect(results.length).toBeGreaterThan(15)
-    const events = Http.expectStatus<any>(
-      "events",
-      await Http.request(server.url, "GET", `/v1/scim/connections/${directory.connection.id}/events?limit=100`, { token: owner.token }),
-      200
-    ).items
+    const events = ok(await scimConnections.listEvents({ token: owner.token, path: { connectionId: directory.connection.id }, query: { limit: "100" } }), 200)
+      .items
     expect(events.length).toBeGreaterThan(5)
-    expect(events.filter((event: any) => event.outcome !== "succeeded")).toEqual([])
+    expect(events.filter((event) => event.outcome !== "succeeded")).toEqual([])
   })
 
   it("Entra ID's sequence passes every step, its non-RFC quirks and ?aadOptscim062020 included", async () => {
@@ -75,10 +75,10 @@ describe("the recorded client sequences", { timeout: 60_000 }, () => {
       const results = await Scim.replay(scim.target, steps)
       expect(results.filter((result) => result.status !== "passed")).toEqual([])
     }
-    const path = `/v1/scim/connections/${scim.directory.connection.id}`
-    const reconciled = Http.expectStatus<any>("reconcile", await Http.request(server.url, "POST", `${path}/reconcile`, { token: scim.owner.token }), 200)
+    const path = { connectionId: scim.directory.connection.id }
+    const reconciled = ok(await scimConnections.reconcile({ token: scim.owner.token, path }), 200)
     expect(reconciled.repaired, JSON.stringify(reconciled.repaired)).toEqual([])
-    const connection = Http.expectStatus<any>("connection", await Http.request(server.url, "GET", path, { token: scim.owner.token }), 200).connection
+    const connection = ok(await scimConnections.get({ token: scim.owner.token, path }), 200).connection
     expect(connection.health.lastSuccessAt).not.toBeNull()
   })
 })

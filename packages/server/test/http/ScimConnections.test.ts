@@ -3,6 +3,7 @@
  * expiring, revoked), health and the event log, reconcile, the effect of a settings change, deletion, plan and roles,
  * tenancy and bad input.
  */
+import { calls, invalid, ok } from "../../../../packages/testkit/src/ApiCalls.js"
 import * as Http from "../../../../packages/testkit/src/Http.js"
 import * as TestServer from "../support/HttpServer.js"
 import * as Wait from "../../../../packages/testkit/src/Wait.js"
@@ -16,16 +17,20 @@ beforeAll(async () => {
 })
 afterAll(() => server?.close())
 
-const { del, get, patch, post } = Http.verbs(() => server.url)
+const { post } = Http.verbs(() => server.url)
+const { members, scimConnections, scimGroups, scimUsers, teams } = calls(() => server.url)
 
 const USER = "urn:ietf:params:scim:schemas:core:2.0:User"
 const GROUP = "urn:ietf:params:scim:schemas:core:2.0:Group"
 const PATCH_OP = "urn:ietf:params:scim:api:messages:2.0:PatchOp"
 
+const SCIM_JSON = { "content-type": "application/scim+json" }
+
+/** A directory's calls of the SCIM protocol, each named by its method and path (whose answers only their status is read). */
 const scimCall = (base: string, token: string) => (method: string, path: string, body?: unknown) =>
   Http.request(server.url, method, `${base}${path}`, {
     token,
-    headers: { "content-type": "application/scim+json" },
+    headers: SCIM_JSON,
     ...(body === undefined ? {} : { body })
   })
 
@@ -37,15 +42,19 @@ const newUser = (overrides: Record<string, unknown> = {}) => {
 
 const connectionPath = (id: string) => `/v1/scim/connections/${id}`
 
+/** The User a directory provisions, as the server answers it. */
+const provisionUser = async (directory: { readonly connection: { readonly id: string }; readonly token: string }, payload: Record<string, unknown>) =>
+  ok(await scimUsers.create({ token: directory.token, path: { connectionId: directory.connection.id }, headers: SCIM_JSON, payload }), 201)
+
 describe("SCIM connections", () => {
   it("are created, listed, read, renamed and deleted by owners and admins, with their base URL, counts and health", async () => {
     const org = await Http.staffed(server.url)
-    const created = await post("/v1/scim/connections", {
+    const created = await scimConnections.create({
       token: org.admin.token,
-      body: { name: "Okta", groupMappingMode: "create_teams", roleRules: [{ group: "Platform admins", role: "admin" }] }
+      payload: { name: "Okta", groupMappingMode: "create_teams", roleRules: [{ group: "Platform admins", role: "admin" }] }
     })
     expect(created.status, created.text).toBe(201)
-    const connection = created.body.connection
+    const { connection } = ok(created, 201)
     expect(connection).toMatchObject({
       id: expect.stringMatching(/^scc_/),
       organizationId: org.organizationId,
@@ -61,46 +70,47 @@ describe("SCIM connections", () => {
       createdByOrgMembershipId: org.admin.membership.id
     })
 
-    const second = Http.expectStatus("second", await post("/v1/scim/connections", { token: org.owner.token, body: { name: "Entra" } }), 201)
+    const second = ok(await scimConnections.create({ token: org.owner.token, payload: { name: "Entra" } }), 201)
     expect(second.connection).toMatchObject({ groupMappingMode: "metadata_only", defaultRole: "member", roleRules: [] })
-    const taken = await post("/v1/scim/connections", { token: org.owner.token, body: { name: "okta" } })
+    const taken = await scimConnections.create({ token: org.owner.token, payload: { name: "okta" } })
     expect(taken.status).toBe(409)
     expect(taken.body).toMatchObject({ error: "scim_connection_exists" })
 
-    const listed = Http.expectStatus<any>("list", await get("/v1/scim/connections?limit=1", { token: org.owner.token }), 200)
-    expect(listed.items.map((item: any) => item.id)).toEqual([connection.id])
-    const rest = Http.expectStatus<any>("rest", await get(`/v1/scim/connections?limit=1&cursor=${listed.nextCursor}`, { token: org.owner.token }), 200)
-    expect(rest.items.map((item: any) => item.id)).toEqual([second.connection.id])
+    const listed = ok(await scimConnections.list({ token: org.owner.token, query: { limit: "1" } }), 200)
+    expect(listed.items.map((item) => item.id)).toEqual([connection.id])
+    const rest = ok(await scimConnections.list({ token: org.owner.token, query: { limit: "1", cursor: `${listed.nextCursor}` } }), 200)
+    expect(rest.items.map((item) => item.id)).toEqual([second.connection.id])
     expect(rest.nextCursor).toBeNull()
 
-    const renamed = await patch(connectionPath(connection.id), { token: org.admin.token, body: { name: "Okta (production)" } })
+    const path = { connectionId: connection.id }
+    const renamed = await scimConnections.update({ token: org.admin.token, path, payload: { name: "Okta (production)" } })
     expect(renamed.status, renamed.text).toBe(200)
     expect(renamed.body).toMatchObject({ connection: { name: "Okta (production)" }, reconciled: null })
-    expect((await patch(connectionPath(connection.id), { token: org.admin.token, body: { name: "Entra" } })).body).toMatchObject({
+    expect((await scimConnections.update({ token: org.admin.token, path, payload: { name: "Entra" } })).body).toMatchObject({
       error: "scim_connection_exists"
     })
-    expect(Http.expectStatus<any>("get", await get(connectionPath(connection.id), { token: org.owner.token }), 200).connection.name).toBe(
-      "Okta (production)"
-    )
+    expect(ok(await scimConnections.get({ token: org.owner.token, path }), 200).connection.name).toBe("Okta (production)")
 
-    expect((await del(connectionPath(second.connection.id), { token: org.admin.token })).status).toBe(204)
-    const gone = await get(connectionPath(second.connection.id), { token: org.admin.token })
+    const secondPath = { connectionId: second.connection.id }
+    expect((await scimConnections.delete({ token: org.admin.token, path: secondPath })).status).toBe(204)
+    const gone = await scimConnections.get({ token: org.admin.token, path: secondPath })
     expect(gone.status).toBe(404)
     expect(gone.body).toMatchObject({ error: "scim_connection_not_found" })
-    expect((await del(connectionPath(second.connection.id), { token: org.admin.token })).status).toBe(404)
+    expect((await scimConnections.delete({ token: org.admin.token, path: secondPath })).status).toBe(404)
   })
 
   it("are refused to members (403) and outside the enterprise plan (402, feature scim), whose directories get a SCIM 403", async () => {
     const org = await Http.staffed(server.url)
     const directory = await Http.scimDirectory(server.url, org.owner.token)
-    const denied = await get("/v1/scim/connections", { token: org.member.token })
+    const denied = await scimConnections.list({ token: org.member.token })
     expect(denied.status).toBe(403)
     expect(denied.body).toMatchObject({ reason: "insufficient_role" })
-    expect((await post("/v1/scim/connections", { token: org.member.token, body: { name: "Mine" } })).status).toBe(403)
-    expect((await post(`${connectionPath(directory.connection.id)}/tokens`, { token: org.member.token, body: { name: "x" } })).status).toBe(403)
+    expect((await scimConnections.create({ token: org.member.token, payload: { name: "Mine" } })).status).toBe(403)
+    expect((await scimConnections.createToken({ token: org.member.token, path: { connectionId: directory.connection.id }, payload: { name: "x" } })).status)
+      .toBe(403)
 
     await server.sql((sql) => sql`UPDATE organizations SET plan = 'team' WHERE id = ${org.organizationId}`)
-    const plan = await get("/v1/scim/connections", { token: org.owner.token })
+    const plan = await scimConnections.list({ token: org.owner.token })
     expect(plan.status).toBe(402)
     expect(plan.body).toMatchObject({ error: "enterprise_plan_required", feature: "scim" })
     const scim = await scimCall(directory.base, directory.token)("GET", "/Users")
@@ -132,7 +142,7 @@ describe("SCIM connections", () => {
       expect(response.status, `${method} ${where}`).toBe(404)
       expect(response.body).toMatchObject({ error: "scim_connection_not_found" })
     }
-    expect(Http.expectStatus<any>("b's list", await get("/v1/scim/connections", { token: b.token }), 200).items).toEqual([])
+    expect(ok(await scimConnections.list({ token: b.token }), 200).items).toEqual([])
     // A's connection is untouched, and its token still works.
     expect((await scimCall(directory.base, directory.token)("GET", "/Users")).status).toBe(200)
     // A token of A's connection does not open another connection of A's.
@@ -156,18 +166,21 @@ describe("SCIM connections", () => {
     for (const [body, member] of bad) {
       const response = await post("/v1/scim/connections", { token: org.token, body })
       expect(response.status, JSON.stringify(body)).toBe(400)
-      expect(response.body.error).toBe("invalid_request")
-      expect(JSON.stringify(response.body.details), JSON.stringify(body)).toContain(member)
+      const refused = invalid(response)
+      expect(refused.error).toBe("invalid_request")
+      expect(JSON.stringify(refused.details), JSON.stringify(body)).toContain(member)
     }
-    expect(Http.expectStatus<any>("list", await get("/v1/scim/connections", { token: org.token }), 200).items).toEqual([])
+    expect(ok(await scimConnections.list({ token: org.token }), 200).items).toEqual([])
     const directory = await Http.scimDirectory(server.url, org.token)
-    expect((await patch(connectionPath(directory.connection.id), { token: org.token, body: {} })).status).toBe(400)
-    const past = await post(`${connectionPath(directory.connection.id)}/tokens`, {
+    const path = { connectionId: directory.connection.id }
+    expect((await scimConnections.update({ token: org.token, path, payload: {} })).status).toBe(400)
+    const past = await scimConnections.createToken({
       token: org.token,
-      body: { name: "old", expiresAt: new Date(Date.now() - 60_000).toISOString() }
+      path,
+      payload: { name: "old", expiresAt: new Date(Date.now() - 60_000).toISOString() }
     })
     expect(past.status).toBe(400)
-    expect(JSON.stringify(past.body.details)).toContain("expiresAt")
+    expect(JSON.stringify(invalid(past).details)).toContain("expiresAt")
   })
 })
 
@@ -175,22 +188,23 @@ describe("SCIM tokens", () => {
   it("are shown once and kept hashed; several work at once, so rotation overlaps; revoked ones stop at once", async () => {
     const org = await Http.owner(server.url)
     const first = await Http.scimDirectory(server.url, org.token)
-    const path = `${connectionPath(first.connection.id)}/tokens`
-    const issued = await post(path, { token: org.token, body: { name: "rotation" } })
+    const path = { connectionId: first.connection.id }
+    const issued = await scimConnections.createToken({ token: org.token, path, payload: { name: "rotation" } })
     expect(issued.status, issued.text).toBe(201)
     expect(issued.body).toMatchObject({
       token: expect.stringMatching(/^scim_[A-Za-z0-9_-]{43}$/),
       baseUrl: `${server.url}/scim/v2/${first.connection.id}`,
       scimToken: { name: "rotation", state: "active", connectionId: first.connection.id, lastUsedAt: null, revokedAt: null, expiresAt: null }
     })
-    const second = { token: issued.body.token as string, id: issued.body.scimToken.id as string }
+    const secondIssued = ok(issued, 201)
+    const second = { token: secondIssued.token, id: secondIssued.scimToken.id }
 
     // Hashed at rest: the table holds the SHA-256 of each token, never the token.
     const stored = await server.sql((sql) => sql<{ tokenHash: string }>`SELECT token_hash FROM scim_tokens WHERE organization_id = ${org.organization.id} AND connection_id = ${first.connection.id}`)
     const hashes = stored.map((row) => row.tokenHash).sort()
     expect(hashes).toEqual([first.token, second.token].map((token) => createHash("sha256").update(token).digest("hex")).sort())
-    const listed = Http.expectStatus<any>("tokens", await get(path, { token: org.token }), 200)
-    expect(listed.items.map((item: any) => item.id)).toEqual([second.id, first.tokenId])
+    const listed = ok(await scimConnections.listTokens({ token: org.token, path }), 200)
+    expect(listed.items.map((item) => item.id)).toEqual([second.id, first.tokenId])
     expect(JSON.stringify(listed)).not.toContain(second.token)
     expect(JSON.stringify(listed)).not.toContain(first.token)
 
@@ -198,43 +212,44 @@ describe("SCIM tokens", () => {
     expect((await directory(first.token)("GET", "/Users")).status).toBe(200)
     expect((await directory(second.token)("GET", "/Users")).status).toBe(200)
     await Wait.until(async () => {
-      const items = Http.expectStatus<any>("tokens", await get(path, { token: org.token }), 200).items
-      return items.every((item: any) => item.lastUsedAt !== null)
+      const items = ok(await scimConnections.listTokens({ token: org.token, path }), 200).items
+      return items.every((item) => item.lastUsedAt !== null)
     }, "both tokens' lastUsedAt")
-    expect(Http.expectStatus<any>("connection", await get(connectionPath(first.connection.id), { token: org.token }), 200).connection.activeTokens).toBe(2)
+    expect(ok(await scimConnections.get({ token: org.token, path }), 200).connection.activeTokens).toBe(2)
 
-    expect((await del(`${path}/${first.tokenId}`, { token: org.token })).status).toBe(204)
-    expect((await del(`${path}/${first.tokenId}`, { token: org.token })).status).toBe(204)
+    const firstToken = { ...path, tokenId: first.tokenId }
+    expect((await scimConnections.revokeToken({ token: org.token, path: firstToken })).status).toBe(204)
+    expect((await scimConnections.revokeToken({ token: org.token, path: firstToken })).status).toBe(204)
     const refused = await directory(first.token)("GET", "/Users")
     expect(refused.status).toBe(401)
     expect(refused.body).toMatchObject({ status: "401" })
     expect((await directory(second.token)("GET", "/Users")).status).toBe(200)
-    const after = Http.expectStatus<any>("tokens", await get(path, { token: org.token }), 200).items
-    expect(after.find((item: any) => item.id === first.tokenId)).toMatchObject({ state: "revoked", revokedAt: expect.any(String) })
+    const after = ok(await scimConnections.listTokens({ token: org.token, path }), 200).items
+    expect(after.find((item) => item.id === first.tokenId)).toMatchObject({ state: "revoked", revokedAt: expect.any(String) })
 
-    const unknown = await del(`${path}/sct_01jc0000000000000000000000`, { token: org.token })
+    const unknown = await scimConnections.revokeToken({ token: org.token, path: { ...path, tokenId: "sct_01jc0000000000000000000000" } })
     expect(unknown.status).toBe(404)
     expect(unknown.body).toMatchObject({ error: "scim_token_not_found" })
     // A token of another connection of the organization is not this connection's.
     const other = await Http.scimDirectory(server.url, org.token)
-    expect((await del(`${path}/${other.tokenId}`, { token: org.token })).status).toBe(404)
+    expect((await scimConnections.revokeToken({ token: org.token, path: { ...path, tokenId: other.tokenId } })).status).toBe(404)
     expect((await scimCall(other.base, other.token)("GET", "/Users")).status).toBe(200)
   })
 
   it("stop working when they expire", async () => {
     const org = await Http.owner(server.url)
     const directory = await Http.scimDirectory(server.url, org.token)
-    const path = `${connectionPath(directory.connection.id)}/tokens`
+    const path = { connectionId: directory.connection.id }
     const expiresAt = new Date(clock.currentTimeMillisUnsafe() + 60 * 60_000).toISOString()
-    const issued = Http.expectStatus<any>("token", await post(path, { token: org.token, body: { name: "an hour", expiresAt } }), 201)
+    const issued = ok(await scimConnections.createToken({ token: org.token, path, payload: { name: "an hour", expiresAt } }), 201)
     expect(issued.scimToken.expiresAt).toBe(expiresAt)
     expect((await scimCall(directory.base, issued.token)("GET", "/Users")).status).toBe(200)
     clock.advance("61 minutes")
     try {
       expect((await scimCall(directory.base, issued.token)("GET", "/Users")).status).toBe(401)
-      const token = Http.expectStatus<any>("tokens", await get(path, { token: org.token }), 200).items.find((item: any) => item.id === issued.scimToken.id)
-      expect(token.state).toBe("expired")
-      expect(Http.expectStatus<any>("connection", await get(connectionPath(directory.connection.id), { token: org.token }), 200).connection.activeTokens).toBe(1)
+      const token = ok(await scimConnections.listTokens({ token: org.token, path }), 200).items.find((item) => item.id === issued.scimToken.id)
+      expect(token?.state).toBe("expired")
+      expect(ok(await scimConnections.get({ token: org.token, path }), 200).connection.activeTokens).toBe(1)
     } finally {
       clock.advance("-61 minutes")
     }
@@ -247,20 +262,20 @@ describe("SCIM provisioning log and health", () => {
     const directory = await Http.scimDirectory(server.url, org.token)
     const scim = scimCall(directory.base, directory.token)
     const body = newUser()
-    const created = Http.expectStatus<any>("user", await scim("POST", "/Users", body), 201)
+    const created = await provisionUser(directory, body)
     expect((await scim("GET", `/Users/${created.id}`)).status).toBe(200)
     expect((await scim("POST", "/Users", { ...body, externalId: "another" })).status).toBe(409)
     expect((await scim("PATCH", `/Users/${created.id}`, { schemas: [PATCH_OP], Operations: [{ op: "replace", path: "nickName", value: 1 }] })).status).toBe(400)
 
-    const path = `${connectionPath(directory.connection.id)}/events`
-    const health = async () => Http.expectStatus<any>("connection", await get(connectionPath(directory.connection.id), { token: org.token }), 200).connection
+    const path = { connectionId: directory.connection.id }
+    const health = async () => ok(await scimConnections.get({ token: org.token, path }), 200).connection
     let connection = await health()
     expect(connection.users).toBe(1)
     expect(connection.health).toMatchObject({ lastSuccessAt: expect.any(String), lastFailureAt: expect.any(String), unresolvedFailures: 2 })
 
-    const events = Http.expectStatus<any>("events", await get(path, { token: org.token }), 200).items
+    const events = ok(await scimConnections.listEvents({ token: org.token, path }), 200).items
     // Newest first; the read (GET) is not recorded.
-    expect(events.map((event: any) => [event.method, event.status, event.outcome, event.resourceType])).toEqual([
+    expect(events.map((event) => [event.method, event.status, event.outcome, event.resourceType])).toEqual([
       ["PATCH", 400, "refused", "User"],
       ["POST", 409, "refused", "User"],
       ["POST", 201, "succeeded", "User"]
@@ -273,15 +288,16 @@ describe("SCIM provisioning log and health", () => {
       detail: null
     })
     expect(events[1]).toMatchObject({ scimType: "uniqueness", detail: expect.any(String), resourceId: null })
-    const refused = Http.expectStatus<any>("refused", await get(`${path}?outcome=refused&limit=1`, { token: org.token }), 200)
-    expect(refused.items.map((event: any) => event.status)).toEqual([400])
-    const next = Http.expectStatus<any>("next", await get(`${path}?outcome=refused&limit=1&cursor=${refused.nextCursor}`, { token: org.token }), 200)
-    expect(next.items.map((event: any) => event.status)).toEqual([409])
+    const refused = ok(await scimConnections.listEvents({ token: org.token, path, query: { outcome: "refused", limit: "1" } }), 200)
+    expect(refused.items.map((event) => event.status)).toEqual([400])
+    const cursor = `${refused.nextCursor}`
+    const next = ok(await scimConnections.listEvents({ token: org.token, path, query: { outcome: "refused", limit: "1", cursor } }), 200)
+    expect(next.items.map((event) => event.status)).toEqual([409])
     expect(next.nextCursor).toBeNull()
-    expect(Http.expectStatus<any>("succeeded", await get(`${path}?outcome=succeeded`, { token: org.token }), 200).items).toHaveLength(1)
-    expect(Http.expectStatus<any>("groups", await get(`${path}?resourceType=Group`, { token: org.token }), 200).items).toEqual([])
+    expect(ok(await scimConnections.listEvents({ token: org.token, path, query: { outcome: "succeeded" } }), 200).items).toHaveLength(1)
+    expect(ok(await scimConnections.listEvents({ token: org.token, path, query: { resourceType: "Group" } }), 200).items).toEqual([])
     // A cursor of other filters is refused.
-    expect((await get(`${path}?outcome=succeeded&cursor=${refused.nextCursor}`, { token: org.token })).status).toBe(400)
+    expect((await scimConnections.listEvents({ token: org.token, path, query: { outcome: "succeeded", cursor } })).status).toBe(400)
 
     // A later success clears the count.
     expect((await scim("PATCH", `/Users/${created.id}`, { schemas: [PATCH_OP], Operations: [{ op: "replace", path: "displayName", value: "Pat" }] })).status).toBe(200)
@@ -294,57 +310,70 @@ describe("SCIM settings and reconcile", () => {
   it("apply a new group mapping mode and role rules at once, and answer what they changed", async () => {
     const org = await Http.owner(server.url)
     const directory = await Http.scimDirectory(server.url, org.token)
-    const scim = scimCall(directory.base, directory.token)
-    const alice = Http.expectStatus<any>("alice", await scim("POST", "/Users", newUser()), 201).id
-    const group = Http.expectStatus<any>("group", await scim("POST", "/Groups", { schemas: [GROUP], displayName: "Platform admins", members: [{ value: alice }] }), 201)
-    const teams = async () => Http.expectStatus<any>("teams", await get("/v1/teams", { token: org.token }), 200).items
-    expect(await teams()).toEqual([])
+    const alice = (await provisionUser(directory, newUser())).id
+    const group = ok(await scimGroups.create({
+      token: directory.token,
+      path: { connectionId: directory.connection.id },
+      headers: SCIM_JSON,
+      payload: { schemas: [GROUP], displayName: "Platform admins", members: [{ value: alice }] }
+    }), 201)
+    const teamsNow = async () => ok(await teams.list({ token: org.token }), 200).items
+    expect(await teamsNow()).toEqual([])
 
-    const changed = await patch(connectionPath(directory.connection.id), {
+    const path = { connectionId: directory.connection.id }
+    const changed = await scimConnections.update({
       token: org.token,
-      body: { groupMappingMode: "create_teams", roleRules: [{ group: "platform ADMINS", role: "admin" }] }
+      path,
+      payload: { groupMappingMode: "create_teams", roleRules: [{ group: "platform ADMINS", role: "admin" }] }
     })
     expect(changed.status, changed.text).toBe(200)
-    expect(changed.body.connection).toMatchObject({ groupMappingMode: "create_teams", groups: 1, users: 1 })
-    const [team] = await teams()
+    const { connection, reconciled } = ok(changed, 200)
+    expect(connection).toMatchObject({ groupMappingMode: "create_teams", groups: 1, users: 1 })
+    const [team] = await teamsNow()
     expect(team).toMatchObject({ name: "Platform admins", scimConnectionId: directory.connection.id, memberIds: [alice] })
-    expect(changed.body.reconciled.repaired).toEqual(expect.arrayContaining([
+    expect(reconciled?.repaired).toEqual(expect.arrayContaining([
       { resourceType: "Group", resourceId: group.id, change: `team ${team.id} now maps the group` },
       { resourceType: "User", resourceId: alice, change: "role set to admin by the connection's group rules" }
     ]))
-    const member = Http.expectStatus<any>("member", await get(`/v1/members/${alice}`, { token: org.token }), 200)
+    const member = ok(await members.get({ token: org.token, path: { memberId: alice } }), 200)
     expect(member.member.role).toBe("admin")
 
     // Nothing drifted: reconcile repairs nothing, and says what it compared.
-    const quiet = Http.expectStatus<any>("reconcile", await post(`${connectionPath(directory.connection.id)}/reconcile`, { token: org.token }), 200)
+    const quiet = ok(await scimConnections.reconcile({ token: org.token, path }), 200)
     expect(quiet).toEqual({ checked: 2, repaired: [] })
 
     // Drift made behind the directory's back (a team member row gone) is repaired and recorded.
     await server.sql((sql) => sql`DELETE FROM team_members WHERE organization_id = ${org.organization.id} AND team_id = ${team.id}`)
-    const repaired = Http.expectStatus<any>("reconcile", await post(`${connectionPath(directory.connection.id)}/reconcile`, { token: org.token }), 200)
+    const repaired = ok(await scimConnections.reconcile({ token: org.token, path }), 200)
     expect(repaired.repaired).toEqual([{ resourceType: "Group", resourceId: group.id, change: "team members: 1 added, 0 removed" }])
-    expect((await teams())[0].memberIds).toEqual([alice])
-    const [event] = Http.expectStatus<any>("events", await get(`${connectionPath(directory.connection.id)}/events?limit=1`, { token: org.token }), 200).items
+    expect((await teamsNow())[0].memberIds).toEqual([alice])
+    const [event] = ok(await scimConnections.listEvents({ token: org.token, path, query: { limit: "1" } }), 200).items
     expect(event).toMatchObject({ method: "POST", path: `/v1/scim/connections/${directory.connection.id}/reconcile`, resourceType: null, tokenId: null, outcome: "succeeded" })
 
     // Back to metadata_only: the team is released (kept, no longer the directory's).
-    const released = Http.expectStatus<any>("released", await patch(connectionPath(directory.connection.id), { token: org.token, body: { groupMappingMode: "metadata_only" } }), 200)
-    expect(released.reconciled.repaired).toContainEqual({ resourceType: "Group", resourceId: group.id, change: "team released: the connection maps no teams" })
-    expect((await teams())[0]).toMatchObject({ id: team.id, scimConnectionId: null })
+    const released = ok(await scimConnections.update({ token: org.token, path, payload: { groupMappingMode: "metadata_only" } }), 200)
+    expect(released.reconciled?.repaired).toContainEqual({ resourceType: "Group", resourceId: group.id, change: "team released: the connection maps no teams" })
+    expect((await teamsNow())[0]).toMatchObject({ id: team.id, scimConnectionId: null })
   })
 
   it("deleting a connection stops its tokens and keeps the organization's members and teams", async () => {
     const org = await Http.owner(server.url)
     const directory = await Http.scimDirectory(server.url, org.token, { groupMappingMode: "create_teams" })
     const scim = scimCall(directory.base, directory.token)
-    const alice = Http.expectStatus<any>("alice", await scim("POST", "/Users", newUser()), 201).id
-    Http.expectStatus("group", await scim("POST", "/Groups", { schemas: [GROUP], displayName: "Research", members: [{ value: alice }] }), 201)
-    expect((await del(connectionPath(directory.connection.id), { token: org.token })).status).toBe(204)
+    const alice = (await provisionUser(directory, newUser())).id
+    const path = { connectionId: directory.connection.id }
+    ok(await scimGroups.create({
+      token: directory.token,
+      path,
+      headers: SCIM_JSON,
+      payload: { schemas: [GROUP], displayName: "Research", members: [{ value: alice }] }
+    }), 201)
+    expect((await scimConnections.delete({ token: org.token, path })).status).toBe(204)
     expect((await scim("GET", "/Users")).status).toBe(401)
-    const [team] = Http.expectStatus<any>("teams", await get("/v1/teams", { token: org.token }), 200).items
+    const [team] = ok(await teams.list({ token: org.token }), 200).items
     expect(team).toMatchObject({ name: "Research", scimConnectionId: null, memberIds: [alice] })
     // An ordinary team again: admins may edit it.
-    expect((await patch(`/v1/teams/${team.id}`, { token: org.token, body: { name: "Research (kept)" } })).status).toBe(200)
-    expect((await get(`/v1/members/${alice}`, { token: org.token })).status).toBe(200)
+    expect((await teams.update({ token: org.token, path: { teamId: team.id }, payload: { name: "Research (kept)" } })).status).toBe(200)
+    expect((await members.get({ token: org.token, path: { memberId: alice } })).status).toBe(200)
   })
 })

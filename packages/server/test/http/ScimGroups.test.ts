@@ -2,7 +2,11 @@
  * SCIM Groups through HTTP, as Okta and Entra send them: the three group mapping modes, the teams and roles that
  * follow, ETags, uniqueness, tenancy, hostile input and a 10,000-member PATCH.
  */
+import { ScimBadRequestResponse, ScimConflictResponse, ScimGroupList, ScimGroupResponse, ScimNotFoundResponse, ScimPreconditionFailedResponse, ScimUnauthorizedResponse } from "@orgplane/schema"
+import { calls, ok, refusal } from "../../../../packages/testkit/src/ApiCalls.js"
 import * as Http from "../../../../packages/testkit/src/Http.js"
+import { wireBody } from "../../../../packages/testkit/src/WireBody.js"
+import * as Schema from "effect/Schema"
 import * as TestServer from "../support/HttpServer.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
@@ -14,13 +18,22 @@ afterAll(async () => {
   await server?.close()
 })
 
-const { get, post } = Http.verbs(() => server.url)
+const { post } = Http.verbs(() => server.url)
+const api = calls(() => server.url)
 const patch = (path: string, options: Http.Options) => Http.request(server.url, "PATCH", path, options)
 
 const GROUP = "urn:ietf:params:scim:schemas:core:2.0:Group"
 const USER = "urn:ietf:params:scim:schemas:core:2.0:User"
 const PATCH_OP = "urn:ietf:params:scim:api:messages:2.0:PatchOp"
 const ERROR = "urn:ietf:params:scim:api:messages:2.0:Error"
+
+/** A Group, a ListResponse of Groups and a SCIM error as the server sends them. */
+const asGroup = wireBody(ScimGroupResponse, "SCIM Group")
+const asGroups = wireBody(ScimGroupList, "SCIM Group list")
+const asScimError = wireBody(
+  Schema.Union([ScimBadRequestResponse, ScimUnauthorizedResponse, ScimNotFoundResponse, ScimConflictResponse, ScimPreconditionFailedResponse]),
+  "SCIM error"
+)
 
 type Mode = "metadata_only" | "create_teams" | "link_by_external_key"
 
@@ -47,14 +60,23 @@ const directory = async (mode: Mode, roleRules: ReadonlyArray<{ group: string; r
     })
     return Http.expectStatus<{ id: string }>("create user", response, 201).id
   }
-  const team = async (teamId: string) => Http.expectStatus("team", await get(`/v1/teams/${teamId}`, { token: owner.token }), 200).team
-  const teams = async () => Http.expectStatus("teams", await get("/v1/teams?limit=100", { token: owner.token }), 200).items as ReadonlyArray<any>
+  const team = async (teamId: string | undefined) => {
+    if (teamId === undefined) throw new Error("no such team")
+    return ok(await api.teams.get({ token: owner.token, path: { teamId } }), 200).team
+  }
+  const teams = async () => ok(await api.teams.list({ token: owner.token, query: { limit: "100" } }), 200).items
   const teamNamed = async (name: string) => (await teams()).find((team) => team.name === name)
   return { owner, connection, base, scim, user, team, teams, teamNamed }
 }
 
+/** A resource's `meta.version`, which every Group the server answers carries. */
+const versionOf = (resource: { readonly meta: { readonly version?: string | undefined } }) => {
+  if (resource.meta.version === undefined) throw new Error("the resource has no meta.version")
+  return resource.meta.version
+}
+
 const sorted = (ids: ReadonlyArray<string>) => [...ids].sort()
-const memberValues = (group: any) => sorted((group.members ?? []).map((member: any) => member.value))
+const memberValues = (group: typeof ScimGroupResponse.Encoded) => sorted((group.members ?? []).map((member) => member.value))
 
 describe("SCIM Groups, create_teams (Okta group push)", () => {
   it("creates a team per group whose members follow the group: POST, PATCH add and remove, PUT rename, DELETE", async () => {
@@ -64,7 +86,7 @@ describe("SCIM Groups, create_teams (Okta group push)", () => {
     const created = await dir.scim("POST", "/Groups", { schemas: [GROUP], displayName: "Engineering", externalId: "okta-eng", members: [{ value: a }] })
     expect(created.status).toBe(201)
     expect(created.headers.get("content-type")).toContain("application/scim+json")
-    const group = created.body
+    const group = asGroup(created)
     expect(group).toMatchObject({ schemas: [GROUP], displayName: "Engineering", externalId: "okta-eng", meta: { resourceType: "Group", version: 'W/"1"' } })
     expect(group.id).toMatch(/^scg_/)
     expect(group.members).toEqual([expect.objectContaining({ value: a })])
@@ -83,7 +105,7 @@ describe("SCIM Groups, create_teams (Okta group push)", () => {
       Operations: [{ op: "remove", path: `members[value eq "${a}"]` }]
     })
     expect(removed.status).toBe(200)
-    expect(memberValues(removed.body)).toEqual(sorted([b, c]))
+    expect(memberValues(asGroup(removed))).toEqual(sorted([b, c]))
     expect(sorted((await dir.team(teamId)).memberIds)).toEqual(sorted([b, c]))
 
     // A rename is a PUT: the created team is renamed with it, the members replaced.
@@ -95,13 +117,13 @@ describe("SCIM Groups, create_teams (Okta group push)", () => {
       members: [{ value: c }]
     })
     expect(renamed.status).toBe(200)
-    expect(renamed.body.meta.version).toBe('W/"4"')
+    expect(asGroup(renamed).meta.version).toBe('W/"4"')
     expect(await dir.team(teamId)).toMatchObject({ name: "Platform Engineering", memberIds: [c] })
 
     // The team is the directory's: manual edits are refused.
-    const manual = await patch(`/v1/teams/${teamId}`, { token: dir.owner.token, body: { name: "Mine" } })
+    const manual = await api.teams.update({ token: dir.owner.token, path: { teamId }, payload: { name: "Mine" } })
     expect(manual.status).toBe(409)
-    expect(manual.body.error).toBe("team_managed_by_directory")
+    expect(refusal(manual, 409)).toMatchObject({ error: "team_managed_by_directory" })
     expect((await Http.request(server.url, "DELETE", `/v1/teams/${teamId}`, { token: dir.owner.token })).status).toBe(409)
 
     // DELETE releases the team as an ordinary team.
@@ -123,15 +145,15 @@ describe("SCIM Groups, members the directory suspends", () => {
   it("leave the directory's teams at once, come back when restored, and leave for good when deleted", async () => {
     const dir = await directory("create_teams")
     const [a, b] = [await dir.user(), await dir.user()]
-    const group = (await dir.scim("POST", "/Groups", { schemas: [GROUP], displayName: "Research", members: [{ value: a }, { value: b }] })).body
-    const teamId = (await dir.teamNamed("Research")).id
+    const group = asGroup(await dir.scim("POST", "/Groups", { schemas: [GROUP], displayName: "Research", members: [{ value: a }, { value: b }] }))
+    const teamId = (await dir.teamNamed("Research"))?.id
     expect(sorted((await dir.team(teamId)).memberIds)).toEqual(sorted([a, b]))
 
     const active = (value: unknown) => ({ schemas: [PATCH_OP], Operations: [{ op: "Replace", path: "active", value }] })
     expect((await dir.scim("PATCH", `/Users/${a}`, active("False"))).status).toBe(200)
     expect((await dir.team(teamId)).memberIds).toEqual([b])
     // The group still lists them: it is the directory's record; the team holds its admitted members.
-    expect(memberValues((await dir.scim("GET", `/Groups/${group.id}`)).body)).toEqual(sorted([a, b]))
+    expect(memberValues(asGroup(await dir.scim("GET", `/Groups/${group.id}`)))).toEqual(sorted([a, b]))
 
     expect((await dir.scim("PATCH", `/Users/${a}`, active(true))).status).toBe(200)
     expect(sorted((await dir.team(teamId)).memberIds)).toEqual(sorted([a, b]))
@@ -148,7 +170,7 @@ describe("SCIM Groups, other modes", () => {
     const before = (await dir.teams()).length
     const created = await dir.scim("POST", "/Groups", { schemas: [GROUP], displayName: "Everyone", members: [{ value: a }] })
     expect(created.status).toBe(201)
-    expect(memberValues(created.body)).toEqual([a])
+    expect(memberValues(asGroup(created))).toEqual([a])
     expect((await dir.teams()).length).toBe(before)
   })
 
@@ -156,7 +178,7 @@ describe("SCIM Groups, other modes", () => {
     const dir = await directory("link_by_external_key")
     const a = await dir.user()
     const key = `team-${Math.random().toString(36).slice(2, 8)}`
-    const linked = Http.expectStatus("team", await post("/v1/teams", { token: dir.owner.token, body: { name: "Sales", externalKey: key } }), 201).team
+    const linked = ok(await api.teams.create({ token: dir.owner.token, payload: { name: "Sales", externalKey: key } }), 201).team
     expect((await dir.scim("POST", "/Groups", { schemas: [GROUP], displayName: "Sales group", externalId: key, members: [{ value: a }] })).status)
       .toBe(201)
     expect(await dir.team(linked.id)).toMatchObject({ name: "Sales", memberIds: [a] })
@@ -168,10 +190,10 @@ describe("SCIM Groups, other modes", () => {
   it("gives a role only through an explicit rule, and never demotes the owner", async () => {
     const dir = await directory("metadata_only", [{ group: "Platform Admins", role: "admin" }])
     const [a, b] = [await dir.user(), await dir.user()]
-    const role = async (id: string) => Http.expectStatus("member", await get(`/v1/members/${id}`, { token: dir.owner.token }), 200).member.role
+    const role = async (memberId: string) => ok(await api.members.get({ token: dir.owner.token, path: { memberId } }), 200).member.role
     await dir.scim("POST", "/Groups", { schemas: [GROUP], displayName: "Admins", members: [{ value: b }] })
     expect(await role(b)).toBe("member")
-    const admins = (await dir.scim("POST", "/Groups", { schemas: [GROUP], displayName: "platform admins", members: [{ value: a }] })).body
+    const admins = asGroup(await dir.scim("POST", "/Groups", { schemas: [GROUP], displayName: "platform admins", members: [{ value: a }] }))
     expect(await role(a)).toBe("admin")
     await dir.scim("PATCH", `/Groups/${admins.id}`, { schemas: [PATCH_OP], Operations: [{ op: "Remove", path: "members" }] })
     expect(await role(a)).toBe("member")
@@ -186,11 +208,11 @@ describe("SCIM Groups, Entra ID's sequence", () => {
     const absent = await dir.scim("GET", `/Groups?filter=${encodeURIComponent('displayName eq "Finance"')}`)
     expect(absent.status).toBe(200)
     expect(absent.body).toMatchObject({ schemas: ["urn:ietf:params:scim:api:messages:2.0:ListResponse"], totalResults: 0, Resources: [] })
-    const group = Http.expectStatus("create", await dir.scim("POST", "/Groups", { schemas: [GROUP], displayName: "Finance", externalId: "entra-fin" }), 201)
+    const group = asGroup(await dir.scim("POST", "/Groups", { schemas: [GROUP], displayName: "Finance", externalId: "entra-fin" }), 201)
     const found = await dir.scim("GET", `/Groups?filter=${encodeURIComponent('displayName eq "finance"')}&excludedAttributes=members`)
-    expect(found.body.totalResults).toBe(1)
-    expect(found.body.Resources[0].id).toBe(group.id)
-    expect(found.body.Resources[0].members).toBeUndefined()
+    expect(asGroups(found).totalResults).toBe(1)
+    expect(asGroups(found).Resources[0].id).toBe(group.id)
+    expect(asGroups(found).Resources[0].members).toBeUndefined()
 
     const patched = await dir.scim("PATCH", `/Groups/${group.id}`, {
       schemas: [PATCH_OP],
@@ -201,22 +223,22 @@ describe("SCIM Groups, Entra ID's sequence", () => {
       ]
     })
     expect(patched.status).toBe(200)
-    expect(patched.body.displayName).toBe("Finance & Ops")
-    expect(memberValues(patched.body)).toEqual([b])
+    expect(asGroup(patched).displayName).toBe("Finance & Ops")
+    expect(memberValues(asGroup(patched))).toEqual([b])
     const byMember = await dir.scim("GET", `/Groups?filter=${encodeURIComponent(`members[value eq "${b}"]`)}&attributes=displayName`)
-    expect(byMember.body.totalResults).toBe(1)
+    expect(asGroups(byMember).totalResults).toBe(1)
     // id, schemas and meta always come back; of the rest only what `attributes` names.
-    expect(Object.keys(byMember.body.Resources[0]).sort()).toEqual(["displayName", "id", "meta", "schemas"])
-    expect(byMember.body.Resources[0]).toMatchObject({ schemas: [GROUP], id: group.id, displayName: "Finance & Ops" })
+    expect(Object.keys(asGroups(byMember).Resources[0]).sort()).toEqual(["displayName", "id", "meta", "schemas"])
+    expect(asGroups(byMember).Resources[0]).toMatchObject({ schemas: [GROUP], id: group.id, displayName: "Finance & Ops" })
     const byExternal = await dir.scim("POST", "/Groups/.search", { schemas: ["urn:ietf:params:scim:api:messages:2.0:SearchRequest"], filter: 'externalId eq "entra-fin"' })
-    expect(byExternal.body.totalResults).toBe(1)
+    expect(asGroups(byExternal).totalResults).toBe(1)
 
     // A no-path replace with an object value (Okta's rename sends its id too).
     const renamed = await dir.scim("PATCH", `/Groups/${group.id}`, {
       schemas: [PATCH_OP],
       Operations: [{ op: "replace", value: { id: group.id, displayName: "Finance" } }]
     })
-    expect(renamed.body.displayName).toBe("Finance")
+    expect(asGroup(renamed).displayName).toBe("Finance")
     expect((await dir.teamNamed("Finance"))?.memberIds).toEqual([b])
   })
 
@@ -225,7 +247,7 @@ describe("SCIM Groups, Entra ID's sequence", () => {
     for (const name of ["G1", "G2", "G3"]) await dir.scim("POST", "/Groups", { schemas: [GROUP], displayName: name })
     const page = await dir.scim("GET", "/Groups?startIndex=2&count=1")
     expect(page.body).toMatchObject({ totalResults: 3, startIndex: 2, itemsPerPage: 1 })
-    expect(page.body.Resources.map((group: any) => group.displayName)).toEqual(["G2"])
+    expect(asGroups(page).Resources.map((group) => group.displayName)).toEqual(["G2"])
   })
 })
 
@@ -236,35 +258,35 @@ describe("SCIM Groups, refusals", () => {
     for (const body of [{ displayName: "OPS" }, { displayName: "Other", externalId: "x-1" }]) {
       const response = await dir.scim("POST", "/Groups", { schemas: [GROUP], ...body })
       expect(response.status).toBe(409)
-      expect(response.body).toMatchObject({ schemas: [ERROR], status: "409", scimType: "uniqueness" })
+      expect(asScimError(response)).toMatchObject({ schemas: [ERROR], status: "409", scimType: "uniqueness" })
     }
   })
 
   it("answers 412 when If-Match names another version", async () => {
     const dir = await directory("metadata_only")
-    const group = (await dir.scim("POST", "/Groups", { schemas: [GROUP], displayName: "Versioned" })).body
+    const group = asGroup(await dir.scim("POST", "/Groups", { schemas: [GROUP], displayName: "Versioned" }))
     const stale = await dir.scim("PATCH", `/Groups/${group.id}`, {
       schemas: [PATCH_OP],
       Operations: [{ op: "replace", path: "displayName", value: "V2" }]
     }, { "if-match": 'W/"7"' })
     expect(stale.status).toBe(412)
-    expect(stale.body).toMatchObject({ schemas: [ERROR], status: "412" })
+    expect(asScimError(stale)).toMatchObject({ schemas: [ERROR], status: "412" })
     const fresh = await dir.scim("PATCH", `/Groups/${group.id}`, {
       schemas: [PATCH_OP],
       Operations: [{ op: "replace", path: "displayName", value: "V2" }]
-    }, { "if-match": group.meta.version })
+    }, { "if-match": versionOf(group) })
     expect(fresh.status).toBe(200)
-    expect(fresh.body.meta.version).toBe('W/"2"')
+    expect(asGroup(fresh).meta.version).toBe('W/"2"')
   })
 
   it("answers If-None-Match naming the group's version with 304 and no body (RFC 7644 §3.14)", async () => {
     const dir = await directory("metadata_only")
-    const group = (await dir.scim("POST", "/Groups", { schemas: [GROUP], displayName: "Cached" })).body
-    const same = await dir.scim("GET", `/Groups/${group.id}?excludedAttributes=members`, undefined, { "if-none-match": group.meta.version })
+    const group = asGroup(await dir.scim("POST", "/Groups", { schemas: [GROUP], displayName: "Cached" }))
+    const same = await dir.scim("GET", `/Groups/${group.id}?excludedAttributes=members`, undefined, { "if-none-match": versionOf(group) })
     expect([same.status, same.text, same.headers.get("etag")]).toEqual([304, "", group.meta.version])
     await dir.scim("PATCH", `/Groups/${group.id}`, { schemas: [PATCH_OP], Operations: [{ op: "replace", path: "displayName", value: "Cached 2" }] })
-    const changed = await dir.scim("GET", `/Groups/${group.id}`, undefined, { "if-none-match": group.meta.version })
-    expect([changed.status, changed.body.displayName, changed.headers.get("etag")]).toEqual([200, "Cached 2", 'W/"2"'])
+    const changed = await dir.scim("GET", `/Groups/${group.id}`, undefined, { "if-none-match": versionOf(group) })
+    expect([changed.status, asGroup(changed).displayName, changed.headers.get("etag")]).toEqual([200, "Cached 2", 'W/"2"'])
   })
 
   it("refuses a member that is not a User of the connection with 400 invalidValue, writing nothing", async () => {
@@ -272,16 +294,16 @@ describe("SCIM Groups, refusals", () => {
     const other = await directory("create_teams")
     const a = await dir.user()
     const foreign = await other.user()
-    const group = (await dir.scim("POST", "/Groups", { schemas: [GROUP], displayName: "Careful", members: [{ value: a }] })).body
+    const group = asGroup(await dir.scim("POST", "/Groups", { schemas: [GROUP], displayName: "Careful", members: [{ value: a }] }))
     for (const value of [foreign, "om_00000000000000000000000000", "not an id"]) {
       const response = await dir.scim("PATCH", `/Groups/${group.id}`, {
         schemas: [PATCH_OP],
         Operations: [{ op: "replace", path: "displayName", value: "Changed" }, { op: "add", path: "members", value: [{ value }] }]
       })
       expect(response.status).toBe(400)
-      expect(response.body).toMatchObject({ schemas: [ERROR], status: "400", scimType: "invalidValue" })
+      expect(asScimError(response)).toMatchObject({ schemas: [ERROR], status: "400", scimType: "invalidValue" })
     }
-    const after = (await dir.scim("GET", `/Groups/${group.id}`)).body
+    const after = asGroup(await dir.scim("GET", `/Groups/${group.id}`))
     expect(after).toMatchObject({ displayName: "Careful", meta: { version: 'W/"1"' } })
     expect(memberValues(after)).toEqual([a])
   })
@@ -289,20 +311,20 @@ describe("SCIM Groups, refusals", () => {
   it("handles a 10,000-member PATCH in one request: refused whole when one member is unknown", async () => {
     const dir = await directory("create_teams")
     const a = await dir.user()
-    const group = (await dir.scim("POST", "/Groups", { schemas: [GROUP], displayName: "Big" })).body
+    const group = asGroup(await dir.scim("POST", "/Groups", { schemas: [GROUP], displayName: "Big" }))
     const values = Array.from({ length: 10_000 }, (_, i) => ({ value: i === 0 ? a : `om_${String(i).padStart(26, "0")}` }))
     const refused = await dir.scim("PATCH", `/Groups/${group.id}`, { schemas: [PATCH_OP], Operations: [{ op: "Add", path: "members", value: values }] })
     expect(refused.status).toBe(400)
-    expect(refused.body.scimType).toBe("invalidValue")
-    expect(refused.body.detail).toContain("9998 more")
-    expect(memberValues((await dir.scim("GET", `/Groups/${group.id}`)).body)).toEqual([])
+    expect(asScimError(refused, 400).scimType).toBe("invalidValue")
+    expect(asScimError(refused, 400).detail).toContain("9998 more")
+    expect(memberValues(asGroup(await dir.scim("GET", `/Groups/${group.id}`)))).toEqual([])
     // The same request with every member a User of the connection (duplicates of one) goes through at once.
     const accepted = await dir.scim("PATCH", `/Groups/${group.id}`, {
       schemas: [PATCH_OP],
       Operations: [{ op: "Add", path: "members", value: Array.from({ length: 10_000 }, () => ({ value: a })) }]
     })
     expect(accepted.status).toBe(200)
-    expect(memberValues(accepted.body)).toEqual([a])
+    expect(memberValues(asGroup(accepted))).toEqual([a])
   })
 })
 
@@ -310,20 +332,20 @@ describe("SCIM Groups, tenancy", () => {
   it("never shows or changes another connection's or organization's groups", async () => {
     const a = await directory("create_teams")
     const b = await directory("create_teams")
-    const group = (await a.scim("POST", "/Groups", { schemas: [GROUP], displayName: "Secret" })).body
+    const group = asGroup(await a.scim("POST", "/Groups", { schemas: [GROUP], displayName: "Secret" }))
     // B's token on A's connection: 401, whatever the path.
     const foreignToken = await Http.request(server.url, "GET", `${a.base}/Groups/${group.id}`, {
-      token: (await post(`/v1/scim/connections/${b.connection.id}/tokens`, { token: b.owner.token, body: { name: "x" } })).body.token
+      token: ok(await api.scimConnections.createToken({ token: b.owner.token, path: { connectionId: b.connection.id }, payload: { name: "x" } }), 201).token
     })
     expect(foreignToken.status).toBe(401)
-    expect(foreignToken.body).toMatchObject({ schemas: [ERROR], status: "401" })
+    expect(asScimError(foreignToken)).toMatchObject({ schemas: [ERROR], status: "401" })
     // A's group id through B's own connection: 404, and B's list is empty.
     for (const [method, body] of [["GET"], ["PUT", { schemas: [GROUP], displayName: "Mine" }], ["PATCH", { schemas: [PATCH_OP], Operations: [{ op: "remove", path: "members" }] }], ["DELETE"]] as const) {
       const response = await b.scim(method, `/Groups/${group.id}`, body)
       expect(response.status, method).toBe(404)
-      expect(response.body).toMatchObject({ schemas: [ERROR], status: "404" })
+      expect(asScimError(response)).toMatchObject({ schemas: [ERROR], status: "404" })
     }
-    expect((await b.scim("GET", "/Groups")).body.totalResults).toBe(0)
-    expect((await a.scim("GET", `/Groups/${group.id}`)).body.displayName).toBe("Secret")
+    expect(asGroups(await b.scim("GET", "/Groups")).totalResults).toBe(0)
+    expect(asGroup(await a.scim("GET", `/Groups/${group.id}`)).displayName).toBe("Secret")
   })
 })

@@ -1,5 +1,30 @@
 /** SCIM Users and discovery through HTTP, as Okta and Entra send them: members appear, change, are suspended and go. */
+import {
+  ScimBadRequestResponse,
+  ScimConflictResponse,
+  ScimForbiddenResponse,
+  ScimIdempotencyKeyReusedResponse,
+  ScimInternalErrorResponse,
+  ScimMethodNotAllowedResponse,
+  ScimNotFoundResponse,
+  ScimPayloadTooLargeResponse,
+  ScimPreconditionFailedResponse,
+  ScimResourceTypeList,
+  ScimResourceTypeResponse,
+  ScimSchemaList,
+  ScimSchemaResponse,
+  ScimServiceProviderConfigResponse,
+  ScimServiceUnavailableResponse,
+  ScimUnauthorizedResponse,
+  ScimUnsupportedMediaTypeResponse,
+  ScimUriTooLongResponse,
+  ScimUserList,
+  ScimUserResponse
+} from "@orgplane/schema"
+import * as Schema from "effect/Schema"
+import { calls, ok } from "../../../../packages/testkit/src/ApiCalls.js"
 import * as Http from "../../../../packages/testkit/src/Http.js"
+import { wireBody } from "../../../../packages/testkit/src/WireBody.js"
 import * as TestServer from "../support/HttpServer.js"
 import { readFile } from "node:fs/promises"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -9,6 +34,41 @@ beforeAll(async () => {
   server = await TestServer.startSharingDatabase({ defaultPlan: "enterprise" })
 })
 afterAll(() => server?.close())
+
+const api = calls(() => server.url)
+
+/** The SCIM documents the server answers, read as their schemas put them on the wire. */
+const asUser = wireBody(ScimUserResponse, "SCIM User")
+const asUsers = wireBody(ScimUserList, "SCIM User list")
+const asSchema = wireBody(ScimSchemaResponse, "SCIM schema")
+const asSchemas = wireBody(ScimSchemaList, "SCIM schema list")
+const asResourceType = wireBody(ScimResourceTypeResponse, "SCIM resource type")
+const asResourceTypes = wireBody(ScimResourceTypeList, "SCIM resource type list")
+const asServiceProviderConfig = wireBody(ScimServiceProviderConfigResponse, "SCIM service provider configuration")
+const asScimError = wireBody(
+  Schema.Union([
+    ScimBadRequestResponse,
+    ScimUnauthorizedResponse,
+    ScimForbiddenResponse,
+    ScimNotFoundResponse,
+    ScimMethodNotAllowedResponse,
+    ScimConflictResponse,
+    ScimPreconditionFailedResponse,
+    ScimPayloadTooLargeResponse,
+    ScimUriTooLongResponse,
+    ScimUnsupportedMediaTypeResponse,
+    ScimIdempotencyKeyReusedResponse,
+    ScimInternalErrorResponse,
+    ScimServiceUnavailableResponse
+  ]),
+  "SCIM error"
+)
+
+/** A resource's `meta.version`, which every User the server answers carries. */
+const versionOf = (resource: { readonly meta: { readonly version?: string | undefined } }) => {
+  if (resource.meta.version === undefined) throw new Error("the resource has no meta.version")
+  return resource.meta.version
+}
 
 const enterprise = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User"
 const scimJson = { "content-type": "application/scim+json" }
@@ -43,7 +103,7 @@ const newUser = (overrides: Record<string, unknown> = {}) => {
 }
 
 const createUser = async (scim: Directory, overrides: Record<string, unknown> = {}) =>
-  Http.expectStatus<any>("create SCIM user", await scim.call("POST", "/Users", { body: newUser(overrides) }), 201)
+  asUser(await scim.call("POST", "/Users", { body: newUser(overrides) }), 201)
 
 const patchOp = (...Operations: ReadonlyArray<unknown>) => ({
   schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
@@ -54,12 +114,13 @@ const expectScimError = (response: Http.RawResponse, status: number, scimType?: 
   expect(response.status, response.text).toBe(status)
   expect(response.headers.get("content-type")).toContain("application/scim+json")
   expect(response.body).toMatchObject({ schemas: ["urn:ietf:params:scim:api:messages:2.0:Error"], status: String(status) })
-  if (scimType !== undefined) expect(response.body.scimType).toBe(scimType)
+  // Every refusal is a SCIM error body of the protocol's schemas, whatever its status.
+  const error = asScimError(response)
+  if (scimType !== undefined) expect(error.scimType).toBe(scimType)
 }
 
 const members = async (scim: Directory) =>
-  Http.expectStatus<any>("members", await Http.request(server.url, "GET", "/v1/members?limit=100", { token: scim.org.owner.token }), 200)
-    .items as ReadonlyArray<any>
+  ok(await api.members.list({ token: scim.org.owner.token, query: { limit: "100" } }), 200).items
 
 describe("SCIM discovery", () => {
   it("advertises what works, generated from the attribute table", async () => {
@@ -77,34 +138,35 @@ describe("SCIM discovery", () => {
       authenticationSchemes: [{ type: "oauthbearertoken" }]
     })
     const schemas = await scim.call("GET", "/Schemas")
-    expect(schemas.body.Resources.map((schema: any) => schema.id)).toEqual([
+    expect(asSchemas(schemas).Resources.map((schema) => schema.id)).toEqual([
       "urn:ietf:params:scim:schemas:core:2.0:User",
       enterprise,
       "urn:ietf:params:scim:schemas:core:2.0:Group"
     ])
     const user = await scim.call("GET", "/Schemas/urn:ietf:params:scim:schemas:core:2.0:User")
-    expect(user.body.attributes.find((attribute: any) => attribute.name === "userName")).toMatchObject({
+    expect(asSchema(user).attributes.find((attribute) => attribute.name === "userName")).toMatchObject({
       required: true,
       uniqueness: "server",
       caseExact: false
     })
-    expect(user.body.attributes.map((attribute: any) => attribute.name)).not.toContain("password")
-    expect(user.body.meta.location).toBe(`${server.url}${scim.base}/Schemas/urn:ietf:params:scim:schemas:core:2.0:User`)
+    expect(asSchema(user).attributes.map((attribute) => attribute.name)).not.toContain("password")
+    expect(asSchema(user).meta.location).toBe(`${server.url}${scim.base}/Schemas/urn:ietf:params:scim:schemas:core:2.0:User`)
     const types = await scim.call("GET", "/ResourceTypes")
-    expect(types.body.Resources.map((type: any) => [type.name, type.endpoint])).toEqual([["User", "/Users"], ["Group", "/Groups"]])
-    expect((await scim.call("GET", "/ResourceTypes/User")).body.schemaExtensions).toEqual([{ schema: enterprise, required: false }])
+    expect(asResourceTypes(types).Resources.map((type) => [type.name, type.endpoint])).toEqual([["User", "/Users"], ["Group", "/Groups"]])
+    expect(asResourceType(await scim.call("GET", "/ResourceTypes/User")).schemaExtensions).toEqual([{ schema: enterprise, required: false }])
     expectScimError(await scim.call("GET", "/Schemas/urn:example:nothing"), 404)
     expectScimError(await scim.call("GET", "/ResourceTypes/Device"), 404)
   })
 
   it("says that a User needs an email, in the User schema and on the page ServiceProviderConfig leads to", async () => {
     const scim = await directory()
-    const user = (await scim.call("GET", "/Schemas/urn:ietf:params:scim:schemas:core:2.0:User")).body
+    const user = asSchema(await scim.call("GET", "/Schemas/urn:ietf:params:scim:schemas:core:2.0:User"), 200)
     const rule = /A User needs an email/
     expect(user.description).toMatch(rule)
-    expect(user.attributes.find((attribute: any) => attribute.name === "emails").description).toMatch(rule)
-    expect(user.attributes.find((attribute: any) => attribute.name === "userName").description).toMatch(/email/)
-    const { documentationUri } = (await scim.call("GET", "/ServiceProviderConfig")).body
+    expect(user.attributes.find((attribute) => attribute.name === "emails")?.description).toMatch(rule)
+    expect(user.attributes.find((attribute) => attribute.name === "userName")?.description).toMatch(/email/)
+    const { documentationUri } = asServiceProviderConfig(await scim.call("GET", "/ServiceProviderConfig"), 200)
+    if (documentationUri === undefined) throw new Error("the ServiceProviderConfig names no documentationUri")
     const [page, section] = documentationUri.replace("https://github.com/orgplane/orgplane/blob/main/", "").split("#")
     const text = await readFile(new URL(`../../../../${page}`, import.meta.url), "utf8")
     // The section the link names holds the rule (GitHub's anchor of a heading: lowercase, spaces as dashes).
@@ -123,16 +185,16 @@ describe("SCIM Users: HTTP around the protocol (RFC 7644 §2, §3.12, §3.14)", 
   it("answers If-None-Match naming the User's version with 304, no body and the ETag; another version with the User", async () => {
     const scim = await directory()
     const user = await createUser(scim)
-    const same = await scim.call("GET", `/Users/${user.id}`, { headers: { "if-none-match": user.meta.version } })
+    const same = await scim.call("GET", `/Users/${user.id}`, { headers: { "if-none-match": versionOf(user) } })
     expect([same.status, same.text, same.headers.get("etag")]).toEqual([304, "", user.meta.version])
-    const strong = await scim.call("GET", `/Users/${user.id}`, { headers: { "if-none-match": `"x", ${user.meta.version.replace("W/", "")}` } })
+    const strong = await scim.call("GET", `/Users/${user.id}`, { headers: { "if-none-match": `"x", ${versionOf(user).replace("W/", "")}` } })
     expect(strong.status).toBe(304)
     expect((await scim.call("GET", `/Users/${user.id}`, { headers: { "if-none-match": "*" } })).status).toBe(304)
     const other = await scim.call("GET", `/Users/${user.id}`, { headers: { "if-none-match": "W/\"99\"" } })
-    expect([other.status, other.body.id, other.headers.get("etag")]).toEqual([200, user.id, user.meta.version])
+    expect([other.status, asUser(other).id, other.headers.get("etag")]).toEqual([200, user.id, user.meta.version])
     // A write changes the version: the old one no longer matches.
     await scim.call("PATCH", `/Users/${user.id}`, { body: patchOp({ op: "replace", path: "title", value: "Engineer" }) })
-    expect((await scim.call("GET", `/Users/${user.id}`, { headers: { "if-none-match": user.meta.version } })).body.title).toBe("Engineer")
+    expect(asUser(await scim.call("GET", `/Users/${user.id}`, { headers: { "if-none-match": versionOf(user) } })).title).toBe("Engineer")
   })
 
   it("a 401 carries the Bearer challenge, with invalid_token once a token was sent", async () => {
@@ -176,7 +238,7 @@ describe("SCIM Users: Okta", () => {
     const created = await scim.call("POST", "/Users", { body: { ...body, password: "Secret-Passw0rd" } })
     expect(created.status, created.text).toBe(201)
     expect(created.headers.get("content-type")).toContain("application/scim+json")
-    const user = created.body
+    const user = asUser(created)
     expect(user.id).toMatch(/^om_/)
     expect(user).toMatchObject({ userName: body.userName, externalId: "00u1okta", active: true, name: body.name, emails: body.emails })
     expect(user).not.toHaveProperty("password")
@@ -185,19 +247,19 @@ describe("SCIM Users: Okta", () => {
     const member = (await members(scim)).find((entry) => entry.id === user.id)
     expect(member).toMatchObject({ role: "member", email: body.userName })
     // The audit log names the directory as the actor and whom it provisioned, found by the member's id.
-    const provisioned = await Http.request(server.url, "GET", `/v1/audit/events?action=scim.user.provision&targetId=${user.id}`, { token: scim.org.owner.token })
-    expect(provisioned.body.items.map((event: any) => [event.actor.type, event.actor.id, event.targets.map((target: any) => target.type)])).toEqual([
+    const provisioned = await api.audit.listEvents({ token: scim.org.owner.token, query: { action: "scim.user.provision", targetId: user.id } })
+    expect(ok(provisioned, 200).items.map((event) => [event.actor.type, event.actor.id, event.targets.map((target) => target.type)])).toEqual([
       ["scim", scim.connection.id, ["scim_connection", "member", "user"]]
     ])
 
     const found = await scim.call("GET", `/Users?filter=${encodeURIComponent(`userName eq "${body.userName.toUpperCase()}"`)}&startIndex=1&count=100`)
-    expect(found.body.totalResults).toBe(1)
-    expect(found.body.Resources[0].id).toBe(user.id)
+    expect(asUsers(found).totalResults).toBe(1)
+    expect(asUsers(found).Resources[0]?.id).toBe(user.id)
 
     const deactivated = await scim.call("PATCH", `/Users/${user.id}`, { body: patchOp({ op: "replace", value: { active: false } }) })
     expect(deactivated.status, deactivated.text).toBe(200)
-    expect(deactivated.body.active).toBe(false)
-    expect(deactivated.body.meta.version).toBe("W/\"2\"")
+    expect(asUser(deactivated).active).toBe(false)
+    expect(asUser(deactivated).meta.version).toBe("W/\"2\"")
 
     const replaced = await scim.call("PUT", `/Users/${user.id}`, {
       body: {
@@ -226,7 +288,7 @@ describe("SCIM Users: Okta", () => {
     for (let index = 0; index < 3; index++) ids.push((await createUser(scim)).id)
     const page = await scim.call("GET", "/Users?startIndex=2&count=1")
     expect(page.body).toMatchObject({ totalResults: 3, startIndex: 2, itemsPerPage: 1 })
-    expect(page.body.Resources.map((user: any) => user.id)).toEqual([ids[1]])
+    expect(asUsers(page).Resources.map((user) => user.id)).toEqual([ids[1]])
     const counted = await scim.call("GET", "/Users?count=0")
     expect(counted.body).toMatchObject({ totalResults: 3, itemsPerPage: 0, Resources: [] })
     const past = await scim.call("GET", "/Users?startIndex=10")
@@ -239,7 +301,7 @@ describe("SCIM Users: Okta", () => {
       body: { schemas: ["urn:ietf:params:scim:api:messages:2.0:SearchRequest"], filter: "active eq true", startIndex: 3, count: 10, attributes: ["userName"] }
     })
     expect(searched.status, searched.text).toBe(200)
-    expect(searched.body.Resources.map((user: any) => Object.keys(user).sort())).toEqual([["id", "meta", "schemas", "userName"]])
+    expect(asUsers(searched).Resources.map((user) => Object.keys(user).sort())).toEqual([["id", "meta", "schemas", "userName"]])
   })
 })
 
@@ -249,7 +311,7 @@ describe("SCIM Users: Entra", () => {
     const manager = await createUser(scim)
     const body = newUser({ externalId: "7f3c-entra" })
     const probe = await scim.call("GET", `/Users?filter=${encodeURIComponent(`userName eq "${body.userName}"`)}`)
-    expect(probe.body.totalResults).toBe(0)
+    expect(asUsers(probe).totalResults).toBe(0)
     const user = await createUser(scim, body)
 
     const patched = await scim.call("PATCH", `/Users/${user.id}`, {
@@ -269,17 +331,17 @@ describe("SCIM Users: Entra", () => {
       active: false,
       [enterprise]: { manager: { value: manager.id }, department: "Research" }
     })
-    expect(patched.body.schemas).toEqual(["urn:ietf:params:scim:schemas:core:2.0:User", enterprise])
+    expect(asUser(patched).schemas).toEqual(["urn:ietf:params:scim:schemas:core:2.0:User", enterprise])
 
     const byEmail = await scim.call("GET", `/Users?filter=${encodeURIComponent(`emails[type eq "work" and value co "${body.userName.slice(0, 9)}"]`)}`)
-    expect(byEmail.body.Resources.map((found: any) => found.id)).toEqual([user.id])
+    expect(asUsers(byEmail).Resources.map((found) => found.id)).toEqual([user.id])
     const inactive = await scim.call("GET", `/Users?filter=${encodeURIComponent("active eq false and displayName sw \"pat\"")}`)
-    expect(inactive.body.Resources.map((found: any) => found.id)).toEqual([user.id])
+    expect(asUsers(inactive).Resources.map((found) => found.id)).toEqual([user.id])
     const byDepartment = await scim.call("GET", `/Users?filter=${encodeURIComponent(`${enterprise}:department eq "research"`)}`)
-    expect(byDepartment.body.totalResults).toBe(1)
+    expect(asUsers(byDepartment).totalResults).toBe(1)
 
     const restored = await scim.call("PATCH", `/Users/${user.id}`, { body: patchOp({ op: "Replace", path: "active", value: "True" }) })
-    expect(restored.body.active).toBe(true)
+    expect(asUser(restored).active).toBe(true)
   })
 })
 
@@ -292,9 +354,9 @@ describe("SCIM Users: projection, ETags, uniqueness and deletion", () => {
     const without = await scim.call("GET", `/Users/${user.id}?excludedAttributes=emails,name,meta`)
     expect(without.body).not.toHaveProperty("emails")
     expect(without.body).not.toHaveProperty("name")
-    expect(without.body.meta).toEqual(user.meta)
+    expect(asUser(without).meta).toEqual(user.meta)
     const listed = await scim.call("GET", "/Users?attributes=externalId")
-    expect(listed.body.Resources).toEqual([{ schemas: user.schemas, id: user.id, externalId: "proj-1", meta: user.meta }])
+    expect(asUsers(listed).Resources).toEqual([{ schemas: user.schemas, id: user.id, externalId: "proj-1", meta: user.meta }])
   })
 
   it("If-Match with another version is 412; the current one or * passes", async () => {
@@ -305,7 +367,7 @@ describe("SCIM Users: projection, ETags, uniqueness and deletion", () => {
       headers: { "if-match": "W/\"1\"" }
     })
     expect(first.status, first.text).toBe(200)
-    expect(first.body.meta.version).toBe("W/\"2\"")
+    expect(asUser(first).meta.version).toBe("W/\"2\"")
     expectScimError(
       await scim.call("PATCH", `/Users/${user.id}`, { body: patchOp({ op: "replace", path: "title", value: "Boss" }), headers: { "if-match": "W/\"1\"" } }),
       412
@@ -320,7 +382,7 @@ describe("SCIM Users: projection, ETags, uniqueness and deletion", () => {
   it("a duplicate userName (any case) or externalId is 409 uniqueness", async () => {
     const scim = await directory()
     const user = await createUser(scim, { externalId: "dup-1" })
-    expectScimError(await scim.call("POST", "/Users", { body: newUser({ userName: user.userName.toUpperCase() }) }), 409, "uniqueness")
+    expectScimError(await scim.call("POST", "/Users", { body: newUser({ userName: user.userName?.toUpperCase() }) }), 409, "uniqueness")
     expectScimError(await scim.call("POST", "/Users", { body: newUser({ externalId: "dup-1" }) }), 409, "uniqueness")
     const other = await createUser(scim)
     expectScimError(
@@ -338,31 +400,41 @@ describe("SCIM Users: projection, ETags, uniqueness and deletion", () => {
     expectScimError(await scim.call("GET", `/Users/${user.id}`), 404)
     expectScimError(await scim.call("DELETE", `/Users/${user.id}`), 404)
     expect((await members(scim)).map((member) => member.id)).not.toContain(user.id)
-    expect((await scim.call("GET", "/Users")).body.totalResults).toBe(0)
+    expect(asUsers(await scim.call("GET", "/Users")).totalResults).toBe(0)
     // The directory provisions the person again: a new membership, the same account.
     const again = await scim.call("POST", "/Users", { body: newUser({ userName: user.userName, emails: user.emails }) })
     expect(again.status, again.text).toBe(201)
-    expect(again.body.id).not.toBe(user.id)
+    expect(asUser(again).id).not.toBe(user.id)
   })
 
-  it("links an existing member by email instead of adding a second membership", async () => {
+  it("links an existing member whose address the organization proved (its creator) instead of adding a second membership", async () => {
+    const scim = await directory()
+    const existing = scim.org.owner
+    const email = existing.email
+    const linked = await scim.call("POST", "/Users", { body: newUser({ userName: email, emails: [{ value: email, primary: true }] }) })
+    expect(linked.status, linked.text).toBe(201)
+    expect(asUser(linked).id).toBe(existing.membership.id)
+  })
+
+  it("refuses to link a member who joined by a shown invitation, whose address nobody proved, of no domain the organization verified (409 uniqueness)", async () => {
     const scim = await directory()
     const existing = scim.org.member
-    const linked = await scim.call("POST", "/Users", { body: newUser({ userName: existing.email, emails: [{ value: existing.email, primary: true }] }) })
-    expect(linked.status, linked.text).toBe(201)
-    expect(linked.body.id).toBe(existing.membership.id)
+    const refused = await scim.call("POST", "/Users", { body: newUser({ userName: existing.email, emails: [{ value: existing.email, primary: true }] }) })
+    expectScimError(refused, 409, "uniqueness")
+    expect(asScimError(refused).detail).toMatch(/has not proven the address/)
+    expect(asUsers(await scim.call("GET", "/Users")).totalResults).toBe(0)
   })
 })
 
 describe("SCIM Users: primary (RFC 7643 §2.4, RFC 7644 §3.5.2)", () => {
-  const primaries = (user: any) => (user.emails ?? []).filter((email: any) => email.primary === true).map((email: any) => email.value)
+  const primaries = (user: typeof ScimUserResponse.Encoded) => (user.emails ?? []).filter((email) => email.primary === true).map((email) => email.value)
 
   it("refuses a User sent with two primary emails with 400 invalidValue, creating nothing", async () => {
     const scim = await directory()
     const body = newUser()
     const twice = { ...body, emails: [...body.emails, { value: `other.${body.userName}`, type: "home", primary: true }] }
     expectScimError(await scim.call("POST", "/Users", { body: twice }), 400, "invalidValue")
-    expect((await scim.call("GET", "/Users")).body.totalResults).toBe(0)
+    expect(asUsers(await scim.call("GET", "/Users")).totalResults).toBe(0)
     const user = await createUser(scim)
     expectScimError(await scim.call("PUT", `/Users/${user.id}`, { body: { ...twice, userName: user.userName } }), 400, "invalidValue")
   })
@@ -374,26 +446,26 @@ describe("SCIM Users: primary (RFC 7643 §2.4, RFC 7644 §3.5.2)", () => {
     const user = await createUser(scim, { emails: [...body.emails, { value: home, type: "home" }] })
     const patched = await scim.call("PATCH", `/Users/${user.id}`, { body: patchOp({ op: "replace", path: "emails[type eq \"home\"].primary", value: true }) })
     expect(patched.status, patched.text).toBe(200)
-    expect(primaries(patched.body)).toEqual([home])
-    expect(primaries((await scim.call("GET", `/Users/${user.id}`)).body)).toEqual([home])
+    expect(primaries(asUser(patched))).toEqual([home])
+    expect(primaries(asUser(await scim.call("GET", `/Users/${user.id}`)))).toEqual([home])
     const added = await scim.call("PATCH", `/Users/${user.id}`, { body: patchOp({ op: "add", path: "emails", value: [{ value: `third.${body.userName}`, primary: true }] }) })
-    expect(primaries(added.body)).toEqual([`third.${body.userName}`])
-    expect((await scim.call("GET", "/Users")).body.Resources.map(primaries)).toEqual([[`third.${body.userName}`]])
+    expect(primaries(asUser(added))).toEqual([`third.${body.userName}`])
+    expect(asUsers(await scim.call("GET", "/Users")).Resources.map(primaries)).toEqual([[`third.${body.userName}`]])
   })
 
   it("a User stored with two primary emails (before they were refused) reads with the first one primary", async () => {
     const scim = await directory()
     const user = await createUser(scim)
     const second = { value: `second.${user.userName}`, type: "home", primary: true }
-    const emails = JSON.stringify([...user.emails, second])
+    const emails = JSON.stringify([...(user.emails ?? []), second])
     await server.sql((sql) => sql`UPDATE scim_users SET resource = jsonb_set(resource, '{emails}', ${emails}::jsonb)
                                    WHERE organization_id = ${scim.org.organizationId} AND membership_id = ${user.id}`)
-    const read = (await scim.call("GET", `/Users/${user.id}`)).body
-    expect(read.emails).toEqual([user.emails[0], { ...second, primary: false }])
-    expect((await scim.call("GET", "/Users")).body.Resources[0].emails).toEqual(read.emails)
+    const read = asUser(await scim.call("GET", `/Users/${user.id}`))
+    expect(read.emails).toEqual([user.emails?.[0], { ...second, primary: false }])
+    expect(asUsers(await scim.call("GET", "/Users")).Resources[0]?.emails).toEqual(read.emails)
     // A PATCH of something else stores it so.
     const patched = await scim.call("PATCH", `/Users/${user.id}`, { body: patchOp({ op: "replace", path: "title", value: "Engineer" }) })
-    expect([patched.status, patched.body.emails]).toEqual([200, read.emails])
+    expect([patched.status, asUser(patched).emails]).toEqual([200, read.emails])
   })
 })
 
@@ -405,7 +477,7 @@ describe("SCIM Users: bad input is a SCIM 400, never a 500", () => {
     }
     expectScimError(await scim.call("POST", "/Users/.search", { body: { filter: "userName zz \"a\"" } }), 400, "invalidFilter")
     const percent = await scim.call("GET", `/Users?filter=${encodeURIComponent("userName co \"%\"")}`)
-    expect(percent.body.totalResults).toBe(0)
+    expect(asUsers(percent).totalResults).toBe(0)
   })
 
   it("wrong types, unknown PATCH paths, read-only targets and removes that match nothing", async () => {
@@ -424,7 +496,7 @@ describe("SCIM Users: bad input is a SCIM 400, never a 500", () => {
     expectScimError(await patch({ op: "replace", path: "active", value: 3 }), 400, "invalidValue")
     expectScimError(await patch({ op: "jump", path: "title", value: "x" }), 400, "invalidSyntax")
     // A refused PATCH changed nothing.
-    expect((await scim.call("GET", `/Users/${user.id}`)).body.meta.version).toBe("W/\"1\"")
+    expect(asUser(await scim.call("GET", `/Users/${user.id}`)).meta.version).toBe("W/\"1\"")
   })
 
   it("NUL characters, deeply nested JSON, bodies that are no JSON, too large or of another media type: SCIM errors", async () => {
@@ -436,7 +508,7 @@ describe("SCIM Users: bad input is a SCIM 400, never a 500", () => {
     expectScimError(await scim.call("POST", "/Users", { rawBody: JSON.stringify(newUser({ title: "x".repeat(2_000_000) })) }), 413)
     expectScimError(await scim.call("POST", "/Users", { rawBody: "userName=x", headers: { "content-type": "application/x-www-form-urlencoded" } }), 415)
     // Nothing was created by any of them.
-    expect((await scim.call("GET", "/Users")).body.totalResults).toBe(0)
+    expect(asUsers(await scim.call("GET", "/Users")).totalResults).toBe(0)
   })
 
   it("a malformed or unknown User id is 404", async () => {
@@ -459,8 +531,8 @@ describe("SCIM Users: tenancy", () => {
     expectScimError(await b.call("GET", `/Users/${user.id}`), 404)
     expectScimError(await b.call("PATCH", `/Users/${user.id}`, { body: patchOp({ op: "replace", path: "active", value: false }) }), 404)
     expectScimError(await b.call("DELETE", `/Users/${user.id}`), 404)
-    expect((await b.call("GET", "/Users")).body.totalResults).toBe(0)
-    expect((await a.call("GET", `/Users/${user.id}`)).body.active).toBe(true)
+    expect(asUsers(await b.call("GET", "/Users")).totalResults).toBe(0)
+    expect(asUser(await a.call("GET", `/Users/${user.id}`)).active).toBe(true)
     const anonymous = await Http.request(server.url, "GET", `${a.base}/Users`)
     expect(anonymous.status).toBe(401)
   })

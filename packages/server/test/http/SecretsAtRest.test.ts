@@ -11,6 +11,7 @@
  * the OAuth state the server handed out, as an attacker with the dump would find it to forge cursors and states.
  */
 import * as FakeMcp from "../../../../packages/testkit/src/FakeMcp.js"
+import { calls, ok } from "../../../../packages/testkit/src/ApiCalls.js"
 import * as Http from "../../../../packages/testkit/src/Http.js"
 import * as TestDatabase from "../support/TestDatabase.js"
 import * as TestServer from "../support/HttpServer.js"
@@ -38,8 +39,8 @@ afterAll(async () => {
   await server?.close()
 })
 
-const { get, post } = Http.verbs(() => server.url)
-const ok = Http.expectStatus
+const { get } = Http.verbs(() => server.url)
+const api = calls(() => server.url)
 
 /** `n` random bytes as text, for a secret the test makes up. */
 const random = (prefix: string) => `${prefix}${NodeCrypto.randomBytes(18).toString("base64url")}`
@@ -139,8 +140,9 @@ const pgDump = async (): Promise<string | undefined> => {
 describe("a copy of the database", { timeout: 300_000 }, () => {
   it("holds none of the secrets the server was given or gave out, no encryption key and no cursor key, in any encoding", async () => {
     const secrets: Array<{ readonly what: string; readonly value: string }> = []
-    const keep = (what: string, value: string) => {
+    const keep = (what: string, value: string | null) => {
       expect(typeof value, what).toBe("string")
+      if (value === null) throw new Error(`${what}: none was given`)
       secrets.push({ what, value })
       return value
     }
@@ -149,24 +151,24 @@ describe("a copy of the database", { timeout: 300_000 }, () => {
     const org = await Http.staffed(server.url)
     keep("a password", org.owner.password)
     for (const [who, person] of Object.entries({ owner: org.owner, admin: org.admin, member: org.member })) keep(`the ${who}'s session`, person.token)
-    const signIn = ok<any>("signing in", await post("/v1/auth/sign-in", { body: { email: org.owner.email, password: org.owner.password } }), 200)
+    const signIn = ok(await api.users.signIn({ payload: { email: org.owner.email, password: org.owner.password } }), 200)
     const token = keep("a signed-in session", signIn.session.token)
-    const apiKey = ok<any>("an API key", await post("/v1/api-keys", { token, body: { name: "CI" }, headers: { "idempotency-key": "key-1" } }), 201)
+    const apiKey = ok(await api.apiKeys.create({ token, payload: { name: "CI" }, headers: { "idempotency-key": "key-1" } }), 201)
     keep("an API key", apiKey.key)
-    const replayed = await post("/v1/api-keys", { token, body: { name: "CI" }, headers: { "idempotency-key": "key-1" } })
+    const replayed = await api.apiKeys.create({ token, payload: { name: "CI" }, headers: { "idempotency-key": "key-1" } })
     expect(replayed.headers.get("idempotent-replayed")).toBe("true")
-    keep("an invitation token", ok<any>("an invitation", await post("/v1/invitations", { token, body: { email: "grace@acme.example", role: "member" } }), 201).inviteToken)
-    const bootstrap = ok<any>("a bootstrap", await post("/v1/bootstrap/workspace", { body: { workspaceName: "Provisional", claimRoles: ["owner", "admin"] } }), 201)
+    keep("an invitation token", ok(await api.invitations.create({ token, payload: { email: "grace@acme.example", role: "member" } }), 201).inviteToken)
+    const bootstrap = ok(await api.bootstrap.workspace({ payload: { workspaceName: "Provisional", claimRoles: ["owner", "admin"] } }), 201)
     for (const link of bootstrap.claimLinks) keep(`a ${link.role} claim token`, link.token)
 
     // Directories and workers.
     keep("a SCIM token", (await Http.scimDirectory(server.url, token)).token)
-    const worker = ok<any>("a worker", await post("/v1/workers", { token, body: { name: "Laptop", destination: "local" } }), 201)
+    const worker = ok(await api.workers.register({ token, payload: { name: "Laptop", destination: "local" } }), 201)
     keep("a worker token", worker.token)
     const runtimeCredential = keep("a worker runtime's credential", random("rt_"))
-    ok("an instance", await post("/v1/worker-runtime/instance", {
+    ok(await api.workerRuntime.registerInstance({
       token: worker.token,
-      body: { provider: "static", status: "running", url: "http://127.0.0.1:9/runtime", credential: runtimeCredential }
+      payload: { provider: "static", status: "running", url: "http://127.0.0.1:9/runtime", credential: runtimeCredential }
     }), 201)
 
     // Third parties: MCP (an API key; an OAuth client secret; an OAuth flow's tokens), an LLM provider, an audit
@@ -174,24 +176,26 @@ describe("a copy of the database", { timeout: 300_000 }, () => {
     const mcpKey = random("sk-mcp-")
     const keyed = await FakeMcp.start({ auth: { apiKey: mcpKey } })
     fakes.push(keyed)
-    ok("an API-key MCP connection", await post("/v1/mcp-connections", { token, body: { name: "Keyed", url: keyed.url, authType: "apikey", apiKey: keep("an MCP API key", mcpKey) } }), 201)
+    ok(await api.mcpConnections.create({ token, payload: { name: "Keyed", url: keyed.url, authType: "apikey", apiKey: keep("an MCP API key", mcpKey) } }), 201)
     const oauthMcp = await FakeMcp.start({ auth: "oauth" })
     fakes.push(oauthMcp)
-    ok("an OAuth client's MCP connection", await post("/v1/mcp-connections", {
+    ok(await api.mcpConnections.create({
       token,
-      body: { name: "Registered", url: oauthMcp.url, authType: "oauth", oauth: { clientId: "orgplane", clientSecret: keep("an MCP OAuth client secret", random("cs_")) } }
+      payload: { name: "Registered", url: oauthMcp.url, authType: "oauth", oauth: { clientId: "orgplane", clientSecret: keep("an MCP OAuth client secret", random("cs_")) } }
     }), 201)
-    const flowed = ok<any>("an OAuth MCP connection", await post("/v1/mcp-connections", { token, body: { name: "Flowed", url: oauthMcp.url, authType: "oauth" } }), 201).item
-    const started = ok<any>("connecting", await post(`/v1/mcp-connections/${flowed.id}/connect`, { token }), 200)
+    const flowed = ok(await api.mcpConnections.create({ token, payload: { name: "Flowed", url: oauthMcp.url, authType: "oauth" } }), 201).item
+    const started = ok(await api.mcpAuthorization.connect({ token, path: { connectionId: flowed.id } }), 200)
     expect(started.status).toBe("needs_auth")
-    const state = new URL(started.authorizeUrl).searchParams.get("state")!
-    const approved = await fetch(started.authorizeUrl, { redirect: "manual" })
+    const authorizeUrl = started.authorizeUrl
+    if (authorizeUrl === null) throw new Error("needs_auth without an authorizeUrl")
+    const state = new URL(authorizeUrl).searchParams.get("state")!
+    const approved = await fetch(authorizeUrl, { redirect: "manual" })
     const callback = new URL(approved.headers.get("location")!)
-    expect(ok<any>("the callback", await get(`${callback.pathname}${callback.search}`), 200)).toMatchObject({ status: "connected" })
+    expect(Http.expectStatus("the callback", await get(`${callback.pathname}${callback.search}`), 200)).toMatchObject({ status: "connected" })
 
-    ok("an LLM provider", await post("/v1/llm-providers", {
+    ok(await api.llmProviders.create({
       token,
-      body: {
+      payload: {
         name: "Custom",
         apiStyle: "openai-compatible",
         baseUrl: "http://127.0.0.1:9/v1",
@@ -200,16 +204,17 @@ describe("a copy of the database", { timeout: 300_000 }, () => {
         apiKey: keep("an LLM provider's API key", random("sk-llm-"))
       }
     }), 201)
-    keep("an audit stream's signing secret", ok<any>("an audit stream", await post("/v1/audit/streams", { token, body: { url: "http://127.0.0.1:9/audit", status: "paused" } }), 201).secret)
-    ok("an SSO connection", await post("/v1/sso/connections", {
+    keep("an audit stream's signing secret", ok(await api.auditStreams.create({ token, payload: { url: "http://127.0.0.1:9/audit", status: "paused" } }), 201).secret)
+    ok(await api.sso.createConnection({
       token,
-      body: { kind: "oidc", name: "Okta", domains: ["acme-dump.example"], oidc: { issuer: "https://login.acme-dump.example", clientId: "orgplane", clientSecret: keep("an SSO client secret", random("sso-")) } }
+      payload: { kind: "oidc", name: "Okta", domains: ["acme-dump.example"], oidc: { issuer: "https://login.acme-dump.example", clientId: "orgplane", clientSecret: keep("an SSO client secret", random("sso-")) } }
     }), 201)
-    ok("a suite client", await Http.request(server.url, "PUT", "/v1/capabilities/suite-a/client", {
+    ok(await api.suiteClients.put({
       token,
-      body: { clientId: "suite-client", clientSecret: keep("a suite client secret", random("suite-")), features: ["mailDraft"] }
+      path: { suite: "suite-a" },
+      payload: { clientId: "suite-client", clientSecret: keep("a suite client secret", random("suite-")), features: ["mailDraft"] }
     }), 200)
-    ok("a GitHub token account", await post("/v1/connector-accounts", { token, body: { kind: "token", token: keep("a GitHub token", random("ghp_")) } }), 201)
+    ok(await api.connectorAccounts.create({ token, payload: { kind: "token", token: keep("a GitHub token", random("ghp_")) } }), 201)
 
     // What the database holds, and what its encrypted columns decrypt to.
     const { tables, text: rows } = await rowsAsText()

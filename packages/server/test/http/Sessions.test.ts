@@ -3,6 +3,7 @@
  * others, the idle timeout beside the absolute one, what a password change says of API keys (and revokes on
  * request), API keys' default and longest lifetime, and the recent sign-in the owner-level actions ask for.
  */
+import { calls, ok } from "../../../../packages/testkit/src/ApiCalls.js"
 import * as Http from "../../../../packages/testkit/src/Http.js"
 import * as TestServer from "../support/HttpServer.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -17,30 +18,28 @@ afterAll(async () => {
 })
 
 const { del, get, post } = Http.verbs(() => server.url)
+const { apiKeys, users } = calls(() => server.url)
 
 /** Signs the person in again, from another device: a new session token. */
 const signIn = async (email: string, password: string, userAgent = "other-device/1.0") =>
-  Http.expectStatus<{ session: { token: string } }>(
-    "sign-in",
-    await post("/v1/auth/sign-in", { body: { email, password }, headers: { "user-agent": userAgent } }),
-    200
-  ).session.token
+  ok(await users.signIn({ payload: { email, password }, headers: { "user-agent": userAgent } }), 200).session.token
 
-type Listed = { items: Array<{ id: string; current: boolean; method: string; userAgent: string | null; ipAddress: string | null; lastUsedAt: string }> }
+/** The caller's sessions, a page of them. */
+const sessionsOf = async (token: string, query: { readonly limit?: string } = {}) => ok(await users.listSessions({ token, query }), 200)
 
 describe("sessions a person can see and end", () => {
   it("GET /v1/me/sessions lists the caller's live sessions, newest first, marking the current one; another person's are not there", async () => {
     const person = await Http.signUp(server.url, "Lister")
     const laptop = await signIn(person.email, person.password, "laptop/2.0")
     const stranger = await Http.signUp(server.url, "Stranger")
-    const listed = Http.expectStatus<Listed>("list", await get("/v1/me/sessions", { token: laptop }), 200)
+    const listed = await sessionsOf(laptop)
     expect(listed.items).toHaveLength(2)
     expect(listed.items[0]).toMatchObject({ current: true, method: "password", userAgent: "laptop/2.0", ipAddress: expect.stringMatching(/127\.0\.0\.1/) })
     expect(listed.items[1]).toMatchObject({ current: false, method: "password" })
     expect(listed.items.map((session) => session.id)).not.toContain(
-      Http.expectStatus<Listed>("stranger's", await get("/v1/me/sessions", { token: stranger.token }), 200).items[0]!.id
+      (await sessionsOf(stranger.token)).items[0]!.id
     )
-    const paged = Http.expectStatus<Listed & { nextCursor: string | null }>("page", await get("/v1/me/sessions?limit=1", { token: laptop }), 200)
+    const paged = await sessionsOf(laptop, { limit: "1" })
     expect(paged.items).toHaveLength(1)
     expect(paged.nextCursor).not.toBeNull()
   })
@@ -48,7 +47,7 @@ describe("sessions a person can see and end", () => {
   it("ending one session signs it out at once; another person's session answers 404 session_not_found, like a missing one", async () => {
     const person = await Http.signUp(server.url, "Ender")
     const phone = await signIn(person.email, person.password, "phone/1.0")
-    const sessions = Http.expectStatus<Listed>("list", await get("/v1/me/sessions", { token: person.token }), 200).items
+    const sessions = (await sessionsOf(person.token)).items
     const phoneSession = sessions.find((session) => session.userAgent === "phone/1.0")!
     const stranger = await Http.signUp(server.url, "Other")
     const theirs = await del(`/v1/me/sessions/${phoneSession.id}`, { token: stranger.token })
@@ -72,7 +71,7 @@ describe("sessions a person can see and end", () => {
     expect((await get("/v1/me", { token: third })).status).toBe(401)
     expect((await get("/v1/me", { token: owner.token })).status).toBe(200)
 
-    const key = Http.expectStatus("key", await post("/v1/api-keys", { token: owner.token, body: { name: "ci" } }), 201).key
+    const key = ok(await apiKeys.create({ token: owner.token, payload: { name: "ci" } }), 201).key
     for (const refused of [await get("/v1/me/sessions", { apiKey: key }), await post("/v1/me/sessions/end-others", { apiKey: key })]) {
       expect(refused.status).toBe(403)
       expect(refused.body).toMatchObject({ reason: "session_required" })
@@ -94,12 +93,9 @@ describe("sessions a person can see and end", () => {
   it("a password change counts the other sessions it ended and lists the API keys it leaves working; with revokeApiKeys it revokes them", async () => {
     const { owner } = await Http.staffed(server.url, "Passwords")
     await signIn(owner.email, owner.password)
-    const created = Http.expectStatus("key", await post("/v1/api-keys", { token: owner.token, body: { name: "deploys" } }), 201)
+    const created = ok(await apiKeys.create({ token: owner.token, payload: { name: "deploys" } }), 201)
     const newPassword = "a brand new passphrase 1"
-    const changed = Http.expectStatus("change", await post("/v1/me/password", {
-      token: owner.token,
-      body: { currentPassword: owner.password, newPassword }
-    }), 200)
+    const changed = ok(await users.changePassword({ token: owner.token, payload: { currentPassword: owner.password, newPassword } }), 200)
     expect(changed).toEqual({
       otherSessionsEnded: 1,
       apiKeys: [expect.objectContaining({ id: created.apiKey.id, organizationId: owner.organization.id, name: "deploys", prefix: created.apiKey.prefix })],
@@ -107,9 +103,9 @@ describe("sessions a person can see and end", () => {
     })
     expect((await get("/v1/teams", { apiKey: created.key })).status).toBe(200)
 
-    const revoked = Http.expectStatus("change and revoke", await post("/v1/me/password", {
+    const revoked = ok(await users.changePassword({
       token: owner.token,
-      body: { currentPassword: newPassword, newPassword: "yet another passphrase 2", revokeApiKeys: true }
+      payload: { currentPassword: newPassword, newPassword: "yet another passphrase 2", revokeApiKeys: true }
     }), 200)
     expect(revoked).toMatchObject({ otherSessionsEnded: 0, apiKeysRevoked: true, apiKeys: [expect.objectContaining({ id: created.apiKey.id })] })
     expect((await get("/v1/teams", { apiKey: created.key })).status).toBe(401)
@@ -117,12 +113,12 @@ describe("sessions a person can see and end", () => {
 
   it("a password change lists and revokes the keys of every organization the person joined, a deleted one's too: restored, it has none (issue 55, item 4)", async () => {
     const owner = await Http.owner(server.url, "Parked")
-    const parked = Http.expectStatus("key", await post("/v1/api-keys", { token: owner.token, body: { name: "parked" } }), 201)
+    const parked = ok(await apiKeys.create({ token: owner.token, payload: { name: "parked" } }), 201)
     const deleted = await Http.request(server.url, "DELETE", "/v1/organization", { token: owner.token, body: { confirmName: "Parked" } })
     expect(deleted.status, deleted.text).toBe(200)
-    const changed = Http.expectStatus<any>("change and revoke", await post("/v1/me/password", {
+    const changed = ok(await users.changePassword({
       token: owner.token,
-      body: { currentPassword: owner.password, newPassword: "a passphrase after the deletion", revokeApiKeys: true }
+      payload: { currentPassword: owner.password, newPassword: "a passphrase after the deletion", revokeApiKeys: true }
     }), 200)
     expect(changed.apiKeys).toEqual([expect.objectContaining({ id: parked.apiKey.id, organizationId: owner.organization.id })])
     Http.expectStatus("restore", await post(`/v1/organizations/${owner.organization.id}/restore`, { token: owner.token }), 200)
@@ -131,8 +127,8 @@ describe("sessions a person can see and end", () => {
 
   it("a new API key expires after the longest lifetime unless it says sooner; a later expiresAt answers 400 naming the setting", async () => {
     const owner = await Http.owner(server.url, "Lifetimes")
-    const made = Http.expectStatus("default", await post("/v1/api-keys", { token: owner.token, body: { name: "default" } }), 201)
-    const lifetime = Date.parse(made.apiKey.expiresAt) - Date.parse(made.apiKey.createdAt)
+    const made = ok(await apiKeys.create({ token: owner.token, payload: { name: "default" } }), 201)
+    const lifetime = Date.parse(made.apiKey.expiresAt ?? "") - Date.parse(made.apiKey.createdAt)
     expect(lifetime).toBe(30 * 24 * 60 * 60 * 1000)
     const tooLate = new Date(clock.currentTimeMillisUnsafe() + 31 * 24 * 60 * 60 * 1000).toISOString()
     const refused = await post("/v1/api-keys", { token: owner.token, body: { name: "late", expiresAt: tooLate } })

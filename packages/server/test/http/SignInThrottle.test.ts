@@ -6,6 +6,7 @@
  * strangers exhaust its count; the audit log shows the throttling. Client addresses come from `X-Forwarded-For`
  * (the servers trust it), so one test speaks from many.
  */
+import { calls, ok } from "../../../../packages/testkit/src/ApiCalls.js"
 import * as Http from "../../../../packages/testkit/src/Http.js"
 import * as TestServer from "../support/HttpServer.js"
 import * as Duration from "effect/Duration"
@@ -52,6 +53,13 @@ const statuses = async (count: number, attempt: () => Promise<Http.RawResponse>)
 }
 
 const repeat = <A>(count: number, value: A) => Array.from({ length: count }, () => value)
+
+/** Whether a value of the OpenAPI document is a JSON object; `objectAt` insists on one, naming `what` when it is not. */
+const isObject = (value: unknown): value is Readonly<Record<string, unknown>> => typeof value === "object" && value !== null && !Array.isArray(value)
+const objectAt = (value: unknown, what: string): Readonly<Record<string, unknown>> => {
+  if (!isObject(value)) throw new Error(`${what}: not an object`)
+  return value
+}
 
 describe("password sign-in throttling", () => {
   it("forty wrong passwords from one address: the eleventh on is 429 with Retry-After, and so is the right one, until the window ends", async () => {
@@ -147,9 +155,10 @@ describe("password sign-in throttling", () => {
     const address = newAddress()
     const seen = await statuses(14, () => signIn(server.url, org.email, "wrong password guess", address, "guesser/2"))
     expect(seen).toEqual([...repeat(10, 401), ...repeat(4, 429)])
-    const events = Http.expectStatus<any>("events", await Http.request(server.url, "GET", "/v1/audit/events?action=session.create&outcome=failed&limit=100", { token: org.token }), 200).items
-    expect(events.filter((event: any) => event.reason === "invalid_password").length).toBe(10)
-    const throttled = events.filter((event: any) => event.reason === "rate_limited")
+    const { audit } = calls(server.url)
+    const events = ok(await audit.listEvents({ token: org.token, query: { action: "session.create", outcome: "failed", limit: "100" } }), 200).items
+    expect(events.filter((event) => event.reason === "invalid_password").length).toBe(10)
+    const throttled = events.filter((event) => event.reason === "rate_limited")
     expect(throttled).toHaveLength(1)
     expect(throttled[0]).toMatchObject({
       outcome: "failed",
@@ -198,9 +207,10 @@ describe("password sign-in throttling", () => {
   })
 
   it("the OpenAPI document declares the 429 of sign-in", async () => {
-    const document = Http.expectStatus<any>("document", await Http.request(server.url, "GET", "/openapi.json"), 200)
-    const signInOperation = document.paths["/v1/auth/sign-in"].post
-    expect(signInOperation.responses["429"]).toBeDefined()
-    expect(signInOperation.description).toContain("429 `rate_limited`")
+    const document = objectAt(Http.expectStatus("document", await Http.request(server.url, "GET", "/openapi.json"), 200), "the OpenAPI document")
+    const signInPath = objectAt(objectAt(document["paths"], "its paths")["/v1/auth/sign-in"], "/v1/auth/sign-in")
+    const signInOperation = objectAt(signInPath["post"], "its POST operation")
+    expect(objectAt(signInOperation["responses"], "its responses")["429"]).toBeDefined()
+    expect(signInOperation["description"]).toContain("429 `rate_limited`")
   })
 })

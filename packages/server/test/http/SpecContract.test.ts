@@ -7,6 +7,7 @@
  * counted, so a reader that breaks cannot pass.
  */
 import * as Http from "../../../../packages/testkit/src/Http.js"
+import * as Json from "../../../../packages/testkit/src/Json.js"
 import * as TestServer from "../support/HttpServer.js"
 import { createHash } from "node:crypto"
 import { readFileSync } from "node:fs"
@@ -392,7 +393,7 @@ beforeAll(async () => {
   server = await TestServer.start()
   const response = await Http.request(server.url, "GET", "/openapi.json")
   expect(response.status).toBe(200)
-  document = response.body
+  document = Json.object(response.body, "the OpenAPI document")
 })
 afterAll(() => server.close())
 

@@ -3,6 +3,9 @@
  * create → verify the domain → test → activate → sign in → session; JIT; and each refusal with its stable code.
  */
 import * as FakeDns from "../../../../packages/testkit/src/FakeDns.js"
+import { SsoCallbackResult } from "@orgplane/schema"
+import * as Schema from "effect/Schema"
+import { calls, invalid, ok } from "../../../../packages/testkit/src/ApiCalls.js"
 import * as Http from "../../../../packages/testkit/src/Http.js"
 import * as IdpOidc from "../../../../packages/testkit/src/IdpOidc.js"
 import * as TestServer from "../support/HttpServer.js"
@@ -27,7 +30,7 @@ afterAll(async () => {
   await dns?.stop()
 })
 
-const { get, patch, post } = { ...Http.verbs(() => server.url), patch: (path: string, options: Http.Options) => Http.request(server.url, "PATCH", path, options) }
+const { audit, organizations, sso, ssoSignIn, teams, users } = calls(() => server.url)
 const unique = () => Math.random().toString(36).slice(2, 8)
 
 let subjects = 0
@@ -38,67 +41,84 @@ const account = (email: string, extra: Partial<IdpOidc.Account> = {}) => {
 }
 
 /** An enterprise organization whose owner's email is of a fresh domain, with a verified domain and a draft OIDC connection. */
-const organization = async (options: { readonly issuer?: string; readonly body?: Record<string, unknown> } = {}) => {
+const organization = async (options: { readonly issuer?: string } = {}) => {
   const domain = `corp-${unique()}.test`
   const email = account(`admin@${domain}`)
-  const signedUp = await post("/v1/auth/sign-up", { body: { email, password: "correct horse battery", name: "Admin" } })
-  const token: string = signedUp.body.session.token
-  const org = await post("/v1/organizations", { token, body: { name: `Org ${domain}` } })
-  const created = await post("/v1/sso/connections", {
+  const token = ok(await users.signUp({ payload: { email, password: "correct horse battery", name: "Admin" } }), 201).session.token
+  const org = ok(await organizations.create({ token, payload: { name: `Org ${domain}` } }), 201)
+  const created = await sso.createConnection({
     token,
-    body: { kind: "oidc", name: "Loopback IdP", domains: [domain], oidc: { issuer: options.issuer ?? idp.issuer, clientId: "orgplane", clientSecret: SECRET }, ...options.body }
+    payload: { kind: "oidc", name: "Loopback IdP", domains: [domain], oidc: { issuer: options.issuer ?? idp.issuer, clientId: "orgplane", clientSecret: SECRET } }
   })
   expect(created.status, JSON.stringify(created.body)).toBe(201)
-  const record = (await post(`/v1/sso/request-domain-verification?domain=${domain}`, { token })).body.verification
+  const record = ok(await sso.requestDomainVerification({ token, query: { domain } }), 200).verification
   dns.setTxt(record.recordName, [record.recordValue])
-  expect((await post(`/v1/sso/verify-domain?domain=${domain}`, { token })).status).toBe(200)
-  return { token, email, domain, organizationId: org.body.organization.id as string, connection: created.body.connection }
+  expect((await sso.verifyDomain({ token, query: { domain } })).status).toBe(200)
+  return { token, email, domain, organizationId: org.organization.id, connection: ok(created, 201).connection }
+}
+
+const decodeResult = Schema.decodeUnknownSync(Schema.toEncoded(SsoCallbackResult))
+/** The callback's answer read as its result, which only a 200 carries (failing the test otherwise). */
+const resultOf = (answered: Http.RawResponse) => {
+  expect(answered.status, answered.text).toBe(200)
+  return decodeResult(answered.body)
 }
 
 /** Starts a test, lets `as` sign in at the IdP (with the tamper given), follows the callback: its answer. */
 const runTest = async (token: string, connectionId: string, options: IdpOidc.SignInOptions = {}) => {
-  const started = await post(`/v1/sso/connections/${connectionId}/tests`, { token })
-  expect(started.status, JSON.stringify(started.body)).toBe(201)
-  if (started.body.test.status !== "pending") return { started, callback: undefined, report: started.body.test }
-  const callback = await idp.signIn(started.body.authorizationUrl, options)
+  const answer = await sso.startTest({ token, path: { connectionId } })
+  expect(answer.status, JSON.stringify(answer.body)).toBe(201)
+  const started = ok(answer, 201)
+  if (started.test.status !== "pending") return { started, callback: undefined, report: started.test }
+  const callback = await idp.signIn(started.authorizationUrl, options)
   const answered = await Http.request(callback.url, "GET", "")
-  expect(answered.status, answered.text).toBe(200)
-  return { started, callback, report: answered.body.test, answered }
+  const { test } = resultOf(answered)
+  if (test === null) throw new Error(`a test's callback without its report: ${answered.text}`)
+  return { started, callback, report: test, answered }
 }
 
 /** A test that fails with `code`, recorded on the connection. */
 const expectTestFailure = async (token: string, connectionId: string, code: string, options: IdpOidc.SignInOptions = {}) => {
   const { report } = await runTest(token, connectionId, options)
   expect(report.status).toBe("failed")
-  expect(report.failure.code, report.failure.message).toBe(code)
-  const stored = await get(`/v1/sso/connections/${connectionId}/tests/${report.id}`, { token })
-  expect(stored.body.test).toEqual(report)
+  expect(report.failure?.code, report.failure?.message).toBe(code)
+  const stored = await sso.getTest({ token, path: { connectionId, testId: report.id } })
+  expect(ok(stored, 200).test).toEqual(report)
   return report
 }
 
 /** An active connection: tested by its admin, then activated. */
-const activeOrganization = async (body?: Record<string, unknown>) => {
-  const org = await organization(body === undefined ? {} : { body })
+const activeOrganization = async () => {
+  const org = await organization()
   const { report } = await runTest(org.token, org.connection.id)
   expect(report.status, JSON.stringify(report.failure)).toBe("succeeded")
-  const activated = await post(`/v1/sso/connections/${org.connection.id}/activate`, { token: org.token })
+  const activated = await sso.activateConnection({ token: org.token, path: { connectionId: org.connection.id } })
   expect(activated.status, JSON.stringify(activated.body)).toBe(200)
   return org
 }
 
+/** Starts a sign-in for `email`: where the IdP is to be asked. */
+const startSignIn = async (email: string, returnTo?: string) => {
+  const started = await ssoSignIn.start({ payload: { email, ...(returnTo === undefined ? {} : { returnTo }) } })
+  expect(started.status, JSON.stringify(started.body)).toBe(201)
+  return ok(started, 201).authorizationUrl
+}
+
 /** Signs `email` in through SSO: the callback's answer. */
 const signIn = async (email: string, options: IdpOidc.SignInOptions = {}) => {
-  const started = await post("/v1/sso/sign-in", { body: { email } })
-  expect(started.status, JSON.stringify(started.body)).toBe(201)
-  const callback = await idp.signIn(started.body.authorizationUrl, { as: email, ...options })
+  const callback = await idp.signIn(await startSignIn(email), { as: email, ...options })
   return { callback, answered: await Http.request(callback.url, "GET", "") }
 }
+
+/** The session a one-time code exchanges for. */
+const exchange = (code: string | null) => ssoSignIn.exchange({ payload: { code: code ?? "" } })
 
 describe("SSO with OIDC", { timeout: 60_000 }, () => {
   it("creates, verifies, tests, activates and signs a new person in as a JIT member with the default role and teams", async () => {
     const org = await organization()
-    const team = await post("/v1/teams", { token: org.token, body: { name: "Engineering" } })
-    await patch(`/v1/sso/connections/${org.connection.id}`, { token: org.token, body: { jit: { defaultTeamIds: [team.body.team.id] } } })
+    const team = ok(await teams.create({ token: org.token, payload: { name: "Engineering" } }), 201).team
+    const path = { connectionId: org.connection.id }
+    await sso.updateConnection({ token: org.token, path, payload: { jit: { defaultTeamIds: [team.id] } } })
 
     const { callback, report } = await runTest(org.token, org.connection.id)
     expect(report).toMatchObject({
@@ -116,51 +136,53 @@ describe("SSO with OIDC", { timeout: 60_000 }, () => {
     expect(authorization.nonce).toBeTruthy()
     expect(idp.tokenRequests().at(-1)!.clientAuthentication).toBe("client_secret_basic")
     // A test never signs anyone in: no code, no session.
-    expect((await get(`/v1/sso/connections/${org.connection.id}`, { token: org.token })).body.connection.lastTest).toEqual(report)
+    expect(ok(await sso.getConnection({ token: org.token, path }), 200).connection.lastTest).toEqual(report)
 
-    const activated = await post(`/v1/sso/connections/${org.connection.id}/activate`, { token: org.token })
-    expect(activated.body.connection.state).toBe("active")
+    const activated = await sso.activateConnection({ token: org.token, path })
+    expect(ok(activated, 200).connection.state).toBe("active")
 
-    const discovered = await post("/v1/sso/discover", { body: { email: `nobody@${org.domain}` } })
+    const discovered = await ssoSignIn.discover({ payload: { email: `nobody@${org.domain}` } })
     expect(discovered.body).toEqual({ method: "sso", connectionId: org.connection.id, required: false })
-    expect((await post("/v1/sso/discover", { body: { email: "x@elsewhere.test" } })).body).toEqual({ method: "password", connectionId: null, required: false })
+    expect((await ssoSignIn.discover({ payload: { email: "x@elsewhere.test" } })).body).toEqual({ method: "password", connectionId: null, required: false })
 
     const email = account(`ada@${org.domain}`, { name: "Ada Lovelace" })
     const { answered } = await signIn(email)
     expect(answered.status, answered.text).toBe(200)
     expect(answered.body).toMatchObject({ purpose: "sign_in", ok: true, failure: null })
-    const exchanged = await post("/v1/sso/sign-in/exchange", { body: { code: answered.body.code } })
+    const { code } = resultOf(answered)
+    const exchanged = await exchange(code)
     expect(exchanged.status, exchanged.text).toBe(200)
-    expect(exchanged.body.user).toMatchObject({ email, name: "Ada Lovelace" })
-    const me = await get("/v1/me", { token: exchanged.body.session.token })
-    expect(me.body).toMatchObject({ organization: { id: org.organizationId }, membership: { role: "member" } })
-    const teams = await get(`/v1/teams/${team.body.team.id}`, { token: org.token })
-    expect(teams.body.team.memberIds).toContain(me.body.membership.id)
+    const session = ok(exchanged, 200)
+    expect(session.user).toMatchObject({ email, name: "Ada Lovelace" })
+    const me = ok(await users.me({ token: session.session.token }), 200)
+    expect(me).toMatchObject({ organization: { id: org.organizationId }, membership: { role: "member" } })
+    const joined = ok(await teams.get({ token: org.token, path: { teamId: team.id } }), 200)
+    expect(joined.team.memberIds).toContain(me.membership?.id)
     // The code works once.
-    const again = await post("/v1/sso/sign-in/exchange", { body: { code: answered.body.code } })
-    expect([again.status, again.body.error, again.body.code]).toEqual([401, "sso_sign_in_failed", "replayed"])
+    const again = await exchange(code)
+    expect([again.status, again.body]).toMatchObject([401, { error: "sso_sign_in_failed", code: "replayed" }])
 
     // A repeat sign-in is the same person, with the name the IdP now gives.
     idp.addAccount(email, { sub: `sub-${subjects}`, email, email_verified: true, name: "Ada King" })
     const second = await signIn(email)
-    const reexchanged = await post("/v1/sso/sign-in/exchange", { body: { code: second.answered.body.code } })
-    expect(reexchanged.body.user).toMatchObject({ id: exchanged.body.user.id, name: "Ada King" })
+    const reexchanged = await exchange(resultOf(second.answered).code)
+    expect(ok(reexchanged, 200).user).toMatchObject({ id: session.user.id, name: "Ada King" })
   })
 
   it("sends the browser to a loopback returnTo with the code, never the token", async () => {
     const org = await activeOrganization()
     const email = account(`grace@${org.domain}`)
-    const refused = await post("/v1/sso/sign-in", { body: { email, returnTo: "https://evil.example/steal" } })
-    expect([refused.status, refused.body.details?.[0]?.path]).toEqual([400, ["returnTo"]])
-    const started = await post("/v1/sso/sign-in", { body: { email, returnTo: "http://127.0.0.1:53682/callback" } })
-    const callback = await idp.signIn(started.body.authorizationUrl, { as: email })
+    const refused = await ssoSignIn.start({ payload: { email, returnTo: "https://evil.example/steal" } })
+    expect(refused.status).toBe(400)
+    expect(invalid(refused).details[0]?.path).toEqual(["returnTo"])
+    const callback = await idp.signIn(await startSignIn(email, "http://127.0.0.1:53682/callback"), { as: email })
     const answered = await fetch(callback.url, { redirect: "manual" })
     expect(answered.status).toBe(302)
     const location = new URL(answered.headers.get("location")!)
     expect(location.origin + location.pathname).toBe("http://127.0.0.1:53682/callback")
     expect(location.searchParams.get("code")).toMatch(/^ssx_/)
     expect(location.href).not.toContain("ops_")
-    expect((await post("/v1/sso/sign-in/exchange", { body: { code: location.searchParams.get("code") } })).status).toBe(200)
+    expect((await exchange(location.searchParams.get("code"))).status).toBe(200)
   })
 
   it("refuses a replayed state", async () => {
@@ -169,9 +191,9 @@ describe("SSO with OIDC", { timeout: 60_000 }, () => {
     const { answered, callback } = await signIn(email)
     expect(answered.status).toBe(200)
     const replayed = await Http.request(callback.url, "GET", "")
-    expect([replayed.status, replayed.body.code]).toEqual([401, "replayed"])
+    expect([replayed.status, replayed.body]).toMatchObject([401, { code: "replayed" }])
     const tampered = await Http.request(callback.url.replace(/state=[^&]+/, "state=org_x.ssi_y.zz"), "GET", "")
-    expect([tampered.status, tampered.body.code]).toEqual([401, "replayed"])
+    expect([tampered.status, tampered.body]).toMatchObject([401, { code: "replayed" }])
   })
 
   it("refuses an email outside the connection's verified domains", async () => {
@@ -180,14 +202,14 @@ describe("SSO with OIDC", { timeout: 60_000 }, () => {
     const typed = `edsger@${org.domain}`
     idp.addAccount(typed, { sub: `sub-${++subjects}`, email: `edsger@elsewhere-${unique()}.test`, email_verified: true })
     const { answered } = await signIn(typed)
-    expect([answered.status, answered.body.code]).toEqual([401, "email_domain_not_verified"])
+    expect([answered.status, answered.body]).toMatchObject([401, { code: "email_domain_not_verified" }])
   })
 
   it("refuses an email the provider says is not verified", async () => {
     const org = await activeOrganization()
     const email = account(`unverified@${org.domain}`, { email_verified: false })
     const { answered } = await signIn(email)
-    expect([answered.status, answered.body.code]).toEqual([401, "email_not_verified"])
+    expect([answered.status, answered.body]).toMatchObject([401, { code: "email_not_verified" }])
   })
 
   it("records failed sign-ins in the organization's audit log: who the provider vouched for, or no one for a forged token", async () => {
@@ -196,14 +218,14 @@ describe("SSO with OIDC", { timeout: 60_000 }, () => {
     const refused = await signIn(email)
     expect(refused.answered.status).toBe(401)
     const forged = await signIn(account(`forged@${org.domain}`), { idToken: "badSignature" })
-    expect([forged.answered.status, forged.answered.body.code]).toEqual([401, "signature_invalid"])
-    const events = (await get("/v1/audit/events?action=session.create&outcome=failed", { token: org.token })).body.items
-    expect(events.map((event: any) => [event.reason, event.actor, event.via.ssoConnectionId, event.targets])).toEqual([
+    expect([forged.answered.status, forged.answered.body]).toMatchObject([401, { code: "signature_invalid" }])
+    const events = ok(await audit.listEvents({ token: org.token, query: { action: "session.create", outcome: "failed" } }), 200).items
+    expect(events.map((event) => [event.reason, event.actor, event.via.ssoConnectionId, event.targets])).toEqual([
       ["signature_invalid", { type: "anonymous", id: "anonymous", membershipId: null, label: null }, org.connection.id, [{ type: "sso_connection", id: org.connection.id }]],
       ["email_not_verified", { type: "anonymous", id: "anonymous", membershipId: null, label: email }, org.connection.id, [{ type: "sso_connection", id: org.connection.id }]]
     ])
-    expect(events[0].via.credentialId).toBeNull()
-    expect(events[0].requestId).toEqual(expect.any(String))
+    expect(events[0]?.via.credentialId).toBeNull()
+    expect(events[0]?.requestId).toEqual(expect.any(String))
   })
 
   it("refuses an ID token from another issuer", async () => {
@@ -235,7 +257,7 @@ describe("SSO with OIDC", { timeout: 60_000 }, () => {
   it("records an error of the identity provider", async () => {
     const org = await organization()
     const report = await expectTestFailure(org.token, org.connection.id, "idp_error", { error: "access_denied", errorDescription: "Not today" })
-    expect(report.failure.message).toContain("access_denied")
+    expect(report.failure?.message).toContain("access_denied")
   })
 
   it("refuses a discovery document naming another issuer", async () => {
@@ -266,45 +288,47 @@ describe("SSO with OIDC", { timeout: 60_000 }, () => {
     await new Promise<void>((resolve) => closed.close(() => resolve()))
     const org = await organization({ issuer: `http://127.0.0.1:${port}` })
     const report = await expectTestFailure(org.token, org.connection.id, "idp_unreachable")
-    expect(report.failure.message).toContain(`127.0.0.1:${port}`)
+    expect(report.failure?.message).toContain(`127.0.0.1:${port}`)
   })
 
   it("fails a test completed by another person than the admin who started it, and activation stays refused", async () => {
     const org = await organization()
     const other = account(`mallory@${org.domain}`)
     await expectTestFailure(org.token, org.connection.id, "identity_mismatch", { as: other })
-    const refused = await post(`/v1/sso/connections/${org.connection.id}/activate`, { token: org.token })
-    expect([refused.status, refused.body.error]).toEqual([409, "sso_connection_untested"])
+    const refused = await sso.activateConnection({ token: org.token, path: { connectionId: org.connection.id } })
+    expect([refused.status, refused.body]).toMatchObject([409, { error: "sso_connection_untested" }])
   })
 
   it("needs a new test after a settings change, and refuses settings changes of an active connection", async () => {
     const org = await activeOrganization()
-    const changed = await patch(`/v1/sso/connections/${org.connection.id}`, { token: org.token, body: { mapping: { name: "nickname" } } })
-    expect([changed.status, changed.body.error]).toEqual([409, "sso_connection_active"])
-    const renamed = await patch(`/v1/sso/connections/${org.connection.id}`, { token: org.token, body: { name: "Renamed" } })
+    const path = { connectionId: org.connection.id }
+    const changed = await sso.updateConnection({ token: org.token, path, payload: { mapping: { name: "nickname" } } })
+    expect([changed.status, changed.body]).toMatchObject([409, { error: "sso_connection_active" }])
+    const renamed = await sso.updateConnection({ token: org.token, path, payload: { name: "Renamed" } })
     expect(renamed.status).toBe(200)
-    await post(`/v1/sso/connections/${org.connection.id}/deactivate`, { token: org.token })
-    const remapped = await patch(`/v1/sso/connections/${org.connection.id}`, { token: org.token, body: { mapping: { name: "nickname" } } })
-    expect(remapped.body.connection.configRevision).toBe(2)
-    const refused = await post(`/v1/sso/connections/${org.connection.id}/activate`, { token: org.token })
-    expect([refused.status, refused.body.error]).toEqual([409, "sso_connection_untested"])
-    expect(refused.body.message).toContain("revision 1, now 2")
+    await sso.deactivateConnection({ token: org.token, path })
+    const remapped = await sso.updateConnection({ token: org.token, path, payload: { mapping: { name: "nickname" } } })
+    expect(ok(remapped, 200).connection.configRevision).toBe(2)
+    const refused = await sso.activateConnection({ token: org.token, path })
+    expect([refused.status, refused.body]).toMatchObject([409, { error: "sso_connection_untested", message: expect.stringContaining("revision 1, now 2") }])
   })
 
   it("lets a second connection be tested while the first serves, and keeps one active connection per domain", async () => {
     const org = await activeOrganization()
-    const second = await post("/v1/sso/connections", {
+    const created = await sso.createConnection({
       token: org.token,
-      body: { kind: "oidc", name: "New IdP", domains: [org.domain], oidc: { issuer: idp.issuer, clientId: "orgplane", clientSecret: SECRET, tokenEndpointAuthMethod: "client_secret_post" } }
+      payload: { kind: "oidc", name: "New IdP", domains: [org.domain], oidc: { issuer: idp.issuer, clientId: "orgplane", clientSecret: SECRET, tokenEndpointAuthMethod: "client_secret_post" } }
     })
-    const { report } = await runTest(org.token, second.body.connection.id)
+    const second = { connectionId: ok(created, 201).connection.id }
+    const { report } = await runTest(org.token, second.connectionId)
     expect(report.status).toBe("succeeded")
     expect(idp.tokenRequests().at(-1)!.clientAuthentication).toBe("client_secret_post")
-    const served = await post(`/v1/sso/connections/${second.body.connection.id}/activate`, { token: org.token })
-    expect([served.status, served.body.error]).toEqual([409, "sso_domain_served"])
-    expect((await post("/v1/sso/discover", { body: { email: `x@${org.domain}` } })).body.connectionId).toBe(org.connection.id)
-    await post(`/v1/sso/connections/${org.connection.id}/deactivate`, { token: org.token })
-    expect((await post(`/v1/sso/connections/${second.body.connection.id}/activate`, { token: org.token })).status).toBe(200)
-    expect((await post("/v1/sso/discover", { body: { email: `x@${org.domain}` } })).body.connectionId).toBe(second.body.connection.id)
+    const served = await sso.activateConnection({ token: org.token, path: second })
+    expect([served.status, served.body]).toMatchObject([409, { error: "sso_domain_served" }])
+    const discovered = async () => ok(await ssoSignIn.discover({ payload: { email: `x@${org.domain}` } }), 200).connectionId
+    expect(await discovered()).toBe(org.connection.id)
+    await sso.deactivateConnection({ token: org.token, path: { connectionId: org.connection.id } })
+    expect((await sso.activateConnection({ token: org.token, path: second })).status).toBe(200)
+    expect(await discovered()).toBe(second.connectionId)
   })
 })

@@ -8,6 +8,8 @@
  * fails, per path. One server and one IdP for the file.
  */
 import * as SqlClient from "effect/sql/SqlClient"
+import type { SsoConnection } from "@orgplane/schema"
+import { calls, ok } from "../../../../packages/testkit/src/ApiCalls.js"
 import * as Http from "../../../../packages/testkit/src/Http.js"
 import * as IdpSaml from "../../../../packages/testkit/src/IdpSaml.js"
 import * as TestServer from "../support/HttpServer.js"
@@ -59,7 +61,7 @@ afterAll(async () => {
   await server?.close()
 })
 
-const { get, post } = Http.verbs(() => server.url)
+const { sso } = calls(() => server.url)
 
 /** The SAML engine as the server has it: fetches through the outbound guard, private addresses allowed. */
 const samlEngine = Saml.layer.pipe(Layer.provide(Outbound.layer({ allowPrivate: true }).pipe(Layer.provide(AddressGuard.systemLayer))))
@@ -92,16 +94,26 @@ const hostPath = () => {
 }
 
 const createSaml = async (token: string, url: string) =>
-  Http.expectStatus<{ connection: any }>(
-    "creating a SAML connection",
-    await post("/v1/sso/connections", { token, body: { kind: "saml", name: "IdP", saml: { source: "metadataUrl", url } } }),
-    201
-  ).connection
+  ok(await sso.createConnection({ token, payload: { kind: "saml", name: "IdP", saml: { source: "metadataUrl", url } } }), 201).connection
 
-const read = async (token: string, id: string) =>
-  Http.expectStatus<{ connection: any }>("reading the connection", await get(`/v1/sso/connections/${id}`, { token }), 200).connection
+const read = async (token: string, id: string) => ok(await sso.getConnection({ token, path: { connectionId: id } }), 200).connection
 
-const refresh = (token: string, id: string) => post(`/v1/sso/connections/${id}/refresh-metadata`, { token })
+const refresh = (token: string, id: string) => sso.refreshMetadata({ token, path: { connectionId: id } })
+
+type Connection = typeof SsoConnection.Encoded
+
+/** A SAML connection's settings (failing the test for one without). */
+const samlOf = (connection: Connection) => {
+  if (connection.saml === null) throw new Error(`${connection.id} has no SAML settings`)
+  return connection.saml
+}
+
+/** A SAML connection's latest metadata fetch (failing the test for one whose settings come from no URL). */
+const refreshOf = (connection: Connection) => {
+  const { metadataRefresh } = samlOf(connection)
+  if (metadataRefresh === null) throw new Error(`${connection.id} has no metadata refresh`)
+  return metadataRefresh
+}
 
 /** Makes the connection active as activation would (a SAML test needs the ACS, which this file leaves alone). */
 const activate = (organizationId: string, id: string) =>
@@ -111,24 +123,24 @@ describe("refreshing a SAML metadata URL", () => {
   it("by the administrator: a rotation is taken, an active connection stays active at its revision", async () => {
     const org = await Http.staffed(server.url)
     const created = await createSaml(org.admin.token, idp.metadataUrl)
-    expect(created.saml.certificates.map((c: any) => c.pem)).toEqual(idpPems())
+    expect(samlOf(created).certificates.map((c) => c.pem)).toEqual(idpPems())
     await activate(org.organizationId, created.id)
 
     await idp.rotateSigningKey()
-    expect(idpPems()).toHaveLength(created.saml.certificates.length + 1)
+    expect(idpPems()).toHaveLength(samlOf(created).certificates.length + 1)
     const answer = await refresh(org.admin.token, created.id)
     expect(answer.status, JSON.stringify(answer.body)).toBe(200)
-    const refreshed = answer.body.connection
-    expect(refreshed.saml.certificates.map((c: any) => c.pem)).toEqual(idpPems())
-    expect(refreshed.saml.certificates.at(-1).notAfter).toBe(new Date(new NodeCrypto.X509Certificate(idp.certificates().at(-1)!).validTo).toISOString())
+    const refreshed = ok(answer, 200).connection
+    expect(samlOf(refreshed).certificates.map((c) => c.pem)).toEqual(idpPems())
+    expect(samlOf(refreshed).certificates.at(-1)?.notAfter).toBe(new Date(new NodeCrypto.X509Certificate(idp.certificates().at(-1)!).validTo).toISOString())
     expect(refreshed).toMatchObject({ state: "active", configRevision: created.configRevision })
-    expect(refreshed.saml.metadataRefresh).toEqual({
-      at: refreshed.saml.metadataRefresh.at,
+    expect(samlOf(refreshed).metadataRefresh).toEqual({
+      at: refreshOf(refreshed).at,
       ok: true,
       message: null,
-      succeededAt: refreshed.saml.metadataRefresh.at
+      succeededAt: refreshOf(refreshed).at
     })
-    expect(Date.parse(refreshed.saml.metadataRefresh.at)).toBeGreaterThan(Date.parse(created.saml.metadataRefresh.at) - 1)
+    expect(Date.parse(refreshOf(refreshed).at)).toBeGreaterThan(Date.parse(refreshOf(created).at) - 1)
     expect(await read(org.owner.token, created.id)).toEqual(refreshed)
 
     // Members may not; owners may.
@@ -145,14 +157,14 @@ describe("refreshing a SAML metadata URL", () => {
     // An hour later the connection is not due: nothing is fetched for it.
     await runJob({ now: serverNow(HOUR) })
     const early = await read(org.token, created.id)
-    expect(early.saml.certificates).toEqual(created.saml.certificates)
-    expect(early.saml.metadataRefresh).toEqual(created.saml.metadataRefresh)
+    expect(samlOf(early).certificates).toEqual(samlOf(created).certificates)
+    expect(samlOf(early).metadataRefresh).toEqual(samlOf(created).metadataRefresh)
 
     const later = serverNow(6 * HOUR + 60_000)
     expect(await runJob({ now: later })).toBeGreaterThanOrEqual(1)
     const refreshed = await read(org.token, created.id)
-    expect(refreshed.saml.certificates.map((c: any) => c.pem)).toEqual(idpPems())
-    expect(refreshed.saml.metadataRefresh).toEqual({ at: later.toISOString(), ok: true, message: null, succeededAt: later.toISOString() })
+    expect(samlOf(refreshed).certificates.map((c) => c.pem)).toEqual(idpPems())
+    expect(samlOf(refreshed).metadataRefresh).toEqual({ at: later.toISOString(), ok: true, message: null, succeededAt: later.toISOString() })
     expect(refreshed).toMatchObject({ state: "draft", configRevision: created.configRevision, updatedAt: later.toISOString() })
   })
 
@@ -166,10 +178,10 @@ describe("refreshing a SAML metadata URL", () => {
 
     const at = serverNow(7 * HOUR)
     expect(await runJob({ now: at, limit: 1 })).toBe(1)
-    expect((await read(org.token, first.id)).saml.metadataRefresh.at).toBe(at.toISOString())
-    expect((await read(org.token, second.id)).saml.metadataRefresh).toEqual(second.saml.metadataRefresh)
+    expect(refreshOf(await read(org.token, first.id)).at).toBe(at.toISOString())
+    expect(samlOf(await read(org.token, second.id)).metadataRefresh).toEqual(samlOf(second).metadataRefresh)
     expect(await runJob({ now: at, limit: 1 })).toBe(1)
-    expect((await read(org.token, second.id)).saml.metadataRefresh.at).toBe(at.toISOString())
+    expect(refreshOf(await read(org.token, second.id)).at).toBe(at.toISOString())
     expect(await runJob({ now: at, limit: 1 })).toBe(0)
   })
 
@@ -182,17 +194,17 @@ describe("refreshing a SAML metadata URL", () => {
 
     const answer = await refresh(org.token, created.id)
     expect(answer.status, JSON.stringify(answer.body)).toBe(200)
-    const kept = answer.body.connection
+    const kept = ok(answer, 200).connection
     expect(kept).toMatchObject({ state: "active", configRevision: created.configRevision, updatedAt: created.updatedAt })
-    expect(kept.saml).toEqual({ ...created.saml, metadataRefresh: { ...kept.saml.metadataRefresh } })
-    expect(kept.saml.metadataRefresh).toMatchObject({ ok: false, succeededAt: created.saml.metadataRefresh.at })
-    expect(kept.saml.metadataRefresh.message).toMatch(/^The metadata URL could not be fetched: .+\(metadata_unreachable\)$/)
+    expect(samlOf(kept)).toEqual({ ...samlOf(created), metadataRefresh: { ...samlOf(kept).metadataRefresh } })
+    expect(samlOf(kept).metadataRefresh).toMatchObject({ ok: false, succeededAt: refreshOf(created).at })
+    expect(refreshOf(kept).message).toMatch(/^The metadata URL could not be fetched: .+\(metadata_unreachable\)$/)
 
     // The IdP answers again: the next refresh clears the error.
     modes.set(key, "ok")
-    const again = (await refresh(org.token, created.id)).body.connection
-    expect(again.saml.metadataRefresh).toMatchObject({ ok: true, message: null })
-    expect(again.saml.metadataRefresh.succeededAt).toBe(again.saml.metadataRefresh.at)
+    const again = ok(await refresh(org.token, created.id), 200).connection
+    expect(samlOf(again).metadataRefresh).toMatchObject({ ok: true, message: null })
+    expect(refreshOf(again).succeededAt).toBe(refreshOf(again).at)
   })
 
   it("malformed XML, by the scheduled job, keeps the settings and records the error", async () => {
@@ -205,9 +217,9 @@ describe("refreshing a SAML metadata URL", () => {
     const at = serverNow(6 * HOUR + 1)
     await runJob({ now: at })
     const kept = await read(org.token, created.id)
-    expect(kept.saml.certificates).toEqual(created.saml.certificates)
-    expect(kept.saml.metadataRefresh).toMatchObject({ at: at.toISOString(), ok: false, succeededAt: created.saml.metadataRefresh.at })
-    expect(kept.saml.metadataRefresh.message).toMatch(/^The metadata is not well-formed XML: .+\(metadata_not_xml\)$/)
+    expect(samlOf(kept).certificates).toEqual(samlOf(created).certificates)
+    expect(samlOf(kept).metadataRefresh).toMatchObject({ at: at.toISOString(), ok: false, succeededAt: refreshOf(created).at })
+    expect(refreshOf(kept).message).toMatch(/^The metadata is not well-formed XML: .+\(metadata_not_xml\)$/)
   })
 
   it("a document naming another entity id changes nothing and says why", async () => {
@@ -217,11 +229,11 @@ describe("refreshing a SAML metadata URL", () => {
     modes.set(key, "otherEntity")
     await idp.rotateSigningKey()
 
-    const kept = (await refresh(org.token, created.id)).body.connection
-    expect(kept.saml).toMatchObject({ entityId: idp.entityId, certificates: created.saml.certificates })
-    expect(kept.saml.metadataRefresh).toMatchObject({ ok: false, succeededAt: created.saml.metadataRefresh.at })
-    expect(kept.saml.metadataRefresh.message).toContain("https://another-idp.example/saml")
-    expect(kept.saml.metadataRefresh.message).toMatch(/\(entity_id_changed\)$/)
+    const kept = ok(await refresh(org.token, created.id), 200).connection
+    expect(samlOf(kept)).toMatchObject({ entityId: idp.entityId, certificates: samlOf(created).certificates })
+    expect(samlOf(kept).metadataRefresh).toMatchObject({ ok: false, succeededAt: refreshOf(created).at })
+    expect(refreshOf(kept).message).toContain("https://another-idp.example/saml")
+    expect(refreshOf(kept).message).toMatch(/\(entity_id_changed\)$/)
   })
 
   it("another organization's connection is 404, and changes nothing", async () => {
@@ -230,22 +242,20 @@ describe("refreshing a SAML metadata URL", () => {
     const created = await createSaml(owner.token, idp.metadataUrl)
     const answer = await refresh(stranger.token, created.id)
     expect(answer.status).toBe(404)
-    expect(answer.body.error).toBe("sso_connection_not_found")
-    expect((await read(owner.token, created.id)).saml.metadataRefresh).toEqual(created.saml.metadataRefresh)
+    expect(answer.body).toMatchObject({ error: "sso_connection_not_found" })
+    expect(samlOf(await read(owner.token, created.id)).metadataRefresh).toEqual(samlOf(created).metadataRefresh)
   })
 
   it("a connection whose settings do not come from a metadata URL is 409", async () => {
     const org = await Http.owner(server.url)
-    const byXml = Http.expectStatus<{ connection: any }>(
-      "creating by XML",
-      await post("/v1/sso/connections", { token: org.token, body: { kind: "saml", name: "XML", saml: { source: "metadataXml", xml: idp.metadata() } } }),
+    const byXml = ok(
+      await sso.createConnection({ token: org.token, payload: { kind: "saml", name: "XML", saml: { source: "metadataXml", xml: idp.metadata() } } }),
       201
     ).connection
-    const oidc = Http.expectStatus<{ connection: any }>(
-      "creating an OIDC connection",
-      await post("/v1/sso/connections", {
+    const oidc = ok(
+      await sso.createConnection({
         token: org.token,
-        body: { kind: "oidc", name: "OIDC", oidc: { issuer: "https://login.acme.example", clientId: "orgplane", clientSecret: "secret" } }
+        payload: { kind: "oidc", name: "OIDC", oidc: { issuer: "https://login.acme.example", clientId: "orgplane", clientSecret: "secret" } }
       }),
       201
     ).connection

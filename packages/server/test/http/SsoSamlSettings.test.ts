@@ -3,6 +3,7 @@
  * update (metadata URL fetched, metadata XML parsed) with the certificates' expiry and the latest fetch shown, and
  * bad metadata refused with a 400 on its field, saving nothing. One server and one IdP for the file.
  */
+import { calls, invalid, ok } from "../../../../packages/testkit/src/ApiCalls.js"
 import * as Http from "../../../../packages/testkit/src/Http.js"
 import * as IdpSaml from "../../../../packages/testkit/src/IdpSaml.js"
 import * as TestServer from "../support/HttpServer.js"
@@ -20,16 +21,15 @@ afterAll(async () => {
   await server?.close()
 })
 
-const { get, post } = Http.verbs(() => server.url)
-const patch = (path: string, options: Http.Options) => Http.request(server.url, "PATCH", path, options)
+const { post } = Http.verbs(() => server.url)
+const { sso } = calls(() => server.url)
 
 describe("SAML connection settings", () => {
   it("by metadata URL: the IdP's entity id, SSO URL, binding and certificate with its expiry, and the fetch recorded", async () => {
     const org = await Http.owner(server.url)
-    const created = await post("/v1/sso/connections", { token: org.token, body: { kind: "saml", name: "IdP", saml: { source: "metadataUrl", url: idp.metadataUrl } } })
-    expect(created.status, JSON.stringify(created.body)).toBe(201)
+    const created = ok(await sso.createConnection({ token: org.token, payload: { kind: "saml", name: "IdP", saml: { source: "metadataUrl", url: idp.metadataUrl } } }), 201)
     const certificate = new NodeCrypto.X509Certificate(idp.certificates()[0]!)
-    expect(created.body.connection.saml).toMatchObject({
+    expect(created.connection.saml).toMatchObject({
       source: "metadataUrl",
       metadataUrl: idp.metadataUrl,
       entityId: idp.entityId,
@@ -38,16 +38,16 @@ describe("SAML connection settings", () => {
       certificates: [{ subject: "CN=orgplane test IdP", notAfter: new Date(certificate.validTo).toISOString() }],
       metadataRefresh: { ok: true, message: null }
     })
-    const id = created.body.connection.id
-    expect(created.body.connection.sp).toMatchObject({ entityId: `${server.url}/v1/sso/saml/${id}/metadata`, acsUrl: `${server.url}/v1/sso/saml/${id}/acs` })
-    expect((await get(`/v1/sso/connections/${id}`, { token: org.token })).body.connection).toEqual(created.body.connection)
+    const connectionId = created.connection.id
+    const id = connectionId
+    expect(created.connection.sp).toMatchObject({ entityId: `${server.url}/v1/sso/saml/${id}/metadata`, acsUrl: `${server.url}/v1/sso/saml/${id}/acs` })
+    expect(ok(await sso.getConnection({ token: org.token, path: { connectionId } }), 200).connection).toEqual(created.connection)
 
     // The same URL again is no settings change; the XML instead is (a new revision to test).
-    const same = await patch(`/v1/sso/connections/${id}`, { token: org.token, body: { saml: { source: "metadataUrl", url: idp.metadataUrl } } })
-    expect(same.body.connection.configRevision).toBe(1)
-    const byXml = await patch(`/v1/sso/connections/${id}`, { token: org.token, body: { saml: { source: "metadataXml", xml: idp.metadata() } } })
-    expect(byXml.status, JSON.stringify(byXml.body)).toBe(200)
-    expect(byXml.body.connection).toMatchObject({ configRevision: 2, saml: { source: "metadataXml", entityId: idp.entityId, metadataRefresh: null } })
+    const same = ok(await sso.updateConnection({ token: org.token, path: { connectionId }, payload: { saml: { source: "metadataUrl", url: idp.metadataUrl } } }), 200)
+    expect(same.connection.configRevision).toBe(1)
+    const byXml = ok(await sso.updateConnection({ token: org.token, path: { connectionId }, payload: { saml: { source: "metadataXml", xml: idp.metadata() } } }), 200)
+    expect(byXml.connection).toMatchObject({ configRevision: 2, saml: { source: "metadataXml", entityId: idp.entityId, metadataRefresh: null } })
   })
 
   it("bad metadata is a 400 on its field, and nothing is saved", async () => {
@@ -63,10 +63,11 @@ describe("SAML connection settings", () => {
     for (const [saml, path, code] of cases) {
       const answer = await attempt(saml)
       expect(answer.status, JSON.stringify(answer.body)).toBe(400)
-      expect(answer.body.error).toBe("invalid_request")
-      expect(answer.body.details[0].path).toEqual(path)
-      expect(answer.body.details[0].message).toContain(code)
+      const refused = invalid(answer)
+      expect(refused.error).toBe("invalid_request")
+      expect(refused.details[0]?.path).toEqual(path)
+      expect(refused.details[0]?.message).toContain(code)
     }
-    expect((await get("/v1/sso/connections", { token: org.token })).body.connections).toEqual([])
+    expect(ok(await sso.listConnections({ token: org.token }), 200).connections).toEqual([])
   })
 })

@@ -7,7 +7,9 @@
  */
 import * as SqlClient from "effect/sql/SqlClient"
 import * as FakeDns from "../../../../packages/testkit/src/FakeDns.js"
-import * as Http from "../../../../packages/testkit/src/Http.js"
+import { SsoCallbackResult } from "@orgplane/schema"
+import * as Schema from "effect/Schema"
+import { calls, ok } from "../../../../packages/testkit/src/ApiCalls.js"
 import * as IdpSaml from "../../../../packages/testkit/src/IdpSaml.js"
 import * as TestDatabase from "../support/TestDatabase.js"
 import * as TestServer from "../support/HttpServer.js"
@@ -29,7 +31,7 @@ afterAll(async () => {
   await dns?.stop()
 })
 
-const { get, post } = Http.verbs(() => server.url)
+const { members, organizations, sso, ssoSignIn, users } = calls(() => server.url)
 const unique = () => Math.random().toString(36).slice(2, 8)
 const MINUTE = 60_000
 
@@ -41,7 +43,7 @@ const person = (email: string) => {
 const postAcs = async (acsUrl: string, form: Readonly<Record<string, string>>) => {
   const response = await fetch(acsUrl, { method: "POST", body: new URLSearchParams(form), redirect: "manual" })
   const text = await response.text()
-  let body: any
+  let body: unknown
   try {
     body = JSON.parse(text)
   } catch {
@@ -50,34 +52,44 @@ const postAcs = async (acsUrl: string, form: Readonly<Record<string, string>>) =
   return { status: response.status, body, text }
 }
 
+const decodeResult = Schema.decodeUnknownSync(Schema.toEncoded(SsoCallbackResult))
+/** The ACS's answer read as the callback's result, which only a 200 carries (failing the test otherwise). */
+const resultOf = (answered: { readonly status: number; readonly body: unknown; readonly text: string }) => {
+  expect(answered.status, answered.text).toBe(200)
+  return decodeResult(answered.body)
+}
+
 /** An enterprise organization with a fresh verified domain and an active SAML connection (tested by its admin). */
-const activeOrganization = async (saml: Record<string, unknown> = {}) => {
+const activeOrganization = async (saml: { readonly allowIdpInitiated?: boolean; readonly relayStateAllowList?: ReadonlyArray<string> } = {}) => {
   const domain = `upkeep-${unique()}.test`
   const email = person(`admin@${domain}`)
-  const token: string = (await post("/v1/auth/sign-up", { body: { email, password: "correct horse battery", name: "Admin" } })).body.session.token
-  const org = await post("/v1/organizations", { token, body: { name: `Org ${domain}` } })
-  const created = await post("/v1/sso/connections", {
+  const token = ok(await users.signUp({ payload: { email, password: "correct horse battery", name: "Admin" } }), 201).session.token
+  const org = ok(await organizations.create({ token, payload: { name: `Org ${domain}` } }), 201)
+  const created = await sso.createConnection({
     token,
-    body: { kind: "saml", name: "Loopback SAML IdP", domains: [domain], saml: { source: "metadataUrl", url: idp.metadataUrl, ...saml } }
+    payload: { kind: "saml", name: "Loopback SAML IdP", domains: [domain], saml: { source: "metadataUrl", url: idp.metadataUrl, ...saml } }
   })
   expect(created.status, JSON.stringify(created.body)).toBe(201)
-  const connection = created.body.connection
+  const connection = ok(created, 201).connection
+  const path = { connectionId: connection.id }
+  const { entityId } = connection.sp
+  if (entityId === null) throw new Error("a SAML connection without its SP entity id")
   idp.addServiceProvider({ metadata: await (await fetch(`${server.url}/v1/sso/saml/${connection.id}/metadata`)).text() })
-  const record = (await post(`/v1/sso/request-domain-verification?domain=${domain}`, { token })).body.verification
+  const record = ok(await sso.requestDomainVerification({ token, query: { domain } }), 200).verification
   dns.setTxt(record.recordName, [record.recordValue])
-  expect((await post(`/v1/sso/verify-domain?domain=${domain}`, { token })).status).toBe(200)
-  const started = await post(`/v1/sso/connections/${connection.id}/tests`, { token })
-  const acs = await idp.signIn(started.body.authorizationUrl, { as: email })
-  expect((await postAcs(acs.acsUrl, acs.form)).body.test.status).toBe("succeeded")
-  expect((await post(`/v1/sso/connections/${connection.id}/activate`, { token })).status).toBe(200)
-  return { token, domain, organizationId: org.body.organization.id as string, connection }
+  expect((await sso.verifyDomain({ token, query: { domain } })).status).toBe(200)
+  const started = ok(await sso.startTest({ token, path }), 201)
+  const acs = await idp.signIn(started.authorizationUrl, { as: email })
+  expect(resultOf(await postAcs(acs.acsUrl, acs.form)).test?.status).toBe("succeeded")
+  expect((await sso.activateConnection({ token, path })).status).toBe(200)
+  return { token, domain, organizationId: org.organization.id, connection: { ...connection, sp: { ...connection.sp, entityId } } }
 }
 
 /** Starts a sign-in for `email` and lets the IdP answer it: the ACS post, not posted yet. */
 const startSignIn = async (email: string) => {
-  const started = await post("/v1/sso/sign-in", { body: { email } })
+  const started = await ssoSignIn.start({ payload: { email } })
   expect(started.status, JSON.stringify(started.body)).toBe(201)
-  return idp.signIn(started.body.authorizationUrl, { as: email })
+  return idp.signIn(ok(started, 201).authorizationUrl, { as: email })
 }
 
 /** The organization's intents and SAML assertions, counted. */
@@ -97,10 +109,10 @@ describe("the cleanup of SSO sign-in state", { timeout: 60_000 }, () => {
   it("deletes assertions once expired and intents an hour after they expired, pending, completed or IdP-initiated", async () => {
     const org = await activeOrganization({ allowIdpInitiated: true, relayStateAllowList: ["/app"] })
     const completed = await startSignIn(person(`ada@${org.domain}`))
-    expect((await postAcs(completed.acsUrl, completed.form)).body.ok).toBe(true)
+    expect(resultOf(await postAcs(completed.acsUrl, completed.form)).ok).toBe(true)
     await startSignIn(person(`grace@${org.domain}`)) // never posted: the intent stays pending
     const unsolicited = await idp.signInIdpInitiated(org.connection.sp.entityId, { as: person(`joan@${org.domain}`) })
-    expect((await postAcs(unsolicited.acsUrl, unsolicited.form)).body.ok).toBe(true)
+    expect(resultOf(await postAcs(unsolicited.acsUrl, unsolicited.form)).ok).toBe(true)
     const startedAt = Date.now()
     // The admin's test, two sign-ins and the IdP-initiated one; the test's, the sign-in's and the IdP-initiated assertions.
     expect(await stored(org.organizationId)).toEqual({ intents: 4, assertions: 3 })
@@ -113,7 +125,7 @@ describe("the cleanup of SSO sign-in state", { timeout: 60_000 }, () => {
     await runJob(new Date(startedAt + 30 * MINUTE))
     expect(await stored(org.organizationId)).toEqual({ intents: 4, assertions: 0 })
     const replayed = await postAcs(completed.acsUrl, completed.form)
-    expect([replayed.status, replayed.body.code]).toEqual([401, "replayed"])
+    expect([replayed.status, replayed.body]).toMatchObject([401, { code: "replayed" }])
     // Past the hour, the intents go too.
     await runJob(new Date(startedAt + 2 * 60 * MINUTE))
     expect(await stored(org.organizationId)).toEqual({ intents: 0, assertions: 0 })
@@ -170,11 +182,11 @@ describe.runIf(TestDatabase.onPostgres)("racing first sign-ins (need real concur
     await holding
     const answers = await posted
 
-    for (const answered of answers) expect([answered.status, answered.body?.ok], answered.text).toEqual([200, true])
-    const sessions = await Promise.all(answers.map((answered) => post("/v1/sso/sign-in/exchange", { body: { code: answered.body.code } })))
-    expect(new Set(sessions.map((exchanged) => exchanged.body.user.id)).size).toBe(1)
-    const members = await get(`/v1/members?q=${encodeURIComponent(email)}`, { token: org.token })
-    expect(members.body.items).toHaveLength(1)
-    expect(members.body.items[0]).toMatchObject({ role: "member" })
+    for (const answered of answers) expect([answered.status, answered.body], answered.text).toMatchObject([200, { ok: true }])
+    const sessions = await Promise.all(answers.map((answered) => ssoSignIn.exchange({ payload: { code: resultOf(answered).code ?? "" } })))
+    expect(new Set(sessions.map((exchanged) => ok(exchanged, 200).user.id)).size).toBe(1)
+    const found = ok(await members.list({ token: org.token, query: { q: email } }), 200)
+    expect(found.items).toHaveLength(1)
+    expect(found.items[0]).toMatchObject({ role: "member" })
   })
 })

@@ -1,6 +1,7 @@
 import * as SqlClient from "effect/sql/SqlClient"
 import { describe, expect, it } from "@effect/vitest"
 import { Database, migrate, migrations } from "../../src/index.js"
+import { calls, ok } from "../../../../packages/testkit/src/ApiCalls.js"
 import * as Http from "../../../../packages/testkit/src/Http.js"
 import * as TestDatabase from "../support/TestDatabase.js"
 import * as TestServer from "../support/HttpServer.js"
@@ -11,6 +12,7 @@ import * as Fs from "node:fs/promises"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { ApiKeysRepository } from "../../src/identity/ApiKeysRepository.js"
+import { migrationsUrl } from "../../src/migrations/index.js"
 
 /** A fresh database (embedded or DATABASE_URL), without the migrations applied. */
 const EmptyDatabase = Layer.unwrap(TestDatabase.layer())
@@ -75,20 +77,25 @@ describe("API key principals", () => {
   })
 })
 
+/** A data folder as the server opens one: a new folder loaded from the run's folder template, made by its first use. */
+const folder = (dataDir: string) => Database.layerFolder({ migrationsUrl, migrate: migrate(migrations) }, dataDir)
+
 describe("the embedded database", () => {
   it("keeps everything written across a restart", async () => {
     const dataDir = await Fs.mkdtemp(Path.join(Os.tmpdir(), "orgplane-restart-"))
     try {
-      const first = await TestServer.start({ database: Database.layerEmbedded({ dataDir }) })
+      const first = await TestServer.start({ database: folder(dataDir) })
       const owner = await Http.owner(first.url, "Durable")
-      const key = (await Http.request(first.url, "POST", "/v1/api-keys", { token: owner.token, body: { name: "k" } })).body.key
+      const { key } = await Http.apiKey(first.url, owner.token, undefined, "k")
       await first.close()
 
-      const second = await TestServer.start({ database: Database.layerEmbedded({ dataDir }) })
+      const second = await TestServer.start({ database: folder(dataDir) })
       try {
-        const me = await Http.request(second.url, "GET", "/v1/me", { token: owner.token })
+        const me = await calls(second.url).users.me({ token: owner.token })
         expect(me.status).toBe(200)
-        expect(me.body.organization.name).toBe("Durable")
+        const { organization } = ok(me, 200)
+        if (organization === null) throw new Error(`GET /v1/me after the restart names no active organization: ${me.text}`)
+        expect(organization.name).toBe("Durable")
         expect((await Http.request(second.url, "GET", "/v1/me", { apiKey: key })).status).toBe(200)
         const signIn = await Http.request(second.url, "POST", "/v1/auth/sign-in", { body: { email: owner.email, password: owner.password } })
         expect(signIn.status).toBe(200)

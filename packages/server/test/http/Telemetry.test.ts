@@ -1,5 +1,7 @@
 /** Telemetry ingest: what is kept and dropped, dimensions, monthly partitions and their retention. */
+import { invalid } from "../../../../packages/testkit/src/ApiCalls.js"
 import * as Http from "../../../../packages/testkit/src/Http.js"
+import * as Json from "../../../../packages/testkit/src/Json.js"
 import * as TestDatabase from "../support/TestDatabase.js"
 import * as TestServer from "../support/HttpServer.js"
 import * as Effect from "effect/Effect"
@@ -69,8 +71,9 @@ describe("telemetry ingest", () => {
     for (const body of [{ events: [...fifty, event("session.active")] }, { events: [] }, {}]) {
       const refused = await ingest(body, { token: org.token })
       expect(refused.status).toBe(400)
-      expect(refused.body.error).toBe("invalid_request")
-      expect(refused.body.details.some((detail: { path: ReadonlyArray<unknown> }) => detail.path[0] === "events")).toBe(true)
+      const { details, error } = invalid(refused)
+      expect(error).toBe("invalid_request")
+      expect(details.some((detail) => detail.path[0] === "events")).toBe(true)
     }
     expect(await events(org.organization.id)).toHaveLength(50)
   })
@@ -101,12 +104,13 @@ describe("telemetry ingest", () => {
     for (const [bad, path] of cases) {
       const response = await ingest({ events: [event("user.active"), bad] }, { token: org.token })
       expect(response.status, JSON.stringify(bad).slice(0, 200)).toBe(400)
-      expect(response.body.error).toBe("invalid_request")
-      const paths = response.body.details.map((detail: { path: ReadonlyArray<unknown> }) => JSON.stringify(detail.path))
+      const { details, error } = invalid(response)
+      expect(error).toBe("invalid_request")
+      const paths = details.map((detail) => JSON.stringify(detail.path))
       expect(paths, JSON.stringify(bad).slice(0, 200)).toContain(JSON.stringify(["events", 1, ...path.slice(1)]))
     }
     const several = await ingest({ events: [{ type: "user.active" }, event("task.failed", { success: 1 })] }, { token: org.token })
-    expect(several.body.details.map((detail: { path: ReadonlyArray<unknown> }) => detail.path)).toEqual(
+    expect(invalid(several).details.map((detail) => detail.path)).toEqual(
       expect.arrayContaining([["events", 0, "timestamp"], ["events", 1, "success"]])
     )
     expect(await events(org.organization.id)).toHaveLength(0)
@@ -175,8 +179,8 @@ describe("telemetry ingest", () => {
   it("takes organization and member from the credentials: a session or an API key; 401 without", async () => {
     const org = await Http.staffed(server.url)
     expect((await ingest({ events: [event("user.active")] }, { token: org.member.token })).status).toBe(204)
-    const key = await Http.request(server.url, "POST", "/v1/api-keys", { token: org.admin.token, body: { name: "worker" } })
-    expect((await ingest({ events: [event("task.started", { source: "worker" })] }, { apiKey: key.body.key })).status).toBe(204)
+    const key = await Http.apiKey(server.url, org.admin.token, undefined, "worker")
+    expect((await ingest({ events: [event("task.started", { source: "worker" })] }, { apiKey: key.key })).status).toBe(204)
     const stored = await events(org.organizationId)
     expect(stored.map((row) => [row.eventType, row.membershipId, row.userId])).toEqual([
       ["user.active", org.member.membership.id, org.member.user.id],
@@ -186,7 +190,7 @@ describe("telemetry ingest", () => {
     for (const auth of [{}, { token: "ops_nonsense" }, { apiKey: "opk_nonsense" }]) {
       const response = await ingest({ events: [event("user.active")] }, auth)
       expect(response.status).toBe(401)
-      expect(response.body.error).toBe("unauthorized")
+      expect(Json.at(response.body, "error")).toBe("unauthorized")
     }
     // Credentials first: a bad body without credentials is still 401.
     expect((await ingest({ events: [] })).status).toBe(401)

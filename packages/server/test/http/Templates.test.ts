@@ -4,7 +4,8 @@
  * create, change and delete, grants to members and teams, soft delete, the organization boundary, and bad input.
  */
 import { createClient, OrgplaneError } from "@orgplane/client"
-import { MAX_TEMPLATE_DOCUMENT_BYTES } from "@orgplane/schema"
+import { type CreateTemplateRequest, MAX_TEMPLATE_DOCUMENT_BYTES } from "@orgplane/schema"
+import { calls, invalid, ok } from "../../../../packages/testkit/src/ApiCalls.js"
 import * as Http from "../../../../packages/testkit/src/Http.js"
 import * as TestServer from "../support/HttpServer.js"
 import * as Fs from "node:fs/promises"
@@ -43,7 +44,7 @@ beforeAll(async () => {
   server = await TestServer.start({ templateSchemasDir: schemasDir })
   ;[org, other] = await Promise.all([Http.staffed(server.url), Http.staffed(server.url, "Elsewhere")])
   bob = await Http.join(server.url, org.owner.token, "member", "Bob")
-  team = ok("creating a team", await call("POST", "/v1/teams", org.owner, { name: `Team ${unique()}`, memberIds: [bob.membership.id] }), 201).team
+  team = ok(await calls(server.url).teams.create({ token: org.owner.token, payload: { name: `Team ${unique()}`, memberIds: [bob.membership.id] } }), 201).team
 })
 afterAll(async () => {
   await server?.close()
@@ -53,15 +54,13 @@ afterAll(async () => {
 type Method = "GET" | "POST" | "PATCH" | "DELETE"
 const call = (method: Method, path: string, who: { readonly token: string }, body?: unknown) =>
   Http.request(server.url, method, path, { token: who.token, body })
-const ok = Http.expectStatus
+const { templates } = calls(() => server.url)
 const unique = () => Math.random().toString(36).slice(2, 10)
 
-const create = async (who: Person, overrides: Record<string, unknown> = {}) =>
-  ok("creating a template", await call("POST", "/v1/templates", who, {
-    name: `Template ${unique()}`,
-    kind: "workspace",
-    document: { name: "starter", folders: ["src"] },
-    ...overrides
+const create = async (who: Person, overrides: Partial<typeof CreateTemplateRequest.Encoded> = {}) =>
+  ok(await templates.create({
+    token: who.token,
+    payload: { name: `Template ${unique()}`, kind: "workspace", document: { name: "starter", folders: ["src"] }, ...overrides }
   }), 201)
 
 describe("templates", () => {
@@ -77,37 +76,39 @@ describe("templates", () => {
     })
     expect(created.template.id).toMatch(/^tpl_/)
     expect(created.template.latestVersion.id).toMatch(/^tpv_/)
-    const read = ok("get", await call("GET", `/v1/templates/${created.template.id}`, org.member), 200)
+    const read = ok(await templates.get({ token: org.member.token, path: { templateId: created.template.id } }), 200)
     expect(read).toEqual(created)
     // Member order is the author's (a `json` column, not `jsonb`).
-    expect(Object.keys(read.document)).toEqual(["b", "a"])
+    expect(Object.keys(read.document ?? {})).toEqual(["b", "a"])
   })
 
   it("keeps every version immutable: a document change adds one, a rename does not", async () => {
     const { template } = await create(org.member, { document: { step: 1 } })
-    const renamed = ok("rename", await call("PATCH", `/v1/templates/${template.id}`, org.member, { name: "Renamed", description: "now described" }), 200)
+    const token = org.member.token
+    const path = { templateId: template.id }
+    const renamed = ok(await templates.update({ token, path, payload: { name: "Renamed", description: "now described" } }), 200)
     expect(renamed.template).toMatchObject({ name: "Renamed", description: "now described", latestVersion: { number: 1 } })
     expect(renamed.document).toEqual({ step: 1 })
-    const second = ok("update", await call("PATCH", `/v1/templates/${template.id}`, org.member, { document: { step: 2 } }), 200)
+    const second = ok(await templates.update({ token, path, payload: { document: { step: 2 } } }), 200)
     expect(second.template.latestVersion.number).toBe(2)
     expect(second.document).toEqual({ step: 2 })
-    const third = ok("schema only", await call("PATCH", `/v1/templates/${template.id}`, org.member, { schemaVersion: "unregistered-7" }), 200)
+    const third = ok(await templates.update({ token, path, payload: { schemaVersion: "unregistered-7" } }), 200)
     expect(third.template.latestVersion).toMatchObject({ number: 3, schemaVersion: "unregistered-7", validated: false })
     expect(third.document).toEqual({ step: 2 })
 
-    const versions = ok("versions", await call("GET", `/v1/templates/${template.id}/versions`, org.member), 200)
-    expect(versions.items.map((v: any) => v.number)).toEqual([3, 2, 1])
-    const first = versions.items[2]
-    const one = ok("version 1", await call("GET", `/v1/templates/${template.id}/versions/${first.id}`, org.member), 200)
+    const versions = ok(await templates.listVersions({ token, path }), 200)
+    expect(versions.items.map((v) => v.number)).toEqual([3, 2, 1])
+    const first = versions.items[2]!
+    const one = ok(await templates.getVersion({ token, path: { ...path, versionId: first.id } }), 200)
     expect(one).toEqual({ version: first, document: { step: 1 } })
     // An old version instantiates as it was.
-    const old = ok("instantiate v1", await call("GET", `/v1/templates/${template.id}/instantiate?versionId=${first.id}`, org.member), 200)
+    const old = ok(await templates.instantiate({ token, path, query: { versionId: first.id } }), 200)
     expect(old).toMatchObject({ templateId: template.id, version: { number: 1 }, document: { step: 1 }, defaultsApplied: false })
     // Another template's version id is not this template's.
     const elsewhere = await create(org.member)
-    const wrong = await call("GET", `/v1/templates/${elsewhere.template.id}/versions/${first.id}`, org.member)
+    const wrong = await templates.getVersion({ token, path: { templateId: elsewhere.template.id, versionId: first.id } })
     expect(wrong.status).toBe(404)
-    expect(wrong.body.error).toBe("template_version_not_found")
+    expect(wrong.body).toMatchObject({ error: "template_version_not_found" })
   })
 
   it("searches names by word prefix, filters by kind and pages across a boundary", async () => {
@@ -115,17 +116,18 @@ describe("templates", () => {
     const made: Array<string> = []
     for (let i = 0; i < 5; i++) made.push((await create(org.member, { name: `${word} alpha ${i}`, kind: i % 2 === 0 ? "workspace" : "agent-profile" })).template.id)
     await create(org.member, { name: "unrelated" })
-    const byPrefix = ok("search", await call("GET", `/v1/templates?q=${word.slice(0, 6)}`, org.member), 200)
-    expect(byPrefix.items.map((t: any) => t.id)).toEqual([...made].reverse())
-    const both = ok("two words", await call("GET", `/v1/templates?q=${encodeURIComponent(`${word} alph`)}&kind=agent-profile`, org.member), 200)
-    expect(both.items.map((t: any) => t.id)).toEqual([made[3], made[1]])
-    const none = ok("no match", await call("GET", `/v1/templates?q=${word}zzz`, org.member), 200)
+    const token = org.member.token
+    const byPrefix = ok(await templates.list({ token, query: { q: word.slice(0, 6) } }), 200)
+    expect(byPrefix.items.map((t) => t.id)).toEqual([...made].reverse())
+    const both = ok(await templates.list({ token, query: { q: `${word} alph`, kind: "agent-profile" } }), 200)
+    expect(both.items.map((t) => t.id)).toEqual([made[3], made[1]])
+    const none = ok(await templates.list({ token, query: { q: `${word}zzz` } }), 200)
     expect(none.items).toEqual([])
 
-    const page1 = ok("page 1", await call("GET", `/v1/templates?q=${word}&limit=2`, org.member), 200)
-    const page2 = ok("page 2", await call("GET", `/v1/templates?q=${word}&limit=2&cursor=${page1.nextCursor}`, org.member), 200)
-    const page3 = ok("page 3", await call("GET", `/v1/templates?q=${word}&limit=2&cursor=${page2.nextCursor}`, org.member), 200)
-    expect([...page1.items, ...page2.items, ...page3.items].map((t: any) => t.id)).toEqual([...made].reverse())
+    const page1 = ok(await templates.list({ token, query: { q: word, limit: "2" } }), 200)
+    const page2 = ok(await templates.list({ token, query: { q: word, limit: "2", cursor: String(page1.nextCursor) } }), 200)
+    const page3 = ok(await templates.list({ token, query: { q: word, limit: "2", cursor: String(page2.nextCursor) } }), 200)
+    expect([...page1.items, ...page2.items, ...page3.items].map((t) => t.id)).toEqual([...made].reverse())
     expect(page3.nextCursor).toBeNull()
     // A cursor belongs to its filters.
     const mixed = await call("GET", `/v1/templates?q=other&limit=2&cursor=${page1.nextCursor}`, org.member)
@@ -137,21 +139,21 @@ describe("templates", () => {
     const exact = "a".repeat(MAX_TEMPLATE_DOCUMENT_BYTES - 8)
     const accepted = await create(org.member, { document: { x: exact } })
     expect(accepted.template.latestVersion.sizeBytes).toBe(MAX_TEMPLATE_DOCUMENT_BYTES)
-    const read = ok("read back", await call("GET", `/v1/templates/${accepted.template.id}`, org.member), 200)
-    expect(read.document.x.length).toBe(exact.length)
+    const read = ok(await templates.get({ token: org.member.token, path: { templateId: accepted.template.id } }), 200)
+    expect(read.document).toEqual({ x: exact })
 
     const over = await call("POST", "/v1/templates", org.member, { name: "big", kind: "workspace", document: { x: `${exact}a` } })
     expect(over.status).toBe(400)
-    expect(over.body.error).toBe("invalid_request")
-    expect(over.body.details[0].path).toEqual(["document"])
-    expect(over.body.details[0].message).toContain("256 KiB")
+    const [tooBig] = invalid(over).details
+    expect(tooBig?.path).toEqual(["document"])
+    expect(tooBig?.message).toContain("256 KiB")
     // Multi-byte characters count as their UTF-8 bytes.
     const wide = await call("POST", "/v1/templates", org.member, { name: "wide", kind: "workspace", document: "é".repeat(MAX_TEMPLATE_DOCUMENT_BYTES / 2) })
     expect(wide.status).toBe(400)
     // Past the body limit, the request guard answers before anything is parsed.
     const huge = await call("POST", "/v1/templates", org.member, { name: "huge", kind: "workspace", document: "a".repeat(1024 * 1024) })
     expect(huge.status).toBe(413)
-    expect(huge.body.error).toBe("payload_too_large")
+    expect(huge.body).toMatchObject({ error: "payload_too_large" })
   })
 
   it("validates against the registered schema, with every violation's path", async () => {
@@ -160,35 +162,33 @@ describe("templates", () => {
     // The stored document is the one sent: defaults are not written into it.
     expect(valid.document).toEqual({ name: "svc", folders: ["src"], settings: {} })
 
-    const invalid = await call("POST", "/v1/templates", org.member, {
-      name: "bad",
-      kind: "workspace",
-      schemaVersion: "workspace-1",
-      document: { name: "", folders: ["src", 7], shell: 1 }
+    const violating = await templates.create({
+      token: org.member.token,
+      payload: { name: "bad", kind: "workspace", schemaVersion: "workspace-1", document: { name: "", folders: ["src", 7], shell: 1 } }
     })
-    expect(invalid.status).toBe(400)
-    expect(invalid.body.error).toBe("invalid_request")
-    const found = invalid.body.details.map((d: any) => ({ path: d.path, keyword: d.keyword, code: d.code }))
+    expect(violating.status).toBe(400)
+    const found = invalid(violating).details.map((d) => ({ path: d.path, keyword: d.keyword, code: d.code }))
     expect(found).toEqual(expect.arrayContaining([
       { path: ["document", "name"], keyword: "minLength", code: "schema_violation" },
       { path: ["document", "folders", 1], keyword: "type", code: "schema_violation" },
       { path: ["document", "shell"], keyword: "type", code: "schema_violation" }
     ]))
     expect(found).toHaveLength(3)
-    const missing = await call("POST", "/v1/templates", org.member, { name: "bad", kind: "workspace", schemaVersion: "workspace-1", document: {} })
-    expect(missing.body.details.map((d: any) => d.path)).toEqual([["document", "name"], ["document", "folders"]])
+    const missing = await templates.create({ token: org.member.token, payload: { name: "bad", kind: "workspace", schemaVersion: "workspace-1", document: {} } })
+    expect(invalid(missing).details.map((d) => d.path)).toEqual([["document", "name"], ["document", "folders"]])
 
     // An update is validated too, also when only the schemaVersion changes.
     const loose = await create(org.member, { document: { anything: true } })
-    const refused = await call("PATCH", `/v1/templates/${loose.template.id}`, org.member, { schemaVersion: "workspace-1" })
+    const refused = await templates.update({ token: org.member.token, path: { templateId: loose.template.id }, payload: { schemaVersion: "workspace-1" } })
     expect(refused.status).toBe(400)
-    const unchanged = ok("after refusal", await call("GET", `/v1/templates/${loose.template.id}/versions`, org.member), 200)
+    const unchanged = ok(await templates.listVersions({ token: org.member.token, path: { templateId: loose.template.id } }), 200)
     expect(unchanged.items).toHaveLength(1)
   })
 
   it("instantiates with the registered schema's defaults filled in", async () => {
     const { template } = await create(org.member, { schemaVersion: "workspace-1", document: { name: "svc", folders: [], settings: {} } })
-    const instance = ok("instantiate", await call("GET", `/v1/templates/${template.id}/instantiate`, org.member), 200)
+    const path = { templateId: template.id }
+    const instance = ok(await templates.instantiate({ token: org.member.token, path }), 200)
     expect(instance).toMatchObject({
       templateId: template.id,
       kind: "workspace",
@@ -196,97 +196,100 @@ describe("templates", () => {
       document: { name: "svc", folders: [], settings: { tabs: 2 }, shell: "bash" }
     })
     // The stored document is unchanged by instantiating.
-    const read = ok("get", await call("GET", `/v1/templates/${template.id}`, org.member), 200)
+    const read = ok(await templates.get({ token: org.member.token, path }), 200)
     expect(read.document).toEqual({ name: "svc", folders: [], settings: {} })
   })
 
   it("lets the creator, admins and owners change and delete, and not another member", async () => {
     const { template } = await create(org.member)
-    const path = `/v1/templates/${template.id}`
+    const path = { templateId: template.id }
     // Bob sees nothing of a template nobody shared with him.
-    expect((await call("GET", path, bob)).status).toBe(404)
-    expect((await call("PATCH", path, bob, { name: "mine now" })).status).toBe(404)
-    expect((await call("DELETE", path, bob)).status).toBe(404)
+    expect((await templates.get({ token: bob.token, path })).status).toBe(404)
+    expect((await templates.update({ token: bob.token, path, payload: { name: "mine now" } })).status).toBe(404)
+    expect((await templates.delete({ token: bob.token, path })).status).toBe(404)
     // With a viewer grant he reads but cannot change.
-    ok("grant viewer", await call("POST", `${path}/access`, org.member, { orgMembershipId: bob.membership.id, role: "viewer" }), 201)
-    ok("bob reads", await call("GET", path, bob), 200)
-    const change = await call("PATCH", path, bob, { name: "mine now" })
+    ok(await templates.templateGrant({ token: org.member.token, path, payload: { orgMembershipId: bob.membership.id, role: "viewer" } }), 201)
+    ok(await templates.get({ token: bob.token, path }), 200)
+    const change = await templates.update({ token: bob.token, path, payload: { name: "mine now" } })
     expect(change.status).toBe(403)
-    expect(change.body.reason).toBe("insufficient_access")
-    expect((await call("DELETE", path, bob)).status).toBe(403)
+    expect(change.body).toMatchObject({ reason: "insufficient_access" })
+    expect((await templates.delete({ token: bob.token, path })).status).toBe(403)
     // Admins and owners change any template.
-    ok("admin renames", await call("PATCH", path, org.admin, { name: "Admin's name" }), 200)
-    ok("owner renames", await call("PATCH", path, org.owner, { description: "Owner's words" }), 200)
+    ok(await templates.update({ token: org.admin.token, path, payload: { name: "Admin's name" } }), 200)
+    ok(await templates.update({ token: org.owner.token, path, payload: { description: "Owner's words" } }), 200)
     // An admin deletes it; then it is gone for everyone.
-    expect((await call("DELETE", path, org.admin)).status).toBe(204)
+    expect((await templates.delete({ token: org.admin.token, path })).status).toBe(204)
     for (const who of [org.member, org.owner, bob]) {
-      const gone = await call("GET", path, who)
+      const gone = await templates.get({ token: who.token, path })
       expect(gone.status).toBe(404)
-      expect(gone.body.error).toBe("template_not_found")
+      expect(gone.body).toMatchObject({ error: "template_not_found" })
     }
-    expect((await call("DELETE", path, org.member)).status).toBe(404)
-    expect((await call("GET", `${path}/versions`, org.member)).status).toBe(404)
-    expect((await call("GET", `${path}/instantiate`, org.member)).status).toBe(404)
-    const listed = ok("list", await call("GET", "/v1/templates?limit=100", org.owner), 200)
-    expect(listed.items.map((t: any) => t.id)).not.toContain(template.id)
+    expect((await templates.delete({ token: org.member.token, path })).status).toBe(404)
+    expect((await templates.listVersions({ token: org.member.token, path })).status).toBe(404)
+    expect((await templates.instantiate({ token: org.member.token, path })).status).toBe(404)
+    const listed = ok(await templates.list({ token: org.owner.token, query: { limit: "100" } }), 200)
+    expect(listed.items.map((t) => t.id)).not.toContain(template.id)
   })
 
   it("keeps the creator's access even when their own grants are revoked", async () => {
     const { template } = await create(org.member)
-    const granted = ok("grant", await call("POST", `/v1/templates/${template.id}/access`, org.member, { teamId: team.id, role: "editor" }), 201)
-    const grants = ok("grants", await call("GET", `/v1/templates/${template.id}/access`, org.member), 200)
-    expect(grants.items.map((g: any) => g.id)).toEqual([granted.item.id])
-    expect((await call("DELETE", `/v1/templates/${template.id}/access/${granted.item.id}`, org.member)).status).toBe(204)
-    ok("creator still changes it", await call("PATCH", `/v1/templates/${template.id}`, org.member, { name: "still mine" }), 200)
+    const token = org.member.token
+    const path = { templateId: template.id }
+    const granted = ok(await templates.templateGrant({ token, path, payload: { teamId: team.id, role: "editor" } }), 201)
+    const grants = ok(await templates.templateListAccess({ token, path }), 200)
+    expect(grants.items.map((g) => g.id)).toEqual([granted.item.id])
+    expect((await templates.templateRevoke({ token, path: { ...path, grantId: granted.item.id } })).status).toBe(204)
+    ok(await templates.update({ token, path, payload: { name: "still mine" } }), 200)
   })
 
   it("shares through team grants: a team member sees it, a member outside the team does not", async () => {
     const { template } = await create(org.admin, { name: `Team shared ${unique()}` })
-    const path = `/v1/templates/${template.id}`
-    const grant = ok("team grant", await call("POST", `${path}/access`, org.admin, { teamId: team.id, role: "editor" }), 201)
-    ok("bob reads through his team", await call("GET", path, bob), 200)
-    ok("bob edits through his team", await call("PATCH", path, bob, { document: { edited: "by bob" } }), 200)
-    const bobs = ok("bob's list", await call("GET", "/v1/templates?limit=100", bob), 200)
-    expect(bobs.items.map((t: any) => t.id)).toContain(template.id)
+    const path = { templateId: template.id }
+    const grant = ok(await templates.templateGrant({ token: org.admin.token, path, payload: { teamId: team.id, role: "editor" } }), 201)
+    ok(await templates.get({ token: bob.token, path }), 200)
+    ok(await templates.update({ token: bob.token, path, payload: { document: { edited: "by bob" } } }), 200)
+    const bobs = ok(await templates.list({ token: bob.token, query: { limit: "100" } }), 200)
+    expect(bobs.items.map((t) => t.id)).toContain(template.id)
     // A member outside the team: 404, and not listed.
-    const outside = await call("GET", path, org.member)
+    const outside = await templates.get({ token: org.member.token, path })
     expect(outside.status).toBe(404)
-    const members = ok("member's list", await call("GET", "/v1/templates?limit=100", org.member), 200)
-    expect(members.items.map((t: any) => t.id)).not.toContain(template.id)
+    const members = ok(await templates.list({ token: org.member.token, query: { limit: "100" } }), 200)
+    expect(members.items.map((t) => t.id)).not.toContain(template.id)
     // An editor may not manage grants; revoking takes effect at once.
-    expect((await call("GET", `${path}/access`, bob)).status).toBe(403)
-    expect((await call("DELETE", `${path}/access/${grant.item.id}`, org.admin)).status).toBe(204)
-    expect((await call("GET", path, bob)).status).toBe(404)
+    expect((await templates.templateListAccess({ token: bob.token, path })).status).toBe(403)
+    expect((await templates.templateRevoke({ token: org.admin.token, path: { ...path, grantId: grant.item.id } })).status).toBe(204)
+    expect((await templates.get({ token: bob.token, path })).status).toBe(404)
     // Only owners and admins share with the whole organization.
-    const orgWide = await call("POST", `${path}/access`, org.member, { orgWide: true, role: "viewer" })
+    const orgWide = await templates.templateGrant({ token: org.member.token, path, payload: { orgWide: true, role: "viewer" } })
     expect(orgWide.status).toBe(404)
-    ok("admin shares org-wide", await call("POST", `${path}/access`, org.admin, { orgWide: true, role: "viewer" }), 201)
-    ok("member reads", await call("GET", path, org.member), 200)
+    ok(await templates.templateGrant({ token: org.admin.token, path, payload: { orgWide: true, role: "viewer" } }), 201)
+    ok(await templates.get({ token: org.member.token, path }), 200)
     const mine = await create(org.member)
-    const refused = await call("POST", `/v1/templates/${mine.template.id}/access`, org.member, { orgWide: true, role: "viewer" })
+    const refused = await templates.templateGrant({ token: org.member.token, path: { templateId: mine.template.id }, payload: { orgWide: true, role: "viewer" } })
     expect(refused.status).toBe(403)
-    expect(refused.body.reason).toBe("insufficient_role")
+    expect(refused.body).toMatchObject({ reason: "insufficient_role" })
   })
 
   it("answers 404 for another organization's template on every operation", async () => {
     const { template } = await create(other.owner)
-    const path = `/v1/templates/${template.id}`
+    const path = { templateId: template.id }
+    const token = org.owner.token
     for (const response of [
-      await call("GET", path, org.owner),
-      await call("PATCH", path, org.owner, { name: "taken" }),
-      await call("DELETE", path, org.owner),
-      await call("GET", `${path}/versions`, org.owner),
-      await call("GET", `${path}/versions/${template.latestVersion.id}`, org.owner),
-      await call("GET", `${path}/instantiate`, org.owner),
-      await call("POST", `${path}/access`, org.owner, { orgMembershipId: org.member.membership.id, role: "viewer" }),
-      await call("GET", `${path}/access`, org.owner)
+      await templates.get({ token, path }),
+      await templates.update({ token, path, payload: { name: "taken" } }),
+      await templates.delete({ token, path }),
+      await templates.listVersions({ token, path }),
+      await templates.getVersion({ token, path: { ...path, versionId: template.latestVersion.id } }),
+      await templates.instantiate({ token, path }),
+      await templates.templateGrant({ token, path, payload: { orgMembershipId: org.member.membership.id, role: "viewer" } }),
+      await templates.templateListAccess({ token, path })
     ]) {
       expect(response.status).toBe(404)
-      expect(response.body.error).toBe("template_not_found")
+      expect(response.body).toMatchObject({ error: "template_not_found" })
     }
-    const listed = ok("list", await call("GET", "/v1/templates?limit=100", org.owner), 200)
-    expect(listed.items.map((t: any) => t.id)).not.toContain(template.id)
-    ok("still there for its own organization", await call("GET", path, other.owner), 200)
+    const listed = ok(await templates.list({ token, query: { limit: "100" } }), 200)
+    expect(listed.items.map((t) => t.id)).not.toContain(template.id)
+    ok(await templates.get({ token: other.owner.token, path }), 200)
   })
 
   it("refuses bad input with a 4xx in the error shape", async () => {
@@ -308,8 +311,9 @@ describe("templates", () => {
     for (const [what, body, path] of cases) {
       const response = await post(body)
       expect(response.status, what).toBe(400)
-      expect(response.body.error, what).toBe("invalid_request")
-      expect(response.body.details.map((d: any) => d.path), what).toContainEqual(expect.arrayContaining(path as Array<string | number>))
+      const refused = invalid(response)
+      expect(refused.error, what).toBe("invalid_request")
+      expect(refused.details.map((d) => d.path), what).toContainEqual(expect.arrayContaining([...path]))
     }
     // Deep JSON: the request guard's 64 levels (the body's own level included).
     let deep: unknown = 1
@@ -318,7 +322,7 @@ describe("templates", () => {
     expect(tooDeep.status).toBe(400)
     let fits: unknown = 1
     for (let i = 0; i < 62; i++) fits = [fits]
-    ok("62 levels inside the document fit", await post({ ...base, document: fits }), 201)
+    Http.expectStatus("62 levels inside the document fit", await post({ ...base, document: fits }), 201)
     // Malformed JSON, bad ids, an empty update, a bad query.
     const malformed = await Http.request(server.url, "POST", "/v1/templates", { token: org.member.token, rawBody: "{\"name\": " })
     expect(malformed.status).toBe(400)

@@ -4,7 +4,10 @@
  * `invalid_token` for a token or key that is unknown, expired or revoked; and a wrong password reads exactly as an
  * email without an account. Held as one rule across every kind of credential, through HTTP.
  */
+import { UnauthorizedResponse } from "@orgplane/schema"
 import * as Http from "../../../../packages/testkit/src/Http.js"
+import * as Json from "../../../../packages/testkit/src/Json.js"
+import { wireBody } from "../../../../packages/testkit/src/WireBody.js"
 import * as TestServer from "../support/HttpServer.js"
 import * as Duration from "effect/Duration"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -28,15 +31,18 @@ interface Case {
   readonly answer: () => Promise<Http.RawResponse>
 }
 
+const asUnauthorized = wireBody(UnauthorizedResponse, "a 401")
+
 /** The 401 of a case, its body exactly `{ error, reason, message }` and its challenge the reason's. */
-const expectRefusal = async (refusal: Case) => {
+const expectRefusal = async (refusal: Case): Promise<Http.RawResponse<typeof UnauthorizedResponse.Encoded>> => {
   const response = await refusal.answer()
-  expect([response.status, response.body?.error, response.body?.reason], refusal.name).toEqual([401, "unauthorized", refusal.reason])
-  expect(Object.keys(response.body).sort(), refusal.name).toEqual(["error", "message", "reason"])
-  expect(response.body.message, refusal.name).toMatch(refusal.message)
+  expect([response.status, Json.at(response.body, "error"), Json.at(response.body, "reason")], refusal.name).toEqual([401, "unauthorized", refusal.reason])
+  expect(Object.keys(Json.object(response.body, refusal.name)).sort(), refusal.name).toEqual(["error", "message", "reason"])
+  const body = asUnauthorized(response)
+  expect(body.message, refusal.name).toMatch(refusal.message)
   expect(response.headers.get("www-authenticate"), refusal.name).toBe(refusal.challenge)
   expect(response.headers.get("cache-control"), refusal.name).toBe("no-store")
-  return response
+  return { ...response, body }
 }
 
 describe("401 unauthorized", () => {
@@ -77,7 +83,7 @@ describe("401 unauthorized", () => {
       { name: "a wrong password", reason: "invalid_credentials", challenge: noToken, message: /^Wrong email or password\.$/, answer: () => Http.request(url, "POST", "/v1/auth/sign-in", { body: { email: owner.email, password: "not the password" } }) },
       { name: "an unknown email", reason: "invalid_credentials", challenge: noToken, message: /^Wrong email or password\.$/, answer: () => Http.request(url, "POST", "/v1/auth/sign-in", { body: { email: "nobody-here@example.com", password: "not the password" } }) }
     ]
-    const answers = new Map<string, Http.RawResponse>()
+    const answers = new Map<string, Http.RawResponse<typeof UnauthorizedResponse.Encoded>>()
     for (const refusal of cases) answers.set(refusal.name, await expectRefusal(refusal))
     // A refused API key is not mistaken for the missing bearer token the platform tried first.
     expect(answers.get("an unknown API key")!.body.reason).toBe("api_key_unknown")

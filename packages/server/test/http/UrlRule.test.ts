@@ -4,6 +4,7 @@
  * URLs) refuse what a browser or another parser would read as another host, with 400 `invalid_request` naming the
  * member, and store nothing.
  */
+import { calls, invalid, ok } from "../../../../packages/testkit/src/ApiCalls.js"
 import * as Http from "../../../../packages/testkit/src/Http.js"
 import * as TestServer from "../support/HttpServer.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -14,7 +15,8 @@ beforeAll(async () => {
 })
 afterAll(() => server.close())
 
-const { get, patch, post } = Http.verbs(() => server.url)
+const { patch, post } = Http.verbs(() => server.url)
+const { auditStreams, marketplaces, mcpConnections, workers } = calls(() => server.url)
 
 /** Paths a browser reads as another host (`/\` and `//` are `//`; tabs and newlines are dropped). */
 const hostilePaths = [
@@ -40,8 +42,8 @@ const hostileAbsolute = [
 
 /** The answer is 400 `invalid_request`, and its details name `path`. */
 const refused = (what: string, response: Http.RawResponse, path: ReadonlyArray<string>) => {
-  expect([what, response.status, response.body?.error]).toEqual([what, 400, "invalid_request"])
-  const paths = (response.body.details as ReadonlyArray<{ path: ReadonlyArray<string | number> }>).map((detail) => JSON.stringify(detail.path))
+  expect([what, response.status, response.body]).toMatchObject([what, 400, { error: "invalid_request" }])
+  const paths = invalid(response).details.map((detail) => JSON.stringify(detail.path))
   expect([what, paths]).toEqual([what, expect.arrayContaining([JSON.stringify(path)])])
 }
 
@@ -51,14 +53,14 @@ describe("the URL rule over HTTP", () => {
     for (const logoUrl of [...hostilePaths, ...hostileAbsolute, "http://cdn.example.com/x.png"]) {
       refused(JSON.stringify(logoUrl), await post("/v1/marketplaces", { token: org.token, body: { name: "Tools", logoUrl } }), ["logoUrl"])
     }
-    const market = Http.expectStatus<any>("creating", await post("/v1/marketplaces", { token: org.token, body: { name: "Tools", logoUrl: "/logos/tools.png" } }), 201).item
+    const market = ok(await marketplaces.create({ token: org.token, payload: { name: "Tools", logoUrl: "/logos/tools.png" } }), 201).item
     for (const logoUrl of hostilePaths) {
       refused(JSON.stringify(logoUrl), await patch(`/v1/marketplaces/${market.id}`, { token: org.token, body: { logoUrl } }), ["logoUrl"])
     }
-    const after = Http.expectStatus<any>("reading", await get(`/v1/marketplaces/${market.id}`, { token: org.token }), 200)
+    const after = ok(await marketplaces.get({ token: org.token, path: { marketplaceId: market.id } }), 200)
     expect(after.item.logoUrl).toBe("/logos/tools.png")
-    const list = Http.expectStatus<any>("listing", await get("/v1/marketplaces", { token: org.token }), 200)
-    expect(list.items.map((item: { name: string }) => item.name)).toEqual(["Tools"])
+    const list = ok(await marketplaces.list({ token: org.token }), 200)
+    expect(list.items.map((item) => item.name)).toEqual(["Tools"])
   })
 
   it("refuses the same in an SSO sign-in's returnTo, an audit stream's, MCP connection's, LLM provider's and worker runtime's URL", async () => {
@@ -66,11 +68,7 @@ describe("the URL rule over HTTP", () => {
     for (const returnTo of [...hostilePaths, ...hostileAbsolute]) {
       refused(JSON.stringify(returnTo), await post("/v1/sso/sign-in", { body: { email: "ada@acme.example", returnTo } }), ["returnTo"])
     }
-    const worker = Http.expectStatus<any>(
-      "registering a worker",
-      await post("/v1/workers", { token: org.token, body: { name: "Laptop", destination: "local" } }),
-      201
-    )
+    const worker = ok(await workers.register({ token: org.token, payload: { name: "Laptop", destination: "local" } }), 201)
     for (const url of hostileAbsolute) {
       const what = JSON.stringify(url)
       refused(what, await post("/v1/audit/streams", { token: org.token, body: { url } }), ["url"])
@@ -82,7 +80,7 @@ describe("the URL rule over HTTP", () => {
       )
       refused(what, await post("/v1/worker-runtime/instance", { token: worker.token, body: { provider: "static", status: "running", url } }), ["url"])
     }
-    expect(Http.expectStatus<any>("streams", await get("/v1/audit/streams", { token: org.token }), 200).items).toEqual([])
-    expect(Http.expectStatus<any>("connections", await get("/v1/mcp-connections", { token: org.token }), 200).items).toEqual([])
+    expect(ok(await auditStreams.list({ token: org.token }), 200).items).toEqual([])
+    expect(ok(await mcpConnections.list({ token: org.token }), 200).items).toEqual([])
   })
 })

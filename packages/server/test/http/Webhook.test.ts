@@ -4,61 +4,57 @@
  * uninstalls, removed repositories, renames), redeliveries, bodies the receiver must refuse without a 500, and a
  * transaction run again after a serialization failure (the sync starts once, after the commit).
  */
+import {
+  type ConnectorAccountDetail,
+  type ConnectorAccountPage,
+  type ConnectorInstanceDetail,
+  ConnectorSyncEventId,
+  type ConnectorSyncEventPage,
+  type ConnectorTargetDetail,
+  OrganizationId
+} from "@orgplane/schema"
+import { invalid } from "../../../../packages/testkit/src/ApiCalls.js"
 import * as Connectors from "../../../../packages/testkit/src/Connectors.js"
 import * as FakeGitHub from "../../../../packages/testkit/src/FakeGitHub.js"
-import * as GitRepo from "../../../../packages/testkit/src/GitRepo.js"
 import * as Http from "../../../../packages/testkit/src/Http.js"
+import * as ConnectorWorld from "../support/ConnectorWorld.js"
 import * as TestDatabase from "../support/HttpDatabase.js"
 import * as TestServer from "../support/HttpServer.js"
 import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import * as NodeCrypto from "node:crypto"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { beforeAll, describe, expect, it } from "vitest"
 import { SyncWorkflow } from "../../src/connectors/Sync.js"
 
 const path = "/v1/webhooks/connectors/codehost"
 const zero = "0".repeat(40)
 
-let fake: FakeGitHub.FakeGitHub
-let repo: GitRepo.GitRepo
-let server: Awaited<ReturnType<typeof TestServer.startSharingDatabase>>
-let head: string
-
-beforeAll(async () => {
-  repo = await GitRepo.withFiles({ "skills/review/SKILL.md": "---\nname: review\ndescription: Reviews.\n---\nReview.\n" })
-  head = await repo.head()
-  fake = await FakeGitHub.start()
-  fake.addRepository("acme/plugins", repo)
-  server = await TestServer.startSharingDatabase({
-    codehostApiUrl: fake.url,
-    codehostAppId: fake.appId,
-    codehostPrivateKey: fake.privateKeyPem,
-    codehostWebhookSecret: fake.webhookSecret
-  })
-}, 60_000)
-afterAll(async () => {
-  await server?.close()
-  await fake?.close()
-  await repo?.remove()
-})
-
-const { get, post } = Http.verbs(() => server.url)
+const world = ConnectorWorld.forFile()
+const { get, post } = world
 const ok = Http.expectStatus
+
+/** The head of acme/plugins, the repository every installation here has. */
+let head: string
+beforeAll(async () => {
+  const { repo } = await world.serve({ "skills/review/SKILL.md": "---\nname: review\ndescription: Reviews.\n---\nReview.\n" }, "acme/plugins")
+  head = await repo.head()
+})
 
 let installations = 7_000_000 + Math.floor(Math.random() * 1_000_000)
 /** A fresh installation id, so tests sharing the database never see each other's accounts. */
 const newInstallation = () => ++installations
 
 const deliver = (event: string, payload: unknown, options: Omit<FakeGitHub.DeliverOptions, "url"> = {}) =>
-  fake.deliver(event, payload, { url: `${server.url}${path}`, ...options }).then(({ status, body }) => ({
+  world.github.deliver(event, payload, { url: `${world.url}${path}`, ...options }).then(({ status, body }) => ({
     status,
     body: body === "" ? undefined : JSON.parse(body)
   }))
 
-const sign = (body: string, secret = fake.webhookSecret) =>
+const sign = (body: string, secret = world.github.webhookSecret) =>
   `sha256=${NodeCrypto.createHmac("sha256", secret).update(body).digest("hex")}`
 
 /** A POST with exactly these headers and body (no signature unless given). */
-const raw = (body: string, headers: Record<string, string>, url = server.url) =>
+const raw = (body: string, headers: Record<string, string>, url = world.url) =>
   Http.request(url, "POST", path, { rawBody: body, headers: { "content-type": "application/json", ...headers } })
 
 const push = (installationId: number, options: { readonly ref?: string; readonly after?: string; readonly fullName?: string } = {}) =>
@@ -68,36 +64,32 @@ const push = (installationId: number, options: { readonly ref?: string; readonly
     before: zero.replace(/0$/, "1"),
     after: options.after ?? head,
     installationId,
-    repositoryId: fake.repositoryId("acme/plugins")
+    repositoryId: world.github.repositoryId("acme/plugins")
   })
 
 /** An organization with an app-installation account, one instance of `remoteId` and one target on `branch`. */
 const appInstance = async (
   options: { readonly installationId?: number; readonly token?: string; readonly remoteId?: string; readonly branch?: string } = {}
 ) => {
-  const token = options.token ?? (await Http.owner(server.url)).token
+  const token = options.token ?? (await Http.owner(world.url)).token
   const installationId = options.installationId ?? newInstallation()
-  const accounts = ok("accounts", await get("/v1/connector-accounts", { token }), 200).items as Array<any>
-  const account = accounts.find((item) => item.remoteId === String(installationId)) ??
-    ok("account", await post("/v1/connector-accounts", { token, body: { kind: "app_installation", installationId, accountLogin: "acme" } }), 201).item
-  const remoteId = options.remoteId ?? "acme/plugins"
-  const instance = ok("instance", await post("/v1/connector-instances", {
-    token,
-    body: { connectorAccountId: account.id, name: `Repo ${Math.random().toString(36).slice(2, 10)}`, remoteId }
-  }), 201).item
-  const target = ok("target", await post(`/v1/connector-instances/${instance.id}/targets`, {
-    token,
-    body: { externalTargetRef: options.branch ?? "main" }
-  }), 201).item
-  return { token, installationId, account, instance, target }
+  const accounts = ok<typeof ConnectorAccountPage.Encoded>("accounts", await get("/v1/connector-accounts", { token }), 200).items
+  const connected = await world.connect(token, {
+    account: accounts.find((item) => item.remoteId === String(installationId)) ?? { kind: "app_installation", installationId, accountLogin: "acme" },
+    remoteId: options.remoteId ?? "acme/plugins",
+    branch: options.branch
+  })
+  return { token, installationId, ...connected }
 }
 
 const syncEvents = async (token: string, instanceId: string) =>
-  ok("sync events", await get(`/v1/connector-instances/${instanceId}/sync-events`, { token }), 200).items as Array<any>
+  ok<typeof ConnectorSyncEventPage.Encoded>("sync events", await get(`/v1/connector-instances/${instanceId}/sync-events`, { token }), 200).items
 
-const instanceOf = async (token: string, id: string) => ok("instance", await get(`/v1/connector-instances/${id}`, { token }), 200).item
-const targetOf = async (token: string, id: string) => ok("target", await get(`/v1/connector-targets/${id}`, { token }), 200).item
-const accountOf = async (token: string, id: string) => ok("account", await get(`/v1/connector-accounts/${id}`, { token }), 200).item
+const instanceOf = async (token: string, id: string) =>
+  ok<typeof ConnectorInstanceDetail.Encoded>("instance", await get(`/v1/connector-instances/${id}`, { token }), 200).item
+const targetOf = async (token: string, id: string) => ok<typeof ConnectorTargetDetail.Encoded>("target", await get(`/v1/connector-targets/${id}`, { token }), 200).item
+const accountOf = async (token: string, id: string) =>
+  ok<typeof ConnectorAccountDetail.Encoded>("account", await get(`/v1/connector-accounts/${id}`, { token }), 200).item
 
 describe("push", () => {
   it("to a followed branch queues one sync of the pushed commit; a redelivery answers the same without queuing again", async () => {
@@ -147,12 +139,7 @@ describe("push", () => {
 
   it("concerns app installations only: a token account's instance of the repository is not synced by webhooks", async () => {
     const { installationId, token } = await appInstance()
-    const account = ok("token account", await post("/v1/connector-accounts", { token, body: { kind: "token", token: "ghp_webhook" } }), 201).item
-    const tokenInstance = ok("instance", await post("/v1/connector-instances", {
-      token,
-      body: { connectorAccountId: account.id, name: "Token copy", remoteId: "acme/plugins" }
-    }), 201).item
-    ok("target", await post(`/v1/connector-instances/${tokenInstance.id}/targets`, { token, body: { externalTargetRef: "main" } }), 201)
+    const { instance: tokenInstance } = await world.connect(token, { account: { kind: "token", token: "ghp_webhook" }, remoteId: "acme/plugins" })
 
     expect((await deliver("push", push(installationId))).body).toMatchObject({ accepted: true })
     expect(await syncEvents(token, tokenInstance.id)).toEqual([])
@@ -214,14 +201,14 @@ describe("signatures and bodies", () => {
     })
     const noEvent = await raw(body, { "x-github-delivery": "d-3", "x-hub-signature-256": sign(body) })
     expect(noEvent.status).toBe(400)
-    expect(noEvent.body.details[0].path).toEqual(["headers", "x-github-event"])
+    expect(invalid(noEvent).details[0].path).toEqual(["headers", "x-github-event"])
   })
 
   it("a body over 25 MiB is 413; a deeply nested signed body is read, not refused", async () => {
     const huge = `{"pad":"${"x".repeat(25 * 1024 * 1024)}"}`
     const tooLarge = await raw(huge, { "x-github-event": "push", "x-github-delivery": "d-4", "x-hub-signature-256": sign(huge) })
     expect(tooLarge.status).toBe(413)
-    expect(tooLarge.body.error).toBe("payload_too_large")
+    expect(tooLarge.body).toMatchObject({ error: "payload_too_large" })
 
     const deep = `{"zen":${"[".repeat(200)}${"]".repeat(200)}}`
     const answer = await raw(deep, { "x-github-event": "ping", "x-github-delivery": "d-5", "x-hub-signature-256": sign(deep) })
@@ -268,9 +255,9 @@ describe("installation events", () => {
     const bystander = await appInstance()
     const payload = FakeGitHub.installationDeletedPayload({
       installationId: first.installationId,
-      appId: fake.appId,
+      appId: world.github.appId,
       account: "acme",
-      repositories: [{ fullName: "acme/plugins", id: fake.repositoryId("acme/plugins") }]
+      repositories: [{ fullName: "acme/plugins", id: world.github.repositoryId("acme/plugins") }]
     })
     const deliveryId = NodeCrypto.randomUUID()
     expect((await deliver("installation", payload, { deliveryId })).body).toEqual({ ok: true, accepted: true, deliveryId, queued: true })
@@ -289,7 +276,7 @@ describe("installation events", () => {
     const removed = await appInstance({ installationId: kept.installationId, token: kept.token, remoteId: "acme/retired" })
     const payload = FakeGitHub.repositoriesRemovedPayload({
       installationId: kept.installationId,
-      appId: fake.appId,
+      appId: world.github.appId,
       account: "acme",
       removed: [{ fullName: "Acme/Retired", id: 99 }]
     })
@@ -309,7 +296,7 @@ describe("installation events", () => {
     ok("enable", await post(`/v1/connector-instances/${removed.instance.id}/enable`, { token: kept.token }), 200)
     expect((await deliver("installation_repositories", payload, { deliveryId })).body).toEqual(accepted)
     expect((await instanceOf(kept.token, removed.instance.id)).status).toBe("active")
-    expect(await server.sql((sql) => sql`SELECT event FROM codehost_deliveries WHERE delivery_id = ${deliveryId}`)).toEqual([
+    expect(await world.sql((sql) => sql`SELECT event FROM codehost_deliveries WHERE delivery_id = ${deliveryId}`)).toEqual([
       { event: "installation_repositories" }
     ])
     expect((await deliver("installation_repositories", payload)).body).toMatchObject({ accepted: true })
@@ -336,18 +323,18 @@ describe("a sick database", () => {
   it("answers 503 for a relevant delivery, which GitHub then redelivers; back up, the redelivery is answered", async () => {
     const { close, layer: database, proxy, run } = await TestDatabase.behindProxy({ connectTimeout: "1 second", statementTimeout: "1 second" })
     try {
-      const sick = await run(TestServer.scoped({ database, codehostWebhookSecret: fake.webhookSecret }))
+      const sick = await run(TestServer.scoped({ database, codehostWebhookSecret: world.github.webhookSecret }))
       const url = `${sick.url}${path}`
-      const payload = FakeGitHub.installationDeletedPayload({ installationId: newInstallation(), appId: fake.appId, account: "acme", repositories: [] })
+      const payload = FakeGitHub.installationDeletedPayload({ installationId: newInstallation(), appId: world.github.appId, account: "acme", repositories: [] })
       const deliveryId = NodeCrypto.randomUUID()
 
       await proxy.down()
-      const down = await fake.deliver("installation", payload, { url, deliveryId })
+      const down = await world.github.deliver("installation", payload, { url, deliveryId })
       expect(down.status).toBe(503)
       expect(JSON.parse(down.body)).toEqual({ error: "service_unavailable", message: expect.any(String) })
 
       await proxy.up()
-      const again = await fake.deliver("installation", payload, { url, deliveryId })
+      const again = await world.github.deliver("installation", payload, { url, deliveryId })
       expect(again.status).toBe(200)
       // No organization connected this installation: answered, not recorded.
       expect(JSON.parse(again.body)).toEqual({ ok: true, accepted: false, reason: "the installation is not connected to any organization" })
@@ -360,26 +347,16 @@ describe("a sick database", () => {
 describe("a serialization failure", () => {
   it("runs the transaction again without starting a second sync: one event, its own execution, completed", async () => {
     // A server of its own: the only workflow executions on its database are this test's.
-    const own = await TestServer.startSharingDatabase({
-      codehostApiUrl: fake.url,
-      codehostAppId: fake.appId,
-      codehostPrivateKey: fake.privateKeyPem,
-      codehostWebhookSecret: fake.webhookSecret
-    })
+    const own = await TestServer.startSharingDatabase(world.codeHost)
     try {
       const verbs = Http.verbs(() => own.url)
       const token = (await Http.owner(own.url)).token
       const installationId = newInstallation()
-      fake.addInstallation(installationId, ["acme/plugins"])
-      const account = ok("account", await verbs.post("/v1/connector-accounts", {
-        token,
-        body: { kind: "app_installation", installationId, accountLogin: "acme" }
-      }), 201).item
-      const instance = ok("instance", await verbs.post("/v1/connector-instances", {
-        token,
-        body: { connectorAccountId: account.id, name: "Serialized", remoteId: "acme/plugins" }
-      }), 201).item
-      ok("target", await verbs.post(`/v1/connector-instances/${instance.id}/targets`, { token, body: { externalTargetRef: "main" } }), 201)
+      world.github.addInstallation(installationId, ["acme/plugins"])
+      const { account, instance } = await Connectors.connect(own.url, token, {
+        account: { kind: "app_installation", installationId, accountLogin: "acme" },
+        remoteId: "acme/plugins"
+      })
 
       // The delivery's first COMMIT fails as a serialization failure would (a deferred trigger on the event's row),
       // so the webhook's transaction runs twice; the sequence counts the attempts (sequences ignore rollbacks).
@@ -401,17 +378,20 @@ describe("a serialization failure", () => {
           DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION test_fail_first_commit()`)
       )
 
-      const answer = await fake.deliver("push", push(installationId), { url: `${own.url}${path}`, deliveryId })
+      const answer = await world.github.deliver("push", push(installationId), { url: `${own.url}${path}`, deliveryId })
       expect(answer.status).toBe(200)
       expect(JSON.parse(answer.body)).toEqual({ ok: true, accepted: true, deliveryId, queued: true })
       expect(await own.sql((sql) => sql`SELECT last_value::int AS attempts FROM test_webhook_commits`)).toEqual([{ attempts: 2 }])
 
-      const events = ok("events", await verbs.get(`/v1/connector-instances/${instance.id}/sync-events`, { token }), 200).items as Array<any>
+      const events = ok<typeof ConnectorSyncEventPage.Encoded>("events", await verbs.get(`/v1/connector-instances/${instance.id}/sync-events`, { token }), 200).items
       expect(events.map((event) => event.externalEventRef)).toEqual([deliveryId])
       expect(await Connectors.settled(own.url, token, events[0].id)).toMatchObject({ status: "completed", sourceRevisionRef: head })
 
       // Every workflow execution the engine ever received is that event's: the rolled-back attempt started none.
-      const executionId = await Effect.runPromise(SyncWorkflow.executionId({ organizationId: account.organizationId, syncEventId: events[0].id }))
+      const executionId = await Effect.runPromise(SyncWorkflow.executionId({
+        organizationId: Schema.decodeUnknownSync(OrganizationId)(account.organizationId),
+        syncEventId: Schema.decodeUnknownSync(ConnectorSyncEventId)(events[0].id)
+      }))
       const executions = await own.sql((sql) =>
         sql<{ entityId: string }>`SELECT DISTINCT entity_id FROM orgplane_cluster_messages WHERE entity_type = ${`Workflow/${SyncWorkflow._tag}`}`
       )

@@ -5,6 +5,8 @@
  * the activity feed's paging, who may read it, and bad input.
  */
 import { createClient, OrgplaneError } from "@orgplane/client"
+import type { HeartbeatRequest, WorkerActivityEntry, WorkerActivityPage, WorkerActivityQuery } from "@orgplane/schema"
+import { calls, invalid, ok } from "../../../../packages/testkit/src/ApiCalls.js"
 import * as Http from "../../../../packages/testkit/src/Http.js"
 import * as TestServer from "../support/HttpServer.js"
 import * as Effect from "effect/Effect"
@@ -21,27 +23,26 @@ beforeAll(async () => {
 afterAll(() => server.close())
 
 const { get, post } = Http.verbs(() => server.url)
+const { workerActivity, workerRuntime, workers } = calls(() => server.url)
 
 type Org = Awaited<ReturnType<typeof Http.staffed>>
+type Entry = typeof WorkerActivityEntry.Encoded
 
 const register = async (org: Org) =>
-  Http.expectStatus<{ worker: { id: string }; token: string }>(
-    "registering a worker",
-    await post("/v1/workers", { token: org.member.token, body: { name: "Laptop worker", destination: "local" } }),
-    201
-  )
+  ok(await workers.register({ token: org.member.token, payload: { name: "Laptop worker", destination: "local" } }), 201)
 
-const beat = (token: string, body: Record<string, unknown> = {}) => post("/v1/worker-runtime/heartbeat", { token, body })
+const beat = (token: string, payload: typeof HeartbeatRequest.Encoded = {}) => workerRuntime.heartbeat({ token, payload })
 
-const worker = async (org: Org, id: string) =>
-  Http.expectStatus<{ worker: any }>("reading the worker", await get(`/v1/workers/${id}`, { token: org.owner.token }), 200).worker
+/** A heartbeat with a body the API cannot type (bad on purpose). */
+const rawBeat = (token: string, body: Record<string, unknown>) => post("/v1/worker-runtime/heartbeat", { token, body })
 
-const activity = async (org: Org, id: string, query = "") =>
-  Http.expectStatus<{ items: Array<any>; nextCursor: string | null }>(
-    "reading the activity",
-    await get(`/v1/workers/${id}/activity${query}`, { token: org.owner.token }),
-    200
-  )
+const worker = async (org: Org, id: string) => ok(await workers.get({ token: org.owner.token, path: { id } }), 200).worker
+
+const activity = async (org: Org, id: string, query: typeof WorkerActivityQuery.Encoded = {}) =>
+  ok(await workerActivity.list({ token: org.owner.token, path: { id }, query }), 200)
+
+/** A heartbeat entry's sentAt (a transition has none). */
+const sentAtOf = (entry: Entry) => (entry.kind === "heartbeat" ? entry.sentAt : undefined)
 
 /** The server's clock now, as an ISO string `offsetSeconds` from now. */
 const serverTime = (offsetSeconds = 0) => new Date(clock.currentTimeMillisUnsafe() + offsetSeconds * 1000).toISOString()
@@ -81,12 +82,12 @@ describe("a heartbeat", () => {
       lastActiveAt: lastActivityAt,
       openSessions: 3
     })
-    expect(Date.parse(read.lastSeenAt)).toBeGreaterThanOrEqual(Date.parse(sentAt))
+    expect(Date.parse(read.lastSeenAt ?? "")).toBeGreaterThanOrEqual(Date.parse(sentAt))
     // The list shows the same.
-    const listed = Http.expectStatus<{ items: Array<any> }>("listing", await get("/v1/workers", { token: org.owner.token }), 200)
+    const listed = ok(await workers.list({ token: org.owner.token }), 200)
     expect(listed.items.find((w) => w.id === registered.id)).toEqual(read)
 
-    const [entry] = (await activity(org, registered.id, "?kind=heartbeat")).items
+    const [entry] = (await activity(org, registered.id, { kind: "heartbeat" })).items
     expect(entry).toEqual({
       kind: "heartbeat",
       id: expect.stringMatching(/^whb_/),
@@ -112,14 +113,14 @@ describe("a heartbeat", () => {
     expect(read.openSessions).toBeNull()
     // Without sentAt, a newer one is applied (the server's clock moved on).
     clock.advance("1 second")
-    expect((await beat(token, {})).body.applied).toBe(true)
+    expect(ok(await beat(token, {}), 200).applied).toBe(true)
   })
 
   it("older than the last one (by sentAt) changes nothing, and says so", async () => {
     const org = await Http.staffed(server.url)
     const { token, worker: registered } = await register(org)
     const newest = serverTime(-5)
-    expect((await beat(token, { sentAt: newest, openSessions: 4, imageVersion: "1.0.0", active: true })).body.applied).toBe(true)
+    expect(ok(await beat(token, { sentAt: newest, openSessions: 4, imageVersion: "1.0.0", active: true }), 200).applied).toBe(true)
     const before = await worker(org, registered.id)
     const feedBefore = await activity(org, registered.id)
 
@@ -152,7 +153,7 @@ describe("a heartbeat", () => {
     })
     const activityAfter = await beat(token, { sentAt: serverTime(-10), lastActivityAt: serverTime(-5) })
     expect(activityAfter.status).toBe(400)
-    expect(activityAfter.body.details).toEqual([{ path: ["lastActivityAt"], message: "must not be after sentAt" }])
+    expect(invalid(activityAfter).details).toEqual([{ path: ["lastActivityAt"], message: "must not be after sentAt" }])
     expect((await worker(org, registered.id)).lastHeartbeatAt).toBeNull()
     // Within the bound (a runtime's clock a little ahead) is fine; so is a sentAt far in the past.
     expect((await beat(token, { sentAt: serverTime(4 * 60) })).status).toBe(200)
@@ -161,13 +162,13 @@ describe("a heartbeat", () => {
   it("checks every field: 400 with each bad one, nothing recorded", async () => {
     const org = await Http.staffed(server.url)
     const { token, worker: registered } = await register(org)
-    const bad = await beat(token, { sentAt: "yesterday", lastActivityAt: 5, openSessions: -1, active: "yes", extra: true })
+    const bad = await rawBeat(token, { sentAt: "yesterday", lastActivityAt: 5, openSessions: -1, active: "yes", extra: true })
     expect(bad.status).toBe(400)
-    expect(bad.body.details.map((d: any) => d.path[0]).sort()).toEqual(["active", "extra", "lastActivityAt", "openSessions", "sentAt"])
+    expect(invalid(bad).details.map((d) => d.path[0]).sort()).toEqual(["active", "extra", "lastActivityAt", "openSessions", "sentAt"])
     for (const openSessions of [1.5, 1_000_001, "2"]) {
-      const refused = await beat(token, { openSessions })
+      const refused = await rawBeat(token, { openSessions })
       expect(refused.status).toBe(400)
-      expect(refused.body.details[0].path).toEqual(["openSessions"])
+      expect(invalid(refused).details[0]?.path).toEqual(["openSessions"])
     }
     expect((await worker(org, registered.id)).lastHeartbeatAt).toBeNull()
   })
@@ -216,8 +217,8 @@ describe("heartbeats racing", () => {
     expect(read.openSessions).toBe(shuffled.indexOf(newest))
     // What was recorded is exactly the heartbeats answered `applied`, the newest among them. (The feed is in order of
     // arrival, which is not the order the heartbeats committed in: that one is not observable here.)
-    const recorded = (await activity(org, registered.id, "?kind=heartbeat")).items.map((entry) => entry.sentAt)
-    const answeredApplied = shuffled.filter((_, i) => answers[i]!.body.applied)
+    const recorded = (await activity(org, registered.id, { kind: "heartbeat" })).items.map(sentAtOf)
+    const answeredApplied = shuffled.filter((_, i) => ok(answers[i]!, 200).applied)
     expect([...recorded].sort()).toEqual([...answeredApplied].sort())
     expect(recorded).toContain(newest)
   })
@@ -229,7 +230,7 @@ describe("a worker's connectivity", () => {
     const { token, worker: registered } = await register(org)
     expect(await worker(org, registered.id)).toMatchObject({ status: "provisioning", connectivity: "offline", lastSeenAt: null })
     // A runtime whose clock is 2 minutes behind is online all the same: the time of arrival counts.
-    expect((await beat(token, { sentAt: serverTime(-120) })).body.connectivity).toBe("online")
+    expect(ok(await beat(token, { sentAt: serverTime(-120) }), 200).connectivity).toBe("online")
     clock.advance("59 seconds")
     expect(await worker(org, registered.id)).toMatchObject({ status: "online", connectivity: "online" })
     clock.advance("2 seconds")
@@ -249,7 +250,7 @@ describe("transitions", () => {
     const { token, worker: registered } = await register(org)
     expect((await beat(token, {})).status).toBe(200)
     const seen = (await worker(org, registered.id)).lastSeenAt
-    expect((await activity(org, registered.id, "?kind=transition")).items).toEqual([
+    expect((await activity(org, registered.id, { kind: "transition" })).items).toEqual([
       { kind: "transition", id: expect.stringMatching(/^wae_/), at: seen, from: "offline", to: "online", cause: "heartbeat", recordedAt: seen }
     ])
 
@@ -258,23 +259,23 @@ describe("transitions", () => {
     // The server's own minutely check may run too; between them, one transition.
     await runOfflineCheck()
     expect(await runOfflineCheck()).toBe(0)
-    const [offline] = (await activity(org, registered.id, "?kind=transition")).items
-    expect(offline).toMatchObject({ from: "online", to: "offline", cause: "no_heartbeat", at: new Date(Date.parse(seen) + 180_000).toISOString() })
-    expect((await activity(org, registered.id, "?kind=transition")).items).toHaveLength(2)
+    const [offline] = (await activity(org, registered.id, { kind: "transition" })).items
+    expect(offline).toMatchObject({ from: "online", to: "offline", cause: "no_heartbeat", at: new Date(Date.parse(seen ?? "") + 180_000).toISOString() })
+    expect((await activity(org, registered.id, { kind: "transition" })).items).toHaveLength(2)
 
     expect((await beat(token, {})).status).toBe(200)
     const back = (await worker(org, registered.id)).lastSeenAt
-    const transitions = (await activity(org, registered.id, "?kind=transition")).items
-    expect(transitions.map((t) => [t.from, t.to, t.cause])).toEqual([
+    const transitions = (await activity(org, registered.id, { kind: "transition" })).items
+    expect(transitions.map((t) => (t.kind === "transition" ? [t.from, t.to, t.cause] : [t.kind]))).toEqual([
       ["offline", "online", "heartbeat"],
       ["online", "offline", "no_heartbeat"],
       ["offline", "online", "heartbeat"]
     ])
-    expect(transitions[0].at).toBe(back)
+    expect(transitions[0]?.at).toBe(back)
     // Another heartbeat while online records none.
     clock.advance("10 seconds")
     expect((await beat(token, {})).status).toBe(200)
-    expect((await activity(org, registered.id, "?kind=transition")).items).toHaveLength(3)
+    expect((await activity(org, registered.id, { kind: "transition" })).items).toHaveLength(3)
     expect(await runOfflineCheck()).toBe(0)
   })
 })
@@ -291,32 +292,40 @@ describe("the activity feed", () => {
       sent.push(sentAt)
       expect((await beat(token, { sentAt })).status).toBe(200)
     }
-    const heartbeats: Array<any> = []
+    const heartbeats: Array<Entry> = []
     let cursor: string | null = null
     let pages = 0
     do {
-      const page = await activity(org, registered.id, `?kind=heartbeat&limit=30${cursor === null ? "" : `&cursor=${cursor}`}`)
+      const page: typeof WorkerActivityPage.Encoded = await activity(org, registered.id, {
+        kind: "heartbeat",
+        limit: "30",
+        ...(cursor === null ? {} : { cursor })
+      })
       heartbeats.push(...page.items)
       cursor = page.nextCursor
       pages++
     } while (cursor !== null)
     expect(pages).toBe(4)
-    expect(heartbeats.map((entry) => entry.sentAt)).toEqual(sent.slice(3).reverse())
+    expect(heartbeats.map(sentAtOf)).toEqual(sent.slice(3).reverse())
     const rows = await server.sql((sql) => sql`SELECT count(*)::int AS n FROM worker_heartbeats WHERE organization_id = ${org.organizationId} AND worker_id = ${registered.id}`)
     expect(rows[0]).toEqual({ n: 100 })
 
     // Both kinds together: the first heartbeat's transition is the oldest entry left... after the trimmed heartbeats.
-    const all = await activity(org, registered.id, "?limit=100")
+    const all = await activity(org, registered.id, { limit: "100" })
     expect(all.items.filter((entry) => entry.kind === "heartbeat")).toHaveLength(100)
     expect(all.nextCursor).not.toBeNull()
-    const rest = await activity(org, registered.id, `?limit=100&cursor=${all.nextCursor}`)
+    const rest = await activity(org, registered.id, { limit: "100", cursor: String(all.nextCursor) })
     expect(rest).toEqual({ items: [expect.objectContaining({ kind: "transition", to: "online" })], nextCursor: null })
 
     // A cursor belongs to its filters.
-    const first = await activity(org, registered.id, "?kind=heartbeat&limit=1")
-    const mismatched = await get(`/v1/workers/${registered.id}/activity?kind=transition&cursor=${first.nextCursor}`, { token: org.owner.token })
+    const first = await activity(org, registered.id, { kind: "heartbeat", limit: "1" })
+    const mismatched = await workerActivity.list({
+      token: org.owner.token,
+      path: { id: registered.id },
+      query: { kind: "transition", cursor: String(first.nextCursor) }
+    })
     expect(mismatched.status).toBe(400)
-    expect(mismatched.body.details[0].path).toEqual(["cursor"])
+    expect(invalid(mismatched).details[0]?.path).toEqual(["cursor"])
   })
 
   it("is read by the worker's creator, owners and admins; another member gets 403, another organization 404", async () => {
@@ -335,14 +344,14 @@ describe("the activity feed", () => {
     expect(foreign.status).toBe(404)
     expect(foreign.body).toEqual({ error: "worker_not_found", message: "Worker not found." })
     for (const id of ["not-a-worker", "wrk_01h455vb4pex5vsknk084sn02q"]) {
-      expect((await get(`/v1/workers/${id}/activity`, { token: org.owner.token })).body.error).toBe("worker_not_found")
+      expect((await get(`/v1/workers/${id}/activity`, { token: org.owner.token })).body).toMatchObject({ error: "worker_not_found" })
     }
     expect((await get(path)).status).toBe(401)
 
     // Bad queries are 400 with each bad parameter.
     const bad = await get(`${path}?kind=sometimes&limit=0`, { token: org.owner.token })
     expect(bad.status).toBe(400)
-    expect(bad.body.details.map((d: any) => d.path[0]).sort()).toEqual(["kind", "limit"])
+    expect(invalid(bad).details.map((d) => d.path[0]).sort()).toEqual(["kind", "limit"])
     expect((await get(`${path}?cursor=made-up`, { token: org.owner.token })).status).toBe(400)
 
     // The client reads the same feed, dates as Dates.

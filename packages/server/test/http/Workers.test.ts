@@ -5,6 +5,8 @@
  */
 import * as FakeDns from "../../../../packages/testkit/src/FakeDns.js"
 import * as FakeWorkerRuntime from "../../../../packages/testkit/src/FakeWorkerRuntime.js"
+import { type RegisterWorkerRequest } from "@orgplane/schema"
+import { calls, invalid, ok } from "../../../../packages/testkit/src/ApiCalls.js"
 import * as Http from "../../../../packages/testkit/src/Http.js"
 import * as TestServer from "../support/HttpServer.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -22,16 +24,13 @@ afterAll(async () => {
   await server.close()
 })
 
-const { del, get, patch, post } = Http.verbs(() => server.url)
+const { get, post } = Http.verbs(() => server.url)
+const { audit, workerRuntime, workers } = calls(() => server.url)
 
 type Org = Awaited<ReturnType<typeof Http.staffed>>
 
-const register = async (token: string, body: Record<string, unknown> = {}) =>
-  Http.expectStatus<{ worker: any; token: string }>(
-    "registering a worker",
-    await post("/v1/workers", { token, body: { name: "Laptop worker", destination: "local", ...body } }),
-    201
-  )
+const register = async (token: string, payload: Partial<typeof RegisterWorkerRequest.Encoded> = {}) =>
+  ok(await workers.register({ token, payload: { name: "Laptop worker", destination: "local", ...payload } }), 201)
 
 /** A worker of `org`'s member whose runtime registered an instance at the fake runtime. */
 const withInstance = async (org: Org, url: string = runtime.url, credential: string | null = runtime.credential) => {
@@ -70,49 +69,47 @@ describe("workers", () => {
     })
 
     // isMine is the reader's: true for its creator, false for the owner.
-    const mine = await get(`/v1/workers/${worker.id}`, { token: org.member.token })
+    const path = { id: worker.id }
+    const mine = await workers.get({ token: org.member.token, path })
     expect(mine.status).toBe(200)
     expect(mine.body).toEqual({ worker, instance: null })
-    const owners = await get(`/v1/workers/${worker.id}`, { token: org.owner.token })
-    expect(owners.body.worker).toEqual({ ...worker, isMine: false })
+    const owners = await workers.get({ token: org.owner.token, path })
+    expect(ok(owners, 200).worker).toEqual({ ...worker, isMine: false })
 
     const other = await register(org.admin.token, { name: "Admin worker" })
-    const all = await get("/v1/workers", { token: org.member.token })
-    expect(all.body.items.map((w: any) => [w.id, w.isMine])).toEqual([[worker.id, true], [other.worker.id, false]])
-    const onlyMine = await get("/v1/workers?mine=true", { token: org.member.token })
-    expect(onlyMine.body.items.map((w: any) => w.id)).toEqual([worker.id])
+    const all = ok(await workers.list({ token: org.member.token }), 200)
+    expect(all.items.map((w) => [w.id, w.isMine])).toEqual([[worker.id, true], [other.worker.id, false]])
+    const onlyMine = ok(await workers.list({ token: org.member.token, query: { mine: "true" } }), 200)
+    expect(onlyMine.items.map((w) => w.id)).toEqual([worker.id])
 
     // Pages follow each other.
-    const first = await get("/v1/workers?limit=1", { token: org.owner.token })
-    expect(first.body.items.map((w: any) => w.id)).toEqual([worker.id])
-    const second = await get(`/v1/workers?limit=1&cursor=${first.body.nextCursor}`, { token: org.owner.token })
+    const first = ok(await workers.list({ token: org.owner.token, query: { limit: "1" } }), 200)
+    expect(first.items.map((w) => w.id)).toEqual([worker.id])
+    const second = await workers.list({ token: org.owner.token, query: { limit: "1", cursor: String(first.nextCursor) } })
     expect(second.body).toEqual({ items: [{ ...other.worker, isMine: false }], nextCursor: null })
 
-    const updated = await patch(`/v1/workers/${worker.id}`, {
-      token: org.member.token,
-      body: { name: "Renamed", description: null, sandboxBackend: "none" }
-    })
+    const updated = await workers.update({ token: org.member.token, path, payload: { name: "Renamed", description: null, sandboxBackend: "none" } })
     expect(updated.status).toBe(200)
-    expect(updated.body.worker).toMatchObject({ name: "Renamed", description: null, sandboxBackend: "none", workspacePath: "/srv/work" })
+    expect(ok(updated, 200).worker).toMatchObject({ name: "Renamed", description: null, sandboxBackend: "none", workspacePath: "/srv/work" })
 
     // Another member may read it but not change it; an admin may.
     const stranger = await Http.join(server.url, org.owner.token, "member", "Stranger")
-    const refused = await patch(`/v1/workers/${worker.id}`, { token: stranger.token, body: { name: "Mine now" } })
+    const refused = await workers.update({ token: stranger.token, path, payload: { name: "Mine now" } })
     expect(refused.status).toBe(403)
-    expect(refused.body.reason).toBe("insufficient_access")
-    expect((await del(`/v1/workers/${worker.id}`, { token: stranger.token })).status).toBe(403)
-    expect((await post(`/v1/workers/${worker.id}/tokens`, { token: stranger.token })).status).toBe(403)
-    expect((await post(`/v1/workers/${worker.id}/runtime/upgrade`, { token: stranger.token, body: {} })).status).toBe(403)
-    expect((await patch(`/v1/workers/${worker.id}`, { token: org.admin.token, body: { workspacePath: "/tmp" } })).status).toBe(200)
+    expect(refused.body).toMatchObject({ reason: "insufficient_access" })
+    expect((await workers.delete({ token: stranger.token, path })).status).toBe(403)
+    expect((await workers.rotateToken({ token: stranger.token, path })).status).toBe(403)
+    expect((await workers.upgradeRuntime({ token: stranger.token, path, payload: {} })).status).toBe(403)
+    expect((await workers.update({ token: org.admin.token, path, payload: { workspacePath: "/tmp" } })).status).toBe(200)
 
-    expect((await del(`/v1/workers/${worker.id}`, { token: org.member.token })).status).toBe(204)
-    const gone = await get(`/v1/workers/${worker.id}`, { token: org.member.token })
+    expect((await workers.delete({ token: org.member.token, path })).status).toBe(204)
+    const gone = await workers.get({ token: org.member.token, path })
     expect(gone.status).toBe(404)
     expect(gone.body).toEqual({ error: "worker_not_found", message: "Worker not found." })
-    expect((await get("/v1/workers", { token: org.member.token })).body.items.map((w: any) => w.id)).toEqual([other.worker.id])
+    expect(ok(await workers.list({ token: org.member.token }), 200).items.map((w) => w.id)).toEqual([other.worker.id])
     // Deleting revoked its token.
-    expect((await post("/v1/worker-runtime/heartbeat", { token: registered.token, body: {} })).status).toBe(401)
-    expect((await del(`/v1/workers/${worker.id}`, { token: org.member.token })).status).toBe(404)
+    expect((await workerRuntime.heartbeat({ token: registered.token, payload: {} })).status).toBe(401)
+    expect((await workers.delete({ token: org.member.token, path })).status).toBe(404)
   })
 
   it("check their input: every bad field, at least one change, a plain-string id of any other shape is 404", async () => {
@@ -122,15 +119,15 @@ describe("workers", () => {
       body: { name: " ", destination: "moon", sandboxBackend: "Docker!", extra: 1 }
     })
     expect(bad.status).toBe(400)
-    expect(bad.body.details.map((d: any) => d.path[0]).sort()).toEqual(["destination", "extra", "name", "sandboxBackend"])
+    expect(invalid(bad).details.map((d) => d.path[0]).sort()).toEqual(["destination", "extra", "name", "sandboxBackend"])
     const { worker } = await register(org.member.token)
-    const empty = await patch(`/v1/workers/${worker.id}`, { token: org.member.token, body: {} })
+    const empty = await workers.update({ token: org.member.token, path: { id: worker.id }, payload: {} })
     expect(empty.status).toBe(400)
-    expect(empty.body.details[0].message).toBe("give name, description, workspacePath or sandboxBackend")
+    expect(invalid(empty).details[0]?.message).toBe("give name, description, workspacePath or sandboxBackend")
     for (const id of ["not-a-worker", "tem_01h455vb4pex5vsknk084sn02q", "wrk_01h455vb4pex5vsknk084sn02q"]) {
       const missing = await get(`/v1/workers/${id}`, { token: org.member.token })
       expect(missing.status).toBe(404)
-      expect(missing.body.error).toBe("worker_not_found")
+      expect(missing.body).toMatchObject({ error: "worker_not_found" })
     }
     expect((await get("/v1/workers?mine=yes", { token: org.member.token })).status).toBe(400)
   })
@@ -139,58 +136,60 @@ describe("workers", () => {
     const org = await Http.staffed(server.url)
     const registered = await register(org.member.token)
     const id = registered.worker.id
+    const workerOf = async (token: string) => ok(await workers.get({ token, path: { id } }), 200)
 
-    const beat = await post("/v1/worker-runtime/heartbeat", { token: registered.token, body: { imageVersion: "1.4.2", active: true } })
+    const beat = await workerRuntime.heartbeat({ token: registered.token, payload: { imageVersion: "1.4.2", active: true } })
     expect(beat.status).toBe(200)
-    const afterBeat = (await get(`/v1/workers/${id}`, { token: org.member.token })).body.worker
+    const afterBeat = (await workerOf(org.member.token)).worker
     expect(afterBeat).toMatchObject({ status: "online", imageVersion: "1.4.2" })
     expect(afterBeat.lastHeartbeatAt).not.toBeNull()
     expect(afterBeat.lastActiveAt).toBe(afterBeat.lastHeartbeatAt)
 
     // An online worker that stops beating reads as offline.
     clock.advance("4 minutes")
-    expect((await get(`/v1/workers/${id}`, { token: org.member.token })).body.worker.status).toBe("offline")
-    expect((await post("/v1/worker-runtime/heartbeat", { token: registered.token, body: { status: "error" } })).status).toBe(200)
-    const errored = (await get(`/v1/workers/${id}`, { token: org.member.token })).body.worker
+    expect((await workerOf(org.member.token)).worker.status).toBe("offline")
+    expect((await workerRuntime.heartbeat({ token: registered.token, payload: { status: "error" } })).status).toBe(200)
+    const errored = (await workerOf(org.member.token)).worker
     expect(errored).toMatchObject({ status: "error", imageVersion: "1.4.2", lastActiveAt: afterBeat.lastActiveAt })
 
-    const first = await post("/v1/worker-runtime/instance", {
+    const first = await workerRuntime.registerInstance({
       token: registered.token,
-      body: { provider: "fly", region: "ams", url: "https://first.example.com/", status: "starting", credential: "first-secret" }
+      payload: { provider: "fly", region: "ams", url: "https://first.example.com/", status: "starting", credential: "first-secret" }
     })
     expect(first.status).toBe(201)
-    expect(first.body.instance).toMatchObject({ provider: "fly", region: "ams", url: "https://first.example.com/", status: "starting" })
+    expect(ok(first, 201).instance).toMatchObject({ provider: "fly", region: "ams", url: "https://first.example.com/", status: "starting" })
     expect(first.text).not.toContain("first-secret")
     // Its audit event names the worker whose runtime registered and the instance (OpenApiExamples.test.ts cannot: the example's
     // runtime host does not resolve here).
-    const events = await get(`/v1/audit/events?requestId=${first.headers.get("x-request-id")}`, { token: org.owner.token })
-    expect(events.body.items.map((event: any) => [event.action, event.targets.map((target: any) => target.id)])).toEqual([
+    const events = ok(await audit.listEvents({ token: org.owner.token, query: { requestId: String(first.headers.get("x-request-id")) } }), 200)
+    expect(events.items.map((event) => [event.action, event.targets.map((target) => target.id)])).toEqual([
       ["worker.instance.register", [id, expect.stringMatching(/^wki_[0-9a-z]{26}$/)]]
     ])
     clock.advance("1 second")
-    const second = await post("/v1/worker-runtime/instance", {
+    const second = await workerRuntime.registerInstance({
       token: registered.token,
-      body: { provider: "fly", url: "https://second.example.com", status: "running", credential: "second-secret" }
+      payload: { provider: "fly", url: "https://second.example.com", status: "running", credential: "second-secret" }
     })
     expect(second.status).toBe(201)
-    const read = await get(`/v1/workers/${id}`, { token: org.owner.token })
-    expect(read.body.instance).toEqual(second.body.instance)
-    expect(read.body.instance).toMatchObject({ provider: "fly", region: null, url: "https://second.example.com", status: "running" })
+    const read = await workers.get({ token: org.owner.token, path: { id } })
+    expect(ok(read, 200).instance).toEqual(ok(second, 201).instance)
+    expect(ok(read, 200).instance).toMatchObject({ provider: "fly", region: null, url: "https://second.example.com", status: "running" })
     expect(read.text).not.toContain("secret")
 
     // Bad instance reports.
     for (const url of ["ftp://x.example.com", "https://user:pw@x.example.com", "https://x.example.com/#frag", "https://x.example.com/?a=1", "not a url"]) {
-      const refused = await post("/v1/worker-runtime/instance", { token: registered.token, body: { provider: "fly", status: "running", url } })
+      const refused = await workerRuntime.registerInstance({ token: registered.token, payload: { provider: "fly", status: "running", url } })
       expect(refused.status).toBe(400)
-      expect(refused.body.details[0].path).toEqual(["url"])
+      expect(invalid(refused).details[0]?.path).toEqual(["url"])
     }
 
     // Rotation: a new token works, the old one is 401.
-    const rotated = await post(`/v1/workers/${id}/tokens`, { token: org.admin.token })
+    const rotated = await workers.rotateToken({ token: org.admin.token, path: { id } })
     expect(rotated.status).toBe(201)
-    expect(rotated.body.token).not.toBe(registered.token)
-    expect((await post("/v1/worker-runtime/heartbeat", { token: registered.token, body: {} })).status).toBe(401)
-    expect((await post("/v1/worker-runtime/heartbeat", { token: rotated.body.token, body: {} })).status).toBe(200)
+    const rotatedToken = ok(rotated, 201).token
+    expect(rotatedToken).not.toBe(registered.token)
+    expect((await workerRuntime.heartbeat({ token: registered.token, payload: {} })).status).toBe(401)
+    expect((await workerRuntime.heartbeat({ token: rotatedToken, payload: {} })).status).toBe(200)
   })
 
   it("refuse the runtime operations without a valid worker token", async () => {
@@ -213,7 +212,9 @@ describe("a runtime upgrade", () => {
     const { worker } = await withInstance(org)
     runtime.setMode({ _tag: "ok" })
     const before = runtime.requests.length
-    const upgraded = await post(`/v1/workers/${worker.id}/runtime/upgrade`, { token: org.member.token, body: { version: "2.0.0", force: true } })
+    const path = { id: worker.id }
+    const upgrade = async (token: string) => (await workers.upgradeRuntime({ token, path, payload: {} })).body
+    const upgraded = await workers.upgradeRuntime({ token: org.member.token, path, payload: { version: "2.0.0", force: true } })
     expect(upgraded.status).toBe(200)
     expect(upgraded.body).toEqual({ status: 200, body: { ok: true, upgraded: true, requested: { version: "2.0.0", force: true } } })
     const sent = runtime.requests.slice(before)
@@ -225,21 +226,21 @@ describe("a runtime upgrade", () => {
     expect(JSON.parse(sent[0]!.body)).toEqual({ version: "2.0.0", force: true })
 
     // An owner may upgrade a member's worker; an empty object is the default request.
-    expect((await post(`/v1/workers/${worker.id}/runtime/upgrade`, { token: org.owner.token, body: {} })).body.status).toBe(200)
+    expect(await upgrade(org.owner.token)).toMatchObject({ status: 200 })
 
     // The runtime's own failures come back as they are, in the envelope.
     runtime.setMode({ _tag: "status", status: 503, body: { error: "busy" } })
-    expect((await post(`/v1/workers/${worker.id}/runtime/upgrade`, { token: org.member.token, body: {} })).body).toEqual({
+    expect(await upgrade(org.member.token)).toEqual({
       status: 503,
       body: { error: "busy" }
     })
     runtime.setMode({ _tag: "text", text: "upgrade queued" })
-    expect((await post(`/v1/workers/${worker.id}/runtime/upgrade`, { token: org.member.token, body: {} })).body).toEqual({
+    expect(await upgrade(org.member.token)).toEqual({
       status: 200,
       body: { message: "upgrade queued" }
     })
     runtime.setMode({ _tag: "empty", status: 202 })
-    expect((await post(`/v1/workers/${worker.id}/runtime/upgrade`, { token: org.member.token, body: {} })).body).toEqual({ status: 202, body: null })
+    expect(await upgrade(org.member.token)).toEqual({ status: 202, body: null })
     runtime.setMode({ _tag: "ok" })
   })
 
@@ -249,36 +250,33 @@ describe("a runtime upgrade", () => {
     for (const rawBody of ["[1,2]", "\"upgrade\"", "42", "null"]) {
       const refused = await post(`/v1/workers/${worker.id}/runtime/upgrade`, { token: org.member.token, rawBody })
       expect(refused.status).toBe(400)
-      expect(refused.body.error).toBe("invalid_request")
+      expect(refused.body).toMatchObject({ error: "invalid_request" })
     }
   })
 
   it("is 502 when the runtime hangs past the timeout, is down, or redirects (never followed)", async () => {
     const org = await Http.staffed(server.url)
     const { worker } = await withInstance(org)
-    const upgrade = () => post(`/v1/workers/${worker.id}/runtime/upgrade`, { token: org.member.token, body: {} })
+    const upgrade = (id = worker.id) => workers.upgradeRuntime({ token: org.member.token, path: { id }, payload: {} })
 
     runtime.setMode({ _tag: "hang" })
     const hung = await upgrade()
     expect(hung.status).toBe(502)
-    expect(hung.body.error).toBe("worker_runtime_error")
-    expect(hung.body.message).toContain("did not answer in time")
+    expect(hung.body).toMatchObject({ error: "worker_runtime_error", message: expect.stringContaining("did not answer in time") })
 
     const target = await FakeWorkerRuntime.start()
     runtime.setMode({ _tag: "redirect", location: `${target.url}/runtime/upgrade` })
     const redirected = await upgrade()
     expect(redirected.status).toBe(502)
-    expect(redirected.body).toMatchObject({ error: "worker_runtime_error" })
-    expect(redirected.body.message).toContain("redirect")
+    expect(redirected.body).toMatchObject({ error: "worker_runtime_error", message: expect.stringContaining("redirect") })
     expect(target.requests).toHaveLength(0)
     await target.close()
     runtime.setMode({ _tag: "ok" })
 
     const down = await withInstance(org, await FakeWorkerRuntime.downUrl())
-    const refused = await post(`/v1/workers/${down.worker.id}/runtime/upgrade`, { token: org.member.token, body: {} })
+    const refused = await upgrade(down.worker.id)
     expect(refused.status).toBe(502)
-    expect(refused.body.error).toBe("worker_runtime_error")
-    expect(refused.body.message).toContain("could not be reached")
+    expect(refused.body).toMatchObject({ error: "worker_runtime_error", message: expect.stringContaining("could not be reached") })
   })
 
   it("refuses, at registration, a runtime URL the outbound guard refuses (private mode off): 400 on url, nothing stored or sent", async () => {
@@ -298,23 +296,23 @@ describe("a runtime upgrade", () => {
         ["https://169.254.169.254", "link-local (cloud metadata)"],
         ["https://nowhere.example", "nowhere.example could not be resolved"]
       ] as const
-      const on = Http.verbs(() => strict.url)
+      const on = calls(strict.url)
       const before = runtime.requests.length
       for (const [url, reason] of cases) {
-        const registered = Http.expectStatus<{ worker: any; token: string }>(
-          "registering a worker",
-          await on.post("/v1/workers", { token: org.member.token, body: { name: "Strict worker", destination: "local" } }),
-          201
-        )
-        const instance = { provider: "static", status: "running", url, credential: runtime.credential }
-        const refused = await on.post("/v1/worker-runtime/instance", { token: registered.token, body: instance })
-        expect([url, refused.status, refused.body.error]).toEqual([url, 400, "invalid_request"])
-        expect(refused.body.details, url).toEqual([{ path: ["url"], message: expect.stringContaining("The outbound URL is not allowed: ") }])
-        expect(refused.body.details[0].message, url).toContain(reason)
+        const registered = ok(await on.workers.register({ token: org.member.token, payload: { name: "Strict worker", destination: "local" } }), 201)
+        const path = { id: registered.worker.id }
+        const refused = await on.workerRuntime.registerInstance({
+          token: registered.token,
+          payload: { provider: "static", status: "running", url, credential: runtime.credential }
+        })
+        expect([url, refused.status]).toEqual([url, 400])
+        const { details } = invalid(refused)
+        expect(details, url).toEqual([{ path: ["url"], message: expect.stringContaining("The outbound URL is not allowed: ") }])
+        expect(details[0]?.message, url).toContain(reason)
         // Nothing was stored: the worker has no instance to call.
-        const answer = await on.post(`/v1/workers/${registered.worker.id}/runtime/upgrade`, { token: org.member.token, body: {} })
-        expect([url, answer.status, answer.body.error]).toEqual([url, 409, "worker_runtime_unavailable"])
-        expect(Http.expectStatus<any>("reading", await on.get(`/v1/workers/${registered.worker.id}`, { token: org.member.token }), 200).instance).toBeNull()
+        const answer = await on.workers.upgradeRuntime({ token: org.member.token, path, payload: {} })
+        expect([url, answer.status, answer.body]).toMatchObject([url, 409, { error: "worker_runtime_unavailable" }])
+        expect(ok(await on.workers.get({ token: org.member.token, path }), 200).instance).toBeNull()
       }
       expect(runtime.requests.length).toBe(before)
     } finally {
@@ -329,22 +327,20 @@ describe("a runtime upgrade", () => {
     const strict = await TestServer.start({ clock, dnsServers: dns.address, outboundAllowPrivate: false })
     try {
       const org = await Http.staffed(strict.url)
-      const on = Http.verbs(() => strict.url)
+      const on = calls(strict.url)
       const port = new URL(runtime.url).port
-      const registered = Http.expectStatus<{ worker: any; token: string }>(
-        "registering a worker",
-        await on.post("/v1/workers", { token: org.member.token, body: { name: "Rebinding worker", destination: "local" } }),
-        201
-      )
+      const registered = ok(await on.workers.register({ token: org.member.token, payload: { name: "Rebinding worker", destination: "local" } }), 201)
       const url = `https://rebinding.example:${port}`
-      const instance = { provider: "static", status: "running", url, credential: runtime.credential }
-      Http.expectStatus("registering an instance", await on.post("/v1/worker-runtime/instance", { token: registered.token, body: instance }), 201)
+      const instance = { provider: "static", status: "running", url, credential: runtime.credential } as const
+      ok(await on.workerRuntime.registerInstance({ token: registered.token, payload: instance }), 201)
       dns.setAddresses("rebinding.example", ["127.0.0.1"])
       const before = runtime.requests.length
-      const answer = await on.post(`/v1/workers/${registered.worker.id}/runtime/upgrade`, { token: org.member.token, body: {} })
+      const answer = await on.workers.upgradeRuntime({ token: org.member.token, path: { id: registered.worker.id }, payload: {} })
       expect(answer.status).toBe(502)
-      expect(answer.body.error).toBe("worker_runtime_error")
-      expect(answer.body.message).toContain("The outbound URL is not allowed: rebinding.example resolves to 127.0.0.1, a loopback address")
+      expect(answer.body).toMatchObject({
+        error: "worker_runtime_error",
+        message: expect.stringContaining("The outbound URL is not allowed: rebinding.example resolves to 127.0.0.1, a loopback address")
+      })
       expect(runtime.requests.length).toBe(before)
     } finally {
       await strict.close()
@@ -355,21 +351,21 @@ describe("a runtime upgrade", () => {
   it("is 409 without an instance, a URL or a credential", async () => {
     const org = await Http.staffed(server.url)
     const bare = await register(org.member.token)
-    const none = await post(`/v1/workers/${bare.worker.id}/runtime/upgrade`, { token: org.member.token, body: {} })
+    const upgrade = (id: string) => workers.upgradeRuntime({ token: org.member.token, path: { id }, payload: {} })
+    const none = await upgrade(bare.worker.id)
     expect(none.status).toBe(409)
-    expect(none.body.error).toBe("worker_runtime_unavailable")
-    expect(none.body.message).toContain("no instance")
+    expect(none.body).toMatchObject({ error: "worker_runtime_unavailable", message: expect.stringContaining("no instance") })
 
     const noUrl = await register(org.member.token)
-    await post("/v1/worker-runtime/instance", { token: noUrl.token, body: { provider: "local", status: "starting", credential: "x" } })
-    const withoutUrl = await post(`/v1/workers/${noUrl.worker.id}/runtime/upgrade`, { token: org.member.token, body: {} })
+    await workerRuntime.registerInstance({ token: noUrl.token, payload: { provider: "local", status: "starting", credential: "x" } })
+    const withoutUrl = await upgrade(noUrl.worker.id)
     expect(withoutUrl.status).toBe(409)
-    expect(withoutUrl.body.message).toContain("no URL")
+    expect(withoutUrl.body).toMatchObject({ message: expect.stringContaining("no URL") })
 
     const noCredential = await withInstance(org, runtime.url, null)
-    const withoutCredential = await post(`/v1/workers/${noCredential.worker.id}/runtime/upgrade`, { token: org.member.token, body: {} })
+    const withoutCredential = await upgrade(noCredential.worker.id)
     expect(withoutCredential.status).toBe(409)
-    expect(withoutCredential.body.message).toContain("credential")
+    expect(withoutCredential.body).toMatchObject({ message: expect.stringContaining("credential") })
   })
 })
 
@@ -379,18 +375,20 @@ describe("another organization's worker", () => {
     const otherOrg = await Http.staffed(server.url, "Other")
     const { worker } = await withInstance(org)
     const before = runtime.requests.length
+    const path = { id: worker.id }
+    const token = otherOrg.owner.token
     for (const response of [
-      await get(`/v1/workers/${worker.id}`, { token: otherOrg.owner.token }),
-      await patch(`/v1/workers/${worker.id}`, { token: otherOrg.owner.token, body: { name: "Taken" } }),
-      await post(`/v1/workers/${worker.id}/tokens`, { token: otherOrg.owner.token }),
-      await post(`/v1/workers/${worker.id}/runtime/upgrade`, { token: otherOrg.owner.token, body: {} }),
-      await del(`/v1/workers/${worker.id}`, { token: otherOrg.owner.token })
+      await workers.get({ token, path }),
+      await workers.update({ token, path, payload: { name: "Taken" } }),
+      await workers.rotateToken({ token, path }),
+      await workers.upgradeRuntime({ token, path, payload: {} }),
+      await workers.delete({ token, path })
     ]) {
       expect(response.status).toBe(404)
-      expect(response.body.error).toBe("worker_not_found")
+      expect(response.body).toMatchObject({ error: "worker_not_found" })
     }
     expect(runtime.requests.length).toBe(before)
-    expect((await get("/v1/workers", { token: otherOrg.owner.token })).body.items).toEqual([])
-    expect((await get(`/v1/workers/${worker.id}`, { token: org.owner.token })).body.worker.name).toBe("Laptop worker")
+    expect(ok(await workers.list({ token }), 200).items).toEqual([])
+    expect(ok(await workers.get({ token: org.owner.token, path }), 200).worker.name).toBe("Laptop worker")
   })
 })

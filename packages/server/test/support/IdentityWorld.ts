@@ -5,6 +5,15 @@
  * the server mails recovery and verification links to a FakeSmtp. People are registered at the IdP of their
  * address's domain, so "signing in through SSO" is the person's own identity at their employer's provider.
  */
+import type {
+  AuthResult,
+  CreatedApiKey,
+  DomainVerificationResponse,
+  OrganizationWithMembership,
+  SsoConnectionResponse,
+  StartedSsoSignIn,
+  StartedSsoTest
+} from "@orgplane/schema"
 import * as FakeDns from "../../../../packages/testkit/src/FakeDns.js"
 import * as FakeSmtp from "../../../../packages/testkit/src/FakeSmtp.js"
 import * as Http from "../../../../packages/testkit/src/Http.js"
@@ -27,6 +36,8 @@ export interface Organization {
   readonly domain: string
   readonly protocol: "oidc" | "saml"
   readonly ownerToken: string
+  /** An API key its owner made with the default scopes (a script's, say): it may invite members. */
+  readonly ownerApiKey: string
   /** Its SCIM directory: the base path and the bearer token the directory sends. */
   readonly scim: { readonly base: string; readonly token: string }
 }
@@ -52,12 +63,16 @@ export interface World {
   /** Makes the organization its owner's session's active one again (after a deletion and restore). */
   readonly asOwner: (organization: Organization) => Promise<string>
   /**
-   * The newest link (`opr_…` reset, `opv_…` verification) mailed to `address` that no call took yet, waited for;
+   * The newest link (`opr_…` reset, `opv_…` verification, `opi_…` invitation) mailed to `address` that no call took yet, waited for;
    * undefined when none came (the server decided to send none).
    */
-  readonly mailedToken: (address: string, prefix: "opr" | "opv") => Promise<string | undefined>
+  readonly mailedToken: (address: string, prefix: "opr" | "opv" | "opi") => Promise<string | undefined>
   readonly close: () => Promise<void>
 }
+
+/** The member of a JSON answer at `path` (undefined where a step is missing): for answers read whatever they are. */
+export const memberAt = (value: unknown, ...path: ReadonlyArray<string>): unknown =>
+  path.reduce<unknown>((at, key) => (typeof at === "object" && at !== null ? Reflect.get(at, key) : undefined), value)
 
 const unique = () => Math.random().toString(36).slice(2, 8)
 
@@ -115,10 +130,10 @@ export const start = async (options: TestServer.Options = {}): Promise<World> =>
     const domain = `${label.toLowerCase()}-${unique()}.test`
     const email = `owner@${domain}`
     register(email, protocol)
-    const token: string = Http.expectStatus("owner sign-up", await post("/v1/auth/sign-up", { body: { email, password: ADMIN_PASSWORD, name: `Owner ${label}` } }), 201).session.token
+    const token: string = Http.expectStatus<typeof AuthResult.Encoded>("owner sign-up", await post("/v1/auth/sign-up", { body: { email, password: ADMIN_PASSWORD, name: `Owner ${label}` } }), 201).session.token
     const name = `Organization ${label}`
-    const id: string = Http.expectStatus("organization", await post("/v1/organizations", { token, body: { name } }), 201).organization.id
-    const record = Http.expectStatus("verification record", await post(`/v1/sso/request-domain-verification?domain=${domain}`, { token }), 200).verification
+    const id: string = Http.expectStatus<typeof OrganizationWithMembership.Encoded>("organization", await post("/v1/organizations", { token, body: { name } }), 201).organization.id
+    const record = Http.expectStatus<typeof DomainVerificationResponse.Encoded>("verification record", await post(`/v1/sso/request-domain-verification?domain=${domain}`, { token }), 200).verification
     dns.setTxt(record.recordName, [record.recordValue])
     Http.expectStatus("verify domain", await post(`/v1/sso/verify-domain?domain=${domain}`, { token }), 200)
     return { label, domain, email, token, name, id }
@@ -131,30 +146,31 @@ export const start = async (options: TestServer.Options = {}): Promise<World> =>
 
   // A: OpenID Connect, tested by its owner and activated.
   const a = await owned("A", "oidc")
-  const oidcConnection: string = Http.expectStatus("OIDC connection", await post("/v1/sso/connections", {
+  const oidcConnection: string = Http.expectStatus<typeof SsoConnectionResponse.Encoded>("OIDC connection", await post("/v1/sso/connections", {
     token: a.token,
     body: { kind: "oidc", name: "A's IdP", domains: [a.domain], oidc: { issuer: oidc.issuer, clientId: "orgplane", clientSecret: OIDC_SECRET } }
   }), 201).connection.id
-  const oidcTest = Http.expectStatus("OIDC test", await post(`/v1/sso/connections/${oidcConnection}/tests`, { token: a.token }), 201)
+  const oidcTest = Http.expectStatus<typeof StartedSsoTest.Encoded>("OIDC test", await post(`/v1/sso/connections/${oidcConnection}/tests`, { token: a.token }), 201)
   const tested = await Http.request((await oidc.signIn(oidcTest.authorizationUrl, { as: a.email })).url, "GET", "")
-  if (tested.body?.test?.status !== "succeeded") throw new Error(`OIDC test: ${tested.text}`)
+  if (memberAt(tested.body, "test", "status") !== "succeeded") throw new Error(`OIDC test: ${tested.text}`)
   Http.expectStatus("activate OIDC", await post(`/v1/sso/connections/${oidcConnection}/activate`, { token: a.token }), 200)
 
   // B: SAML, registered at the IdP by its SP metadata, tested through the ACS and activated.
   const b = await owned("B", "saml")
-  const samlConnection = Http.expectStatus("SAML connection", await post("/v1/sso/connections", {
+  const samlConnection = Http.expectStatus<typeof SsoConnectionResponse.Encoded>("SAML connection", await post("/v1/sso/connections", {
     token: b.token,
     body: { kind: "saml", name: "B's IdP", domains: [b.domain], saml: { source: "metadataUrl", url: saml.metadataUrl } }
   }), 201).connection
   saml.addServiceProvider({ metadata: await (await fetch(`${server.url}/v1/sso/saml/${samlConnection.id}/metadata`)).text() })
-  const samlTest = Http.expectStatus("SAML test", await post(`/v1/sso/connections/${samlConnection.id}/tests`, { token: b.token }), 201)
+  const samlTest = Http.expectStatus<typeof StartedSsoTest.Encoded>("SAML test", await post(`/v1/sso/connections/${samlConnection.id}/tests`, { token: b.token }), 201)
   const samlTested = await postAcs(await saml.signIn(samlTest.authorizationUrl, { as: b.email }))
-  if (samlTested.body?.test?.status !== "succeeded") throw new Error(`SAML test: ${samlTested.text}`)
+  if (memberAt(samlTested.body, "test", "status") !== "succeeded") throw new Error(`SAML test: ${samlTested.text}`)
   Http.expectStatus("activate SAML", await post(`/v1/sso/connections/${samlConnection.id}/activate`, { token: b.token }), 200)
 
+  const keyOf = async (token: string): Promise<string> => Http.expectStatus<typeof CreatedApiKey.Encoded>("owner's API key", await post("/v1/api-keys", { token, body: { name: "invitations script" } }), 201).key
   const organizations: Record<OrganizationLabel, Organization> = {
-    A: { label: "A", id: a.id, name: a.name, domain: a.domain, protocol: "oidc", ownerToken: a.token, scim: await scimOf(a.token) },
-    B: { label: "B", id: b.id, name: b.name, domain: b.domain, protocol: "saml", ownerToken: b.token, scim: await scimOf(b.token) }
+    A: { label: "A", id: a.id, name: a.name, domain: a.domain, protocol: "oidc", ownerToken: a.token, ownerApiKey: await keyOf(a.token), scim: await scimOf(a.token) },
+    B: { label: "B", id: b.id, name: b.name, domain: b.domain, protocol: "saml", ownerToken: b.token, ownerApiKey: await keyOf(b.token), scim: await scimOf(b.token) }
   }
   const operator = await Http.operator(server.url)
 
@@ -167,15 +183,20 @@ export const start = async (options: TestServer.Options = {}): Promise<World> =>
     const browser = ++browsers
     const address = `10.${(browser >> 16) & 255}.${(browser >> 8) & 255}.${browser & 255}`
     const started = await post("/v1/sso/sign-in", { body: { email }, headers: { "x-forwarded-for": address } })
-    if (started.status !== 201) return { _tag: "Refused", status: started.status, reason: started.body?.code ?? started.body?.error ?? started.text }
+    if (started.status !== 201) {
+      return { _tag: "Refused", status: started.status, reason: String(memberAt(started.body, "code") ?? memberAt(started.body, "error") ?? started.text) }
+    }
+    const { authorizationUrl } = Http.expectStatus<typeof StartedSsoSignIn.Encoded>("SSO sign-in", started, 201)
     const protocol = identities.get(email)
-    let answered: { status: number; body: any; text: string }
-    if (protocol === "saml") answered = await postAcs(await saml.signIn(started.body.authorizationUrl, { as: email }))
-    else answered = await Http.request((await oidc.signIn(started.body.authorizationUrl, { as: email })).url, "GET", "")
-    if (typeof answered.body?.code !== "string") return { _tag: "Refused", status: answered.status, reason: answered.body?.code ?? answered.body?.failure?.code ?? answered.text }
-    const exchanged = await post("/v1/sso/sign-in/exchange", { body: { code: answered.body.code } })
+    let answered: { status: number; body: unknown; text: string }
+    if (protocol === "saml") answered = await postAcs(await saml.signIn(authorizationUrl, { as: email }))
+    else answered = await Http.request((await oidc.signIn(authorizationUrl, { as: email })).url, "GET", "")
+    const code = memberAt(answered.body, "code")
+    if (typeof code !== "string") return { _tag: "Refused", status: answered.status, reason: String(code ?? memberAt(answered.body, "failure", "code") ?? answered.text) }
+    const exchanged = await post("/v1/sso/sign-in/exchange", { body: { code } })
     if (exchanged.status !== 200) return { _tag: "Refused", status: exchanged.status, reason: exchanged.text }
-    return { _tag: "SignedIn", userId: exchanged.body.user.id, email: exchanged.body.user.email, token: exchanged.body.session.token }
+    const signedIn = Http.expectStatus<typeof AuthResult.Encoded>("SSO exchange", exchanged, 200)
+    return { _tag: "SignedIn", userId: signedIn.user.id, email: signedIn.user.email, token: signedIn.session.token }
   }
 
   const scim = (organization: Organization, method: string, path: string, body?: unknown) =>
@@ -192,7 +213,7 @@ export const start = async (options: TestServer.Options = {}): Promise<World> =>
   }
 
   const taken = new Set<string>()
-  const mailedToken = async (address: string, prefix: "opr" | "opv") => {
+  const mailedToken = async (address: string, prefix: "opr" | "opv" | "opi") => {
     const pattern = new RegExp(`${prefix}_[A-Za-z0-9_-]{43}`, "g")
     const fresh = () => smtp.to(address).flatMap((mail) => mail.text.match(pattern) ?? []).filter((token) => !taken.has(token))
     // Mail leaves the server on a fiber of its own after the answer: waited for, up to a bound past which none is coming.

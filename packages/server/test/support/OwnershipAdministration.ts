@@ -6,7 +6,8 @@
  * lands in is theirs from then on.
  */
 import * as Http from "../../../../packages/testkit/src/Http.js"
-import type { OrganizationLabel, World } from "./IdentityWorld.js"
+import type { AcceptedInvitation, CreatedInvitation, MemberPage, MemberResponse, RefreshedInvitation } from "@orgplane/schema"
+import { memberAt, type OrganizationLabel, type World } from "./IdentityWorld.js"
 import {
   describeAccount,
   type Link,
@@ -30,14 +31,16 @@ const accepting = async (model: Model, world: World, person: Person, link: Link,
   if (how === "signUp") {
     const password = newPassword()
     const answered = await request(world, "POST", "/v1/invitations/accept", { body: { token: link.token, signUp: { name: `${person} ${model.run}`, password } } })
-    tell(model, `${person} accepts ${label}'s invitation to ${link.email} by signing up: ${answered.status}${answered.status === 200 ? ` → account ${answered.body.user.id}` : why(answered)}`)
-    if (answered.status !== 200) return
+    const accepted = answered.status === 200 ? Http.expectStatus<typeof AcceptedInvitation.Encoded>("accepting", answered, 200) : undefined
+    tell(model, `${person} accepts ${label}'s invitation to ${link.email} by signing up: ${answered.status}${accepted !== undefined ? ` → account ${accepted.user.id}` : why(answered)}`)
+    if (accepted === undefined) return
     link.used = true
-    const id: string = answered.body.user.id
+    const id: string = accepted.user.id
     if (model.accounts.has(id)) throw new RuleBroken(model, `accepting by signing up answered an account that existed before, ${describeAccount(model, id)}`)
     const made = `${person}'s signUp accepting ${label}'s invitation`
-    model.accounts.set(id, { id, email: answered.body.user.email, owner: person, made })
-    addCredential(model, { kind: "session", holder: person, account: id, secret: answered.body.session.token, made })
+    model.accounts.set(id, { id, email: accepted.user.email, owner: person, made })
+    if (accepted.session === null) throw new Error(`accepting by signing up answered no session: ${answered.text}`)
+    addCredential(model, { kind: "session", holder: person, account: id, secret: accepted.session.token, made })
     addCredential(model, { kind: "password", holder: person, account: id, secret: password, made })
     return
   }
@@ -49,22 +52,46 @@ const accepting = async (model: Model, world: World, person: Person, link: Link,
   if (answered.status === 200) link.used = true
 }
 
-/** The owner invites the person's address; the invitation goes to its mailbox, where the person accepts it now or later. */
-export const invite = (label: OrganizationLabel, person: Person, role: "member" | "admin", then: "signUp" | "signedIn" | "later") =>
-  step(
-    `the owner of ${label} invites ${person} as ${role}${then === "later" ? "" : ` and ${person} accepts ${then === "signUp" ? "by signing up" : "signed in"}`}`,
+/**
+ * The owner of A or B invites the person's address, from their session or their script's API key. A mailed invitation
+ * reaches the address's mailbox alone, whose owner accepts it now or later; a shown one's token is the inviter's, who
+ * sends it on to someone: the address's owner as a rule, but whoever they choose (a squatter of the address, say: an
+ * inviter's mistake, or a leaked key's holder).
+ */
+export const invite = (
+  label: OrganizationLabel,
+  person: Person,
+  role: "member" | "admin",
+  by: "session" | "key",
+  delivery: "mailed" | "shown",
+  sendTo: Person,
+  then: "signUp" | "signedIn" | "later"
+) => {
+  const recipient = delivery === "mailed" ? person : sendTo
+  return step(
+    `the owner of ${label} invites ${person}'s address as ${role} with their ${by === "key" ? "API key" : "session"}, ` +
+      (delivery === "mailed" ? "mailed" : `shown and sent on to ${sendTo === person ? person : `${sendTo} instead`}`) +
+      (then === "later" ? "" : ` where ${recipient} accepts it ${then === "signUp" ? "by signing up" : "signed in"}`),
     (model) => !stateOf(model, label).deleted,
     async (model, world) => {
       const organization = world.organizations[label]
       const email = model.emails[person]
-      const answered = await request(world, "POST", "/v1/invitations", { token: await world.asOwner(organization), body: { email, role } })
-      tell(model, `the owner of ${label} invites ${email} as ${role}: ${answered.status}${answered.status >= 400 ? why(answered) : ""}`)
+      const credential = by === "key" ? { apiKey: organization.ownerApiKey } : { token: await world.asOwner(organization) }
+      const answered = await request(world, "POST", "/v1/invitations", { ...credential, body: { email, role, delivery } })
+      tell(model, `the owner of ${label} invites ${email} as ${role} with their ${by === "key" ? "API key" : "session"}, ${delivery}: ${answered.status}${answered.status >= 400 ? why(answered) : ""}`)
       if (answered.status !== 201 && answered.status !== 200) return
-      const link: Link = { kind: "invitation", holder: person, token: answered.body.inviteToken, email, organization: organization.id }
+      const shown = (answered.status === 201
+        ? Http.expectStatus<typeof CreatedInvitation.Encoded>("invitation", answered, 201)
+        : Http.expectStatus<typeof RefreshedInvitation.Encoded>("refreshed invitation", answered, 200)).inviteToken
+      if (delivery === "mailed" && shown !== null) throw new RuleBroken(model, `a mailed invitation's answer showed its token to the inviter`)
+      const token = delivery === "shown" ? String(shown) : await world.mailedToken(email, "opi")
+      if (token === undefined) return tell(model, `  (the invitation was not mailed to ${email})`)
+      const link: Link = { kind: "invitation", holder: recipient, token, email, organization: organization.id, delivered: delivery === "mailed" ? "mailbox" : "issuer" }
       model.links.push(link)
-      if (then !== "later") await accepting(model, world, person, link, then, 0)
+      if (then !== "later") await accepting(model, world, recipient, link, then, 0)
     }
   )
+}
 
 export const acceptInvitation = (person: Person, pick: number, how: "signUp" | "signedIn", sessionPick: number) =>
   step(
@@ -100,10 +127,17 @@ export const provision = (label: OrganizationLabel, person: Person) =>
         active: true
       })
       if (answered.status !== 201) return tell(model, `${label}'s directory provisions ${email}: ${answered.status}${why(answered)}`)
-      const member = Http.expectStatus<any>("the provisioned member", await request(world, "GET", `/v1/members/${answered.body.id}`, { token: await world.asOwner(organization) }), 200)
-      const account: string = member.member.userId
-      tell(model, `${label}'s directory provisions ${email}: 201 → member ${answered.body.id} of account ${account}`)
-      model.directory.push({ organization: label, person, id: answered.body.id, account, active: true })
+      // A SCIM resource: the protocol's document, not one of the API's schemas.
+      const provisioned = Http.expectStatus<{ readonly id: string }>("the provisioned user", answered, 201).id
+      const member = Http.expectStatus<typeof MemberResponse.Encoded>(
+        "the provisioned member",
+        await request(world, "GET", `/v1/members/${provisioned}`, { token: await world.asOwner(organization) }),
+        200
+      )
+      const account = member.member.userId
+      if (account == null) throw new RuleBroken(model, `${label}'s directory provisioned ${email} as member ${provisioned}, which has no account`)
+      tell(model, `${label}'s directory provisions ${email}: 201 → member ${provisioned} of account ${account}`)
+      model.directory.push({ organization: label, person, id: provisioned, account, active: true })
       const known = model.accounts.get(account)
       if (known === undefined) {
         model.accounts.set(account, { id: account, email, owner: person, made: `${label}'s directory provisioning ${person}` })
@@ -156,7 +190,7 @@ export const reactivate = (label: OrganizationLabel, person: Person) =>
 const issued = async (model: Model, world: World, account: string, answered: Http.RawResponse, keptBy: OrganizationLabel | undefined, later: boolean) => {
   const email = model.accounts.get(account)!.email
   // A mailed link's answer names no token (`token: null`): only the mailbox holds it.
-  const answeredToken: unknown = answered.body?.passwordReset?.token
+  const answeredToken = memberAt(answered.body, "passwordReset", "token")
   const shown = typeof answeredToken === "string" ? answeredToken : undefined
   const token = shown ?? await world.mailedToken(email, "opr")
   if (token === undefined) return tell(model, `  (the link was neither shown nor mailed to ${email})`)
@@ -176,8 +210,8 @@ export const ownerIssuesReset = (label: OrganizationLabel, pick: number, kept: b
     async (model, world) => {
       const organization = world.organizations[label]
       const token = await world.asOwner(organization)
-      const page = Http.expectStatus<any>("members", await request(world, "GET", `/v1/members?q=${model.run}&limit=100`, { token }), 200)
-      const members = (page.items as Array<{ id: string; userId?: string | null }>).filter((member) => member.userId != null && model.accounts.has(member.userId))
+      const page = Http.expectStatus<typeof MemberPage.Encoded>("members", await request(world, "GET", `/v1/members?q=${model.run}&limit=100`, { token }), 200)
+      const members = page.items.filter((member) => member.userId != null && model.accounts.has(member.userId))
       const member = at(members, pick)
       if (member === undefined) return tell(model, `the owner of ${label} has no member of the run to reset`)
       const answered = await request(world, "POST", `/v1/members/${member.id}/password-reset`, { token })

@@ -10,6 +10,7 @@
  * or their directory provisioning them into it. That re-establishes ownership: the account is theirs from then on,
  * and every way into it held by anyone else (passwords, sessions, API keys, SSO identities) must end.
  */
+import type { AuthResult, Me, MyOrganizationPage } from "@orgplane/schema"
 import * as Http from "../../../../packages/testkit/src/Http.js"
 import type { OrganizationLabel, World } from "./IdentityWorld.js"
 
@@ -60,8 +61,9 @@ export interface Link {
   readonly email?: string
   readonly organization?: string
   /**
-   * Where a reset link went: the mailbox of the account's address (whoever uses it proves that address), or the
-   * organization's owner who issued it and keeps it.
+   * Where a reset link or an invitation went: the mailbox of the address (whoever uses it proves that address), or the
+   * one who issued it, who saw its token (a reset link its organization's owner keeps; an invitation whose token the
+   * inviter sends on to whomever they choose, proving nothing of the address).
    */
   readonly delivered?: "mailbox" | "issuer"
   used?: boolean
@@ -214,18 +216,18 @@ const probe = async (world: World, model: Model, credential: Credential): Promis
     const email = model.accounts.get(credential.account)?.email
     if (email === undefined) return { works: false, status: 0 }
     const signedIn = await Http.request(world.url, "POST", "/v1/auth/sign-in", { body: { email, password: credential.secret } })
-    return signedIn.status === 200
-      ? { works: true, status: 200, userId: signedIn.body.user.id, session: signedIn.body.session.token }
-      : { works: false, status: signedIn.status }
+    if (signedIn.status !== 200) return { works: false, status: signedIn.status }
+    const answered = Http.expectStatus<typeof AuthResult.Encoded>("sign-in", signedIn, 200)
+    return { works: true, status: 200, userId: answered.user.id, session: answered.session.token }
   }
   const me = await Http.request(world.url, "GET", "/v1/me", credential.kind === "session" ? { token: credential.secret } : { apiKey: credential.secret })
-  return me.status === 200 ? { works: true, status: 200, userId: me.body.user.id } : { works: false, status: me.status }
+  return me.status === 200 ? { works: true, status: 200, userId: Http.expectStatus<typeof Me.Encoded>("me", me, 200).user.id } : { works: false, status: me.status }
 }
 
 /** The organizations a session of an account acts for (none when it may not list them). */
 const organizationsOf = async (world: World, session: string) => {
   const page = await Http.request(world.url, "GET", "/v1/me/organizations?limit=100", { token: session })
-  return page.status === 200 ? (page.body.items as Array<{ organization: { id: string } }>).map((item) => item.organization.id) : []
+  return page.status === 200 ? Http.expectStatus<typeof MyOrganizationPage.Encoded>("my organizations", page, 200).items.map((item) => item.organization.id) : []
 }
 
 /**

@@ -8,7 +8,8 @@
  */
 import type fc from "fast-check"
 import * as Http from "../../../../packages/testkit/src/Http.js"
-import type { World } from "./IdentityWorld.js"
+import type { AuthResult, CreatedApiKey, MyOrganizationPage, OrganizationWithMembership, PasswordResetResult } from "@orgplane/schema"
+import { memberAt, type World } from "./IdentityWorld.js"
 import {
   accountWithEmail,
   checkRule,
@@ -53,7 +54,8 @@ export const request = (world: World, method: string, path: string, options: Htt
 /** A line of the story: who did what, and what the server answered. */
 export const tell = (model: Model, line: string) => void model.story.push(line)
 /** What a refusal said, for the story. */
-export const why = (answered: Http.RawResponse) => ` ${answered.body?.reason ?? answered.body?.error ?? answered.body?.detail ?? ""}`.trimEnd()
+export const why = (answered: Http.RawResponse) =>
+  ` ${String(memberAt(answered.body, "reason") ?? memberAt(answered.body, "error") ?? memberAt(answered.body, "detail") ?? "")}`.trimEnd()
 
 export const sessionsOf = (model: Model, person: Person) => live(model, person, "session")
 /** The person's live sessions, each with a live password of theirs for the same account. */
@@ -100,11 +102,12 @@ export const signUp = (person: Person, address: Person) =>
       const email = model.emails[address]
       const password = newPassword()
       const answered = await request(world, "POST", "/v1/auth/sign-up", { body: { email, password, name: `${person} ${model.run}` } })
-      tell(model, `${person} signs up as ${email}: ${answered.status}${answered.status === 201 ? ` → account ${answered.body.user.id}` : why(answered)}`)
-      if (answered.status !== 201) return
-      const id: string = answered.body.user.id
+      const signedUp = answered.status === 201 ? Http.expectStatus<typeof AuthResult.Encoded>("sign-up", answered, 201) : undefined
+      tell(model, `${person} signs up as ${email}: ${answered.status}${signedUp !== undefined ? ` → account ${signedUp.user.id}` : why(answered)}`)
+      if (signedUp === undefined) return
+      const id: string = signedUp.user.id
       model.accounts.set(id, { id, email, owner: person, made: `${person}'s sign-up` })
-      addCredential(model, { kind: "session", holder: person, account: id, secret: answered.body.session.token, made: `${person}'s sign-up` })
+      addCredential(model, { kind: "session", holder: person, account: id, secret: signedUp.session.token, made: `${person}'s sign-up` })
       addCredential(model, { kind: "password", holder: person, account: id, secret: password, made: `${person}'s sign-up` })
     }
   )
@@ -114,10 +117,11 @@ export const passwordSignIn = (person: Person, pick: number) =>
     const password = at(live(model, person, "password"), pick)!
     const email = model.accounts.get(password.account)!.email
     const answered = await request(world, "POST", "/v1/auth/sign-in", { body: { email, password: password.secret } })
-    tell(model, `${person} signs in as ${email} with a password: ${answered.status}${answered.status === 200 ? ` → ${answered.body.user.id}` : ""}`)
-    if (answered.status !== 200) return
+    const signedIn = answered.status === 200 ? Http.expectStatus<typeof AuthResult.Encoded>("sign-in", answered, 200) : undefined
+    tell(model, `${person} signs in as ${email} with a password: ${answered.status}${signedIn !== undefined ? ` → ${signedIn.user.id}` : ""}`)
+    if (signedIn === undefined) return
     // A password reaching another account than the model's is the check's to report; the session is that account's.
-    await holdSession(model, world, { kind: "session", holder: person, account: answered.body.user.id, secret: answered.body.session.token, made: `${person}'s password sign-in` })
+    await holdSession(model, world, { kind: "session", holder: person, account: signedIn.user.id, secret: signedIn.session.token, made: `${person}'s password sign-in` })
   })
 
 export const ssoSignIn = (person: Person) =>
@@ -210,8 +214,9 @@ export const usingReset = async (model: Model, world: World, holder: Holder, lin
   tell(model, `${holder} uses a reset link for ${link.account} (${delivered})${revokeApiKeys ? " with revokeApiKeys" : ""}: ${answered.status}${answered.status === 200 ? "" : why(answered)}`)
   if (answered.status !== 200) return
   const account = link.account!
-  if (answered.body.user.id !== account) {
-    throw new RuleBroken(model, `a reset link issued for ${describeAccount(model, account)} set the password of ${describeAccount(model, answered.body.user.id)}`)
+  const reset = Http.expectStatus<typeof PasswordResetResult.Encoded>("password reset", answered, 200)
+  if (reset.user.id !== account) {
+    throw new RuleBroken(model, `a reset link issued for ${describeAccount(model, account)} set the password of ${describeAccount(model, reset.user.id)}`)
   }
   const how = `${holder}'s reset link, ${delivered}`
   if (link.delivered === "mailbox" && isPerson(holder)) reestablish(model, account, holder, how)
@@ -256,27 +261,29 @@ export const createOrganization = (person: Person, pick: number) =>
     const answered = await request(world, "POST", "/v1/organizations", { token: session.secret, body: { name } })
     tell(model, `${person} creates "${name}" as ${session.account}: ${answered.status}${answered.status === 201 ? "" : why(answered)}`)
     if (answered.status !== 201) return
-    model.organizations.push({ label: name, id: answered.body.organization.id, name, owner: { person, account: session.account }, deleted: false })
+    const created = Http.expectStatus<typeof OrganizationWithMembership.Encoded>("organization", answered, 201)
+    model.organizations.push({ label: name, id: created.organization.id, name, owner: { person, account: session.account }, deleted: false })
   })
 
 export const createApiKey = (person: Person, pick: number, organizationPick: number) =>
   step(`${person} makes an API key in their ${nth(organizationPick)} organization`, (model) => sessionsOf(model, person).length > 0, async (model, world) => {
     const session = at(sessionsOf(model, person), pick)!
     const mine = await request(world, "GET", "/v1/me/organizations?limit=100", { token: session.secret })
-    const organization = mine.status === 200 ? at(mine.body.items as Array<{ organization: { id: string } }>, organizationPick)?.organization.id : undefined
+    const organization = mine.status === 200 ? at(Http.expectStatus<typeof MyOrganizationPage.Encoded>("my organizations", mine, 200).items, organizationPick)?.organization.id : undefined
     if (organization === undefined || !(await switchTo(world, session.secret, organization))) {
       return tell(model, `${person} has no organization to make an API key in as ${session.account}`)
     }
     const answered = await request(world, "POST", "/v1/api-keys", { token: session.secret, body: { name: `${person} ${model.run}` } })
     const label = organizationLabel(model, organization)
-    tell(model, `${person} makes an API key in ${label} as ${session.account}: ${answered.status}${answered.status === 201 ? ` → ${answered.body.apiKey.id}` : why(answered)}`)
-    if (answered.status !== 201) return
+    const made = answered.status === 201 ? Http.expectStatus<typeof CreatedApiKey.Encoded>("API key", answered, 201) : undefined
+    tell(model, `${person} makes an API key in ${label} as ${session.account}: ${answered.status}${made !== undefined ? ` → ${made.apiKey.id}` : why(answered)}`)
+    if (made === undefined) return
     addCredential(model, {
       kind: "API key",
       holder: person,
       account: session.account,
-      secret: answered.body.key,
-      apiKeyId: answered.body.apiKey.id,
+      secret: made.key,
+      apiKeyId: made.apiKey.id,
       organizationId: organization,
       made: `${person}'s key in ${label}`
     })

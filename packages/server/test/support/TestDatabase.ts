@@ -40,11 +40,11 @@ export const kind = postgresUrl === undefined ? "PGlite" : "Postgres"
 /** Whether the tests run on Postgres. */
 export const onPostgres = postgresUrl !== undefined
 
-/** An empty data folder dumped once: loading it takes a fraction of initdb's time. */
+/** An empty database in memory dumped once, as `--data memory`'s template is: loading it takes a fraction of initdb's time. */
 let template: Promise<File | Blob> | undefined
 const emptyTemplate = () =>
-  template ??= PGlite.create().then(async (db) => {
-    const dump = await db.dumpDataDir("none")
+  template ??= PGlite.create({ initDbStartParams: [...Database.memoryInitdb] }).then(async (db) => {
+    const dump = await EmbeddedTemplate.dumpOf(db)
     await db.close()
     return dump
   })
@@ -54,14 +54,14 @@ const templateFile = Effect.flatMap(Effect.orDie(EmbeddedTemplate.cacheDir), (di
 
 /** The migrated embedded template: the saved one, or one made now (migrated from the empty one) and saved. */
 let migratedTemplate: Promise<Blob> | undefined
-const embeddedMigrated = () =>
+export const embeddedMigrated = () =>
   migratedTemplate ??= Effect.runPromise(Effect.scoped(Effect.gen(function*() {
     const file = yield* templateFile
     const saved = yield* EmbeddedTemplate.read(file)
     if (Option.isSome(saved)) return saved.value
     const { db, socketDir } = yield* Effect.orDie(Database.embedded({ dataDir: "memory", loadDataDir: yield* Effect.promise(emptyTemplate) }))
     yield* Effect.orDie(Effect.provide(migrate(migrations), Database.layerSocket(socketDir)))
-    const dump = yield* Effect.promise(() => db.dumpDataDir("none"))
+    const dump = yield* Effect.promise(() => EmbeddedTemplate.dumpOf(db))
     yield* EmbeddedTemplate.save(file, dump)
     return dump
   })))

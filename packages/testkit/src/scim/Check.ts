@@ -52,10 +52,31 @@ export const fail = (message: string, response?: ScimResponse): never => {
   throw new CheckFailure(response === undefined ? message : `${message}: ${describeResponse(response)}`)
 }
 
-export const expectStatus = (response: ScimResponse, ...statuses: ReadonlyArray<number>): any => {
+export const expectStatus = (response: ScimResponse, ...statuses: ReadonlyArray<number>): unknown => {
   if (!statuses.includes(response.status)) fail(`expected ${statuses.join(" or ")}`, response)
   return response.body
 }
+
+/** A JSON object as read from a SCIM body: its attributes are what the server sent, to be checked before use. */
+export type ScimObject = Readonly<Record<string, unknown>>
+
+export const isObject = (value: unknown): value is ScimObject => typeof value === "object" && value !== null && !Array.isArray(value)
+
+/** A JSON object, or an empty one (reading an attribute of what is not an object finds nothing). */
+export const asObject = (value: unknown): ScimObject => (isObject(value) ? value : {})
+
+/** The array a value is, or an empty one. */
+export const asArray = (value: unknown): ReadonlyArray<unknown> => (Array.isArray(value) ? value : [])
+
+/** `expectStatus`, then a JSON object body (a resource, a document). */
+export const expectObject = (response: ScimResponse, ...statuses: ReadonlyArray<number>): ScimObject => {
+  const body = expectStatus(response, ...statuses)
+  if (!isObject(body)) return fail("expected a JSON object body", response)
+  return body
+}
+
+/** A resource's id as it goes into a path (what the server sent, as text). */
+export const idOf = (resource: unknown): string => String(asObject(resource).id)
 
 /** A response that must be `application/scim+json` (RFC 7644 §3.1; charset parameters allowed). */
 export const expectScimJson = (response: ScimResponse): void => {
@@ -67,7 +88,7 @@ export const expectError = (response: ScimResponse, status: number, scimType?: s
   expectStatus(response, status)
   expectScimJson(response)
   const body = response.body
-  if (typeof body !== "object" || body === null) fail("expected a SCIM error body", response)
+  if (!isObject(body)) return fail("expected a SCIM error body", response)
   if (!Array.isArray(body.schemas) || !body.schemas.includes(URN.error)) fail(`expected schemas [${URN.error}]`, response)
   if (body.status !== String(status)) fail(`expected "status": "${status}" (a string)`, response)
   if (body.detail !== undefined && typeof body.detail !== "string") fail("expected detail to be a string", response)
@@ -75,14 +96,26 @@ export const expectError = (response: ScimResponse, status: number, scimType?: s
 }
 
 /** A ListResponse (RFC 7644 §3.4.2): schemas, integer totalResults, Resources array when any, 1-based startIndex. */
-export const expectListResponse = (response: ScimResponse): { totalResults: number; Resources: Array<any>; startIndex?: number; itemsPerPage?: number } => {
-  const body = expectStatus(response, 200)
+export interface ListResponse {
+  readonly totalResults: number
+  readonly Resources: ReadonlyArray<ScimObject>
+  readonly startIndex?: unknown
+  readonly itemsPerPage?: unknown
+  readonly [key: string]: unknown
+}
+
+export const expectListResponse = (response: ScimResponse): ListResponse => {
+  const body = asObject(expectStatus(response, 200))
   expectScimJson(response)
-  if (!Array.isArray(body?.schemas) || !body.schemas.includes(URN.listResponse)) fail("expected a ListResponse", response)
-  if (!Number.isInteger(body.totalResults)) fail("expected an integer totalResults", response)
-  if (body.Resources !== undefined && !Array.isArray(body.Resources)) fail("expected Resources to be an array", response)
-  if (body.totalResults > 0 && body.Resources === undefined && body.itemsPerPage !== 0) fail("totalResults > 0 without Resources", response)
-  return { ...body, Resources: body.Resources ?? [] }
+  if (!Array.isArray(body.schemas) || !body.schemas.includes(URN.listResponse)) fail("expected a ListResponse", response)
+  const totalResults = body.totalResults
+  if (typeof totalResults !== "number" || !Number.isInteger(totalResults)) return fail("expected an integer totalResults", response)
+  const resources = body.Resources
+  if (resources !== undefined && !Array.isArray(resources)) fail("expected Resources to be an array", response)
+  if (totalResults > 0 && resources === undefined && body.itemsPerPage !== 0) fail("totalResults > 0 without Resources", response)
+  const items = asArray(resources)
+  if (!items.every(isObject)) fail("expected every Resource to be an object", response)
+  return { ...body, totalResults, Resources: items.filter(isObject) }
 }
 
 export const check = (condition: unknown, message: string, response?: ScimResponse): void => {

@@ -16,7 +16,7 @@ export interface ScimResponse {
   readonly headers: Headers
   readonly contentType: string
   /** The parsed JSON body; undefined when empty or not JSON. */
-  readonly body: any
+  readonly body: unknown
   readonly text: string
 }
 

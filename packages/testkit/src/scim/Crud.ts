@@ -4,39 +4,40 @@
  * writable attribute must come back as sent; and a create with two `primary` values of a multi-valued attribute,
  * which is refused or stored with one at most (RFC 7643 §2.4).
  */
-import { type Check, check, type Context, expectError, expectListResponse, expectScimJson, expectStatus, fail } from "./Check.js"
+import { asArray, asObject, type Check, check, type Context, expectError, expectListResponse, expectObject, expectScimJson, expectStatus, fail, idOf, isObject, type ScimObject } from "./Check.js"
 import { using } from "./Fixtures.js"
 import { differences, generate, type Located, payload, pick, primaryAttributes, primaryValues, type ResourceTypeDoc, valueAt } from "./Schema.js"
 
 const path = (type: ResourceTypeDoc, id: string) => `${type.endpoint}/${encodeURIComponent(id)}`
 
 /** A resource's common attributes (RFC 7643 §3.1): id, schemas, meta with resourceType, created, lastModified, location. */
-export const expectCommon = (type: ResourceTypeDoc, resource: any, what: string) => {
-  check(typeof resource?.id === "string" && resource.id !== "", `${what}: id must be a non-empty string`)
-  check(Array.isArray(resource.schemas) && resource.schemas.includes(type.schema), `${what}: schemas must include ${type.schema}`)
-  const meta = resource.meta
-  check(meta?.resourceType === type.name, `${what}: meta.resourceType must be ${type.name}, got ${meta?.resourceType}`)
-  check(!Number.isNaN(Date.parse(meta.created)) && !Number.isNaN(Date.parse(meta.lastModified)), `${what}: meta.created and meta.lastModified must be dateTimes`)
-  check(typeof meta.location === "string" && meta.location.endsWith(`${type.endpoint}/${resource.id}`), `${what}: meta.location must end with ${type.endpoint}/${resource.id}, got ${meta.location}`)
+export const expectCommon = (type: ResourceTypeDoc, resource: unknown, what: string) => {
+  check(isObject(resource) && typeof resource.id === "string" && resource.id !== "", `${what}: id must be a non-empty string`)
+  const { id, schemas, meta: metaValue } = asObject(resource)
+  check(Array.isArray(schemas) && schemas.includes(type.schema), `${what}: schemas must include ${type.schema}`)
+  const meta = asObject(metaValue)
+  check(isObject(metaValue) && meta.resourceType === type.name, `${what}: meta.resourceType must be ${type.name}, got ${String(meta.resourceType)}`)
+  check(!Number.isNaN(Date.parse(String(meta.created))) && !Number.isNaN(Date.parse(String(meta.lastModified))), `${what}: meta.created and meta.lastModified must be dateTimes`)
+  check(typeof meta.location === "string" && meta.location.endsWith(`${type.endpoint}/${String(id)}`), `${what}: meta.location must end with ${type.endpoint}/${String(id)}, got ${String(meta.location)}`)
 }
 
-const expectSame = (context: Context, type: ResourceTypeDoc, sent: Record<string, any>, resource: any, what: string) => {
+const expectSame = (context: Context, type: ResourceTypeDoc, sent: ScimObject, resource: ScimObject, what: string) => {
   const found = differences(type, context.discovery.schemas, sent, resource)
   if (found.length > 0) fail(`${what}: ${found.join("; ")}`)
 }
 
 /** Attributes the schema says are never returned (say `password`) must not be. */
-const expectNothingNeverReturned = (context: Context, type: ResourceTypeDoc, resource: any, what: string) => {
+const expectNothingNeverReturned = (context: Context, type: ResourceTypeDoc, resource: ScimObject, what: string) => {
   for (const attribute of context.discovery.schemas.get(type.schema)?.attributes ?? []) {
     if (attribute.returned === "never") check(resource[attribute.name] === undefined, `${what}: ${attribute.name} is returned "never" but came back`)
   }
 }
 
 /** `body` with `value` as the located attribute's value (under its extension's URN when it has one). */
-export const withValue = (body: Record<string, any>, located: Located, value: unknown): Record<string, any> =>
+export const withValue = (body: ScimObject, located: Located, value: unknown): ScimObject =>
   located.urn === undefined
     ? { ...body, [located.attribute.name]: value }
-    : { ...body, [located.urn]: { ...pick(body, located.urn), [located.attribute.name]: value } }
+    : { ...body, [located.urn]: { ...asObject(pick(body, located.urn)), [located.attribute.name]: value } }
 
 /** POST with two values of `located` marked primary: refused with a SCIM 400, or stored with one primary at most. */
 const twoPrimaries = (context: Context, type: ResourceTypeDoc, located: Located): Check => ({
@@ -45,12 +46,12 @@ const twoPrimaries = (context: Context, type: ResourceTypeDoc, located: Located)
   run: () =>
     using(context, async (fixtures) => {
       const references = await fixtures.references()
-      const values = [...(generate(located.attribute, references) as Array<any>), ...(generate(located.attribute, references) as Array<any>)]
-      const sent = withValue(payload(type, context.discovery.schemas, references), located, values.map((value) => ({ ...value, primary: true })))
+      const values = [...asArray(generate(located.attribute, references)), ...asArray(generate(located.attribute, references))]
+      const sent = withValue(payload(type, context.discovery.schemas, references), located, values.map((value) => ({ ...asObject(value), primary: true })))
       const response = await context.client.post(type.endpoint, sent)
       if (response.status === 400) return expectError(response, 400)
-      const created = expectStatus(response, 201)
-      await context.client.del(path(type, created.id))
+      const created = expectObject(response, 201)
+      await context.client.del(path(type, idOf(created)))
       const primaries = primaryValues(valueAt(created, located))
       check(primaries.length <= 1, `created with ${primaries.length} ${located.attribute.name} marked primary`, response)
       return `stored, with ${primaries.length} primary`
@@ -67,7 +68,7 @@ export const checks = (context: Context): ReadonlyArray<Check> =>
           const { sent, resource, response } = await fixtures.create(type)
           expectScimJson(response)
           expectCommon(type, resource, "created")
-          check(response.headers.get("location") === resource.meta.location, "the Location header must be meta.location", response)
+          check(response.headers.get("location") === asObject(resource.meta).location, "the Location header must be meta.location", response)
           expectSame(context, type, sent, resource, "created")
           expectNothingNeverReturned(context, type, resource, "created")
         })
@@ -79,7 +80,7 @@ export const checks = (context: Context): ReadonlyArray<Check> =>
         using(context, async (fixtures) => {
           const { sent, resource } = await fixtures.create(type)
           const response = await context.client.get(path(type, resource.id))
-          const read = expectStatus(response, 200)
+          const read = expectObject(response, 200)
           expectScimJson(response)
           expectCommon(type, read, "read")
           check(read.id === resource.id, "read must answer the same id", response)
@@ -110,11 +111,11 @@ export const checks = (context: Context): ReadonlyArray<Check> =>
           const { resource } = await fixtures.create(type)
           const replacement = payload(type, context.discovery.schemas, await fixtures.references(), resource)
           const response = await context.client.put(path(type, resource.id), { ...replacement, id: resource.id })
-          const replaced = expectStatus(response, 200)
+          const replaced = expectObject(response, 200)
           expectScimJson(response)
           expectCommon(type, replaced, "replaced")
           expectSame(context, type, replacement, replaced, "replaced")
-          const read = expectStatus(await context.client.get(path(type, resource.id)), 200)
+          const read = expectObject(await context.client.get(path(type, resource.id)), 200)
           expectSame(context, type, replacement, read, "read after replace")
         })
     },

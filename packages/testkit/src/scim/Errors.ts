@@ -4,7 +4,7 @@
  * without valid credentials (401, with the `WWW-Authenticate` challenge RFC 7644 §2 requires) and a method an
  * endpoint does not take (405 with `Allow`, or 501).
  */
-import { type Check, check, type Context, expectError, random, skip } from "./Check.js"
+import { type Check, check, type Context, expectError, idOf, random, skip } from "./Check.js"
 import { supported } from "./Discovery.js"
 import * as Fixtures from "./Fixtures.js"
 import { payload, pick } from "./Schema.js"
@@ -74,7 +74,7 @@ export const checks = (context: Context): ReadonlyArray<Check> => [
         const body = payload(type, context.discovery.schemas, await fixtures.references())
         body[unique.name] = pick(resource, unique.name)
         const response = await context.client.post(type.endpoint, body)
-        if (response.status === 201) await context.client.del(`${type.endpoint}/${encodeURIComponent(response.body.id)}`)
+        if (response.status === 201) await context.client.del(`${type.endpoint}/${encodeURIComponent(idOf(response.body))}`)
         expectError(response, 409, "uniqueness")
         return unique.name
       })

@@ -5,7 +5,7 @@
  * the filter selects. Filters that could match other resources are narrowed by this run's mark, so the answer is
  * exact on a shared server too. Also `POST /.search` and the case-insensitivity of a caseExact:false attribute.
  */
-import { type Check, check, type Context, expectListResponse, fail, once, random, skip } from "./Check.js"
+import { asObject, type Check, check, type Context, expectListResponse, fail, once, random, skip } from "./Check.js"
 import { supported } from "./Discovery.js"
 import * as Fixtures from "./Fixtures.js"
 import { type ResourceTypeDoc } from "./Schema.js"
@@ -24,8 +24,8 @@ interface Case {
 
 interface Made {
   readonly tag: string
-  readonly users: ReadonlyArray<Record<string, any>>
-  readonly groups: ReadonlyArray<Record<string, any>>
+  readonly users: ReadonlyArray<Fixtures.Created["resource"]>
+  readonly groups: ReadonlyArray<Fixtures.Created["resource"]>
 }
 
 /** Whether a resource type has an attribute; `externalId` is common to all (RFC 7643 §3.1), advertised or not. */
@@ -47,7 +47,7 @@ const makeFixtures = (context: Context) => {
   const tag = `f${context.run}${random()}`
   const users = once(async () => {
     const userType = Fixtures.typeNamed(context, "User")
-    const made: Array<Record<string, any>> = []
+    const made: Array<Fixtures.Created["resource"]> = []
     for (const [index, name] of NAMES.entries()) {
       if (userType === undefined) break
       const { resource } = await fixtures.create(
@@ -67,7 +67,7 @@ const makeFixtures = (context: Context) => {
   const groups = once(async () => {
     const groupType = Fixtures.typeNamed(context, "Group")
     const members = await users()
-    const made: Array<Record<string, any>> = []
+    const made: Array<Fixtures.Created["resource"]> = []
     for (const [index, letter] of ["A", "B"].entries()) {
       if (groupType === undefined) break
       const memberList = members.length < 2 ? undefined : (index === 0 ? [members[0], members[1]] : [members[1]]).map((u) => ({ value: u.id }))
@@ -86,9 +86,9 @@ const makeFixtures = (context: Context) => {
 const cases = ({ tag, users }: Made): ReadonlyArray<Case> => {
   const user = (i: number) => `${NAMES[i]}-${tag}@example.com`
   const mine = `userName ew "-${tag}@example.com"`
-  const pivot = users[1]?.meta?.lastModified ?? ""
+  const pivot = String(asObject(users[1]?.meta).lastModified ?? "")
   const byTime = (compare: (a: number, b: number) => boolean) =>
-    users.flatMap((u, i) => (compare(Date.parse(u.meta.lastModified), Date.parse(pivot)) ? [i] : []))
+    users.flatMap((u, i) => (compare(Date.parse(String(asObject(u.meta).lastModified)), Date.parse(pivot)) ? [i] : []))
   return [
     { name: "userName.eq", type: "User", filter: `userName eq "${user(1)}"`, expected: [1], needs: ["userName"] },
     { name: "userName.eq.caseInsensitive", type: "User", filter: `userName eq "${user(1).toUpperCase()}"`, expected: [1], needs: ["userName"] },
@@ -124,7 +124,7 @@ const answer = async (context: Context, type: ResourceTypeDoc, filter: string) =
   const response = await context.client.get(`${type.endpoint}?filter=${encodeURIComponent(filter)}&count=100`)
   const page = expectListResponse(response)
   check(page.totalResults === page.Resources.length, `expected every match on one page of 100`, response)
-  return { ids: page.Resources.map((r) => r.id as string), response }
+  return { ids: page.Resources.map((r) => String(r.id)), response }
 }
 
 /** The case list does not depend on the fixtures' values, only its filters do: its shape names the checks. */

@@ -2,14 +2,15 @@
  * Resources a tag module creates to test against, and their removal when it is done (best effort: a failed cleanup
  * never hides the check's own answer). A `User` to reference (a group's member, a manager) is made on demand.
  */
-import { type Context, expectStatus, fail } from "./Check.js"
+import { type Context, expectStatus, fail, isObject, type ScimObject } from "./Check.js"
 import type { ScimResponse } from "./Client.js"
 import { payload, type References, type ResourceTypeDoc } from "./Schema.js"
 
 export interface Created {
   readonly type: ResourceTypeDoc
-  readonly sent: Record<string, any>
-  readonly resource: Record<string, any>
+  readonly sent: ScimObject
+  /** The resource as answered: a JSON object with a non-empty string id. */
+  readonly resource: ScimObject & { readonly id: string }
   readonly response: ScimResponse
 }
 
@@ -31,8 +32,9 @@ export const make = (context: Context): Fixtures => {
   const create = async (type: ResourceTypeDoc, overrides: Record<string, unknown> = {}, refs?: References): Promise<Created> => {
     const sent = { ...payload(type, context.discovery.schemas, refs ?? (await fixtures.references())), ...overrides }
     const response = await context.client.post(type.endpoint, sent)
-    const resource = expectStatus(response, 201)
-    if (typeof resource?.id !== "string" || resource.id === "") fail(`POST ${type.endpoint} must answer the resource with a string id`, response)
+    const body = expectStatus(response, 201)
+    if (!isObject(body) || typeof body.id !== "string" || body.id === "") return fail(`POST ${type.endpoint} must answer the resource with a string id`, response)
+    const resource = { ...body, id: body.id }
     created.push({ endpoint: type.endpoint, id: resource.id })
     return { type, sent, resource, response }
   }

@@ -2,20 +2,20 @@
  * Tag `projection` (RFC 7644 §3.4.2.5): `attributes` returns only the named attributes plus those returned
  * "always"; `excludedAttributes` drops the named ones but never an "always" one (id); on GET by id and on lists.
  */
-import { type Check, check, type Context, expectListResponse, expectStatus, skip } from "./Check.js"
-import { using } from "./Fixtures.js"
+import { type Check, check, type Context, expectListResponse, expectObject, type ScimObject, skip } from "./Check.js"
+import { type Created, using } from "./Fixtures.js"
 import { attributesOf, type Located, readable, returned, type ResourceTypeDoc, valueAt } from "./Schema.js"
 
 /** Core attributes returned by default and set on `resource`: candidates to project on. */
-const projectable = (context: Context, type: ResourceTypeDoc, resource: Record<string, any>): ReadonlyArray<Located> =>
+const projectable = (context: Context, type: ResourceTypeDoc, resource: ScimObject): ReadonlyArray<Located> =>
   attributesOf(type, context.discovery.schemas).filter(
     (l) => l.urn === undefined && readable(l.attribute) && returned(l.attribute) === "default" && valueAt(resource, l) !== undefined
   )
 
-const present = (resource: Record<string, any>, located: Located) => valueAt(resource, located) !== undefined
+const present = (resource: ScimObject, located: Located) => valueAt(resource, located) !== undefined
 
 /** Only `kept` and the attributes returned always: every other default attribute must be absent. */
-const expectOnly = (context: Context, type: ResourceTypeDoc, resource: Record<string, any>, kept: Located, what: string) => {
+const expectOnly = (context: Context, type: ResourceTypeDoc, resource: ScimObject, kept: Located, what: string) => {
   check(typeof resource.id === "string", `${what}: id is returned always`)
   check(present(resource, kept), `${what}: ${kept.attribute.name} was asked for and is missing`)
   for (const other of attributesOf(type, context.discovery.schemas)) {
@@ -24,7 +24,7 @@ const expectOnly = (context: Context, type: ResourceTypeDoc, resource: Record<st
   }
 }
 
-const expectExcluded = (resource: Record<string, any>, excluded: Located, kept: Located, what: string) => {
+const expectExcluded = (resource: ScimObject, excluded: Located, kept: Located, what: string) => {
   check(typeof resource.id === "string", `${what}: id is returned always, even when excluded`)
   check(!present(resource, excluded), `${what}: ${excluded.attribute.name} was excluded but came back`)
   check(present(resource, kept), `${what}: ${kept.attribute.name} was not excluded but is missing`)
@@ -32,7 +32,7 @@ const expectExcluded = (resource: Record<string, any>, excluded: Located, kept: 
 
 export const checks = (context: Context): ReadonlyArray<Check> =>
   context.discovery.resourceTypes.flatMap((type): ReadonlyArray<Check> => {
-    const withTwo = (body: (resource: Record<string, any>, first: Located, second: Located) => Promise<void>) => () =>
+    const withTwo = (body: (resource: Created["resource"], first: Located, second: Located) => Promise<void>) => () =>
       using(context, async (fixtures) => {
         const { resource } = await fixtures.create(type)
         const candidates = projectable(context, type, resource)
@@ -45,7 +45,7 @@ export const checks = (context: Context): ReadonlyArray<Check> =>
         id: `projection.${type.name}.get.attributes`,
         description: `GET ${type.endpoint}/{id}?attributes=a: a, id, schemas and nothing else returned by default`,
         run: withTwo(async (resource, first) => {
-          const read = expectStatus(await context.client.get(`${one(resource.id)}?attributes=${first.attribute.name}`), 200)
+          const read = expectObject(await context.client.get(`${one(resource.id)}?attributes=${first.attribute.name}`), 200)
           expectOnly(context, type, read, first, "get")
         })
       },
@@ -53,7 +53,7 @@ export const checks = (context: Context): ReadonlyArray<Check> =>
         id: `projection.${type.name}.get.excludedAttributes`,
         description: `GET ${type.endpoint}/{id}?excludedAttributes=a,id: a dropped, id kept (returned always), the rest kept`,
         run: withTwo(async (resource, first, second) => {
-          const read = expectStatus(await context.client.get(`${one(resource.id)}?excludedAttributes=${first.attribute.name},id`), 200)
+          const read = expectObject(await context.client.get(`${one(resource.id)}?excludedAttributes=${first.attribute.name},id`), 200)
           expectExcluded(read, first, second, "get")
         })
       },
@@ -89,7 +89,7 @@ export const checks = (context: Context): ReadonlyArray<Check> =>
             const onRequest = attributesOf(type, context.discovery.schemas).filter((l) => l.urn === undefined && returned(l.attribute) === "request" && readable(l.attribute))
             if (onRequest.length === 0) return skip(`${type.name} has no attribute returned on request`)
             const { resource } = await fixtures.create(type)
-            const plain = expectStatus(await context.client.get(one(resource.id)), 200)
+            const plain = expectObject(await context.client.get(one(resource.id)), 200)
             for (const l of onRequest) check(!present(plain, l), `${l.attribute.name} is returned "request" but came back unasked`)
           })
       }

@@ -148,28 +148,32 @@ export const payload = (
   schemas: ReadonlyMap<string, SchemaDoc>,
   references: References,
   keep: Record<string, unknown> = {}
-): Record<string, any> => {
-  const body: Record<string, any> = { schemas: [type.schema] }
+): Record<string, unknown> => {
+  const urns: Array<string> = [type.schema]
+  const body: Record<string, unknown> = { schemas: urns }
   for (const { urn, attribute } of attributesOf(type, schemas)) {
     if (!writable(attribute)) continue
     const value = mutability(attribute) === "immutable" && attribute.name in keep ? keep[attribute.name] : generate(attribute, references)
     if (value === undefined) continue
     if (urn === undefined) body[attribute.name] = value
     else {
-      if (!body.schemas.includes(urn)) body.schemas.push(urn)
-      body[urn] = { ...body[urn], [attribute.name]: value }
+      if (!urns.includes(urn)) urns.push(urn)
+      body[urn] = { ...asRecord(body[urn]), [attribute.name]: value }
     }
   }
   return body
 }
 
 /** The value of a located attribute in a resource (matching attribute names case-insensitively, RFC 7643 §2.1). */
-export const valueAt = (resource: Record<string, any>, located: Located): unknown => {
+export const valueAt = (resource: unknown, located: Located): unknown => {
   const holder = located.urn === undefined ? resource : pick(resource, located.urn)
   return holder === undefined ? undefined : pick(holder, located.attribute.name)
 }
 
-export const pick = (object: unknown, key: string): any => {
+/** An object's attributes, or none when it is not an object (spreading what is not an object adds nothing). */
+const asRecord = (value: unknown): Readonly<Record<string, unknown>> => (typeof value === "object" && value !== null ? { ...value } : {})
+
+export const pick = (object: unknown, key: string): unknown => {
   if (typeof object !== "object" || object === null) return undefined
   const found = Object.keys(object).find((k) => k.toLowerCase() === key.toLowerCase())
   return found === undefined ? undefined : (object as Record<string, unknown>)[found]
@@ -216,8 +220,8 @@ const differenceOne = (attribute: Attribute, sent: unknown, actual: unknown, at:
 export const differences = (
   type: ResourceTypeDoc,
   schemas: ReadonlyMap<string, SchemaDoc>,
-  sent: Record<string, any>,
-  actual: Record<string, any>
+  sent: Readonly<Record<string, unknown>>,
+  actual: Readonly<Record<string, unknown>>
 ): ReadonlyArray<string> =>
   attributesOf(type, schemas).flatMap((located) => {
     if (!readable(located.attribute) || returned(located.attribute) === "request") return []

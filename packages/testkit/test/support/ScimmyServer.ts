@@ -8,9 +8,8 @@
 import * as NodeCrypto from "node:crypto"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
-import SCIMMYModule from "scimmy"
+import SCIMMY from "scimmy"
 
-const SCIMMY: any = SCIMMYModule
 const BASE = "/scim/v2"
 
 export interface Flaws {
@@ -32,15 +31,41 @@ export interface Flaws {
   readonly plainMethodNotAllowed?: boolean
 }
 
-interface Store {
-  readonly flaws: Flaws
-  readonly resources: { readonly Users: Map<string, any>; readonly Groups: Map<string, any> }
+/** What the store sets on every resource: its id and meta (with the revision counter its ETags come from). */
+interface Kept {
+  readonly id: string
+  readonly meta: { readonly created: Date; readonly lastModified: Date; readonly revision: number }
 }
 
-const scimError = (status: number, scimType: string | undefined, detail: string) => new SCIMMY.Types.Error(status, scimType ?? null, detail)
+/** A resource as the store keeps it: the JSON of SCIMMY's instance of the kind's schema, and what the store sets. */
+type Stored = Kept & Readonly<Record<string, unknown>>
+type Kind = "Users" | "Groups"
+
+interface Store {
+  readonly flaws: Flaws
+  readonly resources: { readonly [K in Kind]: Map<string, Stored> }
+}
+
+type Handed<S> = Omit<S, SCIMMY.Types.Resource.ShadowAttributes>
+
+/** A stored User as SCIMMY's handlers hand it back (SCIMMY required its userName on the way in). */
+const asUser = (stored: Stored): Handed<SCIMMY.Schemas.User> => ({ ...stored, userName: String(stored.userName) })
+/** A stored Group as SCIMMY's handlers hand it back (SCIMMY required its displayName on the way in). */
+const asGroup = (stored: Stored): Handed<SCIMMY.Schemas.Group> => ({ ...stored, displayName: String(stored.displayName) })
+
+/** A SCIMMY error; no `scimType` is "" (SCIMMY's error message omits a falsy one, as it does null). */
+const scimError = (status: number, scimType: string | undefined, detail: string) => new SCIMMY.Types.Error(status, scimType ?? "", detail)
+
+/** What a request asks of a resource (filter, attributes, paging): SCIMMY checks each parameter's type itself. */
+type Query = NonNullable<ConstructorParameters<typeof SCIMMY.Types.Resource>[1]>
+const query = (params: Readonly<Record<string, unknown>>): Query => params as Query
+
+/** A PatchOp message as sent: SCIMMY checks its schemas and Operations itself (a 400 invalidSyntax otherwise). */
+type PatchMessage = Parameters<InstanceType<typeof SCIMMY.Resources.User>["patch"]>[0]
+const patchMessage = (body: unknown): PatchMessage => body as PatchMessage
 
 /** The stored resource of `kind` answered by SCIMMY's egress (by id, or the filtered list). */
-const egress = (kind: "Users" | "Groups") => (resource: any, store: Store) => {
+const egress = (kind: Kind) => (resource: SCIMMY.Types.Resource, store: Store): Stored | ReadonlyArray<Stored> => {
   const all = [...store.resources[kind].values()]
   if (resource.id !== undefined) {
     const found = store.resources[kind].get(resource.id)
@@ -50,18 +75,18 @@ const egress = (kind: "Users" | "Groups") => (resource: any, store: Store) => {
   return structuredClone(resource.filter === undefined ? all : resource.filter.match(all))
 }
 
-const ingress = (kind: "Users" | "Groups") => (resource: any, instance: any, store: Store) => {
+const ingress = (kind: Kind) => (resource: SCIMMY.Types.Resource, instance: SCIMMY.Types.Schema, store: Store): Stored => {
   const map = store.resources[kind]
   const existing = resource.id === undefined ? undefined : map.get(resource.id)
   if (resource.id !== undefined && existing === undefined) throw scimError(404, undefined, `Resource ${resource.id} not found`)
-  const data = JSON.parse(JSON.stringify(instance))
+  const data: Record<string, unknown> = JSON.parse(JSON.stringify(instance))
   delete data.meta
   const unique = kind === "Users" ? "userName" : "displayName"
   const clash = [...map.values()].find((r) => r.id !== resource.id && String(r[unique]).toLowerCase() === String(data[unique]).toLowerCase())
   if (clash !== undefined && !(kind === "Users" && store.flaws.allowsDuplicateUserName)) throw scimError(409, "uniqueness", `${unique} is taken`)
   if (kind === "Users" && store.flaws.dropsAttribute !== undefined) delete data[store.flaws.dropsAttribute]
   const now = new Date()
-  const stored = {
+  const stored: Stored = {
     ...data,
     id: existing?.id ?? NodeCrypto.randomUUID(),
     meta: { created: existing?.meta.created ?? now, lastModified: now, revision: (existing?.meta.revision ?? 0) + 1 }
@@ -70,9 +95,11 @@ const ingress = (kind: "Users" | "Groups") => (resource: any, instance: any, sto
   return structuredClone(stored)
 }
 
-const degress = (kind: "Users" | "Groups") => (resource: any, store: Store) => {
-  if (!store.resources[kind].delete(resource.id)) throw scimError(404, undefined, `Resource ${resource.id} not found`)
+const degress = (kind: Kind) => (resource: SCIMMY.Types.Resource, store: Store) => {
+  if (!store.resources[kind].delete(resource.id ?? "")) throw scimError(404, undefined, `Resource ${resource.id} not found`)
 }
+
+const isList = (found: Stored | ReadonlyArray<Stored>): found is ReadonlyArray<Stored> => Array.isArray(found)
 
 let declared = false
 const declare = () => {
@@ -88,11 +115,22 @@ const declare = () => {
     changePassword: false,
     authenticationSchemes: [{ type: "oauthbearertoken", name: "OAuth Bearer Token", description: "A bearer token in the Authorization header" }]
   })
+  const users = { ingress: ingress("Users"), egress: egress("Users") }
+  const groups = { ingress: ingress("Groups"), egress: egress("Groups") }
   SCIMMY.Resources.declare(SCIMMY.Resources.User.extend(SCIMMY.Schemas.EnterpriseUser, false))
-    .ingress(ingress("Users"))
-    .egress(egress("Users"))
+    .ingress((resource, instance, store: Store) => asUser(users.ingress(resource, instance, store)))
+    .egress((resource, store: Store) => {
+      const found = users.egress(resource, store)
+      return isList(found) ? found.map(asUser) : asUser(found)
+    })
     .degress(degress("Users"))
-  SCIMMY.Resources.declare(SCIMMY.Resources.Group).ingress(ingress("Groups")).egress(egress("Groups")).degress(degress("Groups"))
+  SCIMMY.Resources.declare(SCIMMY.Resources.Group)
+    .ingress((resource, instance, store: Store) => asGroup(groups.ingress(resource, instance, store)))
+    .egress((resource, store: Store) => {
+      const found = groups.egress(resource, store)
+      return isList(found) ? found.map(asGroup) : asGroup(found)
+    })
+    .degress(degress("Groups"))
   for (const resource of [SCIMMY.Resources.User, SCIMMY.Resources.Group, SCIMMY.Resources.Schema, SCIMMY.Resources.ResourceType, SCIMMY.Resources.ServiceProviderConfig]) {
     resource.basepath(BASE)
   }
@@ -116,19 +154,30 @@ export const start = async (flaws: Flaws = {}): Promise<ScimmyServer> => {
   const token = `ref-${NodeCrypto.randomBytes(12).toString("hex")}`
   let origin = ""
 
-  const send = (response: Http.ServerResponse, status: number, body?: unknown, headers: Record<string, string> = {}) => {
+  const send = (response: Http.ServerResponse, status: number, body?: unknown, headers: Record<string, string | undefined> = {}) => {
     response.writeHead(status, { ...(body === undefined ? {} : { "content-type": "application/scim+json" }), ...headers })
     response.end(body === undefined ? undefined : JSON.stringify(body))
   }
   /** A resource as sent: absolute location, meta.version from the store. */
-  const outgoing = (kind: "Users" | "Groups", resource: any) => {
-    const json = JSON.parse(JSON.stringify(resource))
-    if (json.meta !== undefined) {
-      if (typeof json.meta.location === "string" && json.meta.location.startsWith("/")) json.meta.location = `${origin}${json.meta.location}`
-      json.meta.version = versionOf(store, kind, json.id)
-      delete json.meta.revision
+  const outgoing = (kind: "Users" | "Groups", resource: unknown) => {
+    const json: Record<string, unknown> = JSON.parse(JSON.stringify(resource))
+    const meta = json.meta
+    let location: string | undefined
+    if (typeof meta === "object" && meta !== null) {
+      const sent: Record<string, unknown> = { ...meta }
+      if (typeof sent.location === "string" && sent.location.startsWith("/")) sent.location = `${origin}${sent.location}`
+      sent.version = versionOf(store, kind, String(json.id))
+      delete sent.revision
+      json.meta = sent
+      location = typeof sent.location === "string" ? sent.location : undefined
     }
-    return json
+    return { json, location, version: versionOf(store, kind, String(json.id)) }
+  }
+
+  /** A list read's answer (a read without an id is always one). */
+  const listed = (read: unknown) => {
+    if (!(read instanceof SCIMMY.Messages.ListResponse)) throw new Error("SCIMMY answered a list read with a single resource")
+    return read
   }
 
   const handle = async (request: Http.IncomingMessage, response: Http.ServerResponse) => {
@@ -140,7 +189,7 @@ export const start = async (flaws: Flaws = {}): Promise<ScimmyServer> => {
     const chunks: Array<Buffer> = []
     for await (const chunk of request) chunks.push(chunk as Buffer)
     const text = Buffer.concat(chunks).toString("utf8")
-    let body: any = undefined
+    let body: unknown = undefined
     if (text !== "") {
       try {
         body = JSON.parse(text)
@@ -170,17 +219,18 @@ export const start = async (flaws: Flaws = {}): Promise<ScimmyServer> => {
     if ((endpoint === "Users" || endpoint === "Groups") && extra === undefined) {
       const Resource = endpoint === "Users" ? SCIMMY.Resources.User : SCIMMY.Resources.Group
       if (id === ".search" && method === "POST") {
-        const { schemas: _schemas, ...search } = body ?? {}
-        const list = await new Resource(search).read(store)
-        return send(response, 200, { ...list, Resources: list.Resources.map((r: any) => outgoing(endpoint, r)) })
+        const search: Record<string, unknown> = {}
+        if (typeof body === "object" && body !== null) for (const [key, value] of Object.entries(body)) if (key !== "schemas") search[key] = value
+        const list = listed(await new Resource(undefined, query(search)).read(store))
+        return send(response, 200, { ...list, Resources: list.Resources.map((r) => outgoing(endpoint, r).json) })
       }
       if (id === undefined && method === "GET") {
-        const list = await new Resource(params).read(store)
-        return send(response, 200, { ...list, Resources: list.Resources.map((r: any) => outgoing(endpoint, r)) })
+        const list = listed(await new Resource(undefined, query(params)).read(store))
+        return send(response, 200, { ...list, Resources: list.Resources.map((r) => outgoing(endpoint, r).json) })
       }
       if (id === undefined && method === "POST") {
-        const created = outgoing(endpoint, await new Resource(params).write(body, store))
-        return send(response, 201, created, { location: created.meta.location, etag: created.meta.version })
+        const created = outgoing(endpoint, await new Resource(undefined, query(params)).write(body, store))
+        return send(response, 201, created.json, { location: created.location, etag: created.version })
       }
       if (id !== undefined) {
         const ifMatch = request.headers["if-match"]
@@ -189,9 +239,9 @@ export const start = async (flaws: Flaws = {}): Promise<ScimmyServer> => {
           if (current === undefined) throw scimError(404, undefined, `Resource ${id} not found`)
           if (ifMatch !== "*" && ifMatch !== current) throw scimError(412, undefined, `If-Match ${ifMatch} is not the current version ${current}`)
         }
-        const resource = new Resource(id, params)
+        const resource = new Resource(id, query(params))
         if (method === "GET") {
-          const found = outgoing(endpoint, await resource.read(store))
+          const found = outgoing(endpoint, await resource.read(store)).json
           const version = versionOf(store, endpoint, id)!
           const ifNoneMatch = request.headers["if-none-match"]
           if (!flaws.ignoresIfNoneMatch && ifNoneMatch !== undefined && (ifNoneMatch === "*" || ifNoneMatch.split(",").some((tag) => tag.trim() === version))) {
@@ -200,12 +250,12 @@ export const start = async (flaws: Flaws = {}): Promise<ScimmyServer> => {
           return send(response, 200, found, { etag: version })
         }
         if (method === "PUT") {
-          const replaced = outgoing(endpoint, await resource.write(body, store))
+          const replaced = outgoing(endpoint, await resource.write(body, store)).json
           return send(response, 200, replaced, { etag: versionOf(store, endpoint, id)! })
         }
         if (method === "PATCH") {
-          const patched = await resource.patch(body, store)
-          return patched === undefined ? send(response, 204) : send(response, 200, outgoing(endpoint, patched))
+          const patched = await resource.patch(patchMessage(body), store)
+          return patched === undefined ? send(response, 204) : send(response, 200, outgoing(endpoint, patched).json)
         }
         if (method === "DELETE") {
           await resource.dispose(store)

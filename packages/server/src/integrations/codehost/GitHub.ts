@@ -61,6 +61,8 @@ export interface TreeEntry {
   readonly size: number | null
   /** A symbolic link (mode 120000): a blob holding its target (connectors/SymbolicLinks.ts follows it). */
   readonly link?: true
+  /** An executable file (mode 100755). */
+  readonly executable?: true
 }
 
 export interface Tree {
@@ -397,7 +399,8 @@ export const make: Effect.Effect<GitHubService, never, CodeHostConfig | Outbound
         type: entry.type,
         sha: entry.sha,
         size: entry.type === "blob" ? entry.size ?? null : null,
-        ...(entry.type === "blob" && entry.mode === "120000" ? { link: true as const } : {})
+        ...(entry.type === "blob" && entry.mode === "120000" ? { link: true as const } : {}),
+        ...(entry.type === "blob" && entry.mode === "100755" ? { executable: true as const } : {})
       }]
     )
 
