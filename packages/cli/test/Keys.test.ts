@@ -4,10 +4,6 @@
  * to do, a server with the new key alone, and the refusal of a database that was never migrated.
  * The servers are RealServer.ts's, on the database the CLI rotates.
  */
-import { Database } from "@orgplane/server"
-import * as Effect from "effect/Effect"
-import * as Redacted from "effect/Redacted"
-import * as SqlClient from "effect/sql/SqlClient"
 import * as NodeCrypto from "node:crypto"
 import * as Fs from "node:fs/promises"
 import * as Path from "node:path"
@@ -15,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as FakeMcp from "../../../packages/testkit/src/FakeMcp.js"
 import * as Http from "../../../packages/testkit/src/Http.js"
 import { cleanup, fresh, json } from "./Harness.js"
+import * as Postgres from "./Postgres.js"
 import * as RealServer from "./RealServer.js"
 
 const API_KEY = "sk-rotated-secret-123"
@@ -22,17 +19,6 @@ const newKey = (id: string) => `${id}:${NodeCrypto.randomBytes(32).toString("bas
 
 let mcp: FakeMcp.FakeMcp
 let other: FakeMcp.FakeMcp
-/** The Postgres databases made for the tests, dropped after them. */
-const made: Array<string> = []
-
-/** Runs `sql` on the Postgres at `url`. */
-const onPostgres = (url: string, statement: string) =>
-  Effect.runPromise(
-    Effect.gen(function*() {
-      const sql = yield* SqlClient.SqlClient
-      yield* sql.unsafe(statement)
-    }).pipe(Effect.provide(Database.layerUrl(Redacted.make(url), { maxConnections: 1 })))
-  )
 
 beforeAll(async () => {
   mcp = await FakeMcp.start({ auth: { apiKey: API_KEY } })
@@ -41,8 +27,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await mcp?.close()
   await other?.close()
-  const postgres = process.env.DATABASE_URL
-  if (postgres !== undefined) for (const name of made.splice(0)) await onPostgres(postgres, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)
+  await Postgres.dropDatabases()
   await cleanup()
 })
 
@@ -53,12 +38,7 @@ afterAll(async () => {
 const newDatabase = async (home: string) => {
   const postgres = process.env.DATABASE_URL
   if (postgres !== undefined && postgres !== "") {
-    const name = `orgplane_cli_keys_${NodeCrypto.randomBytes(6).toString("hex")}`
-    await onPostgres(postgres, `CREATE DATABASE "${name}"`)
-    made.push(name)
-    const url = new URL(postgres)
-    url.pathname = `/${name}`
-    const fresh = url.toString()
+    const fresh = await Postgres.newDatabase("orgplane_cli_keys")
     return {
       flags: ["--database-url", fresh],
       start: (environment: Record<string, string>) => RealServer.start({ ...environment, DATABASE_URL: fresh })

@@ -4,6 +4,7 @@
  * makes an empty database, which `dropDatabases` drops after the tests.
  */
 import { Database } from "@orgplane/server"
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import * as SqlClient from "effect/sql/SqlClient"
@@ -25,13 +26,26 @@ const listening = (target: URL) =>
 
 export const reachable = await listening(new URL(url))
 
-/** The rows of `statement`, run on the database at `on` (default: the Postgres itself). */
+/** What went wrong, with what caused it in turn (a SqlError's own message is only "PgConnection: Query failed"). */
+const causes = (error: unknown): string =>
+  error instanceof Error ? `${error.message}${error.cause === undefined ? "" : ` (${causes(error.cause)})`}` : String(error)
+
+/** A refused statement as an Error naming it and Postgres's own words. */
+const failure = (statement: string, cause: Cause.Cause<unknown>) => new Error(`${statement.slice(0, 80)}: ${causes(Cause.squash(cause))}`)
+
+/**
+ * The rows of `statement`, run on the database at `on` (default: the Postgres itself). Patient: CREATE and DROP
+ * DATABASE wait on the disk (a checkpoint, a copy of template1), which the whole suite beside them keeps busy.
+ */
 export const query = (statement: string, on: string = url) =>
   Effect.runPromise(
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
       return yield* sql.unsafe<Record<string, unknown>>(statement)
-    }).pipe(Effect.provide(Database.layerUrl(Redacted.make(on), { maxConnections: 1 })))
+    }).pipe(
+      Effect.provide(Database.layerUrl(Redacted.make(on), { maxConnections: 1, statementTimeout: "120 seconds", connectTimeout: "30 seconds" })),
+      Effect.catchCause((cause) => Effect.die(failure(statement, cause)))
+    )
   )
 
 const made: Array<string> = []
