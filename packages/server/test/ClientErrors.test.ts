@@ -56,8 +56,8 @@ describe("ClientErrors", () => {
 
 describe("PublicUrl", () => {
   const settings = [
-    { publicUrl: "https://orgplane.example.com/", host: "0.0.0.0", port: 8787 },
-    { publicUrl: undefined, host: "127.0.0.1", port: 8787 }
+    { publicUrl: "https://orgplane.example.com/", host: "0.0.0.0", port: 8787, basePath: "" },
+    { publicUrl: undefined, host: "127.0.0.1", port: 8787, basePath: "" }
   ] as const
   const hosts = [undefined, "localhost:8787", "[::1]:8787", "evil.example.com/path", "a b", "orgplane.internal"]
 

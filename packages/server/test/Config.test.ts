@@ -95,6 +95,8 @@ describe("Config", () => {
     expect(read.setupToken && Redacted.value(read.setupToken)).toBe("y".repeat(32))
     expect(Config.publicUrl({ ...read, publicUrl: "https://op.example/" })).toBe("https://op.example")
     expect(Config.publicUrl(read)).toBe("http://127.0.0.1:9000")
+    expect(Config.publicUrl({ ...read, basePath: "/orgplane" })).toBe("http://127.0.0.1:9000/orgplane")
+    expect(Config.publicUrl({ ...read, basePath: "/orgplane", publicUrl: "https://op.example/orgplane" })).toBe("https://op.example/orgplane")
   })
 
   it("reads the mount path without its trailing slash, the root as empty, and refuses what is not a path", async () => {

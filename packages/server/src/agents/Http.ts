@@ -61,14 +61,8 @@ export const routesOf = (settings: AgentsSettings): ReadonlyArray<readonly [meth
 /** Every route this area may add, MCP on or off: what the test suite's contract check leaves to this module. */
 export const routes = routesOf({ mcp: true, allowedOrigins: [] })
 
-/**
- * The server's public base URL as a client reaches `/mcp`: `ORGPLANE_PUBLIC_URL`, else the request's host under the
- * mount path (`ORGPLANE_BASE_PATH`).
- */
-const publicBase = (settings: ServerSettings, request: HttpServerRequest.HttpServerRequest) => {
-  const base = baseUrlOf(settings, request.headers.host)
-  return settings.publicUrl === undefined ? `${base}${settings.basePath}` : base
-}
+/** The server's public base URL as a client reaches `/mcp` (platform/PublicUrl.ts). */
+const publicBase = (settings: ServerSettings, request: HttpServerRequest.HttpServerRequest) => baseUrlOf(settings, request.headers.host)
 
 /**
  * RFC 9728's document: the resource, and that its bearer goes in the `Authorization` header. No authorization server:

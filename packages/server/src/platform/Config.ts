@@ -427,6 +427,9 @@ export const layer = (options: Options = {}) =>
     })
   )
 
-/** The base URL links point at. */
-export const publicUrl = (settings: ServerSettings) =>
-  (settings.publicUrl ?? `http://${settings.host}:${settings.port}`).replace(/\/+$/, "")
+/**
+ * The base URL links point at: `ORGPLANE_PUBLIC_URL` (the address people reach, a host's mount included), else the
+ * configured host and port under the mount (`basePath`), where the host serves this server's routes.
+ */
+export const publicUrl = (settings: Pick<ServerSettings, "publicUrl" | "host" | "port" | "basePath">) =>
+  settings.publicUrl === undefined ? `http://${settings.host}:${settings.port}${settings.basePath}` : settings.publicUrl.replace(/\/+$/, "")

@@ -1,13 +1,18 @@
 /**
  * A bootstrap's claim link opens a page this server serves (`GET /workspace-claim`, identity/ClaimPage.ts), which
- * never repeats the link's token; and, as a rule, no error body repeats what a request's URL carried: its query, its
- * path. (The page claiming in a browser: examples/claim-in-browser.test.ts.)
+ * never repeats the link's token; under a host's mount with no public URL, the links and URLs the server publishes
+ * name the mount and open through it; and, as a rule, no error body repeats what a request's URL carried: its query,
+ * its path. (The page claiming in a browser: examples/claim-in-browser.test.ts.)
  */
 import { calls, ok } from "../../../../packages/testkit/src/ApiCalls.js"
 import * as Http from "../../../../packages/testkit/src/Http.js"
 import * as Json from "../../../../packages/testkit/src/Json.js"
+import { makeNodeListener } from "../../src/Server.js"
+import * as TestDatabase from "../support/HttpDatabase.js"
 import * as TestServer from "../support/HttpServer.js"
 import { createHash } from "node:crypto"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
 let server: TestServer.RunningServer
@@ -46,6 +51,86 @@ describe("the claim link's page", () => {
     const script = /<script>([\s\S]*)<\/script>/.exec(page.text)?.[1] ?? ""
     expect(script).toContain("v1/bootstrap/claims/accept")
     expect(policy).toContain(`script-src 'sha256-${createHash("sha256").update(script).digest("base64")}'`)
+  })
+})
+
+describe("under a host's mount, with no public URL", () => {
+  it("the claim link, SCIM's base URL and an SSO connection's callback name the mount, and open through it", async () => {
+    const orgplane = await makeNodeListener({
+      ...TestServer.testSettings,
+      database: TestDatabase.layer,
+      basePath: "/orgplane",
+      defaultPlan: "enterprise"
+    })
+    // The host serves orgplane only under its mount, stripping it as the README's embedding does.
+    const host = createServer((request, response) => {
+      const url = request.url ?? "/"
+      if (url !== "/orgplane" && !url.startsWith("/orgplane/")) return void response.writeHead(404).end()
+      request.url = url.slice("/orgplane".length) || "/"
+      orgplane.listener(request, response)
+    })
+    await new Promise<void>((resolve) => host.listen(0, "127.0.0.1", resolve))
+    try {
+      const base = `http://127.0.0.1:${(host.address() as AddressInfo).port}`
+      const at = (path: string) => `${base}/orgplane${path}`
+      const send = async (method: string, path: string, options: Http.Options = {}) => Http.request(base, method, new URL(at(path)).pathname, options)
+
+      const workspace = Http.expectStatus<{ claimLinks: ReadonlyArray<{ url: string; token: string }> }>(
+        "bootstrap",
+        await send("POST", "/v1/bootstrap/workspace", { body: { workspaceName: "Mounted" } }),
+        201
+      )
+      const claim = new URL(workspace.claimLinks[0]!.url)
+      expect(claim.pathname).toBe("/orgplane/workspace-claim")
+      const page = await Http.request(base, "GET", `${claim.pathname}${claim.search}`)
+      expect(page.status).toBe(200)
+      expect(page.text).toContain("<h1>Claim a workspace</h1>")
+
+      const person = Http.expectStatus<{ session: { token: string } }>(
+        "sign-up",
+        await send("POST", "/v1/auth/sign-up", { body: { email: "mounted@example.com", password: "correct horse battery", name: "Mounted" } }),
+        201
+      )
+      const token = person.session.token
+      Http.expectStatus("organization", await send("POST", "/v1/organizations", { token, body: { name: "Mounted" } }), 201)
+
+      const { connection } = Http.expectStatus<{ connection: { id: string; baseUrl: string } }>(
+        "SCIM connection",
+        await send("POST", "/v1/scim/connections", { token, body: { name: "Directory" } }),
+        201
+      )
+      expect(connection.baseUrl).toBe(at(`/scim/v2/${connection.id}`))
+      const issued = Http.expectStatus<{ token: string }>(
+        "SCIM token",
+        await send("POST", `/v1/scim/connections/${connection.id}/tokens`, { token, body: { name: "directory" } }),
+        201
+      )
+      const config = await Http.request(base, "GET", `${new URL(connection.baseUrl).pathname}/ServiceProviderConfig`, { token: issued.token })
+      expect(config.status, config.text).toBe(200)
+
+      const sso = Http.expectStatus<{ connection: { sp: { redirectUrl: string } } }>(
+        "SSO connection",
+        await send("POST", "/v1/sso/connections", {
+          token,
+          body: {
+            kind: "oidc",
+            name: "Mounted IdP",
+            oidc: {
+              issuer: "https://idp.mounted.example",
+              clientId: "orgplane",
+              clientSecret: "secret",
+              endpoints: { authorization: "https://idp.mounted.example/auth", token: "https://idp.mounted.example/token", jwks: "https://idp.mounted.example/jwks" }
+            }
+          }
+        }),
+        201
+      )
+      expect(sso.connection.sp.redirectUrl).toBe(at("/v1/sso/oidc/callback"))
+    } finally {
+      host.closeAllConnections()
+      await new Promise<void>((resolve) => host.close(() => resolve()))
+      await orgplane.dispose()
+    }
   })
 })
 
