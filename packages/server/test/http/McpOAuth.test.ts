@@ -697,9 +697,9 @@ describe("choices (units)", () => {
   })
 
   it("builds the base URL from ORGPLANE_PUBLIC_URL, else the request's host", () => {
-    expect(PublicUrl.baseUrlOf({ publicUrl: "https://orgplane.example/", host: "0.0.0.0", port: 8787 }, "evil.example")).toBe("https://orgplane.example")
-    expect(PublicUrl.baseUrlOf({ publicUrl: undefined, host: "0.0.0.0", port: 8787 }, "127.0.0.1:4000")).toBe("http://127.0.0.1:4000")
-    expect(PublicUrl.baseUrlOf({ publicUrl: undefined, host: "127.0.0.1", port: 8787 }, "bad host/../x")).toBe("http://127.0.0.1:8787")
+    expect(PublicUrl.baseUrlOf({ publicUrl: "https://orgplane.example/", host: "0.0.0.0", port: 8787, basePath: "" }, "evil.example")).toBe("https://orgplane.example")
+    expect(PublicUrl.baseUrlOf({ publicUrl: undefined, host: "0.0.0.0", port: 8787, basePath: "" }, "127.0.0.1:4000")).toBe("http://127.0.0.1:4000")
+    expect(PublicUrl.baseUrlOf({ publicUrl: undefined, host: "127.0.0.1", port: 8787, basePath: "" }, "bad host/../x")).toBe("http://127.0.0.1:8787")
   })
 })
 
