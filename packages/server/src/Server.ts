@@ -66,6 +66,7 @@ import * as WorkerRuntimeConfig from "./workers/RuntimeConfig.js"
 import { Operator } from "./identity/Operator.js"
 import { UsersRepository } from "./identity/UsersRepository.js"
 import * as Durable from "./platform/Durable.js"
+import * as NodeVersion from "./platform/NodeVersion.js"
 import { StartGate } from "./platform/DurableStartGate.js"
 import * as IdempotencyKeys from "./platform/IdempotencyKeys.js"
 import { migrations, migrationsUrl } from "./migrations/index.js"
@@ -227,7 +228,9 @@ const Services = (options: ServerOptions) =>
     Layer.provideMerge(Storage(options)),
     Layer.provideMerge(DatabaseStatus.layer),
     // Beneath the database, whose pool reports to it (platform/Metrics.ts); nothing when metrics are off.
-    Layer.provideMerge(Metrics.layer({ ...options, durablePrefix: options.durable?.prefix }))
+    Layer.provideMerge(Metrics.layer({ ...options, durablePrefix: options.durable?.prefix })),
+    // First of all: a Node older than package.json's engines is refused before anything starts.
+    Layer.provide(NodeVersion.layer)
   )
 
 /** The request edge, naming in its route table the pages served beside the API: the claim links', `/mcp` when on. */
@@ -325,13 +328,14 @@ const Serving = (options: ServerOptions, makeServer: () => NodeServer, listen: {
 /**
  * A web-standard handler, for hosts built on `fetch` (or any framework with Request/Response). The logger is merged
  * into what the handler runs with: the request edge (the router's global middleware) runs in the handler's context,
- * not in the one the groups were built in.
+ * not in the one the groups were built in. Throws at once on a Node older than 22.19 (platform/NodeVersion.ts).
  */
 export const makeWebHandler = (options: ServerOptions = {}): {
   /** Answers one request; the first one starts the server, and rejects (so does every next one) when it cannot start. */
   readonly handler: (request: Request) => Promise<Response>
   readonly dispose: () => Promise<void>
 } => {
+  NodeVersion.requireSupported()
   const web = HttpRouter.toWebHandler(ApiLayer(options).pipe(Layer.provide(HttpServer.layerServices), Layer.provideMerge(RequestLog.layer(options))), {
     disableLogger: true,
     routerConfig
@@ -352,11 +356,15 @@ const startupFailure = (error: unknown): unknown => {
   return reason === undefined ? error : new Error(reason, { cause: error })
 }
 
-/** A Node `http` request listener, to mount under a host app's own server. Call `dispose` on shutdown. */
+/**
+ * A Node `http` request listener, to mount under a host app's own server. Call `dispose` on shutdown. Rejects at once
+ * on a Node older than 22.19 (platform/NodeVersion.ts).
+ */
 export const makeNodeListener = async (options: ServerOptions = {}): Promise<{
   readonly listener: (request: IncomingMessage, response: ServerResponse) => void
   readonly dispose: () => Promise<void>
 }> => {
+  NodeVersion.requireSupported()
   // The services in the runtime, the routes in the listener's scope: what a handler reads per request is the runtime's.
   const runtime = ManagedRuntime.make(Layer.mergeAll(NodeHttpServer.layerHttpServices, RequestLog.layer(options), Services(options)))
   const scope = Scope.makeUnsafe()
