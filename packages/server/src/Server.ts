@@ -18,9 +18,11 @@
  */
 import { NodeHttpServer } from "@effect/platform-node"
 import * as Effect from "effect/Effect"
+import * as Cause from "effect/Cause"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Runtime from "effect/Runtime"
 import * as Scope from "effect/Scope"
 import { HttpRouter, HttpServer } from "effect/http"
 import type * as SqlClient from "effect/sql/SqlClient"
@@ -310,6 +312,14 @@ export const layer = (options: ServerOptions = {}, makeServer: () => NodeServer 
         Layer.provideMerge(StartGate.layer)
       ))
   ).pipe(Layer.provide(Config.layer(options)), Layer.provide(RequestLog.layer(options)))
+
+/**
+ * `NodeRuntime.runMain`'s teardown for a server program (`runMain(Layer.launch(layer()), { teardown })`): a stop asked
+ * for (SIGINT or SIGTERM interrupting the program, once its finalizers ran) exits 0, as `orgplane serve` does; any
+ * other end as Effect's default teardown, which exits 130 on an interruption.
+ */
+export const teardown: Runtime.Teardown = (exit, onExit) =>
+  Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause) ? onExit(0) : Runtime.defaultTeardown(exit, onExit)
 
 /**
  * The routes on Node's server: built first (the groups, the docs, the setup token), then the server listens and

@@ -2,7 +2,17 @@
  * @orgplane/server: the server's public names (the first block), with the namespaces the CLI's commands use beside
  * them.
  */
-export { ApiLayer, createHttpServer, layer, makeNodeListener, makeWebHandler, type ServerOptions, shutdownGraceMillis, startupHoldMillis } from "./Server.js"
+export {
+  ApiLayer,
+  createHttpServer,
+  layer,
+  makeNodeListener,
+  makeWebHandler,
+  type ServerOptions,
+  shutdownGraceMillis,
+  startupHoldMillis,
+  teardown
+} from "./Server.js"
 export { clientErrorListener } from "./platform/ClientErrors.js"
 export { routes as docsRoutes } from "./platform/Docs.js"
 export { pathAmbiguity } from "./platform/Routes.js"
