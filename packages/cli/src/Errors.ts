@@ -33,6 +33,15 @@ export class NotAuthenticated extends Data.TaggedError("NotAuthenticated")<{
   readonly profile: string
 }> {}
 
+/**
+ * The server could not be reached at the CLI's default address (`http://127.0.0.1:8787`), which the command went to
+ * because no `--url`, `ORGPLANE_URL` or profile named another: the message says so.
+ */
+export class DefaultUnreachable extends Data.TaggedError("DefaultUnreachable")<{
+  readonly cause: unknown
+  readonly profile: string
+}> {}
+
 /** The server refused the credential the command sent (401): which one it was, for the hint. */
 export class Rejected extends Data.TaggedError("Rejected")<{
   readonly cause: unknown
@@ -228,6 +237,13 @@ export const describe = (error: unknown): Effect.Effect<Report> =>
       // The server's message words the same reason for an API caller: the hint says it in the CLI's terms.
       const report = yield* describe(error.cause)
       return { ...report, message: `${report.message.replace(/^(.*?\(\d{3}\)).*$/s, "$1")} — ${rejectedHint(error)}` }
+    }
+    if (error instanceof DefaultUnreachable) {
+      const report = yield* describe(error.cause)
+      return {
+        ...report,
+        message: `${report.message} — this is the CLI's default address: no --url, ORGPLANE_URL or profile '${error.profile}' names a server (pass --url, or set ORGPLANE_URL)`
+      }
     }
     const wire = errorResponseOf(error)
     if (wire !== undefined) return apiReport(error as object, wire)

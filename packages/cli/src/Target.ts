@@ -10,11 +10,11 @@ import * as Effect from "effect/Effect"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import type * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import type * as HttpClient from "effect/http/HttpClient"
-import type * as HttpClientError from "effect/http/HttpClientError"
+import * as HttpClientError from "effect/http/HttpClientError"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as CliConfig from "./Config.js"
-import { isUnreadableResponse, NotAuthenticated, NotOrgplane, Rejected, UnreadableAnswer, UsageError, WrongPassword } from "./Errors.js"
+import { DefaultUnreachable, isUnreadableResponse, NotAuthenticated, NotOrgplane, Rejected, UnreadableAnswer, UsageError, WrongPassword } from "./Errors.js"
 import type { GlobalOptions } from "./GlobalOptions.js"
 import * as Probe from "./Probe.js"
 import * as Profiles from "./Profiles.js"
@@ -29,6 +29,11 @@ export interface Credential {
 
 export interface Target {
   readonly url: string
+  /**
+   * Where `url` came from, for messages: `--url`, `ORGPLANE_URL`, a profile, or `undefined` for the CLI's default
+   * address, which no flag, variable or profile named.
+   */
+  readonly urlFrom: string | undefined
   readonly profileName: string
   /** The selected profile as stored, if it exists. */
   readonly profile: Option.Option<Profiles.Profile>
@@ -67,13 +72,25 @@ export const resolve = (global: GlobalOptions) =>
     const file = yield* Profiles.load
     const profile = Option.fromNullishOr(file.profiles[profileName])
 
-    const url = Option.isSome(global.url)
-      ? yield* normalizeUrl(global.url.value, "--url")
+    // A profile `--profile` names for the first time takes its server from the profile in use without the flag
+    // (ORGPLANE_PROFILE's, else the default one): `auth login --profile work` signs in where `orgplane` points.
+    const usedName = Option.getOrElse(env.profile, () => Profiles.DEFAULT_PROFILE)
+    const used = Option.isNone(profile) && usedName !== profileName ? Option.fromNullishOr(file.profiles[usedName]) : Option.none()
+    const urlFrom = Option.isSome(global.url)
+      ? "--url"
       : Option.isSome(env.url)
-      ? yield* normalizeUrl(env.url.value, "ORGPLANE_URL")
+      ? "ORGPLANE_URL"
       : Option.isSome(profile)
-      ? yield* normalizeUrl(profile.value.url, `profile '${profileName}'`)
-      : CliConfig.DEFAULT_URL
+      ? `profile '${profileName}'`
+      : Option.isSome(used)
+      ? `profile '${usedName}' (profile '${profileName}' is new)`
+      : undefined
+    const named = Option.isSome(global.url)
+      ? global.url
+      : Option.isSome(env.url)
+      ? env.url
+      : Option.orElse(Option.map(profile, (stored) => stored.url), () => Option.map(used, (stored) => stored.url))
+    const url = Option.isSome(named) && urlFrom !== undefined ? yield* normalizeUrl(named.value, urlFrom) : CliConfig.DEFAULT_URL
 
     // A profile's credentials only go to the server they were issued by, never to another --url.
     const fromProfile = Option.flatMap(profile, (stored) =>
@@ -89,7 +106,7 @@ export const resolve = (global: GlobalOptions) =>
       Option.orElse(() => pick("environment", env.token, env.apiKey)),
       Option.orElse(() => fromProfile)
     )
-    return { url, profileName, profile, credential } satisfies Target
+    return { url, urlFrom, profileName, profile, credential } satisfies Target
   })
 
 /**
@@ -198,6 +215,10 @@ export const run = <A, E, R>(global: GlobalOptions, body: (target: Target) => Ef
       Effect.catch((error) => explain(target, error))
     ))
 
+/** A request that never reached a server: refused, unresolved, reset or timed out on the way. */
+const isTransportError = (error: unknown): error is HttpClientError.HttpClientError =>
+  HttpClientError.isHttpClientError(error) && error.reason._tag === "TransportError"
+
 /** 403 `recent_authentication_required`: the action needs a session younger than the server's setting. */
 const needsRecentSignIn = (error: unknown): error is Forbidden =>
   error instanceof Forbidden && error.reason === "recent_authentication_required"
@@ -226,9 +247,15 @@ const signInAgain = (global: GlobalOptions, target: Target, refusal: Forbidden) 
     return yield* resolve(global)
   })
 
-type Explained<E> = E | Rejected | NotOrgplane | UnreadableAnswer | HttpClientError.HttpClientError
+type Explained<E> = E | Rejected | NotOrgplane | UnreadableAnswer | DefaultUnreachable | HttpClientError.HttpClientError
 
-const explain = <E>(target: Target, error: E): Effect.Effect<never, Explained<E>> => {
+const explain = <E>(target: Target, error: E): Effect.Effect<never, Explained<E>> =>
+  Effect.catch(explained(target, error), (error): Effect.Effect<never, Explained<E>> =>
+    target.urlFrom === undefined && isTransportError(error)
+      ? Effect.fail(new DefaultUnreachable({ cause: error, profile: target.profileName }))
+      : Effect.fail(error))
+
+const explained = <E>(target: Target, error: E): Effect.Effect<never, Explained<E>> => {
   if (error instanceof Unauthorized && Option.isSome(target.credential)) {
     const credential = target.credential.value
     return Effect.fail(new Rejected({ cause: error, kind: credential.kind, source: credential.source, profile: target.profileName }))

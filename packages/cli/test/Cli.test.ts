@@ -6,6 +6,7 @@
  */
 import * as Fs from "node:fs/promises"
 import * as NodeHttp from "node:http"
+import * as Net from "node:net"
 import * as Path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { cleanup, freePort, fresh, json, PASSWORD } from "./Harness.js"
@@ -247,6 +248,33 @@ describe.concurrent("orgplane", () => {
     expect(anonymous.code).toBe(3)
     expect(anonymous.stderr.trim()).toBe(
       `error: not logged in to ${server.url} (profile 'default') — run 'orgplane auth login', or set ORGPLANE_TOKEN or ORGPLANE_API_KEY`
+    )
+  })
+
+  it("takes a new --profile's server from the profile in use; at the default address, a refusal says why it went there", async () => {
+    const { cli, configDir } = await fresh()
+    const email = `profiles.${Date.now()}@example.com`
+    const signup = await cli(["auth", "signup", "--url", server.url, "--email", email, "--name", "Grace", "--password", PASSWORD])
+    expect(signup.code, signup.stderr).toBe(0)
+    // No --url: the new profile signs in where the default profile points, and saves that server.
+    const login = await cli(["auth", "login", "--profile", "work", "--email", email, "--password", PASSWORD])
+    expect(login.code, login.stderr).toBe(0)
+    const saved = JSON.parse(await Fs.readFile(Path.join(configDir, "config.json"), "utf8")).profiles
+    expect(saved.work).toMatchObject({ url: server.url, email })
+    expect(saved.work.token).not.toBe(saved.default.token)
+
+    // No flag, variable or profile names a server: the CLI's default address, and its refusal says so.
+    const { cli: newcomer } = await fresh()
+    const defaultFree = await new Promise<boolean>((resolve) => {
+      const socket = Net.connect(8787, "127.0.0.1")
+      socket.once("connect", () => (socket.destroy(), resolve(false)))
+      socket.once("error", () => resolve(true))
+    })
+    if (!defaultFree) return void console.warn("something listens on 127.0.0.1:8787: the default address's refusal is not checked")
+    const down = await newcomer(["whoami", "--profile", "work", "--token", "x"])
+    expect(down.code).toBe(5)
+    expect(down.stderr.trim()).toBe(
+      "error: cannot reach the server at http://127.0.0.1:8787 (connection refused): is it running? start one with `orgplane serve` — this is the CLI's default address: no --url, ORGPLANE_URL or profile 'work' names a server (pass --url, or set ORGPLANE_URL)"
     )
   })
 
