@@ -89,6 +89,7 @@ import * as Docs from "./platform/Docs.js"
 import * as HttpErrors from "./platform/HttpErrors.js"
 import * as MemoryRelease from "./platform/MemoryRelease.js"
 import * as Metrics from "./platform/Metrics.js"
+import * as Tracing from "./platform/Tracing.js"
 import { BuildMigrations, migrate } from "./platform/Migrator.js"
 import * as RequestLog from "./platform/RequestLog.js"
 import { routerConfig as routeMatching } from "./platform/Routes.js"
@@ -287,6 +288,13 @@ const Started = (options: ServerOptions) =>
     Effect.gen(function*() {
       const url = publicUrl((yield* HttpServer.HttpServer).address)
       yield* Effect.logInfo(`Listening on ${url} (API reference: ${url}/docs)`)
+      // Where what operators watch goes, when it is on (the management listener says its own address).
+      const recorder = yield* Metrics.CurrentRecorder
+      if (recorder !== undefined && Metrics.placement(recorder.settings) === "main") {
+        yield* Effect.logInfo(`Metrics on ${url}${Metrics.path}, behind ORGPLANE_METRICS_TOKEN`)
+      }
+      const traces = yield* Tracing.ExportTarget
+      if (traces !== undefined) yield* Effect.logInfo(`Traces exported over OTLP to ${traces}`)
       // Now the durable engine may start (in the background: see platform/Durable.ts).
       yield* StartGate.open
       if ((yield* (yield* UsersRepository).count) > 0) return

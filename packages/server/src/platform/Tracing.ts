@@ -129,6 +129,19 @@ export const tracingConfig: Config.Config<
   protocol: protocolConfig
 }).pipe(Config.map(({ exporters, protocol, ratio, sampler, trustRemote }) => ({ sampling: { sampler, ratio }, trustRemote, exporters, protocol })))
 
+/** Where spans are exported (`<url> (<protocol>)`), for the start log; undefined: nowhere. */
+export const ExportTarget = Context.Reference<string | undefined>("@orgplane/server/platform/Tracing/ExportTarget", {
+  defaultValue: () => undefined
+})
+
+/** The URL spans are posted to: `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, else `<OTEL_EXPORTER_OTLP_ENDPOINT>/v1/traces`. */
+const tracesEndpoint = Config.all([
+  Config.option(Config.String("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")),
+  Config.option(Config.String("OTEL_EXPORTER_OTLP_ENDPOINT"))
+]).pipe(Config.map(([traces, all]) =>
+  Option.getOrElse(traces, () => Option.match(all, { onNone: () => "", onSome: (base) => `${base.replace(/\/+$/, "")}/v1/traces` }))
+))
+
 /** Whether a request's `traceparent` is adopted (`ORGPLANE_TRACE_TRUST_REMOTE`): off, each request starts a trace of its own. */
 export const TrustRemoteParent = Context.Reference<boolean>("@orgplane/server/platform/Tracing", {
   defaultValue: () => false
@@ -211,7 +224,9 @@ export const layer = (tracing: boolean): Layer.Layer<never, Config.ConfigError> 
         : Context.empty()
       const exporter = Context.getOrUndefined(built, Tracer.Tracer)
       if (exporter === undefined && !tracing) return Layer.succeed(References.TracerEnabled, false)
+      const target = exporter === undefined ? undefined : `${yield* tracesEndpoint} (${settings.protocol})`
       return Layer.mergeAll(
+        Layer.succeed(ExportTarget, target),
         Layer.succeed(Tracer.Tracer, sampled(exporter ?? Tracer.nativeTracer, settings.sampling)),
         Layer.succeed(TrustRemoteParent, settings.trustRemote),
         // The platform's own server span (named by the method, the whole URL recorded, any traceparent adopted) is

@@ -78,6 +78,7 @@ export const managementLayer = Layer.effectDiscard(
       const [target] = request.url.split("?")
       return (request.method === "GET" || request.method === "HEAD") && target === Metrics.path ? scrape : Effect.succeed(notFound)
     }))
-    yield* Effect.logInfo(`Metrics on ${HttpServer.formatAddress(server.address).replace(/\/$/, "")}${Metrics.path}`)
+    const behind = recorder.settings.token === undefined ? "" : ", behind ORGPLANE_METRICS_TOKEN"
+    yield* Effect.logInfo(`Metrics on ${HttpServer.formatAddress(server.address).replace(/\/$/, "")}${Metrics.path}${behind}`)
   })
 )

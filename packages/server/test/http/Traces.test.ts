@@ -230,6 +230,22 @@ describe("traces", () => {
     }
   })
 
+  it("says at start where traces are exported and where /metrics is served", async () => {
+    const messages = (logged: ReadonlyArray<string>) => logged.map((line) => String(JSON.parse(line).message))
+    const listening = messages(lines).findIndex((message) => message.startsWith("Listening on "))
+    expect(messages(lines).slice(listening, listening + 2)).toEqual([
+      `Listening on ${server.url} (API reference: ${server.url}/docs)`,
+      `Traces exported over OTLP to ${receiver.url}/v1/traces (http/json)`
+    ])
+    const own: Array<string> = []
+    const metered = await startWith("metered", { ORGPLANE_METRICS_TOKEN: "metrics-token-0123456789", OTEL_TRACES_EXPORTER: "none" }, Logger.make((options) => {
+      own.push(jsonLogger.log(options))
+    }))
+    const announced = messages(own)
+    expect(announced).toContain(`Metrics on ${metered.url}/metrics, behind ORGPLANE_METRICS_TOKEN`)
+    expect(announced.filter((message) => message.startsWith("Traces exported"))).toEqual([])
+  })
+
   it("writes the request's trace and span ids in its JSON log line", async () => {
     const marker = Math.random().toString(36).slice(2, 10)
     const answered = await Http.request(server.url, "GET", "/health/live", { headers: { "x-request-id": `traced-${marker}` } })
