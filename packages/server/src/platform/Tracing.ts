@@ -143,7 +143,7 @@ const tracesEndpoint = Config.all([
 ))
 
 /** Whether a request's `traceparent` is adopted (`ORGPLANE_TRACE_TRUST_REMOTE`): off, each request starts a trace of its own. */
-export const TrustRemoteParent = Context.Reference<boolean>("@orgplane/server/platform/Tracing", {
+export const TrustRemoteParent = Context.Reference<boolean>("@orgplane/server/platform/Tracing/TrustRemoteParent", {
   defaultValue: () => false
 })
 
