@@ -17,7 +17,7 @@
  * Started by run.ts with its servers; prints figures, asserts nothing but that the baselines match (verify).
  */
 import { randomBytes } from "node:crypto"
-import { Agent } from "node:http"
+import { Agent, request as httpRequest } from "node:http"
 import { firstDifference } from "./difference.js"
 import { loadFor, ok, percentile, request } from "./http.js"
 import type { SqlTrace, Statement } from "./sql-trace.js"
@@ -565,6 +565,74 @@ export const measureTracing = async (options: {
       console.log(`${endpoint.label.padEnd(width)} | ${cells.join(" | ")}`)
     }
     console.log(`spans received: ${options.variants.map((target, t) => `${target.name} ${spans[t]} (${(spans[t]! / Math.max(1, requests[t]!)).toFixed(2)} a request)`).join(", ")}`)
+  } finally {
+    agent.destroy()
+  }
+}
+
+/** The bytes of the body `path` answers with these headers, as sent (before any decoding). */
+const sentBytes = (base: string, path: string, headers: Record<string, string>) =>
+  new Promise<number>((resolve, reject) => {
+    httpRequest(new URL(path, base), { headers }, (res) => {
+      let bytes = 0
+      res.on("data", (chunk: Buffer) => (bytes += chunk.length)).on("end", () => resolve(bytes))
+      res.on("error", reject)
+    }).on("error", reject).end()
+  })
+
+/**
+ * `--compression`: orgplane alone, `GET /v1/me` (a small answer: sent as it is whatever the client takes) and
+ * `GET /v1/members?limit=50` (a page of 50 members), each asked with no `Accept-Encoding`, with `gzip` and with `br`
+ * (platform/Compression.ts). Interleaved rounds as `measure`; medians of req/s and the server's CPU per request,
+ * the bytes of the body as sent, and the CPU beside the same request asked uncompressed.
+ */
+export const measureCompression = async (options: { readonly orgplane: Target; readonly prepared: Prepared; readonly method: Method }) => {
+  const { concurrency, rounds, seconds } = options.method
+  const { seeded } = options.prepared
+  const auth = { authorization: `Bearer ${seeded.token}` }
+  const agent = new Agent({ keepAlive: true, maxSockets: concurrency })
+  const codings = [undefined, "gzip", "br"] as const
+  const paths = [["GET /v1/me", "/v1/me"], ["GET /v1/members 50 of 200", "/v1/members?limit=50"]] as const
+  const rows = paths.flatMap(([label, path]) =>
+    codings.map((coding) => {
+      const headers: Record<string, string> = coding === undefined ? auth : { ...auth, "accept-encoding": coding }
+      const endpoint: Endpoint = {
+        id: `${path}:${coding ?? "identity"}`,
+        label: `${label}, ${coding === undefined ? "no Accept-Encoding" : `Accept-Encoding: ${coding}`}`,
+        write: false,
+        send: (agent, base) => request(agent, base, "GET", path, headers)
+      }
+      return { endpoint, path, headers }
+    })
+  )
+  try {
+    const counter = { next: 0 }
+    const warmUp = Math.max(1, Math.min(3, seconds / 2))
+    for (const row of rows) await measureOnce(agent, options.orgplane, row.endpoint, warmUp, concurrency, counter)
+    const runs = rows.map((): Array<Figures> => [])
+    for (let round = 0; round < rounds; round++) {
+      for (let k = 0; k < rows.length; k++) {
+        const r = (k + round) % rows.length
+        runs[r]!.push(await measureOnce(agent, options.orgplane, rows[r]!.endpoint, seconds, concurrency, counter))
+      }
+    }
+    const bytes = await Promise.all(rows.map((row) => sentBytes(options.orgplane.url, row.path, row.headers)))
+    console.log(
+      `\ncompression: ${rounds} interleaved rounds of ${seconds} s per row, ${concurrency} connections; medians; ` +
+        `÷ plain: the server's CPU per request against the same request with no Accept-Encoding`
+    )
+    const width = Math.max(...rows.map((row) => row.endpoint.label.length))
+    console.log(`${"".padEnd(width)} |  req/s  cpu µs   bytes  ÷ plain`)
+    const cpus = runs.map((figures) => median(figures.map((f) => f.cpu)))
+    rows.forEach((row, r) => {
+      const plain = cpus[r - (r % codings.length)]
+      const cpu = cpus[r]
+      console.log(
+        `${row.endpoint.label.padEnd(width)} | ${num(median(runs[r]!.map((f) => f.perSecond)), 0, 6)} ${num(cpu, 0, 7)} ${String(bytes[r]).padStart(7)} ${
+          num(cpu === undefined || plain === undefined ? undefined : cpu / plain, 2, 8)
+        }`
+      )
+    })
   } finally {
     agent.destroy()
   }

@@ -78,6 +78,9 @@ Environment:
   ORGPLANE_BENCH_TRACING=1     Or --tracing (Postgres): the request path's endpoints on orgplane alone, three servers:
                                tracing off (the default), and exporting spans to a loopback OTLP receiver sampled at
                                1% and at 100% (OTEL_TRACES_SAMPLER=traceidratio); --rounds=N of --duration=S s.
+  ORGPLANE_BENCH_COMPRESSION=1 Or --compression: orgplane alone, seeded as for --requests: GET /v1/me (small) and a
+                               page of 50 members, each with no Accept-Encoding, with gzip and with br; req/s, CPU per
+                               request and bytes sent; --rounds=N of --duration=S s.
   --issue-59                   --requests, --footprint, --startup, --floor and --tracing one after the other: issue
                                59's figures.
   ORGPLANE_BENCH_CLI=1         Or --cli: only the built CLI's start (bench/cli.ts; run \`pnpm build\` first): --help
@@ -147,6 +150,8 @@ const CLI = process.argv.includes("--cli") || process.env.ORGPLANE_BENCH_CLI ===
 /** Effect's floor in isolation (bench/effect-floor.ts): a minimal HttpApi beside a raw node:http server, no database. */
 const FLOOR = process.argv.includes("--floor") || process.env.ORGPLANE_BENCH_FLOOR === "1"
 const TRACING = process.argv.includes("--tracing") || process.env.ORGPLANE_BENCH_TRACING === "1"
+/** Compressed answers (platform/Compression.ts): their cost beside the same answers sent as they are. */
+const COMPRESSION = process.argv.includes("--compression") || process.env.ORGPLANE_BENCH_COMPRESSION === "1"
 /** Every part of issue 59's figures, one after the other, each in its own run of this script. */
 const ISSUE_59 = process.argv.includes("--issue-59")
 const STARTUP = process.argv.includes("--startup") || process.env.ORGPLANE_BENCH_STARTUP === "1"
@@ -809,6 +814,21 @@ const requestPath = async (env: NodeJS.ProcessEnv, databaseUrl: string | undefin
   return Requests.measure({ orgplane: orgplane!, baseline, hono, prepared, method })
 }
 
+/** `--compression`: orgplane alone, seeded as for --requests, then requests.ts's `measureCompression`. */
+const compression = async (env: NodeJS.ProcessEnv) => {
+  const orgplane = await startServer("orgplane", "server.ts", ROOT, env)
+  const prepared = await Requests.prepare({ orgplane, others: [] })
+  return Requests.measureCompression({
+    orgplane,
+    prepared,
+    method: {
+      seconds: optionOf("duration", Requests.DEFAULT_METHOD.seconds),
+      rounds: Math.round(optionOf("rounds", Requests.DEFAULT_METHOD.rounds)),
+      concurrency: process.env.ORGPLANE_BENCH_CONCURRENCY === undefined ? Requests.DEFAULT_METHOD.concurrency : CONCURRENCY
+    }
+  })
+}
+
 /** `--footprint`: the three servers (orgplane alone on the embedded database), seeded as for --requests, then footprint.ts. */
 const footprint = async (env: NodeJS.ProcessEnv, databaseUrl: string | undefined) => {
   const orgplane = await startServer("orgplane", "server.ts", ROOT, env)
@@ -898,6 +918,7 @@ const main = async () => {
   }
   if (REQUEST_PATH) return requestPath(env, databaseUrl)
   if (TRACING) return tracing(env, databaseUrl)
+  if (COMPRESSION) return compression(env)
   if (FOOTPRINT) return footprint(env, databaseUrl)
   const [orgplane, baseline] = await Promise.all([
     startServer("orgplane", "server.ts", ROOT, env),

@@ -8,6 +8,7 @@
  */
 import type * as Http from "node:http"
 import type { Duplex } from "node:stream"
+import * as Zlib from "node:zlib"
 import { report } from "./ContractFindings.js"
 import type * as ResponseContract from "./ResponseContract.js"
 
@@ -19,6 +20,19 @@ const bytesOf = (chunk: unknown, encoding: unknown): Buffer | undefined => {
 
 /** The `Content-Type` of a head as sent (`HTTP/1.1 200 OK\r\nname: value...`). */
 const contentTypeIn = (head: string) => /\r\ncontent-type:[ \t]*([^\r\n]*)/i.exec(head)?.[1]?.trim()
+
+/**
+ * The body as a client reads it: decoded per the head's `Content-Encoding` (br, gzip), as `fetch` does; a body that
+ * does not decode is kept as sent, for the check to find it wrong.
+ */
+const decoded = (head: string, body: Buffer): Buffer => {
+  const coding = /\r\ncontent-encoding:[ \t]*([^\r\n]*)/i.exec(head)?.[1]?.trim().toLowerCase()
+  try {
+    return coding === "br" ? Zlib.brotliDecompressSync(body) : coding === "gzip" ? Zlib.gunzipSync(body) : body
+  } catch {
+    return body
+  }
+}
 
 /** An answer written on the socket whole (`ClientErrors`' answers to what Node's parser refused). */
 const rawAnswer = (raw: Buffer): ResponseContract.Answer | undefined => {
@@ -58,13 +72,14 @@ export const watch = <S extends Http.Server>(server: S, check: ResponseContract.
       const result: Http.ServerResponse = Reflect.apply(end, this, args)
       if (ended) return result
       ended = true
-      const head: unknown = Reflect.get(this, "_header")
+      const sent: unknown = Reflect.get(this, "_header")
+      const head = typeof sent === "string" ? sent : ""
       checked(check, {
         method: request.method ?? "",
         target: request.url,
         status: this.statusCode,
-        contentType: typeof head === "string" ? contentTypeIn(head) : undefined,
-        body: Buffer.concat(chunks)
+        contentType: typeof sent === "string" ? contentTypeIn(head) : undefined,
+        body: decoded(head, Buffer.concat(chunks))
       })
       return result
     }

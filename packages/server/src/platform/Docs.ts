@@ -25,6 +25,7 @@ import { createRequire } from "node:module"
 import * as Path from "node:path"
 import { pathToFileURL } from "node:url"
 import * as Zlib from "node:zlib"
+import { chooseCoding } from "./Compression.js"
 import { ServerConfig } from "./Config.js"
 
 /** Scalar's options, as its standalone script reads them from `data-configuration`. */
@@ -97,34 +98,6 @@ const loadScalar: Effect.Effect<ScalarScript> = Effect.gen(function*() {
   })
   return { brotli: undefined, text: Effect.succeed(source) }
 })
-
-/** The content codings this server sends: brotli, then gzip, for an equal preference. */
-export type Coding = "br" | "gzip"
-
-/**
- * The coding to send for `accept-encoding`, of those `available`: the one the client weighs highest (`q`, 1 when not
- * given; `*` stands for any coding not listed), brotli before gzip on a tie; undefined for none (the identity).
- */
-export const chooseCoding = (header: string | undefined, available: ReadonlyArray<Coding> = ["br", "gzip"]): Coding | undefined => {
-  const weights = new Map<string, number>()
-  for (const entry of (header ?? "").split(",")) {
-    const [coding, ...parameters] = entry.trim().toLowerCase().split(";").map((part) => part.trim())
-    if (coding === undefined || coding === "") continue
-    const q = parameters.find((parameter) => parameter.startsWith("q="))
-    const weight = q === undefined ? 1 : Number(q.slice(2))
-    weights.set(coding, Number.isFinite(weight) ? weight : 0)
-  }
-  let chosen: Coding | undefined
-  let best = 0
-  for (const coding of available) {
-    const weight = weights.get(coding) ?? weights.get("*") ?? 0
-    if (weight > best) {
-      chosen = coding
-      best = weight
-    }
-  }
-  return chosen
-}
 
 /** The document as sent: its JSON, and that JSON gzip- and brotli-compressed. */
 interface Document {

@@ -90,6 +90,7 @@ import * as Recorder from "./AuditRecorder.js"
 import * as AuthorizationCheck from "./AuthorizationCheck.js"
 import * as Authority from "./Authority.js"
 import { defaultMaxBodyBytes, ServerConfig } from "./Config.js"
+import * as Compression from "./Compression.js"
 import * as DatabaseWait from "./DatabaseWait.js"
 import * as Docs from "./Docs.js"
 import * as Idempotency from "./Idempotency.js"
@@ -314,11 +315,13 @@ const apiPath = (url: string) => url.startsWith("/v1/") || url === "/v1" || url.
  * and the docs page may be cached.
  */
 const securityHeaders = (request: HttpServerRequest.HttpServerRequest, response: HttpServerResponse.HttpServerResponse) =>
-  Effect.succeed(
-    apiPath(request.url)
-      ? HttpServerResponse.setHeaders(response, { "x-content-type-options": "nosniff", ...noStore })
-      : HttpServerResponse.setHeader(response, "x-content-type-options", "nosniff")
-  )
+  apiPath(request.url)
+    ? HttpServerResponse.setHeaders(response, { "x-content-type-options": "nosniff", ...noStore })
+    : HttpServerResponse.setHeader(response, "x-content-type-options", "nosniff")
+
+/** Every answer as sent: the security headers, and a large one compressed as the client takes it (Compression.ts). */
+const finished = (request: HttpServerRequest.HttpServerRequest, response: HttpServerResponse.HttpServerResponse) =>
+  Compression.compressed(request, securityHeaders(request, response))
 
 /** A router middleware's shape: what `Options.inner` is. */
 export type Inner = <E, R>(
@@ -339,8 +342,8 @@ export interface Options {
 /**
  * The router's global middleware: inside the metrics' middleware when they are on (`Metrics.middleware`, outermost,
  * so it times and counts every answer), the request's span (`Tracing.requestSpan`) and the per-request log line,
- * one bound on the request's waits for its database (DatabaseWait.ts), the security headers (a pre-response handler,
- * so whatever answers says them), the request guard around routing, and the answers to what fails there.
+ * one bound on the request's waits for its database (DatabaseWait.ts), the security headers and compression (a
+ * pre-response handler, so whatever answers gets them), the request guard around routing, and the answers to what fails there.
  */
 export const edge = (routes: Routes.Routes, options: Options = {}) => {
   const guard = RequestGuard.make(routes, { maxBodyBytes: options.maxBodyBytes ?? defaultMaxBodyBytes })
@@ -355,7 +358,7 @@ export const edge = (routes: Routes.Routes, options: Options = {}) => {
   ): Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, R | HttpServerRequest.HttpServerRequest> =>
     metered(traced(log(DatabaseWait.watched(Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
       Effect.andThen(
-        HttpEffect.appendPreResponseHandler(securityHeaders),
+        HttpEffect.appendPreResponseHandler(finished),
         Effect.catchCause(guard(inner(httpEffect)), answer(routes, request))
       ))))))
 }
