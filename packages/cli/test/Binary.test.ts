@@ -120,17 +120,19 @@ describe.concurrent("the orgplane executable", { timeout: 120_000 }, () => {
     expect(code).toBe(0)
   })
 
-  it("says which port is taken and how to choose another", async () => {
-    const { cli } = await fresh()
+  it("says which port is taken and how to choose another, before it opens the database", async () => {
+    const { cli, home } = await fresh()
     const taken = Net.createServer()
     await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve))
     try {
       const port = (taken.address() as Net.AddressInfo).port
-      const result = await cli(["serve", "--port", String(port), "--data", "memory"])
+      const data = Path.join(home, "data")
+      const result = await cli(["serve", "--port", String(port), "--data", data])
       expect(result.code).toBe(1)
       expect(result.stderr.trim().split("\n").at(-1)).toBe(
         `error: port ${port} on 127.0.0.1 is already in use: choose another with --port <n> or ORGPLANE_PORT (--port 0 takes any free one)`
       )
+      expect(await Fs.access(data).then(() => true, () => false)).toBe(false)
     } finally {
       taken.close()
     }

@@ -12,6 +12,7 @@ import * as References from "effect/References"
 import * as Schema from "effect/Schema"
 import * as SchemaGetter from "effect/SchemaGetter"
 import * as SchemaIssue from "effect/SchemaIssue"
+import * as Net from "node:net"
 import * as Commands from "../Commands.js"
 import { CommandFailed } from "../Errors.js"
 import * as Inputs from "../Inputs.js"
@@ -96,6 +97,22 @@ const messageIn = (error: unknown, test: (error: Link) => boolean) => {
 const cliCommand = () => (process.argv[1] ?? "").endsWith(".ts") ? "pnpm orgplane" : "orgplane"
 
 /** `environment` comes from the server package; it is passed in so that only `serve --help` needs to load it. */
+
+/** The refusal of a port another process listens on, naming it and how to choose another. */
+const portInUse = (port: number, host: string) =>
+  new CommandFailed({
+    error: "port_in_use",
+    message: `port ${port} on ${host} is already in use: choose another with --port <n> or ORGPLANE_PORT (--port 0 takes any free one)`
+  })
+
+/** Whether another process listens on `host:port`: a probe that cannot listen there (EADDRINUSE) says so. */
+const taken = (port: number, host: string) =>
+  new Promise<boolean>((resolve) => {
+    const probe = Net.createServer()
+    probe.once("error", (error: NodeJS.ErrnoException) => resolve(error.code === "EADDRINUSE"))
+    probe.listen({ port, host, exclusive: true }, () => probe.close(() => resolve(false)))
+  })
+
 export const make = (environment?: Environment) =>
   Commands.leaf("serve", {
     summary: "Run the server: the HTTP API, its OpenAPI document (/openapi.json) and reference (/docs).",
@@ -115,6 +132,11 @@ export const make = (environment?: Environment) =>
         }
         const server = yield* Effect.promise(() => import("@orgplane/server"))
         const settings = yield* Effect.scoped(Effect.map(Layer.build(server.Config.layer(overrides)), (context) => Context.get(context, server.Config.ServerConfig)))
+        // A port taken is told before the database is opened (migrations, a data folder's lock): a probe listens on it
+        // for a moment. One taken between the probe and the server's own listen is told as the server fails below.
+        if (settings.port !== 0 && (yield* Effect.promise(() => taken(settings.port, settings.host)))) {
+          return yield* portInUse(settings.port, settings.host)
+        }
         yield* Effect.scoped(Effect.gen(function*() {
           yield* Layer.build(server.Server.layer({ ...overrides, cliCommand: cliCommand() })).pipe(
             Effect.catchCause((cause) => {
@@ -132,12 +154,7 @@ export const make = (environment?: Environment) =>
               const database = server.Database.connectFailure(error)
               if (database !== undefined) return Effect.fail(new CommandFailed({ error: "database_unreachable", message: database }))
               return inChain(error, (current) => current.code === "EADDRINUSE") !== undefined
-                ? Effect.fail(
-                  new CommandFailed({
-                    error: "port_in_use",
-                    message: `port ${settings.port} on ${settings.host} is already in use: choose another with --port <n> or ORGPLANE_PORT (--port 0 takes any free one)`
-                  })
-                )
+                ? Effect.fail(portInUse(settings.port, settings.host))
                 : Effect.failCause(cause)
             })
           )
