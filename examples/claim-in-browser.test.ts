@@ -35,7 +35,9 @@ describe.skipIf(!found)(`a claim link in chromium (${executablePath}; skipped wh
       const page = await browser.newPage()
       const requests: Array<{ path: string; referer: string | undefined }> = []
       page.on("request", (request) => requests.push({ path: new URL(request.url()).pathname, referer: request.headers()["referer"] }))
-      await page.goto(`${host.url}/orgplane${link.pathname}${link.search}`)
+      // The link names the mount (no public URL: the server's own address under its basePath); the host's origin here.
+      expect(link.pathname).toBe("/orgplane/workspace-claim")
+      await page.goto(`${host.url}${link.pathname}${link.search}`)
       await expect.poll(() => page.getByRole("heading", { name: "Claim a workspace" }).count()).toBe(1)
       // The owner's link prefills the email it was made for.
       expect(await page.getByLabel("Email").inputValue()).toBe("gardener@example.com")
