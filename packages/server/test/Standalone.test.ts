@@ -8,8 +8,13 @@ import { fileURLToPath } from "node:url"
 import { expect, it } from "vitest"
 import * as Http from "../../../packages/testkit/src/Http.js"
 
-/** This process's environment without ORGPLANE_ settings, so that the program runs on the README's defaults. */
-const withoutOrgplaneSettings = () => Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("ORGPLANE_")))
+/**
+ * This process's environment without orgplane's settings (`ORGPLANE_*`, and `DATABASE_URL`, which the suite's
+ * Postgres run sets: the program would migrate that database and ask for keys), so that the program runs on the
+ * README's defaults and its own `--data memory`.
+ */
+const withoutOrgplaneSettings = () =>
+  Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("ORGPLANE_") && name !== "DATABASE_URL"))
 
 it("listens on 127.0.0.1 and exits 0 on SIGTERM once stopped", { timeout: 120_000 }, async () => {
   const child = spawn(process.execPath, ["--conditions=@orgplane/source", "--import", "tsx", "test/standalone/main.ts"], {
