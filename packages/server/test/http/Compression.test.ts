@@ -54,6 +54,23 @@ describe("compressed answers", () => {
     expect((await raw("/v1/audit/event-types", "deflate")).headers["content-encoding"]).toBeUndefined()
   })
 
+  it("compresses the streamed audit export as it streams, NDJSON and CSV, to the same text once decoded", async () => {
+    // A range closed before the first export, so that the exports (each one logged) read the same events.
+    const to = new Date().toISOString()
+    const decoders = { br: Zlib.brotliDecompressSync, gzip: Zlib.gunzipSync }
+    for (const format of ["ndjson", "csv"] as const) {
+      const path = `/v1/audit/export?format=${format}&to=${encodeURIComponent(to)}`
+      const plain = await raw(path, undefined)
+      expect([plain.status, plain.headers["content-encoding"], plain.headers["vary"]], format).toEqual([200, undefined, "accept-encoding"])
+      expect(plain.body.toString("utf8"), format).toContain("organization.create")
+      for (const coding of ["br", "gzip"] as const) {
+        const answer = await raw(path, coding)
+        expect([answer.status, answer.headers["content-encoding"]], `${format} ${coding}`).toEqual([200, coding])
+        expect(decoders[coding](answer.body).toString("utf8"), `${format} ${coding}`).toBe(plain.body.toString("utf8"))
+      }
+    }
+  })
+
   it("sends a small answer as it is", async () => {
     const me = await raw("/v1/me", "br, gzip")
     expect(me.status).toBe(200)
