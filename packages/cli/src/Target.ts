@@ -76,21 +76,16 @@ export const resolve = (global: GlobalOptions) =>
     // (ORGPLANE_PROFILE's, else the default one): `auth login --profile work` signs in where `orgplane` points.
     const usedName = Option.getOrElse(env.profile, () => Profiles.DEFAULT_PROFILE)
     const used = Option.isNone(profile) && usedName !== profileName ? Option.fromNullishOr(file.profiles[usedName]) : Option.none()
-    const urlFrom = Option.isSome(global.url)
-      ? "--url"
-      : Option.isSome(env.url)
-      ? "ORGPLANE_URL"
-      : Option.isSome(profile)
-      ? `profile '${profileName}'`
-      : Option.isSome(used)
-      ? `profile '${usedName}' (profile '${profileName}' is new)`
-      : undefined
-    const named = Option.isSome(global.url)
-      ? global.url
-      : Option.isSome(env.url)
-      ? env.url
-      : Option.orElse(Option.map(profile, (stored) => stored.url), () => Option.map(used, (stored) => stored.url))
-    const url = Option.isSome(named) && urlFrom !== undefined ? yield* normalizeUrl(named.value, urlFrom) : CliConfig.DEFAULT_URL
+    // The first of these that names a server, with where it came from (for messages); none: the CLI's default.
+    const named = [
+      ["--url", global.url],
+      ["ORGPLANE_URL", env.url],
+      [`profile '${profileName}'`, Option.map(profile, (stored) => stored.url)],
+      [`profile '${usedName}' (profile '${profileName}' is new)`, Option.map(used, (stored) => stored.url)]
+    ] as const
+    const found = named.find(([, value]) => Option.isSome(value))
+    const urlFrom = found?.[0]
+    const url = found !== undefined && Option.isSome(found[1]) ? yield* normalizeUrl(found[1].value, found[0]) : CliConfig.DEFAULT_URL
 
     // A profile's credentials only go to the server they were issued by, never to another --url.
     const fromProfile = Option.flatMap(profile, (stored) =>

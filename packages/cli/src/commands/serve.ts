@@ -96,8 +96,6 @@ const messageIn = (error: unknown, test: (error: Link) => boolean) => {
 /** How this CLI is typed where it runs: `pnpm orgplane` from a clone (running its TypeScript sources), else `orgplane`. */
 const cliCommand = () => (process.argv[1] ?? "").endsWith(".ts") ? "pnpm orgplane" : "orgplane"
 
-/** `environment` comes from the server package; it is passed in so that only `serve --help` needs to load it. */
-
 /** The refusal of a port another process listens on, naming it and how to choose another. */
 const portInUse = (port: number, host: string) =>
   new CommandFailed({
@@ -113,6 +111,7 @@ const taken = (port: number, host: string) =>
     probe.listen({ port, host, exclusive: true }, () => probe.close(() => resolve(false)))
   })
 
+/** `environment` comes from the server package; it is passed in so that only `serve --help` needs to load it. */
 export const make = (environment?: Environment) =>
   Commands.leaf("serve", {
     summary: "Run the server: the HTTP API, its OpenAPI document (/openapi.json) and reference (/docs).",

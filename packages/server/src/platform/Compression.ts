@@ -76,34 +76,30 @@ const encode = (coding: Coding, body: Uint8Array): Effect.Effect<Uint8Array> =>
 /** A compressor of `coding`, for a streamed body. */
 const compressor = (coding: Coding) => coding === "br" ? Zlib.createBrotliCompress(brotliOptions) : Zlib.createGzip(gzipOptions)
 
+/** The body in `coding`: a stream as it streams, bytes at once; undefined for a body this module leaves alone. */
+const encodedBody = (body: HttpBody.HttpBody, coding: Coding): Effect.Effect<HttpBody.HttpBody> =>
+  body._tag === "Stream"
+    ? Effect.succeed(HttpBody.stream(NodeStream.pipeThroughSimple(body.stream, () => compressor(coding)), body.contentType))
+    : body._tag === "Uint8Array"
+    ? Effect.map(encode(coding, body.body), (encoded) => HttpBody.uint8Array(encoded, body.contentType))
+    : Effect.succeed(body)
+
+/** Whether `response` is one to compress: JSON, CSV or NDJSON, streamed or of `minimumBytes` or more, not coded yet. */
+const eligible = (request: HttpServerRequest.HttpServerRequest, response: HttpServerResponse.HttpServerResponse) => {
+  const body = response.body
+  const sized = body._tag === "Stream" || (body._tag === "Uint8Array" && body.body.length >= minimumBytes)
+  return sized && compressible(body.contentType ?? "") && response.headers["content-encoding"] === undefined && request.method !== "HEAD"
+}
+
 /** The response as sent to `request`: compressed as the module comment says, else as it is. */
 export const compressed = (
   request: HttpServerRequest.HttpServerRequest,
   response: HttpServerResponse.HttpServerResponse
 ): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
-  const body = response.body
-  if (
-    body._tag === "Stream" && compressible(body.contentType) && response.headers["content-encoding"] === undefined &&
-    request.method !== "HEAD"
-  ) {
-    const varied = HttpServerResponse.setHeader(response, "vary", "accept-encoding")
-    const coding = chooseCoding(request.headers["accept-encoding"])
-    if (coding === undefined) return Effect.succeed(varied)
-    return Effect.succeed(HttpServerResponse.setBody(
-      HttpServerResponse.setHeader(varied, "content-encoding", coding),
-      HttpBody.stream(NodeStream.pipeThroughSimple(body.stream, () => compressor(coding)), body.contentType)
-    ))
-  }
-  if (
-    body._tag !== "Uint8Array" || body.body.length < minimumBytes || !compressible(body.contentType) ||
-    response.headers["content-encoding"] !== undefined || request.method === "HEAD"
-  ) return Effect.succeed(response)
+  if (!eligible(request, response)) return Effect.succeed(response)
   const varied = HttpServerResponse.setHeader(response, "vary", "accept-encoding")
   const coding = chooseCoding(request.headers["accept-encoding"])
   if (coding === undefined) return Effect.succeed(varied)
-  return Effect.map(encode(coding, body.body), (encoded) =>
-    HttpServerResponse.setBody(
-      HttpServerResponse.setHeader(varied, "content-encoding", coding),
-      HttpBody.uint8Array(encoded, body.contentType)
-    ))
+  return Effect.map(encodedBody(response.body, coding), (body) =>
+    HttpServerResponse.setBody(HttpServerResponse.setHeader(varied, "content-encoding", coding), body))
 }
