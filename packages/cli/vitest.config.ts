@@ -1,6 +1,7 @@
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { defineConfig } from "vitest/config"
+import { DurationSequencer } from "../testkit/src/Sequencer.js"
 
 // The tests run the CLI in-process against the server spawned once per file (test/RealServer.ts), and hold its help
 // and usage errors to the saved ones (test/fixtures/usage/, Usage.test.ts): a fresh module graph per file costs more
@@ -13,6 +14,8 @@ export default defineConfig({
   // a command in a process of its own. `ORGPLANE_TEST_WORKERS` sets another count. The run's `orgplane` bundle is
   // built once, before the files (test/GlobalSetup.ts).
   test: {
+    // Longest files first, a fresh clone too (testkit's Sequencer.ts, from test/durations.json).
+    sequence: { sequencer: DurationSequencer },
     include: ["test/**/*.test.ts"],
     globalSetup: ["test/GlobalSetup.ts"],
     setupFiles: ["../testkit/src/FileTimes.ts"],

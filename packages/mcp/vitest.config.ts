@@ -1,6 +1,7 @@
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { defineConfig } from "vitest/config"
+import { DurationSequencer } from "../testkit/src/Sequencer.js"
 
 // The tests drive the MCP server in memory (effect/ai's McpTest) against a real orgplane server started in the test
 // file by the server's own test support (packages/server/test/support/HttpServer.ts: embedded database, or Postgres
@@ -9,6 +10,8 @@ export default defineConfig({
   resolve: { conditions: ["@orgplane/source"] },
   ssr: { resolve: { conditions: ["@orgplane/source"] } },
   test: {
+    // Longest files first, a fresh clone too (testkit's Sequencer.ts, from test/durations.json).
+    sequence: { sequencer: DurationSequencer },
     include: ["test/**/*.test.ts"],
     setupFiles: ["../testkit/src/FileTimes.ts", "../server/test/support/contractSetup.ts", "../server/test/support/tenancySetup.ts"],
     isolate: false,

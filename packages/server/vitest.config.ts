@@ -1,6 +1,7 @@
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { defineConfig } from "vitest/config"
+import { DurationSequencer } from "../testkit/src/Sequencer.js"
 
 // Each test file starts servers on real sockets and databases (PGlite in this process, or Postgres at DATABASE_URL),
 // and a test may take a few seconds (a 2-second readiness deadline, PGlite's start). Files share their worker's
@@ -19,6 +20,8 @@ export default defineConfig({
   resolve: { conditions: ["@orgplane/source"] },
   ssr: { resolve: { conditions: ["@orgplane/source"] } },
   test: {
+    // Longest files first, a fresh clone too (testkit's Sequencer.ts, from test/durations.json).
+    sequence: { sequencer: DurationSequencer },
     include: ["test/**/*.test.ts"],
     // Every answer of a test server held to the OpenAPI document (test/support/Contract.ts: @orgplane/schema's, which
     // the schema's Api.test holds equal to the saved document), and every statement it ran to the tenancy rule
