@@ -1,8 +1,9 @@
 /**
  * `node scripts/test-durations.mjs`: writes each package's `test/durations.json` (examples/durations.json) from the
  * durations vitest kept of its last run (`node_modules/.vite/vitest/<hash>/results.json`), for the order a fresh clone
- * runs its files in (packages/testkit/src/Sequencer.ts). Run it after a whole `pnpm test` that passed, when the files
- * or their weights have changed much; commit what it writes.
+ * runs its files in (packages/testkit/src/Sequencer.ts). Run it after a whole `pnpm test` that passed, on the embedded
+ * database (a Postgres run keeps its own durations in the same cache), when the files or their weights have changed
+ * much; commit what it writes.
  */
 import * as Fs from "node:fs"
 import * as Path from "node:path"
