@@ -9,7 +9,9 @@ import * as Fs from "node:fs"
 import * as Path from "node:path"
 
 const root = Path.dirname(Path.dirname(new URL(import.meta.url).pathname))
-const folders = ["packages/schema", "packages/client", "packages/testkit", "packages/server", "packages/mcp", "packages/cli", "examples"]
+// Every folder with a vitest run of its own, as `pnpm test` finds them (scripts/test.mjs).
+const folders = ["examples", ...Fs.readdirSync(Path.join(root, "packages")).map((name) => `packages/${name}`)]
+  .filter((folder) => Fs.existsSync(Path.join(root, folder, "vitest.config.ts")))
 
 for (const folder of folders) {
   const cache = Path.join(root, folder, "node_modules", ".vite", "vitest")

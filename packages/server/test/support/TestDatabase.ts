@@ -243,7 +243,7 @@ const restore = Effect.fn("TestDatabase.restore")(function*({ socketDir, quiet, 
     yield* sql.unsafe("SET session_replication_role = replica")
     for (const { name } of filled) yield* sql.unsafe(`DELETE FROM ${quoted(name)}`)
     yield* sql.unsafe("RESET session_replication_role")
-    for (const { name } of filled) yield* sql.unsafe(`VACUUM ${quoted(name)}`)
+    yield* sql.unsafe(`VACUUM ${filled.map(({ name }) => quoted(name)).join(", ")}`)
     yield* sql.unsafe(
       `UPDATE pg_class SET relpages = 0, reltuples = -1, relallvisible = 0
        WHERE relnamespace = 'public'::regnamespace AND relkind IN ('r', 'p') AND (relpages, reltuples, relallvisible) <> (0, -1, 0)`
