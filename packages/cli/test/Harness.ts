@@ -9,10 +9,12 @@ import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as Fs from "node:fs/promises"
-import * as Net from "node:net"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { run, type RunOptions } from "../src/Cli.js"
+
+/** A loopback port that was free a moment ago, from below the ephemeral range (testkit's FreePort.ts). */
+export { freePort } from "../../testkit/src/FreePort.js"
 
 export const PASSWORD = "correct horse battery"
 
@@ -29,17 +31,6 @@ export const wire = <S extends Schema.Top>(schema: S, result: Result): S["Encode
   Schema.decodeUnknownSync(Schema.toEncoded(schema))(json(result))
 
 /** A port nothing listens on right now. */
-export const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const probe = Net.createServer()
-    probe.once("error", reject)
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address()
-      const port = typeof address === "object" && address !== null ? address.port : 0
-      probe.close(() => resolve(port))
-    })
-  })
-
 const capture = (base: Console.Console, stdout: Array<string>, stderr: Array<string>): Console.Console => {
   const line = (into: Array<string>) => (...args: ReadonlyArray<unknown>) => void into.push(`${args.map(String).join(" ")}\n`)
   const log = line(stdout)

@@ -5,11 +5,11 @@
  * per test file (`beforeAll`/`afterAll`).
  */
 import { type ChildProcess, spawn } from "node:child_process"
-import { createServer } from "node:net"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import { inject } from "vitest"
+import { freePort } from "../../testkit/src/FreePort.js"
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -25,18 +25,6 @@ export interface RealServer {
 }
 
 const root = fileURLToPath(new URL("../../../", import.meta.url))
-
-/** A port free a moment ago. */
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const probe = createServer()
-    probe.once("error", reject)
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address()
-      const port = typeof address === "object" && address !== null ? address.port : 0
-      probe.close(() => resolve(port))
-    })
-  })
 
 const exited = (child: ChildProcess) =>
   new Promise<void>((resolve) => {
