@@ -4,6 +4,7 @@
  * server's database, for bulk seeding or an EXPLAIN) over the IPC channel, and stop when told to or when the harness goes.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import { Session } from "node:inspector/promises"
 import { PerformanceObserver } from "node:perf_hooks"
 
 /** Time spent in garbage collection since start, ms: the durations of V8's 'gc' performance entries, summed. */
@@ -26,6 +27,39 @@ const describeError = (error: unknown): string => {
   }
   return parts.join(": ")
 }
+
+/**
+ * V8's sampling heap profiler over a window (`"allocation-start"`, then `"allocation-stop"`): the bytes allocated in it,
+ * collected objects included, estimated from the samples (each stands for about `interval` bytes).
+ */
+const allocation = (() => {
+  const interval = 4096
+  let session: Session | undefined
+  return {
+    start: async () => {
+      session = new Session()
+      session.connect()
+      await session.post("HeapProfiler.startSampling", {
+        samplingInterval: interval,
+        includeObjectsCollectedByMajorGC: true,
+        includeObjectsCollectedByMinorGC: true
+      })
+    },
+    stop: async (): Promise<number> => {
+      if (session === undefined) return Number.NaN
+      const { profile } = await session.post("HeapProfiler.stopSampling")
+      session.disconnect()
+      session = undefined
+      let bytes = 0
+      const walk = (node: typeof profile.head) => {
+        bytes += node.selfSize
+        for (const child of node.children) walk(child)
+      }
+      walk(profile.head)
+      return bytes
+    }
+  }
+})()
 
 export const serve = async (
   listener: (request: IncomingMessage, response: ServerResponse) => void,
@@ -65,6 +99,10 @@ export const serve = async (
         cpuMicros: cpu.user + cpu.system,
         gcMillis
       })
+    } else if (message === "allocation-start") {
+      void allocation.start().then(() => process.send?.({ allocation: "started" }))
+    } else if (message === "allocation-stop") {
+      void allocation.stop().then((allocatedBytes) => process.send?.({ allocatedBytes }))
     } else if (typeof message === "object" && message !== null && "sql" in message) {
       const { params, rows: withRows, sql: text } = message as {
         readonly sql: string

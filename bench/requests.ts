@@ -95,7 +95,7 @@ const seed = async (agent: Agent, orgplane: Orgplane): Promise<Seeded> => {
   return { token, key, memberIds }
 }
 
-interface Endpoint {
+export interface Endpoint {
   /** Its name in ORGPLANE_BENCH_ENDPOINTS. */
   readonly id: string
   readonly label: string
@@ -110,7 +110,7 @@ interface Endpoint {
 export const CREDENTIALS = ["session", "key"] as const
 export type Credential = typeof CREDENTIALS[number]
 
-const endpoints = (seeded: Seeded): ReadonlyArray<Endpoint> => {
+export const endpoints = (seeded: Seeded): ReadonlyArray<Endpoint> => {
   const headers: Record<Credential, Record<string, string>> = {
     session: { authorization: `Bearer ${seeded.token}` },
     key: { "x-api-key": seeded.key }
@@ -156,7 +156,7 @@ const endpoints = (seeded: Seeded): ReadonlyArray<Endpoint> => {
   })
 }
 
-interface Figures {
+export interface Figures {
   readonly perSecond: number
   readonly p50: number
   readonly p99: number
@@ -170,7 +170,7 @@ interface Figures {
 const peakRss = new Map<string, number>()
 
 /** One measurement: `endpoint` on `target` from `concurrency` connections for `seconds`. */
-const measureOnce = async (agent: Agent, target: Target, endpoint: Endpoint, seconds: number, concurrency: number, counter: { next: number }): Promise<Figures> => {
+export const measureOnce = async (agent: Agent, target: Target, endpoint: Endpoint, seconds: number, concurrency: number, counter: { next: number }): Promise<Figures> => {
   const before = await target.usage()
   const { count, latencies, seconds: wall } = await loadFor(seconds, concurrency, async () => {
     const i = counter.next++
@@ -210,7 +210,7 @@ const shape = (text: string) =>
  * Each server's answer to the same request, against orgplane's: byte for byte (writes: by shape, ids, times and the
  * people's names aside, since each write acts on another member); the differences, in words.
  */
-const compare = async (agent: Agent, targets: ReadonlyArray<Target>, endpoint: Endpoint, counter: { next: number }) => {
+export const compare = async (agent: Agent, targets: ReadonlyArray<Target>, endpoint: Endpoint, counter: { next: number }) => {
   const [orgplane, ...others] = targets
   const differences: Array<string> = []
   if (orgplane === undefined || others.length === 0) return differences
@@ -343,7 +343,7 @@ const verifyStatements = async (
 // ---------------------------------------------------------------------------------------------------------------
 // Output.
 
-const num = (value: number | undefined, digits: number, width: number) => (value === undefined ? "-" : value.toFixed(digits)).padStart(width)
+export const num = (value: number | undefined, digits: number, width: number) => (value === undefined ? "-" : value.toFixed(digits)).padStart(width)
 
 const mark = (good: boolean | undefined) => (good === undefined ? "-" : good ? "met" : "NOT MET")
 

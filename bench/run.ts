@@ -8,11 +8,13 @@ import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_pr
 import { randomBytes } from "node:crypto"
 import { Agent } from "node:http"
 import * as Path from "node:path"
+import { pathToFileURL } from "node:url"
 import pg from "pg"
 import * as Audit from "./audit.js"
 import { measureCli } from "./cli.js"
 import { firstDifference } from "./difference.js"
 import * as EffectFloor from "./effect-floor.js"
+import * as Layers from "./layers.js"
 import * as Footprint from "./footprint.js"
 import { request } from "./http.js"
 import * as Memory from "./memory.js"
@@ -78,6 +80,11 @@ Environment:
   ORGPLANE_BENCH_TRACING=1     Or --tracing (Postgres): the request path's endpoints on orgplane alone, three servers:
                                tracing off (the default), and exporting spans to a loopback OTLP receiver sampled at
                                1% and at 100% (OTEL_TRACES_SAMPLER=traceidratio); --rounds=N of --duration=S s.
+  ORGPLANE_BENCH_LAYERS=1      Or --layers (Postgres): the request path's bill by layer (bench/layers.ts): one orgplane
+                               server with every step, one leaving out each step of the server's platform/Ablation.ts,
+                               one without the edge, one without any (4 at a time), and the raw baseline; GET /v1/me,
+                               GET /v1/members and POST /v1/teams (ORGPLANE_BENCH_ENDPOINTS for others); --rounds=N
+                               (3) of --duration=S s (3); CPU µs and KB allocated per request that each step costs.
   ORGPLANE_BENCH_COMPRESSION=1 Or --compression: orgplane alone, seeded as for --requests: GET /v1/me (small) and a
                                page of 50 members, each with no Accept-Encoding, with gzip and with br; req/s, CPU per
                                request and bytes sent; --rounds=N of --duration=S s.
@@ -154,6 +161,7 @@ const TRACING = process.argv.includes("--tracing") || process.env.ORGPLANE_BENCH
 const COMPRESSION = process.argv.includes("--compression") || process.env.ORGPLANE_BENCH_COMPRESSION === "1"
 /** Every part of issue 59's figures, one after the other, each in its own run of this script. */
 const ISSUE_59 = process.argv.includes("--issue-59")
+const LAYERS = process.argv.includes("--layers") || process.env.ORGPLANE_BENCH_LAYERS === "1"
 const STARTUP = process.argv.includes("--startup") || process.env.ORGPLANE_BENCH_STARTUP === "1"
 
 // HTTP: keep-alive connections, one pool for both servers (the agent keeps one pool per origin).
@@ -176,6 +184,10 @@ interface Server {
   readonly sql: (text: string, params: ReadonlyArray<unknown>) => Promise<number>
   /** The same, answering the rows themselves: for small results (an EXPLAIN). */
   readonly query: (text: string, params: ReadonlyArray<unknown>) => Promise<ReadonlyArray<Record<string, unknown>>>
+  /** Starts its sampling heap profiler (child.ts). */
+  readonly allocationStart: () => Promise<void>
+  /** Stops it: the bytes allocated since the start. */
+  readonly allocationStop: () => Promise<number | undefined>
   /** Stops it (SIGTERM, then SIGKILL after 3 s). */
   readonly stop: () => Promise<void>
 }
@@ -221,6 +233,8 @@ const startServer = (name: string, script: string, cwd: string, env: NodeJS.Proc
             usage: () => usageOf(child),
             sql: (text, params) => sqlOf(child, text, params, false).then((answer) => answer.sqlRows),
             query: (text, params) => sqlOf(child, text, params, true).then((answer) => answer.rows ?? []),
+            allocationStart: () => replyOf(child, "allocation-start", "allocation").then(() => undefined),
+            allocationStop: () => replyOf(child, "allocation-stop", "allocatedBytes").then((reply) => typeof reply === "number" ? reply : undefined),
             stop: () => {
               stopped = true
               return stopChild(child)
@@ -246,6 +260,23 @@ const usageOf = (child: ChildProcess) =>
       resolve(message)
     })
     child.send("rss")
+  })
+
+/** The value of `field` in the child's next message that has it, after sending `message` (undefined after 10 s). */
+const replyOf = (child: ChildProcess, message: string, field: string) =>
+  new Promise<unknown>((resolve) => {
+    if (!child.connected) return resolve(undefined)
+    const timer = setTimeout(() => done(undefined), 10_000)
+    const onMessage = (reply: unknown) => {
+      if (typeof reply === "object" && reply !== null && field in reply) done(Reflect.get(reply, field))
+    }
+    const done = (value: unknown) => {
+      clearTimeout(timer)
+      child.off("message", onMessage)
+      resolve(value)
+    }
+    child.on("message", onMessage)
+    child.send(message)
   })
 
 interface SqlAnswer {
@@ -814,6 +845,44 @@ const requestPath = async (env: NodeJS.ProcessEnv, databaseUrl: string | undefin
   return Requests.measure({ orgplane: orgplane!, baseline, hono, prepared, method })
 }
 
+/**
+ * `--layers`: the request path's bill by layer (layers.ts): orgplane servers each leaving out steps of the request
+ * path (ORGPLANE_BENCH_LEAVE_OUT, server.ts), beside the raw baseline, on one Postgres database.
+ */
+const layers = async (env: NodeJS.ProcessEnv, databaseUrl: string | undefined) => {
+  if (databaseUrl === undefined) throw new Error("--layers runs many servers on one database: set DATABASE_URL (Postgres)")
+  const ablation: unknown = await import(pathToFileURL(Path.join(ROOT, "packages/server/src/platform/Ablation.ts")).href)
+  const steps: unknown = typeof ablation === "object" && ablation !== null ? Reflect.get(ablation, "steps") : undefined
+  if (!Array.isArray(steps) || !steps.every((step) => typeof step === "string")) throw new Error("--layers: the server has no platform/Ablation.ts steps")
+  const method: Requests.Method = {
+    seconds: optionOf("duration", 3),
+    rounds: Math.round(optionOf("rounds", 3)),
+    concurrency: process.env.ORGPLANE_BENCH_CONCURRENCY === undefined ? Requests.DEFAULT_METHOD.concurrency : CONCURRENCY
+  }
+  // full first: it migrates the database the others use.
+  const full = await startServer("full", "server.ts", ROOT, env)
+  const raw = await startServer("raw", "baseline.ts", Path.join(HERE, ".."), env)
+  const prepared = await Requests.prepare({ orgplane: full, others: [raw] })
+  const only = (process.env.ORGPLANE_BENCH_ENDPOINTS ?? "").split(",").map((id) => id.trim()).filter((id) => id !== "")
+  const endpoints = Layers.endpointsOf(prepared.seeded, only.length > 0 ? only : Layers.DEFAULT_ENDPOINTS)
+  const counters = endpoints.map(() => ({ next: 1_000_000 }))
+  const all = Layers.variants(steps)
+  const batches: Array<Layers.Batch> = []
+  for (let from = 0; from < all.length; from += Layers.BATCH) {
+    const batch = all.slice(from, from + Layers.BATCH)
+    process.stderr.write(`--layers: batch ${from / Layers.BATCH + 1} of ${Math.ceil(all.length / Layers.BATCH)}: ${batch.map((variant) => variant.name).join(", ")}\n`)
+    const ablated = await Promise.all(batch.map((variant) =>
+      startServer(variant.name, "server.ts", ROOT, { ...env, ORGPLANE_BENCH_LEAVE_OUT: variant.leftOut.join(",") })
+    ))
+    try {
+      batches.push(await Layers.measureBatch({ full, ablated, raw, endpoints, counters, method }))
+    } finally {
+      await Promise.all(ablated.map((server) => server.stop()))
+    }
+  }
+  Layers.print(batches, endpoints, method)
+}
+
 /** `--compression`: orgplane alone, seeded as for --requests, then requests.ts's `measureCompression`. */
 const compression = async (env: NodeJS.ProcessEnv) => {
   const orgplane = await startServer("orgplane", "server.ts", ROOT, env)
@@ -913,9 +982,10 @@ const main = async () => {
     // So do the audit log's batches of 25,000 events with their five indexes.
     ...(MEMORY || AUDIT ? { ORGPLANE_DB_STATEMENT_TIMEOUT: "10 minutes" } : {}),
     // The baseline answers the request path's endpoints with orgplane's own statements (requests-baseline.ts).
-    ...(REQUEST_PATH || FOOTPRINT ? { ORGPLANE_BENCH_REQUESTS: "1" } : {}),
+    ...(REQUEST_PATH || FOOTPRINT || LAYERS ? { ORGPLANE_BENCH_REQUESTS: "1" } : {}),
     ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl })
   }
+  if (LAYERS) return layers(env, databaseUrl)
   if (REQUEST_PATH) return requestPath(env, databaseUrl)
   if (TRACING) return tracing(env, databaseUrl)
   if (COMPRESSION) return compression(env)

@@ -5,6 +5,10 @@
  * (DATABASE_URL or the embedded database, cheap password hashing), served by a plain `node:http` server (child.ts).
  * The server's database is opened here and handed to it (its `database` option), so that the harness can seed in
  * bulk through the server's own connection (child.ts's `sql` message) what would take hours over HTTP. Started by run.ts.
+ *
+ * With ORGPLANE_BENCH_LEAVE_OUT (`pnpm bench --layers`, layers.ts), the steps of the request path it names are left out
+ * (the server's platform/Ablation.ts: `LeftOut`, handed to the server beside its database, since no setting of the
+ * server's sets it).
  */
 import type { IncomingMessage, ServerResponse } from "node:http"
 import * as Path from "node:path"
@@ -42,6 +46,13 @@ interface EffectModule {
   readonly Effect: { readonly gen: (body: () => Generator<unknown, unknown, unknown>) => unknown }
   readonly Layer: { readonly provide: (that: unknown) => (self: unknown) => unknown; readonly succeedContext: (context: unknown) => unknown }
   readonly ManagedRuntime: { readonly make: (layer: unknown) => Runtime }
+  readonly Context: { readonly add: (self: unknown, key: unknown, service: unknown) => unknown }
+}
+
+/** What this file uses of the checkout's platform/Ablation.ts (absent from checkouts before `--layers`). */
+interface AblationModule {
+  readonly steps: ReadonlyArray<string>
+  readonly LeftOut: unknown
 }
 
 /** The SQL client's key (yieldable in both lines: an effect in Effect 3, a service key in Effect 4), and the client. */
@@ -54,7 +65,8 @@ interface SqlClientLike {
 
 const has = (value: unknown, ...names: ReadonlyArray<string>) =>
   (typeof value === "object" || typeof value === "function") && value !== null && names.every((name) => name in value)
-const isEffectModule = (module: unknown): module is EffectModule => has(module, "Effect", "Layer", "ManagedRuntime")
+const isEffectModule = (module: unknown): module is EffectModule => has(module, "Effect", "Layer", "ManagedRuntime", "Context")
+const isAblationModule = (module: unknown): module is AblationModule => has(module, "steps", "LeftOut")
 const isSqlModule = (module: unknown): module is SqlModule => has(module, "SqlClient")
 const isSqlClient = (client: unknown): client is SqlClientLike => has(client, "unsafe")
 
@@ -77,6 +89,17 @@ const options = {
   pendingInvitationsPerOrganization: 1_000_000
 }
 
+/** The database's context, with the steps ORGPLANE_BENCH_LEAVE_OUT names left out beside it (none when unset). */
+async function leavingOut(effect: EffectModule, context: unknown) {
+  const names = (process.env.ORGPLANE_BENCH_LEAVE_OUT ?? "").split(",").map((name) => name.trim()).filter((name) => name !== "")
+  if (names.length === 0) return context
+  const ablation: unknown = await import(pathToFileURL(Path.join(serverPackage, "src/platform/Ablation.ts")).href).catch(() => undefined)
+  if (!isAblationModule(ablation)) throw new Error("ORGPLANE_BENCH_LEAVE_OUT: this checkout's server has no platform/Ablation.ts")
+  const unknown = names.filter((name) => !ablation.steps.includes(name))
+  if (unknown.length > 0) throw new Error(`ORGPLANE_BENCH_LEAVE_OUT: ${unknown.join(", ")} is none of ${ablation.steps.join(", ")}`)
+  return effect.Context.add(context, ablation.LeftOut, new Set(names))
+}
+
 if (server.Database === undefined || server.configLayer === undefined) {
   const { listener, dispose } = await server.makeNodeListener(options)
   await serve(listener, dispose)
@@ -90,7 +113,7 @@ if (server.Database === undefined || server.configLayer === undefined) {
   const database = ManagedRuntime.make(server.Database.layer.pipe(Layer.provide(server.configLayer(options))))
   // Effect 4's ManagedRuntime answers its context; Effect 3's, a runtime holding it.
   const context = typeof database.context === "function" ? await database.context() : (await database.runtime?.())?.context
-  const { listener, dispose } = await server.makeNodeListener({ ...options, database: Layer.succeedContext(context) })
+  const { listener, dispose } = await server.makeNodeListener({ ...options, database: Layer.succeedContext(await leavingOut(effect, context)) })
   const sql = (text: string, params: ReadonlyArray<unknown>) =>
     database.runPromise(Effect.gen(function*() {
       // A service key is an effect in Effect 3 and yieldable in both lines.

@@ -372,6 +372,23 @@ describe("the web-standard handler", () => {
       await dispose()
     }
   })
+
+  it("a benchmark's server leaving out the guard and the headers (platform/Ablation.ts) has neither, and nothing else changes", async () => {
+    const leaving = HttpApiBuilder.layer(Api).pipe(
+      Layer.provide(Handlers),
+      Layer.provide(HttpErrors.layerFor(Api, { maxBodyBytes: 1_000, leftOut: new Set(["guard", "headers"]) })),
+      Layer.provide(Layer.succeed(References.MinimumLogLevel, "Error"))
+    )
+    const { dispose, handler } = HttpRouter.toWebHandler(leaving.pipe(Layer.provide(HttpServer.layerServices)), { disableLogger: true })
+    try {
+      const nul = await handler(new Request("http://localhost/plain", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ text: "\u0000" }) }))
+      expect([nul.status, nul.headers.get("x-content-type-options")]).toEqual([200, null])
+      const missing = await handler(new Request("http://localhost/nowhere"))
+      expect([missing.status, (await missing.json()).error]).toEqual([404, "not_found"])
+    } finally {
+      await dispose()
+    }
+  })
 })
 
 describe("the checks", () => {

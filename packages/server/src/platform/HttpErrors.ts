@@ -86,6 +86,7 @@ import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import { HttpApiSchemaError } from "effect/http-api/HttpApiError"
+import * as Ablation from "./Ablation.js"
 import * as Recorder from "./AuditRecorder.js"
 import * as AuthorizationCheck from "./AuthorizationCheck.js"
 import * as Authority from "./Authority.js"
@@ -209,7 +210,7 @@ const reasonOf = (cause: Cause.Cause<unknown>) => {
 }
 
 /** `ApiErrors`, implemented: see the module comment. */
-export const layer = Layer.succeed(ApiErrors, (httpEffect) =>
+const mapErrors: ApiErrors["Service"] = (httpEffect) =>
   Effect.catchCause(httpEffect, (cause) =>
     Effect.gen(function*() {
       if (Cause.hasInterruptsOnly(cause)) return yield* Effect.failCause(cause)
@@ -239,7 +240,13 @@ export const layer = Layer.succeed(ApiErrors, (httpEffect) =>
       }
       yield* Effect.logError("Unhandled failure", cause)
       return scim ? scimInternalError : internalError
-    })))
+    }))
+
+/** `ApiErrors` as every server has it; a benchmark leaving out `errors` (Ablation.ts) has it pass failures through. */
+export const layer = Layer.effect(
+  ApiErrors,
+  Effect.map(Ablation.LeftOut, (leftOut): ApiErrors["Service"] => leftOut.has("errors") ? (httpEffect) => httpEffect : mapErrors)
+)
 
 /**
  * What a 404 or 405 names of the request: its method when it is a plain one, never its path nor its query, which may
@@ -337,6 +344,8 @@ export interface Options {
   readonly extraRoutes?: ReadonlyArray<readonly [method: string, path: `/${string}`]> | undefined
   /** The metrics' recorder when they are on: its middleware goes outside everything else (platform/Metrics.ts). */
   readonly metrics?: Metrics.Recorder | undefined
+  /** Steps a benchmark leaves out (Ablation.ts); none in a server. */
+  readonly leftOut?: ReadonlySet<Ablation.Step> | undefined
 }
 
 /**
@@ -346,21 +355,27 @@ export interface Options {
  * pre-response handler, so whatever answers gets them), the request guard around routing, and the answers to what fails there.
  */
 export const edge = (routes: Routes.Routes, options: Options = {}) => {
-  const guard = RequestGuard.make(routes, { maxBodyBytes: options.maxBodyBytes ?? defaultMaxBodyBytes })
-  const log = RequestLog.make(routes)
-  const traced = Tracing.requestSpan(routes)
-  const inner: Inner = options.inner ?? ((httpEffect) => httpEffect)
+  const leftOut = options.leftOut ?? new Set()
+  const kept = (step: Ablation.Step, inner: Inner): Inner => leftOut.has(step) ? (httpEffect) => httpEffect : inner
+  const guarding = RequestGuard.make(routes, { maxBodyBytes: options.maxBodyBytes ?? defaultMaxBodyBytes })
+  const guarded = !leftOut.has("guard")
+  const log = kept("log", RequestLog.make(routes))
+  const traced = kept("trace", Tracing.requestSpan(routes))
+  const watched = kept("databaseWait", DatabaseWait.watched)
+  const inner: Inner = kept("idempotencyEdge", options.inner ?? ((httpEffect) => httpEffect))
   // Off, no middleware at all: nothing is measured, nothing is looked up.
   const metered: Inner = options.metrics === undefined ? (httpEffect) => httpEffect : Metrics.middleware(options.metrics, routes)
+  const headers = !leftOut.has("headers")
+  const errors = !leftOut.has("errors")
   // What fails only as an interruption (the client hung up, the server stops) stays one.
   return <E, R>(
     httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
   ): Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, R | HttpServerRequest.HttpServerRequest> =>
-    metered(traced(log(DatabaseWait.watched(Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-      Effect.andThen(
-        HttpEffect.appendPreResponseHandler(finished),
-        Effect.catchCause(guard(inner(httpEffect)), answer(routes, request))
-      ))))))
+    metered(traced(log(watched(Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+      const guard = guarded ? guarding(inner(httpEffect)) : inner(httpEffect)
+      const routed = errors ? Effect.catchCause(guard, answer(routes, request)) : guard
+      return headers ? Effect.andThen(HttpEffect.appendPreResponseHandler(finished), routed) : routed
+    })))))
 }
 
 /**
@@ -385,13 +400,15 @@ export const serverLayer = <Id extends string, Groups extends HttpApiGroup.Const
       const settings = yield* ServerConfig
       const idempotency = yield* Idempotency.Idempotency
       const metrics = yield* Metrics.CurrentRecorder
+      const leftOut = yield* Ablation.LeftOut
       // `/metrics` is a route of this port only when it is served here (a token set, no management port).
       const served = metrics !== undefined && Metrics.placement(metrics.settings) === "main" ? Metrics.routes : []
       return layerFor(api, {
         maxBodyBytes: settings.maxBodyBytes,
         extraRoutes: [...Docs.routes, ...pages, ...served],
         inner: Idempotency.middleware(idempotency),
-        metrics
+        metrics,
+        leftOut
       })
     })
   )
@@ -421,10 +438,12 @@ const isRegistered = (value: unknown): value is Registered =>
  * again at commit), inside the audit recorder when it declares an event (so a refusal at commit is recorded as
  * one), inside `Idempotency.around` when it takes an `Idempotency-Key`.
  */
-const instrumented = (handler: Handler, operation: Operation): Handler => {
-  const checked = operation.writes ? Authority.around(handler) : handler
-  const audited = operation.audit === undefined || operation.audit.action === false ? checked : Recorder.around(operation.audit.action, checked)
-  return operation.takesKey ? Idempotency.around(audited) : audited
+const instrumented = (handler: Handler, operation: Operation, leftOut: ReadonlySet<Ablation.Step>): Handler => {
+  const checked = operation.writes && !leftOut.has("authority") ? Authority.around(handler) : handler
+  const audited = operation.audit === undefined || operation.audit.action === false || leftOut.has("audit")
+    ? checked
+    : Recorder.around(operation.audit.action, checked)
+  return operation.takesKey && !leftOut.has("idempotency") ? Idempotency.around(audited) : audited
 }
 
 /** What the API's operations declare, read once per API (every group of the server asks). */
@@ -474,6 +493,15 @@ const reportingInput = (api: Pick<HttpApi.Top, "annotations">, group: HttpApiGro
  * Its endpoint also encodes its success without the schema's checks (`ResponseEncoding.encodingSuccess`).
  */
 export const group: typeof HttpApiBuilder.group = (api, identifier, build) =>
+  Layer.unwrap(Effect.map(Ablation.LeftOut, (leftOut) => groupLeavingOut(api, identifier, build, leftOut)))
+
+/** `group`, leaving out what a benchmark leaves out (Ablation.ts; nothing in a server). */
+const groupLeavingOut = <ApiId extends string, Groups extends HttpApiGroup.Constraint, const Identifier extends HttpApiGroup.Identifier<Groups>, Return>(
+  api: HttpApi.HttpApi<ApiId, Groups>,
+  identifier: Identifier,
+  build: Parameters<typeof HttpApiBuilder.group<ApiId, Groups, Identifier, Return>>[2],
+  leftOut: ReadonlySet<Ablation.Step>
+) =>
   HttpApiBuilder.group(api, identifier, (handlers) => {
     const { audits, ids, requires } = declarationsOf(api)
     const declaredGroup: unknown = api.groups[identifier]
@@ -483,17 +511,18 @@ export const group: typeof HttpApiBuilder.group = (api, identifier, build) =>
     const registry: unknown = Reflect.get(handlers, "handlers")
     if (!(registry instanceof Map)) throw new Error("HttpErrors.group: HttpApiBuilder's handlers are not where Effect 4.1 keeps them")
     const register = registry.set.bind(registry)
-    const checked = ResponseEncoding.checkingEverything()
+    const checked = ResponseEncoding.checkingEverything() || leftOut.has("encoding")
     Object.defineProperty(registry, "set", {
       value: (name: string, runtime: unknown) => {
         if (!isRegistered(runtime)) throw new Error(`HttpErrors.group: ${name}'s handler is not in the shape Effect 4.1 registers`)
         const id = declaredGroup.topLevel ? name : `${identifier}.${name}`
         const audit = audits.get(id)
+        const handler = instrumented(runtime.handler, { takesKey: ids.has(id), writes: runtime.endpoint.method !== "GET", audit }, leftOut)
         return register(name, {
           ...runtime,
           endpoint: ResponseEncoding.encodingSuccess(api, declaredGroup, reportingInput(api, declaredGroup, runtime.endpoint), checked),
-          handler: AuthorizationCheck.standIn(
-            instrumented(runtime.handler, { takesKey: ids.has(id), writes: runtime.endpoint.method !== "GET", audit }),
+          handler: leftOut.has("checkStandIn") ? handler : AuthorizationCheck.standIn(
+            handler,
             { requires: requires.get(id) ?? [], audit: audit === undefined || audit.action === false ? undefined : audit.action }
           )
         })
