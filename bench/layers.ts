@@ -21,13 +21,6 @@
 import { Agent } from "node:http"
 import * as Requests from "./requests.js"
 
-export interface Allocating extends Requests.Target {
-  /** Starts the server's sampling heap profiler. */
-  readonly allocationStart: () => Promise<void>
-  /** Stops it: the bytes allocated since the start (an estimate from the samples). */
-  readonly allocationStop: () => Promise<number | undefined>
-}
-
 export interface Variant {
   readonly name: string
   /** The steps it leaves out (ORGPLANE_BENCH_LEAVE_OUT). */
@@ -74,8 +67,8 @@ export const endpointsOf = (seeded: Requests.Seeded, ids: ReadonlyArray<string>)
 
 /** One batch: `ablated` beside `full` and `raw`, answers compared first, then measured. */
 export const measureBatch = async (options: {
-  readonly full: Allocating
-  readonly ablated: ReadonlyArray<Allocating>
+  readonly full: Requests.Target
+  readonly ablated: ReadonlyArray<Requests.Target>
   readonly raw: Requests.Target
   readonly endpoints: ReadonlyArray<Requests.Endpoint>
   /** One per endpoint: the count its requests go on from (writes never repeat). */
@@ -110,10 +103,7 @@ export const measureBatch = async (options: {
     // Allocation apart from the CPU figures: the profiler's sampling costs some CPU of its own.
     for (const [e, endpoint] of endpoints.entries()) {
       for (const [t, server] of servers.entries()) {
-        await server.allocationStart()
-        const figures = await Requests.measureOnce(agent, server, endpoint, seconds, concurrency, counters[e]!)
-        const bytes = await server.allocationStop()
-        allocated[e]![t] = bytes === undefined ? undefined : bytes / Math.max(1, figures.perSecond * seconds)
+        allocated[e]![t] = await Requests.allocationPerRequest(agent, server, endpoint, seconds, concurrency, counters[e]!)
       }
     }
   } finally {

@@ -39,6 +39,19 @@ export interface Target {
   readonly name: string
   readonly url: string
   readonly usage: () => Promise<Usage | undefined>
+  /** Starts the server's sampling heap profiler (child.ts). */
+  readonly allocationStart?: (() => Promise<void>) | undefined
+  /** Stops it: the bytes allocated since the start (an estimate from the samples). */
+  readonly allocationStop?: (() => Promise<number | undefined>) | undefined
+}
+
+/** Bytes `target` allocates per request of `endpoint`, over one window of `seconds` (its sampling heap profiler). */
+export const allocationPerRequest = async (agent: Agent, target: Target, endpoint: Endpoint, seconds: number, concurrency: number, counter: { next: number }) => {
+  if (target.allocationStart === undefined || target.allocationStop === undefined) return undefined
+  await target.allocationStart()
+  const figures = await measureOnce(agent, target, endpoint, seconds, concurrency, counter)
+  const bytes = await target.allocationStop()
+  return bytes === undefined ? undefined : bytes / Math.max(1, figures.perSecond * seconds)
 }
 
 export interface Orgplane extends Target {
@@ -405,7 +418,7 @@ export const prepare = async (options: {
 }
 
 /** The issue's targets. */
-const TARGETS = { raw: 0.7, hono: 1.0, cpu: 2, gc: 3 }
+const TARGETS = { raw: 0.7, hono: 1.0, cpu: 2, gc: 3, allocation: 2 }
 
 export const measure = async (options: {
   readonly orgplane: Target
@@ -440,6 +453,13 @@ export const measure = async (options: {
       }
     }
     process.stdout.write(` (${((performance.now() - started) / 1000).toFixed(0)} s)\n`)
+    // Allocation apart from the CPU figures: the profiler's sampling costs some CPU of its own.
+    const allocated = list.map(() => targets.map((): number | undefined => undefined))
+    for (const [e, endpoint] of list.entries()) {
+      for (const [t, target] of targets.entries()) {
+        allocated[e]![t] = await allocationPerRequest(agent, target, endpoint, seconds, concurrency, counters[e]!)
+      }
+    }
 
     const medians = runs.map((byTarget) =>
       byTarget.map((figures): Figures => ({
@@ -455,11 +475,12 @@ export const measure = async (options: {
         ` after ${warmUp} s to warm up; medians over the rounds. cpu: the server process's CPU time per request; gc: its GC time / CPU time`
     )
     const width = Math.max(...list.map((endpoint) => endpoint.label.length))
-    console.log(`\n${"".padEnd(width)} | ${targets.map((target) => `${target.name.padStart(8)} req/s  p50 ms  cpu µs   gc %`).join(" | ")} | req/s by round`)
+    console.log(`\n${"".padEnd(width)} | ${targets.map((target) => `${target.name.padStart(8)} req/s  p50 ms  cpu µs   gc %  KB/req`).join(" | ")} | req/s by round`)
     for (const [e, endpoint] of list.entries()) {
       const cells = targets.map((_, t) => {
         const m = medians[e]![t]!
-        return `${num(m.perSecond, 0, 14)} ${num(m.p50, 2, 7)} ${num(m.cpu, 0, 7)} ${num(m.gc, 1, 6)}`
+        const bytes = allocated[e]![t]
+        return `${num(m.perSecond, 0, 14)} ${num(m.p50, 2, 7)} ${num(m.cpu, 0, 7)} ${num(m.gc, 1, 6)} ${num(bytes === undefined ? undefined : bytes / 1024, 1, 7)}`
       })
       console.log(`${endpoint.label.padEnd(width)} | ${cells.join(" | ")} | ${targets.map((_, t) => runs[e]![t]!.map((f) => f.perSecond.toFixed(0)).join(" ")).join(" / ")}`)
     }
@@ -484,7 +505,7 @@ export const measure = async (options: {
     const cell = (value: number | undefined, digits: number, good: (value: number) => boolean, suffix = "") =>
       `${value === undefined ? "-" : `${value.toFixed(digits)}${suffix}`} ${mark(value === undefined ? undefined : good(value))}`
     console.log(`\nissue 59's targets (ratios: the median of the ${rounds} rounds' paired ratios; statements per request as --verify saw them, orgplane / raw / Hono, and before the work)`)
-    const header = ["endpoint", `req/s ÷ raw (≥ ${TARGETS.raw})`, `÷ Hono (≥ ${TARGETS.hono.toFixed(1)})`, `CPU/request ÷ raw (≤ ${TARGETS.cpu})`, `GC (< ${TARGETS.gc}%)`, "statements/request (not above before)"]
+    const header = ["endpoint", `req/s ÷ raw (≥ ${TARGETS.raw})`, `÷ Hono (≥ ${TARGETS.hono.toFixed(1)})`, `CPU/request ÷ raw (≤ ${TARGETS.cpu})`, `GC (< ${TARGETS.gc}%)`, `bytes/request ÷ raw (≤ ${TARGETS.allocation})`, "statements/request (not above before)"]
     console.log(`| ${header.join(" | ")} |\n|${header.map(() => " --- ").join("|")}|`)
     for (const [e, endpoint] of list.entries()) {
       const ours = medians[e]![0]!
@@ -493,13 +514,19 @@ export const measure = async (options: {
       const counted = statements?.get(endpoint.id)
       const before = TODAY[endpoint.id.replace(/:key$/, "")]
       const ourCount = counted?.get("orgplane")
+      const rawIndex = targets.findIndex((target) => target.name === "baseline")
+      const ourBytes = allocated[e]![0]
+      const rawBytes = rawIndex < 0 ? undefined : allocated[e]![rawIndex]
+      const bytes = ourBytes === undefined || rawBytes === undefined || rawBytes === 0 ? undefined : ourBytes / rawBytes
       const statementCell = counted === undefined
         ? "-"
         : `${[...counted.values()].join(" / ")} (before ${before ?? "-"}) ${mark(ourCount === undefined || before === undefined ? undefined : ourCount <= before)}`
       console.log(
         `| ${endpoint.label} | ${cell(paired(e, "baseline", (f) => f.perSecond), 2, (v) => v >= TARGETS.raw)} | ${cell(paired(e, "hono", (f) => f.perSecond), 2, (v) => v >= TARGETS.hono)}` +
           ` | ${cell(cpu, 2, (v) => v <= TARGETS.cpu)}${ours.cpu === undefined || raw?.cpu === undefined ? "" : ` (${ours.cpu.toFixed(0)} against ${raw.cpu.toFixed(0)} µs)`}` +
-          ` | ${cell(ours.gc, 1, (v) => v < TARGETS.gc, "%")} | ${statementCell} |`
+          ` | ${cell(ours.gc, 1, (v) => v < TARGETS.gc, "%")}` +
+          ` | ${cell(bytes, 2, (v) => v <= TARGETS.allocation)}${ourBytes === undefined || rawBytes === undefined ? "" : ` (${(ourBytes / 1024).toFixed(1)} against ${(rawBytes / 1024).toFixed(1)} KB)`}` +
+          ` | ${statementCell} |`
       )
     }
   } finally {
