@@ -4,7 +4,9 @@
  * server's database, for bulk seeding or an EXPLAIN) over the IPC channel, and stop when told to or when the harness goes.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import * as Fs from "node:fs"
 import { Session } from "node:inspector/promises"
+import * as Path from "node:path"
 import { PerformanceObserver } from "node:perf_hooks"
 
 /** Time spent in garbage collection since start, ms: the durations of V8's 'gc' performance entries, summed. */
@@ -30,7 +32,8 @@ const describeError = (error: unknown): string => {
 
 /**
  * V8's sampling heap profiler over a window (`"allocation-start"`, then `"allocation-stop"`): the bytes allocated in it,
- * collected objects included, estimated from the samples (each stands for about `interval` bytes).
+ * collected objects included, estimated from the samples (each stands for about `interval` bytes). With
+ * ORGPLANE_BENCH_ALLOCATION_PROFILES=<folder>, each window's profile is written there too.
  */
 const allocation = (() => {
   const interval = 4096
@@ -50,6 +53,13 @@ const allocation = (() => {
       const { profile } = await session.post("HeapProfiler.stopSampling")
       session.disconnect()
       session = undefined
+      // Kept for a look in DevTools (Memory, "Load profile"), named by the server's script and process.
+      const folder = process.env.ORGPLANE_BENCH_ALLOCATION_PROFILES
+      if (folder !== undefined && folder !== "") {
+        Fs.mkdirSync(folder, { recursive: true })
+        const name = `${Path.basename(process.argv[1] ?? "server", ".ts")}-${process.pid}-${Date.now()}.heapprofile`
+        Fs.writeFileSync(Path.join(folder, name), JSON.stringify(profile))
+      }
       let bytes = 0
       const walk = (node: typeof profile.head) => {
         bytes += node.selfSize

@@ -45,6 +45,9 @@ Environment:
                                server's own database connection; their list is read 100 a page, first and ~90% in.
   ORGPLANE_BENCH_REPO_FILES    Files of the repository discovered through a fake GitHub (default 20000).
   ORGPLANE_BENCH_NODE_ARGS     Extra Node flags for the orgplane server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
+  ORGPLANE_BENCH_ALLOCATION_PROFILES=<folder>
+                               Where each server writes the sampling heap profile of every allocation window of
+                               --requests and --layers (child.ts; DevTools' Memory tab loads them).
   ORGPLANE_BENCH_MEMORY=1      Or --memory: only the memory bank section (bench/memory.ts): seed memories with SQL,
                                measure GET /v1/memory/search for random people and queries.
   ORGPLANE_BENCH_MEMORIES      Memories seeded for it (default 1000000), of ORGPLANE_BENCH_MEMORY_USERS people
