@@ -30,7 +30,6 @@ export const json = (result: Result) => JSON.parse(result.stdout)
 export const wire = <S extends Schema.Top>(schema: S, result: Result): S["Encoded"] =>
   Schema.decodeUnknownSync(Schema.toEncoded(schema))(json(result))
 
-/** A port nothing listens on right now. */
 const capture = (base: Console.Console, stdout: Array<string>, stderr: Array<string>): Console.Console => {
   const line = (into: Array<string>) => (...args: ReadonlyArray<unknown>) => void into.push(`${args.map(String).join(" ")}\n`)
   const log = line(stdout)

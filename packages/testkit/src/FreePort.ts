@@ -22,7 +22,7 @@ const ephemeralRange = (): readonly [low: number, high: number] => {
 }
 
 /** The ports drawn from: the twelve thousand below the ephemeral range, above the well-known and common ones. */
-export const portRange = (): readonly [low: number, high: number] => {
+const portRange = (): readonly [low: number, high: number] => {
   const [ephemeralLow] = ephemeralRange()
   const high = ephemeralLow - 1
   return [Math.max(10_000, high - 12_000), high]

@@ -38,8 +38,6 @@ export const steps = [
 
 export type Step = typeof steps[number]
 
-export const isStep = (name: string): name is Step => steps.some((step) => step === name)
-
 /** The steps left out: none, unless a benchmark provides them. */
 export const LeftOut = Context.Reference<ReadonlySet<Step>>("@orgplane/server/platform/Ablation", {
   defaultValue: () => new Set()
