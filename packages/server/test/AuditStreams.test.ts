@@ -265,7 +265,8 @@ layer(testLayer, { timeout: 120_000, excludeTestServices: true })(`the delivery 
           if (reasons.length === 0) yield* Effect.sleep("50 millis")
         }
       }
-      const { stream } = yield* streams.get(owner, created.stream.id)
+      // The receiver answers before the loop records the delivery: the stream's row says so a moment later.
+      const { stream } = yield* eventually(Effect.orDie(streams.get(owner, created.stream.id)), ({ stream }) => stream.delivery.lastDeliveredEventId !== null)
       expect({ reasons, lastError: stream.delivery.lastError }).toEqual({ reasons: ["after a long idle"], lastError: null })
       expect(stream.delivery.lastDeliveredEventId).not.toBeNull()
       yield* Fiber.interrupt(delivery)
