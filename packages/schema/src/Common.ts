@@ -41,7 +41,11 @@ const dateTimeMessage = "must be an ISO 8601 date-time with a time and an offset
  */
 export const Timestamp = Schema.String.check(
   Schema.makeFilter((text: string) => parseDateTime(text) !== undefined || dateTimeMessage, {
-    toJsonSchema: () => ({ format: "date-time", maxLength: DATE_TIME_MAX_LENGTH })
+    toJsonSchema: () => ({ format: "date-time", maxLength: DATE_TIME_MAX_LENGTH }),
+    // For values generated from the schema (`effect/Arbitrary`): instants of 1970 to 2099, to the millisecond.
+    arbitraryConstraint: {
+      patterns: [{ source: "^(19[7-9][0-9]|20[0-9]{2})-(0[1-9]|1[0-2])-(0[1-9]|1[0-9]|2[0-8])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]\\.[0-9]{3}Z$", flags: "" }]
+    }
   })
 ).annotate({
   examples: [exampleTime().toISOString()],

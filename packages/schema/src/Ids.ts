@@ -71,6 +71,8 @@ const typeId = (prefix: string, brand: string, identifies: string) => {
   return Schema.String.check(
     Schema.makeFilter((value: string) => checkTypeId(prefix, value) ?? true, {
       description: `${identifies}: a TypeID with the '${prefix}_' prefix (${prefix.length + 27} characters)`,
+      // For values generated from the schema (`effect/Arbitrary`): the property tests' ids.
+      arbitraryConstraint: { patterns: [{ source: `^${prefix}_[0-7][0-9a-hjkmnp-tv-z]{25}$`, flags: "" }] },
       toJsonSchema: () => ({
         type: "string",
         minLength: prefix.length + 27,

@@ -14,9 +14,18 @@ import * as SchemaTransformation from "effect/SchemaTransformation"
 /** What is wrong with a trimmed text, if anything (undefined: nothing). */
 export type TextProblem = (text: string) => string | undefined
 
+/** The document's length bounds as bounds for values generated from the schema (`effect/Arbitrary`). */
+const lengthsOf = (jsonSchema: JsonSchema.JsonSchema) => ({
+  minLength: typeof jsonSchema["minLength"] === "number" ? jsonSchema["minLength"] : undefined,
+  maxLength: typeof jsonSchema["maxLength"] === "number" ? jsonSchema["maxLength"] : undefined
+})
+
 export const trimmedString = (problem: TextProblem, jsonSchema: JsonSchema.JsonSchema, description: string) =>
   Schema.String.check(
     Schema.makeFilter((raw: string) => problem(raw.trim()) ?? true, { toJsonSchema: () => jsonSchema })
   ).annotate({ description }).pipe(
-    Schema.decodeTo(Schema.Trimmed.check(Schema.makeFilter((text: string) => problem(text) ?? true)), SchemaTransformation.trim())
+    Schema.decodeTo(
+      Schema.Trimmed.check(Schema.makeFilter((text: string) => problem(text) ?? true, { arbitraryConstraint: lengthsOf(jsonSchema) })),
+      SchemaTransformation.trim()
+    )
   )

@@ -16,8 +16,8 @@
  * - `idempotency`: the key's claim and kept answer (Idempotency.around);
  * - `audit`: the audit recorder (AuditRecorder.around);
  * - `authority`: the caller's authority checked at commit (Authority.around);
- * - `encoding`: the success encoded without the schema's checks (ResponseEncoding.encodingSuccess); left out, the
- *   builder's own encoding with them.
+ * - `encoding`: the success encoded by its compiled encoder, without the schema's checks (ResponseEncoding.answering
+ *   and encodingSuccess); left out, the builder's own encoding with them.
  */
 import * as Context from "effect/Context"
 

@@ -27,8 +27,8 @@
  *
  * `group` builds every group of the server: its handlers wrapped in authority, the audit recorder and idempotency as
  * their operations declare, and standing aside for their declared check when a request is only checked
- * (platform/AuthorizationCheck.ts), its endpoints reading requests with `reportInput` and encoding successes without the
- * schema's checks (platform/ResponseEncoding.ts); `Options.inner` is the idempotency middleware between the guard
+ * (platform/AuthorizationCheck.ts), its endpoints reading requests with `reportInput` and answering with their success
+ * schema's compiled encoder, without the schema's checks (platform/ResponseEncoding.ts); `Options.inner` is the idempotency middleware between the guard
  * and routing (platform/Idempotency.ts).
  */
 import {
@@ -490,7 +490,8 @@ const reportingInput = (api: Pick<HttpApi.Top, "annotations">, group: HttpApiGro
  * (`reportingInput`: Effect 4.1 builds a group's routes here, from the endpoints registered). Every group of the server
  * is built with it.
  *
- * Its endpoint also encodes its success without the schema's checks (`ResponseEncoding.encodingSuccess`).
+ * Its endpoint also answers with its success schema's compiled encoder, without the schema's checks (`ResponseEncoding.answering`,
+ * `encodingSuccess`).
  */
 export const group: typeof HttpApiBuilder.group = (api, identifier, build) =>
   Layer.unwrap(Effect.map(Ablation.LeftOut, (leftOut) => groupLeavingOut(api, identifier, build, leftOut)))
@@ -518,13 +519,15 @@ const groupLeavingOut = <ApiId extends string, Groups extends HttpApiGroup.Const
         const id = declaredGroup.topLevel ? name : `${identifier}.${name}`
         const audit = audits.get(id)
         const handler = instrumented(runtime.handler, { takesKey: ids.has(id), writes: runtime.endpoint.method !== "GET", audit }, leftOut)
+        const standing = leftOut.has("checkStandIn") ? handler : AuthorizationCheck.standIn(
+          handler,
+          { requires: requires.get(id) ?? [], audit: audit === undefined || audit.action === false ? undefined : audit.action }
+        )
+        const answer = leftOut.has("encoding") ? undefined : ResponseEncoding.answering(runtime.endpoint)
         return register(name, {
           ...runtime,
           endpoint: ResponseEncoding.encodingSuccess(api, declaredGroup, reportingInput(api, declaredGroup, runtime.endpoint), checked),
-          handler: leftOut.has("checkStandIn") ? handler : AuthorizationCheck.standIn(
-            handler,
-            { requires: requires.get(id) ?? [], audit: audit === undefined || audit.action === false ? undefined : audit.action }
-          )
+          handler: answer === undefined ? standing : (request: object) => Effect.map(standing(request), answer)
         })
       }
     })
