@@ -85,6 +85,7 @@ import { expiryLayer as RateLimitsExpiry, RateLimiter } from "./platform/RateLim
 import * as StartupSecrets from "./platform/StartupSecrets.js"
 import * as Database from "./platform/Database.js"
 import { DatabaseStatus } from "./platform/DatabaseStatus.js"
+import * as GroupContexts from "./platform/GroupContexts.js"
 import * as Docs from "./platform/Docs.js"
 import * as HttpErrors from "./platform/HttpErrors.js"
 import * as MemoryRelease from "./platform/MemoryRelease.js"
@@ -337,10 +338,20 @@ export const teardown: Runtime.Teardown = (exit, onExit) =>
  */
 const Serving = (options: ServerOptions, makeServer: () => NodeServer, listen: { readonly port: number; readonly host: string }) =>
   Layer.unwrap(
-    Effect.map(
-      HttpRouter.toHttpEffect(Routes(options)).pipe(Effect.provideService(HttpRouter.RouterConfig, routerConfig)),
-      (app) => HttpServer.serve(app).pipe(Layer.provideMerge(NodeHttpServer.layer(() => holdEarlyRequests(makeServer()), listen)))
-    )
+    Effect.suspend(() => {
+      const groups = GroupContexts.collector()
+      return Effect.map(
+        HttpRouter.toHttpEffect(Routes(options)).pipe(
+          Effect.provideService(HttpRouter.RouterConfig, routerConfig),
+          Effect.provideService(GroupContexts.Collecting, groups)
+        ),
+        // The requests start from the groups' contexts (GroupContexts.ts): served in them.
+        (app) =>
+          Layer.effectDiscard(GroupContexts.withGroups(groups, HttpServer.serveEffect(app))).pipe(
+            Layer.provideMerge(NodeHttpServer.layer(() => holdEarlyRequests(makeServer()), listen))
+          )
+      )
+    })
   ).pipe(Layer.provideMerge(NodeHttpServer.layerHttpServices))
 
 /**
@@ -386,11 +397,16 @@ export const makeNodeListener = async (options: ServerOptions = {}): Promise<{
   // The services in the runtime, the routes in the listener's scope: what a handler reads per request is the runtime's.
   const runtime = ManagedRuntime.make(Layer.mergeAll(NodeHttpServer.layerHttpServices, RequestLog.layer(options), Services(options)))
   const scope = Scope.makeUnsafe()
+  const groups = GroupContexts.collector()
   try {
     const listener = await runtime.runPromise(
-      Effect.flatMap(HttpRouter.toHttpEffect(Routes(options)), (httpEffect) => NodeHttpServer.makeHandler(httpEffect, { scope })).pipe(
+      Effect.flatMap(
+        HttpRouter.toHttpEffect(Routes(options)),
+        (httpEffect) => GroupContexts.withGroups(groups, NodeHttpServer.makeHandler(httpEffect, { scope }))
+      ).pipe(
         Scope.provide(scope),
-        Effect.provideService(HttpRouter.RouterConfig, routerConfig)
+        Effect.provideService(HttpRouter.RouterConfig, routerConfig),
+        Effect.provideService(GroupContexts.Collecting, groups)
       )
     )
     return { listener, dispose: () => Effect.runPromise(Scope.close(scope, Exit.void)).then(() => runtime.dispose()) }

@@ -93,6 +93,7 @@ import * as Authority from "./Authority.js"
 import { defaultMaxBodyBytes, ServerConfig } from "./Config.js"
 import * as Compression from "./Compression.js"
 import * as DatabaseWait from "./DatabaseWait.js"
+import * as GroupContexts from "./GroupContexts.js"
 import * as Docs from "./Docs.js"
 import * as Idempotency from "./Idempotency.js"
 import * as Metrics from "./Metrics.js"
@@ -491,10 +492,10 @@ const reportingInput = (api: Pick<HttpApi.Top, "annotations">, group: HttpApiGro
  * is built with it.
  *
  * Its endpoint also answers with its success schema's compiled encoder, without the schema's checks (`ResponseEncoding.answering`,
- * `encodingSuccess`).
+ * `encodingSuccess`), and the context it is built in is collected for the requests to start with (`GroupContexts`).
  */
 export const group: typeof HttpApiBuilder.group = (api, identifier, build) =>
-  Layer.unwrap(Effect.map(Ablation.LeftOut, (leftOut) => groupLeavingOut(api, identifier, build, leftOut)))
+  Layer.unwrap(Effect.map(Ablation.LeftOut, (leftOut) => groupLeavingOut(api, identifier, build, leftOut))).pipe(Layer.merge(GroupContexts.collect()))
 
 /** `group`, leaving out what a benchmark leaves out (Ablation.ts; nothing in a server). */
 const groupLeavingOut = <ApiId extends string, Groups extends HttpApiGroup.Constraint, const Identifier extends HttpApiGroup.Identifier<Groups>, Return>(
