@@ -9,7 +9,7 @@
  * What a handler sees is unchanged: HttpApiBuilder still provides its group's context on every call, so a service
  * two groups were built with in different versions is each group's own (such a merge changes it, as before).
  *
- * A server collects with `collecting`, around the build of its routes and the making of its request handler:
+ * A server provides a `collector()` as `Collecting` around the build of its routes and the making of its handler:
  * `HttpErrors.group` adds each group's context to the collector it finds (`collect()`), and `withGroups` gives the
  * handler's maker their union. Where nothing collects (a host's own `HttpRouter.serve` of `ApiLayer`, the tests'
  * small APIs), groups build as before and each handler call merges its group's context.

@@ -28,8 +28,8 @@
  * `group` builds every group of the server: its handlers wrapped in authority, the audit recorder and idempotency as
  * their operations declare, and standing aside for their declared check when a request is only checked
  * (platform/AuthorizationCheck.ts), its endpoints reading requests with `reportInput` and answering with their success
- * schema's compiled encoder, without the schema's checks (platform/ResponseEncoding.ts); `Options.inner` is the idempotency middleware between the guard
- * and routing (platform/Idempotency.ts).
+ * schema's compiled encoder, without the schema's checks (platform/ResponseEncoding.ts); `Options.inner` is the
+ * idempotency middleware between the guard and routing (platform/Idempotency.ts).
  */
 import {
   type Action,
@@ -491,11 +491,14 @@ const reportingInput = (api: Pick<HttpApi.Top, "annotations">, group: HttpApiGro
  * (`reportingInput`: Effect 4.1 builds a group's routes here, from the endpoints registered). Every group of the server
  * is built with it.
  *
- * Its endpoint also answers with its success schema's compiled encoder, without the schema's checks (`ResponseEncoding.answering`,
- * `encodingSuccess`), and the context it is built in is collected for the requests to start with (`GroupContexts`).
+ * Its endpoint also answers with its success schema's compiled encoder, without the schema's checks
+ * (`ResponseEncoding.answering`, `encodingSuccess`), and the context it is built in is collected for the requests to
+ * start with (`GroupContexts`).
  */
 export const group: typeof HttpApiBuilder.group = (api, identifier, build) =>
-  Layer.unwrap(Effect.map(Ablation.LeftOut, (leftOut) => groupLeavingOut(api, identifier, build, leftOut))).pipe(Layer.merge(GroupContexts.collect()))
+  Layer.unwrap(Effect.map(Ablation.LeftOut, (leftOut) => groupLeavingOut(api, identifier, build, leftOut))).pipe(
+    Layer.merge(GroupContexts.collect())
+  )
 
 /** `group`, leaving out what a benchmark leaves out (Ablation.ts; nothing in a server). */
 const groupLeavingOut = <ApiId extends string, Groups extends HttpApiGroup.Constraint, const Identifier extends HttpApiGroup.Identifier<Groups>, Return>(

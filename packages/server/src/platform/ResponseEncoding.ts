@@ -4,10 +4,10 @@
  * interpreting its success schema, validating the whole value again on the way out (every id's pattern, every date,
  * every literal) before it transforms it: for a page of 50 members, 255 µs of CPU where the JSON text takes 19.
  *
- * `answering` compiles an endpoint's success schema once (SchemaJson.ts) and answers the handler's value with the
- * JSON text it encodes to, status and content type as the builder sets them, so the builder sends it without encoding
- * again. It takes the endpoints whose success is one JSON body (no headers of its own, no stream, not empty); others,
- * and a value the compiled encoder cannot encode, go to the builder's own encoding.
+ * `answering` compiles an endpoint's success schema once, on its first answer (SchemaJson.ts), and answers the
+ * handler's value with the JSON text it encodes to, status and content type as the builder sets them, so the builder
+ * sends it without encoding again. It takes the endpoints whose success is one JSON body (no headers of its own, no
+ * stream, not empty); others, and a value the compiled encoder cannot encode, go to the builder's own encoding.
  *
  * That encoding runs without the checks too: the Schema parse option `disableChecks` skips the refinements and still
  * runs every transformation (a `Date` to its ISO string, a class to its fields, a struct to its declared keys), so the
@@ -54,9 +54,9 @@ export const encodingSuccess = (
 /**
  * How the builder sends a success schema's body (Effect 4.1's `HttpApiSchema` keeps both as annotations of the schema,
  * read there by internal functions): its status, `httpApiStatus` on its last check that has one, on the schema, or on
- * its key (`HttpApiSchema.status`), else 200; and its encoding, `~httpApiEncoding`, JSON when absent. `undefined` when the body is not plain JSON (text,
- * bytes, a form, a stream, an upgrade) or the annotation is not in the shape Effect 4.1 gives it: such an endpoint
- * keeps the builder's encoding. The OpenAPI conformance checks of the test suites hold every answer's status and
+ * its key (`HttpApiSchema.status`), else 200; and its encoding, `~httpApiEncoding`, JSON when absent. `undefined` when
+ * the body is not plain JSON (text, bytes, a form, a stream, an upgrade) or the annotation is not in the shape Effect
+ * 4.1 gives it: such an endpoint keeps the builder's encoding. The OpenAPI conformance checks of the test suites hold every answer's status and
  * content type to the document's.
  */
 const jsonBodyOf = (schema: Schema.Top): { readonly status: number; readonly contentType: string } | undefined => {
@@ -99,22 +99,28 @@ const statusOf = (ast: SchemaAST.AST): number | undefined => {
 
 /**
  * The endpoint's answer from a handler's value: the JSON text of its compiled encoder as an `HttpServerResponse`, or
- * the value itself where the builder's encoding answers (an HttpServerResponse already, nothing, or a value the
- * compiled encoder cannot encode). `undefined` for an endpoint whose success is not one JSON body or whose schema does
- * not compile. When `checked`, every answer is also encoded by Schema with its checks: a value it refuses goes to the
- * builder (whose checked encoding answers 500), and an answer that differs from Schema's is a defect.
+ * the value itself where the builder's encoding answers (an HttpServerResponse already, nothing, a schema the
+ * compiler does not take, or a value the compiled encoder cannot encode). `undefined` for an endpoint whose success is
+ * not one JSON body. When `checked`, every answer is also encoded by Schema with its checks: a value it refuses goes to
+ * the builder (whose checked encoding answers 500), and an answer that differs from Schema's is a defect.
  */
 export const answering = (endpoint: HttpApiEndpoint.Top, checked = checkingEverything()) => {
   if (endpoint.success.size !== 1) return undefined
   const [schema] = endpoint.success
   const body = jsonBodyOf(schema)
   if (body === undefined) return undefined
-  const encoder = SchemaJson.compile(schema.ast)
-  if (encoder === undefined) return undefined
   const { status, contentType } = body
+  // Compiled on the endpoint's first answer, not as the server starts (238 schemas: about 30 ms of a start).
+  let compiled = false
+  let encoder: SchemaJson.Encoder | undefined
   const encodeChecked = checked ? Schema.encodeUnknownOption(Schema.make<Schema.Codec<unknown, unknown>>(schema.ast)) : undefined
   return (value: unknown): unknown => {
     if (value === undefined || HttpServerResponse.isHttpServerResponse(value)) return value
+    if (!compiled) {
+      encoder = SchemaJson.compile(schema.ast)
+      compiled = true
+    }
+    if (encoder === undefined) return value
     let text: string
     try {
       text = JSON.stringify(encoder(value))

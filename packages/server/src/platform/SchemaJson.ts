@@ -179,13 +179,15 @@ const compileArrays = (ast: SchemaAST.Arrays, state: Compiling): Encoder | undef
   }
 }
 
-interface Property {
-  readonly name: string
-  readonly optional: boolean
-  readonly encode: Encoder
-  /** The property's encoding on an optional value, where its links hold an optional getter. */
-  readonly encodeOptional: ((value: Option.Option<unknown>) => Option.Option<unknown>) | undefined
-}
+/** A declared key: its value encoded, or, where its links hold an optional getter, its presence encoded with it. */
+type Property =
+  | { readonly _tag: "Value"; readonly name: string; readonly optional: boolean; readonly encode: Encoder }
+  | {
+    readonly _tag: "Optional"
+    readonly name: string
+    readonly optional: boolean
+    readonly encode: (value: Option.Option<unknown>) => Option.Option<unknown>
+  }
 
 const compileProperty = (signature: SchemaAST.PropertySignature, state: Compiling): Property | undefined => {
   // A declared `__proto__` would need its own way of being set; no answer of the API declares one.
@@ -197,10 +199,10 @@ const compileProperty = (signature: SchemaAST.PropertySignature, state: Compilin
   if (steps !== undefined && type.encoding !== undefined && steps.some((step) => step._tag === "Optional")) {
     const last = compileWith(type.encoding[type.encoding.length - 1].to, state)
     if (last === undefined) return undefined
-    return { name: signature.name, optional, encode: valueChain(steps, last), encodeOptional: optionalChain(steps, last) }
+    return { _tag: "Optional", name: signature.name, optional, encode: optionalChain(steps, last) }
   }
   const encode = compileWith(type, state)
-  return encode === undefined ? undefined : { name: signature.name, optional, encode, encodeOptional: undefined }
+  return encode === undefined ? undefined : { _tag: "Value", name: signature.name, optional, encode }
 }
 
 const compileObjects = (ast: SchemaAST.Objects, state: Compiling): Encoder | undefined => {
@@ -225,8 +227,8 @@ const compileObjects = (ast: SchemaAST.Objects, state: Compiling): Encoder | und
     const out: Record<string, unknown> = {}
     for (const property of properties) {
       const present = Object.hasOwn(input, property.name)
-      if (property.encodeOptional !== undefined) {
-        const encoded = property.encodeOptional(present ? Option.some(input[property.name]) : Option.none())
+      if (property._tag === "Optional") {
+        const encoded = property.encode(present ? Option.some(input[property.name]) : Option.none())
         if (Option.isSome(encoded)) out[property.name] = encoded.value
         else if (!property.optional) throw new NotEncodable(`"${property.name}" encoded to nothing`)
         continue
