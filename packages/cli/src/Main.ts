@@ -17,7 +17,21 @@ const teardown: Runtime.Teardown = (exit, onExit) => {
   else Runtime.defaultTeardown(exit, onExit)
 }
 
+/**
+ * A signal that comes after the one that stopped the program is ignored, never fatal. `runMain` removes its SIGINT and
+ * SIGTERM listeners when the program ends, and Node then lets the signal kill the process; but Ctrl-C on `pnpm start`
+ * reaches the server twice (the terminal's, and pnpm's forwarded copy a moment later), and the second one landing
+ * between that removal and the exit ended a clean stop by SIGINT, which pnpm reported as ELIFECYCLE.
+ */
+const ignoreLateSignals = () => {
+  const ignore = () => {}
+  process.on("SIGINT", ignore)
+  process.on("SIGTERM", ignore)
+}
+
 // The CLI prints through Console; log lines come from `serve`, whose server installs its own one-line format in place
 // of Effect's default logger (RequestLog.loggerLayer), so no pretty logger is to be turned off here.
-export const main = (options: RunOptions) =>
+export const main = (options: RunOptions) => {
+  ignoreLateSignals()
   NodeRuntime.runMain(run(process.argv, options).pipe(Effect.provide(NodeServices.layer)), { disableErrorReporting: true, teardown })
+}
