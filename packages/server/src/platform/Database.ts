@@ -228,6 +228,36 @@ const answering = (
 }
 
 /**
+ * `reserve`, failing as a connection that could not be made (a 503) when it is not done within `millis`. It runs in a
+ * fiber of its own, started on this stack: a pooled connection free at once is taken there, with no timer set; a wait
+ * sets one timer, and at the end of it the reservation is interrupted (it leaves the pool's queue, or its connection
+ * attempt ends behind). `Effect.timeoutOrElse` raced two fibers and a sleep for every reservation: on `GET /v1/me`,
+ * about 5 KB of the 83 a request allocated.
+ */
+const reservedWithin = <A, E, R>(reserve: Effect.Effect<A, E, R>, millis: number): Effect.Effect<A, E | SqlError, R> =>
+  Effect.uninterruptibleMask((restore) =>
+    Effect.flatMap(Effect.forkDetach(restore(reserve), { startImmediately: true }), (fiber) => {
+      const settled = fiber.pollUnsafe()
+      if (settled !== undefined) return settled
+      return restore(Effect.callback<A, E | SqlError>((resume) => {
+        const timer = setTimeout(() => {
+          remove()
+          fiber.interruptUnsafe()
+          resume(Effect.fail(connectionFailure("timeout exceeded when trying to connect", "connect")))
+        }, millis)
+        const remove = fiber.addObserver((exit) => {
+          clearTimeout(timer)
+          resume(exit)
+        })
+        return Effect.sync(() => {
+          clearTimeout(timer)
+          remove()
+          fiber.interruptUnsafe()
+        })
+      }))
+    }))
+
+/**
  * A connection's reservation as the metrics see it: waiting while it is made, then in use until its scope (the
  * statement's or the transaction's) closes. The reservation itself, its timeout included, runs as it would unobserved.
  */
@@ -301,10 +331,7 @@ const layerPool = (
         return Effect.fail(connectionFailure("timeout exceeded when trying to connect", "connect"))
       }
       const startedAt = performance.now()
-      const reserved = Effect.timeoutOrElse(driver.reserve, {
-        duration: Duration.millis(allowed),
-        orElse: () => Effect.fail(connectionFailure("timeout exceeded when trying to connect", "connect"))
-      }).pipe(
+      const reserved = reservedWithin(driver.reserve, allowed).pipe(
         Effect.onExit(() => Effect.sync(() => DatabaseWait.ended(wait, startedAt, false, patienceMillis))),
         Effect.map((connection) => answering(connection, answerTimeout, patienceMillis, observer))
       )
