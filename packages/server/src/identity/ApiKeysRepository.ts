@@ -88,6 +88,10 @@ const makeApiKeysRepository = Effect.gen(function*() {
   const insert = (row: Omit<typeof ApiKeyRow.insert.Type, "lastUsedAt">) =>
     Effect.as(insertRow({ ...row, lastUsedAt: null }), toApiKey({ ...row, lastUsedAt: null }))
 
+  // The caller's and SSO's columns, read on every request with a key, built once (they name no value).
+  const resolvedColumns = sql`${callerColumns(sql)},
+                   ${assuranceColumns(sql, sql`k.organization_id`, false, "k")}`
+
   /**
    * Authentication in one statement: the unexpired key with this hash, with the membership it acts as (while
    * its member is still in the organization and not suspended, and its person's account is not disabled: disabling
@@ -100,8 +104,7 @@ const makeApiKeysRepository = Effect.gen(function*() {
     // date again (`trusted`, as for long lists); `ResolvedKey` says what they are.
     Result: trusted<typeof ResolvedKey.Type>(),
     execute: ({ at, keyHash }) =>
-      sql`SELECT k.id AS api_key_id, k.organization_id AS key_organization_id, k.last_used_at, k.scopes, ${callerColumns(sql)},
-                   ${assuranceColumns(sql, sql`k.organization_id`, false, "k")}
+      sql`SELECT k.id AS api_key_id, k.organization_id AS key_organization_id, k.last_used_at, k.scopes, ${resolvedColumns}
             FROM api_keys k
             JOIN memberships m ON m.organization_id = k.organization_id AND m.id = k.membership_id
                                AND m.removed_at IS NULL AND m.suspended_at IS NULL AND m.user_id IS NOT NULL

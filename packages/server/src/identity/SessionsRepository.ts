@@ -65,6 +65,9 @@ const makeSessionsRepository = Effect.gen(function*() {
     })
   }
 
+  // The caller's and SSO's columns, read on every authenticated request, built once (they name no value).
+  const resolvedColumns = sql`${callerColumns(sql)}, ${assuranceColumns(sql, sql`m.organization_id`)}`
+
   /**
    * Authentication in one statement: the live session with this token hash, its person, and the membership the
    * request acts in with its organization: the session's active organization while the person belongs to it,
@@ -79,7 +82,7 @@ const makeSessionsRepository = Effect.gen(function*() {
     Result: trusted<typeof ResolvedSession.Type>(),
     execute: ({ at, idleSince, tokenHash }) =>
       sql`SELECT s.id AS session_id, s.created_at AS session_created_at, s.last_used_at AS session_last_used_at,
-              ${callerColumns(sql)}, ${assuranceColumns(sql, sql`m.organization_id`)}
+              ${resolvedColumns}
             FROM sessions s
             JOIN users u ON u.id = s.user_id AND u.disabled_at IS NULL AND u.deleted_at IS NULL
             LEFT JOIN LATERAL (
