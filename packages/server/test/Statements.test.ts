@@ -2,10 +2,13 @@
  * platform/Statements.ts on a table the test creates, on a real database (the embedded one, or Postgres with
  * DATABASE_URL): the typed statements (a row failing its schema is a defect; `findOne` is an Option, `single` must
  * find its row), the rows read as resource classes (`classRow` validating, `trustedClassRow` not, JSON text columns,
- * `withColumns`), `Fragment`, `likePattern` and `deleteInBatches`.
+ * `withColumns`), `Fragment`, `likePattern` and `deleteInBatches`; and which requests go to their statement as they are
+ * (`encodesAsItself`: those Schema's encoding would send unchanged, over generated values).
  */
-import { expect, layer } from "@effect/vitest"
+import { describe, expect, it, layer } from "@effect/vitest"
 import { Team, TeamId } from "@orgplane/schema"
+import { isDeepStrictEqual } from "node:util"
+import * as Arbitrary from "effect/Arbitrary"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -182,4 +185,59 @@ layer(Layer.unwrap(TestDatabase.layer()), { timeout: 60_000, excludeTestServices
       expect(yield* Statements.deleteInBatches(batch, { batch: 10, batches: 2 })).toBe(20)
       expect(statements).toBe(2)
     }))
+})
+
+/** `value` with its objects as the server's are (the generated ones have no prototype). */
+const plain = (value: unknown): unknown =>
+  Array.isArray(value)
+    ? value.map(plain)
+    : typeof value === "object" && value !== null && Object.getPrototypeOf(value) === null
+    ? Object.fromEntries(Object.entries(value).map(([key, member]) => [key, plain(member)]))
+    : value
+
+describe("a statement's request that is its own encoding", () => {
+  // Requests as the server's statements declare them: ids, texts, dates, nulls, lists, fragments.
+  const asThemselves = {
+    "ids and dates": Schema.Struct({ id: TeamId, name: Schema.String, at: Statements.DateColumn }),
+    "nulls, optional keys, literals": Schema.Struct({
+      note: Schema.NullOr(Schema.String),
+      label: Schema.optionalKey(Schema.String),
+      kind: Schema.Literals(["a", "b"])
+    }),
+    "lists, records, unions": Schema.Struct({
+      ids: Schema.Array(TeamId),
+      counts: Schema.Record(Schema.String, Schema.Number),
+      either: Schema.Union([Schema.Number, Schema.Struct({ at: Statements.DateColumn })])
+    }),
+    "checked texts": Schema.Struct({ name: Schema.String.check(Schema.isMinLength(3)) }),
+    "a single id": TeamId
+  }
+  // And requests with an encoding of their own, which must still be encoded.
+  const encoded = {
+    "a class": Widget,
+    "a JSON string": Schema.fromJsonString(Schema.Struct({ a: Schema.Number })),
+    "renamed keys": Schema.Struct({ fullName: Schema.String }).pipe(Schema.encodeKeys({ fullName: "full_name" })),
+    "a number from a string, nested": Schema.Struct({ inner: Schema.Array(Schema.NumberFromString) }),
+    "a decoding default": Schema.Struct({ size: Schema.Number.pipe(Schema.optionalKey, Schema.withDecodingDefaultKey(() => 1)) })
+  }
+
+  it("tells the two apart", () => {
+    expect(Object.fromEntries(Object.entries(asThemselves).map(([name, schema]) => [name, Statements.encodesAsItself(schema.ast)])))
+      .toEqual(Object.fromEntries(Object.keys(asThemselves).map((name) => [name, true])))
+    expect(Object.fromEntries(Object.entries(encoded).map(([name, schema]) => [name, Statements.encodesAsItself(schema.ast)])))
+      .toEqual(Object.fromEntries(Object.keys(encoded).map((name) => [name, false])))
+  })
+
+  it("sends what Schema's encoding would, for values generated from each schema it sends as they are", () =>
+    Effect.gen(function*() {
+      for (const [name, schema] of Object.entries(asThemselves)) {
+        const encode = Schema.encodeUnknownSync(schema)
+        const result = yield* Arbitrary.checkEffect(
+          Arbitrary.schema(Schema.toType(schema)),
+          (value) => isDeepStrictEqual(encode(value), plain(value)),
+          { runs: 50, seed: name }
+        )
+        expect({ name, failure: Arbitrary.formatCheckFailure(result) }).toEqual({ name, failure: undefined })
+      }
+    }).pipe(Effect.runPromise))
 })

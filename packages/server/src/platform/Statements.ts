@@ -1,9 +1,9 @@
 /**
- * Typed statements over our own tables: `SqlSchema` statements whose rows failing their schema is a bug (a defect),
+ * Typed statements over our own tables, as `SqlSchema` makes them, whose rows failing their schema is a bug (a defect),
  * not an outcome, and row schemas derived from the API's resource classes, so no row type is written twice.
  *
- * `findOne` here answers an `Option` (`SqlSchema.findOneOption`) and `single` fails when there is no row
- * (`SqlSchema.findOne`). A resource class built without validating (`classRow`, `trustedClassRow`) is built with
+ * `findOne` here answers an `Option` (as `SqlSchema.findOneOption`) and `single` fails when there is no row (as
+ * `SqlSchema.findOne`, a defect here). A resource class built without validating (`classRow`, `trustedClassRow`) is built with
  * `disableChecks`: the class constructor still reads the fields' types (a Date is a Date), only their checks
  * (lengths, patterns) are skipped.
  */
@@ -11,9 +11,9 @@ import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import type * as SchemaAST from "effect/SchemaAST"
 import * as SchemaGetter from "effect/SchemaGetter"
 import * as SchemaParser from "effect/SchemaParser"
-import * as SqlSchema from "effect/sql/SqlSchema"
 import * as Statement from "effect/sql/Statement"
 
 /** A timestamp column: the driver reads and writes `Date`s (the API's `Timestamp` is their ISO form). */
@@ -22,7 +22,7 @@ export const DateColumn = Schema.Date
 /** The `ILIKE` pattern of a containment search, where `%` and `_` match themselves. */
 export const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
 
-// `SqlSchema` statements over our own tables: a row that fails its schema is a bug (a defect), not an outcome.
+// Statements over our own tables, as `SqlSchema`'s: a row that fails its schema is a bug (a defect), not an outcome.
 interface Options<Req extends Schema.Constraint, Res extends Schema.Constraint, E, R> {
   readonly Request: Req
   readonly Result: Res
@@ -32,39 +32,90 @@ interface Options<Req extends Schema.Constraint, Res extends Schema.Constraint, 
 const defectOnSchemaError = <A, E, R>(effect: Effect.Effect<A, E | Schema.SchemaError, R>): Effect.Effect<A, E, R> =>
   Effect.catch(effect, (error) => Schema.isSchemaError(error) ? Effect.die(error) : Effect.fail(error))
 
+/**
+ * Whether the values of `ast` are their own encoding: no transformation anywhere in it (a class, a renamed key, a
+ * decoding default, a JSON string all have one). Its checks aside: they are not the statement's to repeat.
+ */
+export const encodesAsItself = (ast: SchemaAST.AST): boolean => {
+  if (ast.encoding !== undefined) return false
+  switch (ast._tag) {
+    case "Objects":
+      return ast.propertySignatures.every((property) => encodesAsItself(property.type)) &&
+        ast.indexSignatures.every((index) => encodesAsItself(index.parameter) && encodesAsItself(index.type))
+    case "Arrays":
+      return ast.elements.every(encodesAsItself) && ast.rest.every(encodesAsItself)
+    case "Union":
+      return ast.types.every(encodesAsItself)
+    case "Declaration":
+      return ast.typeParameters.every(encodesAsItself)
+    case "Suspend":
+      return false
+    default:
+      return true
+  }
+}
+
+/**
+ * A statement's request as the statement sends it. Most requests (ids, texts, dates, fragments) are their own
+ * encoding: they go as they are, typed by their callers and checked at the API's edge, without a pass of
+ * `Schema.encodeEffect` on every statement (issue 71: each pass allocated its parser's effects, on every statement
+ * of every request). The others are encoded.
+ */
+const encoder = <Req extends Schema.Constraint>(Request: Req) => {
+  const encode = Schema.encodeEffect(Request)
+  if (!encodesAsItself(Request.ast)) return encode
+  // What `encodesAsItself` found, said to the types: a value of this schema is its encoded value.
+  const isEncoded = (_: Req["Type"] | Req["Encoded"]): _ is Req["Encoded"] => true
+  return (request: Req["Type"]): Effect.Effect<Req["Encoded"], Schema.SchemaError, Req["EncodingServices"]> =>
+    isEncoded(request) ? Effect.succeed(request) : encode(request)
+}
+
 export const findAll = <Req extends Schema.Constraint, Res extends Schema.Constraint, E, R>(options: Options<Req, Res, E, R>) => {
-  const run = SqlSchema.findAll(options)
+  const encode = encoder(options.Request)
+  const decode = Schema.decodeUnknownEffect(Schema.mutable(Schema.Array(options.Result)))
   return (
     request: Req["Type"]
   ): Effect.Effect<ReadonlyArray<Res["Type"]>, E, R | Req["EncodingServices"] | Res["DecodingServices"]> =>
-    defectOnSchemaError(run(request))
+    defectOnSchemaError(Effect.flatMap(Effect.flatMap(encode(request), options.execute), decode))
 }
 
-/** The first row, if any (`SqlSchema.findOneOption`; `SqlSchema.findOne` fails when there is none). */
+/** The first row, if any (as `SqlSchema.findOneOption`; `single` fails when there is none). */
 export const findOne = <Req extends Schema.Constraint, Res extends Schema.Constraint, E, R>(options: Options<Req, Res, E, R>) => {
-  const run = SqlSchema.findOneOption(options)
+  const encode = encoder(options.Request)
+  const decode = Schema.decodeUnknownEffect(options.Result)
   return (
     request: Req["Type"]
   ): Effect.Effect<Option.Option<Res["Type"]>, E, R | Req["EncodingServices"] | Res["DecodingServices"]> =>
-    defectOnSchemaError(run(request))
+    defectOnSchemaError(
+      Effect.flatMap(
+        Effect.flatMap(encode(request), options.execute),
+        (rows) => rows.length > 0 ? Effect.asSome(decode(rows[0])) : Effect.succeedNone
+      )
+    )
 }
 
 /** One row that must exist (say, a row this transaction just wrote or locked). */
 export const single = <Req extends Schema.Constraint, Res extends Schema.Constraint, E, R>(options: Options<Req, Res, E, R>) => {
-  const run = SqlSchema.findOne(options)
+  const encode = encoder(options.Request)
+  const decode = Schema.decodeUnknownEffect(options.Result)
   return (
     request: Req["Type"]
   ): Effect.Effect<Res["Type"], E, R | Req["EncodingServices"] | Res["DecodingServices"]> =>
-    Effect.catch(defectOnSchemaError(run(request)), (error) => Cause.isNoSuchElementError(error) ? Effect.die(error) : Effect.fail(error))
+    defectOnSchemaError(
+      Effect.flatMap(
+        Effect.flatMap(encode(request), options.execute),
+        (rows) => rows.length > 0 ? decode(rows[0]) : Effect.die(new Cause.NoSuchElementError())
+      )
+    )
 }
 
 export const execute = <Req extends Schema.Constraint, E, R>(options: {
   readonly Request: Req
   readonly execute: (request: Req["Encoded"]) => Effect.Effect<unknown, E, R>
 }) => {
-  const run = SqlSchema.void(options)
+  const encode = encoder(options.Request)
   return (request: Req["Type"]): Effect.Effect<void, E, R | Req["EncodingServices"]> =>
-    defectOnSchemaError(run(request))
+    defectOnSchemaError(Effect.asVoid(Effect.flatMap(encode(request), options.execute)))
 }
 
 /** A resource class of the API (`Schema.Class`): its fields, and its constructor. */
