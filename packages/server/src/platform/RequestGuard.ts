@@ -374,7 +374,9 @@ export const make = (routes: Routes, options: Options) =>
       const text = !raw && (kind === "json" || kind === "form") ? decoder.decode(body) : undefined
       const invalid = raw ? undefined : checkBody(kind, body, text ?? "")
       if (invalid !== undefined) return Effect.fail(invalid)
-      const decodedAs = !raw && kind === "json" && contentType !== undefined ? "application/json" : undefined
+      // The platform reads the header's media type (lower-cased, parameters left out): only another JSON type (`+json`)
+      // is renamed, and the headers copied for it.
+      const decodedAs = !raw && kind === "json" && contentType !== undefined && media?.essence !== "application/json" ? "application/json" : undefined
       return Effect.provideService(capped, HttpServerRequest.HttpServerRequest, withBody(request, body, text, decodedAs))
     })
   })
