@@ -218,7 +218,7 @@ describe("a statement's request that is its own encoding", () => {
     "a JSON string": Schema.fromJsonString(Schema.Struct({ a: Schema.Number })),
     "renamed keys": Schema.Struct({ fullName: Schema.String }).pipe(Schema.encodeKeys({ fullName: "full_name" })),
     "a number from a string, nested": Schema.Struct({ inner: Schema.Array(Schema.NumberFromString) }),
-    "a decoding default": Schema.Struct({ size: Schema.Number.pipe(Schema.optionalKey, Schema.withDecodingDefaultKey(() => 1)) })
+    "a decoding default": Schema.Struct({ size: Schema.Number.pipe(Schema.optionalKey, Schema.withDecodingDefaultKey(Effect.succeed(1))) })
   }
 
   it("tells the two apart", () => {
