@@ -166,6 +166,76 @@ export const connectFailure = (error: unknown): string | undefined => {
   return undefined
 }
 
+/** The rows' transformation a statement is run with, as `SqlConnection.Connection` takes it. */
+type Rows = Parameters<SqlConnection.Connection["execute"]>[2]
+
+/**
+ * A reserved connection with its statements bounded (see `answering`). One is made for each reservation; its methods
+ * are shared by all of them, where an object of six closures was made for each.
+ */
+class Answering implements SqlConnection.Connection {
+  constructor(
+    readonly connection: SqlConnection.Connection,
+    readonly millis: number,
+    readonly patience: number,
+    readonly observer: DatabaseObserver | undefined
+  ) {}
+  execute(sql: string, params: ReadonlyArray<unknown>, transformRows: Rows) {
+    return bounded(this, this.connection.execute(sql, params, transformRows))
+  }
+  executeRaw(sql: string, params: ReadonlyArray<unknown>) {
+    return bounded(this, this.connection.executeRaw(sql, params))
+  }
+  // Streams pace themselves by their reader; none of the server's statements streams.
+  executeStream(sql: string, params: ReadonlyArray<unknown>, transformRows: Rows) {
+    return this.connection.executeStream(sql, params, transformRows)
+  }
+  executeValues(sql: string, params: ReadonlyArray<unknown>) {
+    return bounded(this, this.connection.executeValues(sql, params))
+  }
+  executeValuesUnprepared(sql: string, params: ReadonlyArray<unknown>) {
+    return bounded(this, this.connection.executeValuesUnprepared(sql, params))
+  }
+  executeUnprepared(sql: string, params: ReadonlyArray<unknown>, transformRows: Rows) {
+    return bounded(this, this.connection.executeUnprepared(sql, params, transformRows))
+  }
+}
+
+// `disconnect` and `Effect.timeoutOrElse` would do, at three fibers a statement: this is one fiber and one timer.
+// The statement's fiber starts at once, on this stack (`startImmediately`), as `Effect.raceFirst` starts its own:
+// its statement is on the wire before the timer is set, with no turn of the scheduler in between and no async
+// context captured for one (GET /v1/me on Postgres: about 7% less CPU a request, 211 -> 197 µs, medians of 8
+// interleaved rounds).
+const bounded = <A>(on: Answering, statement: Effect.Effect<A, SqlError>): Effect.Effect<A, SqlError> =>
+  Effect.withFiber((current) => {
+    const { millis, observer, patience } = on
+    const wait = current.getRef(DatabaseWait.CurrentWait)
+    const allowed = Math.max(0, DatabaseWait.allowed(wait, millis, patience))
+    const startedAt = performance.now()
+    return Effect.uninterruptibleMask((restore) =>
+      Effect.flatMap(Effect.forkDetach(restore(statement), { startImmediately: true }), (fiber) =>
+        restore(Effect.callback<A, SqlError>((resume) => {
+          const timer = setTimeout(() => {
+            remove()
+            fiber.interruptUnsafe()
+            DatabaseWait.ended(wait, startedAt, false, patience)
+            resume(Effect.fail(connectionFailure("Query read timeout", "query")))
+          }, allowed)
+          const remove = fiber.addObserver((exit) => {
+            clearTimeout(timer)
+            DatabaseWait.ended(wait, startedAt, exit._tag === "Success", patience)
+            observer?.statement((performance.now() - startedAt) / 1000, exit._tag === "Success")
+            resume(exit)
+          })
+          // The caller interrupted: the statement's interruption finishes behind, as a timed-out one's does.
+          return Effect.sync(() => {
+            clearTimeout(timer)
+            remove()
+            fiber.interruptUnsafe()
+          })
+        }))))
+  })
+
 /**
  * `connection`, its statements given up on (failing as a lost connection, so a 503) when the database answers
  * nothing within `within`, or sooner when the request's bound (DatabaseWait.ts, `patience`) runs out first: a
@@ -181,51 +251,7 @@ const answering = (
   within: Duration.Duration,
   patience: number,
   observer: DatabaseObserver | undefined
-): SqlConnection.Connection => {
-  const millis = Duration.toMillis(within)
-  // `disconnect` and `Effect.timeoutOrElse` would do, at three fibers a statement: this is one fiber and one timer.
-  // The statement's fiber starts at once, on this stack (`startImmediately`), as `Effect.raceFirst` starts its own:
-  // its statement is on the wire before the timer is set, with no turn of the scheduler in between and no async
-  // context captured for one (GET /v1/me on Postgres: about 7% less CPU a request, 211 -> 197 µs, medians of 8
-  // interleaved rounds).
-  const bounded = <A>(statement: Effect.Effect<A, SqlError>): Effect.Effect<A, SqlError> =>
-    Effect.withFiber((current) => {
-      const wait = current.getRef(DatabaseWait.CurrentWait)
-      const allowed = Math.max(0, DatabaseWait.allowed(wait, millis, patience))
-      const startedAt = performance.now()
-      return Effect.uninterruptibleMask((restore) =>
-        Effect.flatMap(Effect.forkDetach(restore(statement), { startImmediately: true }), (fiber) =>
-          restore(Effect.callback<A, SqlError>((resume) => {
-            const timer = setTimeout(() => {
-              remove()
-              fiber.interruptUnsafe()
-              DatabaseWait.ended(wait, startedAt, false, patience)
-              resume(Effect.fail(connectionFailure("Query read timeout", "query")))
-            }, allowed)
-            const remove = fiber.addObserver((exit) => {
-              clearTimeout(timer)
-              DatabaseWait.ended(wait, startedAt, exit._tag === "Success", patience)
-              observer?.statement((performance.now() - startedAt) / 1000, exit._tag === "Success")
-              resume(exit)
-            })
-            // The caller interrupted: the statement's interruption finishes behind, as a timed-out one's does.
-            return Effect.sync(() => {
-              clearTimeout(timer)
-              remove()
-              fiber.interruptUnsafe()
-            })
-          }))))
-    })
-  return {
-    execute: (sql, params, transformRows) => bounded(connection.execute(sql, params, transformRows)),
-    executeRaw: (sql, params) => bounded(connection.executeRaw(sql, params)),
-    // Streams pace themselves by their reader; none of the server's statements streams.
-    executeStream: (sql, params, transformRows) => connection.executeStream(sql, params, transformRows),
-    executeValues: (sql, params) => bounded(connection.executeValues(sql, params)),
-    executeValuesUnprepared: (sql, params) => bounded(connection.executeValuesUnprepared(sql, params)),
-    executeUnprepared: (sql, params, transformRows) => bounded(connection.executeUnprepared(sql, params, transformRows))
-  }
-}
+): SqlConnection.Connection => new Answering(connection, Duration.toMillis(within), patience, observer)
 
 /**
  * `reserve`, failing as a connection that could not be made (a 503) when it is not done within `millis`. It runs in a
