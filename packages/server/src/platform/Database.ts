@@ -29,6 +29,7 @@ import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import type * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
@@ -201,39 +202,64 @@ class Answering implements SqlConnection.Connection {
   }
 }
 
-// `disconnect` and `Effect.timeoutOrElse` would do, at three fibers a statement: this is one fiber and one timer.
-// The statement's fiber starts at once, on this stack (`startImmediately`), as `Effect.raceFirst` starts its own:
-// its statement is on the wire before the timer is set, with no turn of the scheduler in between and no async
-// context captured for one (GET /v1/me on Postgres: about 7% less CPU a request, 211 -> 197 µs, medians of 8
-// interleaved rounds).
+/**
+ * `effect` given up on when it has not settled within `millis`: it is interrupted behind and `timedOut`'s error
+ * answers in its place. `settled` hears how it ended: its exit, or `undefined` when it was given up on (not when the
+ * caller interrupted it, whose interruption also finishes behind). It runs in a fiber of its own, started on this
+ * stack (`startImmediately`): a statement is on the wire before the timer is set, with no turn of the scheduler in
+ * between, and an effect settled there (a pooled connection free at once) sets no timer. One fiber and at most one
+ * timer, where `Effect.timeoutOrElse` races two fibers and a sleep (a statement's bound: about 7% of `GET /v1/me`'s
+ * CPU, 211 -> 197 µs; a reservation's: 5 KB of the 83 it allocated).
+ */
+const settledWithin = <A, E, R, E2>(
+  effect: Effect.Effect<A, E, R>,
+  millis: number,
+  timedOut: () => E2,
+  settled?: (exit: Exit.Exit<A, E> | undefined) => void
+): Effect.Effect<A, E | E2, R> =>
+  Effect.uninterruptibleMask((restore) =>
+    Effect.flatMap(Effect.forkDetach(restore(effect), { startImmediately: true }), (fiber) => {
+      const done = fiber.pollUnsafe()
+      if (done !== undefined) {
+        settled?.(done)
+        return done
+      }
+      return restore(Effect.callback<A, E | E2>((resume) => {
+        const timer = setTimeout(() => {
+          remove()
+          fiber.interruptUnsafe()
+          settled?.(undefined)
+          resume(Effect.fail(timedOut()))
+        }, millis)
+        const remove = fiber.addObserver((exit) => {
+          clearTimeout(timer)
+          settled?.(exit)
+          resume(exit)
+        })
+        return Effect.sync(() => {
+          clearTimeout(timer)
+          remove()
+          fiber.interruptUnsafe()
+        })
+      }))
+    }))
+
+const connectTimedOut = () => connectionFailure("timeout exceeded when trying to connect", "connect")
+
+const queryTimedOut = () => connectionFailure("Query read timeout", "query")
+
+/** A statement of `on`, bounded (see `answering`): by its connection's answer timeout and the request's budget. */
 const bounded = <A>(on: Answering, statement: Effect.Effect<A, SqlError>): Effect.Effect<A, SqlError> =>
   Effect.withFiber((current) => {
     const { millis, observer, patience } = on
     const wait = current.getRef(DatabaseWait.CurrentWait)
     const allowed = Math.max(0, DatabaseWait.allowed(wait, millis, patience))
     const startedAt = performance.now()
-    return Effect.uninterruptibleMask((restore) =>
-      Effect.flatMap(Effect.forkDetach(restore(statement), { startImmediately: true }), (fiber) =>
-        restore(Effect.callback<A, SqlError>((resume) => {
-          const timer = setTimeout(() => {
-            remove()
-            fiber.interruptUnsafe()
-            DatabaseWait.ended(wait, startedAt, false, patience)
-            resume(Effect.fail(connectionFailure("Query read timeout", "query")))
-          }, allowed)
-          const remove = fiber.addObserver((exit) => {
-            clearTimeout(timer)
-            DatabaseWait.ended(wait, startedAt, exit._tag === "Success", patience)
-            observer?.statement((performance.now() - startedAt) / 1000, exit._tag === "Success")
-            resume(exit)
-          })
-          // The caller interrupted: the statement's interruption finishes behind, as a timed-out one's does.
-          return Effect.sync(() => {
-            clearTimeout(timer)
-            remove()
-            fiber.interruptUnsafe()
-          })
-        }))))
+    return settledWithin(statement, allowed, queryTimedOut, (exit) => {
+      const answered = exit?._tag === "Success"
+      DatabaseWait.ended(wait, startedAt, answered, patience)
+      if (exit !== undefined) observer?.statement((performance.now() - startedAt) / 1000, answered)
+    })
   })
 
 /**
@@ -252,36 +278,6 @@ const answering = (
   patience: number,
   observer: DatabaseObserver | undefined
 ): SqlConnection.Connection => new Answering(connection, Duration.toMillis(within), patience, observer)
-
-/**
- * `reserve`, failing as a connection that could not be made (a 503) when it is not done within `millis`. It runs in a
- * fiber of its own, started on this stack: a pooled connection free at once is taken there, with no timer set; a wait
- * sets one timer, and at the end of it the reservation is interrupted (it leaves the pool's queue, or its connection
- * attempt ends behind). `Effect.timeoutOrElse` raced two fibers and a sleep for every reservation: on `GET /v1/me`,
- * about 5 KB of the 83 a request allocated.
- */
-const reservedWithin = <A, E, R>(reserve: Effect.Effect<A, E, R>, millis: number): Effect.Effect<A, E | SqlError, R> =>
-  Effect.uninterruptibleMask((restore) =>
-    Effect.flatMap(Effect.forkDetach(restore(reserve), { startImmediately: true }), (fiber) => {
-      const settled = fiber.pollUnsafe()
-      if (settled !== undefined) return settled
-      return restore(Effect.callback<A, E | SqlError>((resume) => {
-        const timer = setTimeout(() => {
-          remove()
-          fiber.interruptUnsafe()
-          resume(Effect.fail(connectionFailure("timeout exceeded when trying to connect", "connect")))
-        }, millis)
-        const remove = fiber.addObserver((exit) => {
-          clearTimeout(timer)
-          resume(exit)
-        })
-        return Effect.sync(() => {
-          clearTimeout(timer)
-          remove()
-          fiber.interruptUnsafe()
-        })
-      }))
-    }))
 
 /**
  * A connection's reservation as the metrics see it: waiting while it is made, then in use until its scope (the
@@ -354,10 +350,10 @@ const layerPool = (
       const allowed = DatabaseWait.allowed(wait, connectMillis, patienceMillis)
       if (allowed <= 0) {
         DatabaseWait.ended(wait, performance.now(), false, patienceMillis)
-        return Effect.fail(connectionFailure("timeout exceeded when trying to connect", "connect"))
+        return Effect.fail(connectTimedOut())
       }
       const startedAt = performance.now()
-      const reserved = reservedWithin(driver.reserve, allowed).pipe(
+      const reserved = settledWithin(driver.reserve, allowed, connectTimedOut).pipe(
         Effect.onExit(() => Effect.sync(() => DatabaseWait.ended(wait, startedAt, false, patienceMillis))),
         Effect.map((connection) => answering(connection, answerTimeout, patienceMillis, observer))
       )
