@@ -17,7 +17,7 @@ export class AgentsConfig extends Context.Service<AgentsConfig, AgentsSettings>(
 /** The documented environment variables, in the style of platform/Config.ts's (for `serve --help` and the README). */
 export const environment = [
   ["ORGPLANE_MCP", "false", "true: serve the API to AI agents as an MCP server at /mcp on this port (Streamable HTTP), with the caller's own session token or API key as `Authorization: Bearer <token>`."],
-  ["ORGPLANE_MCP_ALLOWED_ORIGINS", "(none)", "Browser origins allowed to call /mcp, comma-separated (say https://agent.example.com); a request carrying another Origin answers 403, one without Origin (any non-browser client) passes."]
+  ["ORGPLANE_MCP_ALLOWED_ORIGINS", "(none)", "Browser origins allowed to call /mcp besides the server's own (its ORGPLANE_PUBLIC_URL's, else the loopback address a request reached), comma-separated (say https://agent.example.com); a request carrying another Origin answers 403, one without Origin (any non-browser client) passes."]
 ] as const
 
 /** Settings given in code (tests, an embedding host); `undefined` keeps the environment's. */

@@ -3,7 +3,7 @@
  * `McpServer.layerHttp`), when `ORGPLANE_MCP=true`; with it the OAuth protected resource metadata (RFC 9728) that
  * tells a client how to present its credential.
  *
- * Every request to `/mcp` passes the gate first: an `Origin` other than the allowed ones is 403, and the caller's
+ * Every request to `/mcp` passes the gate first: an `Origin` other than the server's own and the allowed ones is 403, and the caller's
  * credential (`Authorization: Bearer <session token or API key>`, or `X-API-Key`) is checked by `GET /v1/me` run in
  * process; a refusal is the API's 401 with `WWW-Authenticate` naming the metadata document. Then the tools' requests
  * run through the server's own router with that credential (InProcessTransport.ts), each answered and audited as over
@@ -23,6 +23,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import { HttpRouter } from "effect/http"
+import * as Headers from "effect/http/Headers"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { ServerConfig, type ServerSettings } from "../platform/Config.js"
@@ -33,6 +34,7 @@ import { VERSION } from "../Version.js"
 import { AgentsConfig, type AgentsSettings } from "./AgentsConfig.js"
 import * as AuthorizationChecks from "./AuthorizationChecks.js"
 import * as InProcessTransport from "./InProcessTransport.js"
+import * as McpOrigin from "./McpOrigin.js"
 
 /** Where the MCP server is served. */
 export const path = "/mcp"
@@ -110,11 +112,12 @@ const encodeInvalidRequest = Schema.encodeSync(InvalidRequestResponse)
 const originRefused = HttpServerResponse.jsonUnsafe({
   error: "forbidden",
   reason: "origin_not_allowed",
-  message: "This Origin may not call /mcp: the server's operator lists the browser origins that may in ORGPLANE_MCP_ALLOWED_ORIGINS."
+  message: "This Origin may not call /mcp: only the server's own origin and those its operator lists in ORGPLANE_MCP_ALLOWED_ORIGINS may."
 }, { status: 403 })
 
 /**
- * The gate around every `/mcp` route: the origin, then the credential (`GET /v1/me` in process, so exactly the API's
+ * The gate around every `/mcp` route: the origin (McpOrigin.ts, the one rule: the MCP server is handed the request
+ * without its `Origin` once admitted, and admits none itself), then the credential (`GET /v1/me` in process, so exactly the API's
  * resolution and refusals), then the request with the caller's `Transport`. A 401 adds `resource_metadata` to the
  * API's own challenge (RFC 9728 §5.1); any other refusal of `/v1/me` (a bad `Orgplane-Read-Only`, the database
  * unavailable) is answered as the API answered it.
@@ -127,8 +130,7 @@ const Gate = HttpRouter.middleware<{ provides: Transport.Transport }>()(Effect.g
   return (httpEffect) =>
     Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
-      const origin = request.headers["origin"]
-      if (origin !== undefined && !allowed.has(origin)) return originRefused
+      if (!McpOrigin.admits(allowed, server, request.headers)) return originRefused
       const toolsets = unknownToolsets(request.headers)
       if (toolsets !== undefined) {
         return HttpServerResponse.jsonUnsafe(encodeInvalidRequest(InvalidRequest.field([toolsetsHeader], toolsets)), { status: 400 })
@@ -144,7 +146,11 @@ const Gate = HttpRouter.middleware<{ provides: Transport.Transport }>()(Effect.g
         })
       }
       if (me.status !== 200) return HttpServerResponse.jsonUnsafe(me.body, { status: me.status })
-      return yield* Effect.provideService(httpEffect, Transport.Transport, transport)
+      const admitted = request.headers["origin"] === undefined ? request : request.modify({ headers: Headers.remove(request.headers, "origin") })
+      return yield* httpEffect.pipe(
+        Effect.provideService(Transport.Transport, transport),
+        Effect.provideService(HttpServerRequest.HttpServerRequest, admitted)
+      )
     }).pipe(Effect.catchTag("TransportError", (error) => Effect.die(error)))
 }))
 
@@ -172,7 +178,8 @@ export const layer: Layer.Layer<
     instructions: McpServerInfo.instructions,
     path,
     protocols: McpServerInfo.protocols,
-    allowedOrigins: settings.allowedOrigins,
+    // None: the gate admits a browser's origin (McpOrigin.ts) and hands the request on without it.
+    allowedOrigins: [],
     // A client ends its session (DELETE with its Mcp-Session-Id), so the server forgets it; the gate ran first.
     allowSessionTermination: true,
     registrations: yield* registrations

@@ -10,6 +10,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import * as Logger from "effect/Logger"
+import * as NodeHttp from "node:http"
 import * as References from "effect/References"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Http from "../../../../packages/testkit/src/Http.js"
@@ -64,6 +65,28 @@ const call = async (client: Client, name: string, args: Record<string, unknown>)
   const isError = result.isError === true
   return { isError, data: isError ? (text.startsWith("{") ? JSON.parse(text) as unknown : { message: text }) : result.structuredContent }
 }
+
+/** `initialize` over node:http, which sends the `Host` it is given (fetch sends the URL's). */
+const rawInitialize = (headers: Record<string, string>) =>
+  new Promise<{ status: number; text: string }>((resolve, reject) => {
+    const body = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "0" } }
+    })
+    const sent = NodeHttp.request(new URL("/mcp", on.url), {
+      method: "POST",
+      headers: { ...headers, accept: "application/json, text/event-stream", "content-type": "application/json" }
+    }, (response) => {
+      let text = ""
+      response.setEncoding("utf8")
+      response.on("data", (chunk: string) => (text += chunk))
+      response.on("end", () => resolve({ status: response.statusCode ?? 0, text }))
+    })
+    sent.on("error", reject)
+    sent.end(body)
+  })
 
 const metadataUrl = () => `${on.url}/.well-known/oauth-protected-resource/mcp`
 
@@ -147,6 +170,23 @@ describe("/mcp", { timeout: 60_000 }, () => {
     expect(anonymous.status).toBe(403)
     const allowed = await initialize({ origin: allowedOrigin, authorization: `Bearer ${owner.token}` })
     expect(allowed.status, allowed.text).toBe(200)
+  })
+
+  it("admits its own origin, the loopback address a request reached; a page of another name resolving to it (DNS rebinding) is refused", async () => {
+    const owner = await Http.owner(on.url)
+    const authorization = `Bearer ${owner.token}`
+    const own = await initialize({ origin: on.url, authorization })
+    expect(own.status, own.text).toBe(200)
+    const { port } = new URL(on.url)
+    // Another loopback name than the one reached is another origin.
+    const otherName = await initialize({ origin: `http://localhost:${port}`, authorization })
+    expect(otherName.status).toBe(403)
+    // What a browser sends from a page of evil.example.com once that name resolves to 127.0.0.1: its own name in both.
+    const rebound = await rawInitialize({ host: `evil.example.com:${port}`, origin: `http://evil.example.com:${port}`, authorization })
+    expect(rebound.status, rebound.text).toBe(403)
+    expect(JSON.parse(rebound.text)).toMatchObject({ reason: "origin_not_allowed" })
+    const loopback = await rawInitialize({ host: `localhost:${port}`, origin: `http://localhost:${port}`, authorization })
+    expect(loopback.status, loopback.text).toBe(200)
   })
 
   it("serves the SDK's client with a session token, an API key as a bearer, or X-API-Key, each acting as its caller", async () => {
