@@ -116,6 +116,17 @@ const originRefused = HttpServerResponse.jsonUnsafe({
 }, { status: 403 })
 
 /**
+ * The request as the MCP server reads it once the gate admitted its origin: the same request, its body as the request
+ * guard read it included (through the prototype: `modify` would make a new request of the consumed stream), without
+ * `Origin`.
+ */
+const withoutOrigin = (request: HttpServerRequest.HttpServerRequest): HttpServerRequest.HttpServerRequest => {
+  if (request.headers["origin"] === undefined) return request
+  const admitted: HttpServerRequest.HttpServerRequest = Object.create(request, { headers: { value: Headers.remove(request.headers, "origin") } })
+  return admitted
+}
+
+/**
  * The gate around every `/mcp` route: the origin (McpOrigin.ts, the one rule: the MCP server is handed the request
  * without its `Origin` once admitted, and admits none itself), then the credential (`GET /v1/me` in process, so exactly the API's
  * resolution and refusals), then the request with the caller's `Transport`. A 401 adds `resource_metadata` to the
@@ -146,10 +157,9 @@ const Gate = HttpRouter.middleware<{ provides: Transport.Transport }>()(Effect.g
         })
       }
       if (me.status !== 200) return HttpServerResponse.jsonUnsafe(me.body, { status: me.status })
-      const admitted = request.headers["origin"] === undefined ? request : request.modify({ headers: Headers.remove(request.headers, "origin") })
       return yield* httpEffect.pipe(
         Effect.provideService(Transport.Transport, transport),
-        Effect.provideService(HttpServerRequest.HttpServerRequest, admitted)
+        Effect.provideService(HttpServerRequest.HttpServerRequest, withoutOrigin(request))
       )
     }).pipe(Effect.catchTag("TransportError", (error) => Effect.die(error)))
 }))

@@ -170,6 +170,7 @@ describe("/mcp", { timeout: 60_000 }, () => {
     expect(anonymous.status).toBe(403)
     const allowed = await initialize({ origin: allowedOrigin, authorization: `Bearer ${owner.token}` })
     expect(allowed.status, allowed.text).toBe(200)
+    expect(allowed.text).toContain('"serverInfo"')
   })
 
   it("admits its own origin, the loopback address a request reached; a page of another name resolving to it (DNS rebinding) is refused", async () => {
@@ -177,6 +178,8 @@ describe("/mcp", { timeout: 60_000 }, () => {
     const authorization = `Bearer ${owner.token}`
     const own = await initialize({ origin: on.url, authorization })
     expect(own.status, own.text).toBe(200)
+    // Its body read as sent (an admitted origin leaves the request whole): the session is opened.
+    expect(own.text).toContain('"serverInfo"')
     const { port } = new URL(on.url)
     // Another loopback name than the one reached is another origin.
     const otherName = await initialize({ origin: `http://localhost:${port}`, authorization })
@@ -187,6 +190,7 @@ describe("/mcp", { timeout: 60_000 }, () => {
     expect(JSON.parse(rebound.text)).toMatchObject({ reason: "origin_not_allowed" })
     const loopback = await rawInitialize({ host: `localhost:${port}`, origin: `http://localhost:${port}`, authorization })
     expect(loopback.status, loopback.text).toBe(200)
+    expect(loopback.text).toContain('"serverInfo"')
   })
 
   it("serves the SDK's client with a session token, an API key as a bearer, or X-API-Key, each acting as its caller", async () => {
@@ -210,6 +214,44 @@ describe("/mcp", { timeout: 60_000 }, () => {
       } finally {
         await client.close()
       }
+    }
+  })
+
+  it("answers JSON-RPC errors with code, message and data only, and input it cannot accept with an HTTP error status", async () => {
+    const owner = await Http.owner(on.url)
+    const authorization = `Bearer ${owner.token}`
+    const opened = await initialize({ authorization })
+    const session = opened.headers.get("mcp-session-id") ?? ""
+    const post = (rawBody: string, inSession = true) =>
+      Http.request(on.url, "POST", "/mcp", {
+        headers: {
+          accept: "application/json, text/event-stream",
+          authorization,
+          "mcp-protocol-version": "2025-11-25",
+          ...(inSession ? { "mcp-session-id": session } : {})
+        },
+        rawBody
+      })
+    /** The JSON-RPC messages of an answer, sent as JSON or as server-sent events. */
+    const messagesOf = (text: string): Array<Record<string, unknown>> => {
+      const found: unknown = text.startsWith("{") || text.startsWith("[")
+        ? JSON.parse(text)
+        : text.split("\n").filter((line) => line.startsWith("data: ")).map((line) => JSON.parse(line.slice(6)) as unknown)
+      return (Array.isArray(found) ? found : [found]) as Array<Record<string, unknown>>
+    }
+    const cases = [
+      { what: "no session", body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }), inSession: false, status: 400, code: -32600 },
+      { what: "not JSON", body: "{", inSession: true, status: 400, code: -32700 },
+      { what: "neither a request nor a response", body: JSON.stringify({ jsonrpc: "2.0", id: 3 }), inSession: true, status: 400, code: -32600 },
+      { what: "an unknown method", body: JSON.stringify({ jsonrpc: "2.0", id: 4, method: "nope/nothing" }), inSession: true, status: 200, code: -32601 },
+      { what: "an unknown tool", body: JSON.stringify({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "nope" } }), inSession: true, status: 200, code: -32602 }
+    ]
+    for (const { body, code, inSession, status, what } of cases) {
+      const answer = await post(body, inSession)
+      expect(answer.status, `${what}: ${answer.text}`).toBe(status)
+      const [message] = messagesOf(answer.text)
+      expect(message?.["error"], what).toMatchObject({ code })
+      expect(Object.keys(message?.["error"] ?? {}).filter((key) => !["code", "message", "data"].includes(key)), `${what}: ${answer.text}`).toEqual([])
     }
   })
 
