@@ -34,6 +34,7 @@ import { VERSION } from "../Version.js"
 import { AgentsConfig, type AgentsSettings } from "./AgentsConfig.js"
 import * as AuthorizationChecks from "./AuthorizationChecks.js"
 import * as InProcessTransport from "./InProcessTransport.js"
+import * as McpInput from "./McpInput.js"
 import * as McpOrigin from "./McpOrigin.js"
 
 /** Where the MCP server is served. */
@@ -128,7 +129,8 @@ const withoutOrigin = (request: HttpServerRequest.HttpServerRequest): HttpServer
 
 /**
  * The gate around every `/mcp` route: the origin (McpOrigin.ts, the one rule: the MCP server is handed the request
- * without its `Origin` once admitted, and admits none itself), then the credential (`GET /v1/me` in process, so exactly the API's
+ * without its `Origin` once admitted, and admits none itself), a POST's batch size and ids (McpInput.ts), then the
+ * credential (`GET /v1/me` in process, so exactly the API's
  * resolution and refusals), then the request with the caller's `Transport`. A 401 adds `resource_metadata` to the
  * API's own challenge (RFC 9728 §5.1); any other refusal of `/v1/me` (a bad `Orgplane-Read-Only`, the database
  * unavailable) is answered as the API answered it.
@@ -142,6 +144,11 @@ const Gate = HttpRouter.middleware<{ provides: Transport.Transport }>()(Effect.g
     Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
       if (!McpOrigin.admits(allowed, server, request.headers)) return originRefused
+      if (request.method === "POST") {
+        // A body that cannot be read is the MCP server's to answer, as it reads it again.
+        const refused = McpInput.refusalOf(yield* Effect.orElseSucceed(request.text, () => ""))
+        if (refused !== undefined) return HttpServerResponse.jsonUnsafe(refused.body, { status: refused.status })
+      }
       const toolsets = unknownToolsets(request.headers)
       if (toolsets !== undefined) {
         return HttpServerResponse.jsonUnsafe(encodeInvalidRequest(InvalidRequest.field([toolsetsHeader], toolsets)), { status: 400 })

@@ -244,7 +244,10 @@ describe("/mcp", { timeout: 60_000 }, () => {
       { what: "not JSON", body: "{", inSession: true, status: 400, code: -32700 },
       { what: "neither a request nor a response", body: JSON.stringify({ jsonrpc: "2.0", id: 3 }), inSession: true, status: 400, code: -32600 },
       { what: "an unknown method", body: JSON.stringify({ jsonrpc: "2.0", id: 4, method: "nope/nothing" }), inSession: true, status: 200, code: -32601 },
-      { what: "an unknown tool", body: JSON.stringify({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "nope" } }), inSession: true, status: 200, code: -32602 }
+      { what: "an unknown tool", body: JSON.stringify({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "nope" } }), inSession: true, status: 200, code: -32602 },
+      // Read by the gate (McpInput.ts): an id that would come back changed, a batch past its bound.
+      { what: "an id JSON-RPC cannot echo", body: `{"jsonrpc":"2.0","id":1e999,"method":"ping"}`, inSession: true, status: 400, code: -32600 },
+      { what: "a 30-digit id", body: `{"jsonrpc":"2.0","id":123456789012345678901234567890,"method":"ping"}`, inSession: true, status: 400, code: -32600 },
     ]
     for (const { body, code, inSession, status, what } of cases) {
       const answer = await post(body, inSession)
@@ -253,6 +256,31 @@ describe("/mcp", { timeout: 60_000 }, () => {
       expect(message?.["error"], what).toMatchObject({ code })
       expect(Object.keys(message?.["error"] ?? {}).filter((key) => !["code", "message", "data"].includes(key)), `${what}: ${answer.text}`).toEqual([])
     }
+  })
+
+  it("answers a batch of a session at protocol 2025-03-26 up to its bound, and refuses a larger one at once", async () => {
+    const owner = await Http.owner(on.url)
+    const authorization = `Bearer ${owner.token}`
+    const opened = await Http.request(on.url, "POST", "/mcp", {
+      headers: { accept: "application/json, text/event-stream", authorization },
+      body: { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-03-26", capabilities: {}, clientInfo: { name: "raw", version: "0" } } }
+    })
+    expect(opened.status, opened.text).toBe(200)
+    const headers = {
+      accept: "application/json, text/event-stream",
+      authorization,
+      "mcp-session-id": opened.headers.get("mcp-session-id") ?? "",
+      "mcp-protocol-version": "2025-03-26"
+    }
+    const batch = (size: number) => JSON.stringify(Array.from({ length: size }, (_, i) => ({ jsonrpc: "2.0", id: `p${i}`, method: "ping" })))
+    const bounded = await Http.request(on.url, "POST", "/mcp", { headers, rawBody: batch(50) })
+    expect(bounded.status, bounded.text.slice(0, 300)).toBe(200)
+    const ids = [...bounded.text.matchAll(/"id":"(p\d+)"/g)].map((match) => match[1])
+    expect(new Set(ids).size).toBe(50)
+    // What held a request open for minutes (a fuzzer's batch of about 4,000): refused before any of it runs.
+    const large = await Http.request(on.url, "POST", "/mcp", { headers, rawBody: batch(4_000) })
+    expect(large.status, large.text).toBe(400)
+    expect(large.body).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32600, message: expect.stringContaining("at most 50 messages") } })
   })
 
   it("sits behind the request edge: the body limit (413), and methods other than POST (405)", async () => {
