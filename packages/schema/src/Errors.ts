@@ -182,6 +182,8 @@ export const UnauthorizedReason = Schema.Literals([
   // The key exists but acts for no one: its member removed or suspended, its account disabled, its organization deleted.
   "api_key_inactive",
   "worker_token_unknown",
+  // `GET /metrics` with a bearer token that is not the server's metrics token (ORGPLANE_METRICS_TOKEN).
+  "metrics_token_refused",
   // Sign-in: a wrong password or an email without an account, told apart by nothing.
   "invalid_credentials",
   // The credential stopped working while the request ran (revoked, its account or member removed): nothing changed.
@@ -204,6 +206,7 @@ const unauthorizedMessages: Record<UnauthorizedReason, string> = {
   api_key_inactive:
     "The API key no longer acts for anyone: its member was removed or suspended, its account disabled, or its organization deleted.",
   worker_token_unknown: "The worker token is not one of this server's: it was revoked, its worker deleted, or it never existed.",
+  metrics_token_refused: "The bearer token is not this server's metrics token: send ORGPLANE_METRICS_TOKEN's value as `Authorization: Bearer <token>`.",
   invalid_credentials: "Wrong email or password.",
   credential_revoked: "The credential was revoked while this request ran (or its account or membership removed): nothing was changed."
 }

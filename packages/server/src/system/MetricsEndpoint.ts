@@ -31,7 +31,7 @@ const missing = Unauthorized.because(
   "credentials_missing",
   "No credentials: send the metrics token (ORGPLANE_METRICS_TOKEN) as `Authorization: Bearer <token>`."
 )
-const wrong = Unauthorized.because("session_unknown", "The bearer token is not this server's metrics token (ORGPLANE_METRICS_TOKEN).")
+const wrong = Unauthorized.because("metrics_token_refused")
 
 /**
  * `GET /metrics`: the scrape, or the 401 the server answers any refused credential with (HttpErrors.ts's

@@ -65,7 +65,7 @@ describe("/metrics", () => {
 
     const wrong = await Http.request(on.url, "GET", "/metrics", { token: `${token}x` })
     expect(wrong.status).toBe(401)
-    expect(wrong.body).toMatchObject({ error: "unauthorized", reason: "session_unknown" })
+    expect(wrong.body).toMatchObject({ error: "unauthorized", reason: "metrics_token_refused", message: expect.stringContaining("metrics token") })
     expect(wrong.headers.get("www-authenticate")).toBe(`Bearer realm="orgplane", error="invalid_token"`)
 
     const otherScheme = await Http.request(on.url, "GET", "/metrics", { headers: { authorization: `Basic ${Buffer.from(`x:${token}`).toString("base64")}` } })
