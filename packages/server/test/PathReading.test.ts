@@ -91,6 +91,9 @@ const variants: ReadonlyArray<readonly [what: string, path: string]> = [
   ["%5c", "/v1%5cme"],
   ["%5C", "/v1%5Cme"],
   ["a raw backslash", "/v1\\me"],
+  ["a malformed percent-encoding", "/v1/teams/%zz"],
+  ["a % at the path's end", "/v1/me%"],
+  ["a % with one digit before the query", "/v1/me%2?x=1"],
   ["an empty segment", "/v1//me"],
   ["an empty first segment", "//v1/me"],
   ["an absolute-form target with a ;", "http://127.0.0.1/v1/me;x=1"],
@@ -98,7 +101,7 @@ const variants: ReadonlyArray<readonly [what: string, path: string]> = [
 ]
 
 /** Paths with one reading, which the guard lets through. */
-const fine = ["/health", "/health/", "/health?x=a;b/../c%2Fd/./e%2e%2e", "/docs/scalar.js", "/scim/v2/x/Users/.search", "http://127.0.0.1/health", "*"]
+const fine = ["/health", "/health/", "/health?x=a;b/../c%2Fd/./e%2e%2e", "/docs/scalar.js", "/scim/v2/x/Users/.search", "http://127.0.0.1/health", "*", "/v1/teams/%41b%c3%A9", "/health?x=%zz"]
 
 describe("Routes.pathAmbiguity", () => {
   for (const [what, path] of variants) {
@@ -174,7 +177,7 @@ layer(ServerUrl, { timeout: 60_000, excludeTestServices: true })(`the request gu
       Effect.gen(function*() {
         const url = yield* Url
         const base = "/scim/v2/scim_0000000000000000000000000"
-        for (const path of [`${base}/Users;x=1`, `${base}/Users/%2e%2e/Groups`, `${base}/Users%2F.search`, `${base}/./Users`]) {
+        for (const path of [`${base}/Users;x=1`, `${base}/Users/%2e%2e/Groups`, `${base}/Users%2F.search`, `${base}/./Users`, "/scim/v2/%zz/Users", `${base}/Users/%z`]) {
           const response = yield* send(url, "GET", path)
           expect([path, response.status, response.headers["content-type"]]).toEqual([path, 400, "application/scim+json"])
           expect(response.body).toEqual({

@@ -44,7 +44,8 @@ export interface Routes {
  * undefined when there is one reading. The router (find-my-way) ends a path at `;` and `#` as at `?`, drops empty
  * segments and decodes `%2F` inside a parameter, while proxies keep `;` in the path, resolve dot segments (`..`,
  * `%2e%2e`: RFC 3986 §5.2.4) before matching their rules, and some read `\` (as browsers do) or `%2F` as a
- * separator: `POST /v1/teams;/../../v1/api-keys` is `/v1/api-keys` to a proxy and `/v1/teams` to the router.
+ * separator; a `%` without two hexadecimal digits after it is no encoding at all (RFC 3986 §2.1), which each reads its
+ * own way: `POST /v1/teams;/../../v1/api-keys` is `/v1/api-keys` to a proxy and `/v1/teams` to the router.
  * Clients never need any of these (`fetch` and `new URL` resolve dot segments and keep fragments to themselves),
  * so such a path is refused rather than read one way or the other. A trailing slash is not: both read the same
  * resource. A `#` is refused in the query too (RFC 3986 §3.4: it ends the query, so it is never sent).
@@ -70,6 +71,9 @@ export const pathAmbiguity = (url: string): string | undefined => {
       // `| 32` lower-cases an ASCII letter.
       const high = url.charCodeAt(i + 1)
       const low = url.charCodeAt(i + 2) | 32
+      if (i + 2 >= end || !isHexDigit(high) || !isHexDigit(url.charCodeAt(i + 2))) {
+        return refusal("a \"%\" not followed by two hexadecimal digits (a malformed percent-encoding)")
+      }
       if (high === 50 && low === 102) return refusal("an encoded \"/\" (%2F)")
       if (high === 53 && low === 99) return refusal("an encoded \"\\\" (%5C)")
     }
@@ -79,6 +83,9 @@ export const pathAmbiguity = (url: string): string | undefined => {
 
 const refusal = (what: string) =>
   `The path has ${what}: a proxy in front of this server could read it as another path than the server would, so it is refused.`
+
+/** Whether a character code is a hexadecimal digit, 0-9, A-F or a-f. */
+const isHexDigit = (c: number) => (c >= 48 && c <= 57) || ((c | 32) >= 97 && (c | 32) <= 102)
 
 /** Whether `url[from, to)` is `.` or `..`, each dot raw or `%2e` in either case; without allocating, as it runs per request. */
 const isDotSegment = (url: string, from: number, to: number) => {
