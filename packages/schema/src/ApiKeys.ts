@@ -93,7 +93,8 @@ export class ApiKey extends Schema.Class<ApiKey>("ApiKey")(Schema.Struct({
 export const CreateApiKeyRequest = Schema.Struct({
   name: TrimmedText(1, 64, "API key name"),
   expiresAt: Schema.optionalKey(Timestamp).annotateKey({
-    description: "When the key stops working. Omit for a key that does not expire."
+    description:
+      "When the key stops working, at most the server's longest key lifetime from now (`ORGPLANE_API_KEY_MAX_LIFETIME`, 90 days unless its operator sets another; later answers 400). Omitted: the key expires after that lifetime. Every key expires."
   }),
   scopes: Schema.optionalKey(ApiKeyScopesRequest).annotateKey({
     description:

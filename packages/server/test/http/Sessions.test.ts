@@ -136,6 +136,19 @@ describe("sessions a person can see and end", () => {
     expect(JSON.stringify(refused.body)).toContain("ORGPLANE_API_KEY_MAX_LIFETIME")
     const sooner = new Date(clock.currentTimeMillisUnsafe() + 7 * 24 * 60 * 60 * 1000).toISOString()
     Http.expectStatus("sooner", await post("/v1/api-keys", { token: owner.token, body: { name: "sooner", expiresAt: sooner } }), 201)
+    // The published document says so: omitting expiresAt is no key that never expires.
+    const document: unknown = Http.expectStatus("openapi", await get("/openapi.json"), 200)
+    // Every description of an `expiresAt` member anywhere in the document (the request body's is inline).
+    const described: Array<string> = []
+    const walk = (value: unknown): void => {
+      if (typeof value !== "object" || value === null) return
+      const expiresAt: unknown = Reflect.get(value, "expiresAt")
+      const description: unknown = typeof expiresAt === "object" && expiresAt !== null ? Reflect.get(expiresAt, "description") : undefined
+      if (typeof description === "string" && description.includes("ORGPLANE_API_KEY_MAX_LIFETIME")) described.push(description)
+      for (const member of Object.values(value)) walk(member)
+    }
+    walk(document)
+    expect(described).toEqual([expect.stringMatching(/Omitted: the key expires after that lifetime\. Every key expires\./)])
   })
 
   it("owner-level actions ask for a recent sign-in: an older session answers 403 recent_authentication_required; a fresh one may; reads do not ask", async () => {
