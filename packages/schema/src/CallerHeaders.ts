@@ -11,6 +11,12 @@ export const channelHeader = "orgplane-channel"
 /** The header that narrows the request's credential to reads. */
 export const readOnlyHeader = "orgplane-read-only"
 
+/**
+ * The header naming the toolsets the server's `/mcp` serves besides its catalog tools (`teams,members`). With
+ * `Orgplane-Read-Only`, fixed for an MCP session by its `initialize` request.
+ */
+export const mcpToolsetsHeader = "orgplane-mcp-toolsets"
+
 export const AuditChannel = Schema.Literals(["api", "mcp"]).annotate({
   identifier: "AuditChannel",
   description:

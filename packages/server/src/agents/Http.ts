@@ -7,16 +7,17 @@
  * credential (`Authorization: Bearer <session token or API key>`, or `X-API-Key`) is checked by `GET /v1/me` run in
  * process; a refusal is the API's 401 with `WWW-Authenticate` naming the metadata document. Then the tools' requests
  * run through the server's own router with that credential (InProcessTransport.ts), each answered and audited as over
- * HTTP, with `Orgplane-Channel: mcp`; `Orgplane-Read-Only: true` on `/mcp` goes with every one of them.
+ * HTTP, with `Orgplane-Channel: mcp`; `Orgplane-Read-Only: true`, as the session's `initialize` sent it, goes with
+ * every one of them (McpSessionNarrowing.ts).
  *
  * The tools are @orgplane/mcp's (`Tools.layer`): the three catalog tools, and every toolset registered once, a
- * request seeing those its `Orgplane-Mcp-Toolsets` header names (an unknown one is 400 at the gate).
+ * request seeing those its session's `Orgplane-Mcp-Toolsets` header names (an unknown one is 400 at the gate).
  *
  * Beside it, on or off, the API's dry authorization over HTTP (`POST /v1/authorization-checks`, AuthorizationChecks.ts),
  * which `orgplane mcp serve` asks before a confirmation as `/mcp` asks it in process.
  */
 import { Catalog, Server as McpServerInfo, Tools, Transport } from "@orgplane/mcp"
-import { InvalidRequest, InvalidRequestResponse } from "@orgplane/schema"
+import { InvalidRequest, InvalidRequestResponse, mcpToolsetsHeader, readOnlyHeader } from "@orgplane/schema"
 import * as McpServer from "effect/ai/McpServer"
 import type * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
@@ -24,6 +25,7 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import { HttpRouter } from "effect/http"
 import * as Headers from "effect/http/Headers"
+import * as HttpEffect from "effect/http/HttpEffect"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { ServerConfig, type ServerSettings } from "../platform/Config.js"
@@ -36,6 +38,7 @@ import * as AuthorizationChecks from "./AuthorizationChecks.js"
 import * as InProcessTransport from "./InProcessTransport.js"
 import * as McpInput from "./McpInput.js"
 import * as McpOrigin from "./McpOrigin.js"
+import * as McpSessionNarrowing from "./McpSessionNarrowing.js"
 
 /** Where the MCP server is served. */
 export const path = "/mcp"
@@ -82,11 +85,9 @@ const metadata = (settings: ServerSettings) => (request: HttpServerRequest.HttpS
 }
 
 /** The request header naming the toolsets `/mcp` serves besides the catalog tools: `teams,members`. */
-export const toolsetsHeader = "orgplane-mcp-toolsets"
+export const toolsetsHeader = mcpToolsetsHeader
 
-/** The toolsets a request names (an empty list without the header). */
-const requestedToolsets = (headers: Readonly<Record<string, string | undefined>>): ReadonlyArray<string> =>
-  (headers[toolsetsHeader] ?? "").split(",").map((name) => name.trim()).filter((name) => name !== "")
+const { requestedToolsets } = McpSessionNarrowing
 
 /**
  * Every toolset is registered once; a request sees the catalog tools and the toolsets its `Orgplane-Mcp-Toolsets`
@@ -117,20 +118,23 @@ const originRefused = HttpServerResponse.jsonUnsafe({
 }, { status: 403 })
 
 /**
- * The request as the MCP server reads it once the gate admitted its origin: the same request, its body as the request
- * guard read it included (through the prototype: `modify` would make a new request of the consumed stream), without
- * `Origin`.
+ * The request as the tools and the MCP server read it once the gate admitted it: the same request, its body as the
+ * request guard read it included (through the prototype: `modify` would make a new request of the consumed stream),
+ * without `Origin` (admitted), and with its session's narrowing in place of its own headers (McpSessionNarrowing.ts).
  */
-const withoutOrigin = (request: HttpServerRequest.HttpServerRequest): HttpServerRequest.HttpServerRequest => {
-  if (request.headers["origin"] === undefined) return request
-  const admitted: HttpServerRequest.HttpServerRequest = Object.create(request, { headers: { value: Headers.remove(request.headers, "origin") } })
+const admittedRequest = (request: HttpServerRequest.HttpServerRequest, narrowing: McpSessionNarrowing.Narrowing): HttpServerRequest.HttpServerRequest => {
+  const fixed = (headers: Headers.Headers, name: string, value: string | undefined) =>
+    value === undefined ? Headers.remove(headers, name) : Headers.set(headers, name, value)
+  const headers = fixed(fixed(Headers.remove(request.headers, "origin"), readOnlyHeader, narrowing.readOnly), toolsetsHeader, narrowing.toolsets)
+  const admitted: HttpServerRequest.HttpServerRequest = Object.create(request, { headers: { value: headers } })
   return admitted
 }
 
 /**
  * The gate around every `/mcp` route: the origin (McpOrigin.ts, the one rule: the MCP server is handed the request
  * without its `Origin` once admitted, and admits none itself), a POST's batch size and ids (McpInput.ts), then the
- * credential (`GET /v1/me` in process, so exactly the API's
+ * session's narrowing (McpSessionNarrowing.ts: `Orgplane-Read-Only` and the toolsets as `initialize` sent them), then
+ * the credential (`GET /v1/me` in process, so exactly the API's
  * resolution and refusals), then the request with the caller's `Transport`. A 401 adds `resource_metadata` to the
  * API's own challenge (RFC 9728 §5.1); any other refusal of `/v1/me` (a bad `Orgplane-Read-Only`, the database
  * unavailable) is answered as the API answered it.
@@ -140,6 +144,7 @@ const Gate = HttpRouter.middleware<{ provides: Transport.Transport }>()(Effect.g
   const server = yield* ServerConfig
   const inProcess = yield* InProcessTransport.make
   const allowed = new Set(settings.allowedOrigins)
+  const sessions = McpSessionNarrowing.make()
   return (httpEffect) =>
     Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
@@ -149,11 +154,16 @@ const Gate = HttpRouter.middleware<{ provides: Transport.Transport }>()(Effect.g
         const refused = McpInput.refusalOf(yield* Effect.orElseSucceed(request.text, () => ""))
         if (refused !== undefined) return HttpServerResponse.jsonUnsafe(refused.body, { status: refused.status })
       }
-      const toolsets = unknownToolsets(request.headers)
+      const applied = sessions.apply(request.headers)
+      if (applied._tag === "Refused") {
+        return HttpServerResponse.jsonUnsafe(encodeInvalidRequest(InvalidRequest.field([applied.header], applied.message)), { status: 400 })
+      }
+      const admitted = admittedRequest(request, applied.narrowing)
+      const toolsets = unknownToolsets(admitted.headers)
       if (toolsets !== undefined) {
         return HttpServerResponse.jsonUnsafe(encodeInvalidRequest(InvalidRequest.field([toolsetsHeader], toolsets)), { status: 400 })
       }
-      const transport = inProcess.forCaller(InProcessTransport.callerOf(request))
+      const transport = inProcess.forCaller(InProcessTransport.callerOf(admitted))
       const me = yield* transport.send({ operation: "users.me", method: "GET", path: "/v1/me", query: {}, headers: {}, body: undefined })
       if (me.status === 401) {
         const challenge = me.headers["www-authenticate"] ?? "Bearer"
@@ -164,10 +174,21 @@ const Gate = HttpRouter.middleware<{ provides: Transport.Transport }>()(Effect.g
         })
       }
       if (me.status !== 200) return HttpServerResponse.jsonUnsafe(me.body, { status: me.status })
-      return yield* httpEffect.pipe(
+      const response = yield* httpEffect.pipe(
         Effect.provideService(Transport.Transport, transport),
-        Effect.provideService(HttpServerRequest.HttpServerRequest, withoutOrigin(request))
+        Effect.provideService(HttpServerRequest.HttpServerRequest, admitted)
       )
+      const session = request.headers[McpSessionNarrowing.sessionHeader]
+      if (session === undefined) {
+        // An initialize answered with a session: its narrowing holds for the session. The MCP server names the session
+        // as the answer is sent (a pre-response handler of its own, added while it ran): this one runs after it.
+        yield* HttpEffect.appendPreResponseHandler((_, answer) => {
+          const opened = answer.headers[McpSessionNarrowing.sessionHeader]
+          if (opened !== undefined) sessions.opened(opened, request.headers)
+          return Effect.succeed(answer)
+        })
+      } else if (request.method === "DELETE" && response.status === 204) sessions.ended(session)
+      return response
     }).pipe(Effect.catchTag("TransportError", (error) => Effect.die(error)))
 }))
 

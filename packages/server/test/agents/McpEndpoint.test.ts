@@ -412,6 +412,39 @@ describe("/mcp", { timeout: 60_000 }, () => {
     expect(bad.status, bad.text).toBe(400)
   })
 
+  it("fixes Orgplane-Read-Only and the toolsets to the session at initialize: a later request leaving them off keeps them, one naming others is 400", async () => {
+    const owner = await Http.owner(on.url)
+    const authorization = `Bearer ${owner.token}`
+    const opened = await initialize({ authorization, "orgplane-read-only": "true", [AgentsHttp.toolsetsHeader]: "teams" })
+    expect(opened.status, opened.text).toBe(200)
+    const headers = { accept: "application/json, text/event-stream", authorization, "mcp-session-id": opened.headers.get("mcp-session-id") ?? "", "mcp-protocol-version": "2025-11-25" }
+    const send = (body: unknown, extra: Record<string, string> = {}) => Http.request(on.url, "POST", "/mcp", { headers: { ...headers, ...extra }, body })
+    expect((await send({ jsonrpc: "2.0", method: "notifications/initialized" })).status).toBe(202)
+    const resultOf = (text: string) =>
+      JSON.parse(/^data: (.*)$/m.exec(text)?.[1] ?? text) as { result: { isError?: boolean; content?: Array<{ text?: string }>; tools?: Array<{ name: string }> } }
+    // The headers left off: the session's narrowing holds, so the write is refused and no team is made.
+    const write = await send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "call_operation", arguments: { name: "teams.create", arguments: { name: "Not made" } } } })
+    expect(write.status, write.text).toBe(200)
+    const refused = resultOf(write.text).result
+    expect(refused.isError, write.text).toBe(true)
+    expect(JSON.parse(refused.content?.[0]?.text ?? "{}")).toMatchObject({ status: 403, body: { reason: "read_only_credential" } })
+    const tools = await send({ jsonrpc: "2.0", id: 3, method: "tools/list" })
+    const names = (resultOf(tools.text).result.tools ?? []).map((tool) => tool.name)
+    expect(names.some((name) => name.startsWith("teams_"))).toBe(true)
+    expect(names.some((name) => name.startsWith("members_"))).toBe(false)
+    // Naming another value is refused, saying the session's.
+    const widened = await send({ jsonrpc: "2.0", id: 4, method: "tools/list" }, { "orgplane-read-only": "false" })
+    expect(widened.status, widened.text).toBe(400)
+    expect(widened.body).toMatchObject({ error: "invalid_request", details: [{ path: ["orgplane-read-only"], message: expect.stringContaining("opened with true") }] })
+    const otherToolsets = await send({ jsonrpc: "2.0", id: 5, method: "tools/list" }, { [AgentsHttp.toolsetsHeader]: "members" })
+    expect(otherToolsets.status, otherToolsets.text).toBe(400)
+    // The same values again are the session's own.
+    const same = await send({ jsonrpc: "2.0", id: 6, method: "tools/list" }, { "orgplane-read-only": "true", [AgentsHttp.toolsetsHeader]: "teams" })
+    expect(same.status, same.text).toBe(200)
+    const teams = Http.expectStatus<{ items: Array<unknown> }>("teams", await Http.request(on.url, "GET", "/v1/teams", { token: owner.token }), 200)
+    expect(teams.items).toEqual([])
+  })
+
   it("runs an operation only as itself: a \"..\" in a path argument reaches no other route, confirmed or not", async () => {
     const staff = await Http.staffed(on.url)
     const team = Http.expectStatus<{ team: { id: string } }>("team", await Http.request(on.url, "POST", "/v1/teams", { token: staff.owner.token, body: { name: "Kept" } }), 201).team.id
