@@ -1,10 +1,12 @@
 /**
  * Who the MCP server acts for, as `GET /v1/me` says through the Transport (the person, the credential and the
- * membership by id, what a confirmation is bound to; the role in the active organization, the credential's scopes,
- * whether it was narrowed to reads), and which operations that caller may take: what the tool lists show. The server
- * checks every call again; the lists only keep an agent from offering what will be refused.
+ * membership by id, what a confirmation is bound to; the role in the active organization, the actions the credential
+ * may take there, whether it was narrowed to reads), and which operations that caller may take: what the tool lists
+ * show. The actions are the server's answer (`credential.actions`, @orgplane/schema's `credentialAllows`): no rule of
+ * this package's own. The server checks every call again; the lists only keep an agent from offering what will be
+ * refused.
  */
-import { allows, KeyGuardedActions, type Operation, Role } from "@orgplane/schema"
+import { type Operation, Role } from "@orgplane/schema"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { readOnlyHeader, Transport, TransportError } from "./Transport.js"
@@ -19,25 +21,25 @@ export interface Caller {
   /** The role in the active organization, or null without one. */
   readonly role: Role | null
   readonly credentialType: "session" | "api_key"
-  /** An API key's scopes, or null: a session, or a key that may take every action its role allows. */
-  readonly scopes: ReadonlyArray<string> | null
+  /**
+   * The actions of the policy table the credential may take in the active organization (`GET /v1/me`'s), or undefined
+   * from a server that does not say (before 0.3): then every operation is shown, and the server refuses what it must.
+   */
+  readonly actions: ReadonlySet<string> | undefined
   /** The credential was narrowed to reads (`Orgplane-Read-Only: true`): only read-only operations. */
   readonly readOnly: boolean
 }
 
-/**
- * What the tools read of `GET /v1/me`. `credential` is optional: a server that does not say counts as a session
- * with no scopes limit.
- */
+/** What the tools read of `GET /v1/me`. */
 const MeView = Schema.Struct({
   user: Schema.Struct({ id: Schema.String }),
   membership: Schema.NullOr(Schema.Struct({ id: Schema.String, role: Role })),
-  credential: Schema.optionalKey(Schema.Struct({
+  credential: Schema.Struct({
     type: Schema.Literals(["session", "api_key"]),
     id: Schema.String,
-    scopes: Schema.NullOr(Schema.Array(Schema.String)),
-    readOnly: Schema.Boolean
-  }))
+    readOnly: Schema.Boolean,
+    actions: Schema.optionalKey(Schema.Array(Schema.String))
+  })
 })
 
 const decodeMe = Schema.decodeUnknownEffect(MeView)
@@ -72,32 +74,25 @@ export const read = Effect.fn("Caller.read")(function*(options: { readonly readO
   )
   return {
     userId: me.user.id,
-    credentialId: me.credential?.id ?? null,
+    credentialId: me.credential.id,
     membershipId: me.membership?.id ?? null,
     role: me.membership?.role ?? null,
-    credentialType: me.credential?.type ?? "session",
-    scopes: me.credential?.scopes ?? null,
-    readOnly: options.readOnly || (me.credential?.readOnly ?? false)
+    credentialType: me.credential.type,
+    actions: me.credential.actions === undefined ? undefined : new Set(me.credential.actions),
+    readOnly: options.readOnly || me.credential.readOnly
   } satisfies Caller
 })
 
-const keyGuarded: ReadonlySet<string> = new Set(KeyGuardedActions)
-
 /**
  * Whether the caller may take the operation: a read-only caller only reads; an operation that checks actions is shown
- * when the caller may take at least one of them: its role allows it (none without an organization) and, for an API
- * key, its scopes name it when it has scopes (and always for an action keys take only when a scope names it). An
- * endpoint's `requires` lists every action it may check, some of them alternatives (`members.remove` checks
- * `members.leave` for oneself, `members.remove` for others, `members.manageOwners` for an owner): the server decides
- * each call with the arguments, so the lists leave out only what the caller can never take.
+ * when the credential may take at least one of them (`GET /v1/me`'s `credential.actions`). An endpoint's `requires`
+ * lists every action it may check, some of them alternatives (`members.remove` checks `members.leave` for oneself,
+ * `members.remove` for others, `members.manageOwners` for an owner): the server decides each call with the
+ * arguments, so the lists leave out only what the caller can never take.
  */
 export const mayTake = (caller: Caller, operation: Operation): boolean => {
   if (caller.readOnly && !operation.readOnly) return false
   if (operation.requires.length === 0) return true
-  return operation.requires.some((action) => {
-    if (caller.role === null || !allows(caller.role, action)) return false
-    if (caller.credentialType !== "api_key") return true
-    if (caller.scopes === null) return !keyGuarded.has(action)
-    return caller.scopes.includes(action)
-  })
+  const actions = caller.actions
+  return actions === undefined || operation.requires.some((action) => actions.has(action))
 }

@@ -4,6 +4,7 @@
  */
 import { addExtension } from "./Extensions.js"
 import type { Role } from "./Organizations.js"
+import type { Credential } from "./Security.js"
 
 export interface Rule {
   /** The lowest role that may take the action; higher roles may too. */
@@ -173,6 +174,19 @@ export const hasRole = (role: Role, required: Role): boolean => Roles.indexOf(ro
 
 /** Whether a member with `role` may take `action` (the operator restriction is checked separately). */
 export const allows = (role: Role, action: Action): boolean => hasRole(role, Policy[action].role)
+
+/**
+ * Whether a member with `role` may take `action` with `credential`: the role against the table and, for an API key,
+ * its scopes (a key made before scopes takes its maker's whole role). The one rule: the server's checks read it, and
+ * `GET /v1/me` answers the actions it allows (`credentialActions`), which the MCP server shows operations by. The
+ * operator restriction is checked separately.
+ */
+export const credentialAllows = (role: Role, credential: Credential, action: Action): boolean =>
+  allows(role, action) && (credential._tag !== "ApiKey" || credential.scopes === null || credential.scopes.includes(action))
+
+/** Every action of the table `credentialAllows` a member with `role` to take with `credential`, in the table's order. */
+export const credentialActions = (role: Role, credential: Credential): ReadonlyArray<Action> =>
+  Actions.filter((action) => credentialAllows(role, credential, action))
 
 /** Whether the action is taken on the caller's own membership only (`Rule.oneself`). */
 export const takenOnOneself = (action: Action): boolean => {

@@ -3,6 +3,7 @@ import * as Schema from "effect/Schema"
 import { BooleanFromString, Email, Timestamp, TrimmedText } from "./Common.js"
 import { ApiKeyId, exampleId, OrganizationId, SessionId, SsoConnectionId, UserId } from "./Ids.js"
 import { ApiKeyScope } from "./ApiKeys.js"
+import { Actions } from "./Policy.js"
 import { Membership, MyOrganization, Organization } from "./Organizations.js"
 import { Page, PageQueryFields } from "./Pagination.js"
 import { acme, ada, exampleOf, examplePassword, exampleTime, exampleToken } from "./Examples.js"
@@ -51,6 +52,9 @@ export const SignInRequest = Schema.Struct({
 
 export const AuthResult = Schema.Struct({ user: User, session: Session }).annotate({ identifier: "AuthResult" })
 
+/** An action of the policy table, as `GET /v1/me` lists what a credential may take. */
+const PolicyAction = Schema.Literals(Actions).annotate({ identifier: "PolicyAction", description: "An action of the policy table (`GET /v1/roles`)." })
+
 export const MeCredential = Schema.Struct({
   type: Schema.Literals(["session", "api_key"]).annotate({ description: "A session token (`Authorization: Bearer`) or an organization API key (`X-API-Key`)." }),
   id: Schema.Union([SessionId, ApiKeyId]).annotate({ description: "The session's id (`ses_`) or the API key's (`apk_`)." }),
@@ -60,11 +64,15 @@ export const MeCredential = Schema.Struct({
   }),
   readOnly: Schema.Boolean.annotate({
     description: "True when the request narrowed the credential to reads (`Orgplane-Read-Only: true`): every operation but a GET or HEAD answers 403 `read_only_credential`."
+  }),
+  actions: Schema.Array(PolicyAction).annotate({
+    description:
+      "Every action of the policy table (`GET /v1/roles`) this credential may take in the active organization now: its member's role and, for an API key, its scopes, as the server checks them (an action reserved to the operator organization also needs that organization, 403 `operator_only` otherwise; `readOnly` narrows to reads on top). Empty without an organization."
   })
 }).annotate({
   identifier: "MeCredential",
   description: "What authenticated the request, and what it may do: what an agent acting for the caller reads before choosing operations.",
-  examples: [{ type: "session", id: exampleId("ses"), scopes: null, readOnly: false }]
+  examples: [{ type: "session", id: exampleId("ses"), scopes: null, readOnly: false, actions: ["members.read", "teams.read"] }]
 })
 
 export const Me = Schema.Struct({

@@ -174,8 +174,13 @@ const Gate = HttpRouter.middleware<{ provides: Transport.Transport }>()(Effect.g
         })
       }
       if (me.status !== 200) return HttpServerResponse.jsonUnsafe(me.body, { status: me.status })
+      // The tools ask who the caller is too (@orgplane/mcp's Caller.read): the answer just read, not a second request.
+      const knowingCaller: Transport.Transport["Service"] = {
+        ...transport,
+        send: (operation) => operation.operation === "users.me" && Object.keys(operation.headers).length === 0 ? Effect.succeed(me) : transport.send(operation)
+      }
       const response = yield* httpEffect.pipe(
-        Effect.provideService(Transport.Transport, transport),
+        Effect.provideService(Transport.Transport, knowingCaller),
         Effect.provideService(HttpServerRequest.HttpServerRequest, admitted)
       )
       const session = request.headers[McpSessionNarrowing.sessionHeader]

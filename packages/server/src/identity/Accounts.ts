@@ -6,6 +6,7 @@ import {
   type Actor,
   type ChangeEmailRequest,
   type ChangePasswordRequest,
+  credentialActions,
   Forbidden,
   InvalidRequest,
   NotFound,
@@ -278,9 +279,13 @@ const make = Effect.gen(function*() {
     user: actor.user,
     organization: actor.organization,
     membership: actor.membership,
-    credential: actor.credential._tag === "Session"
-      ? { type: "session", id: actor.credential.sessionId, scopes: null, readOnly: actor.credential.readOnly === true } as const
-      : { type: "api_key", id: actor.credential.apiKeyId, scopes: actor.credential.scopes, readOnly: actor.credential.readOnly === true } as const
+    credential: {
+      ...(actor.credential._tag === "Session"
+        ? { type: "session", id: actor.credential.sessionId, scopes: null } as const
+        : { type: "api_key", id: actor.credential.apiKeyId, scopes: actor.credential.scopes } as const),
+      readOnly: actor.credential.readOnly === true,
+      actions: actor.membership === null ? [] : credentialActions(actor.membership.role, actor.credential)
+    }
   })
 
   const switchOrganization = Effect.fn("Accounts.switchOrganization")((actor: Actor, sessionId: SessionId, organizationId: OrganizationId) =>

@@ -7,6 +7,7 @@ import {
   type Action,
   type Actor,
   allows,
+  credentialAllows,
   Forbidden,
   type MemberContext,
   type MembershipId,
@@ -65,18 +66,14 @@ export const insufficientScope = (action: Action) =>
     message: `This API key's scopes do not include ${action}: make a key with that scope (POST /v1/api-keys with "scopes") from a session.`
   })
 
-/** Whether the credential's scopes let it take `action`: a session's and a key made before scopes' do. */
-const scoped = (member: MemberContext, action: Action): boolean =>
-  member.credential._tag !== "ApiKey" || member.credential.scopes === null || member.credential.scopes.includes(action)
-
 /**
- * Whether the principal may take `action`: its role against the policy table and, for an API key, its scopes (the
- * system may take any). A key's scopes are fixed when it is made, so the check at commit (Authority.ts) reads again
+ * Whether the principal may take `action`: its role against the policy table and, for an API key, its scopes
+ * (@orgplane/schema's `credentialAllows`, the rule `GET /v1/me` answers with; the system may take any). A key's scopes are fixed when it is made, so the check at commit (Authority.ts) reads again
  * only the role: a demotion narrows the key there too.
  */
 export const can = (principal: Principal, action: Action): boolean => {
   if (principal._tag === "System") return true
-  const allowed = allows(principal.membership.role, action) && scoped(principal, action)
+  const allowed = credentialAllows(principal.membership.role, principal.credential, action)
   if (allowed) granted.get(principal)?.add(action)
   return allowed
 }

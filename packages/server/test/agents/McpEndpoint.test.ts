@@ -303,9 +303,14 @@ describe("/mcp", { timeout: 60_000 }, () => {
       requestLines.length = 0
       expect(await call(client, "call_operation", { name: "teams.create", arguments: { name: "Logged" } })).toMatchObject({ isError: false })
       const routes = requestLines.map((line) => `${String(line["method"])} ${String(line["route"])} ${String(line["status"])}`)
-      // The POST to /mcp; the gate's GET /v1/me, the tool's own, and the operation.
+      // The POST to /mcp; the gate's GET /v1/me (which the tools read too), and the operation.
       expect(routes).toEqual(expect.arrayContaining(["POST /mcp 200", "GET /v1/me 200", "POST /v1/teams 201"]))
       expect(routes.filter((route) => route.startsWith("POST /mcp"))).toHaveLength(1)
+      // Who the caller is, read once per request to /mcp (the SDK's GET for its stream is one too), the gate's read
+      // serving the tools: find_operations asks who the caller is to list what it may take.
+      expect(await call(client, "find_operations", { query: "team" })).toMatchObject({ isError: false })
+      const all = requestLines.map((line) => `${String(line["method"])} ${String(line["route"])}`)
+      expect(all.filter((route) => route === "GET /v1/me").length, JSON.stringify(all)).toBe(all.filter((route) => route.endsWith(" /mcp")).length)
       expect(new Set(requestLines.map((line) => line["requestId"])).size).toBe(requestLines.length)
     } finally {
       await client.close()

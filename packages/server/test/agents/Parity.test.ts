@@ -9,6 +9,7 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import { Catalog } from "@orgplane/mcp"
 import { Api, type Operation, operationsOf, type SsoCallbackResult } from "@orgplane/schema"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as FakeDns from "../../../../packages/testkit/src/FakeDns.js"
@@ -430,5 +431,27 @@ describe("HTTP and MCP parity", { timeout: 180_000 }, () => {
     process.stdout.write(`HTTP and MCP parity: ${summary}\n`)
     await annotate(summary)
     expect(failures).toEqual([])
+  })
+
+  it("lists to each caller exactly the operations whose actions GET /v1/me says its credential may take: one rule, a key made before scopes included", async () => {
+    const acme = callers[0]!.organization
+    // A key made before keys had scopes takes its maker's whole role, the actions only a naming scope grants included.
+    const made = Http.expectStatus<{ key: string; apiKey: { id: string } }>("key", await post("/v1/api-keys", acme.ownerToken, { name: unique("Before scopes") }), 201)
+    await server.sql((sql) => sql`UPDATE api_keys SET scopes = NULL WHERE organization_id = ${acme.id} AND id = ${made.apiKey.id}`)
+    const beforeScopes: Caller = { name: "key made before scopes", organization: acme, http: { apiKey: made.key }, mcpHeaders: bearer(made.key) }
+    await connect(beforeScopes)
+    for (const caller of [...callers.filter((caller) => caller.name !== "suspended member" && caller.name !== "SSO-enforced member"), beforeScopes]) {
+      const me = Http.expectStatus<{ credential: { actions: Array<string> } }>("me", await Http.request(url(), "GET", "/v1/me", caller.http), 200)
+      const actions = new Set(me.credential.actions)
+      const expected = Catalog.served()
+        .filter((operation) => operation.requires.length === 0 || operation.requires.some((action) => actions.has(action)))
+        .map((operation) => operation.id)
+        .sort()
+      expect([...(await listed(caller)) ?? []].sort(), caller.name).toEqual(expected)
+    }
+    // The server runs what only a naming scope grants for this key, and the catalog shows it.
+    const keyMade = await Http.request(url(), "POST", "/v1/api-keys", { apiKey: made.key, body: { name: unique("Made by a pre-scope key") } })
+    expect(keyMade.status, keyMade.text).toBe(201)
+    expect((await listed(beforeScopes))?.has("apiKeys.create")).toBe(true)
   })
 })

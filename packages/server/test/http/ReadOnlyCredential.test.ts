@@ -3,7 +3,7 @@
  * audit log records: the model is `isReadOnlyMethod`, held over every operation a person's credential may call
  * (`operationsOf(Api)`), for the owner's session and an API key of the owner's whole role.
  */
-import { Api, isReadOnlyMethod, openApiDocument, type Operation, operationsOf } from "@orgplane/schema"
+import { Actions, allows, Api, isReadOnlyMethod, openApiDocument, type Operation, operationsOf } from "@orgplane/schema"
 import * as Effect from "effect/Effect"
 import type * as SqlClient from "effect/sql/SqlClient"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -156,14 +156,22 @@ describe("Orgplane-Read-Only: true", () => {
 
   it("GET /v1/me says what the credential is and what it may do", async () => {
     const session = ok(await users.me({ token: org.member.token, headers: readOnly }), 200)
-    expect(session.credential).toEqual({ type: "session", id: expect.stringMatching(/^ses_/), scopes: null, readOnly: true })
+    // A member's session: the actions a member's role allows, as the server checks them (credentialAllows).
+    expect(session.credential).toEqual({
+      type: "session",
+      id: expect.stringMatching(/^ses_/),
+      scopes: null,
+      readOnly: true,
+      actions: Actions.filter((action) => allows("member", action))
+    })
     const scoped = await Http.request(server.url, "POST", "/v1/api-keys", {
       token: org.owner.token,
       body: { name: "readers", scopes: ["teams.read", "members.read"] }
     })
     const made = Http.expectStatus<{ key: string; apiKey: { id: string } }>("scoped key", scoped, 201)
     const key = ok(await users.me({ apiKey: made.key }), 200)
-    expect(key.credential).toEqual({ type: "api_key", id: made.apiKey.id, scopes: expect.arrayContaining(["teams.read", "members.read"]), readOnly: false })
+    // A scoped key: its scopes within its maker's role, and nothing else.
+    expect(key.credential).toEqual({ type: "api_key", id: made.apiKey.id, scopes: expect.arrayContaining(["teams.read", "members.read"]), readOnly: false, actions: ["members.read", "teams.read"] })
     const full = ok(await users.me({ apiKey: fullKey }), 200)
     expect(full.credential).toMatchObject({ type: "api_key", scopes: expect.arrayContaining(["teams.manage", "audit.read"]), readOnly: false })
   })
