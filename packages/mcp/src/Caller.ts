@@ -84,7 +84,8 @@ export const read = Effect.fn("Caller.read")(function*(options: { readonly readO
 })
 
 /**
- * Whether the caller may take the operation: a read-only caller only reads; an operation that checks actions is shown
+ * Whether the caller may take the operation: a read-only caller only reads; an API key takes no session-only
+ * operation; an operation that checks actions is shown
  * when the credential may take at least one of them (`GET /v1/me`'s `credential.actions`). An endpoint's `requires`
  * lists every action it may check, some of them alternatives (`members.remove` checks `members.leave` for oneself,
  * `members.remove` for others, `members.manageOwners` for an owner): the server decides each call with the
@@ -92,6 +93,8 @@ export const read = Effect.fn("Caller.read")(function*(options: { readonly readO
  */
 export const mayTake = (caller: Caller, operation: Operation): boolean => {
   if (caller.readOnly && !operation.readOnly) return false
+  // Only a person's session may call it (the operation's mark; the server refuses a key with 403 session_required).
+  if (operation.sessionOnly && caller.credentialType === "api_key") return false
   if (operation.requires.length === 0) return true
   const actions = caller.actions
   return actions === undefined || operation.requires.some((action) => actions.has(action))

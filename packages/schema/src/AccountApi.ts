@@ -5,7 +5,7 @@ import * as OpenApi from "effect/http-api/OpenApi"
 import { AccountDeletion, AccountExport, DeleteAccountRequest } from "./Account.js"
 import { audits } from "./AuditCatalog.js"
 import { ForbiddenResponse, InvalidRequestResponse, LastOwnerOfOrganizationsResponse, RateLimitedResponse } from "./Errors.js"
-import { Authentication } from "./Security.js"
+import { Authentication, sessionOnly } from "./Security.js"
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
@@ -37,7 +37,7 @@ const asAttachment = (operation: Record<string, unknown>): Record<string, unknow
 
 export class AccountApi extends HttpApiGroup.make("account")
   .add(
-    HttpApiEndpoint.get("export", "/v1/me/export", { success: AccountExport, error: [ForbiddenResponse] })
+    HttpApiEndpoint.get("export", "/v1/me/export", { success: AccountExport, error: [ForbiddenResponse] }).pipe(sessionOnly)
       .annotate(OpenApi.Transform, asAttachment)
       .annotate(OpenApi.Summary, "Export the caller's data")
       .annotate(
@@ -46,7 +46,7 @@ export class AccountApi extends HttpApiGroup.make("account")
       )
   )
   .add(
-    HttpApiEndpoint.delete("delete", "/v1/me", { payload: DeleteAccountRequest, success: AccountDeletion, error: [ForbiddenResponse, InvalidRequestResponse, LastOwnerOfOrganizationsResponse, RateLimitedResponse] }).pipe(audits("user.delete"))
+    HttpApiEndpoint.delete("delete", "/v1/me", { payload: DeleteAccountRequest, success: AccountDeletion, error: [ForbiddenResponse, InvalidRequestResponse, LastOwnerOfOrganizationsResponse, RateLimitedResponse] }).pipe(sessionOnly, audits("user.delete"))
       .annotate(OpenApi.Summary, "Delete the caller's account")
       .annotate(
         OpenApi.Description,

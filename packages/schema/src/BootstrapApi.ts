@@ -5,7 +5,7 @@ import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
 import * as OpenApi from "effect/http-api/OpenApi"
 import { AcceptClaimRequest, AcceptClaimResult, BootstrapWorkspaceRequest, BootstrapWorkspaceResult } from "./Bootstrap.js"
 import { ConflictResponse, ForbiddenResponse, NotFoundResponse, RateLimitedResponse, ServiceUnavailableResponse } from "./Errors.js"
-import { Authentication } from "./Security.js"
+import { Authentication, sessionOnly } from "./Security.js"
 import { audits } from "./AuditCatalog.js"
 
 export class BootstrapApi extends HttpApiGroup.make("bootstrap")
@@ -18,7 +18,7 @@ export class BootstrapApi extends HttpApiGroup.make("bootstrap")
       )
   )
   .add(
-    HttpApiEndpoint.post("acceptClaim", "/v1/bootstrap/claims/accept", { payload: AcceptClaimRequest, success: AcceptClaimResult, error: [NotFoundResponse, ForbiddenResponse, ConflictResponse] }).pipe(audits("workspace.claim.accept"))
+    HttpApiEndpoint.post("acceptClaim", "/v1/bootstrap/claims/accept", { payload: AcceptClaimRequest, success: AcceptClaimResult, error: [NotFoundResponse, ForbiddenResponse, ConflictResponse] }).pipe(sessionOnly, audits("workspace.claim.accept"))
       .middleware(Authentication)
       .annotate(OpenApi.Summary, "Claim a workspace")
       .annotate(

@@ -12,7 +12,7 @@ import {
   UnauthorizedResponse
 } from "./Errors.js"
 import { requires } from "./Policy.js"
-import { MemberAuthentication, memberAuthenticationErrors, OptionalAuthentication } from "./Security.js"
+import { MemberAuthentication, memberAuthenticationErrors, OptionalAuthentication, sessionOnly } from "./Security.js"
 import {
   AcceptedInvitation,
   AcceptInvitationRequest,
@@ -74,7 +74,7 @@ export class InvitationsApi extends HttpApiGroup.make("invitations")
   // middleware applies to the endpoints added before it.)
   .middleware(MemberAuthentication)
   .add(
-    HttpApiEndpoint.post("accept", "/v1/invitations/accept", { payload: AcceptInvitationRequest, success: AcceptedInvitation, error: [NotFoundResponse, ConflictResponse, UnauthorizedResponse, RateLimitedResponse, ServiceUnavailableResponse, ...groupErrors] }).pipe(audits("invitation.accept"))
+    HttpApiEndpoint.post("accept", "/v1/invitations/accept", { payload: AcceptInvitationRequest, success: AcceptedInvitation, error: [NotFoundResponse, ConflictResponse, UnauthorizedResponse, RateLimitedResponse, ServiceUnavailableResponse, ...groupErrors] }).pipe(sessionOnly, audits("invitation.accept"))
       .middleware(OptionalAuthentication)
       .annotate(OpenApi.Summary, "Accept an invitation")
       .annotate(

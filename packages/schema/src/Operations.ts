@@ -16,6 +16,7 @@ import type * as SchemaAST from "effect/SchemaAST"
 import { type AuditAction, type AuditDeclaration, AuditExtension } from "./AuditCatalog.js"
 import { takesIdempotencyKey } from "./Idempotency.js"
 import { type Action, ActionsExtension, Policy } from "./Policy.js"
+import { SessionOnlyExtension } from "./Security.js"
 
 /** How a caller proves who they are to an operation. */
 export type OperationCredential =
@@ -43,6 +44,8 @@ export interface Operation {
   /** The audit event its success records, or undefined when it records none (`notAudited`, or a read). */
   readonly audit: AuditAction | undefined
   readonly credential: OperationCredential
+  /** Only a person's session may call it (`sessionOnly`): an API key is refused with 403 `session_required`. */
+  readonly sessionOnly: boolean
   /** Changes nothing: a GET (or HEAD). Everything else counts as a write, what a read-only credential is refused. */
   readonly readOnly: boolean
   /**
@@ -106,6 +109,9 @@ const actionsOf = (annotations: Context.Context<never>): ReadonlyArray<Action> =
   return Array.isArray(value) ? value.filter(isAction) : []
 }
 
+/** Whether an endpoint's own annotations mark it session-only (Security.ts `sessionOnly`). */
+export const isSessionOnly = (annotations: Context.Context<never>): boolean => extensions(annotations)[SessionOnlyExtension] === true
+
 const auditOf = (annotations: Context.Context<never>): AuditAction | undefined => {
   const declaration = extensions(annotations)[AuditExtension] as AuditDeclaration | undefined
   return declaration !== undefined && declaration.action !== false ? declaration.action : undefined
@@ -160,6 +166,7 @@ export const operationsOf = <Id extends string, Groups extends HttpApiGroup.Cons
         requires: actionsOf(endpoint.annotations),
         audit,
         credential: credentialOf(middleware),
+        sessionOnly: isSessionOnly(endpoint.annotations),
         readOnly: readMethods.has(method),
         destructive: isDestructive(method, audit),
         takesIdempotencyKey: takesIdempotencyKey(method, middleware),

@@ -18,7 +18,7 @@ import {
   UpdateOrganizationRequest
 } from "./Organizations.js"
 import { requires } from "./Policy.js"
-import { Authentication, MemberAuthentication, memberAuthenticationErrors } from "./Security.js"
+import { Authentication, MemberAuthentication, memberAuthenticationErrors, sessionOnly } from "./Security.js"
 import { audits } from "./AuditCatalog.js"
 
 export class OrganizationsApi extends HttpApiGroup.make("organizations")
@@ -27,7 +27,7 @@ export class OrganizationsApi extends HttpApiGroup.make("organizations")
       payload: CreateOrganizationRequest,
       success: OrganizationWithMembership.pipe(HttpApiSchema.status(201)),
       error: [ForbiddenResponse, ConflictResponse]
-    }).pipe(audits("organization.create"))
+    }).pipe(sessionOnly, audits("organization.create"))
       .middleware(Authentication)
       .annotate(OpenApi.Summary, "Create an organization")
       .annotate(
@@ -76,7 +76,7 @@ export class OrganizationsApi extends HttpApiGroup.make("organizations")
       params: OrganizationPath,
       success: OrganizationResponse,
       error: [ForbiddenResponse, NotFoundResponse, ConflictResponse]
-    }).pipe(audits("organization.restore"), requires("organizations.delete"))
+    }).pipe(sessionOnly, audits("organization.restore"), requires("organizations.delete"))
       .middleware(Authentication)
       .annotate(OpenApi.Summary, "Restore a deleted organization")
       .annotate(

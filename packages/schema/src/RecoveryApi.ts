@@ -22,7 +22,7 @@ import {
   VerifiedEmail,
   VerifyEmailRequest
 } from "./Recovery.js"
-import { Authentication, MemberAuthentication, memberAuthenticationErrors } from "./Security.js"
+import { Authentication, MemberAuthentication, memberAuthenticationErrors, sessionOnly } from "./Security.js"
 
 /** What every mail-sending operation answers without SMTP settings: what to do instead. */
 const withoutMail =
@@ -55,7 +55,7 @@ export class RecoveryApi extends HttpApiGroup.make("recovery")
       )
   )
   .add(
-    HttpApiEndpoint.post("requestEmailVerification", "/v1/me/email-verification", { success: HttpApiSchema.Empty(202), error: [ForbiddenResponse, ConflictResponse, RateLimitedResponse] }).pipe(notAudited("mails a link to the caller's own address and changes nothing; proving it (user.email.verify) is recorded"))
+    HttpApiEndpoint.post("requestEmailVerification", "/v1/me/email-verification", { success: HttpApiSchema.Empty(202), error: [ForbiddenResponse, ConflictResponse, RateLimitedResponse] }).pipe(sessionOnly, notAudited("mails a link to the caller's own address and changes nothing; proving it (user.email.verify) is recorded"))
       .middleware(Authentication)
       .annotate(OpenApi.Summary, "Mail an email verification link")
       .annotate(
@@ -64,7 +64,7 @@ export class RecoveryApi extends HttpApiGroup.make("recovery")
       )
   )
   .add(
-    HttpApiEndpoint.post("verifyEmail", "/v1/auth/verify-email", { payload: VerifyEmailRequest, success: VerifiedEmail, error: [InvalidRequestResponse, ForbiddenResponse, RateLimitedResponse, ServiceUnavailableResponse] }).pipe(audits("user.email.verify"))
+    HttpApiEndpoint.post("verifyEmail", "/v1/auth/verify-email", { payload: VerifyEmailRequest, success: VerifiedEmail, error: [InvalidRequestResponse, ForbiddenResponse, RateLimitedResponse, ServiceUnavailableResponse] }).pipe(sessionOnly, audits("user.email.verify"))
       .middleware(Authentication)
       .annotate(OpenApi.Summary, "Prove an email address")
       .annotate(

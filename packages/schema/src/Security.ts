@@ -7,6 +7,7 @@ import * as Context from "effect/Context"
 import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
 import * as HttpApiSecurity from "effect/http-api/HttpApiSecurity"
 import * as OpenApi from "effect/http-api/OpenApi"
+import { addExtension } from "./Extensions.js"
 import { ForbiddenResponse, OrganizationNotFoundResponse, ServiceUnavailableResponse, UnauthorizedResponse } from "./Errors.js"
 import type { ApiKeyId, OrganizationId, SessionId, SsoConnectionId, WorkerId, WorkerTokenId } from "./Ids.js"
 import type { Membership, Organization } from "./Organizations.js"
@@ -52,6 +53,18 @@ export interface MemberContext extends Actor {
   readonly organization: Organization
   readonly membership: Membership
 }
+
+/** OpenAPI extension member marking an operation only a session may call. */
+export const SessionOnlyExtension = "x-orgplane-session-only"
+
+/**
+ * Marks an endpoint only a person's session may call: it acts as the person signing in (their sessions, their
+ * account, organizations they create or join), never as an organization's API key, which the server refuses with 403
+ * `session_required` once the key is resolved, in its authentication (one place). The OpenAPI document carries the
+ * mark (`x-orgplane-session-only`), `operationsOf` reads it (`sessionOnly`), and the MCP server hides the operation
+ * from an API key.
+ */
+export const sessionOnly = addExtension(SessionOnlyExtension, true)
 
 export class CurrentActor extends Context.Service<CurrentActor, Actor>()("@orgplane/schema/CurrentActor") {}
 

@@ -23,7 +23,7 @@ import {
 } from "./Errors.js"
 import { allErrors } from "./Common.js"
 import { requires } from "./Policy.js"
-import { MemberAuthentication } from "./Security.js"
+import { MemberAuthentication, sessionOnly } from "./Security.js"
 import {
   CreateSsoConnectionRequest,
   SamlAcsForm,
@@ -80,7 +80,7 @@ export class SsoApi extends HttpApiGroup.make("sso")
       )
   )
   .add(
-    HttpApiEndpoint.post("verifyDomain", "/v1/sso/verify-domain", { query: SsoDomainQuery, success: VerifyDomainResponse, error: [DomainVerificationConflictResponse, DomainVerificationFailedResponse, DnsLookupFailedResponse, ...ssoErrors] }).pipe(audits("sso.domain.verify"), requires("sso.manage"))
+    HttpApiEndpoint.post("verifyDomain", "/v1/sso/verify-domain", { query: SsoDomainQuery, success: VerifyDomainResponse, error: [DomainVerificationConflictResponse, DomainVerificationFailedResponse, DnsLookupFailedResponse, ...ssoErrors] }).pipe(sessionOnly, audits("sso.domain.verify"), requires("sso.manage"))
       .annotate(OpenApi.Summary, "Verify an SSO domain")
       .annotate(
         OpenApi.Description,
@@ -146,7 +146,7 @@ export class SsoApi extends HttpApiGroup.make("sso")
       )
   )
   .add(
-    HttpApiEndpoint.post("startTest", "/v1/sso/connections/:connectionId/tests", { params: SsoConnectionPath, success: StartedSsoTest.pipe(HttpApiSchema.status(201)), error: [NotFoundResponse, ConflictResponse, ...ssoErrors] }).pipe(audits("sso.connection.test"), requires("sso.manage"))
+    HttpApiEndpoint.post("startTest", "/v1/sso/connections/:connectionId/tests", { params: SsoConnectionPath, success: StartedSsoTest.pipe(HttpApiSchema.status(201)), error: [NotFoundResponse, ConflictResponse, ...ssoErrors] }).pipe(sessionOnly, audits("sso.connection.test"), requires("sso.manage"))
       .annotate(OpenApi.Summary, "Test an SSO connection")
       .annotate(
         OpenApi.Description,

@@ -15,7 +15,7 @@ import {
   UnauthorizedResponse
 } from "./Errors.js"
 import { PageQuery } from "./Pagination.js"
-import { Authentication } from "./Security.js"
+import { Authentication, sessionOnly } from "./Security.js"
 import {
   AuthResult,
   ChangeEmailRequest,
@@ -53,7 +53,7 @@ export class UsersApi extends HttpApiGroup.make("users")
       )
   )
   .add(
-    HttpApiEndpoint.post("signOut", "/v1/auth/sign-out", { success: HttpApiSchema.NoContent, error: [ForbiddenResponse] }).pipe(audits("session.revoke"))
+    HttpApiEndpoint.post("signOut", "/v1/auth/sign-out", { success: HttpApiSchema.NoContent, error: [ForbiddenResponse] }).pipe(sessionOnly, audits("session.revoke"))
       .middleware(Authentication)
       .annotate(OpenApi.Summary, "Sign out")
       .annotate(
@@ -71,7 +71,7 @@ export class UsersApi extends HttpApiGroup.make("users")
       )
   )
   .add(
-    HttpApiEndpoint.post("switchOrganization", "/v1/me/active-organization", { payload: SwitchOrganizationRequest, success: Me, error: [ForbiddenResponse, OrganizationNotFoundResponse] }).pipe(audits("session.switch_organization"))
+    HttpApiEndpoint.post("switchOrganization", "/v1/me/active-organization", { payload: SwitchOrganizationRequest, success: Me, error: [ForbiddenResponse, OrganizationNotFoundResponse] }).pipe(sessionOnly, audits("session.switch_organization"))
       .middleware(Authentication)
       .annotate(OpenApi.Summary, "Switch the active organization")
       .annotate(
@@ -80,7 +80,7 @@ export class UsersApi extends HttpApiGroup.make("users")
       )
   )
   .add(
-    HttpApiEndpoint.patch("updateMe", "/v1/me", { payload: UpdateMeRequest, success: Me, error: [ForbiddenResponse] }).pipe(audits("user.update"))
+    HttpApiEndpoint.patch("updateMe", "/v1/me", { payload: UpdateMeRequest, success: Me, error: [ForbiddenResponse] }).pipe(sessionOnly, audits("user.update"))
       .middleware(Authentication)
       .annotate(OpenApi.Summary, "Change the caller's name")
       .annotate(
@@ -89,7 +89,7 @@ export class UsersApi extends HttpApiGroup.make("users")
       )
   )
   .add(
-    HttpApiEndpoint.post("changePassword", "/v1/me/password", { payload: ChangePasswordRequest, success: ChangePasswordResult, error: [ForbiddenResponse, InvalidRequestResponse, RateLimitedResponse] }).pipe(audits("user.password.change"))
+    HttpApiEndpoint.post("changePassword", "/v1/me/password", { payload: ChangePasswordRequest, success: ChangePasswordResult, error: [ForbiddenResponse, InvalidRequestResponse, RateLimitedResponse] }).pipe(sessionOnly, audits("user.password.change"))
       .middleware(Authentication)
       .annotate(OpenApi.Summary, "Change the caller's password")
       .annotate(
@@ -98,7 +98,7 @@ export class UsersApi extends HttpApiGroup.make("users")
       )
   )
   .add(
-    HttpApiEndpoint.put("changeEmail", "/v1/me/email", { payload: ChangeEmailRequest, success: ChangeEmailResult, error: [ForbiddenResponse, InvalidRequestResponse, EmailTakenResponse, RateLimitedResponse] }).pipe(audits("user.email.change"))
+    HttpApiEndpoint.put("changeEmail", "/v1/me/email", { payload: ChangeEmailRequest, success: ChangeEmailResult, error: [ForbiddenResponse, InvalidRequestResponse, EmailTakenResponse, RateLimitedResponse] }).pipe(sessionOnly, audits("user.email.change"))
       .middleware(Authentication)
       .annotate(OpenApi.Summary, "Change the caller's email")
       .annotate(
@@ -107,7 +107,7 @@ export class UsersApi extends HttpApiGroup.make("users")
       )
   )
   .add(
-    HttpApiEndpoint.get("listSessions", "/v1/me/sessions", { query: PageQuery, success: MySessionPage, error: [ForbiddenResponse] })
+    HttpApiEndpoint.get("listSessions", "/v1/me/sessions", { query: PageQuery, success: MySessionPage, error: [ForbiddenResponse] }).pipe(sessionOnly)
       .middleware(Authentication)
       .annotate(OpenApi.Summary, "List the caller's sessions")
       .annotate(
@@ -116,7 +116,7 @@ export class UsersApi extends HttpApiGroup.make("users")
       )
   )
   .add(
-    HttpApiEndpoint.delete("endSession", "/v1/me/sessions/:sessionId", { params: SessionPath, success: HttpApiSchema.NoContent, error: [ForbiddenResponse, NotFoundResponse] }).pipe(audits("session.revoke"))
+    HttpApiEndpoint.delete("endSession", "/v1/me/sessions/:sessionId", { params: SessionPath, success: HttpApiSchema.NoContent, error: [ForbiddenResponse, NotFoundResponse] }).pipe(sessionOnly, audits("session.revoke"))
       .middleware(Authentication)
       .annotate(OpenApi.Summary, "End one of the caller's sessions")
       .annotate(
@@ -125,7 +125,7 @@ export class UsersApi extends HttpApiGroup.make("users")
       )
   )
   .add(
-    HttpApiEndpoint.post("endOtherSessions", "/v1/me/sessions/end-others", { success: EndedSessions, error: [ForbiddenResponse] }).pipe(audits("session.revoke"))
+    HttpApiEndpoint.post("endOtherSessions", "/v1/me/sessions/end-others", { success: EndedSessions, error: [ForbiddenResponse] }).pipe(sessionOnly, audits("session.revoke"))
       .middleware(Authentication)
       .annotate(OpenApi.Summary, "End the caller's other sessions")
       .annotate(
@@ -134,7 +134,7 @@ export class UsersApi extends HttpApiGroup.make("users")
       )
   )
   .add(
-    HttpApiEndpoint.get("listOrganizations", "/v1/me/organizations", { query: MyOrganizationsQuery, success: MyOrganizationPage, error: [ForbiddenResponse] })
+    HttpApiEndpoint.get("listOrganizations", "/v1/me/organizations", { query: MyOrganizationsQuery, success: MyOrganizationPage, error: [ForbiddenResponse] }).pipe(sessionOnly)
       .middleware(Authentication)
       .annotate(OpenApi.Summary, "List the caller's organizations")
       .annotate(

@@ -182,13 +182,13 @@ layer(testLayer, { timeout: 120_000, excludeTestServices: true })(`identity auth
       const request = bearerRequest(lonely.token)
       const notFound = yield* Effect.flip(middleware.bearer(effect, Redacted.make(lonely.token)).pipe(inRequest(request)))
       expect(notFound).toMatchObject({ _tag: "OrganizationNotFound" })
-      const missingKey = yield* Effect.flip(middleware.apiKey(effect, Redacted.make("")).pipe(inRequest(request)))
+      const missingKey = yield* Effect.flip(middleware.apiKey(effect, Redacted.make(""), false).pipe(inRequest(request)))
       expect(missingKey).toBe(notFound)
       // Another request with no credential at all: 401.
-      expect(yield* Effect.flip(middleware.apiKey(effect, Redacted.make("")).pipe(inRequest(requestWith({})))))
+      expect(yield* Effect.flip(middleware.apiKey(effect, Redacted.make(""), false).pipe(inRequest(requestWith({})))))
         .toMatchObject({ _tag: "Unauthorized" })
       // An unknown key: 401 whatever the bearer said.
-      expect(yield* Effect.flip(middleware.apiKey(effect, Redacted.make("opk_unknown")).pipe(inRequest(request))))
+      expect(yield* Effect.flip(middleware.apiKey(effect, Redacted.make("opk_unknown"), false).pipe(inRequest(request))))
         .toMatchObject({ _tag: "Unauthorized" })
       expect(seen).toHaveLength(0)
     }))
@@ -200,7 +200,11 @@ layer(testLayer, { timeout: 120_000, excludeTestServices: true })(`identity auth
       const bob = yield* person("authn-bob@keyed.test", { organizationId, role: "member" })
       const key = yield* keyOf(organizationId, bob.membershipId!, ["members.read"])
       const { effect, seen } = probe(CurrentMember)
-      yield* middleware.apiKey(effect, Redacted.make(key.key)).pipe(inRequest(requestWith({ "x-api-key": key.key })))
+      // On a session-only endpoint the key is resolved, then refused: 403 session_required, the endpoint not run.
+      const sessionOnly = yield* Effect.flip(middleware.apiKey(effect, Redacted.make(key.key), true).pipe(inRequest(requestWith({ "x-api-key": key.key }))))
+      expect(sessionOnly).toMatchObject({ _tag: "Forbidden", reason: "session_required" })
+      expect(seen).toHaveLength(0)
+      yield* middleware.apiKey(effect, Redacted.make(key.key), false).pipe(inRequest(requestWith({ "x-api-key": key.key })))
       expect(Option.getOrThrow(seen[0]!.caller)).toMatchObject({
         organization: { id: organizationId },
         membership: { id: bob.membershipId, role: "member" },
@@ -217,7 +221,7 @@ layer(testLayer, { timeout: 120_000, excludeTestServices: true })(`identity auth
       expect(touched[0]?.lastUsedAt).toBeInstanceOf(Date)
       // A key made before scopes takes its maker's whole role.
       const old = yield* keyOf(organizationId, bob.membershipId!, null)
-      yield* middleware.apiKey(effect, Redacted.make(old.key)).pipe(inRequest(requestWith({ "x-api-key": old.key })))
+      yield* middleware.apiKey(effect, Redacted.make(old.key), false).pipe(inRequest(requestWith({ "x-api-key": old.key })))
       expect(Option.getOrThrow(seen[1]!.caller).credential).toEqual({ _tag: "ApiKey", apiKeyId: old.id, scopes: null })
     }))
 
@@ -231,7 +235,7 @@ layer(testLayer, { timeout: 120_000, excludeTestServices: true })(`identity auth
       const refused = yield* Effect.flip(middleware.bearer(effect, Redacted.make(cy.token)).pipe(inRequest(bearerRequest(cy.token))))
       expect(refused).toMatchObject({ _tag: "Forbidden", reason: "sso_session_required" })
       const key = yield* keyOf(organizationId, cy.membershipId!, ["members.read"])
-      const keyRefused = yield* Effect.flip(middleware.apiKey(effect, Redacted.make(key.key)).pipe(inRequest(requestWith({ "x-api-key": key.key }))))
+      const keyRefused = yield* Effect.flip(middleware.apiKey(effect, Redacted.make(key.key), false).pipe(inRequest(requestWith({ "x-api-key": key.key }))))
       expect(keyRefused).toMatchObject({ _tag: "Forbidden", reason: "sso_session_required" })
       // A guest outside the organization's domains is admitted.
       const guest = yield* person("guest@elsewhere.test", { organizationId, role: "member" })
@@ -253,13 +257,13 @@ layer(testLayer, { timeout: 120_000, excludeTestServices: true })(`identity auth
       const request = bearerRequest("ops_nobody")
       expect(yield* Effect.flip(middleware.bearer(effect, Redacted.make("ops_nobody")).pipe(inRequest(request))))
         .toMatchObject({ _tag: "Unauthorized" })
-      expect(yield* Effect.flip(middleware.apiKey(effect, Redacted.make("")).pipe(inRequest(request))))
+      expect(yield* Effect.flip(middleware.apiKey(effect, Redacted.make(""), false).pipe(inRequest(request))))
         .toMatchObject({ _tag: "Unauthorized" })
       // An API key's actor has no session.
       const organizationId = yield* Db.insertOrganization({ name: "Actors" })
       const dee = yield* person("authn-dee@actors.test", { organizationId })
       const key = yield* keyOf(organizationId, dee.membershipId!, null)
-      yield* middleware.apiKey(effect, Redacted.make(key.key)).pipe(inRequest(requestWith({ "x-api-key": key.key })))
+      yield* middleware.apiKey(effect, Redacted.make(key.key), false).pipe(inRequest(requestWith({ "x-api-key": key.key })))
       const keyed = Option.getOrThrow(seen[1]!.caller)
       expect(keyed).toMatchObject({ organization: { id: organizationId }, credential: { _tag: "ApiKey", apiKeyId: key.id } })
       expect(yield* Effect.flip(Authn.sessionOf(keyed))).toMatchObject({

@@ -21,6 +21,7 @@ import {
   CurrentMember,
   Forbidden,
   isReadOnlyMethod,
+  isSessionOnly,
   type MemberContext,
   MemberAuthentication,
   OptionalAuthentication,
@@ -40,6 +41,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { HttpServerRequest } from "effect/http"
+import type * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import { MemberStanding } from "../platform/Authority.js"
 import { ServerConfig } from "../platform/Config.js"
 import { Crypto } from "../platform/Crypto.js"
@@ -255,7 +257,8 @@ export const makeMiddlewares = Effect.gen(function*() {
     )
   /**
    * The endpoint with the key's caller, or without a caller when the key finds none: with the refusal
-   * (`RefusedCredential`) when a credential was sent.
+   * (`RefusedCredential`) when a credential was sent. An endpoint that also serves anonymous callers refuses a key
+   * itself where only a session may act (`POST /v1/invitations/accept`): this middleware declares no error.
    */
   const optionalKey = <A, E, R>(httpEffect: Effect.Effect<A, E, R>, key: Redacted.Redacted) =>
     Effect.matchEffect(actor.apiKey(key), {
@@ -271,8 +274,8 @@ export const makeMiddlewares = Effect.gen(function*() {
     authentication: {
       bearer: <A, E, R>(httpEffect: Effect.Effect<A, E, R>, credential: Redacted.Redacted) =>
         Effect.flatMap(actor.bearer(credential), (caller) => asActor(httpEffect, caller)),
-      apiKey: <A, E, R>(httpEffect: Effect.Effect<A, E, R>, credential: Redacted.Redacted) =>
-        Effect.flatMap(actor.apiKey(credential), (caller) => asActor(httpEffect, caller))
+      apiKey: <A, E, R>(httpEffect: Effect.Effect<A, E, R>, credential: Redacted.Redacted, sessionOnly: boolean) =>
+        Effect.flatMap(actor.apiKey(credential), (caller) => asActor(keyAdmitted(httpEffect, sessionOnly), caller))
     },
     optional: {
       // This middleware declares no error, so its bearer handler cannot fail over to `x-api-key` as the platform
@@ -292,8 +295,8 @@ export const makeMiddlewares = Effect.gen(function*() {
     member: {
       bearer: <A, E, R>(httpEffect: Effect.Effect<A, E, R>, credential: Redacted.Redacted) =>
         Effect.flatMap(member.bearer(credential), (caller) => asMember(httpEffect, caller)),
-      apiKey: <A, E, R>(httpEffect: Effect.Effect<A, E, R>, credential: Redacted.Redacted) =>
-        Effect.flatMap(member.apiKey(credential), (caller) => asMember(httpEffect, caller))
+      apiKey: <A, E, R>(httpEffect: Effect.Effect<A, E, R>, credential: Redacted.Redacted, sessionOnly: boolean) =>
+        Effect.flatMap(member.apiKey(credential), (caller) => asMember(keyAdmitted(httpEffect, sessionOnly), caller))
     }
   } as const
 })
@@ -308,7 +311,7 @@ export const layer = Layer.effectContext(
       Authentication,
       Authentication.of({
         bearer: (httpEffect, { credential }) => authentication.bearer(httpEffect, credential),
-        apiKey: (httpEffect, { credential }) => authentication.apiKey(httpEffect, credential)
+        apiKey: (httpEffect, { credential, endpoint }) => authentication.apiKey(httpEffect, credential, sessionOnlyEndpoint(endpoint))
       })
     ).pipe(
       Context.add(
@@ -322,18 +325,40 @@ export const layer = Layer.effectContext(
         MemberAuthentication,
         MemberAuthentication.of({
           bearer: (httpEffect, { credential }) => member.bearer(httpEffect, credential),
-          apiKey: (httpEffect, { credential }) => member.apiKey(httpEffect, credential)
+          apiKey: (httpEffect, { credential, endpoint }) => member.apiKey(httpEffect, credential, sessionOnlyEndpoint(endpoint))
         })
       ),
       Context.add(MemberStanding, standing)
     ))
 ).pipe(Layer.provide([SessionsRepository.layer, ApiKeysRepository.layer, MembershipsRepository.layer]))
 
-/** The session behind the actor; API keys get 403 `session_required` (they cannot act as a person signing in). */
+/** 403 `session_required`: an API key where only a person's session may act. */
+const sessionRequired = () => new Forbidden({ reason: "session_required", message: "This action needs a signed-in session, not an API key." })
+
+/**
+ * Whether an endpoint is marked session-only (@orgplane/schema's `sessionOnly`): the middlewares refuse an API key
+ * on it, once the key is resolved. Read once per endpoint.
+ */
+const sessionOnlyEndpoints = new WeakMap<object, boolean>()
+const sessionOnlyEndpoint = (endpoint: HttpApiEndpoint.Top): boolean => {
+  let known = sessionOnlyEndpoints.get(endpoint)
+  if (known === undefined) sessionOnlyEndpoints.set(endpoint, known = isSessionOnly(endpoint.annotations))
+  return known
+}
+
+/** The endpoint's effect for an API key: itself, or the key's refusal where only a session may act. */
+const keyAdmitted = <A, E, R>(httpEffect: Effect.Effect<A, E, R>, sessionOnly: boolean): Effect.Effect<A, E | Forbidden, R> =>
+  sessionOnly ? Effect.fail(sessionRequired()) : httpEffect
+
+/**
+ * The session behind the actor, for a handler that acts on it; API keys get 403 `session_required` (they cannot act
+ * as a person signing in). A session-only endpoint's key is refused before its handler (`sessionOnly`), so there this
+ * reads the session.
+ */
 export const sessionOf = (actor: Actor): Effect.Effect<SessionId, Forbidden> =>
   actor.credential._tag === "Session"
     ? Effect.succeed(actor.credential.sessionId)
-    : Effect.fail(new Forbidden({ reason: "session_required", message: "This action needs a signed-in session, not an API key." }))
+    : Effect.fail(sessionRequired())
 
 /** `sessionOf` the request's actor. */
 export const currentSession = Effect.flatMap(Effect.service(CurrentActor), (actor) => Effect.map(sessionOf(actor), (sessionId) => ({ actor, sessionId })))

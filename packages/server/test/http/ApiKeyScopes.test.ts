@@ -3,7 +3,7 @@
  * maker's role and the making key's scopes, 403 `insufficient_scope`, a demotion still narrowing a key, the parent
  * recorded and its revocation taking the keys it made, and the scopes in `GET /v1/api-keys` and the audit log.
  */
-import type { CreatedApiKey, CreatedInvitation } from "@orgplane/schema"
+import { Actions, Api, type CreatedApiKey, type CreatedInvitation, operationsOf } from "@orgplane/schema"
 import { calls, invalid, ok } from "../../../../packages/testkit/src/ApiCalls.js"
 import * as Http from "../../../../packages/testkit/src/Http.js"
 import * as Json from "../../../../packages/testkit/src/Json.js"
@@ -133,6 +133,28 @@ const invite = async (credential: { token: string } | { apiKey: string }, role: 
   if (created.inviteToken === null) throw new Error(`the invitation answered no inviteToken: ${JSON.stringify(created)}`)
   return { id: created.invitation.id, token: created.inviteToken, email }
 }
+
+describe("operations only a session may call", { timeout: 60_000 }, () => {
+  it("refuses every API key, whatever its scopes, with 403 session_required (before reading the request); the document marks each and says so", async () => {
+    const org = await Http.staffed(server.url)
+    // A key that may take every action its maker's role allows.
+    const { key } = await makeKey({ token: org.owner.token }, { scopes: [...Actions] })
+    const marked = operationsOf(Api).filter((operation) => operation.sessionOnly)
+    expect(marked.length).toBeGreaterThanOrEqual(18)
+    for (const operation of marked) {
+      // Any path argument and no body: the refusal comes before the request is read, but where the operation also
+      // serves anonymous callers (an invitation's acceptance), which reads its body first.
+      const path = operation.path.replace(/:[A-Za-z]+/g, "x")
+      const body = operation.id === "invitations.accept" ? { token: "inv_unknown" } : {}
+      const answer = await Http.request(server.url, operation.method, path, { apiKey: key, ...(operation.readOnly ? {} : { body }) })
+      expect([operation.id, answer.status, Json.at(answer.body, "reason")], answer.text).toEqual([operation.id, 403, "session_required"])
+    }
+    // The words of each operation say it too, and only of these (the document and the mark cannot drift apart).
+    const worded = operationsOf(Api).filter((operation) => /403 `session_required` with an API key/.test(operation.description)).map((operation) => operation.id)
+    expect(worded.sort()).toEqual(marked.map((operation) => operation.id).filter((id) => worded.includes(id)).sort())
+    expect(marked.filter((operation) => !/session_required/.test(operation.description)).map((operation) => operation.id)).toEqual([])
+  })
+})
 
 describe("API key scopes over people (issue 55, item 5)", { timeout: 60_000 }, () => {
   it("invites admins and changes roles only with a scope naming it: a key made without scopes invites members", async () => {
