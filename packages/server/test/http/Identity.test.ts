@@ -1,3 +1,4 @@
+import { Actions } from "@orgplane/schema"
 import { calls, invalid, ok } from "../../../../packages/testkit/src/ApiCalls.js"
 import * as Http from "../../../../packages/testkit/src/Http.js"
 import * as TestServer from "../support/HttpServer.js"
@@ -71,7 +72,8 @@ describe("organizations and the active organization", () => {
       user: user.user,
       organization: null,
       membership: null,
-      credential: { type: "session", id: expect.stringMatching(/^ses_/), scopes: null, readOnly: false }
+      // Without an organization, no action of the policy table.
+      credential: { type: "session", id: expect.stringMatching(/^ses_/), scopes: null, readOnly: false, actions: [] }
     })
     const created = await api.organizations.create({ token: user.token, payload: { name: "Dee's" } })
     expect(created.status).toBe(201)
@@ -81,6 +83,8 @@ describe("organizations and the active organization", () => {
     expect(ok(created, 201).membership).toMatchObject({ role: "owner", userId: user.user.id })
     const after = ok(await api.users.me({ token: user.token }), 200)
     expect(after.organization?.id).toBe(ok(created, 201).organization.id)
+    // Its owner now: every action of the table.
+    expect(after.credential.actions).toEqual(Actions)
   })
 
   it("switches between own organizations, and not into another's", async () => {
