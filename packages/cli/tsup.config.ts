@@ -99,7 +99,7 @@ const scalarAsset: Plugin = {
       const compressed = await new Promise<Buffer>((resolve, reject) =>
         Zlib.brotliCompress(source, {
           params: {
-            [Zlib.constants.BROTLI_PARAM_QUALITY]: 10,
+            [Zlib.constants.BROTLI_PARAM_QUALITY]: 11,
             [Zlib.constants.BROTLI_PARAM_SIZE_HINT]: source.length
           }
         }, (error, value) => (error ? reject(error) : resolve(value)))
