@@ -59,7 +59,7 @@ const JsonSchemaObject = Schema.Record(Schema.String, Schema.Unknown)
 
 export const FindOperations = Tool.make("find_operations", {
   description:
-    "Finds the orgplane API operations you may take. Words match operation names, summaries and descriptions; group narrows to one area (teams, members, ...). Then describe_operation, then call_operation.",
+    "Finds the orgplane API operations you may take, best match first: the query's words are looked for in operation names (most), summaries and descriptions, and an operation matching more of them ranks higher; not every word need match. group narrows to one area (teams, members, ...). Then describe_operation, then call_operation.",
   parameters: Schema.Struct({
     query: Schema.optionalKey(Schema.String),
     group: Schema.optionalKey(Schema.String),
@@ -126,9 +126,65 @@ const operationFor = (name: string, caller: Caller.Caller) => {
     : Effect.fail(failure(`No operation named ${name}. find_operations lists the ones you may take.`))
 }
 
-const matches = (operation: Operation, words: ReadonlyArray<string>) => {
-  const haystack = `${operation.id} ${operation.summary} ${operation.description}`.toLowerCase()
-  return words.every((word) => haystack.includes(word))
+/** A word as the search compares it: lower case, without a plural's final `s` (`keys` is `key`, `access` stays). */
+const stem = (word: string) => (word.length > 3 && word.endsWith("s") && !word.endsWith("ss") ? word.slice(0, -1) : word)
+
+/** The words of a text, a name's camelCase and dots split too (`apiKeys.create`: api, key, create). */
+const wordsOf = (text: string): ReadonlyArray<string> =>
+  text.replace(/([a-z0-9])([A-Z])/g, "$1 $2").toLowerCase().split(/[^a-z0-9]+/).filter((word) => word !== "").map(stem)
+
+/** Words a query says that name nothing: they neither find nor rank an operation. */
+const stopWords: ReadonlySet<string> = new Set(["a", "an", "the", "and", "or", "to", "of", "for", "in", "on", "with", "my", "our", "me", "i", "it", "from", "by", "all"])
+
+/** An operation's words by where they stand, read once: its name, its summary, its description. */
+interface Indexed {
+  readonly name: ReadonlySet<string>
+  readonly summary: ReadonlySet<string>
+  readonly description: ReadonlySet<string>
+}
+const indexes = new WeakMap<Operation, Indexed>()
+const indexOf = (operation: Operation): Indexed => {
+  let index = indexes.get(operation)
+  if (index === undefined) {
+    index = { name: new Set(wordsOf(operation.id)), summary: new Set(wordsOf(operation.summary)), description: new Set(wordsOf(operation.description)) }
+    indexes.set(operation, index)
+  }
+  return index
+}
+
+/**
+ * How well an operation matches a query's words, 0 for not at all: each word found in the name counts 4, in the
+ * summary 2, in the description 1, and an operation matching more of the words ranks above one matching fewer.
+ * Every word need not be found: "create a team and add a member" finds `teams.create` and `teams.addMembers` first.
+ */
+const scoreOf = (operation: Operation, words: ReadonlyArray<string>): number => {
+  const index = indexOf(operation)
+  let matched = 0
+  let weight = 0
+  for (const word of words) {
+    const found = (index.name.has(word) ? 4 : 0) + (index.summary.has(word) ? 2 : 0) + (index.description.has(word) ? 1 : 0)
+    if (found > 0) matched++
+    weight += found
+  }
+  return matched === 0 ? 0 : matched * 100 + weight
+}
+
+/** The query's words that find operations; none for no query. */
+const queryWords = (query: string | undefined): ReadonlyArray<string> =>
+  [...new Set(wordsOf(query ?? ""))].filter((word) => !stopWords.has(word))
+
+/**
+ * The operations the caller may take in the group asked, best match first (then in the API's order); every one, in
+ * the API's order, for no query.
+ */
+const ranked = (operations: ReadonlyArray<Operation>, query: string | undefined): ReadonlyArray<Operation> => {
+  const words = queryWords(query)
+  if (words.length === 0) return operations
+  return operations
+    .map((operation, position) => ({ operation, position, score: scoreOf(operation, words) }))
+    .filter(({ score }) => score > 0)
+    .sort((a, b) => b.score - a.score || a.position - b.position)
+    .map(({ operation }) => operation)
 }
 
 const catalogHandlers = (settings: Invocation.Settings) =>
@@ -142,9 +198,9 @@ const catalogHandlers = (settings: Invocation.Settings) =>
         }
         const offset = input.cursor === undefined ? 0 : Number(input.cursor)
         if (!Number.isSafeInteger(offset) || offset < 0) return yield* Effect.fail(failure("The cursor is not one find_operations answered."))
-        const words = (input.query ?? "").toLowerCase().split(/\s+/).filter((word) => word !== "")
-        const found = Catalog.served().filter((operation) =>
-          (input.group === undefined || operation.group === input.group) && Caller.mayTake(caller, operation) && matches(operation, words)
+        const found = ranked(
+          Catalog.served().filter((operation) => (input.group === undefined || operation.group === input.group) && Caller.mayTake(caller, operation)),
+          input.query
         )
         const limit = input.limit ?? 20
         const page = found.slice(offset, offset + limit)

@@ -105,6 +105,23 @@ describe("MCP tools on a real server", () => {
       }))
   })
 
+  it("ranks what it finds by how well an operation's words match the query, not every word needed", async () => {
+    await withClient(bearer(people.owner.token), (client) =>
+      Effect.gen(function*() {
+        const names = (found: Called) => asFound(found.data).operations.map((operation) => operation.name)
+        // "api key" was in every description's errors: the API keys' own operations come first.
+        const keys = names(yield* call(client, "find_operations", { query: "api key" }))
+        expect(keys.slice(0, 3).sort()).toEqual(["apiKeys.create", "apiKeys.list", "apiKeys.revoke"])
+        // A sentence: its words rank the operations that match most of them first.
+        const sentence = names(yield* call(client, "find_operations", { query: "create a team and add a member" }))
+        expect(sentence.slice(0, 5)).toEqual(expect.arrayContaining(["teams.create", "teams.addMembers"]))
+        // Plurals and letter case: "Teams" finds what "team" finds.
+        expect(names(yield* call(client, "find_operations", { query: "Teams", group: "teams" }))).toEqual(names(yield* call(client, "find_operations", { query: "team", group: "teams" })))
+        // Words that name nothing find nothing.
+        expect(names(yield* call(client, "find_operations", { query: "zzyzx qwerty" }))).toEqual([])
+      }))
+  })
+
   it("calls, pages, and refuses an argument the operation does not take", async () => {
     await withClient(bearer(people.admin.token), (client) =>
       Effect.gen(function*() {
