@@ -138,7 +138,7 @@ describe("examples", { timeout: 120_000 }, () => {
       const skillFile = new URL("skills/deploy-to-staging/SKILL.md", import.meta.url).pathname
       const lines: Array<string> = []
       const report = await drive({ baseUrl: server.url, credential: { token: owner.token }, skillFile, team: "Platform", invite: "grace@example.com", log: (line) => lines.push(line) })
-      expect(report.tools).toEqual(["find_operations", "describe_operation", "call_operation"])
+      expect(report.tools).toEqual(["find_operations", "describe_operation", "read_operation", "call_operation"])
       expect(lines).toHaveLength(8)
       expect(lines.at(-1)).toBe(`Granted team Platform viewer access to the marketplace (grant ${report.grant.id})`)
 

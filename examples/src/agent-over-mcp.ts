@@ -1,6 +1,6 @@
 /**
  * An agent's side of `orgplane mcp serve`: an MCP client (the official SDK, as Claude Code and other hosts use)
- * starts the CLI's MCP server over stdio and, through its three catalog tools, creates a team, invites someone to the
+ * starts the CLI's MCP server over stdio and, through its catalog tools, creates a team, invites someone to the
  * organization and publishes a skill to a marketplace the team may view. Each step is said as it is done; a tool
  * error stops the script with a non-zero exit.
  *

@@ -125,7 +125,7 @@ describe("orgplane mcp serve", () => {
     try {
       expect(mcp.client.getServerVersion()?.name).toBe("orgplane")
       const { tools } = await mcp.client.listTools()
-      expect(tools.map((tool) => tool.name).sort()).toEqual(["call_operation", "describe_operation", "find_operations"])
+      expect(tools.map((tool) => tool.name).sort()).toEqual(["call_operation", "describe_operation", "find_operations", "read_operation"])
       expect(tools.every((tool) => tool.outputSchema !== undefined)).toBe(true)
       const found = await call(mcp.client, "find_operations", { query: "team", group: "teams" })
       expect(found.isError).toBe(false)

@@ -17,7 +17,7 @@ export const name = "orgplane"
 
 /** What the server tells a client it is for. */
 export const instructions =
-  "Administers an orgplane organization for the person whose credential this server holds, through the same API, schema and policy. find_operations, describe_operation, then call_operation; destructive operations need a confirmation the person gives."
+  "Administers an orgplane organization for the person whose credential this server holds, through the same API, schema and policy. find_operations, describe_operation, then read_operation for what only reads, call_operation for what changes something; destructive operations need a confirmation the person gives."
 
 /** The MCP protocol versions served, the newest stateful one first. */
 export const protocols = [McpProtocol.v2025_11_25, McpProtocol.v2026_07_28, McpProtocol.v2025_06_18, McpProtocol.v2025_03_26] as const

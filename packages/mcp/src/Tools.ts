@@ -1,6 +1,6 @@
 /**
- * The MCP tools over the API: by default three catalog tools (`find_operations`, `describe_operation`,
- * `call_operation`) that reach every served operation the caller may take, and on request toolsets, one tool per
+ * The MCP tools over the API: by default four catalog tools (`find_operations`, `describe_operation`,
+ * `read_operation` for what only reads, `call_operation`) that reach every served operation the caller may take, and on request toolsets, one tool per
  * operation of the named groups. Every call reaches the API through the request's `Transport` with the caller's own
  * credential, so the server's authentication, policy, idempotency and audit apply as to any request.
  */
@@ -105,7 +105,24 @@ export const CallOperation = Tool.make("call_operation", {
   dependencies: [Transport]
 }).annotate(Tool.Readonly, false).annotate(Tool.Destructive, true).annotate(Tool.Idempotent, false).annotate(Tool.OpenWorld, false)
 
-export const CatalogToolkit = Toolkit.make(FindOperations, DescribeOperation, CallOperation)
+/**
+ * Reads through the same path as `call_operation`, for an operation that changes nothing: a tool a client may approve
+ * by its annotations (read-only, not destructive, idempotent), where `call_operation`, which may change anything, is
+ * annotated destructive.
+ */
+export const ReadOperation = Tool.make("read_operation", {
+  description:
+    "Calls an operation that only reads (readOnly: true in find_operations and describe_operation), with arguments as describe_operation gives them. It changes nothing and needs no confirmation. Lists take limit and cursor. Anything that changes something goes through call_operation.",
+  parameters: Schema.Struct({
+    name: Schema.String,
+    arguments: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown))
+  }),
+  success: Invocation.CallResult,
+  failure: Invocation.ToolFailure,
+  dependencies: [Transport]
+}).annotate(Tool.Readonly, true).annotate(Tool.Destructive, false).annotate(Tool.Idempotent, true).annotate(Tool.OpenWorld, false)
+
+export const CatalogToolkit = Toolkit.make(FindOperations, DescribeOperation, ReadOperation, CallOperation)
 
 const failure = (message: string): Invocation.ToolFailure => ({ message })
 
@@ -236,6 +253,14 @@ const catalogHandlers = (settings: Invocation.Settings) =>
       // refuses it as it refuses the same request over HTTP (403, its denial in the audit log where the catalog
       // records one), so the MCP path and the HTTP path authorize alike. Only a name no served operation has is
       // answered here.
+      read_operation: Effect.fn("Tools.readOperation")(function*(input) {
+        const operation = Catalog.find(input.name)
+        if (operation === undefined) return yield* Effect.fail(failure(`No operation named ${input.name}. find_operations lists the ones you may take.`))
+        if (!operation.readOnly) {
+          return yield* Effect.fail(failure(`Not sent: ${operation.id} changes something (${operation.method}); call it with call_operation.`))
+        }
+        return yield* Invocation.call(operation, input, settings).pipe(Effect.provideService(Confirmations, confirmations))
+      }),
       call_operation: Effect.fn("Tools.callOperation")(function*(input) {
         const operation = Catalog.find(input.name)
         if (operation === undefined) return yield* Effect.fail(failure(`No operation named ${input.name}. find_operations lists the ones you may take.`))

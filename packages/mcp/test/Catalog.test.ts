@@ -52,7 +52,7 @@ describe("Catalog", () => {
       const client = yield* McpTest.makeClient(Server.registrations({ transport: unreachable }), { protocols: Server.protocols })
       return yield* client.listTools()
     })))
-    expect(listed.tools.map((tool) => tool.name)).toEqual(["find_operations", "describe_operation", "call_operation"])
+    expect(listed.tools.map((tool) => tool.name)).toEqual(["find_operations", "describe_operation", "read_operation", "call_operation"])
     for (const tool of listed.tools) expect(tool.outputSchema).toBeDefined()
     const characters = JSON.stringify(listed.tools).length
     const tokens = Math.ceil(characters / 4)

@@ -10,7 +10,7 @@
  * HTTP, with `Orgplane-Channel: mcp`; `Orgplane-Read-Only: true`, as the session's `initialize` sent it, goes with
  * every one of them (McpSessionNarrowing.ts).
  *
- * The tools are @orgplane/mcp's (`Tools.layer`): the three catalog tools, and every toolset registered once, a
+ * The tools are @orgplane/mcp's (`Tools.layer`): the four catalog tools, and every toolset registered once, a
  * request seeing those its session's `Orgplane-Mcp-Toolsets` header names (an unknown one is 400 at the gate).
  *
  * Beside it, on or off, the API's dry authorization over HTTP (`POST /v1/authorization-checks`, AuthorizationChecks.ts),

@@ -208,7 +208,7 @@ describe("/mcp", { timeout: 60_000 }, () => {
       const client = await connect(headers)
       try {
         expect(client.getServerVersion()?.name).toBe("orgplane")
-        expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(["call_operation", "describe_operation", "find_operations"])
+        expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(["call_operation", "describe_operation", "find_operations", "read_operation"])
         const me = await call(client, "call_operation", { name: "users.me" })
         expect(me).toMatchObject({ isError: false, data: { status: 200, body: { user: { email: owner.email }, credential: { type: credential } } } })
       } finally {
@@ -364,6 +364,24 @@ describe("/mcp", { timeout: 60_000 }, () => {
     const unknown = await initialize({ authorization: `Bearer ${owner.token}`, [AgentsHttp.toolsetsHeader]: "teams,nothing" })
     expect(unknown.status, unknown.text).toBe(400)
     expect(unknown.body).toMatchObject({ error: "invalid_request", details: [{ path: [AgentsHttp.toolsetsHeader], message: expect.stringContaining("nothing") }] })
+  })
+
+  it("serves reads through read_operation, annotated read-only, and changes only through call_operation, annotated destructive", async () => {
+    const owner = await Http.owner(on.url)
+    const client = await connect({ authorization: `Bearer ${owner.token}` })
+    try {
+      const tools = new Map((await client.listTools()).tools.map((tool) => [tool.name, tool.annotations]))
+      expect(tools.get("read_operation")).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true })
+      expect(tools.get("call_operation")).toMatchObject({ readOnlyHint: false, destructiveHint: true })
+      const listed = await call(client, "read_operation", { name: "teams.list" })
+      expect(listed).toMatchObject({ isError: false, data: { status: 200, body: { items: [] } } })
+      const refused = await call(client, "read_operation", { name: "teams.create", arguments: { name: "Not by a read" } })
+      expect(refused).toMatchObject({ isError: true, data: { message: expect.stringContaining("call it with call_operation") } })
+      const teams = Http.expectStatus<{ items: Array<unknown> }>("teams", await Http.request(on.url, "GET", "/v1/teams", { token: owner.token }), 200)
+      expect(teams.items).toEqual([])
+    } finally {
+      await client.close()
+    }
   })
 
   it("runs a write in process as the caller's own request, audited with the mcp channel", async () => {
