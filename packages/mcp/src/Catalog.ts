@@ -187,6 +187,49 @@ export const inputSchemaOf = (operation: Operation): JsonObject => {
 }
 
 /** The JSON Schema of the operation's success answer (its 2xx JSON body), or null when it answers none. */
+/** A schema in a few words: a component's name, `array of …`, a union's members, a literal's value, or its type. */
+const typeWords = (schema: Json | undefined, depth = 0): string => {
+  if (!isObject(schema)) return "any"
+  const ref = schema.$ref
+  if (typeof ref === "string" && ref.startsWith(componentPrefix)) return ref.slice(componentPrefix.length)
+  const union = Array.isArray(schema.anyOf) ? schema.anyOf : Array.isArray(schema.oneOf) ? schema.oneOf : undefined
+  if (union !== undefined && depth < 3) return union.map((member) => typeWords(member, depth + 1)).join(" | ")
+  if (Array.isArray(schema.allOf) && schema.allOf.length === 1 && depth < 3) return typeWords(schema.allOf[0], depth + 1)
+  if (Array.isArray(schema.enum)) return schema.enum.map((value) => JSON.stringify(value)).join(" | ")
+  if (schema.const !== undefined) return JSON.stringify(schema.const)
+  if (schema.type === "array") return `array of ${depth < 3 ? typeWords(schema.items, depth + 1) : "any"}`
+  if (typeof schema.type === "string") return typeof schema.format === "string" ? `${schema.type} (${schema.format})` : schema.type
+  if (Array.isArray(schema.type)) return schema.type.join(" | ")
+  return isObject(schema.properties) ? "object" : "any"
+}
+
+/** The schema of an operation's success body as the document has it, or undefined without one. */
+const successSchemaOf = (operation: Operation): Json | undefined => {
+  const described = theDocument().operations.get(operation.id) ?? {}
+  const responses = isObject(described.responses) ? described.responses : {}
+  for (const [status, response] of Object.entries(responses)) {
+    if (!status.startsWith("2") || !isObject(response)) continue
+    const schema = jsonSchemaOfContent(response.content)
+    if (schema !== undefined) return schema
+  }
+  return undefined
+}
+
+/**
+ * The operation's answer in a few words: each member of its success body with its type (`{ team: "Team" }`,
+ * `{ items: "array of Team", nextCursor: "string | null" }`), or the body's type when it is no object; null without
+ * a body. What `describe_operation` answers unless asked for the whole schema (`outputSchemaOf`), which is most of
+ * its size.
+ */
+export const outputSummaryOf = (operation: Operation): Readonly<Record<string, string>> | null => {
+  const schema = successSchemaOf(operation)
+  if (schema === undefined) return null
+  const resolved = resolveComponent(schema)
+  const properties = resolved !== undefined && isObject(resolved.properties) ? resolved.properties : undefined
+  if (properties === undefined) return { body: typeWords(schema) }
+  return Object.fromEntries(Object.entries(properties).map(([name, member]) => [name, typeWords(member)]))
+}
+
 export const outputSchemaOf = (operation: Operation): JsonObject | null => {
   const described = theDocument().operations.get(operation.id) ?? {}
   const responses = isObject(described.responses) ? described.responses : {}

@@ -72,8 +72,9 @@ export const FindOperations = Tool.make("find_operations", {
 }).annotate(Tool.Readonly, true).annotate(Tool.Destructive, false).annotate(Tool.Idempotent, true).annotate(Tool.OpenWorld, false)
 
 export const DescribeOperation = Tool.make("describe_operation", {
-  description: "Describes an operation: what it does, its arguments (inputSchema) and its answer (outputSchema).",
-  parameters: Schema.Struct({ name: Schema.String }),
+  description:
+    "Describes an operation: what it does, its arguments (inputSchema, whole) and its answer (output: each member of the answer with its type). outputSchema: true adds the answer's whole JSON Schema (outputSchema), which is long.",
+  parameters: Schema.Struct({ name: Schema.String, outputSchema: Schema.optionalKey(Schema.Boolean) }),
   success: Schema.Struct({
     name: Schema.String,
     summary: Schema.String,
@@ -85,6 +86,7 @@ export const DescribeOperation = Tool.make("describe_operation", {
     readOnly: Schema.Boolean,
     idempotent: Schema.Boolean,
     inputSchema: JsonSchemaObject,
+    output: Schema.NullOr(Schema.Record(Schema.String, Schema.String)),
     outputSchema: Schema.NullOr(JsonSchemaObject)
   }),
   failure: Invocation.ToolFailure,
@@ -246,7 +248,8 @@ const catalogHandlers = (settings: Invocation.Settings) =>
           readOnly: operation.readOnly,
           idempotent: operation.readOnly || operation.takesIdempotencyKey,
           inputSchema: Catalog.inputSchemaOf(operation),
-          outputSchema: Catalog.outputSchemaOf(operation)
+          output: Catalog.outputSummaryOf(operation),
+          outputSchema: input.outputSchema === true ? Catalog.outputSchemaOf(operation) : null
         }
       }),
       // A call is the server's to decide: an operation the lists hide from this caller still goes to the API, which

@@ -95,7 +95,15 @@ describe("MCP tools on a real server", () => {
         const described = yield* call(client, "describe_operation", { name: "teams.get" })
         expect(described.isError).toBe(false)
         expect(asDescribed(described.data).inputSchema["required"]).toEqual(["teamId"])
-        expect(asDescribed(described.data).outputSchema?.["$defs"]).toHaveProperty("TeamResponse")
+        // The answer in a few words by default; its whole schema on request.
+        expect(asDescribed(described.data).output).toEqual({ team: "Team" })
+        expect(asDescribed(described.data).outputSchema).toBeNull()
+        const whole = yield* call(client, "describe_operation", { name: "teams.get", outputSchema: true })
+        expect(asDescribed(whole.data).outputSchema?.["$defs"]).toHaveProperty("TeamResponse")
+        const page = yield* call(client, "describe_operation", { name: "teams.list" })
+        expect(asDescribed(page.data).output).toEqual({ items: "array of Team", nextCursor: "Cursor | null" })
+        // The summary is what makes the answer short (the whole schema is most of its size).
+        expect(JSON.stringify(described.data).length).toBeLessThan(JSON.stringify(whole.data).length / 2)
         const hidden = yield* call(client, "describe_operation", { name: "teams.create" })
         const missing = yield* call(client, "describe_operation", { name: "teams.nothing" })
         expect(hidden).toEqual({ isError: true, data: { message: "No operation named teams.create. find_operations lists the ones you may take." } })
