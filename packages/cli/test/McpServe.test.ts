@@ -351,6 +351,34 @@ describe("orgplane mcp serve", () => {
     }
   })
 
+  it("answers a request sent before initialize with the protocol's Invalid Request, not an internal error", async () => {
+    const { configDir } = await fresh()
+    const [node, ...args] = command
+    const child = spawn(node, [...args, "mcp", "serve"], {
+      cwd: root,
+      env: environment(configDir, { ORGPLANE_URL: proxy.url, ORGPLANE_TOKEN: people.owner.token }),
+      stdio: ["pipe", "pipe", "pipe"]
+    })
+    try {
+      const answer = await new Promise<string>((resolve, reject) => {
+        let stdout = ""
+        child.stdout.on("data", (chunk: Buffer) => {
+          stdout += chunk.toString("utf8")
+          if (stdout.includes("\n")) resolve(stdout.slice(0, stdout.indexOf("\n")))
+        })
+        child.on("close", () => reject(new Error(`closed before answering: ${stdout}`)))
+        child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" })}\n`)
+      })
+      expect(JSON.parse(answer)).toEqual({
+        jsonrpc: "2.0",
+        id: 1,
+        error: { code: -32600, message: expect.stringContaining("send initialize first") }
+      })
+    } finally {
+      child.kill("SIGTERM")
+    }
+  })
+
   it("refuses an unknown toolset at start, with a usage error on stderr and nothing on stdout", async () => {
     const { configDir } = await fresh()
     const [node, ...args] = command
