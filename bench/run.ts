@@ -3,6 +3,8 @@
  * a minimal `node:http` + `pg` baseline (baseline.ts) answering the same reads from the same database. Prints
  * figures; asserts nothing. Run `pnpm bench --help` for the options.
  */
+// The policy table from the schema's source (the root package does not depend on @orgplane/schema).
+import { Actions, Policy } from "../packages/schema/src/Policy.js"
 import { FakeGitHub, GitRepo, OtlpReceiver } from "@orgplane/testkit"
 import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process"
 import { randomBytes } from "node:crypto"
@@ -201,12 +203,15 @@ let requestLines = 0
 /** Servers that died, to explain the failed requests that follow. */
 const exits: Array<string> = []
 
+/** The policy table, each action with its lowest role, for the baselines' `GET /v1/me` (statements.ts). */
+const policyTable = JSON.stringify(Actions.map((action) => [action, Policy[action].role]))
+
 const startServer = (name: string, script: string, cwd: string, env: NodeJS.ProcessEnv) =>
   new Promise<Server>((resolve, reject) => {
     const extra = name === "orgplane" ? NODE_ARGS : []
     const child = spawn(process.execPath, [...extra, "--conditions=@orgplane/source", "--import", "tsx", Path.join(HERE, script)], {
       cwd,
-      env,
+      env: { ...env, ORGPLANE_BENCH_POLICY: policyTable },
       stdio: ["ignore", "pipe", "inherit", "ipc"]
     })
     children.add(child)

@@ -272,9 +272,37 @@ export const meBody = (caller: { readonly [column: string]: unknown }) => ({
   },
   // What authenticated the request (Accounts.ts's `me`): the session, or the key with its scopes; never narrowed here.
   credential: typeof caller.api_key_id === "string"
-    ? { type: "api_key", id: caller.api_key_id, scopes: scopesOf(caller.scopes), readOnly: false }
-    : { type: "session", id: caller.session_id, scopes: null, readOnly: false }
+    ? { type: "api_key", id: caller.api_key_id, scopes: scopesOf(caller.scopes), readOnly: false, actions: actionsOf(caller.role, scopesOf(caller.scopes)) }
+    : { type: "session", id: caller.session_id, scopes: null, readOnly: false, actions: actionsOf(caller.role, null) }
 })
+
+/**
+ * The policy table, each action with its lowest role in the table's order, as the harness passes it
+ * (`ORGPLANE_BENCH_POLICY`, run.ts, from @orgplane/schema's `Policy`): what `GET /v1/me`'s `credential.actions` is
+ * computed from, as orgplane's `credentialAllows` computes it.
+ */
+const policyTable = (() => {
+  const parsed: unknown = JSON.parse(process.env.ORGPLANE_BENCH_POLICY ?? "[]")
+  const rows = Array.isArray(parsed) ? parsed : []
+  return rows.flatMap((row: unknown) =>
+    Array.isArray(row) && typeof row[0] === "string" && typeof row[1] === "string" ? [[row[0], row[1]] as const] : []
+  )
+})()
+
+/** A role's actions, the same for every session of it (and every key made before scopes). */
+const roleActions = new Map<string, ReadonlyArray<string>>()
+
+/** The actions a credential may take: its role's, within its scopes when it has any; none without an organization. */
+const actionsOf = (role: unknown, scopes: ReadonlyArray<string> | null): ReadonlyArray<string> => {
+  if (typeof role !== "string") return []
+  const rank = RANK[role] ?? 0
+  if (scopes === null) {
+    let found = roleActions.get(role)
+    if (found === undefined) roleActions.set(role, found = policyTable.filter(([, lowest]) => rank >= (RANK[lowest] ?? 99)).map(([action]) => action))
+    return found
+  }
+  return policyTable.filter(([action, lowest]) => rank >= (RANK[lowest] ?? 99) && scopes.includes(action)).map(([action]) => action)
+}
 
 /** The role each action needs (schema/Policy.ts), for the actions of these endpoints. */
 export const ACTION_ROLE = {

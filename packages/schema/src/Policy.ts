@@ -184,9 +184,19 @@ export const allows = (role: Role, action: Action): boolean => hasRole(role, Pol
 export const credentialAllows = (role: Role, credential: Credential, action: Action): boolean =>
   allows(role, action) && (credential._tag !== "ApiKey" || credential.scopes === null || credential.scopes.includes(action))
 
-/** Every action of the table `credentialAllows` a member with `role` to take with `credential`, in the table's order. */
-export const credentialActions = (role: Role, credential: Credential): ReadonlyArray<Action> =>
-  Actions.filter((action) => credentialAllows(role, credential, action))
+/** A role's actions, in the table's order: what every session of it (and every key made before scopes) may take. */
+const roleActions = new Map<Role, ReadonlyArray<Action>>()
+
+/**
+ * Every action of the table `credentialAllows` a member with `role` to take with `credential`, in the table's order.
+ * A session's, and a key's without scopes, are its role's, made once per role.
+ */
+export const credentialActions = (role: Role, credential: Credential): ReadonlyArray<Action> => {
+  if (credential._tag === "ApiKey" && credential.scopes !== null) return Actions.filter((action) => credentialAllows(role, credential, action))
+  let actions = roleActions.get(role)
+  if (actions === undefined) roleActions.set(role, actions = Actions.filter((action) => allows(role, action)))
+  return actions
+}
 
 /** Whether the action is taken on the caller's own membership only (`Rule.oneself`). */
 export const takenOnOneself = (action: Action): boolean => {
