@@ -35,7 +35,10 @@ describe("orgplane llm-providers", { timeout: 120_000 }, () => {
     expect(catalog.code, catalog.stderr).toBe(0)
     expect(catalog.stdout).toContain("anthropic")
     const openaiModels = await cli(["llm-providers", "catalog", "--provider", "openai", "--json"], member)
-    expect(wire(LlmCatalogResponse, openaiModels).providers[0]!.models.some((model) => model.id === "gpt-4o")).toBe(true)
+    // Every page of the provider's models, in one answer.
+    const openai = wire(LlmCatalogResponse, openaiModels)
+    expect(openai.models.some((model) => model.id === "gpt-4o")).toBe(true)
+    expect(openai.models).toHaveLength(openai.providers[0]!.modelCount)
 
     const headersFile = Path.join(home, "headers.json")
     await Fs.writeFile(headersFile, JSON.stringify({ "OpenAI-Organization": "org-cli-header-secret" }))

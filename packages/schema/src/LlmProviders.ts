@@ -9,7 +9,7 @@ import { Int, Timestamp, TrimmedText } from "./Common.js"
 import { urlProblem, type UrlRule, UrlOf } from "./Urls.js"
 import { ada, exampleTime } from "./Examples.js"
 import { exampleId, LlmProviderId, MembershipId, OrganizationId } from "./Ids.js"
-import { Page, PageQueryFields } from "./Pagination.js"
+import { Cursor, Page, PageQueryFields } from "./Pagination.js"
 import { publishedAs } from "./internal/published.js"
 
 export const LlmApiStyle = Schema.Literals(["openai-compatible", "anthropic"]).annotate({
@@ -71,29 +71,54 @@ const catalogModelExample = {
   reasoning: false,
   toolCall: true
 }
-const catalogProviderExample = {
-  id: "openai",
-  name: "OpenAI",
-  apiStyle: "openai-compatible" as const,
-  baseUrl: "https://api.openai.com/v1",
-  docUrl: "https://platform.openai.com/docs/models",
-  models: [catalogModelExample]
-}
-
 export const LlmCatalogQuery = Schema.Struct({
   provider: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(64))).annotateKey({
-    description: "Only this catalog provider (its id, such as `openai`); unknown ids are a 404."
-  })
-}).annotate({ examples: [{ provider: "openai" }] })
+    description: "Only this catalog provider (its id, such as `openai`) and its models; unknown ids are a 404."
+  }),
+  q: Schema.optionalKey(Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(100))).annotateKey({
+    description: "Only models whose id or name contains these characters, in any letter case (`gpt-4o`, `sonnet`)."
+  }),
+  ...PageQueryFields
+}).annotate({ examples: [{ provider: "openai", q: "gpt-4o", limit: 20 }] })
 export type LlmCatalogQuery = typeof LlmCatalogQuery.Type
+
+/** A catalog provider without its models, which the catalog's answer pages apart. */
+export const LlmCatalogProviderSummary = Schema.Struct({
+  id: LlmCatalogProvider.fields.id,
+  name: Schema.String,
+  apiStyle: LlmApiStyle,
+  baseUrl: Schema.String,
+  docUrl: Schema.NullOr(Schema.String),
+  modelCount: Int.annotate({ description: "How many models the catalog has for it (whatever `q` selects)." })
+}).annotate({ identifier: "LlmCatalogProviderSummary" })
+export type LlmCatalogProviderSummary = typeof LlmCatalogProviderSummary.Type
+
+/** A catalog model, with the provider it is of. */
+export const LlmCatalogModelEntry = Schema.Struct({
+  providerId: LlmCatalogProvider.fields.id,
+  ...LlmCatalogModel.fields
+}).annotate({ identifier: "LlmCatalogModelEntry" })
+export type LlmCatalogModelEntry = typeof LlmCatalogModelEntry.Type
 
 export const LlmCatalogResponse = Schema.Struct({
   source: Schema.String.annotate({ description: "Where the catalog comes from: `https://models.dev`, or the operator's file's own `source`." }),
   revision: Schema.String.annotate({ description: "The catalog's revision (the models.dev commit of the shipped snapshot)." }),
-  providers: Schema.Array(LlmCatalogProvider)
+  providers: Schema.Array(LlmCatalogProviderSummary).annotate({
+    description: "Every catalog provider (or the one `provider` names), without its models, on every page."
+  }),
+  models: Schema.Array(LlmCatalogModelEntry).annotate({
+    description: "A page of the models (of `provider` when given, matching `q` when given), in the catalog's order: `limit` of them, then `nextCursor`."
+  }),
+  nextCursor: Schema.NullOr(Cursor).annotate({ description: "Send as `cursor` for the next page of models; null on the last." })
 }).annotate({
   identifier: "LlmCatalogResponse",
-  examples: [{ source: "https://models.dev", revision: "f3fc69229", providers: [catalogProviderExample] }]
+  examples: [{
+    source: "https://models.dev",
+    revision: "f3fc69229",
+    providers: [{ id: "openai", name: "OpenAI", apiStyle: "openai-compatible", baseUrl: "https://api.openai.com/v1", docUrl: "https://platform.openai.com/docs/models", modelCount: 1 }],
+    models: [{ providerId: "openai", ...catalogModelExample }],
+    nextCursor: null
+  }]
 })
 
 // ----- Inputs -----

@@ -8,6 +8,7 @@ import { accessEndpoints } from "./AccessApi.js"
 import {
   ConflictResponse,
   ForbiddenResponse,
+  InvalidRequestResponse,
   LlmProviderApiErrorResponse,
   NotFoundResponse,
   RateLimitedResponse,
@@ -59,12 +60,12 @@ export class LlmProvidersApi extends HttpApiGroup.make("llmProviders")
     HttpApiEndpoint.get("catalog", "/v1/llm-provider-catalog", {
       query: LlmCatalogQuery,
       success: LlmCatalogResponse,
-      error: [NotFoundResponse, ForbiddenResponse]
+      error: [InvalidRequestResponse, NotFoundResponse, ForbiddenResponse]
     }).pipe(requires("llmProviders.use"))
       .annotate(OpenApi.Summary, "Read the LLM provider catalog")
       .annotate(
         OpenApi.Description,
-        "The providers orgplane knows (id, name, API style, base URL, documentation) with their models' context windows, output limits and prices: the snapshot of the public models.dev catalog shipped with the server (15 well-known providers), or the operator's catalog file (`ORGPLANE_LLM_CATALOG`). Served from memory: works offline. `provider` narrows it to one provider. Changes nothing.\n\nErrors: 404 `llm_catalog_provider_not_found` for a `provider` the catalog does not have."
+        "The providers orgplane knows (id, name, API style, base URL, documentation, how many models) and, a page at a time, their models' context windows, output limits and prices: the snapshot of the public models.dev catalog shipped with the server (15 well-known providers), or the operator's catalog file (`ORGPLANE_LLM_CATALOG`). Served from memory: works offline. `provider` narrows it to one provider, `q` the models to those whose id or name contains it; `limit` models a page (50 by default), then `cursor`. Changes nothing.\n\nErrors: 400 `invalid_request` on `cursor` when it is not one this catalog answered; 404 `llm_catalog_provider_not_found` for a `provider` the catalog does not have."
       )
   )
   .add(

@@ -123,7 +123,7 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })(`LLM providers
       const { owner } = yield* staffed()
       const catalog = yield* providers.readCatalog(owner, { provider: "openai" })
       const entry = catalog.providers[0]
-      const known = entry?.models[0]
+      const known = catalog.models[0]
       if (entry === undefined || known === undefined) throw new Error("the shipped catalog has openai")
       const created = yield* providers.create(owner, { name: "OpenAI", catalogProviderId: "openai", models: [{ id: known.id }] })
       expect(created.item).toMatchObject({ source: "catalog", catalogProviderId: "openai", apiStyle: entry.apiStyle, baseUrl: entry.baseUrl, credential: null })

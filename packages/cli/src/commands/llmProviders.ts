@@ -153,13 +153,25 @@ export const catalog = Commands.endpoint("catalog", {
   inputs: {
     providerId: Inputs.optional(Inputs.text("provider", { placeholder: "<catalog id>", description: "Only this catalog provider (openai, anthropic, …), with its models." }))
   },
-  call: (client, { providerId }) => client.llmProviders.catalog({ query: Inputs.ifSome("provider", providerId) }),
+  // Every page of models, one answer: the catalog is in the server's memory, and a provider's models are few.
+  call: (client, { providerId }) =>
+    Effect.gen(function*() {
+      const first = yield* client.llmProviders.catalog({ query: { ...Inputs.ifSome("provider", providerId), limit: 100 } })
+      const models = [...first.models]
+      let cursor = first.nextCursor
+      while (cursor !== null) {
+        const page = yield* client.llmProviders.catalog({ query: { ...Inputs.ifSome("provider", providerId), limit: 100, cursor } })
+        models.push(...page.models)
+        cursor = page.nextCursor
+      }
+      return { ...first, models, nextCursor: null }
+    }),
   output: LlmCatalogResponse,
-  human: ({ providers, revision }, { providerId }) =>
+  human: ({ models, providers, revision }, { providerId }) =>
     Option.isSome(providerId) && providers.length === 1
       ? Output.table(
         ["model", "name", "context", "input $/M", "output $/M"],
-        providers[0]!.models.map((model) => [
+        models.map((model) => [
           model.id,
           model.name,
           model.contextWindow === null ? "" : String(model.contextWindow),
@@ -169,7 +181,7 @@ export const catalog = Commands.endpoint("catalog", {
       )
       : `${Output.table(
         ["id", "name", "api style", "base url", "models"],
-        providers.map((item) => [item.id, item.name, item.apiStyle, item.baseUrl, String(item.models.length)])
+        providers.map((item) => [item.id, item.name, item.apiStyle, item.baseUrl, String(item.modelCount)])
       )}\n(models.dev ${revision.slice(0, 9)})`
 })
 

@@ -10,6 +10,8 @@ import {
   type CreateAccessGrantRequest,
   type CreateLlmProviderRequest,
   InvalidRequest,
+  DEFAULT_LIMIT,
+  type LlmCatalogModel,
   type LlmCatalogProvider,
   type LlmCatalogQuery,
   type LlmConnection,
@@ -113,6 +115,18 @@ const toApi = (row: ProviderColumns, rank: number) =>
 
 const viewToApi = (view: LlmProviderView) => toApi(view, view.accessRank)
 
+/** A page of the catalog's models: its revision and the offset of the page's first model, opaque to clients. */
+const catalogCursor = (revision: string, offset: number) => Buffer.from(`${revision}:${offset}`, "utf8").toString("base64url")
+
+/** The offset a cursor of this catalog revision names, or undefined for any other string. */
+const catalogOffset = (cursor: string, revision: string): number | undefined => {
+  const text = Buffer.from(cursor, "base64url").toString("utf8")
+  const separator = text.lastIndexOf(":")
+  if (separator === -1 || text.slice(0, separator) !== revision) return undefined
+  const offset = Number(text.slice(separator + 1))
+  return Number.isSafeInteger(offset) && offset >= 0 && catalogCursor(revision, offset) === cursor ? offset : undefined
+}
+
 const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const repository = yield* LlmProvidersRepository
@@ -168,12 +182,33 @@ const make = Effect.gen(function*() {
 
   const checkUrl = (url: string) => checkUserMember(outbound, config.outboundAllowPrivate, ["baseUrl"], url)
 
+  /**
+   * The catalog's providers without their models, and a page of the models (of `provider`, matching `q`), in the
+   * catalog's order. A cursor names the catalog's revision and the offset of the page's first model, so a cursor of
+   * another catalog (a server restarted with another file) is refused, not read at a wrong offset.
+   */
   const readCatalog = Effect.fn("LlmProviders.readCatalog")(function*(principal: Principal, query: LlmCatalogQuery) {
     yield* authorize(principal, "llmProviders.use")
-    if (query.provider === undefined) return catalog
-    const provider = catalogProvider(query.provider)
-    if (provider === undefined) return yield* Effect.fail(catalogProviderNotFound(query.provider))
-    return { ...catalog, providers: [provider] }
+    const chosen = query.provider === undefined ? catalog.providers : [catalogProvider(query.provider)]
+    const providers = chosen.filter((provider) => provider !== undefined)
+    if (query.provider !== undefined && providers.length === 0) return yield* Effect.fail(catalogProviderNotFound(query.provider))
+    const needle = query.q?.toLowerCase()
+    const selected = (model: LlmCatalogModel) =>
+      needle === undefined || model.id.toLowerCase().includes(needle) || model.name.toLowerCase().includes(needle)
+    const models = providers.flatMap((provider) => provider.models.filter(selected).map((model) => ({ providerId: provider.id, ...model })))
+    const offset = query.cursor === undefined ? 0 : catalogOffset(query.cursor, catalog.revision)
+    if (offset === undefined || offset > models.length) {
+      return yield* Effect.fail(InvalidRequest.field(["cursor"], "is not a cursor of this catalog: send the nextCursor of its last answer, or none for the first page"))
+    }
+    const limit = query.limit ?? DEFAULT_LIMIT
+    const end = offset + limit
+    return {
+      source: catalog.source,
+      revision: catalog.revision,
+      providers: providers.map(({ models: all, ...provider }) => ({ ...provider, modelCount: all.filter(selected).length })),
+      models: models.slice(offset, end),
+      nextCursor: end < models.length ? catalogCursor(catalog.revision, end) : null
+    }
   })
 
   const create = Effect.fn("LlmProviders.create")(function*(principal: Principal, input: CreateLlmProviderRequest) {

@@ -6,7 +6,7 @@
  * and a sweep of every answer and log line for the secrets.
  */
 import Anthropic from "@anthropic-ai/sdk"
-import type { CreateLlmProviderRequest } from "@orgplane/schema"
+import type { CreateLlmProviderRequest, LlmCatalogResponse } from "@orgplane/schema"
 import { calls, invalid, ok, refusal } from "../../../../packages/testkit/src/ApiCalls.js"
 import * as FakeLlmProvider from "../../../../packages/testkit/src/FakeLlmProvider.js"
 import * as FakeWorkerRuntime from "../../../../packages/testkit/src/FakeWorkerRuntime.js"
@@ -81,7 +81,7 @@ const auditEvents = async (token: string, action: string, targetId: string) =>
   ok(await seen(audit.listEvents({ token, query: { action, targetId } })), 200).items
 
 describe("LLM provider catalog", () => {
-  it("serves the shipped models.dev snapshot, whole or one provider", async () => {
+  it("serves the shipped models.dev snapshot: its providers, and their models a page at a time, filtered by provider and words", async () => {
     const org = await Http.staffed(server.url)
     const answered = await seen(llmProviders.catalog({ token: org.member.token }))
     expect(answered.status).toBe(200)
@@ -89,14 +89,35 @@ describe("LLM provider catalog", () => {
     expect(all.source).toBe("https://models.dev")
     const ids = all.providers.map((provider) => provider.id)
     expect(ids).toEqual(expect.arrayContaining(["openai", "anthropic", "google", "mistral", "groq"]))
+    // A page, not the whole catalog (which was about 120,000 characters in one answer).
+    expect(all.models).toHaveLength(50)
+    expect(answered.text.length).toBeLessThan(30_000)
+    // Every page of models, walked by its cursors, is the whole catalog once, in order.
+    const total = all.providers.reduce((sum, provider) => sum + provider.modelCount, 0)
+    const walked: Array<string> = []
+    let cursor: string | null = null
+    do {
+      const page: typeof LlmCatalogResponse.Encoded = ok(await llmProviders.catalog({ token: org.member.token, query: { limit: "100", ...(cursor === null ? {} : { cursor }) } }), 200)
+      walked.push(...page.models.map((model) => `${model.providerId}/${model.id}`))
+      cursor = page.nextCursor
+    } while (cursor !== null)
+    expect(walked).toHaveLength(total)
+    expect(new Set(walked).size).toBe(total)
     const one = ok(await llmProviders.catalog({ token: org.member.token, query: { provider: "anthropic" } }), 200)
     expect(one.providers).toHaveLength(1)
     expect(one.providers[0]).toMatchObject({ id: "anthropic", name: "Anthropic", apiStyle: "anthropic", baseUrl: "https://api.anthropic.com" })
-    const gpt4o = all.providers.find((provider) => provider.id === "openai")?.models.find((model) => model.id === "gpt-4o")
-    expect(gpt4o).toMatchObject({ name: "GPT-4o", contextWindow: 128000, cost: { input: 2.5, output: 10 } })
+    expect(one.models.every((model) => model.providerId === "anthropic")).toBe(true)
+    const found = ok(await llmProviders.catalog({ token: org.member.token, query: { provider: "openai", q: "GPT-4o" } }), 200)
+    expect(found.models.every((model) => `${model.id} ${model.name}`.toLowerCase().includes("gpt-4o"))).toBe(true)
+    expect(found.providers[0]?.modelCount).toBe(found.models.length)
+    expect(found.models.find((model) => model.id === "gpt-4o")).toMatchObject({ name: "GPT-4o", contextWindow: 128000, cost: { input: 2.5, output: 10 } })
     const unknown = await llmProviders.catalog({ token: org.member.token, query: { provider: "nope" } })
     expect(unknown.status).toBe(404)
     expect(refusal(unknown, 404)).toMatchObject({ error: "llm_catalog_provider_not_found" })
+    // A cursor the catalog did not answer is refused, not read at some offset.
+    const forged = await llmProviders.catalog({ token: org.member.token, query: { cursor: Buffer.from("other-revision:10").toString("base64url") } })
+    expect(forged.status).toBe(400)
+    expect(invalid(forged).details).toEqual([{ path: ["cursor"], message: expect.stringContaining("is not a cursor of this catalog") }])
   })
 })
 
