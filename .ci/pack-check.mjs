@@ -356,7 +356,7 @@ try {
         }
       })
       const tools = answers.find((answer) => answer.id === 2)?.result?.tools?.map((tool) => tool.name).join(", ")
-      if (tools !== "find_operations, describe_operation, call_operation") fail(`orgplane mcp serve listed the tools ${tools}\n${printed}`)
+      if (tools !== "find_operations, describe_operation, read_operation, call_operation") fail(`orgplane mcp serve listed the tools ${tools}\n${printed}`)
     } finally {
       if (server.exitCode === null) server.kill("SIGTERM")
     }

@@ -26,7 +26,7 @@ const inputs = {
   toolsets: Inputs.optional(Inputs.text("toolsets", {
     placeholder: "<groups>",
     description:
-      "Comma-separated API groups (teams,members) served as one typed tool per operation, besides find_operations, describe_operation and call_operation. An unknown group is refused."
+      "Comma-separated API groups (teams,members) served as one typed tool per operation, besides find_operations, describe_operation, read_operation and call_operation. An unknown group is refused."
   }))
 }
 
@@ -42,7 +42,7 @@ const credentialHeaders = (credential: Target.Credential): Record<string, string
 export const serve = Commands.leaf("serve", {
   summary: "Serve your organization to an MCP client over stdio (Claude Code, Claude Desktop), acting with your credential.",
   details: [
-    "The client starts it as a subprocess: for Claude Code, 'claude mcp add orgplane -- orgplane mcp serve'. It serves three tools by default (find_operations, describe_operation, call_operation) that reach every API operation your role and credential allow; destructive ones run only with a confirmation token the first call answers. The credential is checked once at start (GET /v1/me). Standard output carries only the MCP protocol; logs go to standard error. See docs/mcp.md."
+    "The client starts it as a subprocess: for Claude Code, 'claude mcp add orgplane -- orgplane mcp serve'. It serves four tools by default (find_operations, describe_operation, read_operation, call_operation) that reach every API operation your role and credential allow; destructive ones run only with a confirmation token the first call answers. The credential is checked once at start (GET /v1/me). Standard output carries only the MCP protocol; logs go to standard error. See docs/mcp.md."
   ],
   inputs,
   examples: [
