@@ -231,12 +231,6 @@ export const outputSummaryOf = (operation: Operation): Readonly<Record<string, s
 }
 
 export const outputSchemaOf = (operation: Operation): JsonObject | null => {
-  const described = theDocument().operations.get(operation.id) ?? {}
-  const responses = isObject(described.responses) ? described.responses : {}
-  for (const [status, response] of Object.entries(responses)) {
-    if (!status.startsWith("2") || !isObject(response)) continue
-    const schema = jsonSchemaOfContent(response.content)
-    if (schema !== undefined) return withDefinitions(schema)
-  }
-  return null
+  const schema = successSchemaOf(operation)
+  return schema === undefined ? null : withDefinitions(schema)
 }

@@ -138,11 +138,14 @@ const callerOf = (settings: Invocation.Settings) =>
   )
 
 /** A served operation the caller may take, else the same error as for a name that does not exist. */
+/** The answer to a name no served operation has (nor one the caller may not take, for describe_operation). */
+const noOperation = (name: string) => failure(`No operation named ${name}. find_operations lists the ones you may take.`)
+
 const operationFor = (name: string, caller: Caller.Caller) => {
   const operation = Catalog.find(name)
   return operation !== undefined && Caller.mayTake(caller, operation)
     ? Effect.succeed(operation)
-    : Effect.fail(failure(`No operation named ${name}. find_operations lists the ones you may take.`))
+    : Effect.fail(noOperation(name))
 }
 
 /** A word as the search compares it: lower case, without a plural's final `s` (`keys` is `key`, `access` stays). */
@@ -258,7 +261,7 @@ const catalogHandlers = (settings: Invocation.Settings) =>
       // answered here.
       read_operation: Effect.fn("Tools.readOperation")(function*(input) {
         const operation = Catalog.find(input.name)
-        if (operation === undefined) return yield* Effect.fail(failure(`No operation named ${input.name}. find_operations lists the ones you may take.`))
+        if (operation === undefined) return yield* Effect.fail(noOperation(input.name))
         if (!operation.readOnly) {
           return yield* Effect.fail(failure(`Not sent: ${operation.id} changes something (${operation.method}); call it with call_operation.`))
         }
@@ -266,7 +269,7 @@ const catalogHandlers = (settings: Invocation.Settings) =>
       }),
       call_operation: Effect.fn("Tools.callOperation")(function*(input) {
         const operation = Catalog.find(input.name)
-        if (operation === undefined) return yield* Effect.fail(failure(`No operation named ${input.name}. find_operations lists the ones you may take.`))
+        if (operation === undefined) return yield* Effect.fail(noOperation(input.name))
         return yield* Invocation.call(operation, input, settings).pipe(Effect.provideService(Confirmations, confirmations))
       })
     }))
