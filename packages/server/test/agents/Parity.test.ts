@@ -206,7 +206,7 @@ const viaMcp = async (caller: Caller, operation: Operation, args: Record<string,
   return { kind: "hidden", message: result.data.message }
 }
 
-/** The organization's audit log followed oldest first: the cursor after its newest event, then what came since. */
+/** The organization's audit log followed oldest first from `from` (its oldest event without one): what came since, and the cursor after it. */
 const auditCursor = async (organization: Organization, from?: string): Promise<{ cursor: string; events: Array<AuditEvent> }> => {
   const events: Array<AuditEvent> = []
   let cursor = from
@@ -220,6 +220,19 @@ const auditCursor = async (organization: Organization, from?: string): Promise<{
     cursor = page.nextCursor
     if (page.items.length < 100) return { cursor, events }
   }
+}
+
+/**
+ * Where each organization's audit log was last read to. A followed log's page carries the cursor it was given when
+ * nothing came since, so each read starts there rather than paging the whole log again from its oldest event.
+ */
+const auditRead = new Map<string, string>()
+
+/** The organization's audit events since its log was last read (all of them the first time). */
+const auditSince = async (organization: Organization) => {
+  const { cursor, events } = await auditCursor(organization, auditRead.get(organization.id))
+  auditRead.set(organization.id, cursor)
+  return events
 }
 
 /** An account at the IdP (its login hint is the email). */
@@ -344,9 +357,10 @@ describe("HTTP and MCP parity", { timeout: 180_000 }, () => {
       for (const caller of callers) {
         const run = async (path: typeof viaHttp) => {
           const args = await prepare(caller.organization)
-          const { cursor } = await auditCursor(caller.organization)
+          // What preparing recorded is passed over: the events read after the call are the call's alone.
+          await auditSince(caller.organization)
           const outcome = await path(caller, operation!, args)
-          const { events } = await auditCursor(caller.organization, cursor)
+          const events = await auditSince(caller.organization)
           return { outcome, events }
         }
         const http = await run(viaHttp)
