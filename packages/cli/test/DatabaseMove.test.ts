@@ -121,69 +121,82 @@ describe.skipIf(!Postgres.reachable)("moving the embedded database to Postgres (
     expect(text).not.toContain(API_KEY)
     expect(text).not.toContain(GITHUB_TOKEN)
 
-    // A stopped folder is read directly.
-    const again = await cli(["db", "dump", "--data", dataDir, "--out", Path.join(home, "stopped.sql"), "--json"])
-    expect(again.code).toBe(0)
-    expect(json(again)).toMatchObject({ from: "stopped folder", keyIds: ["local"] })
-
-    // The backup restores into a new data folder, its key file copied beside it first (the restore checks the
-    // dump's signature with it), where a server opens it.
-    const restoredDir = Path.join(home, "restored", "data")
-    await Fs.mkdir(Path.dirname(restoredDir), { recursive: true })
-    await Fs.copyFile(keyFileOf(dataDir), keyFileOf(restoredDir))
-    const intoFolder = await cli(["db", "restore", "--data", restoredDir, dump])
-    expect(intoFolder.stderr).toContain(`as this restore had them (the key file ${keyFileOf(restoredDir)}`)
-    expect(intoFolder.code).toBe(0)
-    const reopened = await RealServer.start(settings, { data: restoredDir })
-    try {
-      expect((await Http.request(reopened.url, "POST", "/v1/auth/sign-in", { body: { email: org.owner.email, password: org.owner.password } })).status).toBe(200)
-    } finally {
-      await reopened.close()
-    }
-
-    // Into Postgres with the embedded server's key, which the restore checks the dump's signature with.
+    // Three moves of the one dump, each reading the dump or the stopped folder and none the others' targets: side by
+    // side, so one's wait on its server or on Postgres is another's time (the embedded database's work is this
+    // process's, the servers' and Postgres's their own processes'). Every branch runs to its end before the first
+    // failure is reported, so no server outlives the test.
     const keys = (await Fs.readFile(keyFileOf(dataDir), "utf8")).trim()
-    const target = await Postgres.newDatabase("orgplane_move")
-    const restored = await cli(["db", "restore", "--database-url", target, dump], { ORGPLANE_ENCRYPTION_KEYS: keys })
-    expect(restored.stderr).toContain(`with the keys the dumped server used ("local")`)
-    expect(restored.code).toBe(0)
-    expect(restored.stdout).toContain(`Restored ${dump} (`)
+    const settled = await Promise.allSettled([
+      // A stopped folder is read directly.
+      (async () => {
+        const again = await cli(["db", "dump", "--data", dataDir, "--out", Path.join(home, "stopped.sql"), "--json"])
+        expect(again.code).toBe(0)
+        expect(json(again)).toMatchObject({ from: "stopped folder", keyIds: ["local"] })
+      })(),
 
-    // Twice is refused: the target is no longer empty, and nothing was changed.
-    const twice = await cli(["db", "restore", "--database-url", target, dump], { ORGPLANE_ENCRYPTION_KEYS: keys })
-    expect(twice.code).not.toBe(0)
-    expect(twice.stderr).toContain("already holds")
+      // The backup restores into a new data folder, its key file copied beside it first (the restore checks the
+      // dump's signature with it), where a server opens it.
+      (async () => {
+        const restoredDir = Path.join(home, "restored", "data")
+        await Fs.mkdir(Path.dirname(restoredDir), { recursive: true })
+        await Fs.copyFile(keyFileOf(dataDir), keyFileOf(restoredDir))
+        const intoFolder = await cli(["db", "restore", "--data", restoredDir, dump])
+        expect(intoFolder.stderr).toContain(`as this restore had them (the key file ${keyFileOf(restoredDir)}`)
+        expect(intoFolder.code).toBe(0)
+        const reopened = await RealServer.start(settings, { data: restoredDir })
+        try {
+          expect((await Http.request(reopened.url, "POST", "/v1/auth/sign-in", { body: { email: org.owner.email, password: org.owner.password } })).status).toBe(200)
+        } finally {
+          await reopened.close()
+        }
+      })(),
 
-    const moved = await RealServer.start({ ...settings, DATABASE_URL: target, ORGPLANE_ENCRYPTION_KEYS: keys })
-    try {
-      const signedIn = await Http.request(moved.url, "POST", "/v1/auth/sign-in", { body: { email: org.owner.email, password: org.owner.password } })
-      expect(signedIn.status).toBe(200)
-      expect((await Http.request(moved.url, "GET", "/v1/me", { token: org.owner.token })).status).toBe(200)
-      expect((await Http.request(moved.url, "GET", "/v1/members?limit=1", { apiKey })).status).toBe(200)
+      // Into Postgres with the embedded server's key, which the restore checks the dump's signature with.
+      (async () => {
+        const target = await Postgres.newDatabase("orgplane_move")
+        const restored = await cli(["db", "restore", "--database-url", target, dump], { ORGPLANE_ENCRYPTION_KEYS: keys })
+        expect(restored.stderr).toContain(`with the keys the dumped server used ("local")`)
+        expect(restored.code).toBe(0)
+        expect(restored.stdout).toContain(`Restored ${dump} (`)
 
-      // The connection's API key decrypts: the server lists its tools with it.
-      const before = mcp.requests.length
-      const tools = await Http.request(moved.url, "GET", `/v1/mcp-connections/${connectionId}/tools`, { token: org.owner.token })
-      expect(tools.status).toBe(200)
-      const sent = mcp.requests.slice(before)
-      expect(sent.length).toBeGreaterThan(0)
-      expect(sent.every((request) => JSON.stringify(request.headers).includes(API_KEY))).toBe(true)
+        // Twice is refused: the target is no longer empty, and nothing was changed.
+        const twice = await cli(["db", "restore", "--database-url", target, dump], { ORGPLANE_ENCRYPTION_KEYS: keys })
+        expect(twice.code).not.toBe(0)
+        expect(twice.stderr).toContain("already holds")
 
-      // A cursor handed out before the move pages on after it.
-      const paged = Http.expectStatus<{ items: ReadonlyArray<{ id: string }> }>(
-        "the rest of the members after the move",
-        await Http.request(moved.url, "GET", `/v1/members?limit=10&cursor=${encodeURIComponent(firstPage.nextCursor ?? "")}`, { token: org.owner.token }),
-        200
-      )
-      expect(paged.items.map((member) => member.id)).toEqual(rest.map((member) => member.id))
+        const moved = await RealServer.start({ ...settings, DATABASE_URL: target, ORGPLANE_ENCRYPTION_KEYS: keys })
+        try {
+          const signedIn = await Http.request(moved.url, "POST", "/v1/auth/sign-in", { body: { email: org.owner.email, password: org.owner.password } })
+          expect(signedIn.status).toBe(200)
+          expect((await Http.request(moved.url, "GET", "/v1/me", { token: org.owner.token })).status).toBe(200)
+          expect((await Http.request(moved.url, "GET", "/v1/members?limit=1", { apiKey })).status).toBe(200)
 
-      // The connector syncs on from where it was: its token decrypts, and the plugin it made follows the repository.
-      await repo!.commitFiles({ ".claude-plugin/plugin.json": JSON.stringify({ name: "deploy-kit", description: "Deploys things." }) }, "rename")
-      const followed = await cli(["connectors", "sync", instanceId, "--wait"], { ORGPLANE_URL: moved.url, ORGPLANE_TOKEN: org.owner.token })
-      expect(followed.code, followed.stderr).toBe(0)
-      expect(followed.stdout).toContain(`plugin: deploy-tools renamed deploy-kit (${pluginId})`)
-    } finally {
-      await moved.close()
-    }
+          // The connection's API key decrypts: the server lists its tools with it.
+          const before = mcp.requests.length
+          const tools = await Http.request(moved.url, "GET", `/v1/mcp-connections/${connectionId}/tools`, { token: org.owner.token })
+          expect(tools.status).toBe(200)
+          const sent = mcp.requests.slice(before)
+          expect(sent.length).toBeGreaterThan(0)
+          expect(sent.every((request) => JSON.stringify(request.headers).includes(API_KEY))).toBe(true)
+
+          // A cursor handed out before the move pages on after it.
+          const paged = Http.expectStatus<{ items: ReadonlyArray<{ id: string }> }>(
+            "the rest of the members after the move",
+            await Http.request(moved.url, "GET", `/v1/members?limit=10&cursor=${encodeURIComponent(firstPage.nextCursor ?? "")}`, { token: org.owner.token }),
+            200
+          )
+          expect(paged.items.map((member) => member.id)).toEqual(rest.map((member) => member.id))
+
+          // The connector syncs on from where it was: its token decrypts, and the plugin it made follows the repository.
+          await repo!.commitFiles({ ".claude-plugin/plugin.json": JSON.stringify({ name: "deploy-kit", description: "Deploys things." }) }, "rename")
+          const followed = await cli(["connectors", "sync", instanceId, "--wait"], { ORGPLANE_URL: moved.url, ORGPLANE_TOKEN: org.owner.token })
+          expect(followed.code, followed.stderr).toBe(0)
+          expect(followed.stdout).toContain(`plugin: deploy-tools renamed deploy-kit (${pluginId})`)
+        } finally {
+          await moved.close()
+        }
+      })()
+    ])
+    for (const outcome of settled) if (outcome.status === "rejected") throw outcome.reason
   })
 })
