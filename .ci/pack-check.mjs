@@ -45,9 +45,12 @@ const EXPORTS = {
   cli: ["run", "VERSION"]
 }
 /**
- * The CLI's packed tarball: it bundles everything but PGlite, minified (names kept), without source maps. 1.84 MB
- * with the audit log (the server it embeds for `orgplane serve` and the schema's catalog; 2.04 MB before minifying);
- * the budget catches a library bundled by mistake (node-saml and its XML stack were 270 KB).
+ * The CLI's packed tarball: it bundles everything but PGlite and the server's protocol libraries, minified (names
+ * kept), without source maps. 1,904,465 bytes with the MCP server (the server it embeds for `orgplane serve`, the MCP
+ * server of `orgplane mcp serve` on effect/ai's McpServer, the schema's catalog, and the API reference's script,
+ * 695,616 bytes of it, already brotli); the budget catches a library bundled by mistake (node-saml and its XML stack
+ * were 270 KB) and barrel imports of Effect, which keep whole modules (the server's took 66 KB of the tarball:
+ * .ci/deep-imports.mjs).
  */
 const CLI_TARBALL_LIMIT = 2_000_000
 const started = Date.now()
@@ -131,7 +134,7 @@ const main = async () => {
     const cli = Fs.statSync(tarballOf("cli")).size
     const unpacked = run("listing the CLI's tarball", "tar", ["tzvf", tarballOf("cli")]).split("\n").filter(Boolean)
       .reduce((sum, line) => sum + Number(line.trim().split(/\s+/)[2] ?? 0), 0)
-    console.log(`        @orgplane/cli ${version}: ${(cli / 1e6).toFixed(2)} MB packed, ${(unpacked / 1e6).toFixed(2)} MB unpacked`)
+    console.log(`        @orgplane/cli ${version}: ${(cli / 1e6).toFixed(2)} MB packed (${cli} bytes), ${(unpacked / 1e6).toFixed(2)} MB unpacked`)
     if (cli > CLI_TARBALL_LIMIT) fail(`the CLI's tarball is ${cli} bytes, over ${CLI_TARBALL_LIMIT}: what was added to the bundle or dist/?`)
   })
 

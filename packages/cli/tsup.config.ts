@@ -39,22 +39,36 @@ const names = external.map((name) => name.replace(/[/.]/g, "\\$&")).join("|")
 type Plugin = NonNullable<Options["esbuildPlugins"]>[number]
 
 /**
- * `undici` stands in for nothing the CLI runs: @effect/platform-node 4 imports it for its undici HTTP client
- * (NodeHttpClient's dispatcher, `Undici.ts`), which orgplane never uses (the server's HTTP client is node:http's,
- * Node's own `fetch` the CLI's). This stub fails loudly should anything ever call it.
+ * A module that stands in for a library the CLI bundles a use of but never runs: each name a function that fails
+ * loudly should anything ever call it.
  */
-const undiciStub = [
-  "const missing = (name) => function() { throw new Error(`undici.${name} is not bundled in the orgplane CLI`) }",
-  "export const Agent = missing(\"Agent\")",
-  "export const getGlobalDispatcher = missing(\"getGlobalDispatcher\")",
-  "export default {}"
-].join("\n")
+const stub = (library: string, names: ReadonlyArray<string>) =>
+  [
+    `const missing = (name) => function() { throw new Error(\`${library}.\${name} is not bundled in the orgplane CLI\`) }`,
+    ...names.map((name) => `export const ${name} = missing(${JSON.stringify(name)})`),
+    "export default {}"
+  ].join("\n")
+
+/**
+ * Libraries stood in for (see `stub`):
+ * - `undici`: @effect/platform-node 4 imports it for its undici HTTP client (NodeHttpClient's dispatcher, `Undici.ts`),
+ *   which orgplane never uses (the server's HTTP client is node:http's, Node's own `fetch` the CLI's).
+ * - `ws` (50 kB minified): NodeHttpServer makes its WebSocket server the first time a handler upgrades a request to a
+ *   WebSocket, which none of the server's handlers does (an `Upgrade: websocket` request is answered like any other),
+ *   and the durable engine's runners listen with NodeSocketServer's TCP server, not its WebSocket one. The names are
+ *   those of ws's ESM entry, which @effect/platform-node re-exports.
+ */
+const stubs: Readonly<Record<string, ReadonlyArray<string>>> = {
+  undici: ["Agent", "getGlobalDispatcher"],
+  ws: ["createWebSocketStream", "extension", "PerMessageDeflate", "Receiver", "Sender", "subprotocol", "WebSocket", "WebSocketServer"]
+}
 
 /**
  * effect 4's `http-api` index names HttpApiScalar and HttpApiSwagger, whose layers import the reference UIs' scripts
  * on demand (`./internal/httpApiScalar.js`, 3 MB, and `./internal/httpApiSwagger.js`, 1.9 MB): esbuild writes a
  * dynamically imported module as a chunk of its own even when nothing that imports it is kept, so both would ship,
- * never loaded. The server serves its own page (Docs.ts, with the script beside the bundle), not those layers.
+ * never loaded, should anything import that index (the packages import Effect module by module:
+ * .ci/deep-imports.mjs). The server serves its own page (Docs.ts, with the script beside the bundle), not those layers.
  */
 const referenceUiStub = (file: string) =>
   `throw new Error(${JSON.stringify(`effect/http-api/internal/${file} is not bundled in the orgplane CLI (Docs.ts serves the API reference)`)})`
@@ -62,14 +76,14 @@ const referenceUiStub = (file: string) =>
 const notBundled: Plugin = {
   name: "orgplane-not-bundled",
   setup(build) {
-    build.onResolve({ filter: /^undici$/ }, () => ({ path: "undici", namespace: "orgplane-not-bundled" }))
+    build.onResolve({ filter: /^(undici|ws)$/ }, (args) => ({ path: args.path, namespace: "orgplane-not-bundled" }))
     build.onResolve({ filter: /^\.\/internal\/httpApi(Scalar|Swagger)\.js$/ }, (args) =>
       /[\\/]effect[\\/]dist[\\/]http-api$/.test(args.resolveDir)
         ? { path: args.path.slice("./internal/".length), namespace: "orgplane-not-bundled" }
         : undefined)
     build.onLoad({ filter: /.*/, namespace: "orgplane-not-bundled" }, (args) => ({
       loader: "js",
-      contents: args.path === "undici" ? undiciStub : referenceUiStub(args.path)
+      contents: Object.hasOwn(stubs, args.path) ? stub(args.path, stubs[args.path]!) : referenceUiStub(args.path)
     }))
   }
 }

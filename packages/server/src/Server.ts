@@ -16,7 +16,7 @@
  * started once the server listens: `StartGate`) with the jobs on it, the code host's client, the DNS resolver, the
  * areas' settings and the outbound guard (`OutboundLive`); and the operator's setup token (`OperatorSetup`).
  */
-import { NodeHttpServer } from "@effect/platform-node"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as Effect from "effect/Effect"
 import * as Cause from "effect/Cause"
 import * as Exit from "effect/Exit"
@@ -24,7 +24,8 @@ import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Runtime from "effect/Runtime"
 import * as Scope from "effect/Scope"
-import { HttpRouter, HttpServer } from "effect/http"
+import * as HttpRouter from "effect/http/HttpRouter"
+import * as HttpServer from "effect/http/HttpServer"
 import type * as SqlClient from "effect/sql/SqlClient"
 import type { IncomingMessage, Server as NodeServer, ServerResponse } from "node:http"
 import * as AgentsConfig from "./agents/AgentsConfig.js"
@@ -96,7 +97,7 @@ import * as RequestLog from "./platform/RequestLog.js"
 import { routerConfig as routeMatching } from "./platform/Routes.js"
 import * as SystemHttp from "./system/Http.js"
 import * as MetricsEndpoint from "./system/MetricsEndpoint.js"
-import { HttpApiBuilder } from "effect/http-api"
+import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 
 /** Node's HTTP server as orgplane listens with it, and what bounds its start and stop (platform/NodeServer.ts). */
 export { createHttpServer, holdEarlyRequests, shutdownGraceMillis, startupHoldMillis } from "./platform/NodeServer.js"

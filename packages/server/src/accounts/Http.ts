@@ -1,7 +1,8 @@
 /**
  * HTTP handlers of the Account group: the caller's export and the deletion of their account. Thin by design.
  */
-import { HttpEffect, HttpServerResponse } from "effect/http"
+import * as HttpEffect from "effect/http/HttpEffect"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { currentSession } from "../identity/Authentication.js"

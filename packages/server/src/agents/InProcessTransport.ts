@@ -7,7 +7,7 @@
 import { Transport } from "@orgplane/mcp"
 import { authorizationCheckHeader } from "@orgplane/schema"
 import * as Effect from "effect/Effect"
-import { HttpRouter } from "effect/http"
+import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpEffect from "effect/http/HttpEffect"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"

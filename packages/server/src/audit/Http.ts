@@ -2,7 +2,7 @@
  * HTTP handlers of the Audit Log group. Thin by design: the service authorizes.
  */
 import { Api, CurrentMember } from "@orgplane/schema"
-import { HttpServerResponse } from "effect/http"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { group } from "../platform/HttpErrors.js"

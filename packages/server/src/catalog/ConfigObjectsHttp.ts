@@ -1,7 +1,7 @@
 /**
  * HTTP handlers of the Config objects group. Thin by design: the services authorize.
  */
-import { HttpServerResponse } from "effect/http"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { Api, CurrentMember } from "@orgplane/schema"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"

@@ -1,6 +1,6 @@
 /** The Agent Plugins layout: a `plugin.json` naming an Agent Plugins schema, its skills and `mcp.json`. */
 import type { AgentPluginsSchemaVersion, JsonObject } from "@orgplane/schema"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { type Draft, rootKey, type Stage } from "./PluginCandidates.js"
 import { emptyPaths } from "./PluginComponents.js"
 import { clamp, type ManifestReader, nonBlank, readManifests } from "./PluginManifests.js"

@@ -1,6 +1,7 @@
 /** The Claude marketplace layout: `.claude-plugin/marketplace.json` and the plugins its entries point at. */
 import type { DiscoveredMarketplace } from "@orgplane/schema"
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { claudeManifestPathOf } from "./ClaudePlugins.js"
 import { type Draft, rootKey, type Stage } from "./PluginCandidates.js"
 import { conventionalPaths, declaredPaths, emptyPaths, kindsOf, mergePaths } from "./PluginComponents.js"

@@ -1,5 +1,5 @@
 /** The Claude plugins layout: `.claude-plugin/plugin.json` manifests, one plugin per folder that has one. */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { type Draft, rootKey, type Stage } from "./PluginCandidates.js"
 import { conventionalPaths, declaredPaths, emptyPaths, mergePaths } from "./PluginComponents.js"
 import { type ManifestReader, nonBlank, readManifests } from "./PluginManifests.js"

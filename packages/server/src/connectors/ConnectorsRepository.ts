@@ -2,7 +2,7 @@
  * Storage of connector accounts, instances and targets. Every statement names the organization.
  * A rank read beside a row is `withColumns(row, { accessRank: Schema.Int })`, what access/Access's `ranked` is.
  */
-import { Model } from "effect/schema"
+import * as Model from "effect/schema/Model"
 import * as SqlClient from "effect/sql/SqlClient"
 import type * as Statement from "effect/sql/Statement"
 import {

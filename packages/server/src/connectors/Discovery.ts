@@ -10,7 +10,7 @@ import {
   type DiscoveryStepStatus,
   type RepositoryClassification
 } from "@orgplane/schema"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { agentStage, isAgentManifestCandidate } from "./AgentPlugins.js"
 import { MARKETPLACE_PATH, marketplaceStage, readMarketplace } from "./ClaudeMarketplace.js"
 import { claudeStage, isClaudeManifest } from "./ClaudePlugins.js"

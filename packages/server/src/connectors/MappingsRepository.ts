@@ -2,7 +2,7 @@
  * Storage of connector mappings: one target's list is a keyset over `connector_mappings_list_idx`.
  * A rank read beside a row is `withColumns(row, { accessRank: Schema.Int })`, what access/Access's `ranked` is.
  */
-import { Model } from "effect/schema"
+import * as Model from "effect/schema/Model"
 import * as SqlClient from "effect/sql/SqlClient"
 import {
   Conflict,

@@ -1,6 +1,6 @@
 /** The components a plugin holds, by kind: conventional places, paths its manifest declares, and merging them. */
 import type { ComponentKind, ComponentPaths, DiscoveredSkippedFile } from "@orgplane/schema"
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { clamp, ManifestObject, member } from "./PluginManifests.js"
 import { baseName, isFile, isFolder, isMarkdown, join, resolveDeclared, type TreeIndex } from "./RepositoryTree.js"
 

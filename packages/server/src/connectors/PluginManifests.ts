@@ -1,6 +1,8 @@
 /** Plugin manifests: reading them from a tree, at most so many at once, and what makes one unusable. */
 import { type JsonObject, MAX_SOURCE_BYTES } from "@orgplane/schema"
-import { Effect, Option, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import { type ParseError, parse } from "jsonc-parser"
 import { exceedsDepth, maxDepth, nulPaths } from "../platform/RequestGuard.js"
 import type { TreeIndex } from "./RepositoryTree.js"

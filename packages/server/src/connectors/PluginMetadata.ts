@@ -3,7 +3,9 @@
  * each member decoded with its schema on its own, so one of the wrong type is left out rather than losing the rest.
  */
 import type { JsonObject, PluginSourceMetadata } from "@orgplane/schema"
-import { Option, Schema, SchemaGetter } from "effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as SchemaGetter from "effect/SchemaGetter"
 
 const Text = Schema.Trim.check(Schema.isNonEmpty())
 const member = <S extends Schema.ConstraintDecoder<unknown>>(schema: S) => Schema.decodeUnknownOption(schema)

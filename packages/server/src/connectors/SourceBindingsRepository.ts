@@ -3,7 +3,7 @@
  * object is, and the blob it was last made from; and the state a sync compares a file with, the bound object's
  * latest version.
  */
-import { Model } from "effect/schema"
+import * as Model from "effect/schema/Model"
 import * as SqlClient from "effect/sql/SqlClient"
 import {
   ConfigObjectId,

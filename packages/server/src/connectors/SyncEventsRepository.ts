@@ -3,7 +3,7 @@
  * workflow makes, an instance's history as a keyset over `connector_sync_events_list_idx`, and the events left
  * queued that the recovery starts again.
  */
-import { Model } from "effect/schema"
+import * as Model from "effect/schema/Model"
 import * as SqlClient from "effect/sql/SqlClient"
 import {
   ConnectorInstanceId,

@@ -7,7 +7,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
-import { Model } from "effect/schema"
+import * as Model from "effect/schema/Model"
 import * as SqlClient from "effect/sql/SqlClient"
 import { DateColumn, execute, findOne } from "../platform/Statements.js"
 

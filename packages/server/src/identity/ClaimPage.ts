@@ -11,7 +11,7 @@
  * works wherever a host mounts the server.
  */
 import * as Effect from "effect/Effect"
-import { HttpRouter } from "effect/http"
+import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { createHash } from "node:crypto"
 

@@ -1,7 +1,7 @@
 /** The address a request came from, for per-client limits (sign-up, bootstrap, SSO discovery and start). */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { HttpServerRequest } from "effect/http"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as Net from "node:net"
 import { ServerConfig } from "./Config.js"
 

@@ -11,7 +11,7 @@
  * brotli, Caddy's gzip): within a few percent of the best sizes of JSON at a fraction of their time. A body up to
  * `inlineBytes` is compressed on the event loop, a larger one on libuv's thread pool.
  */
-import { NodeStream } from "@effect/platform-node"
+import * as NodeStream from "@effect/platform-node/NodeStream"
 import * as Effect from "effect/Effect"
 import * as HttpBody from "effect/http/HttpBody"
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"

@@ -17,7 +17,7 @@
  */
 import { openApiDocument } from "@orgplane/schema"
 import * as Effect from "effect/Effect"
-import { HttpRouter } from "effect/http"
+import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Fs from "node:fs/promises"

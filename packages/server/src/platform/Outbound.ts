@@ -6,7 +6,7 @@
  * (AddressGuard), are connected to the address checked, and follow redirects hop by hop under the reference's rules
  * (see `Destination`).
  */
-import { NodeHttpClient } from "@effect/platform-node"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { InvalidRequest } from "@orgplane/schema"
 import * as Cause from "effect/Cause"
 import * as Chunk from "effect/Chunk"
@@ -15,7 +15,12 @@ import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import { Headers as HttpHeaders, HttpClient, type HttpClientError, HttpClientRequest, type HttpClientResponse, HttpMethod } from "effect/http"
+import * as HttpHeaders from "effect/http/Headers"
+import * as HttpClient from "effect/http/HttpClient"
+import type * as HttpClientError from "effect/http/HttpClientError"
+import * as HttpClientRequest from "effect/http/HttpClientRequest"
+import type * as HttpClientResponse from "effect/http/HttpClientResponse"
+import * as HttpMethod from "effect/http/HttpMethod"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"

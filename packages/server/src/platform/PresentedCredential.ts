@@ -6,7 +6,7 @@ import { type Forbidden, Unauthorized, type UnauthorizedReason } from "@orgplane
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
-import type { HttpServerRequest } from "effect/http"
+import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 
 /**
  * Refusals share one value per reason: an API-key request first fails the bearer scheme (the platform tries it

@@ -27,7 +27,10 @@ import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import * as SchemaAST from "effect/SchemaAST"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
-import { HttpApi, type HttpApiEndpoint, type HttpApiGroup, HttpApiSchema } from "effect/http-api"
+import * as HttpApi from "effect/http-api/HttpApi"
+import type * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import type * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
 import * as SchemaJson from "./SchemaJson.js"
 
 /** Whether every answer is checked by its schema, as without this module (the test suites set it). */

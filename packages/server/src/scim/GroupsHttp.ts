@@ -4,7 +4,7 @@
 import { Api, CurrentScimClient, type ScimGroup } from "@orgplane/schema"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { HttpServerRequest } from "effect/http"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import { group } from "../platform/HttpErrors.js"
 import { requestBaseUrl } from "../platform/PublicUrl.js"
 import { DirectoryTeams } from "../teams/DirectoryTeams.js"

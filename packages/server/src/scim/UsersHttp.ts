@@ -1,7 +1,7 @@
 /**
  * HTTP handlers of the SCIM discovery and Users groups. Thin: the Users service reads, checks and writes.
  */
-import { HttpServerRequest } from "effect/http"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import { Api, CurrentScimClient, ScimNotFound } from "@orgplane/schema"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"

@@ -2,7 +2,7 @@
 import { Api, ServiceUnavailable } from "@orgplane/schema"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { HttpApiBuilder } from "effect/http-api"
+import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import * as SqlClient from "effect/sql/SqlClient"
 import { ServerConfig } from "../platform/Config.js"
 import { DatabaseStatus } from "../platform/DatabaseStatus.js"

@@ -4,12 +4,13 @@
  * `ORGPLANE_METRICS_PORT`, a Node server of its own that serves nothing else. Behind the bearer token whenever one is
  * set, compared in constant time; refused with the server's usual 401.
  */
-import { NodeHttpServer } from "@effect/platform-node"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Unauthorized } from "@orgplane/schema"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
-import { HttpRouter, HttpServer } from "effect/http"
+import * as HttpRouter from "effect/http/HttpRouter"
+import * as HttpServer from "effect/http/HttpServer"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as SqlClient from "effect/sql/SqlClient"
