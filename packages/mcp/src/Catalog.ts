@@ -186,7 +186,24 @@ export const inputSchemaOf = (operation: Operation): JsonObject => {
   })
 }
 
-/** The JSON Schema of the operation's success answer (its 2xx JSON body), or null when it answers none. */
+const argumentsCache = new WeakMap<Operation, ReadonlyArray<string>>()
+
+/**
+ * The operation's arguments by name, an optional one ending in `?` (`["teamId", "name?"]`): what `find_operations`
+ * shows of its input, enough to call an operation whose arguments say what they are; `describe_operation` gives
+ * their schemas.
+ */
+export const argumentsOf = (operation: Operation): ReadonlyArray<string> => {
+  let names = argumentsCache.get(operation)
+  if (names === undefined) {
+    const input = inputSchemaOf(operation)
+    const required = Array.isArray(input.required) ? input.required : []
+    names = layoutOf(operation).names.map((name) => (required.includes(name) ? name : `${name}?`))
+    argumentsCache.set(operation, names)
+  }
+  return names
+}
+
 /** A schema in a few words: a component's name, `array of …`, a union's members, a literal's value, or its type. */
 const typeWords = (schema: Json | undefined, depth = 0): string => {
   if (!isObject(schema)) return "any"
@@ -216,6 +233,15 @@ const successSchemaOf = (operation: Operation): Json | undefined => {
 }
 
 /**
+ * The operation's description without its closing "Errors:" paragraph (a third of the catalog's words): a failed call
+ * answers its error's status, code and message, so an agent reads the one it meets, not every one it might.
+ */
+export const descriptionWithoutErrors = (operation: Operation): string => {
+  const paragraphs = operation.description.split("\n\n")
+  return paragraphs.filter((paragraph, index) => index === 0 || !paragraph.startsWith("Errors:")).join("\n\n")
+}
+
+/**
  * The operation's answer in a few words: each member of its success body with its type (`{ team: "Team" }`,
  * `{ items: "array of Team", nextCursor: "string | null" }`), or the body's type when it is no object; null without
  * a body. What `describe_operation` answers unless asked for the whole schema (`outputSchemaOf`), which is most of
@@ -230,6 +256,7 @@ export const outputSummaryOf = (operation: Operation): Readonly<Record<string, s
   return Object.fromEntries(Object.entries(properties).map(([name, member]) => [name, typeWords(member)]))
 }
 
+/** The JSON Schema of the operation's success answer (its 2xx JSON body), or null when it answers none. */
 export const outputSchemaOf = (operation: Operation): JsonObject | null => {
   const schema = successSchemaOf(operation)
   return schema === undefined ? null : withDefinitions(schema)

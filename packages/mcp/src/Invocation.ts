@@ -23,7 +23,7 @@ import { channelHeader, type OperationResponse, readOnlyHeader, Transport } from
 
 /** The result of a call: the API's status and JSON body. */
 export const CallResult = Schema.Struct({
-  status: Schema.Number,
+  status: Schema.Int,
   body: Schema.Unknown
 })
 export type CallResult = typeof CallResult.Type

@@ -46,11 +46,14 @@ export const decodeOptions = Effect.fn("Tools.decodeOptions")(function*(input: u
   return options
 })
 
+/**
+ * An operation as find_operations lists it: enough to choose one, and to call one whose arguments say what they are;
+ * describe_operation tells the rest.
+ */
 const OperationSummary = Schema.Struct({
   name: Schema.String,
   summary: Schema.String,
-  method: Schema.String,
-  path: Schema.String,
+  arguments: Schema.Array(Schema.String),
   readOnly: Schema.Boolean,
   destructive: Schema.Boolean
 })
@@ -59,7 +62,7 @@ const JsonSchemaObject = Schema.Record(Schema.String, Schema.Unknown)
 
 export const FindOperations = Tool.make("find_operations", {
   description:
-    "Finds the orgplane API operations you may take, best match first: the query's words are looked for in operation names (most), summaries and descriptions, and an operation matching more of them ranks higher; not every word need match. group narrows to one area (teams, members, ...). Then describe_operation, then call_operation.",
+    "Finds the orgplane API operations you may take, best match first (5 unless limit says more): an operation whose name or summary says more of the query's words ranks higher; not every word need match. group narrows to one area (teams, members, ...). Each comes with its arguments (optional ones end in ?): call it with read_operation or call_operation, or describe_operation first for their schemas.",
   parameters: Schema.Struct({
     query: Schema.optionalKey(Schema.String),
     group: Schema.optionalKey(Schema.String),
@@ -73,7 +76,7 @@ export const FindOperations = Tool.make("find_operations", {
 
 export const DescribeOperation = Tool.make("describe_operation", {
   description:
-    "Describes an operation: what it does, its arguments (inputSchema, whole) and its answer (output: each member of the answer with its type). outputSchema: true adds the answer's whole JSON Schema (outputSchema), which is long.",
+    "Describes an operation: what it does, its arguments (inputSchema, whole) and its answer (output: each member of the answer with its type). outputSchema: true adds the answer's whole JSON Schema (outputSchema), which is long. The errors an operation answers come with the failed call, each with its code and message.",
   parameters: Schema.Struct({ name: Schema.String, outputSchema: Schema.optionalKey(Schema.Boolean) }),
   success: Schema.Struct({
     name: Schema.String,
@@ -156,7 +159,33 @@ const wordsOf = (text: string): ReadonlyArray<string> =>
   text.replace(/([a-z0-9])([A-Z])/g, "$1 $2").toLowerCase().split(/[^a-z0-9]+/).filter((word) => word !== "").map(stem)
 
 /** Words a query says that name nothing: they neither find nor rank an operation. */
-const stopWords: ReadonlySet<string> = new Set(["a", "an", "the", "and", "or", "to", "of", "for", "in", "on", "with", "my", "our", "me", "i", "it", "from", "by", "all"])
+const stopWords: ReadonlySet<string> = new Set(["a", "an", "the", "and", "or", "to", "of", "for", "in", "on", "with", "my", "our", "me", "i", "it", "from", "by", "all", "into", "as", "new"])
+
+/**
+ * A query's word and the words of the API it stands for: people say "make" or "publish" where the API says
+ * `create`, "invite" where it says `invitation`. A word matches an operation when it or one of these does.
+ */
+const synonyms: ReadonlyMap<string, ReadonlyArray<string>> = new Map([
+  ["make", ["create"]],
+  ["publish", ["create", "add"]],
+  ["invite", ["invitation"]],
+  ["erase", ["delete"]],
+  ["drop", ["delete", "remove"]],
+  ["show", ["list", "get"]],
+  ["see", ["list", "get"]],
+  ["last", ["list"]],
+  ["latest", ["list"]],
+  ["recent", ["list"]],
+  ["change", ["update"]],
+  ["edit", ["update"]],
+  ["rename", ["update"]]
+])
+
+/** The words of a query that name an action: an operation whose name says it (or a word it stands for) ranks first among equals. */
+const verbs: ReadonlySet<string> = new Set([
+  "create", "make", "publish", "add", "delete", "erase", "drop", "remove", "revoke", "update", "change", "edit", "rename", "set", "invite",
+  "rotate", "archive", "restore", "grant", "transfer", "cancel", "list", "get", "read", "show", "see", "last", "latest", "recent", "search"
+])
 
 /** An operation's words by where they stand, read once: its name, its summary, its description. */
 interface Indexed {
@@ -174,21 +203,35 @@ const indexOf = (operation: Operation): Indexed => {
   return index
 }
 
+/** Where a word (or a word it stands for) stands in an operation: 4 in its name, 2 in its summary, 1 in its description, summed. */
+const weightOf = (index: Indexed, word: string): number => {
+  let best = 0
+  for (const candidate of [word, ...(synonyms.get(word) ?? [])]) {
+    const found = (index.name.has(candidate) ? 4 : 0) + (index.summary.has(candidate) ? 2 : 0) + (index.description.has(candidate) ? 1 : 0)
+    if (found > best) best = found
+  }
+  return best
+}
+
 /**
- * How well an operation matches a query's words, 0 for not at all: each word found in the name counts 4, in the
- * summary 2, in the description 1, and an operation matching more of the words ranks above one matching fewer.
- * Every word need not be found: "create a team and add a member" finds `teams.create` and `teams.addMembers` first.
+ * How well an operation matches a query's words, 0 for not at all. An operation whose name or summary says more of
+ * the words ranks above one saying fewer (a word only its description mentions counts least); then one whose name is
+ * the action the query asks (`create` for "create", "make" or "publish"); then one whose words stand where they weigh
+ * more (weightOf). Every word need not be found: "create a team and add a member" finds `teams.create` and
+ * `teams.addMembers` first.
  */
 const scoreOf = (operation: Operation, words: ReadonlyArray<string>): number => {
   const index = indexOf(operation)
-  let matched = 0
+  let said = 0
   let weight = 0
+  let action = 0
   for (const word of words) {
-    const found = (index.name.has(word) ? 4 : 0) + (index.summary.has(word) ? 2 : 0) + (index.description.has(word) ? 1 : 0)
-    if (found > 0) matched++
+    const found = weightOf(index, word)
+    if (found >= 2) said++
     weight += found
+    if (verbs.has(word) && [word, ...(synonyms.get(word) ?? [])].some((candidate) => index.name.has(candidate))) action = 1
   }
-  return matched === 0 ? 0 : matched * 100 + weight
+  return weight === 0 ? 0 : said * 1000 + action * 100 + weight
 }
 
 /** The query's words that find operations; none for no query. */
@@ -224,14 +267,13 @@ const catalogHandlers = (settings: Invocation.Settings) =>
           Catalog.served().filter((operation) => (input.group === undefined || operation.group === input.group) && Caller.mayTake(caller, operation)),
           input.query
         )
-        const limit = input.limit ?? 20
+        const limit = input.limit ?? 5
         const page = found.slice(offset, offset + limit)
         return {
           operations: page.map((operation) => ({
             name: operation.id,
             summary: operation.summary,
-            method: operation.method,
-            path: operation.path,
+            arguments: Catalog.argumentsOf(operation),
             readOnly: operation.readOnly,
             destructive: operation.destructive
           })),
@@ -243,7 +285,7 @@ const catalogHandlers = (settings: Invocation.Settings) =>
         return {
           name: operation.id,
           summary: operation.summary,
-          description: operation.description,
+          description: Catalog.descriptionWithoutErrors(operation),
           method: operation.method,
           path: operation.path,
           requires: operation.requires,
