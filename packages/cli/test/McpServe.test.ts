@@ -7,6 +7,7 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js"
 import { TeamPage, TeamResponse } from "@orgplane/schema"
 import { spawn } from "node:child_process"
 import * as Http from "node:http"
@@ -76,8 +77,11 @@ const environment = (configDir: string, env: Record<string, string>) => ({
   ...env
 })
 
-/** An MCP client connected to `orgplane mcp serve ...flags`; stderr kept, any message that is not JSON-RPC an error. */
-const connect = async (flags: ReadonlyArray<string>, env: Record<string, string>) => {
+/**
+ * An MCP client connected to `orgplane mcp serve ...flags`; stderr kept, any message that is not JSON-RPC an error.
+ * With `person`, the client can ask its user (form elicitation), who answers with `person`.
+ */
+const connect = async (flags: ReadonlyArray<string>, env: Record<string, string>, person?: (message: string) => boolean) => {
   const { configDir } = await fresh()
   const [node, ...args] = command
   const transport = new StdioClientTransport({
@@ -91,13 +95,18 @@ const connect = async (flags: ReadonlyArray<string>, env: Record<string, string>
   transport.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")))
   const problems: Array<string> = []
   transport.onerror = (error) => void problems.push(error.message)
-  const client = new Client({ name: "orgplane-cli-test", version: "1.0.0" })
+  const client = new Client({ name: "orgplane-cli-test", version: "1.0.0" }, person === undefined ? {} : { capabilities: { elicitation: { form: {} } } })
+  if (person !== undefined) {
+    client.setRequestHandler(ElicitRequestSchema, (request) =>
+      person(request.params.message) ? { action: "accept", content: { confirm: true } } : { action: "decline" })
+  }
   await client.connect(transport)
   return { client, problems, stderr: () => stderr, close: () => client.close() }
 }
 
 /** `orgplane mcp serve` with the owner's session token from the environment, through the recording proxy. */
-const asOwner = (flags: ReadonlyArray<string> = []) => connect(flags, { ORGPLANE_URL: proxy.url, ORGPLANE_TOKEN: people.owner.token })
+const asOwner = (flags: ReadonlyArray<string> = [], person?: (message: string) => boolean) =>
+  connect(flags, { ORGPLANE_URL: proxy.url, ORGPLANE_TOKEN: people.owner.token }, person)
 
 /** A member of an answer that may be a success or a failure. */
 const memberOf = (data: unknown, key: string): unknown => (typeof data === "object" && data !== null ? Reflect.get(data, key) : undefined)
@@ -120,7 +129,7 @@ const newTeam = async (name: string) =>
 const teamStatus = async (teamId: string) => (await Api.request(server.url, "GET", `/v1/teams/${teamId}`, { token: people.owner.token })).status
 
 describe("orgplane mcp serve", () => {
-  it("answers initialize and lists the three catalog tools, with nothing but JSON-RPC on stdout", async () => {
+  it("answers initialize and lists the four catalog tools, with nothing but JSON-RPC on stdout", async () => {
     const mcp = await asOwner()
     try {
       expect(mcp.client.getServerVersion()?.name).toBe("orgplane")
@@ -253,6 +262,29 @@ describe("orgplane mcp serve", () => {
       expect(again.isError).toBe(true)
       const deletes = proxy.seen.filter((request) => request.method === "DELETE" && request.path === `/v1/teams/${teamId}`)
       expect(deletes).toHaveLength(1)
+    } finally {
+      await mcp.close()
+    }
+  })
+
+  it("asks the person through a client that can ask its user, and deletes only on their yes, with no token", async () => {
+    const kept = await newTeam(`Kept ${Math.random().toString(36).slice(2, 8)}`)
+    const doomed = await newTeam(`Doomed ${Math.random().toString(36).slice(2, 8)}`)
+    const asked: Array<string> = []
+    const mcp = await asOwner([], (message) => {
+      asked.push(message)
+      return message.includes(doomed)
+    })
+    try {
+      const refused = await call(mcp.client, "call_operation", { name: "teams.delete", arguments: { teamId: kept } })
+      expect(refused).toMatchObject({ isError: true, data: { message: expect.stringContaining("did not confirm") } })
+      expect(refused.data).not.toHaveProperty("confirmation")
+      expect(await teamStatus(kept)).toBe(200)
+
+      const deleted = await call(mcp.client, "call_operation", { name: "teams.delete", arguments: { teamId: doomed } })
+      expect(deleted.isError).toBe(false)
+      expect(await teamStatus(doomed)).toBe(404)
+      expect(asked).toEqual([expect.stringContaining(kept), expect.stringContaining(doomed)])
     } finally {
       await mcp.close()
     }

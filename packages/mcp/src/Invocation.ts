@@ -2,7 +2,8 @@
  * Running one operation for an MCP tool call: the arguments split into path parameters, query and body by the
  * operation's layout (a name it does not take is refused, never ignored; a path argument its parameter's schema
  * refuses is refused before anything is sent), the channel header, an idempotency key for every operation that takes
- * one, the confirmation rule for destructive operations, and the API's answer as the tool's result or error.
+ * one, the confirmation rule for destructive operations (the person asked through the client where it can ask its user,
+ * `elicitation/create`; a single-use token elsewhere), and the API's answer as the tool's result or error.
  * `call_operation` and every toolset tool run through here.
  */
 import {
@@ -13,12 +14,14 @@ import {
   type Operation,
   requestIssuesOf
 } from "@orgplane/schema"
+import * as McpSchema from "effect/ai/McpSchema"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as Caller from "./Caller.js"
 import * as Catalog from "./Catalog.js"
-import { type Binding, Confirmations, CurrentSession } from "./Confirmation.js"
+import { type Binding, canonicalJson, Confirmations, CurrentSession } from "./Confirmation.js"
 import { channelHeader, type OperationResponse, readOnlyHeader, Transport } from "./Transport.js"
 
 /** The result of a call: the API's status and JSON body. */
@@ -121,6 +124,41 @@ const bindingOf = Effect.fnUntraced(function*(settings: Settings) {
   return { userId: caller.userId, credentialId: caller.credentialId, session: yield* CurrentSession } satisfies Binding
 })
 
+/** What the person said when asked through the client (elicitation): run it, or not. */
+type Consent = "given" | "refused"
+
+/**
+ * Asks the person, not the agent, whether a destructive call runs: an `elicitation/create` form to the MCP client of
+ * this request, which shows it to its user. None (the token's way, then) where the client declared no form
+ * elicitation, the request has no client to ask (a sessionless protocol), or asking failed. The answer never passes
+ * through the agent, so an agent cannot give consent in the person's stead.
+ */
+const askPerson = Effect.fnUntraced(function*(operation: Operation, path: string, args: Readonly<Record<string, unknown>>) {
+  const serverClient = yield* Effect.serviceOption(McpSchema.McpServerClient)
+  if (Option.isNone(serverClient)) return Option.none<Consent>()
+  const elicitation = serverClient.value.clientCapabilities.elicitation
+  // `elicitation: {}` is the form mode of clients older than the URL mode.
+  if (elicitation === undefined || (elicitation.form === undefined && elicitation.url !== undefined)) return Option.none<Consent>()
+  const request = new McpSchema.ElicitRequestFormParams({
+    mode: "form",
+    message:
+      `An agent asks to run ${operation.id} (${operation.summary}): ${operation.method} ${path} with ${canonicalJson(args)}. It takes something away that cannot be given back. Run it?`,
+    requestedSchema: {
+      type: "object",
+      properties: { confirm: new McpSchema.ElicitationBoolean({ type: "boolean", title: `Run ${operation.id}`, default: false }) },
+      required: ["confirm"]
+    }
+  })
+  return yield* serverClient.value.getClient.pipe(
+    Effect.flatMap((client) => client.elicit(request)),
+    Effect.map((answer): Option.Option<Consent> =>
+      Option.some(answer.action === "accept" && answer.content?.confirm === true ? "given" : "refused")
+    ),
+    Effect.catch(() => Effect.succeed(Option.none<Consent>())),
+    Effect.scoped
+  )
+})
+
 /** Runs `operation` with `input` for the caller behind the Transport. */
 export const call = Effect.fn("Invocation.call")(function*(operation: Operation, input: CallInput, settings: Settings) {
   const confirmations = yield* Confirmations
@@ -156,19 +194,27 @@ export const call = Effect.fn("Invocation.call")(function*(operation: Operation,
   if (operation.destructive) {
     if (input.confirmation === undefined) {
       // The API decides first, without running it: a call it refuses the caller is answered with its own refusal (and
-      // its denial in the audit log), and no confirmation is ever issued for it.
+      // its denial in the audit log), and the person is never asked for it nor a confirmation issued.
       const verdict = yield* transport.authorize(request).pipe(Effect.catchTag("TransportError", (error) => fail({ message: error.message })))
       if (verdict.headers[authorizationCheckHeader] !== "authorized" || verdict.status !== 204) return yield* fail(refusalOf(operation, verdict))
-      const confirmation = yield* confirmations.issue(yield* bindingOf(settings), operation.id, args)
-      return yield* fail({
-        message:
-          `Not executed: ${operation.id} (${operation.summary}) takes something away that cannot be given back. Confirm with the person you act for, then call again with the same name and arguments and this confirmation, within 5 minutes.`,
-        confirmation
-      })
+      // Where the client can ask its user, the person confirms there and the call runs now; elsewhere a token.
+      const consent = yield* askPerson(operation, path, args)
+      if (Option.isSome(consent) && consent.value === "refused") {
+        return yield* fail({ message: `Not executed: the person you act for did not confirm ${operation.id}.` })
+      }
+      if (Option.isNone(consent)) {
+        const confirmation = yield* confirmations.issue(yield* bindingOf(settings), operation.id, args)
+        return yield* fail({
+          message:
+            `Not executed: ${operation.id} (${operation.summary}) takes something away that cannot be given back. Confirm with the person you act for, then call again with the same name and arguments and this confirmation, within 5 minutes.`,
+          confirmation
+        })
+      }
+    } else {
+      const redeemed = yield* confirmations.redeem(input.confirmation, yield* bindingOf(settings), operation.id, args)
+      if (Result.isFailure(redeemed)) return yield* fail({ message: `Not executed: ${redeemed.failure}` })
+      idempotencyKey = `mcp-confirmed-${redeemed.success}`
     }
-    const redeemed = yield* confirmations.redeem(input.confirmation, yield* bindingOf(settings), operation.id, args)
-    if (Result.isFailure(redeemed)) return yield* fail({ message: `Not executed: ${redeemed.failure}` })
-    idempotencyKey = `mcp-confirmed-${redeemed.success}`
   }
   const headers = operation.takesIdempotencyKey ? { ...request.headers, "idempotency-key": idempotencyKey } : request.headers
 

@@ -98,7 +98,7 @@ export const DescribeOperation = Tool.make("describe_operation", {
 
 export const CallOperation = Tool.make("call_operation", {
   description:
-    "Calls an operation with arguments as describe_operation gives them. A destructive one is not run without confirmation: the first call answers a token; ask the person, then call again with it. Lists take limit and cursor.",
+    "Calls an operation with arguments as describe_operation gives them. A destructive one runs only once the person confirms: your client asks them where it can; else the first call answers a token: ask the person, then call again with it. Lists take limit and cursor.",
   parameters: Schema.Struct({
     name: Schema.String,
     arguments: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown)),
@@ -140,10 +140,10 @@ const callerOf = (settings: Invocation.Settings) =>
     })
   )
 
-/** A served operation the caller may take, else the same error as for a name that does not exist. */
 /** The answer to a name no served operation has (nor one the caller may not take, for describe_operation). */
 const noOperation = (name: string) => failure(`No operation named ${name}. find_operations lists the ones you may take.`)
 
+/** A served operation the caller may take, else the same error as for a name that does not exist. */
 const operationFor = (name: string, caller: Caller.Caller) => {
   const operation = Catalog.find(name)
   return operation !== undefined && Caller.mayTake(caller, operation)
@@ -337,7 +337,7 @@ const toolsetInputOf = (operation: Operation) => {
 const toolOf = (operation: Operation) =>
   Tool.dynamic(Catalog.toolNameOf(operation), {
     description: operation.destructive
-      ? `${operation.summary} Destructive: the first call answers a confirmation token; call again with it (\`confirmation\`).`
+      ? `${operation.summary} Destructive: runs once the person confirms, asked through your client where it can; else the first call answers a confirmation token: call again with it (\`confirmation\`).`
       : operation.summary,
     parameters: toolsetInputOf(operation),
     success: Invocation.CallResult,

@@ -9,6 +9,7 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js"
 import * as Logger from "effect/Logger"
 import * as NodeHttp from "node:http"
 import * as References from "effect/References"
@@ -609,6 +610,50 @@ describe("/mcp", { timeout: 60_000 }, () => {
       expect((await Http.request(on.url, "GET", `/v1/teams/${teamId}`, { token: owner.token })).status).toBe(404)
       const reused = await call(client, "call_operation", { name: "teams.delete", arguments: { teamId }, confirmation })
       expect(reused.isError).toBe(true)
+    } finally {
+      await client.close()
+    }
+  })
+
+  it("asks the person through the client, where it can ask its user, before a destructive call, and runs it only on their yes", async () => {
+    const owner = await Http.owner(on.url)
+    const teamOf = async (name: string) =>
+      Http.expectStatus<{ team: { id: string } }>("team", await Http.request(on.url, "POST", "/v1/teams", { token: owner.token, body: { name } }), 201).team.id
+    const asked: Array<string> = []
+    let answer: "yes" | "no" = "no"
+    const client = new Client({ name: "orgplane-test", version: "0.0.0" }, { capabilities: { elicitation: { form: {} } } })
+    client.setRequestHandler(ElicitRequestSchema, (request) => {
+      asked.push(request.params.message)
+      return answer === "yes" ? { action: "accept", content: { confirm: true } } : { action: "decline" }
+    })
+    await client.connect(new StreamableHTTPClientTransport(new URL("/mcp", on.url), { requestInit: { headers: { authorization: `Bearer ${owner.token}` } } }))
+    try {
+      const kept = await teamOf("Kept")
+      const refused = await call(client, "call_operation", { name: "teams.delete", arguments: { teamId: kept } })
+      expect(refused).toMatchObject({ isError: true, data: { message: expect.stringContaining("did not confirm") } })
+      expect(refused.data).not.toHaveProperty("confirmation")
+      expect(asked).toEqual([expect.stringContaining(`teams.delete (Delete a team): DELETE /v1/teams/${kept}`)])
+      expect((await Http.request(on.url, "GET", `/v1/teams/${kept}`, { token: owner.token })).status).toBe(200)
+
+      answer = "yes"
+      const doomed = await teamOf("Doomed")
+      const deleted = await call(client, "call_operation", { name: "teams.delete", arguments: { teamId: doomed } })
+      expect(deleted).toMatchObject({ isError: false, data: { status: 204 } })
+      expect(asked).toHaveLength(2)
+      expect((await Http.request(on.url, "GET", `/v1/teams/${doomed}`, { token: owner.token })).status).toBe(404)
+
+      // A call the API refuses the caller (a plain member deleting a team) is not put to the person.
+      const member = await Http.join(on.url, owner.token, "member")
+      const memberClient = new Client({ name: "orgplane-test", version: "0.0.0" }, { capabilities: { elicitation: { form: {} } } })
+      memberClient.setRequestHandler(ElicitRequestSchema, (request) => {
+        asked.push(request.params.message)
+        return { action: "accept", content: { confirm: true } }
+      })
+      await memberClient.connect(new StreamableHTTPClientTransport(new URL("/mcp", on.url), { requestInit: { headers: { authorization: `Bearer ${member.token}` } } }))
+      const refusedByApi = await call(memberClient, "call_operation", { name: "teams.delete", arguments: { teamId: kept } }).finally(() => memberClient.close())
+      expect(refusedByApi).toMatchObject({ isError: true, data: { status: 403 } })
+      expect(asked).toHaveLength(2)
+      expect((await Http.request(on.url, "GET", `/v1/teams/${kept}`, { token: owner.token })).status).toBe(200)
     } finally {
       await client.close()
     }
