@@ -21,7 +21,7 @@ import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as Caller from "./Caller.js"
 import * as Catalog from "./Catalog.js"
-import { type Binding, canonicalJson, Confirmations, CurrentSession } from "./Confirmation.js"
+import { type Binding, canonicalJson, confirmationTtlMillis, Confirmations, CurrentSession } from "./Confirmation.js"
 import { channelHeader, type OperationResponse, readOnlyHeader, Transport } from "./Transport.js"
 
 /** The result of a call: the API's status and JSON body. */
@@ -124,14 +124,15 @@ const bindingOf = Effect.fnUntraced(function*(settings: Settings) {
   return { userId: caller.userId, credentialId: caller.credentialId, session: yield* CurrentSession } satisfies Binding
 })
 
-/** What the person said when asked through the client (elicitation): run it, or not. */
-type Consent = "given" | "refused"
+/** What the person said when asked through the client (elicitation): run it, not, or nothing in time. */
+type Consent = "given" | "refused" | "unanswered"
 
 /**
  * Asks the person, not the agent, whether a destructive call runs: an `elicitation/create` form to the MCP client of
  * this request, which shows it to its user. None (the token's way, then) where the client declared no form
  * elicitation, the request has no client to ask (a sessionless protocol), or asking failed. The answer never passes
- * through the agent, so an agent cannot give consent in the person's stead.
+ * through the agent, so an agent cannot give consent in the person's stead. The person has as long as a token lasts
+ * (five minutes): the tool call, and its request, wait no longer.
  */
 const askPerson = Effect.fnUntraced(function*(operation: Operation, path: string, args: Readonly<Record<string, unknown>>) {
   const serverClient = yield* Effect.serviceOption(McpSchema.McpServerClient)
@@ -155,6 +156,7 @@ const askPerson = Effect.fnUntraced(function*(operation: Operation, path: string
       Option.some(answer.action === "accept" && answer.content?.confirm === true ? "given" : "refused")
     ),
     Effect.catch(() => Effect.succeed(Option.none<Consent>())),
+    Effect.timeoutOrElse({ duration: confirmationTtlMillis, orElse: () => Effect.succeed(Option.some<Consent>("unanswered")) }),
     Effect.scoped
   )
 })
@@ -199,8 +201,12 @@ export const call = Effect.fn("Invocation.call")(function*(operation: Operation,
       if (verdict.headers[authorizationCheckHeader] !== "authorized" || verdict.status !== 204) return yield* fail(refusalOf(operation, verdict))
       // Where the client can ask its user, the person confirms there and the call runs now; elsewhere a token.
       const consent = yield* askPerson(operation, path, args)
-      if (Option.isSome(consent) && consent.value === "refused") {
-        return yield* fail({ message: `Not executed: the person you act for did not confirm ${operation.id}.` })
+      if (Option.isSome(consent) && consent.value !== "given") {
+        return yield* fail({
+          message: consent.value === "refused"
+            ? `Not executed: the person you act for did not confirm ${operation.id}.`
+            : `Not executed: the person you act for did not answer within 5 minutes whether to run ${operation.id}.`
+        })
       }
       if (Option.isNone(consent)) {
         const confirmation = yield* confirmations.issue(yield* bindingOf(settings), operation.id, args)
