@@ -11,6 +11,8 @@ import * as Toolkit from "effect/ai/Toolkit"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
+import * as Scope from "effect/Scope"
+import * as Semaphore from "effect/Semaphore"
 import * as Caller from "./Caller.js"
 import * as Catalog from "./Catalog.js"
 import { Confirmations, CurrentSession } from "./Confirmation.js"
@@ -401,15 +403,62 @@ const sessionMiddleware = McpServer.middleware((effect, options) =>
 )
 
 /**
- * The MCP registrations: the catalog tools and the toolsets the options name. Each request needs a `Transport` (the
- * caller's credential): provide it with MCP middleware (`Server.transportMiddleware`, or the HTTP endpoint's own),
- * which may also give `CurrentSession` where the request carries none (stdio's process-wide session).
+ * Toolsets registered when a caller first names them, not at start: for a server where any session may name any
+ * toolset (`/mcp`), registering all 230 operations' tools up front cost its start-up about 0.4 s. `ensure` registers
+ * the groups not yet registered (one at a time, each once) and waits for them; `layer`, given the loader, installs
+ * what registers one (`install`), in its scope and with its services.
  */
-export const layer = (input: Options) =>
+export interface ToolsetLoader {
+  readonly ensure: (groups: ReadonlyArray<string>) => Effect.Effect<void>
+  readonly install: (register: (group: string) => Effect.Effect<void>) => void
+}
+
+/** A loader for `layer`: its `ensure` registers nothing until the layer has been built. */
+export const makeToolsetLoader = (): ToolsetLoader => {
+  let register: ((group: string) => Effect.Effect<void>) | undefined
+  const registered = new Set<string>()
+  const lock = Semaphore.makeUnsafe(1)
+  const missing = (groups: ReadonlyArray<string>) => groups.filter((group) => !registered.has(group))
+  return {
+    install: (install) => {
+      register = install
+    },
+    ensure: (groups) =>
+      missing(groups).length === 0
+        ? Effect.void
+        : lock.withPermits(1)(Effect.suspend(() =>
+          Effect.forEach(missing(groups), (group) =>
+            (register === undefined ? Effect.void : register(group)).pipe(Effect.map(() => {
+              if (register !== undefined) registered.add(group)
+            })), { discard: true })
+        ))
+  }
+}
+
+/**
+ * The layer that hands `loader` a way to register a toolset later, in this layer's scope and with its services. A
+ * toolset's tools need each request's `Transport`, which the MCP transport's middleware gives every request: this
+ * layer requires it as the registrations do (`McpRequest`), so the same middleware discharges it.
+ */
+const installLoader = (loader: ToolsetLoader, settings: Invocation.Settings) =>
+  Layer.effectDiscard(Effect.gen(function*() {
+    const scope = yield* Scope.Scope
+    const context = yield* Effect.context<McpServer.McpServer | Confirmations | McpServer.McpRequest<"Requires", Transport>>()
+    loader.install((group) => Layer.buildWithScope(toolsetsLayer([group], settings), scope).pipe(Effect.provideContext(context), Effect.asVoid))
+  }))
+
+/**
+ * The MCP registrations: the catalog tools and the toolsets the options name, and with `loader` the toolsets it is
+ * asked for, registered then. Each request needs a `Transport` (the caller's credential): provide it with MCP
+ * middleware (`Server.transportMiddleware`, or the HTTP endpoint's own), which may also give `CurrentSession` where the
+ * request carries none (stdio's process-wide session).
+ */
+export const layer = (input: Options, loader?: ToolsetLoader) =>
   Layer.unwrap(Effect.map(decodeOptions(input), (options) => {
     const settings: Invocation.Settings = { readOnly: options.readOnly ?? false }
     const catalog = McpServer.toolkit(CatalogToolkit).pipe(Layer.provide(CatalogToolkit.toLayer(catalogHandlers(settings))))
-    return Layer.merge(catalog, toolsetsLayer(options.toolsets ?? [], settings)).pipe(
+    const later = loader === undefined ? Layer.empty : installLoader(loader, settings)
+    return Layer.mergeAll(catalog, toolsetsLayer(options.toolsets ?? [], settings), later).pipe(
       Layer.provide(Confirmations.layer(options.confirmationKey)),
       Layer.provide(sessionMiddleware.layer)
     )

@@ -7,11 +7,12 @@ import { TeamPage, TeamResponse } from "@orgplane/schema"
 import * as McpTest from "effect/ai/McpTest"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as HttpServer from "../../server/test/support/HttpServer.js"
 import * as Http from "../../testkit/src/Http.js"
-import { Server, Tools, Transport } from "../src/index.js"
+import { Catalog, Server, Tools, Transport } from "../src/index.js"
 import { asDescribed, asFailure, asFound, asResult, type Called, wire } from "./ToolAnswers.js"
 
 let server: HttpServer.RunningServer
@@ -240,5 +241,27 @@ describe("MCP tools on a real server", () => {
     // A write called anyway goes to the server, which refuses the narrowed credential (the guard is the server's).
     const refused = await withClient(bearer(people.owner.token), (client) => call(client, "call_operation", { name: "teams.create", arguments: { name: "No" } }), { readOnly: true })
     expect(refused).toMatchObject({ isError: true, data: { status: 403, body: { reason: "read_only_credential" } } })
+  })
+
+  it("registers a toolset given to a loader when it is first asked for, once however often and however many at once", async () => {
+    const toolNames = (client: McpTest.Client) => Effect.map(client.listTools(), (listed) => listed.tools.map((tool) => tool.name))
+    const loader = Tools.makeToolsetLoader()
+    const [before, after, calledAfter] = await Effect.runPromise(Effect.gen(function*() {
+      const transport = yield* Transport.fromHttpClient({ baseUrl: server.url, credential: bearer(people.owner.token) })
+      const registrations = Tools.layer({}, loader).pipe(Layer.provide(Server.transportMiddleware(transport, "session").layer))
+      const client = yield* McpTest.makeClient(registrations, { protocols: Server.protocols })
+      const before = yield* toolNames(client)
+      yield* Effect.all([loader.ensure(["teams"]), loader.ensure(["teams", "members"]), loader.ensure(["teams"])], { concurrency: "unbounded" })
+      yield* loader.ensure(["members"])
+      const after = yield* toolNames(client)
+      const calledAfter = yield* call(client, "teams_list", {})
+      return [before, after, calledAfter] as const
+    }).pipe(Effect.scoped, Effect.provide(FetchHttpClient.layer)))
+    expect(before).toEqual(["find_operations", "describe_operation", "read_operation", "call_operation"])
+    const groups = Catalog.groups()
+    const served = (group: string) => Catalog.served().filter((operation) => operation.group === group).map(Catalog.toolNameOf)
+    expect(groups).toEqual(expect.arrayContaining(["teams", "members"]))
+    expect([...after].sort()).toEqual([...before, ...served("teams"), ...served("members")].sort())
+    expect(calledAfter).toMatchObject({ isError: false, data: { status: 200 } })
   })
 })

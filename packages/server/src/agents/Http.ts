@@ -10,8 +10,9 @@
  * HTTP, with `Orgplane-Channel: mcp`; `Orgplane-Read-Only: true`, as the session's `initialize` sent it, goes with
  * every one of them (McpSessionNarrowing.ts).
  *
- * The tools are @orgplane/mcp's (`Tools.layer`): the four catalog tools, and every toolset registered once, a
- * request seeing those its session's `Orgplane-Mcp-Toolsets` header names (an unknown one is 400 at the gate).
+ * The tools are @orgplane/mcp's (`Tools.layer`): the four catalog tools, and the toolsets, each registered once when
+ * a request first names it in `Orgplane-Mcp-Toolsets` (`Tools.ToolsetLoader`; an unknown one is 400 at the gate), a
+ * request seeing those its session names.
  *
  * Beside it, on or off, the API's dry authorization over HTTP (`POST /v1/authorization-checks`, AuthorizationChecks.ts),
  * which `orgplane mcp serve` asks before a confirmation as `/mcp` asks it in process.
@@ -90,7 +91,7 @@ export const toolsetsHeader = mcpToolsetsHeader
 const { requestedToolsets } = McpSessionNarrowing
 
 /**
- * Every toolset is registered once; a request sees the catalog tools and the toolsets its `Orgplane-Mcp-Toolsets`
+ * Every toolset is registered once, when a request first names it; a request sees the catalog tools and the toolsets its `Orgplane-Mcp-Toolsets`
  * names (and, inside, only the operations its caller may take: @orgplane/mcp's own visibility).
  */
 const requestedToolsetsOnly = () => {
@@ -139,7 +140,7 @@ const admittedRequest = (request: HttpServerRequest.HttpServerRequest, narrowing
  * API's own challenge (RFC 9728 §5.1); any other refusal of `/v1/me` (a bad `Orgplane-Read-Only`, the database
  * unavailable) is answered as the API answered it.
  */
-const Gate = HttpRouter.middleware<{ provides: Transport.Transport }>()(Effect.gen(function*() {
+const Gate = (toolsets: Tools.ToolsetLoader) => HttpRouter.middleware<{ provides: Transport.Transport }>()(Effect.gen(function*() {
   const settings = yield* AgentsConfig
   const server = yield* ServerConfig
   const inProcess = yield* InProcessTransport.make
@@ -159,9 +160,9 @@ const Gate = HttpRouter.middleware<{ provides: Transport.Transport }>()(Effect.g
         return HttpServerResponse.jsonUnsafe(encodeInvalidRequest(InvalidRequest.field([applied.header], applied.message)), { status: 400 })
       }
       const admitted = admittedRequest(request, applied.narrowing)
-      const toolsets = unknownToolsets(admitted.headers)
-      if (toolsets !== undefined) {
-        return HttpServerResponse.jsonUnsafe(encodeInvalidRequest(InvalidRequest.field([toolsetsHeader], toolsets)), { status: 400 })
+      const unknown = unknownToolsets(admitted.headers)
+      if (unknown !== undefined) {
+        return HttpServerResponse.jsonUnsafe(encodeInvalidRequest(InvalidRequest.field([toolsetsHeader], unknown)), { status: 400 })
       }
       const transport = inProcess.forCaller(InProcessTransport.callerOf(admitted))
       const me = yield* transport.send({ operation: "users.me", method: "GET", path: "/v1/me", query: {}, headers: {}, body: undefined })
@@ -179,6 +180,7 @@ const Gate = HttpRouter.middleware<{ provides: Transport.Transport }>()(Effect.g
         ...transport,
         send: (operation) => operation.operation === "users.me" && Object.keys(operation.headers).length === 0 ? Effect.succeed(me) : transport.send(operation)
       }
+      yield* toolsets.ensure(requestedToolsets(admitted.headers))
       const response = yield* httpEffect.pipe(
         Effect.provideService(Transport.Transport, knowingCaller),
         Effect.provideService(HttpServerRequest.HttpServerRequest, admitted)
@@ -198,13 +200,14 @@ const Gate = HttpRouter.middleware<{ provides: Transport.Transport }>()(Effect.g
 }))
 
 /**
- * The tools, every toolset among them, confirmation tokens signed with a key derived from the instance's cursor key
- * (so every process of a cluster honours the tokens of the others).
+ * The tools, the toolsets registered by `toolsets` when first named, confirmation tokens signed with a key derived
+ * from the instance's cursor key (so every process of a cluster honours the tokens of the others).
  */
-const registrations = Effect.map(CursorKey, (cursorKey) =>
-  Tools.layer({ toolsets: Catalog.groups(), confirmationKey: sign(cursorKey, "orgplane mcp confirmation key") }).pipe(
-    Layer.provide(requestedToolsetsOnly().layer)
-  ))
+const registrations = (toolsets: Tools.ToolsetLoader) =>
+  Effect.map(CursorKey, (cursorKey) =>
+    Tools.layer({ confirmationKey: sign(cursorKey, "orgplane mcp confirmation key") }, toolsets).pipe(
+      Layer.provide(requestedToolsetsOnly().layer)
+    ))
 
 /** The dry authorization's route; `/mcp` and the metadata documents, behind the gate, when MCP is on. */
 export const layer: Layer.Layer<
@@ -215,6 +218,7 @@ export const layer: Layer.Layer<
   const settings = yield* AgentsConfig
   const serverSettings = yield* ServerConfig
   if (!settings.mcp) return AuthorizationChecks.layer
+  const toolsets = Tools.makeToolsetLoader()
   const mcp = McpServer.layerHttp({
     name: McpServerInfo.name,
     version: VERSION,
@@ -225,10 +229,10 @@ export const layer: Layer.Layer<
     allowedOrigins: [],
     // A client ends its session (DELETE with its Mcp-Session-Id), so the server forgets it; the gate ran first.
     allowSessionTermination: true,
-    registrations: yield* registrations
+    registrations: yield* registrations(toolsets)
   })
   return Layer.mergeAll(
-    Layer.provide(mcp, Gate.layer),
+    Layer.provide(mcp, Gate(toolsets).layer),
     HttpRouter.add("GET", metadataPath, metadata(serverSettings)),
     HttpRouter.add("GET", rootMetadataPath, metadata(serverSettings)),
     AuthorizationChecks.layer
