@@ -75,7 +75,7 @@ export class ConfigObjectsApi extends HttpApiGroup.make("configObjects")
     HttpApiEndpoint.post("create", "/v1/config-objects", { payload: CreateConfigObjectRequest, success: ConfigObjectResponse.pipe(HttpApiSchema.status(201)), error: [ForbiddenResponse] }).pipe(audits("config_object.create"))
       .annotate(MaxBodyBytes, SOURCE_BODY_BYTES)
       .pipe(requires("catalog.create"))
-      .annotate(OpenApi.Summary, "Create a config object (a skill, agent, command, tool, MCP server, hook or context)")
+      .annotate(OpenApi.Summary, "Create a config object (skill, agent, command, hook, ...)")
       .annotate(
         OpenApi.Description,
         [
