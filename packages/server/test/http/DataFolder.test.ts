@@ -18,6 +18,7 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as TestDatabase from "../support/TestDatabase.js"
 
 let root: string
 let folder: string
@@ -35,10 +36,15 @@ interface Opened {
   readonly query: (sql: string) => Promise<unknown>
 }
 
-/** The embedded database on `folder`, kept open until `close`; the failure's message when it does not open. */
+/**
+ * The embedded database on `folder`, kept open until `close`; the failure's message when it does not open. The new
+ * folder is loaded from the tests' migrated template (a server's new folder is loaded from its own), not made by
+ * initdb: seconds of CPU that the lock, what these tests are about, does not need.
+ */
 const open = async (): Promise<Opened | string> => {
   const scope = Scope.makeUnsafe()
-  const built = await Effect.runPromiseExit(Layer.buildWithScope(Database.layerEmbedded({ dataDir: folder }), scope))
+  const newFolder = { dump: Effect.promise(TestDatabase.embeddedMigrated), damaged: Effect.void }
+  const built = await Effect.runPromiseExit(Layer.buildWithScope(Database.layerEmbedded({ dataDir: folder, newFolder }), scope))
   if (Exit.isFailure(built)) {
     await Effect.runPromise(Scope.close(scope, Exit.void))
     const error = Cause.squash(built.cause)
