@@ -24,6 +24,7 @@ import { asDescribed, asFailure, asFound, asResult, type Called, wire } from "..
 let server: RealServer.RealServer
 let proxy: Recorder
 let people: Awaited<ReturnType<typeof Api.staffed>>
+let owner: Promise<Awaited<ReturnType<typeof connect>>> | undefined
 
 /** A proxy to the server that keeps each request's method, path and headers. */
 interface Recorder {
@@ -61,6 +62,7 @@ beforeAll(async () => {
   people = await Api.staffed(server.url)
 })
 afterAll(async () => {
+  await (await owner)?.close()
   await proxy?.close()
   await server?.close()
   await cleanup()
@@ -108,6 +110,12 @@ const connect = async (flags: ReadonlyArray<string>, env: Record<string, string>
 const asOwner = (flags: ReadonlyArray<string> = [], person?: (message: string) => boolean) =>
   connect(flags, { ORGPLANE_URL: proxy.url, ORGPLANE_TOKEN: people.owner.token }, person)
 
+/**
+ * The one `orgplane mcp serve` with the owner's token, no flags and a client that cannot ask its user, that the tests
+ * needing no other share (each starts from what the proxy has seen so far); closed after the file.
+ */
+const sharedOwner = () => (owner ??= asOwner())
+
 /** A member of an answer that may be a success or a failure. */
 const memberOf = (data: unknown, key: string): unknown => (typeof data === "object" && data !== null ? Reflect.get(data, key) : undefined)
 
@@ -130,52 +138,44 @@ const teamStatus = async (teamId: string) => (await Api.request(server.url, "GET
 
 describe("orgplane mcp serve", () => {
   it("answers initialize and lists the four catalog tools, with nothing but JSON-RPC on stdout", async () => {
-    const mcp = await asOwner()
-    try {
-      expect(mcp.client.getServerVersion()?.name).toBe("orgplane")
-      const { tools } = await mcp.client.listTools()
-      expect(tools.map((tool) => tool.name).sort()).toEqual(["call_operation", "describe_operation", "find_operations", "read_operation"])
-      expect(tools.every((tool) => tool.outputSchema !== undefined)).toBe(true)
-      const found = await call(mcp.client, "find_operations", { query: "team", group: "teams" })
-      expect(found.isError).toBe(false)
-      expect(asFound(found.data).operations.map((operation) => operation.name)).toContain("teams.create")
-      expect(mcp.problems).toEqual([])
-    } finally {
-      await mcp.close()
-    }
+    const mcp = await sharedOwner()
+    expect(mcp.client.getServerVersion()?.name).toBe("orgplane")
+    const { tools } = await mcp.client.listTools()
+    expect(tools.map((tool) => tool.name).sort()).toEqual(["call_operation", "describe_operation", "find_operations", "read_operation"])
+    expect(tools.every((tool) => tool.outputSchema !== undefined)).toBe(true)
+    const found = await call(mcp.client, "find_operations", { query: "team", group: "teams" })
+    expect(found.isError).toBe(false)
+    expect(asFound(found.data).operations.map((operation) => operation.name)).toContain("teams.create")
+    expect(mcp.problems).toEqual([])
   })
 
   it("describes an operation, calls a read and pages a list", async () => {
     const prefix = `Paged ${Math.random().toString(36).slice(2, 8)}`
     const made = [await newTeam(`${prefix} 1`), await newTeam(`${prefix} 2`), await newTeam(`${prefix} 3`)]
-    const mcp = await asOwner()
-    try {
-      const described = await call(mcp.client, "describe_operation", { name: "teams.create" })
-      expect(described.isError).toBe(false)
-      expect(described.data).toMatchObject({ name: "teams.create", method: "POST", path: "/v1/teams", readOnly: false })
-      expect(asDescribed(described.data).inputSchema["properties"]).toHaveProperty("name")
+    const mcp = await sharedOwner()
+    const described = await call(mcp.client, "describe_operation", { name: "teams.create" })
+    expect(described.isError).toBe(false)
+    expect(described.data).toMatchObject({ name: "teams.create", method: "POST", path: "/v1/teams", readOnly: false })
+    expect(asDescribed(described.data).inputSchema["properties"]).toHaveProperty("name")
 
-      const read = await call(mcp.client, "call_operation", { name: "teams.get", arguments: { teamId: made[0] } })
-      expect(read).toMatchObject({ isError: false, data: { status: 200, body: { team: { id: made[0], name: `${prefix} 1` } } } })
+    const read = await call(mcp.client, "call_operation", { name: "teams.get", arguments: { teamId: made[0] } })
+    expect(read).toMatchObject({ isError: false, data: { status: 200, body: { team: { id: made[0], name: `${prefix} 1` } } } })
 
-      const ids: Array<string> = []
-      let cursor: string | null = null
-      let pages = 0
-      do {
-        const page: Called = await call(mcp.client, "call_operation", { name: "teams.list", arguments: { limit: 2, ...(cursor === null ? {} : { cursor }) } })
-        expect(page.isError).toBe(false)
-        const teams = wire(TeamPage)(asResult(page.data).body)
-        expect(teams.items.length).toBeLessThanOrEqual(2)
-        ids.push(...teams.items.map((team) => team.id))
-        cursor = teams.nextCursor
-        pages++
-      } while (cursor !== null && pages < 50)
-      expect(pages).toBeGreaterThan(1)
-      expect(ids).toEqual(expect.arrayContaining(made))
-      expect(new Set(ids).size).toBe(ids.length)
-    } finally {
-      await mcp.close()
-    }
+    const ids: Array<string> = []
+    let cursor: string | null = null
+    let pages = 0
+    do {
+      const page: Called = await call(mcp.client, "call_operation", { name: "teams.list", arguments: { limit: 2, ...(cursor === null ? {} : { cursor }) } })
+      expect(page.isError).toBe(false)
+      const teams = wire(TeamPage)(asResult(page.data).body)
+      expect(teams.items.length).toBeLessThanOrEqual(2)
+      ids.push(...teams.items.map((team) => team.id))
+      cursor = teams.nextCursor
+      pages++
+    } while (cursor !== null && pages < 50)
+    expect(pages).toBeGreaterThan(1)
+    expect(ids).toEqual(expect.arrayContaining(made))
+    expect(new Set(ids).size).toBe(ids.length)
   })
 
   it("creates a team that the API then shows, sent as the mcp channel with the profile's credential", async () => {
@@ -245,26 +245,22 @@ describe("orgplane mcp serve", () => {
 
   it("does not delete without confirmation, then deletes once with it", async () => {
     const teamId = await newTeam(`Doomed ${Math.random().toString(36).slice(2, 8)}`)
-    const mcp = await asOwner()
-    try {
-      const unconfirmed = await call(mcp.client, "call_operation", { name: "teams.delete", arguments: { teamId } })
-      expect(unconfirmed.isError).toBe(true)
-      const { confirmation } = asFailure(unconfirmed.data)
-      expect(confirmation).toEqual(expect.any(String))
-      expect(await teamStatus(teamId)).toBe(200)
+    const mcp = await sharedOwner()
+    const unconfirmed = await call(mcp.client, "call_operation", { name: "teams.delete", arguments: { teamId } })
+    expect(unconfirmed.isError).toBe(true)
+    const { confirmation } = asFailure(unconfirmed.data)
+    expect(confirmation).toEqual(expect.any(String))
+    expect(await teamStatus(teamId)).toBe(200)
 
-      const confirmed = await call(mcp.client, "call_operation", { name: "teams.delete", arguments: { teamId }, confirmation })
-      expect(confirmed.isError).toBe(false)
-      expect(asResult(confirmed.data).status).toBeLessThan(300)
-      expect(await teamStatus(teamId)).toBe(404)
+    const confirmed = await call(mcp.client, "call_operation", { name: "teams.delete", arguments: { teamId }, confirmation })
+    expect(confirmed.isError).toBe(false)
+    expect(asResult(confirmed.data).status).toBeLessThan(300)
+    expect(await teamStatus(teamId)).toBe(404)
 
-      const again = await call(mcp.client, "call_operation", { name: "teams.delete", arguments: { teamId }, confirmation })
-      expect(again.isError).toBe(true)
-      const deletes = proxy.seen.filter((request) => request.method === "DELETE" && request.path === `/v1/teams/${teamId}`)
-      expect(deletes).toHaveLength(1)
-    } finally {
-      await mcp.close()
-    }
+    const again = await call(mcp.client, "call_operation", { name: "teams.delete", arguments: { teamId }, confirmation })
+    expect(again.isError).toBe(true)
+    const deletes = proxy.seen.filter((request) => request.method === "DELETE" && request.path === `/v1/teams/${teamId}`)
+    expect(deletes).toHaveLength(1)
   })
 
   it("asks the person through a client that can ask its user, and deletes only on their yes, with no token", async () => {
@@ -294,48 +290,44 @@ describe("orgplane mcp serve", () => {
     const target = await Api.join(server.url, people.owner.token, "member", "Target")
     const newest = async () =>
       Api.expectStatus<{ items: Array<{ id: string }> }>("audit", await Api.request(server.url, "GET", "/v1/audit/events?limit=1", { token: people.owner.token }), 200).items[0]?.id
-    const mcp = await asOwner()
-    try {
-      /** The call, and, when it answers a confirmation, the call again with it (as the person would confirm it). */
-      const confirmed = async (name: string, args: Record<string, unknown>) => {
-        const first = await call(mcp.client, "call_operation", { name, arguments: args })
-        const confirmation = memberOf(first.data, "confirmation")
-        return typeof confirmation === "string" ? call(mcp.client, "call_operation", { name, arguments: args, confirmation }) : first
-      }
-      // DELETE /v1/teams/../members/{id}, sent as fetch resolves it, is DELETE /v1/members/{id}: the member removed.
-      const removed = await confirmed("teams.removeMember", { teamId: "..", memberId: target.membership.id })
-      expect(removed.isError).toBe(true)
-      expect(asFailure(removed.data).message).toContain("teamId")
-      const member = Api.expectStatus<{ member: { removedAt: string | null } }>(
-        "member",
-        await Api.request(server.url, "GET", `/v1/members/${target.membership.id}`, { token: people.owner.token }),
-        200
-      )
-      expect(member.member.removedAt).toBeNull()
-
-      // Every served operation with a path parameter, each parameter given values that name another path: whatever
-      // was sent is the operation's own request, exactly as built, or the caller read, or its authorization's check.
-      const before = await newest()
-      const checked = await HostilePaths.tryAll(async ({ operation, args: argsWith }, value) => {
-        const args = argsWith(value)
-        const sent = proxy.seen.length
-        const result = await confirmed(operation.id, args)
-        const where = `${operation.id} ${JSON.stringify(args)}`
-        expect(result.isError, where).toBe(true)
-        const status = memberOf(result.data, "status")
-        if (typeof status === "number") expect(status, where).toBeGreaterThanOrEqual(400)
-        const own = operation.pathParameters.reduce((path, name) => path.replace(`:${name}`, encodeURIComponent(args[name] ?? "")), operation.path)
-        for (const request of proxy.seen.slice(sent)) {
-          const route = `${request.method} ${request.path.split("?")[0]}`
-          expect(["GET /v1/me", "POST /v1/authorization-checks", `${operation.method} ${own}`], `${where} sent ${route}`).toContain(route)
-        }
-      })
-      expect(checked).toBeGreaterThan(1000)
-      expect(await newest()).toBe(before)
-      expect(mcp.problems).toEqual([])
-    } finally {
-      await mcp.close()
+    const mcp = await sharedOwner()
+    /** The call, and, when it answers a confirmation, the call again with it (as the person would confirm it). */
+    const confirmed = async (name: string, args: Record<string, unknown>) => {
+      const first = await call(mcp.client, "call_operation", { name, arguments: args })
+      const confirmation = memberOf(first.data, "confirmation")
+      return typeof confirmation === "string" ? call(mcp.client, "call_operation", { name, arguments: args, confirmation }) : first
     }
+    // DELETE /v1/teams/../members/{id}, sent as fetch resolves it, is DELETE /v1/members/{id}: the member removed.
+    const removed = await confirmed("teams.removeMember", { teamId: "..", memberId: target.membership.id })
+    expect(removed.isError).toBe(true)
+    expect(asFailure(removed.data).message).toContain("teamId")
+    const member = Api.expectStatus<{ member: { removedAt: string | null } }>(
+      "member",
+      await Api.request(server.url, "GET", `/v1/members/${target.membership.id}`, { token: people.owner.token }),
+      200
+    )
+    expect(member.member.removedAt).toBeNull()
+
+    // Every served operation with a path parameter, each parameter given values that name another path: whatever
+    // was sent is the operation's own request, exactly as built, or the caller read, or its authorization's check.
+    const before = await newest()
+    const checked = await HostilePaths.tryAll(async ({ operation, args: argsWith }, value) => {
+      const args = argsWith(value)
+      const sent = proxy.seen.length
+      const result = await confirmed(operation.id, args)
+      const where = `${operation.id} ${JSON.stringify(args)}`
+      expect(result.isError, where).toBe(true)
+      const status = memberOf(result.data, "status")
+      if (typeof status === "number") expect(status, where).toBeGreaterThanOrEqual(400)
+      const own = operation.pathParameters.reduce((path, name) => path.replace(`:${name}`, encodeURIComponent(args[name] ?? "")), operation.path)
+      for (const request of proxy.seen.slice(sent)) {
+        const route = `${request.method} ${request.path.split("?")[0]}`
+        expect(["GET /v1/me", "POST /v1/authorization-checks", `${operation.method} ${own}`], `${where} sent ${route}`).toContain(route)
+      }
+    })
+    expect(checked).toBeGreaterThan(1000)
+    expect(await newest()).toBe(before)
+    expect(mcp.problems).toEqual([])
   })
 
   it("gives a confirmation only for a call the server authorizes: a member's removal of another is refused, with the API's answer", async () => {
