@@ -50,7 +50,7 @@ const engine = onPostgres
   : Durable.layerSingle({ sharding: testTuning })
 
 // The engine runs on real time (its locks, polls and retries sleep), so no TestClock here.
-const Engine = Workflows.layerWithSetup.pipe(Layer.provideMerge(engine), Layer.provideMerge(Layer.unwrap(TestDatabase.layer())))
+const Engine = Workflows.layerWithSetup.pipe(Layer.provideMerge(engine), Layer.provideMerge(Layer.unwrap(TestDatabase.layer({ migrated: true }))))
 
 /** The typed failure an exit ended with, if any (an exit compared whole would compare its stack annotations too). */
 const failureOf = <A, E>(exit: Exit.Exit<A, E>): Option.Option<E> =>
@@ -219,7 +219,7 @@ const runnerTables = (prefix: string) => [`${prefix}_locks`, `${prefix}_runner_m
 const serverEngine = (
   settings: Partial<ServerSettings>,
   options: Durable.Options,
-  database: Layer.Layer<SqlClient.SqlClient, unknown> = Layer.unwrap(TestDatabase.layer())
+  database: Layer.Layer<SqlClient.SqlClient, unknown> = Layer.unwrap(TestDatabase.layer({ migrated: true }))
 ) =>
   Workflows.layerWithSetup.pipe(
     Layer.provideMerge(Durable.layer(options)),
@@ -228,7 +228,7 @@ const serverEngine = (
   )
 
 /** A fresh database whose pool says it has one connection (over the URL pool's own size on Postgres). */
-const oneConnection = Layer.unwrap(TestDatabase.layer()).pipe(Layer.merge(Layer.succeed(Database.PoolSize, 1)))
+const oneConnection = Layer.unwrap(TestDatabase.layer({ migrated: true })).pipe(Layer.merge(Layer.succeed(Database.PoolSize, 1)))
 
 const aUrl = Redacted.make("postgres://unused@127.0.0.1:1/unused")
 
@@ -351,7 +351,7 @@ describe("Durable.layer", () => {
     }).pipe(Effect.provide(
       Workflows.layer.pipe(
         Layer.provideMerge(Durable.inBackground(Layer.effectContext<WorkflowEngine | Sharding.Sharding, Error, never>(Effect.fail(new Error("no engine today"))))),
-        Layer.provide(Layer.unwrap(TestDatabase.layer()))
+        Layer.provide(Layer.unwrap(TestDatabase.layer({ migrated: true })))
       )
     )), 30_000)
 })
@@ -372,14 +372,14 @@ interface Runner {
 const Reply = Schema.Struct({ id: Schema.Number, ok: Schema.optional(Schema.Unknown), error: Schema.optional(Schema.String) })
 const isReply = Schema.is(Reply)
 
-/** Starts test/durable/runner.ts on `database`; killed (if still alive) when the scope closes. */
-const startRunner = (database: string) =>
+/** Starts test/durable/runner.ts on `database` (with `env`); killed (if still alive) when the scope closes. */
+const startRunner = ({ database, env }: { readonly database: string; readonly env: Record<string, string> }) =>
   Effect.gen(function*() {
     const child: ChildProcess = yield* Effect.acquireRelease(
       Effect.sync(() =>
         spawn(process.execPath, ["--conditions=@orgplane/source", "--import", "tsx", "test/durable/runner.ts"], {
           cwd: serverRoot,
-          env: { ...process.env, DURABLE_DATABASE: database },
+          env: { ...process.env, ...env, DURABLE_DATABASE: database },
           stdio: ["ignore", "inherit", "inherit", "ipc"]
         })
       ),
@@ -431,14 +431,20 @@ const eventually = <A>(read: Effect.Effect<A>, done: (value: A) => boolean, time
 const count = (runs: ReadonlyArray<RunRow>, activity: string, executionId?: string) =>
   runs.filter((run) => run.activity === activity && (executionId === undefined || run.executionId === executionId)).length
 
-/** A fresh database for runner processes: a data folder on disk, or a new database on DATABASE_URL. */
+/**
+ * A fresh database for runner processes: a new data folder on disk, which the first runner loads from the tests'
+ * migrated template (written beside it) rather than making it by initdb, or a new database on DATABASE_URL.
+ */
 const freshDatabase = Effect.gen(function*() {
-  if (TestDatabase.postgresUrl !== undefined) return yield* TestDatabase.freshPostgres(TestDatabase.postgresUrl)
+  if (TestDatabase.postgresUrl !== undefined) return { database: yield* TestDatabase.freshPostgres(TestDatabase.postgresUrl), env: {} }
   const dir = yield* Effect.acquireRelease(
     Effect.promise(() => Fs.mkdtemp(Path.join(Os.tmpdir(), "orgplane-test-durable-"))),
     (dir) => Effect.promise(() => Fs.rm(dir, { recursive: true, force: true }))
   )
-  return `dir:${dir}`
+  const template = Path.join(dir, "template.tar")
+  const dump = yield* Effect.promise(TestDatabase.embeddedMigrated)
+  yield* Effect.promise(async () => Fs.writeFile(template, Buffer.from(await dump.arrayBuffer())))
+  return { database: `dir:${Path.join(dir, "data")}`, env: { DURABLE_TEMPLATE: template } }
 })
 
 describe(`durable engine, across processes (${onPostgres ? "Postgres" : "embedded database on disk"})`, () => {
@@ -469,7 +475,7 @@ describe(`durable engine, across processes (${onPostgres ? "Postgres" : "embedde
   it.live.runIf(onPostgres)("two runners share 20 workflows; when one is killed the other finishes its share, each workflow once (Postgres only)", () =>
     Effect.gen(function*() {
       const database = yield* freshDatabase
-      const context = yield* Layer.build(Database.layerUrl(Redacted.make(database), { maxConnections: 2 }))
+      const context = yield* Layer.build(Database.layerUrl(Redacted.make(database.database), { maxConnections: 2 }))
       const sql = Context.get(context, SqlClient.SqlClient)
       const a = yield* startRunner(database)
       const b = yield* startRunner(database)
@@ -516,7 +522,7 @@ describe("the cluster runner's port", () => {
       const address = taken.address()
       const port = address !== null && typeof address === "object" ? address.port : 0
       const runner = Durable.layerCluster({ host: "127.0.0.1", listenHost: "127.0.0.1", port }, { sharding: testTuning })
-      const exit = yield* Effect.exit(Layer.build(runner.pipe(Layer.provide(Layer.unwrap(TestDatabase.layer())))))
+      const exit = yield* Effect.exit(Layer.build(runner.pipe(Layer.provide(Layer.unwrap(TestDatabase.layer({ migrated: true }))))))
       const defect = defectOf(exit)
       expect(defect).toBeInstanceOf(Durable.RunnerPortInUse)
       expect(defect instanceof Durable.RunnerPortInUse ? defect.message : undefined).toBe(

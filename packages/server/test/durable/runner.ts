@@ -1,11 +1,13 @@
 /**
  * A server-like process for Durable.test.ts: the durable engine over a database (`DURABLE_DATABASE`: a Postgres
  * URL, then this process is a cluster runner on a free port; or `dir:<folder>`, the embedded database on disk with
- * the single runner), with the test workflow registered. Driven over the IPC channel: `start` (a workflow, not
+ * the single runner; a new folder is loaded from the dumped database at `DURABLE_TEMPLATE` when set, not made by
+ * initdb), with the test workflow registered. Driven over the IPC channel: `start` (a workflow, not
  * waiting for it), `runs` (the recorded activity executions), `openGate`; answers each with `{ id, ok | error }`.
  * The test kills it with SIGKILL to simulate a crash; it exits by itself when the test goes away.
  */
 import * as Effect from "effect/Effect"
+import * as Fs from "node:fs/promises"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Redacted from "effect/Redacted"
@@ -36,6 +38,10 @@ export type Request =
 const main = () => {
   const database = process.env["DURABLE_DATABASE"] ?? ""
   const embedded = database.startsWith("dir:")
+  const template = process.env["DURABLE_TEMPLATE"]
+  const newFolder = template === undefined
+    ? undefined
+    : { dump: Effect.promise(() => Fs.readFile(template).then((bytes) => new Blob([bytes]))), damaged: Effect.void }
   const layer = Workflows.layerWithSetup.pipe(
     Layer.provideMerge(
       embedded
@@ -44,7 +50,7 @@ const main = () => {
     ),
     Layer.provideMerge(
       embedded
-        ? Database.layerEmbedded({ dataDir: database.slice("dir:".length) })
+        ? Database.layerEmbedded({ dataDir: database.slice("dir:".length), newFolder })
         : Database.layerUrl(Redacted.make(database), { maxConnections: 4 })
     ),
     Layer.provide(Layer.succeed(References.MinimumLogLevel, "Warn"))
