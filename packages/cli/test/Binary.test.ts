@@ -229,6 +229,17 @@ const serve = async (home: string, data: string, env: Record<string, string> = {
   return { child, url, up, exited, stop, output: () => output }
 }
 
+const newKey = (id: string) => `${id}:${NodeCrypto.randomBytes(32).toString("base64")}`
+
+/** The key every server on a folder of `written`'s is started with, in ORGPLANE_ENCRYPTION_KEYS. */
+const right = newKey("a")
+
+/**
+ * A stopped data folder whose secrets are encrypted with `right` (no key file beside it), and the person signed up
+ * on it: the one the lock's test leaves, which the keys' test then starts with other keys (or its own, run alone).
+ */
+let written: { readonly home: string; readonly data: string; readonly person: Awaited<ReturnType<typeof Http.signUp>> } | undefined
+
 describe("two processes on one embedded data folder", { timeout: 240_000 }, () => {
   it("the second refuses at once, naming the folder and the holder's pid; a SIGKILLed holder's lock is replaced, its writes kept, and a stop removes it", async () => {
     const { home } = await fresh()
@@ -236,7 +247,7 @@ describe("two processes on one embedded data folder", { timeout: 240_000 }, () =
     const lockFile = Path.join(data, "orgplane.lock")
     const holderPid = async () => (JSON.parse(await Fs.readFile(lockFile, "utf8")) as { pid: number }).pid
     const started: Array<Awaited<ReturnType<typeof serve>>> = []
-    const start = () => serve(home, data).then((server) => (started.push(server), server))
+    const start = () => serve(home, data, { ORGPLANE_ENCRYPTION_KEYS: right }).then((server) => (started.push(server), server))
     try {
       const first = await start()
       expect(await first.up(), first.output()).toBe(true)
@@ -269,6 +280,7 @@ describe("two processes on one embedded data folder", { timeout: 240_000 }, () =
       third.child.kill("SIGTERM")
       expect(await third.exited, third.output()).toBe(0)
       await expect(Fs.stat(lockFile)).rejects.toMatchObject({ code: "ENOENT" })
+      written = { home, data, person }
     } finally {
       for (const server of started) server.stop()
     }
@@ -276,22 +288,25 @@ describe("two processes on one embedded data folder", { timeout: 240_000 }, () =
 })
 
 describe("a server whose encryption keys do not open its database", { timeout: 300_000 }, () => {
-  const newKey = (id: string) => `${id}:${NodeCrypto.randomBytes(32).toString("base64")}`
   const lastLine = (output: string) => output.trim().split("\n").at(-1)
 
   it("stops at start, before listening, naming ORGPLANE_ENCRYPTION_KEYS and `orgplane keys`; the right key starts it with its data", async () => {
-    const { home } = await fresh()
-    const folder = await Fs.realpath(home)
-    const data = Path.join(folder, "data")
-    const right = newKey("a")
     const started: Array<Awaited<ReturnType<typeof serve>>> = []
-    const start = (env: Record<string, string> = {}) => serve(home, data, env).then((server) => (started.push(server), server))
     try {
-      const first = await start({ ORGPLANE_ENCRYPTION_KEYS: right })
-      expect(await first.up(), first.output()).toBe(true)
-      const person = await Http.signUp(first.url)
-      first.child.kill("SIGTERM")
-      expect(await first.exited, first.output()).toBe(0)
+      // The folder the lock's test wrote with the right key, or (run alone, or after it failed) one written here.
+      const { home, data, person } = written ?? await (async () => {
+        const { home } = await fresh()
+        const data = Path.join(await Fs.realpath(home), "data")
+        const first = await serve(home, data, { ORGPLANE_ENCRYPTION_KEYS: right })
+        started.push(first)
+        expect(await first.up(), first.output()).toBe(true)
+        const person = await Http.signUp(first.url)
+        first.child.kill("SIGTERM")
+        expect(await first.exited, first.output()).toBe(0)
+        return { home, data, person }
+      })()
+      const folder = Path.dirname(data)
+      const start = (env: Record<string, string> = {}) => serve(home, data, env).then((server) => (started.push(server), server))
 
       const wrong = await start({ ORGPLANE_ENCRYPTION_KEYS: newKey("b") })
       expect(await wrong.up(), wrong.output()).toBe(false)
