@@ -16,6 +16,7 @@ import * as Fs from "node:fs/promises"
 import * as Net from "node:net"
 import * as Path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as TestDatabase from "../../server/test/support/TestDatabase.js"
 import { cleanup, fresh } from "./Harness.js"
 import * as Postgres from "./Postgres.js"
 import * as RealServer from "./RealServer.js"
@@ -191,13 +192,13 @@ describe("orgplane db restore loads only its instance's own signed dump of orgpl
   })
 })
 
-/** A database of another user's: an orgplane-looking one holding a marker the victim's never does. */
+/**
+ * A database of another user's: orgplane's own schema (the server tests' migrated embedded template, loaded in a
+ * fraction of initdb's time) holding a marker the victim's never does.
+ */
 const foreignSnapshot = async () => {
-  const db = await PGlite.create()
+  const db = await PGlite.create({ loadDataDir: await TestDatabase.embeddedMigrated() })
   await db.exec(`
-    CREATE TABLE orgplane_migrations (id int);
-    INSERT INTO orgplane_migrations VALUES (1);
-    CREATE TABLE instance_secrets (name text, ciphertext text);
     CREATE TABLE foreign_rows (note text);
     INSERT INTO foreign_rows VALUES ('served by another user');
   `)
