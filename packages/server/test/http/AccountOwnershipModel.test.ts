@@ -23,8 +23,8 @@
  * API key), who sends it on to anyone, and whoever accepts it proves nothing of the address. Nothing is predicted that the rule does not demand: a credential may
  * stop working for reasons of the server's own, but never starts again once revoked.
  *
- * `ORGPLANE_MODEL_RUNS` runs (default 50) of up to `ORGPLANE_MODEL_STEPS` drawn steps (default 40; those the model
- * does not allow yet are skipped); `.ci/run` runs it longer. A failure prints when it was found, the shrunk steps, what
+ * `ORGPLANE_MODEL_RUNS` runs (default 25) of up to `ORGPLANE_MODEL_STEPS` drawn steps (default 40; those the model
+ * does not allow yet are skipped); `.ci/run` runs it longer (120 runs of up to 80 steps). A failure prints when it was found, the shrunk steps, what
  * the server answered in them, and how to replay it (`ORGPLANE_MODEL_SEED`, `ORGPLANE_MODEL_PATH`,
  * `ORGPLANE_MODEL_REPLAY`); `ORGPLANE_MODEL_WITHOUT` leaves kinds of steps out, to look past what one finds first.
  */
@@ -118,7 +118,7 @@ const numberFrom = (name: string, fallback: number) => {
   const value = process.env[name]
   return value === undefined || value === "" ? fallback : Number(value)
 }
-const RUNS = numberFrom("ORGPLANE_MODEL_RUNS", 50)
+const RUNS = numberFrom("ORGPLANE_MODEL_RUNS", 25)
 const STEPS = numberFrom("ORGPLANE_MODEL_STEPS", 40)
 const SEED = process.env["ORGPLANE_MODEL_SEED"]
 const PATH = process.env["ORGPLANE_MODEL_PATH"]
