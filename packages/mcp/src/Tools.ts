@@ -205,10 +205,13 @@ const indexOf = (operation: Operation): Indexed => {
   return index
 }
 
+/** A query's word and the API's words it stands for. */
+const candidatesOf = (word: string): ReadonlyArray<string> => [word, ...(synonyms.get(word) ?? [])]
+
 /** Where a word (or a word it stands for) stands in an operation: 4 in its name, 2 in its summary, 1 in its description, summed. */
 const weightOf = (index: Indexed, word: string): number => {
   let best = 0
-  for (const candidate of [word, ...(synonyms.get(word) ?? [])]) {
+  for (const candidate of candidatesOf(word)) {
     const found = (index.name.has(candidate) ? 4 : 0) + (index.summary.has(candidate) ? 2 : 0) + (index.description.has(candidate) ? 1 : 0)
     if (found > best) best = found
   }
@@ -231,7 +234,7 @@ const scoreOf = (operation: Operation, words: ReadonlyArray<string>): number => 
     const found = weightOf(index, word)
     if (found >= 2) said++
     weight += found
-    if (verbs.has(word) && [word, ...(synonyms.get(word) ?? [])].some((candidate) => index.name.has(candidate))) action = 1
+    if (verbs.has(word) && candidatesOf(word).some((candidate) => index.name.has(candidate))) action = 1
   }
   return weight === 0 ? 0 : said * 1000 + action * 100 + weight
 }
@@ -423,15 +426,14 @@ export const makeToolsetLoader = (): ToolsetLoader => {
     install: (install) => {
       register = install
     },
-    ensure: (groups) =>
-      missing(groups).length === 0
+    ensure: (groups) => {
+      const installed = register
+      return installed === undefined || missing(groups).length === 0
         ? Effect.void
         : lock.withPermits(1)(Effect.suspend(() =>
-          Effect.forEach(missing(groups), (group) =>
-            (register === undefined ? Effect.void : register(group)).pipe(Effect.map(() => {
-              if (register !== undefined) registered.add(group)
-            })), { discard: true })
+          Effect.forEach(missing(groups), (group) => Effect.map(installed(group), () => void registered.add(group)), { discard: true })
         ))
+    }
   }
 }
 

@@ -91,8 +91,9 @@ export const toolsetsHeader = mcpToolsetsHeader
 const { requestedToolsets } = McpSessionNarrowing
 
 /**
- * Every toolset is registered once, when a request first names it; a request sees the catalog tools and the toolsets its `Orgplane-Mcp-Toolsets`
- * names (and, inside, only the operations its caller may take: @orgplane/mcp's own visibility).
+ * Every toolset is registered once, when a request first names it; a request sees the catalog tools and the toolsets
+ * its `Orgplane-Mcp-Toolsets` names (and, inside, only the operations its caller may take: @orgplane/mcp's own
+ * visibility).
  */
 const requestedToolsetsOnly = () => {
   // Each toolset tool's group, by the tool's name; the catalog tools are none of them.
