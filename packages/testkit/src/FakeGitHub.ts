@@ -4,11 +4,12 @@
  * compare, injected failures, and webhook deliveries signed like GitHub's. Only the members our client reads,
  * under their real names.
  */
-import { type ChildProcessWithoutNullStreams, execFile, spawn } from "node:child_process"
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
 import * as NodeCrypto from "node:crypto"
 import * as Http from "node:http"
 import type * as Net from "node:net"
 import type { GitRepo } from "./GitRepo.js"
+import * as Launcher from "./Launcher.js"
 
 export interface Options {
   /** Entries a recursive tree listing returns before it says `truncated: true` (GitHub: 100,000). */
@@ -155,13 +156,11 @@ const objectReader = (dir: string): ObjectReader => {
   }
 }
 
-const run = (dir: string, args: ReadonlyArray<string>) =>
-  new Promise<string>((resolve, reject) => {
-    execFile("git", args, { cwd: dir, env: gitEnv(), maxBuffer: 512 * 1024 * 1024 }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`git ${args.join(" ")}: ${stderr || error.message}`))
-      else resolve(stdout)
-    })
-  })
+const run = async (dir: string, args: ReadonlyArray<string>) => {
+  const outcome = await Launcher.execFile("git", args, { cwd: dir, env: gitEnv() })
+  if (outcome.failure !== undefined) throw new Error(`git ${args.join(" ")}: ${outcome.stderr.toString("utf8") || outcome.failure}`)
+  return outcome.stdout.toString("utf8")
+}
 
 interface TreeEntry {
   readonly path: string

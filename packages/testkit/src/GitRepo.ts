@@ -2,10 +2,10 @@
  * Real git repositories for tests, built with the `git` binary in a temporary folder: what FakeGitHub serves and
  * what the code-host connector syncs.
  */
-import { execFile } from "node:child_process"
 import * as Fs from "node:fs/promises"
 import * as Os from "node:os"
 import * as Path from "node:path"
+import * as Launcher from "./Launcher.js"
 
 /** Files to write: a path (with `/`) and its content, or `null` to delete it. */
 /** A symbolic link: git stores its target as the blob, with mode 120000. */
@@ -60,20 +60,12 @@ const environment = (): NodeJS.ProcessEnv => ({
 
 const gitOptions = ["-c", "init.defaultBranch=main", "-c", "core.autocrlf=false", "-c", "gc.auto=0", "-c", "commit.gpgsign=false"]
 
-/** Runs git in `dir`; rejects with its standard error when it fails. */
-export const git = (dir: string, args: ReadonlyArray<string>, input?: string | Uint8Array): Promise<string> =>
-  new Promise((resolve, reject) => {
-    const child = execFile(
-      "git",
-      [...gitOptions, ...args],
-      { cwd: dir, env: environment(), maxBuffer: 512 * 1024 * 1024, encoding: "utf8" },
-      (error, stdout, stderr) => {
-        if (error) reject(new Error(`git ${args.join(" ")} failed: ${stderr || error.message}`))
-        else resolve(stdout)
-      }
-    )
-    if (input !== undefined) child.stdin?.end(input)
-  })
+/** Runs git in `dir` (through the launcher: Launcher.ts); rejects with its standard error when it fails. */
+export const git = async (dir: string, args: ReadonlyArray<string>, input?: string | Uint8Array): Promise<string> => {
+  const outcome = await Launcher.execFile("git", [...gitOptions, ...args], { cwd: dir, env: environment(), ...(input === undefined ? {} : { input }) })
+  if (outcome.failure !== undefined) throw new Error(`git ${args.join(" ")} failed: ${outcome.stderr.toString("utf8") || outcome.failure}`)
+  return outcome.stdout.toString("utf8")
+}
 
 /** A fast-import `data` command: its length in bytes, then the bytes. */
 const data = (content: string | Uint8Array) => {
