@@ -19,6 +19,7 @@ import { afterAll, describe, expect, it } from "vitest"
 import * as Http from "../../../packages/testkit/src/Http.js"
 import * as TestDatabase from "../../server/test/support/TestDatabase.js"
 import type * as HelpPages from "../src/HelpPages.js"
+import { v8Flags } from "../../testkit/src/ShortLived.js"
 import { templatesFolder } from "../../client/test/RealServer.js"
 import * as Binary from "./Binary.js"
 import { freePort, root } from "./Binary.js"
@@ -143,7 +144,7 @@ describe.concurrent("the orgplane executable", { timeout: 120_000 }, () => {
     const port = await freePort()
     const child = spawn(
       process.execPath,
-      [bin, "serve", "--port", String(port), "--data", "memory"],
+      [...v8Flags, bin, "serve", "--port", String(port), "--data", "memory"],
       // A costly password hash keeps a sign-up in flight long enough to stop the server in the middle of it.
       { cwd: root, env: { HOME: home, ORGPLANE_CACHE_DIR: templatesFolder(), ORGPLANE_PASSWORD_COST: "16" }, stdio: ["ignore", "pipe", "pipe"] }
     )
@@ -205,7 +206,7 @@ describe.concurrent("the orgplane executable", { timeout: 120_000 }, () => {
 const serve = async (home: string, data: string, env: Record<string, string> = {}) => {
   const port = await freePort()
   const where = data.startsWith("postgres") ? ["--database-url", data] : ["--data", data]
-  const child = spawn(process.execPath, [bin, "serve", "--port", String(port), ...where], {
+  const child = spawn(process.execPath, [...v8Flags, bin, "serve", "--port", String(port), ...where], {
     cwd: root,
     env: { HOME: home, ORGPLANE_CACHE_DIR: templatesFolder(), ...env },
     stdio: ["ignore", "pipe", "pipe"]

@@ -8,6 +8,7 @@ import * as Fs from "node:fs/promises"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { inject } from "vitest"
+import { v8Flags } from "../../testkit/src/ShortLived.js"
 import { templatesFolder } from "../../client/test/RealServer.js"
 import { root } from "./Bundle.js"
 
@@ -31,7 +32,7 @@ const workspacesOf = (bin: string) => {
   const homes: Array<string> = []
   const run = (args: ReadonlyArray<string>, env: Record<string, string>): Promise<Result> =>
     new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [bin, ...args], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] })
+      const child = spawn(process.execPath, [...v8Flags, bin, ...args], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] })
       let stdout = ""
       let stderr = ""
       child.stdout.on("data", (chunk) => (stdout += chunk))

@@ -8,6 +8,7 @@ import { type ChildProcess, spawn } from "node:child_process"
 import { describe, expect, it } from "vitest"
 import { root } from "./Binary.js"
 import { freePort } from "./Harness.js"
+import { v8Flags } from "../../testkit/src/ShortLived.js"
 
 interface Running {
   readonly child: ChildProcess
@@ -74,6 +75,7 @@ describe("stopping the server", { timeout: 150_000 }, () => {
   it("SIGTERM on `orgplane serve` stops it with 'orgplane stopped' and exit 0, however many signals follow", async () => {
     const port = await freePort()
     const running = start(process.execPath, [
+      ...v8Flags,
       "--conditions=@orgplane/source",
       "--import",
       "tsx",

@@ -10,6 +10,7 @@ import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import { inject } from "vitest"
 import { freePort } from "../../testkit/src/FreePort.js"
+import { v8Flags } from "../../testkit/src/ShortLived.js"
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -51,10 +52,10 @@ export const templatesFolder = () => {
   return inject("orgplaneBin") === undefined ? folder : `${folder}-bundle`
 }
 
-/** How `orgplane` starts (Node's arguments): the run's bundle, or the sources. */
+/** How `orgplane` starts (Node's arguments, testkit's `v8Flags` first): the run's bundle, or the sources. */
 export const command = (): ReadonlyArray<string> => {
   const bundle = inject("orgplaneBin")
-  return bundle === undefined ? ["--conditions=@orgplane/source", "--import", "tsx", "packages/cli/src/bin.ts"] : [bundle]
+  return [...v8Flags, ...(bundle === undefined ? ["--conditions=@orgplane/source", "--import", "tsx", "packages/cli/src/bin.ts"] : [bundle])]
 }
 
 /**

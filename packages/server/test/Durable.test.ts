@@ -42,6 +42,7 @@ import { StartGate } from "../src/platform/DurableStartGate.js"
 import { type Request, testTuning } from "./durable/runner.js"
 import * as Workflows from "./durable/Workflows.js"
 import * as TestDatabase from "./support/TestDatabase.js"
+import { v8Flags } from "../../../packages/testkit/src/ShortLived.js"
 
 const onPostgres = TestDatabase.postgresUrl !== undefined
 
@@ -377,7 +378,7 @@ const startRunner = ({ database, env }: { readonly database: string; readonly en
   Effect.gen(function*() {
     const child: ChildProcess = yield* Effect.acquireRelease(
       Effect.sync(() =>
-        spawn(process.execPath, ["--conditions=@orgplane/source", "--import", "tsx", "test/durable/runner.ts"], {
+        spawn(process.execPath, [...v8Flags, "--conditions=@orgplane/source", "--import", "tsx", "test/durable/runner.ts"], {
           cwd: serverRoot,
           env: { ...process.env, ...env, DURABLE_DATABASE: database },
           stdio: ["ignore", "inherit", "inherit", "ipc"]

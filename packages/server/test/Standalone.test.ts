@@ -7,6 +7,7 @@ import { spawn } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import { expect, it } from "vitest"
 import * as Http from "../../../packages/testkit/src/Http.js"
+import { v8Flags } from "../../../packages/testkit/src/ShortLived.js"
 
 /**
  * This process's environment without orgplane's settings (`ORGPLANE_*`, and `DATABASE_URL`, which the suite's
@@ -17,7 +18,7 @@ const withoutOrgplaneSettings = () =>
   Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("ORGPLANE_") && name !== "DATABASE_URL"))
 
 it("listens on 127.0.0.1 and exits 0 on SIGTERM once stopped", { timeout: 120_000 }, async () => {
-  const child = spawn(process.execPath, ["--conditions=@orgplane/source", "--import", "tsx", "test/standalone/main.ts"], {
+  const child = spawn(process.execPath, [...v8Flags, "--conditions=@orgplane/source", "--import", "tsx", "test/standalone/main.ts"], {
     cwd: fileURLToPath(new URL("..", import.meta.url)),
     env: withoutOrgplaneSettings(),
     stdio: ["ignore", "pipe", "pipe"]

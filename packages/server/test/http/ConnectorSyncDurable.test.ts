@@ -24,6 +24,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Database from "../../src/platform/Database.js"
 import { testTuning } from "../durable/runner.js"
 import * as FreshDatabase from "../support/TestDatabase.js"
+import { v8Flags } from "../../../../packages/testkit/src/ShortLived.js"
 
 const serverRoot = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../..")
 /** One key for every server of a test: a token one server encrypted, another decrypts. */
@@ -68,7 +69,7 @@ const serverOn = async (url: string) => {
 
 /** A server in a process of its own on `url` (test/durable/server.ts). */
 const processOn = async (url: string) => {
-  const child = spawn(process.execPath, ["--conditions=@orgplane/source", "--import", "tsx", "test/durable/server.ts"], {
+  const child = spawn(process.execPath, [...v8Flags, "--conditions=@orgplane/source", "--import", "tsx", "test/durable/server.ts"], {
     cwd: serverRoot,
     env: { ...process.env, SYNC_SERVER_DATABASE: url, SYNC_SERVER_CODEHOST: fake.url, SYNC_SERVER_KEYS: keys },
     stdio: ["ignore", "inherit", "inherit", "ipc"]

@@ -19,6 +19,7 @@ import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as TestDatabase from "../support/TestDatabase.js"
+import { v8Flags } from "../../../../packages/testkit/src/ShortLived.js"
 
 let root: string
 let folder: string
@@ -195,7 +196,7 @@ describe("an embedded data folder", { timeout: 60_000 }, () => {
   it("is taken by exactly one of four processes starting together over a stale lock; the others are refused naming it", async () => {
     await writeLock({ pid: await exitedPid() })
     const holders = Array.from({ length: 4 }, () =>
-      spawn(process.execPath, ["--conditions=@orgplane/source", "--import", "tsx", "test/folder/holder.ts"], {
+      spawn(process.execPath, [...v8Flags, "--conditions=@orgplane/source", "--import", "tsx", "test/folder/holder.ts"], {
         cwd: fileURLToPath(new URL("../..", import.meta.url)),
         env: { ...process.env, DATA_FOLDER: folder },
         stdio: ["ignore", "inherit", "inherit", "ipc"]

@@ -10,6 +10,7 @@ import * as OtlpReceiver from "../../../../packages/testkit/src/OtlpReceiver.js"
 import { spawn } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { v8Flags } from "../../../../packages/testkit/src/ShortLived.js"
 
 const serverRoot = fileURLToPath(new URL("../../", import.meta.url))
 
@@ -28,7 +29,7 @@ afterAll(() => receiver?.close())
 const host = (modes: ReadonlyArray<"web" | "node">) =>
   new Promise<string>((resolve, reject) => {
     const { DATABASE_URL: _, ...inherited } = process.env
-    const child = spawn(process.execPath, ["--conditions=@orgplane/source", "--import", "tsx", "test/traces/host.ts", ...modes], {
+    const child = spawn(process.execPath, [...v8Flags, "--conditions=@orgplane/source", "--import", "tsx", "test/traces/host.ts", ...modes], {
       cwd: serverRoot,
       env: { ...inherited, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: "50", ORGPLANE_LOG_LEVEL: "warn" },
       stdio: ["ignore", "pipe", "inherit"]
