@@ -10,9 +10,10 @@ import { DurationSequencer } from "../testkit/src/Sequencer.js"
 export default defineConfig({
   resolve: { conditions: ["@orgplane/source"] },
   ssr: { resolve: { conditions: ["@orgplane/source"] } },
-  // Three workers on two cores (vitest's default there is one): a file spends much of its time waiting on a server or
-  // a command in a process of its own. `ORGPLANE_TEST_WORKERS` sets another count. The run's `orgplane` bundle is
-  // built once, before the files (test/GlobalSetup.ts).
+  // Two workers on two cores (vitest's default there is one): a file spends much of its time waiting on a server or
+  // a command in a process of its own. Beside the server suite's two (`pnpm test`), two fill the cores better than
+  // three (the server's vitest.config.ts has the figures). `ORGPLANE_TEST_WORKERS` sets another count. The run's
+  // `orgplane` bundle is built once, before the files (test/GlobalSetup.ts).
   test: {
     // Longest files first, a fresh clone too (testkit's Sequencer.ts, from test/durations.json).
     sequence: { sequencer: DurationSequencer },
@@ -20,7 +21,7 @@ export default defineConfig({
     globalSetup: ["test/GlobalSetup.ts"],
     setupFiles: ["../testkit/src/FileTimes.ts"],
     isolate: false,
-    maxWorkers: Number(process.env["ORGPLANE_TEST_WORKERS"] ?? 3),
+    maxWorkers: Number(process.env["ORGPLANE_TEST_WORKERS"] ?? 2),
     silent: "passed-only",
     testTimeout: 120_000,
     hookTimeout: 120_000,

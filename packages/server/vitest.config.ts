@@ -12,9 +12,11 @@ import { DurationSequencer } from "../testkit/src/Sequencer.js"
 // `memory` databases keep their migrated template in a test cache folder of their own, apart from the OS cache
 // folder a developer's `orgplane serve` uses (saving a template removes those of other migration sets:
 // platform/EmbeddedTemplate.ts).
-// Three workers on two cores (vitest's default there is one): a third of the suite's wall time is files waiting
-// (on a database that is down on purpose, a receiver's backoff, a child process), which a third worker fills with
-// another file's work (server suite 302 -> 255 s, CPU 390 -> 375 s). `ORGPLANE_TEST_WORKERS` sets another count.
+// Two workers on two cores (vitest's default there is one): a third of the suite's wall time is files waiting (on a
+// database that is down on purpose, a receiver's backoff, a child process), which the second worker fills with
+// another file's work. `pnpm test` runs the CLI's two beside them (scripts/test.mjs), and four processes fill the
+// two cores: with three each, the whole `pnpm test` took 492.4 s and 940.9 CPU-s, with two 412.2 s and 774.1
+// (2026-11-29, back to back). `ORGPLANE_TEST_WORKERS` sets another count (`.ci/run`'s Postgres run, alone, four).
 // `@orgplane/schema` and `@orgplane/client` resolve to their sources (`@orgplane/source`), so the tests need no build.
 export default defineConfig({
   resolve: { conditions: ["@orgplane/source"] },
@@ -27,7 +29,7 @@ export default defineConfig({
     // the schema's Api.test holds equal to the saved document), and every statement it ran to the tenancy rule
     // (test/support/Tenancy.ts).
     setupFiles: ["../testkit/src/FileTimes.ts", "test/support/contractSetup.ts", "test/support/tenancySetup.ts"],
-    maxWorkers: Number(process.env["ORGPLANE_TEST_WORKERS"] ?? 3),
+    maxWorkers: Number(process.env["ORGPLANE_TEST_WORKERS"] ?? 2),
     isolate: false,
     silent: "passed-only",
     testTimeout: 30_000,
