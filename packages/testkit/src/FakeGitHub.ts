@@ -8,8 +8,7 @@ import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
 import * as NodeCrypto from "node:crypto"
 import * as Http from "node:http"
 import type * as Net from "node:net"
-import type { GitRepo } from "./GitRepo.js"
-import * as Launcher from "./Launcher.js"
+import { type GitRepo, git } from "./GitRepo.js"
 
 export interface Options {
   /** Entries a recursive tree listing returns before it says `truncated: true` (GitHub: 100,000). */
@@ -156,12 +155,6 @@ const objectReader = (dir: string): ObjectReader => {
   }
 }
 
-const run = async (dir: string, args: ReadonlyArray<string>) => {
-  const outcome = await Launcher.execFile("git", args, { cwd: dir, env: gitEnv() })
-  if (outcome.failure !== undefined) throw new Error(`git ${args.join(" ")}: ${outcome.stderr.toString("utf8") || outcome.failure}`)
-  return outcome.stdout.toString("utf8")
-}
-
 interface TreeEntry {
   readonly path: string
   readonly mode: string
@@ -172,7 +165,7 @@ interface TreeEntry {
 
 /** `git ls-tree` of a tree (recursive: every entry, trees included, parents before their contents). */
 const listTree = async (dir: string, treeSha: string, recursive: boolean): Promise<Array<TreeEntry>> => {
-  const out = await run(dir, ["ls-tree", "-z", "-l", ...(recursive ? ["-r", "-t"] : []), treeSha])
+  const out = await git(dir, ["ls-tree", "-z", "-l", ...(recursive ? ["-r", "-t"] : []), treeSha])
   return out.split("\0").filter((line) => line !== "").map((line) => {
     const tab = line.indexOf("\t")
     const [mode, type, sha, size] = line.slice(0, tab).split(/ +/)
@@ -411,14 +404,14 @@ export const start = async (options: Options = {}): Promise<FakeGitHub> => {
     const dir = repository.git.dir
     let mergeBase: string
     try {
-      mergeBase = (await run(dir, ["merge-base", baseCommit.sha, headCommit.sha])).trim()
+      mergeBase = (await git(dir, ["merge-base", baseCommit.sha, headCommit.sha])).trim()
     } catch {
       return new Reply(404, { message: `No common ancestor between ${base} and ${head}.`, documentation_url: documentationUrl, status: "404" })
     }
-    const count = async (range: string) => Number((await run(dir, ["rev-list", "--count", range])).trim())
+    const count = async (range: string) => Number((await git(dir, ["rev-list", "--count", range])).trim())
     const aheadBy = await count(`${mergeBase}..${headCommit.sha}`)
     const behindBy = await count(`${mergeBase}..${baseCommit.sha}`)
-    const fields = (await run(dir, ["diff", "--raw", "-z", "-M", "--no-abbrev", mergeBase, headCommit.sha])).split("\0")
+    const fields = (await git(dir, ["diff", "--raw", "-z", "-M", "--no-abbrev", mergeBase, headCommit.sha])).split("\0")
     const files: Array<Record<string, unknown>> = []
     for (let i = 0; i < fields.length - 1;) {
       const [, , oldSha, newSha, status] = fields[i].slice(1).split(" ")

@@ -12,7 +12,6 @@ export interface Options {
   readonly env: NodeJS.ProcessEnv
   /** Written to the command's standard input, which is then closed. */
   readonly input?: string | Uint8Array
-  readonly maxBuffer?: number
 }
 
 export interface Outcome {
@@ -95,7 +94,6 @@ export const execFile = (file: string, args: ReadonlyArray<string>, options: Opt
       args,
       cwd: options.cwd,
       env: options.env,
-      input: options.input,
-      maxBuffer: options.maxBuffer ?? 512 * 1024 * 1024
+      input: options.input
     })
   })

@@ -3,7 +3,10 @@
 // 30 ms of CPU and 60 ms of blocked event loop a `git` at 1 GB, 2 ms from a process this small).
 import { execFile } from "node:child_process"
 
-process.on("message", ({ id, file, args, cwd, env, input, maxBuffer }) => {
+// Outputs of up to 512 MiB (a recursive tree listing of a large test repository).
+const maxBuffer = 512 * 1024 * 1024
+
+process.on("message", ({ id, file, args, cwd, env, input }) => {
   const child = execFile(file, args, { cwd, env, maxBuffer, encoding: "buffer" }, (error, stdout, stderr) => {
     const code = error === null ? 0 : typeof error.code === "number" ? error.code : null
     const failure = error === null ? undefined : error.message

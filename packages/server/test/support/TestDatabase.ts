@@ -351,11 +351,11 @@ const migratedEngine = Effect.gen(function*() {
   const removeFolder = () => Fs.rmSync(socketDir, { recursive: true, force: true })
   process.once("exit", removeFolder)
   yield* Scope.addFinalizer(scope, Effect.sync(() => process.off("exit", removeFolder)))
+  // The test's own statements, not a server's: not recorded for the tenancy check.
   const checked = yield* Effect.scoped(Effect.gen(function*() {
     const sql = yield* Effect.orDie(connect(socketDir))
     for (const statement of countDdl) yield* Effect.orDie(sql.unsafe(statement))
     return yield* Effect.orDie(ddlCount(sql))
-    // The test's own statements, not a server's: not recorded for the tenancy check.
   })).pipe(Effect.provideService(Statement.CurrentTransformer, undefined))
   yield* quiet
   const read = templateRelations ??= Effect.runPromise(Effect.scoped(Effect.gen(function*() {
