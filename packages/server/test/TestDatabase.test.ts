@@ -3,6 +3,8 @@
  * server of the process: what a server's start makes as a matter of course (the durable engine's tables, the months'
  * partitions) does not stop that, and does not make the restore read the catalog again; any other change of the
  * schema, or of a setting, closes the engine instead. An engine is the same one when its socket folder is.
+ * The test loads the migrated template into three engines (the first, then one after each closing): on a busy
+ * 2-core machine that took over vitest's 30 seconds (2026-11-29), so it has two minutes.
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Context from "effect/Context"
@@ -43,5 +45,5 @@ describe.skipIf(TestDatabase.onPostgres)("an embedded test database given back",
       // A setting is no DDL to the count: it is read at every restore.
       expect(yield* used(["ALTER DATABASE postgres SET work_mem = '8MB'"])).toBe(third)
       expect(yield* used([])).not.toBe(third)
-    }))
+    }), 120_000)
 })
