@@ -78,7 +78,9 @@ const address = (identifier: string, pattern: string, description: string) => {
   return trimmedString(
     (text) => text.length > 254 ? "must be at most 254 characters" : regExp.test(text) ? undefined : "must be an email address",
     { format: "email", maxLength: 254, pattern },
-    description
+    description,
+    // Generated values (`effect/Arbitrary`): addresses every address schema here takes.
+    "^[a-z][a-z0-9]{0,9}@[a-z][a-z0-9]{0,9}\\.example$"
   ).annotate({ identifier })
 }
 

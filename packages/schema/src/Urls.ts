@@ -131,7 +131,9 @@ export const UrlOf = (
   } = {}
 ) => {
   const annotations = urlAnnotations(rule, description)
-  const url = trimmedString((text) => urlProblem(text, rule) ?? options.refine?.(text), annotations.jsonSchema, annotations.description)
+  // Generated values (`effect/Arbitrary`): URLs the rule takes (a further check of the field's may still refuse some).
+  const generated = rule.absolute === "loopback" ? "^http://127\\.0\\.0\\.1:[1-9][0-9]{3}/[a-z]{0,8}$" : "^https://[a-z]{1,10}\\.example/[a-z]{0,10}$"
+  const url = trimmedString((text) => urlProblem(text, rule) ?? options.refine?.(text), annotations.jsonSchema, annotations.description, generated)
   return options.identifier === undefined ? url : url.annotate({ identifier: options.identifier })
 }
 

@@ -20,12 +20,18 @@ const lengthsOf = (jsonSchema: JsonSchema.JsonSchema) => ({
   maxLength: typeof jsonSchema["maxLength"] === "number" ? jsonSchema["maxLength"] : undefined
 })
 
-export const trimmedString = (problem: TextProblem, jsonSchema: JsonSchema.JsonSchema, description: string) =>
+/**
+ * `generated`: a regular expression the values generated from the schema match (`effect/Arbitrary`), for a check that
+ * random text of the right length almost never passes (an email address, a URL); without it, text of the lengths.
+ */
+export const trimmedString = (problem: TextProblem, jsonSchema: JsonSchema.JsonSchema, description: string, generated?: string) =>
   Schema.String.check(
     Schema.makeFilter((raw: string) => problem(raw.trim()) ?? true, { toJsonSchema: () => jsonSchema })
   ).annotate({ description }).pipe(
     Schema.decodeTo(
-      Schema.Trimmed.check(Schema.makeFilter((text: string) => problem(text) ?? true, { arbitraryConstraint: lengthsOf(jsonSchema) })),
+      Schema.Trimmed.check(Schema.makeFilter((text: string) => problem(text) ?? true, {
+        arbitraryConstraint: generated === undefined ? lengthsOf(jsonSchema) : { patterns: [{ source: generated, flags: "" }] }
+      })),
       SchemaTransformation.trim()
     )
   )
