@@ -76,6 +76,7 @@ const areas = {
   // Making someone an owner is within the organizations they may own.
   members: ["identity/Memberships", "identity/OwnershipQuota"],
   memory: [],
+  orgdocument: ["identity/Organizations", "invitations/Invitations", "members/Members", "teams/Teams"],
   policies: ["identity/Memberships"],
   // SSO sign-in makes people, members and team members as password sign-up and invitations do (JIT).
   // The identity links it makes and follows, and Ownership's decision on an account with the provider's email.

@@ -38,6 +38,7 @@ const commands: ReadonlyArray<readonly [name: string, load: (serveEnvironment: S
   ["teams", () => import("./commands/teams.js").then((module) => module.teams)],
   ["invitations", () => import("./commands/invitations.js").then((module) => module.invitations)],
   ["api-keys", () => import("./commands/apiKeys.js").then((module) => module.apiKeys)],
+  ["config", () => import("./commands/config.js").then((module) => module.config)],
   ["config-objects", () => import("./commands/configObjects.js").then((module) => module.configObjects)],
   ["plugins", () => import("./commands/plugins.js").then((module) => module.plugins)],
   ["marketplaces", () => import("./commands/marketplaces.js").then((module) => module.marketplaces)],
@@ -69,7 +70,7 @@ export const layout: Help.Areas = {
   start: [["serve"], ["auth", "signup"], ["auth", "login"], ["orgs", "create"], ["api-keys", "create"], ["whoami"]],
   areas: [
     ["YOUR ACCOUNT", ["auth", "whoami", "account", "memory"]],
-    ["ORGANIZATION", ["orgs", "members", "teams", "invitations", "api-keys", "audit"]],
+    ["ORGANIZATION", ["orgs", "members", "teams", "invitations", "api-keys", "audit", "config"]],
     ["CATALOG", ["config-objects", "plugins", "marketplaces", "access", "templates", "connectors"]],
     ["IDENTITY AND POLICY", ["sso", "scim", "policies"]],
     ["AGENTS AND INTEGRATIONS", ["workers", "mcp", "llm-providers", "connections", "mail", "calendar", "telemetry"]],

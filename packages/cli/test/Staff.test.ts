@@ -326,6 +326,53 @@ describe.concurrent("orgplane members, teams and invitations", () => {
     expect(results[9]!.stderr).toContain("not logged in")
   })
 
+  it("exports the organization's document, the same JSON with --json, and refuses a plain member", async () => {
+    const owner = await Http.owner(server.url, "Document Org")
+    const member = await join(owner.token, "member", "Dora")
+    const { cli } = await fresh()
+    const [human, asJson, refused] = await Promise.all([
+      cli(["config", "export"], as(owner.token)),
+      cli(["config", "export", "--json"], as(owner.token)),
+      cli(["config", "export"], as(member.token))
+    ])
+    expect(human.code, human.stderr).toBe(0)
+    const document = JSON.parse(human.stdout)
+    expect(document).toMatchObject({
+      version: 1,
+      organization: { name: "Document Org", logoUrl: null, metadata: {} },
+      members: [owner.email, member.email].sort().map((email) => ({ email, role: email === owner.email ? "owner" : "member" })),
+      invitations: [],
+      teams: []
+    })
+    expect(json(asJson)).toEqual(document)
+    expect(refused.code).not.toBe(0)
+    expect(refused.stderr).toContain("insufficient_role")
+
+    // Its own export plans nothing; an edited one plans the edit; a bad file is a usage error naming where.
+    const { home } = await fresh()
+    const exported = Path.join(home, "acme.json")
+    const edited = Path.join(home, "edited.json")
+    const broken = Path.join(home, "broken.json")
+    await Fs.writeFile(exported, human.stdout)
+    await Fs.writeFile(edited, JSON.stringify({ ...document, members: [{ email: member.email, role: "admin" }] }))
+    await Fs.writeFile(broken, JSON.stringify({ version: 1, members: [{ email: member.email, role: "king" }] }))
+    const [same, changed, changedJson, bad] = await Promise.all([
+      cli(["config", "plan", "--file", exported], as(owner.token)),
+      cli(["config", "plan", "--file", edited], as(owner.token)),
+      cli(["config", "plan", "--file", edited, "--json"], as(owner.token)),
+      cli(["config", "plan", "--file", broken], as(owner.token))
+    ])
+    expect(same.code, same.stderr).toBe(0)
+    expect(same.stdout).toContain("0 to create, 0 to update, 0 to delete")
+    expect(changed.code, changed.stderr).toBe(0)
+    expect(changed.stdout).toContain(`| update | member | ${member.email} | role | "member" | "admin" |`)
+    expect(json(changedJson).changes).toEqual([
+      { action: "update", kind: "member", name: member.email, fields: [{ field: "role", before: "member", after: "admin" }] }
+    ])
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toContain("--file: members.0.role:")
+  })
+
   it("lists the new commands: their groups in the overview, each command on its group's page", async () => {
     const { cli } = await fresh()
     const overview = await cli(["--help"])
@@ -333,7 +380,8 @@ describe.concurrent("orgplane members, teams and invitations", () => {
     const commands = {
       members: ["list", "role", "remove", "transfer-ownership"],
       teams: ["create", "list", "add", "remove", "rename", "delete"],
-      invitations: ["create", "list", "cancel", "accept"]
+      invitations: ["create", "list", "cancel", "accept"],
+      config: ["export", "plan"]
     }
     for (const [group, names] of Object.entries(commands)) {
       expect(overview.stdout).toMatch(new RegExp(`^  ${group} `, "m"))

@@ -336,6 +336,7 @@ describe("Promise client", () => {
       "mcpTools",
       "members",
       "memory",
+      "organizationDocument",
       "organizations",
       "plugins",
       "recovery",

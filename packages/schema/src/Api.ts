@@ -21,6 +21,7 @@ import { idempotencyKeyLifetimeHours, idempotencyKeyPattern, idempotentOperation
 import { InvitationsApi } from "./InvitationsApi.js"
 import { MarketplacesApi } from "./MarketplacesApi.js"
 import { MembersApi, RolesApi } from "./MembersApi.js"
+import { OrganizationDocumentApi } from "./OrganizationDocumentApi.js"
 import { OrganizationsApi } from "./OrganizationsApi.js"
 import { PluginsApi } from "./PluginsApi.js"
 import { ActionsExtension, describeActions, Policy } from "./Policy.js"
@@ -364,6 +365,7 @@ const groups = [
     UsersApi,
     AccountApi,
     OrganizationsApi,
+    OrganizationDocumentApi,
     MembersApi,
     RolesApi,
     TeamsApi,

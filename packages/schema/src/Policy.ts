@@ -74,6 +74,10 @@ export const Policy = {
   "audit.manage": { role: "owner", capability: "set how long the organization's audit log keeps its events, and manage the endpoints it is streamed to" },
   "organizations.read": { role: "member", capability: "read the organization's name, logo, metadata, plan and member count" },
   "organizations.update": { role: "admin", capability: "change the organization's name, logo and metadata" },
+  "organizations.export": {
+    role: "admin",
+    capability: "export the organization as a document (organization as code): its profile, member directory, members, pending invitations and teams"
+  },
   "organizations.delete": {
     role: "owner",
     capability: "delete the organization (it stops serving at once and is purged after the grace period) and restore it within that period"

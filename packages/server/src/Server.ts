@@ -60,6 +60,7 @@ import * as McpPresetsConfig from "./mcp/PresetsConfig.js"
 import * as McpToolConfig from "./mcp/ToolConfig.js"
 import * as MemoryHttp from "./memory/Http.js"
 import * as TeamsHttp from "./teams/Http.js"
+import * as OrganizationDocumentHttp from "./orgdocument/Http.js"
 import * as TelemetryHttp from "./telemetry/Http.js"
 import * as TemplatesHttp from "./templates/Http.js"
 import * as TemplateSchemas from "./templates/SchemaRegistry.js"
@@ -176,6 +177,7 @@ const Groups = Layer.mergeAll(
   AdminHttp.layer,
   MembersHttp.layer,
   TeamsHttp.layer,
+  OrganizationDocumentHttp.layer,
   InvitationsHttp.layer,
   CatalogHttp.layer,
   ConnectorsHttp.layer,

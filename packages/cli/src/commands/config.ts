@@ -1,0 +1,78 @@
+/**
+ * `orgplane config export | plan`: the active organization as one document (organization as code), printed as JSON to
+ * keep in a file and review as a pull request, and what a document would change, as the server plans it. Owners and
+ * admins. docs/config-as-code.md has the document's rules.
+ */
+import { OrganizationDocument, OrganizationDocumentApi, OrganizationPlan } from "@orgplane/schema"
+import * as CliError from "effect/cli/CliError"
+import * as Flags from "effect/cli/Flag"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import * as SchemaIssue from "effect/SchemaIssue"
+import * as Commands from "../Commands.js"
+import * as Files from "../Files.js"
+import type * as Inputs from "../Inputs.js"
+
+const encode = Schema.encodeSync(OrganizationDocument)
+
+/** A document is a request body: at most the API's default body size, 1 MiB. */
+const MAX_DOCUMENT_BYTES = 1024 * 1024
+
+const formatIssue = SchemaIssue.makeFormatterStandardSchemaV1()
+
+/** A document's first problem, where it is (`members.0.role: …`), in the words of the API's schema. */
+const firstProblem = (issue: SchemaIssue.Issue) => {
+  const first = formatIssue(issue).issues[0]
+  if (first === undefined) return "is not a document"
+  const path = (first.path ?? []).map((part) => String(typeof part === "object" ? part.key : part)).join(".")
+  return path === "" ? first.message : `${path}: ${first.message}`
+}
+
+const invalidFile = (message: string) => new CliError.ValidationError({ message: `--file: ${message}` })
+
+/** The document's JSON text, read and checked with the API's own schema (unknown members refused, as the API does). */
+const decodeDocument = Schema.decodeUnknownEffect(Schema.fromJsonString(OrganizationDocument), { onExcessProperty: "error" })
+
+/** `--file <path>`: the document (`-` reads stdin), read while parsing, so a bad one is a usage error naming where. */
+const documentFile: Inputs.Flag<OrganizationDocument> = {
+  parser: Flags.String("file").pipe(
+    Flags.mapEffect((path) =>
+      Effect.gen(function*() {
+        const text = yield* Effect.mapError(Files.readFileOrStdin(path, MAX_DOCUMENT_BYTES, "1 MiB, the API's body limit"), invalidFile)
+        return yield* Effect.mapError(decodeDocument(text), (error) => invalidFile(firstProblem(error.issue)))
+      })
+    )
+  ),
+  doc: {
+    kind: "flag",
+    name: "file",
+    placeholder: "<path>",
+    description: "The document, as JSON (`orgplane config export` writes one); `-` reads it from stdin.",
+    optional: false,
+    repeated: false
+  }
+}
+
+export const exportDocument = Commands.endpoint("export", {
+  summary: "Print the active organization as its document (JSON): profile, directory, members, invitations, teams.",
+  inputs: {},
+  call: (client) => client.organizationDocument.export(),
+  output: OrganizationDocument,
+  // The document is what both forms print: the same JSON, indented.
+  human: (document) => JSON.stringify(encode(document), null, 2)
+})
+
+export const plan = Commands.endpoint("plan", {
+  summary: "Show what applying a document would change (computed by the server; changes nothing).",
+  inputs: { document: documentFile },
+  call: (client, { document }) => client.organizationDocument.plan({ payload: { document } }),
+  output: OrganizationPlan,
+  human: (planned) => planned.markdown.trimEnd()
+})
+
+export const config = Commands.group(
+  "config",
+  "The active organization as code: its document, exported and planned (owners and admins).",
+  [exportDocument, plan],
+  [OrganizationDocumentApi]
+)

@@ -1,0 +1,184 @@
+/**
+ * Organization as code: one document describing an organization, written by `GET /v1/organization/document` (the
+ * export) and published as a JSON Schema (`organization-document.schema.json`, beside this package's `dist`) so that
+ * editors complete and check it. Its parts are the API's own schemas (names, keys, roles, metadata), so a document
+ * that validates here holds only values the API accepts.
+ *
+ * Things are named by what is stable between organizations, never by ids: members and invitations by email, teams by
+ * name. Every list is sorted (members, invitations and a team's members by email, teams by name, metadata by key), so
+ * two exports of one state are the same bytes. docs/config-as-code.md has the rules and what is built so far.
+ */
+import * as Schema from "effect/Schema"
+import { Email, TrimmedText } from "./Common.js"
+import { acme, ada, edsger, grace } from "./Examples.js"
+import { InvitableRole, InvitationDelivery } from "./Invitations.js"
+import { OrganizationLogoUrl, OrganizationMetadata, OrganizationName, Role } from "./Organizations.js"
+import { TeamExternalKey, TeamName } from "./Teams.js"
+
+/** The version of the document's format this server writes and reads. */
+export const ORGANIZATION_DOCUMENT_VERSION = 1
+
+export const DocumentOrganization = Schema.Struct({
+  name: OrganizationName,
+  logoUrl: Schema.NullOr(OrganizationLogoUrl).annotate({ description: "The organization's logo, or null for none." }),
+  metadata: OrganizationMetadata
+}).annotate({
+  identifier: "DocumentOrganization",
+  description: "The organization's profile, as `PATCH /v1/organization` sets it."
+})
+
+export const DocumentDirectory = Schema.Struct({
+  emailsVisibleToMembers: Schema.Boolean.annotate({
+    description: "Whether plain members see each other's emails (`PUT /v1/member-directory`)."
+  })
+}).annotate({ identifier: "DocumentDirectory", description: "Who sees what of the member directory." })
+
+/** A member as the document names one: by email, or by membership id for the one member that has no email. */
+export const DocumentMemberName = TrimmedText(
+  1,
+  254,
+  "The member's email; for the one member without an email (the unclaimed owner of a workspace created by bootstrap), its membership id (`om_…`)."
+)
+
+/** The most members, invitations and team members a document lists (its body is bounded too: `MaxBodyBytes`). */
+export const DOCUMENT_MAX_ITEMS = 20_000
+/** The most teams a document lists. */
+export const DOCUMENT_MAX_TEAMS = 5_000
+
+export const DocumentMember = Schema.Struct({
+  email: DocumentMemberName,
+  role: Role,
+  suspended: Schema.optionalKey(Schema.Literal(true)).annotateKey({
+    description: "Present, and true, for a member the organization's directory (SCIM) deactivated: the directory, not the document, decides it."
+  })
+}).annotate({
+  identifier: "DocumentMember",
+  description:
+    "A member and their role. People join by invitation, SSO or SCIM: the document names members who joined, it never creates an account."
+})
+export type DocumentMember = typeof DocumentMember.Type
+
+export const DocumentInvitation = Schema.Struct({
+  email: Email,
+  role: InvitableRole,
+  delivery: InvitationDelivery
+}).annotate({ identifier: "DocumentInvitation", description: "A pending invitation." })
+
+export const DocumentTeam = Schema.Struct({
+  name: TeamName,
+  externalKey: Schema.NullOr(TeamExternalKey).annotate({ description: "The organization's own key for the team, or null." }),
+  members: Schema.Array(DocumentMemberName).check(Schema.isMaxLength(DOCUMENT_MAX_ITEMS)).annotate({
+    description: "The team's members, by email (as `members` names them), sorted."
+  }),
+  directoryManaged: Schema.optionalKey(Schema.Literal(true)).annotateKey({
+    description: "Present, and true, for a team a SCIM connection's directory manages: its name and members are the directory's."
+  })
+}).annotate({ identifier: "DocumentTeam", description: "A team and its members." })
+export type DocumentTeam = typeof DocumentTeam.Type
+
+/** The document's lists whose omissions a plan may delete. */
+export const DocumentCollection = Schema.Literals(["members", "invitations", "teams"]).annotate({
+  identifier: "DocumentCollection",
+  description: "A list of the document: `members`, `invitations` or `teams`."
+})
+export type DocumentCollection = typeof DocumentCollection.Type
+
+export const OrganizationDocument = Schema.Struct({
+  $schema: Schema.optionalKey(TrimmedText(1, 2048)).annotateKey({
+    description: "Where an editor finds this document's JSON Schema; the server ignores it."
+  }),
+  version: Schema.Literal(ORGANIZATION_DOCUMENT_VERSION).annotate({ description: "The document format's version." }),
+  authoritative: Schema.optionalKey(Schema.Array(DocumentCollection).check(Schema.isMaxLength(3))).annotateKey({
+    description:
+      "The lists whose omissions are deletes: a member, pending invitation or team that such a list leaves out is removed, cancelled or deleted by the plan. Every other list is additive (the default): what it leaves out stays. The export writes none."
+  }),
+  organization: Schema.optionalKey(DocumentOrganization).annotateKey({ description: "Absent: the plan leaves the profile as it is." }),
+  directory: Schema.optionalKey(DocumentDirectory).annotateKey({ description: "Absent: the plan leaves the setting as it is." }),
+  members: Schema.optionalKey(Schema.Array(DocumentMember).check(Schema.isMaxLength(DOCUMENT_MAX_ITEMS))).annotateKey({
+    description:
+      "The organization's members (removed ones not), sorted by email. Absent: the plan changes no member, even where `members` is authoritative; `[]` names none (authoritative, every member is removed)."
+  }),
+  invitations: Schema.optionalKey(Schema.Array(DocumentInvitation).check(Schema.isMaxLength(DOCUMENT_MAX_ITEMS))).annotateKey({
+    description: "Its pending invitations, sorted by email. Absent: the plan changes none; `[]` names none."
+  }),
+  teams: Schema.optionalKey(Schema.Array(DocumentTeam).check(Schema.isMaxLength(DOCUMENT_MAX_TEAMS))).annotateKey({
+    description: "Its teams, sorted by name. Absent: the plan changes none; `[]` names none."
+  })
+}).annotate({
+  identifier: "OrganizationDocument",
+  description:
+    "An organization described as code: its profile, member directory, members, pending invitations and teams. The export writes every part; a document given to a plan may leave parts out.",
+  examples: [{
+    version: ORGANIZATION_DOCUMENT_VERSION,
+    organization: { name: acme.name, logoUrl: null, metadata: { costCenter: "R&D-42" } },
+    directory: { emailsVisibleToMembers: false },
+    members: [{ email: ada.email, role: "owner" }, { email: grace.email, role: "admin" }],
+    invitations: [{ email: edsger.email, role: "member", delivery: "mailed" }],
+    teams: [{ name: "Platform", externalKey: "grp-platform", members: [ada.email, grace.email] }]
+  }]
+})
+export type OrganizationDocument = typeof OrganizationDocument.Type
+
+/** The document as the export writes it: every part present. */
+export type ExportedDocument = OrganizationDocument & {
+  readonly organization: typeof DocumentOrganization.Type
+  readonly directory: typeof DocumentDirectory.Type
+  readonly members: ReadonlyArray<DocumentMember>
+  readonly invitations: ReadonlyArray<typeof DocumentInvitation.Type>
+  readonly teams: ReadonlyArray<DocumentTeam>
+}
+
+export const PlanDocumentRequest = Schema.Struct({ document: OrganizationDocument }).annotate({
+  examples: [{ document: { version: ORGANIZATION_DOCUMENT_VERSION, teams: [{ name: "Platform", externalKey: null, members: [] }] } }]
+})
+
+export const DocumentChangeKind = Schema.Literals(["organization", "directory", "member", "invitation", "team"]).annotate({
+  identifier: "DocumentChangeKind",
+  description: "What a change is about."
+})
+
+export const DocumentFieldChange = Schema.Struct({
+  field: Schema.String.annotate({ description: "The document's member that changes, for example `role` or `members`." }),
+  before: Schema.optionalKey(Schema.Json).annotateKey({ description: "Its live value; absent for a create." }),
+  after: Schema.optionalKey(Schema.Json).annotateKey({ description: "Its value once applied; absent for a delete." })
+}).annotate({ identifier: "DocumentFieldChange" })
+
+export const DocumentChange = Schema.Struct({
+  action: Schema.Literals(["create", "update", "delete"]).annotate({
+    description: "`create`: the document names what the organization does not have (a team, an invitation sent); `update`: fields differ; `delete`: an authoritative list leaves it out (a member removed, an invitation cancelled, a team deleted)."
+  }),
+  kind: DocumentChangeKind,
+  name: Schema.String.annotate({ description: "Which one: the member's or invitation's email, the team's name; `organization` and `directory` for those." }),
+  fields: Schema.Array(DocumentFieldChange).annotate({ description: "Every field that changes, with before and after." })
+}).annotate({ identifier: "DocumentChange" })
+export type DocumentChange = typeof DocumentChange.Type
+
+export class OrganizationPlan extends Schema.Class<OrganizationPlan>("OrganizationPlan")(Schema.Struct({
+  liveHash: Schema.String.annotate({
+    description: "The hash (`sha256:` and hex) of the live state the plan was computed against: the export's bytes at that moment."
+  }),
+  changes: Schema.Array(DocumentChange).annotate({
+    description: "What applying the document changes, in the document's order (profile, directory, members, invitations, teams, each by name). Empty when the organization already is the document."
+  }),
+  markdown: Schema.String.annotate({ description: "The plan as Markdown, for a pull request's comment." })
+}).annotate({
+  examples: [{
+    liveHash: "sha256:2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae",
+    changes: [{ action: "update", kind: "member", name: grace.email, fields: [{ field: "role", before: "member", after: "admin" }] }],
+    markdown: `### orgplane plan: 0 to create, 1 to update, 0 to delete\n\nLive state \`sha256:2c26…\`.\n\n| action | kind | name | field | before | after |\n| --- | --- | --- | --- | --- | --- |\n| update | member | ${grace.email} | role | "member" | "admin" |\n`
+  }]
+})) {}
+
+/**
+ * The document's JSON Schema, for editors (draft 2020-12; closed objects, as the API's request bodies are): what
+ * `organization-document.schema.json` holds.
+ */
+export const organizationDocumentJsonSchema = () => {
+  const document = Schema.toJsonSchemaDocument(OrganizationDocument, { onExcessProperty: "error" })
+  return {
+    $schema: "https://json-schema.org/draft/2020-12/schema",
+    title: "orgplane organization document",
+    ...document.schema,
+    $defs: document.definitions
+  }
+}

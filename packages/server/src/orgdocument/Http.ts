@@ -1,0 +1,18 @@
+/**
+ * HTTP handlers of the organization document group (export, plan). Thin by design: the service authorizes.
+ */
+import { Api, CurrentMember } from "@orgplane/schema"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { group } from "../platform/HttpErrors.js"
+import { OrganizationDocuments } from "./OrganizationDocuments.js"
+
+export const OrganizationDocumentHttp = group(Api, "organizationDocument", (handlers) =>
+  Effect.gen(function*() {
+    const documents = yield* OrganizationDocuments
+    return handlers
+      .handle("export", () => Effect.flatMap(Effect.service(CurrentMember), (caller) => documents.export(caller)))
+      .handle("plan", ({ payload }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => documents.plan(caller, payload.document)))
+  }))
+
+export const layer = OrganizationDocumentHttp.pipe(Layer.provide(OrganizationDocuments.layer))

@@ -1,0 +1,203 @@
+/**
+ * A plan: what applying a document to an organization would change, computed from the organization's live state as
+ * its export writes it (`ExportedDocument`) and the document asked for. Pure: the same two documents give the same
+ * plan on every machine, so the plan of an export against itself is empty by construction (the property tests hold
+ * it over generated documents: test/OrganizationPlan.test.ts).
+ *
+ * The rules (docs/config-as-code.md): a part the document leaves out changes nothing; a list named in `authoritative`
+ * deletes what it leaves out, any other list deletes nothing; members and invitations are matched by email and teams
+ * by name, ignoring case; `suspended` and `directoryManaged` are the directory's and are never planned.
+ */
+import type {
+  DocumentChange,
+  DocumentMember,
+  DocumentTeam,
+  ExportedDocument,
+  OrganizationDocument
+} from "@orgplane/schema"
+import type * as Schema from "effect/Schema"
+
+/** A detail of the 400 a document the plan cannot take answers: where in the request, and why. */
+export interface Problem {
+  readonly path: ReadonlyArray<string | number>
+  readonly message: string
+}
+
+type Json = Schema.Json
+
+type Field = DocumentChange["fields"][number]
+
+/** Code point order, the same on every machine and locale: the order of the export's lists and of a plan's changes. */
+export const byText = (left: string, right: string) => left < right ? -1 : left > right ? 1 : 0
+
+/** How the plan matches names: emails and team names ignoring case. */
+const matchKey = (name: string) => name.toLowerCase()
+
+/** Equal as the document compares values: a team's members as a set of names, ignoring case; anything else as JSON. */
+const same = (field: string, left: Json, right: Json): boolean =>
+  field === "members" && Array.isArray(left) && Array.isArray(right)
+    ? JSON.stringify(left.map(String).map(matchKey).sort(byText)) === JSON.stringify(right.map(String).map(matchKey).sort(byText))
+    : JSON.stringify(left) === JSON.stringify(right)
+
+/** The fields of `after` whose values differ from `before`'s, in `names`' order. */
+const differing = <A extends Record<string, Json>>(before: A, after: A, names: ReadonlyArray<keyof A & string>): Array<Field> =>
+  names.flatMap((field) => same(field, before[field]!, after[field]!) ? [] : [{ field, before: before[field]!, after: after[field]! }])
+
+const created = <A extends Record<string, Json>>(after: A, names: ReadonlyArray<keyof A & string>): Array<Field> =>
+  names.map((field) => ({ field, after: after[field]! }))
+
+const deleted = <A extends Record<string, Json>>(before: A, names: ReadonlyArray<keyof A & string>): Array<Field> =>
+  names.map((field) => ({ field, before: before[field]! }))
+
+/** Items of a list keyed by `key`, and the problems of a name given twice. */
+const keyed = <A>(items: ReadonlyArray<A>, key: (item: A) => string, at: (index: number) => ReadonlyArray<string | number>, problems: Array<Problem>) => {
+  const found = new Map<string, { readonly item: A; readonly index: number }>()
+  items.forEach((item, index) => {
+    const name = matchKey(key(item))
+    if (found.has(name)) problems.push({ path: at(index), message: `is named twice (also at index ${found.get(name)!.index})` })
+    else found.set(name, { item, index })
+  })
+  return found
+}
+
+const memberFields = (member: DocumentMember) => ({ role: member.role })
+
+const teamFields = (team: DocumentTeam) => ({
+  name: team.name,
+  externalKey: team.externalKey,
+  members: [...team.members].sort(byText)
+})
+
+/** The plan of `document` against `live`: its changes, or the problems that keep it from being planned. */
+export const plan = (
+  live: ExportedDocument,
+  document: OrganizationDocument
+): { readonly changes: ReadonlyArray<DocumentChange>; readonly problems: ReadonlyArray<Problem> } => {
+  const problems: Array<Problem> = []
+  const changes: Array<DocumentChange> = []
+  const authoritative = new Set(document.authoritative ?? [])
+
+  if (document.organization !== undefined) {
+    const fields = differing(live.organization, document.organization, ["name", "logoUrl", "metadata"])
+    if (fields.length > 0) changes.push({ action: "update", kind: "organization", name: "organization", fields })
+  }
+  if (document.directory !== undefined) {
+    const fields = differing(live.directory, document.directory, ["emailsVisibleToMembers"])
+    if (fields.length > 0) changes.push({ action: "update", kind: "directory", name: "directory", fields })
+  }
+
+  const liveMembers = new Map(live.members.map((member) => [matchKey(member.email), member]))
+
+  if (document.members !== undefined) {
+    const wanted = keyed(document.members, (member) => member.email, (index) => ["document", "members", index, "email"], problems)
+    for (const [name, { index, item }] of wanted) {
+      const current = liveMembers.get(name)
+      if (current === undefined) {
+        problems.push({
+          path: ["document", "members", index, "email"],
+          message: "is not a member: people join by invitation, SSO or SCIM (name them under invitations)"
+        })
+        continue
+      }
+      const fields = differing(memberFields(current), memberFields(item), ["role"])
+      if (fields.length > 0) changes.push({ action: "update", kind: "member", name: current.email, fields })
+    }
+    if (authoritative.has("members")) {
+      for (const [name, member] of liveMembers) {
+        if (!wanted.has(name)) changes.push({ action: "delete", kind: "member", name: member.email, fields: deleted(memberFields(member), ["role"]) })
+      }
+    }
+  }
+
+  if (document.invitations !== undefined) {
+    const liveInvitations = new Map(live.invitations.map((invitation) => [matchKey(invitation.email), invitation]))
+    const wanted = keyed(document.invitations, (invitation) => invitation.email, (index) => ["document", "invitations", index, "email"], problems)
+    for (const [name, { index, item }] of wanted) {
+      if (liveMembers.has(name)) {
+        problems.push({ path: ["document", "invitations", index, "email"], message: "is already a member: name them under members" })
+        continue
+      }
+      const current = liveInvitations.get(name)
+      const fields = { role: item.role, delivery: item.delivery }
+      if (current === undefined) changes.push({ action: "create", kind: "invitation", name: item.email, fields: created(fields, ["role", "delivery"]) })
+      else {
+        const changed = differing({ role: current.role, delivery: current.delivery }, fields, ["role", "delivery"])
+        if (changed.length > 0) changes.push({ action: "update", kind: "invitation", name: current.email, fields: changed })
+      }
+    }
+    if (authoritative.has("invitations")) {
+      for (const [name, invitation] of liveInvitations) {
+        if (!wanted.has(name)) {
+          changes.push({
+            action: "delete",
+            kind: "invitation",
+            name: invitation.email,
+            fields: deleted({ role: invitation.role, delivery: invitation.delivery }, ["role", "delivery"])
+          })
+        }
+      }
+    }
+  }
+
+  if (document.teams !== undefined) {
+    const liveTeams = new Map(live.teams.map((team) => [matchKey(team.name), team]))
+    const wanted = keyed(document.teams, (team) => team.name, (index) => ["document", "teams", index, "name"], problems)
+    for (const [name, { index, item }] of wanted) {
+      item.members.forEach((member, position) => {
+        if (!liveMembers.has(matchKey(member))) problems.push({ path: ["document", "teams", index, "members", position], message: "is not a member of the organization" })
+      })
+      const current = liveTeams.get(name)
+      if (current === undefined) {
+        changes.push({ action: "create", kind: "team", name: item.name, fields: created(teamFields(item), ["name", "externalKey", "members"]) })
+        continue
+      }
+      const fields = differing(teamFields(current), teamFields(item), ["name", "externalKey", "members"])
+      if (fields.length === 0) continue
+      if (current.directoryManaged === true && fields.some((field) => field.field !== "externalKey")) {
+        problems.push({ path: ["document", "teams", index], message: "is managed by a SCIM directory: its name and members are the directory's" })
+        continue
+      }
+      changes.push({ action: "update", kind: "team", name: current.name, fields })
+    }
+    if (authoritative.has("teams")) {
+      for (const [name, team] of liveTeams) {
+        if (wanted.has(name)) continue
+        if (team.directoryManaged === true) {
+          problems.push({ path: ["document", "teams"], message: `leaves out the team "${team.name}", which a SCIM directory manages and only it deletes` })
+          continue
+        }
+        changes.push({ action: "delete", kind: "team", name: team.name, fields: deleted(teamFields(team), ["name", "externalKey", "members"]) })
+      }
+    }
+  }
+
+  return { changes: sortChanges(changes), problems }
+}
+
+const kindOrder = ["organization", "directory", "member", "invitation", "team"] as const
+
+/** The document's order: by kind, then by name. */
+const sortChanges = (changes: Array<DocumentChange>) =>
+  changes.sort((left, right) =>
+    kindOrder.indexOf(left.kind) - kindOrder.indexOf(right.kind) || byText(matchKey(left.name), matchKey(right.name))
+  )
+
+/** A value in a Markdown table cell: its JSON, `|` escaped, shortened past 80 characters. */
+const cell = (value: Json | undefined) => {
+  if (value === undefined) return ""
+  const text = JSON.stringify(value)
+  return (text.length > 80 ? `${text.slice(0, 79)}…` : text).replaceAll("|", "\\|")
+}
+
+/** The plan as Markdown, for a pull request's comment: a count line, the live state's hash, one row per field. */
+export const markdown = (liveHash: string, changes: ReadonlyArray<DocumentChange>) => {
+  const count = (action: DocumentChange["action"]) => changes.filter((change) => change.action === action).length
+  const head = `### orgplane plan: ${count("create")} to create, ${count("update")} to update, ${count("delete")} to delete\n\nLive state \`${liveHash}\`.\n`
+  if (changes.length === 0) return `${head}\nNo changes: the organization is the document.\n`
+  const rows = changes.flatMap((change) =>
+    change.fields.map((field) =>
+      `| ${change.action} | ${change.kind} | ${change.name.replaceAll("|", "\\|")} | ${field.field} | ${cell(field.before)} | ${cell(field.after)} |`
+    )
+  )
+  return `${head}\n| action | kind | name | field | before | after |\n| --- | --- | --- | --- | --- | --- |\n${rows.join("\n")}\n`
+}

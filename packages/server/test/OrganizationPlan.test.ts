@@ -1,0 +1,113 @@
+/**
+ * The planner (src/orgdocument/Plan.ts) over generated organizations: the plan of an export against itself is empty,
+ * whatever the organization; a part left out plans nothing, `[]` plans deletes only where its list is authoritative;
+ * and each kind of difference is planned as exactly the change that makes it.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import type { DocumentTeam, ExportedDocument } from "@orgplane/schema"
+import * as fc from "fast-check"
+import { plan } from "../src/orgdocument/Plan.js"
+
+const byText = (left: string, right: string) => left < right ? -1 : left > right ? 1 : 0
+const word = fc.stringMatching(/^[a-z][a-z0-9]{0,7}$/)
+const role = fc.constantFrom("owner" as const, "admin" as const, "member" as const)
+
+/** An organization as its export writes it: unique emails and team names, teams made of its members, sorted. */
+const exported: fc.Arbitrary<ExportedDocument> = fc.record({
+  members: fc.uniqueArray(fc.record({ email: word.map((name) => `${name}@example.com`), role, suspended: fc.boolean() }), {
+    selector: (member) => member.email,
+    maxLength: 8
+  }),
+  invited: fc.uniqueArray(word.map((name) => `invitee.${name}@example.com`), { maxLength: 5 }),
+  teams: fc.uniqueArray(fc.record({ name: word, externalKey: fc.option(word, { nil: null }), picks: fc.array(fc.nat(), { maxLength: 4 }), managed: fc.boolean() }), {
+    selector: (team) => team.name,
+    maxLength: 5
+  }),
+  name: word.map((name) => `Org ${name}`),
+  metadata: fc.dictionary(word, word, { maxKeys: 3 }),
+  visible: fc.boolean()
+}).map(({ invited, members, metadata, name, teams, visible }) => ({
+  version: 1 as const,
+  organization: { name, logoUrl: null, metadata },
+  directory: { emailsVisibleToMembers: visible },
+  members: members.map(({ email, role, suspended }) => suspended ? { email, role, suspended: true as const } : { email, role })
+    .sort((left, right) => byText(left.email, right.email)),
+  invitations: [...invited].sort(byText).map((email) => ({ email, role: "member" as const, delivery: "shown" as const })),
+  teams: teams.map(({ externalKey, managed, name: teamName, picks }): DocumentTeam => {
+    const picked = members.length === 0 ? [] : [...new Set(picks.map((pick) => members[pick % members.length]!.email))].sort(byText)
+    return managed ? { name: teamName, externalKey, members: picked, directoryManaged: true } : { name: teamName, externalKey, members: picked }
+  }).sort((left, right) => byText(left.name, right.name))
+}))
+
+describe("the planner", () => {
+  it("plans nothing for an organization's own export, with every list authoritative or none", () => {
+    fc.assert(fc.property(exported, fc.boolean(), (live, all) => {
+      const document = all ? { ...live, authoritative: ["members", "invitations", "teams"] as const } : live
+      expect(plan(live, document)).toEqual({ changes: [], problems: [] })
+    }))
+  })
+
+  it("plans nothing for a part left out, and deletes for [] only where the list is authoritative", () => {
+    fc.assert(fc.property(exported, (live) => {
+      expect(plan(live, { version: 1, authoritative: ["members", "invitations", "teams"] })).toEqual({ changes: [], problems: [] })
+      expect(plan(live, { version: 1, members: [], invitations: [], teams: [] })).toEqual({ changes: [], problems: [] })
+      const emptied = plan(live, { version: 1, authoritative: ["invitations", "teams"], invitations: [], teams: [] })
+      const managed = live.teams.filter((team) => team.directoryManaged === true)
+      expect(emptied.problems).toHaveLength(managed.length)
+      expect(emptied.changes.map((change) => `${change.action} ${change.kind} ${change.name}`)).toEqual([
+        ...live.invitations.map((invitation) => `delete invitation ${invitation.email}`),
+        ...live.teams.filter((team) => team.directoryManaged !== true).map((team) => `delete team ${team.name}`)
+      ])
+    }))
+  })
+
+  it("plans a role change, a new team and a new invitation as exactly those changes, whatever the case of their names", () => {
+    fc.assert(fc.property(exported.filter((live) => live.members.length > 0), (live) => {
+      const first = live.members[0]!
+      const role = first.role === "admin" ? "member" : "admin"
+      const document: ExportedDocument = {
+        ...live,
+        members: [{ ...first, email: first.email.toUpperCase(), role }, ...live.members.slice(1)],
+        invitations: [...live.invitations, { email: "new.person@example.com", role: "admin", delivery: "mailed" }],
+        teams: [...live.teams, { name: "a brand new team", externalKey: null, members: [first.email.toUpperCase()] }]
+      }
+      expect(plan(live, document)).toEqual({
+        problems: [],
+        changes: [
+          { action: "update", kind: "member", name: first.email, fields: [{ field: "role", before: first.role, after: role }] },
+          { action: "create", kind: "invitation", name: "new.person@example.com", fields: [{ field: "role", after: "admin" }, { field: "delivery", after: "mailed" }] },
+          {
+            action: "create",
+            kind: "team",
+            name: "a brand new team",
+            fields: [{ field: "name", after: "a brand new team" }, { field: "externalKey", after: null }, { field: "members", after: [first.email.toUpperCase()] }]
+          }
+        ]
+      })
+    }))
+  })
+
+  it("refuses what it cannot plan, each problem at its path", () => {
+    const live: ExportedDocument = {
+      version: 1,
+      organization: { name: "Acme", logoUrl: null, metadata: {} },
+      directory: { emailsVisibleToMembers: false },
+      members: [{ email: "ada@example.com", role: "owner" }],
+      invitations: [],
+      teams: [{ name: "Directory", externalKey: null, members: [], directoryManaged: true }]
+    }
+    const { problems } = plan(live, {
+      version: 1,
+      members: [{ email: "ada@example.com", role: "owner" }, { email: "ADA@example.com", role: "admin" }, { email: "bob@example.com", role: "member" }],
+      invitations: [{ email: "ada@example.com", role: "member", delivery: "shown" }],
+      teams: [{ name: "Directory", externalKey: null, members: ["ada@example.com"] }, { name: "New", externalKey: null, members: ["carol@example.com"] }]
+    })
+    expect(problems.map((problem) => problem.path.join("."))).toEqual([
+      "document.members.1.email",
+      "document.members.2.email",
+      "document.invitations.0.email",
+      "document.teams.0",
+      "document.teams.1.members.0"
+    ])
+  })
+})
