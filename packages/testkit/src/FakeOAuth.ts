@@ -425,6 +425,10 @@ export const start = async (options: Options = {}): Promise<FakeOAuth> => {
       if (!response.headersSent) oauthError(response, 500, "server_error", String(error))
     })
   })
+  // Idle connections stay open longer than a client's pool keeps them (undici: the server's 5 s hint less 1 s), as
+  // orgplane's own server does (65 s): with Node's default of 5 s a busy machine's late event loop could hand a
+  // request to a socket this server had just closed, and the call failed as "fetch failed" (CI, 2026-11-30).
+  server.keepAliveTimeout = 65_000
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
   url = `http://127.0.0.1:${(server.address() as Net.AddressInfo).port}`
 

@@ -209,6 +209,10 @@ const serve = async (
     sockets.add(socket)
     socket.on("close", () => sockets.delete(socket))
   })
+  // Idle connections stay open longer than a client's pool keeps them (undici: the server's 5 s hint less 1 s), as
+  // orgplane's own server does (65 s): with Node's default of 5 s a busy machine's late event loop could hand a
+  // request to a socket this server had just closed, and the call failed as "fetch failed" (CI, 2026-11-30).
+  server.keepAliveTimeout = 65_000
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
   const { port } = server.address() as Net.AddressInfo
 
