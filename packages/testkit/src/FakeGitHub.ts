@@ -528,6 +528,8 @@ export const start = async (options: Options = {}): Promise<FakeGitHub> => {
       )
     })
   })
+  // Idle connections outlive the client pool's 4 s (as in FakeSuites.ts): no request handed to a socket just closed.
+  server.keepAliveTimeout = 65_000
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject)
     server.listen(options.port ?? 0, "127.0.0.1", () => {

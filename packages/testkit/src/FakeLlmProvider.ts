@@ -133,6 +133,8 @@ export const start = async (options: StartOptions = {}): Promise<FakeLlmProvider
       return json(response, 404, { error: { message: `no route ${request.method} ${url.pathname}` } })
     })
   })
+  // Idle connections outlive the client pool's 4 s (as in FakeSuites.ts): no request handed to a socket just closed.
+  server.keepAliveTimeout = 65_000
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
   const { port } = server.address() as Net.AddressInfo
   const base = `http://127.0.0.1:${port}`

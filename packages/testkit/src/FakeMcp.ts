@@ -425,6 +425,8 @@ export const start = async (options: Options = {}): Promise<FakeMcp> => {
       if (!response.headersSent) json(response, 500, { jsonrpc: "2.0", error: { code: -32603, message: String(error) }, id: null })
     })
   })
+  // Idle connections outlive the client pool's 4 s (as in FakeSuites.ts): no request handed to a socket just closed.
+  server.keepAliveTimeout = 65_000
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
   origin = `http://127.0.0.1:${(server.address() as Net.AddressInfo).port}`
 

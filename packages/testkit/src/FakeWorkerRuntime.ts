@@ -72,6 +72,8 @@ export const start = async (options: { readonly credential?: string } = {}): Pro
       }
     })
   })
+  // Idle connections outlive the client pool's 4 s (as in FakeSuites.ts): no request handed to a socket just closed.
+  server.keepAliveTimeout = 65_000
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
   const { port } = server.address() as Net.AddressInfo
 
