@@ -43,7 +43,8 @@ const everyPage = <A, E, R>(
 }
 
 /** The document's JSON text, as the export answers it: what a plan's `liveHash` is the hash of. */
-const documentText = (document: ExportedDocument) => JSON.stringify(Schema.encodeSync(OrganizationDocument)(document))
+const encodeDocument = Schema.encodeSync(OrganizationDocument)
+const documentText = (document: ExportedDocument) => JSON.stringify(encodeDocument(document))
 
 const sortedRecord = (record: Readonly<Record<string, string>>): Record<string, string> =>
   Object.fromEntries(Object.keys(record).sort(Plan.byText).map((key) => [key, record[key]!]))
@@ -67,7 +68,7 @@ const make = Effect.gen(function*() {
 
     const names = new Map<MembershipId, string>(memberList.map((member) => [member.id, member.email ?? member.id]))
     const documentMembers = memberList.map((member): DocumentMember => {
-      const name = names.get(member.id)!
+      const name = member.email ?? member.id
       return member.suspendedAt === null || member.suspendedAt === undefined
         ? { email: name, role: member.role }
         : { email: name, role: member.role, suspended: true }
