@@ -12,6 +12,7 @@ import { describe, expect, it } from "vitest"
 import { marked, markedCommands, showsSample } from "./run-all.js"
 import { startHost, tour } from "./src/embed-node-host.js"
 import { demoOrganization, onboard, onboardingScopes } from "./src/onboard-team.js"
+import { asCode } from "./src/organization-as-code.js"
 import { drive } from "./src/agent-over-mcp.js"
 import { diagnose } from "./src/diagnose-mcp.js"
 import { demoRepository, importLocalMarketplace } from "./src/local-marketplace.js"
@@ -40,6 +41,25 @@ describe("examples", { timeout: 120_000 }, () => {
     expect(result.health).toMatchObject({ ok: true })
     expect(result.signUpStatus).toBe(201)
     expect(result.me.user.email).toBe("web@example.com")
+  })
+
+  it("organization-as-code: applies exactly the plan of the edited export, which then plans nothing", async () => {
+    const server = await TestServer.start()
+    try {
+      const { ownerToken } = await demoOrganization(server.url)
+      const { after, applied, plan } = await asCode({ baseUrl: server.url, token: ownerToken })
+      expect(plan.changes.map((change) => `${change.action} ${change.kind} ${change.name}`)).toEqual([
+        "update member ada@example.com",
+        "create invitation alan@example.com",
+        "create team Platform"
+      ])
+      expect(applied.changes).toEqual(plan.changes)
+      expect(applied.inviteTokens).toEqual([{ email: "alan@example.com", inviteToken: expect.stringMatching(/^opi_/) }])
+      expect(after.changes).toEqual([])
+      expect(after.liveHash).toBe(applied.liveHash)
+    } finally {
+      await server.close()
+    }
   })
 
   it("onboard-team: puts members in the team, invites the others once, and can run again", async () => {

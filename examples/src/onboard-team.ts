@@ -83,7 +83,10 @@ export const onboard = async (options: {
  */
 export const onboardingScopes = ["members.read", "members.readDirectory", "teams.*", "invitations.*"] as const
 
-/** The demo's organization on a fresh server: an owner, ada@example.com as a member, and an API key for the script. */
+/**
+ * The demo's organization on a fresh server: an owner, ada@example.com as a member, an API key for the script, and
+ * the owner's session token (for organization-as-code.ts).
+ */
 export const demoOrganization = async (baseUrl: string) => {
   const anonymous = createClient({ baseUrl })
   try {
@@ -96,7 +99,7 @@ export const demoOrganization = async (baseUrl: string) => {
       if (inviteToken === null) throw new Error("a shown invitation answers its token")
       await anonymous.invitations.accept({ payload: { token: inviteToken, signUp: { name: "Ada Lovelace", password } } })
       const { key } = await owner.apiKeys.create({ payload: { name: "onboarding", scopes: onboardingScopes } })
-      return { apiKey: key }
+      return { apiKey: key, ownerToken: session.token }
     } finally {
       await owner.close()
     }

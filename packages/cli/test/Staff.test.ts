@@ -371,6 +371,23 @@ describe.concurrent("orgplane members, teams and invitations", () => {
     ])
     expect(bad.code).toBe(2)
     expect(bad.stderr).toContain("--file: members.0.role:")
+
+    // Applied with the hash the plan printed: the member is an admin, and the same apply again changes nothing.
+    const planHash = json(changedJson).planHash
+    expect(changed.stdout).toContain(`orgplane config apply --file <path> --plan ${planHash}`)
+    const applied = await cli(["config", "apply", "--file", edited, "--plan", planHash], as(owner.token))
+    expect(applied.code, applied.stderr).toBe(0)
+    expect(applied.stdout).toContain(`Applied 1 change (plan ${planHash}):\n  update member ${member.email}`)
+    const [again, stale, badHash] = await Promise.all([
+      cli(["config", "apply", "--file", edited, "--plan", planHash, "--json"], as(owner.token)),
+      cli(["config", "apply", "--file", exported, "--plan", planHash], as(owner.token)),
+      cli(["config", "apply", "--file", exported, "--plan", "abc"], as(owner.token))
+    ])
+    expect(json(again)).toMatchObject({ planHash, changes: [] })
+    expect(stale.code).not.toBe(0)
+    expect(stale.stderr).toContain("plan_stale")
+    expect(badHash.code).toBe(2)
+    expect(badHash.stderr).toContain("--plan")
   })
 
   it("lists the new commands: their groups in the overview, each command on its group's page", async () => {
@@ -381,7 +398,7 @@ describe.concurrent("orgplane members, teams and invitations", () => {
       members: ["list", "role", "remove", "transfer-ownership"],
       teams: ["create", "list", "add", "remove", "rename", "delete"],
       invitations: ["create", "list", "cancel", "accept"],
-      config: ["export", "plan"]
+      config: ["export", "plan", "apply"]
     }
     for (const [group, names] of Object.entries(commands)) {
       expect(overview.stdout).toMatch(new RegExp(`^  ${group} `, "m"))

@@ -51,7 +51,10 @@ export const AuditVia = Schema.Struct({
   ssoConnectionId: Schema.NullOr(SsoConnectionId).annotate({ description: "The SSO connection that signed in the session, for a session made by SSO." }),
   ip: Schema.NullOr(Schema.String).annotate({ description: "The client's address as the server saw it (see `ORGPLANE_TRUST_PROXY`)." }),
   userAgent: Schema.NullOr(Schema.String).annotate({ description: "The request's `User-Agent`, at most 512 characters." }),
-  channel: AuditChannel
+  channel: AuditChannel,
+  planHash: Schema.NullOr(Schema.String).annotate({
+    description: "For a change an organization document's apply made (`POST /v1/organization/document/apply`): the applied plan's `planHash`; null otherwise."
+  })
 }).annotate({ identifier: "AuditVia", description: "How the actor came in." })
 
 export const AuditTarget = Schema.Struct({
@@ -104,7 +107,7 @@ export class AuditEvent extends Schema.Class<AuditEvent>("AuditEvent")(Schema.St
     category: "change",
     outcome: "succeeded",
     actor: { type: "user", id: ada.userId, membershipId: ada.membershipId, label: `${ada.name} <${ada.email}>` },
-    via: { credentialId: exampleId("ses"), ssoConnectionId: null, ip: "203.0.113.7", userAgent: "orgplane-cli/0.1.0", channel: "api" },
+    via: { credentialId: exampleId("ses"), ssoConnectionId: null, ip: "203.0.113.7", userAgent: "orgplane-cli/0.1.0", channel: "api", planHash: null },
     targets: [{ type: "member", id: exampleId("om", 3) }],
     changes: { before: { role: "member" }, after: { role: "admin" }, changedFields: ["role"] },
     reason: null,
@@ -197,7 +200,8 @@ export const AUDIT_CSV_COLUMNS = [
   "changes",
   "reason",
   "requestId",
-  "channel"
+  "channel",
+  "planHash"
 ] as const
 
 /** How long events are kept by default, and the bounds an organization may choose between. */

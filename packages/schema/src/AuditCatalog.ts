@@ -59,6 +59,9 @@ export const AuditActions = {
   "organization.create": change("An organization was created."),
   "organization.plan.update": change("The instance's operator changed an organization's plan."),
   "organization.update": change("An organization's name, logo or metadata was changed."),
+  "organization.document.apply": change(
+    "An organization document's plan was applied (organization as code): each of its changes is an event of its own, in the same transaction, its `via.planHash` naming the plan."
+  ),
   "organization.delete": security("An organization was deleted (an owner, or the instance's operator): it stopped serving, restorable until its purge."),
   "organization.restore": security("A deleted organization was restored before its purge."),
   "organization.purge": security("A deleted organization, or an unclaimed provisional workspace, was purged: every row of it removed (the counts per table are the reason). Kept in the operator organization's log."),

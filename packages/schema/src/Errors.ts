@@ -450,7 +450,10 @@ export const ConflictCode = Schema.Literals([
   "cannot_disable_yourself",
   // An organization's deletion and restoration.
   "organization_operates_instance",
-  "organization_not_deleted"
+  "organization_not_deleted",
+  // Organization as code: a plan applied to a state other than its own; a document that would lock its applier out.
+  "plan_stale",
+  "document_locks_you_out"
 ]).annotate({ identifier: "ConflictCode" })
 export type ConflictCode = typeof ConflictCode.Type
 

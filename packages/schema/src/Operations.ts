@@ -82,11 +82,12 @@ export const isReadOnlyMethod = (method: string): boolean => readMethods.has(met
 /** The last word of an audit action that takes something away (`api_key.revoke`, `member.remove`). */
 const destructiveVerbs = new Set(["delete", "revoke", "remove", "disconnect", "deprovision", "purge", "disable"])
 
-/** Changes that take something away without such a verb: a role or ownership, the audit log's old events. */
+/** Changes that take something away without such a verb: a role or ownership, the audit log's old events, a document's deletes. */
 const destructiveActions: ReadonlySet<AuditAction> = new Set<AuditAction>([
   "member.role.update",
   "member.ownership.transfer",
   "organization.plan.update",
+  "organization.document.apply",
   "audit.retention.apply",
   "worker.token.rotate",
   "audit.stream.secret.rotate"

@@ -153,9 +153,19 @@ export const DocumentChange = Schema.Struct({
 }).annotate({ identifier: "DocumentChange" })
 export type DocumentChange = typeof DocumentChange.Type
 
+/** A hash as plans write them: `sha256:` and 64 hex digits. */
+export const PlanHash = Schema.String.check(Schema.isMaxLength(71), Schema.isPattern(/^sha256:[0-9a-f]{64}$/)).annotate({
+  identifier: "PlanHash",
+  description: "A SHA-256 hash: `sha256:` and 64 lowercase hex digits.",
+  examples: ["sha256:fcde2b2edba56bf408601fb721fe9b5c338d10ee429ea04fae5511b68fbf8fb9"]
+})
+
 export class OrganizationPlan extends Schema.Class<OrganizationPlan>("OrganizationPlan")(Schema.Struct({
-  liveHash: Schema.String.annotate({
-    description: "The hash (`sha256:` and hex) of the live state the plan was computed against: the export's bytes at that moment."
+  planHash: PlanHash.annotate({
+    description: "The plan's own hash, of its live state's hash and its changes: what `apply` is given, and what each applied change's audit event names (`via.planHash`)."
+  }),
+  liveHash: PlanHash.annotate({
+    description: "The hash of the live state the plan was computed against: the export's bytes at that moment."
   }),
   changes: Schema.Array(DocumentChange).annotate({
     description: "What applying the document changes, in the document's order (profile, directory, members, invitations, teams, each by name). Empty when the organization already is the document."
@@ -163,9 +173,41 @@ export class OrganizationPlan extends Schema.Class<OrganizationPlan>("Organizati
   markdown: Schema.String.annotate({ description: "The plan as Markdown, for a pull request's comment." })
 }).annotate({
   examples: [{
+    planHash: "sha256:fcde2b2edba56bf408601fb721fe9b5c338d10ee429ea04fae5511b68fbf8fb9",
     liveHash: "sha256:2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae",
     changes: [{ action: "update", kind: "member", name: grace.email, fields: [{ field: "role", before: "member", after: "admin" }] }],
     markdown: `### orgplane plan: 0 to create, 1 to update, 0 to delete\n\nLive state \`sha256:2c26…\`.\n\n| action | kind | name | field | before | after |\n| --- | --- | --- | --- | --- | --- |\n| update | member | ${grace.email} | role | "member" | "admin" |\n`
+  }]
+})) {}
+
+export const ApplyDocumentRequest = Schema.Struct({
+  document: OrganizationDocument,
+  planHash: PlanHash.annotate({
+    description: "The `planHash` of the plan being applied, as `POST /v1/organization/document/plan` answered it for this document."
+  })
+}).annotate({
+  examples: [{
+    document: { version: ORGANIZATION_DOCUMENT_VERSION, teams: [{ name: "Platform", externalKey: null, members: [] }] },
+    planHash: "sha256:fcde2b2edba56bf408601fb721fe9b5c338d10ee429ea04fae5511b68fbf8fb9"
+  }]
+})
+
+export class AppliedPlan extends Schema.Class<AppliedPlan>("AppliedPlan")(Schema.Struct({
+  planHash: PlanHash.annotate({ description: "The plan applied (its `planHash`); each change's audit event names it." }),
+  changes: Schema.Array(DocumentChange).annotate({
+    description: "The changes made, as the plan listed them. Empty when the organization already was the document (an apply run again)."
+  }),
+  liveHash: PlanHash.annotate({ description: "The hash of the live state once applied: the `liveHash` of the document's next plan, which is empty." }),
+  inviteTokens: Schema.Array(Schema.Struct({ email: Email, inviteToken: Schema.String })).annotate({
+    description: "The token of each invitation the apply sent with delivery `shown`, shown this once as `POST /v1/invitations` shows it: hand it to the invitee. Empty for mailed ones."
+  })
+}).annotate({
+  description: "What an apply changed.",
+  examples: [{
+    planHash: "sha256:fcde2b2edba56bf408601fb721fe9b5c338d10ee429ea04fae5511b68fbf8fb9",
+    changes: [{ action: "update", kind: "member", name: grace.email, fields: [{ field: "role", before: "member", after: "admin" }] }],
+    liveHash: "sha256:6b86b273ff34fce19d6b804eff5a3f5747ada4eaa22f1d49c01e52ddb7875b4b",
+    inviteTokens: []
   }]
 })) {}
 

@@ -1,11 +1,11 @@
-/** Organization as code: the organization's document (OrganizationDocument.ts), exported, and a plan of a document. */
+/** Organization as code: the organization's document (OrganizationDocument.ts), exported, planned and applied. */
 import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
-import { notAudited } from "./AuditCatalog.js"
+import { audits, notAudited } from "./AuditCatalog.js"
 import { MaxBodyBytes } from "./BodyLimit.js"
-import { ForbiddenResponse, InvalidRequestResponse } from "./Errors.js"
-import { OrganizationDocument, OrganizationPlan, PlanDocumentRequest } from "./OrganizationDocument.js"
+import { ConflictResponse, ForbiddenResponse, InvalidRequestResponse, NotFoundResponse } from "./Errors.js"
+import { AppliedPlan, ApplyDocumentRequest, OrganizationDocument, OrganizationPlan, PlanDocumentRequest } from "./OrganizationDocument.js"
 import { requires } from "./Policy.js"
 import { MemberAuthentication, memberAuthenticationErrors } from "./Security.js"
 
@@ -37,8 +37,35 @@ export class OrganizationDocumentApi extends HttpApiGroup.make("organizationDocu
       .annotate(OpenApi.Summary, "Plan a document")
       .annotate(
         OpenApi.Description,
-        "What applying `document` to the organization the caller acts in would change, computed against its live state: every create, update and delete, field by field with before and after, the hash of the live state (the export's bytes) it was computed against, and the plan as Markdown for a pull request. The plan of the organization's own export is empty. A part the document leaves out changes nothing; a list named in `authoritative` deletes what it leaves out (members removed, invitations cancelled, teams deleted), any other list deletes nothing. Members are named by email and must already be members (people join by invitation, SSO or SCIM); teams by name, ignoring case; what a SCIM directory manages (`suspended`, `directoryManaged`) is the directory's and is not planned. Changes nothing; applying a plan is not built yet (docs/config-as-code.md).\n\nErrors: 400 `invalid_request` with a detail for each member, invitation or team the plan cannot take (a member who is not one, an invitation for a member, an email or team named twice, a team member who is not a member, a change to a team the directory manages), each with its path in `document`; 401 `unauthorized` without valid credentials; 403 `insufficient_role` below admin, `insufficient_scope` for an API key without the scope; 404 `organization_not_found` when the caller belongs to no organization."
+        "What applying `document` to the organization the caller acts in would change, computed against its live state: every create, update and delete, field by field with before and after, the hash of the live state (the export's bytes) it was computed against, and the plan as Markdown for a pull request. The plan of the organization's own export is empty. A part the document leaves out changes nothing; a list named in `authoritative` deletes what it leaves out (members removed, invitations cancelled, teams deleted), any other list deletes nothing. Members are named by email and must already be members (people join by invitation, SSO or SCIM); teams by name, ignoring case; what a SCIM directory manages (`suspended`, `directoryManaged`) is the directory's and is not planned. Changes nothing; `POST /v1/organization/document/apply` applies the plan, given its `planHash`.\n\nErrors: 400 `invalid_request` with a detail for each member, invitation or team the plan cannot take (a member who is not one, an invitation for a member, an email or team named twice, a team member who is not a member, a change to a team the directory manages), each with its path in `document`; 401 `unauthorized` without valid credentials; 403 `insufficient_role` below admin, `insufficient_scope` for an API key without the scope; 404 `organization_not_found` when the caller belongs to no organization."
       )
   )
-  .annotate(OpenApi.Description, "Organization as code: the organization described as one document, exported and planned.")
+  .add(
+    HttpApiEndpoint.post("apply", "/v1/organization/document/apply", {
+      payload: ApplyDocumentRequest,
+      success: AppliedPlan,
+      error: [ForbiddenResponse, InvalidRequestResponse, NotFoundResponse, ConflictResponse, ...memberAuthenticationErrors]
+    }).pipe(
+      audits("organization.document.apply"),
+      requires(
+        "organizations.export",
+        "organizations.update",
+        "members.manageDirectory",
+        "members.changeRole",
+        "members.manageOwners",
+        "members.remove",
+        "invitations.manage",
+        "invitations.inviteAdmins",
+        "teams.manage"
+      )
+    )
+      .middleware(MemberAuthentication)
+      .annotate(MaxBodyBytes, PLAN_BODY_BYTES)
+      .annotate(OpenApi.Summary, "Apply a plan")
+      .annotate(
+        OpenApi.Description,
+        "Applies the plan of `document` whose `planHash` the caller reviewed, all or nothing, in one transaction: the organization's document is planned again under its lock and applied only if that plan has the same `planHash` (the same live state and the same changes). Each change is made by the operation the API has for it (a role changed, a member removed, an invitation sent or cancelled, a team created, changed or deleted), checked and recorded as that operation is, its audit event naming the plan in `via.planHash`, beside this operation's own event; a mailed invitation leaves once everything committed. Applying a document again once it is applied changes nothing and succeeds (`changes` empty). Guards: the organization keeps an owner, the caller cannot remove themselves or lower their own role, and what a SCIM directory manages is refused by the plan. Run it with an `Idempotency-Key` to retry safely.\n\nErrors: 400 `invalid_request` for a document the plan refuses (as the plan says it); 401 `unauthorized` without valid credentials; 403 `insufficient_role` when a change needs a role the caller lacks (an owner's role or removal: owners), `recent_authentication_required` for such a change on a session signed in too long ago; 404 `organization_not_found` when the caller belongs to no organization; 409 `plan_stale` when the organization's plan of the document is no longer the one given (plan again and review), `document_locks_you_out` when the document removes the caller or lowers their role, `last_owner` when it would leave no owner, or a change's own conflict (`team_external_key_taken`, `invitation_quota_reached`, `mail_not_configured`), its message naming the change."
+      )
+  )
+  .annotate(OpenApi.Description, "Organization as code: the organization described as one document, exported, planned and applied.")
 {}

@@ -84,7 +84,8 @@ describe("Audit", () => {
       "changes",
       "reason",
       "requestId",
-      "channel"
+      "channel",
+      "planHash"
     ])
     expect([Audit.AUDIT_RETENTION_DEFAULT_DAYS, Audit.AUDIT_RETENTION_MIN_DAYS, Audit.AUDIT_RETENTION_MAX_DAYS, Audit.AUDIT_REDACTED])
       .toEqual([365, 7, 3650, "[redacted]"])

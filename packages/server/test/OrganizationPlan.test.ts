@@ -44,6 +44,9 @@ describe("the planner", () => {
     fc.assert(fc.property(exported, fc.boolean(), (live, all) => {
       const document = all ? { ...live, authoritative: ["members", "invitations", "teams"] as const } : live
       expect(plan(live, document)).toEqual({ changes: [], problems: [] })
+      // The same metadata in another order is no change either.
+      const reversed = Object.fromEntries(Object.entries(live.organization.metadata).reverse())
+      expect(plan(live, { ...document, organization: { ...live.organization, metadata: reversed } })).toEqual({ changes: [], problems: [] })
     }))
   })
 

@@ -93,7 +93,8 @@ export const get = Commands.endpoint("get", {
           event.via.credentialId === null ? undefined : `credential ${event.via.credentialId}`,
           event.via.ssoConnectionId === null ? undefined : `SSO ${event.via.ssoConnectionId}`,
           event.via.ip === null ? undefined : `from ${event.via.ip}`,
-          event.via.userAgent === null ? undefined : `with ${event.via.userAgent}`
+          event.via.userAgent === null ? undefined : `with ${event.via.userAgent}`,
+          event.via.planHash === null ? undefined : `plan ${event.via.planHash}`
         ].filter((part) => part !== undefined).join(", ")
       }`,
       ...event.targets.map((target) => `  target: ${target.type} ${target.id}`),

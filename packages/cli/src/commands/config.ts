@@ -1,9 +1,16 @@
 /**
- * `orgplane config export | plan`: the active organization as one document (organization as code), printed as JSON to
- * keep in a file and review as a pull request, and what a document would change, as the server plans it. Owners and
- * admins. docs/config-as-code.md has the document's rules.
+ * `orgplane config export | plan | apply`: the active organization as one document (organization as code), printed as
+ * JSON to keep in a file and review as a pull request; what a document would change, as the server plans it; and that
+ * plan applied, given the hash the plan printed. Owners and admins. docs/config-as-code.md has the document's rules.
  */
-import { OrganizationDocument, OrganizationDocumentApi, OrganizationPlan } from "@orgplane/schema"
+import {
+  AppliedPlan,
+  OrganizationDocument,
+  OrganizationDocumentApi,
+  OrganizationPlan,
+  PLAN_BODY_BYTES,
+  PlanHash
+} from "@orgplane/schema"
 import * as CliError from "effect/cli/CliError"
 import * as Flags from "effect/cli/Flag"
 import * as Effect from "effect/Effect"
@@ -11,12 +18,10 @@ import * as Schema from "effect/Schema"
 import * as SchemaIssue from "effect/SchemaIssue"
 import * as Commands from "../Commands.js"
 import * as Files from "../Files.js"
-import type * as Inputs from "../Inputs.js"
+import * as Inputs from "../Inputs.js"
 
 const encode = Schema.encodeSync(OrganizationDocument)
 
-/** A document is a request body: at most the API's default body size, 1 MiB. */
-const MAX_DOCUMENT_BYTES = 1024 * 1024
 
 const formatIssue = SchemaIssue.makeFormatterStandardSchemaV1()
 
@@ -38,7 +43,7 @@ const documentFile: Inputs.Flag<OrganizationDocument> = {
   parser: Flags.String("file").pipe(
     Flags.mapEffect((path) =>
       Effect.gen(function*() {
-        const text = yield* Effect.mapError(Files.readFileOrStdin(path, MAX_DOCUMENT_BYTES, "1 MiB, the API's body limit"), invalidFile)
+        const text = yield* Effect.mapError(Files.readFileOrStdin(path, PLAN_BODY_BYTES, "8 MiB, the API's body limit for a document"), invalidFile)
         return yield* Effect.mapError(decodeDocument(text), (error) => invalidFile(firstProblem(error.issue)))
       })
     )
@@ -47,6 +52,7 @@ const documentFile: Inputs.Flag<OrganizationDocument> = {
     kind: "flag",
     name: "file",
     placeholder: "<path>",
+    example: "acme.json",
     description: "The document, as JSON (`orgplane config export` writes one); `-` reads it from stdin.",
     optional: false,
     repeated: false
@@ -67,12 +73,36 @@ export const plan = Commands.endpoint("plan", {
   inputs: { document: documentFile },
   call: (client, { document }) => client.organizationDocument.plan({ payload: { document } }),
   output: OrganizationPlan,
-  human: (planned) => planned.markdown.trimEnd()
+  // The plan, then the hash `apply` is given to make exactly it.
+  human: (planned) => `${planned.markdown.trimEnd()}\n\nPlan \`${planned.planHash}\`: apply it with \`orgplane config apply --file <path> --plan ${planned.planHash}\`.`
+})
+
+export const apply = Commands.endpoint("apply", {
+  summary: "Apply a document's plan, all or nothing, if the organization's plan of it is still the one given by --plan.",
+  inputs: {
+    document: documentFile,
+    planHash: Inputs.text("plan", {
+      placeholder: "<sha256:…>",
+      description: "The plan's hash, as `orgplane config plan` printed it: the apply is refused (409 plan_stale) if the organization's plan of the document is no longer that one.",
+      schema: PlanHash
+    })
+  },
+  call: (client, { document, planHash }) => client.organizationDocument.apply({ payload: { document, planHash } }),
+  output: AppliedPlan,
+  human: (applied) =>
+    [
+      applied.changes.length === 0
+        ? "Nothing to apply: the organization already is the document."
+        : `Applied ${applied.changes.length} change${applied.changes.length === 1 ? "" : "s"} (plan ${applied.planHash}):`,
+      ...applied.changes.map((change) => `  ${change.action} ${change.kind} ${change.name}`),
+      ...applied.inviteTokens.map(({ email, inviteToken }) => `Invitation for ${email}: ${inviteToken} (shown once: hand it to them).`),
+      `Live state now ${applied.liveHash}.`
+    ].join("\n")
 })
 
 export const config = Commands.group(
   "config",
-  "The active organization as code: its document, exported and planned (owners and admins).",
-  [exportDocument, plan],
+  "The active organization as code: its document, exported, planned and applied (owners and admins).",
+  [exportDocument, plan, apply],
   [OrganizationDocumentApi]
 )

@@ -68,7 +68,8 @@ const cells: { readonly [Column in (typeof AUDIT_CSV_COLUMNS)[number]]: (event: 
   changes: (event) => event.changes === null ? null : JSON.stringify({ before: event.changes.before, after: event.changes.after }),
   reason: (event) => event.reason,
   requestId: (event) => event.requestId,
-  channel: (event) => event.via.channel
+  channel: (event) => event.via.channel,
+  planHash: (event) => event.via.planHash
 }
 
 const csvOf = (event: AuditEvent) => `${AUDIT_CSV_COLUMNS.map((column) => csvCell(cells[column](event))).join(",")}\r\n`

@@ -13,7 +13,7 @@ import { classRow, DateColumn, findAll, findOne, Fragment, trustedClassRow } fro
 /** The columns of an event, shaped as the resource (the nested members built as JSON text, parsed by the row). */
 const columns = `e.id, e.organization_id, e.occurred_at, e.action, e.category, e.outcome,
   json_build_object('type', e.actor_type, 'id', e.actor_id, 'membershipId', e.actor_membership_id, 'label', e.actor_label)::text AS actor,
-  json_build_object('credentialId', e.credential_id, 'ssoConnectionId', e.sso_connection_id, 'ip', e.ip, 'userAgent', e.user_agent, 'channel', e.channel)::text AS via,
+  json_build_object('credentialId', e.credential_id, 'ssoConnectionId', e.sso_connection_id, 'ip', e.ip, 'userAgent', e.user_agent, 'channel', e.channel, 'planHash', e.plan_hash)::text AS via,
   e.targets::text AS targets, e.changes::text AS changes, e.reason, e.request_id`
 
 const json = ["actor", "via", "targets", "changes"] as const

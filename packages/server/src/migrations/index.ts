@@ -46,6 +46,7 @@ import pluginNamesPerSource from "./0045_plugin_names_per_source.js"
 import auditChannel from "./0046_audit_channel.js"
 import invitationDelivery from "./0047_invitation_delivery.js"
 import componentFileModes from "./0048_component_file_modes.js"
+import auditPlanHash from "./0049_audit_plan_hash.js"
 
 export const migrations: ReadonlyArray<Migration> = [
   { id: 1, name: "identity", up: identity },
@@ -93,7 +94,8 @@ export const migrations: ReadonlyArray<Migration> = [
   { id: 45, name: "plugin_names_per_source", up: pluginNamesPerSource },
   { id: 46, name: "audit_channel", up: auditChannel },
   { id: 47, name: "invitation_delivery", up: invitationDelivery },
-  { id: 48, name: "component_file_modes", up: componentFileModes }
+  { id: 48, name: "component_file_modes", up: componentFileModes },
+  { id: 49, name: "audit_plan_hash", up: auditPlanHash }
 ]
 
 /**

@@ -1,5 +1,5 @@
 /**
- * HTTP handlers of the organization document group (export, plan). Thin by design: the service authorizes.
+ * HTTP handlers of the organization document group (export, plan, apply). Thin by design: the service authorizes.
  */
 import { Api, CurrentMember } from "@orgplane/schema"
 import * as Effect from "effect/Effect"
@@ -13,6 +13,8 @@ export const OrganizationDocumentHttp = group(Api, "organizationDocument", (hand
     return handlers
       .handle("export", () => Effect.flatMap(Effect.service(CurrentMember), (caller) => documents.export(caller)))
       .handle("plan", ({ payload }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => documents.plan(caller, payload.document)))
+      .handle("apply", ({ payload }) =>
+        Effect.flatMap(Effect.service(CurrentMember), (caller) => documents.apply(caller, payload.document, payload.planHash)))
   }))
 
 export const layer = OrganizationDocumentHttp.pipe(Layer.provide(OrganizationDocuments.layer))

@@ -1,12 +1,27 @@
 /**
- * Organization as code: the organization's document (@orgplane/schema's OrganizationDocument), read through the
- * services that own each part (organizations, members, invitations, teams), so each part answers as its own
- * operations do and checks its own action beside `organizations.export`.
+ * Organization as code: the organization's document (@orgplane/schema's OrganizationDocument), read and changed
+ * through the services that own each part (organizations, members, invitations, teams), so each part answers, checks
+ * and records as its own operations do, beside `organizations.export`.
+ *
+ * An apply plans the document again inside one transaction, under a lock of the organization's document, and makes
+ * the plan's changes only when that plan is the one the caller reviewed (its `planHash`); each change is one call of
+ * its service, recorded as its own audit event naming the plan (AuditRecorder `recordStep`). A service's own
+ * transaction is then a savepoint of the apply's, so one refusal rolls everything back.
  */
 import {
+  AppliedPlan,
+  Conflict,
   type Cursor,
+  type DocumentChange,
+  Forbidden,
+  type InvitationId,
+  type NotFound,
+  type OrganizationNotFound,
+  type ServiceUnavailable,
+  type Unauthorized,
   InvalidRequest,
   OrganizationPlan,
+  type TeamId,
   type DocumentMember,
   type DocumentTeam,
   type MemberContext,
@@ -20,7 +35,12 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
+import type * as SqlClient from "effect/sql/SqlClient"
+import type { SqlError } from "effect/sql/SqlError"
 import { Organizations } from "../identity/Organizations.js"
+import { AuditRecorder, describe } from "../platform/AuditRecorder.js"
+import type { IdGenerator } from "../platform/Ids.js"
+import { lockLimit, transactionThen } from "../platform/Sql.js"
 import { Invitations } from "../invitations/Invitations.js"
 import { Members } from "../members/Members.js"
 import { authorize } from "../platform/Principal.js"
@@ -46,6 +66,46 @@ const everyPage = <A, E, R>(
 const encodeDocument = Schema.encodeSync(OrganizationDocument)
 const documentText = (document: ExportedDocument) => JSON.stringify(encodeDocument(document))
 
+const sha256 = (text: string) => `sha256:${createHash("sha256").update(text).digest("hex")}`
+
+/** A plan's hash: of the live state's hash and the changes, so it names one state and one set of changes. */
+const planHashOf = (liveHash: string, changes: ReadonlyArray<DocumentChange>) => sha256(`${liveHash}\n${JSON.stringify(changes)}`)
+
+/**
+ * The order an apply makes a plan's changes in, so that no step is refused for the want of a later one: the
+ * profile and directory; members made owners before other roles change (the organization keeps an owner); invitations
+ * cancelled before others are sent (the quota); teams deleted, then changed, then created (a name freed first);
+ * members removed last.
+ */
+const applyOrder = (change: DocumentChange): number => {
+  switch (change.kind) {
+    case "organization":
+    case "directory":
+      return 0
+    case "member":
+      return change.action === "delete" ? 9 : change.fields.some((field) => field.field === "role" && field.after === "owner") ? 1 : 2
+    case "invitation":
+      return change.action === "delete" ? 3 : 4
+    case "team":
+      return change.action === "delete" ? 5 : change.action === "update" ? 6 : 7
+  }
+}
+
+/** What a change's service may refuse it with. */
+type StepError = Forbidden | Conflict | NotFound | OrganizationNotFound | Unauthorized | ServiceUnavailable | SqlError
+
+/** Roles from the least to the most. */
+const rank = { member: 0, admin: 1, owner: 2 } as const
+
+/** A service's refusal of one change, its message naming the change. */
+const naming = (change: DocumentChange) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.mapError(effect, (error) => {
+    const where = `${change.kind} "${change.name}" (${change.action})`
+    if (error instanceof Conflict) return new Conflict({ error: error.error, message: `${where}: ${error.message}` })
+    if (error instanceof Forbidden) return new Forbidden({ reason: error.reason, message: `${where}: ${error.message}` })
+    return error
+  })
+
 const sortedRecord = (record: Readonly<Record<string, string>>): Record<string, string> =>
   Object.fromEntries(Object.keys(record).sort(Plan.byText).map((key) => [key, record[key]!]))
 
@@ -54,10 +114,10 @@ const make = Effect.gen(function*() {
   const members = yield* Members
   const invitations = yield* Invitations
   const teams = yield* Teams
+  const recorder = yield* AuditRecorder
 
-  /** `GET /v1/organization/document`: the organization the caller acts in, as its document. */
-  const exportDocument = Effect.fn("OrganizationDocuments.export")(function*(caller: MemberContext) {
-    yield* authorize(caller, "organizations.export")
+  /** The organization as its document, and the ids of what the document names (by `Plan.matchKey`). */
+  const live = Effect.fn("OrganizationDocuments.live")(function*(caller: MemberContext) {
     const { organization } = yield* organizations.details(caller)
     const { settings } = yield* members.getDirectorySettings(caller)
     const memberList = yield* everyPage((cursor) => members.list(caller, cursor === undefined ? { limit: PAGE } : { limit: PAGE, cursor }))
@@ -80,7 +140,7 @@ const make = Effect.gen(function*() {
         : { name: team.name, externalKey: team.externalKey, members: teamMembers, directoryManaged: true }
     }).sort((left, right) => Plan.byText(left.name, right.name) || Plan.byText(left.externalKey ?? "", right.externalKey ?? ""))
 
-    return {
+    const document = {
       version: ORGANIZATION_DOCUMENT_VERSION,
       organization: { name: organization.name, logoUrl: organization.logoUrl, metadata: sortedRecord(organization.metadata) },
       directory: { emailsVisibleToMembers: settings.emailsVisibleToMembers },
@@ -90,21 +150,147 @@ const make = Effect.gen(function*() {
         .sort((left, right) => Plan.byText(left.email, right.email)),
       teams: documentTeams
     } satisfies ExportedDocument
+    return {
+      document,
+      members: new Map(memberList.map((member) => [Plan.matchKey(member.email ?? member.id), member.id])),
+      invitations: new Map<string, InvitationId>(pending.map((invitation) => [Plan.matchKey(invitation.email), invitation.id])),
+      teams: new Map<string, TeamId>(teamList.map((team) => [Plan.matchKey(team.name), team.id]))
+    }
   })
+
+  /** `GET /v1/organization/document`: the organization the caller acts in, as its document. */
+  const exportDocument = Effect.fn("OrganizationDocuments.export")(function*(caller: MemberContext) {
+    yield* authorize(caller, "organizations.export")
+    return (yield* live(caller)).document
+  })
+
+  /** The plan of `document` against the organization's document `current`, or 400 with every problem it has. */
+  const planOf = (current: ExportedDocument, document: OrganizationDocument) => {
+    const liveHash = sha256(documentText(current))
+    const { changes, problems } = Plan.plan(current, document)
+    return problems.length > 0
+      ? Effect.fail(new InvalidRequest({ details: problems.map(({ message, path }) => ({ message, path })) }))
+      : Effect.succeed({ liveHash, changes, planHash: planHashOf(liveHash, changes) })
+  }
 
   /**
    * `POST /v1/organization/document/plan`: what applying `document` would change, against the live state as the
    * export writes it (its bytes hashed), or 400 with every problem that keeps it from being planned.
    */
   const plan = Effect.fn("OrganizationDocuments.plan")(function*(caller: MemberContext, document: OrganizationDocument) {
-    const live = yield* exportDocument(caller)
-    const liveHash = `sha256:${createHash("sha256").update(documentText(live)).digest("hex")}`
-    const { changes, problems } = Plan.plan(live, document)
-    if (problems.length > 0) return yield* new InvalidRequest({ details: problems.map(({ message, path }) => ({ message, path })) })
-    return new OrganizationPlan({ liveHash, changes, markdown: Plan.markdown(liveHash, changes) })
+    yield* authorize(caller, "organizations.export")
+    const { changes, liveHash, planHash } = yield* planOf((yield* live(caller)).document, document)
+    return new OrganizationPlan({ planHash, liveHash, changes, markdown: Plan.markdown(liveHash, changes) })
   })
 
-  return { export: exportDocument, plan } as const
+  /** Refuses a plan that removes its applier or lowers their role: nobody else may be able to undo it. */
+  const keepsApplier = (caller: MemberContext, current: ExportedDocument, changes: ReadonlyArray<DocumentChange>) => {
+    const self = current.members.find((member) => Plan.matchKey(member.email) === Plan.matchKey(caller.user.email ?? caller.membership.id))
+    const own = self === undefined
+      ? undefined
+      : changes.find((change) =>
+        change.kind === "member" && Plan.matchKey(change.name) === Plan.matchKey(self.email) &&
+        (change.action === "delete" ||
+          change.fields.some((field) => field.field === "role" && rank[field.after as keyof typeof rank] < rank[self.role]))
+      )
+    return own === undefined ? Effect.void : Effect.fail(
+      new Conflict({
+        error: "document_locks_you_out",
+        message: `The document ${own.action === "delete" ? "removes you" : "lowers your role"} (${own.name}): change your own membership through the API, or have another owner apply it.`
+      })
+    )
+  }
+
+  /**
+   * `POST /v1/organization/document/apply`: the plan of `document` whose hash is `planHash`, made in one
+   * transaction (see the module comment). Once applied, applying again changes nothing and succeeds.
+   */
+  const apply = Effect.fn("OrganizationDocuments.apply")(function*(caller: MemberContext, document: OrganizationDocument, planHash: string) {
+    yield* authorize(caller, "organizations.export")
+    yield* describe({ planHash })
+    const inviteTokens: Array<{ readonly email: string; readonly inviteToken: string }> = []
+    const applied = yield* transactionThen(Effect.gen(function*() {
+      inviteTokens.length = 0
+      yield* lockLimit("organization-document", caller.organization.id)
+      const before = yield* live(caller)
+      const planned = yield* planOf(before.document, document)
+      if (planned.planHash !== planHash) {
+        if (planned.changes.length === 0) return { changes: [], liveHash: planned.liveHash }
+        return yield* new Conflict({
+          error: "plan_stale",
+          message: `The organization's plan of this document is no longer the one given (its live state is now ${planned.liveHash}, its plan ${planned.planHash}, with ${planned.changes.length} changes): plan again and review it.`
+        })
+      }
+      yield* keepsApplier(caller, before.document, planned.changes)
+      const wanted = {
+        members: new Map((document.members ?? []).map((member) => [Plan.matchKey(member.email), member])),
+        invitations: new Map((document.invitations ?? []).map((invitation) => [Plan.matchKey(invitation.email), invitation])),
+        teams: new Map((document.teams ?? []).map((team) => [Plan.matchKey(team.name), team]))
+      }
+      const memberIds = (names: ReadonlyArray<string>) => names.map((name) => before.members.get(Plan.matchKey(name))!)
+      const changed = (change: DocumentChange, field: string) => change.fields.some((each) => each.field === field)
+
+      const step = (change: DocumentChange): Effect.Effect<unknown, StepError, SqlClient.SqlClient | IdGenerator> => {
+        const key = Plan.matchKey(change.name)
+        const organizationId = caller.organization.id
+        switch (change.kind) {
+          case "organization": {
+            const wantedProfile = document.organization!
+            return recorder.recordStep("organization.update", [organizationId], organizations.update(caller, {
+              ...(changed(change, "name") ? { name: wantedProfile.name } : {}),
+              ...(changed(change, "logoUrl") ? { logoUrl: wantedProfile.logoUrl } : {}),
+              ...(changed(change, "metadata") ? { metadata: wantedProfile.metadata } : {})
+            }))
+          }
+          case "directory":
+            return recorder.recordStep("member.directory.update", [organizationId], members.setDirectorySettings(caller, document.directory!))
+          case "member": {
+            const id = before.members.get(key)!
+            return change.action === "delete"
+              ? recorder.recordStep("member.remove", [id], members.remove(caller, id))
+              : recorder.recordStep("member.role.update", [id], members.changeRole(caller, id, wanted.members.get(key)!.role))
+          }
+          case "invitation": {
+            if (change.action === "delete") {
+              const id = before.invitations.get(key)!
+              return recorder.recordStep("invitation.cancel", [id], invitations.cancel(caller, id))
+            }
+            const { delivery, email, role } = wanted.invitations.get(key)!
+            return Effect.tap(
+              recorder.recordStep("invitation.create", [], invitations.create(caller, { email, role, delivery })),
+              ({ inviteToken }) => Effect.sync(() => inviteToken === null ? undefined : void inviteTokens.push({ email, inviteToken }))
+            )
+          }
+          case "team": {
+            if (change.action === "delete") {
+              const id = before.teams.get(key)!
+              return recorder.recordStep("team.delete", [id], teams.remove(caller, id))
+            }
+            const team = wanted.teams.get(key)!
+            if (change.action === "create") {
+              return recorder.recordStep("team.create", [], teams.create(caller, {
+                name: team.name,
+                memberIds: memberIds(team.members),
+                ...(team.externalKey === null ? {} : { externalKey: team.externalKey })
+              }))
+            }
+            const id = before.teams.get(key)!
+            return recorder.recordStep("team.update", [id], teams.update(caller, id, {
+              ...(changed(change, "name") ? { name: team.name } : {}),
+              ...(changed(change, "externalKey") ? { externalKey: team.externalKey } : {}),
+              ...(changed(change, "members") ? { memberIds: memberIds(team.members) } : {})
+            }))
+          }
+        }
+      }
+      const ordered = [...planned.changes].sort((left, right) => applyOrder(left) - applyOrder(right))
+      for (const change of ordered) yield* naming(change)(step(change))
+      return { changes: planned.changes, liveHash: sha256(documentText((yield* live(caller)).document)) }
+    }))
+    return new AppliedPlan({ planHash, changes: applied.changes, liveHash: applied.liveHash, inviteTokens })
+  })
+
+  return { export: exportDocument, plan, apply } as const
 })
 
 export class OrganizationDocuments extends Context.Service<OrganizationDocuments>()("@orgplane/server/orgdocument/OrganizationDocuments", { make }) {

@@ -31,13 +31,21 @@ type Field = DocumentChange["fields"][number]
 export const byText = (left: string, right: string) => left < right ? -1 : left > right ? 1 : 0
 
 /** How the plan matches names: emails and team names ignoring case. */
-const matchKey = (name: string) => name.toLowerCase()
+export const matchKey = (name: string) => name.toLowerCase()
 
-/** Equal as the document compares values: a team's members as a set of names, ignoring case; anything else as JSON. */
+/** A value's JSON with every object's keys in code point order: equal values, equal text (metadata in any order). */
+const canonical = (value: Json): string =>
+  Array.isArray(value)
+    ? `[${value.map(canonical).join(",")}]`
+    : typeof value === "object" && value !== null
+    ? `{${Object.entries(value).sort(([left], [right]) => byText(left, right)).map(([key, inner]) => `${JSON.stringify(key)}:${canonical(inner)}`).join(",")}}`
+    : JSON.stringify(value)
+
+/** Equal as the document compares values: a team's members as a set of names, ignoring case; anything else as canonical JSON. */
 const same = (field: string, left: Json, right: Json): boolean =>
   field === "members" && Array.isArray(left) && Array.isArray(right)
     ? JSON.stringify(left.map(String).map(matchKey).sort(byText)) === JSON.stringify(right.map(String).map(matchKey).sort(byText))
-    : JSON.stringify(left) === JSON.stringify(right)
+    : canonical(left) === canonical(right)
 
 /** The fields of `after` whose values differ from `before`'s, in `names`' order. */
 const differing = <A extends Record<string, Json>>(before: A, after: A, names: ReadonlyArray<keyof A & string>): Array<Field> =>
@@ -87,6 +95,8 @@ export const plan = (
   }
 
   const liveMembers = new Map(live.members.map((member) => [matchKey(member.email), member]))
+  /** The members an authoritative `members` list removes. */
+  const removed = new Set<string>()
 
   if (document.members !== undefined) {
     const wanted = keyed(document.members, (member) => member.email, (index) => ["document", "members", index, "email"], problems)
@@ -104,7 +114,9 @@ export const plan = (
     }
     if (authoritative.has("members")) {
       for (const [name, member] of liveMembers) {
-        if (!wanted.has(name)) changes.push({ action: "delete", kind: "member", name: member.email, fields: deleted(memberFields(member), ["role"]) })
+        if (wanted.has(name)) continue
+        removed.add(name)
+        changes.push({ action: "delete", kind: "member", name: member.email, fields: deleted(memberFields(member), ["role"]) })
       }
     }
   }
@@ -145,6 +157,9 @@ export const plan = (
     for (const [name, { index, item }] of wanted) {
       item.members.forEach((member, position) => {
         if (!liveMembers.has(matchKey(member))) problems.push({ path: ["document", "teams", index, "members", position], message: "is not a member of the organization" })
+        else if (removed.has(matchKey(member))) {
+          problems.push({ path: ["document", "teams", index, "members", position], message: "is removed by this document (members is authoritative and leaves them out)" })
+        }
       })
       const current = liveTeams.get(name)
       if (current === undefined) {

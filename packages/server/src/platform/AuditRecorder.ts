@@ -46,6 +46,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as SqlClient from "effect/sql/SqlClient"
+import type { SqlError } from "effect/sql/SqlError"
 import { clientAddress } from "./ClientAddress.js"
 import { ServerConfig, type ServerSettings } from "./Config.js"
 import { IdGenerator, makeId } from "./Ids.js"
@@ -71,6 +72,7 @@ export const NewEvent = Schema.Struct({
   ip: AuditEvent.fields.via.fields.ip,
   userAgent: AuditEvent.fields.via.fields.userAgent,
   channel: AuditEvent.fields.via.fields.channel,
+  planHash: AuditEvent.fields.via.fields.planHash,
   targets: AuditEvent.fields.targets,
   changes: AuditEvent.fields.changes,
   reason: AuditEvent.fields.reason,
@@ -167,6 +169,7 @@ const subjects: Partial<Record<AuditAction, ReadonlyArray<"organization" | "call
   "audit.export": ["organization"],
   "audit.settings.update": ["organization"],
   "member.directory.update": ["organization"],
+  "organization.document.apply": ["organization"],
   "audit.retention.apply": ["organization"]
 }
 
@@ -206,6 +209,8 @@ interface Draft {
   readonly userAgent: string | null
   readonly channel: AuditChannel
   readonly requestId: string | null
+  /** The plan of an organization document a change was applied through (`describe`'s `planHash`, `recordStep`). */
+  planHash: string | null
   /** An update's before and after (`describeChange`). */
   changes: AuditChanges | null
   /** What a succeeded event says beyond its action (an export's query). */
@@ -252,6 +257,7 @@ const newDraft = (
       // The request guard refused a channel it does not know, before routing (platform/RequestGuard.ts).
       channel: channelOf(http?.headers[channelHeader]) ?? "api",
       requestId: yield* currentRequestId,
+      planHash: null,
       changes: null,
       reason: null,
       failure: undefined,
@@ -338,6 +344,7 @@ const eventOf = (draft: Draft, outcome: AuditOutcome, reason: string | null) =>
       ip: draft.ip,
       userAgent: draft.userAgent,
       channel: draft.channel,
+      planHash: draft.planHash,
       targets: draft.targets,
       changes: draft.changes,
       reason: reason ?? draft.reason,
@@ -366,6 +373,8 @@ export const describe = (facts: {
   readonly targets?: ReadonlyArray<string | { readonly type: string; readonly id: string }>
   readonly changes?: AuditChanges
   readonly reason?: string
+  /** The plan of an organization document the operation applies (`via.planHash`). */
+  readonly planHash?: string
   /** The operation is failing as an attempt the log records (`outcome: failed`), once per organization. */
   readonly failure?: Failure
   /** What names the actor instead of `Name <email>` (a deleted person's pseudonym, on the event of their deletion). */
@@ -392,6 +401,7 @@ export const describe = (facts: {
       for (const target of facts.targets ?? []) addTarget(draft, typeof target === "string" ? targetOf(target) : target)
       if (facts.changes !== undefined) draft.changes = facts.changes
       if (facts.reason !== undefined) draft.reason = facts.reason
+      if (facts.planHash !== undefined) draft.planHash = facts.planHash
       if (facts.failure !== undefined) draft.failure = facts.failure
       if (facts.actorLabel !== undefined && draft.actor !== undefined) draft.actor = { ...draft.actor, label: facts.actorLabel }
       for (const other of facts.alsoIn ?? []) {
@@ -482,10 +492,10 @@ const make = Effect.gen(function*() {
     Request: NewEvent,
     execute: (event) =>
       sql`INSERT INTO audit_events (organization_id, id, occurred_at, action, category, outcome, actor_type, actor_id,
-              actor_membership_id, actor_label, credential_id, sso_connection_id, ip, user_agent, channel, targets, target_ids, changes, reason, request_id)
+              actor_membership_id, actor_label, credential_id, sso_connection_id, ip, user_agent, channel, plan_hash, targets, target_ids, changes, reason, request_id)
             VALUES (${event.organizationId}, ${event.id}, ${event.occurredAt}, ${event.action}, ${event.category}, ${event.outcome},
               ${event.actorType}, ${event.actorId}, ${event.actorMembershipId}, ${event.actorLabel}, ${event.credentialId},
-              ${event.ssoConnectionId}, ${event.ip}, ${event.userAgent}, ${event.channel}, ${JSON.stringify(event.targets)}::jsonb,
+              ${event.ssoConnectionId}, ${event.ip}, ${event.userAgent}, ${event.channel}, ${event.planHash}, ${JSON.stringify(event.targets)}::jsonb,
               ARRAY(SELECT t ->> 'id' FROM jsonb_array_elements(${JSON.stringify(event.targets)}::jsonb) t),
               ${event.changes === null ? null : JSON.stringify(event.changes)}::jsonb, ${event.reason}, ${event.requestId})`
   })
@@ -590,6 +600,7 @@ const make = Effect.gen(function*() {
         ip: null,
         userAgent: null,
         channel: "api",
+        planHash: null,
         targets: [...subjectsOf(event.action, event.organizationId, undefined), ...(event.targets ?? []).flatMap((id) => targetOf(id) ?? [])],
         changes: null,
         reason: event.reason ?? null,
@@ -621,7 +632,32 @@ const make = Effect.gen(function*() {
       yield* writeAlone(draft, "failed", attempt.reason)
     })
 
-  return { run, recordSystem, recordFailedAttempt } as const
+  /**
+   * One change of an operation made of several (an organization document's apply), recorded as an event of its own
+   * `action` inside the operation's open transaction: the same actor, credential, address, agent, request id and
+   * plan as the request's event, the change's own targets (`targets`, and the ids its value carries) and its before
+   * and after as the service describes them. The event is written as the change succeeds, on the transaction's
+   * connection, so it commits with everything or not at all. Outside `around` the change runs unrecorded.
+   */
+  const recordStep = <A, E, R>(action: AuditAction, targets: ReadonlyArray<string>, change: Effect.Effect<A, E, R>) =>
+    Effect.flatMap(Effect.service(CurrentDraft), (parent): Effect.Effect<A, E | SqlError, R> => {
+      if (parent === undefined) return change
+      const draft: Draft = { ...parent, action, targets: [], changes: null, reason: null, failure: undefined, alsoIn: [], written: false }
+      for (const id of targets) addTarget(draft, targetOf(id))
+      return change.pipe(
+        Effect.provideService(CurrentDraft, draft),
+        Effect.tap((value) =>
+          Effect.gen(function*() {
+            for (const id of madeIds(value)) addTarget(draft, targetOf(id))
+            const event = yield* eventOf(draft, "succeeded", null)
+            if (event !== undefined) yield* insert(event)
+            draft.written = true
+          }).pipe(Effect.provideService(IdGenerator, ids))
+        )
+      )
+    })
+
+  return { run, recordSystem, recordFailedAttempt, recordStep } as const
 })
 
 /** The audit log's writer, shared by every group. */

@@ -317,3 +317,30 @@ export const transaction = Effect.fn("Sql.transaction")(function*<A, E, R>(effec
   const parties = (yield* Effect.all(enlisters)).filter((party) => party !== undefined)
   return yield* settle(parties.length === 0 ? retried(sql, effect) : withParty(sql, effect, together(parties)), false)
 })
+
+/** What `transactionThen`'s body asks to run once it has committed; undefined outside one. */
+const HeldUntilCommit = Context.Reference<Array<Effect.Effect<void>> | undefined>("@orgplane/server/platform/Sql/HeldUntilCommit", {
+  defaultValue: () => undefined
+})
+
+/**
+ * Runs `effect` (something outside the database: a mail leaving) now, or, inside `transactionThen`, once that
+ * transaction has committed. A service calls it after its own transaction; when that transaction is one change of
+ * a larger one (an organization document's apply), the whole must commit first.
+ */
+export const afterCommit = (effect: Effect.Effect<void>): Effect.Effect<void> =>
+  HeldUntilCommit.use((held) => (held === undefined ? effect : Effect.sync(() => void held.push(effect))))
+
+/**
+ * `transaction`, holding what its body asks to run `afterCommit` until the transaction has committed, then running
+ * it in order. An attempt that ran again after a conflict holds only its own; a rolled-back one's runs never.
+ */
+export const transactionThen = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.suspend(() => {
+    let held: Array<Effect.Effect<void>> = []
+    const attempt = Effect.suspend(() => {
+      held = []
+      return Effect.provideService(effect, HeldUntilCommit, held)
+    })
+    return Effect.tap(transaction(attempt), () => Effect.forEach(held, (run) => run, { discard: true }))
+  })

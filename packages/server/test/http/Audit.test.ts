@@ -298,7 +298,7 @@ describe("reading the log", () => {
     expect(csv.headers.get("content-type")).toBe("text/csv; charset=utf-8")
     const rows = csv.text.trimEnd().split("\r\n")
     expect(rows[0]).toBe(
-      "\"id\",\"occurredAt\",\"action\",\"category\",\"outcome\",\"actorType\",\"actorId\",\"actorMembershipId\",\"actorLabel\",\"credentialId\",\"ssoConnectionId\",\"ip\",\"userAgent\",\"targets\",\"changedFields\",\"changes\",\"reason\",\"requestId\",\"channel\""
+      "\"id\",\"occurredAt\",\"action\",\"category\",\"outcome\",\"actorType\",\"actorId\",\"actorMembershipId\",\"actorLabel\",\"credentialId\",\"ssoConnectionId\",\"ip\",\"userAgent\",\"targets\",\"changedFields\",\"changes\",\"reason\",\"requestId\",\"channel\",\"planHash\""
     )
     expect(rows.length).toBe(1 + (await eventsOf("team.create")).length)
     const last = rows.at(-1)!

@@ -434,7 +434,8 @@ const targetsCheckedElsewhere: Readonly<Partial<Record<AuditAction, string>>> = 
   "user.password.reset": "PasswordReset.test.ts: an owner's link sets the member's password once (the example's token was never issued)",
   "user.email.verify": "RecoveryMail.test.ts: mails a link to the person's own address (the example's token was never issued)",
   "user.reclaim": "SsoAccountTakeover.test.ts: ends another organization's identity link (the take-back's record names the account)",
-  "organization.purge": "OrganizationPurge.test.ts: the record in the operator organization's log names the purged organization"
+  "organization.purge": "OrganizationPurge.test.ts: the record in the operator organization's log names the purged organization",
+  "organization.document.apply": "OrganizationDocument.test.ts: makes the reviewed plan in one go (the example's plan hash is of another organization's state)"
 }
 
 /** Operations whose event is not in the caller's organization's log (Audit.test.ts checks them). */

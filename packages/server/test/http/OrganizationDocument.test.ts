@@ -1,12 +1,15 @@
 /**
  * Organization as code: `GET /v1/organization/document` writes the organization the caller acts in as its document,
  * named by email and name, sorted, the same bytes for the same state, valid by the published JSON Schema; `POST
- * /v1/organization/document/plan` says what a document would change, against the hash of those bytes.
+ * /v1/organization/document/plan` says what a document would change, against the hash of those bytes; `POST
+ * /v1/organization/document/apply` makes that plan all or nothing, each change recorded naming the plan, and after
+ * it the document plans nothing (over generated documents too).
  */
 import { OrganizationDocument, organizationDocumentJsonSchema } from "@orgplane/schema"
 import { Ajv2020 } from "ajv/dist/2020.js"
 import { createHash } from "node:crypto"
 import * as Schema from "effect/Schema"
+import * as fc from "fast-check"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { calls, ok } from "../../../../packages/testkit/src/ApiCalls.js"
 import * as Http from "../../../../packages/testkit/src/Http.js"
@@ -141,5 +144,182 @@ describe("the organization's document", () => {
     expect(scoped.status).toBe(403)
     expect(scoped.body).toMatchObject({ reason: "insufficient_scope" })
     expect((await api.organizationDocument.export({})).status).toBe(401)
+  })
+})
+
+describe("applying a plan", () => {
+  it("makes the reviewed plan in one go, each change an event naming the plan, and then the document plans nothing", async () => {
+    const org = await Http.staffed(server.url)
+    const ops = ok(await api.teams.create({ token: org.admin.token, payload: { name: "Ops", memberIds: [org.member.membership.id] } }), 201)
+    const document = {
+      version: 1 as const,
+      authoritative: ["teams" as const],
+      // Metadata in another order than the export's: equal values are no change.
+      organization: { name: "Acme Applied", logoUrl: null, metadata: { zeta: "1", alpha: "2" } },
+      directory: { emailsVisibleToMembers: true },
+      members: [{ email: org.member.email, role: "admin" as const }],
+      invitations: [{ email: "new.hire@example.com", role: "member" as const, delivery: "shown" as const }],
+      teams: [{ name: "Platform", externalKey: "grp-platform", members: [org.admin.email, org.member.email] }]
+    }
+    const planned = ok(await api.organizationDocument.plan({ token: org.admin.token, payload: { document } }), 200)
+    expect(planned.changes.map((change) => `${change.action} ${change.kind} ${change.name}`)).toEqual([
+      "update organization organization",
+      "update directory directory",
+      `update member ${org.member.email}`,
+      "create invitation new.hire@example.com",
+      "delete team Ops",
+      "create team Platform"
+    ])
+
+    const applied = ok(await api.organizationDocument.apply({ token: org.admin.token, payload: { document, planHash: planned.planHash } }), 200)
+    expect(applied.planHash).toBe(planned.planHash)
+    expect(applied.changes).toEqual(planned.changes)
+    expect(applied.inviteTokens).toEqual([{ email: "new.hire@example.com", inviteToken: expect.any(String) }])
+    const after = await api.organizationDocument.export({ token: org.admin.token })
+    expect(applied.liveHash).toBe(`sha256:${createHash("sha256").update(after.text).digest("hex")}`)
+    expect(ok(after, 200)).toMatchObject({
+      organization: { name: "Acme Applied", metadata: { alpha: "2", zeta: "1" } },
+      directory: { emailsVisibleToMembers: true },
+      invitations: [{ email: "new.hire@example.com", role: "member", delivery: "shown" }],
+      teams: [{ name: "Platform", externalKey: "grp-platform", members: [org.admin.email, org.member.email].sort() }]
+    })
+    const again = ok(await api.organizationDocument.plan({ token: org.admin.token, payload: { document } }), 200)
+    expect(again).toMatchObject({ changes: [], liveHash: applied.liveHash })
+
+    // One event per change and the apply's own, all through the admin's session, naming the plan.
+    const events = ok(await api.audit.listEvents({ token: org.owner.token, query: { limit: "50" } }), 200).items
+      .filter((event) => event.via.planHash === planned.planHash)
+    expect(events.map((event) => event.action).sort()).toEqual([
+      "invitation.create",
+      "member.directory.update",
+      "member.role.update",
+      "organization.document.apply",
+      "organization.update",
+      "team.create",
+      "team.delete"
+    ])
+    expect(new Set(events.map((event) => `${event.actor.id} ${event.via.credentialId} ${event.requestId}`)).size).toBe(1)
+    expect(events.find((event) => event.action === "team.delete")?.targets).toEqual([{ type: "team", id: ops.team.id }])
+    expect(events.find((event) => event.action === "organization.document.apply")?.targets).toEqual([{ type: "organization", id: org.organizationId }])
+    expect(events.find((event) => event.action === "member.role.update")?.changes).toMatchObject({ before: { role: "member" }, after: { role: "admin" } })
+
+    // Applied again, the plan changes nothing and succeeds; another plan made against the old state is stale.
+    const twice = ok(await api.organizationDocument.apply({ token: org.admin.token, payload: { document, planHash: planned.planHash } }), 200)
+    expect(twice).toMatchObject({ changes: [], liveHash: applied.liveHash, inviteTokens: [] })
+    const stale = await api.organizationDocument.apply({
+      token: org.admin.token,
+      payload: { document: { ...document, directory: { emailsVisibleToMembers: false } }, planHash: planned.planHash }
+    })
+    expect(stale.status).toBe(409)
+    expect(stale.body).toMatchObject({ error: "plan_stale" })
+    expect((await api.organizationDocument.export({ token: org.admin.token })).text).toBe(after.text)
+  })
+
+  it("changes nothing when one change is refused, and keeps its applier and the organization's owner", async () => {
+    const org = await Http.staffed(server.url)
+    const before = await api.organizationDocument.export({ token: org.owner.token })
+    const planOf = async (token: string, document: typeof OrganizationDocument.Encoded) =>
+      ok(await api.organizationDocument.plan({ token, payload: { document } }), 200).planHash
+
+    // An admin may rename the organization but not make an owner: neither happens.
+    const promoting = {
+      version: 1 as const,
+      organization: { name: "Never Renamed", logoUrl: null, metadata: {} },
+      members: [{ email: org.member.email, role: "owner" as const }]
+    }
+    const refused = await api.organizationDocument.apply({
+      token: org.admin.token,
+      payload: { document: promoting, planHash: await planOf(org.admin.token, promoting) }
+    })
+    expect(refused.status).toBe(403)
+    expect(refused.body).toMatchObject({ reason: "insufficient_role", message: expect.stringContaining(`member "${org.member.email}" (update)`) })
+    expect((await api.organizationDocument.export({ token: org.owner.token })).text).toBe(before.text)
+
+    // Removing or demoting oneself is refused; so is removing the last owner.
+    const leaving = { version: 1 as const, authoritative: ["members" as const], members: [{ email: org.owner.email, role: "owner" as const }] }
+    const selfRemoval = await api.organizationDocument.apply({ token: org.admin.token, payload: { document: leaving, planHash: await planOf(org.admin.token, leaving) } })
+    expect(selfRemoval.status).toBe(409)
+    expect(selfRemoval.body).toMatchObject({ error: "document_locks_you_out" })
+    const demoting = { version: 1 as const, members: [{ email: org.owner.email, role: "admin" as const }] }
+    const selfDemotion = await api.organizationDocument.apply({ token: org.owner.token, payload: { document: demoting, planHash: await planOf(org.owner.token, demoting) } })
+    expect(selfDemotion.body).toMatchObject({ error: "document_locks_you_out" })
+    expect((await api.organizationDocument.export({ token: org.owner.token })).text).toBe(before.text)
+
+    // A team naming a member the same document removes cannot be planned.
+    const contradictory = await api.organizationDocument.plan({
+      token: org.owner.token,
+      payload: {
+        document: {
+          version: 1,
+          authoritative: ["members"],
+          members: [{ email: org.owner.email, role: "owner" }, { email: org.admin.email, role: "admin" }],
+          teams: [{ name: "Team", externalKey: null, members: [org.member.email] }]
+        }
+      }
+    })
+    expect(contradictory.status).toBe(400)
+    expect(contradictory.body).toMatchObject({ details: [{ path: ["document", "teams", 0, "members", 0] }] })
+
+    // The owner removes the member, whose teams and role go with them.
+    const removing = { version: 1 as const, authoritative: ["members" as const], members: [{ email: org.owner.email, role: "owner" as const }, { email: org.admin.email, role: "admin" as const }] }
+    const removed = ok(await api.organizationDocument.apply({
+      token: org.owner.token,
+      payload: { document: removing, planHash: await planOf(org.owner.token, removing) }
+    }), 200)
+    expect(removed.changes).toEqual([{ action: "delete", kind: "member", name: org.member.email, fields: [{ field: "role", before: "member" }] }])
+    expect(ok(await api.organizationDocument.export({ token: org.owner.token }), 200).members?.map((member) => member.email)).toEqual(
+      [org.owner.email, org.admin.email].sort()
+    )
+  })
+
+  it("leaves every generated document planning nothing once applied", async () => {
+    const org = await Http.staffed(server.url)
+    const people = [org.owner.email, org.admin.email, org.member.email]
+    const word = fc.constantFrom("alpha", "beta", "gamma", "Delta")
+    const document = fc.record({
+      authoritative: fc.subarray(["invitations" as const, "teams" as const]),
+      organization: fc.option(fc.record({
+        name: word.map((name) => `Acme ${name}`),
+        logoUrl: fc.constantFrom(null, "https://acme.example/logo.png"),
+        metadata: fc.dictionary(word, word, { maxKeys: 3 })
+      }), { nil: undefined }),
+      directory: fc.option(fc.record({ emailsVisibleToMembers: fc.boolean() }), { nil: undefined }),
+      // The owner applies, and keeps their own role.
+      members: fc.option(fc.record({ admin: fc.constantFrom("admin" as const, "member" as const), member: fc.constantFrom("owner" as const, "admin" as const, "member" as const) }), { nil: undefined }),
+      invitations: fc.option(fc.uniqueArray(fc.record({
+        email: word.map((name) => `${name.toLowerCase()}.invitee@example.com`),
+        role: fc.constantFrom("admin" as const, "member" as const)
+      }), { selector: (invitation) => invitation.email, maxLength: 3 }), { nil: undefined }),
+      teams: fc.option(fc.uniqueArray(fc.record({
+        name: word,
+        keyed: fc.boolean(),
+        members: fc.subarray(people),
+        upper: fc.boolean()
+      }), { selector: (team) => team.name.toLowerCase(), maxLength: 3 }), { nil: undefined })
+    }).map(({ authoritative, directory, invitations, members, organization, teams }): typeof OrganizationDocument.Encoded => ({
+      version: 1,
+      authoritative,
+      ...(organization === undefined ? {} : { organization }),
+      ...(directory === undefined ? {} : { directory }),
+      ...(members === undefined ? {} : {
+        members: [{ email: org.owner.email, role: "owner" }, { email: org.admin.email, role: members.admin }, { email: org.member.email, role: members.member }]
+      }),
+      ...(invitations === undefined ? {} : { invitations: invitations.map((invitation) => ({ ...invitation, delivery: "shown" as const })) }),
+      ...(teams === undefined ? {} : {
+        teams: teams.map((team) => ({
+          name: team.upper ? team.name.toUpperCase() : team.name,
+          externalKey: team.keyed ? `grp-${team.name.toLowerCase()}` : null,
+          members: team.members.map((email) => team.upper ? email.toUpperCase() : email)
+        }))
+      })
+    }))
+    await fc.assert(fc.asyncProperty(document, async (wanted) => {
+      const planned = ok(await api.organizationDocument.plan({ token: org.owner.token, payload: { document: wanted } }), 200)
+      const applied = ok(await api.organizationDocument.apply({ token: org.owner.token, payload: { document: wanted, planHash: planned.planHash } }), 200)
+      expect(applied.changes).toEqual(planned.changes)
+      const next = ok(await api.organizationDocument.plan({ token: org.owner.token, payload: { document: wanted } }), 200)
+      expect(next.changes).toEqual([])
+      expect(next.liveHash).toBe(applied.liveHash)
+    }), { numRuns: 12 })
   })
 })

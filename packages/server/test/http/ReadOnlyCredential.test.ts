@@ -206,8 +206,9 @@ describe("Orgplane-Channel", () => {
     expect(await lastVia()).toMatchObject({ channel: "api", credentialId: expect.stringMatching(/^ses_/) })
     const exported = await Http.request(server.url, "GET", "/v1/audit/export?format=csv&action=team.create", { token: org.owner.token })
     const [header, ...rows] = exported.text.trim().split("\r\n")
-    expect(header?.endsWith(",\"channel\"")).toBe(true)
-    expect(rows.map((row) => row.slice(row.lastIndexOf(",") + 1)).sort()).toEqual(["\"api\"", "\"api\"", "\"mcp\""])
+    expect(header?.endsWith(",\"channel\",\"planHash\"")).toBe(true)
+    // The channel, then an empty planHash: the last two cells.
+    expect(rows.map((row) => row.split(",").slice(-2).join(",")).sort()).toEqual(["\"api\",\"\"", "\"api\",\"\"", "\"mcp\",\"\""])
   })
 
   it("answers 400 naming the header for a channel it does not know, and records nothing", async () => {

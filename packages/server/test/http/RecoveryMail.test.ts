@@ -3,7 +3,8 @@
  * package, asking for a user and password): forgot-password answers alike whether an account has the address and
  * mails a link only when one does, names the configured public URL whatever the request's Host, is throttled per
  * email; email verification mails a link to the person's own address and proves it; a mail server that refuses
- * changes no answer and its password is never logged.
+ * changes no answer and its password is never logged; an organization document's mailed invitation leaves only once
+ * the whole apply has committed.
  */
 import * as FakeSmtp from "../../../../packages/testkit/src/FakeSmtp.js"
 import { calls, invalid, ok } from "../../../../packages/testkit/src/ApiCalls.js"
@@ -176,5 +177,30 @@ describe("the mail settings", () => {
     expect(Result.isFailure(http) && String(http.failure)).toContain("ORGPLANE_SMTP_URL must be an smtp:// or smtps:// URL")
     const both = read({ ORGPLANE_SMTP_URL: "smtps://user:secret@relay.example.com", ORGPLANE_MAIL_FROM: "no-reply@example.com" })
     expect(Result.isSuccess(both) && both.success.mailFrom).toBe("no-reply@example.com")
+  })
+})
+
+describe("an organization document's mailed invitations", () => {
+  it("leave only once the whole apply has committed: a refused apply mails nothing", async () => {
+    const org = await Http.staffed(server.url)
+    const invitee = `document.${Date.now()}@example.com`
+    const apply = async (document: Parameters<typeof api.organizationDocument.plan>[0]["payload"]["document"]) => {
+      const { planHash } = ok(await api.organizationDocument.plan({ token: org.admin.token, payload: { document } }), 200)
+      return api.organizationDocument.apply({ token: org.admin.token, payload: { document, planHash } })
+    }
+    const invitation = { email: invitee, role: "member" as const, delivery: "mailed" as const }
+    // The invitation is made, then the team after it is refused (its external key is taken): both roll back.
+    ok(await api.teams.create({ token: org.admin.token, payload: { name: "Keyed", externalKey: "grp-taken" } }), 201)
+    const refused = await apply({ version: 1, invitations: [invitation], teams: [{ name: "Second", externalKey: "grp-taken", members: [] }] })
+    expect(refused.body).toMatchObject({ error: "team_external_key_taken", message: expect.stringContaining(`team "Second" (create)`) })
+    // A mail sent after the refusal has arrived; one the refused apply sent would have arrived before it.
+    const marker = `marker.${Date.now()}@example.com`
+    ok(await api.invitations.create({ token: org.admin.token, payload: { email: marker, role: "member", delivery: "mailed" } }), 201)
+    await smtp.next(marker)
+    expect(smtp.to(invitee)).toEqual([])
+    const applied = ok(await apply({ version: 1, invitations: [invitation] }), 200)
+    expect(applied.inviteTokens).toEqual([])
+    await smtp.next(invitee)
+    expect(smtp.to(invitee)).toHaveLength(1)
   })
 })

@@ -4,6 +4,7 @@
  * never answered (an answer that differed would tell whether the address has an account).
  */
 import * as Effect from "effect/Effect"
+import { afterCommit } from "../../platform/Sql.js"
 import type { MailerService, MailMessage } from "./Mailer.js"
 
 export interface Link {
@@ -38,12 +39,14 @@ export const linkMail = (link: Link, text: {
 })
 
 /**
- * Sends `message` in the background, once the caller's transaction has committed: the answer does not wait for
- * the mail server, and a failure is a warning in the log (naming the mail server, never the address's account).
+ * Sends `message` in the background, once the caller's transaction has committed (called after it; inside an
+ * operation made of several changes, held until the whole has committed: Sql.ts `afterCommit`): the answer does
+ * not wait for the mail server, and a failure is a warning in the log (naming the mail server, never the address's
+ * account).
  */
 export const sendLater = (mailer: MailerService, message: MailMessage) =>
-  Effect.asVoid(Effect.forkDetach(
+  afterCommit(Effect.asVoid(Effect.forkDetach(
     mailer.send(message).pipe(
       Effect.catch((error) => Effect.logWarning(`A mail ("${message.subject}") was not sent: ${error.message}`))
     )
-  ))
+  )))
