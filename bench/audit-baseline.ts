@@ -7,16 +7,17 @@
 import { randomBytes, randomUUID } from "node:crypto"
 
 /**
- * AuditRecorder's INSERT as it reaches the database, parameters in its order ($15 and $16 are the targets' JSON,
- * sent twice as orgplane sends it; $17 an update's changes).
+ * AuditRecorder's INSERT as it reaches the database, parameters in its order ($16 the plan's hash, null outside an
+ * organization document's apply; $17 and $18 the targets' JSON, sent twice as orgplane sends it; $19 an update's
+ * changes).
  */
 export const insertAuditEvent = `INSERT INTO audit_events (organization_id, id, occurred_at, action, category, outcome, actor_type, actor_id,
-              actor_membership_id, actor_label, credential_id, sso_connection_id, ip, user_agent, channel, targets, target_ids, changes, reason, request_id)
+              actor_membership_id, actor_label, credential_id, sso_connection_id, ip, user_agent, channel, plan_hash, targets, target_ids, changes, reason, request_id)
             VALUES ($1, $2, $3, $4, $5, $6,
               $7, $8, $9, $10, $11,
-              $12, $13, $14, $15, $16::jsonb,
-              ARRAY(SELECT t ->> 'id' FROM jsonb_array_elements($17::jsonb) t),
-              $18::jsonb, $19, $20)`
+              $12, $13, $14, $15, $16, $17::jsonb,
+              ARRAY(SELECT t ->> 'id' FROM jsonb_array_elements($18::jsonb) t),
+              $19::jsonb, $20, $21)`
 
 const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"
 
@@ -71,6 +72,8 @@ export const auditParameters = (facts: AuditFacts): Array<unknown> => [
   facts.userAgent === null ? null : facts.userAgent.slice(0, 512),
   // The channel the request came through (Orgplane-Channel): the API's.
   "api",
+  // No plan: the request is not an organization document's apply.
+  null,
   JSON.stringify(facts.targets),
   JSON.stringify(facts.targets),
   facts.changes === undefined ? null : JSON.stringify(facts.changes),
