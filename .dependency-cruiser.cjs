@@ -76,7 +76,19 @@ const areas = {
   // Making someone an owner is within the organizations they may own.
   members: ["identity/Memberships", "identity/OwnershipQuota"],
   memory: [],
-  orgdocument: ["identity/Organizations", "invitations/Invitations", "members/Members", "teams/Teams"],
+  // Changes go through each part's service; the document is read from each part's storage, which the drift job does
+  // with no caller (orgdocument/LiveDocuments.ts).
+  orgdocument: [
+    "identity/Organizations",
+    "invitations/Invitations",
+    "members/Members",
+    "teams/Teams",
+    "identity/Memberships",
+    "identity/OrganizationsRepository",
+    "invitations/InvitationsRepository",
+    "members/DirectoryRepository",
+    "teams/TeamsRepository"
+  ],
   policies: ["identity/Memberships"],
   // SSO sign-in makes people, members and team members as password sign-up and invitations do (JIT).
   // The identity links it makes and follows, and Ownership's decision on an account with the provider's email.

@@ -388,6 +388,17 @@ describe.concurrent("orgplane members, teams and invitations", () => {
     expect(stale.stderr).toContain("plan_stale")
     expect(badHash.code).toBe(2)
     expect(badHash.stderr).toContain("--plan")
+
+    // Drift: none right after the apply; a change outside it is named with who made it.
+    const clean = await cli(["config", "drift"], as(owner.token))
+    expect(clean.stdout).toContain(`Applied plan ${planHash} at `)
+    expect(clean.stdout).toContain("No drift: the organization is the document.")
+    const demoted = await cli(["members", "role", member.membership.id, "member"], as(owner.token))
+    expect(demoted.code, demoted.stderr).toBe(0)
+    const drifted = await cli(["config", "drift"], as(owner.token))
+    expect(drifted.code, drifted.stderr).toBe(0)
+    expect(drifted.stdout).toContain(`member ${member.email}: role is "member", the document says "admin"`)
+    expect(drifted.stdout).toMatch(new RegExp(`changed by: .*${owner.email.replace(".", "\\.")}.* via ses_\\w+, member\\.role\\.update at `))
   })
 
   it("lists the new commands: their groups in the overview, each command on its group's page", async () => {
@@ -398,7 +409,7 @@ describe.concurrent("orgplane members, teams and invitations", () => {
       members: ["list", "role", "remove", "transfer-ownership"],
       teams: ["create", "list", "add", "remove", "rename", "delete"],
       invitations: ["create", "list", "cancel", "accept"],
-      config: ["export", "plan", "apply"]
+      config: ["export", "plan", "apply", "drift"]
     }
     for (const [group, names] of Object.entries(commands)) {
       expect(overview.stdout).toMatch(new RegExp(`^  ${group} `, "m"))

@@ -59,6 +59,9 @@ export const AuditActions = {
   "organization.create": change("An organization was created."),
   "organization.plan.update": change("The instance's operator changed an organization's plan."),
   "organization.update": change("An organization's name, logo or metadata was changed."),
+  "organization.document.drift": change(
+    "The organization drifted from its last applied document: the reason names each differing field and who changed it (the drift job, every two minutes, once per new drift)."
+  ),
   "organization.document.apply": change(
     "An organization document's plan was applied (organization as code): each of its changes is an event of its own, in the same transaction, its `via.planHash` naming the plan."
   ),

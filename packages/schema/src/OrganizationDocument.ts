@@ -9,8 +9,9 @@
  * two exports of one state are the same bytes. docs/config-as-code.md has the rules and what is built so far.
  */
 import * as Schema from "effect/Schema"
-import { Email, TrimmedText } from "./Common.js"
-import { acme, ada, edsger, grace } from "./Examples.js"
+import { Email, Timestamp, TrimmedText } from "./Common.js"
+import { acme, ada, edsger, exampleTime, grace } from "./Examples.js"
+import { exampleId } from "./Ids.js"
 import { InvitableRole, InvitationDelivery } from "./Invitations.js"
 import { OrganizationLogoUrl, OrganizationMetadata, OrganizationName, Role } from "./Organizations.js"
 import { TeamExternalKey, TeamName } from "./Teams.js"
@@ -208,6 +209,62 @@ export class AppliedPlan extends Schema.Class<AppliedPlan>("AppliedPlan")(Schema
     changes: [{ action: "update", kind: "member", name: grace.email, fields: [{ field: "role", before: "member", after: "admin" }] }],
     liveHash: "sha256:6b86b273ff34fce19d6b804eff5a3f5747ada4eaa22f1d49c01e52ddb7875b4b",
     inviteTokens: []
+  }]
+})) {}
+
+export const DriftCause = Schema.Struct({
+  eventId: Schema.String.annotate({ description: "The audit event of the change (`GET /v1/audit/events/{eventId}`)." }),
+  action: Schema.String.annotate({ description: "Its action, for example `member.role.update`." }),
+  occurredAt: Timestamp,
+  actor: Schema.Struct({
+    type: Schema.String.annotate({ description: "`user`, `api_key`, `scim`, `system`, ... as the audit log names the actor." }),
+    id: Schema.String,
+    label: Schema.NullOr(Schema.String).annotate({ description: "The person's name and email, or the key's name, at the time." })
+  }),
+  credentialId: Schema.NullOr(Schema.String).annotate({ description: "The session, API key or SCIM token the change came through." })
+}).annotate({ identifier: "DriftCause", description: "The last change the audit log records of what drifted, made outside the document." })
+
+export const DriftChange = Schema.Struct({
+  ...DocumentChange.fields,
+  changedBy: Schema.NullOr(DriftCause).annotate({
+    description: "Who changed it since the document was applied, from the audit log; null when the log names none (a resource created and deleted outside it is named by an id the document does not hold)."
+  })
+}).annotate({ identifier: "DriftChange" })
+export type DriftChange = typeof DriftChange.Type
+
+export const DriftProblem = Schema.Struct({
+  path: Schema.Array(Schema.Union([Schema.String, Schema.Number])),
+  message: Schema.String
+}).annotate({ identifier: "DriftProblem", description: "Something of the applied document the organization no longer can be (a member who left)." })
+
+export class DocumentDrift extends Schema.Class<DocumentDrift>("DocumentDrift")(Schema.Struct({
+  applied: Schema.NullOr(Schema.Struct({
+    planHash: PlanHash,
+    appliedAt: Timestamp,
+    appliedByMembershipId: Schema.NullOr(Schema.String)
+  })).annotate({ description: "The organization's last applied document: its plan and when; null when none was ever applied (nothing can drift)." }),
+  changes: Schema.Array(DriftChange).annotate({
+    description: "What differs between the applied document and the organization now, as the plan that would bring the document back: `before` is the live value, `after` the document's. Empty: no drift."
+  }),
+  problems: Schema.Array(DriftProblem).annotate({ description: "What the document names that the organization no longer allows (a member who left): drift the plan cannot undo." })
+}).annotate({
+  description: "Drift: the organization against its last applied document, each difference with who made it.",
+  examples: [{
+    applied: { planHash: "sha256:fcde2b2edba56bf408601fb721fe9b5c338d10ee429ea04fae5511b68fbf8fb9", appliedAt: exampleTime(10), appliedByMembershipId: ada.membershipId },
+    changes: [{
+      action: "update",
+      kind: "member",
+      name: grace.email,
+      fields: [{ field: "role", before: "owner", after: "admin" }],
+      changedBy: {
+        eventId: exampleId("aev"),
+        action: "member.role.update",
+        occurredAt: exampleTime(12),
+        actor: { type: "user", id: ada.userId, label: `${ada.name} <${ada.email}>` },
+        credentialId: exampleId("ses")
+      }
+    }],
+    problems: []
   }]
 })) {}
 

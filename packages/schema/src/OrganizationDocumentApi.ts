@@ -5,7 +5,7 @@ import * as OpenApi from "effect/http-api/OpenApi"
 import { audits, notAudited } from "./AuditCatalog.js"
 import { MaxBodyBytes } from "./BodyLimit.js"
 import { ConflictResponse, ForbiddenResponse, InvalidRequestResponse, NotFoundResponse } from "./Errors.js"
-import { AppliedPlan, ApplyDocumentRequest, OrganizationDocument, OrganizationPlan, PlanDocumentRequest } from "./OrganizationDocument.js"
+import { AppliedPlan, ApplyDocumentRequest, DocumentDrift, OrganizationDocument, OrganizationPlan, PlanDocumentRequest } from "./OrganizationDocument.js"
 import { requires } from "./Policy.js"
 import { MemberAuthentication, memberAuthenticationErrors } from "./Security.js"
 
@@ -67,5 +67,17 @@ export class OrganizationDocumentApi extends HttpApiGroup.make("organizationDocu
         "Applies the plan of `document` whose `planHash` the caller reviewed, all or nothing, in one transaction: the organization's document is planned again under its lock and applied only if that plan has the same `planHash` (the same live state and the same changes). Each change is made by the operation the API has for it (a role changed, a member removed, an invitation sent or cancelled, a team created, changed or deleted), checked and recorded as that operation is, its audit event naming the plan in `via.planHash`, beside this operation's own event; a mailed invitation leaves once everything committed. Applying a document again once it is applied changes nothing and succeeds (`changes` empty). Guards: the organization keeps an owner, the caller cannot remove themselves or lower their own role, and what a SCIM directory manages is refused by the plan. Run it with an `Idempotency-Key` to retry safely.\n\nErrors: 400 `invalid_request` for a document the plan refuses (as the plan says it); 401 `unauthorized` without valid credentials; 403 `insufficient_role` when a change needs a role the caller lacks (an owner's role or removal: owners), `recent_authentication_required` for such a change on a session signed in too long ago; 404 `organization_not_found` when the caller belongs to no organization; 409 `plan_stale` when the organization's plan of the document is no longer the one given (plan again and review), `document_locks_you_out` when the document removes the caller or lowers their role, `last_owner` when it would leave no owner, or a change's own conflict (`team_external_key_taken`, `invitation_quota_reached`, `mail_not_configured`), its message naming the change."
       )
   )
-  .annotate(OpenApi.Description, "Organization as code: the organization described as one document, exported, planned and applied.")
+  .add(
+    HttpApiEndpoint.get("drift", "/v1/organization/document/drift", {
+      success: DocumentDrift,
+      error: [ForbiddenResponse, ...memberAuthenticationErrors]
+    }).pipe(requires("organizations.export"))
+      .middleware(MemberAuthentication)
+      .annotate(OpenApi.Summary, "Show drift from the applied document")
+      .annotate(
+        OpenApi.Description,
+        "The organization the caller acts in against the last document applied to it (`POST /v1/organization/document/apply`): every difference, field by field, as the plan that would bring the document back (`before` the live value, `after` the document's), each with the last change the audit log records of it since the apply, made outside a plan (`changedBy`: the event, the actor and the credential). A background job checks every organization with an applied document every two minutes and records new drift in the audit log (`organization.document.drift`) and in `/metrics` (`orgplane_document_drift_fields`). No applied document: `applied` is null and nothing drifts. Changes nothing.\n\nErrors: 401 `unauthorized` without valid credentials; 403 `insufficient_role` below admin, `insufficient_scope` for an API key without the scope; 404 `organization_not_found` when the caller belongs to no organization."
+      )
+  )
+  .annotate(OpenApi.Description, "Organization as code: the organization described as one document, exported, planned, applied and watched for drift.")
 {}

@@ -1,10 +1,12 @@
 /**
- * `orgplane config export | plan | apply`: the active organization as one document (organization as code), printed as
- * JSON to keep in a file and review as a pull request; what a document would change, as the server plans it; and that
- * plan applied, given the hash the plan printed. Owners and admins. docs/config-as-code.md has the document's rules.
+ * `orgplane config export | plan | apply | drift`: the active organization as one document (organization as code),
+ * printed as JSON to keep in a file and review as a pull request; what a document would change, as the server plans
+ * it; that plan applied, given the hash the plan printed; and what changed since, by whom. Owners and admins.
+ * docs/config-as-code.md has the document's rules.
  */
 import {
   AppliedPlan,
+  DocumentDrift,
   OrganizationDocument,
   OrganizationDocumentApi,
   OrganizationPlan,
@@ -100,9 +102,33 @@ export const apply = Commands.endpoint("apply", {
     ].join("\n")
 })
 
+export const drift = Commands.endpoint("drift", {
+  summary: "Show what changed since the last applied document, field by field, with who changed it and through which credential.",
+  inputs: {},
+  call: (client) => client.organizationDocument.drift(),
+  output: DocumentDrift,
+  human: (found) => {
+    if (found.applied === null) return "No document was applied to this organization: nothing to drift from."
+    const head = `Applied plan ${found.applied.planHash} at ${found.applied.appliedAt.toISOString()}.`
+    if (found.changes.length + found.problems.length === 0) return `${head}\nNo drift: the organization is the document.`
+    const value = (json: unknown) => (json === undefined ? "absent" : JSON.stringify(json))
+    return [
+      head,
+      `Drift (${found.changes.length + found.problems.length}):`,
+      ...found.changes.flatMap((change) => [
+        ...change.fields.map((field) => `  ${change.kind} ${change.name}: ${field.field} is ${value(field.before)}, the document says ${value(field.after)}`),
+        change.changedBy === null
+          ? "    changed by: not named in the audit log"
+          : `    changed by: ${change.changedBy.actor.label ?? change.changedBy.actor.id} (${change.changedBy.actor.type} ${change.changedBy.actor.id}) via ${change.changedBy.credentialId ?? "no credential"}, ${change.changedBy.action} at ${change.changedBy.occurredAt.toISOString()} (${change.changedBy.eventId})`
+      ]),
+      ...found.problems.map((problem) => `  ${problem.path.join(".")}: ${problem.message}`)
+    ].join("\n")
+  }
+})
+
 export const config = Commands.group(
   "config",
-  "The active organization as code: its document, exported, planned and applied (owners and admins).",
-  [exportDocument, plan, apply],
+  "The active organization as code: its document, exported, planned, applied and watched for drift (owners and admins).",
+  [exportDocument, plan, apply, drift],
   [OrganizationDocumentApi]
 )

@@ -47,6 +47,7 @@ import auditChannel from "./0046_audit_channel.js"
 import invitationDelivery from "./0047_invitation_delivery.js"
 import componentFileModes from "./0048_component_file_modes.js"
 import auditPlanHash from "./0049_audit_plan_hash.js"
+import organizationDocuments from "./0050_organization_documents.js"
 
 export const migrations: ReadonlyArray<Migration> = [
   { id: 1, name: "identity", up: identity },
@@ -95,7 +96,8 @@ export const migrations: ReadonlyArray<Migration> = [
   { id: 46, name: "audit_channel", up: auditChannel },
   { id: 47, name: "invitation_delivery", up: invitationDelivery },
   { id: 48, name: "component_file_modes", up: componentFileModes },
-  { id: 49, name: "audit_plan_hash", up: auditPlanHash }
+  { id: 49, name: "audit_plan_hash", up: auditPlanHash },
+  { id: 50, name: "organization_documents", up: organizationDocuments }
 ]
 
 /**

@@ -1,10 +1,14 @@
 /**
- * HTTP handlers of the organization document group (export, plan, apply). Thin by design: the service authorizes.
+ * HTTP handlers of the organization document group (export, plan, apply, drift), and the drift job. Thin by design:
+ * the service authorizes.
  */
 import { Api, CurrentMember } from "@orgplane/schema"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { group } from "../platform/HttpErrors.js"
+import * as Drift from "./Drift.js"
+import { DocumentsRepository } from "./DocumentsRepository.js"
+import { LiveDocuments } from "./LiveDocuments.js"
 import { OrganizationDocuments } from "./OrganizationDocuments.js"
 
 export const OrganizationDocumentHttp = group(Api, "organizationDocument", (handlers) =>
@@ -15,6 +19,9 @@ export const OrganizationDocumentHttp = group(Api, "organizationDocument", (hand
       .handle("plan", ({ payload }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => documents.plan(caller, payload.document)))
       .handle("apply", ({ payload }) =>
         Effect.flatMap(Effect.service(CurrentMember), (caller) => documents.apply(caller, payload.document, payload.planHash)))
+      .handle("drift", () => Effect.flatMap(Effect.service(CurrentMember), (caller) => documents.drift(caller)))
   }))
 
-export const layer = OrganizationDocumentHttp.pipe(Layer.provide(OrganizationDocuments.layer))
+export const layer = Layer.merge(OrganizationDocumentHttp, Drift.layer).pipe(
+  Layer.provide(Layer.mergeAll(OrganizationDocuments.layer, LiveDocuments.layer, DocumentsRepository.layer))
+)

@@ -1,32 +1,27 @@
 /**
- * Organization as code: the organization's document (@orgplane/schema's OrganizationDocument), read and changed
- * through the services that own each part (organizations, members, invitations, teams), so each part answers, checks
- * and records as its own operations do, beside `organizations.export`.
+ * Organization as code: the organization's document (@orgplane/schema's OrganizationDocument), read from storage
+ * (LiveDocuments) once the caller may read each of its parts, and changed through the services that own each part
+ * (organizations, members, invitations, teams), so each change is checked and recorded as its own operation is.
  *
  * An apply plans the document again inside one transaction, under a lock of the organization's document, and makes
  * the plan's changes only when that plan is the one the caller reviewed (its `planHash`); each change is one call of
  * its service, recorded as its own audit event naming the plan (AuditRecorder `recordStep`). A service's own
- * transaction is then a savepoint of the apply's, so one refusal rolls everything back.
+ * transaction is then a savepoint of the apply's, so one refusal rolls everything back. The applied document is kept:
+ * drift is measured against it (LiveDocuments `driftOf`, Drift.ts).
  */
 import {
   AppliedPlan,
   Conflict,
-  type Cursor,
   type DocumentChange,
+  DocumentDrift,
   Forbidden,
-  type InvitationId,
   type NotFound,
-  type OrganizationNotFound,
+  OrganizationNotFound,
   type ServiceUnavailable,
   type Unauthorized,
   InvalidRequest,
   OrganizationPlan,
-  type TeamId,
-  type DocumentMember,
-  type DocumentTeam,
   type MemberContext,
-  type MembershipId,
-  ORGANIZATION_DOCUMENT_VERSION,
   type ExportedDocument,
   OrganizationDocument
 } from "@orgplane/schema"
@@ -38,29 +33,17 @@ import * as Schema from "effect/Schema"
 import type * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import { Organizations } from "../identity/Organizations.js"
+import { now } from "../platform/Time.js"
+import { DocumentsRepository } from "./DocumentsRepository.js"
+import { LiveDocuments } from "./LiveDocuments.js"
 import { AuditRecorder, describe } from "../platform/AuditRecorder.js"
 import type { IdGenerator } from "../platform/Ids.js"
-import { lockLimit, transactionThen } from "../platform/Sql.js"
+import { lockLimit, orUnavailable, transactionThen } from "../platform/Sql.js"
 import { Invitations } from "../invitations/Invitations.js"
 import { Members } from "../members/Members.js"
 import { authorize } from "../platform/Principal.js"
 import { Teams } from "../teams/Teams.js"
 import * as Plan from "./Plan.js"
-
-/** The largest page the lists serve. */
-const PAGE = 100
-
-/** Every item of a paged list, page after page. */
-const everyPage = <A, E, R>(
-  page: (cursor: typeof Cursor.Type | undefined) => Effect.Effect<{ readonly items: ReadonlyArray<A>; readonly nextCursor: typeof Cursor.Type | null }, E, R>
-): Effect.Effect<Array<A>, E, R> => {
-  const from = (cursor: typeof Cursor.Type | undefined, seen: Array<A>): Effect.Effect<Array<A>, E, R> =>
-    Effect.flatMap(page(cursor), ({ items, nextCursor }) => {
-      seen.push(...items)
-      return nextCursor === null ? Effect.succeed(seen) : from(nextCursor, seen)
-    })
-  return from(undefined, [])
-}
 
 /** The document's JSON text, as the export answers it: what a plan's `liveHash` is the hash of. */
 const encodeDocument = Schema.encodeSync(OrganizationDocument)
@@ -106,8 +89,8 @@ const naming = (change: DocumentChange) => <A, E, R>(effect: Effect.Effect<A, E,
     return error
   })
 
-const sortedRecord = (record: Readonly<Record<string, string>>): Record<string, string> =>
-  Object.fromEntries(Object.keys(record).sort(Plan.byText).map((key) => [key, record[key]!]))
+/** The parts of the document and the actions that read them (see `mayRead`). */
+const readsOf = ["organizations.export", "organizations.read", "members.read", "members.readDirectory", "invitations.manage", "teams.read"] as const
 
 const make = Effect.gen(function*() {
   const organizations = yield* Organizations
@@ -115,53 +98,19 @@ const make = Effect.gen(function*() {
   const invitations = yield* Invitations
   const teams = yield* Teams
   const recorder = yield* AuditRecorder
-
-  /** The organization as its document, and the ids of what the document names (by `Plan.matchKey`). */
-  const live = Effect.fn("OrganizationDocuments.live")(function*(caller: MemberContext) {
-    const { organization } = yield* organizations.details(caller)
-    const { settings } = yield* members.getDirectorySettings(caller)
-    const memberList = yield* everyPage((cursor) => members.list(caller, cursor === undefined ? { limit: PAGE } : { limit: PAGE, cursor }))
-    const pending = yield* everyPage((cursor) =>
-      invitations.list(caller, cursor === undefined ? { limit: PAGE, status: "pending" } : { limit: PAGE, status: "pending", cursor })
-    )
-    const teamList = yield* everyPage((cursor) => teams.list(caller, cursor === undefined ? { limit: PAGE } : { limit: PAGE, cursor }))
-
-    const names = new Map<MembershipId, string>(memberList.map((member) => [member.id, member.email ?? member.id]))
-    const documentMembers = memberList.map((member): DocumentMember => {
-      const name = member.email ?? member.id
-      return member.suspendedAt === null || member.suspendedAt === undefined
-        ? { email: name, role: member.role }
-        : { email: name, role: member.role, suspended: true }
-    }).sort((left, right) => Plan.byText(left.email, right.email))
-    const documentTeams = teamList.map((team): DocumentTeam => {
-      const teamMembers = team.memberIds.map((id) => names.get(id) ?? id).sort(Plan.byText)
-      return team.scimConnectionId === null
-        ? { name: team.name, externalKey: team.externalKey, members: teamMembers }
-        : { name: team.name, externalKey: team.externalKey, members: teamMembers, directoryManaged: true }
-    }).sort((left, right) => Plan.byText(left.name, right.name) || Plan.byText(left.externalKey ?? "", right.externalKey ?? ""))
-
-    const document = {
-      version: ORGANIZATION_DOCUMENT_VERSION,
-      organization: { name: organization.name, logoUrl: organization.logoUrl, metadata: sortedRecord(organization.metadata) },
-      directory: { emailsVisibleToMembers: settings.emailsVisibleToMembers },
-      members: documentMembers,
-      invitations: pending
-        .map((invitation) => ({ email: invitation.email, role: invitation.role, delivery: invitation.delivery }))
-        .sort((left, right) => Plan.byText(left.email, right.email)),
-      teams: documentTeams
-    } satisfies ExportedDocument
-    return {
-      document,
-      members: new Map(memberList.map((member) => [Plan.matchKey(member.email ?? member.id), member.id])),
-      invitations: new Map<string, InvitationId>(pending.map((invitation) => [Plan.matchKey(invitation.email), invitation.id])),
-      teams: new Map<string, TeamId>(teamList.map((team) => [Plan.matchKey(team.name), team.id]))
-    }
-  })
+  const reader = yield* LiveDocuments
+  const documents = yield* DocumentsRepository
+  /**
+   * What reading the document takes: the export's action, and each part's own read as its operations check it (the
+   * profile, the members with their emails, the invitations, the teams).
+   */
+  const mayRead = (caller: MemberContext) =>
+    Effect.forEach(readsOf, (action) => authorize(caller, action), { discard: true })
 
   /** `GET /v1/organization/document`: the organization the caller acts in, as its document. */
   const exportDocument = Effect.fn("OrganizationDocuments.export")(function*(caller: MemberContext) {
-    yield* authorize(caller, "organizations.export")
-    return (yield* live(caller)).document
+    yield* mayRead(caller)
+    return (yield* orUnavailable(reader.live(caller.organization.id))).document
   })
 
   /** The plan of `document` against the organization's document `current`, or 400 with every problem it has. */
@@ -178,8 +127,8 @@ const make = Effect.gen(function*() {
    * export writes it (its bytes hashed), or 400 with every problem that keeps it from being planned.
    */
   const plan = Effect.fn("OrganizationDocuments.plan")(function*(caller: MemberContext, document: OrganizationDocument) {
-    yield* authorize(caller, "organizations.export")
-    const { changes, liveHash, planHash } = yield* planOf((yield* live(caller)).document, document)
+    yield* mayRead(caller)
+    const { changes, liveHash, planHash } = yield* planOf((yield* orUnavailable(reader.live(caller.organization.id))).document, document)
     return new OrganizationPlan({ planHash, liveHash, changes, markdown: Plan.markdown(liveHash, changes) })
   })
 
@@ -206,13 +155,13 @@ const make = Effect.gen(function*() {
    * transaction (see the module comment). Once applied, applying again changes nothing and succeeds.
    */
   const apply = Effect.fn("OrganizationDocuments.apply")(function*(caller: MemberContext, document: OrganizationDocument, planHash: string) {
-    yield* authorize(caller, "organizations.export")
+    yield* mayRead(caller)
     yield* describe({ planHash })
     const inviteTokens: Array<{ readonly email: string; readonly inviteToken: string }> = []
     const applied = yield* transactionThen(Effect.gen(function*() {
       inviteTokens.length = 0
       yield* lockLimit("organization-document", caller.organization.id)
-      const before = yield* live(caller)
+      const before = yield* reader.live(caller.organization.id)
       const planned = yield* planOf(before.document, document)
       if (planned.planHash !== planHash) {
         if (planned.changes.length === 0) return { changes: [], liveHash: planned.liveHash }
@@ -285,16 +234,38 @@ const make = Effect.gen(function*() {
       }
       const ordered = [...planned.changes].sort((left, right) => applyOrder(left) - applyOrder(right))
       for (const change of ordered) yield* naming(change)(step(change))
-      return { changes: planned.changes, liveHash: sha256(documentText((yield* live(caller)).document)) }
+      // What drift is measured against from now on: the document as given.
+      yield* documents.save({
+        organizationId: caller.organization.id,
+        document: JSON.stringify(encodeDocument(document)),
+        planHash,
+        appliedAt: yield* now,
+        appliedByMembershipId: caller.membership.id
+      })
+      return { changes: planned.changes, liveHash: sha256(documentText((yield* reader.live(caller.organization.id)).document)) }
     }))
     return new AppliedPlan({ planHash, changes: applied.changes, liveHash: applied.liveHash, inviteTokens })
   })
 
-  return { export: exportDocument, plan, apply } as const
+  /** `GET /v1/organization/document/drift`: the caller's organization against its last applied document. */
+  const drift = Effect.fn("OrganizationDocuments.drift")(function*(caller: MemberContext) {
+    yield* mayRead(caller)
+    const found = yield* orUnavailable(reader.driftOf(caller.organization.id))
+    return found?.report ?? new DocumentDrift({ applied: null, changes: [], problems: [] })
+  })
+
+  return { export: exportDocument, plan, apply, drift } as const
 })
 
 export class OrganizationDocuments extends Context.Service<OrganizationDocuments>()("@orgplane/server/orgdocument/OrganizationDocuments", { make }) {
   static readonly layer = Layer.effect(this, this.make).pipe(
-    Layer.provide([Organizations.layer, Members.layer, Invitations.layer, Teams.layer])
+    Layer.provide([
+      Organizations.layer,
+      Members.layer,
+      Invitations.layer,
+      Teams.layer,
+      LiveDocuments.layer,
+      DocumentsRepository.layer
+    ])
   )
 }

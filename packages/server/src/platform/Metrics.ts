@@ -127,6 +127,7 @@ export const names = {
   durableOldestPendingAge: "orgplane_durable_jobs_oldest_pending_age_seconds",
   durableFailed: "orgplane_durable_jobs_failed_last_hour",
   auditStreams: "orgplane_audit_streams",
+  documentDriftFields: "orgplane_document_drift_fields",
   auditStreamLag: "orgplane_audit_stream_delivery_lag_seconds",
   collectErrors: "orgplane_metrics_collect_errors_total",
   buildInfo: "orgplane_build_info"
@@ -223,12 +224,17 @@ const makeRecorder = (settings: MetricsSettings, durable: Durable, version: stri
   const streams = series((attributes) => Metric.gauge(names.auditStreams, { description: "Audit streams, by status (active, paused) and whether their last delivery failed (read at scrape time).", attributes }))
   const streamLag = series((attributes) =>
     Metric.gauge(names.auditStreamLag, { description: "Age of the oldest audit event an active stream has not delivered yet; 0 when caught up (read at scrape time).", attributes }))
+  const driftFields = series((attributes) =>
+    Metric.gauge(names.documentDriftFields, {
+      description: "Fields that differ from organizations' applied documents, by kind (member, team, ...) and field, as the drift job last found them; 0 when none (read at scrape time).",
+      attributes
+    }))
   Metric.gauge(names.buildInfo, { description: "The server's version, as a label; always 1.", attributes: { version } }).updateUnsafe(1, context)
   // Present from the first scrape, at 0, so rules and dashboards read a series rather than none.
   active.updateUnsafe(0, context)
   inUse.updateUnsafe(0, context)
   waiting.updateUnsafe(0, context)
-  for (const source of ["durable", "audit_streams"]) collectErrors({ source }).updateUnsafe(0, context)
+  for (const source of ["durable", "audit_streams", "document_drift"]) collectErrors({ source }).updateUnsafe(0, context)
   if (!settings.organizationLabels) {
     for (const method of signInMethods) signIns({ method, outcome: "success" }).updateUnsafe(0, context)
   }
@@ -289,6 +295,24 @@ const makeRecorder = (settings: MetricsSettings, durable: Durable, version: stri
       }
     })
 
+  /** Kinds and fields seen drifting before: set back to 0 when they no longer drift, so a series ends at 0. */
+  const driftSeen = new Set<string>()
+  const readDocumentDrift = (sql: SqlClient.SqlClient) =>
+    Effect.gen(function*() {
+      const rows = yield* sql<{ readonly kind: string; readonly field: string; readonly count: number }>`
+        /* instance-wide: fields drifted from applied documents for /metrics (platform/Metrics.ts) */
+        SELECT c ->> 'kind' AS kind, f ->> 'field' AS field, count(*)::int AS count
+        FROM organization_documents d, jsonb_array_elements(d.drift -> 'changes') c, jsonb_array_elements(c -> 'fields') f
+        WHERE d.drift IS NOT NULL GROUP BY 1, 2`
+      const counts = new Map<string, number>([...driftSeen].map((key) => [key, 0]))
+      for (const row of rows) counts.set(`${row.kind} ${row.field}`, row.count)
+      for (const [key, count] of counts) {
+        driftSeen.add(key)
+        const [kind, field] = key.split(" ")
+        driftFields({ kind: kind!, field: field! }).updateUnsafe(count, context)
+      }
+    })
+
   /** A scrape-time read that fails (the engine's tables not made yet, the database down) is counted, not fatal. */
   const collected = (source: string, read: Effect.Effect<void, unknown>) =>
     read.pipe(Effect.timeout("5 seconds"), Effect.catchCause(() => Effect.sync(() => collectErrors({ source }).updateUnsafe(1, context))))
@@ -308,7 +332,11 @@ const makeRecorder = (settings: MetricsSettings, durable: Durable, version: stri
     scrape: (sql) =>
       Effect.gen(function*() {
         const now = yield* Clock.currentTimeMillis
-        yield* Effect.all([collected("durable", readDurable(sql, now)), collected("audit_streams", readAuditStreams(sql, now))], { concurrency: 2, discard: true })
+        yield* Effect.all([
+          collected("durable", readDurable(sql, now)),
+          collected("audit_streams", readAuditStreams(sql, now)),
+          collected("document_drift", readDocumentDrift(sql))
+        ], { concurrency: 3, discard: true })
         return PrometheusMetrics.formatUnsafe(context)
       })
   }

@@ -435,7 +435,8 @@ const targetsCheckedElsewhere: Readonly<Partial<Record<AuditAction, string>>> = 
   "user.email.verify": "RecoveryMail.test.ts: mails a link to the person's own address (the example's token was never issued)",
   "user.reclaim": "SsoAccountTakeover.test.ts: ends another organization's identity link (the take-back's record names the account)",
   "organization.purge": "OrganizationPurge.test.ts: the record in the operator organization's log names the purged organization",
-  "organization.document.apply": "OrganizationDocument.test.ts: makes the reviewed plan in one go (the example's plan hash is of another organization's state)"
+  "organization.document.apply": "OrganizationDocument.test.ts: makes the reviewed plan in one go (the example's plan hash is of another organization's state)",
+  "organization.document.drift": "OrganizationDocument.test.ts: names each field changed outside it (the drift job records it; no operation does)"
 }
 
 /** Operations whose event is not in the caller's organization's log (Audit.test.ts checks them). */

@@ -3,21 +3,33 @@
  * named by email and name, sorted, the same bytes for the same state, valid by the published JSON Schema; `POST
  * /v1/organization/document/plan` says what a document would change, against the hash of those bytes; `POST
  * /v1/organization/document/apply` makes that plan all or nothing, each change recorded naming the plan, and after
- * it the document plans nothing (over generated documents too).
+ * it the document plans nothing (over generated documents too); `GET /v1/organization/document/drift` and the drift
+ * job name what changed outside it since, and who changed it.
  */
 import { OrganizationDocument, organizationDocumentJsonSchema } from "@orgplane/schema"
 import { Ajv2020 } from "ajv/dist/2020.js"
-import { createHash } from "node:crypto"
+import { createHash, randomBytes } from "node:crypto"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
+import * as SqlClient from "effect/sql/SqlClient"
 import * as fc from "fast-check"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { calls, ok } from "../../../../packages/testkit/src/ApiCalls.js"
 import * as Http from "../../../../packages/testkit/src/Http.js"
 import * as TestServer from "../support/HttpServer.js"
+import * as Drift from "../../src/orgdocument/Drift.js"
+import { DocumentsRepository } from "../../src/orgdocument/DocumentsRepository.js"
+import { LiveDocuments } from "../../src/orgdocument/LiveDocuments.js"
+import { AuditRecorder } from "../../src/platform/AuditRecorder.js"
+import * as Config from "../../src/platform/Config.js"
+import { IdGenerator } from "../../src/platform/Ids.js"
+import { CursorKey } from "../../src/platform/Keyset.js"
 
+const metricsToken = `metrics-${randomBytes(12).toString("hex")}`
 let server: Awaited<ReturnType<typeof TestServer.startSharingDatabase>>
 beforeAll(async () => {
-  server = await TestServer.startSharingDatabase()
+  server = await TestServer.startSharingDatabase({ metricsToken })
 })
 afterAll(() => server.close())
 
@@ -321,5 +333,81 @@ describe("applying a plan", () => {
       expect(next.changes).toEqual([])
       expect(next.liveHash).toBe(applied.liveHash)
     }), { numRuns: 12 })
+  })
+})
+
+describe("drift from the applied document", () => {
+  /** One run of the drift job, as the cluster's cron runs it. */
+  const runDrift = () =>
+    server.sql((sql) =>
+      Effect.flatMap(Effect.sync(() => new Date()), Drift.check).pipe(
+        Effect.provide(Layer.mergeAll(LiveDocuments.layer, DocumentsRepository.layer, AuditRecorder.layer.pipe(Layer.provide(Config.layer())))),
+        Effect.provide(IdGenerator.layer),
+        // The job's lists page with cursors of their own, never shown to anyone.
+        Effect.provideService(CursorKey, randomBytes(32)),
+        Effect.provideService(SqlClient.SqlClient, sql)
+      ))
+
+  it("names each field changed outside it with who changed it and how, recorded once by the job, until applied again", async () => {
+    const org = await Http.staffed(server.url)
+    expect(ok(await api.organizationDocument.drift({ token: org.admin.token }), 200)).toEqual({ applied: null, changes: [], problems: [] })
+    const document = {
+      version: 1 as const,
+      members: [{ email: org.member.email, role: "admin" as const }],
+      teams: [{ name: "Core", externalKey: null, members: [org.member.email] }]
+    }
+    const apply = async () => {
+      const { planHash } = ok(await api.organizationDocument.plan({ token: org.admin.token, payload: { document } }), 200)
+      ok(await api.organizationDocument.apply({ token: org.admin.token, payload: { document, planHash } }), 200)
+      return planHash
+    }
+    const planHash = await apply()
+    expect(ok(await api.organizationDocument.drift({ token: org.admin.token }), 200)).toMatchObject({
+      applied: { planHash, appliedByMembershipId: org.admin.membership.id },
+      changes: [],
+      problems: []
+    })
+    expect((await runDrift()).filter((run) => run.organizationId === org.organizationId)).toEqual([])
+
+    // The owner makes the member a plain member again, outside the document.
+    ok(await api.members.changeRole({ token: org.owner.token, path: { memberId: org.member.membership.id }, payload: { role: "member" } }), 200)
+    const drifted = ok(await api.organizationDocument.drift({ token: org.admin.token }), 200)
+    expect(drifted.changes).toEqual([{
+      action: "update",
+      kind: "member",
+      name: org.member.email,
+      fields: [{ field: "role", before: "member", after: "admin" }],
+      changedBy: {
+        eventId: expect.stringMatching(/^aev_/),
+        action: "member.role.update",
+        occurredAt: expect.any(String),
+        actor: { type: "user", id: org.owner.user.id, label: expect.stringContaining(org.owner.email) },
+        credentialId: expect.stringMatching(/^ses_/)
+      }
+    }])
+
+    // The job records it once, naming the field, the owner and the session.
+    expect(await runDrift()).toContainEqual({ organizationId: org.organizationId, differences: 1 })
+    expect((await runDrift()).filter((run) => run.organizationId === org.organizationId)).toEqual([])
+    const recorded = ok(await api.audit.listEvents({ token: org.owner.token, query: { action: "organization.document.drift" } }), 200).items
+    expect(recorded).toHaveLength(1)
+    expect(recorded[0]).toMatchObject({ actor: { type: "system", id: "system:document-drift" }, targets: expect.arrayContaining([{ type: "member", id: org.member.membership.id }]) })
+    expect(recorded[0]?.reason).toContain(`member ${org.member.email}: role "admin" → "member" by`)
+    expect(recorded[0]?.reason).toContain(org.owner.email)
+    expect(recorded[0]?.reason).toContain(drifted.changes[0]!.changedBy!.credentialId!)
+
+    // `/metrics` counts the drifted field at the next scrape, and 0 once the document is applied again.
+    const driftedRole = async () => {
+      const scrape = await Http.request(server.url, "GET", "/metrics", { token: metricsToken })
+      const line = scrape.text.split("\n").find((text) =>
+        text.startsWith("orgplane_document_drift_fields{") && text.includes(`kind="member"`) && text.includes(`field="role"`)
+      )
+      return line?.slice(line.lastIndexOf(" ") + 1)
+    }
+    expect(await driftedRole()).toBe("1")
+    await apply()
+    expect(await driftedRole()).toBe("0")
+    expect(ok(await api.organizationDocument.drift({ token: org.admin.token }), 200).changes).toEqual([])
+    expect((await runDrift()).filter((run) => run.organizationId === org.organizationId)).toEqual([])
   })
 })

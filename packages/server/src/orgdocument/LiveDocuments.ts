@@ -1,0 +1,180 @@
+/**
+ * An organization's document read from storage (organization as code): its live state as the export writes it,
+ * with the ids of what it names, and its drift from the last applied document, each difference with who made it
+ * (from the audit log). No caller: the export, the plan and the apply check the caller's authority
+ * (OrganizationDocuments.ts) and the drift job (Drift.ts) acts for the system.
+ */
+import {
+  type DocumentChange,
+  DocumentDrift,
+  type DocumentMember,
+  type DocumentTeam,
+  type Cursor,
+  type ExportedDocument,
+  type InvitationId,
+  type MembershipId,
+  ORGANIZATION_DOCUMENT_VERSION,
+  OrganizationDocument,
+  type OrganizationId,
+  OrganizationNotFound,
+  type TeamId
+} from "@orgplane/schema"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import { Memberships } from "../identity/Memberships.js"
+import { OrganizationsRepository } from "../identity/OrganizationsRepository.js"
+import { InvitationsRepository } from "../invitations/InvitationsRepository.js"
+import { DirectoryRepository } from "../members/DirectoryRepository.js"
+import { now } from "../platform/Time.js"
+import { TeamsRepository } from "../teams/TeamsRepository.js"
+import { DocumentsRepository } from "./DocumentsRepository.js"
+import * as Plan from "./Plan.js"
+
+/** The largest page the lists serve. */
+const PAGE = 100
+
+/** Every item of a paged list, page after page. */
+const everyPage = <A, E, R>(
+  page: (cursor: typeof Cursor.Type | undefined) => Effect.Effect<{ readonly items: ReadonlyArray<A>; readonly nextCursor: typeof Cursor.Type | null }, E, R>
+): Effect.Effect<Array<A>, E, R> => {
+  const from = (cursor: typeof Cursor.Type | undefined, seen: Array<A>): Effect.Effect<Array<A>, E, R> =>
+    Effect.flatMap(page(cursor), ({ items, nextCursor }) => {
+      seen.push(...items)
+      return nextCursor === null ? Effect.succeed(seen) : from(nextCursor, seen)
+    })
+  return from(undefined, [])
+}
+
+/** A stored document, as the apply was given it. */
+const decodeStored = Schema.decodeUnknownEffect(Schema.fromJsonString(OrganizationDocument))
+
+const sortedRecord = (record: Readonly<Record<string, string>>): Record<string, string> =>
+  Object.fromEntries(Object.keys(record).sort(Plan.byText).map((key) => [key, record[key]!]))
+
+const make = Effect.gen(function*() {
+  const organizationRows = yield* OrganizationsRepository
+  const memberships = yield* Memberships
+  const directory = yield* DirectoryRepository
+  const invitationRows = yield* InvitationsRepository
+  const teamRows = yield* TeamsRepository
+  const documents = yield* DocumentsRepository
+
+  /**
+   * The organization as its document, and the ids of what the document names (by `Plan.matchKey`), read from
+   * storage: the caller's authority is the export's to check (`readsOf`); the drift job reads with none.
+   */
+  const live = Effect.fn("LiveDocuments.live")(function*(organizationId: OrganizationId) {
+    const found = yield* organizationRows.details(organizationId)
+    if (Option.isNone(found)) return yield* new OrganizationNotFound()
+    const organization = found.value
+    const emailsVisible = yield* directory.emailsVisible(organizationId)
+    const memberList = yield* everyPage((cursor) =>
+      memberships.list(organizationId, cursor === undefined ? { limit: PAGE } : { limit: PAGE, cursor }, true)
+    )
+    const at = yield* now
+    const pending = yield* everyPage((cursor) =>
+      invitationRows.list(organizationId, cursor === undefined ? { limit: PAGE, status: "pending" } : { limit: PAGE, status: "pending", cursor }, at)
+    )
+    const teamList = yield* everyPage((cursor) => teamRows.list(organizationId, cursor === undefined ? { limit: PAGE } : { limit: PAGE, cursor }))
+
+    const names = new Map<MembershipId, string>(memberList.map((member) => [member.id, member.email ?? member.id]))
+    const documentMembers = memberList.map((member): DocumentMember => {
+      const name = member.email ?? member.id
+      return member.suspendedAt === null || member.suspendedAt === undefined
+        ? { email: name, role: member.role }
+        : { email: name, role: member.role, suspended: true }
+    }).sort((left, right) => Plan.byText(left.email, right.email))
+    const documentTeams = teamList.map((team): DocumentTeam => {
+      const teamMembers = team.memberIds.map((id) => names.get(id) ?? id).sort(Plan.byText)
+      return team.scimConnectionId === null
+        ? { name: team.name, externalKey: team.externalKey, members: teamMembers }
+        : { name: team.name, externalKey: team.externalKey, members: teamMembers, directoryManaged: true }
+    }).sort((left, right) => Plan.byText(left.name, right.name) || Plan.byText(left.externalKey ?? "", right.externalKey ?? ""))
+
+    const document = {
+      version: ORGANIZATION_DOCUMENT_VERSION,
+      organization: { name: organization.name, logoUrl: organization.logoUrl, metadata: sortedRecord(organization.metadata) },
+      directory: { emailsVisibleToMembers: emailsVisible },
+      members: documentMembers,
+      invitations: pending
+        .map((invitation) => ({ email: invitation.email, role: invitation.role, delivery: invitation.delivery }))
+        .sort((left, right) => Plan.byText(left.email, right.email)),
+      teams: documentTeams
+    } satisfies ExportedDocument
+    return {
+      document,
+      members: new Map(memberList.map((member) => [Plan.matchKey(member.email ?? member.id), member.id])),
+      invitations: new Map<string, InvitationId>(pending.map((invitation) => [Plan.matchKey(invitation.email), invitation.id])),
+      teams: new Map<string, TeamId>(teamList.map((team) => [Plan.matchKey(team.name), team.id]))
+    }
+  })
+
+  /**
+   * The organization against its last applied document: the plan that would bring the document back, each change
+   * with the last change the audit log records of it since the apply, outside a plan. Null without an applied one.
+   */
+  const driftOf = Effect.fn("LiveDocuments.driftOf")(function*(organizationId: OrganizationId) {
+    const stored = yield* documents.find(organizationId)
+    if (stored === undefined) return undefined
+    const document = yield* Effect.orDie(decodeStored(stored.document))
+    const current = yield* live(organizationId)
+    const { changes, problems } = Plan.plan(current.document, document)
+    const idOf = (change: DocumentChange): string | undefined => {
+      const key = Plan.matchKey(change.name)
+      switch (change.kind) {
+        case "organization":
+        case "directory":
+          return organizationId
+        case "member":
+          return current.members.get(key)
+        case "invitation":
+          return current.invitations.get(key)
+        case "team":
+          return current.teams.get(key)
+      }
+    }
+    const ids = [...new Set(changes.flatMap((change) => idOf(change) ?? []))]
+    const events = yield* documents.lastChanges(organizationId, stored.appliedAt, ids)
+    const causeOf = (change: DocumentChange) => {
+      const id = idOf(change)
+      const fits = (action: string) =>
+        change.kind === "organization" ? action === "organization.update"
+        : change.kind === "directory" ? action === "member.directory.update"
+        : action.startsWith(`${change.kind}.`) || (change.kind === "member" && action.startsWith("scim."))
+      const latest = events
+        .filter((event) => event.targetId === id && fits(event.action))
+        .sort((left, right) => right.occurredAt.getTime() - left.occurredAt.getTime())[0]
+      return latest === undefined ? null : {
+        eventId: latest.id,
+        action: latest.action,
+        occurredAt: latest.occurredAt,
+        actor: { type: latest.actorType, id: latest.actorId, label: latest.actorLabel },
+        credentialId: latest.credentialId
+      }
+    }
+    const report = new DocumentDrift({
+      applied: { planHash: stored.planHash, appliedAt: stored.appliedAt, appliedByMembershipId: stored.appliedByMembershipId },
+      changes: changes.map((change) => ({ ...change, changedBy: causeOf(change) })),
+      problems: problems.map(({ message, path }) => ({ message, path: path.slice(1) }))
+    })
+    return { report, recordedHash: stored.driftHash, ids }
+  })
+
+  return { live, driftOf } as const
+})
+
+export class LiveDocuments extends Context.Service<LiveDocuments>()("@orgplane/server/orgdocument/LiveDocuments", { make }) {
+  static readonly layer = Layer.effect(this, this.make).pipe(
+    Layer.provide([
+      OrganizationsRepository.layer,
+      Memberships.layer,
+      DirectoryRepository.layer,
+      InvitationsRepository.layer,
+      TeamsRepository.layer,
+      DocumentsRepository.layer
+    ])
+  )
+}
