@@ -13,6 +13,7 @@ import * as Path from "node:path"
 import { pathToFileURL } from "node:url"
 import pg from "pg"
 import * as Audit from "./audit.js"
+import * as Document from "./document.js"
 import { measureCli } from "./cli.js"
 import { firstDifference } from "./difference.js"
 import * as EffectFloor from "./effect-floor.js"
@@ -60,6 +61,9 @@ Environment:
                                (default 10000) by POST /Users, ORGPLANE_BENCH_SCIM_GROUPS groups (default 200) of 50
                                by POST /Groups, and [requests] (here default 500) filtered lookups a row, after the
                                first 1000 Users and at the full size, beside the baseline's same statements.
+  ORGPLANE_BENCH_DOCUMENT=1    Or --document: only organization as code (bench/document.ts): the export, plans and the
+                               apply of 1,000 changes in an organization of ORGPLANE_BENCH_DOCUMENT_MEMBERS members
+                               (default 10000) and ORGPLANE_BENCH_DOCUMENT_TEAMS teams (default 1000) seeded with SQL.
   ORGPLANE_BENCH_AUDIT=1       Or --audit: only the audit log (bench/audit.ts): [requests] PATCH /v1/teams/{id} (one
                                event each) beside the baseline's same transaction with and without the audit INSERT;
                                ORGPLANE_BENCH_AUDIT_EVENTS events (default 1000000; 0: the writes only) of one
@@ -142,6 +146,7 @@ const MEMORY = process.argv.includes("--memory") || process.env.ORGPLANE_BENCH_M
 const TELEMETRY = process.argv.includes("--telemetry") || process.env.ORGPLANE_BENCH_TELEMETRY === "1"
 const SCIM = process.argv.includes("--scim") || process.env.ORGPLANE_BENCH_SCIM === "1"
 const AUDIT = process.argv.includes("--audit") || process.env.ORGPLANE_BENCH_AUDIT === "1"
+const DOCUMENT = process.argv.includes("--document") || process.env.ORGPLANE_BENCH_DOCUMENT === "1"
 /** Memory and idle CPU of the three servers (bench/footprint.ts), on the request path's organization. */
 const FOOTPRINT = process.argv.includes("--footprint") || process.env.ORGPLANE_BENCH_FOOTPRINT === "1"
 const REQUEST_PATH = process.argv.includes("--requests") || process.env.ORGPLANE_BENCH_REQUESTS === "1"
@@ -1007,6 +1012,7 @@ const main = async () => {
   }
   if (TELEMETRY) return Telemetry.measure({ agent, orgplane, baseline, requests: REQUESTS, concurrency: CONCURRENCY })
   if (AUDIT) return Audit.measure({ agent, orgplane, baseline, requests: REQUESTS, concurrency: CONCURRENCY })
+  if (DOCUMENT) return Document.measure({ agent, orgplane })
   if (SCIM) {
     // Lookups a row: a few hundred by default, not the 2000 requests of the other sections.
     const lookups = REQUESTS_ARGUMENT === undefined ? 500 : REQUESTS

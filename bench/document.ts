@@ -1,0 +1,123 @@
+/**
+ * The organization-as-code section of `pnpm bench` (`--document` or ORGPLANE_BENCH_DOCUMENT=1): an organization of
+ * ORGPLANE_BENCH_DOCUMENT_MEMBERS members (default 10,000) and ORGPLANE_BENCH_DOCUMENT_TEAMS teams of 10 members each
+ * (default 1,000), seeded with SQL on the server's own connection; then, one request each, timed from the client:
+ *
+ * - the export (`GET /v1/organization/document`);
+ * - the plan of the export (empty) and of an edit of it with 1,000 changes: 500 members made admins, 250 teams given
+ *   other members, 250 teams created;
+ * - the apply of that plan (one transaction: 1,000 changes and their 1,000 audit events), and the plan once applied
+ *   (empty).
+ *
+ * Issue 74's targets on a quiet 2-core machine: a plan within 5 s, the apply of 1,000 changes within 30 s. The
+ * catalog (2,000 objects in the issue's organization) is not part of the document yet. Prints figures; asserts
+ * nothing but that each answer is a success and the plans are empty where they must be.
+ */
+import { randomBytes } from "node:crypto"
+import type { Agent } from "node:http"
+import { ok, request } from "./http.js"
+
+interface Orgplane {
+  readonly url: string
+  readonly cpu: () => Promise<number | undefined>
+  readonly rss: () => Promise<number | undefined>
+  readonly sql: (text: string, params: ReadonlyArray<unknown>) => Promise<number>
+}
+
+const count = (text: string | undefined, fallback: number) => {
+  const value = Number(text)
+  return text !== undefined && text.trim() !== "" && Number.isInteger(value) && value >= 0 ? value : fallback
+}
+
+const MEMBERS = count(process.env.ORGPLANE_BENCH_DOCUMENT_MEMBERS, 10_000)
+const TEAMS = count(process.env.ORGPLANE_BENCH_DOCUMENT_TEAMS, 1_000)
+const TEAM_SIZE = 10
+
+/** An id of the prefix made from a row number: `<prefix>_01jdecaf` and 18 digits (26 base32 characters). */
+const id = (prefix: string, n: string) => `'${prefix}_01jdecaf' || lpad((${n})::text, 18, '0')`
+
+interface Document {
+  readonly members: ReadonlyArray<{ readonly email: string; readonly role: string }>
+  readonly teams: ReadonlyArray<{ readonly name: string; readonly externalKey: string | null; readonly members: ReadonlyArray<string> }>
+  readonly [part: string]: unknown
+}
+
+interface Plan {
+  readonly planHash: string
+  readonly changes: ReadonlyArray<unknown>
+}
+
+export const measure = async (options: { readonly agent: Agent; readonly orgplane: Orgplane }) => {
+  const { agent, orgplane } = options
+  const email = `document.owner.${randomBytes(4).toString("hex")}@example.com`
+  const signedUp = await ok("sign-up", request(agent, orgplane.url, "POST", "/v1/auth/sign-up", {}, { email, password: "correct horse battery", name: "Document owner" }))
+  const auth = { authorization: `Bearer ${signedUp.session.token}` }
+  const organizationId = (await ok("organization", request(agent, orgplane.url, "POST", "/v1/organizations", auth, { name: "Document bench" }))).organization.id as string
+
+  const seeding = performance.now()
+  await orgplane.sql(
+    `INSERT INTO users (id, email, name, password_hash, created_at, updated_at)
+     SELECT ${id("usr", "n")}, 'person.' || lpad(n::text, 6, '0') || '@document.example.com', 'Person ' || n, 'x', now(), now()
+     FROM generate_series(1, $1::int) AS n RETURNING 1`,
+    [MEMBERS]
+  )
+  await orgplane.sql(
+    `INSERT INTO memberships (id, organization_id, user_id, role, created_at, updated_at)
+     SELECT ${id("om", "n")}, $2, ${id("usr", "n")}, 'member', now(), now() FROM generate_series(1, $1::int) AS n RETURNING 1`,
+    [MEMBERS, organizationId]
+  )
+  await orgplane.sql(
+    `INSERT INTO teams (id, organization_id, name, created_at, updated_at)
+     SELECT ${id("tem", "t")}, $2, 'Team ' || lpad(t::text, 5, '0'), now(), now() FROM generate_series(1, $1::int) AS t RETURNING 1`,
+    [TEAMS, organizationId]
+  )
+  await orgplane.sql(
+    `INSERT INTO team_members (organization_id, team_id, membership_id, created_at)
+     SELECT $3, ${id("tem", "t")}, ${id("om", "((t - 1) * $2::int + k - 1) % $4::int + 1")}, now()
+     FROM generate_series(1, $1::int) AS t, generate_series(1, $2::int) AS k RETURNING 1`,
+    [TEAMS, TEAM_SIZE, organizationId, MEMBERS]
+  )
+  console.log(`\norganization as code: ${MEMBERS} members, ${TEAMS} teams of ${TEAM_SIZE}, seeded with SQL in ${((performance.now() - seeding) / 1000).toFixed(1)} s`)
+
+  const timed = async <A>(label: string, run: () => Promise<A>, detail: (value: A) => string) => {
+    const cpuBefore = await orgplane.cpu()
+    const started = performance.now()
+    const value = await run()
+    const seconds = (performance.now() - started) / 1000
+    const cpuAfter = await orgplane.cpu()
+    const cpu = cpuBefore === undefined || cpuAfter === undefined ? "" : `, server CPU ${((cpuAfter - cpuBefore) / 1e6).toFixed(2)} s`
+    console.log(`  ${label.padEnd(44)} ${seconds.toFixed(2).padStart(7)} s${cpu}; ${detail(value)}`)
+    return value
+  }
+  const call = <A>(what: string, method: string, path: string, body?: unknown) =>
+    ok(what, request(agent, orgplane.url, method, path, auth, body)) as Promise<A>
+
+  const exported = await timed("export", () => call<Document>("export", "GET", "/v1/organization/document"), (document) =>
+    `${document.members.length} members, ${document.teams.length} teams`)
+  const empty = await timed("plan of the export", () => call<Plan>("plan", "POST", "/v1/organization/document/plan", { document: exported }), (plan) =>
+    `${plan.changes.length} changes`)
+  if (empty.changes.length !== 0) throw new Error(`the plan of the export is not empty: ${empty.changes.length} changes`)
+
+  // 500 members made admins, 250 teams given the next ten members, 250 teams created: 1,000 changes.
+  const names = exported.members.filter((member) => member.role === "member").map((member) => member.email)
+  const promoted = new Set(names.slice(0, 500))
+  const edited: Document = {
+    ...exported,
+    members: exported.members.map((member) => promoted.has(member.email) ? { ...member, role: "admin" } : member),
+    teams: [
+      ...exported.teams.map((team, index) =>
+        index < 250 ? { ...team, members: names.slice((index * TEAM_SIZE + 5000) % names.length, (index * TEAM_SIZE + 5000) % names.length + TEAM_SIZE) } : team
+      ),
+      ...Array.from({ length: 250 }, (_, index) => ({ name: `New team ${index}`, externalKey: null, members: names.slice(index, index + 3) }))
+    ]
+  }
+  const planned = await timed("plan of an edit (1,000 changes)", () => call<Plan>("plan", "POST", "/v1/organization/document/plan", { document: edited }), (plan) =>
+    `${plan.changes.length} changes`)
+  await timed("apply of that plan", () => call<Plan>("apply", "POST", "/v1/organization/document/apply", { document: edited, planHash: planned.planHash }), (applied) =>
+    `${applied.changes.length} changes applied in one transaction`)
+  const after = await timed("plan once applied", () => call<Plan>("plan", "POST", "/v1/organization/document/plan", { document: edited }), (plan) =>
+    `${plan.changes.length} changes`)
+  if (after.changes.length !== 0) throw new Error(`the plan once applied is not empty: ${after.changes.length} changes`)
+  const rss = await orgplane.rss()
+  console.log(`  targets (issue 74, quiet 2-core machine): a plan within 5 s, the apply of 1,000 changes within 30 s${rss === undefined ? "" : `; server RSS ${(rss / 2 ** 20).toFixed(0)} MiB`}`)
+}
