@@ -372,6 +372,23 @@ describe.concurrent("orgplane members, teams and invitations", () => {
     expect(bad.code).toBe(2)
     expect(bad.stderr).toContain("--file: members.0.role:")
 
+    // The same document as YAML, with the line that points editors at its JSON Schema, plans nothing either.
+    const yaml = await cli(["config", "export", "--yaml"], as(owner.token))
+    expect(yaml.code, yaml.stderr).toBe(0)
+    expect(yaml.stdout).toMatch(/^# yaml-language-server: \$schema=\.\/node_modules\/@orgplane\/schema\/organization-document\.schema\.json\nversion: 1\n/)
+    const asYaml = Path.join(home, "acme.yaml")
+    const brokenYaml = Path.join(home, "broken.yml")
+    await Fs.writeFile(asYaml, yaml.stdout)
+    await Fs.writeFile(brokenYaml, "version: 1\nmembers:\n  - email: [unclosed\n")
+    const [sameYaml, badYaml] = await Promise.all([
+      cli(["config", "plan", "--file", asYaml], as(owner.token)),
+      cli(["config", "plan", "--file", brokenYaml], as(owner.token))
+    ])
+    expect(sameYaml.code, sameYaml.stderr).toBe(0)
+    expect(sameYaml.stdout).toContain("0 to create, 0 to update, 0 to delete")
+    expect(badYaml.code).toBe(2)
+    expect(badYaml.stderr).toContain("--file: is not YAML")
+
     // Applied with the hash the plan printed: the member is an admin, and the same apply again changes nothing.
     const planHash = json(changedJson).planHash
     expect(changed.stdout).toContain(`orgplane config apply --file <path> --plan ${planHash}`)

@@ -17,12 +17,16 @@ import * as CliError from "effect/cli/CliError"
 import * as Flags from "effect/cli/Flag"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import * as Yaml from "yaml"
 import * as SchemaIssue from "effect/SchemaIssue"
 import * as Commands from "../Commands.js"
 import * as Files from "../Files.js"
 import * as Inputs from "../Inputs.js"
 
 const encode = Schema.encodeSync(OrganizationDocument)
+
+/** Where an editor finds the document's JSON Schema once `@orgplane/schema` is installed beside the file. */
+const SCHEMA_PATH = "./node_modules/@orgplane/schema/organization-document.schema.json"
 
 
 const formatIssue = SchemaIssue.makeFormatterStandardSchemaV1()
@@ -37,8 +41,18 @@ const firstProblem = (issue: SchemaIssue.Issue) => {
 
 const invalidFile = (message: string) => new CliError.ValidationError({ message: `--file: ${message}` })
 
-/** The document's JSON text, read and checked with the API's own schema (unknown members refused, as the API does). */
-const decodeDocument = Schema.decodeUnknownEffect(Schema.fromJsonString(OrganizationDocument), { onExcessProperty: "error" })
+/** A document read and checked with the API's own schema (unknown members refused, as the API does). */
+const decodeDocument = Schema.decodeUnknownEffect(OrganizationDocument, { onExcessProperty: "error" })
+
+/** A file named `.yaml` or `.yml` holds YAML; any other (and stdin) JSON. */
+const isYaml = (path: string) => /\.ya?ml$/i.test(path)
+
+/** The file's text as a value: YAML or JSON by its name (YAML's core schema: no custom tags, no dates). */
+const parseText = (path: string, text: string) =>
+  Effect.try({
+    try: () => (isYaml(path) ? Yaml.parse(text, { schema: "core", merge: false, maxAliasCount: 0 }) : JSON.parse(text)),
+    catch: (error) => invalidFile(`is not ${isYaml(path) ? "YAML" : "JSON"}: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`)
+  })
 
 /** `--file <path>`: the document (`-` reads stdin), read while parsing, so a bad one is a usage error naming where. */
 const documentFile: Inputs.Flag<OrganizationDocument> = {
@@ -46,7 +60,8 @@ const documentFile: Inputs.Flag<OrganizationDocument> = {
     Flags.mapEffect((path) =>
       Effect.gen(function*() {
         const text = yield* Effect.mapError(Files.readFileOrStdin(path, PLAN_BODY_BYTES, "8 MiB, the API's body limit for a document"), invalidFile)
-        return yield* Effect.mapError(decodeDocument(text), (error) => invalidFile(firstProblem(error.issue)))
+        const value = yield* parseText(path, text)
+        return yield* Effect.mapError(decodeDocument(value), (error) => invalidFile(firstProblem(error.issue)))
       })
     )
   ),
@@ -54,20 +69,27 @@ const documentFile: Inputs.Flag<OrganizationDocument> = {
     kind: "flag",
     name: "file",
     placeholder: "<path>",
-    example: "acme.json",
-    description: "The document, as JSON (`orgplane config export` writes one); `-` reads it from stdin.",
+    example: "acme.yaml",
+    description: "The document, as YAML (a `.yaml` or `.yml` file) or JSON (`orgplane config export` writes either); `-` reads JSON from stdin.",
     optional: false,
     repeated: false
   }
 }
 
 export const exportDocument = Commands.endpoint("export", {
-  summary: "Print the active organization as its document (JSON): profile, directory, members, invitations, teams.",
-  inputs: {},
+  summary: "Print the active organization as its document (JSON, or YAML with --yaml): profile, directory, members, invitations, teams.",
+  inputs: {
+    yaml: Inputs.boolean("yaml", {
+      description: "Print it as YAML, with the line that points editors at its JSON Schema; without, JSON (what --json prints too)."
+    })
+  },
   call: (client) => client.organizationDocument.export(),
   output: OrganizationDocument,
-  // The document is what both forms print: the same JSON, indented.
-  human: (document) => JSON.stringify(encode(document), null, 2)
+  // The document is what both forms print: the same JSON, indented, or the same values as YAML.
+  human: (document, { yaml }) =>
+    yaml
+      ? `# yaml-language-server: $schema=${SCHEMA_PATH}\n${Yaml.stringify(encode(document), { lineWidth: 0 })}`.trimEnd()
+      : JSON.stringify(encode(document), null, 2)
 })
 
 export const plan = Commands.endpoint("plan", {
