@@ -87,7 +87,9 @@ const areas = {
     "identity/OrganizationsRepository",
     "invitations/InvitationsRepository",
     "members/DirectoryRepository",
-    "teams/TeamsRepository"
+    "teams/TeamsRepository",
+    "audit/Audit",
+    "audit/AuditRepository"
   ],
   policies: ["identity/Memberships"],
   // SSO sign-in makes people, members and team members as password sign-up and invitations do (JIT).

@@ -209,7 +209,7 @@ export const AUDIT_RETENTION_DEFAULT_DAYS = 365
 export const AUDIT_RETENTION_MIN_DAYS = 7
 export const AUDIT_RETENTION_MAX_DAYS = 3650
 
-const RetentionDays = Int.check(Schema.isBetween({ minimum: AUDIT_RETENTION_MIN_DAYS, maximum: AUDIT_RETENTION_MAX_DAYS })).annotate({
+export const RetentionDays = Int.check(Schema.isBetween({ minimum: AUDIT_RETENTION_MIN_DAYS, maximum: AUDIT_RETENTION_MAX_DAYS })).annotate({
   description: `Days an event is kept, ${AUDIT_RETENTION_MIN_DAYS} to ${AUDIT_RETENTION_MAX_DAYS} (${AUDIT_RETENTION_DEFAULT_DAYS} unless set): a daily job deletes older ones.`
 })
 

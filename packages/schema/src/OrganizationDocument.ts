@@ -9,6 +9,7 @@
  * two exports of one state are the same bytes. docs/config-as-code.md has the rules and what is built so far.
  */
 import * as Schema from "effect/Schema"
+import { RetentionDays } from "./Audit.js"
 import { Email, Timestamp, TrimmedText } from "./Common.js"
 import { acme, ada, edsger, exampleTime, grace } from "./Examples.js"
 import { exampleId } from "./Ids.js"
@@ -33,6 +34,12 @@ export const DocumentDirectory = Schema.Struct({
     description: "Whether plain members see each other's emails (`PUT /v1/member-directory`)."
   })
 }).annotate({ identifier: "DocumentDirectory", description: "Who sees what of the member directory." })
+
+export const DocumentAudit = Schema.Struct({
+  retentionDays: RetentionDays.annotate({
+    description: "How many days the audit log keeps its events (`PUT /v1/audit/settings`); the export writes the default, 365, when nobody set it."
+  })
+}).annotate({ identifier: "DocumentAudit", description: "The audit log's settings. Its streams are not part of the document yet." })
 
 /** A member as the document names one: by email, or by membership id for the one member that has no email. */
 export const DocumentMemberName = TrimmedText(
@@ -95,6 +102,7 @@ export const OrganizationDocument = Schema.Struct({
   }),
   organization: Schema.optionalKey(DocumentOrganization).annotateKey({ description: "Absent: the plan leaves the profile as it is." }),
   directory: Schema.optionalKey(DocumentDirectory).annotateKey({ description: "Absent: the plan leaves the setting as it is." }),
+  audit: Schema.optionalKey(DocumentAudit).annotateKey({ description: "Absent: the plan leaves the audit log's settings as they are." }),
   members: Schema.optionalKey(Schema.Array(DocumentMember).check(Schema.isMaxLength(DOCUMENT_MAX_ITEMS))).annotateKey({
     description:
       "The organization's members (removed ones not), sorted by email. Absent: the plan changes no member, even where `members` is authoritative; `[]` names none (authoritative, every member is removed)."
@@ -108,11 +116,12 @@ export const OrganizationDocument = Schema.Struct({
 }).annotate({
   identifier: "OrganizationDocument",
   description:
-    "An organization described as code: its profile, member directory, members, pending invitations and teams. The export writes every part; a document given to a plan may leave parts out.",
+    "An organization described as code: its profile, member directory, audit log settings, members, pending invitations and teams. The export writes every part; a document given to a plan may leave parts out.",
   examples: [{
     version: ORGANIZATION_DOCUMENT_VERSION,
     organization: { name: acme.name, logoUrl: null, metadata: { costCenter: "R&D-42" } },
     directory: { emailsVisibleToMembers: false },
+    audit: { retentionDays: 365 },
     members: [{ email: ada.email, role: "owner" }, { email: grace.email, role: "admin" }],
     invitations: [{ email: edsger.email, role: "member", delivery: "mailed" }],
     teams: [{ name: "Platform", externalKey: "grp-platform", members: [ada.email, grace.email] }]
@@ -124,6 +133,7 @@ export type OrganizationDocument = typeof OrganizationDocument.Type
 export type ExportedDocument = OrganizationDocument & {
   readonly organization: typeof DocumentOrganization.Type
   readonly directory: typeof DocumentDirectory.Type
+  readonly audit: typeof DocumentAudit.Type
   readonly members: ReadonlyArray<DocumentMember>
   readonly invitations: ReadonlyArray<typeof DocumentInvitation.Type>
   readonly teams: ReadonlyArray<DocumentTeam>
@@ -133,7 +143,7 @@ export const PlanDocumentRequest = Schema.Struct({ document: OrganizationDocumen
   examples: [{ document: { version: ORGANIZATION_DOCUMENT_VERSION, teams: [{ name: "Platform", externalKey: null, members: [] }] } }]
 })
 
-export const DocumentChangeKind = Schema.Literals(["organization", "directory", "member", "invitation", "team"]).annotate({
+export const DocumentChangeKind = Schema.Literals(["organization", "directory", "audit", "member", "invitation", "team"]).annotate({
   identifier: "DocumentChangeKind",
   description: "What a change is about."
 })
@@ -149,7 +159,7 @@ export const DocumentChange = Schema.Struct({
     description: "`create`: the document names what the organization does not have (a team, an invitation sent); `update`: fields differ; `delete`: an authoritative list leaves it out (a member removed, an invitation cancelled, a team deleted)."
   }),
   kind: DocumentChangeKind,
-  name: Schema.String.annotate({ description: "Which one: the member's or invitation's email, the team's name; `organization` and `directory` for those." }),
+  name: Schema.String.annotate({ description: "Which one: the member's or invitation's email, the team's name; `organization`, `directory` and `audit` for those." }),
   fields: Schema.Array(DocumentFieldChange).annotate({ description: "Every field that changes, with before and after." })
 }).annotate({ identifier: "DocumentChange" })
 export type DocumentChange = typeof DocumentChange.Type
@@ -169,7 +179,7 @@ export class OrganizationPlan extends Schema.Class<OrganizationPlan>("Organizati
     description: "The hash of the live state the plan was computed against: the export's bytes at that moment."
   }),
   changes: Schema.Array(DocumentChange).annotate({
-    description: "What applying the document changes, in the document's order (profile, directory, members, invitations, teams, each by name). Empty when the organization already is the document."
+    description: "What applying the document changes, in the document's order (profile, directory, audit settings, members, invitations, teams, each by name). Empty when the organization already is the document."
   }),
   markdown: Schema.String.annotate({ description: "The plan as Markdown, for a pull request's comment." })
 }).annotate({

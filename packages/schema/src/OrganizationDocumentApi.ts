@@ -51,6 +51,7 @@ export class OrganizationDocumentApi extends HttpApiGroup.make("organizationDocu
         "organizations.export",
         "organizations.update",
         "members.manageDirectory",
+        "audit.manage",
         "members.changeRole",
         "members.manageOwners",
         "members.remove",

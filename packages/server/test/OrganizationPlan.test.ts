@@ -25,11 +25,13 @@ const exported: fc.Arbitrary<ExportedDocument> = fc.record({
   }),
   name: word.map((name) => `Org ${name}`),
   metadata: fc.dictionary(word, word, { maxKeys: 3 }),
-  visible: fc.boolean()
-}).map(({ invited, members, metadata, name, teams, visible }) => ({
+  visible: fc.boolean(),
+  retentionDays: fc.integer({ min: 7, max: 3650 })
+}).map(({ invited, members, metadata, name, retentionDays, teams, visible }) => ({
   version: 1 as const,
   organization: { name, logoUrl: null, metadata },
   directory: { emailsVisibleToMembers: visible },
+  audit: { retentionDays },
   members: members.map(({ email, role, suspended }) => suspended ? { email, role, suspended: true as const } : { email, role })
     .sort((left, right) => byText(left.email, right.email)),
   invitations: [...invited].sort(byText).map((email) => ({ email, role: "member" as const, delivery: "shown" as const })),
@@ -95,6 +97,7 @@ describe("the planner", () => {
       version: 1,
       organization: { name: "Acme", logoUrl: null, metadata: {} },
       directory: { emailsVisibleToMembers: false },
+      audit: { retentionDays: 365 },
       members: [{ email: "ada@example.com", role: "owner" }],
       invitations: [],
       teams: [{ name: "Directory", externalKey: null, members: [], directoryManaged: true }]

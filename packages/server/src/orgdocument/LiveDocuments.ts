@@ -5,6 +5,7 @@
  * (OrganizationDocuments.ts) and the drift job (Drift.ts) acts for the system.
  */
 import {
+  AUDIT_RETENTION_DEFAULT_DAYS,
   type DocumentChange,
   DocumentDrift,
   type DocumentMember,
@@ -24,6 +25,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import { AuditRepository } from "../audit/AuditRepository.js"
 import { Memberships } from "../identity/Memberships.js"
 import { OrganizationsRepository } from "../identity/OrganizationsRepository.js"
 import { InvitationsRepository } from "../invitations/InvitationsRepository.js"
@@ -61,6 +63,7 @@ const make = Effect.gen(function*() {
   const invitationRows = yield* InvitationsRepository
   const teamRows = yield* TeamsRepository
   const documents = yield* DocumentsRepository
+  const auditRows = yield* AuditRepository
 
   /**
    * The organization as its document, and the ids of what the document names (by `Plan.matchKey`), read from
@@ -71,6 +74,7 @@ const make = Effect.gen(function*() {
     if (Option.isNone(found)) return yield* new OrganizationNotFound()
     const organization = found.value
     const emailsVisible = yield* directory.emailsVisible(organizationId)
+    const auditSettings = yield* auditRows.settings(organizationId)
     const memberList = yield* everyPage((cursor) =>
       memberships.list(organizationId, cursor === undefined ? { limit: PAGE } : { limit: PAGE, cursor }, true)
     )
@@ -98,6 +102,7 @@ const make = Effect.gen(function*() {
       version: ORGANIZATION_DOCUMENT_VERSION,
       organization: { name: organization.name, logoUrl: organization.logoUrl, metadata: sortedRecord(organization.metadata) },
       directory: { emailsVisibleToMembers: emailsVisible },
+      audit: { retentionDays: Option.match(auditSettings, { onNone: () => AUDIT_RETENTION_DEFAULT_DAYS, onSome: (settings) => settings.retentionDays }) },
       members: documentMembers,
       invitations: pending
         .map((invitation) => ({ email: invitation.email, role: invitation.role, delivery: invitation.delivery }))
@@ -127,6 +132,7 @@ const make = Effect.gen(function*() {
       switch (change.kind) {
         case "organization":
         case "directory":
+        case "audit":
           return organizationId
         case "member":
           return current.members.get(key)
@@ -143,6 +149,7 @@ const make = Effect.gen(function*() {
       const fits = (action: string) =>
         change.kind === "organization" ? action === "organization.update"
         : change.kind === "directory" ? action === "member.directory.update"
+        : change.kind === "audit" ? action === "audit.settings.update"
         : action.startsWith(`${change.kind}.`) || (change.kind === "member" && action.startsWith("scim."))
       const latest = events
         .filter((event) => event.targetId === id && fits(event.action))
@@ -174,7 +181,8 @@ export class LiveDocuments extends Context.Service<LiveDocuments>()("@orgplane/s
       DirectoryRepository.layer,
       InvitationsRepository.layer,
       TeamsRepository.layer,
-      DocumentsRepository.layer
+      DocumentsRepository.layer,
+      AuditRepository.layer
     ])
   )
 }

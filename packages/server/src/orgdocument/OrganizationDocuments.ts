@@ -32,6 +32,7 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import type * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
+import { Audit } from "../audit/Audit.js"
 import { Organizations } from "../identity/Organizations.js"
 import { now } from "../platform/Time.js"
 import { DocumentsRepository } from "./DocumentsRepository.js"
@@ -64,6 +65,7 @@ const applyOrder = (change: DocumentChange): number => {
   switch (change.kind) {
     case "organization":
     case "directory":
+    case "audit":
       return 0
     case "member":
       return change.action === "delete" ? 9 : change.fields.some((field) => field.field === "role" && field.after === "owner") ? 1 : 2
@@ -90,7 +92,15 @@ const naming = (change: DocumentChange) => <A, E, R>(effect: Effect.Effect<A, E,
   })
 
 /** The parts of the document and the actions that read them (see `mayRead`). */
-const readsOf = ["organizations.export", "organizations.read", "members.read", "members.readDirectory", "invitations.manage", "teams.read"] as const
+const readsOf = [
+  "organizations.export",
+  "organizations.read",
+  "members.read",
+  "members.readDirectory",
+  "invitations.manage",
+  "teams.read",
+  "audit.read"
+] as const
 
 const make = Effect.gen(function*() {
   const organizations = yield* Organizations
@@ -98,6 +108,7 @@ const make = Effect.gen(function*() {
   const invitations = yield* Invitations
   const teams = yield* Teams
   const recorder = yield* AuditRecorder
+  const audit = yield* Audit
   const reader = yield* LiveDocuments
   const documents = yield* DocumentsRepository
   /**
@@ -193,6 +204,8 @@ const make = Effect.gen(function*() {
           }
           case "directory":
             return recorder.recordStep("member.directory.update", [organizationId], members.setDirectorySettings(caller, document.directory!))
+          case "audit":
+            return recorder.recordStep("audit.settings.update", [organizationId], audit.setSettings(caller, document.audit!))
           case "member": {
             const id = before.members.get(key)!
             return change.action === "delete"
@@ -265,7 +278,8 @@ export class OrganizationDocuments extends Context.Service<OrganizationDocuments
       Invitations.layer,
       Teams.layer,
       LiveDocuments.layer,
-      DocumentsRepository.layer
+      DocumentsRepository.layer,
+      Audit.layer
     ])
   )
 }

@@ -93,6 +93,10 @@ export const plan = (
     const fields = differing(live.directory, document.directory, ["emailsVisibleToMembers"])
     if (fields.length > 0) changes.push({ action: "update", kind: "directory", name: "directory", fields })
   }
+  if (document.audit !== undefined) {
+    const fields = differing(live.audit, document.audit, ["retentionDays"])
+    if (fields.length > 0) changes.push({ action: "update", kind: "audit", name: "audit", fields })
+  }
 
   const liveMembers = new Map(live.members.map((member) => [matchKey(member.email), member]))
   /** The members an authoritative `members` list removes. */
@@ -189,7 +193,7 @@ export const plan = (
   return { changes: sortChanges(changes), problems }
 }
 
-const kindOrder = ["organization", "directory", "member", "invitation", "team"] as const
+const kindOrder = ["organization", "directory", "audit", "member", "invitation", "team"] as const
 
 /** The document's order: by kind, then by name. */
 const sortChanges = (changes: Array<DocumentChange>) =>

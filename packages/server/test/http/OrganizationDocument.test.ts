@@ -63,6 +63,7 @@ describe("the organization's document", () => {
       version: 1,
       organization: { name: "Acme", logoUrl: null, metadata: { alpha: "2", zeta: "1" } },
       directory: { emailsVisibleToMembers: true },
+      audit: { retentionDays: 365 },
       members: [
         { email: org.owner.email, role: "owner" },
         { email: org.admin.email, role: "admin" },
@@ -296,6 +297,7 @@ describe("applying a plan", () => {
         metadata: fc.dictionary(word, word, { maxKeys: 3 })
       }), { nil: undefined }),
       directory: fc.option(fc.record({ emailsVisibleToMembers: fc.boolean() }), { nil: undefined }),
+      audit: fc.option(fc.record({ retentionDays: fc.constantFrom(30, 365, 400) }), { nil: undefined }),
       // The owner applies, and keeps their own role.
       members: fc.option(fc.record({ admin: fc.constantFrom("admin" as const, "member" as const), member: fc.constantFrom("owner" as const, "admin" as const, "member" as const) }), { nil: undefined }),
       invitations: fc.option(fc.uniqueArray(fc.record({
@@ -308,11 +310,12 @@ describe("applying a plan", () => {
         members: fc.subarray(people),
         upper: fc.boolean()
       }), { selector: (team) => team.name.toLowerCase(), maxLength: 3 }), { nil: undefined })
-    }).map(({ authoritative, directory, invitations, members, organization, teams }): typeof OrganizationDocument.Encoded => ({
+    }).map(({ audit, authoritative, directory, invitations, members, organization, teams }): typeof OrganizationDocument.Encoded => ({
       version: 1,
       authoritative,
       ...(organization === undefined ? {} : { organization }),
       ...(directory === undefined ? {} : { directory }),
+      ...(audit === undefined ? {} : { audit }),
       ...(members === undefined ? {} : {
         members: [{ email: org.owner.email, role: "owner" }, { email: org.admin.email, role: members.admin }, { email: org.member.email, role: members.member }]
       }),
