@@ -9,12 +9,12 @@ import type { DriftChange, OrganizationId } from "@orgplane/schema"
 import * as ClusterCron from "effect/cluster/ClusterCron"
 import * as Cron from "effect/Cron"
 import * as Effect from "effect/Effect"
-import { createHash } from "node:crypto"
 import { AuditRecorder } from "../platform/AuditRecorder.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
 import { DocumentsRepository } from "./DocumentsRepository.js"
 import { LiveDocuments } from "./LiveDocuments.js"
+import * as Plan from "./Plan.js"
 
 /** The longest reason an event keeps; the rest is counted. */
 const MAX_REASON = 4000
@@ -51,7 +51,7 @@ export const check = Effect.fn("Drift.check")(function*(at: Date) {
       changes: changes.map((change) => ({ kind: change.kind, name: change.name, fields: change.fields.map((field) => ({ field: field.field })) })),
       problems: problems.map((problem) => problem.path.join("."))
     })
-    const hash = differences === 0 ? null : `sha256:${createHash("sha256").update(JSON.stringify([changes.map(({ changedBy: _, ...change }) => change), problems])).digest("hex")}`
+    const hash = differences === 0 ? null : Plan.hashOf(JSON.stringify([changes.map(({ changedBy: _, ...change }) => change), problems]))
     if (hash === found.recordedHash) continue
     yield* transaction(Effect.gen(function*() {
       yield* repository.setDrift(organizationId, hash === null ? null : { changes: summary, hash }, at)

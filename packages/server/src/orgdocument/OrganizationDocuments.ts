@@ -25,7 +25,6 @@ import {
   type ExportedDocument,
   OrganizationDocument
 } from "@orgplane/schema"
-import { createHash } from "node:crypto"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -50,10 +49,8 @@ import * as Plan from "./Plan.js"
 const encodeDocument = Schema.encodeSync(OrganizationDocument)
 const documentText = (document: ExportedDocument) => JSON.stringify(encodeDocument(document))
 
-const sha256 = (text: string) => `sha256:${createHash("sha256").update(text).digest("hex")}`
-
 /** A plan's hash: of the live state's hash and the changes, so it names one state and one set of changes. */
-const planHashOf = (liveHash: string, changes: ReadonlyArray<DocumentChange>) => sha256(`${liveHash}\n${JSON.stringify(changes)}`)
+const planHashOf = (liveHash: string, changes: ReadonlyArray<DocumentChange>) => Plan.hashOf(`${liveHash}\n${JSON.stringify(changes)}`)
 
 /**
  * The order an apply makes a plan's changes in, so that no step is refused for the want of a later one: the
@@ -126,7 +123,7 @@ const make = Effect.gen(function*() {
 
   /** The plan of `document` against the organization's document `current`, or 400 with every problem it has. */
   const planOf = (current: ExportedDocument, document: OrganizationDocument) => {
-    const liveHash = sha256(documentText(current))
+    const liveHash = Plan.hashOf(documentText(current))
     const { changes, problems } = Plan.plan(current, document)
     return problems.length > 0
       ? Effect.fail(new InvalidRequest({ details: problems.map(({ message, path }) => ({ message, path })) }))
@@ -255,7 +252,7 @@ const make = Effect.gen(function*() {
         appliedAt: yield* now,
         appliedByMembershipId: caller.membership.id
       })
-      return { changes: planned.changes, liveHash: sha256(documentText((yield* reader.live(caller.organization.id)).document)) }
+      return { changes: planned.changes, liveHash: Plan.hashOf(documentText((yield* reader.live(caller.organization.id)).document)) }
     }))
     return new AppliedPlan({ planHash, changes: applied.changes, liveHash: applied.liveHash, inviteTokens })
   })

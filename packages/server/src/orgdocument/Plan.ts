@@ -16,6 +16,7 @@ import type {
   OrganizationDocument
 } from "@orgplane/schema"
 import type * as Schema from "effect/Schema"
+import { createHash } from "node:crypto"
 
 /** A detail of the 400 a document the plan cannot take answers: where in the request, and why. */
 export interface Problem {
@@ -26,6 +27,9 @@ export interface Problem {
 type Json = Schema.Json
 
 type Field = DocumentChange["fields"][number]
+
+/** A hash as plans, applies and drift write it (`PlanHash`): `sha256:` and the hex of `text`'s SHA-256. */
+export const hashOf = (text: string) => `sha256:${createHash("sha256").update(text).digest("hex")}`
 
 /** Code point order, the same on every machine and locale: the order of the export's lists and of a plan's changes. */
 export const byText = (left: string, right: string) => left < right ? -1 : left > right ? 1 : 0

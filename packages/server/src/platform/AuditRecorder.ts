@@ -651,7 +651,6 @@ const make = Effect.gen(function*() {
             for (const id of madeIds(value)) addTarget(draft, targetOf(id))
             const event = yield* eventOf(draft, "succeeded", null)
             if (event !== undefined) yield* insert(event)
-            draft.written = true
           }).pipe(Effect.provideService(IdGenerator, ids))
         )
       )
