@@ -89,7 +89,10 @@ const areas = {
     "members/DirectoryRepository",
     "teams/TeamsRepository",
     "audit/Audit",
-    "audit/AuditRepository"
+    "audit/AuditRepository",
+    "llm/LlmProviders",
+    "llm/LlmProvidersRepository",
+    "llm/LlmConfig"
   ],
   policies: ["identity/Memberships"],
   // SSO sign-in makes people, members and team members as password sign-up and invitations do (JIT).

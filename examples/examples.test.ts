@@ -13,6 +13,7 @@ import { marked, markedCommands, showsSample } from "./run-all.js"
 import { startHost, tour } from "./src/embed-node-host.js"
 import { demoOrganization, onboard, onboardingScopes } from "./src/onboard-team.js"
 import { asCode } from "./src/organization-as-code.js"
+import { demoEnvironments, promote } from "./src/promote-document.js"
 import { drive } from "./src/agent-over-mcp.js"
 import { diagnose } from "./src/diagnose-mcp.js"
 import { demoRepository, importLocalMarketplace } from "./src/local-marketplace.js"
@@ -57,6 +58,26 @@ describe("examples", { timeout: 120_000 }, () => {
       expect(applied.inviteTokens).toEqual([{ email: "alan@example.com", inviteToken: expect.stringMatching(/^opi_/) }])
       expect(after.changes).toEqual([])
       expect(after.liveHash).toBe(applied.liveHash)
+    } finally {
+      await server.close()
+    }
+  })
+
+  it("promote-document: staging's providers and settings applied to production, secrets read from the environment", async () => {
+    const server = await TestServer.start()
+    try {
+      const tokens = await demoEnvironments(server.url)
+      await expect(promote({ baseUrl: server.url, ...tokens, environment: {} })).rejects.toThrow("env:LLM_OPENAI_API_KEY")
+      const { after, applied, plan } = await promote({ baseUrl: server.url, ...tokens, environment: { LLM_OPENAI_API_KEY: "sk-production" } })
+      expect(plan.changes.map((change) => `${change.action} ${change.kind} ${change.name}`)).toEqual(["update directory directory", "create llmProvider OpenAI"])
+      expect(plan.secrets).toEqual(["env:LLM_OPENAI_API_KEY"])
+      expect(applied.changes).toEqual(plan.changes)
+      expect(after.changes).toEqual([])
+      // Production's provider holds production's key, not staging's.
+      const production = await Http.request(server.url, "GET", "/v1/llm-providers", { token: tokens.productionToken })
+      const id = (production.body as { items: Array<{ id: string }> }).items[0]!.id
+      const connected = await Http.request(server.url, "GET", `/v1/llm-providers/${id}/connect`, { token: tokens.productionToken })
+      expect(connected.body).toMatchObject({ apiKey: "sk-production" })
     } finally {
       await server.close()
     }

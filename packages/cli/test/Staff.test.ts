@@ -418,6 +418,45 @@ describe.concurrent("orgplane members, teams and invitations", () => {
     expect(drifted.stdout).toMatch(new RegExp(`changed by: .*${owner.email.replace(".", "\\.")}.* via ses_\\w+, member\\.role\\.update at `))
   })
 
+  it("applies a document's secrets from the environment and files where it runs, only those the plan writes", async () => {
+    const owner = await Http.owner(server.url, "Secrets Org")
+    const { cli, home } = await fresh()
+    const headerFile = Path.join(home, "team.header")
+    await Fs.writeFile(headerFile, "team-a\n")
+    const document = Path.join(home, "providers.json")
+    await Fs.writeFile(document, JSON.stringify({
+      version: 1,
+      llmProviders: [{
+        name: "OpenAI",
+        catalogProviderId: "openai",
+        models: [{ id: "gpt-4o" }],
+        headers: { "X-Team": { from: `file:${headerFile}`, version: 1 } },
+        apiKey: { from: "env:CLI_OPENAI_KEY", version: 1 }
+      }]
+    }))
+    const planned = await cli(["config", "plan", "--file", document], as(owner.token))
+    expect(planned.code, planned.stderr).toBe(0)
+    expect(planned.stdout).toContain(`The apply reads these secrets where it runs: env:CLI_OPENAI_KEY, file:${headerFile}.`)
+    expect(planned.stdout).toContain("(secret set)")
+    const planHash = /Plan `(sha256:[0-9a-f]{64})`/.exec(planned.stdout)![1]!
+    const unset = await cli(["config", "apply", "--file", document, "--plan", planHash], as(owner.token))
+    expect(unset.code).toBe(2)
+    expect(unset.stderr).toContain("env:CLI_OPENAI_KEY: the environment variable is not set")
+    const applied = await cli(["config", "apply", "--file", document, "--plan", planHash], { ...as(owner.token), CLI_OPENAI_KEY: "sk-from-cli" })
+    expect(applied.code, applied.stderr).toBe(0)
+    expect(applied.stdout).toContain("create llmProvider OpenAI")
+    expect(applied.stdout).not.toContain("sk-from-cli")
+    // The provider holds the values read: the key from the environment, the header from the file without its newline.
+    const listed = await Http.request(server.url, "GET", "/v1/llm-providers", { token: owner.token })
+    const id = (listed.body as { items: Array<{ id: string }> }).items[0]!.id
+    const connected = await Http.request(server.url, "GET", `/v1/llm-providers/${id}/connect`, { token: owner.token })
+    expect(connected.body).toMatchObject({ apiKey: "sk-from-cli", headers: { "X-Team": "team-a" } })
+    // Applied, the document writes nothing: no secret is read, none is needed.
+    const again = await cli(["config", "apply", "--file", document, "--plan", planHash, "--json"], as(owner.token))
+    expect(again.code, again.stderr).toBe(0)
+    expect(json(again).changes).toEqual([])
+  })
+
   it("lists the new commands: their groups in the overview, each command on its group's page", async () => {
     const { cli } = await fresh()
     const overview = await cli(["--help"])

@@ -169,7 +169,7 @@ export const LlmHeaderValue = Schema.String.check(
 )
 
 /** What is wrong with extra headers, name by name (JSON Schema cannot say all of it about a map's keys). */
-const headersProblems = (headers: Readonly<Record<string, string>>) => {
+const headersProblems = (headers: Readonly<Record<string, unknown>>) => {
   const names = Object.keys(headers)
   if (names.length > 16) return "must have at most 16 headers"
   const issues = names.flatMap((name) => {
@@ -181,12 +181,19 @@ const headersProblems = (headers: Readonly<Record<string, string>>) => {
   return new Set(lower).size === lower.length || "must not name a header twice (names ignore case)"
 }
 
+/**
+ * The rule of extra headers' names (at most 16, each a header name orgplane does not set, once ignoring case), for
+ * any map keyed by them: the values here, secret references in an organization document.
+ */
+export const isLlmHeaderNames = <A>() =>
+  Schema.makeFilter((headers: Readonly<Record<string, A>>) => headersProblems(headers), { toJsonSchema: () => ({ maxProperties: 16 }) })
+
 export const LlmHeaders = Schema.Record(Schema.String, LlmHeaderValue).annotate({
   description:
     "Extra headers every request to the provider carries (for example `OpenAI-Organization`, `HTTP-Referer`): at most 16, names of 1 to 64 letters, digits or `-` (each once, ignoring case; not `authorization`, `x-api-key`, `anthropic-version`, `host`, `content-*`, `cookie`, ...), values of 1 to 1024 printable ASCII characters. Values are treated as credentials: stored encrypted, never read back (reads list the names only), given out by the connect read."
 }).check(
   // The names are checked here (which JSON Schema cannot say of a map's keys): documented with its bound.
-  Schema.makeFilter(headersProblems, { toJsonSchema: () => ({ maxProperties: 16 }) })
+  isLlmHeaderNames<string>()
 ).annotate({
   identifier: "LlmHeaders",
   // Published as an open object with its bound (its description not written in it).
@@ -228,19 +235,20 @@ export const LlmModelInputs = Schema.Array(LlmModelInput).check(
   })
 ).annotate({ description: "The model allow-list: 1 to 500 models, each once." })
 
-const Secret = (what: string) => TrimmedText(1, 8192, what, "^[\\x21-\\x7E]+$").check(
+/** A secret as the API takes one: printable ASCII without spaces, 1 to 8192 characters. */
+export const LlmSecret = (what: string) => TrimmedText(1, 8192, what, "^[\\x21-\\x7E]+$").check(
   Schema.makeFilter((text: string) => /^[\x21-\x7E]+$/.test(text) || "must be printable ASCII without spaces")
 )
 
 export const LlmCredentialInput = Schema.Union([
   Schema.Struct({
     type: Schema.Literal("api_key"),
-    apiKey: Secret("The API key")
+    apiKey: LlmSecret("The API key")
   }).annotate({ identifier: "LlmApiKeyCredential", examples: [{ type: "api_key" as const, apiKey: "sk-proj-example" }] }),
   Schema.Struct({
     type: Schema.Literal("oauth"),
-    accessToken: Secret("The OAuth access token"),
-    refreshToken: Schema.optionalKey(Secret("The OAuth refresh token")),
+    accessToken: LlmSecret("The OAuth access token"),
+    refreshToken: Schema.optionalKey(LlmSecret("The OAuth refresh token")),
     expiresAt: Schema.optionalKey(Schema.NullOr(Timestamp))
   }).annotate({
     identifier: "LlmOAuthCredential",
@@ -262,7 +270,7 @@ export const CreateLlmProviderRequest = Schema.Struct({
   baseUrl: Schema.optionalKey(LlmBaseUrl),
   headers: Schema.optionalKey(LlmHeaders),
   models: LlmModelInputs,
-  apiKey: Schema.optionalKey(Secret("The API key, stored encrypted (OAuth tokens: `PUT .../credential`)"))
+  apiKey: Schema.optionalKey(LlmSecret("The API key, stored encrypted (OAuth tokens: `PUT .../credential`)"))
 }).annotate({
   examples: [{
     name: "OpenAI (engineering)",

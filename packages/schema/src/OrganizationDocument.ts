@@ -10,10 +10,11 @@
  */
 import * as Schema from "effect/Schema"
 import { RetentionDays } from "./Audit.js"
-import { Email, Timestamp, TrimmedText } from "./Common.js"
+import { Email, Int, Timestamp, TrimmedText } from "./Common.js"
 import { acme, ada, edsger, exampleTime, grace } from "./Examples.js"
 import { exampleId } from "./Ids.js"
 import { InvitableRole, InvitationDelivery } from "./Invitations.js"
+import { isLlmHeaderNames, LlmApiStyle, LlmBaseUrl, LlmModelInputs, LlmProviderName } from "./LlmProviders.js"
 import { OrganizationLogoUrl, OrganizationMetadata, OrganizationName, Role } from "./Organizations.js"
 import { TeamExternalKey, TeamName } from "./Teams.js"
 
@@ -40,6 +41,34 @@ export const DocumentAudit = Schema.Struct({
     description: "How many days the audit log keeps its events (`PUT /v1/audit/settings`); the export writes the default, 365, when nobody set it."
   })
 }).annotate({ identifier: "DocumentAudit", description: "The audit log's settings. Its streams are not part of the document yet." })
+
+/** Where a secret's value comes from: an environment variable or a file, read where the apply is run (the CLI, a script). */
+export const SecretSource = Schema.String.check(
+  Schema.isMaxLength(1029),
+  Schema.isPattern(/^(env:[A-Za-z_][A-Za-z0-9_]{0,127}|file:[^\s].{0,1023})$/u, {
+    message: "must be env:NAME (an environment variable: letters, digits and _) or file:PATH (a file's whole content, one trailing newline dropped)"
+  })
+).annotate({
+  identifier: "SecretSource",
+  description: "`env:NAME`: the environment variable NAME; `file:PATH`: the file at PATH (relative to the working directory), without one trailing newline. Read by whoever applies the document, never by the server.",
+  examples: ["env:OPENAI_API_KEY", "file:secrets/openai.key"]
+})
+
+/**
+ * A secret in the document: where its value comes from, and a version counter raised to rotate it on purpose. The
+ * value itself is never in the document, a plan or the stored applied document.
+ */
+export const SecretReference = Schema.Struct({
+  from: SecretSource,
+  version: Int.check(Schema.isBetween({ minimum: 0, maximum: 1_000_000 })).annotate({
+    description: "Raised to rotate the secret: a plan whose version (or `from`) differs from the live one writes the value again (`rotated`). 0 is the value the organization holds that no document wrote (the export writes it so)."
+  })
+}).annotate({
+  identifier: "SecretReference",
+  description: "A secret by reference: its source and version, never its value.",
+  examples: [{ from: "env:OPENAI_API_KEY", version: 1 }]
+})
+export type SecretReference = typeof SecretReference.Type
 
 /** A member as the document names one: by email, or by membership id for the one member that has no email. */
 export const DocumentMemberName = TrimmedText(
@@ -84,10 +113,33 @@ export const DocumentTeam = Schema.Struct({
 }).annotate({ identifier: "DocumentTeam", description: "A team and its members." })
 export type DocumentTeam = typeof DocumentTeam.Type
 
+export const DocumentLlmProvider = Schema.Struct({
+  name: LlmProviderName,
+  catalogProviderId: Schema.NullOr(Schema.String.check(Schema.isMaxLength(64))).annotate({
+    description: "The catalog provider it starts from (`GET /v1/llm-provider-catalog`), or null for a custom one. Fixed once created."
+  }),
+  apiStyle: Schema.optionalKey(LlmApiStyle).annotateKey({
+    description: "Fixed once created. Absent: the catalog provider's (required for a custom one); the export writes it."
+  }),
+  baseUrl: Schema.optionalKey(LlmBaseUrl).annotateKey({
+    description: "Absent: the catalog provider's (required for a custom one); the export writes it."
+  }),
+  models: LlmModelInputs.annotate({
+    description: "The model allow-list, as `POST /v1/llm-providers` takes it: a figure left out is the catalog's. The export writes every known figure."
+  }),
+  headers: Schema.Record(Schema.String, SecretReference).check(isLlmHeaderNames<SecretReference>()).annotate({
+    description: "Extra headers, each value a secret reference (their values are never read back). `{}`: none."
+  }),
+  apiKey: Schema.NullOr(SecretReference).annotate({
+    description: "The API key, by reference; null for none from the document (a provider holding OAuth tokens exports null and keeps them)."
+  })
+}).annotate({ identifier: "DocumentLlmProvider", description: "An LLM provider, its allow-list and its secrets by reference. Its grants are not part of the document yet." })
+export type DocumentLlmProvider = typeof DocumentLlmProvider.Type
+
 /** The document's lists whose omissions a plan may delete. */
-export const DocumentCollection = Schema.Literals(["members", "invitations", "teams"]).annotate({
+export const DocumentCollection = Schema.Literals(["members", "invitations", "teams", "llmProviders"]).annotate({
   identifier: "DocumentCollection",
-  description: "A list of the document: `members`, `invitations` or `teams`."
+  description: "A list of the document: `members`, `invitations`, `teams` or `llmProviders`."
 })
 export type DocumentCollection = typeof DocumentCollection.Type
 
@@ -96,9 +148,9 @@ export const OrganizationDocument = Schema.Struct({
     description: "Where an editor finds this document's JSON Schema; the server ignores it."
   }),
   version: Schema.Literal(ORGANIZATION_DOCUMENT_VERSION).annotate({ description: "The document format's version." }),
-  authoritative: Schema.optionalKey(Schema.Array(DocumentCollection).check(Schema.isMaxLength(3))).annotateKey({
+  authoritative: Schema.optionalKey(Schema.Array(DocumentCollection).check(Schema.isMaxLength(4))).annotateKey({
     description:
-      "The lists whose omissions are deletes: a member, pending invitation or team that such a list leaves out is removed, cancelled or deleted by the plan. Every other list is additive (the default): what it leaves out stays. The export writes none."
+      "The lists whose omissions are deletes: a member, pending invitation, team or LLM provider that such a list leaves out is removed, cancelled or deleted by the plan. Every other list is additive (the default): what it leaves out stays. The export writes none."
   }),
   organization: Schema.optionalKey(DocumentOrganization).annotateKey({ description: "Absent: the plan leaves the profile as it is." }),
   directory: Schema.optionalKey(DocumentDirectory).annotateKey({ description: "Absent: the plan leaves the setting as it is." }),
@@ -112,11 +164,14 @@ export const OrganizationDocument = Schema.Struct({
   }),
   teams: Schema.optionalKey(Schema.Array(DocumentTeam).check(Schema.isMaxLength(DOCUMENT_MAX_TEAMS))).annotateKey({
     description: "Its teams, sorted by name. Absent: the plan changes none; `[]` names none."
+  }),
+  llmProviders: Schema.optionalKey(Schema.Array(DocumentLlmProvider).check(Schema.isMaxLength(DOCUMENT_MAX_TEAMS))).annotateKey({
+    description: "Its LLM providers, sorted by name. Absent: the plan changes none; `[]` names none."
   })
 }).annotate({
   identifier: "OrganizationDocument",
   description:
-    "An organization described as code: its profile, member directory, audit log settings, members, pending invitations and teams. The export writes every part; a document given to a plan may leave parts out.",
+    "An organization described as code: its profile, member directory, audit log settings, members, pending invitations, teams and LLM providers. The export writes every part; a document given to a plan may leave parts out.",
   examples: [{
     version: ORGANIZATION_DOCUMENT_VERSION,
     organization: { name: acme.name, logoUrl: null, metadata: { costCenter: "R&D-42" } },
@@ -124,7 +179,16 @@ export const OrganizationDocument = Schema.Struct({
     audit: { retentionDays: 365 },
     members: [{ email: ada.email, role: "owner" }, { email: grace.email, role: "admin" }],
     invitations: [{ email: edsger.email, role: "member", delivery: "mailed" }],
-    teams: [{ name: "Platform", externalKey: "grp-platform", members: [ada.email, grace.email] }]
+    teams: [{ name: "Platform", externalKey: "grp-platform", members: [ada.email, grace.email] }],
+    llmProviders: [{
+      name: "OpenAI",
+      catalogProviderId: "openai",
+      apiStyle: "openai-compatible",
+      baseUrl: "https://api.openai.com/v1",
+      models: [{ id: "gpt-4o", name: "GPT-4o", contextWindow: 128000, maxOutputTokens: 16384, cost: { input: 2.5, output: 10, cacheRead: 1.25 } }],
+      headers: {},
+      apiKey: { from: "env:OPENAI_API_KEY", version: 1 }
+    }]
   }]
 })
 export type OrganizationDocument = typeof OrganizationDocument.Type
@@ -137,13 +201,14 @@ export type ExportedDocument = OrganizationDocument & {
   readonly members: ReadonlyArray<DocumentMember>
   readonly invitations: ReadonlyArray<typeof DocumentInvitation.Type>
   readonly teams: ReadonlyArray<DocumentTeam>
+  readonly llmProviders: ReadonlyArray<DocumentLlmProvider>
 }
 
 export const PlanDocumentRequest = Schema.Struct({ document: OrganizationDocument }).annotate({
   examples: [{ document: { version: ORGANIZATION_DOCUMENT_VERSION, teams: [{ name: "Platform", externalKey: null, members: [] }] } }]
 })
 
-export const DocumentChangeKind = Schema.Literals(["organization", "directory", "audit", "member", "invitation", "team"]).annotate({
+export const DocumentChangeKind = Schema.Literals(["organization", "directory", "audit", "member", "invitation", "team", "llmProvider"]).annotate({
   identifier: "DocumentChangeKind",
   description: "What a change is about."
 })
@@ -151,7 +216,10 @@ export const DocumentChangeKind = Schema.Literals(["organization", "directory", 
 export const DocumentFieldChange = Schema.Struct({
   field: Schema.String.annotate({ description: "The document's member that changes, for example `role` or `members`." }),
   before: Schema.optionalKey(Schema.Json).annotateKey({ description: "Its live value; absent for a create." }),
-  after: Schema.optionalKey(Schema.Json).annotateKey({ description: "Its value once applied; absent for a delete." })
+  after: Schema.optionalKey(Schema.Json).annotateKey({ description: "Its value once applied; absent for a delete." }),
+  secret: Schema.optionalKey(Schema.Literals(["set", "rotated"])).annotateKey({
+    description: "For a secret (its references are `before` and `after`, never its value): `set`, written where there was none; `rotated`, written again (its version or source changed). The apply needs each one's value (`secrets`)."
+  })
 }).annotate({ identifier: "DocumentFieldChange" })
 
 export const DocumentChange = Schema.Struct({
@@ -159,7 +227,7 @@ export const DocumentChange = Schema.Struct({
     description: "`create`: the document names what the organization does not have (a team, an invitation sent); `update`: fields differ; `delete`: an authoritative list leaves it out (a member removed, an invitation cancelled, a team deleted)."
   }),
   kind: DocumentChangeKind,
-  name: Schema.String.annotate({ description: "Which one: the member's or invitation's email, the team's name; `organization`, `directory` and `audit` for those." }),
+  name: Schema.String.annotate({ description: "Which one: the member's or invitation's email, the team's or LLM provider's name; `organization`, `directory` and `audit` for those." }),
   fields: Schema.Array(DocumentFieldChange).annotate({ description: "Every field that changes, with before and after." })
 }).annotate({ identifier: "DocumentChange" })
 export type DocumentChange = typeof DocumentChange.Type
@@ -181,12 +249,16 @@ export class OrganizationPlan extends Schema.Class<OrganizationPlan>("Organizati
   changes: Schema.Array(DocumentChange).annotate({
     description: "What applying the document changes, in the document's order (profile, directory, audit settings, members, invitations, teams, each by name). Empty when the organization already is the document."
   }),
+  secrets: Schema.Array(SecretSource).annotate({
+    description: "The sources of the secrets the apply writes (`set` or `rotated`), sorted: their values go with the apply (`secrets`), read by the applier from the environment or files."
+  }),
   markdown: Schema.String.annotate({ description: "The plan as Markdown, for a pull request's comment." })
 }).annotate({
   examples: [{
     planHash: "sha256:fcde2b2edba56bf408601fb721fe9b5c338d10ee429ea04fae5511b68fbf8fb9",
     liveHash: "sha256:2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae",
     changes: [{ action: "update", kind: "member", name: grace.email, fields: [{ field: "role", before: "member", after: "admin" }] }],
+    secrets: [],
     markdown: `### orgplane plan: 0 to create, 1 to update, 0 to delete\n\nLive state \`sha256:2c26…\`.\n\n| action | kind | name | field | before | after |\n| --- | --- | --- | --- | --- | --- |\n| update | member | ${grace.email} | role | "member" | "admin" |\n`
   }]
 })) {}
@@ -195,6 +267,11 @@ export const ApplyDocumentRequest = Schema.Struct({
   document: OrganizationDocument,
   planHash: PlanHash.annotate({
     description: "The `planHash` of the plan being applied, as `POST /v1/organization/document/plan` answered it for this document."
+  }),
+  secrets: Schema.optionalKey(
+    Schema.Record(SecretSource, Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(8192))).check(Schema.isMaxProperties(1000))
+  ).annotateKey({
+    description: "The value of each secret the plan writes, by its source (the plan's `secrets`), read by the applier. Used for this apply only: never stored, logged or answered."
   })
 }).annotate({
   examples: [{

@@ -6,7 +6,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import type { DocumentTeam, ExportedDocument } from "@orgplane/schema"
 import * as fc from "fast-check"
-import { plan } from "../src/orgdocument/Plan.js"
+import { plan as planWith } from "../src/orgdocument/Plan.js"
+
+/** The planner with a catalog of no providers: these documents name no LLM provider. */
+const plan = (live: ExportedDocument, document: Parameters<typeof planWith>[1]) => planWith(live, document, { source: "test", revision: "0", providers: [] })
 
 const byText = (left: string, right: string) => left < right ? -1 : left > right ? 1 : 0
 const word = fc.stringMatching(/^[a-z][a-z0-9]{0,7}$/)
@@ -38,7 +41,8 @@ const exported: fc.Arbitrary<ExportedDocument> = fc.record({
   teams: teams.map(({ externalKey, managed, name: teamName, picks }): DocumentTeam => {
     const picked = members.length === 0 ? [] : [...new Set(picks.map((pick) => members[pick % members.length]!.email))].sort(byText)
     return managed ? { name: teamName, externalKey, members: picked, directoryManaged: true } : { name: teamName, externalKey, members: picked }
-  }).sort((left, right) => byText(left.name, right.name))
+  }).sort((left, right) => byText(left.name, right.name)),
+  llmProviders: []
 }))
 
 describe("the planner", () => {
@@ -100,7 +104,8 @@ describe("the planner", () => {
       audit: { retentionDays: 365 },
       members: [{ email: "ada@example.com", role: "owner" }],
       invitations: [],
-      teams: [{ name: "Directory", externalKey: null, members: [], directoryManaged: true }]
+      teams: [{ name: "Directory", externalKey: null, members: [], directoryManaged: true }],
+      llmProviders: []
     }
     const { problems } = plan(live, {
       version: 1,

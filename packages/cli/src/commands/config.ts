@@ -19,7 +19,10 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as Yaml from "yaml"
 import * as SchemaIssue from "effect/SchemaIssue"
+import * as Redacted from "effect/Redacted"
 import * as Commands from "../Commands.js"
+import * as CliConfig from "../Config.js"
+import { UsageError } from "../Errors.js"
 import * as Files from "../Files.js"
 import * as Inputs from "../Inputs.js"
 
@@ -70,14 +73,36 @@ const documentFile: Inputs.Flag<OrganizationDocument> = {
     name: "file",
     placeholder: "<path>",
     example: "acme.yaml",
-    description: "The document, as YAML (a `.yaml` or `.yml` file) or JSON (`orgplane config export` writes either); `-` reads JSON from stdin.",
+    description: "The document, as YAML (a `.yaml` or `.yml` file) or JSON (`orgplane config export` writes either); `-` reads JSON from stdin. Its secrets are references (`env:NAME`, `file:PATH`), read by `apply` where it runs.",
     optional: false,
     repeated: false
   }
 }
 
+/** The largest secret file read: an API key's limit, and a trailing newline. */
+const SECRET_FILE_BYTES = 8194
+
+/**
+ * A secret's value, read where its source points (`env:NAME`, `file:PATH`, the file without one trailing newline):
+ * here, by the applier, never by the server.
+ */
+const readSecret = (source: string) =>
+  source.startsWith("env:")
+    ? Effect.flatMap(Effect.orDie(CliConfig.optionalSecret(source.slice(4))), (found) =>
+      found._tag === "Some"
+        ? Effect.succeed(Redacted.value(found.value))
+        : Effect.fail(new UsageError({ message: `${source}: the environment variable is not set (the plan writes this secret)` })))
+    : Files.readFile(source.slice(5), SECRET_FILE_BYTES, "8 KiB, a secret's limit").pipe(
+      Effect.map((text) => text.replace(/\r?\n$/, "")),
+      Effect.mapError((problem) => new UsageError({ message: `${source}: ${problem}` }))
+    )
+
+/** Whether the document names any secret (an LLM provider's API key or headers). */
+const namesSecrets = (document: OrganizationDocument) =>
+  (document.llmProviders ?? []).some((provider) => provider.apiKey !== null || Object.keys(provider.headers).length > 0)
+
 export const exportDocument = Commands.endpoint("export", {
-  summary: "Print the active organization as its document (JSON, or YAML with --yaml): profile, directory, members, invitations, teams.",
+  summary: "Print the active organization as its document (JSON, or YAML with --yaml): profile, directory, members, invitations, teams, LLM providers (secrets as references).",
   inputs: {
     yaml: Inputs.boolean("yaml", {
       description: "Print it as YAML, with the line that points editors at its JSON Schema; without, JSON (what --json prints too)."
@@ -98,7 +123,13 @@ export const plan = Commands.endpoint("plan", {
   call: (client, { document }) => client.organizationDocument.plan({ payload: { document } }),
   output: OrganizationPlan,
   // The plan, then the hash `apply` is given to make exactly it.
-  human: (planned) => `${planned.markdown.trimEnd()}\n\nPlan \`${planned.planHash}\`: apply it with \`orgplane config apply --file <path> --plan ${planned.planHash}\`.`
+  human: (planned) =>
+    [
+      planned.markdown.trimEnd(),
+      "",
+      ...(planned.secrets.length === 0 ? [] : [`The apply reads these secrets where it runs: ${planned.secrets.join(", ")}.`]),
+      `Plan \`${planned.planHash}\`: apply it with \`orgplane config apply --file <path> --plan ${planned.planHash}\`.`
+    ].join("\n")
 })
 
 export const apply = Commands.endpoint("apply", {
@@ -111,7 +142,15 @@ export const apply = Commands.endpoint("apply", {
       schema: PlanHash
     })
   },
-  call: (client, { document, planHash }) => client.organizationDocument.apply({ payload: { document, planHash } }),
+  // The secrets the plan writes (only those) are read here and go with the apply; the plan says which.
+  call: (client, { document, planHash }) =>
+    Effect.gen(function*() {
+      const sources = namesSecrets(document) ? (yield* client.organizationDocument.plan({ payload: { document } })).secrets : []
+      const values = yield* Effect.forEach(sources, (source) => Effect.map(readSecret(source), (value) => [source, value] as const))
+      return yield* client.organizationDocument.apply({
+        payload: { document, planHash, ...(values.length === 0 ? {} : { secrets: Object.fromEntries(values) }) }
+      })
+    }),
   output: AppliedPlan,
   human: (applied) =>
     [

@@ -62,22 +62,17 @@ const StoredHeaders = Schema.fromJsonString(Schema.Record(Schema.String, Schema.
 /** A provider's stored columns: a row, or a reader's view of one (which adds the reader's rank). */
 type ProviderColumns = Omit<LlmProviderView, "accessRank" | "usable">
 
-/** The allow-list as stored: each model's figures, the override given, else the catalog's, else null. */
-export const resolveModels = (
+/**
+ * The allow-list as stored: each model's figures, the override given, else the catalog's, else null; and the indexes
+ * of the models a catalog provider does not have.
+ */
+export const modelsOf = (
   inputs: ReadonlyArray<LlmModelInput>,
   catalog: LlmCatalogProvider | undefined
-): Effect.Effect<ReadonlyArray<LlmModel>, InvalidRequest> => {
+): { readonly models: ReadonlyArray<LlmModel>; readonly unknown: ReadonlyArray<number> } => {
   const known = new Map(catalog?.models.map((model) => [model.id, model]))
   const unknown = catalog === undefined ? [] : inputs.flatMap((input, index) => known.has(input.id) ? [] : [index])
-  if (catalog !== undefined && unknown.length > 0) {
-    return Effect.fail(new InvalidRequest({
-      details: unknown.map((index) => ({
-        path: ["models", index, "id"],
-        message: `is not a model of the catalog provider "${catalog.id}" (GET /v1/llm-provider-catalog?provider=${catalog.id} lists them)`
-      }))
-    }))
-  }
-  return Effect.succeed(inputs.map((input) => {
+  const models = inputs.map((input) => {
     const entry = known.get(input.id)
     const cost = input.cost === undefined
       ? entry?.cost ?? null
@@ -89,7 +84,23 @@ export const resolveModels = (
       maxOutputTokens: input.maxOutputTokens ?? entry?.maxOutputTokens ?? null,
       cost
     }
-  }))
+  })
+  return { models, unknown }
+}
+
+/** Why a model is refused: not one of the catalog provider's. */
+export const unknownModelMessage = (catalog: LlmCatalogProvider) =>
+  `is not a model of the catalog provider "${catalog.id}" (GET /v1/llm-provider-catalog?provider=${catalog.id} lists them)`
+
+/** The allow-list as stored (`modelsOf`), or 400 naming each model the catalog provider does not have. */
+export const resolveModels = (
+  inputs: ReadonlyArray<LlmModelInput>,
+  catalog: LlmCatalogProvider | undefined
+): Effect.Effect<ReadonlyArray<LlmModel>, InvalidRequest> => {
+  const { models, unknown } = modelsOf(inputs, catalog)
+  return catalog !== undefined && unknown.length > 0
+    ? Effect.fail(new InvalidRequest({ details: unknown.map((index) => ({ path: ["models", index, "id"], message: unknownModelMessage(catalog) })) }))
+    : Effect.succeed(models)
 }
 
 const toApi = (row: ProviderColumns, rank: number) =>

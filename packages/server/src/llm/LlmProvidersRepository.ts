@@ -135,6 +135,16 @@ const make = Effect.gen(function*() {
   const list = (organizationId: OrganizationId, query: Keyset.PageQuery & { readonly scope?: string | undefined }, reader: Reader) =>
     Keyset.page(byCreation, query, (page) => listStatement({ organizationId, page, reader }))
 
+  const allStatement = findAll({
+    Request: OrganizationId,
+    Result: LlmProviderRow,
+    execute: (organizationId) =>
+      sql`SELECT ${columns} FROM llm_providers p WHERE p.organization_id = ${organizationId} ORDER BY lower(p.name), p.id`
+  })
+
+  /** Every provider of the organization, whoever reads (the organization's document; its reader checks authority). */
+  const all = (organizationId: OrganizationId) => allStatement(organizationId)
+
   const lockStatement = findOne({
     Request: Scoped,
     Result: LlmProviderRow,
@@ -176,7 +186,7 @@ const make = Effect.gen(function*() {
       (rows) => rows.length > 0
     )
 
-  return { insert, view, list, lock, update, setCredential, touch, remove } as const
+  return { insert, view, list, all, lock, update, setCredential, touch, remove } as const
 })
 
 export class LlmProvidersRepository extends Context.Service<LlmProvidersRepository>()("@orgplane/server/llm/LlmProvidersRepository", { make }) {

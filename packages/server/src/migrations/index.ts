@@ -48,6 +48,7 @@ import invitationDelivery from "./0047_invitation_delivery.js"
 import componentFileModes from "./0048_component_file_modes.js"
 import auditPlanHash from "./0049_audit_plan_hash.js"
 import organizationDocuments from "./0050_organization_documents.js"
+import documentSecrets from "./0051_document_secrets.js"
 
 export const migrations: ReadonlyArray<Migration> = [
   { id: 1, name: "identity", up: identity },
@@ -97,7 +98,8 @@ export const migrations: ReadonlyArray<Migration> = [
   { id: 47, name: "invitation_delivery", up: invitationDelivery },
   { id: 48, name: "component_file_modes", up: componentFileModes },
   { id: 49, name: "audit_plan_hash", up: auditPlanHash },
-  { id: 50, name: "organization_documents", up: organizationDocuments }
+  { id: 50, name: "organization_documents", up: organizationDocuments },
+  { id: 51, name: "document_secrets", up: documentSecrets }
 ]
 
 /**

@@ -1,6 +1,7 @@
 /**
- * Storage of each organization's last applied document (migration 0050), what drift is measured against, and the
- * audit log's last change of each resource a drift names (its attribution).
+ * Storage of each organization's last applied document (migration 0050), what drift is measured against, the
+ * references its secrets were written from (migration 0051), and the audit log's last change of each resource a drift
+ * names (its attribution).
  */
 import type { OrganizationId } from "@orgplane/schema"
 import * as Context from "effect/Context"
@@ -28,6 +29,14 @@ export interface ChangeRow {
   readonly actorId: string
   readonly actorLabel: string | null
   readonly credentialId: string | null
+}
+
+/** The references an apply wrote a resource's secret field from, and the fingerprint of its ciphertext then. */
+export interface SecretRow {
+  readonly resourceId: string
+  readonly field: string
+  readonly refs: string
+  readonly fingerprint: string
 }
 
 const make = Effect.gen(function*() {
@@ -91,7 +100,28 @@ const make = Effect.gen(function*() {
         ORDER BY t.target_id, e.action, e.occurred_at DESC, e.id DESC`
   })
 
-  return { save, find, applied, setDrift, lastChanges } as const
+  /** The organization's document secrets (`refs` as JSON text). */
+  const secrets = Effect.fn("DocumentsRepository.secrets")(function*(organizationId: OrganizationId) {
+    return yield* sql<SecretRow>`
+        SELECT resource_id, field, refs::text AS refs, fingerprint FROM organization_document_secrets
+        WHERE organization_id = ${organizationId}`
+  })
+
+  /** Keeps what an apply wrote a secret field from (`refs`, JSON), beside its ciphertext's fingerprint. */
+  const saveSecret = Effect.fn("DocumentsRepository.saveSecret")(function*(input: SecretRow & { readonly organizationId: OrganizationId }) {
+    yield* sql`INSERT INTO organization_document_secrets (organization_id, resource_id, field, refs, fingerprint)
+        VALUES (${input.organizationId}, ${input.resourceId}, ${input.field}, ${input.refs}::jsonb, ${input.fingerprint})
+        ON CONFLICT (organization_id, resource_id, field) DO UPDATE SET refs = EXCLUDED.refs, fingerprint = EXCLUDED.fingerprint`
+  })
+
+  /** Forgets the secrets of resources that are gone (deleted by an apply or outside it). */
+  const forgetSecrets = Effect.fn("DocumentsRepository.forgetSecrets")(function*(organizationId: OrganizationId, keep: ReadonlyArray<string>) {
+    yield* keep.length === 0
+      ? sql`DELETE FROM organization_document_secrets WHERE organization_id = ${organizationId}`
+      : sql`DELETE FROM organization_document_secrets WHERE organization_id = ${organizationId} AND resource_id NOT IN ${sql.in(keep)}`
+  })
+
+  return { save, find, applied, setDrift, lastChanges, secrets, saveSecret, forgetSecrets } as const
 })
 
 export class DocumentsRepository extends Context.Service<DocumentsRepository>()("@orgplane/server/orgdocument/DocumentsRepository", { make }) {

@@ -18,7 +18,7 @@ export const OrganizationDocumentHttp = group(Api, "organizationDocument", (hand
       .handle("export", () => Effect.flatMap(Effect.service(CurrentMember), (caller) => documents.export(caller)))
       .handle("plan", ({ payload }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => documents.plan(caller, payload.document)))
       .handle("apply", ({ payload }) =>
-        Effect.flatMap(Effect.service(CurrentMember), (caller) => documents.apply(caller, payload.document, payload.planHash)))
+        Effect.flatMap(Effect.service(CurrentMember), (caller) => documents.apply(caller, payload.document, payload.planHash, payload.secrets ?? {})))
       .handle("drift", () => Effect.flatMap(Effect.service(CurrentMember), (caller) => documents.drift(caller)))
   }))
 

@@ -8,6 +8,7 @@ import {
   AUDIT_RETENTION_DEFAULT_DAYS,
   type DocumentChange,
   DocumentDrift,
+  type DocumentLlmProvider,
   type DocumentMember,
   type DocumentTeam,
   type Cursor,
@@ -18,6 +19,7 @@ import {
   OrganizationDocument,
   type OrganizationId,
   OrganizationNotFound,
+  type SecretReference,
   type TeamId
 } from "@orgplane/schema"
 import * as Context from "effect/Context"
@@ -29,10 +31,12 @@ import { AuditRepository } from "../audit/AuditRepository.js"
 import { Memberships } from "../identity/Memberships.js"
 import { OrganizationsRepository } from "../identity/OrganizationsRepository.js"
 import { InvitationsRepository } from "../invitations/InvitationsRepository.js"
+import { LlmConfig } from "../llm/LlmConfig.js"
+import { type LlmProviderRow, LlmProvidersRepository } from "../llm/LlmProvidersRepository.js"
 import { DirectoryRepository } from "../members/DirectoryRepository.js"
 import { now } from "../platform/Time.js"
 import { TeamsRepository } from "../teams/TeamsRepository.js"
-import { DocumentsRepository } from "./DocumentsRepository.js"
+import { DocumentsRepository, type SecretRow } from "./DocumentsRepository.js"
 import * as Plan from "./Plan.js"
 
 /** The largest page the lists serve. */
@@ -50,11 +54,61 @@ const everyPage = <A, E, R>(
   return from(undefined, [])
 }
 
+/** The actions that change an LLM provider (its reads and tests change nothing). */
+const llmChanges = new Set(["llm_provider.create", "llm_provider.update", "llm_provider.credential.set", "llm_provider.delete"])
+
 /** A stored document, as the apply was given it. */
 const decodeStored = Schema.decodeUnknownEffect(Schema.fromJsonString(OrganizationDocument))
 
 const sortedRecord = (record: Readonly<Record<string, string>>): Record<string, string> =>
   Object.fromEntries(Object.keys(record).sort(Plan.byText).map((key) => [key, record[key]!]))
+
+/** What a stored `refs` holds: one reference (an API key), or one per header name. */
+const StoredRefs = Schema.fromJsonString(Schema.Union([
+  Schema.Struct({ from: Schema.String, version: Schema.Number }),
+  Schema.Record(Schema.String, Schema.Struct({ from: Schema.String, version: Schema.Number }))
+]))
+const decodeRefs = Schema.decodeUnknownSync(StoredRefs)
+
+/** An environment variable's name made of words: `OpenAI (eng)` and `api key` give `OPENAI_ENG_API_KEY`. */
+const variableName = (...words: ReadonlyArray<string>) =>
+  words.map((word) => word.toUpperCase().replace(/[^A-Z0-9]+/g, "_").replace(/^_+|_+$/g, "")).filter((word) => word !== "").join("_").slice(0, 120)
+
+/** Where the export says a secret no document wrote comes from: an environment variable named after it. */
+export const defaultSource = (provider: string, secret: string) => `env:LLM_${variableName(provider, secret)}`
+
+/** The fingerprint of a secret's ciphertext: it changes whenever the secret is written, by a document or not. */
+export const fingerprintOf = (ciphertext: string | null) => ciphertext === null ? null : Plan.hashOf(ciphertext)
+
+/**
+ * An LLM provider as its document: its secrets by the references an apply last wrote them from, version 0 where the
+ * value was written since outside a document (its ciphertext is not the one the apply fingerprinted) or never by one.
+ */
+const llmProviderOf = (row: LlmProviderRow, stored: ReadonlyMap<string, SecretRow>): DocumentLlmProvider => {
+  const keyRow = stored.get(`${row.id}\napiKey`)
+  const keyRefs = keyRow === undefined ? undefined : decodeRefs(keyRow.refs)
+  const keyCurrent = keyRow !== undefined && keyRow.fingerprint === fingerprintOf(row.credentialCiphertext)
+  const apiKey: SecretReference | null = row.credentialType !== "api_key" ? null : {
+    from: keyRefs !== undefined && "from" in keyRefs && typeof keyRefs.from === "string" ? keyRefs.from : defaultSource(row.name, "API key"),
+    version: keyCurrent && keyRefs !== undefined && typeof keyRefs.version === "number" ? keyRefs.version : 0
+  }
+  const headerRow = stored.get(`${row.id}\nheaders`)
+  const headerRefs = headerRow === undefined ? {} : decodeRefs(headerRow.refs) as Record<string, { from: string; version: number }>
+  const headersCurrent = headerRow !== undefined && headerRow.fingerprint === fingerprintOf(row.headersCiphertext)
+  const headers = Object.fromEntries([...row.headerNames].sort(Plan.byText).map((name): [string, SecretReference] => {
+    const ref = headerRefs[name]
+    return [name, { from: ref?.from ?? defaultSource(row.name, name), version: headersCurrent && ref !== undefined ? ref.version : 0 }]
+  }))
+  return {
+    name: row.name,
+    catalogProviderId: row.catalogProviderId,
+    apiStyle: row.apiStyle,
+    baseUrl: row.baseUrl,
+    models: Plan.documentModels(row.models),
+    headers,
+    apiKey
+  }
+}
 
 const make = Effect.gen(function*() {
   const organizationRows = yield* OrganizationsRepository
@@ -64,6 +118,8 @@ const make = Effect.gen(function*() {
   const teamRows = yield* TeamsRepository
   const documents = yield* DocumentsRepository
   const auditRows = yield* AuditRepository
+  const llmRows = yield* LlmProvidersRepository
+  const { catalog } = yield* LlmConfig
 
   /**
    * The organization as its document, and the ids of what the document names (by `Plan.matchKey`), read from
@@ -83,6 +139,8 @@ const make = Effect.gen(function*() {
       invitationRows.list(organizationId, cursor === undefined ? { limit: PAGE, status: "pending" } : { limit: PAGE, status: "pending", cursor }, at)
     )
     const teamList = yield* everyPage((cursor) => teamRows.list(organizationId, cursor === undefined ? { limit: PAGE } : { limit: PAGE, cursor }))
+    const providers = yield* llmRows.all(organizationId)
+    const secrets = new Map((yield* documents.secrets(organizationId)).map((row) => [`${row.resourceId}\n${row.field}`, row]))
 
     const names = new Map<MembershipId, string>(memberList.map((member) => [member.id, member.email ?? member.id]))
     const documentMembers = memberList.map((member): DocumentMember => {
@@ -107,13 +165,19 @@ const make = Effect.gen(function*() {
       invitations: pending
         .map((invitation) => ({ email: invitation.email, role: invitation.role, delivery: invitation.delivery }))
         .sort((left, right) => Plan.byText(left.email, right.email)),
-      teams: documentTeams
+      teams: documentTeams,
+      llmProviders: providers.map((row) => llmProviderOf(row, secrets)).sort((left, right) => Plan.byText(left.name, right.name))
     } satisfies ExportedDocument
     return {
       document,
       members: new Map(memberList.map((member) => [Plan.matchKey(member.email ?? member.id), member.id])),
       invitations: new Map<string, InvitationId>(pending.map((invitation) => [Plan.matchKey(invitation.email), invitation.id])),
-      teams: new Map<string, TeamId>(teamList.map((team) => [Plan.matchKey(team.name), team.id]))
+      teams: new Map<string, TeamId>(teamList.map((team) => [Plan.matchKey(team.name), team.id])),
+      llmProviders: new Map(providers.map((row) => [Plan.matchKey(row.name), {
+        id: row.id,
+        apiKey: fingerprintOf(row.credentialCiphertext),
+        headers: fingerprintOf(row.headersCiphertext)
+      }]))
     }
   })
 
@@ -126,7 +190,7 @@ const make = Effect.gen(function*() {
     if (stored === undefined) return undefined
     const document = yield* Effect.orDie(decodeStored(stored.document))
     const current = yield* live(organizationId)
-    const { changes, problems } = Plan.plan(current.document, document)
+    const { changes, problems } = Plan.plan(current.document, document, catalog)
     const idOf = (change: DocumentChange): string | undefined => {
       const key = Plan.matchKey(change.name)
       switch (change.kind) {
@@ -140,6 +204,8 @@ const make = Effect.gen(function*() {
           return current.invitations.get(key)
         case "team":
           return current.teams.get(key)
+        case "llmProvider":
+          return current.llmProviders.get(key)?.id
       }
     }
     const ids = [...new Set(changes.flatMap((change) => idOf(change) ?? []))]
@@ -150,6 +216,7 @@ const make = Effect.gen(function*() {
         change.kind === "organization" ? action === "organization.update"
         : change.kind === "directory" ? action === "member.directory.update"
         : change.kind === "audit" ? action === "audit.settings.update"
+        : change.kind === "llmProvider" ? llmChanges.has(action)
         : action.startsWith(`${change.kind}.`) || (change.kind === "member" && action.startsWith("scim."))
       const latest = events
         .filter((event) => event.targetId === id && fits(event.action))
@@ -170,7 +237,7 @@ const make = Effect.gen(function*() {
     return { report, recordedHash: stored.driftHash, ids }
   })
 
-  return { live, driftOf } as const
+  return { live, driftOf, catalog } as const
 })
 
 export class LiveDocuments extends Context.Service<LiveDocuments>()("@orgplane/server/orgdocument/LiveDocuments", { make }) {
@@ -181,6 +248,7 @@ export class LiveDocuments extends Context.Service<LiveDocuments>()("@orgplane/s
       DirectoryRepository.layer,
       InvitationsRepository.layer,
       TeamsRepository.layer,
+      LlmProvidersRepository.layer,
       DocumentsRepository.layer,
       AuditRepository.layer
     ])

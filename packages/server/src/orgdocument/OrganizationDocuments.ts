@@ -23,7 +23,10 @@ import {
   OrganizationPlan,
   type MemberContext,
   type ExportedDocument,
-  OrganizationDocument
+  LlmHeaderValue,
+  LlmSecret,
+  OrganizationDocument,
+  type SecretReference
 } from "@orgplane/schema"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -40,6 +43,7 @@ import { AuditRecorder, describe } from "../platform/AuditRecorder.js"
 import type { IdGenerator } from "../platform/Ids.js"
 import { lockLimit, orUnavailable, transactionThen } from "../platform/Sql.js"
 import { Invitations } from "../invitations/Invitations.js"
+import { LlmProviders } from "../llm/LlmProviders.js"
 import { Members } from "../members/Members.js"
 import { authorize } from "../platform/Principal.js"
 import { Teams } from "../teams/Teams.js"
@@ -70,11 +74,13 @@ const applyOrder = (change: DocumentChange): number => {
       return change.action === "delete" ? 3 : 4
     case "team":
       return change.action === "delete" ? 5 : change.action === "update" ? 6 : 7
+    case "llmProvider":
+      return change.action === "delete" ? 8 : 8.5
   }
 }
 
 /** What a change's service may refuse it with. */
-type StepError = Forbidden | Conflict | NotFound | OrganizationNotFound | Unauthorized | ServiceUnavailable | SqlError
+type StepError = Forbidden | Conflict | NotFound | OrganizationNotFound | Unauthorized | ServiceUnavailable | InvalidRequest | SqlError
 
 /** Roles from the least to the most. */
 const rank = { member: 0, admin: 1, owner: 2 } as const
@@ -85,6 +91,7 @@ const naming = (change: DocumentChange) => <A, E, R>(effect: Effect.Effect<A, E,
     const where = `${change.kind} "${change.name}" (${change.action})`
     if (error instanceof Conflict) return new Conflict({ error: error.error, message: `${where}: ${error.message}` })
     if (error instanceof Forbidden) return new Forbidden({ reason: error.reason, message: `${where}: ${error.message}` })
+    if (error instanceof InvalidRequest) return new InvalidRequest({ details: error.details.map((detail) => ({ ...detail, message: `${where}: ${detail.message}` })) })
     return error
   })
 
@@ -96,14 +103,20 @@ const readsOf = [
   "members.readDirectory",
   "invitations.manage",
   "teams.read",
-  "audit.read"
+  "audit.read",
+  "llmProviders.create"
 ] as const
+
+/** Whether a secret's value is one its field takes (an API key, a header value); the value is never echoed. */
+const apiKeyValue = Schema.is(LlmSecret("The API key"))
+const headerValue = Schema.is(LlmHeaderValue)
 
 const make = Effect.gen(function*() {
   const organizations = yield* Organizations
   const members = yield* Members
   const invitations = yield* Invitations
   const teams = yield* Teams
+  const llm = yield* LlmProviders
   const recorder = yield* AuditRecorder
   const audit = yield* Audit
   const reader = yield* LiveDocuments
@@ -124,10 +137,10 @@ const make = Effect.gen(function*() {
   /** The plan of `document` against the organization's document `current`, or 400 with every problem it has. */
   const planOf = (current: ExportedDocument, document: OrganizationDocument) => {
     const liveHash = Plan.hashOf(documentText(current))
-    const { changes, problems } = Plan.plan(current, document)
+    const { changes, problems } = Plan.plan(current, document, reader.catalog)
     return problems.length > 0
       ? Effect.fail(new InvalidRequest({ details: problems.map(({ message, path }) => ({ message, path })) }))
-      : Effect.succeed({ liveHash, changes, planHash: planHashOf(liveHash, changes) })
+      : Effect.succeed({ liveHash, changes, planHash: planHashOf(liveHash, changes), secrets: Plan.secretsOf(changes) })
   }
 
   /**
@@ -136,8 +149,8 @@ const make = Effect.gen(function*() {
    */
   const plan = Effect.fn("OrganizationDocuments.plan")(function*(caller: MemberContext, document: OrganizationDocument) {
     yield* mayRead(caller)
-    const { changes, liveHash, planHash } = yield* planOf((yield* orUnavailable(reader.live(caller.organization.id))).document, document)
-    return new OrganizationPlan({ planHash, liveHash, changes, markdown: Plan.markdown(liveHash, changes) })
+    const { changes, liveHash, planHash, secrets } = yield* planOf((yield* orUnavailable(reader.live(caller.organization.id))).document, document)
+    return new OrganizationPlan({ planHash, liveHash, changes, secrets, markdown: Plan.markdown(liveHash, changes) })
   })
 
   /** Refuses a plan that removes its applier or lowers their role: nobody else may be able to undo it. */
@@ -159,10 +172,76 @@ const make = Effect.gen(function*() {
   }
 
   /**
+   * 400 unless `secrets` holds a value for each source the plan writes, each a value its field takes (an API key,
+   * a header's value); the values are never echoed.
+   */
+  const secretsGiven = (changes: ReadonlyArray<DocumentChange>, secrets: Readonly<Record<string, string>>) => {
+    const problems: Array<{ readonly path: ReadonlyArray<string>; readonly message: string }> = []
+    for (const change of changes) {
+      for (const field of change.fields) {
+        if (field.secret === undefined) continue
+        const after = field.after as Record<string, SecretReference> | SecretReference
+        const uses = field.field === "apiKey"
+          ? [{ reference: after as SecretReference, fits: apiKeyValue, what: "an API key: printable ASCII without spaces, 1 to 8192 characters" }]
+          : Object.values(after as Record<string, SecretReference>).map((reference) => ({
+            reference,
+            fits: headerValue,
+            what: "a header value: 1 to 1024 printable ASCII characters"
+          }))
+        for (const { fits, reference, what } of uses) {
+          const value = secrets[reference.from]
+          const message = value === undefined
+            ? `is needed: the plan writes ${change.kind} "${change.name}"'s ${field.field} from it (${field.secret})`
+            : fits(value) ? undefined : `is not ${what} (for ${change.kind} "${change.name}"'s ${field.field})`
+          if (message !== undefined && !problems.some((problem) => problem.path[1] === reference.from)) problems.push({ path: ["secrets", reference.from], message })
+        }
+      }
+    }
+    return problems.length === 0
+      ? Effect.void
+      : Effect.fail(new InvalidRequest({ details: problems.sort((left, right) => Plan.byText(left.path[1]!, right.path[1]!)) }))
+  }
+
+  /**
+   * Keeps the sources each secret the plan wrote came from, with its ciphertext's fingerprint now (so the export
+   * reads their versions back until the secret is written outside a document), and forgets those of providers gone.
+   */
+  const keepSecretSources = Effect.fnUntraced(function*(
+    organizationId: MemberContext["organization"]["id"],
+    changes: ReadonlyArray<DocumentChange>,
+    wanted: ReadonlyMap<string, NonNullable<OrganizationDocument["llmProviders"]>[number]>
+  ) {
+    const written = yield* reader.live(organizationId)
+    for (const change of changes) {
+      if (change.kind !== "llmProvider" || change.action === "delete") continue
+      const provider = wanted.get(Plan.matchKey(change.name))!
+      const stored = written.llmProviders.get(Plan.matchKey(change.name))!
+      for (const field of change.fields) {
+        if (field.secret === undefined) continue
+        const fingerprint = field.field === "apiKey" ? stored.apiKey : stored.headers
+        if (fingerprint === null) continue
+        yield* documents.saveSecret({
+          organizationId,
+          resourceId: stored.id,
+          field: field.field,
+          refs: JSON.stringify(field.field === "apiKey" ? provider.apiKey : provider.headers),
+          fingerprint
+        })
+      }
+    }
+    yield* documents.forgetSecrets(organizationId, [...written.llmProviders.values()].map((provider) => provider.id))
+  })
+
+  /**
    * `POST /v1/organization/document/apply`: the plan of `document` whose hash is `planHash`, made in one
    * transaction (see the module comment). Once applied, applying again changes nothing and succeeds.
    */
-  const apply = Effect.fn("OrganizationDocuments.apply")(function*(caller: MemberContext, document: OrganizationDocument, planHash: string) {
+  const apply = Effect.fn("OrganizationDocuments.apply")(function*(
+    caller: MemberContext,
+    document: OrganizationDocument,
+    planHash: string,
+    secrets: Readonly<Record<string, string>>
+  ) {
     yield* mayRead(caller)
     yield* describe({ planHash })
     const inviteTokens: Array<{ readonly email: string; readonly inviteToken: string }> = []
@@ -179,11 +258,14 @@ const make = Effect.gen(function*() {
         })
       }
       yield* keepsApplier(caller, before.document, planned.changes)
+      yield* secretsGiven(planned.changes, secrets)
       const wanted = {
         members: new Map((document.members ?? []).map((member) => [Plan.matchKey(member.email), member])),
         invitations: new Map((document.invitations ?? []).map((invitation) => [Plan.matchKey(invitation.email), invitation])),
-        teams: new Map((document.teams ?? []).map((team) => [Plan.matchKey(team.name), team]))
+        teams: new Map((document.teams ?? []).map((team) => [Plan.matchKey(team.name), team])),
+        llmProviders: new Map((document.llmProviders ?? []).map((provider) => [Plan.matchKey(provider.name), provider]))
       }
+      const valueOf = (reference: SecretReference) => secrets[reference.from]!
       const memberIds = (names: ReadonlyArray<string>) => names.map((name) => before.members.get(Plan.matchKey(name))!)
       const changed = (change: DocumentChange, field: string) => change.fields.some((each) => each.field === field)
 
@@ -240,10 +322,47 @@ const make = Effect.gen(function*() {
               ...(changed(change, "members") ? { memberIds: memberIds(team.members) } : {})
             }))
           }
+          case "llmProvider": {
+            if (change.action === "delete") {
+              const id = before.llmProviders.get(key)!.id
+              return recorder.recordStep("llm_provider.delete", [id], llm.remove(caller, id))
+            }
+            const provider = wanted.llmProviders.get(key)!
+            const headers = () => Object.fromEntries(Object.entries(provider.headers).map(([name, reference]) => [name, valueOf(reference)]))
+            if (change.action === "create") {
+              const fromCatalog = reader.catalog.providers.find((entry) => entry.id === provider.catalogProviderId)
+              return recorder.recordStep("llm_provider.create", [], llm.create(caller, {
+                name: provider.name,
+                ...(provider.catalogProviderId === null ? {} : { catalogProviderId: provider.catalogProviderId }),
+                ...(provider.apiStyle === undefined ? {} : { apiStyle: provider.apiStyle }),
+                // The catalog's own base URL is its default: given only when it differs (a URL given is checked).
+                ...(provider.baseUrl === undefined || provider.baseUrl === fromCatalog?.baseUrl ? {} : { baseUrl: provider.baseUrl }),
+                headers: headers(),
+                models: provider.models,
+                ...(provider.apiKey === null ? {} : { apiKey: valueOf(provider.apiKey) })
+              }))
+            }
+            const id = before.llmProviders.get(key)!.id
+            const update = ["name", "baseUrl", "models", "headers"].some((field) => changed(change, field))
+              ? recorder.recordStep("llm_provider.update", [id], llm.update(caller, id, {
+                ...(changed(change, "name") ? { name: provider.name } : {}),
+                ...(changed(change, "baseUrl") && provider.baseUrl !== undefined ? { baseUrl: provider.baseUrl } : {}),
+                ...(changed(change, "models") ? { models: provider.models } : {}),
+                ...(changed(change, "headers") ? { headers: headers() } : {})
+              }))
+              : Effect.void
+            const credential = changed(change, "apiKey") && provider.apiKey !== null
+              ? recorder.recordStep("llm_provider.credential.set", [id], llm.setCredential(caller, id, { type: "api_key", apiKey: valueOf(provider.apiKey) }))
+              : Effect.void
+            return Effect.andThen(update, credential)
+          }
         }
       }
       const ordered = [...planned.changes].sort((left, right) => applyOrder(left) - applyOrder(right))
       for (const change of ordered) yield* naming(change)(step(change))
+      if (planned.changes.some((change) => change.kind === "llmProvider")) {
+        yield* keepSecretSources(caller.organization.id, planned.changes, wanted.llmProviders)
+      }
       // What drift is measured against from now on: the document as given.
       yield* documents.save({
         organizationId: caller.organization.id,
@@ -274,6 +393,7 @@ export class OrganizationDocuments extends Context.Service<OrganizationDocuments
       Members.layer,
       Invitations.layer,
       Teams.layer,
+      LlmProviders.layer,
       LiveDocuments.layer,
       DocumentsRepository.layer,
       Audit.layer

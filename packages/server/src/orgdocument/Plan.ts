@@ -10,13 +10,19 @@
  */
 import type {
   DocumentChange,
+  DocumentLlmProvider,
   DocumentMember,
   DocumentTeam,
   ExportedDocument,
-  OrganizationDocument
+  LlmCatalog,
+  LlmModel,
+  LlmModelInput,
+  OrganizationDocument,
+  SecretReference
 } from "@orgplane/schema"
 import type * as Schema from "effect/Schema"
 import { createHash } from "node:crypto"
+import { modelsOf, unknownModelMessage } from "../llm/LlmProviders.js"
 
 /** A detail of the 400 a document the plan cannot take answers: where in the request, and why. */
 export interface Problem {
@@ -74,16 +80,107 @@ const keyed = <A>(items: ReadonlyArray<A>, key: (item: A) => string, at: (index:
 
 const memberFields = (member: DocumentMember) => ({ role: member.role })
 
+/** A token count the document can hold (`LlmModelInput`'s range); the catalog's 0 for "none" is left out. */
+const tokens = (count: number | null) => count !== null && count >= 1 && count <= 100_000_000 ? count : undefined
+const price = (value: number | null) => value === null || (value >= 0 && value <= 1_000_000)
+
+/**
+ * An allow-list as the document writes it: every figure the document can hold, none that is null. A figure left out
+ * is the catalog's again when planned, so a stored list and its document resolve to the same list.
+ */
+export const documentModels = (models: ReadonlyArray<LlmModel>): Array<LlmModelInput> =>
+  models.map((model) => {
+    const contextWindow = tokens(model.contextWindow)
+    const maxOutputTokens = tokens(model.maxOutputTokens)
+    const cost = model.cost
+    return {
+      id: model.id,
+      name: model.name,
+      ...(contextWindow === undefined ? {} : { contextWindow }),
+      ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }),
+      ...(cost === null || ![cost.input, cost.output, cost.cacheRead].every(price)
+        ? {}
+        : { cost: { input: cost.input, output: cost.output, cacheRead: cost.cacheRead } })
+    }
+  })
+
+/** An LLM provider's fields as the plan compares them, its headers' names sorted. */
+const llmFields = (provider: LlmProviderFacts) => ({
+  name: provider.name,
+  catalogProviderId: provider.catalogProviderId,
+  apiStyle: provider.apiStyle,
+  baseUrl: provider.baseUrl,
+  models: provider.models as Json,
+  headers: Object.fromEntries(Object.keys(provider.headers).sort(byText).map((name) => [name, provider.headers[name]!])) as Json,
+  apiKey: provider.apiKey as Json
+})
+const llmFieldNames = ["name", "catalogProviderId", "apiStyle", "baseUrl", "models", "headers", "apiKey"] as const
+
+/** An LLM provider with every default resolved (the catalog's API style, base URL and figures). */
+type LlmProviderFacts = DocumentLlmProvider & { readonly apiStyle: string; readonly baseUrl: string }
+
+/** A secret field's change: `set` where there was none (a create, no key, no headers), `rotated` where there was. */
+const secretChange = ({ after, before, field }: Field): Field => {
+  const none = before === undefined || before === null || (typeof before === "object" && !Array.isArray(before) && Object.keys(before).length === 0)
+  return { field, ...(before === undefined ? {} : { before }), after: after!, secret: none ? "set" : "rotated" }
+}
+
+/** Whether a changed field writes a secret: an API key named, or headers that are not `{}`. */
+const writesSecret = ({ after, field }: Field) =>
+  (field === "apiKey" && after !== null) ||
+  (field === "headers" && typeof after === "object" && after !== null && Object.keys(after).length > 0)
+
+/** The sources of the secrets a plan writes: an API key set or rotated, every header of a provider whose headers change. */
+export const secretsOf = (changes: ReadonlyArray<DocumentChange>): Array<string> => {
+  const sources = new Set<string>()
+  for (const change of changes) {
+    for (const field of change.fields) {
+      if (field.secret === undefined) continue
+      const after = field.after as Record<string, Json> | null
+      if (field.field === "apiKey" && after !== null) sources.add(String((after as SecretReference).from))
+      if (field.field === "headers" && after !== null) for (const ref of Object.values(after)) sources.add(String((ref as SecretReference).from))
+    }
+  }
+  return [...sources].sort(byText)
+}
+
 const teamFields = (team: DocumentTeam) => ({
   name: team.name,
   externalKey: team.externalKey,
   members: [...team.members].sort(byText)
 })
 
+/**
+ * A document's LLM provider with the catalog's defaults resolved, as the export writes one; or the problems that keep
+ * it from being one (an unknown catalog provider or model, a custom one without its API style or base URL).
+ */
+const resolveProvider = (
+  provider: DocumentLlmProvider,
+  index: number,
+  catalog: LlmCatalog,
+  problems: Array<Problem>
+): LlmProviderFacts | undefined => {
+  const at = (...path: ReadonlyArray<string | number>) => ["document", "llmProviders", index, ...path]
+  const fromCatalog = provider.catalogProviderId === null ? undefined : catalog.providers.find((entry) => entry.id === provider.catalogProviderId)
+  if (provider.catalogProviderId !== null && fromCatalog === undefined) {
+    problems.push({ path: at("catalogProviderId"), message: "is not a provider of the LLM catalog (GET /v1/llm-provider-catalog lists them)" })
+    return undefined
+  }
+  const apiStyle = provider.apiStyle ?? fromCatalog?.apiStyle
+  const baseUrl = provider.baseUrl ?? fromCatalog?.baseUrl
+  if (apiStyle === undefined) problems.push({ path: at("apiStyle"), message: "is required for a custom provider (catalogProviderId null)" })
+  if (baseUrl === undefined) problems.push({ path: at("baseUrl"), message: "is required for a custom provider (catalogProviderId null)" })
+  const { models, unknown } = modelsOf(provider.models, fromCatalog)
+  if (fromCatalog !== undefined) for (const model of unknown) problems.push({ path: at("models", model, "id"), message: unknownModelMessage(fromCatalog) })
+  if (apiStyle === undefined || baseUrl === undefined || unknown.length > 0) return undefined
+  return { ...provider, apiStyle, baseUrl, models: documentModels(models) }
+}
+
 /** The plan of `document` against `live`: its changes, or the problems that keep it from being planned. */
 export const plan = (
   live: ExportedDocument,
-  document: OrganizationDocument
+  document: OrganizationDocument,
+  catalog: LlmCatalog
 ): { readonly changes: ReadonlyArray<DocumentChange>; readonly problems: ReadonlyArray<Problem> } => {
   const problems: Array<Problem> = []
   const changes: Array<DocumentChange> = []
@@ -194,10 +291,47 @@ export const plan = (
     }
   }
 
+  if (document.llmProviders !== undefined) {
+    const liveProviders = new Map(live.llmProviders.map((provider) => [matchKey(provider.name), provider as LlmProviderFacts]))
+    const wanted = keyed(document.llmProviders, (provider) => provider.name, (index) => ["document", "llmProviders", index, "name"], problems)
+    for (const [name, { index, item }] of wanted) {
+      const resolved = resolveProvider(item, index, catalog, problems)
+      if (resolved === undefined) continue
+      const after = llmFields(resolved)
+      const current = liveProviders.get(name)
+      if (current === undefined) {
+        changes.push({
+          action: "create",
+          kind: "llmProvider",
+          name: item.name,
+          fields: created(after, llmFieldNames).map((field) => writesSecret(field) ? secretChange(field) : field)
+        })
+        continue
+      }
+      const before = llmFields(current)
+      const fields = differing(before, after, llmFieldNames)
+      const fixed = fields.filter((field) => field.field === "catalogProviderId" || field.field === "apiStyle")
+      for (const field of fixed) {
+        problems.push({ path: ["document", "llmProviders", index, field.field], message: `cannot change once the provider is created (it is ${JSON.stringify(field.before)}): delete it and create another` })
+      }
+      const removesKey = fields.some((field) => field.field === "apiKey" && field.after === null)
+      if (removesKey) {
+        problems.push({ path: ["document", "llmProviders", index, "apiKey"], message: "cannot remove the provider's API key (the API has no such operation): name its source, or delete the provider" })
+      }
+      if (fixed.length > 0 || removesKey || fields.length === 0) continue
+      changes.push({ action: "update", kind: "llmProvider", name: current.name, fields: fields.map((field) => writesSecret(field) ? secretChange(field) : field) })
+    }
+    if (authoritative.has("llmProviders")) {
+      for (const [name, provider] of liveProviders) {
+        if (!wanted.has(name)) changes.push({ action: "delete", kind: "llmProvider", name: provider.name, fields: deleted(llmFields(provider), llmFieldNames) })
+      }
+    }
+  }
+
   return { changes: sortChanges(changes), problems }
 }
 
-const kindOrder = ["organization", "directory", "audit", "member", "invitation", "team"] as const
+const kindOrder = ["organization", "directory", "audit", "member", "invitation", "team", "llmProvider"] as const
 
 /** The document's order: by kind, then by name. */
 const sortChanges = (changes: Array<DocumentChange>) =>
@@ -212,14 +346,17 @@ const cell = (value: Json | undefined) => {
   return (text.length > 80 ? `${text.slice(0, 79)}…` : text).replaceAll("|", "\\|")
 }
 
-/** The plan as Markdown, for a pull request's comment: a count line, the live state's hash, one row per field. */
+/**
+ * The plan as Markdown, for a pull request's comment: a count line, the live state's hash, one row per field (a
+ * secret's by its references, marked `set` or `rotated`).
+ */
 export const markdown = (liveHash: string, changes: ReadonlyArray<DocumentChange>) => {
   const count = (action: DocumentChange["action"]) => changes.filter((change) => change.action === action).length
   const head = `### orgplane plan: ${count("create")} to create, ${count("update")} to update, ${count("delete")} to delete\n\nLive state \`${liveHash}\`.\n`
   if (changes.length === 0) return `${head}\nNo changes: the organization is the document.\n`
   const rows = changes.flatMap((change) =>
     change.fields.map((field) =>
-      `| ${change.action} | ${change.kind} | ${change.name.replaceAll("|", "\\|")} | ${field.field} | ${cell(field.before)} | ${cell(field.after)} |`
+      `| ${change.action} | ${change.kind} | ${change.name.replaceAll("|", "\\|")} | ${field.field} | ${cell(field.before)} | ${cell(field.after)}${field.secret === undefined ? "" : ` (secret ${field.secret})`} |`
     )
   )
   return `${head}\n| action | kind | name | field | before | after |\n| --- | --- | --- | --- | --- | --- |\n${rows.join("\n")}\n`

@@ -20,6 +20,7 @@ import * as Http from "../../../../packages/testkit/src/Http.js"
 import * as TestServer from "../support/HttpServer.js"
 import * as Drift from "../../src/orgdocument/Drift.js"
 import { DocumentsRepository } from "../../src/orgdocument/DocumentsRepository.js"
+import * as LlmConfig from "../../src/llm/LlmConfig.js"
 import { LiveDocuments } from "../../src/orgdocument/LiveDocuments.js"
 import { AuditRecorder } from "../../src/platform/AuditRecorder.js"
 import * as Config from "../../src/platform/Config.js"
@@ -73,7 +74,8 @@ describe("the organization's document", () => {
       teams: [
         { name: "Alpha", externalKey: "grp-alpha", members: [org.member.email, org.owner.email].sort() },
         { name: "Zulu", externalKey: null, members: [org.member.email] }
-      ]
+      ],
+      llmProviders: []
     })
     expect(Object.keys(document.organization?.metadata ?? {})).toEqual(["alpha", "zeta"])
     // The same state, the same bytes.
@@ -289,8 +291,9 @@ describe("applying a plan", () => {
     const org = await Http.staffed(server.url)
     const people = [org.owner.email, org.admin.email, org.member.email]
     const word = fc.constantFrom("alpha", "beta", "gamma", "Delta")
+    const secretRef = fc.record({ from: fc.constantFrom("env:KEY_A", "env:KEY_B", "file:keys/b.key"), version: fc.integer({ min: 0, max: 2 }) })
     const document = fc.record({
-      authoritative: fc.subarray(["invitations" as const, "teams" as const]),
+      authoritative: fc.subarray(["invitations" as const, "teams" as const, "llmProviders" as const]),
       organization: fc.option(fc.record({
         name: word.map((name) => `Acme ${name}`),
         logoUrl: fc.constantFrom(null, "https://acme.example/logo.png"),
@@ -309,8 +312,18 @@ describe("applying a plan", () => {
         keyed: fc.boolean(),
         members: fc.subarray(people),
         upper: fc.boolean()
-      }), { selector: (team) => team.name.toLowerCase(), maxLength: 3 }), { nil: undefined })
-    }).map(({ audit, authoritative, directory, invitations, members, organization, teams }): typeof OrganizationDocument.Encoded => ({
+      }), { selector: (team) => team.name.toLowerCase(), maxLength: 3 }), { nil: undefined }),
+      // Catalog providers (a custom one's base URL would be called), figures given or the catalog's, secrets by
+      // reference. A provider's catalog is fixed once created, and its key cannot be removed: each name keeps one
+      // catalog, and every document names a key (documents the plan refuses are the other tests').
+      llmProviders: fc.option(fc.uniqueArray(fc.record({
+        name: word,
+        picks: fc.array(fc.nat(), { minLength: 1, maxLength: 3 }),
+        contextWindow: fc.option(fc.constantFrom(32000, 64000), { nil: undefined }),
+        headers: fc.dictionary(fc.constantFrom("X-Team", "HTTP-Referer"), secretRef, { maxKeys: 2 }),
+        apiKey: secretRef
+      }), { selector: (provider) => provider.name.toLowerCase(), maxLength: 2 }), { nil: undefined })
+    }).map(({ audit, authoritative, directory, invitations, llmProviders, members, organization, teams }): typeof OrganizationDocument.Encoded => ({
       version: 1,
       authoritative,
       ...(organization === undefined ? {} : { organization }),
@@ -326,16 +339,166 @@ describe("applying a plan", () => {
           externalKey: team.keyed ? `grp-${team.name.toLowerCase()}` : null,
           members: team.members.map((email) => team.upper ? email.toUpperCase() : email)
         }))
+      }),
+      ...(llmProviders === undefined ? {} : {
+        llmProviders: llmProviders.map(({ apiKey, contextWindow, headers, name, picks }) => {
+          const catalog = name.length % 2 === 0
+            ? { catalogProviderId: "openai", models: ["gpt-4o", "gpt-4o-mini", "gpt-image-1"] }
+            : { catalogProviderId: "anthropic", models: ["claude-haiku-4-5", "claude-opus-4-1"] }
+          return {
+          name: `${name} models`,
+          catalogProviderId: catalog.catalogProviderId,
+          models: [...new Set(picks.map((pick) => catalog.models[pick % catalog.models.length]!))].map((id, index) =>
+            index === 0 && contextWindow !== undefined ? { id, contextWindow } : { id }
+          ),
+          headers,
+          apiKey
+          }
+        })
       })
     }))
     await fc.assert(fc.asyncProperty(document, async (wanted) => {
       const planned = ok(await api.organizationDocument.plan({ token: org.owner.token, payload: { document: wanted } }), 200)
-      const applied = ok(await api.organizationDocument.apply({ token: org.owner.token, payload: { document: wanted, planHash: planned.planHash } }), 200)
+      // Each secret's value, as the applier would read it from its source.
+      const secrets = Object.fromEntries(planned.secrets.map((source) => [source, `value-of-${source.replace(/\W/g, "-")}`]))
+      const applied = ok(await api.organizationDocument.apply({ token: org.owner.token, payload: { document: wanted, planHash: planned.planHash, secrets } }), 200)
       expect(applied.changes).toEqual(planned.changes)
       const next = ok(await api.organizationDocument.plan({ token: org.owner.token, payload: { document: wanted } }), 200)
       expect(next.changes).toEqual([])
       expect(next.liveHash).toBe(applied.liveHash)
     }), { numRuns: 12 })
+  })
+})
+
+describe("LLM providers in the document", () => {
+  it("writes secrets as references, sets and rotates them from values the apply is given, never storing or answering one", async () => {
+    const org = await Http.staffed(server.url)
+    const created = ok(await api.llmProviders.create({
+      token: org.admin.token,
+      payload: {
+        name: "OpenAI (eng)",
+        catalogProviderId: "openai",
+        models: [{ id: "gpt-4o" }, { id: "gpt-image-1", name: "Images" }],
+        headers: { "OpenAI-Organization": "org-first" },
+        apiKey: "sk-first"
+      }
+    }), 201).item
+    const exported = ok(await api.organizationDocument.export({ token: org.owner.token }), 200)
+    expect(validate(exported), JSON.stringify(validate.errors)).toBe(true)
+    // Every figure the document can hold; the catalog's 0 tokens of an image model left out. Secrets no document wrote: version 0.
+    expect(exported.llmProviders).toEqual([{
+      name: "OpenAI (eng)",
+      catalogProviderId: "openai",
+      apiStyle: "openai-compatible",
+      baseUrl: "https://api.openai.com/v1",
+      models: [
+        { id: "gpt-4o", name: "GPT-4o", contextWindow: 128000, maxOutputTokens: 16384, cost: { input: 2.5, output: 10, cacheRead: 1.25 } },
+        { id: "gpt-image-1", name: "Images" }
+      ],
+      headers: { "OpenAI-Organization": { from: "env:LLM_OPENAI_ENG_OPENAI_ORGANIZATION", version: 0 } },
+      apiKey: { from: "env:LLM_OPENAI_ENG_API_KEY", version: 0 }
+    }])
+    expect(ok(await api.organizationDocument.plan({ token: org.owner.token, payload: { document: exported } }), 200).changes).toEqual([])
+
+    const document = {
+      version: 1 as const,
+      llmProviders: [
+        { ...exported.llmProviders![0]!, apiKey: { from: "env:OPENAI_KEY", version: 1 } },
+        { name: "Claude", catalogProviderId: "anthropic", models: [{ id: "claude-haiku-4-5" }], headers: {}, apiKey: { from: "file:secrets/claude.key", version: 1 } }
+      ]
+    }
+    const planned = ok(await api.organizationDocument.plan({ token: org.owner.token, payload: { document } }), 200)
+    expect(planned.changes.map((change) => [change.action, change.name, change.fields.filter((field) => field.secret !== undefined)])).toEqual([
+      ["create", "Claude", [{ field: "apiKey", after: { from: "file:secrets/claude.key", version: 1 }, secret: "set" }]],
+      ["update", "OpenAI (eng)", [{
+        field: "apiKey",
+        before: { from: "env:LLM_OPENAI_ENG_API_KEY", version: 0 },
+        after: { from: "env:OPENAI_KEY", version: 1 },
+        secret: "rotated"
+      }]]
+    ])
+    expect(planned.secrets).toEqual(["env:OPENAI_KEY", "file:secrets/claude.key"])
+    expect(planned.markdown).toContain("(secret rotated)")
+
+    // Without the values, or with one its field cannot take: 400 naming each source, nothing written.
+    const missing = await api.organizationDocument.apply({ token: org.owner.token, payload: { document, planHash: planned.planHash } })
+    expect(missing.status).toBe(400)
+    expect(missing.body).toMatchObject({ details: [{ path: ["secrets", "env:OPENAI_KEY"] }, { path: ["secrets", "file:secrets/claude.key"] }] })
+    const spaced = await api.organizationDocument.apply({
+      token: org.owner.token,
+      payload: { document, planHash: planned.planHash, secrets: { "env:OPENAI_KEY": "has a space", "file:secrets/claude.key": "sk-ant-second" } }
+    })
+    expect(spaced.status).toBe(400)
+    expect(spaced.text).not.toContain("has a space")
+    expect(ok(await api.organizationDocument.plan({ token: org.owner.token, payload: { document } }), 200).planHash).toBe(planned.planHash)
+
+    const secrets = { "env:OPENAI_KEY": "sk-second", "file:secrets/claude.key": "sk-ant-second" }
+    const applied = await api.organizationDocument.apply({ token: org.owner.token, payload: { document, planHash: planned.planHash, secrets } })
+    expect(ok(applied, 200).changes).toEqual(planned.changes)
+    expect(applied.text).not.toContain("sk-second")
+    const providers = ok(await api.llmProviders.list({ token: org.owner.token, query: { scope: "manageable" } }), 200).items
+    // Each provider's creator connects: the admin who registered OpenAI, the owner whose apply registered Claude.
+    const keyOf = async (token: string, name: string) =>
+      ok(await api.llmProviders.connect({ token, path: { llmProviderId: providers.find((item) => item.name === name)!.id } }), 200).apiKey
+    expect(await keyOf(org.admin.token, "OpenAI (eng)")).toBe("sk-second")
+    expect(await keyOf(org.owner.token, "Claude")).toBe("sk-ant-second")
+    // Nothing secret is kept with the applied document or its sources.
+    const stored = await server.sql((sql) =>
+      sql<{ readonly text: string }>`SELECT document::text AS text FROM organization_documents WHERE organization_id = ${org.organizationId}
+        UNION ALL SELECT refs::text FROM organization_document_secrets WHERE organization_id = ${org.organizationId}`
+    )
+    expect(stored.length).toBe(3)
+    expect(JSON.stringify(stored)).not.toMatch(/sk-second|sk-ant-second/)
+    // The export reads the versions back; the plan is empty; applying again changes nothing and needs no value.
+    const after = ok(await api.organizationDocument.export({ token: org.owner.token }), 200)
+    expect(after.llmProviders?.map((provider) => provider.apiKey)).toEqual([{ from: "file:secrets/claude.key", version: 1 }, { from: "env:OPENAI_KEY", version: 1 }])
+    const again = ok(await api.organizationDocument.plan({ token: org.owner.token, payload: { document } }), 200)
+    expect(again).toMatchObject({ changes: [], secrets: [] })
+    expect(ok(await api.organizationDocument.apply({ token: org.owner.token, payload: { document, planHash: again.planHash } }), 200).changes).toEqual([])
+
+    // A key set outside the document reads as version 0 again: drift, named with who set it.
+    ok(await api.llmProviders.setCredential({ token: org.admin.token, path: { llmProviderId: created.id }, payload: { type: "api_key", apiKey: "sk-outside" } }), 200)
+    const drift = ok(await api.organizationDocument.drift({ token: org.owner.token }), 200)
+    expect(drift.changes).toMatchObject([{
+      action: "update",
+      kind: "llmProvider",
+      name: "OpenAI (eng)",
+      fields: [{ field: "apiKey", before: { from: "env:OPENAI_KEY", version: 0 }, after: { from: "env:OPENAI_KEY", version: 1 }, secret: "rotated" }],
+      changedBy: { action: "llm_provider.credential.set", actor: { id: org.admin.user.id } }
+    }])
+
+    // What the document cannot do is refused where it is said: a catalog changed, a key removed, an unknown model.
+    const refused = await api.organizationDocument.plan({
+      token: org.owner.token,
+      payload: {
+        document: {
+          version: 1,
+          llmProviders: [
+            { ...document.llmProviders[0]!, catalogProviderId: "anthropic", models: [{ id: "claude-haiku-4-5" }] },
+            { ...document.llmProviders[1]!, apiKey: null },
+            { name: "Custom", catalogProviderId: null, models: [{ id: "m" }], headers: {}, apiKey: null },
+            { name: "Unknown", catalogProviderId: "openai", models: [{ id: "no-such-model" }], headers: {}, apiKey: null }
+          ]
+        }
+      }
+    })
+    expect(refused.status).toBe(400)
+    expect(refused.body).toMatchObject({
+      details: [
+        { path: ["document", "llmProviders", 0, "catalogProviderId"] },
+        { path: ["document", "llmProviders", 1, "apiKey"] },
+        { path: ["document", "llmProviders", 2, "apiStyle"] },
+        { path: ["document", "llmProviders", 2, "baseUrl"] },
+        { path: ["document", "llmProviders", 3, "models", 0, "id"] }
+      ]
+    })
+
+    // Authoritative: a provider the list leaves out is deleted, with its sources.
+    const emptied = { version: 1 as const, authoritative: ["llmProviders" as const], llmProviders: [] }
+    const deleting = ok(await api.organizationDocument.plan({ token: org.owner.token, payload: { document: emptied } }), 200)
+    expect(deleting.changes.map((change) => `${change.action} ${change.name}`)).toEqual(["delete Claude", "delete OpenAI (eng)"])
+    ok(await api.organizationDocument.apply({ token: org.owner.token, payload: { document: emptied, planHash: deleting.planHash } }), 200)
+    expect(await server.sql((sql) => sql`SELECT 1 FROM organization_document_secrets WHERE organization_id = ${org.organizationId}`)).toEqual([])
   })
 })
 
@@ -345,6 +508,7 @@ describe("drift from the applied document", () => {
     server.sql((sql) =>
       Effect.flatMap(Effect.sync(() => new Date()), Drift.check).pipe(
         Effect.provide(Layer.mergeAll(LiveDocuments.layer, DocumentsRepository.layer, AuditRecorder.layer.pipe(Layer.provide(Config.layer())))),
+        Effect.provide(LlmConfig.layer()),
         Effect.provide(IdGenerator.layer),
         // The job's lists page with cursors of their own, never shown to anyone.
         Effect.provideService(CursorKey, randomBytes(32)),
