@@ -92,7 +92,9 @@ const areas = {
     "audit/AuditRepository",
     "llm/LlmProviders",
     "llm/LlmProvidersRepository",
-    "llm/LlmConfig"
+    "llm/LlmConfig",
+    "mcp/Connections",
+    "mcp/ConnectionsRepository"
   ],
   policies: ["identity/Memberships"],
   // SSO sign-in makes people, members and team members as password sign-up and invitations do (JIT).

@@ -15,6 +15,7 @@ import { acme, ada, edsger, exampleTime, grace } from "./Examples.js"
 import { exampleId } from "./Ids.js"
 import { InvitableRole, InvitationDelivery } from "./Invitations.js"
 import { isLlmHeaderNames, LlmApiStyle, LlmBaseUrl, LlmModelInputs, LlmProviderName } from "./LlmProviders.js"
+import { McpAuthType, McpConnectionName, McpCredentialMode, McpScope, McpServerUrl, McpToolName } from "./McpConnections.js"
 import { OrganizationLogoUrl, OrganizationMetadata, OrganizationName, Role } from "./Organizations.js"
 import { TeamExternalKey, TeamName } from "./Teams.js"
 
@@ -136,10 +137,38 @@ export const DocumentLlmProvider = Schema.Struct({
 }).annotate({ identifier: "DocumentLlmProvider", description: "An LLM provider, its allow-list and its secrets by reference. Its grants are not part of the document yet." })
 export type DocumentLlmProvider = typeof DocumentLlmProvider.Type
 
+export const DocumentMcpOAuth = Schema.Struct({
+  clientId: Schema.NullOr(TrimmedText(1, 512, "A client pre-registered with the authorization server")).annotate({
+    description: "A client pre-registered with the authorization server; null: the client orgplane registers itself (dynamic registration or its client metadata document)."
+  }),
+  clientSecret: Schema.NullOr(SecretReference).annotate({ description: "The pre-registered client's secret, by reference (a confidential client); null for none." }),
+  authorizationServerIssuer: Schema.NullOr(McpServerUrl).annotate({
+    description: "The authorization server to use when the MCP server names several; null: the one it names, found when connecting (the export writes the one in use, and null plans no change)."
+  }),
+  requestedScopes: Schema.Array(McpScope).check(Schema.isMaxLength(100)).annotate({ description: "The scopes asked for, sorted." })
+}).annotate({ identifier: "DocumentMcpOAuth", description: "An `oauth` connection's client and scopes. Its tokens come from connecting, never from the document." })
+
+export const DocumentMcpConnection = Schema.Struct({
+  name: McpConnectionName,
+  url: McpServerUrl,
+  authType: McpAuthType.annotate({ description: "Fixed once created." }),
+  credentialMode: McpCredentialMode.annotate({ description: "Fixed once created; `per_member` needs `authType: oauth`." }),
+  apiKey: Schema.NullOr(SecretReference).annotate({ description: "`apikey` connections: the key, by reference; null for the others." }),
+  oauth: Schema.NullOr(DocumentMcpOAuth).annotate({ description: "`oauth` connections: the client and scopes; null for the others." }),
+  toolPolicy: Schema.Struct({
+    allDisabled: Schema.Boolean,
+    disabledTools: Schema.Array(McpToolName).check(Schema.isMaxLength(500)).annotate({ description: "The tools disabled by name, sorted." })
+  }).annotate({ description: "What is disabled of its tools (`PUT .../tool-policy`)." })
+}).annotate({
+  identifier: "DocumentMcpConnection",
+  description: "An external MCP connection and its tool policy, its secrets by reference. Its grants and credentials from connecting are not part of the document."
+})
+export type DocumentMcpConnection = typeof DocumentMcpConnection.Type
+
 /** The document's lists whose omissions a plan may delete. */
-export const DocumentCollection = Schema.Literals(["members", "invitations", "teams", "llmProviders"]).annotate({
+export const DocumentCollection = Schema.Literals(["members", "invitations", "teams", "llmProviders", "mcpConnections"]).annotate({
   identifier: "DocumentCollection",
-  description: "A list of the document: `members`, `invitations`, `teams` or `llmProviders`."
+  description: "A list of the document: `members`, `invitations`, `teams`, `llmProviders` or `mcpConnections`."
 })
 export type DocumentCollection = typeof DocumentCollection.Type
 
@@ -148,9 +177,9 @@ export const OrganizationDocument = Schema.Struct({
     description: "Where an editor finds this document's JSON Schema; the server ignores it."
   }),
   version: Schema.Literal(ORGANIZATION_DOCUMENT_VERSION).annotate({ description: "The document format's version." }),
-  authoritative: Schema.optionalKey(Schema.Array(DocumentCollection).check(Schema.isMaxLength(4))).annotateKey({
+  authoritative: Schema.optionalKey(Schema.Array(DocumentCollection).check(Schema.isMaxLength(5))).annotateKey({
     description:
-      "The lists whose omissions are deletes: a member, pending invitation, team or LLM provider that such a list leaves out is removed, cancelled or deleted by the plan. Every other list is additive (the default): what it leaves out stays. The export writes none."
+      "The lists whose omissions are deletes: a member, pending invitation, team, LLM provider or MCP connection that such a list leaves out is removed, cancelled or deleted by the plan. Every other list is additive (the default): what it leaves out stays. The export writes none."
   }),
   organization: Schema.optionalKey(DocumentOrganization).annotateKey({ description: "Absent: the plan leaves the profile as it is." }),
   directory: Schema.optionalKey(DocumentDirectory).annotateKey({ description: "Absent: the plan leaves the setting as it is." }),
@@ -167,11 +196,14 @@ export const OrganizationDocument = Schema.Struct({
   }),
   llmProviders: Schema.optionalKey(Schema.Array(DocumentLlmProvider).check(Schema.isMaxLength(DOCUMENT_MAX_TEAMS))).annotateKey({
     description: "Its LLM providers, sorted by name. Absent: the plan changes none; `[]` names none."
+  }),
+  mcpConnections: Schema.optionalKey(Schema.Array(DocumentMcpConnection).check(Schema.isMaxLength(DOCUMENT_MAX_TEAMS))).annotateKey({
+    description: "Its external MCP connections, sorted by name. Absent: the plan changes none; `[]` names none."
   })
 }).annotate({
   identifier: "OrganizationDocument",
   description:
-    "An organization described as code: its profile, member directory, audit log settings, members, pending invitations, teams and LLM providers. The export writes every part; a document given to a plan may leave parts out.",
+    "An organization described as code: its profile, member directory, audit log settings, members, pending invitations, teams, LLM providers and MCP connections. The export writes every part; a document given to a plan may leave parts out.",
   examples: [{
     version: ORGANIZATION_DOCUMENT_VERSION,
     organization: { name: acme.name, logoUrl: null, metadata: { costCenter: "R&D-42" } },
@@ -188,6 +220,15 @@ export const OrganizationDocument = Schema.Struct({
       models: [{ id: "gpt-4o", name: "GPT-4o", contextWindow: 128000, maxOutputTokens: 16384, cost: { input: 2.5, output: 10, cacheRead: 1.25 } }],
       headers: {},
       apiKey: { from: "env:OPENAI_API_KEY", version: 1 }
+    }],
+    mcpConnections: [{
+      name: "Linear",
+      url: "https://mcp.linear.app/mcp",
+      authType: "oauth",
+      credentialMode: "shared",
+      apiKey: null,
+      oauth: { clientId: null, clientSecret: null, authorizationServerIssuer: "https://mcp.linear.app", requestedScopes: ["read", "write"] },
+      toolPolicy: { allDisabled: false, disabledTools: ["delete_issue"] }
     }]
   }]
 })
@@ -202,13 +243,14 @@ export type ExportedDocument = OrganizationDocument & {
   readonly invitations: ReadonlyArray<typeof DocumentInvitation.Type>
   readonly teams: ReadonlyArray<DocumentTeam>
   readonly llmProviders: ReadonlyArray<DocumentLlmProvider>
+  readonly mcpConnections: ReadonlyArray<DocumentMcpConnection>
 }
 
 export const PlanDocumentRequest = Schema.Struct({ document: OrganizationDocument }).annotate({
   examples: [{ document: { version: ORGANIZATION_DOCUMENT_VERSION, teams: [{ name: "Platform", externalKey: null, members: [] }] } }]
 })
 
-export const DocumentChangeKind = Schema.Literals(["organization", "directory", "audit", "member", "invitation", "team", "llmProvider"]).annotate({
+export const DocumentChangeKind = Schema.Literals(["organization", "directory", "audit", "member", "invitation", "team", "llmProvider", "mcpConnection"]).annotate({
   identifier: "DocumentChangeKind",
   description: "What a change is about."
 })
@@ -227,7 +269,7 @@ export const DocumentChange = Schema.Struct({
     description: "`create`: the document names what the organization does not have (a team, an invitation sent); `update`: fields differ; `delete`: an authoritative list leaves it out (a member removed, an invitation cancelled, a team deleted)."
   }),
   kind: DocumentChangeKind,
-  name: Schema.String.annotate({ description: "Which one: the member's or invitation's email, the team's or LLM provider's name; `organization`, `directory` and `audit` for those." }),
+  name: Schema.String.annotate({ description: "Which one: the member's or invitation's email, the team's, LLM provider's or MCP connection's name; `organization`, `directory` and `audit` for those." }),
   fields: Schema.Array(DocumentFieldChange).annotate({ description: "Every field that changes, with before and after." })
 }).annotate({ identifier: "DocumentChange" })
 export type DocumentChange = typeof DocumentChange.Type

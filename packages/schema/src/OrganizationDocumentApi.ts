@@ -4,7 +4,14 @@ import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
 import { audits, notAudited } from "./AuditCatalog.js"
 import { MaxBodyBytes } from "./BodyLimit.js"
-import { ConflictResponse, ForbiddenResponse, InvalidRequestResponse, NotFoundResponse } from "./Errors.js"
+import {
+  ConflictResponse,
+  ConnectionValidationFailedResponse,
+  ForbiddenResponse,
+  InvalidRequestResponse,
+  NotFoundResponse,
+  StoredCredentialUnreadableResponse
+} from "./Errors.js"
 import { AppliedPlan, ApplyDocumentRequest, DocumentDrift, OrganizationDocument, OrganizationPlan, PlanDocumentRequest } from "./OrganizationDocument.js"
 import { requires } from "./Policy.js"
 import { MemberAuthentication, memberAuthenticationErrors } from "./Security.js"
@@ -22,7 +29,7 @@ export class OrganizationDocumentApi extends HttpApiGroup.make("organizationDocu
       .annotate(OpenApi.Summary, "Export the organization's document")
       .annotate(
         OpenApi.Description,
-        "The organization the caller acts in, as one document (organization as code): its profile, member directory setting, members with their roles, pending invitations and teams with their members. Members and invitations are named by email and teams by name, never by id, and every list is sorted, so two exports of the same state are the same bytes. The document's JSON Schema is published as `organization-document.schema.json` in `@orgplane/schema`; docs/config-as-code.md has the rules. Changes nothing.\n\nErrors: 401 `unauthorized` without valid credentials; 403 `insufficient_role` below admin, `insufficient_scope` for an API key without the scope; 404 `organization_not_found` when the caller belongs to no organization."
+        "The organization the caller acts in, as one document (organization as code): its profile, member directory setting, audit log retention, members with their roles, pending invitations, teams with their members, LLM providers and MCP connections (their secrets as references, never values). Members and invitations are named by email and teams by name, never by id, and every list is sorted, so two exports of the same state are the same bytes. The document's JSON Schema is published as `organization-document.schema.json` in `@orgplane/schema`; docs/config-as-code.md has the rules. Changes nothing.\n\nErrors: 401 `unauthorized` without valid credentials; 403 `insufficient_role` below admin, `insufficient_scope` for an API key without the scope; 404 `organization_not_found` when the caller belongs to no organization."
       )
   )
   .add(
@@ -44,7 +51,15 @@ export class OrganizationDocumentApi extends HttpApiGroup.make("organizationDocu
     HttpApiEndpoint.post("apply", "/v1/organization/document/apply", {
       payload: ApplyDocumentRequest,
       success: AppliedPlan,
-      error: [ForbiddenResponse, InvalidRequestResponse, NotFoundResponse, ConflictResponse, ...memberAuthenticationErrors]
+      error: [
+        ForbiddenResponse,
+        InvalidRequestResponse,
+        NotFoundResponse,
+        ConflictResponse,
+        ConnectionValidationFailedResponse,
+        StoredCredentialUnreadableResponse,
+        ...memberAuthenticationErrors
+      ]
     }).pipe(
       audits("organization.document.apply"),
       requires(
@@ -57,7 +72,9 @@ export class OrganizationDocumentApi extends HttpApiGroup.make("organizationDocu
         "members.remove",
         "invitations.manage",
         "invitations.inviteAdmins",
-        "teams.manage"
+        "teams.manage",
+        "llmProviders.create",
+        "mcp.manage"
       )
     )
       .middleware(MemberAuthentication)
@@ -65,7 +82,7 @@ export class OrganizationDocumentApi extends HttpApiGroup.make("organizationDocu
       .annotate(OpenApi.Summary, "Apply a plan")
       .annotate(
         OpenApi.Description,
-        "Applies the plan of `document` whose `planHash` the caller reviewed, all or nothing, in one transaction: the organization's document is planned again under its lock and applied only if that plan has the same `planHash` (the same live state and the same changes). Each change is made by the operation the API has for it (a role changed, a member removed, an invitation sent or cancelled, a team created, changed or deleted), checked and recorded as that operation is, its audit event naming the plan in `via.planHash`, beside this operation's own event; a mailed invitation leaves once everything committed. Applying a document again once it is applied changes nothing and succeeds (`changes` empty). Guards: the organization keeps an owner, the caller cannot remove themselves or lower their own role, and what a SCIM directory manages is refused by the plan. Run it with an `Idempotency-Key` to retry safely.\n\nErrors: 400 `invalid_request` for a document the plan refuses (as the plan says it); 401 `unauthorized` without valid credentials; 403 `insufficient_role` when a change needs a role the caller lacks (an owner's role or removal: owners), `recent_authentication_required` for such a change on a session signed in too long ago; 404 `organization_not_found` when the caller belongs to no organization; 409 `plan_stale` when the organization's plan of the document is no longer the one given (plan again and review), `document_locks_you_out` when the document removes the caller or lowers their role, `last_owner` when it would leave no owner, or a change's own conflict (`team_external_key_taken`, `invitation_quota_reached`, `mail_not_configured`), its message naming the change."
+        "Applies the plan of `document` whose `planHash` the caller reviewed, all or nothing, in one transaction: the organization's document is planned again under its lock and applied only if that plan has the same `planHash` (the same live state and the same changes). Each change is made by the operation the API has for it (a role changed, a member removed, an invitation sent or cancelled, a team created, changed or deleted, an LLM provider or MCP connection registered, changed or deleted), checked and recorded as that operation is, its audit event naming the plan in `via.planHash`, beside this operation's own event; a mailed invitation leaves once everything committed. Applying a document again once it is applied changes nothing and succeeds (`changes` empty). Guards: the organization keeps an owner, the caller cannot remove themselves or lower their own role, and what a SCIM directory manages is refused by the plan. The values of the secrets the plan writes (its `secrets`, by source) go in `secrets`, read by the applier where their references point; they are used for this apply only, never stored or answered. Run it with an `Idempotency-Key` to retry safely.\n\nErrors: 400 `invalid_request` for a document the plan refuses (as the plan says it), or a secret the plan writes that `secrets` lacks or that its field cannot take (each at `secrets.<source>`); 401 `unauthorized` without valid credentials; 403 `insufficient_role` when a change needs a role the caller lacks (an owner's role or removal: owners), `recent_authentication_required` for such a change on a session signed in too long ago; 404 `organization_not_found` when the caller belongs to no organization; 409 `plan_stale` when the organization's plan of the document is no longer the one given (plan again and review), `document_locks_you_out` when the document removes the caller or lowers their role, `last_owner` when it would leave no owner, or a change's own conflict (`team_external_key_taken`, `invitation_quota_reached`, `mail_not_configured`), its message naming the change; 502 `connection_validation_failed` when an MCP connection it registers or changes does not answer `initialize` (nothing is applied)."
       )
   )
   .add(

@@ -42,7 +42,8 @@ const exported: fc.Arbitrary<ExportedDocument> = fc.record({
     const picked = members.length === 0 ? [] : [...new Set(picks.map((pick) => members[pick % members.length]!.email))].sort(byText)
     return managed ? { name: teamName, externalKey, members: picked, directoryManaged: true } : { name: teamName, externalKey, members: picked }
   }).sort((left, right) => byText(left.name, right.name)),
-  llmProviders: []
+  llmProviders: [],
+  mcpConnections: []
 }))
 
 describe("the planner", () => {
@@ -105,7 +106,8 @@ describe("the planner", () => {
       members: [{ email: "ada@example.com", role: "owner" }],
       invitations: [],
       teams: [{ name: "Directory", externalKey: null, members: [], directoryManaged: true }],
-      llmProviders: []
+      llmProviders: [],
+      mcpConnections: []
     }
     const { problems } = plan(live, {
       version: 1,

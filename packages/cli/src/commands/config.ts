@@ -97,12 +97,13 @@ const readSecret = (source: string) =>
       Effect.mapError((problem) => new UsageError({ message: `${source}: ${problem}` }))
     )
 
-/** Whether the document names any secret (an LLM provider's API key or headers). */
+/** Whether the document names any secret (an LLM provider's API key or headers, an MCP connection's key or client secret). */
 const namesSecrets = (document: OrganizationDocument) =>
-  (document.llmProviders ?? []).some((provider) => provider.apiKey !== null || Object.keys(provider.headers).length > 0)
+  (document.llmProviders ?? []).some((provider) => provider.apiKey !== null || Object.keys(provider.headers).length > 0) ||
+  (document.mcpConnections ?? []).some((connection) => connection.apiKey !== null || (connection.oauth?.clientSecret ?? null) !== null)
 
 export const exportDocument = Commands.endpoint("export", {
-  summary: "Print the active organization as its document (JSON, or YAML with --yaml): profile, directory, members, invitations, teams, LLM providers (secrets as references).",
+  summary: "Print the active organization as its document (JSON, or YAML with --yaml): profile, directory, members, invitations, teams, LLM providers, MCP connections (secrets as references).",
   inputs: {
     yaml: Inputs.boolean("yaml", {
       description: "Print it as YAML, with the line that points editors at its JSON Schema; without, JSON (what --json prints too)."

@@ -202,6 +202,15 @@ const make = Effect.gen(function*() {
   /** Every connection `reader` sees, oldest first (for matching by URL). */
   const all = (organizationId: OrganizationId, reader: Reader) => allStatement({ organizationId, reader })
 
+  const rowsStatement = findAll({
+    Request: OrganizationId,
+    Result: McpConnectionRow,
+    execute: (organizationId) => sql`SELECT * FROM mcp_connections WHERE organization_id = ${organizationId} ORDER BY lower(name), id`
+  })
+
+  /** Every connection's whole row, ciphertexts included, whoever reads (the organization's document checks authority). */
+  const rows = (organizationId: OrganizationId) => rowsStatement(organizationId)
+
   const definitionsStatement = findAll({
     Request: Schema.Struct({ organizationId: OrganizationId, ids: Schema.Array(Schema.String) }),
     Result: McpDefinition,
@@ -327,6 +336,7 @@ const make = Effect.gen(function*() {
     viewRow,
     list,
     all,
+    rows,
     mcpDefinitions,
     insert,
     update,

@@ -9,6 +9,7 @@ import {
   type DocumentChange,
   DocumentDrift,
   type DocumentLlmProvider,
+  type DocumentMcpConnection,
   type DocumentMember,
   type DocumentTeam,
   type Cursor,
@@ -33,6 +34,7 @@ import { OrganizationsRepository } from "../identity/OrganizationsRepository.js"
 import { InvitationsRepository } from "../invitations/InvitationsRepository.js"
 import { LlmConfig } from "../llm/LlmConfig.js"
 import { type LlmProviderRow, LlmProvidersRepository } from "../llm/LlmProvidersRepository.js"
+import { ConnectionsRepository, type McpConnectionRow } from "../mcp/ConnectionsRepository.js"
 import { DirectoryRepository } from "../members/DirectoryRepository.js"
 import { now } from "../platform/Time.js"
 import { TeamsRepository } from "../teams/TeamsRepository.js"
@@ -57,47 +59,55 @@ const everyPage = <A, E, R>(
 /** The actions that change an LLM provider (its reads and tests change nothing). */
 const llmChanges = new Set(["llm_provider.create", "llm_provider.update", "llm_provider.credential.set", "llm_provider.delete"])
 
+/** The actions that change an MCP connection as the document describes it (connecting and tool calls do not). */
+const mcpChanges = new Set(["mcp_connection.create", "mcp_connection.update", "mcp_connection.tool_policy.update", "mcp_connection.delete"])
+
 /** A stored document, as the apply was given it. */
 const decodeStored = Schema.decodeUnknownEffect(Schema.fromJsonString(OrganizationDocument))
 
 const sortedRecord = (record: Readonly<Record<string, string>>): Record<string, string> =>
   Object.fromEntries(Object.keys(record).sort(Plan.byText).map((key) => [key, record[key]!]))
 
-/** What a stored `refs` holds: one reference (an API key), or one per header name. */
-const StoredRefs = Schema.fromJsonString(Schema.Union([
-  Schema.Struct({ from: Schema.String, version: Schema.Number }),
-  Schema.Record(Schema.String, Schema.Struct({ from: Schema.String, version: Schema.Number }))
-]))
-const decodeRefs = Schema.decodeUnknownSync(StoredRefs)
+/** A reference as stored (`refs`): one, or one per header name. */
+const StoredReference = Schema.Struct({ from: Schema.String, version: Schema.Number })
+const decodeReference = Schema.decodeUnknownSync(Schema.fromJsonString(StoredReference))
+const decodeReferences = Schema.decodeUnknownSync(Schema.fromJsonString(Schema.Record(Schema.String, StoredReference)))
 
 /** An environment variable's name made of words: `OpenAI (eng)` and `api key` give `OPENAI_ENG_API_KEY`. */
 const variableName = (...words: ReadonlyArray<string>) =>
   words.map((word) => word.toUpperCase().replace(/[^A-Z0-9]+/g, "_").replace(/^_+|_+$/g, "")).filter((word) => word !== "").join("_").slice(0, 120)
 
-/** Where the export says a secret no document wrote comes from: an environment variable named after it. */
-export const defaultSource = (provider: string, secret: string) => `env:LLM_${variableName(provider, secret)}`
+/**
+ * Where the export says a secret no document wrote comes from: an environment variable named after its kind
+ * (`LLM`, `MCP`), its resource and the secret, `env:LLM_OPENAI_API_KEY`.
+ */
+export const defaultSource = (prefix: string, resource: string, secret: string) => `env:${prefix}_${variableName(resource, secret)}`
 
 /** The fingerprint of a secret's ciphertext: it changes whenever the secret is written, by a document or not. */
 export const fingerprintOf = (ciphertext: string | null) => ciphertext === null ? null : Plan.hashOf(ciphertext)
 
+/** The secrets an apply wrote, by resource and field. */
+type StoredSecrets = ReadonlyMap<string, SecretRow>
+const storedKey = (resourceId: string, field: string) => `${resourceId}\n${field}`
+
 /**
- * An LLM provider as its document: its secrets by the references an apply last wrote them from, version 0 where the
- * value was written since outside a document (its ciphertext is not the one the apply fingerprinted) or never by one.
+ * A secret as its document names it: by the reference an apply last wrote it from, at that version while its
+ * ciphertext is still the one the apply fingerprinted; version 0 once written outside a document, or never by one.
  */
-const llmProviderOf = (row: LlmProviderRow, stored: ReadonlyMap<string, SecretRow>): DocumentLlmProvider => {
-  const keyRow = stored.get(`${row.id}\napiKey`)
-  const keyRefs = keyRow === undefined ? undefined : decodeRefs(keyRow.refs)
-  const keyCurrent = keyRow !== undefined && keyRow.fingerprint === fingerprintOf(row.credentialCiphertext)
-  const apiKey: SecretReference | null = row.credentialType !== "api_key" ? null : {
-    from: keyRefs !== undefined && "from" in keyRefs && typeof keyRefs.from === "string" ? keyRefs.from : defaultSource(row.name, "API key"),
-    version: keyCurrent && keyRefs !== undefined && typeof keyRefs.version === "number" ? keyRefs.version : 0
-  }
-  const headerRow = stored.get(`${row.id}\nheaders`)
-  const headerRefs = headerRow === undefined ? {} : decodeRefs(headerRow.refs) as Record<string, { from: string; version: number }>
+const referenceOf = (stored: StoredSecrets, resourceId: string, field: string, ciphertext: string, fallback: string): SecretReference => {
+  const row = stored.get(storedKey(resourceId, field))
+  const reference = row === undefined ? undefined : decodeReference(row.refs)
+  return { from: reference?.from ?? fallback, version: reference !== undefined && row!.fingerprint === fingerprintOf(ciphertext) ? reference.version : 0 }
+}
+
+/** An LLM provider as its document (its secrets by `referenceOf`, its headers' as one written together). */
+const llmProviderOf = (row: LlmProviderRow, stored: StoredSecrets): DocumentLlmProvider => {
+  const headerRow = stored.get(storedKey(row.id, "headers"))
+  const headerRefs = headerRow === undefined ? {} : decodeReferences(headerRow.refs)
   const headersCurrent = headerRow !== undefined && headerRow.fingerprint === fingerprintOf(row.headersCiphertext)
   const headers = Object.fromEntries([...row.headerNames].sort(Plan.byText).map((name): [string, SecretReference] => {
     const ref = headerRefs[name]
-    return [name, { from: ref?.from ?? defaultSource(row.name, name), version: headersCurrent && ref !== undefined ? ref.version : 0 }]
+    return [name, { from: ref?.from ?? defaultSource("LLM", row.name, name), version: headersCurrent && ref !== undefined ? ref.version : 0 }]
   }))
   return {
     name: row.name,
@@ -106,7 +116,35 @@ const llmProviderOf = (row: LlmProviderRow, stored: ReadonlyMap<string, SecretRo
     baseUrl: row.baseUrl,
     models: Plan.documentModels(row.models),
     headers,
-    apiKey
+    apiKey: row.credentialType !== "api_key" || row.credentialCiphertext === null
+      ? null
+      : referenceOf(stored, row.id, "apiKey", row.credentialCiphertext, defaultSource("LLM", row.name, "API key"))
+  }
+}
+
+/**
+ * An MCP connection as its document: a pre-registered OAuth client only (a client orgplane registered itself is
+ * registered again wherever the document goes), the issuer in use, scopes and disabled tools sorted.
+ */
+const mcpConnectionOf = (row: McpConnectionRow, stored: StoredSecrets): DocumentMcpConnection => {
+  const preRegistered = row.oauthRegistrationSource === "pre_registered"
+  return {
+    name: row.name,
+    url: row.url,
+    authType: row.authType,
+    credentialMode: row.credentialMode,
+    apiKey: row.authType !== "apikey" || row.apiKeyCiphertext === null
+      ? null
+      : referenceOf(stored, row.id, "apiKey", row.apiKeyCiphertext, defaultSource("MCP", row.name, "API key")),
+    oauth: row.authType !== "oauth" ? null : {
+      clientId: preRegistered ? row.oauthClientId : null,
+      clientSecret: !preRegistered || row.oauthClientSecretCiphertext === null
+        ? null
+        : referenceOf(stored, row.id, "oauth.clientSecret", row.oauthClientSecretCiphertext, defaultSource("MCP", row.name, "client secret")),
+      authorizationServerIssuer: row.oauthIssuer,
+      requestedScopes: [...new Set(row.oauthRequestedScopes)].sort(Plan.byText)
+    },
+    toolPolicy: { allDisabled: row.toolPolicyAllDisabled, disabledTools: [...new Set(row.toolPolicyDisabledTools)].sort(Plan.byText) }
   }
 }
 
@@ -119,6 +157,7 @@ const make = Effect.gen(function*() {
   const documents = yield* DocumentsRepository
   const auditRows = yield* AuditRepository
   const llmRows = yield* LlmProvidersRepository
+  const mcpRows = yield* ConnectionsRepository
   const { catalog } = yield* LlmConfig
 
   /**
@@ -140,7 +179,8 @@ const make = Effect.gen(function*() {
     )
     const teamList = yield* everyPage((cursor) => teamRows.list(organizationId, cursor === undefined ? { limit: PAGE } : { limit: PAGE, cursor }))
     const providers = yield* llmRows.all(organizationId)
-    const secrets = new Map((yield* documents.secrets(organizationId)).map((row) => [`${row.resourceId}\n${row.field}`, row]))
+    const connections = yield* mcpRows.rows(organizationId)
+    const secrets = new Map((yield* documents.secrets(organizationId)).map((row) => [storedKey(row.resourceId, row.field), row]))
 
     const names = new Map<MembershipId, string>(memberList.map((member) => [member.id, member.email ?? member.id]))
     const documentMembers = memberList.map((member): DocumentMember => {
@@ -166,18 +206,27 @@ const make = Effect.gen(function*() {
         .map((invitation) => ({ email: invitation.email, role: invitation.role, delivery: invitation.delivery }))
         .sort((left, right) => Plan.byText(left.email, right.email)),
       teams: documentTeams,
-      llmProviders: providers.map((row) => llmProviderOf(row, secrets)).sort((left, right) => Plan.byText(left.name, right.name))
+      llmProviders: providers.map((row) => llmProviderOf(row, secrets)).sort((left, right) => Plan.byText(left.name, right.name)),
+      mcpConnections: connections.map((row) => mcpConnectionOf(row, secrets)).sort((left, right) => Plan.byText(left.name, right.name))
     } satisfies ExportedDocument
     return {
       document,
       members: new Map(memberList.map((member) => [Plan.matchKey(member.email ?? member.id), member.id])),
       invitations: new Map<string, InvitationId>(pending.map((invitation) => [Plan.matchKey(invitation.email), invitation.id])),
       teams: new Map<string, TeamId>(teamList.map((team) => [Plan.matchKey(team.name), team.id])),
-      llmProviders: new Map(providers.map((row) => [Plan.matchKey(row.name), {
-        id: row.id,
-        apiKey: fingerprintOf(row.credentialCiphertext),
-        headers: fingerprintOf(row.headersCiphertext)
-      }]))
+      llmProviders: new Map(providers.map((row) => [Plan.matchKey(row.name), row.id])),
+      mcpConnections: new Map(connections.map((row) => [Plan.matchKey(row.name), row.id])),
+      /** The fingerprint of each secret field's ciphertext now, by kind and name (`secretKey`). */
+      fingerprints: new Map<string, string | null>([
+        ...providers.flatMap((row) => [
+          [Plan.secretKey("llmProvider", row.name, "apiKey"), fingerprintOf(row.credentialCiphertext)] as const,
+          [Plan.secretKey("llmProvider", row.name, "headers"), fingerprintOf(row.headersCiphertext)] as const
+        ]),
+        ...connections.flatMap((row) => [
+          [Plan.secretKey("mcpConnection", row.name, "apiKey"), fingerprintOf(row.apiKeyCiphertext)] as const,
+          [Plan.secretKey("mcpConnection", row.name, "oauth.clientSecret"), fingerprintOf(row.oauthClientSecretCiphertext)] as const
+        ])
+      ])
     }
   })
 
@@ -205,7 +254,9 @@ const make = Effect.gen(function*() {
         case "team":
           return current.teams.get(key)
         case "llmProvider":
-          return current.llmProviders.get(key)?.id
+          return current.llmProviders.get(key)
+        case "mcpConnection":
+          return current.mcpConnections.get(key)
       }
     }
     const ids = [...new Set(changes.flatMap((change) => idOf(change) ?? []))]
@@ -217,6 +268,7 @@ const make = Effect.gen(function*() {
         : change.kind === "directory" ? action === "member.directory.update"
         : change.kind === "audit" ? action === "audit.settings.update"
         : change.kind === "llmProvider" ? llmChanges.has(action)
+        : change.kind === "mcpConnection" ? mcpChanges.has(action)
         : action.startsWith(`${change.kind}.`) || (change.kind === "member" && action.startsWith("scim."))
       const latest = events
         .filter((event) => event.targetId === id && fits(event.action))
@@ -249,6 +301,7 @@ export class LiveDocuments extends Context.Service<LiveDocuments>()("@orgplane/s
       InvitationsRepository.layer,
       TeamsRepository.layer,
       LlmProvidersRepository.layer,
+      ConnectionsRepository.layer,
       DocumentsRepository.layer,
       AuditRepository.layer
     ])

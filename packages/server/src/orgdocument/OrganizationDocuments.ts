@@ -25,6 +25,10 @@ import {
   type ExportedDocument,
   LlmHeaderValue,
   LlmSecret,
+  McpApiKey,
+  McpOAuthInput,
+  type ConnectionValidationFailed,
+  type StoredCredentialUnreadable,
   OrganizationDocument,
   type SecretReference
 } from "@orgplane/schema"
@@ -44,6 +48,7 @@ import type { IdGenerator } from "../platform/Ids.js"
 import { lockLimit, orUnavailable, transactionThen } from "../platform/Sql.js"
 import { Invitations } from "../invitations/Invitations.js"
 import { LlmProviders } from "../llm/LlmProviders.js"
+import { Connections } from "../mcp/Connections.js"
 import { Members } from "../members/Members.js"
 import { authorize } from "../platform/Principal.js"
 import { Teams } from "../teams/Teams.js"
@@ -75,12 +80,23 @@ const applyOrder = (change: DocumentChange): number => {
     case "team":
       return change.action === "delete" ? 5 : change.action === "update" ? 6 : 7
     case "llmProvider":
+    case "mcpConnection":
       return change.action === "delete" ? 8 : 8.5
   }
 }
 
 /** What a change's service may refuse it with. */
-type StepError = Forbidden | Conflict | NotFound | OrganizationNotFound | Unauthorized | ServiceUnavailable | InvalidRequest | SqlError
+type StepError =
+  | Forbidden
+  | Conflict
+  | NotFound
+  | OrganizationNotFound
+  | Unauthorized
+  | ServiceUnavailable
+  | InvalidRequest
+  | ConnectionValidationFailed
+  | StoredCredentialUnreadable
+  | SqlError
 
 /** Roles from the least to the most. */
 const rank = { member: 0, admin: 1, owner: 2 } as const
@@ -104,12 +120,20 @@ const readsOf = [
   "invitations.manage",
   "teams.read",
   "audit.read",
-  "llmProviders.create"
+  "llmProviders.create",
+  "mcp.manage"
 ] as const
 
-/** Whether a secret's value is one its field takes (an API key, a header value); the value is never echoed. */
-const apiKeyValue = Schema.is(LlmSecret("The API key"))
-const headerValue = Schema.is(LlmHeaderValue)
+/** What each secret field takes, by kind and field (`Plan.secretFields`): checked before anything is written. */
+const secretValues: Record<string, { readonly fits: (value: string) => boolean; readonly what: string }> = {
+  "llmProvider.apiKey": { fits: Schema.is(LlmSecret("The API key")), what: "an API key: printable ASCII without spaces, 1 to 8192 characters" },
+  "llmProvider.headers": { fits: Schema.is(LlmHeaderValue), what: "a header value: 1 to 1024 printable ASCII characters" },
+  "mcpConnection.apiKey": { fits: Schema.is(McpApiKey), what: "an API key: 1 to 4096 characters, no leading or trailing white space" },
+  "mcpConnection.oauth.clientSecret": {
+    fits: Schema.is(McpOAuthInput.fields.clientSecret),
+    what: "a client secret: 1 to 2048 characters, no leading or trailing white space"
+  }
+}
 
 const make = Effect.gen(function*() {
   const organizations = yield* Organizations
@@ -117,6 +141,7 @@ const make = Effect.gen(function*() {
   const invitations = yield* Invitations
   const teams = yield* Teams
   const llm = yield* LlmProviders
+  const mcp = yield* Connections
   const recorder = yield* AuditRecorder
   const audit = yield* Audit
   const reader = yield* LiveDocuments
@@ -173,63 +198,49 @@ const make = Effect.gen(function*() {
 
   /**
    * 400 unless `secrets` holds a value for each source the plan writes, each a value its field takes (an API key,
-   * a header's value); the values are never echoed.
+   * a header's value, a client secret); the values are never echoed.
    */
   const secretsGiven = (changes: ReadonlyArray<DocumentChange>, secrets: Readonly<Record<string, string>>) => {
-    const problems: Array<{ readonly path: ReadonlyArray<string>; readonly message: string }> = []
+    const problems = new Map<string, string>()
     for (const change of changes) {
       for (const field of change.fields) {
         if (field.secret === undefined) continue
-        const after = field.after as Record<string, SecretReference> | SecretReference
-        const uses = field.field === "apiKey"
-          ? [{ reference: after as SecretReference, fits: apiKeyValue, what: "an API key: printable ASCII without spaces, 1 to 8192 characters" }]
-          : Object.values(after as Record<string, SecretReference>).map((reference) => ({
-            reference,
-            fits: headerValue,
-            what: "a header value: 1 to 1024 printable ASCII characters"
-          }))
-        for (const { fits, reference, what } of uses) {
+        const { fits, what } = secretValues[`${change.kind}.${field.field}`]!
+        for (const reference of Plan.referencesIn(field.after)) {
+          if (problems.has(reference.from)) continue
           const value = secrets[reference.from]
-          const message = value === undefined
-            ? `is needed: the plan writes ${change.kind} "${change.name}"'s ${field.field} from it (${field.secret})`
-            : fits(value) ? undefined : `is not ${what} (for ${change.kind} "${change.name}"'s ${field.field})`
-          if (message !== undefined && !problems.some((problem) => problem.path[1] === reference.from)) problems.push({ path: ["secrets", reference.from], message })
+          if (value === undefined) problems.set(reference.from, `is needed: the plan writes ${change.kind} "${change.name}"'s ${field.field} from it (${field.secret})`)
+          else if (!fits(value)) problems.set(reference.from, `is not ${what} (for ${change.kind} "${change.name}"'s ${field.field})`)
         }
       }
     }
-    return problems.length === 0
-      ? Effect.void
-      : Effect.fail(new InvalidRequest({ details: problems.sort((left, right) => Plan.byText(left.path[1]!, right.path[1]!)) }))
+    return problems.size === 0 ? Effect.void : Effect.fail(
+      new InvalidRequest({
+        details: [...problems].sort(([left], [right]) => Plan.byText(left, right)).map(([from, message]) => ({ path: ["secrets", from], message }))
+      })
+    )
   }
 
   /**
-   * Keeps the sources each secret the plan wrote came from, with its ciphertext's fingerprint now (so the export
-   * reads their versions back until the secret is written outside a document), and forgets those of providers gone.
+   * Keeps the references each secret the plan wrote came from, with its ciphertext's fingerprint now (so the export
+   * reads their versions back until the secret is written outside a document), and forgets those of resources gone.
    */
-  const keepSecretSources = Effect.fnUntraced(function*(
-    organizationId: MemberContext["organization"]["id"],
-    changes: ReadonlyArray<DocumentChange>,
-    wanted: ReadonlyMap<string, NonNullable<OrganizationDocument["llmProviders"]>[number]>
-  ) {
+  const keepSecretSources = Effect.fnUntraced(function*(organizationId: MemberContext["organization"]["id"], changes: ReadonlyArray<DocumentChange>) {
     const written = yield* reader.live(organizationId)
     for (const change of changes) {
-      if (change.kind !== "llmProvider" || change.action === "delete") continue
-      const provider = wanted.get(Plan.matchKey(change.name))!
-      const stored = written.llmProviders.get(Plan.matchKey(change.name))!
+      if (change.action === "delete") continue
+      const id = change.kind === "llmProvider"
+        ? written.llmProviders.get(Plan.matchKey(change.name))
+        : change.kind === "mcpConnection"
+        ? written.mcpConnections.get(Plan.matchKey(change.name))
+        : undefined
       for (const field of change.fields) {
-        if (field.secret === undefined) continue
-        const fingerprint = field.field === "apiKey" ? stored.apiKey : stored.headers
-        if (fingerprint === null) continue
-        yield* documents.saveSecret({
-          organizationId,
-          resourceId: stored.id,
-          field: field.field,
-          refs: JSON.stringify(field.field === "apiKey" ? provider.apiKey : provider.headers),
-          fingerprint
-        })
+        const fingerprint = written.fingerprints.get(Plan.secretKey(change.kind, change.name, field.field))
+        if (field.secret === undefined || id === undefined || fingerprint === undefined || fingerprint === null) continue
+        yield* documents.saveSecret({ organizationId, resourceId: id, field: field.field, refs: JSON.stringify(field.after), fingerprint })
       }
     }
-    yield* documents.forgetSecrets(organizationId, [...written.llmProviders.values()].map((provider) => provider.id))
+    yield* documents.forgetSecrets(organizationId, [...written.llmProviders.values(), ...written.mcpConnections.values()])
   })
 
   /**
@@ -263,7 +274,8 @@ const make = Effect.gen(function*() {
         members: new Map((document.members ?? []).map((member) => [Plan.matchKey(member.email), member])),
         invitations: new Map((document.invitations ?? []).map((invitation) => [Plan.matchKey(invitation.email), invitation])),
         teams: new Map((document.teams ?? []).map((team) => [Plan.matchKey(team.name), team])),
-        llmProviders: new Map((document.llmProviders ?? []).map((provider) => [Plan.matchKey(provider.name), provider]))
+        llmProviders: new Map((document.llmProviders ?? []).map((provider) => [Plan.matchKey(provider.name), provider])),
+        mcpConnections: new Map((document.mcpConnections ?? []).map((connection) => [Plan.matchKey(connection.name), connection]))
       }
       const valueOf = (reference: SecretReference) => secrets[reference.from]!
       const memberIds = (names: ReadonlyArray<string>) => names.map((name) => before.members.get(Plan.matchKey(name))!)
@@ -324,7 +336,7 @@ const make = Effect.gen(function*() {
           }
           case "llmProvider": {
             if (change.action === "delete") {
-              const id = before.llmProviders.get(key)!.id
+              const id = before.llmProviders.get(key)!
               return recorder.recordStep("llm_provider.delete", [id], llm.remove(caller, id))
             }
             const provider = wanted.llmProviders.get(key)!
@@ -342,7 +354,7 @@ const make = Effect.gen(function*() {
                 ...(provider.apiKey === null ? {} : { apiKey: valueOf(provider.apiKey) })
               }))
             }
-            const id = before.llmProviders.get(key)!.id
+            const id = before.llmProviders.get(key)!
             const update = ["name", "baseUrl", "models", "headers"].some((field) => changed(change, field))
               ? recorder.recordStep("llm_provider.update", [id], llm.update(caller, id, {
                 ...(changed(change, "name") ? { name: provider.name } : {}),
@@ -356,12 +368,66 @@ const make = Effect.gen(function*() {
               : Effect.void
             return Effect.andThen(update, credential)
           }
+          case "mcpConnection": {
+            if (change.action === "delete") {
+              const id = before.mcpConnections.get(key)!
+              return recorder.recordStep("mcp_connection.delete", [id], mcp.remove(caller, id))
+            }
+            const connection = wanted.mcpConnections.get(key)!
+            const oauth = connection.oauth
+            const policy = { allDisabled: connection.toolPolicy.allDisabled, disabledTools: connection.toolPolicy.disabledTools }
+            if (change.action === "create") {
+              const base = { name: connection.name, url: connection.url }
+              const created = connection.authType === "apikey"
+                ? mcp.create(caller, { ...base, authType: "apikey", apiKey: valueOf(connection.apiKey!) })
+                : connection.authType === "none"
+                ? mcp.create(caller, { ...base, authType: "none" })
+                : mcp.create(caller, {
+                  ...base,
+                  authType: "oauth",
+                  credentialMode: connection.credentialMode,
+                  oauth: {
+                    ...(oauth!.clientId === null ? {} : { clientId: oauth!.clientId }),
+                    ...(oauth!.clientSecret === null ? {} : { clientSecret: valueOf(oauth!.clientSecret) }),
+                    ...(oauth!.authorizationServerIssuer === null ? {} : { authorizationServerIssuer: oauth!.authorizationServerIssuer }),
+                    // Given even when empty: a connection made from a document asks for what it says, not a preset's scopes.
+                    requestedScopes: oauth!.requestedScopes
+                  }
+                })
+              return Effect.flatMap(recorder.recordStep("mcp_connection.create", [], created), ({ item }) =>
+                policy.allDisabled || policy.disabledTools.length > 0
+                  ? recorder.recordStep("mcp_connection.tool_policy.update", [item.id], mcp.setToolPolicy(caller, item.id, policy))
+                  : Effect.void)
+            }
+            const id = before.mcpConnections.get(key)!
+            const oauthChanges = {
+              ...(changed(change, "oauth.clientId") && oauth?.clientId != null ? { clientId: oauth.clientId } : {}),
+              ...(changed(change, "oauth.clientSecret") && oauth?.clientSecret != null ? { clientSecret: valueOf(oauth.clientSecret) } : {}),
+              ...(changed(change, "oauth.authorizationServerIssuer") && oauth?.authorizationServerIssuer != null
+                ? { authorizationServerIssuer: oauth.authorizationServerIssuer }
+                : {}),
+              ...(changed(change, "oauth.requestedScopes") && oauth !== null ? { requestedScopes: oauth.requestedScopes } : {})
+            }
+            const settings = {
+              ...(changed(change, "name") ? { name: connection.name } : {}),
+              ...(changed(change, "url") ? { url: connection.url } : {}),
+              ...(changed(change, "apiKey") && connection.apiKey !== null ? { apiKey: valueOf(connection.apiKey) } : {}),
+              ...(Object.keys(oauthChanges).length > 0 ? { oauth: oauthChanges } : {})
+            }
+            const update = Object.keys(settings).length > 0
+              ? recorder.recordStep("mcp_connection.update", [id], mcp.update(caller, id, settings))
+              : Effect.void
+            const toolPolicy = changed(change, "toolPolicy")
+              ? recorder.recordStep("mcp_connection.tool_policy.update", [id], mcp.setToolPolicy(caller, id, policy))
+              : Effect.void
+            return Effect.andThen(update, toolPolicy)
+          }
         }
       }
       const ordered = [...planned.changes].sort((left, right) => applyOrder(left) - applyOrder(right))
       for (const change of ordered) yield* naming(change)(step(change))
-      if (planned.changes.some((change) => change.kind === "llmProvider")) {
-        yield* keepSecretSources(caller.organization.id, planned.changes, wanted.llmProviders)
+      if (planned.changes.some((change) => Plan.secretFields[change.kind] !== undefined)) {
+        yield* keepSecretSources(caller.organization.id, planned.changes)
       }
       // What drift is measured against from now on: the document as given.
       yield* documents.save({
@@ -394,6 +460,7 @@ export class OrganizationDocuments extends Context.Service<OrganizationDocuments
       Invitations.layer,
       Teams.layer,
       LlmProviders.layer,
+      Connections.layer,
       LiveDocuments.layer,
       DocumentsRepository.layer,
       Audit.layer

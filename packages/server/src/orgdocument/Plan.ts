@@ -11,6 +11,7 @@
 import type {
   DocumentChange,
   DocumentLlmProvider,
+  DocumentMcpConnection,
   DocumentMember,
   DocumentTeam,
   ExportedDocument,
@@ -42,6 +43,15 @@ export const byText = (left: string, right: string) => left < right ? -1 : left 
 
 /** How the plan matches names: emails and team names ignoring case. */
 export const matchKey = (name: string) => name.toLowerCase()
+
+/** A secret field of a resource, by kind, name and field: where the apply finds its ciphertext's fingerprint. */
+export const secretKey = (kind: DocumentChange["kind"], name: string, field: string) => `${kind}\n${matchKey(name)}\n${field}`
+
+/** The fields that hold secrets, by kind: their values are references, written from values the apply is given. */
+export const secretFields: Partial<Record<DocumentChange["kind"], ReadonlyArray<string>>> = {
+  llmProvider: ["apiKey", "headers"],
+  mcpConnection: ["apiKey", "oauth.clientSecret"]
+}
 
 /** A value's JSON with every object's keys in code point order: equal values, equal text (metadata in any order). */
 const canonical = (value: Json): string =>
@@ -79,6 +89,12 @@ const keyed = <A>(items: ReadonlyArray<A>, key: (item: A) => string, at: (index:
 }
 
 const memberFields = (member: DocumentMember) => ({ role: member.role })
+
+const teamFields = (team: DocumentTeam) => ({
+  name: team.name,
+  externalKey: team.externalKey,
+  members: [...team.members].sort(byText)
+})
 
 /** A token count the document can hold (`LlmModelInput`'s range); the catalog's 0 for "none" is left out. */
 const tokens = (count: number | null) => count !== null && count >= 1 && count <= 100_000_000 ? count : undefined
@@ -125,30 +141,61 @@ const secretChange = ({ after, before, field }: Field): Field => {
   return { field, ...(before === undefined ? {} : { before }), after: after!, secret: none ? "set" : "rotated" }
 }
 
-/** Whether a changed field writes a secret: an API key named, or headers that are not `{}`. */
-const writesSecret = ({ after, field }: Field) =>
-  (field === "apiKey" && after !== null) ||
-  (field === "headers" && typeof after === "object" && after !== null && Object.keys(after).length > 0)
+/** Whether a changed field of `kind` writes a secret: a reference named, or headers that are not `{}`. */
+const writesSecret = (kind: DocumentChange["kind"]) => ({ after, field }: Field) =>
+  (secretFields[kind] ?? []).includes(field) && typeof after === "object" && after !== null && Object.keys(after).length > 0
 
-/** The sources of the secrets a plan writes: an API key set or rotated, every header of a provider whose headers change. */
-export const secretsOf = (changes: ReadonlyArray<DocumentChange>): Array<string> => {
-  const sources = new Set<string>()
-  for (const change of changes) {
-    for (const field of change.fields) {
-      if (field.secret === undefined) continue
-      const after = field.after as Record<string, Json> | null
-      if (field.field === "apiKey" && after !== null) sources.add(String((after as SecretReference).from))
-      if (field.field === "headers" && after !== null) for (const ref of Object.values(after)) sources.add(String((ref as SecretReference).from))
-    }
-  }
-  return [...sources].sort(byText)
+/** The references a secret field's value names: itself (one secret), or each of a map's (headers). */
+export const referencesIn = (value: Json | undefined): Array<SecretReference> => {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return []
+  const { from, version } = value as { readonly from?: Json; readonly version?: Json }
+  return typeof from === "string" && typeof version === "number" ? [{ from, version }] : Object.values(value).flatMap(referencesIn)
 }
 
-const teamFields = (team: DocumentTeam) => ({
-  name: team.name,
-  externalKey: team.externalKey,
-  members: [...team.members].sort(byText)
+/** The sources of the secrets a plan writes, sorted: every reference of each secret field set or rotated. */
+export const secretsOf = (changes: ReadonlyArray<DocumentChange>): Array<string> =>
+  [...new Set(changes.flatMap((change) => change.fields.flatMap((field) => field.secret === undefined ? [] : referencesIn(field.after).map((ref) => ref.from))))]
+    .sort(byText)
+
+/** An MCP connection's fields as the plan compares them: its OAuth side flattened, lists as sorted sets. */
+const mcpFields = (connection: DocumentMcpConnection) => ({
+  name: connection.name,
+  url: connection.url,
+  authType: connection.authType,
+  credentialMode: connection.credentialMode,
+  apiKey: connection.apiKey as Json,
+  "oauth.clientId": connection.oauth?.clientId ?? null,
+  "oauth.clientSecret": (connection.oauth?.clientSecret ?? null) as Json,
+  "oauth.authorizationServerIssuer": connection.oauth?.authorizationServerIssuer ?? null,
+  "oauth.requestedScopes": connection.oauth === null ? null : [...new Set(connection.oauth.requestedScopes)].sort(byText),
+  toolPolicy: { allDisabled: connection.toolPolicy.allDisabled, disabledTools: [...new Set(connection.toolPolicy.disabledTools)].sort(byText) }
 })
+const mcpFieldNames = [
+  "name",
+  "url",
+  "authType",
+  "credentialMode",
+  "apiKey",
+  "oauth.clientId",
+  "oauth.clientSecret",
+  "oauth.authorizationServerIssuer",
+  "oauth.requestedScopes",
+  "toolPolicy"
+] as const
+
+/** What makes a document's MCP connection not one: credentials its `authType` does not take, or lacks. */
+const mcpProblems = (connection: DocumentMcpConnection, at: (...path: ReadonlyArray<string | number>) => ReadonlyArray<string | number>): Array<Problem> => [
+  ...(connection.authType === "apikey" && connection.apiKey === null ? [{ path: at("apiKey"), message: "is required for `authType: apikey`" }] : []),
+  ...(connection.authType !== "apikey" && connection.apiKey !== null ? [{ path: at("apiKey"), message: "is only for `authType: apikey` (null for the others)" }] : []),
+  ...(connection.authType === "oauth" && connection.oauth === null ? [{ path: at("oauth"), message: "is required for `authType: oauth`" }] : []),
+  ...(connection.authType !== "oauth" && connection.oauth !== null ? [{ path: at("oauth"), message: "is only for `authType: oauth` (null for the others)" }] : []),
+  ...(connection.credentialMode === "per_member" && connection.authType !== "oauth"
+    ? [{ path: at("credentialMode"), message: "`per_member` needs `authType: oauth` (each member connects their own account)" }]
+    : []),
+  ...(connection.oauth !== null && connection.oauth.clientSecret !== null && connection.oauth.clientId === null
+    ? [{ path: at("oauth", "clientSecret"), message: "needs a `clientId`" }]
+    : [])
+]
 
 /**
  * A document's LLM provider with the catalog's defaults resolved, as the export writes one; or the problems that keep
@@ -304,7 +351,7 @@ export const plan = (
           action: "create",
           kind: "llmProvider",
           name: item.name,
-          fields: created(after, llmFieldNames).map((field) => writesSecret(field) ? secretChange(field) : field)
+          fields: created(after, llmFieldNames).map((field) => writesSecret("llmProvider")(field) ? secretChange(field) : field)
         })
         continue
       }
@@ -319,7 +366,7 @@ export const plan = (
         problems.push({ path: ["document", "llmProviders", index, "apiKey"], message: "cannot remove the provider's API key (the API has no such operation): name its source, or delete the provider" })
       }
       if (fixed.length > 0 || removesKey || fields.length === 0) continue
-      changes.push({ action: "update", kind: "llmProvider", name: current.name, fields: fields.map((field) => writesSecret(field) ? secretChange(field) : field) })
+      changes.push({ action: "update", kind: "llmProvider", name: current.name, fields: fields.map((field) => writesSecret("llmProvider")(field) ? secretChange(field) : field) })
     }
     if (authoritative.has("llmProviders")) {
       for (const [name, provider] of liveProviders) {
@@ -328,10 +375,56 @@ export const plan = (
     }
   }
 
+  if (document.mcpConnections !== undefined) {
+    const liveConnections = new Map(live.mcpConnections.map((connection) => [matchKey(connection.name), connection]))
+    const wanted = keyed(document.mcpConnections, (connection) => connection.name, (index) => ["document", "mcpConnections", index, "name"], problems)
+    for (const [name, { index, item }] of wanted) {
+      const at = (...path: ReadonlyArray<string | number>) => ["document", "mcpConnections", index, ...path]
+      const invalid = mcpProblems(item, at)
+      problems.push(...invalid)
+      if (invalid.length > 0) continue
+      const current = liveConnections.get(name)
+      if (current === undefined) {
+        changes.push({
+          action: "create",
+          kind: "mcpConnection",
+          name: item.name,
+          fields: created(mcpFields(item), mcpFieldNames).map((field) => writesSecret("mcpConnection")(field) ? secretChange(field) : field)
+        })
+        continue
+      }
+      const before = mcpFields(current)
+      const after = mcpFields(item)
+      // An issuer left null is the one the MCP server names: whichever is in use.
+      if (after["oauth.authorizationServerIssuer"] === null) after["oauth.authorizationServerIssuer"] = before["oauth.authorizationServerIssuer"]
+      const fields = differing(before, after, mcpFieldNames)
+      const refused = fields.flatMap((field): Array<Problem> =>
+        field.field === "authType" || field.field === "credentialMode"
+          ? [{ path: at(field.field), message: `cannot change once the connection is created (it is ${JSON.stringify(field.before)}): delete it and create another` }]
+          : (field.field === "oauth.clientId" || field.field === "oauth.clientSecret") && field.after === null
+          ? [{ path: at(...field.field.split(".")), message: "cannot be removed (the API has no such operation): name it, or delete the connection" }]
+          : []
+      )
+      problems.push(...refused)
+      if (refused.length > 0 || fields.length === 0) continue
+      changes.push({
+        action: "update",
+        kind: "mcpConnection",
+        name: current.name,
+        fields: fields.map((field) => writesSecret("mcpConnection")(field) ? secretChange(field) : field)
+      })
+    }
+    if (authoritative.has("mcpConnections")) {
+      for (const [name, connection] of liveConnections) {
+        if (!wanted.has(name)) changes.push({ action: "delete", kind: "mcpConnection", name: connection.name, fields: deleted(mcpFields(connection), mcpFieldNames) })
+      }
+    }
+  }
+
   return { changes: sortChanges(changes), problems }
 }
 
-const kindOrder = ["organization", "directory", "audit", "member", "invitation", "team", "llmProvider"] as const
+const kindOrder = ["organization", "directory", "audit", "member", "invitation", "team", "llmProvider", "mcpConnection"] as const
 
 /** The document's order: by kind, then by name. */
 const sortChanges = (changes: Array<DocumentChange>) =>

@@ -16,6 +16,7 @@ import * as SqlClient from "effect/sql/SqlClient"
 import * as fc from "fast-check"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { calls, ok } from "../../../../packages/testkit/src/ApiCalls.js"
+import * as FakeMcp from "../../../../packages/testkit/src/FakeMcp.js"
 import * as Http from "../../../../packages/testkit/src/Http.js"
 import * as TestServer from "../support/HttpServer.js"
 import * as Drift from "../../src/orgdocument/Drift.js"
@@ -30,7 +31,8 @@ import { CursorKey } from "../../src/platform/Keyset.js"
 const metricsToken = `metrics-${randomBytes(12).toString("hex")}`
 let server: Awaited<ReturnType<typeof TestServer.startSharingDatabase>>
 beforeAll(async () => {
-  server = await TestServer.startSharingDatabase({ metricsToken })
+  // The MCP fakes are on loopback: private destinations allowed.
+  server = await TestServer.startSharingDatabase({ metricsToken, outboundAllowPrivate: true })
 })
 afterAll(() => server.close())
 
@@ -75,7 +77,8 @@ describe("the organization's document", () => {
         { name: "Alpha", externalKey: "grp-alpha", members: [org.member.email, org.owner.email].sort() },
         { name: "Zulu", externalKey: null, members: [org.member.email] }
       ],
-      llmProviders: []
+      llmProviders: [],
+      mcpConnections: []
     })
     expect(Object.keys(document.organization?.metadata ?? {})).toEqual(["alpha", "zeta"])
     // The same state, the same bytes.
@@ -293,7 +296,7 @@ describe("applying a plan", () => {
     const word = fc.constantFrom("alpha", "beta", "gamma", "Delta")
     const secretRef = fc.record({ from: fc.constantFrom("env:KEY_A", "env:KEY_B", "file:keys/b.key"), version: fc.integer({ min: 0, max: 2 }) })
     const document = fc.record({
-      authoritative: fc.subarray(["invitations" as const, "teams" as const, "llmProviders" as const]),
+      authoritative: fc.subarray(["invitations" as const, "teams" as const, "llmProviders" as const, "mcpConnections" as const]),
       organization: fc.option(fc.record({
         name: word.map((name) => `Acme ${name}`),
         logoUrl: fc.constantFrom(null, "https://acme.example/logo.png"),
@@ -322,8 +325,20 @@ describe("applying a plan", () => {
         contextWindow: fc.option(fc.constantFrom(32000, 64000), { nil: undefined }),
         headers: fc.dictionary(fc.constantFrom("X-Team", "HTTP-Referer"), secretRef, { maxKeys: 2 }),
         apiKey: secretRef
-      }), { selector: (provider) => provider.name.toLowerCase(), maxLength: 2 }), { nil: undefined })
-    }).map(({ audit, authoritative, directory, invitations, llmProviders, members, organization, teams }): typeof OrganizationDocument.Encoded => ({
+      }), { selector: (provider) => provider.name.toLowerCase(), maxLength: 2 }), { nil: undefined }),
+      // OAuth connections (the others are checked live). A pre-registered client cannot be removed: each name keeps
+      // its kind of client, a name of even length a pre-registered one with its secret.
+      mcpConnections: fc.option(fc.uniqueArray(fc.record({
+        name: word,
+        path: fc.constantFrom("a", "b"),
+        perMember: fc.boolean(),
+        issuer: fc.constantFrom(null, "https://auth.one.example", "https://auth.two.example"),
+        scopes: fc.subarray(["read", "write", "admin"]),
+        secret: secretRef,
+        allDisabled: fc.boolean(),
+        disabledTools: fc.subarray(["delete_issue", "create_issue", "search"])
+      }), { selector: (connection) => connection.name.toLowerCase(), maxLength: 2 }), { nil: undefined })
+    }).map(({ audit, authoritative, directory, invitations, llmProviders, mcpConnections, members, organization, teams }): typeof OrganizationDocument.Encoded => ({
       version: 1,
       authoritative,
       ...(organization === undefined ? {} : { organization }),
@@ -355,6 +370,20 @@ describe("applying a plan", () => {
           apiKey
           }
         })
+      }),
+      ...(mcpConnections === undefined ? {} : {
+        mcpConnections: mcpConnections.map(({ allDisabled, disabledTools, issuer, name, path, perMember, scopes, secret }) => ({
+          name: `${name} server`,
+          url: `http://127.0.0.1:9/${path}/mcp`,
+          authType: "oauth" as const,
+          // Fixed once created: one mode per name.
+          credentialMode: name.startsWith("g") ? "per_member" as const : "shared" as const,
+          apiKey: null,
+          oauth: name.length % 2 === 0
+            ? { clientId: `client-${name.toLowerCase()}${perMember ? "" : "-2"}`, clientSecret: secret, authorizationServerIssuer: issuer, requestedScopes: scopes }
+            : { clientId: null, clientSecret: null, authorizationServerIssuer: issuer, requestedScopes: scopes },
+          toolPolicy: { allDisabled, disabledTools }
+        }))
       })
     }))
     await fc.assert(fc.asyncProperty(document, async (wanted) => {
@@ -499,6 +528,120 @@ describe("LLM providers in the document", () => {
     expect(deleting.changes.map((change) => `${change.action} ${change.name}`)).toEqual(["delete Claude", "delete OpenAI (eng)"])
     ok(await api.organizationDocument.apply({ token: org.owner.token, payload: { document: emptied, planHash: deleting.planHash } }), 200)
     expect(await server.sql((sql) => sql`SELECT 1 FROM organization_document_secrets WHERE organization_id = ${org.organizationId}`)).toEqual([])
+  })
+})
+
+describe("MCP connections in the document", () => {
+  it("registers and changes connections with their secrets by reference, checked live, all or nothing", async () => {
+    const KEY = "build-key-0123456789"
+    const keyed = await FakeMcp.start({ auth: { apiKey: KEY } })
+    try {
+      const org = await Http.staffed(server.url)
+      ok(await api.mcpConnections.create({
+        token: org.admin.token,
+        payload: {
+          name: "Linear",
+          url: `${keyed.origin}/linear/mcp`,
+          authType: "oauth",
+          oauth: { requestedScopes: ["write", "read"], authorizationServerIssuer: "https://auth.linear.example" }
+        }
+      }), 201)
+      const linearId = ok(await api.mcpConnections.list({ token: org.admin.token, query: { scope: "manageable" } }), 200).items[0]!.id
+      ok(await api.mcpConnections.setToolPolicy({ token: org.admin.token, path: { connectionId: linearId }, payload: { allDisabled: false, disabledTools: ["b_tool", "a_tool"] } }), 200)
+      const exported = ok(await api.organizationDocument.export({ token: org.owner.token }), 200)
+      expect(validate(exported), JSON.stringify(validate.errors)).toBe(true)
+      const linear = {
+        name: "Linear",
+        url: `${keyed.origin}/linear/mcp`,
+        authType: "oauth" as const,
+        credentialMode: "shared" as const,
+        apiKey: null,
+        oauth: { clientId: null, clientSecret: null, authorizationServerIssuer: "https://auth.linear.example", requestedScopes: ["read", "write"] },
+        toolPolicy: { allDisabled: false, disabledTools: ["a_tool", "b_tool"] }
+      }
+      expect(exported.mcpConnections).toEqual([linear])
+      expect(ok(await api.organizationDocument.plan({ token: org.owner.token, payload: { document: exported } }), 200).changes).toEqual([])
+
+      const build = {
+        name: "Build",
+        url: keyed.url,
+        authType: "apikey" as const,
+        credentialMode: "shared" as const,
+        apiKey: { from: "env:BUILD_KEY", version: 1 },
+        oauth: null,
+        toolPolicy: { allDisabled: false, disabledTools: [] }
+      }
+      const document = {
+        version: 1 as const,
+        mcpConnections: [
+          build,
+          // An issuer left null is whichever is in use: no change.
+          { ...linear, oauth: { ...linear.oauth, clientId: "pre-registered", clientSecret: { from: "env:LINEAR_SECRET", version: 1 }, authorizationServerIssuer: null }, toolPolicy: { allDisabled: true, disabledTools: ["a_tool"] } }
+        ]
+      }
+      const planned = ok(await api.organizationDocument.plan({ token: org.owner.token, payload: { document } }), 200)
+      expect(planned.changes.map((change) => [change.action, change.name, change.fields.map((field) => `${field.field}${field.secret === undefined ? "" : ` (${field.secret})`}`)])).toEqual([
+        ["create", "Build", ["name", "url", "authType", "credentialMode", "apiKey (set)", "oauth.clientId", "oauth.clientSecret", "oauth.authorizationServerIssuer", "oauth.requestedScopes", "toolPolicy"]],
+        ["update", "Linear", ["oauth.clientId", "oauth.clientSecret (set)", "toolPolicy"]]
+      ])
+      expect(planned.secrets).toEqual(["env:BUILD_KEY", "env:LINEAR_SECRET"])
+
+      // A key the server refuses: its live check fails, and nothing of the apply stays.
+      const refused = await api.organizationDocument.apply({
+        token: org.owner.token,
+        payload: { document, planHash: planned.planHash, secrets: { "env:BUILD_KEY": "wrong-key", "env:LINEAR_SECRET": "client-secret" } }
+      })
+      expect(refused.status).toBe(502)
+      expect(refused.body).toMatchObject({ error: "connection_validation_failed" })
+      expect(ok(await api.organizationDocument.plan({ token: org.owner.token, payload: { document } }), 200).planHash).toBe(planned.planHash)
+
+      const applied = ok(await api.organizationDocument.apply({
+        token: org.owner.token,
+        payload: { document, planHash: planned.planHash, secrets: { "env:BUILD_KEY": KEY, "env:LINEAR_SECRET": "client-secret" } }
+      }), 200)
+      expect(applied.changes).toEqual(planned.changes)
+      expect(keyed.requests.some((request) => request.headers.authorization === `Bearer ${KEY}`)).toBe(true)
+      const after = ok(await api.organizationDocument.export({ token: org.owner.token }), 200)
+      expect(after.mcpConnections).toEqual([
+        { ...build, url: keyed.url },
+        { ...linear, oauth: { ...linear.oauth, clientId: "pre-registered", clientSecret: { from: "env:LINEAR_SECRET", version: 1 } }, toolPolicy: { allDisabled: true, disabledTools: ["a_tool"] } }
+      ])
+      expect(ok(await api.organizationDocument.plan({ token: org.owner.token, payload: { document } }), 200).changes).toEqual([])
+
+      // A tool policy changed outside the document drifts, named with who changed it.
+      ok(await api.mcpConnections.setToolPolicy({ token: org.admin.token, path: { connectionId: linearId }, payload: { allDisabled: false, disabledTools: [] } }), 200)
+      expect(ok(await api.organizationDocument.drift({ token: org.owner.token }), 200).changes).toMatchObject([{
+        kind: "mcpConnection",
+        name: "Linear",
+        fields: [{ field: "toolPolicy", before: { allDisabled: false, disabledTools: [] }, after: { allDisabled: true, disabledTools: ["a_tool"] } }],
+        changedBy: { action: "mcp_connection.tool_policy.update", actor: { id: org.admin.user.id } }
+      }])
+
+      // What a connection cannot be, or cannot become, is refused where it is said.
+      const problems = await api.organizationDocument.plan({
+        token: org.owner.token,
+        payload: {
+          document: {
+            version: 1,
+            mcpConnections: [
+              { ...build, authType: "none", apiKey: null },
+              { ...linear, oauth: { ...linear.oauth, clientSecret: { from: "env:X", version: 1 } } },
+              { ...build, name: "Per member", credentialMode: "per_member" }
+            ]
+          }
+        }
+      })
+      expect(problems.status).toBe(400)
+      expect(problems.body).toMatchObject({
+        details: [
+          { path: ["document", "mcpConnections", 0, "authType"] },
+          { path: ["document", "mcpConnections", 1, "oauth", "clientSecret"] },
+          { path: ["document", "mcpConnections", 2, "credentialMode"] }
+        ]
+      })
+    } finally {
+      await keyed.close()
+    }
   })
 })
 
