@@ -94,7 +94,11 @@ const areas = {
     "llm/LlmProvidersRepository",
     "llm/LlmConfig",
     "mcp/Connections",
-    "mcp/ConnectionsRepository"
+    "mcp/ConnectionsRepository",
+    "access/Access",
+    "scim/Connections",
+    "scim/ConnectionsRepository",
+    "teams/DirectoryTeams"
   ],
   policies: ["identity/Memberships"],
   // SSO sign-in makes people, members and team members as password sign-up and invitations do (JIT).

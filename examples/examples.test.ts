@@ -345,8 +345,8 @@ describe("examples", { timeout: 120_000 }, () => {
   it("the README marks one command per example script, and CI runs those", () => {
     const commands = markedCommands(Fs.readFileSync(new URL("README.md", import.meta.url), "utf8"))
     const scripts = Object.keys(JSON.parse(Fs.readFileSync(new URL("package.json", import.meta.url), "utf8")).scripts)
-    // `pnpm --filter @orgplane/examples <script> ...`
-    expect(commands.map((command) => command.split(" ")[3]).sort()).toEqual(scripts.sort())
+    // `[NAME=value ...] pnpm --filter @orgplane/examples <script> ...`
+    expect(commands.map((command) => command.replace(/^(\w+=\S*\s+)+/, "").split(" ")[3]).sort()).toEqual(scripts.sort())
   })
 
   it("the README shows what each marked command prints, which pnpm examples holds each run's output to", () => {

@@ -11,7 +11,7 @@
  * LLM provider OpenAI was registered through the API, and Acme (production), and promotes one to the other.
  */
 import { createClient } from "@orgplane/client"
-import type { AppliedPlan, OrganizationDocument, OrganizationPlan } from "@orgplane/schema"
+import type { AppliedPlan, DocumentGrant, OrganizationDocument, OrganizationPlan } from "@orgplane/schema"
 import { readFile } from "node:fs/promises"
 import { startLocalServer } from "./local-server.js"
 
@@ -22,12 +22,21 @@ export interface Promotion {
   readonly after: OrganizationPlan
 }
 
-/** What is promoted: the parts that are the same in every environment (people and their teams are not). */
+/** Grants that mean the same in every environment: the whole organization's (people and teams differ). */
+const everywhere = <A extends { readonly grants?: ReadonlyArray<DocumentGrant> }>(resource: A): A => ({
+  ...resource,
+  grants: (resource.grants ?? []).filter((grant) => "organization" in grant)
+})
+
+/**
+ * What is promoted: the parts that are the same in every environment (people and their teams are not, so neither
+ * are grants to them).
+ */
 export const promotable = (document: OrganizationDocument): OrganizationDocument => ({
   version: document.version,
   ...(document.directory === undefined ? {} : { directory: document.directory }),
   ...(document.audit === undefined ? {} : { audit: document.audit }),
-  ...(document.llmProviders === undefined ? {} : { llmProviders: document.llmProviders })
+  ...(document.llmProviders === undefined ? {} : { llmProviders: document.llmProviders.map(everywhere) })
 })
 
 /**
@@ -40,7 +49,7 @@ export const readSecrets = async (sources: ReadonlyArray<string>, environment: R
   const values = await Promise.all(sources.map(async (source) =>
     source.startsWith("env:") ? environment[source.slice(4)]! : (await readFile(source.slice(5), "utf8")).replace(/\r?\n$/, "")
   ))
-  return Object.fromEntries(sources.map((source, index) => [source, values[index]!]))
+  return sources.map((from, index) => ({ from, value: values[index]! }))
 }
 
 export const promote = async (options: {

@@ -430,7 +430,7 @@ describe.concurrent("orgplane members, teams and invitations", () => {
         name: "OpenAI",
         catalogProviderId: "openai",
         models: [{ id: "gpt-4o" }],
-        headers: { "X-Team": { from: `file:${headerFile}`, version: 1 } },
+        headers: [{ name: "X-Team", value: { from: `file:${headerFile}`, version: 1 } }],
         apiKey: { from: "env:CLI_OPENAI_KEY", version: 1 }
       }]
     }))

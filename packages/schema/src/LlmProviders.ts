@@ -169,7 +169,7 @@ export const LlmHeaderValue = Schema.String.check(
 )
 
 /** What is wrong with extra headers, name by name (JSON Schema cannot say all of it about a map's keys). */
-const headersProblems = (headers: Readonly<Record<string, unknown>>) => {
+const headersProblems = (headers: Readonly<Record<string, string>>) => {
   const names = Object.keys(headers)
   if (names.length > 16) return "must have at most 16 headers"
   const issues = names.flatMap((name) => {
@@ -182,18 +182,27 @@ const headersProblems = (headers: Readonly<Record<string, unknown>>) => {
 }
 
 /**
- * The rule of extra headers' names (at most 16, each a header name orgplane does not set, once ignoring case), for
- * any map keyed by them: the values here, secret references in an organization document.
+ * The rule of extra headers' names (at most 16, each a header name orgplane does not set, once ignoring case), for a
+ * list of named headers (an organization document's, whose values are secret references).
  */
-export const isLlmHeaderNames = <A>() =>
-  Schema.makeFilter((headers: Readonly<Record<string, A>>) => headersProblems(headers), { toJsonSchema: () => ({ maxProperties: 16 }) })
+export const isLlmHeaderList = <A extends { readonly name: string }>() =>
+  Schema.makeFilter((headers: ReadonlyArray<A>) => {
+    if (headers.length > 16) return "must have at most 16 headers"
+    const issues = headers.flatMap((header, index) => {
+      const problem = headerNameProblem(header.name)
+      return problem === undefined ? [] : [{ path: [index, "name"], issue: problem }]
+    })
+    if (issues.length > 0) return issues
+    const lower = headers.map((header) => header.name.toLowerCase())
+    return new Set(lower).size === lower.length || "must not name a header twice (names ignore case)"
+  }, { toJsonSchema: () => ({ maxItems: 16 }) })
 
 export const LlmHeaders = Schema.Record(Schema.String, LlmHeaderValue).annotate({
   description:
     "Extra headers every request to the provider carries (for example `OpenAI-Organization`, `HTTP-Referer`): at most 16, names of 1 to 64 letters, digits or `-` (each once, ignoring case; not `authorization`, `x-api-key`, `anthropic-version`, `host`, `content-*`, `cookie`, ...), values of 1 to 1024 printable ASCII characters. Values are treated as credentials: stored encrypted, never read back (reads list the names only), given out by the connect read."
 }).check(
   // The names are checked here (which JSON Schema cannot say of a map's keys): documented with its bound.
-  isLlmHeaderNames<string>()
+  Schema.makeFilter(headersProblems, { toJsonSchema: () => ({ maxProperties: 16 }) })
 ).annotate({
   identifier: "LlmHeaders",
   // Published as an open object with its bound (its description not written in it).

@@ -10,13 +10,15 @@
  */
 import * as Schema from "effect/Schema"
 import { RetentionDays } from "./Audit.js"
+import { AccessRole } from "./Access.js"
 import { Email, Int, Timestamp, TrimmedText } from "./Common.js"
 import { acme, ada, edsger, exampleTime, grace } from "./Examples.js"
 import { exampleId } from "./Ids.js"
 import { InvitableRole, InvitationDelivery } from "./Invitations.js"
-import { isLlmHeaderNames, LlmApiStyle, LlmBaseUrl, LlmModelInputs, LlmProviderName } from "./LlmProviders.js"
+import { isLlmHeaderList, LlmApiStyle, LlmBaseUrl, LlmModelInputs, LlmProviderName } from "./LlmProviders.js"
 import { McpAuthType, McpConnectionName, McpCredentialMode, McpScope, McpServerUrl, McpToolName } from "./McpConnections.js"
 import { OrganizationLogoUrl, OrganizationMetadata, OrganizationName, Role } from "./Organizations.js"
+import { ScimConnectionName, ScimDefaultRole, ScimGroupMappingMode, ScimRoleRules } from "./ScimConnections.js"
 import { TeamExternalKey, TeamName } from "./Teams.js"
 
 /** The version of the document's format this server writes and reads. */
@@ -45,8 +47,9 @@ export const DocumentAudit = Schema.Struct({
 
 /** Where a secret's value comes from: an environment variable or a file, read where the apply is run (the CLI, a script). */
 export const SecretSource = Schema.String.check(
+  Schema.isMinLength(5),
   Schema.isMaxLength(1029),
-  Schema.isPattern(/^(env:[A-Za-z_][A-Za-z0-9_]{0,127}|file:[^\s].{0,1023})$/u, {
+  Schema.isPattern(/^(env:[A-Za-z_][A-Za-z0-9_]{0,127}|file:[^\s\u0000][^\u0000]{0,1023})$/u, {
     message: "must be env:NAME (an environment variable: letters, digits and _) or file:PATH (a file's whole content, one trailing newline dropped)"
   })
 ).annotate({
@@ -114,9 +117,29 @@ export const DocumentTeam = Schema.Struct({
 }).annotate({ identifier: "DocumentTeam", description: "A team and its members." })
 export type DocumentTeam = typeof DocumentTeam.Type
 
+/** Whom a grant is for: one member (by the name `members` gives them), one team (by name) or the organization. */
+export const DocumentGrant = Schema.Union([
+  Schema.Struct({ organization: Schema.Literal(true), role: AccessRole }).annotate({ identifier: "DocumentOrganizationGrant" }),
+  Schema.Struct({ team: TeamName, role: AccessRole }).annotate({ identifier: "DocumentTeamGrant" }),
+  Schema.Struct({ member: DocumentMemberName, role: AccessRole }).annotate({ identifier: "DocumentMemberGrant" })
+]).annotate({
+  identifier: "DocumentGrant",
+  description: "An access grant: to the whole organization (`organization: true`), a team by name, or a member by email; with its role."
+})
+export type DocumentGrant = typeof DocumentGrant.Type
+
+/**
+ * A resource's grants: additive unless `authoritative` names `grants` (then a grant the list leaves out is revoked).
+ * Sorted: the organization's, then teams' and members' by name.
+ */
+const DocumentGrants = Schema.optionalKey(Schema.Array(DocumentGrant).check(Schema.isMaxLength(DOCUMENT_MAX_ITEMS))).annotateKey({
+  description:
+    "Who may use it, and how: the organization's grant, then teams' and members' by name. Absent: the plan changes no grant. Listed grants are given (or their role changed); a grant the list leaves out is revoked only when `authoritative` names `grants`."
+})
+
 export const DocumentLlmProvider = Schema.Struct({
   name: LlmProviderName,
-  catalogProviderId: Schema.NullOr(Schema.String.check(Schema.isMaxLength(64))).annotate({
+  catalogProviderId: Schema.NullOr(TrimmedText(1, 64, "A provider of the LLM catalog")).annotate({
     description: "The catalog provider it starts from (`GET /v1/llm-provider-catalog`), or null for a custom one. Fixed once created."
   }),
   apiStyle: Schema.optionalKey(LlmApiStyle).annotateKey({
@@ -128,13 +151,19 @@ export const DocumentLlmProvider = Schema.Struct({
   models: LlmModelInputs.annotate({
     description: "The model allow-list, as `POST /v1/llm-providers` takes it: a figure left out is the catalog's. The export writes every known figure."
   }),
-  headers: Schema.Record(Schema.String, SecretReference).check(isLlmHeaderNames<SecretReference>()).annotate({
-    description: "Extra headers, each value a secret reference (their values are never read back). `{}`: none."
+  headers: Schema.Array(Schema.Struct({
+    name: Schema.String.check(Schema.isMaxLength(64), Schema.isPattern(/^[A-Za-z0-9][A-Za-z0-9-]{0,63}$/u)).annotate({
+      description: "The header's name (`OpenAI-Organization`): 1 to 64 letters, digits or `-`."
+    }),
+    value: SecretReference
+  })).check(isLlmHeaderList<{ readonly name: string }>()).annotate({
+    description: "Extra headers, sorted by name, each value a secret reference (header values are never read back). `[]`: none."
   }),
   apiKey: Schema.NullOr(SecretReference).annotate({
     description: "The API key, by reference; null for none from the document (a provider holding OAuth tokens exports null and keeps them)."
-  })
-}).annotate({ identifier: "DocumentLlmProvider", description: "An LLM provider, its allow-list and its secrets by reference. Its grants are not part of the document yet." })
+  }),
+  grants: DocumentGrants
+}).annotate({ identifier: "DocumentLlmProvider", description: "An LLM provider, its allow-list, its secrets by reference and its grants." })
 export type DocumentLlmProvider = typeof DocumentLlmProvider.Type
 
 export const DocumentMcpOAuth = Schema.Struct({
@@ -158,17 +187,29 @@ export const DocumentMcpConnection = Schema.Struct({
   toolPolicy: Schema.Struct({
     allDisabled: Schema.Boolean,
     disabledTools: Schema.Array(McpToolName).check(Schema.isMaxLength(500)).annotate({ description: "The tools disabled by name, sorted." })
-  }).annotate({ description: "What is disabled of its tools (`PUT .../tool-policy`)." })
+  }).annotate({ description: "What is disabled of its tools (`PUT .../tool-policy`)." }),
+  grants: DocumentGrants
 }).annotate({
   identifier: "DocumentMcpConnection",
-  description: "An external MCP connection and its tool policy, its secrets by reference. Its grants and credentials from connecting are not part of the document."
+  description: "An external MCP connection, its tool policy, its secrets by reference and its grants. Credentials from connecting are not part of the document."
 })
 export type DocumentMcpConnection = typeof DocumentMcpConnection.Type
 
+export const DocumentScimConnection = Schema.Struct({
+  name: ScimConnectionName,
+  groupMappingMode: ScimGroupMappingMode,
+  defaultRole: ScimDefaultRole,
+  roleRules: ScimRoleRules.annotate({ description: "Group → role rules, sorted by group (compared ignoring case)." })
+}).annotate({
+  identifier: "DocumentScimConnection",
+  description: "A SCIM connection's settings: how its groups map to teams and which roles its members get. Its tokens are issued through the API, never by the document."
+})
+export type DocumentScimConnection = typeof DocumentScimConnection.Type
+
 /** The document's lists whose omissions a plan may delete. */
-export const DocumentCollection = Schema.Literals(["members", "invitations", "teams", "llmProviders", "mcpConnections"]).annotate({
+export const DocumentCollection = Schema.Literals(["members", "invitations", "teams", "llmProviders", "mcpConnections", "scimConnections", "grants"]).annotate({
   identifier: "DocumentCollection",
-  description: "A list of the document: `members`, `invitations`, `teams`, `llmProviders` or `mcpConnections`."
+  description: "A list of the document: `members`, `invitations`, `teams`, `llmProviders`, `mcpConnections`, `scimConnections`, or `grants` (every resource's grants)."
 })
 export type DocumentCollection = typeof DocumentCollection.Type
 
@@ -177,9 +218,9 @@ export const OrganizationDocument = Schema.Struct({
     description: "Where an editor finds this document's JSON Schema; the server ignores it."
   }),
   version: Schema.Literal(ORGANIZATION_DOCUMENT_VERSION).annotate({ description: "The document format's version." }),
-  authoritative: Schema.optionalKey(Schema.Array(DocumentCollection).check(Schema.isMaxLength(5))).annotateKey({
+  authoritative: Schema.optionalKey(Schema.Array(DocumentCollection).check(Schema.isMaxLength(7))).annotateKey({
     description:
-      "The lists whose omissions are deletes: a member, pending invitation, team, LLM provider or MCP connection that such a list leaves out is removed, cancelled or deleted by the plan. Every other list is additive (the default): what it leaves out stays. The export writes none."
+      "The lists whose omissions are deletes: a member, pending invitation, team, LLM provider, MCP connection or SCIM connection that such a list leaves out is removed, cancelled or deleted by the plan; with `grants`, a grant a resource's `grants` leaves out is revoked. Every other list is additive (the default): what it leaves out stays. The export writes none."
   }),
   organization: Schema.optionalKey(DocumentOrganization).annotateKey({ description: "Absent: the plan leaves the profile as it is." }),
   directory: Schema.optionalKey(DocumentDirectory).annotateKey({ description: "Absent: the plan leaves the setting as it is." }),
@@ -199,11 +240,14 @@ export const OrganizationDocument = Schema.Struct({
   }),
   mcpConnections: Schema.optionalKey(Schema.Array(DocumentMcpConnection).check(Schema.isMaxLength(DOCUMENT_MAX_TEAMS))).annotateKey({
     description: "Its external MCP connections, sorted by name. Absent: the plan changes none; `[]` names none."
+  }),
+  scimConnections: Schema.optionalKey(Schema.Array(DocumentScimConnection).check(Schema.isMaxLength(100))).annotateKey({
+    description: "Its SCIM connections, sorted by name. Absent: the plan changes none; `[]` names none."
   })
 }).annotate({
   identifier: "OrganizationDocument",
   description:
-    "An organization described as code: its profile, member directory, audit log settings, members, pending invitations, teams, LLM providers and MCP connections. The export writes every part; a document given to a plan may leave parts out.",
+    "An organization described as code: its profile, member directory, audit log settings, members, pending invitations, teams, LLM providers, MCP connections and SCIM connections. The export writes every part; a document given to a plan may leave parts out.",
   examples: [{
     version: ORGANIZATION_DOCUMENT_VERSION,
     organization: { name: acme.name, logoUrl: null, metadata: { costCenter: "R&D-42" } },
@@ -218,7 +262,7 @@ export const OrganizationDocument = Schema.Struct({
       apiStyle: "openai-compatible",
       baseUrl: "https://api.openai.com/v1",
       models: [{ id: "gpt-4o", name: "GPT-4o", contextWindow: 128000, maxOutputTokens: 16384, cost: { input: 2.5, output: 10, cacheRead: 1.25 } }],
-      headers: {},
+      headers: [],
       apiKey: { from: "env:OPENAI_API_KEY", version: 1 }
     }],
     mcpConnections: [{
@@ -229,7 +273,8 @@ export const OrganizationDocument = Schema.Struct({
       apiKey: null,
       oauth: { clientId: null, clientSecret: null, authorizationServerIssuer: "https://mcp.linear.app", requestedScopes: ["read", "write"] },
       toolPolicy: { allDisabled: false, disabledTools: ["delete_issue"] }
-    }]
+    }],
+    scimConnections: [{ name: "Okta", groupMappingMode: "create_teams", defaultRole: "member", roleRules: [{ group: "Platform admins", role: "admin" }] }]
   }]
 })
 export type OrganizationDocument = typeof OrganizationDocument.Type
@@ -244,13 +289,14 @@ export type ExportedDocument = OrganizationDocument & {
   readonly teams: ReadonlyArray<DocumentTeam>
   readonly llmProviders: ReadonlyArray<DocumentLlmProvider>
   readonly mcpConnections: ReadonlyArray<DocumentMcpConnection>
+  readonly scimConnections: ReadonlyArray<DocumentScimConnection>
 }
 
 export const PlanDocumentRequest = Schema.Struct({ document: OrganizationDocument }).annotate({
   examples: [{ document: { version: ORGANIZATION_DOCUMENT_VERSION, teams: [{ name: "Platform", externalKey: null, members: [] }] } }]
 })
 
-export const DocumentChangeKind = Schema.Literals(["organization", "directory", "audit", "member", "invitation", "team", "llmProvider", "mcpConnection"]).annotate({
+export const DocumentChangeKind = Schema.Literals(["organization", "directory", "audit", "member", "invitation", "team", "llmProvider", "mcpConnection", "scimConnection"]).annotate({
   identifier: "DocumentChangeKind",
   description: "What a change is about."
 })
@@ -269,7 +315,7 @@ export const DocumentChange = Schema.Struct({
     description: "`create`: the document names what the organization does not have (a team, an invitation sent); `update`: fields differ; `delete`: an authoritative list leaves it out (a member removed, an invitation cancelled, a team deleted)."
   }),
   kind: DocumentChangeKind,
-  name: Schema.String.annotate({ description: "Which one: the member's or invitation's email, the team's, LLM provider's or MCP connection's name; `organization`, `directory` and `audit` for those." }),
+  name: Schema.String.annotate({ description: "Which one: the member's or invitation's email, the team's, LLM provider's, MCP connection's or SCIM connection's name; `organization`, `directory` and `audit` for those." }),
   fields: Schema.Array(DocumentFieldChange).annotate({ description: "Every field that changes, with before and after." })
 }).annotate({ identifier: "DocumentChange" })
 export type DocumentChange = typeof DocumentChange.Type
@@ -311,7 +357,10 @@ export const ApplyDocumentRequest = Schema.Struct({
     description: "The `planHash` of the plan being applied, as `POST /v1/organization/document/plan` answered it for this document."
   }),
   secrets: Schema.optionalKey(
-    Schema.Record(SecretSource, Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(8192))).check(Schema.isMaxProperties(1000))
+    Schema.Array(Schema.Struct({
+      from: SecretSource,
+      value: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(8192)).annotate({ description: "The secret, as read from its source." })
+    })).check(Schema.isMaxLength(1000))
   ).annotateKey({
     description: "The value of each secret the plan writes, by its source (the plan's `secrets`), read by the applier. Used for this apply only: never stored, logged or answered."
   })

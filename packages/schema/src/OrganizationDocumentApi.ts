@@ -10,6 +10,7 @@ import {
   ForbiddenResponse,
   InvalidRequestResponse,
   NotFoundResponse,
+  PlanRequiredResponse,
   StoredCredentialUnreadableResponse
 } from "./Errors.js"
 import { AppliedPlan, ApplyDocumentRequest, DocumentDrift, OrganizationDocument, OrganizationPlan, PlanDocumentRequest } from "./OrganizationDocument.js"
@@ -58,6 +59,7 @@ export class OrganizationDocumentApi extends HttpApiGroup.make("organizationDocu
         ConflictResponse,
         ConnectionValidationFailedResponse,
         StoredCredentialUnreadableResponse,
+        PlanRequiredResponse,
         ...memberAuthenticationErrors
       ]
     }).pipe(
@@ -74,7 +76,8 @@ export class OrganizationDocumentApi extends HttpApiGroup.make("organizationDocu
         "invitations.inviteAdmins",
         "teams.manage",
         "llmProviders.create",
-        "mcp.manage"
+        "mcp.manage",
+        "scim.manage"
       )
     )
       .middleware(MemberAuthentication)
@@ -82,7 +85,7 @@ export class OrganizationDocumentApi extends HttpApiGroup.make("organizationDocu
       .annotate(OpenApi.Summary, "Apply a plan")
       .annotate(
         OpenApi.Description,
-        "Applies the plan of `document` whose `planHash` the caller reviewed, all or nothing, in one transaction: the organization's document is planned again under its lock and applied only if that plan has the same `planHash` (the same live state and the same changes). Each change is made by the operation the API has for it (a role changed, a member removed, an invitation sent or cancelled, a team created, changed or deleted, an LLM provider or MCP connection registered, changed or deleted), checked and recorded as that operation is, its audit event naming the plan in `via.planHash`, beside this operation's own event; a mailed invitation leaves once everything committed. Applying a document again once it is applied changes nothing and succeeds (`changes` empty). Guards: the organization keeps an owner, the caller cannot remove themselves or lower their own role, and what a SCIM directory manages is refused by the plan. The values of the secrets the plan writes (its `secrets`, by source) go in `secrets`, read by the applier where their references point; they are used for this apply only, never stored or answered. Run it with an `Idempotency-Key` to retry safely.\n\nErrors: 400 `invalid_request` for a document the plan refuses (as the plan says it), or a secret the plan writes that `secrets` lacks or that its field cannot take (each at `secrets.<source>`); 401 `unauthorized` without valid credentials; 403 `insufficient_role` when a change needs a role the caller lacks (an owner's role or removal: owners), `recent_authentication_required` for such a change on a session signed in too long ago; 404 `organization_not_found` when the caller belongs to no organization; 409 `plan_stale` when the organization's plan of the document is no longer the one given (plan again and review), `document_locks_you_out` when the document removes the caller or lowers their role, `last_owner` when it would leave no owner, or a change's own conflict (`team_external_key_taken`, `invitation_quota_reached`, `mail_not_configured`), its message naming the change; 502 `connection_validation_failed` when an MCP connection it registers or changes does not answer `initialize` (nothing is applied)."
+        "Applies the plan of `document` whose `planHash` the caller reviewed, all or nothing, in one transaction: the organization's document is planned again under its lock and applied only if that plan has the same `planHash` (the same live state and the same changes). Each change is made by the operation the API has for it (a role changed, a member removed, an invitation sent or cancelled, a team created, changed or deleted, an LLM provider or MCP connection registered, changed or deleted), checked and recorded as that operation is, its audit event naming the plan in `via.planHash`, beside this operation's own event; a mailed invitation leaves once everything committed. Applying a document again once it is applied changes nothing and succeeds (`changes` empty). Guards: the organization keeps an owner, the caller cannot remove themselves or lower their own role, and what a SCIM directory manages is refused by the plan. The values of the secrets the plan writes (its `secrets`, by source) go in `secrets`, read by the applier where their references point; they are used for this apply only, never stored or answered. Run it with an `Idempotency-Key` to retry safely.\n\nErrors: 400 `invalid_request` for a document the plan refuses (as the plan says it), or a secret the plan writes that `secrets` lacks or that its field cannot take (each at `secrets.<source>`); 401 `unauthorized` without valid credentials; 403 `insufficient_role` when a change needs a role the caller lacks (an owner's role or removal: owners), `recent_authentication_required` for such a change on a session signed in too long ago; 404 `organization_not_found` when the caller belongs to no organization; 409 `plan_stale` when the organization's plan of the document is no longer the one given (plan again and review), `document_locks_you_out` when the document removes the caller or lowers their role, `last_owner` when it would leave no owner, or a change's own conflict (`team_external_key_taken`, `invitation_quota_reached`, `mail_not_configured`), its message naming the change; 402 `plan_required` for a SCIM connection on an organization without the enterprise plan; 502 `connection_validation_failed` when an MCP connection it registers or changes does not answer `initialize` (nothing is applied)."
       )
   )
   .add(

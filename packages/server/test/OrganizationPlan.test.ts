@@ -43,7 +43,8 @@ const exported: fc.Arbitrary<ExportedDocument> = fc.record({
     return managed ? { name: teamName, externalKey, members: picked, directoryManaged: true } : { name: teamName, externalKey, members: picked }
   }).sort((left, right) => byText(left.name, right.name)),
   llmProviders: [],
-  mcpConnections: []
+  mcpConnections: [],
+  scimConnections: []
 }))
 
 describe("the planner", () => {
@@ -107,7 +108,8 @@ describe("the planner", () => {
       invitations: [],
       teams: [{ name: "Directory", externalKey: null, members: [], directoryManaged: true }],
       llmProviders: [],
-      mcpConnections: []
+      mcpConnections: [],
+      scimConnections: []
     }
     const { problems } = plan(live, {
       version: 1,

@@ -99,7 +99,7 @@ const readSecret = (source: string) =>
 
 /** Whether the document names any secret (an LLM provider's API key or headers, an MCP connection's key or client secret). */
 const namesSecrets = (document: OrganizationDocument) =>
-  (document.llmProviders ?? []).some((provider) => provider.apiKey !== null || Object.keys(provider.headers).length > 0) ||
+  (document.llmProviders ?? []).some((provider) => provider.apiKey !== null || provider.headers.length > 0) ||
   (document.mcpConnections ?? []).some((connection) => connection.apiKey !== null || (connection.oauth?.clientSecret ?? null) !== null)
 
 export const exportDocument = Commands.endpoint("export", {
@@ -149,7 +149,7 @@ export const apply = Commands.endpoint("apply", {
       const sources = namesSecrets(document) ? (yield* client.organizationDocument.plan({ payload: { document } })).secrets : []
       const values = yield* Effect.forEach(sources, (source) => Effect.map(readSecret(source), (value) => [source, value] as const))
       return yield* client.organizationDocument.apply({
-        payload: { document, planHash, ...(values.length === 0 ? {} : { secrets: Object.fromEntries(values) }) }
+        payload: { document, planHash, ...(values.length === 0 ? {} : { secrets: values.map(([from, value]) => ({ from, value })) }) }
       })
     }),
   output: AppliedPlan,

@@ -40,6 +40,7 @@ import {
   type PluginId,
   type Prefix,
   TemplateAccessGrant,
+  type TeamId,
   type TemplateId
 } from "@orgplane/schema"
 import * as Context from "effect/Context"
@@ -107,6 +108,16 @@ export interface AnyKind {
    */
   readonly creatorManages?: true
   readonly notFound: () => NotFound
+}
+
+/** A grant that applies, with the resource it is on (`activeGrants`). */
+export interface ActiveGrant {
+  readonly resourceId: string
+  readonly id: string
+  readonly membershipId: MembershipId | null
+  readonly teamId: TeamId | null
+  readonly orgWide: boolean
+  readonly role: AccessRole
 }
 
 /** One kind of shared resource: its table, its grant table and how it is named in messages. */
@@ -523,7 +534,18 @@ const make = Effect.gen(function*() {
       })
     ))
 
-  return { visible, usable, requireUsable, rank, require, roleOn, grantCreator, grantManager, grant, listGrants, revoke } as const
+  /**
+   * Every grant that applies (not revoked) on every resource of a kind in the organization, whoever reads (the
+   * organization's document checks authority): the resource, the grant and whom it is for.
+   */
+  const activeGrants = Effect.fn("Access.activeGrants")(function*(organizationId: OrganizationId, kind: AnyKind) {
+    return yield* sql<ActiveGrant>`
+        SELECT g.${id(kind.column)} AS resource_id, g.id, g.membership_id, g.team_id, g.org_wide, g.role
+        FROM ${id(kind.grants)} g WHERE g.organization_id = ${organizationId} AND g.removed_at IS NULL
+        ORDER BY g.created_at, g.id`
+  })
+
+  return { visible, usable, requireUsable, rank, require, roleOn, grantCreator, grantManager, grant, listGrants, revoke, activeGrants } as const
 })
 
 export class Access extends Context.Service<Access>()("@orgplane/server/access/Access", { make }) {

@@ -11,6 +11,10 @@ import { DocumentsRepository } from "./DocumentsRepository.js"
 import { LiveDocuments } from "./LiveDocuments.js"
 import { OrganizationDocuments } from "./OrganizationDocuments.js"
 
+/** The secrets an apply is given, by source (the last of a source given twice). */
+const secretsBySource = (secrets: ReadonlyArray<{ readonly from: string; readonly value: string }>) =>
+  Object.fromEntries(secrets.map(({ from, value }) => [from, value]))
+
 export const OrganizationDocumentHttp = group(Api, "organizationDocument", (handlers) =>
   Effect.gen(function*() {
     const documents = yield* OrganizationDocuments
@@ -18,7 +22,7 @@ export const OrganizationDocumentHttp = group(Api, "organizationDocument", (hand
       .handle("export", () => Effect.flatMap(Effect.service(CurrentMember), (caller) => documents.export(caller)))
       .handle("plan", ({ payload }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => documents.plan(caller, payload.document)))
       .handle("apply", ({ payload }) =>
-        Effect.flatMap(Effect.service(CurrentMember), (caller) => documents.apply(caller, payload.document, payload.planHash, payload.secrets ?? {})))
+        Effect.flatMap(Effect.service(CurrentMember), (caller) => documents.apply(caller, payload.document, payload.planHash, secretsBySource(payload.secrets ?? []))))
       .handle("drift", () => Effect.flatMap(Effect.service(CurrentMember), (caller) => documents.drift(caller)))
   }))
 

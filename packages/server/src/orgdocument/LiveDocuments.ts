@@ -8,6 +8,7 @@ import {
   AUDIT_RETENTION_DEFAULT_DAYS,
   type DocumentChange,
   DocumentDrift,
+  type DocumentGrant,
   type DocumentLlmProvider,
   type DocumentMcpConnection,
   type DocumentMember,
@@ -28,6 +29,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import { Access, type ActiveGrant, LlmProviderKind, McpConnectionKind } from "../access/Access.js"
 import { AuditRepository } from "../audit/AuditRepository.js"
 import { Memberships } from "../identity/Memberships.js"
 import { OrganizationsRepository } from "../identity/OrganizationsRepository.js"
@@ -36,6 +38,7 @@ import { LlmConfig } from "../llm/LlmConfig.js"
 import { type LlmProviderRow, LlmProvidersRepository } from "../llm/LlmProvidersRepository.js"
 import { ConnectionsRepository, type McpConnectionRow } from "../mcp/ConnectionsRepository.js"
 import { DirectoryRepository } from "../members/DirectoryRepository.js"
+import { ConnectionsRepository as ScimConnectionsRepository } from "../scim/ConnectionsRepository.js"
 import { now } from "../platform/Time.js"
 import { TeamsRepository } from "../teams/TeamsRepository.js"
 import { DocumentsRepository, type SecretRow } from "./DocumentsRepository.js"
@@ -57,10 +60,17 @@ const everyPage = <A, E, R>(
 }
 
 /** The actions that change an LLM provider (its reads and tests change nothing). */
-const llmChanges = new Set(["llm_provider.create", "llm_provider.update", "llm_provider.credential.set", "llm_provider.delete"])
+const llmChanges = new Set(["llm_provider.create", "llm_provider.update", "llm_provider.credential.set", "llm_provider.delete", "access.grant", "access.revoke"])
 
 /** The actions that change an MCP connection as the document describes it (connecting and tool calls do not). */
-const mcpChanges = new Set(["mcp_connection.create", "mcp_connection.update", "mcp_connection.tool_policy.update", "mcp_connection.delete"])
+const mcpChanges = new Set([
+  "mcp_connection.create",
+  "mcp_connection.update",
+  "mcp_connection.tool_policy.update",
+  "mcp_connection.delete",
+  "access.grant",
+  "access.revoke"
+])
 
 /** A stored document, as the apply was given it. */
 const decodeStored = Schema.decodeUnknownEffect(Schema.fromJsonString(OrganizationDocument))
@@ -71,7 +81,7 @@ const sortedRecord = (record: Readonly<Record<string, string>>): Record<string, 
 /** A reference as stored (`refs`): one, or one per header name. */
 const StoredReference = Schema.Struct({ from: Schema.String, version: Schema.Number })
 const decodeReference = Schema.decodeUnknownSync(Schema.fromJsonString(StoredReference))
-const decodeReferences = Schema.decodeUnknownSync(Schema.fromJsonString(Schema.Record(Schema.String, StoredReference)))
+const decodeReferences = Schema.decodeUnknownSync(Schema.fromJsonString(Schema.Array(Schema.Struct({ name: Schema.String, value: StoredReference }))))
 
 /** An environment variable's name made of words: `OpenAI (eng)` and `api key` give `OPENAI_ENG_API_KEY`. */
 const variableName = (...words: ReadonlyArray<string>) =>
@@ -103,12 +113,13 @@ const referenceOf = (stored: StoredSecrets, resourceId: string, field: string, c
 /** An LLM provider as its document (its secrets by `referenceOf`, its headers' as one written together). */
 const llmProviderOf = (row: LlmProviderRow, stored: StoredSecrets): DocumentLlmProvider => {
   const headerRow = stored.get(storedKey(row.id, "headers"))
-  const headerRefs = headerRow === undefined ? {} : decodeReferences(headerRow.refs)
+  const headerRefs = new Map((headerRow === undefined ? [] : decodeReferences(headerRow.refs)).map((header) => [header.name.toLowerCase(), header.value]))
   const headersCurrent = headerRow !== undefined && headerRow.fingerprint === fingerprintOf(row.headersCiphertext)
-  const headers = Object.fromEntries([...row.headerNames].sort(Plan.byText).map((name): [string, SecretReference] => {
-    const ref = headerRefs[name]
-    return [name, { from: ref?.from ?? defaultSource("LLM", row.name, name), version: headersCurrent && ref !== undefined ? ref.version : 0 }]
-  }))
+  const headers = [...row.headerNames].sort((left, right) => Plan.byText(left.toLowerCase(), right.toLowerCase())).map((name) => {
+    const ref = headerRefs.get(name.toLowerCase())
+    const value: SecretReference = { from: ref?.from ?? defaultSource("LLM", row.name, name), version: headersCurrent && ref !== undefined ? ref.version : 0 }
+    return { name, value }
+  })
   return {
     name: row.name,
     catalogProviderId: row.catalogProviderId,
@@ -158,7 +169,41 @@ const make = Effect.gen(function*() {
   const auditRows = yield* AuditRepository
   const llmRows = yield* LlmProvidersRepository
   const mcpRows = yield* ConnectionsRepository
+  const access = yield* Access
+  const scimRows = yield* ScimConnectionsRepository
   const { catalog } = yield* LlmConfig
+
+  /**
+   * The grants of each kind the document holds, by resource, as the document names them (`Plan.sortGrants`); a grant
+   * to someone who is no longer a member grants nothing and is left out.
+   */
+  const grantReader = Effect.fnUntraced(function*(
+    organizationId: OrganizationId,
+    memberList: ReadonlyArray<{ readonly id: MembershipId; readonly email?: string | null | undefined }>,
+    teamList: ReadonlyArray<{ readonly id: TeamId; readonly name: string }>
+  ) {
+    const members = new Map(memberList.map((member) => [member.id, member.email ?? member.id]))
+    const teams = new Map(teamList.map((team) => [team.id, team.name]))
+    const byResource = (grants: ReadonlyArray<ActiveGrant>) => {
+      const found = new Map<string, Array<DocumentGrant>>()
+      for (const grant of grants) {
+        const named: DocumentGrant | undefined = grant.orgWide
+          ? { organization: true, role: grant.role }
+          : grant.teamId !== null
+          ? Option.match(Option.fromNullishOr(teams.get(grant.teamId)), { onNone: () => undefined, onSome: (team) => ({ team, role: grant.role }) })
+          : grant.membershipId !== null
+          ? Option.match(Option.fromNullishOr(members.get(grant.membershipId)), { onNone: () => undefined, onSome: (member) => ({ member, role: grant.role }) })
+          : undefined
+        if (named === undefined) continue
+        found.set(grant.resourceId, [...found.get(grant.resourceId) ?? [], named])
+      }
+      return (resourceId: string) => Plan.sortGrants(found.get(resourceId) ?? [])
+    }
+    return {
+      llmProvider: byResource(yield* access.activeGrants(organizationId, LlmProviderKind)),
+      mcpConnection: byResource(yield* access.activeGrants(organizationId, McpConnectionKind))
+    }
+  })
 
   /**
    * The organization as its document, and the ids of what the document names (by `Plan.matchKey`), read from
@@ -180,6 +225,8 @@ const make = Effect.gen(function*() {
     const teamList = yield* everyPage((cursor) => teamRows.list(organizationId, cursor === undefined ? { limit: PAGE } : { limit: PAGE, cursor }))
     const providers = yield* llmRows.all(organizationId)
     const connections = yield* mcpRows.rows(organizationId)
+    const grantsOf = yield* grantReader(organizationId, memberList, teamList)
+    const directories = yield* everyPage((cursor) => scimRows.list(organizationId, at, cursor === undefined ? { limit: PAGE } : { limit: PAGE, cursor }))
     const secrets = new Map((yield* documents.secrets(organizationId)).map((row) => [storedKey(row.resourceId, row.field), row]))
 
     const names = new Map<MembershipId, string>(memberList.map((member) => [member.id, member.email ?? member.id]))
@@ -206,8 +253,13 @@ const make = Effect.gen(function*() {
         .map((invitation) => ({ email: invitation.email, role: invitation.role, delivery: invitation.delivery }))
         .sort((left, right) => Plan.byText(left.email, right.email)),
       teams: documentTeams,
-      llmProviders: providers.map((row) => llmProviderOf(row, secrets)).sort((left, right) => Plan.byText(left.name, right.name)),
-      mcpConnections: connections.map((row) => mcpConnectionOf(row, secrets)).sort((left, right) => Plan.byText(left.name, right.name))
+      llmProviders: providers.map((row) => ({ ...llmProviderOf(row, secrets), grants: grantsOf.llmProvider(row.id) }))
+        .sort((left, right) => Plan.byText(left.name, right.name)),
+      mcpConnections: connections.map((row) => ({ ...mcpConnectionOf(row, secrets), grants: grantsOf.mcpConnection(row.id) }))
+        .sort((left, right) => Plan.byText(left.name, right.name)),
+      scimConnections: directories
+        .map((row) => ({ name: row.name, groupMappingMode: row.groupMappingMode, defaultRole: row.defaultRole, roleRules: Plan.sortRules(row.roleRules) }))
+        .sort((left, right) => Plan.byText(left.name, right.name))
     } satisfies ExportedDocument
     return {
       document,
@@ -216,6 +268,7 @@ const make = Effect.gen(function*() {
       teams: new Map<string, TeamId>(teamList.map((team) => [Plan.matchKey(team.name), team.id])),
       llmProviders: new Map(providers.map((row) => [Plan.matchKey(row.name), row.id])),
       mcpConnections: new Map(connections.map((row) => [Plan.matchKey(row.name), row.id])),
+      scimConnections: new Map(directories.map((row) => [Plan.matchKey(row.name), row.id])),
       /** The fingerprint of each secret field's ciphertext now, by kind and name (`secretKey`). */
       fingerprints: new Map<string, string | null>([
         ...providers.flatMap((row) => [
@@ -257,6 +310,8 @@ const make = Effect.gen(function*() {
           return current.llmProviders.get(key)
         case "mcpConnection":
           return current.mcpConnections.get(key)
+        case "scimConnection":
+          return current.scimConnections.get(key)
       }
     }
     const ids = [...new Set(changes.flatMap((change) => idOf(change) ?? []))]
@@ -269,6 +324,7 @@ const make = Effect.gen(function*() {
         : change.kind === "audit" ? action === "audit.settings.update"
         : change.kind === "llmProvider" ? llmChanges.has(action)
         : change.kind === "mcpConnection" ? mcpChanges.has(action)
+        : change.kind === "scimConnection" ? action.startsWith("scim.connection.")
         : action.startsWith(`${change.kind}.`) || (change.kind === "member" && action.startsWith("scim."))
       const latest = events
         .filter((event) => event.targetId === id && fits(event.action))
@@ -302,6 +358,8 @@ export class LiveDocuments extends Context.Service<LiveDocuments>()("@orgplane/s
       TeamsRepository.layer,
       LlmProvidersRepository.layer,
       ConnectionsRepository.layer,
+      Access.layer,
+      ScimConnectionsRepository.layer,
       DocumentsRepository.layer,
       AuditRepository.layer
     ])

@@ -14,6 +14,7 @@ import {
   Conflict,
   type DocumentChange,
   DocumentDrift,
+  type DocumentGrant,
   Forbidden,
   type NotFound,
   OrganizationNotFound,
@@ -29,6 +30,7 @@ import {
   McpOAuthInput,
   type ConnectionValidationFailed,
   type StoredCredentialUnreadable,
+  type PlanRequired,
   OrganizationDocument,
   type SecretReference
 } from "@orgplane/schema"
@@ -38,6 +40,7 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import type * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
+import { Access, type ActiveGrant, type Kind, LlmProviderKind, McpConnectionKind } from "../access/Access.js"
 import { Audit } from "../audit/Audit.js"
 import { Organizations } from "../identity/Organizations.js"
 import { now } from "../platform/Time.js"
@@ -45,10 +48,13 @@ import { DocumentsRepository } from "./DocumentsRepository.js"
 import { LiveDocuments } from "./LiveDocuments.js"
 import { AuditRecorder, describe } from "../platform/AuditRecorder.js"
 import type { IdGenerator } from "../platform/Ids.js"
+import type { CursorKey } from "../platform/Keyset.js"
 import { lockLimit, orUnavailable, transactionThen } from "../platform/Sql.js"
 import { Invitations } from "../invitations/Invitations.js"
 import { LlmProviders } from "../llm/LlmProviders.js"
 import { Connections } from "../mcp/Connections.js"
+import { Connections as ScimConnections } from "../scim/Connections.js"
+import { DirectoryTeams } from "../teams/DirectoryTeams.js"
 import { Members } from "../members/Members.js"
 import { authorize } from "../platform/Principal.js"
 import { Teams } from "../teams/Teams.js"
@@ -81,6 +87,7 @@ const applyOrder = (change: DocumentChange): number => {
       return change.action === "delete" ? 5 : change.action === "update" ? 6 : 7
     case "llmProvider":
     case "mcpConnection":
+    case "scimConnection":
       return change.action === "delete" ? 8 : 8.5
   }
 }
@@ -96,6 +103,7 @@ type StepError =
   | InvalidRequest
   | ConnectionValidationFailed
   | StoredCredentialUnreadable
+  | PlanRequired
   | SqlError
 
 /** Roles from the least to the most. */
@@ -121,7 +129,8 @@ const readsOf = [
   "teams.read",
   "audit.read",
   "llmProviders.create",
-  "mcp.manage"
+  "mcp.manage",
+  "scim.manage"
 ] as const
 
 /** What each secret field takes, by kind and field (`Plan.secretFields`): checked before anything is written. */
@@ -142,6 +151,8 @@ const make = Effect.gen(function*() {
   const teams = yield* Teams
   const llm = yield* LlmProviders
   const mcp = yield* Connections
+  const access = yield* Access
+  const scim = yield* ScimConnections
   const recorder = yield* AuditRecorder
   const audit = yield* Audit
   const reader = yield* LiveDocuments
@@ -275,13 +286,50 @@ const make = Effect.gen(function*() {
         invitations: new Map((document.invitations ?? []).map((invitation) => [Plan.matchKey(invitation.email), invitation])),
         teams: new Map((document.teams ?? []).map((team) => [Plan.matchKey(team.name), team])),
         llmProviders: new Map((document.llmProviders ?? []).map((provider) => [Plan.matchKey(provider.name), provider])),
-        mcpConnections: new Map((document.mcpConnections ?? []).map((connection) => [Plan.matchKey(connection.name), connection]))
+        mcpConnections: new Map((document.mcpConnections ?? []).map((connection) => [Plan.matchKey(connection.name), connection])),
+        scimConnections: new Map((document.scimConnections ?? []).map((connection) => [Plan.matchKey(connection.name), connection]))
       }
       const valueOf = (reference: SecretReference) => secrets[reference.from]!
+      /** Members' and teams' ids as they are once earlier steps ran (a team a grant names may be this apply's). */
+      const idsNow = yield* Effect.cached(reader.live(caller.organization.id))
+      /**
+       * Makes a resource's grants the change's `grants` (its `after`): each given or its role changed; with `grants`
+       * in `authoritative`, every other revoked (on a new resource, its creator's manager grant too).
+       */
+      const syncGrants = (change: DocumentChange, kind: Kind<string>, resource: string) =>
+        Effect.gen(function*() {
+          const field = change.fields.find((each) => each.field === "grants")
+          if (field === undefined) return
+          const wantedGrants = (field.after ?? []) as ReadonlyArray<DocumentGrant>
+          const ids = yield* idsNow
+          const current = (yield* access.activeGrants(caller.organization.id, kind)).filter((grant) => grant.resourceId === resource)
+          const keyOf = (grant: ActiveGrant) =>
+            grant.orgWide
+              ? "organization"
+              : grant.teamId !== null
+              ? `team:${[...ids.teams].find(([, id]) => id === grant.teamId)?.[0] ?? grant.teamId}`
+              : `member:${[...ids.members].find(([, id]) => id === grant.membershipId)?.[0] ?? grant.membershipId}`
+          const currentByKey = new Map(current.map((grant) => [keyOf(grant), grant]))
+          for (const grant of wantedGrants) {
+            if (currentByKey.get(Plan.grantKey(grant))?.role === grant.role) continue
+            const target = "organization" in grant
+              ? { orgWide: true as const }
+              : "team" in grant
+              ? { teamId: ids.teams.get(Plan.matchKey(grant.team))! }
+              : { orgMembershipId: ids.members.get(Plan.matchKey(grant.member))! }
+            yield* recorder.recordStep("access.grant", [resource], access.grant(caller, kind, resource, { ...target, role: grant.role }))
+          }
+          if (!authoritativeGrants) return
+          const kept = new Set(wantedGrants.map(Plan.grantKey))
+          for (const [key, grant] of currentByKey) {
+            if (!kept.has(key)) yield* recorder.recordStep("access.revoke", [resource], access.revoke(caller, kind, resource, grant.id))
+          }
+        })
+      const authoritativeGrants = (document.authoritative ?? []).includes("grants")
       const memberIds = (names: ReadonlyArray<string>) => names.map((name) => before.members.get(Plan.matchKey(name))!)
       const changed = (change: DocumentChange, field: string) => change.fields.some((each) => each.field === field)
 
-      const step = (change: DocumentChange): Effect.Effect<unknown, StepError, SqlClient.SqlClient | IdGenerator> => {
+      const step = (change: DocumentChange): Effect.Effect<unknown, StepError, SqlClient.SqlClient | IdGenerator | CursorKey> => {
         const key = Plan.matchKey(change.name)
         const organizationId = caller.organization.id
         switch (change.kind) {
@@ -340,19 +388,22 @@ const make = Effect.gen(function*() {
               return recorder.recordStep("llm_provider.delete", [id], llm.remove(caller, id))
             }
             const provider = wanted.llmProviders.get(key)!
-            const headers = () => Object.fromEntries(Object.entries(provider.headers).map(([name, reference]) => [name, valueOf(reference)]))
+            const headers = () => Object.fromEntries(provider.headers.map(({ name, value }) => [name, valueOf(value)]))
             if (change.action === "create") {
               const fromCatalog = reader.catalog.providers.find((entry) => entry.id === provider.catalogProviderId)
-              return recorder.recordStep("llm_provider.create", [], llm.create(caller, {
-                name: provider.name,
-                ...(provider.catalogProviderId === null ? {} : { catalogProviderId: provider.catalogProviderId }),
-                ...(provider.apiStyle === undefined ? {} : { apiStyle: provider.apiStyle }),
-                // The catalog's own base URL is its default: given only when it differs (a URL given is checked).
-                ...(provider.baseUrl === undefined || provider.baseUrl === fromCatalog?.baseUrl ? {} : { baseUrl: provider.baseUrl }),
-                headers: headers(),
-                models: provider.models,
-                ...(provider.apiKey === null ? {} : { apiKey: valueOf(provider.apiKey) })
-              }))
+              return Effect.flatMap(
+                recorder.recordStep("llm_provider.create", [], llm.create(caller, {
+                  name: provider.name,
+                  ...(provider.catalogProviderId === null ? {} : { catalogProviderId: provider.catalogProviderId }),
+                  ...(provider.apiStyle === undefined ? {} : { apiStyle: provider.apiStyle }),
+                  // The catalog's own base URL is its default: given only when it differs (a URL given is checked).
+                  ...(provider.baseUrl === undefined || provider.baseUrl === fromCatalog?.baseUrl ? {} : { baseUrl: provider.baseUrl }),
+                  headers: headers(),
+                  models: provider.models,
+                  ...(provider.apiKey === null ? {} : { apiKey: valueOf(provider.apiKey) })
+                })),
+                ({ item }) => syncGrants(change, LlmProviderKind, item.id)
+              )
             }
             const id = before.llmProviders.get(key)!
             const update = ["name", "baseUrl", "models", "headers"].some((field) => changed(change, field))
@@ -366,7 +417,7 @@ const make = Effect.gen(function*() {
             const credential = changed(change, "apiKey") && provider.apiKey !== null
               ? recorder.recordStep("llm_provider.credential.set", [id], llm.setCredential(caller, id, { type: "api_key", apiKey: valueOf(provider.apiKey) }))
               : Effect.void
-            return Effect.andThen(update, credential)
+            return Effect.andThen(Effect.andThen(update, credential), syncGrants(change, LlmProviderKind, id))
           }
           case "mcpConnection": {
             if (change.action === "delete") {
@@ -395,9 +446,12 @@ const make = Effect.gen(function*() {
                   }
                 })
               return Effect.flatMap(recorder.recordStep("mcp_connection.create", [], created), ({ item }) =>
-                policy.allDisabled || policy.disabledTools.length > 0
-                  ? recorder.recordStep("mcp_connection.tool_policy.update", [item.id], mcp.setToolPolicy(caller, item.id, policy))
-                  : Effect.void)
+                Effect.andThen(
+                  policy.allDisabled || policy.disabledTools.length > 0
+                    ? recorder.recordStep("mcp_connection.tool_policy.update", [item.id], mcp.setToolPolicy(caller, item.id, policy))
+                    : Effect.void,
+                  syncGrants(change, McpConnectionKind, item.id)
+                ))
             }
             const id = before.mcpConnections.get(key)!
             const oauthChanges = {
@@ -420,7 +474,25 @@ const make = Effect.gen(function*() {
             const toolPolicy = changed(change, "toolPolicy")
               ? recorder.recordStep("mcp_connection.tool_policy.update", [id], mcp.setToolPolicy(caller, id, policy))
               : Effect.void
-            return Effect.andThen(update, toolPolicy)
+            return Effect.andThen(Effect.andThen(update, toolPolicy), syncGrants(change, McpConnectionKind, id))
+          }
+          case "scimConnection": {
+            if (change.action === "delete") {
+              const id = before.scimConnections.get(key)!
+              return recorder.recordStep("scim.connection.delete", [id], scim.remove(caller, id))
+            }
+            const directory = wanted.scimConnections.get(key)!
+            // The SCIM base URL the answers carry is not used here.
+            if (change.action === "create") {
+              return recorder.recordStep("scim.connection.create", [], Effect.map(scim.create(caller, directory, ""), ({ connection }) => connection))
+            }
+            const id = before.scimConnections.get(key)!
+            return recorder.recordStep("scim.connection.update", [id], scim.update(caller, id, {
+              ...(changed(change, "name") ? { name: directory.name } : {}),
+              ...(changed(change, "groupMappingMode") ? { groupMappingMode: directory.groupMappingMode } : {}),
+              ...(changed(change, "defaultRole") ? { defaultRole: directory.defaultRole } : {}),
+              ...(changed(change, "roleRules") ? { roleRules: directory.roleRules } : {})
+            }, ""))
           }
         }
       }
@@ -461,6 +533,9 @@ export class OrganizationDocuments extends Context.Service<OrganizationDocuments
       Teams.layer,
       LlmProviders.layer,
       Connections.layer,
+      Access.layer,
+      // The SCIM connections' reconcile takes the directory's teams from its caller, as its HTTP group does.
+      ScimConnections.layer.pipe(Layer.provide(DirectoryTeams.layer)),
       LiveDocuments.layer,
       DocumentsRepository.layer,
       Audit.layer

@@ -10,9 +10,11 @@
  */
 import type {
   DocumentChange,
+  DocumentGrant,
   DocumentLlmProvider,
   DocumentMcpConnection,
   DocumentMember,
+  DocumentScimConnection,
   DocumentTeam,
   ExportedDocument,
   LlmCatalog,
@@ -43,6 +45,16 @@ export const byText = (left: string, right: string) => left < right ? -1 : left 
 
 /** How the plan matches names: emails and team names ignoring case. */
 export const matchKey = (name: string) => name.toLowerCase()
+
+/** Whom a grant is for, as the plan matches grants: `organization`, `team:<name>` or `member:<email>`, ignoring case. */
+export const grantKey = (grant: DocumentGrant) =>
+  "organization" in grant ? "organization" : "team" in grant ? `team:${matchKey(grant.team)}` : `member:${matchKey(grant.member)}`
+
+/** Grants in the document's order: the organization's, then teams' by name, then members' by email. */
+export const sortGrants = (grants: ReadonlyArray<DocumentGrant>): Array<DocumentGrant> => {
+  const rank = (grant: DocumentGrant) => "organization" in grant ? 0 : "team" in grant ? 1 : 2
+  return [...grants].sort((left, right) => rank(left) - rank(right) || byText(grantKey(left), grantKey(right)))
+}
 
 /** A secret field of a resource, by kind, name and field: where the apply finds its ciphertext's fingerprint. */
 export const secretKey = (kind: DocumentChange["kind"], name: string, field: string) => `${kind}\n${matchKey(name)}\n${field}`
@@ -127,17 +139,18 @@ const llmFields = (provider: LlmProviderFacts) => ({
   apiStyle: provider.apiStyle,
   baseUrl: provider.baseUrl,
   models: provider.models as Json,
-  headers: Object.fromEntries(Object.keys(provider.headers).sort(byText).map((name) => [name, provider.headers[name]!])) as Json,
-  apiKey: provider.apiKey as Json
+  headers: [...provider.headers].sort((left, right) => byText(left.name.toLowerCase(), right.name.toLowerCase())) as Json,
+  apiKey: provider.apiKey as Json,
+  grants: (provider.grants ?? []) as Json
 })
-const llmFieldNames = ["name", "catalogProviderId", "apiStyle", "baseUrl", "models", "headers", "apiKey"] as const
+const llmFieldNames = ["name", "catalogProviderId", "apiStyle", "baseUrl", "models", "headers", "apiKey", "grants"] as const
 
 /** An LLM provider with every default resolved (the catalog's API style, base URL and figures). */
 type LlmProviderFacts = DocumentLlmProvider & { readonly apiStyle: string; readonly baseUrl: string }
 
 /** A secret field's change: `set` where there was none (a create, no key, no headers), `rotated` where there was. */
 const secretChange = ({ after, before, field }: Field): Field => {
-  const none = before === undefined || before === null || (typeof before === "object" && !Array.isArray(before) && Object.keys(before).length === 0)
+  const none = before === undefined || before === null || (typeof before === "object" && Object.keys(before).length === 0)
   return { field, ...(before === undefined ? {} : { before }), after: after!, secret: none ? "set" : "rotated" }
 }
 
@@ -147,7 +160,8 @@ const writesSecret = (kind: DocumentChange["kind"]) => ({ after, field }: Field)
 
 /** The references a secret field's value names: itself (one secret), or each of a map's (headers). */
 export const referencesIn = (value: Json | undefined): Array<SecretReference> => {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return []
+  if (typeof value !== "object" || value === null) return []
+  if (Array.isArray(value)) return value.flatMap(referencesIn)
   const { from, version } = value as { readonly from?: Json; readonly version?: Json }
   return typeof from === "string" && typeof version === "number" ? [{ from, version }] : Object.values(value).flatMap(referencesIn)
 }
@@ -168,7 +182,8 @@ const mcpFields = (connection: DocumentMcpConnection) => ({
   "oauth.clientSecret": (connection.oauth?.clientSecret ?? null) as Json,
   "oauth.authorizationServerIssuer": connection.oauth?.authorizationServerIssuer ?? null,
   "oauth.requestedScopes": connection.oauth === null ? null : [...new Set(connection.oauth.requestedScopes)].sort(byText),
-  toolPolicy: { allDisabled: connection.toolPolicy.allDisabled, disabledTools: [...new Set(connection.toolPolicy.disabledTools)].sort(byText) }
+  toolPolicy: { allDisabled: connection.toolPolicy.allDisabled, disabledTools: [...new Set(connection.toolPolicy.disabledTools)].sort(byText) },
+  grants: (connection.grants ?? []) as Json
 })
 const mcpFieldNames = [
   "name",
@@ -180,8 +195,21 @@ const mcpFieldNames = [
   "oauth.clientSecret",
   "oauth.authorizationServerIssuer",
   "oauth.requestedScopes",
-  "toolPolicy"
+  "toolPolicy",
+  "grants"
 ] as const
+
+/** A SCIM connection's role rules as the plan compares them: by group ignoring case, then role. */
+export const sortRules = (rules: DocumentScimConnection["roleRules"]) =>
+  [...rules].sort((left, right) => byText(matchKey(left.group), matchKey(right.group)) || byText(left.role, right.role))
+
+const scimFields = (connection: DocumentScimConnection) => ({
+  name: connection.name,
+  groupMappingMode: connection.groupMappingMode,
+  defaultRole: connection.defaultRole,
+  roleRules: sortRules(connection.roleRules) as Json
+})
+const scimFieldNames = ["name", "groupMappingMode", "defaultRole", "roleRules"] as const
 
 /** What makes a document's MCP connection not one: credentials its `authType` does not take, or lacks. */
 const mcpProblems = (connection: DocumentMcpConnection, at: (...path: ReadonlyArray<string | number>) => ReadonlyArray<string | number>): Array<Problem> => [
@@ -338,14 +366,67 @@ export const plan = (
     }
   }
 
+  /**
+   * A resource's grants once applied, or the problems of the grants the document gives it: whom each names must be
+   * a member (not one the document removes) or a team (live or the document's, not one it deletes), each once. The
+   * names are written as the organization has them; without `grants` in `authoritative`, live grants the list
+   * leaves out stay.
+   */
+  const liveTeamNames = new Map(live.teams.map((team) => [matchKey(team.name), team.name]))
+  const documentTeamNames = new Map((document.teams ?? []).map((team) => [matchKey(team.name), team.name]))
+  const deletedTeams = new Set(
+    authoritative.has("teams") && document.teams !== undefined ? [...liveTeamNames.keys()].filter((name) => !documentTeamNames.has(name)) : []
+  )
+  const grantsOnce = (
+    current: ReadonlyArray<DocumentGrant>,
+    wanted: ReadonlyArray<DocumentGrant> | undefined,
+    at: (...path: ReadonlyArray<string | number>) => ReadonlyArray<string | number>
+  ): Array<DocumentGrant> | undefined => {
+    if (wanted === undefined) return [...current]
+    const seen = new Set<string>()
+    const named: Array<DocumentGrant> = []
+    let refused = false
+    wanted.forEach((grant, index) => {
+      const key = grantKey(grant)
+      const problem = seen.has(key)
+        ? "names the same member, team or organization twice"
+        : "team" in grant && !liveTeamNames.has(matchKey(grant.team)) && !documentTeamNames.has(matchKey(grant.team))
+        ? "is not a team of the organization or of this document"
+        : "team" in grant && deletedTeams.has(matchKey(grant.team))
+        ? "is a team this document deletes (teams is authoritative and leaves it out)"
+        : "member" in grant && !liveMembers.has(matchKey(grant.member))
+        ? "is not a member of the organization"
+        : "member" in grant && removed.has(matchKey(grant.member))
+        ? "is a member this document removes (members is authoritative and leaves them out)"
+        : undefined
+      seen.add(key)
+      if (problem !== undefined) {
+        refused = true
+        problems.push({ path: at("grants", index), message: problem })
+        return
+      }
+      named.push(
+        "team" in grant
+          ? { team: liveTeamNames.get(matchKey(grant.team)) ?? documentTeamNames.get(matchKey(grant.team))!, role: grant.role }
+          : "member" in grant
+          ? { member: liveMembers.get(matchKey(grant.member))!.email, role: grant.role }
+          : grant
+      )
+    })
+    if (refused) return undefined
+    const kept = authoritative.has("grants") ? [] : current.filter((grant) => !seen.has(grantKey(grant)))
+    return sortGrants([...kept, ...named])
+  }
+
   if (document.llmProviders !== undefined) {
     const liveProviders = new Map(live.llmProviders.map((provider) => [matchKey(provider.name), provider as LlmProviderFacts]))
     const wanted = keyed(document.llmProviders, (provider) => provider.name, (index) => ["document", "llmProviders", index, "name"], problems)
     for (const [name, { index, item }] of wanted) {
       const resolved = resolveProvider(item, index, catalog, problems)
-      if (resolved === undefined) continue
-      const after = llmFields(resolved)
       const current = liveProviders.get(name)
+      const grants = grantsOnce(current?.grants ?? [], item.grants, (...path) => ["document", "llmProviders", index, ...path])
+      if (resolved === undefined || grants === undefined) continue
+      const after = { ...llmFields(resolved), grants: grants as Json }
       if (current === undefined) {
         changes.push({
           action: "create",
@@ -382,19 +463,20 @@ export const plan = (
       const at = (...path: ReadonlyArray<string | number>) => ["document", "mcpConnections", index, ...path]
       const invalid = mcpProblems(item, at)
       problems.push(...invalid)
-      if (invalid.length > 0) continue
       const current = liveConnections.get(name)
+      const grants = grantsOnce(current?.grants ?? [], item.grants, at)
+      if (invalid.length > 0 || grants === undefined) continue
       if (current === undefined) {
         changes.push({
           action: "create",
           kind: "mcpConnection",
           name: item.name,
-          fields: created(mcpFields(item), mcpFieldNames).map((field) => writesSecret("mcpConnection")(field) ? secretChange(field) : field)
+          fields: created({ ...mcpFields(item), grants: grants as Json }, mcpFieldNames).map((field) => writesSecret("mcpConnection")(field) ? secretChange(field) : field)
         })
         continue
       }
       const before = mcpFields(current)
-      const after = mcpFields(item)
+      const after = { ...mcpFields(item), grants: grants as Json }
       // An issuer left null is the one the MCP server names: whichever is in use.
       if (after["oauth.authorizationServerIssuer"] === null) after["oauth.authorizationServerIssuer"] = before["oauth.authorizationServerIssuer"]
       const fields = differing(before, after, mcpFieldNames)
@@ -421,10 +503,32 @@ export const plan = (
     }
   }
 
+  if (document.scimConnections !== undefined) {
+    const liveConnections = new Map(live.scimConnections.map((connection) => [matchKey(connection.name), connection]))
+    const wanted = keyed(document.scimConnections, (connection) => connection.name, (index) => ["document", "scimConnections", index, "name"], problems)
+    // Rules compare by group ignoring case, as the directory's groups are matched.
+    const rulesKey = (rules: Json) => JSON.stringify((rules as DocumentScimConnection["roleRules"]).map((rule) => [matchKey(rule.group), rule.role]))
+    for (const [name, { item }] of wanted) {
+      const current = liveConnections.get(name)
+      if (current === undefined) {
+        changes.push({ action: "create", kind: "scimConnection", name: item.name, fields: created(scimFields(item), scimFieldNames) })
+        continue
+      }
+      const fields = differing(scimFields(current), scimFields(item), scimFieldNames)
+        .filter((field) => field.field !== "roleRules" || rulesKey(field.before!) !== rulesKey(field.after!))
+      if (fields.length > 0) changes.push({ action: "update", kind: "scimConnection", name: current.name, fields })
+    }
+    if (authoritative.has("scimConnections")) {
+      for (const [name, connection] of liveConnections) {
+        if (!wanted.has(name)) changes.push({ action: "delete", kind: "scimConnection", name: connection.name, fields: deleted(scimFields(connection), scimFieldNames) })
+      }
+    }
+  }
+
   return { changes: sortChanges(changes), problems }
 }
 
-const kindOrder = ["organization", "directory", "audit", "member", "invitation", "team", "llmProvider", "mcpConnection"] as const
+const kindOrder = ["organization", "directory", "audit", "member", "invitation", "team", "llmProvider", "mcpConnection", "scimConnection"] as const
 
 /** The document's order: by kind, then by name. */
 const sortChanges = (changes: Array<DocumentChange>) =>

@@ -245,9 +245,16 @@ const stringOfLength = (schema: JsonSchema, length: number): string | undefined 
   if (prefix !== undefined) return length > prefix.length + 1 ? `${prefix}_${"0".repeat(length - prefix.length - 1)}` : undefined
   const letters = "a".repeat(length)
   if (typeof schema.pattern !== "string") return letters
-  // Letters, a path of them (say, a logo on the same host), or two names around a slash (a repository).
+  // Letters, a path of them (say, a logo on the same host), two names around a slash (a repository), or one of the
+  // schema's own examples cut or padded with letters to the length (a prefixed form: `env:NAME`, `file:PATH`).
   const half = Math.floor((length - 1) / 2)
-  const candidates = length === 0 ? [letters] : [letters, `/${letters.slice(1)}`, `${letters.slice(0, half)}/${letters.slice(half + 1)}`]
+  const examples = (Array.isArray(schema.examples) ? schema.examples : []).filter((example: unknown): example is string => typeof example === "string")
+  const candidates = length === 0 ? [letters] : [
+    letters,
+    `/${letters.slice(1)}`,
+    `${letters.slice(0, half)}/${letters.slice(half + 1)}`,
+    ...examples.flatMap((example) => [example.slice(0, length), example.padEnd(length, "a")]).filter((candidate) => candidate.length === length)
+  ]
   const pattern = new RegExp(schema.pattern, "u")
   return candidates.find((candidate) => pattern.test(candidate))
 }
@@ -271,6 +278,13 @@ const defaultLength = (schema: JsonSchema): number => {
 
 class CannotProduce extends Error {}
 
+/** One of the schema's own examples that its pattern and lengths take (a prefixed form: `env:NAME`, `file:PATH`). */
+const ownExample = (schema: JsonSchema): string | undefined =>
+  (Array.isArray(schema.examples) ? schema.examples : []).find((example: unknown): example is string =>
+    typeof example === "string" && example.length >= (schema.minLength ?? 0) && example.length <= (schema.maxLength ?? Infinity) &&
+    (typeof schema.pattern !== "string" || new RegExp(schema.pattern, "u").test(example))
+  )
+
 /** A value the schema calls valid, every optional member included so that each can be checked. */
 const validValue = (schema: JsonSchema, path: Path = []): unknown => {
   const resolved = resolve(schema)
@@ -285,7 +299,7 @@ const validValue = (schema: JsonSchema, path: Path = []): unknown => {
     case "number":
       return resolved.minimum ?? 0
     case "string": {
-      const value = stringOfLength(resolved, defaultLength(resolved))
+      const value = stringOfLength(resolved, defaultLength(resolved)) ?? ownExample(resolved)
       if (value === undefined) throw new CannotProduce(`${show(path)}: no generic value for ${JSON.stringify(resolved)}`)
       return value
     }

@@ -78,7 +78,8 @@ describe("the organization's document", () => {
         { name: "Zulu", externalKey: null, members: [org.member.email] }
       ],
       llmProviders: [],
-      mcpConnections: []
+      mcpConnections: [],
+      scimConnections: []
     })
     expect(Object.keys(document.organization?.metadata ?? {})).toEqual(["alpha", "zeta"])
     // The same state, the same bytes.
@@ -292,11 +293,13 @@ describe("applying a plan", () => {
 
   it("leaves every generated document planning nothing once applied", async () => {
     const org = await Http.staffed(server.url)
+    // SCIM connections need the enterprise plan.
+    await server.sql((sql) => sql`UPDATE organizations SET plan = 'enterprise' WHERE id = ${org.organizationId}`)
     const people = [org.owner.email, org.admin.email, org.member.email]
     const word = fc.constantFrom("alpha", "beta", "gamma", "Delta")
     const secretRef = fc.record({ from: fc.constantFrom("env:KEY_A", "env:KEY_B", "file:keys/b.key"), version: fc.integer({ min: 0, max: 2 }) })
     const document = fc.record({
-      authoritative: fc.subarray(["invitations" as const, "teams" as const, "llmProviders" as const, "mcpConnections" as const]),
+      authoritative: fc.subarray(["invitations" as const, "teams" as const, "llmProviders" as const, "mcpConnections" as const, "scimConnections" as const]),
       organization: fc.option(fc.record({
         name: word.map((name) => `Acme ${name}`),
         logoUrl: fc.constantFrom(null, "https://acme.example/logo.png"),
@@ -323,7 +326,7 @@ describe("applying a plan", () => {
         name: word,
         picks: fc.array(fc.nat(), { minLength: 1, maxLength: 3 }),
         contextWindow: fc.option(fc.constantFrom(32000, 64000), { nil: undefined }),
-        headers: fc.dictionary(fc.constantFrom("X-Team", "HTTP-Referer"), secretRef, { maxKeys: 2 }),
+        headers: fc.uniqueArray(fc.record({ name: fc.constantFrom("X-Team", "HTTP-Referer"), value: secretRef }), { selector: (header) => header.name, maxLength: 2 }),
         apiKey: secretRef
       }), { selector: (provider) => provider.name.toLowerCase(), maxLength: 2 }), { nil: undefined }),
       // OAuth connections (the others are checked live). A pre-registered client cannot be removed: each name keeps
@@ -337,8 +340,14 @@ describe("applying a plan", () => {
         secret: secretRef,
         allDisabled: fc.boolean(),
         disabledTools: fc.subarray(["delete_issue", "create_issue", "search"])
+      }), { selector: (connection) => connection.name.toLowerCase(), maxLength: 2 }), { nil: undefined }),
+      scimConnections: fc.option(fc.uniqueArray(fc.record({
+        name: fc.constantFrom("Okta", "Entra", "okta"),
+        groupMappingMode: fc.constantFrom("metadata_only" as const, "create_teams" as const, "link_by_external_key" as const),
+        defaultRole: fc.constantFrom("admin" as const, "member" as const),
+        roleRules: fc.uniqueArray(fc.record({ group: word, role: fc.constantFrom("admin" as const, "member" as const) }), { selector: (rule) => rule.group.toLowerCase(), maxLength: 3 })
       }), { selector: (connection) => connection.name.toLowerCase(), maxLength: 2 }), { nil: undefined })
-    }).map(({ audit, authoritative, directory, invitations, llmProviders, mcpConnections, members, organization, teams }): typeof OrganizationDocument.Encoded => ({
+    }).map(({ audit, authoritative, directory, invitations, llmProviders, mcpConnections, members, organization, scimConnections, teams }): typeof OrganizationDocument.Encoded => ({
       version: 1,
       authoritative,
       ...(organization === undefined ? {} : { organization }),
@@ -384,12 +393,13 @@ describe("applying a plan", () => {
             : { clientId: null, clientSecret: null, authorizationServerIssuer: issuer, requestedScopes: scopes },
           toolPolicy: { allDisabled, disabledTools }
         }))
-      })
+      }),
+      ...(scimConnections === undefined ? {} : { scimConnections })
     }))
     await fc.assert(fc.asyncProperty(document, async (wanted) => {
       const planned = ok(await api.organizationDocument.plan({ token: org.owner.token, payload: { document: wanted } }), 200)
       // Each secret's value, as the applier would read it from its source.
-      const secrets = Object.fromEntries(planned.secrets.map((source) => [source, `value-of-${source.replace(/\W/g, "-")}`]))
+      const secrets = planned.secrets.map((from) => ({ from, value: `value-of-${from.replace(/\W/g, "-")}` }))
       const applied = ok(await api.organizationDocument.apply({ token: org.owner.token, payload: { document: wanted, planHash: planned.planHash, secrets } }), 200)
       expect(applied.changes).toEqual(planned.changes)
       const next = ok(await api.organizationDocument.plan({ token: org.owner.token, payload: { document: wanted } }), 200)
@@ -424,8 +434,10 @@ describe("LLM providers in the document", () => {
         { id: "gpt-4o", name: "GPT-4o", contextWindow: 128000, maxOutputTokens: 16384, cost: { input: 2.5, output: 10, cacheRead: 1.25 } },
         { id: "gpt-image-1", name: "Images" }
       ],
-      headers: { "OpenAI-Organization": { from: "env:LLM_OPENAI_ENG_OPENAI_ORGANIZATION", version: 0 } },
-      apiKey: { from: "env:LLM_OPENAI_ENG_API_KEY", version: 0 }
+      headers: [{ name: "OpenAI-Organization", value: { from: "env:LLM_OPENAI_ENG_OPENAI_ORGANIZATION", version: 0 } }],
+      apiKey: { from: "env:LLM_OPENAI_ENG_API_KEY", version: 0 },
+      // Its creator's manager grant.
+      grants: [{ member: org.admin.email, role: "manager" }]
     }])
     expect(ok(await api.organizationDocument.plan({ token: org.owner.token, payload: { document: exported } }), 200).changes).toEqual([])
 
@@ -433,7 +445,7 @@ describe("LLM providers in the document", () => {
       version: 1 as const,
       llmProviders: [
         { ...exported.llmProviders![0]!, apiKey: { from: "env:OPENAI_KEY", version: 1 } },
-        { name: "Claude", catalogProviderId: "anthropic", models: [{ id: "claude-haiku-4-5" }], headers: {}, apiKey: { from: "file:secrets/claude.key", version: 1 } }
+        { name: "Claude", catalogProviderId: "anthropic", models: [{ id: "claude-haiku-4-5" }], headers: [], apiKey: { from: "file:secrets/claude.key", version: 1 } }
       ]
     }
     const planned = ok(await api.organizationDocument.plan({ token: org.owner.token, payload: { document } }), 200)
@@ -455,13 +467,13 @@ describe("LLM providers in the document", () => {
     expect(missing.body).toMatchObject({ details: [{ path: ["secrets", "env:OPENAI_KEY"] }, { path: ["secrets", "file:secrets/claude.key"] }] })
     const spaced = await api.organizationDocument.apply({
       token: org.owner.token,
-      payload: { document, planHash: planned.planHash, secrets: { "env:OPENAI_KEY": "has a space", "file:secrets/claude.key": "sk-ant-second" } }
+      payload: { document, planHash: planned.planHash, secrets: [{ from: "env:OPENAI_KEY", value: "has a space" }, { from: "file:secrets/claude.key", value: "sk-ant-second" }] }
     })
     expect(spaced.status).toBe(400)
     expect(spaced.text).not.toContain("has a space")
     expect(ok(await api.organizationDocument.plan({ token: org.owner.token, payload: { document } }), 200).planHash).toBe(planned.planHash)
 
-    const secrets = { "env:OPENAI_KEY": "sk-second", "file:secrets/claude.key": "sk-ant-second" }
+    const secrets = [{ from: "env:OPENAI_KEY", value: "sk-second" }, { from: "file:secrets/claude.key", value: "sk-ant-second" }]
     const applied = await api.organizationDocument.apply({ token: org.owner.token, payload: { document, planHash: planned.planHash, secrets } })
     expect(ok(applied, 200).changes).toEqual(planned.changes)
     expect(applied.text).not.toContain("sk-second")
@@ -505,8 +517,8 @@ describe("LLM providers in the document", () => {
           llmProviders: [
             { ...document.llmProviders[0]!, catalogProviderId: "anthropic", models: [{ id: "claude-haiku-4-5" }] },
             { ...document.llmProviders[1]!, apiKey: null },
-            { name: "Custom", catalogProviderId: null, models: [{ id: "m" }], headers: {}, apiKey: null },
-            { name: "Unknown", catalogProviderId: "openai", models: [{ id: "no-such-model" }], headers: {}, apiKey: null }
+            { name: "Custom", catalogProviderId: null, models: [{ id: "m" }], headers: [], apiKey: null },
+            { name: "Unknown", catalogProviderId: "openai", models: [{ id: "no-such-model" }], headers: [], apiKey: null }
           ]
         }
       }
@@ -557,7 +569,8 @@ describe("MCP connections in the document", () => {
         credentialMode: "shared" as const,
         apiKey: null,
         oauth: { clientId: null, clientSecret: null, authorizationServerIssuer: "https://auth.linear.example", requestedScopes: ["read", "write"] },
-        toolPolicy: { allDisabled: false, disabledTools: ["a_tool", "b_tool"] }
+        toolPolicy: { allDisabled: false, disabledTools: ["a_tool", "b_tool"] },
+        grants: []
       }
       expect(exported.mcpConnections).toEqual([linear])
       expect(ok(await api.organizationDocument.plan({ token: org.owner.token, payload: { document: exported } }), 200).changes).toEqual([])
@@ -569,7 +582,8 @@ describe("MCP connections in the document", () => {
         credentialMode: "shared" as const,
         apiKey: { from: "env:BUILD_KEY", version: 1 },
         oauth: null,
-        toolPolicy: { allDisabled: false, disabledTools: [] }
+        toolPolicy: { allDisabled: false, disabledTools: [] },
+        grants: []
       }
       const document = {
         version: 1 as const,
@@ -581,7 +595,7 @@ describe("MCP connections in the document", () => {
       }
       const planned = ok(await api.organizationDocument.plan({ token: org.owner.token, payload: { document } }), 200)
       expect(planned.changes.map((change) => [change.action, change.name, change.fields.map((field) => `${field.field}${field.secret === undefined ? "" : ` (${field.secret})`}`)])).toEqual([
-        ["create", "Build", ["name", "url", "authType", "credentialMode", "apiKey (set)", "oauth.clientId", "oauth.clientSecret", "oauth.authorizationServerIssuer", "oauth.requestedScopes", "toolPolicy"]],
+        ["create", "Build", ["name", "url", "authType", "credentialMode", "apiKey (set)", "oauth.clientId", "oauth.clientSecret", "oauth.authorizationServerIssuer", "oauth.requestedScopes", "toolPolicy", "grants"]],
         ["update", "Linear", ["oauth.clientId", "oauth.clientSecret (set)", "toolPolicy"]]
       ])
       expect(planned.secrets).toEqual(["env:BUILD_KEY", "env:LINEAR_SECRET"])
@@ -589,7 +603,7 @@ describe("MCP connections in the document", () => {
       // A key the server refuses: its live check fails, and nothing of the apply stays.
       const refused = await api.organizationDocument.apply({
         token: org.owner.token,
-        payload: { document, planHash: planned.planHash, secrets: { "env:BUILD_KEY": "wrong-key", "env:LINEAR_SECRET": "client-secret" } }
+        payload: { document, planHash: planned.planHash, secrets: [{ from: "env:BUILD_KEY", value: "wrong-key" }, { from: "env:LINEAR_SECRET", value: "client-secret" }] }
       })
       expect(refused.status).toBe(502)
       expect(refused.body).toMatchObject({ error: "connection_validation_failed" })
@@ -597,7 +611,7 @@ describe("MCP connections in the document", () => {
 
       const applied = ok(await api.organizationDocument.apply({
         token: org.owner.token,
-        payload: { document, planHash: planned.planHash, secrets: { "env:BUILD_KEY": KEY, "env:LINEAR_SECRET": "client-secret" } }
+        payload: { document, planHash: planned.planHash, secrets: [{ from: "env:BUILD_KEY", value: KEY }, { from: "env:LINEAR_SECRET", value: "client-secret" }] }
       }), 200)
       expect(applied.changes).toEqual(planned.changes)
       expect(keyed.requests.some((request) => request.headers.authorization === `Bearer ${KEY}`)).toBe(true)
@@ -642,6 +656,146 @@ describe("MCP connections in the document", () => {
     } finally {
       await keyed.close()
     }
+  })
+})
+
+describe("grants in the document", () => {
+  it("gives and changes grants by team and email, revokes only where grants are authoritative, and drifts with who revoked", async () => {
+    const org = await Http.staffed(server.url)
+    ok(await api.teams.create({ token: org.admin.token, payload: { name: "Platform" } }), 201)
+    const provider = ok(await api.llmProviders.create({
+      token: org.admin.token,
+      payload: { name: "OpenAI", catalogProviderId: "openai", models: [{ id: "gpt-4o" }] }
+    }), 201).item
+    // Its creator's manager grant.
+    const exported = ok(await api.organizationDocument.export({ token: org.owner.token }), 200)
+    expect(exported.llmProviders?.[0]?.grants).toEqual([{ member: org.admin.email, role: "manager" }])
+
+    const { grants: _grants, ...openai } = exported.llmProviders![0]!
+    const document = {
+      version: 1 as const,
+      teams: [{ name: "Ops", externalKey: null, members: [org.member.email] }],
+      llmProviders: [{
+        ...openai,
+        grants: [{ member: org.member.email.toUpperCase(), role: "viewer" as const }, { team: "platform", role: "editor" as const }, { organization: true as const, role: "viewer" as const }]
+      }],
+      mcpConnections: [{
+        name: "Docs",
+        url: "http://127.0.0.1:9/docs/mcp",
+        authType: "oauth" as const,
+        credentialMode: "shared" as const,
+        apiKey: null,
+        oauth: { clientId: null, clientSecret: null, authorizationServerIssuer: null, requestedScopes: [] },
+        toolPolicy: { allDisabled: false, disabledTools: [] },
+        grants: [{ team: "Ops", role: "viewer" as const }]
+      }]
+    }
+    const planned = ok(await api.organizationDocument.plan({ token: org.owner.token, payload: { document } }), 200)
+    const grantsOf = (name: string) => planned.changes.find((change) => change.name === name)?.fields.find((field) => field.field === "grants")
+    // Named as the organization has them, sorted; the creator's grant kept (grants are additive here).
+    expect(grantsOf("OpenAI")).toEqual({
+      field: "grants",
+      before: [{ member: org.admin.email, role: "manager" }],
+      after: [
+        { organization: true, role: "viewer" },
+        { team: "Platform", role: "editor" },
+        ...[{ member: org.admin.email, role: "manager" }, { member: org.member.email, role: "viewer" }].sort((left, right) => left.member < right.member ? -1 : 1)
+      ]
+    })
+    expect(grantsOf("Docs")).toEqual({ field: "grants", after: [{ team: "Ops", role: "viewer" }] })
+    ok(await api.organizationDocument.apply({ token: org.owner.token, payload: { document, planHash: planned.planHash } }), 200)
+    expect(ok(await api.organizationDocument.plan({ token: org.owner.token, payload: { document } }), 200).changes).toEqual([])
+    // The member's grant reaches them: they use the provider.
+    expect(ok(await api.llmProviders.list({ token: org.member.token }), 200).items.map((item) => item.name)).toEqual(["OpenAI"])
+
+    // Authoritative grants: what a listed resource's grants leave out is revoked (its creator's too); others untouched.
+    const strict = { version: 1 as const, authoritative: ["grants" as const], llmProviders: [{ ...openai, grants: [{ team: "Platform", role: "viewer" as const }] }] }
+    const revoking = ok(await api.organizationDocument.plan({ token: org.owner.token, payload: { document: strict } }), 200)
+    expect(revoking.changes.map((change) => [change.name, change.fields.map((field) => field.field)])).toEqual([["OpenAI", ["grants"]]])
+    ok(await api.organizationDocument.apply({ token: org.owner.token, payload: { document: strict, planHash: revoking.planHash } }), 200)
+    const after = ok(await api.organizationDocument.export({ token: org.owner.token }), 200)
+    expect(after.llmProviders?.[0]?.grants).toEqual([{ team: "Platform", role: "viewer" }])
+    // (An MCP connection's creator gets no grant of their own: owners and admins grant them.)
+    expect(after.mcpConnections?.[0]?.grants).toEqual([{ team: "Ops", role: "viewer" }])
+    expect(ok(await api.llmProviders.list({ token: org.member.token }), 200).items).toEqual([])
+
+    // A grant revoked outside the document drifts, named with who revoked it.
+    const [grant] = ok(await api.llmProviders.llmProviderListAccess({ token: org.owner.token, path: { llmProviderId: provider.id } }), 200).items
+    expect((await api.llmProviders.llmProviderRevoke({ token: org.admin.token, path: { llmProviderId: provider.id, grantId: grant!.id } })).status).toBe(204)
+    expect(ok(await api.organizationDocument.drift({ token: org.owner.token }), 200).changes).toMatchObject([{
+      kind: "llmProvider",
+      name: "OpenAI",
+      fields: [{ field: "grants", before: [], after: [{ team: "Platform", role: "viewer" }] }],
+      changedBy: { action: "access.revoke", actor: { id: org.admin.user.id } }
+    }])
+
+    // Whom a grant names must be there, once.
+    const refused = await api.organizationDocument.plan({
+      token: org.owner.token,
+      payload: {
+        document: {
+          version: 1,
+          llmProviders: [{ ...openai, grants: [{ team: "Nowhere", role: "viewer" }, { member: "stranger@example.com", role: "viewer" }, { organization: true, role: "viewer" }, { organization: true, role: "editor" }] }]
+        }
+      }
+    })
+    expect(refused.status).toBe(400)
+    expect(refused.body).toMatchObject({
+      details: [
+        { path: ["document", "llmProviders", 0, "grants", 0] },
+        { path: ["document", "llmProviders", 0, "grants", 1] },
+        { path: ["document", "llmProviders", 0, "grants", 3] }
+      ]
+    })
+  })
+})
+
+describe("SCIM connections in the document", () => {
+  it("plans settings and role rules (groups ignoring case), applies them with a reconcile, and needs the enterprise plan", async () => {
+    const org = await Http.staffed(server.url)
+    await server.sql((sql) => sql`UPDATE organizations SET plan = 'enterprise' WHERE id = ${org.organizationId}`)
+    ok(await api.scimConnections.create({
+      token: org.owner.token,
+      payload: { name: "Okta", roleRules: [{ group: "Zeta admins", role: "admin" }, { group: "alpha", role: "member" }] }
+    }), 201)
+    const exported = ok(await api.organizationDocument.export({ token: org.owner.token }), 200)
+    expect(exported.scimConnections).toEqual([{
+      name: "Okta",
+      groupMappingMode: "metadata_only",
+      defaultRole: "member",
+      roleRules: [{ group: "alpha", role: "member" }, { group: "Zeta admins", role: "admin" }]
+    }])
+    expect(ok(await api.organizationDocument.plan({ token: org.owner.token, payload: { document: exported } }), 200).changes).toEqual([])
+
+    const document = {
+      version: 1 as const,
+      scimConnections: [
+        { name: "Entra", groupMappingMode: "link_by_external_key" as const, defaultRole: "member" as const, roleRules: [] },
+        // The same rules in other cases and order: no change of them.
+        { name: "Okta", groupMappingMode: "create_teams" as const, defaultRole: "member" as const, roleRules: [{ group: "ZETA ADMINS", role: "admin" as const }, { group: "Alpha", role: "member" as const }] }
+      ]
+    }
+    const planned = ok(await api.organizationDocument.plan({ token: org.owner.token, payload: { document } }), 200)
+    expect(planned.changes.map((change) => [change.action, change.name, change.fields.map((field) => field.field)])).toEqual([
+      ["create", "Entra", ["name", "groupMappingMode", "defaultRole", "roleRules"]],
+      ["update", "Okta", ["groupMappingMode"]]
+    ])
+    ok(await api.organizationDocument.apply({ token: org.owner.token, payload: { document, planHash: planned.planHash } }), 200)
+    expect(ok(await api.organizationDocument.plan({ token: org.owner.token, payload: { document } }), 200).changes).toEqual([])
+
+    const emptied = { version: 1 as const, authoritative: ["scimConnections" as const], scimConnections: [] }
+    const deleting = ok(await api.organizationDocument.plan({ token: org.owner.token, payload: { document: emptied } }), 200)
+    expect(deleting.changes.map((change) => `${change.action} ${change.name}`)).toEqual(["delete Entra", "delete Okta"])
+    ok(await api.organizationDocument.apply({ token: org.owner.token, payload: { document: emptied, planHash: deleting.planHash } }), 200)
+    expect(ok(await api.organizationDocument.export({ token: org.owner.token }), 200).scimConnections).toEqual([])
+
+    // Without the enterprise plan the plan is made, and its apply refused as the API refuses it: nothing written.
+    const other = await Http.owner(server.url, "Small Org")
+    const small = { version: 1 as const, teams: [{ name: "Ops", externalKey: null, members: [] }], scimConnections: [document.scimConnections[0]!] }
+    const smallPlan = ok(await api.organizationDocument.plan({ token: other.token, payload: { document: small } }), 200)
+    const refused = await api.organizationDocument.apply({ token: other.token, payload: { document: small, planHash: smallPlan.planHash } })
+    expect(refused.status).toBe(402)
+    expect(ok(await api.organizationDocument.export({ token: other.token }), 200).teams).toEqual([])
   })
 })
 
