@@ -98,7 +98,10 @@ const areas = {
     "access/Access",
     "scim/Connections",
     "scim/ConnectionsRepository",
-    "teams/DirectoryTeams"
+    "teams/DirectoryTeams",
+    "policies/DesktopPolicies",
+    "policies/DesktopPoliciesRepository",
+    "policies/Effective"
   ],
   policies: ["identity/Memberships"],
   // SSO sign-in makes people, members and team members as password sign-up and invitations do (JIT).

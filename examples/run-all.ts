@@ -115,7 +115,8 @@ const main = async () => {
   const commands = examples.map(({ command }) => command)
   const scripts = Object.keys(JSON.parse(Fs.readFileSync(Path.join(HERE, "package.json"), "utf8")).scripts ?? {})
   const missing = scripts.filter((script) =>
-    !commands.some((command) => new RegExp(`^pnpm (-s )?--filter @orgplane/examples ${script}( |$)`).test(command))
+    // A command may set environment variables first (`NAME=value pnpm ...`).
+    !commands.some((command) => new RegExp(`^(\\w+=\\S*\\s+)*pnpm (-s )?--filter @orgplane/examples ${script}( |$)`).test(command))
   )
   if (commands.length === 0 || missing.length > 0) {
     console.error(

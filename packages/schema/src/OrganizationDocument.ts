@@ -18,6 +18,7 @@ import { InvitableRole, InvitationDelivery } from "./Invitations.js"
 import { isLlmHeaderList, LlmApiStyle, LlmBaseUrl, LlmModelInputs, LlmProviderName } from "./LlmProviders.js"
 import { McpAuthType, McpConnectionName, McpCredentialMode, McpScope, McpServerUrl, McpToolName } from "./McpConnections.js"
 import { OrganizationLogoUrl, OrganizationMetadata, OrganizationName, Role } from "./Organizations.js"
+import { DesktopPolicyDocumentInput, DesktopPolicyName, DesktopPolicyPriority } from "./DesktopPolicies.js"
 import { ScimConnectionName, ScimDefaultRole, ScimGroupMappingMode, ScimRoleRules } from "./ScimConnections.js"
 import { TeamExternalKey, TeamName } from "./Teams.js"
 
@@ -206,10 +207,23 @@ export const DocumentScimConnection = Schema.Struct({
 })
 export type DocumentScimConnection = typeof DocumentScimConnection.Type
 
+export const DocumentDesktopPolicy = Schema.Struct({
+  name: DesktopPolicyName,
+  enabled: Schema.Boolean,
+  priority: DesktopPolicyPriority,
+  policy: DesktopPolicyDocumentInput,
+  members: Schema.Array(DocumentMemberName).check(Schema.isMaxLength(500)).annotate({ description: "Members it is assigned to, by email, sorted." }),
+  teams: Schema.Array(TeamName).check(Schema.isMaxLength(500)).annotate({ description: "Teams it is assigned to, by name, sorted." })
+}).annotate({
+  identifier: "DocumentDesktopPolicy",
+  description: "A desktop policy other than the default: what it sets, for whom, and at which priority. Names a document holds are unique, ignoring case."
+})
+export type DocumentDesktopPolicy = typeof DocumentDesktopPolicy.Type
+
 /** The document's lists whose omissions a plan may delete. */
-export const DocumentCollection = Schema.Literals(["members", "invitations", "teams", "llmProviders", "mcpConnections", "scimConnections", "grants"]).annotate({
+export const DocumentCollection = Schema.Literals(["members", "invitations", "teams", "llmProviders", "mcpConnections", "scimConnections", "desktopPolicies", "grants"]).annotate({
   identifier: "DocumentCollection",
-  description: "A list of the document: `members`, `invitations`, `teams`, `llmProviders`, `mcpConnections`, `scimConnections`, or `grants` (every resource's grants)."
+  description: "A list of the document: `members`, `invitations`, `teams`, `llmProviders`, `mcpConnections`, `scimConnections`, `desktopPolicies`, or `grants` (every resource's grants)."
 })
 export type DocumentCollection = typeof DocumentCollection.Type
 
@@ -218,9 +232,9 @@ export const OrganizationDocument = Schema.Struct({
     description: "Where an editor finds this document's JSON Schema; the server ignores it."
   }),
   version: Schema.Literal(ORGANIZATION_DOCUMENT_VERSION).annotate({ description: "The document format's version." }),
-  authoritative: Schema.optionalKey(Schema.Array(DocumentCollection).check(Schema.isMaxLength(7))).annotateKey({
+  authoritative: Schema.optionalKey(Schema.Array(DocumentCollection).check(Schema.isMaxLength(8))).annotateKey({
     description:
-      "The lists whose omissions are deletes: a member, pending invitation, team, LLM provider, MCP connection or SCIM connection that such a list leaves out is removed, cancelled or deleted by the plan; with `grants`, a grant a resource's `grants` leaves out is revoked. Every other list is additive (the default): what it leaves out stays. The export writes none."
+      "The lists whose omissions are deletes: a member, pending invitation, team, LLM provider, MCP connection, SCIM connection or desktop policy that such a list leaves out is removed, cancelled or deleted by the plan; with `grants`, a grant a resource's `grants` leaves out is revoked. Every other list is additive (the default): what it leaves out stays. The export writes none."
   }),
   organization: Schema.optionalKey(DocumentOrganization).annotateKey({ description: "Absent: the plan leaves the profile as it is." }),
   directory: Schema.optionalKey(DocumentDirectory).annotateKey({ description: "Absent: the plan leaves the setting as it is." }),
@@ -243,11 +257,17 @@ export const OrganizationDocument = Schema.Struct({
   }),
   scimConnections: Schema.optionalKey(Schema.Array(DocumentScimConnection).check(Schema.isMaxLength(100))).annotateKey({
     description: "Its SCIM connections, sorted by name. Absent: the plan changes none; `[]` names none."
+  }),
+  desktopDefaultPolicy: Schema.optionalKey(DesktopPolicyDocumentInput).annotateKey({
+    description: "What the organization's default desktop policy sets, every switch written out (the built-in defaults when nobody changed it). Absent: the plan leaves it as it is."
+  }),
+  desktopPolicies: Schema.optionalKey(Schema.Array(DocumentDesktopPolicy).check(Schema.isMaxLength(DOCUMENT_MAX_TEAMS))).annotateKey({
+    description: "Its other desktop policies, sorted by name. Absent: the plan changes none; `[]` names none."
   })
 }).annotate({
   identifier: "OrganizationDocument",
   description:
-    "An organization described as code: its profile, member directory, audit log settings, members, pending invitations, teams, LLM providers, MCP connections and SCIM connections. The export writes every part; a document given to a plan may leave parts out.",
+    "An organization described as code: its profile, member directory, audit log settings, members, pending invitations, teams, LLM providers, MCP connections, SCIM connections and desktop policies. The export writes every part; a document given to a plan may leave parts out.",
   examples: [{
     version: ORGANIZATION_DOCUMENT_VERSION,
     organization: { name: acme.name, logoUrl: null, metadata: { costCenter: "R&D-42" } },
@@ -290,13 +310,15 @@ export type ExportedDocument = OrganizationDocument & {
   readonly llmProviders: ReadonlyArray<DocumentLlmProvider>
   readonly mcpConnections: ReadonlyArray<DocumentMcpConnection>
   readonly scimConnections: ReadonlyArray<DocumentScimConnection>
+  readonly desktopDefaultPolicy: typeof DesktopPolicyDocumentInput.Type
+  readonly desktopPolicies: ReadonlyArray<DocumentDesktopPolicy>
 }
 
 export const PlanDocumentRequest = Schema.Struct({ document: OrganizationDocument }).annotate({
   examples: [{ document: { version: ORGANIZATION_DOCUMENT_VERSION, teams: [{ name: "Platform", externalKey: null, members: [] }] } }]
 })
 
-export const DocumentChangeKind = Schema.Literals(["organization", "directory", "audit", "member", "invitation", "team", "llmProvider", "mcpConnection", "scimConnection"]).annotate({
+export const DocumentChangeKind = Schema.Literals(["organization", "directory", "audit", "member", "invitation", "team", "llmProvider", "mcpConnection", "scimConnection", "desktopPolicy"]).annotate({
   identifier: "DocumentChangeKind",
   description: "What a change is about."
 })
@@ -315,7 +337,7 @@ export const DocumentChange = Schema.Struct({
     description: "`create`: the document names what the organization does not have (a team, an invitation sent); `update`: fields differ; `delete`: an authoritative list leaves it out (a member removed, an invitation cancelled, a team deleted)."
   }),
   kind: DocumentChangeKind,
-  name: Schema.String.annotate({ description: "Which one: the member's or invitation's email, the team's, LLM provider's, MCP connection's or SCIM connection's name; `organization`, `directory` and `audit` for those." }),
+  name: Schema.String.annotate({ description: "Which one: the member's or invitation's email, the team's, LLM provider's, MCP connection's, SCIM connection's or desktop policy's name (`default` for the default desktop policy); `organization`, `directory` and `audit` for those." }),
   fields: Schema.Array(DocumentFieldChange).annotate({ description: "Every field that changes, with before and after." })
 }).annotate({ identifier: "DocumentChange" })
 export type DocumentChange = typeof DocumentChange.Type

@@ -7,6 +7,7 @@ import { describe, expect, it } from "@effect/vitest"
 import type { DocumentTeam, ExportedDocument } from "@orgplane/schema"
 import * as fc from "fast-check"
 import { plan as planWith } from "../src/orgdocument/Plan.js"
+import { defaultDocument } from "../src/policies/Effective.js"
 
 /** The planner with a catalog of no providers: these documents name no LLM provider. */
 const plan = (live: ExportedDocument, document: Parameters<typeof planWith>[1]) => planWith(live, document, { source: "test", revision: "0", providers: [] })
@@ -44,7 +45,9 @@ const exported: fc.Arbitrary<ExportedDocument> = fc.record({
   }).sort((left, right) => byText(left.name, right.name)),
   llmProviders: [],
   mcpConnections: [],
-  scimConnections: []
+  scimConnections: [],
+  desktopDefaultPolicy: defaultDocument,
+  desktopPolicies: []
 }))
 
 describe("the planner", () => {
@@ -109,7 +112,9 @@ describe("the planner", () => {
       teams: [{ name: "Directory", externalKey: null, members: [], directoryManaged: true }],
       llmProviders: [],
       mcpConnections: [],
-      scimConnections: []
+      scimConnections: [],
+      desktopDefaultPolicy: defaultDocument,
+      desktopPolicies: []
     }
     const { problems } = plan(live, {
       version: 1,

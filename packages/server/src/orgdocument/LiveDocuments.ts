@@ -38,6 +38,8 @@ import { LlmConfig } from "../llm/LlmConfig.js"
 import { type LlmProviderRow, LlmProvidersRepository } from "../llm/LlmProvidersRepository.js"
 import { ConnectionsRepository, type McpConnectionRow } from "../mcp/ConnectionsRepository.js"
 import { DirectoryRepository } from "../members/DirectoryRepository.js"
+import { DesktopPoliciesRepository } from "../policies/DesktopPoliciesRepository.js"
+import { defaultDocument } from "../policies/Effective.js"
 import { ConnectionsRepository as ScimConnectionsRepository } from "../scim/ConnectionsRepository.js"
 import { now } from "../platform/Time.js"
 import { TeamsRepository } from "../teams/TeamsRepository.js"
@@ -171,6 +173,7 @@ const make = Effect.gen(function*() {
   const mcpRows = yield* ConnectionsRepository
   const access = yield* Access
   const scimRows = yield* ScimConnectionsRepository
+  const desktopRows = yield* DesktopPoliciesRepository
   const { catalog } = yield* LlmConfig
 
   /**
@@ -227,6 +230,9 @@ const make = Effect.gen(function*() {
     const connections = yield* mcpRows.rows(organizationId)
     const grantsOf = yield* grantReader(organizationId, memberList, teamList)
     const directories = yield* everyPage((cursor) => scimRows.list(organizationId, at, cursor === undefined ? { limit: PAGE } : { limit: PAGE, cursor }))
+    const desktop = yield* everyPage((cursor) => desktopRows.list(organizationId, cursor === undefined ? { limit: PAGE } : { limit: PAGE, cursor }))
+    const teamNames = new Map<TeamId, string>(teamList.map((team) => [team.id, team.name]))
+    const byName = (left: string, right: string) => Plan.byText(Plan.matchKey(left), Plan.matchKey(right))
     const secrets = new Map((yield* documents.secrets(organizationId)).map((row) => [storedKey(row.resourceId, row.field), row]))
 
     const names = new Map<MembershipId, string>(memberList.map((member) => [member.id, member.email ?? member.id]))
@@ -259,7 +265,18 @@ const make = Effect.gen(function*() {
         .sort((left, right) => Plan.byText(left.name, right.name)),
       scimConnections: directories
         .map((row) => ({ name: row.name, groupMappingMode: row.groupMappingMode, defaultRole: row.defaultRole, roleRules: Plan.sortRules(row.roleRules) }))
-        .sort((left, right) => Plan.byText(left.name, right.name))
+        .sort((left, right) => Plan.byText(left.name, right.name)),
+      // Made on first use: until then the built-in defaults are the default policy's.
+      desktopDefaultPolicy: desktop.find((policy) => policy.isDefault)?.policy ?? defaultDocument,
+      desktopPolicies: desktop.filter((policy) => !policy.isDefault).map((policy) => ({
+        name: policy.policyName,
+        enabled: policy.isEnabled,
+        priority: policy.priority,
+        policy: policy.policy,
+        // Assignments of members who left or teams that are gone assign nobody.
+        members: policy.memberIds.flatMap((id) => names.get(id) ?? []).sort(byName),
+        teams: policy.teamIds.flatMap((id) => teamNames.get(id) ?? []).sort(byName)
+      })).sort((left, right) => Plan.byText(left.name, right.name) || Plan.byText(String(left.priority), String(right.priority)))
     } satisfies ExportedDocument
     return {
       document,
@@ -269,6 +286,7 @@ const make = Effect.gen(function*() {
       llmProviders: new Map(providers.map((row) => [Plan.matchKey(row.name), row.id])),
       mcpConnections: new Map(connections.map((row) => [Plan.matchKey(row.name), row.id])),
       scimConnections: new Map(directories.map((row) => [Plan.matchKey(row.name), row.id])),
+      desktopPolicies: new Map(desktop.map((policy) => [policy.isDefault ? "default" : Plan.matchKey(policy.policyName), policy.id])),
       /** The fingerprint of each secret field's ciphertext now, by kind and name (`secretKey`). */
       fingerprints: new Map<string, string | null>([
         ...providers.flatMap((row) => [
@@ -312,6 +330,8 @@ const make = Effect.gen(function*() {
           return current.mcpConnections.get(key)
         case "scimConnection":
           return current.scimConnections.get(key)
+        case "desktopPolicy":
+          return current.desktopPolicies.get(key)
       }
     }
     const ids = [...new Set(changes.flatMap((change) => idOf(change) ?? []))]
@@ -325,6 +345,7 @@ const make = Effect.gen(function*() {
         : change.kind === "llmProvider" ? llmChanges.has(action)
         : change.kind === "mcpConnection" ? mcpChanges.has(action)
         : change.kind === "scimConnection" ? action.startsWith("scim.connection.")
+        : change.kind === "desktopPolicy" ? action.startsWith("desktop_policy.")
         : action.startsWith(`${change.kind}.`) || (change.kind === "member" && action.startsWith("scim."))
       const latest = events
         .filter((event) => event.targetId === id && fits(event.action))
@@ -360,6 +381,7 @@ export class LiveDocuments extends Context.Service<LiveDocuments>()("@orgplane/s
       ConnectionsRepository.layer,
       Access.layer,
       ScimConnectionsRepository.layer,
+      DesktopPoliciesRepository.layer,
       DocumentsRepository.layer,
       AuditRepository.layer
     ])

@@ -55,6 +55,7 @@ import { LlmProviders } from "../llm/LlmProviders.js"
 import { Connections } from "../mcp/Connections.js"
 import { Connections as ScimConnections } from "../scim/Connections.js"
 import { DirectoryTeams } from "../teams/DirectoryTeams.js"
+import { DesktopPolicies } from "../policies/DesktopPolicies.js"
 import { Members } from "../members/Members.js"
 import { authorize } from "../platform/Principal.js"
 import { Teams } from "../teams/Teams.js"
@@ -88,6 +89,7 @@ const applyOrder = (change: DocumentChange): number => {
     case "llmProvider":
     case "mcpConnection":
     case "scimConnection":
+    case "desktopPolicy":
       return change.action === "delete" ? 8 : 8.5
   }
 }
@@ -130,7 +132,8 @@ const readsOf = [
   "audit.read",
   "llmProviders.create",
   "mcp.manage",
-  "scim.manage"
+  "scim.manage",
+  "desktopPolicies.manage"
 ] as const
 
 /** What each secret field takes, by kind and field (`Plan.secretFields`): checked before anything is written. */
@@ -153,6 +156,7 @@ const make = Effect.gen(function*() {
   const mcp = yield* Connections
   const access = yield* Access
   const scim = yield* ScimConnections
+  const desktop = yield* DesktopPolicies
   const recorder = yield* AuditRecorder
   const audit = yield* Audit
   const reader = yield* LiveDocuments
@@ -287,7 +291,8 @@ const make = Effect.gen(function*() {
         teams: new Map((document.teams ?? []).map((team) => [Plan.matchKey(team.name), team])),
         llmProviders: new Map((document.llmProviders ?? []).map((provider) => [Plan.matchKey(provider.name), provider])),
         mcpConnections: new Map((document.mcpConnections ?? []).map((connection) => [Plan.matchKey(connection.name), connection])),
-        scimConnections: new Map((document.scimConnections ?? []).map((connection) => [Plan.matchKey(connection.name), connection]))
+        scimConnections: new Map((document.scimConnections ?? []).map((connection) => [Plan.matchKey(connection.name), connection])),
+        desktopPolicies: new Map((document.desktopPolicies ?? []).map((policy) => [Plan.matchKey(policy.name), policy]))
       }
       const valueOf = (reference: SecretReference) => secrets[reference.from]!
       /** Members' and teams' ids as they are once earlier steps ran (a team a grant names may be this apply's). */
@@ -476,6 +481,46 @@ const make = Effect.gen(function*() {
               : Effect.void
             return Effect.andThen(Effect.andThen(update, toolPolicy), syncGrants(change, McpConnectionKind, id))
           }
+          case "desktopPolicy": {
+            if (change.name === "default" && change.action === "update" && !wanted.desktopPolicies.has(key)) {
+              // Made on first use: the list makes it, as the API's own list does.
+              return Effect.flatMap(desktop.list(caller, { limit: 100 }), ({ items }) => {
+                const id = items.find((policy) => policy.isDefault)!.id
+                return recorder.recordStep("desktop_policy.update", [id], desktop.update(caller, id, { policy: document.desktopDefaultPolicy! }))
+              })
+            }
+            if (change.action === "delete") {
+              const id = before.desktopPolicies.get(key)!
+              return recorder.recordStep("desktop_policy.delete", [id], desktop.remove(caller, id))
+            }
+            const policy = wanted.desktopPolicies.get(key)!
+            // Teams this apply created have their ids once it made them.
+            const assignments = Effect.map(idsNow, (ids) => ({
+              memberIds: policy.members.map((name) => before.members.get(Plan.matchKey(name))!),
+              teamIds: policy.teams.map((name) => ids.teams.get(Plan.matchKey(name))!)
+            }))
+            if (change.action === "create") {
+              return Effect.flatMap(assignments, ({ memberIds, teamIds }) =>
+                recorder.recordStep("desktop_policy.create", [], Effect.map(desktop.create(caller, {
+                  policyName: policy.name,
+                  policy: policy.policy,
+                  priority: policy.priority,
+                  isEnabled: policy.enabled,
+                  memberIds,
+                  teamIds
+                }), ({ desktopPolicy }) => desktopPolicy)))
+            }
+            const id = before.desktopPolicies.get(key)!
+            return Effect.flatMap(assignments, ({ memberIds, teamIds }) =>
+              recorder.recordStep("desktop_policy.update", [id], desktop.update(caller, id, {
+                ...(changed(change, "name") ? { policyName: policy.name } : {}),
+                ...(changed(change, "policy") ? { policy: policy.policy } : {}),
+                ...(changed(change, "priority") ? { priority: policy.priority } : {}),
+                ...(changed(change, "enabled") ? { isEnabled: policy.enabled } : {}),
+                ...(changed(change, "members") ? { memberIds } : {}),
+                ...(changed(change, "teams") ? { teamIds } : {})
+              })))
+          }
           case "scimConnection": {
             if (change.action === "delete") {
               const id = before.scimConnections.get(key)!
@@ -536,6 +581,7 @@ export class OrganizationDocuments extends Context.Service<OrganizationDocuments
       Access.layer,
       // The SCIM connections' reconcile takes the directory's teams from its caller, as its HTTP group does.
       ScimConnections.layer.pipe(Layer.provide(DirectoryTeams.layer)),
+      DesktopPolicies.layer,
       LiveDocuments.layer,
       DocumentsRepository.layer,
       Audit.layer

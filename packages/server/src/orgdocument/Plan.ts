@@ -10,6 +10,7 @@
  */
 import type {
   DocumentChange,
+  DocumentDesktopPolicy,
   DocumentGrant,
   DocumentLlmProvider,
   DocumentMcpConnection,
@@ -26,6 +27,7 @@ import type {
 import type * as Schema from "effect/Schema"
 import { createHash } from "node:crypto"
 import { modelsOf, unknownModelMessage } from "../llm/LlmProviders.js"
+import { completeDefault } from "../policies/Effective.js"
 
 /** A detail of the 400 a document the plan cannot take answers: where in the request, and why. */
 export interface Problem {
@@ -73,9 +75,9 @@ const canonical = (value: Json): string =>
     ? `{${Object.entries(value).sort(([left], [right]) => byText(left, right)).map(([key, inner]) => `${JSON.stringify(key)}:${canonical(inner)}`).join(",")}}`
     : JSON.stringify(value)
 
-/** Equal as the document compares values: a team's members as a set of names, ignoring case; anything else as canonical JSON. */
+/** Equal as the document compares values: members and teams as sets of names, ignoring case; anything else as canonical JSON. */
 const same = (field: string, left: Json, right: Json): boolean =>
-  field === "members" && Array.isArray(left) && Array.isArray(right)
+  (field === "members" || field === "teams") && Array.isArray(left) && Array.isArray(right)
     ? JSON.stringify(left.map(String).map(matchKey).sort(byText)) === JSON.stringify(right.map(String).map(matchKey).sort(byText))
     : canonical(left) === canonical(right)
 
@@ -210,6 +212,17 @@ const scimFields = (connection: DocumentScimConnection) => ({
   roleRules: sortRules(connection.roleRules) as Json
 })
 const scimFieldNames = ["name", "groupMappingMode", "defaultRole", "roleRules"] as const
+
+/** A desktop policy's fields as the plan compares them: its members and teams as sorted sets of names. */
+const desktopFields = (policy: DocumentDesktopPolicy) => ({
+  name: policy.name,
+  enabled: policy.enabled,
+  priority: policy.priority,
+  policy: policy.policy as Json,
+  members: [...policy.members].sort((left, right) => byText(matchKey(left), matchKey(right))),
+  teams: [...policy.teams].sort((left, right) => byText(matchKey(left), matchKey(right)))
+})
+const desktopFieldNames = ["name", "enabled", "priority", "policy", "members", "teams"] as const
 
 /** What makes a document's MCP connection not one: credentials its `authType` does not take, or lacks. */
 const mcpProblems = (connection: DocumentMcpConnection, at: (...path: ReadonlyArray<string | number>) => ReadonlyArray<string | number>): Array<Problem> => [
@@ -377,6 +390,24 @@ export const plan = (
   const deletedTeams = new Set(
     authoritative.has("teams") && document.teams !== undefined ? [...liveTeamNames.keys()].filter((name) => !documentTeamNames.has(name)) : []
   )
+  /** Why a member a resource names cannot be one, if so: not a member, or one this document removes. */
+  const memberProblem = (name: string) =>
+    !liveMembers.has(matchKey(name))
+      ? "is not a member of the organization"
+      : removed.has(matchKey(name))
+      ? "is a member this document removes (members is authoritative and leaves them out)"
+      : undefined
+  /** Why a team a resource names cannot be one, if so: neither the organization's nor this document's, or deleted by it. */
+  const teamProblem = (name: string) =>
+    !liveTeamNames.has(matchKey(name)) && !documentTeamNames.has(matchKey(name))
+      ? "is not a team of the organization or of this document"
+      : deletedTeams.has(matchKey(name))
+      ? "is a team this document deletes (teams is authoritative and leaves it out)"
+      : undefined
+  /** A member's and a team's name as the organization writes it (the document's, for a team it creates). */
+  const memberName = (name: string) => liveMembers.get(matchKey(name))!.email
+  const teamName = (name: string) => liveTeamNames.get(matchKey(name)) ?? documentTeamNames.get(matchKey(name))!
+
   const grantsOnce = (
     current: ReadonlyArray<DocumentGrant>,
     wanted: ReadonlyArray<DocumentGrant> | undefined,
@@ -503,6 +534,55 @@ export const plan = (
     }
   }
 
+  if (document.desktopDefaultPolicy !== undefined) {
+    // Stored complete: every switch the document leaves out is the built-in default's.
+    const fields = differing({ policy: live.desktopDefaultPolicy as Json }, { policy: completeDefault(document.desktopDefaultPolicy) as Json }, ["policy"])
+    if (fields.length > 0) changes.push({ action: "update", kind: "desktopPolicy", name: "default", fields })
+  }
+
+  if (document.desktopPolicies !== undefined) {
+    const livePolicies = new Map<string, Array<DocumentDesktopPolicy>>()
+    for (const policy of live.desktopPolicies) livePolicies.set(matchKey(policy.name), [...livePolicies.get(matchKey(policy.name)) ?? [], policy])
+    const wanted = keyed(document.desktopPolicies, (policy) => policy.name, (index) => ["document", "desktopPolicies", index, "name"], problems)
+    for (const [name, { index, item }] of wanted) {
+      const at = (...path: ReadonlyArray<string | number>) => ["document", "desktopPolicies", index, ...path]
+      const found = livePolicies.get(name) ?? []
+      if (name === "default") {
+        problems.push({ path: at("name"), message: "is what a plan calls the default policy (desktopDefaultPolicy): name this one otherwise" })
+        continue
+      }
+      if (found.length > 1) {
+        problems.push({ path: at("name"), message: `names ${found.length} policies of the organization: rename all but one through the API first` })
+        continue
+      }
+      const named = [
+        ...item.members.flatMap((member, position) => {
+          const problem = memberProblem(member)
+          return problem === undefined ? [] : [{ path: at("members", position), message: problem }]
+        }),
+        ...item.teams.flatMap((team, position) => {
+          const problem = teamProblem(team)
+          return problem === undefined ? [] : [{ path: at("teams", position), message: problem }]
+        })
+      ]
+      problems.push(...named)
+      if (named.length > 0) continue
+      const after = desktopFields({ ...item, members: item.members.map(memberName), teams: item.teams.map(teamName) })
+      const current = found[0]
+      if (current === undefined) {
+        changes.push({ action: "create", kind: "desktopPolicy", name: item.name, fields: created(after, desktopFieldNames) })
+        continue
+      }
+      const fields = differing(desktopFields(current), after, desktopFieldNames)
+      if (fields.length > 0) changes.push({ action: "update", kind: "desktopPolicy", name: current.name, fields })
+    }
+    if (authoritative.has("desktopPolicies")) {
+      for (const [name, [policy]] of livePolicies) {
+        if (!wanted.has(name)) changes.push({ action: "delete", kind: "desktopPolicy", name: policy!.name, fields: deleted(desktopFields(policy!), desktopFieldNames) })
+      }
+    }
+  }
+
   if (document.scimConnections !== undefined) {
     const liveConnections = new Map(live.scimConnections.map((connection) => [matchKey(connection.name), connection]))
     const wanted = keyed(document.scimConnections, (connection) => connection.name, (index) => ["document", "scimConnections", index, "name"], problems)
@@ -528,7 +608,7 @@ export const plan = (
   return { changes: sortChanges(changes), problems }
 }
 
-const kindOrder = ["organization", "directory", "audit", "member", "invitation", "team", "llmProvider", "mcpConnection", "scimConnection"] as const
+const kindOrder = ["organization", "directory", "audit", "member", "invitation", "team", "llmProvider", "mcpConnection", "scimConnection", "desktopPolicy"] as const
 
 /** The document's order: by kind, then by name. */
 const sortChanges = (changes: Array<DocumentChange>) =>

@@ -79,7 +79,21 @@ describe("the organization's document", () => {
       ],
       llmProviders: [],
       mcpConnections: [],
-      scimConnections: []
+      scimConnections: [],
+      // Never used: the built-in defaults are the default policy's.
+      desktopDefaultPolicy: {
+        allowCustomProviders: true,
+        allowPartnerModel: true,
+        allowMultipleWorkspaces: true,
+        allowControlSettings: true,
+        allowManageExtensions: true,
+        allowBuiltInExtensions: true,
+        allowAlphaUpdates: true,
+        showWelcomePage: true,
+        onboardingPrompts: [],
+        onboardingPromptDescriptions: []
+      },
+      desktopPolicies: []
     })
     expect(Object.keys(document.organization?.metadata ?? {})).toEqual(["alpha", "zeta"])
     // The same state, the same bytes.
@@ -299,7 +313,7 @@ describe("applying a plan", () => {
     const word = fc.constantFrom("alpha", "beta", "gamma", "Delta")
     const secretRef = fc.record({ from: fc.constantFrom("env:KEY_A", "env:KEY_B", "file:keys/b.key"), version: fc.integer({ min: 0, max: 2 }) })
     const document = fc.record({
-      authoritative: fc.subarray(["invitations" as const, "teams" as const, "llmProviders" as const, "mcpConnections" as const, "scimConnections" as const]),
+      authoritative: fc.subarray(["invitations" as const, "teams" as const, "llmProviders" as const, "mcpConnections" as const, "scimConnections" as const, "desktopPolicies" as const]),
       organization: fc.option(fc.record({
         name: word.map((name) => `Acme ${name}`),
         logoUrl: fc.constantFrom(null, "https://acme.example/logo.png"),
@@ -346,8 +360,18 @@ describe("applying a plan", () => {
         groupMappingMode: fc.constantFrom("metadata_only" as const, "create_teams" as const, "link_by_external_key" as const),
         defaultRole: fc.constantFrom("admin" as const, "member" as const),
         roleRules: fc.uniqueArray(fc.record({ group: word, role: fc.constantFrom("admin" as const, "member" as const) }), { selector: (rule) => rule.group.toLowerCase(), maxLength: 3 })
-      }), { selector: (connection) => connection.name.toLowerCase(), maxLength: 2 }), { nil: undefined })
-    }).map(({ audit, authoritative, directory, invitations, llmProviders, mcpConnections, members, organization, scimConnections, teams }): typeof OrganizationDocument.Encoded => ({
+      }), { selector: (connection) => connection.name.toLowerCase(), maxLength: 2 }), { nil: undefined }),
+      desktopDefaultPolicy: fc.option(fc.record({ allowAlphaUpdates: fc.boolean(), showWelcomePage: fc.boolean() }, { requiredKeys: [] }), { nil: undefined }),
+      // Members only: a team named here might be one a generated document deletes.
+      desktopPolicies: fc.option(fc.uniqueArray(fc.record({
+        name: fc.constantFrom("Contractors", "Interns", "contractors"),
+        enabled: fc.boolean(),
+        priority: fc.constantFrom(0, 10, 20),
+        policy: fc.record({ allowCustomProviders: fc.boolean(), onboardingPrompts: fc.constantFrom(["Say hello"], []) }, { requiredKeys: [] }),
+        members: fc.subarray(people),
+        teams: fc.constant([])
+      }), { selector: (policy) => policy.name.toLowerCase(), maxLength: 2 }), { nil: undefined })
+    }).map(({ audit, authoritative, desktopDefaultPolicy, desktopPolicies, directory, invitations, llmProviders, mcpConnections, members, organization, scimConnections, teams }): typeof OrganizationDocument.Encoded => ({
       version: 1,
       authoritative,
       ...(organization === undefined ? {} : { organization }),
@@ -394,7 +418,9 @@ describe("applying a plan", () => {
           toolPolicy: { allDisabled, disabledTools }
         }))
       }),
-      ...(scimConnections === undefined ? {} : { scimConnections })
+      ...(scimConnections === undefined ? {} : { scimConnections }),
+      ...(desktopDefaultPolicy === undefined ? {} : { desktopDefaultPolicy }),
+      ...(desktopPolicies === undefined ? {} : { desktopPolicies })
     }))
     await fc.assert(fc.asyncProperty(document, async (wanted) => {
       const planned = ok(await api.organizationDocument.plan({ token: org.owner.token, payload: { document: wanted } }), 200)
@@ -796,6 +822,63 @@ describe("SCIM connections in the document", () => {
     const refused = await api.organizationDocument.apply({ token: other.token, payload: { document: small, planHash: smallPlan.planHash } })
     expect(refused.status).toBe(402)
     expect(ok(await api.organizationDocument.export({ token: other.token }), 200).teams).toEqual([])
+  })
+})
+
+describe("desktop policies in the document", () => {
+  it("plans the default policy completed and the others with members and teams by name, and applies them", async () => {
+    const org = await Http.staffed(server.url)
+    await server.sql((sql) => sql`UPDATE organizations SET plan = 'enterprise' WHERE id = ${org.organizationId}`)
+    const platform = ok(await api.teams.create({ token: org.admin.token, payload: { name: "Platform" } }), 201)
+    ok(await api.desktopPolicies.create({
+      token: org.admin.token,
+      payload: { policyName: "Contractors", policy: { allowCustomProviders: false }, priority: 10, memberIds: [org.member.membership.id], teamIds: [platform.team.id] }
+    }), 201)
+    const exported = ok(await api.organizationDocument.export({ token: org.owner.token }), 200)
+    expect(validate(exported), JSON.stringify(validate.errors)).toBe(true)
+    expect(exported.desktopPolicies).toEqual([
+      { name: "Contractors", enabled: true, priority: 10, policy: { allowCustomProviders: false }, members: [org.member.email], teams: ["Platform"] }
+    ])
+    expect(ok(await api.organizationDocument.plan({ token: org.owner.token, payload: { document: exported } }), 200).changes).toEqual([])
+
+    const document = {
+      version: 1 as const,
+      teams: [{ name: "Ops", externalKey: null, members: [org.member.email] }],
+      // A partial default: what it leaves out is the built-in default's.
+      desktopDefaultPolicy: { allowAlphaUpdates: false },
+      desktopPolicies: [
+        { name: "contractors", enabled: true, priority: 20, policy: { allowCustomProviders: false }, members: [org.member.email.toUpperCase()], teams: [] },
+        { name: "Interns", enabled: true, priority: 5, policy: { showWelcomePage: false }, members: [], teams: ["ops"] }
+      ]
+    }
+    const planned = ok(await api.organizationDocument.plan({ token: org.owner.token, payload: { document } }), 200)
+    expect(planned.changes.map((change) => [change.action, change.kind, change.name, change.fields.map((field) => field.field)])).toEqual([
+      ["create", "team", "Ops", ["name", "externalKey", "members"]],
+      ["update", "desktopPolicy", "Contractors", ["name", "priority", "teams"]],
+      ["update", "desktopPolicy", "default", ["policy"]],
+      ["create", "desktopPolicy", "Interns", ["name", "enabled", "priority", "policy", "members", "teams"]]
+    ])
+    ok(await api.organizationDocument.apply({ token: org.owner.token, payload: { document, planHash: planned.planHash } }), 200)
+    expect(ok(await api.organizationDocument.plan({ token: org.owner.token, payload: { document } }), 200).changes).toEqual([])
+    // The member's effective policy: the default's alpha updates off, Contractors' custom providers off, Interns' (through Ops) welcome page off.
+    expect(ok(await api.desktopPolicies.effective({ token: org.member.token }), 200).effectivePolicy).toMatchObject({
+      policy: { allowAlphaUpdates: false, allowCustomProviders: false, showWelcomePage: false }
+    })
+
+    const emptied = { version: 1 as const, authoritative: ["desktopPolicies" as const], desktopPolicies: [] }
+    const deleting = ok(await api.organizationDocument.plan({ token: org.owner.token, payload: { document: emptied } }), 200)
+    expect(deleting.changes.map((change) => `${change.action} ${change.name}`)).toEqual(["delete contractors", "delete Interns"])
+    ok(await api.organizationDocument.apply({ token: org.owner.token, payload: { document: emptied, planHash: deleting.planHash } }), 200)
+    const after = ok(await api.organizationDocument.export({ token: org.owner.token }), 200)
+    expect(after.desktopPolicies).toEqual([])
+    expect(after.desktopDefaultPolicy).toMatchObject({ allowAlphaUpdates: false, allowCustomProviders: true })
+
+    const refused = await api.organizationDocument.plan({
+      token: org.owner.token,
+      payload: { document: { version: 1, desktopPolicies: [{ name: "Default", enabled: true, priority: 0, policy: {}, members: ["stranger@example.com"], teams: [] }] } }
+    })
+    expect(refused.status).toBe(400)
+    expect(refused.body).toMatchObject({ details: [{ path: ["document", "desktopPolicies", 0, "name"] }] })
   })
 })
 
