@@ -101,7 +101,9 @@ const areas = {
     "teams/DirectoryTeams",
     "policies/DesktopPolicies",
     "policies/DesktopPoliciesRepository",
-    "policies/Effective"
+    "policies/Effective",
+    "templates/Templates",
+    "templates/TemplatesRepository"
   ],
   policies: ["identity/Memberships"],
   // SSO sign-in makes people, members and team members as password sign-up and invitations do (JIT).

@@ -21,6 +21,7 @@ import { OrganizationLogoUrl, OrganizationMetadata, OrganizationName, Role } fro
 import { DesktopPolicyDocumentInput, DesktopPolicyName, DesktopPolicyPriority } from "./DesktopPolicies.js"
 import { ScimConnectionName, ScimDefaultRole, ScimGroupMappingMode, ScimRoleRules } from "./ScimConnections.js"
 import { TeamExternalKey, TeamName } from "./Teams.js"
+import { TemplateDescription, TemplateDocument, TemplateKindName, TemplateName, TemplateSchemaVersion } from "./Templates.js"
 
 /** The version of the document's format this server writes and reads. */
 export const ORGANIZATION_DOCUMENT_VERSION = 1
@@ -220,10 +221,23 @@ export const DocumentDesktopPolicy = Schema.Struct({
 })
 export type DocumentDesktopPolicy = typeof DocumentDesktopPolicy.Type
 
+export const DocumentTemplate = Schema.Struct({
+  name: TemplateName,
+  description: TemplateDescription,
+  kind: TemplateKindName,
+  schemaVersion: Schema.NullOr(TemplateSchemaVersion).annotate({ description: "Its document's format version; null for none." }),
+  document: TemplateDocument,
+  grants: DocumentGrants
+}).annotate({
+  identifier: "DocumentTemplate",
+  description: "A shared template: its latest version's document (a change makes a new version), and its grants. Names a document holds are unique, ignoring case."
+})
+export type DocumentTemplate = typeof DocumentTemplate.Type
+
 /** The document's lists whose omissions a plan may delete. */
-export const DocumentCollection = Schema.Literals(["members", "invitations", "teams", "llmProviders", "mcpConnections", "scimConnections", "desktopPolicies", "grants"]).annotate({
+export const DocumentCollection = Schema.Literals(["members", "invitations", "teams", "llmProviders", "mcpConnections", "scimConnections", "desktopPolicies", "templates", "grants"]).annotate({
   identifier: "DocumentCollection",
-  description: "A list of the document: `members`, `invitations`, `teams`, `llmProviders`, `mcpConnections`, `scimConnections`, `desktopPolicies`, or `grants` (every resource's grants)."
+  description: "A list of the document: `members`, `invitations`, `teams`, `llmProviders`, `mcpConnections`, `scimConnections`, `desktopPolicies`, `templates`, or `grants` (every resource's grants)."
 })
 export type DocumentCollection = typeof DocumentCollection.Type
 
@@ -232,9 +246,9 @@ export const OrganizationDocument = Schema.Struct({
     description: "Where an editor finds this document's JSON Schema; the server ignores it."
   }),
   version: Schema.Literal(ORGANIZATION_DOCUMENT_VERSION).annotate({ description: "The document format's version." }),
-  authoritative: Schema.optionalKey(Schema.Array(DocumentCollection).check(Schema.isMaxLength(8))).annotateKey({
+  authoritative: Schema.optionalKey(Schema.Array(DocumentCollection).check(Schema.isMaxLength(9))).annotateKey({
     description:
-      "The lists whose omissions are deletes: a member, pending invitation, team, LLM provider, MCP connection, SCIM connection or desktop policy that such a list leaves out is removed, cancelled or deleted by the plan; with `grants`, a grant a resource's `grants` leaves out is revoked. Every other list is additive (the default): what it leaves out stays. The export writes none."
+      "The lists whose omissions are deletes: a member, pending invitation, team, LLM provider, MCP connection, SCIM connection, desktop policy or template that such a list leaves out is removed, cancelled or deleted by the plan; with `grants`, a grant a resource's `grants` leaves out is revoked. Every other list is additive (the default): what it leaves out stays. The export writes none."
   }),
   organization: Schema.optionalKey(DocumentOrganization).annotateKey({ description: "Absent: the plan leaves the profile as it is." }),
   directory: Schema.optionalKey(DocumentDirectory).annotateKey({ description: "Absent: the plan leaves the setting as it is." }),
@@ -263,11 +277,14 @@ export const OrganizationDocument = Schema.Struct({
   }),
   desktopPolicies: Schema.optionalKey(Schema.Array(DocumentDesktopPolicy).check(Schema.isMaxLength(DOCUMENT_MAX_TEAMS))).annotateKey({
     description: "Its other desktop policies, sorted by name. Absent: the plan changes none; `[]` names none."
+  }),
+  templates: Schema.optionalKey(Schema.Array(DocumentTemplate).check(Schema.isMaxLength(DOCUMENT_MAX_TEAMS))).annotateKey({
+    description: "Its shared templates, sorted by name. Absent: the plan changes none; `[]` names none."
   })
 }).annotate({
   identifier: "OrganizationDocument",
   description:
-    "An organization described as code: its profile, member directory, audit log settings, members, pending invitations, teams, LLM providers, MCP connections, SCIM connections and desktop policies. The export writes every part; a document given to a plan may leave parts out.",
+    "An organization described as code: its profile, member directory, audit log settings, members, pending invitations, teams, LLM providers, MCP connections, SCIM connections, desktop policies and templates. The export writes every part; a document given to a plan may leave parts out.",
   examples: [{
     version: ORGANIZATION_DOCUMENT_VERSION,
     organization: { name: acme.name, logoUrl: null, metadata: { costCenter: "R&D-42" } },
@@ -312,13 +329,14 @@ export type ExportedDocument = OrganizationDocument & {
   readonly scimConnections: ReadonlyArray<DocumentScimConnection>
   readonly desktopDefaultPolicy: typeof DesktopPolicyDocumentInput.Type
   readonly desktopPolicies: ReadonlyArray<DocumentDesktopPolicy>
+  readonly templates: ReadonlyArray<DocumentTemplate>
 }
 
 export const PlanDocumentRequest = Schema.Struct({ document: OrganizationDocument }).annotate({
   examples: [{ document: { version: ORGANIZATION_DOCUMENT_VERSION, teams: [{ name: "Platform", externalKey: null, members: [] }] } }]
 })
 
-export const DocumentChangeKind = Schema.Literals(["organization", "directory", "audit", "member", "invitation", "team", "llmProvider", "mcpConnection", "scimConnection", "desktopPolicy"]).annotate({
+export const DocumentChangeKind = Schema.Literals(["organization", "directory", "audit", "member", "invitation", "team", "llmProvider", "mcpConnection", "scimConnection", "desktopPolicy", "template"]).annotate({
   identifier: "DocumentChangeKind",
   description: "What a change is about."
 })
@@ -337,7 +355,7 @@ export const DocumentChange = Schema.Struct({
     description: "`create`: the document names what the organization does not have (a team, an invitation sent); `update`: fields differ; `delete`: an authoritative list leaves it out (a member removed, an invitation cancelled, a team deleted)."
   }),
   kind: DocumentChangeKind,
-  name: Schema.String.annotate({ description: "Which one: the member's or invitation's email, the team's, LLM provider's, MCP connection's, SCIM connection's or desktop policy's name (`default` for the default desktop policy); `organization`, `directory` and `audit` for those." }),
+  name: Schema.String.annotate({ description: "Which one: the member's or invitation's email, the team's, LLM provider's, MCP connection's, SCIM connection's, desktop policy's or template's name (`default` for the default desktop policy); `organization`, `directory` and `audit` for those." }),
   fields: Schema.Array(DocumentFieldChange).annotate({ description: "Every field that changes, with before and after." })
 }).annotate({ identifier: "DocumentChange" })
 export type DocumentChange = typeof DocumentChange.Type

@@ -47,7 +47,8 @@ const exported: fc.Arbitrary<ExportedDocument> = fc.record({
   mcpConnections: [],
   scimConnections: [],
   desktopDefaultPolicy: defaultDocument,
-  desktopPolicies: []
+  desktopPolicies: [],
+  templates: []
 }))
 
 describe("the planner", () => {
@@ -114,7 +115,8 @@ describe("the planner", () => {
       mcpConnections: [],
       scimConnections: [],
       desktopDefaultPolicy: defaultDocument,
-      desktopPolicies: []
+      desktopPolicies: [],
+      templates: []
     }
     const { problems } = plan(live, {
       version: 1,

@@ -29,7 +29,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { Access, type ActiveGrant, LlmProviderKind, McpConnectionKind } from "../access/Access.js"
+import { Access, type ActiveGrant, LlmProviderKind, McpConnectionKind, TemplateKind } from "../access/Access.js"
 import { AuditRepository } from "../audit/AuditRepository.js"
 import { Memberships } from "../identity/Memberships.js"
 import { OrganizationsRepository } from "../identity/OrganizationsRepository.js"
@@ -39,6 +39,7 @@ import { type LlmProviderRow, LlmProvidersRepository } from "../llm/LlmProviders
 import { ConnectionsRepository, type McpConnectionRow } from "../mcp/ConnectionsRepository.js"
 import { DirectoryRepository } from "../members/DirectoryRepository.js"
 import { DesktopPoliciesRepository } from "../policies/DesktopPoliciesRepository.js"
+import { TemplatesRepository } from "../templates/TemplatesRepository.js"
 import { defaultDocument } from "../policies/Effective.js"
 import { ConnectionsRepository as ScimConnectionsRepository } from "../scim/ConnectionsRepository.js"
 import { now } from "../platform/Time.js"
@@ -174,6 +175,7 @@ const make = Effect.gen(function*() {
   const access = yield* Access
   const scimRows = yield* ScimConnectionsRepository
   const desktopRows = yield* DesktopPoliciesRepository
+  const templateRows = yield* TemplatesRepository
   const { catalog } = yield* LlmConfig
 
   /**
@@ -204,7 +206,8 @@ const make = Effect.gen(function*() {
     }
     return {
       llmProvider: byResource(yield* access.activeGrants(organizationId, LlmProviderKind)),
-      mcpConnection: byResource(yield* access.activeGrants(organizationId, McpConnectionKind))
+      mcpConnection: byResource(yield* access.activeGrants(organizationId, McpConnectionKind)),
+      template: byResource(yield* access.activeGrants(organizationId, TemplateKind))
     }
   })
 
@@ -232,6 +235,7 @@ const make = Effect.gen(function*() {
     const directories = yield* everyPage((cursor) => scimRows.list(organizationId, at, cursor === undefined ? { limit: PAGE } : { limit: PAGE, cursor }))
     const desktop = yield* everyPage((cursor) => desktopRows.list(organizationId, cursor === undefined ? { limit: PAGE } : { limit: PAGE, cursor }))
     const teamNames = new Map<TeamId, string>(teamList.map((team) => [team.id, team.name]))
+    const templates = yield* templateRows.latest(organizationId)
     const byName = (left: string, right: string) => Plan.byText(Plan.matchKey(left), Plan.matchKey(right))
     const secrets = new Map((yield* documents.secrets(organizationId)).map((row) => [storedKey(row.resourceId, row.field), row]))
 
@@ -276,7 +280,15 @@ const make = Effect.gen(function*() {
         // Assignments of members who left or teams that are gone assign nobody.
         members: policy.memberIds.flatMap((id) => names.get(id) ?? []).sort(byName),
         teams: policy.teamIds.flatMap((id) => teamNames.get(id) ?? []).sort(byName)
-      })).sort((left, right) => Plan.byText(left.name, right.name) || Plan.byText(String(left.priority), String(right.priority)))
+      })).sort((left, right) => Plan.byText(left.name, right.name) || Plan.byText(String(left.priority), String(right.priority))),
+      templates: templates.map((template) => ({
+        name: template.name,
+        description: template.description,
+        kind: template.kind,
+        schemaVersion: template.schemaVersion,
+        document: template.document,
+        grants: grantsOf.template(template.id)
+      })).sort((left, right) => Plan.byText(left.name, right.name))
     } satisfies ExportedDocument
     return {
       document,
@@ -287,6 +299,7 @@ const make = Effect.gen(function*() {
       mcpConnections: new Map(connections.map((row) => [Plan.matchKey(row.name), row.id])),
       scimConnections: new Map(directories.map((row) => [Plan.matchKey(row.name), row.id])),
       desktopPolicies: new Map(desktop.map((policy) => [policy.isDefault ? "default" : Plan.matchKey(policy.policyName), policy.id])),
+      templates: new Map(templates.map((template) => [Plan.matchKey(template.name), template.id])),
       /** The fingerprint of each secret field's ciphertext now, by kind and name (`secretKey`). */
       fingerprints: new Map<string, string | null>([
         ...providers.flatMap((row) => [
@@ -332,6 +345,8 @@ const make = Effect.gen(function*() {
           return current.scimConnections.get(key)
         case "desktopPolicy":
           return current.desktopPolicies.get(key)
+        case "template":
+          return current.templates.get(key)
       }
     }
     const ids = [...new Set(changes.flatMap((change) => idOf(change) ?? []))]
@@ -346,6 +361,7 @@ const make = Effect.gen(function*() {
         : change.kind === "mcpConnection" ? mcpChanges.has(action)
         : change.kind === "scimConnection" ? action.startsWith("scim.connection.")
         : change.kind === "desktopPolicy" ? action.startsWith("desktop_policy.")
+        : change.kind === "template" ? action.startsWith("template.") || action === "access.grant" || action === "access.revoke"
         : action.startsWith(`${change.kind}.`) || (change.kind === "member" && action.startsWith("scim."))
       const latest = events
         .filter((event) => event.targetId === id && fits(event.action))
@@ -382,6 +398,7 @@ export class LiveDocuments extends Context.Service<LiveDocuments>()("@orgplane/s
       Access.layer,
       ScimConnectionsRepository.layer,
       DesktopPoliciesRepository.layer,
+      TemplatesRepository.layer,
       DocumentsRepository.layer,
       AuditRepository.layer
     ])

@@ -40,7 +40,7 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import type * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
-import { Access, type ActiveGrant, type Kind, LlmProviderKind, McpConnectionKind } from "../access/Access.js"
+import { Access, type ActiveGrant, type Kind, LlmProviderKind, McpConnectionKind, TemplateKind } from "../access/Access.js"
 import { Audit } from "../audit/Audit.js"
 import { Organizations } from "../identity/Organizations.js"
 import { now } from "../platform/Time.js"
@@ -56,6 +56,7 @@ import { Connections } from "../mcp/Connections.js"
 import { Connections as ScimConnections } from "../scim/Connections.js"
 import { DirectoryTeams } from "../teams/DirectoryTeams.js"
 import { DesktopPolicies } from "../policies/DesktopPolicies.js"
+import { Templates } from "../templates/Templates.js"
 import { Members } from "../members/Members.js"
 import { authorize } from "../platform/Principal.js"
 import { Teams } from "../teams/Teams.js"
@@ -90,6 +91,7 @@ const applyOrder = (change: DocumentChange): number => {
     case "mcpConnection":
     case "scimConnection":
     case "desktopPolicy":
+    case "template":
       return change.action === "delete" ? 8 : 8.5
   }
 }
@@ -133,7 +135,8 @@ const readsOf = [
   "llmProviders.create",
   "mcp.manage",
   "scim.manage",
-  "desktopPolicies.manage"
+  "desktopPolicies.manage",
+  "templates.read"
 ] as const
 
 /** What each secret field takes, by kind and field (`Plan.secretFields`): checked before anything is written. */
@@ -157,6 +160,7 @@ const make = Effect.gen(function*() {
   const access = yield* Access
   const scim = yield* ScimConnections
   const desktop = yield* DesktopPolicies
+  const templates = yield* Templates
   const recorder = yield* AuditRecorder
   const audit = yield* Audit
   const reader = yield* LiveDocuments
@@ -292,7 +296,8 @@ const make = Effect.gen(function*() {
         llmProviders: new Map((document.llmProviders ?? []).map((provider) => [Plan.matchKey(provider.name), provider])),
         mcpConnections: new Map((document.mcpConnections ?? []).map((connection) => [Plan.matchKey(connection.name), connection])),
         scimConnections: new Map((document.scimConnections ?? []).map((connection) => [Plan.matchKey(connection.name), connection])),
-        desktopPolicies: new Map((document.desktopPolicies ?? []).map((policy) => [Plan.matchKey(policy.name), policy]))
+        desktopPolicies: new Map((document.desktopPolicies ?? []).map((policy) => [Plan.matchKey(policy.name), policy])),
+        templates: new Map((document.templates ?? []).map((template) => [Plan.matchKey(template.name), template]))
       }
       const valueOf = (reference: SecretReference) => secrets[reference.from]!
       /** Members' and teams' ids as they are once earlier steps ran (a team a grant names may be this apply's). */
@@ -521,6 +526,37 @@ const make = Effect.gen(function*() {
                 ...(changed(change, "teams") ? { teamIds } : {})
               })))
           }
+          case "template": {
+            if (change.action === "delete") {
+              const id = before.templates.get(key)!
+              return recorder.recordStep("template.delete", [id], templates.remove(caller, id))
+            }
+            const template = wanted.templates.get(key)!
+            if (change.action === "create") {
+              return Effect.flatMap(
+                recorder.recordStep("template.create", [], templates.create(caller, {
+                  name: template.name,
+                  description: template.description,
+                  kind: template.kind,
+                  ...(template.schemaVersion === null ? {} : { schemaVersion: template.schemaVersion }),
+                  document: template.document
+                })),
+                ({ template: made }) => syncGrants(change, TemplateKind, made.id)
+              )
+            }
+            const id = before.templates.get(key)!
+            const settings = {
+              ...(changed(change, "name") ? { name: template.name } : {}),
+              ...(changed(change, "description") ? { description: template.description } : {}),
+              ...(changed(change, "kind") ? { kind: template.kind } : {}),
+              ...(changed(change, "schemaVersion") ? { schemaVersion: template.schemaVersion } : {}),
+              ...(changed(change, "document") ? { document: template.document } : {})
+            }
+            return Effect.andThen(
+              Object.keys(settings).length > 0 ? recorder.recordStep("template.update", [id], templates.update(caller, id, settings)) : Effect.void,
+              syncGrants(change, TemplateKind, id)
+            )
+          }
           case "scimConnection": {
             if (change.action === "delete") {
               const id = before.scimConnections.get(key)!
@@ -582,6 +618,7 @@ export class OrganizationDocuments extends Context.Service<OrganizationDocuments
       // The SCIM connections' reconcile takes the directory's teams from its caller, as its HTTP group does.
       ScimConnections.layer.pipe(Layer.provide(DirectoryTeams.layer)),
       DesktopPolicies.layer,
+      Templates.layer,
       LiveDocuments.layer,
       DocumentsRepository.layer,
       Audit.layer

@@ -16,6 +16,7 @@ import type {
   DocumentMcpConnection,
   DocumentMember,
   DocumentScimConnection,
+  DocumentTemplate,
   DocumentTeam,
   ExportedDocument,
   LlmCatalog,
@@ -223,6 +224,16 @@ const desktopFields = (policy: DocumentDesktopPolicy) => ({
   teams: [...policy.teams].sort((left, right) => byText(matchKey(left), matchKey(right)))
 })
 const desktopFieldNames = ["name", "enabled", "priority", "policy", "members", "teams"] as const
+
+const templateFields = (template: DocumentTemplate) => ({
+  name: template.name,
+  description: template.description,
+  kind: template.kind,
+  schemaVersion: template.schemaVersion,
+  document: template.document,
+  grants: (template.grants ?? []) as Json
+})
+const templateFieldNames = ["name", "description", "kind", "schemaVersion", "document", "grants"] as const
 
 /** What makes a document's MCP connection not one: credentials its `authType` does not take, or lacks. */
 const mcpProblems = (connection: DocumentMcpConnection, at: (...path: ReadonlyArray<string | number>) => ReadonlyArray<string | number>): Array<Problem> => [
@@ -583,6 +594,35 @@ export const plan = (
     }
   }
 
+  if (document.templates !== undefined) {
+    const liveTemplates = new Map<string, Array<DocumentTemplate>>()
+    for (const template of live.templates) liveTemplates.set(matchKey(template.name), [...liveTemplates.get(matchKey(template.name)) ?? [], template])
+    const wanted = keyed(document.templates, (template) => template.name, (index) => ["document", "templates", index, "name"], problems)
+    for (const [name, { index, item }] of wanted) {
+      const at = (...path: ReadonlyArray<string | number>) => ["document", "templates", index, ...path]
+      const found = liveTemplates.get(name) ?? []
+      if (found.length > 1) {
+        problems.push({ path: at("name"), message: `names ${found.length} templates of the organization: rename all but one through the API first` })
+        continue
+      }
+      const current = found[0]
+      const grants = grantsOnce(current?.grants ?? [], item.grants, at)
+      if (grants === undefined) continue
+      const after = { ...templateFields(item), grants: grants as Json }
+      if (current === undefined) {
+        changes.push({ action: "create", kind: "template", name: item.name, fields: created(after, templateFieldNames) })
+        continue
+      }
+      const fields = differing(templateFields(current), after, templateFieldNames)
+      if (fields.length > 0) changes.push({ action: "update", kind: "template", name: current.name, fields })
+    }
+    if (authoritative.has("templates")) {
+      for (const [name, [template]] of liveTemplates) {
+        if (!wanted.has(name)) changes.push({ action: "delete", kind: "template", name: template!.name, fields: deleted(templateFields(template!), templateFieldNames) })
+      }
+    }
+  }
+
   if (document.scimConnections !== undefined) {
     const liveConnections = new Map(live.scimConnections.map((connection) => [matchKey(connection.name), connection]))
     const wanted = keyed(document.scimConnections, (connection) => connection.name, (index) => ["document", "scimConnections", index, "name"], problems)
@@ -608,7 +648,7 @@ export const plan = (
   return { changes: sortChanges(changes), problems }
 }
 
-const kindOrder = ["organization", "directory", "audit", "member", "invitation", "team", "llmProvider", "mcpConnection", "scimConnection", "desktopPolicy"] as const
+const kindOrder = ["organization", "directory", "audit", "member", "invitation", "team", "llmProvider", "mcpConnection", "scimConnection", "desktopPolicy", "template"] as const
 
 /** The document's order: by kind, then by name. */
 const sortChanges = (changes: Array<DocumentChange>) =>

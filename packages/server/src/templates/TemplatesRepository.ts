@@ -151,6 +151,19 @@ const make = Effect.gen(function*() {
         Option.map(Option.fromNullishOr(rows[0]), (row) => ({ template: toTemplate(row), rank: Number(row.accessRank) })))
     )
 
+  /**
+   * Every live template of the organization with its latest version's format and document, whoever reads (the
+   * organization's document checks authority).
+   */
+  const latest = (organizationId: OrganizationId) =>
+    sql<{ id: TemplateId; name: string; description: string; kind: string; schemaVersion: string | null; document: string }>`
+        SELECT t.id, t.name, t.description, t.kind, v.schema_version, v.document::text AS document
+        FROM templates t
+        JOIN template_versions v ON v.organization_id = t.organization_id AND v.template_id = t.id AND v.number = t.latest_version
+        WHERE t.organization_id = ${organizationId} AND t.deleted_at IS NULL ORDER BY lower(t.name), t.id`.pipe(
+      Effect.map((rows) => rows.map((row) => ({ ...row, document: parseDocument(row.document) })))
+    )
+
   /** The document of one version, by number. */
   const document = (organizationId: OrganizationId, templateId: TemplateId, number: number) =>
     sql<{ document: string }>`SELECT document::text AS document FROM template_versions
@@ -216,7 +229,7 @@ const make = Effect.gen(function*() {
         } ORDER BY ${page.orderBy} LIMIT ${page.fetch}`.pipe(Effect.map((rows) => rows.map((row) => toVersion(row)))))
   }
 
-  return { insert, insertVersion, find, document, findVersion, update, softDelete, list, listVersions } as const
+  return { insert, insertVersion, find, latest, document, findVersion, update, softDelete, list, listVersions } as const
 })
 
 export class TemplatesRepository extends Context.Service<TemplatesRepository>()("@orgplane/server/templates/TemplatesRepository", { make }) {

@@ -93,7 +93,8 @@ describe("the organization's document", () => {
         onboardingPrompts: [],
         onboardingPromptDescriptions: []
       },
-      desktopPolicies: []
+      desktopPolicies: [],
+      templates: []
     })
     expect(Object.keys(document.organization?.metadata ?? {})).toEqual(["alpha", "zeta"])
     // The same state, the same bytes.
@@ -313,7 +314,7 @@ describe("applying a plan", () => {
     const word = fc.constantFrom("alpha", "beta", "gamma", "Delta")
     const secretRef = fc.record({ from: fc.constantFrom("env:KEY_A", "env:KEY_B", "file:keys/b.key"), version: fc.integer({ min: 0, max: 2 }) })
     const document = fc.record({
-      authoritative: fc.subarray(["invitations" as const, "teams" as const, "llmProviders" as const, "mcpConnections" as const, "scimConnections" as const, "desktopPolicies" as const]),
+      authoritative: fc.subarray(["invitations" as const, "teams" as const, "llmProviders" as const, "mcpConnections" as const, "scimConnections" as const, "desktopPolicies" as const, "templates" as const]),
       organization: fc.option(fc.record({
         name: word.map((name) => `Acme ${name}`),
         logoUrl: fc.constantFrom(null, "https://acme.example/logo.png"),
@@ -370,8 +371,15 @@ describe("applying a plan", () => {
         policy: fc.record({ allowCustomProviders: fc.boolean(), onboardingPrompts: fc.constantFrom(["Say hello"], []) }, { requiredKeys: [] }),
         members: fc.subarray(people),
         teams: fc.constant([])
-      }), { selector: (policy) => policy.name.toLowerCase(), maxLength: 2 }), { nil: undefined })
-    }).map(({ audit, authoritative, desktopDefaultPolicy, desktopPolicies, directory, invitations, llmProviders, mcpConnections, members, organization, scimConnections, teams }): typeof OrganizationDocument.Encoded => ({
+      }), { selector: (policy) => policy.name.toLowerCase(), maxLength: 2 }), { nil: undefined }),
+      templates: fc.option(fc.uniqueArray(fc.record({
+        name: fc.constantFrom("Starter", "Notes", "starter"),
+        description: fc.constantFrom("", "For services"),
+        kind: fc.constantFrom("workspace", "note"),
+        document: fc.oneof(fc.dictionary(word, fc.oneof(word, fc.integer(), fc.boolean()), { maxKeys: 3 }), fc.array(word, { maxLength: 3 })),
+        grants: fc.subarray([{ organization: true as const, role: "viewer" as const }, { member: org.member.email, role: "editor" as const }])
+      }), { selector: (template) => template.name.toLowerCase(), maxLength: 2 }), { nil: undefined })
+    }).map(({ audit, authoritative, desktopDefaultPolicy, desktopPolicies, directory, invitations, llmProviders, mcpConnections, members, organization, scimConnections, teams, templates }): typeof OrganizationDocument.Encoded => ({
       version: 1,
       authoritative,
       ...(organization === undefined ? {} : { organization }),
@@ -420,7 +428,8 @@ describe("applying a plan", () => {
       }),
       ...(scimConnections === undefined ? {} : { scimConnections }),
       ...(desktopDefaultPolicy === undefined ? {} : { desktopDefaultPolicy }),
-      ...(desktopPolicies === undefined ? {} : { desktopPolicies })
+      ...(desktopPolicies === undefined ? {} : { desktopPolicies }),
+      ...(templates === undefined ? {} : { templates: templates.map((template) => ({ ...template, schemaVersion: null })) })
     }))
     await fc.assert(fc.asyncProperty(document, async (wanted) => {
       const planned = ok(await api.organizationDocument.plan({ token: org.owner.token, payload: { document: wanted } }), 200)
@@ -879,6 +888,47 @@ describe("desktop policies in the document", () => {
     })
     expect(refused.status).toBe(400)
     expect(refused.body).toMatchObject({ details: [{ path: ["document", "desktopPolicies", 0, "name"] }] })
+  })
+})
+
+describe("templates in the document", () => {
+  it("plans a template's fields and document (a new version), its grants, and applies them", async () => {
+    const org = await Http.staffed(server.url)
+    ok(await api.teams.create({ token: org.admin.token, payload: { name: "Platform" } }), 201)
+    ok(await api.templates.create({
+      token: org.member.token,
+      payload: { name: "Service starter", kind: "workspace", document: { name: "service", folders: ["src"] } }
+    }), 201)
+    const exported = ok(await api.organizationDocument.export({ token: org.owner.token }), 200)
+    expect(validate(exported), JSON.stringify(validate.errors)).toBe(true)
+    const starter = { name: "Service starter", description: "", kind: "workspace", schemaVersion: null, document: { name: "service", folders: ["src"] }, grants: [] }
+    expect(exported.templates).toEqual([starter])
+    expect(ok(await api.organizationDocument.plan({ token: org.owner.token, payload: { document: exported } }), 200).changes).toEqual([])
+
+    const document = {
+      version: 1 as const,
+      templates: [
+        // Members in another order are the same document; the folders are not.
+        { ...starter, document: { folders: ["src", "test"], name: "service" }, grants: [{ team: "Platform", role: "viewer" as const }] },
+        { name: "Notes", description: "Meeting notes", kind: "note", schemaVersion: null, document: ["agenda"] }
+      ]
+    }
+    const planned = ok(await api.organizationDocument.plan({ token: org.owner.token, payload: { document } }), 200)
+    expect(planned.changes.map((change) => [change.action, change.name, change.fields.map((field) => field.field)])).toEqual([
+      ["create", "Notes", ["name", "description", "kind", "schemaVersion", "document", "grants"]],
+      ["update", "Service starter", ["document", "grants"]]
+    ])
+    ok(await api.organizationDocument.apply({ token: org.owner.token, payload: { document, planHash: planned.planHash } }), 200)
+    expect(ok(await api.organizationDocument.plan({ token: org.owner.token, payload: { document } }), 200).changes).toEqual([])
+    // The document's change is the template's second version.
+    const listed = ok(await api.templates.list({ token: org.owner.token }), 200).items
+    expect(listed.find((template) => template.name === "Service starter")?.latestVersion.number).toBe(2)
+
+    const emptied = { version: 1 as const, authoritative: ["templates" as const], templates: [] }
+    const deleting = ok(await api.organizationDocument.plan({ token: org.owner.token, payload: { document: emptied } }), 200)
+    expect(deleting.changes.map((change) => `${change.action} ${change.name}`)).toEqual(["delete Notes", "delete Service starter"])
+    ok(await api.organizationDocument.apply({ token: org.owner.token, payload: { document: emptied, planHash: deleting.planHash } }), 200)
+    expect(ok(await api.organizationDocument.export({ token: org.owner.token }), 200).templates).toEqual([])
   })
 })
 
