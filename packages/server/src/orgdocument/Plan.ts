@@ -10,6 +10,7 @@
  */
 import type {
   DocumentChange,
+  DocumentCollection,
   DocumentDesktopPolicy,
   DocumentGrant,
   DocumentLlmProvider,
@@ -275,6 +276,13 @@ const resolveProvider = (
   return { ...provider, apiStyle, baseUrl, models: documentModels(models) }
 }
 
+/** The live resources of a list by name, ignoring case: several where the API keeps names not unique. */
+const byName = <A extends { readonly name: string }>(items: ReadonlyArray<A>) => {
+  const found = new Map<string, Array<A>>()
+  for (const item of items) found.set(matchKey(item.name), [...found.get(matchKey(item.name)) ?? [], item])
+  return found
+}
+
 /** The plan of `document` against `live`: its changes, or the problems that keep it from being planned. */
 export const plan = (
   live: ExportedDocument,
@@ -284,6 +292,28 @@ export const plan = (
   const problems: Array<Problem> = []
   const changes: Array<DocumentChange> = []
   const authoritative = new Set(document.authoritative ?? [])
+
+  /** With `collection` authoritative, the delete of each live resource of `kind` the document leaves out. */
+  const deleteLeftOut = <A extends { readonly name: string }, F extends Record<string, Json>>(
+    collection: DocumentCollection,
+    kind: DocumentChange["kind"],
+    current: ReadonlyMap<string, ReadonlyArray<A>>,
+    wanted: ReadonlyMap<string, unknown>,
+    fields: (resource: A) => F,
+    names: ReadonlyArray<keyof F & string>
+  ) => {
+    if (!authoritative.has(collection)) return
+    for (const [name, [resource]] of current) {
+      if (!wanted.has(name)) changes.push({ action: "delete", kind, name: resource!.name, fields: deleted(fields(resource!), names) })
+    }
+  }
+
+  /** The one live resource a name names, or the problem of a name the organization has several times. */
+  const theOne = <A>(found: ReadonlyArray<A> | undefined, what: string, at: ReadonlyArray<string | number>): { readonly current: A | undefined } | undefined => {
+    if (found === undefined || found.length <= 1) return { current: found?.[0] }
+    problems.push({ path: at, message: `names ${found.length} ${what} of the organization: rename all but one through the API first` })
+    return undefined
+  }
 
   if (document.organization !== undefined) {
     const fields = differing(live.organization, document.organization, ["name", "logoUrl", "metadata"])
@@ -461,11 +491,13 @@ export const plan = (
   }
 
   if (document.llmProviders !== undefined) {
-    const liveProviders = new Map(live.llmProviders.map((provider) => [matchKey(provider.name), provider as LlmProviderFacts]))
+    const liveProviders = byName(live.llmProviders as ReadonlyArray<LlmProviderFacts>)
     const wanted = keyed(document.llmProviders, (provider) => provider.name, (index) => ["document", "llmProviders", index, "name"], problems)
     for (const [name, { index, item }] of wanted) {
+      const one = theOne(liveProviders.get(name), "LLM providers", ["document", "llmProviders", index, "name"])
+      if (one === undefined) continue
       const resolved = resolveProvider(item, index, catalog, problems)
-      const current = liveProviders.get(name)
+      const current = one.current
       const grants = grantsOnce(current?.grants ?? [], item.grants, (...path) => ["document", "llmProviders", index, ...path])
       if (resolved === undefined || grants === undefined) continue
       const after = { ...llmFields(resolved), grants: grants as Json }
@@ -491,21 +523,19 @@ export const plan = (
       if (fixed.length > 0 || removesKey || fields.length === 0) continue
       changes.push({ action: "update", kind: "llmProvider", name: current.name, fields: fields.map((field) => writesSecret("llmProvider")(field) ? secretChange(field) : field) })
     }
-    if (authoritative.has("llmProviders")) {
-      for (const [name, provider] of liveProviders) {
-        if (!wanted.has(name)) changes.push({ action: "delete", kind: "llmProvider", name: provider.name, fields: deleted(llmFields(provider), llmFieldNames) })
-      }
-    }
+    deleteLeftOut("llmProviders", "llmProvider", liveProviders, wanted, llmFields, llmFieldNames)
   }
 
   if (document.mcpConnections !== undefined) {
-    const liveConnections = new Map(live.mcpConnections.map((connection) => [matchKey(connection.name), connection]))
+    const liveConnections = byName(live.mcpConnections)
     const wanted = keyed(document.mcpConnections, (connection) => connection.name, (index) => ["document", "mcpConnections", index, "name"], problems)
     for (const [name, { index, item }] of wanted) {
       const at = (...path: ReadonlyArray<string | number>) => ["document", "mcpConnections", index, ...path]
+      const one = theOne(liveConnections.get(name), "MCP connections", at("name"))
+      if (one === undefined) continue
       const invalid = mcpProblems(item, at)
       problems.push(...invalid)
-      const current = liveConnections.get(name)
+      const current = one.current
       const grants = grantsOnce(current?.grants ?? [], item.grants, at)
       if (invalid.length > 0 || grants === undefined) continue
       if (current === undefined) {
@@ -538,11 +568,7 @@ export const plan = (
         fields: fields.map((field) => writesSecret("mcpConnection")(field) ? secretChange(field) : field)
       })
     }
-    if (authoritative.has("mcpConnections")) {
-      for (const [name, connection] of liveConnections) {
-        if (!wanted.has(name)) changes.push({ action: "delete", kind: "mcpConnection", name: connection.name, fields: deleted(mcpFields(connection), mcpFieldNames) })
-      }
-    }
+    deleteLeftOut("mcpConnections", "mcpConnection", liveConnections, wanted, mcpFields, mcpFieldNames)
   }
 
   if (document.desktopDefaultPolicy !== undefined) {
@@ -552,20 +578,16 @@ export const plan = (
   }
 
   if (document.desktopPolicies !== undefined) {
-    const livePolicies = new Map<string, Array<DocumentDesktopPolicy>>()
-    for (const policy of live.desktopPolicies) livePolicies.set(matchKey(policy.name), [...livePolicies.get(matchKey(policy.name)) ?? [], policy])
+    const livePolicies = byName(live.desktopPolicies)
     const wanted = keyed(document.desktopPolicies, (policy) => policy.name, (index) => ["document", "desktopPolicies", index, "name"], problems)
     for (const [name, { index, item }] of wanted) {
       const at = (...path: ReadonlyArray<string | number>) => ["document", "desktopPolicies", index, ...path]
-      const found = livePolicies.get(name) ?? []
       if (name === "default") {
         problems.push({ path: at("name"), message: "is what a plan calls the default policy (desktopDefaultPolicy): name this one otherwise" })
         continue
       }
-      if (found.length > 1) {
-        problems.push({ path: at("name"), message: `names ${found.length} policies of the organization: rename all but one through the API first` })
-        continue
-      }
+      const one = theOne(livePolicies.get(name), "desktop policies", at("name"))
+      if (one === undefined) continue
       const named = [
         ...item.members.flatMap((member, position) => {
           const problem = memberProblem(member)
@@ -579,7 +601,7 @@ export const plan = (
       problems.push(...named)
       if (named.length > 0) continue
       const after = desktopFields({ ...item, members: item.members.map(memberName), teams: item.teams.map(teamName) })
-      const current = found[0]
+      const current = one.current
       if (current === undefined) {
         changes.push({ action: "create", kind: "desktopPolicy", name: item.name, fields: created(after, desktopFieldNames) })
         continue
@@ -587,25 +609,17 @@ export const plan = (
       const fields = differing(desktopFields(current), after, desktopFieldNames)
       if (fields.length > 0) changes.push({ action: "update", kind: "desktopPolicy", name: current.name, fields })
     }
-    if (authoritative.has("desktopPolicies")) {
-      for (const [name, [policy]] of livePolicies) {
-        if (!wanted.has(name)) changes.push({ action: "delete", kind: "desktopPolicy", name: policy!.name, fields: deleted(desktopFields(policy!), desktopFieldNames) })
-      }
-    }
+    deleteLeftOut("desktopPolicies", "desktopPolicy", livePolicies, wanted, desktopFields, desktopFieldNames)
   }
 
   if (document.templates !== undefined) {
-    const liveTemplates = new Map<string, Array<DocumentTemplate>>()
-    for (const template of live.templates) liveTemplates.set(matchKey(template.name), [...liveTemplates.get(matchKey(template.name)) ?? [], template])
+    const liveTemplates = byName(live.templates)
     const wanted = keyed(document.templates, (template) => template.name, (index) => ["document", "templates", index, "name"], problems)
     for (const [name, { index, item }] of wanted) {
       const at = (...path: ReadonlyArray<string | number>) => ["document", "templates", index, ...path]
-      const found = liveTemplates.get(name) ?? []
-      if (found.length > 1) {
-        problems.push({ path: at("name"), message: `names ${found.length} templates of the organization: rename all but one through the API first` })
-        continue
-      }
-      const current = found[0]
+      const one = theOne(liveTemplates.get(name), "templates", at("name"))
+      if (one === undefined) continue
+      const current = one.current
       const grants = grantsOnce(current?.grants ?? [], item.grants, at)
       if (grants === undefined) continue
       const after = { ...templateFields(item), grants: grants as Json }
@@ -616,20 +630,18 @@ export const plan = (
       const fields = differing(templateFields(current), after, templateFieldNames)
       if (fields.length > 0) changes.push({ action: "update", kind: "template", name: current.name, fields })
     }
-    if (authoritative.has("templates")) {
-      for (const [name, [template]] of liveTemplates) {
-        if (!wanted.has(name)) changes.push({ action: "delete", kind: "template", name: template!.name, fields: deleted(templateFields(template!), templateFieldNames) })
-      }
-    }
+    deleteLeftOut("templates", "template", liveTemplates, wanted, templateFields, templateFieldNames)
   }
 
   if (document.scimConnections !== undefined) {
-    const liveConnections = new Map(live.scimConnections.map((connection) => [matchKey(connection.name), connection]))
+    const liveConnections = byName(live.scimConnections)
     const wanted = keyed(document.scimConnections, (connection) => connection.name, (index) => ["document", "scimConnections", index, "name"], problems)
     // Rules compare by group ignoring case, as the directory's groups are matched.
     const rulesKey = (rules: Json) => JSON.stringify((rules as DocumentScimConnection["roleRules"]).map((rule) => [matchKey(rule.group), rule.role]))
-    for (const [name, { item }] of wanted) {
-      const current = liveConnections.get(name)
+    for (const [name, { index, item }] of wanted) {
+      const one = theOne(liveConnections.get(name), "SCIM connections", ["document", "scimConnections", index, "name"])
+      if (one === undefined) continue
+      const current = one.current
       if (current === undefined) {
         changes.push({ action: "create", kind: "scimConnection", name: item.name, fields: created(scimFields(item), scimFieldNames) })
         continue
@@ -638,11 +650,7 @@ export const plan = (
         .filter((field) => field.field !== "roleRules" || rulesKey(field.before!) !== rulesKey(field.after!))
       if (fields.length > 0) changes.push({ action: "update", kind: "scimConnection", name: current.name, fields })
     }
-    if (authoritative.has("scimConnections")) {
-      for (const [name, connection] of liveConnections) {
-        if (!wanted.has(name)) changes.push({ action: "delete", kind: "scimConnection", name: connection.name, fields: deleted(scimFields(connection), scimFieldNames) })
-      }
-    }
+    deleteLeftOut("scimConnections", "scimConnection", liveConnections, wanted, scimFields, scimFieldNames)
   }
 
   return { changes: sortChanges(changes), problems }

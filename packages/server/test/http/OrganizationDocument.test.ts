@@ -306,7 +306,7 @@ describe("applying a plan", () => {
     )
   })
 
-  it("leaves every generated document planning nothing once applied", async () => {
+  it("leaves every generated document, and the organization's own export, planning nothing once applied", async () => {
     const org = await Http.staffed(server.url)
     // SCIM connections need the enterprise plan.
     await server.sql((sql) => sql`UPDATE organizations SET plan = 'enterprise' WHERE id = ${org.organizationId}`)
@@ -440,6 +440,13 @@ describe("applying a plan", () => {
       const next = ok(await api.organizationDocument.plan({ token: org.owner.token, payload: { document: wanted } }), 200)
       expect(next.changes).toEqual([])
       expect(next.liveHash).toBe(applied.liveHash)
+      // And the organization's own export, whatever the generated documents made of it, plans nothing: every kind's
+      // export (secrets at their versions, grants, defaults written out) reads back as what it is.
+      const exported = ok(await api.organizationDocument.export({ token: org.owner.token }), 200)
+      expect(validate(exported), JSON.stringify(validate.errors)).toBe(true)
+      const own = ok(await api.organizationDocument.plan({ token: org.owner.token, payload: { document: exported } }), 200)
+      expect(own.changes).toEqual([])
+      expect(own.liveHash).toBe(applied.liveHash)
     }), { numRuns: 12 })
   })
 })
