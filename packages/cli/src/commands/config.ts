@@ -103,7 +103,7 @@ const namesSecrets = (document: OrganizationDocument) =>
   (document.mcpConnections ?? []).some((connection) => connection.apiKey !== null || (connection.oauth?.clientSecret ?? null) !== null)
 
 export const exportDocument = Commands.endpoint("export", {
-  summary: "Print the active organization as its document (JSON, or YAML with --yaml): profile, directory, members, invitations, teams, LLM providers, MCP connections (secrets as references).",
+  summary: "Print the active organization as its document (JSON, or YAML with --yaml): settings, people, teams and the resources it holds, secrets as references.",
   inputs: {
     yaml: Inputs.boolean("yaml", {
       description: "Print it as YAML, with the line that points editors at its JSON Schema; without, JSON (what --json prints too)."
