@@ -535,13 +535,14 @@ const make = Effect.gen(function*() {
     ))
 
   /**
-   * Every grant that applies (not revoked) on every resource of a kind in the organization, whoever reads (the
-   * organization's document checks authority): the resource, the grant and whom it is for.
+   * Every grant that applies (not revoked) on every resource of a kind in the organization, or on `resource` alone,
+   * whoever reads (the organization's document checks authority): the resource, the grant and whom it is for.
    */
-  const activeGrants = Effect.fn("Access.activeGrants")(function*(organizationId: OrganizationId, kind: AnyKind) {
+  const activeGrants = Effect.fn("Access.activeGrants")(function*(organizationId: OrganizationId, kind: AnyKind, resource?: string) {
     return yield* sql<ActiveGrant>`
         SELECT g.${id(kind.column)} AS resource_id, g.id, g.membership_id, g.team_id, g.org_wide, g.role
         FROM ${id(kind.grants)} g WHERE g.organization_id = ${organizationId} AND g.removed_at IS NULL
+          ${resource === undefined ? sql`` : sql`AND g.${id(kind.column)} = ${resource}`}
         ORDER BY g.created_at, g.id`
   })
 

@@ -314,6 +314,12 @@ const make = Effect.gen(function*() {
     }
   })
 
+  /** The organization's teams' ids by name (`Plan.matchKey`): what an apply names teams it has just made by. */
+  const teamIds = Effect.fn("LiveDocuments.teamIds")(function*(organizationId: OrganizationId) {
+    const teamList = yield* everyPage((cursor) => teamRows.list(organizationId, cursor === undefined ? { limit: PAGE } : { limit: PAGE, cursor }))
+    return new Map<string, TeamId>(teamList.map((team) => [Plan.matchKey(team.name), team.id]))
+  })
+
   /**
    * The organization against its last applied document: the plan that would bring the document back, each change
    * with the last change the audit log records of it since the apply, outside a plan. Null without an applied one.
@@ -382,7 +388,7 @@ const make = Effect.gen(function*() {
     return { report, recordedHash: stored.driftHash, ids }
   })
 
-  return { live, driftOf, catalog } as const
+  return { live, teamIds, driftOf, catalog } as const
 })
 
 export class LiveDocuments extends Context.Service<LiveDocuments>()("@orgplane/server/orgdocument/LiveDocuments", { make }) {

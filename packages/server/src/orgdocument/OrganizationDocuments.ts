@@ -110,6 +110,10 @@ type StepError =
   | PlanRequired
   | SqlError
 
+/** A document's list by `Plan.matchKey` of each item's name (none for a list it leaves out). */
+const byKey = <A>(items: ReadonlyArray<A> | undefined, name: (item: A) => string) =>
+  new Map((items ?? []).map((item) => [Plan.matchKey(name(item)), item]))
+
 /** Roles from the least to the most. */
 const rank = { member: 0, admin: 1, owner: 2 } as const
 
@@ -290,18 +294,18 @@ const make = Effect.gen(function*() {
       yield* keepsApplier(caller, before.document, planned.changes)
       yield* secretsGiven(planned.changes, secrets)
       const wanted = {
-        members: new Map((document.members ?? []).map((member) => [Plan.matchKey(member.email), member])),
-        invitations: new Map((document.invitations ?? []).map((invitation) => [Plan.matchKey(invitation.email), invitation])),
-        teams: new Map((document.teams ?? []).map((team) => [Plan.matchKey(team.name), team])),
-        llmProviders: new Map((document.llmProviders ?? []).map((provider) => [Plan.matchKey(provider.name), provider])),
-        mcpConnections: new Map((document.mcpConnections ?? []).map((connection) => [Plan.matchKey(connection.name), connection])),
-        scimConnections: new Map((document.scimConnections ?? []).map((connection) => [Plan.matchKey(connection.name), connection])),
-        desktopPolicies: new Map((document.desktopPolicies ?? []).map((policy) => [Plan.matchKey(policy.name), policy])),
-        templates: new Map((document.templates ?? []).map((template) => [Plan.matchKey(template.name), template]))
+        members: byKey(document.members, (member) => member.email),
+        invitations: byKey(document.invitations, (invitation) => invitation.email),
+        teams: byKey(document.teams, (team) => team.name),
+        llmProviders: byKey(document.llmProviders, (provider) => provider.name),
+        mcpConnections: byKey(document.mcpConnections, (connection) => connection.name),
+        scimConnections: byKey(document.scimConnections, (connection) => connection.name),
+        desktopPolicies: byKey(document.desktopPolicies, (policy) => policy.name),
+        templates: byKey(document.templates, (template) => template.name)
       }
       const valueOf = (reference: SecretReference) => secrets[reference.from]!
-      /** Members' and teams' ids as they are once earlier steps ran (a team a grant names may be this apply's). */
-      const idsNow = yield* Effect.cached(reader.live(caller.organization.id))
+      /** Teams' ids once earlier steps ran (a team a grant or policy names may be this apply's); members are not made. */
+      const teamsNow = yield* Effect.cached(reader.teamIds(caller.organization.id))
       /**
        * Makes a resource's grants the change's `grants` (its `after`): each given or its role changed; with `grants`
        * in `authoritative`, every other revoked (on a new resource, its creator's manager grant too).
@@ -311,22 +315,24 @@ const make = Effect.gen(function*() {
           const field = change.fields.find((each) => each.field === "grants")
           if (field === undefined) return
           const wantedGrants = (field.after ?? []) as ReadonlyArray<DocumentGrant>
-          const ids = yield* idsNow
-          const current = (yield* access.activeGrants(caller.organization.id, kind)).filter((grant) => grant.resourceId === resource)
+          const teams = yield* teamsNow
+          const current = yield* access.activeGrants(caller.organization.id, kind, resource)
+          const teamNames = new Map([...teams].map(([name, id]) => [id as string, name]))
+          const memberNames = new Map([...before.members].map(([name, id]) => [id as string, name]))
           const keyOf = (grant: ActiveGrant) =>
             grant.orgWide
               ? "organization"
               : grant.teamId !== null
-              ? `team:${[...ids.teams].find(([, id]) => id === grant.teamId)?.[0] ?? grant.teamId}`
-              : `member:${[...ids.members].find(([, id]) => id === grant.membershipId)?.[0] ?? grant.membershipId}`
+              ? `team:${teamNames.get(grant.teamId) ?? grant.teamId}`
+              : `member:${memberNames.get(grant.membershipId ?? "") ?? grant.membershipId}`
           const currentByKey = new Map(current.map((grant) => [keyOf(grant), grant]))
           for (const grant of wantedGrants) {
             if (currentByKey.get(Plan.grantKey(grant))?.role === grant.role) continue
             const target = "organization" in grant
               ? { orgWide: true as const }
               : "team" in grant
-              ? { teamId: ids.teams.get(Plan.matchKey(grant.team))! }
-              : { orgMembershipId: ids.members.get(Plan.matchKey(grant.member))! }
+              ? { teamId: teams.get(Plan.matchKey(grant.team))! }
+              : { orgMembershipId: before.members.get(Plan.matchKey(grant.member))! }
             yield* recorder.recordStep("access.grant", [resource], access.grant(caller, kind, resource, { ...target, role: grant.role }))
           }
           if (!authoritativeGrants) return
@@ -500,9 +506,9 @@ const make = Effect.gen(function*() {
             }
             const policy = wanted.desktopPolicies.get(key)!
             // Teams this apply created have their ids once it made them.
-            const assignments = Effect.map(idsNow, (ids) => ({
-              memberIds: policy.members.map((name) => before.members.get(Plan.matchKey(name))!),
-              teamIds: policy.teams.map((name) => ids.teams.get(Plan.matchKey(name))!)
+            const assignments = Effect.map(teamsNow, (teams) => ({
+              memberIds: memberIds(policy.members),
+              teamIds: policy.teams.map((name) => teams.get(Plan.matchKey(name))!)
             }))
             if (change.action === "create") {
               return Effect.flatMap(assignments, ({ memberIds, teamIds }) =>
