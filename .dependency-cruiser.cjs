@@ -103,7 +103,11 @@ const areas = {
     "policies/DesktopPoliciesRepository",
     "policies/Effective",
     "templates/Templates",
-    "templates/TemplatesRepository"
+    "templates/TemplatesRepository",
+    "catalog/Plugins",
+    "catalog/PluginsRepository",
+    "catalog/Marketplaces",
+    "catalog/MarketplacesRepository"
   ],
   policies: ["identity/Memberships"],
   // SSO sign-in makes people, members and team members as password sign-up and invitations do (JIT).

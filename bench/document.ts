@@ -1,7 +1,9 @@
 /**
  * The organization-as-code section of `pnpm bench` (`--document` or ORGPLANE_BENCH_DOCUMENT=1): an organization of
- * ORGPLANE_BENCH_DOCUMENT_MEMBERS members (default 10,000) and ORGPLANE_BENCH_DOCUMENT_TEAMS teams of 10 members each
- * (default 1,000), seeded with SQL on the server's own connection; then, one request each, timed from the client:
+ * ORGPLANE_BENCH_DOCUMENT_MEMBERS members (default 10,000), ORGPLANE_BENCH_DOCUMENT_TEAMS teams of 10 members each
+ * (default 1,000) and ORGPLANE_BENCH_DOCUMENT_CATALOG catalog objects (default 2,000: half plugins, each granted to
+ * a team, half marketplaces, each listing two plugins and granted to the organization), seeded with SQL on the
+ * server's own connection; then, one request each, timed from the client:
  *
  * - the export (`GET /v1/organization/document`);
  * - the plan of the export (empty) and of an edit of it with 1,000 changes: 500 members made admins, 250 teams given
@@ -9,9 +11,9 @@
  * - the apply of that plan (one transaction: 1,000 changes and their 1,000 audit events), and the plan once applied
  *   (empty).
  *
- * Issue 74's targets on a quiet 2-core machine: a plan within 5 s, the apply of 1,000 changes within 30 s. The
- * catalog (2,000 objects in the issue's organization) is not part of the document yet. Prints figures; asserts
- * nothing but that each answer is a success and the plans are empty where they must be.
+ * Issue 74's targets on a quiet 2-core machine: a plan within 5 s, the apply of 1,000 changes within 30 s. Of the
+ * catalog the document holds plugins and marketplaces (config objects are not part of it yet). Prints figures;
+ * asserts nothing but that each answer is a success and the plans are empty where they must be.
  */
 import { randomBytes } from "node:crypto"
 import type { Agent } from "node:http"
@@ -32,6 +34,8 @@ const count = (text: string | undefined, fallback: number) => {
 const MEMBERS = count(process.env.ORGPLANE_BENCH_DOCUMENT_MEMBERS, 10_000)
 const TEAMS = count(process.env.ORGPLANE_BENCH_DOCUMENT_TEAMS, 1_000)
 const TEAM_SIZE = 10
+const PLUGINS = Math.ceil(count(process.env.ORGPLANE_BENCH_DOCUMENT_CATALOG, 2_000) / 2)
+const MARKETPLACES = Math.floor(count(process.env.ORGPLANE_BENCH_DOCUMENT_CATALOG, 2_000) / 2)
 
 /** An id of the prefix made from a row number: `<prefix>_01jdecaf` and 18 digits (26 base32 characters). */
 const id = (prefix: string, n: string) => `'${prefix}_01jdecaf' || lpad((${n})::text, 18, '0')`
@@ -39,6 +43,8 @@ const id = (prefix: string, n: string) => `'${prefix}_01jdecaf' || lpad((${n})::
 interface Document {
   readonly members: ReadonlyArray<{ readonly email: string; readonly role: string }>
   readonly teams: ReadonlyArray<{ readonly name: string; readonly externalKey: string | null; readonly members: ReadonlyArray<string> }>
+  readonly plugins: ReadonlyArray<unknown>
+  readonly marketplaces: ReadonlyArray<unknown>
   readonly [part: string]: unknown
 }
 
@@ -77,7 +83,40 @@ export const measure = async (options: { readonly agent: Agent; readonly orgplan
      FROM generate_series(1, $1::int) AS t, generate_series(1, $2::int) AS k RETURNING 1`,
     [TEAMS, TEAM_SIZE, organizationId, MEMBERS]
   )
-  console.log(`\norganization as code: ${MEMBERS} members, ${TEAMS} teams of ${TEAM_SIZE}, seeded with SQL in ${((performance.now() - seeding) / 1000).toFixed(1)} s`)
+  await orgplane.sql(
+    `INSERT INTO plugins (id, organization_id, name, description, status, created_at, updated_at)
+     SELECT ${id("plg", "p")}, $2, 'Plugin ' || lpad(p::text, 5, '0'), '', 'active', now(), now()
+     FROM generate_series(1, $1::int) AS p RETURNING 1`,
+    [PLUGINS, organizationId]
+  )
+  if (TEAMS > 0) {
+    await orgplane.sql(
+      `INSERT INTO plugin_grants (id, organization_id, plugin_id, team_id, role, created_at)
+       SELECT ${id("pag", "p")}, $2, ${id("plg", "p")}, ${id("tem", "(p - 1) % $3::int + 1")}, 'viewer', now()
+       FROM generate_series(1, $1::int) AS p RETURNING 1`,
+      [PLUGINS, organizationId, TEAMS]
+    )
+  }
+  await orgplane.sql(
+    `INSERT INTO marketplaces (id, organization_id, name, description, status, created_at, updated_at)
+     SELECT ${id("mkt", "m")}, $2, 'Marketplace ' || lpad(m::text, 5, '0'), '', 'active', now(), now()
+     FROM generate_series(1, $1::int) AS m RETURNING 1`,
+    [MARKETPLACES, organizationId]
+  )
+  await orgplane.sql(
+    `INSERT INTO marketplace_grants (id, organization_id, marketplace_id, org_wide, role, created_at)
+     SELECT ${id("mag", "m")}, $2, ${id("mkt", "m")}, true, 'viewer', now() FROM generate_series(1, $1::int) AS m RETURNING 1`,
+    [MARKETPLACES, organizationId]
+  )
+  if (PLUGINS > 0) {
+    await orgplane.sql(
+      `INSERT INTO marketplace_plugins (id, organization_id, marketplace_id, plugin_id, membership_source, created_at)
+       SELECT ${id("mkp", "m * 2 + k")}, $2, ${id("mkt", "m")}, ${id("plg", "(m * 2 + k) % $3::int + 1")}, 'manual', now()
+       FROM generate_series(1, $1::int) AS m, generate_series(0, 1) AS k RETURNING 1`,
+      [MARKETPLACES, organizationId, PLUGINS]
+    )
+  }
+  console.log(`\norganization as code: ${MEMBERS} members, ${TEAMS} teams of ${TEAM_SIZE}, ${PLUGINS} plugins, ${MARKETPLACES} marketplaces, seeded with SQL in ${((performance.now() - seeding) / 1000).toFixed(1)} s`)
 
   const timed = async <A>(label: string, run: () => Promise<A>, detail: (value: A) => string) => {
     const cpuBefore = await orgplane.cpu()
@@ -93,7 +132,7 @@ export const measure = async (options: { readonly agent: Agent; readonly orgplan
     ok(what, request(agent, orgplane.url, method, path, auth, body)) as Promise<A>
 
   const exported = await timed("export", () => call<Document>("export", "GET", "/v1/organization/document"), (document) =>
-    `${document.members.length} members, ${document.teams.length} teams`)
+    `${document.members.length} members, ${document.teams.length} teams, ${document.plugins.length} plugins, ${document.marketplaces.length} marketplaces`)
   const empty = await timed("plan of the export", () => call<Plan>("plan", "POST", "/v1/organization/document/plan", { document: exported }), (plan) =>
     `${plan.changes.length} changes`)
   if (empty.changes.length !== 0) throw new Error(`the plan of the export is not empty: ${empty.changes.length} changes`)

@@ -21,6 +21,7 @@ import { OrganizationLogoUrl, OrganizationMetadata, OrganizationName, Role } fro
 import { DesktopPolicyDocumentInput, DesktopPolicyName, DesktopPolicyPriority } from "./DesktopPolicies.js"
 import { ScimConnectionName, ScimDefaultRole, ScimGroupMappingMode, ScimRoleRules } from "./ScimConnections.js"
 import { TeamExternalKey, TeamName } from "./Teams.js"
+import { CatalogDescription, LogoUrl, MarketplaceName, PluginName } from "./Plugins.js"
 import { TemplateDescription, TemplateDocument, TemplateKindName, TemplateName, TemplateSchemaVersion } from "./Templates.js"
 
 /** The version of the document's format this server writes and reads. */
@@ -234,10 +235,35 @@ export const DocumentTemplate = Schema.Struct({
 })
 export type DocumentTemplate = typeof DocumentTemplate.Type
 
+export const DocumentPlugin = Schema.Struct({
+  name: PluginName,
+  description: CatalogDescription,
+  status: Schema.Literals(["active", "archived"]).annotate({ description: "`archived`: kept, listed as archived (`POST /v1/plugins/{pluginId}/archive`)." }),
+  grants: DocumentGrants
+}).annotate({
+  identifier: "DocumentPlugin",
+  description: "A plugin people made (not one a connector syncs from a repository: its repository is its code), its status and its grants. Its config objects are not part of the document yet."
+})
+export type DocumentPlugin = typeof DocumentPlugin.Type
+
+export const DocumentMarketplace = Schema.Struct({
+  name: MarketplaceName,
+  description: CatalogDescription,
+  logoUrl: Schema.NullOr(LogoUrl).annotate({ description: "Its logo, or null for none." }),
+  plugins: Schema.Array(PluginName).check(Schema.isMaxLength(DOCUMENT_MAX_TEAMS)).annotate({
+    description: "The plugins it lists, by name (plugins people made, the organization's or this document's), sorted. Plugins a connector syncs that it lists are left out and left alone."
+  }),
+  grants: DocumentGrants
+}).annotate({
+  identifier: "DocumentMarketplace",
+  description: "A marketplace people made (not one a connector made), the plugins it lists and its grants."
+})
+export type DocumentMarketplace = typeof DocumentMarketplace.Type
+
 /** The document's lists whose omissions a plan may delete. */
-export const DocumentCollection = Schema.Literals(["members", "invitations", "teams", "llmProviders", "mcpConnections", "scimConnections", "desktopPolicies", "templates", "grants"]).annotate({
+export const DocumentCollection = Schema.Literals(["members", "invitations", "teams", "llmProviders", "mcpConnections", "scimConnections", "desktopPolicies", "templates", "plugins", "marketplaces", "grants"]).annotate({
   identifier: "DocumentCollection",
-  description: "A list of the document: `members`, `invitations`, `teams`, `llmProviders`, `mcpConnections`, `scimConnections`, `desktopPolicies`, `templates`, or `grants` (every resource's grants)."
+  description: "A list of the document: `members`, `invitations`, `teams`, `llmProviders`, `mcpConnections`, `scimConnections`, `desktopPolicies`, `templates`, `plugins`, `marketplaces`, or `grants` (every resource's grants)."
 })
 export type DocumentCollection = typeof DocumentCollection.Type
 
@@ -246,9 +272,9 @@ export const OrganizationDocument = Schema.Struct({
     description: "Where an editor finds this document's JSON Schema; the server ignores it."
   }),
   version: Schema.Literal(ORGANIZATION_DOCUMENT_VERSION).annotate({ description: "The document format's version." }),
-  authoritative: Schema.optionalKey(Schema.Array(DocumentCollection).check(Schema.isMaxLength(9))).annotateKey({
+  authoritative: Schema.optionalKey(Schema.Array(DocumentCollection).check(Schema.isMaxLength(11))).annotateKey({
     description:
-      "The lists whose omissions are deletes: a member, pending invitation, team, LLM provider, MCP connection, SCIM connection, desktop policy or template that such a list leaves out is removed, cancelled or deleted by the plan; with `grants`, a grant a resource's `grants` leaves out is revoked. Every other list is additive (the default): what it leaves out stays. The export writes none."
+      "The lists whose omissions are deletes: a member, pending invitation, team, LLM provider, MCP connection, SCIM connection, desktop policy, template, plugin or marketplace that such a list leaves out is removed, cancelled or deleted by the plan; with `grants`, a grant a resource's `grants` leaves out is revoked. Every other list is additive (the default): what it leaves out stays. The export writes none."
   }),
   organization: Schema.optionalKey(DocumentOrganization).annotateKey({ description: "Absent: the plan leaves the profile as it is." }),
   directory: Schema.optionalKey(DocumentDirectory).annotateKey({ description: "Absent: the plan leaves the setting as it is." }),
@@ -280,11 +306,17 @@ export const OrganizationDocument = Schema.Struct({
   }),
   templates: Schema.optionalKey(Schema.Array(DocumentTemplate).check(Schema.isMaxLength(DOCUMENT_MAX_TEAMS))).annotateKey({
     description: "Its shared templates, sorted by name. Absent: the plan changes none; `[]` names none."
+  }),
+  plugins: Schema.optionalKey(Schema.Array(DocumentPlugin).check(Schema.isMaxLength(DOCUMENT_MAX_ITEMS))).annotateKey({
+    description: "The plugins people made, sorted by name. Absent: the plan changes none; `[]` names none."
+  }),
+  marketplaces: Schema.optionalKey(Schema.Array(DocumentMarketplace).check(Schema.isMaxLength(DOCUMENT_MAX_ITEMS))).annotateKey({
+    description: "The marketplaces people made, sorted by name. Absent: the plan changes none; `[]` names none."
   })
 }).annotate({
   identifier: "OrganizationDocument",
   description:
-    "An organization described as code: its profile, member directory, audit log settings, members, pending invitations, teams, LLM providers, MCP connections, SCIM connections, desktop policies and templates. The export writes every part; a document given to a plan may leave parts out.",
+    "An organization described as code: its profile, member directory, audit log settings, members, pending invitations, teams, LLM providers, MCP connections, SCIM connections, desktop policies, templates, plugins and marketplaces. The export writes every part; a document given to a plan may leave parts out.",
   examples: [{
     version: ORGANIZATION_DOCUMENT_VERSION,
     organization: { name: acme.name, logoUrl: null, metadata: { costCenter: "R&D-42" } },
@@ -311,7 +343,14 @@ export const OrganizationDocument = Schema.Struct({
       oauth: { clientId: null, clientSecret: null, authorizationServerIssuer: "https://mcp.linear.app", requestedScopes: ["read", "write"] },
       toolPolicy: { allDisabled: false, disabledTools: ["delete_issue"] }
     }],
-    scimConnections: [{ name: "Okta", groupMappingMode: "create_teams", defaultRole: "member", roleRules: [{ group: "Platform admins", role: "admin" }] }]
+    scimConnections: [{ name: "Okta", groupMappingMode: "create_teams", defaultRole: "member", roleRules: [{ group: "Platform admins", role: "admin" }] }],
+    plugins: [{
+      name: "Release tooling",
+      description: "Skills and commands for shipping services.",
+      status: "active",
+      grants: [{ organization: true, role: "viewer" }, { team: "Platform", role: "editor" }]
+    }],
+    marketplaces: [{ name: "Acme internal", description: "What Acme's teams share with each other.", logoUrl: null, plugins: ["Release tooling"] }]
   }]
 })
 export type OrganizationDocument = typeof OrganizationDocument.Type
@@ -330,13 +369,15 @@ export type ExportedDocument = OrganizationDocument & {
   readonly desktopDefaultPolicy: typeof DesktopPolicyDocumentInput.Type
   readonly desktopPolicies: ReadonlyArray<DocumentDesktopPolicy>
   readonly templates: ReadonlyArray<DocumentTemplate>
+  readonly plugins: ReadonlyArray<DocumentPlugin>
+  readonly marketplaces: ReadonlyArray<DocumentMarketplace>
 }
 
 export const PlanDocumentRequest = Schema.Struct({ document: OrganizationDocument }).annotate({
   examples: [{ document: { version: ORGANIZATION_DOCUMENT_VERSION, teams: [{ name: "Platform", externalKey: null, members: [] }] } }]
 })
 
-export const DocumentChangeKind = Schema.Literals(["organization", "directory", "audit", "member", "invitation", "team", "llmProvider", "mcpConnection", "scimConnection", "desktopPolicy", "template"]).annotate({
+export const DocumentChangeKind = Schema.Literals(["organization", "directory", "audit", "member", "invitation", "team", "llmProvider", "mcpConnection", "scimConnection", "desktopPolicy", "template", "plugin", "marketplace"]).annotate({
   identifier: "DocumentChangeKind",
   description: "What a change is about."
 })
@@ -355,7 +396,7 @@ export const DocumentChange = Schema.Struct({
     description: "`create`: the document names what the organization does not have (a team, an invitation sent); `update`: fields differ; `delete`: an authoritative list leaves it out (a member removed, an invitation cancelled, a team deleted)."
   }),
   kind: DocumentChangeKind,
-  name: Schema.String.annotate({ description: "Which one: the member's or invitation's email, the team's, LLM provider's, MCP connection's, SCIM connection's, desktop policy's or template's name (`default` for the default desktop policy); `organization`, `directory` and `audit` for those." }),
+  name: Schema.String.annotate({ description: "Which one: the member's or invitation's email, the team's, LLM provider's, MCP connection's, SCIM connection's, desktop policy's, template's, plugin's or marketplace's name (`default` for the default desktop policy); `organization`, `directory` and `audit` for those." }),
   fields: Schema.Array(DocumentFieldChange).annotate({ description: "Every field that changes, with before and after." })
 }).annotate({ identifier: "DocumentChange" })
 export type DocumentChange = typeof DocumentChange.Type

@@ -30,8 +30,10 @@ const exported: fc.Arbitrary<ExportedDocument> = fc.record({
   name: word.map((name) => `Org ${name}`),
   metadata: fc.dictionary(word, word, { maxKeys: 3 }),
   visible: fc.boolean(),
-  retentionDays: fc.integer({ min: 7, max: 3650 })
-}).map(({ invited, members, metadata, name, retentionDays, teams, visible }) => ({
+  retentionDays: fc.integer({ min: 7, max: 3650 }),
+  plugins: fc.uniqueArray(fc.record({ name: word.map((name) => `plugin ${name}`), archived: fc.boolean() }), { selector: (plugin) => plugin.name, maxLength: 4 }),
+  marketplaces: fc.uniqueArray(fc.record({ name: word, picks: fc.array(fc.nat(), { maxLength: 3 }) }), { selector: (marketplace) => marketplace.name, maxLength: 3 })
+}).map(({ invited, marketplaces, members, metadata, name, plugins, retentionDays, teams, visible }) => ({
   version: 1 as const,
   organization: { name, logoUrl: null, metadata },
   directory: { emailsVisibleToMembers: visible },
@@ -48,13 +50,22 @@ const exported: fc.Arbitrary<ExportedDocument> = fc.record({
   scimConnections: [],
   desktopDefaultPolicy: defaultDocument,
   desktopPolicies: [],
-  templates: []
+  templates: [],
+  plugins: plugins.map((plugin) => ({ name: plugin.name, description: "", status: plugin.archived ? "archived" as const : "active" as const, grants: [] }))
+    .sort((left, right) => byText(left.name, right.name)),
+  marketplaces: marketplaces.map((marketplace) => ({
+    name: marketplace.name,
+    description: "",
+    logoUrl: null,
+    plugins: plugins.length === 0 ? [] : [...new Set(marketplace.picks.map((pick) => plugins[pick % plugins.length]!.name))].sort(byText),
+    grants: []
+  })).sort((left, right) => byText(left.name, right.name))
 }))
 
 describe("the planner", () => {
   it("plans nothing for an organization's own export, with every list authoritative or none", () => {
     fc.assert(fc.property(exported, fc.boolean(), (live, all) => {
-      const document = all ? { ...live, authoritative: ["members", "invitations", "teams"] as const } : live
+      const document = all ? { ...live, authoritative: ["members", "invitations", "teams", "plugins", "marketplaces", "grants"] as const } : live
       expect(plan(live, document)).toEqual({ changes: [], problems: [] })
       // The same metadata in another order is no change either.
       const reversed = Object.fromEntries(Object.entries(live.organization.metadata).reverse())
@@ -116,20 +127,28 @@ describe("the planner", () => {
       scimConnections: [],
       desktopDefaultPolicy: defaultDocument,
       desktopPolicies: [],
-      templates: []
+      templates: [],
+      plugins: [{ name: "Release tooling", description: "", status: "active", grants: [] }],
+      marketplaces: []
     }
     const { problems } = plan(live, {
       version: 1,
       members: [{ email: "ada@example.com", role: "owner" }, { email: "ADA@example.com", role: "admin" }, { email: "bob@example.com", role: "member" }],
       invitations: [{ email: "ada@example.com", role: "member", delivery: "shown" }],
-      teams: [{ name: "Directory", externalKey: null, members: ["ada@example.com"] }, { name: "New", externalKey: null, members: ["carol@example.com"] }]
+      teams: [{ name: "Directory", externalKey: null, members: ["ada@example.com"] }, { name: "New", externalKey: null, members: ["carol@example.com"] }],
+      authoritative: ["plugins"],
+      plugins: [{ name: "Linting", description: "", status: "active" }],
+      marketplaces: [{ name: "Internal", description: "", logoUrl: null, plugins: ["linting", "LINTING", "Release tooling", "Nowhere"] }]
     })
     expect(problems.map((problem) => problem.path.join("."))).toEqual([
       "document.members.1.email",
       "document.members.2.email",
       "document.invitations.0.email",
       "document.teams.0",
-      "document.teams.1.members.0"
+      "document.teams.1.members.0",
+      "document.marketplaces.0.plugins.1",
+      "document.marketplaces.0.plugins.2",
+      "document.marketplaces.0.plugins.3"
     ])
   })
 })

@@ -13,7 +13,8 @@ import {
   type MarketplaceSource,
   type MembershipId,
   type MembershipListQuery,
-  type OrganizationId
+  type OrganizationId,
+  type PluginId
 } from "@orgplane/schema"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -242,7 +243,28 @@ const make = Effect.gen(function*() {
           AND p.deleted_at IS NULL AND lower(p.name) = lower(${name}) AND p.id <> ${pluginId}
         LIMIT 1`.pipe(Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), (row) => row.id)))
 
-  return { view, find, list, insert, lock, update, markDeleted, touch, listMemberships, findMembership, listedPlugins, listedUnder, source } as const
+  /**
+   * The marketplaces people made that are not deleted, each with the ids of the plugins it lists (organization as
+   * code), in two statements: the marketplaces, then all their listings. A connector's marketplaces are its
+   * repository's.
+   */
+  const ownMarketplaces = (organizationId: OrganizationId) =>
+    Effect.gen(function*() {
+      const marketplaces = yield* sql<{ readonly id: MarketplaceId; readonly name: string; readonly description: string; readonly logoUrl: string | null }>`
+          SELECT id, name, description, logo_url FROM marketplaces
+          WHERE organization_id = ${organizationId} AND deleted_at IS NULL AND connector_instance_id IS NULL`
+      const listings = yield* sql<{ readonly marketplaceId: MarketplaceId; readonly pluginId: PluginId }>`
+          SELECT marketplace_id, plugin_id FROM marketplace_plugins WHERE organization_id = ${organizationId} AND removed_at IS NULL`
+      const byMarketplace = new Map<MarketplaceId, Array<PluginId>>()
+      for (const { marketplaceId, pluginId } of listings) {
+        const listed = byMarketplace.get(marketplaceId)
+        if (listed === undefined) byMarketplace.set(marketplaceId, [pluginId])
+        else listed.push(pluginId)
+      }
+      return marketplaces.map((marketplace) => ({ ...marketplace, pluginIds: byMarketplace.get(marketplace.id) ?? [] }))
+    })
+
+  return { view, find, list, insert, lock, update, markDeleted, touch, listMemberships, findMembership, listedPlugins, listedUnder, source, ownMarketplaces } as const
 })
 
 export class MarketplacesRepository extends Context.Service<MarketplacesRepository>()("@orgplane/server/catalog/MarketplacesRepository", { make }) {

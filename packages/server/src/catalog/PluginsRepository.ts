@@ -290,7 +290,17 @@ const make = Effect.gen(function*() {
       Effect.map((rows) => Option.fromNullishOr(rows[0]))
     )
 
-  return { view, find, list, insert, setSourceMetadata, lock, update, setStatus, markDeleted, touch, listMemberships, findMembership } as const
+  /**
+   * The plugins people made that are not deleted, with their names, descriptions and status (organization as code):
+   * plugins a connector syncs are its repository's.
+   */
+  const ownPlugins = (organizationId: OrganizationId) =>
+    sql<{ readonly id: PluginId; readonly name: string; readonly description: string; readonly status: "active" | "archived" }>`
+        SELECT id, name, description, status FROM plugins
+        WHERE organization_id = ${organizationId} AND deleted_at IS NULL AND connector_instance_id IS NULL
+        ORDER BY lower(name), id`
+
+  return { view, find, list, insert, setSourceMetadata, lock, update, setStatus, markDeleted, touch, listMemberships, findMembership, ownPlugins } as const
 })
 
 export class PluginsRepository extends Context.Service<PluginsRepository>()("@orgplane/server/catalog/PluginsRepository", { make }) {

@@ -147,6 +147,7 @@ const make = Effect.gen(function*() {
     find: memberships.find,
     findActive: memberships.findActive,
     list: memberships.list,
+    every: memberships.every,
     missingActive: memberships.missingActive,
     wasRemoved: memberships.wasRemoved,
     oldestOrganizationOf: memberships.oldestOrganizationOf,

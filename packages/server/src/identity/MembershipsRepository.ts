@@ -293,6 +293,13 @@ const makeMembershipsRepository = Effect.gen(function*() {
   const list = (organizationId: OrganizationId, query: MemberListQuery, searchEmails = true) =>
     Keyset.page(oldestFirst, query, (page) => listRows({ organizationId, query, searchEmails, page }))
 
+  /** Every member of the organization (removed ones not), oldest first, in one statement: what its document names. */
+  const every = findAll({
+    Request: OrganizationId,
+    Result: MemberListRow,
+    execute: (organizationId) => sql`${select} WHERE m.organization_id = ${organizationId} AND m.removed_at IS NULL ORDER BY m.id`
+  })
+
   /**
    * Which of `ids` are not active members of the organization. The found rows stay share-locked until the
    * transaction ends, so a member being added to a team cannot be removed from the organization meanwhile.
@@ -501,6 +508,7 @@ const makeMembershipsRepository = Effect.gen(function*() {
     )
 
   return {
+    every,
     headcount,
     organizationsEverOf,
     clearEmailProofs,

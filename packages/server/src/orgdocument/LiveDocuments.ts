@@ -29,8 +29,10 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { Access, type ActiveGrant, LlmProviderKind, McpConnectionKind, TemplateKind } from "../access/Access.js"
+import { Access, type ActiveGrant, LlmProviderKind, MarketplaceKind, McpConnectionKind, PluginKind, TemplateKind } from "../access/Access.js"
 import { AuditRepository } from "../audit/AuditRepository.js"
+import { MarketplacesRepository } from "../catalog/MarketplacesRepository.js"
+import { PluginsRepository } from "../catalog/PluginsRepository.js"
 import { Memberships } from "../identity/Memberships.js"
 import { OrganizationsRepository } from "../identity/OrganizationsRepository.js"
 import { InvitationsRepository } from "../invitations/InvitationsRepository.js"
@@ -176,6 +178,8 @@ const make = Effect.gen(function*() {
   const scimRows = yield* ScimConnectionsRepository
   const desktopRows = yield* DesktopPoliciesRepository
   const templateRows = yield* TemplatesRepository
+  const pluginRows = yield* PluginsRepository
+  const marketplaceRows = yield* MarketplacesRepository
   const { catalog } = yield* LlmConfig
 
   /**
@@ -207,7 +211,9 @@ const make = Effect.gen(function*() {
     return {
       llmProvider: byResource(yield* access.activeGrants(organizationId, LlmProviderKind)),
       mcpConnection: byResource(yield* access.activeGrants(organizationId, McpConnectionKind)),
-      template: byResource(yield* access.activeGrants(organizationId, TemplateKind))
+      template: byResource(yield* access.activeGrants(organizationId, TemplateKind)),
+      plugin: byResource(yield* access.activeGrants(organizationId, PluginKind)),
+      marketplace: byResource(yield* access.activeGrants(organizationId, MarketplaceKind))
     }
   })
 
@@ -221,14 +227,12 @@ const make = Effect.gen(function*() {
     const organization = found.value
     const emailsVisible = yield* directory.emailsVisible(organizationId)
     const auditSettings = yield* auditRows.settings(organizationId)
-    const memberList = yield* everyPage((cursor) =>
-      memberships.list(organizationId, cursor === undefined ? { limit: PAGE } : { limit: PAGE, cursor }, true)
-    )
+    const memberList = yield* memberships.every(organizationId)
     const at = yield* now
     const pending = yield* everyPage((cursor) =>
       invitationRows.list(organizationId, cursor === undefined ? { limit: PAGE, status: "pending" } : { limit: PAGE, status: "pending", cursor }, at)
     )
-    const teamList = yield* everyPage((cursor) => teamRows.list(organizationId, cursor === undefined ? { limit: PAGE } : { limit: PAGE, cursor }))
+    const teamList = yield* teamRows.every(organizationId)
     const providers = yield* llmRows.all(organizationId)
     const connections = yield* mcpRows.rows(organizationId)
     const grantsOf = yield* grantReader(organizationId, memberList, teamList)
@@ -236,6 +240,9 @@ const make = Effect.gen(function*() {
     const desktop = yield* everyPage((cursor) => desktopRows.list(organizationId, cursor === undefined ? { limit: PAGE } : { limit: PAGE, cursor }))
     const teamNames = new Map<TeamId, string>(teamList.map((team) => [team.id, team.name]))
     const templates = yield* templateRows.latest(organizationId)
+    const plugins = yield* pluginRows.ownPlugins(organizationId)
+    const marketplaces = yield* marketplaceRows.ownMarketplaces(organizationId)
+    const pluginNames = new Map<string, string>(plugins.map((plugin) => [plugin.id, plugin.name]))
     const byName = (left: string, right: string) => Plan.byText(Plan.matchKey(left), Plan.matchKey(right))
     const secrets = new Map((yield* documents.secrets(organizationId)).map((row) => [storedKey(row.resourceId, row.field), row]))
 
@@ -288,6 +295,20 @@ const make = Effect.gen(function*() {
         schemaVersion: template.schemaVersion,
         document: template.document,
         grants: grantsOf.template(template.id)
+      })).sort((left, right) => Plan.byText(left.name, right.name)),
+      plugins: plugins.map((plugin) => ({
+        name: plugin.name,
+        description: plugin.description,
+        status: plugin.status,
+        grants: grantsOf.plugin(plugin.id)
+      })).sort((left, right) => Plan.byText(left.name, right.name)),
+      marketplaces: marketplaces.map((marketplace) => ({
+        name: marketplace.name,
+        description: marketplace.description,
+        logoUrl: marketplace.logoUrl,
+        // Listings of plugins that are deleted or a connector's are not the document's.
+        plugins: marketplace.pluginIds.flatMap((id) => pluginNames.get(id) ?? []).sort(byName),
+        grants: grantsOf.marketplace(marketplace.id)
       })).sort((left, right) => Plan.byText(left.name, right.name))
     } satisfies ExportedDocument
     return {
@@ -300,6 +321,8 @@ const make = Effect.gen(function*() {
       scimConnections: new Map(directories.map((row) => [Plan.matchKey(row.name), row.id])),
       desktopPolicies: new Map(desktop.map((policy) => [policy.isDefault ? "default" : Plan.matchKey(policy.policyName), policy.id])),
       templates: new Map(templates.map((template) => [Plan.matchKey(template.name), template.id])),
+      plugins: new Map(plugins.map((plugin) => [Plan.matchKey(plugin.name), plugin.id])),
+      marketplaces: new Map(marketplaces.map((marketplace) => [Plan.matchKey(marketplace.name), marketplace.id])),
       /** The fingerprint of each secret field's ciphertext now, by kind and name (`secretKey`). */
       fingerprints: new Map<string, string | null>([
         ...providers.flatMap((row) => [
@@ -316,8 +339,13 @@ const make = Effect.gen(function*() {
 
   /** The organization's teams' ids by name (`Plan.matchKey`): what an apply names teams it has just made by. */
   const teamIds = Effect.fn("LiveDocuments.teamIds")(function*(organizationId: OrganizationId) {
-    const teamList = yield* everyPage((cursor) => teamRows.list(organizationId, cursor === undefined ? { limit: PAGE } : { limit: PAGE, cursor }))
+    const teamList = yield* teamRows.every(organizationId)
     return new Map<string, TeamId>(teamList.map((team) => [Plan.matchKey(team.name), team.id]))
+  })
+
+  /** The plugins people made, their ids by name (`Plan.matchKey`): what an apply names plugins it has just made by. */
+  const pluginIds = Effect.fn("LiveDocuments.pluginIds")(function*(organizationId: OrganizationId) {
+    return new Map((yield* pluginRows.ownPlugins(organizationId)).map((plugin) => [Plan.matchKey(plugin.name), plugin.id]))
   })
 
   /**
@@ -353,6 +381,10 @@ const make = Effect.gen(function*() {
           return current.desktopPolicies.get(key)
         case "template":
           return current.templates.get(key)
+        case "plugin":
+          return current.plugins.get(key)
+        case "marketplace":
+          return current.marketplaces.get(key)
       }
     }
     const ids = [...new Set(changes.flatMap((change) => idOf(change) ?? []))]
@@ -367,7 +399,8 @@ const make = Effect.gen(function*() {
         : change.kind === "mcpConnection" ? mcpChanges.has(action)
         : change.kind === "scimConnection" ? action.startsWith("scim.connection.")
         : change.kind === "desktopPolicy" ? action.startsWith("desktop_policy.")
-        : change.kind === "template" ? action.startsWith("template.") || action === "access.grant" || action === "access.revoke"
+        : change.kind === "template" || change.kind === "plugin" || change.kind === "marketplace"
+        ? action.startsWith(`${change.kind}.`) || action === "access.grant" || action === "access.revoke"
         : action.startsWith(`${change.kind}.`) || (change.kind === "member" && action.startsWith("scim."))
       const latest = events
         .filter((event) => event.targetId === id && fits(event.action))
@@ -388,7 +421,7 @@ const make = Effect.gen(function*() {
     return { report, recordedHash: stored.driftHash, ids }
   })
 
-  return { live, teamIds, driftOf, catalog } as const
+  return { live, teamIds, pluginIds, driftOf, catalog } as const
 })
 
 export class LiveDocuments extends Context.Service<LiveDocuments>()("@orgplane/server/orgdocument/LiveDocuments", { make }) {
@@ -405,6 +438,8 @@ export class LiveDocuments extends Context.Service<LiveDocuments>()("@orgplane/s
       ScimConnectionsRepository.layer,
       DesktopPoliciesRepository.layer,
       TemplatesRepository.layer,
+      PluginsRepository.layer,
+      MarketplacesRepository.layer,
       DocumentsRepository.layer,
       AuditRepository.layer
     ])

@@ -22,7 +22,9 @@ import {
   type Unauthorized,
   InvalidRequest,
   OrganizationPlan,
+  type MarketplaceId,
   type MemberContext,
+  type PluginId,
   type ExportedDocument,
   LlmHeaderValue,
   LlmSecret,
@@ -40,8 +42,10 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import type * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
-import { Access, type ActiveGrant, type Kind, LlmProviderKind, McpConnectionKind, TemplateKind } from "../access/Access.js"
+import { Access, type ActiveGrant, type Kind, LlmProviderKind, MarketplaceKind, McpConnectionKind, PluginKind, TemplateKind } from "../access/Access.js"
 import { Audit } from "../audit/Audit.js"
+import { Marketplaces } from "../catalog/Marketplaces.js"
+import { Plugins } from "../catalog/Plugins.js"
 import { Organizations } from "../identity/Organizations.js"
 import { now } from "../platform/Time.js"
 import { DocumentsRepository } from "./DocumentsRepository.js"
@@ -73,7 +77,7 @@ const planHashOf = (liveHash: string, changes: ReadonlyArray<DocumentChange>) =>
  * The order an apply makes a plan's changes in, so that no step is refused for the want of a later one: the
  * profile and directory; members made owners before other roles change (the organization keeps an owner); invitations
  * cancelled before others are sent (the quota); teams deleted, then changed, then created (a name freed first);
- * members removed last.
+ * resources deleted before others change or are made, marketplaces after the plugins they list; members removed last.
  */
 const applyOrder = (change: DocumentChange): number => {
   switch (change.kind) {
@@ -92,7 +96,10 @@ const applyOrder = (change: DocumentChange): number => {
     case "scimConnection":
     case "desktopPolicy":
     case "template":
+    case "plugin":
       return change.action === "delete" ? 8 : 8.5
+    case "marketplace":
+      return change.action === "delete" ? 8 : 8.75
   }
 }
 
@@ -140,7 +147,8 @@ const readsOf = [
   "mcp.manage",
   "scim.manage",
   "desktopPolicies.manage",
-  "templates.read"
+  "templates.read",
+  "catalog.read"
 ] as const
 
 /** What each secret field takes, by kind and field (`Plan.secretFields`): checked before anything is written. */
@@ -165,6 +173,8 @@ const make = Effect.gen(function*() {
   const scim = yield* ScimConnections
   const desktop = yield* DesktopPolicies
   const templates = yield* Templates
+  const plugins = yield* Plugins
+  const marketplaces = yield* Marketplaces
   const recorder = yield* AuditRecorder
   const audit = yield* Audit
   const reader = yield* LiveDocuments
@@ -301,11 +311,15 @@ const make = Effect.gen(function*() {
         mcpConnections: byKey(document.mcpConnections, (connection) => connection.name),
         scimConnections: byKey(document.scimConnections, (connection) => connection.name),
         desktopPolicies: byKey(document.desktopPolicies, (policy) => policy.name),
-        templates: byKey(document.templates, (template) => template.name)
+        templates: byKey(document.templates, (template) => template.name),
+        plugins: byKey(document.plugins, (plugin) => plugin.name),
+        marketplaces: byKey(document.marketplaces, (marketplace) => marketplace.name)
       }
       const valueOf = (reference: SecretReference) => secrets[reference.from]!
       /** Teams' ids once earlier steps ran (a team a grant or policy names may be this apply's); members are not made. */
       const teamsNow = yield* Effect.cached(reader.teamIds(caller.organization.id))
+      /** Plugins' ids once the plugins' steps ran (a marketplace may list a plugin this apply made). */
+      const pluginsNow = yield* Effect.cached(reader.pluginIds(caller.organization.id))
       /**
        * Makes a resource's grants the change's `grants` (its `after`): each given or its role changed; with `grants`
        * in `authoritative`, every other revoked (on a new resource, its creator's manager grant too).
@@ -563,6 +577,82 @@ const make = Effect.gen(function*() {
               syncGrants(change, TemplateKind, id)
             )
           }
+          case "plugin": {
+            if (change.action === "delete") {
+              const id = before.plugins.get(key)!
+              return recorder.recordStep("plugin.delete", [id], plugins.remove(caller, id))
+            }
+            const plugin = wanted.plugins.get(key)!
+            const status = (id: PluginId) =>
+              plugin.status === "archived"
+                ? recorder.recordStep("plugin.archive", [id], plugins.archive(caller, id))
+                : recorder.recordStep("plugin.restore", [id], plugins.restore(caller, id))
+            if (change.action === "create") {
+              return Effect.flatMap(
+                recorder.recordStep("plugin.create", [], plugins.create(caller, { name: plugin.name, description: plugin.description })),
+                ({ item }) => Effect.andThen(plugin.status === "archived" ? status(item.id) : Effect.void, syncGrants(change, PluginKind, item.id))
+              )
+            }
+            const id = before.plugins.get(key)!
+            const settings = {
+              ...(changed(change, "name") ? { name: plugin.name } : {}),
+              ...(changed(change, "description") ? { description: plugin.description } : {})
+            }
+            return Effect.andThen(
+              Effect.andThen(
+                Object.keys(settings).length > 0 ? recorder.recordStep("plugin.update", [id], plugins.update(caller, id, settings)) : Effect.void,
+                changed(change, "status") ? status(id) : Effect.void
+              ),
+              syncGrants(change, PluginKind, id)
+            )
+          }
+          case "marketplace": {
+            if (change.action === "delete") {
+              const id = before.marketplaces.get(key)!
+              return recorder.recordStep("marketplace.delete", [id], marketplaces.remove(caller, id))
+            }
+            const marketplace = wanted.marketplaces.get(key)!
+            /** Lists the plugins the document names that it does not list yet, and stops listing the others it names. */
+            const listings = (id: MarketplaceId, listed: ReadonlyArray<string>) =>
+              Effect.flatMap(pluginsNow, (ids) => {
+                const wantedNames = new Set(marketplace.plugins.map(Plan.matchKey))
+                const listedNames = new Set(listed.map(Plan.matchKey))
+                return Effect.andThen(
+                  Effect.forEach([...listedNames].filter((name) => !wantedNames.has(name)), (name) => {
+                    const pluginId = before.plugins.get(name) ?? ids.get(name)!
+                    return recorder.recordStep("marketplace.plugin.remove", [id, pluginId], marketplaces.removePlugin(caller, id, pluginId))
+                  }, { discard: true }),
+                  Effect.forEach([...wantedNames].filter((name) => !listedNames.has(name)), (name) => {
+                    const pluginId = ids.get(name)!
+                    return recorder.recordStep("marketplace.plugin.add", [id, pluginId], marketplaces.addPlugin(caller, id, pluginId))
+                  }, { discard: true })
+                )
+              })
+            if (change.action === "create") {
+              return Effect.flatMap(
+                recorder.recordStep("marketplace.create", [], marketplaces.create(caller, {
+                  name: marketplace.name,
+                  description: marketplace.description,
+                  ...(marketplace.logoUrl === null ? {} : { logoUrl: marketplace.logoUrl })
+                })),
+                ({ item }) => Effect.andThen(listings(item.id, []), syncGrants(change, MarketplaceKind, item.id))
+              )
+            }
+            const id = before.marketplaces.get(key)!
+            const settings = {
+              ...(changed(change, "name") ? { name: marketplace.name } : {}),
+              ...(changed(change, "description") ? { description: marketplace.description } : {}),
+              ...(changed(change, "logoUrl") ? { logoUrl: marketplace.logoUrl } : {})
+            }
+            const listed = before.document.marketplaces.find((each) => Plan.matchKey(each.name) === key)?.plugins ?? []
+            return Effect.andThen(
+              Effect.andThen(
+                Object.keys(settings).length > 0 ? recorder.recordStep("marketplace.update", [id], marketplaces.update(caller, id, settings)) : Effect.void,
+                changed(change, "plugins") ? listings(id, listed) : Effect.void
+              ),
+              syncGrants(change, MarketplaceKind, id)
+            )
+          }
           case "scimConnection": {
             if (change.action === "delete") {
               const id = before.scimConnections.get(key)!
@@ -625,6 +715,8 @@ export class OrganizationDocuments extends Context.Service<OrganizationDocuments
       ScimConnections.layer.pipe(Layer.provide(DirectoryTeams.layer)),
       DesktopPolicies.layer,
       Templates.layer,
+      Plugins.layer,
+      Marketplaces.layer,
       LiveDocuments.layer,
       DocumentsRepository.layer,
       Audit.layer

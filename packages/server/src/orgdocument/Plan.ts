@@ -14,8 +14,10 @@ import type {
   DocumentDesktopPolicy,
   DocumentGrant,
   DocumentLlmProvider,
+  DocumentMarketplace,
   DocumentMcpConnection,
   DocumentMember,
+  DocumentPlugin,
   DocumentScimConnection,
   DocumentTemplate,
   DocumentTeam,
@@ -77,9 +79,12 @@ const canonical = (value: Json): string =>
     ? `{${Object.entries(value).sort(([left], [right]) => byText(left, right)).map(([key, inner]) => `${JSON.stringify(key)}:${canonical(inner)}`).join(",")}}`
     : JSON.stringify(value)
 
-/** Equal as the document compares values: members and teams as sets of names, ignoring case; anything else as canonical JSON. */
+/** The fields that are sets of names (members, teams, a marketplace's plugins), compared ignoring case. */
+const nameSets = new Set(["members", "teams", "plugins"])
+
+/** Equal as the document compares values: sets of names ignoring case (`nameSets`); anything else as canonical JSON. */
 const same = (field: string, left: Json, right: Json): boolean =>
-  (field === "members" || field === "teams") && Array.isArray(left) && Array.isArray(right)
+  nameSets.has(field) && Array.isArray(left) && Array.isArray(right)
     ? JSON.stringify(left.map(String).map(matchKey).sort(byText)) === JSON.stringify(right.map(String).map(matchKey).sort(byText))
     : canonical(left) === canonical(right)
 
@@ -235,6 +240,24 @@ const templateFields = (template: DocumentTemplate) => ({
   grants: (template.grants ?? []) as Json
 })
 const templateFieldNames = ["name", "description", "kind", "schemaVersion", "document", "grants"] as const
+
+const pluginFields = (plugin: DocumentPlugin) => ({
+  name: plugin.name,
+  description: plugin.description,
+  status: plugin.status,
+  grants: (plugin.grants ?? []) as Json
+})
+const pluginFieldNames = ["name", "description", "status", "grants"] as const
+
+/** A marketplace's fields as the plan compares them: its plugins as a sorted set of names. */
+const marketplaceFields = (marketplace: DocumentMarketplace) => ({
+  name: marketplace.name,
+  description: marketplace.description,
+  logoUrl: marketplace.logoUrl,
+  plugins: [...marketplace.plugins].sort((left, right) => byText(matchKey(left), matchKey(right))),
+  grants: (marketplace.grants ?? []) as Json
+})
+const marketplaceFieldNames = ["name", "description", "logoUrl", "plugins", "grants"] as const
 
 /** What makes a document's MCP connection not one: credentials its `authType` does not take, or lacks. */
 const mcpProblems = (connection: DocumentMcpConnection, at: (...path: ReadonlyArray<string | number>) => ReadonlyArray<string | number>): Array<Problem> => [
@@ -633,6 +656,68 @@ export const plan = (
     deleteLeftOut("templates", "template", liveTemplates, wanted, templateFields, templateFieldNames)
   }
 
+  if (document.plugins !== undefined) {
+    const livePlugins = byName(live.plugins)
+    const wanted = keyed(document.plugins, (plugin) => plugin.name, (index) => ["document", "plugins", index, "name"], problems)
+    for (const [name, { index, item }] of wanted) {
+      const at = (...path: ReadonlyArray<string | number>) => ["document", "plugins", index, ...path]
+      const one = theOne(livePlugins.get(name), "plugins", at("name"))
+      if (one === undefined) continue
+      const current = one.current
+      const grants = grantsOnce(current?.grants ?? [], item.grants, at)
+      if (grants === undefined) continue
+      const after = { ...pluginFields(item), grants: grants as Json }
+      if (current === undefined) {
+        changes.push({ action: "create", kind: "plugin", name: item.name, fields: created(after, pluginFieldNames) })
+        continue
+      }
+      const fields = differing(pluginFields(current), after, pluginFieldNames)
+      if (fields.length > 0) changes.push({ action: "update", kind: "plugin", name: current.name, fields })
+    }
+    deleteLeftOut("plugins", "plugin", livePlugins, wanted, pluginFields, pluginFieldNames)
+  }
+
+  if (document.marketplaces !== undefined) {
+    const liveMarketplaces = byName(live.marketplaces)
+    const livePluginNames = new Map(live.plugins.map((plugin) => [matchKey(plugin.name), plugin.name]))
+    const documentPluginNames = new Map((document.plugins ?? []).map((plugin) => [matchKey(plugin.name), plugin.name]))
+    const deletedPlugins = authoritative.has("plugins") && document.plugins !== undefined
+      ? new Set([...livePluginNames.keys()].filter((name) => !documentPluginNames.has(name)))
+      : new Set<string>()
+    const wanted = keyed(document.marketplaces, (marketplace) => marketplace.name, (index) => ["document", "marketplaces", index, "name"], problems)
+    for (const [name, { index, item }] of wanted) {
+      const at = (...path: ReadonlyArray<string | number>) => ["document", "marketplaces", index, ...path]
+      const one = theOne(liveMarketplaces.get(name), "marketplaces", at("name"))
+      if (one === undefined) continue
+      const listed = new Set<string>()
+      const named = item.plugins.flatMap((plugin, position) => {
+        const key = matchKey(plugin)
+        const problem = listed.has(key)
+          ? "is listed twice"
+          : !livePluginNames.has(key) && !documentPluginNames.has(key)
+          ? "is not a plugin people made of the organization or of this document"
+          : deletedPlugins.has(key)
+          ? "is a plugin this document deletes (plugins is authoritative and leaves it out)"
+          : undefined
+        listed.add(key)
+        return problem === undefined ? [] : [{ path: at("plugins", position), message: problem }]
+      })
+      problems.push(...named)
+      const current = one.current
+      const grants = grantsOnce(current?.grants ?? [], item.grants, at)
+      if (named.length > 0 || grants === undefined) continue
+      const plugins = item.plugins.map((plugin) => documentPluginNames.get(matchKey(plugin)) ?? livePluginNames.get(matchKey(plugin))!)
+      const after = { ...marketplaceFields({ ...item, plugins }), grants: grants as Json }
+      if (current === undefined) {
+        changes.push({ action: "create", kind: "marketplace", name: item.name, fields: created(after, marketplaceFieldNames) })
+        continue
+      }
+      const fields = differing(marketplaceFields(current), after, marketplaceFieldNames)
+      if (fields.length > 0) changes.push({ action: "update", kind: "marketplace", name: current.name, fields })
+    }
+    deleteLeftOut("marketplaces", "marketplace", liveMarketplaces, wanted, marketplaceFields, marketplaceFieldNames)
+  }
+
   if (document.scimConnections !== undefined) {
     const liveConnections = byName(live.scimConnections)
     const wanted = keyed(document.scimConnections, (connection) => connection.name, (index) => ["document", "scimConnections", index, "name"], problems)
@@ -656,7 +741,7 @@ export const plan = (
   return { changes: sortChanges(changes), problems }
 }
 
-const kindOrder = ["organization", "directory", "audit", "member", "invitation", "team", "llmProvider", "mcpConnection", "scimConnection", "desktopPolicy", "template"] as const
+const kindOrder = ["organization", "directory", "audit", "member", "invitation", "team", "llmProvider", "mcpConnection", "scimConnection", "desktopPolicy", "template", "plugin", "marketplace"] as const
 
 /** The document's order: by kind, then by name. */
 const sortChanges = (changes: Array<DocumentChange>) =>

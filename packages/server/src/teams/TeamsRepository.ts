@@ -153,7 +153,27 @@ const makeTeamsRepository = Effect.gen(function*() {
       Effect.map((rows) => rows.length > 0)
     )
 
+  /**
+   * Every team of the organization with its members' ids, in two statements (the teams, then all their members):
+   * what its document names.
+   */
+  const every = (organizationId: OrganizationId) =>
+    Effect.gen(function*() {
+      const teams = yield* sql<{ readonly id: TeamId; readonly name: string; readonly externalKey: string | null; readonly scimConnectionId: ScimConnectionId | null }>`
+          SELECT id, name, external_key, scim_connection_id FROM teams WHERE organization_id = ${organizationId}`
+      const members = yield* sql<{ readonly teamId: TeamId; readonly membershipId: MembershipId }>`
+          SELECT team_id, membership_id FROM team_members WHERE organization_id = ${organizationId} ORDER BY membership_id`
+      const byTeam = new Map<TeamId, Array<MembershipId>>()
+      for (const { membershipId, teamId } of members) {
+        const listed = byTeam.get(teamId)
+        if (listed === undefined) byTeam.set(teamId, [membershipId])
+        else listed.push(membershipId)
+      }
+      return teams.map((team) => ({ ...team, memberIds: byTeam.get(team.id) ?? [] }))
+    })
+
   return {
+    every,
     find,
     lock,
     list,

@@ -94,7 +94,9 @@ describe("the organization's document", () => {
         onboardingPromptDescriptions: []
       },
       desktopPolicies: [],
-      templates: []
+      templates: [],
+      plugins: [],
+      marketplaces: []
     })
     expect(Object.keys(document.organization?.metadata ?? {})).toEqual(["alpha", "zeta"])
     // The same state, the same bytes.
@@ -314,7 +316,7 @@ describe("applying a plan", () => {
     const word = fc.constantFrom("alpha", "beta", "gamma", "Delta")
     const secretRef = fc.record({ from: fc.constantFrom("env:KEY_A", "env:KEY_B", "file:keys/b.key"), version: fc.integer({ min: 0, max: 2 }) })
     const document = fc.record({
-      authoritative: fc.subarray(["invitations" as const, "teams" as const, "llmProviders" as const, "mcpConnections" as const, "scimConnections" as const, "desktopPolicies" as const, "templates" as const]),
+      authoritative: fc.subarray(["invitations" as const, "teams" as const, "llmProviders" as const, "mcpConnections" as const, "scimConnections" as const, "desktopPolicies" as const, "templates" as const, "plugins" as const, "marketplaces" as const]),
       organization: fc.option(fc.record({
         name: word.map((name) => `Acme ${name}`),
         logoUrl: fc.constantFrom(null, "https://acme.example/logo.png"),
@@ -378,8 +380,22 @@ describe("applying a plan", () => {
         kind: fc.constantFrom("workspace", "note"),
         document: fc.oneof(fc.dictionary(word, fc.oneof(word, fc.integer(), fc.boolean()), { maxKeys: 3 }), fc.array(word, { maxLength: 3 })),
         grants: fc.subarray([{ organization: true as const, role: "viewer" as const }, { member: org.member.email, role: "editor" as const }])
-      }), { selector: (template) => template.name.toLowerCase(), maxLength: 2 }), { nil: undefined })
-    }).map(({ audit, authoritative, desktopDefaultPolicy, desktopPolicies, directory, invitations, llmProviders, mcpConnections, members, organization, scimConnections, teams, templates }): typeof OrganizationDocument.Encoded => ({
+      }), { selector: (template) => template.name.toLowerCase(), maxLength: 2 }), { nil: undefined }),
+      plugins: fc.option(fc.uniqueArray(fc.record({
+        name: fc.constantFrom("Lint", "Deploy", "lint"),
+        description: fc.constantFrom("", "Checks"),
+        status: fc.constantFrom("active" as const, "archived" as const),
+        grants: fc.subarray([{ organization: true as const, role: "viewer" as const }, { member: org.admin.email, role: "manager" as const }])
+      }), { selector: (plugin) => plugin.name.toLowerCase(), maxLength: 2 }), { nil: undefined }),
+      // Listing only plugins the same document names: a plugin of an earlier run may be one this document deletes.
+      marketplaces: fc.option(fc.uniqueArray(fc.record({
+        name: fc.constantFrom("Internal", "Partners", "internal"),
+        description: fc.constantFrom("", "Ours"),
+        logoUrl: fc.constantFrom(null, "/logos/acme.png", "https://acme.example/m.png"),
+        picks: fc.array(fc.nat(), { maxLength: 2 }),
+        grants: fc.subarray([{ organization: true as const, role: "viewer" as const }])
+      }), { selector: (marketplace) => marketplace.name.toLowerCase(), maxLength: 2 }), { nil: undefined })
+    }).map(({ audit, authoritative, desktopDefaultPolicy, desktopPolicies, directory, invitations, llmProviders, marketplaces, mcpConnections, members, organization, plugins, scimConnections, teams, templates }): typeof OrganizationDocument.Encoded => ({
       version: 1,
       authoritative,
       ...(organization === undefined ? {} : { organization }),
@@ -429,7 +445,14 @@ describe("applying a plan", () => {
       ...(scimConnections === undefined ? {} : { scimConnections }),
       ...(desktopDefaultPolicy === undefined ? {} : { desktopDefaultPolicy }),
       ...(desktopPolicies === undefined ? {} : { desktopPolicies }),
-      ...(templates === undefined ? {} : { templates: templates.map((template) => ({ ...template, schemaVersion: null })) })
+      ...(templates === undefined ? {} : { templates: templates.map((template) => ({ ...template, schemaVersion: null })) }),
+      ...(plugins === undefined ? {} : { plugins }),
+      ...(marketplaces === undefined ? {} : {
+        marketplaces: marketplaces.map(({ picks, ...marketplace }) => ({
+          ...marketplace,
+          plugins: plugins === undefined || plugins.length === 0 ? [] : [...new Set(picks.map((pick) => plugins[pick % plugins.length]!.name.toUpperCase()))]
+        }))
+      })
     }))
     await fc.assert(fc.asyncProperty(document, async (wanted) => {
       const planned = ok(await api.organizationDocument.plan({ token: org.owner.token, payload: { document: wanted } }), 200)
@@ -936,6 +959,75 @@ describe("templates in the document", () => {
     expect(deleting.changes.map((change) => `${change.action} ${change.name}`)).toEqual(["delete Notes", "delete Service starter"])
     ok(await api.organizationDocument.apply({ token: org.owner.token, payload: { document: emptied, planHash: deleting.planHash } }), 200)
     expect(ok(await api.organizationDocument.export({ token: org.owner.token }), 200).templates).toEqual([])
+  })
+})
+
+describe("plugins and marketplaces in the document", () => {
+  it("plans the plugins and marketplaces people made, their listings and grants, and applies them", async () => {
+    const org = await Http.staffed(server.url)
+    const lint = ok(await api.plugins.create({ token: org.member.token, payload: { name: "Lint", description: "Checks" } }), 201).item
+    const internal = ok(await api.marketplaces.create({ token: org.admin.token, payload: { name: "Internal" } }), 201).item
+    ok(await api.marketplaces.addPlugin({ path: { marketplaceId: internal.id }, token: org.admin.token, payload: { pluginId: lint.id } }), 201)
+    const exported = ok(await api.organizationDocument.export({ token: org.owner.token }), 200)
+    expect(validate(exported), JSON.stringify(validate.errors)).toBe(true)
+    // Each creator is its resource's manager.
+    expect(exported.plugins).toEqual([{ name: "Lint", description: "Checks", status: "active", grants: [{ member: org.member.email, role: "manager" }] }])
+    expect(exported.marketplaces).toEqual([
+      { name: "Internal", description: "", logoUrl: null, plugins: ["Lint"], grants: [{ member: org.admin.email, role: "manager" }] }
+    ])
+    expect(ok(await api.organizationDocument.plan({ token: org.owner.token, payload: { document: exported } }), 200).changes).toEqual([])
+
+    const document = {
+      version: 1 as const,
+      plugins: [
+        { name: "Lint", description: "Checks", status: "archived" as const },
+        { name: "Deploy", description: "", status: "active" as const, grants: [{ organization: true as const, role: "viewer" as const }] }
+      ],
+      // A plugin this document makes, named in any case.
+      marketplaces: [{ name: "Internal", description: "Ours", logoUrl: "/logos/acme.png", plugins: ["lint", "DEPLOY"] }]
+    }
+    const planned = ok(await api.organizationDocument.plan({ token: org.owner.token, payload: { document } }), 200)
+    expect(planned.changes.map((change) => [change.action, change.kind, change.name, change.fields.map((field) => field.field)])).toEqual([
+      ["create", "plugin", "Deploy", ["name", "description", "status", "grants"]],
+      ["update", "plugin", "Lint", ["status"]],
+      ["update", "marketplace", "Internal", ["description", "logoUrl", "plugins"]]
+    ])
+    ok(await api.organizationDocument.apply({ token: org.owner.token, payload: { document, planHash: planned.planHash } }), 200)
+    expect(ok(await api.organizationDocument.plan({ token: org.owner.token, payload: { document } }), 200).changes).toEqual([])
+    expect(ok(await api.plugins.get({ path: { pluginId: lint.id }, token: org.owner.token }), 200).item.status).toBe("archived")
+    const listed = ok(await api.marketplaces.listPlugins({ path: { marketplaceId: internal.id }, token: org.owner.token }), 200).items
+    expect(listed.map((item) => item.plugin.name).sort()).toEqual(["Deploy", "Lint"])
+    const events = ok(await api.audit.listEvents({ token: org.owner.token, query: { action: "marketplace.plugin.add" } }), 200).items
+    expect(events.filter((event) => event.via?.planHash === planned.planHash)).toHaveLength(1)
+    // A plugin restored outside the document drifts, named with who restored it.
+    ok(await api.plugins.restore({ path: { pluginId: lint.id }, token: org.admin.token }), 200)
+    const drift = ok(await api.organizationDocument.drift({ token: org.owner.token }), 200)
+    expect(drift.changes).toMatchObject([{
+      action: "update",
+      kind: "plugin",
+      name: "Lint",
+      fields: [{ field: "status", before: "active", after: "archived" }],
+      changedBy: { action: "plugin.restore", actor: { type: "user", id: org.admin.user.id } }
+    }])
+
+    // A marketplace cannot list a plugin the same document deletes.
+    const refused = await api.organizationDocument.plan({
+      token: org.owner.token,
+      payload: { document: { version: 1, authoritative: ["plugins"], plugins: [], marketplaces: [{ ...document.marketplaces[0]!, plugins: ["Lint"] }] } }
+    })
+    expect(refused.status).toBe(400)
+    expect(refused.body).toMatchObject({ details: [{ path: ["document", "marketplaces", 0, "plugins", 0] }] })
+
+    const emptied = { version: 1 as const, authoritative: ["plugins" as const, "marketplaces" as const], plugins: [], marketplaces: [] }
+    const deleting = ok(await api.organizationDocument.plan({ token: org.owner.token, payload: { document: emptied } }), 200)
+    expect(deleting.changes.map((change) => `${change.action} ${change.kind} ${change.name}`)).toEqual([
+      "delete plugin Deploy",
+      "delete plugin Lint",
+      "delete marketplace Internal"
+    ])
+    ok(await api.organizationDocument.apply({ token: org.owner.token, payload: { document: emptied, planHash: deleting.planHash } }), 200)
+    const after = ok(await api.organizationDocument.export({ token: org.owner.token }), 200)
+    expect([after.plugins, after.marketplaces]).toEqual([[], []])
   })
 })
 
