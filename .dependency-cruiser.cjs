@@ -107,7 +107,10 @@ const areas = {
     "catalog/Plugins",
     "catalog/PluginsRepository",
     "catalog/Marketplaces",
-    "catalog/MarketplacesRepository"
+    "catalog/MarketplacesRepository",
+    "sso/Saml",
+    "sso/Sso",
+    "sso/SsoRepository"
   ],
   policies: ["identity/Memberships"],
   // SSO sign-in makes people, members and team members as password sign-up and invitations do (JIT).

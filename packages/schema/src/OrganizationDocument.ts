@@ -21,6 +21,16 @@ import { OrganizationLogoUrl, OrganizationMetadata, OrganizationName, Role } fro
 import { DesktopPolicyDocumentInput, DesktopPolicyName, DesktopPolicyPriority } from "./DesktopPolicies.js"
 import { ScimConnectionName, ScimDefaultRole, ScimGroupMappingMode, ScimRoleRules } from "./ScimConnections.js"
 import { TeamExternalKey, TeamName } from "./Teams.js"
+import {
+  IdpUrl,
+  OidcEndpoints,
+  SamlSettingsInput,
+  SsoConnectionKind,
+  SsoConnectionName,
+  SsoDomain,
+  SsoJitRole,
+  TokenEndpointAuthMethod
+} from "./Sso.js"
 import { CatalogDescription, LogoUrl, MarketplaceName, PluginName } from "./Plugins.js"
 import { TemplateDescription, TemplateDocument, TemplateKindName, TemplateName, TemplateSchemaVersion } from "./Templates.js"
 
@@ -260,10 +270,58 @@ export const DocumentMarketplace = Schema.Struct({
 })
 export type DocumentMarketplace = typeof DocumentMarketplace.Type
 
+const claimName = (description: string) => TrimmedText(1, 255, description)
+
+export const DocumentSsoConnection = Schema.Struct({
+  name: SsoConnectionName,
+  kind: SsoConnectionKind.annotate({ description: "`oidc` or `saml`. Fixed once created." }),
+  active: Schema.Boolean.annotate({
+    description: "Whether it serves sign-ins. A connection is made inactive; activating it needs a successful test of its current settings and verified domains (`POST /v1/sso/connections/{connectionId}/tests`), and an active connection's settings do not change: the plan refuses both otherwise."
+  }),
+  domains: Schema.Array(SsoDomain).check(Schema.isMaxLength(50)).annotate({
+    description: "The email domains it serves, sorted; each becomes a domain of the organization to verify (by DNS, never by the document)."
+  }),
+  jit: Schema.Struct({
+    enabled: Schema.Boolean.annotate({ description: "Whether a person new to the organization becomes a member at sign-in." }),
+    defaultRole: SsoJitRole,
+    defaultTeams: Schema.Array(TeamName).check(Schema.isMaxLength(20)).annotate({ description: "Teams a member made at sign-in joins, by name, sorted." })
+  }).annotate({ description: "Who becomes a member at sign-in." }),
+  mapping: Schema.Struct({
+    email: claimName("The claim (OIDC) or attribute (SAML) holding the email."),
+    name: claimName("The claim or attribute holding the full name."),
+    givenName: claimName("The claim or attribute holding the given name."),
+    familyName: claimName("The claim or attribute holding the family name."),
+    groups: claimName("The claim or attribute holding the groups."),
+    groupRules: Schema.Array(Schema.Struct({
+      group: TrimmedText(1, 255, "A group name (or id) as the identity provider sends it."),
+      team: TeamName
+    })).check(Schema.isMaxLength(100)).annotate({ description: "Group → team rules (the team by name), sorted by group and team." })
+  }).annotate({ description: "Where the profile comes from, and which teams a group joins at sign-in." }),
+  oidc: Schema.NullOr(Schema.Struct({
+    issuer: IdpUrl("The OpenID Provider's issuer."),
+    endpoints: Schema.NullOr(OidcEndpoints).annotate({ description: "Manual endpoints; null: discovered from the issuer." }),
+    clientId: TrimmedText(1, 255, "The client id orgplane is registered under at the provider"),
+    clientSecret: Schema.NullOr(SecretReference).annotate({
+      description: "The client secret, by reference; null only where none is stored (a connection from before secrets were kept): a new connection needs one."
+    }),
+    scopes: Schema.Array(TrimmedText(1, 100, "A scope")).check(Schema.isMaxLength(21)).annotate({
+      description: "The scopes asked for, sorted; `openid` is always asked for (the export writes it)."
+    }),
+    tokenEndpointAuthMethod: TokenEndpointAuthMethod
+  })).annotate({ description: "`oidc` connections: the provider and client, its secret by reference; null for SAML." }),
+  saml: Schema.NullOr(SamlSettingsInput).annotate({
+    description: "`saml` connections: the IdP by metadata URL, metadata XML or by hand, as `POST /v1/sso/connections` takes it (the export writes what the source needs, `allowIdpInitiated` and `relayStateAllowList`); null for OIDC."
+  })
+}).annotate({
+  identifier: "DocumentSsoConnection",
+  description: "An SSO connection: its settings, teams by name, the OIDC client's secret by reference. Its tests and domain verifications are the API's."
+})
+export type DocumentSsoConnection = typeof DocumentSsoConnection.Type
+
 /** The document's lists whose omissions a plan may delete. */
-export const DocumentCollection = Schema.Literals(["members", "invitations", "teams", "llmProviders", "mcpConnections", "scimConnections", "desktopPolicies", "templates", "plugins", "marketplaces", "grants"]).annotate({
+export const DocumentCollection = Schema.Literals(["members", "invitations", "teams", "llmProviders", "mcpConnections", "scimConnections", "desktopPolicies", "templates", "plugins", "marketplaces", "ssoConnections", "grants"]).annotate({
   identifier: "DocumentCollection",
-  description: "A list of the document: `members`, `invitations`, `teams`, `llmProviders`, `mcpConnections`, `scimConnections`, `desktopPolicies`, `templates`, `plugins`, `marketplaces`, or `grants` (every resource's grants)."
+  description: "A list of the document: `members`, `invitations`, `teams`, `llmProviders`, `mcpConnections`, `scimConnections`, `desktopPolicies`, `templates`, `plugins`, `marketplaces`, `ssoConnections`, or `grants` (every resource's grants)."
 })
 export type DocumentCollection = typeof DocumentCollection.Type
 
@@ -272,9 +330,9 @@ export const OrganizationDocument = Schema.Struct({
     description: "Where an editor finds this document's JSON Schema; the server ignores it."
   }),
   version: Schema.Literal(ORGANIZATION_DOCUMENT_VERSION).annotate({ description: "The document format's version." }),
-  authoritative: Schema.optionalKey(Schema.Array(DocumentCollection).check(Schema.isMaxLength(11))).annotateKey({
+  authoritative: Schema.optionalKey(Schema.Array(DocumentCollection).check(Schema.isMaxLength(12))).annotateKey({
     description:
-      "The lists whose omissions are deletes: a member, pending invitation, team, LLM provider, MCP connection, SCIM connection, desktop policy, template, plugin or marketplace that such a list leaves out is removed, cancelled or deleted by the plan; with `grants`, a grant a resource's `grants` leaves out is revoked. Every other list is additive (the default): what it leaves out stays. The export writes none."
+      "The lists whose omissions are deletes: a member, pending invitation, team, LLM provider, MCP connection, SCIM connection, desktop policy, template, plugin, marketplace or SSO connection that such a list leaves out is removed, cancelled or deleted by the plan; with `grants`, a grant a resource's `grants` leaves out is revoked. Every other list is additive (the default): what it leaves out stays. The export writes none."
   }),
   organization: Schema.optionalKey(DocumentOrganization).annotateKey({ description: "Absent: the plan leaves the profile as it is." }),
   directory: Schema.optionalKey(DocumentDirectory).annotateKey({ description: "Absent: the plan leaves the setting as it is." }),
@@ -312,11 +370,14 @@ export const OrganizationDocument = Schema.Struct({
   }),
   marketplaces: Schema.optionalKey(Schema.Array(DocumentMarketplace).check(Schema.isMaxLength(DOCUMENT_MAX_ITEMS))).annotateKey({
     description: "The marketplaces people made, sorted by name. Absent: the plan changes none; `[]` names none."
+  }),
+  ssoConnections: Schema.optionalKey(Schema.Array(DocumentSsoConnection).check(Schema.isMaxLength(100))).annotateKey({
+    description: "Its SSO connections, sorted by name. Absent: the plan changes none; `[]` names none."
   })
 }).annotate({
   identifier: "OrganizationDocument",
   description:
-    "An organization described as code: its profile, member directory, audit log settings, members, pending invitations, teams, LLM providers, MCP connections, SCIM connections, desktop policies, templates, plugins and marketplaces. The export writes every part; a document given to a plan may leave parts out.",
+    "An organization described as code: its profile, member directory, audit log settings, members, pending invitations, teams, LLM providers, MCP connections, SCIM connections, desktop policies, templates, plugins, marketplaces and SSO connections. The export writes every part; a document given to a plan may leave parts out.",
   examples: [{
     version: ORGANIZATION_DOCUMENT_VERSION,
     organization: { name: acme.name, logoUrl: null, metadata: { costCenter: "R&D-42" } },
@@ -371,13 +432,14 @@ export type ExportedDocument = OrganizationDocument & {
   readonly templates: ReadonlyArray<DocumentTemplate>
   readonly plugins: ReadonlyArray<DocumentPlugin>
   readonly marketplaces: ReadonlyArray<DocumentMarketplace>
+  readonly ssoConnections: ReadonlyArray<DocumentSsoConnection>
 }
 
 export const PlanDocumentRequest = Schema.Struct({ document: OrganizationDocument }).annotate({
   examples: [{ document: { version: ORGANIZATION_DOCUMENT_VERSION, teams: [{ name: "Platform", externalKey: null, members: [] }] } }]
 })
 
-export const DocumentChangeKind = Schema.Literals(["organization", "directory", "audit", "member", "invitation", "team", "llmProvider", "mcpConnection", "scimConnection", "desktopPolicy", "template", "plugin", "marketplace"]).annotate({
+export const DocumentChangeKind = Schema.Literals(["organization", "directory", "audit", "member", "invitation", "team", "llmProvider", "mcpConnection", "scimConnection", "desktopPolicy", "template", "plugin", "marketplace", "ssoConnection"]).annotate({
   identifier: "DocumentChangeKind",
   description: "What a change is about."
 })
@@ -396,7 +458,7 @@ export const DocumentChange = Schema.Struct({
     description: "`create`: the document names what the organization does not have (a team, an invitation sent); `update`: fields differ; `delete`: an authoritative list leaves it out (a member removed, an invitation cancelled, a team deleted)."
   }),
   kind: DocumentChangeKind,
-  name: Schema.String.annotate({ description: "Which one: the member's or invitation's email, the team's, LLM provider's, MCP connection's, SCIM connection's, desktop policy's, template's, plugin's or marketplace's name (`default` for the default desktop policy); `organization`, `directory` and `audit` for those." }),
+  name: Schema.String.annotate({ description: "Which one: the member's or invitation's email, the team's, LLM provider's, MCP connection's, SCIM connection's, desktop policy's, template's, plugin's, marketplace's or SSO connection's name (`default` for the default desktop policy); `organization`, `directory` and `audit` for those." }),
   fields: Schema.Array(DocumentFieldChange).annotate({ description: "Every field that changes, with before and after." })
 }).annotate({ identifier: "DocumentChange" })
 export type DocumentChange = typeof DocumentChange.Type

@@ -409,8 +409,10 @@ export const SsoConnectionList = Schema.Struct({ connections: Schema.Array(SsoCo
   identifier: "SsoConnectionList"
 })
 
+export const SsoConnectionName = TrimmedText(1, 100, "A name for people: `Okta`, `Entra (new tenant)`")
+
 const connectionCommon = {
-  name: TrimmedText(1, 100, "A name for people: `Okta`, `Entra (new tenant)`"),
+  name: SsoConnectionName,
   domains: Schema.optionalKey(Schema.Array(SsoDomain).check(Schema.isMaxLength(50))).annotateKey({
     description: "Email domains the connection serves; each becomes a domain of the organization to verify, if it is not one yet."
   }),

@@ -32,8 +32,15 @@ const exported: fc.Arbitrary<ExportedDocument> = fc.record({
   visible: fc.boolean(),
   retentionDays: fc.integer({ min: 7, max: 3650 }),
   plugins: fc.uniqueArray(fc.record({ name: word.map((name) => `plugin ${name}`), archived: fc.boolean() }), { selector: (plugin) => plugin.name, maxLength: 4 }),
-  marketplaces: fc.uniqueArray(fc.record({ name: word, picks: fc.array(fc.nat(), { maxLength: 3 }) }), { selector: (marketplace) => marketplace.name, maxLength: 3 })
-}).map(({ invited, marketplaces, members, metadata, name, plugins, retentionDays, teams, visible }) => ({
+  marketplaces: fc.uniqueArray(fc.record({ name: word, picks: fc.array(fc.nat(), { maxLength: 3 }) }), { selector: (marketplace) => marketplace.name, maxLength: 3 }),
+  sso: fc.uniqueArray(fc.record({
+    name: word,
+    saml: fc.boolean(),
+    active: fc.boolean(),
+    domains: fc.uniqueArray(word.map((name) => `${name}.example`), { maxLength: 2 }),
+    picks: fc.array(fc.nat(), { maxLength: 2 })
+  }), { selector: (connection) => connection.name, maxLength: 2 })
+}).map(({ invited, marketplaces, members, metadata, name, plugins, retentionDays, sso, teams, visible }) => ({
   version: 1 as const,
   organization: { name, logoUrl: null, metadata },
   directory: { emailsVisibleToMembers: visible },
@@ -59,7 +66,27 @@ const exported: fc.Arbitrary<ExportedDocument> = fc.record({
     logoUrl: null,
     plugins: plugins.length === 0 ? [] : [...new Set(marketplace.picks.map((pick) => plugins[pick % plugins.length]!.name))].sort(byText),
     grants: []
-  })).sort((left, right) => byText(left.name, right.name))
+  })).sort((left, right) => byText(left.name, right.name)),
+  ssoConnections: sso.map((connection) => {
+    const named = teams.length === 0 ? [] : [...new Set(connection.picks.map((pick) => teams[pick % teams.length]!.name))].sort(byText)
+    return {
+      name: connection.name,
+      kind: connection.saml ? "saml" as const : "oidc" as const,
+      active: connection.active,
+      domains: [...connection.domains].sort(byText),
+      jit: { enabled: true, defaultRole: "member" as const, defaultTeams: named },
+      mapping: { email: "email", name: "name", givenName: "given_name", familyName: "family_name", groups: "groups", groupRules: named.map((team) => ({ group: `grp-${team}`, team })) },
+      oidc: connection.saml ? null : {
+        issuer: "https://login.example",
+        endpoints: null,
+        clientId: connection.name,
+        clientSecret: { from: "env:SSO_SECRET", version: 1 },
+        scopes: ["email", "openid", "profile"],
+        tokenEndpointAuthMethod: "client_secret_basic" as const
+      },
+      saml: connection.saml ? { source: "metadataUrl" as const, url: "https://idp.example/metadata", allowIdpInitiated: false, relayStateAllowList: [] } : null
+    }
+  }).sort((left, right) => byText(left.name, right.name))
 }))
 
 describe("the planner", () => {
@@ -129,7 +156,17 @@ describe("the planner", () => {
       desktopPolicies: [],
       templates: [],
       plugins: [{ name: "Release tooling", description: "", status: "active", grants: [] }],
-      marketplaces: []
+      marketplaces: [],
+      ssoConnections: [{
+        name: "Okta",
+        kind: "oidc",
+        active: true,
+        domains: ["acme.example"],
+        jit: { enabled: true, defaultRole: "member", defaultTeams: [] },
+        mapping: { email: "email", name: "name", givenName: "given_name", familyName: "family_name", groups: "groups", groupRules: [] },
+        oidc: { issuer: "https://login.acme.example", endpoints: null, clientId: "orgplane", clientSecret: { from: "env:OKTA", version: 1 }, scopes: ["openid"], tokenEndpointAuthMethod: "client_secret_basic" },
+        saml: null
+      }]
     }
     const { problems } = plan(live, {
       version: 1,
@@ -138,7 +175,12 @@ describe("the planner", () => {
       teams: [{ name: "Directory", externalKey: null, members: ["ada@example.com"] }, { name: "New", externalKey: null, members: ["carol@example.com"] }],
       authoritative: ["plugins"],
       plugins: [{ name: "Linting", description: "", status: "active" }],
-      marketplaces: [{ name: "Internal", description: "", logoUrl: null, plugins: ["linting", "LINTING", "Release tooling", "Nowhere"] }]
+      marketplaces: [{ name: "Internal", description: "", logoUrl: null, plugins: ["linting", "LINTING", "Release tooling", "Nowhere"] }],
+      ssoConnections: [
+        // An active connection's domains do not change; a new one is made inactive, and names a team that exists.
+        { ...live.ssoConnections[0]!, name: "OKTA", domains: ["acme.example", "acme.test"] },
+        { ...live.ssoConnections[0]!, name: "Entra", jit: { enabled: true, defaultRole: "member", defaultTeams: ["Nowhere"] } }
+      ]
     })
     expect(problems.map((problem) => problem.path.join("."))).toEqual([
       "document.members.1.email",
@@ -148,7 +190,9 @@ describe("the planner", () => {
       "document.teams.1.members.0",
       "document.marketplaces.0.plugins.1",
       "document.marketplaces.0.plugins.2",
-      "document.marketplaces.0.plugins.3"
+      "document.marketplaces.0.plugins.3",
+      "document.ssoConnections.0.active",
+      "document.ssoConnections.1.jit.defaultTeams.0"
     ])
   })
 })

@@ -12,6 +12,7 @@ import {
   type DocumentLlmProvider,
   type DocumentMcpConnection,
   type DocumentMember,
+  type DocumentSsoConnection,
   type DocumentTeam,
   type Cursor,
   type ExportedDocument,
@@ -42,6 +43,7 @@ import { ConnectionsRepository, type McpConnectionRow } from "../mcp/Connections
 import { DirectoryRepository } from "../members/DirectoryRepository.js"
 import { DesktopPoliciesRepository } from "../policies/DesktopPoliciesRepository.js"
 import { TemplatesRepository } from "../templates/TemplatesRepository.js"
+import { type ConnectionDomainRow, type SsoConnectionRow, SsoRepository, type StoredSaml } from "../sso/SsoRepository.js"
 import { defaultDocument } from "../policies/Effective.js"
 import { ConnectionsRepository as ScimConnectionsRepository } from "../scim/ConnectionsRepository.js"
 import { now } from "../platform/Time.js"
@@ -164,6 +166,68 @@ const mcpConnectionOf = (row: McpConnectionRow, stored: StoredSecrets): Document
   }
 }
 
+/** A SAML connection's IdP as its document: what its source needs, and the IdP-initiated settings. */
+const samlOf = (saml: StoredSaml): NonNullable<DocumentSsoConnection["saml"]> => {
+  const common = { allowIdpInitiated: saml.allowIdpInitiated, relayStateAllowList: [...saml.relayStateAllowList] }
+  return saml.source === "metadataUrl"
+    ? { source: saml.source, url: saml.metadataUrl ?? "", ...common }
+    : saml.source === "metadataXml"
+    ? { source: saml.source, xml: saml.metadataXml ?? "", ...common }
+    : { source: saml.source, entityId: saml.entityId ?? "", ssoUrl: saml.ssoUrl ?? "", certificates: [...saml.certificates], ...common }
+}
+
+/**
+ * An SSO connection as its document: teams by name (a team gone is left out, as the API's rules then name none), the
+ * OIDC client's secret by reference, lists sorted.
+ */
+const ssoConnectionOf = (
+  row: SsoConnectionRow,
+  domains: ReadonlyArray<ConnectionDomainRow>,
+  teamNames: ReadonlyMap<string, string>,
+  stored: StoredSecrets
+): DocumentSsoConnection => {
+  const byName = (left: string, right: string) => Plan.byText(Plan.matchKey(left), Plan.matchKey(right)) || Plan.byText(left, right)
+  const endpoints = row.oidc?.endpoints ?? null
+  return {
+    name: row.name,
+    kind: row.kind,
+    active: row.state === "active",
+    domains: domains.filter((domain) => domain.connectionId === row.id).map((domain) => domain.domain).sort(Plan.byText),
+    jit: {
+      enabled: row.jit.enabled,
+      defaultRole: row.jit.defaultRole,
+      defaultTeams: row.jit.defaultTeamIds.flatMap((id) => teamNames.get(id) ?? []).sort(byName)
+    },
+    mapping: {
+      email: row.mapping.email,
+      name: row.mapping.name,
+      givenName: row.mapping.givenName,
+      familyName: row.mapping.familyName,
+      groups: row.mapping.groups,
+      groupRules: Plan.sortGroupRules(row.mapping.groupRules.flatMap((rule) => {
+        const team = teamNames.get(rule.teamId)
+        return team === undefined ? [] : [{ group: rule.group, team }]
+      }))
+    },
+    oidc: row.oidc === null ? null : {
+      issuer: row.oidc.issuer,
+      endpoints: endpoints === null ? null : {
+        authorization: endpoints.authorization,
+        token: endpoints.token,
+        jwks: endpoints.jwks,
+        ...(endpoints.userinfo === null ? {} : { userinfo: endpoints.userinfo })
+      },
+      clientId: row.oidc.clientId,
+      clientSecret: row.oidcClientSecretCiphertext === null
+        ? null
+        : referenceOf(stored, row.id, "oidc.clientSecret", row.oidcClientSecretCiphertext, defaultSource("SSO", row.name, "client secret")),
+      scopes: [...new Set(row.oidc.scopes)].sort(Plan.byText),
+      tokenEndpointAuthMethod: row.oidc.tokenEndpointAuthMethod
+    },
+    saml: row.saml === null ? null : samlOf(row.saml)
+  }
+}
+
 const make = Effect.gen(function*() {
   const organizationRows = yield* OrganizationsRepository
   const memberships = yield* Memberships
@@ -180,6 +244,7 @@ const make = Effect.gen(function*() {
   const templateRows = yield* TemplatesRepository
   const pluginRows = yield* PluginsRepository
   const marketplaceRows = yield* MarketplacesRepository
+  const ssoRows = yield* SsoRepository
   const { catalog } = yield* LlmConfig
 
   /**
@@ -243,6 +308,8 @@ const make = Effect.gen(function*() {
     const plugins = yield* pluginRows.ownPlugins(organizationId)
     const marketplaces = yield* marketplaceRows.ownMarketplaces(organizationId)
     const pluginNames = new Map<string, string>(plugins.map((plugin) => [plugin.id, plugin.name]))
+    const ssoConnections = yield* ssoRows.listConnections({ organizationId })
+    const ssoDomains = yield* ssoRows.connectionDomains(organizationId, ssoConnections.map((row) => row.id))
     const byName = (left: string, right: string) => Plan.byText(Plan.matchKey(left), Plan.matchKey(right))
     const secrets = new Map((yield* documents.secrets(organizationId)).map((row) => [storedKey(row.resourceId, row.field), row]))
 
@@ -309,7 +376,9 @@ const make = Effect.gen(function*() {
         // Listings of plugins that are deleted or a connector's are not the document's.
         plugins: marketplace.pluginIds.flatMap((id) => pluginNames.get(id) ?? []).sort(byName),
         grants: grantsOf.marketplace(marketplace.id)
-      })).sort((left, right) => Plan.byText(left.name, right.name))
+      })).sort((left, right) => Plan.byText(left.name, right.name)),
+      ssoConnections: ssoConnections.map((row) => ssoConnectionOf(row, ssoDomains, teamNames, secrets))
+        .sort((left, right) => Plan.byText(left.name, right.name))
     } satisfies ExportedDocument
     return {
       document,
@@ -323,6 +392,7 @@ const make = Effect.gen(function*() {
       templates: new Map(templates.map((template) => [Plan.matchKey(template.name), template.id])),
       plugins: new Map(plugins.map((plugin) => [Plan.matchKey(plugin.name), plugin.id])),
       marketplaces: new Map(marketplaces.map((marketplace) => [Plan.matchKey(marketplace.name), marketplace.id])),
+      ssoConnections: new Map(ssoConnections.map((row) => [Plan.matchKey(row.name), row.id])),
       /** The fingerprint of each secret field's ciphertext now, by kind and name (`secretKey`). */
       fingerprints: new Map<string, string | null>([
         ...providers.flatMap((row) => [
@@ -332,7 +402,8 @@ const make = Effect.gen(function*() {
         ...connections.flatMap((row) => [
           [Plan.secretKey("mcpConnection", row.name, "apiKey"), fingerprintOf(row.apiKeyCiphertext)] as const,
           [Plan.secretKey("mcpConnection", row.name, "oauth.clientSecret"), fingerprintOf(row.oauthClientSecretCiphertext)] as const
-        ])
+        ]),
+        ...ssoConnections.map((row) => [Plan.secretKey("ssoConnection", row.name, "oidc.clientSecret"), fingerprintOf(row.oidcClientSecretCiphertext)] as const)
       ])
     }
   })
@@ -385,6 +456,8 @@ const make = Effect.gen(function*() {
           return current.plugins.get(key)
         case "marketplace":
           return current.marketplaces.get(key)
+        case "ssoConnection":
+          return current.ssoConnections.get(key)
       }
     }
     const ids = [...new Set(changes.flatMap((change) => idOf(change) ?? []))]
@@ -398,6 +471,7 @@ const make = Effect.gen(function*() {
         : change.kind === "llmProvider" ? llmChanges.has(action)
         : change.kind === "mcpConnection" ? mcpChanges.has(action)
         : change.kind === "scimConnection" ? action.startsWith("scim.connection.")
+        : change.kind === "ssoConnection" ? action.startsWith("sso.connection.") && action !== "sso.connection.test"
         : change.kind === "desktopPolicy" ? action.startsWith("desktop_policy.")
         : change.kind === "template" || change.kind === "plugin" || change.kind === "marketplace"
         ? action.startsWith(`${change.kind}.`) || action === "access.grant" || action === "access.revoke"
@@ -440,6 +514,7 @@ export class LiveDocuments extends Context.Service<LiveDocuments>()("@orgplane/s
       TemplatesRepository.layer,
       PluginsRepository.layer,
       MarketplacesRepository.layer,
+      SsoRepository.layer,
       DocumentsRepository.layer,
       AuditRepository.layer
     ])

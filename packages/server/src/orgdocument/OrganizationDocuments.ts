@@ -30,6 +30,7 @@ import {
   LlmSecret,
   McpApiKey,
   McpOAuthInput,
+  OidcSettingsInput,
   type ConnectionValidationFailed,
   type StoredCredentialUnreadable,
   type PlanRequired,
@@ -61,6 +62,8 @@ import { Connections as ScimConnections } from "../scim/Connections.js"
 import { DirectoryTeams } from "../teams/DirectoryTeams.js"
 import { DesktopPolicies } from "../policies/DesktopPolicies.js"
 import { Templates } from "../templates/Templates.js"
+import { Saml } from "../sso/Saml.js"
+import { Sso } from "../sso/Sso.js"
 import { Members } from "../members/Members.js"
 import { authorize } from "../platform/Principal.js"
 import { Teams } from "../teams/Teams.js"
@@ -97,6 +100,7 @@ const applyOrder = (change: DocumentChange): number => {
     case "desktopPolicy":
     case "template":
     case "plugin":
+    case "ssoConnection":
       return change.action === "delete" ? 8 : 8.5
     case "marketplace":
       return change.action === "delete" ? 8 : 8.75
@@ -148,7 +152,8 @@ const readsOf = [
   "scim.manage",
   "desktopPolicies.manage",
   "templates.read",
-  "catalog.read"
+  "catalog.read",
+  "sso.manage"
 ] as const
 
 /** What each secret field takes, by kind and field (`Plan.secretFields`): checked before anything is written. */
@@ -156,6 +161,10 @@ const secretValues: Record<string, { readonly fits: (value: string) => boolean; 
   "llmProvider.apiKey": { fits: Schema.is(LlmSecret("The API key")), what: "an API key: printable ASCII without spaces, 1 to 8192 characters" },
   "llmProvider.headers": { fits: Schema.is(LlmHeaderValue), what: "a header value: 1 to 1024 printable ASCII characters" },
   "mcpConnection.apiKey": { fits: Schema.is(McpApiKey), what: "an API key: 1 to 4096 characters, no leading or trailing white space" },
+  "ssoConnection.oidc.clientSecret": {
+    fits: Schema.is(OidcSettingsInput.fields.clientSecret),
+    what: "a client secret: 1 to 1024 characters, no leading or trailing white space"
+  },
   "mcpConnection.oauth.clientSecret": {
     fits: Schema.is(McpOAuthInput.fields.clientSecret),
     what: "a client secret: 1 to 2048 characters, no leading or trailing white space"
@@ -175,6 +184,7 @@ const make = Effect.gen(function*() {
   const templates = yield* Templates
   const plugins = yield* Plugins
   const marketplaces = yield* Marketplaces
+  const sso = yield* Sso
   const recorder = yield* AuditRecorder
   const audit = yield* Audit
   const reader = yield* LiveDocuments
@@ -211,8 +221,28 @@ const make = Effect.gen(function*() {
     return new OrganizationPlan({ planHash, liveHash, changes, secrets, markdown: Plan.markdown(liveHash, changes) })
   })
 
-  /** Refuses a plan that removes its applier or lowers their role: nobody else may be able to undo it. */
-  const keepsApplier = (caller: MemberContext, current: ExportedDocument, changes: ReadonlyArray<DocumentChange>) => {
+  /**
+   * Refuses a plan that removes its applier, lowers their role, or deletes or deactivates the SSO connection their
+   * session signed in through: nobody else may be able to undo it.
+   */
+  const keepsApplier = (
+    caller: MemberContext,
+    current: ExportedDocument,
+    ssoConnections: ReadonlyMap<string, string>,
+    changes: ReadonlyArray<DocumentChange>
+  ) => {
+    const signedInThrough = caller.credential._tag === "Session" ? caller.credential.ssoConnectionId : null
+    const connection = signedInThrough === null ? undefined : [...ssoConnections].find(([, id]) => id === signedInThrough)?.[0]
+    const cut = connection === undefined ? undefined : changes.find((change) =>
+      change.kind === "ssoConnection" && Plan.matchKey(change.name) === connection &&
+      (change.action === "delete" || change.fields.some((field) => field.field === "active" && field.after === false))
+    )
+    if (cut !== undefined) {
+      return Effect.fail(new Conflict({
+        error: "document_locks_you_out",
+        message: `The document ${cut.action === "delete" ? "deletes" : "deactivates"} the SSO connection you signed in through (${cut.name}): sign in another way (an owner's password), or have someone else apply it.`
+      }))
+    }
     const self = current.members.find((member) => Plan.matchKey(member.email) === Plan.matchKey(caller.user.email ?? caller.membership.id))
     const own = self === undefined
       ? undefined
@@ -266,6 +296,8 @@ const make = Effect.gen(function*() {
         ? written.llmProviders.get(Plan.matchKey(change.name))
         : change.kind === "mcpConnection"
         ? written.mcpConnections.get(Plan.matchKey(change.name))
+        : change.kind === "ssoConnection"
+        ? written.ssoConnections.get(Plan.matchKey(change.name))
         : undefined
       for (const field of change.fields) {
         const fingerprint = written.fingerprints.get(Plan.secretKey(change.kind, change.name, field.field))
@@ -273,7 +305,7 @@ const make = Effect.gen(function*() {
         yield* documents.saveSecret({ organizationId, resourceId: id, field: field.field, refs: JSON.stringify(field.after), fingerprint })
       }
     }
-    yield* documents.forgetSecrets(organizationId, [...written.llmProviders.values(), ...written.mcpConnections.values()])
+    yield* documents.forgetSecrets(organizationId, [...written.llmProviders.values(), ...written.mcpConnections.values(), ...written.ssoConnections.values()])
   })
 
   /**
@@ -301,7 +333,7 @@ const make = Effect.gen(function*() {
           message: `The organization's plan of this document is no longer the one given (its live state is now ${planned.liveHash}, its plan ${planned.planHash}, with ${planned.changes.length} changes): plan again and review it.`
         })
       }
-      yield* keepsApplier(caller, before.document, planned.changes)
+      yield* keepsApplier(caller, before.document, before.ssoConnections, planned.changes)
       yield* secretsGiven(planned.changes, secrets)
       const wanted = {
         members: byKey(document.members, (member) => member.email),
@@ -313,7 +345,8 @@ const make = Effect.gen(function*() {
         desktopPolicies: byKey(document.desktopPolicies, (policy) => policy.name),
         templates: byKey(document.templates, (template) => template.name),
         plugins: byKey(document.plugins, (plugin) => plugin.name),
-        marketplaces: byKey(document.marketplaces, (marketplace) => marketplace.name)
+        marketplaces: byKey(document.marketplaces, (marketplace) => marketplace.name),
+        ssoConnections: byKey(document.ssoConnections, (connection) => connection.name)
       }
       const valueOf = (reference: SecretReference) => secrets[reference.from]!
       /** Teams' ids once earlier steps ran (a team a grant or policy names may be this apply's); members are not made. */
@@ -653,6 +686,71 @@ const make = Effect.gen(function*() {
               syncGrants(change, MarketplaceKind, id)
             )
           }
+          case "ssoConnection": {
+            if (change.action === "delete") {
+              const id = before.ssoConnections.get(key)!
+              return recorder.recordStep("sso.connection.delete", [id], sso.deleteConnection(caller, id))
+            }
+            const connection = wanted.ssoConnections.get(key)!
+            // Teams this apply created have their ids once it made them.
+            const named = Effect.map(teamsNow, (teams) => ({
+              jit: {
+                enabled: connection.jit.enabled,
+                defaultRole: connection.jit.defaultRole,
+                defaultTeamIds: connection.jit.defaultTeams.map((name) => teams.get(Plan.matchKey(name))!)
+              },
+              mapping: {
+                email: connection.mapping.email,
+                name: connection.mapping.name,
+                givenName: connection.mapping.givenName,
+                familyName: connection.mapping.familyName,
+                groups: connection.mapping.groups,
+                groupRules: connection.mapping.groupRules.map((rule) => ({ group: rule.group, teamId: teams.get(Plan.matchKey(rule.team))! }))
+              }
+            }))
+            const oidc = connection.oidc
+            const oidcSettings = oidc === null ? undefined : {
+              issuer: oidc.issuer,
+              ...(oidc.endpoints === null ? {} : { endpoints: oidc.endpoints }),
+              clientId: oidc.clientId,
+              scopes: oidc.scopes,
+              tokenEndpointAuthMethod: oidc.tokenEndpointAuthMethod
+            }
+            if (change.action === "create") {
+              return Effect.flatMap(named, ({ jit, mapping }) => {
+                const common = { name: connection.name, domains: connection.domains, jit, mapping }
+                const input = oidcSettings !== undefined
+                  ? { kind: "oidc" as const, ...common, oidc: { ...oidcSettings, clientSecret: valueOf(oidc!.clientSecret!) } }
+                  : { kind: "saml" as const, ...common, saml: connection.saml! }
+                return recorder.recordStep("sso.connection.create", [], Effect.map(sso.createConnection(caller, input, ""), ({ connection: made }) => made))
+              })
+            }
+            const id = before.ssoConnections.get(key)!
+            const activeField = change.fields.find((field) => field.field === "active")
+            const deactivate = activeField?.after === false
+              ? recorder.recordStep("sso.connection.deactivate", [id], Effect.map(sso.deactivateConnection(caller, id, ""), ({ connection: made }) => made))
+              : Effect.void
+            const activate = activeField?.after === true
+              ? recorder.recordStep("sso.connection.activate", [id], Effect.map(sso.activateConnection(caller, id, ""), ({ connection: made }) => made))
+              : Effect.void
+            const oidcChanged = change.fields.some((field) => field.field.startsWith("oidc."))
+            const update = Effect.flatMap(named, ({ jit, mapping }) => {
+              const patch = {
+                ...(changed(change, "name") ? { name: connection.name } : {}),
+                ...(changed(change, "domains") ? { domains: connection.domains } : {}),
+                ...(changed(change, "jit") ? { jit } : {}),
+                ...(changed(change, "mapping") ? { mapping } : {}),
+                ...(oidcChanged && oidcSettings !== undefined
+                  ? { oidc: { ...oidcSettings, ...(changed(change, "oidc.clientSecret") ? { clientSecret: valueOf(oidc!.clientSecret!) } : {}) } }
+                  : {}),
+                ...(changed(change, "saml") && connection.saml !== null ? { saml: connection.saml } : {})
+              }
+              return Object.keys(patch).length === 0
+                ? Effect.void
+                : recorder.recordStep("sso.connection.update", [id], Effect.map(sso.updateConnection(caller, id, patch, ""), ({ connection: made }) => made))
+            })
+            return Effect.andThen(Effect.andThen(deactivate, update), activate)
+          }
           case "scimConnection": {
             if (change.action === "delete") {
               const id = before.scimConnections.get(key)!
@@ -717,6 +815,8 @@ export class OrganizationDocuments extends Context.Service<OrganizationDocuments
       Templates.layer,
       Plugins.layer,
       Marketplaces.layer,
+      // The SAML engine reads a connection's IdP settings, as the SSO group's own layer has it.
+      Sso.layer.pipe(Layer.provide(Saml.layer)),
       LiveDocuments.layer,
       DocumentsRepository.layer,
       Audit.layer

@@ -19,6 +19,7 @@ import type {
   DocumentMember,
   DocumentPlugin,
   DocumentScimConnection,
+  DocumentSsoConnection,
   DocumentTemplate,
   DocumentTeam,
   ExportedDocument,
@@ -68,7 +69,8 @@ export const secretKey = (kind: DocumentChange["kind"], name: string, field: str
 /** The fields that hold secrets, by kind: their values are references, written from values the apply is given. */
 export const secretFields: Partial<Record<DocumentChange["kind"], ReadonlyArray<string>>> = {
   llmProvider: ["apiKey", "headers"],
-  mcpConnection: ["apiKey", "oauth.clientSecret"]
+  mcpConnection: ["apiKey", "oauth.clientSecret"],
+  ssoConnection: ["oidc.clientSecret"]
 }
 
 /** A value's JSON with every object's keys in code point order: equal values, equal text (metadata in any order). */
@@ -80,10 +82,32 @@ const canonical = (value: Json): string =>
     : JSON.stringify(value)
 
 /** The fields that are sets of names (members, teams, a marketplace's plugins), compared ignoring case. */
-const nameSets = new Set(["members", "teams", "plugins"])
+const nameSets = new Set(["members", "teams", "plugins", "domains"])
+
+/**
+ * A SAML IdP as the plan compares it: what its source takes (members of other sources are ignored, as the API ignores
+ * them), the IdP-initiated settings with their defaults, certificates without their line breaks.
+ */
+const samlKey = (value: Json): Json => {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return value
+  const saml = value as DocumentSsoConnection["saml"] & object
+  const common = { allowIdpInitiated: saml.allowIdpInitiated ?? false, relayStateAllowList: [...saml.relayStateAllowList ?? []] }
+  return saml.source === "metadataUrl"
+    ? { source: saml.source, url: saml.url ?? null, ...common }
+    : saml.source === "metadataXml"
+    ? { source: saml.source, xml: saml.xml ?? null, ...common }
+    : {
+      source: saml.source,
+      entityId: saml.entityId ?? null,
+      ssoUrl: saml.ssoUrl ?? null,
+      certificates: (saml.certificates ?? []).map((pem) => pem.replace(/\s+/g, "")),
+      ...common
+    }
+}
 
 /** Equal as the document compares values: sets of names ignoring case (`nameSets`); anything else as canonical JSON. */
 const same = (field: string, left: Json, right: Json): boolean =>
+  field === "saml" ? canonical(samlKey(left)) === canonical(samlKey(right)) :
   nameSets.has(field) && Array.isArray(left) && Array.isArray(right)
     ? JSON.stringify(left.map(String).map(matchKey).sort(byText)) === JSON.stringify(right.map(String).map(matchKey).sort(byText))
     : canonical(left) === canonical(right)
@@ -258,6 +282,53 @@ const marketplaceFields = (marketplace: DocumentMarketplace) => ({
   grants: (marketplace.grants ?? []) as Json
 })
 const marketplaceFieldNames = ["name", "description", "logoUrl", "plugins", "grants"] as const
+
+/** An SSO connection's group rules as the plan compares them: by group, then team, ignoring case. */
+export const sortGroupRules = (rules: ReadonlyArray<{ readonly group: string; readonly team: string }>) =>
+  [...rules].sort((left, right) => byText(matchKey(left.group), matchKey(right.group)) || byText(matchKey(left.team), matchKey(right.team)) || byText(left.group, right.group))
+
+/** An SSO connection's fields as the plan compares them: its OIDC side flattened, lists sorted. */
+const ssoFields = (connection: DocumentSsoConnection) => {
+  const endpoints = connection.oidc?.endpoints ?? null
+  return {
+    name: connection.name,
+    kind: connection.kind,
+    active: connection.active,
+    domains: [...connection.domains].sort((left, right) => byText(matchKey(left), matchKey(right))),
+    jit: {
+      enabled: connection.jit.enabled,
+      defaultRole: connection.jit.defaultRole,
+      defaultTeams: [...connection.jit.defaultTeams].sort((left, right) => byText(matchKey(left), matchKey(right)) || byText(left, right))
+    },
+    mapping: { ...connection.mapping, groupRules: sortGroupRules(connection.mapping.groupRules) } as Json,
+    "oidc.issuer": connection.oidc?.issuer ?? null,
+    "oidc.endpoints": endpoints === null
+      ? null
+      : { authorization: endpoints.authorization, token: endpoints.token, jwks: endpoints.jwks, ...(endpoints.userinfo === undefined ? {} : { userinfo: endpoints.userinfo }) },
+    "oidc.clientId": connection.oidc?.clientId ?? null,
+    "oidc.clientSecret": (connection.oidc?.clientSecret ?? null) as Json,
+    "oidc.scopes": connection.oidc === null ? null : [...new Set(["openid", ...connection.oidc.scopes])].sort(byText),
+    "oidc.tokenEndpointAuthMethod": connection.oidc?.tokenEndpointAuthMethod ?? null,
+    saml: connection.saml as Json
+  }
+}
+const ssoFieldNames = [
+  "name",
+  "kind",
+  "active",
+  "domains",
+  "jit",
+  "mapping",
+  "oidc.issuer",
+  "oidc.endpoints",
+  "oidc.clientId",
+  "oidc.clientSecret",
+  "oidc.scopes",
+  "oidc.tokenEndpointAuthMethod",
+  "saml"
+] as const
+/** The fields an active connection keeps (the API's rule): a change of any other needs a new test. */
+const ssoLiveFields = new Set(["name", "jit", "active"])
 
 /** What makes a document's MCP connection not one: credentials its `authType` does not take, or lacks. */
 const mcpProblems = (connection: DocumentMcpConnection, at: (...path: ReadonlyArray<string | number>) => ReadonlyArray<string | number>): Array<Problem> => [
@@ -718,6 +789,79 @@ export const plan = (
     deleteLeftOut("marketplaces", "marketplace", liveMarketplaces, wanted, marketplaceFields, marketplaceFieldNames)
   }
 
+  if (document.ssoConnections !== undefined) {
+    const liveConnections = byName(live.ssoConnections)
+    const wanted = keyed(document.ssoConnections, (connection) => connection.name, (index) => ["document", "ssoConnections", index, "name"], problems)
+    for (const [name, { index, item }] of wanted) {
+      const at = (...path: ReadonlyArray<string | number>) => ["document", "ssoConnections", index, ...path]
+      const one = theOne(liveConnections.get(name), "SSO connections", at("name"))
+      if (one === undefined) continue
+      const teamsNamed = [
+        ...item.jit.defaultTeams.map((team, position) => ({ team, path: at("jit", "defaultTeams", position) })),
+        ...item.mapping.groupRules.map((rule, position) => ({ team: rule.team, path: at("mapping", "groupRules", position, "team") }))
+      ]
+      const invalid: Array<Problem> = [
+        ...teamsNamed.flatMap(({ path, team }) => {
+          const problem = teamProblem(team)
+          return problem === undefined ? [] : [{ path, message: problem }]
+        }),
+        ...(item.kind === "oidc" && item.oidc === null ? [{ path: at("oidc"), message: "is required for `kind: oidc`" }] : []),
+        ...(item.kind !== "oidc" && item.oidc !== null ? [{ path: at("oidc"), message: "is only for `kind: oidc` (null for SAML)" }] : []),
+        ...(item.kind === "saml" && item.saml === null ? [{ path: at("saml"), message: "is required for `kind: saml`" }] : []),
+        ...(item.kind !== "saml" && item.saml !== null ? [{ path: at("saml"), message: "is only for `kind: saml` (null for OIDC)" }] : [])
+      ]
+      problems.push(...invalid)
+      if (invalid.length > 0) continue
+      const after = ssoFields({
+        ...item,
+        jit: { ...item.jit, defaultTeams: item.jit.defaultTeams.map(teamName) },
+        mapping: { ...item.mapping, groupRules: item.mapping.groupRules.map((rule) => ({ group: rule.group, team: teamName(rule.team) })) }
+      })
+      const current = one.current
+      if (current === undefined) {
+        const refused = [
+          ...(item.active ? [{ path: at("active"), message: "must be false on a new connection: apply it, test it (POST /v1/sso/connections/{connectionId}/tests), then activate it" }] : []),
+          ...(item.oidc !== null && item.oidc.clientSecret === null ? [{ path: at("oidc", "clientSecret"), message: "is required to create an OIDC connection" }] : [])
+        ]
+        problems.push(...refused)
+        if (refused.length > 0) continue
+        changes.push({
+          action: "create",
+          kind: "ssoConnection",
+          name: item.name,
+          fields: created(after, ssoFieldNames).map((field) => writesSecret("ssoConnection")(field) ? secretChange(field) : field)
+        })
+        continue
+      }
+      const fields = differing(ssoFields(current), after, ssoFieldNames)
+      const settings = fields.filter((field) => !ssoLiveFields.has(field.field))
+      const refused = fields.flatMap((field): Array<Problem> =>
+        field.field === "kind"
+          ? [{ path: at("kind"), message: `cannot change once the connection is created (it is ${JSON.stringify(field.before)}): delete it and create another` }]
+          : field.field === "oidc.clientSecret" && field.after === null
+          ? [{ path: at("oidc", "clientSecret"), message: "cannot be removed (the API has no such operation): name it, or delete the connection" }]
+          : []
+      )
+      if (settings.length > 0 && item.active) {
+        refused.push({
+          path: at("active"),
+          message: current.active
+            ? `an active connection's settings cannot change (${settings.map((field) => field.field).join(", ")}): set active to false in this document, or make a second connection, test it, and switch to it`
+            : `the connection cannot be activated with changed settings (${settings.map((field) => field.field).join(", ")}): apply them inactive, test it, then activate it`
+        })
+      }
+      problems.push(...refused)
+      if (refused.length > 0 || fields.length === 0) continue
+      changes.push({
+        action: "update",
+        kind: "ssoConnection",
+        name: current.name,
+        fields: fields.map((field) => writesSecret("ssoConnection")(field) ? secretChange(field) : field)
+      })
+    }
+    deleteLeftOut("ssoConnections", "ssoConnection", liveConnections, wanted, ssoFields, ssoFieldNames)
+  }
+
   if (document.scimConnections !== undefined) {
     const liveConnections = byName(live.scimConnections)
     const wanted = keyed(document.scimConnections, (connection) => connection.name, (index) => ["document", "scimConnections", index, "name"], problems)
@@ -741,7 +885,7 @@ export const plan = (
   return { changes: sortChanges(changes), problems }
 }
 
-const kindOrder = ["organization", "directory", "audit", "member", "invitation", "team", "llmProvider", "mcpConnection", "scimConnection", "desktopPolicy", "template", "plugin", "marketplace"] as const
+const kindOrder = ["organization", "directory", "audit", "member", "invitation", "team", "llmProvider", "mcpConnection", "scimConnection", "desktopPolicy", "template", "plugin", "marketplace", "ssoConnection"] as const
 
 /** The document's order: by kind, then by name. */
 const sortChanges = (changes: Array<DocumentChange>) =>

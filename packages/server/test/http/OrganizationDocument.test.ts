@@ -17,6 +17,7 @@ import * as fc from "fast-check"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { calls, ok } from "../../../../packages/testkit/src/ApiCalls.js"
 import * as FakeMcp from "../../../../packages/testkit/src/FakeMcp.js"
+import * as IdpSaml from "../../../../packages/testkit/src/IdpSaml.js"
 import * as Http from "../../../../packages/testkit/src/Http.js"
 import * as TestServer from "../support/HttpServer.js"
 import * as Drift from "../../src/orgdocument/Drift.js"
@@ -96,7 +97,8 @@ describe("the organization's document", () => {
       desktopPolicies: [],
       templates: [],
       plugins: [],
-      marketplaces: []
+      marketplaces: [],
+      ssoConnections: []
     })
     expect(Object.keys(document.organization?.metadata ?? {})).toEqual(["alpha", "zeta"])
     // The same state, the same bytes.
@@ -316,7 +318,7 @@ describe("applying a plan", () => {
     const word = fc.constantFrom("alpha", "beta", "gamma", "Delta")
     const secretRef = fc.record({ from: fc.constantFrom("env:KEY_A", "env:KEY_B", "file:keys/b.key"), version: fc.integer({ min: 0, max: 2 }) })
     const document = fc.record({
-      authoritative: fc.subarray(["invitations" as const, "teams" as const, "llmProviders" as const, "mcpConnections" as const, "scimConnections" as const, "desktopPolicies" as const, "templates" as const, "plugins" as const, "marketplaces" as const]),
+      authoritative: fc.subarray(["invitations" as const, "teams" as const, "llmProviders" as const, "mcpConnections" as const, "scimConnections" as const, "desktopPolicies" as const, "templates" as const, "plugins" as const, "marketplaces" as const, "ssoConnections" as const]),
       organization: fc.option(fc.record({
         name: word.map((name) => `Acme ${name}`),
         logoUrl: fc.constantFrom(null, "https://acme.example/logo.png"),
@@ -394,8 +396,20 @@ describe("applying a plan", () => {
         logoUrl: fc.constantFrom(null, "/logos/acme.png", "https://acme.example/m.png"),
         picks: fc.array(fc.nat(), { maxLength: 2 }),
         grants: fc.subarray([{ organization: true as const, role: "viewer" as const }])
-      }), { selector: (marketplace) => marketplace.name.toLowerCase(), maxLength: 2 }), { nil: undefined })
-    }).map(({ audit, authoritative, desktopDefaultPolicy, desktopPolicies, directory, invitations, llmProviders, marketplaces, mcpConnections, members, organization, plugins, scimConnections, teams, templates }): typeof OrganizationDocument.Encoded => ({
+      }), { selector: (marketplace) => marketplace.name.toLowerCase(), maxLength: 2 }), { nil: undefined }),
+      // OIDC connections, inactive (activating needs a test): settings, scopes in any order, endpoints or discovery.
+      ssoConnections: fc.option(fc.uniqueArray(fc.record({
+        name: fc.constantFrom("Okta", "Entra", "okta"),
+        domains: fc.subarray(["one", "two"]),
+        jitEnabled: fc.boolean(),
+        defaultRole: fc.constantFrom("member" as const, "admin" as const),
+        groupsClaim: fc.constantFrom("groups", "roles"),
+        endpoints: fc.boolean(),
+        scopes: fc.shuffledSubarray(["email", "profile", "groups"]),
+        method: fc.constantFrom("client_secret_basic" as const, "client_secret_post" as const),
+        secret: secretRef
+      }), { selector: (connection) => connection.name.toLowerCase(), maxLength: 2 }), { nil: undefined })
+    }).map(({ audit, authoritative, desktopDefaultPolicy, desktopPolicies, directory, invitations, llmProviders, marketplaces, mcpConnections, members, organization, plugins, scimConnections, ssoConnections, teams, templates }): typeof OrganizationDocument.Encoded => ({
       version: 1,
       authoritative,
       ...(organization === undefined ? {} : { organization }),
@@ -451,6 +465,27 @@ describe("applying a plan", () => {
         marketplaces: marketplaces.map(({ picks, ...marketplace }) => ({
           ...marketplace,
           plugins: plugins === undefined || plugins.length === 0 ? [] : [...new Set(picks.map((pick) => plugins[pick % plugins.length]!.name.toUpperCase()))]
+        }))
+      }),
+      ...(ssoConnections === undefined ? {} : {
+        ssoConnections: ssoConnections.map((connection) => ({
+          name: connection.name,
+          kind: "oidc" as const,
+          active: false,
+          domains: connection.domains.map((name) => `${name}.${org.organizationId.toLowerCase().replace(/_/g, "-")}.example`),
+          jit: { enabled: connection.jitEnabled, defaultRole: connection.defaultRole, defaultTeams: [] },
+          mapping: { email: "email", name: "name", givenName: "given_name", familyName: "family_name", groups: connection.groupsClaim, groupRules: [] },
+          oidc: {
+            issuer: "https://login.acme.example",
+            endpoints: connection.endpoints
+              ? { authorization: "https://login.acme.example/authorize", token: "https://login.acme.example/token", jwks: "https://login.acme.example/jwks" }
+              : null,
+            clientId: `client-${connection.name.toLowerCase()}`,
+            clientSecret: connection.secret,
+            scopes: connection.scopes,
+            tokenEndpointAuthMethod: connection.method
+          },
+          saml: null
         }))
       })
     }))
@@ -1028,6 +1063,117 @@ describe("plugins and marketplaces in the document", () => {
     ok(await api.organizationDocument.apply({ token: org.owner.token, payload: { document: emptied, planHash: deleting.planHash } }), 200)
     const after = ok(await api.organizationDocument.export({ token: org.owner.token }), 200)
     expect([after.plugins, after.marketplaces]).toEqual([[], []])
+  })
+})
+
+describe("SSO connections in the document", () => {
+  it("plans connections with their secret by reference and teams by name, keeps an active one's settings, and never cuts the applier's own", async () => {
+    const idp = await IdpSaml.start()
+    try {
+      const org = await Http.staffed(server.url)
+      await server.sql((sql) => sql`UPDATE organizations SET plan = 'enterprise' WHERE id = ${org.organizationId}`)
+      const engineering = ok(await api.teams.create({ token: org.admin.token, payload: { name: "Engineering" } }), 201).team
+      const domain = `acme-${randomBytes(4).toString("hex")}.example`
+      const mapping = {
+        email: "email",
+        name: "name",
+        givenName: "given_name",
+        familyName: "family_name",
+        groups: "groups",
+        groupRules: [{ group: "eng", team: "ENGINEERING" }]
+      }
+      const jit = { enabled: true, defaultRole: "member" as const, defaultTeams: ["engineering"] }
+      const okta = {
+        name: "Okta",
+        kind: "oidc" as const,
+        active: false,
+        domains: [domain],
+        jit,
+        mapping,
+        oidc: {
+          issuer: "https://login.acme.example",
+          endpoints: null,
+          clientId: "orgplane",
+          clientSecret: { from: "env:OKTA_SECRET", version: 1 },
+          scopes: ["profile", "email"],
+          tokenEndpointAuthMethod: "client_secret_basic" as const
+        },
+        saml: null
+      }
+      // The IdP's certificate with its lines joined otherwise: the same certificate.
+      const certificate = idp.certificates()[0]!.replace(/\n(?!-----END)/g, "\n\n")
+      const adfs = {
+        name: "ADFS",
+        kind: "saml" as const,
+        active: false,
+        domains: [],
+        jit,
+        mapping,
+        oidc: null,
+        saml: { source: "manual" as const, entityId: "urn:acme:idp", ssoUrl: "https://idp.acme.example/sso", certificates: [certificate] }
+      }
+      const entra = { ...adfs, name: "Entra", saml: { source: "metadataXml" as const, xml: idp.metadata() } }
+      const document = { version: 1 as const, ssoConnections: [adfs, entra, okta] }
+      const planned = ok(await api.organizationDocument.plan({ token: org.owner.token, payload: { document } }), 200)
+      expect(planned.changes.map((change) => `${change.action} ${change.name}`)).toEqual(["create ADFS", "create Entra", "create Okta"])
+      expect(planned.secrets).toEqual(["env:OKTA_SECRET"])
+      expect(planned.changes[2]!.fields.find((field) => field.field === "oidc.clientSecret")).toMatchObject({ secret: "set" })
+      ok(await api.organizationDocument.apply({
+        token: org.owner.token,
+        payload: { document, planHash: planned.planHash, secrets: [{ from: "env:OKTA_SECRET", value: "okta-client-secret" }] }
+      }), 200)
+      expect(ok(await api.organizationDocument.plan({ token: org.owner.token, payload: { document } }), 200).changes).toEqual([])
+      const exported = ok(await api.organizationDocument.export({ token: org.owner.token }), 200)
+      expect(validate(exported), JSON.stringify(validate.errors)).toBe(true)
+      expect(ok(await api.organizationDocument.plan({ token: org.owner.token, payload: { document: exported } }), 200).changes).toEqual([])
+      const connections = ok(await api.sso.listConnections({ token: org.owner.token }), 200).connections
+      const made = connections.find((connection) => connection.name === "Okta")!
+      expect(made).toMatchObject({
+        state: "draft",
+        domains: [{ domain, verified: false }],
+        jit: { defaultTeamIds: [engineering.id] },
+        mapping: { groupRules: [{ group: "eng", teamId: engineering.id }] },
+        oidc: { clientSecretSet: true, scopes: ["openid", "profile", "email"] }
+      })
+
+      // Activating needs a tested connection: the API's refusal fails the whole apply.
+      const activating = { version: 1 as const, ssoConnections: [{ ...okta, active: true }] }
+      const activation = ok(await api.organizationDocument.plan({ token: org.owner.token, payload: { document: activating } }), 200)
+      const untested = await api.organizationDocument.apply({ token: org.owner.token, payload: { document: activating, planHash: activation.planHash } })
+      expect(untested.status).toBe(409)
+      expect(untested.body).toMatchObject({ error: "sso_connection_untested" })
+
+      // An active connection (as a successful test and activation leave it): its settings change only with it inactive.
+      await server.sql((sql) => sql`UPDATE sso_connections SET state = 'active' WHERE id = ${made.id}`)
+      const moved = { ...okta, active: true, oidc: { ...okta.oidc, clientId: "orgplane-2" } }
+      const refused = await api.organizationDocument.plan({ token: org.owner.token, payload: { document: { version: 1, ssoConnections: [moved] } } })
+      expect(refused.status).toBe(400)
+      expect(refused.body).toMatchObject({ details: [{ path: ["document", "ssoConnections", 0, "active"] }] })
+
+      // The applier signed in through it: the document may not deactivate or delete it.
+      await server.sql((sql) => sql`UPDATE sessions SET sso_connection_id = ${made.id}, authenticated_organization_id = ${org.organizationId} WHERE user_id = ${org.owner.user.id}`)
+      const cutting = { version: 1 as const, ssoConnections: [{ ...moved, active: false }] }
+      const cut = ok(await api.organizationDocument.plan({ token: org.owner.token, payload: { document: cutting } }), 200)
+      expect(cut.changes.map((change) => change.fields.map((field) => field.field))).toEqual([["active", "oidc.clientId"]])
+      const lockedOut = await api.organizationDocument.apply({ token: org.owner.token, payload: { document: cutting, planHash: cut.planHash } })
+      expect(lockedOut.status).toBe(409)
+      expect(lockedOut.body).toMatchObject({ error: "document_locks_you_out" })
+      const emptied = { version: 1 as const, authoritative: ["ssoConnections" as const], ssoConnections: [] }
+      const deleting = ok(await api.organizationDocument.plan({ token: org.owner.token, payload: { document: emptied } }), 200)
+      const deleted = await api.organizationDocument.apply({ token: org.owner.token, payload: { document: emptied, planHash: deleting.planHash } })
+      expect(deleted.status).toBe(409)
+      expect(deleted.body).toMatchObject({ error: "document_locks_you_out" })
+
+      // Another admin, signed in with a password, applies it: deactivated, then changed.
+      const recut = ok(await api.organizationDocument.plan({ token: org.admin.token, payload: { document: cutting } }), 200)
+      ok(await api.organizationDocument.apply({ token: org.admin.token, payload: { document: cutting, planHash: recut.planHash } }), 200)
+      expect(ok(await api.sso.getConnection({ token: org.admin.token, path: { connectionId: made.id } }), 200).connection).toMatchObject({
+        state: "inactive",
+        oidc: { clientId: "orgplane-2" }
+      })
+    } finally {
+      await idp.close()
+    }
   })
 })
 
