@@ -110,7 +110,9 @@ const areas = {
     "catalog/MarketplacesRepository",
     "sso/Saml",
     "sso/Sso",
-    "sso/SsoRepository"
+    "sso/SsoRepository",
+    "sso/Policy",
+    "sso/PolicyRepository"
   ],
   policies: ["identity/Memberships"],
   // SSO sign-in makes people, members and team members as password sign-up and invitations do (JIT).

@@ -58,6 +58,13 @@ export const DocumentAudit = Schema.Struct({
   })
 }).annotate({ identifier: "DocumentAudit", description: "The audit log's settings. Its streams are not part of the document yet." })
 
+export const DocumentSsoPolicy = Schema.Struct({
+  requireSso: Schema.Boolean.annotate({
+    description: "Whether SSO is required for the domains the organization's active connections serve (`PUT /v1/sso/policy`): needs an active connection, and a policy that would refuse the applier's own session is refused."
+  }),
+  ownersPasswordFallback: Schema.Boolean.annotate({ description: "Whether owners keep password sign-in while SSO is required (break-glass)." })
+}).annotate({ identifier: "DocumentSsoPolicy", description: "Who must sign in through SSO. The export writes the defaults (not required, owners' fallback on) when nobody set it." })
+
 /** Where a secret's value comes from: an environment variable or a file, read where the apply is run (the CLI, a script). */
 export const SecretSource = Schema.String.check(
   Schema.isMinLength(5),
@@ -337,6 +344,7 @@ export const OrganizationDocument = Schema.Struct({
   organization: Schema.optionalKey(DocumentOrganization).annotateKey({ description: "Absent: the plan leaves the profile as it is." }),
   directory: Schema.optionalKey(DocumentDirectory).annotateKey({ description: "Absent: the plan leaves the setting as it is." }),
   audit: Schema.optionalKey(DocumentAudit).annotateKey({ description: "Absent: the plan leaves the audit log's settings as they are." }),
+  ssoPolicy: Schema.optionalKey(DocumentSsoPolicy).annotateKey({ description: "Absent: the plan leaves the SSO policy as it is." }),
   members: Schema.optionalKey(Schema.Array(DocumentMember).check(Schema.isMaxLength(DOCUMENT_MAX_ITEMS))).annotateKey({
     description:
       "The organization's members (removed ones not), sorted by email. Absent: the plan changes no member, even where `members` is authoritative; `[]` names none (authoritative, every member is removed)."
@@ -377,7 +385,7 @@ export const OrganizationDocument = Schema.Struct({
 }).annotate({
   identifier: "OrganizationDocument",
   description:
-    "An organization described as code: its profile, member directory, audit log settings, members, pending invitations, teams, LLM providers, MCP connections, SCIM connections, desktop policies, templates, plugins, marketplaces and SSO connections. The export writes every part; a document given to a plan may leave parts out.",
+    "An organization described as code: its profile, member directory, audit log settings, SSO policy, members, pending invitations, teams, LLM providers, MCP connections, SCIM connections, desktop policies, templates, plugins, marketplaces and SSO connections. The export writes every part; a document given to a plan may leave parts out.",
   examples: [{
     version: ORGANIZATION_DOCUMENT_VERSION,
     organization: { name: acme.name, logoUrl: null, metadata: { costCenter: "R&D-42" } },
@@ -421,6 +429,7 @@ export type ExportedDocument = OrganizationDocument & {
   readonly organization: typeof DocumentOrganization.Type
   readonly directory: typeof DocumentDirectory.Type
   readonly audit: typeof DocumentAudit.Type
+  readonly ssoPolicy: typeof DocumentSsoPolicy.Type
   readonly members: ReadonlyArray<DocumentMember>
   readonly invitations: ReadonlyArray<typeof DocumentInvitation.Type>
   readonly teams: ReadonlyArray<DocumentTeam>
@@ -439,7 +448,7 @@ export const PlanDocumentRequest = Schema.Struct({ document: OrganizationDocumen
   examples: [{ document: { version: ORGANIZATION_DOCUMENT_VERSION, teams: [{ name: "Platform", externalKey: null, members: [] }] } }]
 })
 
-export const DocumentChangeKind = Schema.Literals(["organization", "directory", "audit", "member", "invitation", "team", "llmProvider", "mcpConnection", "scimConnection", "desktopPolicy", "template", "plugin", "marketplace", "ssoConnection"]).annotate({
+export const DocumentChangeKind = Schema.Literals(["organization", "directory", "audit", "member", "invitation", "team", "llmProvider", "mcpConnection", "scimConnection", "desktopPolicy", "template", "plugin", "marketplace", "ssoConnection", "ssoPolicy"]).annotate({
   identifier: "DocumentChangeKind",
   description: "What a change is about."
 })
@@ -458,7 +467,7 @@ export const DocumentChange = Schema.Struct({
     description: "`create`: the document names what the organization does not have (a team, an invitation sent); `update`: fields differ; `delete`: an authoritative list leaves it out (a member removed, an invitation cancelled, a team deleted)."
   }),
   kind: DocumentChangeKind,
-  name: Schema.String.annotate({ description: "Which one: the member's or invitation's email, the team's, LLM provider's, MCP connection's, SCIM connection's, desktop policy's, template's, plugin's, marketplace's or SSO connection's name (`default` for the default desktop policy); `organization`, `directory` and `audit` for those." }),
+  name: Schema.String.annotate({ description: "Which one: the member's or invitation's email, the team's, LLM provider's, MCP connection's, SCIM connection's, desktop policy's, template's, plugin's, marketplace's or SSO connection's name (`default` for the default desktop policy); `organization`, `directory`, `audit` and `ssoPolicy` for those." }),
   fields: Schema.Array(DocumentFieldChange).annotate({ description: "Every field that changes, with before and after." })
 }).annotate({ identifier: "DocumentChange" })
 export type DocumentChange = typeof DocumentChange.Type

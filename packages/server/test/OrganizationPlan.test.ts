@@ -45,6 +45,7 @@ const exported: fc.Arbitrary<ExportedDocument> = fc.record({
   organization: { name, logoUrl: null, metadata },
   directory: { emailsVisibleToMembers: visible },
   audit: { retentionDays },
+  ssoPolicy: { requireSso: false, ownersPasswordFallback: true },
   members: members.map(({ email, role, suspended }) => suspended ? { email, role, suspended: true as const } : { email, role })
     .sort((left, right) => byText(left.email, right.email)),
   invitations: [...invited].sort(byText).map((email) => ({ email, role: "member" as const, delivery: "shown" as const })),
@@ -146,6 +147,7 @@ describe("the planner", () => {
       organization: { name: "Acme", logoUrl: null, metadata: {} },
       directory: { emailsVisibleToMembers: false },
       audit: { retentionDays: 365 },
+      ssoPolicy: { requireSso: false, ownersPasswordFallback: true },
       members: [{ email: "ada@example.com", role: "owner" }],
       invitations: [],
       teams: [{ name: "Directory", externalKey: null, members: [], directoryManaged: true }],

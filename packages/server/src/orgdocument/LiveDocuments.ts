@@ -44,6 +44,7 @@ import { DirectoryRepository } from "../members/DirectoryRepository.js"
 import { DesktopPoliciesRepository } from "../policies/DesktopPoliciesRepository.js"
 import { TemplatesRepository } from "../templates/TemplatesRepository.js"
 import { type ConnectionDomainRow, type SsoConnectionRow, SsoRepository, type StoredSaml } from "../sso/SsoRepository.js"
+import { PolicyRepository } from "../sso/PolicyRepository.js"
 import { defaultDocument } from "../policies/Effective.js"
 import { ConnectionsRepository as ScimConnectionsRepository } from "../scim/ConnectionsRepository.js"
 import { now } from "../platform/Time.js"
@@ -245,6 +246,7 @@ const make = Effect.gen(function*() {
   const pluginRows = yield* PluginsRepository
   const marketplaceRows = yield* MarketplacesRepository
   const ssoRows = yield* SsoRepository
+  const ssoPolicies = yield* PolicyRepository
   const { catalog } = yield* LlmConfig
 
   /**
@@ -292,6 +294,7 @@ const make = Effect.gen(function*() {
     const organization = found.value
     const emailsVisible = yield* directory.emailsVisible(organizationId)
     const auditSettings = yield* auditRows.settings(organizationId)
+    const ssoPolicy = yield* ssoPolicies.find(organizationId)
     const memberList = yield* memberships.every(organizationId)
     const at = yield* now
     const pending = yield* everyPage((cursor) =>
@@ -332,6 +335,11 @@ const make = Effect.gen(function*() {
       organization: { name: organization.name, logoUrl: organization.logoUrl, metadata: sortedRecord(organization.metadata) },
       directory: { emailsVisibleToMembers: emailsVisible },
       audit: { retentionDays: Option.match(auditSettings, { onNone: () => AUDIT_RETENTION_DEFAULT_DAYS, onSome: (settings) => settings.retentionDays }) },
+      // Never set: the defaults, SSO not required and owners' fallback on (sso/Policy.ts).
+      ssoPolicy: Option.match(ssoPolicy, {
+        onNone: () => ({ requireSso: false, ownersPasswordFallback: true }),
+        onSome: (policy) => ({ requireSso: policy.requireSso, ownersPasswordFallback: policy.ownersPasswordFallback })
+      }),
       members: documentMembers,
       invitations: pending
         .map((invitation) => ({ email: invitation.email, role: invitation.role, delivery: invitation.delivery }))
@@ -435,6 +443,7 @@ const make = Effect.gen(function*() {
         case "organization":
         case "directory":
         case "audit":
+        case "ssoPolicy":
           return organizationId
         case "member":
           return current.members.get(key)
@@ -468,6 +477,7 @@ const make = Effect.gen(function*() {
         change.kind === "organization" ? action === "organization.update"
         : change.kind === "directory" ? action === "member.directory.update"
         : change.kind === "audit" ? action === "audit.settings.update"
+        : change.kind === "ssoPolicy" ? action === "sso.policy.update"
         : change.kind === "llmProvider" ? llmChanges.has(action)
         : change.kind === "mcpConnection" ? mcpChanges.has(action)
         : change.kind === "scimConnection" ? action.startsWith("scim.connection.")
@@ -515,6 +525,7 @@ export class LiveDocuments extends Context.Service<LiveDocuments>()("@orgplane/s
       PluginsRepository.layer,
       MarketplacesRepository.layer,
       SsoRepository.layer,
+      PolicyRepository.layer,
       DocumentsRepository.layer,
       AuditRepository.layer
     ])

@@ -62,8 +62,12 @@ import { Connections as ScimConnections } from "../scim/Connections.js"
 import { DirectoryTeams } from "../teams/DirectoryTeams.js"
 import { DesktopPolicies } from "../policies/DesktopPolicies.js"
 import { Templates } from "../templates/Templates.js"
+import { Policy as SsoPolicy } from "../sso/Policy.js"
 import { Saml } from "../sso/Saml.js"
 import { Sso } from "../sso/Sso.js"
+
+/** The SSO service, with the SAML engine that reads a connection's IdP settings (as the SSO group's own layer has it). */
+const ssoLayer = Sso.layer.pipe(Layer.provide(Saml.layer))
 import { Members } from "../members/Members.js"
 import { authorize } from "../platform/Principal.js"
 import { Teams } from "../teams/Teams.js"
@@ -88,6 +92,9 @@ const applyOrder = (change: DocumentChange): number => {
     case "directory":
     case "audit":
       return 0
+    case "ssoPolicy":
+      // Required once the connections are as the document has them; no longer required before any is deleted.
+      return change.fields.some((field) => field.field === "requireSso" && field.after === true) ? 8.9 : 7.9
     case "member":
       return change.action === "delete" ? 9 : change.fields.some((field) => field.field === "role" && field.after === "owner") ? 1 : 2
     case "invitation":
@@ -185,6 +192,7 @@ const make = Effect.gen(function*() {
   const plugins = yield* Plugins
   const marketplaces = yield* Marketplaces
   const sso = yield* Sso
+  const ssoPolicy = yield* SsoPolicy
   const recorder = yield* AuditRecorder
   const audit = yield* Audit
   const reader = yield* LiveDocuments
@@ -408,6 +416,8 @@ const make = Effect.gen(function*() {
             return recorder.recordStep("member.directory.update", [organizationId], members.setDirectorySettings(caller, document.directory!))
           case "audit":
             return recorder.recordStep("audit.settings.update", [organizationId], audit.setSettings(caller, document.audit!))
+          case "ssoPolicy":
+            return recorder.recordStep("sso.policy.update", [organizationId], ssoPolicy.set(caller, document.ssoPolicy!))
           case "member": {
             const id = before.members.get(key)!
             return change.action === "delete"
@@ -815,8 +825,8 @@ export class OrganizationDocuments extends Context.Service<OrganizationDocuments
       Templates.layer,
       Plugins.layer,
       Marketplaces.layer,
-      // The SAML engine reads a connection's IdP settings, as the SSO group's own layer has it.
-      Sso.layer.pipe(Layer.provide(Saml.layer)),
+      ssoLayer,
+      SsoPolicy.layer.pipe(Layer.provide(ssoLayer)),
       LiveDocuments.layer,
       DocumentsRepository.layer,
       Audit.layer

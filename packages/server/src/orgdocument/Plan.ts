@@ -421,6 +421,10 @@ export const plan = (
     const fields = differing(live.audit, document.audit, ["retentionDays"])
     if (fields.length > 0) changes.push({ action: "update", kind: "audit", name: "audit", fields })
   }
+  if (document.ssoPolicy !== undefined) {
+    const fields = differing(live.ssoPolicy, document.ssoPolicy, ["requireSso", "ownersPasswordFallback"])
+    if (fields.length > 0) changes.push({ action: "update", kind: "ssoPolicy", name: "ssoPolicy", fields })
+  }
 
   const liveMembers = new Map(live.members.map((member) => [matchKey(member.email), member]))
   /** The members an authoritative `members` list removes. */
@@ -885,7 +889,7 @@ export const plan = (
   return { changes: sortChanges(changes), problems }
 }
 
-const kindOrder = ["organization", "directory", "audit", "member", "invitation", "team", "llmProvider", "mcpConnection", "scimConnection", "desktopPolicy", "template", "plugin", "marketplace", "ssoConnection"] as const
+const kindOrder = ["organization", "directory", "audit", "ssoPolicy", "member", "invitation", "team", "llmProvider", "mcpConnection", "scimConnection", "desktopPolicy", "template", "plugin", "marketplace", "ssoConnection"] as const
 
 /** The document's order: by kind, then by name. */
 const sortChanges = (changes: Array<DocumentChange>) =>

@@ -68,6 +68,7 @@ describe("the organization's document", () => {
       organization: { name: "Acme", logoUrl: null, metadata: { alpha: "2", zeta: "1" } },
       directory: { emailsVisibleToMembers: true },
       audit: { retentionDays: 365 },
+      ssoPolicy: { requireSso: false, ownersPasswordFallback: true },
       members: [
         { email: org.owner.email, role: "owner" },
         { email: org.admin.email, role: "admin" },
@@ -326,6 +327,8 @@ describe("applying a plan", () => {
       }), { nil: undefined }),
       directory: fc.option(fc.record({ emailsVisibleToMembers: fc.boolean() }), { nil: undefined }),
       audit: fc.option(fc.record({ retentionDays: fc.constantFrom(30, 365, 400) }), { nil: undefined }),
+      // Not required: requiring SSO needs an active connection, which needs a test.
+      ssoPolicy: fc.option(fc.record({ requireSso: fc.constant(false), ownersPasswordFallback: fc.boolean() }), { nil: undefined }),
       // The owner applies, and keeps their own role.
       members: fc.option(fc.record({ admin: fc.constantFrom("admin" as const, "member" as const), member: fc.constantFrom("owner" as const, "admin" as const, "member" as const) }), { nil: undefined }),
       invitations: fc.option(fc.uniqueArray(fc.record({
@@ -409,12 +412,13 @@ describe("applying a plan", () => {
         method: fc.constantFrom("client_secret_basic" as const, "client_secret_post" as const),
         secret: secretRef
       }), { selector: (connection) => connection.name.toLowerCase(), maxLength: 2 }), { nil: undefined })
-    }).map(({ audit, authoritative, desktopDefaultPolicy, desktopPolicies, directory, invitations, llmProviders, marketplaces, mcpConnections, members, organization, plugins, scimConnections, ssoConnections, teams, templates }): typeof OrganizationDocument.Encoded => ({
+    }).map(({ audit, ssoPolicy, authoritative, desktopDefaultPolicy, desktopPolicies, directory, invitations, llmProviders, marketplaces, mcpConnections, members, organization, plugins, scimConnections, ssoConnections, teams, templates }): typeof OrganizationDocument.Encoded => ({
       version: 1,
       authoritative,
       ...(organization === undefined ? {} : { organization }),
       ...(directory === undefined ? {} : { directory }),
       ...(audit === undefined ? {} : { audit }),
+      ...(ssoPolicy === undefined ? {} : { ssoPolicy }),
       ...(members === undefined ? {} : {
         members: [{ email: org.owner.email, role: "owner" }, { email: org.admin.email, role: members.admin }, { email: org.member.email, role: members.member }]
       }),
@@ -1072,6 +1076,13 @@ describe("SSO connections in the document", () => {
     try {
       const org = await Http.staffed(server.url)
       await server.sql((sql) => sql`UPDATE organizations SET plan = 'enterprise' WHERE id = ${org.organizationId}`)
+      // Requiring SSO needs an active connection: the API's refusal fails the apply.
+      const requiring = { version: 1 as const, ssoPolicy: { requireSso: true, ownersPasswordFallback: true } }
+      const required = ok(await api.organizationDocument.plan({ token: org.owner.token, payload: { document: requiring } }), 200)
+      expect(required.changes).toEqual([{ action: "update", kind: "ssoPolicy", name: "ssoPolicy", fields: [{ field: "requireSso", before: false, after: true }] }])
+      const noConnection = await api.organizationDocument.apply({ token: org.owner.token, payload: { document: requiring, planHash: required.planHash } })
+      expect(noConnection.status).toBe(409)
+      expect(noConnection.body).toMatchObject({ error: "sso_connection_required" })
       const engineering = ok(await api.teams.create({ token: org.admin.token, payload: { name: "Engineering" } }), 201).team
       const domain = `acme-${randomBytes(4).toString("hex")}.example`
       const mapping = {
