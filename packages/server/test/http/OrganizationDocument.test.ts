@@ -1155,7 +1155,7 @@ describe("SSO connections in the document", () => {
       expect(untested.body).toMatchObject({ error: "sso_connection_untested" })
 
       // An active connection (as a successful test and activation leave it): its settings change only with it inactive.
-      await server.sql((sql) => sql`UPDATE sso_connections SET state = 'active' WHERE id = ${made.id}`)
+      await server.sql((sql) => sql`UPDATE sso_connections SET state = 'active' WHERE organization_id = ${org.organizationId} AND id = ${made.id}`)
       const moved = { ...okta, active: true, oidc: { ...okta.oidc, clientId: "orgplane-2" } }
       const refused = await api.organizationDocument.plan({ token: org.owner.token, payload: { document: { version: 1, ssoConnections: [moved] } } })
       expect(refused.status).toBe(400)
