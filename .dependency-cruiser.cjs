@@ -112,7 +112,10 @@ const areas = {
     "sso/Sso",
     "sso/SsoRepository",
     "sso/Policy",
-    "sso/PolicyRepository"
+    "sso/PolicyRepository",
+    "audit/Streams",
+    "audit/StreamsRepository",
+    "audit/StreamWake"
   ],
   policies: ["identity/Memberships"],
   // SSO sign-in makes people, members and team members as password sign-up and invitations do (JIT).

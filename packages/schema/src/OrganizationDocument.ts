@@ -10,6 +10,7 @@
  */
 import * as Schema from "effect/Schema"
 import { RetentionDays } from "./Audit.js"
+import { AuditStreamDescription, AuditStreamStatus, AuditStreamUrl, MAX_AUDIT_STREAMS } from "./AuditStreams.js"
 import { AccessRole } from "./Access.js"
 import { Email, Int, Timestamp, TrimmedText } from "./Common.js"
 import { acme, ada, edsger, exampleTime, grace } from "./Examples.js"
@@ -325,10 +326,20 @@ export const DocumentSsoConnection = Schema.Struct({
 })
 export type DocumentSsoConnection = typeof DocumentSsoConnection.Type
 
+export const DocumentAuditStream = Schema.Struct({
+  url: AuditStreamUrl,
+  description: Schema.NullOr(AuditStreamDescription).annotate({ description: "What the endpoint is, for people; null for none." }),
+  status: AuditStreamStatus
+}).annotate({
+  identifier: "DocumentAuditStream",
+  description: "An endpoint that receives the organization's audit events, named by its URL. Its signing secret is made by the server: the apply that creates the stream answers it once (`auditStreamSecrets`); rotate it through the API."
+})
+export type DocumentAuditStream = typeof DocumentAuditStream.Type
+
 /** The document's lists whose omissions a plan may delete. */
-export const DocumentCollection = Schema.Literals(["members", "invitations", "teams", "llmProviders", "mcpConnections", "scimConnections", "desktopPolicies", "templates", "plugins", "marketplaces", "ssoConnections", "grants"]).annotate({
+export const DocumentCollection = Schema.Literals(["members", "invitations", "teams", "llmProviders", "mcpConnections", "scimConnections", "desktopPolicies", "templates", "plugins", "marketplaces", "ssoConnections", "auditStreams", "grants"]).annotate({
   identifier: "DocumentCollection",
-  description: "A list of the document: `members`, `invitations`, `teams`, `llmProviders`, `mcpConnections`, `scimConnections`, `desktopPolicies`, `templates`, `plugins`, `marketplaces`, `ssoConnections`, or `grants` (every resource's grants)."
+  description: "A list of the document: `members`, `invitations`, `teams`, `llmProviders`, `mcpConnections`, `scimConnections`, `desktopPolicies`, `templates`, `plugins`, `marketplaces`, `ssoConnections`, `auditStreams`, or `grants` (every resource's grants)."
 })
 export type DocumentCollection = typeof DocumentCollection.Type
 
@@ -337,9 +348,9 @@ export const OrganizationDocument = Schema.Struct({
     description: "Where an editor finds this document's JSON Schema; the server ignores it."
   }),
   version: Schema.Literal(ORGANIZATION_DOCUMENT_VERSION).annotate({ description: "The document format's version." }),
-  authoritative: Schema.optionalKey(Schema.Array(DocumentCollection).check(Schema.isMaxLength(12))).annotateKey({
+  authoritative: Schema.optionalKey(Schema.Array(DocumentCollection).check(Schema.isMaxLength(13))).annotateKey({
     description:
-      "The lists whose omissions are deletes: a member, pending invitation, team, LLM provider, MCP connection, SCIM connection, desktop policy, template, plugin, marketplace or SSO connection that such a list leaves out is removed, cancelled or deleted by the plan; with `grants`, a grant a resource's `grants` leaves out is revoked. Every other list is additive (the default): what it leaves out stays. The export writes none."
+      "The lists whose omissions are deletes: a member, pending invitation, team, LLM provider, MCP connection, SCIM connection, desktop policy, template, plugin, marketplace, SSO connection or audit stream that such a list leaves out is removed, cancelled or deleted by the plan; with `grants`, a grant a resource's `grants` leaves out is revoked. Every other list is additive (the default): what it leaves out stays. The export writes none."
   }),
   organization: Schema.optionalKey(DocumentOrganization).annotateKey({ description: "Absent: the plan leaves the profile as it is." }),
   directory: Schema.optionalKey(DocumentDirectory).annotateKey({ description: "Absent: the plan leaves the setting as it is." }),
@@ -381,11 +392,14 @@ export const OrganizationDocument = Schema.Struct({
   }),
   ssoConnections: Schema.optionalKey(Schema.Array(DocumentSsoConnection).check(Schema.isMaxLength(100))).annotateKey({
     description: "Its SSO connections, sorted by name. Absent: the plan changes none; `[]` names none."
+  }),
+  auditStreams: Schema.optionalKey(Schema.Array(DocumentAuditStream).check(Schema.isMaxLength(MAX_AUDIT_STREAMS))).annotateKey({
+    description: "Its audit streams, sorted by URL. Absent: the plan changes none; `[]` names none."
   })
 }).annotate({
   identifier: "OrganizationDocument",
   description:
-    "An organization described as code: its profile, member directory, audit log settings, SSO policy, members, pending invitations, teams, LLM providers, MCP connections, SCIM connections, desktop policies, templates, plugins, marketplaces and SSO connections. The export writes every part; a document given to a plan may leave parts out.",
+    "An organization described as code: its profile, member directory, audit log settings, SSO policy, members, pending invitations, teams, LLM providers, MCP connections, SCIM connections, desktop policies, templates, plugins, marketplaces, SSO connections and audit streams. The export writes every part; a document given to a plan may leave parts out.",
   examples: [{
     version: ORGANIZATION_DOCUMENT_VERSION,
     organization: { name: acme.name, logoUrl: null, metadata: { costCenter: "R&D-42" } },
@@ -442,13 +456,14 @@ export type ExportedDocument = OrganizationDocument & {
   readonly plugins: ReadonlyArray<DocumentPlugin>
   readonly marketplaces: ReadonlyArray<DocumentMarketplace>
   readonly ssoConnections: ReadonlyArray<DocumentSsoConnection>
+  readonly auditStreams: ReadonlyArray<DocumentAuditStream>
 }
 
 export const PlanDocumentRequest = Schema.Struct({ document: OrganizationDocument }).annotate({
   examples: [{ document: { version: ORGANIZATION_DOCUMENT_VERSION, teams: [{ name: "Platform", externalKey: null, members: [] }] } }]
 })
 
-export const DocumentChangeKind = Schema.Literals(["organization", "directory", "audit", "member", "invitation", "team", "llmProvider", "mcpConnection", "scimConnection", "desktopPolicy", "template", "plugin", "marketplace", "ssoConnection", "ssoPolicy"]).annotate({
+export const DocumentChangeKind = Schema.Literals(["organization", "directory", "audit", "member", "invitation", "team", "llmProvider", "mcpConnection", "scimConnection", "desktopPolicy", "template", "plugin", "marketplace", "ssoConnection", "ssoPolicy", "auditStream"]).annotate({
   identifier: "DocumentChangeKind",
   description: "What a change is about."
 })
@@ -467,7 +482,7 @@ export const DocumentChange = Schema.Struct({
     description: "`create`: the document names what the organization does not have (a team, an invitation sent); `update`: fields differ; `delete`: an authoritative list leaves it out (a member removed, an invitation cancelled, a team deleted)."
   }),
   kind: DocumentChangeKind,
-  name: Schema.String.annotate({ description: "Which one: the member's or invitation's email, the team's, LLM provider's, MCP connection's, SCIM connection's, desktop policy's, template's, plugin's, marketplace's or SSO connection's name (`default` for the default desktop policy); `organization`, `directory`, `audit` and `ssoPolicy` for those." }),
+  name: Schema.String.annotate({ description: "Which one: the member's or invitation's email, the team's, LLM provider's, MCP connection's, SCIM connection's, desktop policy's, template's, plugin's, marketplace's or SSO connection's name, an audit stream's URL (`default` for the default desktop policy); `organization`, `directory`, `audit` and `ssoPolicy` for those." }),
   fields: Schema.Array(DocumentFieldChange).annotate({ description: "Every field that changes, with before and after." })
 }).annotate({ identifier: "DocumentChange" })
 export type DocumentChange = typeof DocumentChange.Type
@@ -531,6 +546,9 @@ export class AppliedPlan extends Schema.Class<AppliedPlan>("AppliedPlan")(Schema
   liveHash: PlanHash.annotate({ description: "The hash of the live state once applied: the `liveHash` of the document's next plan, which is empty." }),
   inviteTokens: Schema.Array(Schema.Struct({ email: Email, inviteToken: Schema.String })).annotate({
     description: "The token of each invitation the apply sent with delivery `shown`, shown this once as `POST /v1/invitations` shows it: hand it to the invitee. Empty for mailed ones."
+  }),
+  auditStreamSecrets: Schema.Array(Schema.Struct({ url: Schema.String, secret: Schema.String })).annotate({
+    description: "The signing secret of each audit stream the apply created, shown this once as `POST /v1/audit/streams` shows it: keep it where the receiver reads it."
   })
 }).annotate({
   description: "What an apply changed.",
@@ -538,7 +556,8 @@ export class AppliedPlan extends Schema.Class<AppliedPlan>("AppliedPlan")(Schema
     planHash: "sha256:fcde2b2edba56bf408601fb721fe9b5c338d10ee429ea04fae5511b68fbf8fb9",
     changes: [{ action: "update", kind: "member", name: grace.email, fields: [{ field: "role", before: "member", after: "admin" }] }],
     liveHash: "sha256:6b86b273ff34fce19d6b804eff5a3f5747ada4eaa22f1d49c01e52ddb7875b4b",
-    inviteTokens: []
+    inviteTokens: [],
+    auditStreamSecrets: []
   }]
 })) {}
 

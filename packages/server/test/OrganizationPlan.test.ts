@@ -33,6 +33,10 @@ const exported: fc.Arbitrary<ExportedDocument> = fc.record({
   retentionDays: fc.integer({ min: 7, max: 3650 }),
   plugins: fc.uniqueArray(fc.record({ name: word.map((name) => `plugin ${name}`), archived: fc.boolean() }), { selector: (plugin) => plugin.name, maxLength: 4 }),
   marketplaces: fc.uniqueArray(fc.record({ name: word, picks: fc.array(fc.nat(), { maxLength: 3 }) }), { selector: (marketplace) => marketplace.name, maxLength: 3 }),
+  streams: fc.uniqueArray(fc.record({ url: word.map((name) => `https://${name}.example/ingest`), paused: fc.boolean(), description: fc.option(word, { nil: null }) }), {
+    selector: (stream) => stream.url,
+    maxLength: 3
+  }),
   sso: fc.uniqueArray(fc.record({
     name: word,
     saml: fc.boolean(),
@@ -40,7 +44,7 @@ const exported: fc.Arbitrary<ExportedDocument> = fc.record({
     domains: fc.uniqueArray(word.map((name) => `${name}.example`), { maxLength: 2 }),
     picks: fc.array(fc.nat(), { maxLength: 2 })
   }), { selector: (connection) => connection.name, maxLength: 2 })
-}).map(({ invited, marketplaces, members, metadata, name, plugins, retentionDays, sso, teams, visible }) => ({
+}).map(({ invited, marketplaces, members, metadata, name, plugins, retentionDays, sso, streams, teams, visible }) => ({
   version: 1 as const,
   organization: { name, logoUrl: null, metadata },
   directory: { emailsVisibleToMembers: visible },
@@ -87,7 +91,9 @@ const exported: fc.Arbitrary<ExportedDocument> = fc.record({
       },
       saml: connection.saml ? { source: "metadataUrl" as const, url: "https://idp.example/metadata", allowIdpInitiated: false, relayStateAllowList: [] } : null
     }
-  }).sort((left, right) => byText(left.name, right.name))
+  }).sort((left, right) => byText(left.name, right.name)),
+  auditStreams: streams.map((stream) => ({ url: stream.url, description: stream.description, status: stream.paused ? "paused" as const : "active" as const }))
+    .sort((left, right) => byText(left.url, right.url))
 }))
 
 describe("the planner", () => {
@@ -168,7 +174,8 @@ describe("the planner", () => {
         mapping: { email: "email", name: "name", givenName: "given_name", familyName: "family_name", groups: "groups", groupRules: [] },
         oidc: { issuer: "https://login.acme.example", endpoints: null, clientId: "orgplane", clientSecret: { from: "env:OKTA", version: 1 }, scopes: ["openid"], tokenEndpointAuthMethod: "client_secret_basic" },
         saml: null
-      }]
+      }],
+      auditStreams: []
     }
     const { problems } = plan(live, {
       version: 1,

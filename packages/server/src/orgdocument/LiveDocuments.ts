@@ -32,6 +32,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { Access, type ActiveGrant, LlmProviderKind, MarketplaceKind, McpConnectionKind, PluginKind, TemplateKind } from "../access/Access.js"
 import { AuditRepository } from "../audit/AuditRepository.js"
+import { StreamsRepository } from "../audit/StreamsRepository.js"
 import { MarketplacesRepository } from "../catalog/MarketplacesRepository.js"
 import { PluginsRepository } from "../catalog/PluginsRepository.js"
 import { Memberships } from "../identity/Memberships.js"
@@ -247,6 +248,7 @@ const make = Effect.gen(function*() {
   const marketplaceRows = yield* MarketplacesRepository
   const ssoRows = yield* SsoRepository
   const ssoPolicies = yield* PolicyRepository
+  const streamRows = yield* StreamsRepository
   const { catalog } = yield* LlmConfig
 
   /**
@@ -313,6 +315,8 @@ const make = Effect.gen(function*() {
     const pluginNames = new Map<string, string>(plugins.map((plugin) => [plugin.id, plugin.name]))
     const ssoConnections = yield* ssoRows.listConnections({ organizationId })
     const ssoDomains = yield* ssoRows.connectionDomains(organizationId, ssoConnections.map((row) => row.id))
+    // At most MAX_AUDIT_STREAMS: one page.
+    const streams = (yield* streamRows.list(organizationId, { limit: PAGE })).items
     const byName = (left: string, right: string) => Plan.byText(Plan.matchKey(left), Plan.matchKey(right))
     const secrets = new Map((yield* documents.secrets(organizationId)).map((row) => [storedKey(row.resourceId, row.field), row]))
 
@@ -386,7 +390,9 @@ const make = Effect.gen(function*() {
         grants: grantsOf.marketplace(marketplace.id)
       })).sort((left, right) => Plan.byText(left.name, right.name)),
       ssoConnections: ssoConnections.map((row) => ssoConnectionOf(row, ssoDomains, teamNames, secrets))
-        .sort((left, right) => Plan.byText(left.name, right.name))
+        .sort((left, right) => Plan.byText(left.name, right.name)),
+      auditStreams: streams.map((row) => ({ url: row.url, description: row.description, status: row.status }))
+        .sort((left, right) => Plan.byText(left.url, right.url))
     } satisfies ExportedDocument
     return {
       document,
@@ -401,6 +407,7 @@ const make = Effect.gen(function*() {
       plugins: new Map(plugins.map((plugin) => [Plan.matchKey(plugin.name), plugin.id])),
       marketplaces: new Map(marketplaces.map((marketplace) => [Plan.matchKey(marketplace.name), marketplace.id])),
       ssoConnections: new Map(ssoConnections.map((row) => [Plan.matchKey(row.name), row.id])),
+      auditStreams: new Map(streams.map((row) => [Plan.matchKey(row.url), row.id])),
       /** The fingerprint of each secret field's ciphertext now, by kind and name (`secretKey`). */
       fingerprints: new Map<string, string | null>([
         ...providers.flatMap((row) => [
@@ -467,6 +474,8 @@ const make = Effect.gen(function*() {
           return current.marketplaces.get(key)
         case "ssoConnection":
           return current.ssoConnections.get(key)
+        case "auditStream":
+          return current.auditStreams.get(key)
       }
     }
     const ids = [...new Set(changes.flatMap((change) => idOf(change) ?? []))]
@@ -478,6 +487,7 @@ const make = Effect.gen(function*() {
         : change.kind === "directory" ? action === "member.directory.update"
         : change.kind === "audit" ? action === "audit.settings.update"
         : change.kind === "ssoPolicy" ? action === "sso.policy.update"
+        : change.kind === "auditStream" ? action === "audit.stream.create" || action === "audit.stream.update" || action === "audit.stream.delete"
         : change.kind === "llmProvider" ? llmChanges.has(action)
         : change.kind === "mcpConnection" ? mcpChanges.has(action)
         : change.kind === "scimConnection" ? action.startsWith("scim.connection.")
@@ -526,6 +536,7 @@ export class LiveDocuments extends Context.Service<LiveDocuments>()("@orgplane/s
       MarketplacesRepository.layer,
       SsoRepository.layer,
       PolicyRepository.layer,
+      StreamsRepository.layer,
       DocumentsRepository.layer,
       AuditRepository.layer
     ])

@@ -45,9 +45,13 @@ import type * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import { Access, type ActiveGrant, type Kind, LlmProviderKind, MarketplaceKind, McpConnectionKind, PluginKind, TemplateKind } from "../access/Access.js"
 import { Audit } from "../audit/Audit.js"
+import { Streams } from "../audit/Streams.js"
+import { StreamWake } from "../audit/StreamWake.js"
 import { Marketplaces } from "../catalog/Marketplaces.js"
 import { Plugins } from "../catalog/Plugins.js"
 import { Organizations } from "../identity/Organizations.js"
+import { ServerConfig } from "../platform/Config.js"
+import { Outbound } from "../platform/Outbound.js"
 import { now } from "../platform/Time.js"
 import { DocumentsRepository } from "./DocumentsRepository.js"
 import { LiveDocuments } from "./LiveDocuments.js"
@@ -108,6 +112,7 @@ const applyOrder = (change: DocumentChange): number => {
     case "template":
     case "plugin":
     case "ssoConnection":
+    case "auditStream":
       return change.action === "delete" ? 8 : 8.5
     case "marketplace":
       return change.action === "delete" ? 8 : 8.75
@@ -193,6 +198,12 @@ const make = Effect.gen(function*() {
   const marketplaces = yield* Marketplaces
   const sso = yield* Sso
   const ssoPolicy = yield* SsoPolicy
+  const streams = yield* Streams
+  /** What a stream's URL is checked with (the outbound guard and its settings), as the audit group's handlers have them. */
+  const serverConfig = yield* ServerConfig
+  const outbound = yield* Outbound
+  const checkingUrls = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+    effect.pipe(Effect.provideService(ServerConfig, serverConfig), Effect.provideService(Outbound, outbound))
   const recorder = yield* AuditRecorder
   const audit = yield* Audit
   const reader = yield* LiveDocuments
@@ -329,8 +340,10 @@ const make = Effect.gen(function*() {
     yield* mayRead(caller)
     yield* describe({ planHash })
     const inviteTokens: Array<{ readonly email: string; readonly inviteToken: string }> = []
+    const auditStreamSecrets: Array<{ readonly url: string; readonly secret: string }> = []
     const applied = yield* transactionThen(Effect.gen(function*() {
       inviteTokens.length = 0
+      auditStreamSecrets.length = 0
       yield* lockLimit("organization-document", caller.organization.id)
       const before = yield* reader.live(caller.organization.id)
       const planned = yield* planOf(before.document, document)
@@ -354,7 +367,8 @@ const make = Effect.gen(function*() {
         templates: byKey(document.templates, (template) => template.name),
         plugins: byKey(document.plugins, (plugin) => plugin.name),
         marketplaces: byKey(document.marketplaces, (marketplace) => marketplace.name),
-        ssoConnections: byKey(document.ssoConnections, (connection) => connection.name)
+        ssoConnections: byKey(document.ssoConnections, (connection) => connection.name),
+        auditStreams: byKey(document.auditStreams, (stream) => stream.url)
       }
       const valueOf = (reference: SecretReference) => secrets[reference.from]!
       /** Teams' ids once earlier steps ran (a team a grant or policy names may be this apply's); members are not made. */
@@ -761,6 +775,29 @@ const make = Effect.gen(function*() {
             })
             return Effect.andThen(Effect.andThen(deactivate, update), activate)
           }
+          case "auditStream": {
+            if (change.action === "delete") {
+              const id = before.auditStreams.get(key)!
+              return recorder.recordStep("audit.stream.delete", [id], streams.remove(caller, id))
+            }
+            const stream = wanted.auditStreams.get(key)!
+            if (change.action === "create") {
+              return Effect.flatMap(
+                recorder.recordStep("audit.stream.create", [], checkingUrls(streams.create(caller, {
+                  url: stream.url,
+                  ...(stream.description === null ? {} : { description: stream.description }),
+                  status: stream.status
+                }))),
+                ({ secret }) => Effect.sync(() => void auditStreamSecrets.push({ url: stream.url, secret }))
+              )
+            }
+            const id = before.auditStreams.get(key)!
+            return recorder.recordStep("audit.stream.update", [id], checkingUrls(streams.update(caller, id, {
+              ...(changed(change, "url") ? { url: stream.url } : {}),
+              ...(changed(change, "description") ? { description: stream.description } : {}),
+              ...(changed(change, "status") ? { status: stream.status } : {})
+            })))
+          }
           case "scimConnection": {
             if (change.action === "delete") {
               const id = before.scimConnections.get(key)!
@@ -796,7 +833,7 @@ const make = Effect.gen(function*() {
       })
       return { changes: planned.changes, liveHash: Plan.hashOf(documentText((yield* reader.live(caller.organization.id)).document)) }
     }))
-    return new AppliedPlan({ planHash, changes: applied.changes, liveHash: applied.liveHash, inviteTokens })
+    return new AppliedPlan({ planHash, changes: applied.changes, liveHash: applied.liveHash, inviteTokens, auditStreamSecrets })
   })
 
   /** `GET /v1/organization/document/drift`: the caller's organization against its last applied document. */
@@ -827,6 +864,8 @@ export class OrganizationDocuments extends Context.Service<OrganizationDocuments
       Marketplaces.layer,
       ssoLayer,
       SsoPolicy.layer.pipe(Layer.provide(ssoLayer)),
+      // The same wake as the audit group's (one layer, built once): a stream made here is looked at at once.
+      Streams.layer.pipe(Layer.provide(StreamWake.layer)),
       LiveDocuments.layer,
       DocumentsRepository.layer,
       Audit.layer

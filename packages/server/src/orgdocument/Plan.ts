@@ -9,6 +9,7 @@
  * by name, ignoring case; `suspended` and `directoryManaged` are the directory's and are never planned.
  */
 import type {
+  DocumentAuditStream,
   DocumentChange,
   DocumentCollection,
   DocumentDesktopPolicy,
@@ -329,6 +330,9 @@ const ssoFieldNames = [
 ] as const
 /** The fields an active connection keeps (the API's rule): a change of any other needs a new test. */
 const ssoLiveFields = new Set(["name", "jit", "active"])
+
+const streamFields = (stream: DocumentAuditStream) => ({ url: stream.url, description: stream.description, status: stream.status })
+const streamFieldNames = ["url", "description", "status"] as const
 
 /** What makes a document's MCP connection not one: credentials its `authType` does not take, or lacks. */
 const mcpProblems = (connection: DocumentMcpConnection, at: (...path: ReadonlyArray<string | number>) => ReadonlyArray<string | number>): Array<Problem> => [
@@ -866,6 +870,25 @@ export const plan = (
     deleteLeftOut("ssoConnections", "ssoConnection", liveConnections, wanted, ssoFields, ssoFieldNames)
   }
 
+  if (document.auditStreams !== undefined) {
+    // Named by URL: the list's `name` is its URL.
+    const named = <A extends DocumentAuditStream>(stream: A) => ({ ...stream, name: stream.url })
+    const liveStreams = byName(live.auditStreams.map(named))
+    const wanted = keyed(document.auditStreams, (stream) => stream.url, (index) => ["document", "auditStreams", index, "url"], problems)
+    for (const [name, { index, item }] of wanted) {
+      const one = theOne(liveStreams.get(name), "audit streams", ["document", "auditStreams", index, "url"])
+      if (one === undefined) continue
+      const current = one.current
+      if (current === undefined) {
+        changes.push({ action: "create", kind: "auditStream", name: item.url, fields: created(streamFields(item), streamFieldNames) })
+        continue
+      }
+      const fields = differing(streamFields(current), streamFields(item), streamFieldNames)
+      if (fields.length > 0) changes.push({ action: "update", kind: "auditStream", name: current.url, fields })
+    }
+    deleteLeftOut("auditStreams", "auditStream", liveStreams, wanted, streamFields, streamFieldNames)
+  }
+
   if (document.scimConnections !== undefined) {
     const liveConnections = byName(live.scimConnections)
     const wanted = keyed(document.scimConnections, (connection) => connection.name, (index) => ["document", "scimConnections", index, "name"], problems)
@@ -889,7 +912,7 @@ export const plan = (
   return { changes: sortChanges(changes), problems }
 }
 
-const kindOrder = ["organization", "directory", "audit", "ssoPolicy", "member", "invitation", "team", "llmProvider", "mcpConnection", "scimConnection", "desktopPolicy", "template", "plugin", "marketplace", "ssoConnection"] as const
+const kindOrder = ["organization", "directory", "audit", "ssoPolicy", "member", "invitation", "team", "llmProvider", "mcpConnection", "scimConnection", "desktopPolicy", "template", "plugin", "marketplace", "ssoConnection", "auditStream"] as const
 
 /** The document's order: by kind, then by name. */
 const sortChanges = (changes: Array<DocumentChange>) =>

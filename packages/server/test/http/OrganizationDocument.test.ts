@@ -99,7 +99,8 @@ describe("the organization's document", () => {
       templates: [],
       plugins: [],
       marketplaces: [],
-      ssoConnections: []
+      ssoConnections: [],
+      auditStreams: []
     })
     expect(Object.keys(document.organization?.metadata ?? {})).toEqual(["alpha", "zeta"])
     // The same state, the same bytes.
@@ -319,7 +320,7 @@ describe("applying a plan", () => {
     const word = fc.constantFrom("alpha", "beta", "gamma", "Delta")
     const secretRef = fc.record({ from: fc.constantFrom("env:KEY_A", "env:KEY_B", "file:keys/b.key"), version: fc.integer({ min: 0, max: 2 }) })
     const document = fc.record({
-      authoritative: fc.subarray(["invitations" as const, "teams" as const, "llmProviders" as const, "mcpConnections" as const, "scimConnections" as const, "desktopPolicies" as const, "templates" as const, "plugins" as const, "marketplaces" as const, "ssoConnections" as const]),
+      authoritative: fc.subarray(["invitations" as const, "teams" as const, "llmProviders" as const, "mcpConnections" as const, "scimConnections" as const, "desktopPolicies" as const, "templates" as const, "plugins" as const, "marketplaces" as const, "ssoConnections" as const, "auditStreams" as const]),
       organization: fc.option(fc.record({
         name: word.map((name) => `Acme ${name}`),
         logoUrl: fc.constantFrom(null, "https://acme.example/logo.png"),
@@ -400,6 +401,11 @@ describe("applying a plan", () => {
         picks: fc.array(fc.nat(), { maxLength: 2 }),
         grants: fc.subarray([{ organization: true as const, role: "viewer" as const }])
       }), { selector: (marketplace) => marketplace.name.toLowerCase(), maxLength: 2 }), { nil: undefined }),
+      // Paused: nothing is sent to these addresses.
+      auditStreams: fc.option(fc.uniqueArray(fc.record({
+        url: fc.constantFrom("http://127.0.0.1:9/siem", "http://127.0.0.1:9/bucket"),
+        description: fc.constantFrom(null, "SIEM", "Bucket")
+      }), { selector: (stream) => stream.url, maxLength: 2 }), { nil: undefined }),
       // OIDC connections, inactive (activating needs a test): settings, scopes in any order, endpoints or discovery.
       ssoConnections: fc.option(fc.uniqueArray(fc.record({
         name: fc.constantFrom("Okta", "Entra", "okta"),
@@ -412,13 +418,14 @@ describe("applying a plan", () => {
         method: fc.constantFrom("client_secret_basic" as const, "client_secret_post" as const),
         secret: secretRef
       }), { selector: (connection) => connection.name.toLowerCase(), maxLength: 2 }), { nil: undefined })
-    }).map(({ audit, ssoPolicy, authoritative, desktopDefaultPolicy, desktopPolicies, directory, invitations, llmProviders, marketplaces, mcpConnections, members, organization, plugins, scimConnections, ssoConnections, teams, templates }): typeof OrganizationDocument.Encoded => ({
+    }).map(({ audit, auditStreams, ssoPolicy, authoritative, desktopDefaultPolicy, desktopPolicies, directory, invitations, llmProviders, marketplaces, mcpConnections, members, organization, plugins, scimConnections, ssoConnections, teams, templates }): typeof OrganizationDocument.Encoded => ({
       version: 1,
       authoritative,
       ...(organization === undefined ? {} : { organization }),
       ...(directory === undefined ? {} : { directory }),
       ...(audit === undefined ? {} : { audit }),
       ...(ssoPolicy === undefined ? {} : { ssoPolicy }),
+      ...(auditStreams === undefined ? {} : { auditStreams: auditStreams.map((stream) => ({ ...stream, status: "paused" as const })) }),
       ...(members === undefined ? {} : {
         members: [{ email: org.owner.email, role: "owner" }, { email: org.admin.email, role: members.admin }, { email: org.member.email, role: members.member }]
       }),
@@ -1185,6 +1192,38 @@ describe("SSO connections in the document", () => {
     } finally {
       await idp.close()
     }
+  })
+})
+
+describe("audit streams in the document", () => {
+  it("makes streams named by URL, answers each new one's secret once, and changes and deletes them", async () => {
+    const org = await Http.staffed(server.url)
+    const siem = { url: "http://127.0.0.1:9/siem", description: "SIEM", status: "paused" as const }
+    const document = { version: 1 as const, auditStreams: [siem] }
+    const planned = ok(await api.organizationDocument.plan({ token: org.owner.token, payload: { document } }), 200)
+    expect(planned.changes).toEqual([{
+      action: "create",
+      kind: "auditStream",
+      name: siem.url,
+      fields: [{ field: "url", after: siem.url }, { field: "description", after: "SIEM" }, { field: "status", after: "paused" }]
+    }])
+    const applied = ok(await api.organizationDocument.apply({ token: org.owner.token, payload: { document, planHash: planned.planHash } }), 200)
+    expect(applied.auditStreamSecrets).toEqual([{ url: siem.url, secret: expect.stringMatching(/^whsec_/) }])
+    const exported = ok(await api.organizationDocument.export({ token: org.owner.token }), 200)
+    expect(exported.auditStreams).toEqual([siem])
+    expect(ok(await api.organizationDocument.plan({ token: org.owner.token, payload: { document: exported } }), 200).changes).toEqual([])
+    // Applied again: nothing made, no secret.
+    expect(ok(await api.organizationDocument.apply({ token: org.owner.token, payload: { document, planHash: planned.planHash } }), 200).auditStreamSecrets).toEqual([])
+
+    const changed = { version: 1 as const, auditStreams: [{ ...siem, description: null }] }
+    const update = ok(await api.organizationDocument.plan({ token: org.owner.token, payload: { document: changed } }), 200)
+    expect(update.changes.map((change) => change.fields)).toEqual([[{ field: "description", before: "SIEM", after: null }]])
+    ok(await api.organizationDocument.apply({ token: org.owner.token, payload: { document: changed, planHash: update.planHash } }), 200)
+    const emptied = { version: 1 as const, authoritative: ["auditStreams" as const], auditStreams: [] }
+    const deleting = ok(await api.organizationDocument.plan({ token: org.owner.token, payload: { document: emptied } }), 200)
+    expect(deleting.changes.map((change) => `${change.action} ${change.name}`)).toEqual([`delete ${siem.url}`])
+    ok(await api.organizationDocument.apply({ token: org.owner.token, payload: { document: emptied, planHash: deleting.planHash } }), 200)
+    expect(ok(await api.auditStreams.list({ token: org.owner.token }), 200).items).toEqual([])
   })
 })
 
