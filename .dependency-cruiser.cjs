@@ -115,7 +115,9 @@ const areas = {
     "sso/PolicyRepository",
     "audit/Streams",
     "audit/StreamsRepository",
-    "audit/StreamWake"
+    "audit/StreamWake",
+    "identity/ApiKeys",
+    "identity/ApiKeysRepository"
   ],
   policies: ["identity/Memberships"],
   // SSO sign-in makes people, members and team members as password sign-up and invitations do (JIT).

@@ -451,9 +451,11 @@ export const ConflictCode = Schema.Literals([
   // An organization's deletion and restoration.
   "organization_operates_instance",
   "organization_not_deleted",
-  // Organization as code: a plan applied to a state other than its own; a document that would lock its applier out.
+  // Organization as code: a plan applied to a state other than its own; a document that would lock its applier out;
+  // an API key a document names for a member other than its applier (a key acts as its maker).
   "plan_stale",
-  "document_locks_you_out"
+  "document_locks_you_out",
+  "api_key_maker"
 ]).annotate({ identifier: "ConflictCode" })
 export type ConflictCode = typeof ConflictCode.Type
 

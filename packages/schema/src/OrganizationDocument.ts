@@ -10,6 +10,7 @@
  */
 import * as Schema from "effect/Schema"
 import { RetentionDays } from "./Audit.js"
+import { ApiKeyScopeRequest, CreateApiKeyRequest } from "./ApiKeys.js"
 import { AuditStreamDescription, AuditStreamStatus, AuditStreamUrl, MAX_AUDIT_STREAMS } from "./AuditStreams.js"
 import { AccessRole } from "./Access.js"
 import { Email, Int, Timestamp, TrimmedText } from "./Common.js"
@@ -336,10 +337,25 @@ export const DocumentAuditStream = Schema.Struct({
 })
 export type DocumentAuditStream = typeof DocumentAuditStream.Type
 
+export const DocumentApiKey = Schema.Struct({
+  name: CreateApiKeyRequest.fields.name,
+  member: DocumentMemberName.annotate({ description: "The member it acts as (who made it), by email. An apply makes a key only for its applier." }),
+  scopes: Schema.NullOr(Schema.Array(ApiKeyScopeRequest).check(Schema.isMaxLength(100))).annotate({
+    description: "What it may do: actions, or `<area>.*` for all of an area's (the export writes an area's `.*` where the key holds all of it), compared as the actions they name. Null: a key from before keys had scopes (every action its maker's role allows)."
+  }),
+  expiresAt: Schema.NullOr(Timestamp).annotate({
+    description: "When it stops working (an expired key is not exported). Null: a key from before every key expired; a new key needs one."
+  })
+}).annotate({
+  identifier: "DocumentApiKey",
+  description: "An API key as declared metadata: its name, maker, scopes and expiry. Its secret is never in the document: the apply that makes a key answers it once (`apiKeys`)."
+})
+export type DocumentApiKey = typeof DocumentApiKey.Type
+
 /** The document's lists whose omissions a plan may delete. */
-export const DocumentCollection = Schema.Literals(["members", "invitations", "teams", "llmProviders", "mcpConnections", "scimConnections", "desktopPolicies", "templates", "plugins", "marketplaces", "ssoConnections", "auditStreams", "grants"]).annotate({
+export const DocumentCollection = Schema.Literals(["members", "invitations", "teams", "llmProviders", "mcpConnections", "scimConnections", "desktopPolicies", "templates", "plugins", "marketplaces", "ssoConnections", "auditStreams", "apiKeys", "grants"]).annotate({
   identifier: "DocumentCollection",
-  description: "A list of the document: `members`, `invitations`, `teams`, `llmProviders`, `mcpConnections`, `scimConnections`, `desktopPolicies`, `templates`, `plugins`, `marketplaces`, `ssoConnections`, `auditStreams`, or `grants` (every resource's grants)."
+  description: "A list of the document: `members`, `invitations`, `teams`, `llmProviders`, `mcpConnections`, `scimConnections`, `desktopPolicies`, `templates`, `plugins`, `marketplaces`, `ssoConnections`, `auditStreams`, `apiKeys`, or `grants` (every resource's grants)."
 })
 export type DocumentCollection = typeof DocumentCollection.Type
 
@@ -348,9 +364,9 @@ export const OrganizationDocument = Schema.Struct({
     description: "Where an editor finds this document's JSON Schema; the server ignores it."
   }),
   version: Schema.Literal(ORGANIZATION_DOCUMENT_VERSION).annotate({ description: "The document format's version." }),
-  authoritative: Schema.optionalKey(Schema.Array(DocumentCollection).check(Schema.isMaxLength(13))).annotateKey({
+  authoritative: Schema.optionalKey(Schema.Array(DocumentCollection).check(Schema.isMaxLength(14))).annotateKey({
     description:
-      "The lists whose omissions are deletes: a member, pending invitation, team, LLM provider, MCP connection, SCIM connection, desktop policy, template, plugin, marketplace, SSO connection or audit stream that such a list leaves out is removed, cancelled or deleted by the plan; with `grants`, a grant a resource's `grants` leaves out is revoked. Every other list is additive (the default): what it leaves out stays. The export writes none."
+      "The lists whose omissions are deletes: a member, pending invitation, team, LLM provider, MCP connection, SCIM connection, desktop policy, template, plugin, marketplace, SSO connection, audit stream or API key that such a list leaves out is removed, cancelled or deleted by the plan; with `grants`, a grant a resource's `grants` leaves out is revoked. Every other list is additive (the default): what it leaves out stays. The export writes none."
   }),
   organization: Schema.optionalKey(DocumentOrganization).annotateKey({ description: "Absent: the plan leaves the profile as it is." }),
   directory: Schema.optionalKey(DocumentDirectory).annotateKey({ description: "Absent: the plan leaves the setting as it is." }),
@@ -395,11 +411,14 @@ export const OrganizationDocument = Schema.Struct({
   }),
   auditStreams: Schema.optionalKey(Schema.Array(DocumentAuditStream).check(Schema.isMaxLength(MAX_AUDIT_STREAMS))).annotateKey({
     description: "Its audit streams, sorted by URL. Absent: the plan changes none; `[]` names none."
+  }),
+  apiKeys: Schema.optionalKey(Schema.Array(DocumentApiKey).check(Schema.isMaxLength(DOCUMENT_MAX_TEAMS))).annotateKey({
+    description: "Its API keys that have not expired, sorted by name. Absent: the plan changes none; `[]` names none (authoritative: every key is revoked)."
   })
 }).annotate({
   identifier: "OrganizationDocument",
   description:
-    "An organization described as code: its profile, member directory, audit log settings, SSO policy, members, pending invitations, teams, LLM providers, MCP connections, SCIM connections, desktop policies, templates, plugins, marketplaces, SSO connections and audit streams. The export writes every part; a document given to a plan may leave parts out.",
+    "An organization described as code: its profile, member directory, audit log settings, SSO policy, members, pending invitations, teams, LLM providers, MCP connections, SCIM connections, desktop policies, templates, plugins, marketplaces, SSO connections, audit streams and API keys. The export writes every part; a document given to a plan may leave parts out.",
   examples: [{
     version: ORGANIZATION_DOCUMENT_VERSION,
     organization: { name: acme.name, logoUrl: null, metadata: { costCenter: "R&D-42" } },
@@ -457,13 +476,14 @@ export type ExportedDocument = OrganizationDocument & {
   readonly marketplaces: ReadonlyArray<DocumentMarketplace>
   readonly ssoConnections: ReadonlyArray<DocumentSsoConnection>
   readonly auditStreams: ReadonlyArray<DocumentAuditStream>
+  readonly apiKeys: ReadonlyArray<DocumentApiKey>
 }
 
 export const PlanDocumentRequest = Schema.Struct({ document: OrganizationDocument }).annotate({
   examples: [{ document: { version: ORGANIZATION_DOCUMENT_VERSION, teams: [{ name: "Platform", externalKey: null, members: [] }] } }]
 })
 
-export const DocumentChangeKind = Schema.Literals(["organization", "directory", "audit", "member", "invitation", "team", "llmProvider", "mcpConnection", "scimConnection", "desktopPolicy", "template", "plugin", "marketplace", "ssoConnection", "ssoPolicy", "auditStream"]).annotate({
+export const DocumentChangeKind = Schema.Literals(["organization", "directory", "audit", "member", "invitation", "team", "llmProvider", "mcpConnection", "scimConnection", "desktopPolicy", "template", "plugin", "marketplace", "ssoConnection", "ssoPolicy", "auditStream", "apiKey"]).annotate({
   identifier: "DocumentChangeKind",
   description: "What a change is about."
 })
@@ -482,7 +502,7 @@ export const DocumentChange = Schema.Struct({
     description: "`create`: the document names what the organization does not have (a team, an invitation sent); `update`: fields differ; `delete`: an authoritative list leaves it out (a member removed, an invitation cancelled, a team deleted)."
   }),
   kind: DocumentChangeKind,
-  name: Schema.String.annotate({ description: "Which one: the member's or invitation's email, the team's, LLM provider's, MCP connection's, SCIM connection's, desktop policy's, template's, plugin's, marketplace's or SSO connection's name, an audit stream's URL (`default` for the default desktop policy); `organization`, `directory`, `audit` and `ssoPolicy` for those." }),
+  name: Schema.String.annotate({ description: "Which one: the member's or invitation's email, the team's, LLM provider's, MCP connection's, SCIM connection's, desktop policy's, template's, plugin's, marketplace's or SSO connection's name, an API key's name, an audit stream's URL (`default` for the default desktop policy); `organization`, `directory`, `audit` and `ssoPolicy` for those." }),
   fields: Schema.Array(DocumentFieldChange).annotate({ description: "Every field that changes, with before and after." })
 }).annotate({ identifier: "DocumentChange" })
 export type DocumentChange = typeof DocumentChange.Type
@@ -547,6 +567,9 @@ export class AppliedPlan extends Schema.Class<AppliedPlan>("AppliedPlan")(Schema
   inviteTokens: Schema.Array(Schema.Struct({ email: Email, inviteToken: Schema.String })).annotate({
     description: "The token of each invitation the apply sent with delivery `shown`, shown this once as `POST /v1/invitations` shows it: hand it to the invitee. Empty for mailed ones."
   }),
+  apiKeys: Schema.Array(Schema.Struct({ name: Schema.String, key: Schema.String })).annotate({
+    description: "Each API key the apply made (created, or made again with other scopes or expiry), shown this once as `POST /v1/api-keys` shows it."
+  }),
   auditStreamSecrets: Schema.Array(Schema.Struct({ url: Schema.String, secret: Schema.String })).annotate({
     description: "The signing secret of each audit stream the apply created, shown this once as `POST /v1/audit/streams` shows it: keep it where the receiver reads it."
   })
@@ -557,6 +580,7 @@ export class AppliedPlan extends Schema.Class<AppliedPlan>("AppliedPlan")(Schema
     changes: [{ action: "update", kind: "member", name: grace.email, fields: [{ field: "role", before: "member", after: "admin" }] }],
     liveHash: "sha256:6b86b273ff34fce19d6b804eff5a3f5747ada4eaa22f1d49c01e52ddb7875b4b",
     inviteTokens: [],
+    apiKeys: [],
     auditStreamSecrets: []
   }]
 })) {}

@@ -92,6 +92,12 @@ const exported: fc.Arbitrary<ExportedDocument> = fc.record({
       saml: connection.saml ? { source: "metadataUrl" as const, url: "https://idp.example/metadata", allowIdpInitiated: false, relayStateAllowList: [] } : null
     }
   }).sort((left, right) => byText(left.name, right.name)),
+  apiKeys: members.slice(0, 2).map((member, index) => ({
+    name: `key ${index}`,
+    member: member.email,
+    scopes: index === 0 ? ["teams.read", "members.read"] : null,
+    expiresAt: new Date(Date.UTC(2030, 0, 1 + index))
+  })),
   auditStreams: streams.map((stream) => ({ url: stream.url, description: stream.description, status: stream.paused ? "paused" as const : "active" as const }))
     .sort((left, right) => byText(left.url, right.url))
 }))
@@ -175,7 +181,8 @@ describe("the planner", () => {
         oidc: { issuer: "https://login.acme.example", endpoints: null, clientId: "orgplane", clientSecret: { from: "env:OKTA", version: 1 }, scopes: ["openid"], tokenEndpointAuthMethod: "client_secret_basic" },
         saml: null
       }],
-      auditStreams: []
+      auditStreams: [],
+      apiKeys: []
     }
     const { problems } = plan(live, {
       version: 1,

@@ -160,6 +160,7 @@ export const apply = Commands.endpoint("apply", {
         : `Applied ${applied.changes.length} change${applied.changes.length === 1 ? "" : "s"} (plan ${applied.planHash}):`,
       ...applied.changes.map((change) => `  ${change.action} ${change.kind} ${change.name}`),
       ...applied.inviteTokens.map(({ email, inviteToken }) => `Invitation for ${email}: ${inviteToken} (shown once: hand it to them).`),
+      ...applied.apiKeys.map(({ key, name }) => `API key ${name}: ${key} (shown once: keep it where it is used).`),
       ...applied.auditStreamSecrets.map(({ secret, url }) => `Audit stream ${url} signs with: ${secret} (shown once: give it to the receiver).`),
       `Live state now ${applied.liveHash}.`
     ].join("\n")

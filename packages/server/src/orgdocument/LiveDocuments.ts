@@ -6,6 +6,7 @@
  */
 import {
   AUDIT_RETENTION_DEFAULT_DAYS,
+  collapseScopes,
   type DocumentChange,
   DocumentDrift,
   type DocumentGrant,
@@ -32,6 +33,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { Access, type ActiveGrant, LlmProviderKind, MarketplaceKind, McpConnectionKind, PluginKind, TemplateKind } from "../access/Access.js"
 import { AuditRepository } from "../audit/AuditRepository.js"
+import { ApiKeysRepository } from "../identity/ApiKeysRepository.js"
 import { StreamsRepository } from "../audit/StreamsRepository.js"
 import { MarketplacesRepository } from "../catalog/MarketplacesRepository.js"
 import { PluginsRepository } from "../catalog/PluginsRepository.js"
@@ -249,6 +251,7 @@ const make = Effect.gen(function*() {
   const ssoRows = yield* SsoRepository
   const ssoPolicies = yield* PolicyRepository
   const streamRows = yield* StreamsRepository
+  const keyRows = yield* ApiKeysRepository
   const { catalog } = yield* LlmConfig
 
   /**
@@ -317,6 +320,8 @@ const make = Effect.gen(function*() {
     const ssoDomains = yield* ssoRows.connectionDomains(organizationId, ssoConnections.map((row) => row.id))
     // At most MAX_AUDIT_STREAMS: one page.
     const streams = (yield* streamRows.list(organizationId, { limit: PAGE })).items
+    const keys = (yield* everyPage((cursor) => keyRows.list(organizationId, cursor === undefined ? { limit: PAGE } : { limit: PAGE, cursor })))
+      .filter((key) => key.expiresAt === null || key.expiresAt.getTime() > at.getTime())
     const byName = (left: string, right: string) => Plan.byText(Plan.matchKey(left), Plan.matchKey(right))
     const secrets = new Map((yield* documents.secrets(organizationId)).map((row) => [storedKey(row.resourceId, row.field), row]))
 
@@ -392,7 +397,13 @@ const make = Effect.gen(function*() {
       ssoConnections: ssoConnections.map((row) => ssoConnectionOf(row, ssoDomains, teamNames, secrets))
         .sort((left, right) => Plan.byText(left.name, right.name)),
       auditStreams: streams.map((row) => ({ url: row.url, description: row.description, status: row.status }))
-        .sort((left, right) => Plan.byText(left.url, right.url))
+        .sort((left, right) => Plan.byText(left.url, right.url)),
+      apiKeys: keys.map((key) => ({
+        name: key.name,
+        member: names.get(key.createdByOrgMembershipId) ?? key.createdByOrgMembershipId,
+        scopes: key.scopes === null ? null : [...collapseScopes(key.scopes)],
+        expiresAt: key.expiresAt
+      })).sort((left, right) => Plan.byText(left.name, right.name) || Plan.byText(left.member, right.member))
     } satisfies ExportedDocument
     return {
       document,
@@ -408,6 +419,7 @@ const make = Effect.gen(function*() {
       marketplaces: new Map(marketplaces.map((marketplace) => [Plan.matchKey(marketplace.name), marketplace.id])),
       ssoConnections: new Map(ssoConnections.map((row) => [Plan.matchKey(row.name), row.id])),
       auditStreams: new Map(streams.map((row) => [Plan.matchKey(row.url), row.id])),
+      apiKeys: new Map(keys.map((key) => [Plan.matchKey(key.name), key.id])),
       /** The fingerprint of each secret field's ciphertext now, by kind and name (`secretKey`). */
       fingerprints: new Map<string, string | null>([
         ...providers.flatMap((row) => [
@@ -476,6 +488,8 @@ const make = Effect.gen(function*() {
           return current.ssoConnections.get(key)
         case "auditStream":
           return current.auditStreams.get(key)
+        case "apiKey":
+          return current.apiKeys.get(key)
       }
     }
     const ids = [...new Set(changes.flatMap((change) => idOf(change) ?? []))]
@@ -488,6 +502,7 @@ const make = Effect.gen(function*() {
         : change.kind === "audit" ? action === "audit.settings.update"
         : change.kind === "ssoPolicy" ? action === "sso.policy.update"
         : change.kind === "auditStream" ? action === "audit.stream.create" || action === "audit.stream.update" || action === "audit.stream.delete"
+        : change.kind === "apiKey" ? action === "api_key.create" || action === "api_key.revoke"
         : change.kind === "llmProvider" ? llmChanges.has(action)
         : change.kind === "mcpConnection" ? mcpChanges.has(action)
         : change.kind === "scimConnection" ? action.startsWith("scim.connection.")
@@ -537,6 +552,7 @@ export class LiveDocuments extends Context.Service<LiveDocuments>()("@orgplane/s
       SsoRepository.layer,
       PolicyRepository.layer,
       StreamsRepository.layer,
+      ApiKeysRepository.layer,
       DocumentsRepository.layer,
       AuditRepository.layer
     ])

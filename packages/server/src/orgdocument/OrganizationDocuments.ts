@@ -22,6 +22,7 @@ import {
   type Unauthorized,
   InvalidRequest,
   OrganizationPlan,
+  type ApiKeyId,
   type MarketplaceId,
   type MemberContext,
   type PluginId,
@@ -49,6 +50,7 @@ import { Streams } from "../audit/Streams.js"
 import { StreamWake } from "../audit/StreamWake.js"
 import { Marketplaces } from "../catalog/Marketplaces.js"
 import { Plugins } from "../catalog/Plugins.js"
+import { ApiKeys } from "../identity/ApiKeys.js"
 import { Organizations } from "../identity/Organizations.js"
 import { ServerConfig } from "../platform/Config.js"
 import { Outbound } from "../platform/Outbound.js"
@@ -113,6 +115,7 @@ const applyOrder = (change: DocumentChange): number => {
     case "plugin":
     case "ssoConnection":
     case "auditStream":
+    case "apiKey":
       return change.action === "delete" ? 8 : 8.5
     case "marketplace":
       return change.action === "delete" ? 8 : 8.75
@@ -165,7 +168,8 @@ const readsOf = [
   "desktopPolicies.manage",
   "templates.read",
   "catalog.read",
-  "sso.manage"
+  "sso.manage",
+  "apiKeys.manage"
 ] as const
 
 /** What each secret field takes, by kind and field (`Plan.secretFields`): checked before anything is written. */
@@ -199,6 +203,7 @@ const make = Effect.gen(function*() {
   const sso = yield* Sso
   const ssoPolicy = yield* SsoPolicy
   const streams = yield* Streams
+  const apiKeys = yield* ApiKeys
   /** What a stream's URL is checked with (the outbound guard and its settings), as the audit group's handlers have them. */
   const serverConfig = yield* ServerConfig
   const outbound = yield* Outbound
@@ -248,6 +253,7 @@ const make = Effect.gen(function*() {
     caller: MemberContext,
     current: ExportedDocument,
     ssoConnections: ReadonlyMap<string, string>,
+    apiKeys: ReadonlyMap<string, string>,
     changes: ReadonlyArray<DocumentChange>
   ) => {
     const signedInThrough = caller.credential._tag === "Session" ? caller.credential.ssoConnectionId : null
@@ -256,6 +262,17 @@ const make = Effect.gen(function*() {
       change.kind === "ssoConnection" && Plan.matchKey(change.name) === connection &&
       (change.action === "delete" || change.fields.some((field) => field.field === "active" && field.after === false))
     )
+    const ownKey = caller.credential._tag === "ApiKey" ? caller.credential.apiKeyId : null
+    const keyName = ownKey === null ? undefined : [...apiKeys].find(([, id]) => id === ownKey)?.[0]
+    const revokesOwn = keyName === undefined
+      ? undefined
+      : changes.find((change) => change.kind === "apiKey" && change.action !== "create" && Plan.matchKey(change.name) === keyName)
+    if (revokesOwn !== undefined) {
+      return Effect.fail(new Conflict({
+        error: "document_locks_you_out",
+        message: `The document ${revokesOwn.action === "delete" ? "revokes" : "makes again (revoking it)"} the API key you are applying it with (${revokesOwn.name}): apply it with another key or a session.`
+      }))
+    }
     if (cut !== undefined) {
       return Effect.fail(new Conflict({
         error: "document_locks_you_out",
@@ -341,9 +358,11 @@ const make = Effect.gen(function*() {
     yield* describe({ planHash })
     const inviteTokens: Array<{ readonly email: string; readonly inviteToken: string }> = []
     const auditStreamSecrets: Array<{ readonly url: string; readonly secret: string }> = []
+    const madeKeys: Array<{ readonly name: string; readonly key: string }> = []
     const applied = yield* transactionThen(Effect.gen(function*() {
       inviteTokens.length = 0
       auditStreamSecrets.length = 0
+      madeKeys.length = 0
       yield* lockLimit("organization-document", caller.organization.id)
       const before = yield* reader.live(caller.organization.id)
       const planned = yield* planOf(before.document, document)
@@ -354,7 +373,7 @@ const make = Effect.gen(function*() {
           message: `The organization's plan of this document is no longer the one given (its live state is now ${planned.liveHash}, its plan ${planned.planHash}, with ${planned.changes.length} changes): plan again and review it.`
         })
       }
-      yield* keepsApplier(caller, before.document, before.ssoConnections, planned.changes)
+      yield* keepsApplier(caller, before.document, before.ssoConnections, before.apiKeys, planned.changes)
       yield* secretsGiven(planned.changes, secrets)
       const wanted = {
         members: byKey(document.members, (member) => member.email),
@@ -368,7 +387,8 @@ const make = Effect.gen(function*() {
         plugins: byKey(document.plugins, (plugin) => plugin.name),
         marketplaces: byKey(document.marketplaces, (marketplace) => marketplace.name),
         ssoConnections: byKey(document.ssoConnections, (connection) => connection.name),
-        auditStreams: byKey(document.auditStreams, (stream) => stream.url)
+        auditStreams: byKey(document.auditStreams, (stream) => stream.url),
+        apiKeys: byKey(document.apiKeys, (key) => key.name)
       }
       const valueOf = (reference: SecretReference) => secrets[reference.from]!
       /** Teams' ids once earlier steps ran (a team a grant or policy names may be this apply's); members are not made. */
@@ -775,6 +795,31 @@ const make = Effect.gen(function*() {
             })
             return Effect.andThen(Effect.andThen(deactivate, update), activate)
           }
+          case "apiKey": {
+            const revoke = () => {
+              const id = before.apiKeys.get(key)! as ApiKeyId
+              return recorder.recordStep("api_key.revoke", [id], apiKeys.revoke(caller, id))
+            }
+            if (change.action === "delete") return revoke()
+            const wantedKey = wanted.apiKeys.get(key)!
+            // A key acts as its maker: only its maker makes it.
+            if (Plan.matchKey(wantedKey.member) !== Plan.matchKey(caller.user.email ?? caller.membership.id)) {
+              return Effect.fail(new Conflict({
+                error: "api_key_maker",
+                message: `A key acts as the member who makes it: ${wantedKey.member} applies this document to make it (or it names you as its member).`
+              }))
+            }
+            const make = Effect.flatMap(
+              recorder.recordStep("api_key.create", [], apiKeys.create(caller, {
+                name: wantedKey.name,
+                ...(wantedKey.expiresAt === null ? {} : { expiresAt: wantedKey.expiresAt }),
+                ...(wantedKey.scopes === null ? {} : { scopes: wantedKey.scopes })
+              })),
+              ({ key: made }) => Effect.sync(() => void madeKeys.push({ name: wantedKey.name, key: made }))
+            )
+            // Keys do not change: a key with other scopes or expiry is made again.
+            return change.action === "create" ? make : Effect.andThen(revoke(), make)
+          }
           case "auditStream": {
             if (change.action === "delete") {
               const id = before.auditStreams.get(key)!
@@ -833,7 +878,7 @@ const make = Effect.gen(function*() {
       })
       return { changes: planned.changes, liveHash: Plan.hashOf(documentText((yield* reader.live(caller.organization.id)).document)) }
     }))
-    return new AppliedPlan({ planHash, changes: applied.changes, liveHash: applied.liveHash, inviteTokens, auditStreamSecrets })
+    return new AppliedPlan({ planHash, changes: applied.changes, liveHash: applied.liveHash, inviteTokens, apiKeys: madeKeys, auditStreamSecrets })
   })
 
   /** `GET /v1/organization/document/drift`: the caller's organization against its last applied document. */
@@ -866,6 +911,7 @@ export class OrganizationDocuments extends Context.Service<OrganizationDocuments
       SsoPolicy.layer.pipe(Layer.provide(ssoLayer)),
       // The same wake as the audit group's (one layer, built once): a stream made here is looked at at once.
       Streams.layer.pipe(Layer.provide(StreamWake.layer)),
+      ApiKeys.layer,
       LiveDocuments.layer,
       DocumentsRepository.layer,
       Audit.layer

@@ -8,6 +8,11 @@
  * deletes what it leaves out, any other list deletes nothing; members and invitations are matched by email and teams
  * by name, ignoring case; `suspended` and `directoryManaged` are the directory's and are never planned.
  */
+import {
+  collapseScopes,
+  type DocumentApiKey,
+  expandScopes
+} from "@orgplane/schema"
 import type {
   DocumentAuditStream,
   DocumentChange,
@@ -330,6 +335,15 @@ const ssoFieldNames = [
 ] as const
 /** The fields an active connection keeps (the API's rule): a change of any other needs a new test. */
 const ssoLiveFields = new Set(["name", "jit", "active"])
+
+/** An API key's fields as the plan compares them: its scopes as the actions they name (collapsed again), its expiry as ISO text. */
+const apiKeyFields = (key: DocumentApiKey) => ({
+  name: key.name,
+  member: key.member,
+  scopes: key.scopes === null ? null : [...collapseScopes(expandScopes(key.scopes))],
+  expiresAt: key.expiresAt === null ? null : key.expiresAt.toISOString()
+})
+const apiKeyFieldNames = ["name", "member", "scopes", "expiresAt"] as const
 
 const streamFields = (stream: DocumentAuditStream) => ({ url: stream.url, description: stream.description, status: stream.status })
 const streamFieldNames = ["url", "description", "status"] as const
@@ -870,6 +884,36 @@ export const plan = (
     deleteLeftOut("ssoConnections", "ssoConnection", liveConnections, wanted, ssoFields, ssoFieldNames)
   }
 
+  if (document.apiKeys !== undefined) {
+    const liveKeys = byName(live.apiKeys)
+    const wanted = keyed(document.apiKeys, (key) => key.name, (index) => ["document", "apiKeys", index, "name"], problems)
+    for (const [name, { index, item }] of wanted) {
+      const at = (...path: ReadonlyArray<string | number>) => ["document", "apiKeys", index, ...path]
+      const one = theOne(liveKeys.get(name), "API keys", at("name"))
+      if (one === undefined) continue
+      const maker = memberProblem(item.member)
+      if (maker !== undefined) {
+        problems.push({ path: at("member"), message: maker })
+        continue
+      }
+      const after = apiKeyFields({ ...item, member: memberName(item.member) })
+      const current = one.current
+      const fields = current === undefined ? created(after, apiKeyFieldNames) : differing(apiKeyFields(current), after, apiKeyFieldNames)
+      if (fields.length === 0) continue
+      // A change makes the key again: it needs what a new key needs.
+      const refused = [
+        ...(item.scopes === null ? [{ path: at("scopes"), message: "must name the key's scopes to make it (null is only a key from before keys had scopes)" }] : []),
+        ...(item.expiresAt === null ? [{ path: at("expiresAt"), message: "must say when the key expires to make it (every key expires)" }] : [])
+      ]
+      problems.push(...refused)
+      if (refused.length > 0) continue
+      changes.push(current === undefined
+        ? { action: "create", kind: "apiKey", name: item.name, fields }
+        : { action: "update", kind: "apiKey", name: current.name, fields })
+    }
+    deleteLeftOut("apiKeys", "apiKey", liveKeys, wanted, apiKeyFields, apiKeyFieldNames)
+  }
+
   if (document.auditStreams !== undefined) {
     // Named by URL: the list's `name` is its URL.
     const named = <A extends DocumentAuditStream>(stream: A) => ({ ...stream, name: stream.url })
@@ -912,7 +956,7 @@ export const plan = (
   return { changes: sortChanges(changes), problems }
 }
 
-const kindOrder = ["organization", "directory", "audit", "ssoPolicy", "member", "invitation", "team", "llmProvider", "mcpConnection", "scimConnection", "desktopPolicy", "template", "plugin", "marketplace", "ssoConnection", "auditStream"] as const
+const kindOrder = ["organization", "directory", "audit", "ssoPolicy", "member", "invitation", "team", "llmProvider", "mcpConnection", "scimConnection", "desktopPolicy", "template", "plugin", "marketplace", "ssoConnection", "auditStream", "apiKey"] as const
 
 /** The document's order: by kind, then by name. */
 const sortChanges = (changes: Array<DocumentChange>) =>

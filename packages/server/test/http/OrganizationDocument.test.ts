@@ -100,7 +100,8 @@ describe("the organization's document", () => {
       plugins: [],
       marketplaces: [],
       ssoConnections: [],
-      auditStreams: []
+      auditStreams: [],
+      apiKeys: []
     })
     expect(Object.keys(document.organization?.metadata ?? {})).toEqual(["alpha", "zeta"])
     // The same state, the same bytes.
@@ -317,10 +318,11 @@ describe("applying a plan", () => {
     // SCIM connections need the enterprise plan.
     await server.sql((sql) => sql`UPDATE organizations SET plan = 'enterprise' WHERE id = ${org.organizationId}`)
     const people = [org.owner.email, org.admin.email, org.member.email]
+    const startedAt = Date.now()
     const word = fc.constantFrom("alpha", "beta", "gamma", "Delta")
     const secretRef = fc.record({ from: fc.constantFrom("env:KEY_A", "env:KEY_B", "file:keys/b.key"), version: fc.integer({ min: 0, max: 2 }) })
     const document = fc.record({
-      authoritative: fc.subarray(["invitations" as const, "teams" as const, "llmProviders" as const, "mcpConnections" as const, "scimConnections" as const, "desktopPolicies" as const, "templates" as const, "plugins" as const, "marketplaces" as const, "ssoConnections" as const, "auditStreams" as const]),
+      authoritative: fc.subarray(["invitations" as const, "teams" as const, "llmProviders" as const, "mcpConnections" as const, "scimConnections" as const, "desktopPolicies" as const, "templates" as const, "plugins" as const, "marketplaces" as const, "ssoConnections" as const, "auditStreams" as const, "apiKeys" as const]),
       organization: fc.option(fc.record({
         name: word.map((name) => `Acme ${name}`),
         logoUrl: fc.constantFrom(null, "https://acme.example/logo.png"),
@@ -401,6 +403,12 @@ describe("applying a plan", () => {
         picks: fc.array(fc.nat(), { maxLength: 2 }),
         grants: fc.subarray([{ organization: true as const, role: "viewer" as const }])
       }), { selector: (marketplace) => marketplace.name.toLowerCase(), maxLength: 2 }), { nil: undefined }),
+      // The owner's own keys (a key acts as its maker), expiring within the longest lifetime.
+      apiKeys: fc.option(fc.uniqueArray(fc.record({
+        name: fc.constantFrom("CI", "Deploy", "ci"),
+        scopes: fc.subarray<"teams.read" | "members.read" | "teams.*">(["teams.read", "members.read", "teams.*"], { minLength: 1 }),
+        days: fc.integer({ min: 1, max: 30 })
+      }), { selector: (key) => key.name.toLowerCase(), maxLength: 2 }), { nil: undefined }),
       // Paused: nothing is sent to these addresses.
       auditStreams: fc.option(fc.uniqueArray(fc.record({
         url: fc.constantFrom("http://127.0.0.1:9/siem", "http://127.0.0.1:9/bucket"),
@@ -418,13 +426,21 @@ describe("applying a plan", () => {
         method: fc.constantFrom("client_secret_basic" as const, "client_secret_post" as const),
         secret: secretRef
       }), { selector: (connection) => connection.name.toLowerCase(), maxLength: 2 }), { nil: undefined })
-    }).map(({ audit, auditStreams, ssoPolicy, authoritative, desktopDefaultPolicy, desktopPolicies, directory, invitations, llmProviders, marketplaces, mcpConnections, members, organization, plugins, scimConnections, ssoConnections, teams, templates }): typeof OrganizationDocument.Encoded => ({
+    }).map(({ apiKeys, audit, auditStreams, ssoPolicy, authoritative, desktopDefaultPolicy, desktopPolicies, directory, invitations, llmProviders, marketplaces, mcpConnections, members, organization, plugins, scimConnections, ssoConnections, teams, templates }): typeof OrganizationDocument.Encoded => ({
       version: 1,
       authoritative,
       ...(organization === undefined ? {} : { organization }),
       ...(directory === undefined ? {} : { directory }),
       ...(audit === undefined ? {} : { audit }),
       ...(ssoPolicy === undefined ? {} : { ssoPolicy }),
+      ...(apiKeys === undefined ? {} : {
+        apiKeys: apiKeys.map((key) => ({
+          name: key.name,
+          member: org.owner.email.toUpperCase(),
+          scopes: key.scopes,
+          expiresAt: new Date(startedAt + key.days * 86_400_000).toISOString()
+        }))
+      }),
       ...(auditStreams === undefined ? {} : { auditStreams: auditStreams.map((stream) => ({ ...stream, status: "paused" as const })) }),
       ...(members === undefined ? {} : {
         members: [{ email: org.owner.email, role: "owner" }, { email: org.admin.email, role: members.admin }, { email: org.member.email, role: members.member }]
@@ -1192,6 +1208,46 @@ describe("SSO connections in the document", () => {
     } finally {
       await idp.close()
     }
+  })
+})
+
+describe("API keys in the document", () => {
+  it("makes the applier's keys from their metadata, answers each key once, makes one again to change it, and never revokes the applier's own", async () => {
+    const org = await Http.staffed(server.url)
+    const expiresAt = new Date(Date.now() + 30 * 86_400_000).toISOString()
+    const reads = ["organizations.*", "members.*", "invitations.*", "teams.*", "audit.*", "llmProviders.*", "mcp.*", "scim.*", "desktopPolicies.*", "templates.*", "catalog.*", "sso.*", "apiKeys.*"] as const
+    const deploy = { name: "Deploy", member: org.owner.email, scopes: ["teams.read" as const], expiresAt }
+    const document = { version: 1 as const, apiKeys: [deploy] }
+    const planned = ok(await api.organizationDocument.plan({ token: org.owner.token, payload: { document } }), 200)
+    expect(planned.changes.map((change) => `${change.action} ${change.kind} ${change.name}`)).toEqual(["create apiKey Deploy"])
+    const applied = ok(await api.organizationDocument.apply({ token: org.owner.token, payload: { document, planHash: planned.planHash } }), 200)
+    expect(applied.apiKeys).toEqual([{ name: "Deploy", key: expect.stringMatching(/^opk_/) }])
+    const first = applied.apiKeys[0]!.key
+    expect((await api.teams.list({ apiKey: first })).status).toBe(200)
+    const exported = ok(await api.organizationDocument.export({ token: org.owner.token }), 200)
+    expect(exported.apiKeys).toEqual([{ ...deploy, expiresAt: new Date(expiresAt).toISOString() }])
+    expect(ok(await api.organizationDocument.plan({ token: org.owner.token, payload: { document: exported } }), 200).changes).toEqual([])
+
+    // Other scopes: the key is made again; the old one stops working.
+    const wider = { version: 1 as const, apiKeys: [{ ...deploy, scopes: [...reads] }] }
+    const widening = ok(await api.organizationDocument.plan({ token: org.owner.token, payload: { document: wider } }), 200)
+    expect(widening.changes.map((change) => change.fields.map((field) => field.field))).toEqual([["scopes"]])
+    const remade = ok(await api.organizationDocument.apply({ token: org.owner.token, payload: { document: wider, planHash: widening.planHash } }), 200).apiKeys[0]!.key
+    expect((await api.teams.list({ apiKey: first })).status).toBe(401)
+
+    // Applied with that key, a document that revokes it is refused; so is a key for another member.
+    const emptied = { version: 1 as const, authoritative: ["apiKeys" as const], apiKeys: [] }
+    const revoking = ok(await api.organizationDocument.plan({ apiKey: remade, payload: { document: emptied } }), 200)
+    const ownKey = await api.organizationDocument.apply({ apiKey: remade, payload: { document: emptied, planHash: revoking.planHash } })
+    expect(ownKey.status).toBe(409)
+    expect(ownKey.body).toMatchObject({ error: "document_locks_you_out" })
+    const forAdmin = { version: 1 as const, apiKeys: [{ ...deploy, name: "Admin's", member: org.admin.email }] }
+    const adminKey = ok(await api.organizationDocument.plan({ token: org.owner.token, payload: { document: forAdmin } }), 200)
+    const notMaker = await api.organizationDocument.apply({ token: org.owner.token, payload: { document: forAdmin, planHash: adminKey.planHash } })
+    expect(notMaker.status).toBe(409)
+    expect(notMaker.body).toMatchObject({ error: "api_key_maker" })
+    ok(await api.organizationDocument.apply({ token: org.owner.token, payload: { document: emptied, planHash: revoking.planHash } }), 200)
+    expect((await api.teams.list({ apiKey: remade })).status).toBe(401)
   })
 })
 
