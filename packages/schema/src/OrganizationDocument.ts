@@ -279,6 +279,17 @@ export const DocumentMarketplace = Schema.Struct({
 })
 export type DocumentMarketplace = typeof DocumentMarketplace.Type
 
+export const DocumentDomain = Schema.Struct({
+  domain: SsoDomain,
+  verified: Schema.optionalKey(Schema.Literal(true)).annotateKey({
+    description: "Present, and true, for a domain verified by its DNS record: DNS, not the document, decides it."
+  })
+}).annotate({
+  identifier: "DocumentDomain",
+  description: "An email domain of the organization. Naming one claims it (a verification record is made, `POST /v1/sso/request-domain-verification`); it is verified by DNS (`POST /v1/sso/verify-domain`), never by the document."
+})
+export type DocumentDomain = typeof DocumentDomain.Type
+
 const claimName = (description: string) => TrimmedText(1, 255, description)
 
 export const DocumentSsoConnection = Schema.Struct({
@@ -353,9 +364,9 @@ export const DocumentApiKey = Schema.Struct({
 export type DocumentApiKey = typeof DocumentApiKey.Type
 
 /** The document's lists whose omissions a plan may delete. */
-export const DocumentCollection = Schema.Literals(["members", "invitations", "teams", "llmProviders", "mcpConnections", "scimConnections", "desktopPolicies", "templates", "plugins", "marketplaces", "ssoConnections", "auditStreams", "apiKeys", "grants"]).annotate({
+export const DocumentCollection = Schema.Literals(["members", "invitations", "teams", "llmProviders", "mcpConnections", "scimConnections", "desktopPolicies", "templates", "plugins", "marketplaces", "ssoConnections", "auditStreams", "apiKeys", "domains", "grants"]).annotate({
   identifier: "DocumentCollection",
-  description: "A list of the document: `members`, `invitations`, `teams`, `llmProviders`, `mcpConnections`, `scimConnections`, `desktopPolicies`, `templates`, `plugins`, `marketplaces`, `ssoConnections`, `auditStreams`, `apiKeys`, or `grants` (every resource's grants)."
+  description: "A list of the document: `members`, `invitations`, `teams`, `llmProviders`, `mcpConnections`, `scimConnections`, `desktopPolicies`, `templates`, `plugins`, `marketplaces`, `ssoConnections`, `auditStreams`, `apiKeys`, `domains`, or `grants` (every resource's grants)."
 })
 export type DocumentCollection = typeof DocumentCollection.Type
 
@@ -364,9 +375,9 @@ export const OrganizationDocument = Schema.Struct({
     description: "Where an editor finds this document's JSON Schema; the server ignores it."
   }),
   version: Schema.Literal(ORGANIZATION_DOCUMENT_VERSION).annotate({ description: "The document format's version." }),
-  authoritative: Schema.optionalKey(Schema.Array(DocumentCollection).check(Schema.isMaxLength(14))).annotateKey({
+  authoritative: Schema.optionalKey(Schema.Array(DocumentCollection).check(Schema.isMaxLength(15))).annotateKey({
     description:
-      "The lists whose omissions are deletes: a member, pending invitation, team, LLM provider, MCP connection, SCIM connection, desktop policy, template, plugin, marketplace, SSO connection, audit stream or API key that such a list leaves out is removed, cancelled or deleted by the plan; with `grants`, a grant a resource's `grants` leaves out is revoked. Every other list is additive (the default): what it leaves out stays. The export writes none."
+      "The lists whose omissions are deletes: a member, pending invitation, team, LLM provider, MCP connection, SCIM connection, desktop policy, template, plugin, marketplace, SSO connection, audit stream, API key or domain that such a list leaves out is removed, cancelled or deleted by the plan; with `grants`, a grant a resource's `grants` leaves out is revoked. Every other list is additive (the default): what it leaves out stays. The export writes none."
   }),
   organization: Schema.optionalKey(DocumentOrganization).annotateKey({ description: "Absent: the plan leaves the profile as it is." }),
   directory: Schema.optionalKey(DocumentDirectory).annotateKey({ description: "Absent: the plan leaves the setting as it is." }),
@@ -406,6 +417,9 @@ export const OrganizationDocument = Schema.Struct({
   marketplaces: Schema.optionalKey(Schema.Array(DocumentMarketplace).check(Schema.isMaxLength(DOCUMENT_MAX_ITEMS))).annotateKey({
     description: "The marketplaces people made, sorted by name. Absent: the plan changes none; `[]` names none."
   }),
+  domains: Schema.optionalKey(Schema.Array(DocumentDomain).check(Schema.isMaxLength(50))).annotateKey({
+    description: "Its email domains, sorted. Absent: the plan changes none; `[]` names none. With `domains` authoritative, an SSO connection's domains must be listed here too."
+  }),
   ssoConnections: Schema.optionalKey(Schema.Array(DocumentSsoConnection).check(Schema.isMaxLength(100))).annotateKey({
     description: "Its SSO connections, sorted by name. Absent: the plan changes none; `[]` names none."
   }),
@@ -418,7 +432,7 @@ export const OrganizationDocument = Schema.Struct({
 }).annotate({
   identifier: "OrganizationDocument",
   description:
-    "An organization described as code: its profile, member directory, audit log settings, SSO policy, members, pending invitations, teams, LLM providers, MCP connections, SCIM connections, desktop policies, templates, plugins, marketplaces, SSO connections, audit streams and API keys. The export writes every part; a document given to a plan may leave parts out.",
+    "An organization described as code: its profile, member directory, audit log settings, SSO policy, members, pending invitations, teams, LLM providers, MCP connections, SCIM connections, desktop policies, templates, plugins, marketplaces, email domains, SSO connections, audit streams and API keys. The export writes every part; a document given to a plan may leave parts out.",
   examples: [{
     version: ORGANIZATION_DOCUMENT_VERSION,
     organization: { name: acme.name, logoUrl: null, metadata: { costCenter: "R&D-42" } },
@@ -474,6 +488,7 @@ export type ExportedDocument = OrganizationDocument & {
   readonly templates: ReadonlyArray<DocumentTemplate>
   readonly plugins: ReadonlyArray<DocumentPlugin>
   readonly marketplaces: ReadonlyArray<DocumentMarketplace>
+  readonly domains: ReadonlyArray<DocumentDomain>
   readonly ssoConnections: ReadonlyArray<DocumentSsoConnection>
   readonly auditStreams: ReadonlyArray<DocumentAuditStream>
   readonly apiKeys: ReadonlyArray<DocumentApiKey>
@@ -483,7 +498,7 @@ export const PlanDocumentRequest = Schema.Struct({ document: OrganizationDocumen
   examples: [{ document: { version: ORGANIZATION_DOCUMENT_VERSION, teams: [{ name: "Platform", externalKey: null, members: [] }] } }]
 })
 
-export const DocumentChangeKind = Schema.Literals(["organization", "directory", "audit", "member", "invitation", "team", "llmProvider", "mcpConnection", "scimConnection", "desktopPolicy", "template", "plugin", "marketplace", "ssoConnection", "ssoPolicy", "auditStream", "apiKey"]).annotate({
+export const DocumentChangeKind = Schema.Literals(["organization", "directory", "audit", "member", "invitation", "team", "llmProvider", "mcpConnection", "scimConnection", "desktopPolicy", "template", "plugin", "marketplace", "ssoConnection", "ssoPolicy", "auditStream", "apiKey", "domain"]).annotate({
   identifier: "DocumentChangeKind",
   description: "What a change is about."
 })
@@ -502,7 +517,7 @@ export const DocumentChange = Schema.Struct({
     description: "`create`: the document names what the organization does not have (a team, an invitation sent); `update`: fields differ; `delete`: an authoritative list leaves it out (a member removed, an invitation cancelled, a team deleted)."
   }),
   kind: DocumentChangeKind,
-  name: Schema.String.annotate({ description: "Which one: the member's or invitation's email, the team's, LLM provider's, MCP connection's, SCIM connection's, desktop policy's, template's, plugin's, marketplace's or SSO connection's name, an API key's name, an audit stream's URL (`default` for the default desktop policy); `organization`, `directory`, `audit` and `ssoPolicy` for those." }),
+  name: Schema.String.annotate({ description: "Which one: the member's or invitation's email, the team's, LLM provider's, MCP connection's, SCIM connection's, desktop policy's, template's, plugin's, marketplace's or SSO connection's name, an API key's name, an audit stream's URL, a domain (`default` for the default desktop policy); `organization`, `directory`, `audit` and `ssoPolicy` for those." }),
   fields: Schema.Array(DocumentFieldChange).annotate({ description: "Every field that changes, with before and after." })
 }).annotate({ identifier: "DocumentChange" })
 export type DocumentChange = typeof DocumentChange.Type

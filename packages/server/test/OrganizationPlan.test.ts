@@ -72,6 +72,8 @@ const exported: fc.Arbitrary<ExportedDocument> = fc.record({
     plugins: plugins.length === 0 ? [] : [...new Set(marketplace.picks.map((pick) => plugins[pick % plugins.length]!.name))].sort(byText),
     grants: []
   })).sort((left, right) => byText(left.name, right.name)),
+  // Every domain a connection serves is the organization's.
+  domains: [...new Set(sso.flatMap((connection) => connection.domains))].sort(byText).map((domain) => ({ domain })),
   ssoConnections: sso.map((connection) => {
     const named = teams.length === 0 ? [] : [...new Set(connection.picks.map((pick) => teams[pick % teams.length]!.name))].sort(byText)
     return {
@@ -105,7 +107,7 @@ const exported: fc.Arbitrary<ExportedDocument> = fc.record({
 describe("the planner", () => {
   it("plans nothing for an organization's own export, with every list authoritative or none", () => {
     fc.assert(fc.property(exported, fc.boolean(), (live, all) => {
-      const document = all ? { ...live, authoritative: ["members", "invitations", "teams", "plugins", "marketplaces", "grants"] as const } : live
+      const document = all ? { ...live, authoritative: ["members", "invitations", "teams", "plugins", "marketplaces", "domains", "grants"] as const } : live
       expect(plan(live, document)).toEqual({ changes: [], problems: [] })
       // The same metadata in another order is no change either.
       const reversed = Object.fromEntries(Object.entries(live.organization.metadata).reverse())
@@ -182,7 +184,8 @@ describe("the planner", () => {
         saml: null
       }],
       auditStreams: [],
-      apiKeys: []
+      apiKeys: [],
+      domains: [{ domain: "acme.example", verified: true }]
     }
     const { problems } = plan(live, {
       version: 1,

@@ -318,6 +318,7 @@ const make = Effect.gen(function*() {
     const pluginNames = new Map<string, string>(plugins.map((plugin) => [plugin.id, plugin.name]))
     const ssoConnections = yield* ssoRows.listConnections({ organizationId })
     const ssoDomains = yield* ssoRows.connectionDomains(organizationId, ssoConnections.map((row) => row.id))
+    const domains = yield* ssoRows.listDomains({ organizationId })
     // At most MAX_AUDIT_STREAMS: one page.
     const streams = (yield* streamRows.list(organizationId, { limit: PAGE })).items
     const keys = (yield* everyPage((cursor) => keyRows.list(organizationId, cursor === undefined ? { limit: PAGE } : { limit: PAGE, cursor })))
@@ -394,6 +395,8 @@ const make = Effect.gen(function*() {
         plugins: marketplace.pluginIds.flatMap((id) => pluginNames.get(id) ?? []).sort(byName),
         grants: grantsOf.marketplace(marketplace.id)
       })).sort((left, right) => Plan.byText(left.name, right.name)),
+      domains: domains.map((row) => row.verifiedAt === null ? { domain: row.domain } : { domain: row.domain, verified: true as const })
+        .sort((left, right) => Plan.byText(left.domain, right.domain)),
       ssoConnections: ssoConnections.map((row) => ssoConnectionOf(row, ssoDomains, teamNames, secrets))
         .sort((left, right) => Plan.byText(left.name, right.name)),
       auditStreams: streams.map((row) => ({ url: row.url, description: row.description, status: row.status }))
@@ -490,6 +493,8 @@ const make = Effect.gen(function*() {
           return current.auditStreams.get(key)
         case "apiKey":
           return current.apiKeys.get(key)
+        case "domain":
+          return change.name
       }
     }
     const ids = [...new Set(changes.flatMap((change) => idOf(change) ?? []))]
@@ -503,6 +508,7 @@ const make = Effect.gen(function*() {
         : change.kind === "ssoPolicy" ? action === "sso.policy.update"
         : change.kind === "auditStream" ? action === "audit.stream.create" || action === "audit.stream.update" || action === "audit.stream.delete"
         : change.kind === "apiKey" ? action === "api_key.create" || action === "api_key.revoke"
+        : change.kind === "domain" ? action === "sso.domain.verification.request" || action === "sso.domain.delete"
         : change.kind === "llmProvider" ? llmChanges.has(action)
         : change.kind === "mcpConnection" ? mcpChanges.has(action)
         : change.kind === "scimConnection" ? action.startsWith("scim.connection.")

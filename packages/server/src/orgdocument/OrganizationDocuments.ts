@@ -98,6 +98,9 @@ const applyOrder = (change: DocumentChange): number => {
     case "directory":
     case "audit":
       return 0
+    case "domain":
+      // Claimed before the connections that serve them change; given up after.
+      return change.action === "delete" ? 8.8 : 7.8
     case "ssoPolicy":
       // Required once the connections are as the document has them; no longer required before any is deleted.
       return change.fields.some((field) => field.field === "requireSso" && field.after === true) ? 8.9 : 7.9
@@ -795,6 +798,10 @@ const make = Effect.gen(function*() {
             })
             return Effect.andThen(Effect.andThen(deactivate, update), activate)
           }
+          case "domain":
+            return change.action === "delete"
+              ? recorder.recordStep("sso.domain.delete", [], sso.deleteDomain(caller, change.name))
+              : recorder.recordStep("sso.domain.verification.request", [], sso.requestDomainVerification(caller, change.name))
           case "apiKey": {
             const revoke = () => {
               const id = before.apiKeys.get(key)! as ApiKeyId

@@ -811,6 +811,37 @@ export const plan = (
     deleteLeftOut("marketplaces", "marketplace", liveMarketplaces, wanted, marketplaceFields, marketplaceFieldNames)
   }
 
+  if (document.domains !== undefined) {
+    const liveDomains = new Map(live.domains.map((domain) => [matchKey(domain.domain), domain]))
+    const wanted = keyed(document.domains, (domain) => domain.domain, (index) => ["document", "domains", index, "domain"], problems)
+    for (const [name, { item }] of wanted) {
+      if (!liveDomains.has(name)) changes.push({ action: "create", kind: "domain", name: item.domain, fields: [{ field: "domain", after: item.domain }] })
+    }
+    if (authoritative.has("domains")) {
+      // A connection's domains are the organization's: they are listed, or the next plan would delete them again.
+      const served = new Map<string, string>()
+      for (const connection of [...live.ssoConnections, ...document.ssoConnections ?? []]) {
+        for (const domain of connection.domains) served.set(matchKey(domain), connection.name)
+      }
+      ;(document.ssoConnections ?? []).forEach((connection, index) =>
+        connection.domains.forEach((domain, position) => {
+          if (!wanted.has(matchKey(domain))) {
+            problems.push({ path: ["document", "ssoConnections", index, "domains", position], message: "is not under domains, which is authoritative: list it there too" })
+          }
+        })
+      )
+      for (const [name, domain] of liveDomains) {
+        if (wanted.has(name)) continue
+        const connection = served.get(name)
+        if (connection !== undefined) {
+          problems.push({ path: ["document", "domains"], message: `leaves out ${domain.domain}, which the SSO connection "${connection}" serves: list it, or take it off the connection` })
+          continue
+        }
+        changes.push({ action: "delete", kind: "domain", name: domain.domain, fields: [{ field: "domain", before: domain.domain }] })
+      }
+    }
+  }
+
   if (document.ssoConnections !== undefined) {
     const liveConnections = byName(live.ssoConnections)
     const wanted = keyed(document.ssoConnections, (connection) => connection.name, (index) => ["document", "ssoConnections", index, "name"], problems)
@@ -956,7 +987,7 @@ export const plan = (
   return { changes: sortChanges(changes), problems }
 }
 
-const kindOrder = ["organization", "directory", "audit", "ssoPolicy", "member", "invitation", "team", "llmProvider", "mcpConnection", "scimConnection", "desktopPolicy", "template", "plugin", "marketplace", "ssoConnection", "auditStream", "apiKey"] as const
+const kindOrder = ["organization", "directory", "audit", "ssoPolicy", "member", "invitation", "team", "llmProvider", "mcpConnection", "scimConnection", "desktopPolicy", "template", "plugin", "marketplace", "ssoConnection", "auditStream", "apiKey", "domain"] as const
 
 /** The document's order: by kind, then by name. */
 const sortChanges = (changes: Array<DocumentChange>) =>

@@ -101,7 +101,8 @@ describe("the organization's document", () => {
       marketplaces: [],
       ssoConnections: [],
       auditStreams: [],
-      apiKeys: []
+      apiKeys: [],
+      domains: []
     })
     expect(Object.keys(document.organization?.metadata ?? {})).toEqual(["alpha", "zeta"])
     // The same state, the same bytes.
@@ -409,6 +410,8 @@ describe("applying a plan", () => {
         scopes: fc.subarray<"teams.read" | "members.read" | "teams.*">(["teams.read", "members.read", "teams.*"], { minLength: 1 }),
         days: fc.integer({ min: 1, max: 30 })
       }), { selector: (key) => key.name.toLowerCase(), maxLength: 2 }), { nil: undefined }),
+      // Claimed domains, additive: a connection of an earlier run may serve any of its own.
+      domains: fc.option(fc.subarray(["three", "four"]), { nil: undefined }),
       // Paused: nothing is sent to these addresses.
       auditStreams: fc.option(fc.uniqueArray(fc.record({
         url: fc.constantFrom("http://127.0.0.1:9/siem", "http://127.0.0.1:9/bucket"),
@@ -426,13 +429,14 @@ describe("applying a plan", () => {
         method: fc.constantFrom("client_secret_basic" as const, "client_secret_post" as const),
         secret: secretRef
       }), { selector: (connection) => connection.name.toLowerCase(), maxLength: 2 }), { nil: undefined })
-    }).map(({ apiKeys, audit, auditStreams, ssoPolicy, authoritative, desktopDefaultPolicy, desktopPolicies, directory, invitations, llmProviders, marketplaces, mcpConnections, members, organization, plugins, scimConnections, ssoConnections, teams, templates }): typeof OrganizationDocument.Encoded => ({
+    }).map(({ apiKeys, domains, audit, auditStreams, ssoPolicy, authoritative, desktopDefaultPolicy, desktopPolicies, directory, invitations, llmProviders, marketplaces, mcpConnections, members, organization, plugins, scimConnections, ssoConnections, teams, templates }): typeof OrganizationDocument.Encoded => ({
       version: 1,
       authoritative,
       ...(organization === undefined ? {} : { organization }),
       ...(directory === undefined ? {} : { directory }),
       ...(audit === undefined ? {} : { audit }),
       ...(ssoPolicy === undefined ? {} : { ssoPolicy }),
+      ...(domains === undefined ? {} : { domains: domains.map((name) => ({ domain: `${name}.${org.organizationId.toLowerCase().replace(/_/g, "-")}.example` })) }),
       ...(apiKeys === undefined ? {} : {
         apiKeys: apiKeys.map((key) => ({
           name: key.name,
@@ -1205,6 +1209,23 @@ describe("SSO connections in the document", () => {
         state: "inactive",
         oidc: { clientId: "orgplane-2" }
       })
+
+      // Domains: claimed by naming them, given up where authoritative, never one a connection serves.
+      const other = `other-${domain}`
+      const claiming = { version: 1 as const, domains: [{ domain: other.toUpperCase() }] }
+      const claim = ok(await api.organizationDocument.plan({ token: org.admin.token, payload: { document: claiming } }), 200)
+      expect(claim.changes).toEqual([{ action: "create", kind: "domain", name: other, fields: [{ field: "domain", after: other }] }])
+      ok(await api.organizationDocument.apply({ token: org.admin.token, payload: { document: claiming, planHash: claim.planHash } }), 200)
+      expect(ok(await api.sso.listDomains({ token: org.admin.token }), 200).domains.map((each) => [each.domain, each.verified]).sort())
+        .toEqual([[domain, false], [other, false]])
+      const served = await api.organizationDocument.plan({ token: org.admin.token, payload: { document: { version: 1, authoritative: ["domains"], domains: [] } } })
+      expect(served.status).toBe(400)
+      expect(served.body).toMatchObject({ details: [{ path: ["document", "domains"] }] })
+      const givingUp = { version: 1 as const, authoritative: ["domains" as const], domains: [{ domain }] }
+      const release = ok(await api.organizationDocument.plan({ token: org.admin.token, payload: { document: givingUp } }), 200)
+      expect(release.changes.map((change) => `${change.action} ${change.name}`)).toEqual([`delete ${other}`])
+      ok(await api.organizationDocument.apply({ token: org.admin.token, payload: { document: givingUp, planHash: release.planHash } }), 200)
+      expect(ok(await api.organizationDocument.export({ token: org.admin.token }), 200).domains).toEqual([{ domain }])
     } finally {
       await idp.close()
     }
