@@ -16,6 +16,7 @@ import {
   type OrganizationId,
   type PluginId
 } from "@orgplane/schema"
+import * as Arr from "effect/Array"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -255,13 +256,8 @@ const make = Effect.gen(function*() {
           WHERE organization_id = ${organizationId} AND deleted_at IS NULL AND connector_instance_id IS NULL`
       const listings = yield* sql<{ readonly marketplaceId: MarketplaceId; readonly pluginId: PluginId }>`
           SELECT marketplace_id, plugin_id FROM marketplace_plugins WHERE organization_id = ${organizationId} AND removed_at IS NULL`
-      const byMarketplace = new Map<MarketplaceId, Array<PluginId>>()
-      for (const { marketplaceId, pluginId } of listings) {
-        const listed = byMarketplace.get(marketplaceId)
-        if (listed === undefined) byMarketplace.set(marketplaceId, [pluginId])
-        else listed.push(pluginId)
-      }
-      return marketplaces.map((marketplace) => ({ ...marketplace, pluginIds: byMarketplace.get(marketplace.id) ?? [] }))
+      const byMarketplace = Arr.groupBy(listings, (listing) => listing.marketplaceId)
+      return marketplaces.map((marketplace) => ({ ...marketplace, pluginIds: (byMarketplace[marketplace.id] ?? []).map((listing) => listing.pluginId) }))
     })
 
   return { view, find, list, insert, lock, update, markDeleted, touch, listMemberships, findMembership, listedPlugins, listedUnder, source, ownMarketplaces } as const

@@ -606,6 +606,37 @@ export const plan = (
     return sortGrants([...kept, ...named])
   }
 
+  /**
+   * The plan of a list whose items are their fields and grants and nothing else to check (templates, plugins): each
+   * named once, matched by name (`theOne`), made or changed field by field; deletes by `deleteLeftOut`.
+   */
+  const planGranted = <A extends { readonly name: string; readonly grants?: ReadonlyArray<DocumentGrant> | undefined }, F extends Record<string, Json>>(
+    collection: DocumentCollection & keyof OrganizationDocument,
+    kind: DocumentChange["kind"],
+    items: ReadonlyArray<A>,
+    current: ReadonlyArray<A>,
+    fields: (item: A) => F,
+    names: ReadonlyArray<keyof F & string>
+  ) => {
+    const live = byName(current)
+    const wanted = keyed(items, (item) => item.name, (index) => ["document", collection, index, "name"], problems)
+    for (const [name, { index, item }] of wanted) {
+      const at = (...path: ReadonlyArray<string | number>) => ["document", collection, index, ...path]
+      const one = theOne(live.get(name), collection, at("name"))
+      if (one === undefined) continue
+      const grants = grantsOnce(one.current?.grants ?? [], item.grants, at)
+      if (grants === undefined) continue
+      const after: F = { ...fields(item), grants: grants as Json }
+      if (one.current === undefined) {
+        changes.push({ action: "create", kind, name: item.name, fields: created(after, names) })
+        continue
+      }
+      const changed = differing(fields(one.current), after, names)
+      if (changed.length > 0) changes.push({ action: "update", kind, name: one.current.name, fields: changed })
+    }
+    deleteLeftOut(collection, kind, live, wanted, fields, names)
+  }
+
   if (document.llmProviders !== undefined) {
     const liveProviders = byName(live.llmProviders as ReadonlyArray<LlmProviderFacts>)
     const wanted = keyed(document.llmProviders, (provider) => provider.name, (index) => ["document", "llmProviders", index, "name"], problems)
@@ -729,45 +760,11 @@ export const plan = (
   }
 
   if (document.templates !== undefined) {
-    const liveTemplates = byName(live.templates)
-    const wanted = keyed(document.templates, (template) => template.name, (index) => ["document", "templates", index, "name"], problems)
-    for (const [name, { index, item }] of wanted) {
-      const at = (...path: ReadonlyArray<string | number>) => ["document", "templates", index, ...path]
-      const one = theOne(liveTemplates.get(name), "templates", at("name"))
-      if (one === undefined) continue
-      const current = one.current
-      const grants = grantsOnce(current?.grants ?? [], item.grants, at)
-      if (grants === undefined) continue
-      const after = { ...templateFields(item), grants: grants as Json }
-      if (current === undefined) {
-        changes.push({ action: "create", kind: "template", name: item.name, fields: created(after, templateFieldNames) })
-        continue
-      }
-      const fields = differing(templateFields(current), after, templateFieldNames)
-      if (fields.length > 0) changes.push({ action: "update", kind: "template", name: current.name, fields })
-    }
-    deleteLeftOut("templates", "template", liveTemplates, wanted, templateFields, templateFieldNames)
+    planGranted("templates", "template", document.templates, live.templates, templateFields, templateFieldNames)
   }
 
   if (document.plugins !== undefined) {
-    const livePlugins = byName(live.plugins)
-    const wanted = keyed(document.plugins, (plugin) => plugin.name, (index) => ["document", "plugins", index, "name"], problems)
-    for (const [name, { index, item }] of wanted) {
-      const at = (...path: ReadonlyArray<string | number>) => ["document", "plugins", index, ...path]
-      const one = theOne(livePlugins.get(name), "plugins", at("name"))
-      if (one === undefined) continue
-      const current = one.current
-      const grants = grantsOnce(current?.grants ?? [], item.grants, at)
-      if (grants === undefined) continue
-      const after = { ...pluginFields(item), grants: grants as Json }
-      if (current === undefined) {
-        changes.push({ action: "create", kind: "plugin", name: item.name, fields: created(after, pluginFieldNames) })
-        continue
-      }
-      const fields = differing(pluginFields(current), after, pluginFieldNames)
-      if (fields.length > 0) changes.push({ action: "update", kind: "plugin", name: current.name, fields })
-    }
-    deleteLeftOut("plugins", "plugin", livePlugins, wanted, pluginFields, pluginFieldNames)
+    planGranted("plugins", "plugin", document.plugins, live.plugins, pluginFields, pluginFieldNames)
   }
 
   if (document.marketplaces !== undefined) {

@@ -2,6 +2,7 @@
  * Storage of teams and their members.
  */
 import { Conflict, MembershipId, OrganizationId, ScimConnectionId, Team, TeamId, TeamListQuery } from "@orgplane/schema"
+import * as Arr from "effect/Array"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -163,13 +164,8 @@ const makeTeamsRepository = Effect.gen(function*() {
           SELECT id, name, external_key, scim_connection_id FROM teams WHERE organization_id = ${organizationId}`
       const members = yield* sql<{ readonly teamId: TeamId; readonly membershipId: MembershipId }>`
           SELECT team_id, membership_id FROM team_members WHERE organization_id = ${organizationId} ORDER BY membership_id`
-      const byTeam = new Map<TeamId, Array<MembershipId>>()
-      for (const { membershipId, teamId } of members) {
-        const listed = byTeam.get(teamId)
-        if (listed === undefined) byTeam.set(teamId, [membershipId])
-        else listed.push(membershipId)
-      }
-      return teams.map((team) => ({ ...team, memberIds: byTeam.get(team.id) ?? [] }))
+      const byTeam = Arr.groupBy(members, (member) => member.teamId)
+      return teams.map((team) => ({ ...team, memberIds: (byTeam[team.id] ?? []).map((member) => member.membershipId) }))
     })
 
   return {
