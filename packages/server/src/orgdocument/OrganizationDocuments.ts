@@ -22,7 +22,6 @@ import {
   type Unauthorized,
   InvalidRequest,
   OrganizationPlan,
-  type ApiKeyId,
   type MarketplaceId,
   type MemberContext,
   type PluginId,
@@ -804,7 +803,7 @@ const make = Effect.gen(function*() {
               : recorder.recordStep("sso.domain.verification.request", [], sso.requestDomainVerification(caller, change.name))
           case "apiKey": {
             const revoke = () => {
-              const id = before.apiKeys.get(key)! as ApiKeyId
+              const id = before.apiKeys.get(key)!
               return recorder.recordStep("api_key.revoke", [id], apiKeys.revoke(caller, id))
             }
             if (change.action === "delete") return revoke()

@@ -11,29 +11,27 @@
 import {
   collapseScopes,
   type DocumentApiKey,
-  expandScopes
-} from "@orgplane/schema"
-import type {
-  DocumentAuditStream,
-  DocumentChange,
-  DocumentCollection,
-  DocumentDesktopPolicy,
-  DocumentGrant,
-  DocumentLlmProvider,
-  DocumentMarketplace,
-  DocumentMcpConnection,
-  DocumentMember,
-  DocumentPlugin,
-  DocumentScimConnection,
-  DocumentSsoConnection,
-  DocumentTemplate,
-  DocumentTeam,
-  ExportedDocument,
-  LlmCatalog,
-  LlmModel,
-  LlmModelInput,
-  OrganizationDocument,
-  SecretReference
+  type DocumentAuditStream,
+  type DocumentChange,
+  type DocumentCollection,
+  type DocumentDesktopPolicy,
+  type DocumentGrant,
+  type DocumentLlmProvider,
+  type DocumentMarketplace,
+  type DocumentMcpConnection,
+  type DocumentMember,
+  type DocumentPlugin,
+  type DocumentScimConnection,
+  type DocumentSsoConnection,
+  type DocumentTemplate,
+  type DocumentTeam,
+  expandScopes,
+  type ExportedDocument,
+  type LlmCatalog,
+  type LlmModel,
+  type LlmModelInput,
+  type OrganizationDocument,
+  type SecretReference
 } from "@orgplane/schema"
 import type * as Schema from "effect/Schema"
 import { createHash } from "node:crypto"
@@ -193,9 +191,11 @@ const secretChange = ({ after, before, field }: Field): Field => {
   return { field, ...(before === undefined ? {} : { before }), after: after!, secret: none ? "set" : "rotated" }
 }
 
-/** Whether a changed field of `kind` writes a secret: a reference named, or headers that are not `{}`. */
-const writesSecret = (kind: DocumentChange["kind"]) => ({ after, field }: Field) =>
-  (secretFields[kind] ?? []).includes(field) && typeof after === "object" && after !== null && Object.keys(after).length > 0
+/** A changed field of `kind`, marked `set` or `rotated` where it writes a secret: a reference named, or headers that are not `{}`. */
+const markSecret = (kind: DocumentChange["kind"]) => (field: Field): Field =>
+  (secretFields[kind] ?? []).includes(field.field) && typeof field.after === "object" && field.after !== null && Object.keys(field.after).length > 0
+    ? secretChange(field)
+    : field
 
 /** The references a secret field's value names: itself (one secret), or each of a map's (headers). */
 export const referencesIn = (value: Json | undefined): Array<SecretReference> => {
@@ -653,7 +653,7 @@ export const plan = (
           action: "create",
           kind: "llmProvider",
           name: item.name,
-          fields: created(after, llmFieldNames).map((field) => writesSecret("llmProvider")(field) ? secretChange(field) : field)
+          fields: created(after, llmFieldNames).map(markSecret("llmProvider"))
         })
         continue
       }
@@ -668,7 +668,7 @@ export const plan = (
         problems.push({ path: ["document", "llmProviders", index, "apiKey"], message: "cannot remove the provider's API key (the API has no such operation): name its source, or delete the provider" })
       }
       if (fixed.length > 0 || removesKey || fields.length === 0) continue
-      changes.push({ action: "update", kind: "llmProvider", name: current.name, fields: fields.map((field) => writesSecret("llmProvider")(field) ? secretChange(field) : field) })
+      changes.push({ action: "update", kind: "llmProvider", name: current.name, fields: fields.map(markSecret("llmProvider")) })
     }
     deleteLeftOut("llmProviders", "llmProvider", liveProviders, wanted, llmFields, llmFieldNames)
   }
@@ -690,7 +690,7 @@ export const plan = (
           action: "create",
           kind: "mcpConnection",
           name: item.name,
-          fields: created({ ...mcpFields(item), grants: grants as Json }, mcpFieldNames).map((field) => writesSecret("mcpConnection")(field) ? secretChange(field) : field)
+          fields: created({ ...mcpFields(item), grants: grants as Json }, mcpFieldNames).map(markSecret("mcpConnection"))
         })
         continue
       }
@@ -712,7 +712,7 @@ export const plan = (
         action: "update",
         kind: "mcpConnection",
         name: current.name,
-        fields: fields.map((field) => writesSecret("mcpConnection")(field) ? secretChange(field) : field)
+        fields: fields.map(markSecret("mcpConnection"))
       })
     }
     deleteLeftOut("mcpConnections", "mcpConnection", liveConnections, wanted, mcpFields, mcpFieldNames)
@@ -879,7 +879,7 @@ export const plan = (
           action: "create",
           kind: "ssoConnection",
           name: item.name,
-          fields: created(after, ssoFieldNames).map((field) => writesSecret("ssoConnection")(field) ? secretChange(field) : field)
+          fields: created(after, ssoFieldNames).map(markSecret("ssoConnection"))
         })
         continue
       }
@@ -906,7 +906,7 @@ export const plan = (
         action: "update",
         kind: "ssoConnection",
         name: current.name,
-        fields: fields.map((field) => writesSecret("ssoConnection")(field) ? secretChange(field) : field)
+        fields: fields.map(markSecret("ssoConnection"))
       })
     }
     deleteLeftOut("ssoConnections", "ssoConnection", liveConnections, wanted, ssoFields, ssoFieldNames)
