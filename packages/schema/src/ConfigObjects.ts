@@ -70,7 +70,7 @@ const withinSourceLimit = (text: string) => text.length * 3 <= MAX_SOURCE_BYTES 
 
 // The source as written (Markdown, JSON, YAML or text); at most 1 MiB of UTF-8. Stored as given. The document states
 // the byte bound as a character bound (1 MiB of UTF-8 is at most 1048576 characters) and the rest as a pattern.
-const SourceText = Schema.String.annotate({
+export const SourceText = Schema.String.annotate({
   description: "The source as written; at most 1 MiB of UTF-8 (so at most 1048576 characters, fewer beyond ASCII). Stored as given."
 }).check(
   Schema.makeFilter((text: string) => text.trim().length > 0 || "must not be empty or only white space", {
@@ -186,6 +186,11 @@ export const ConfigObjectVersionDetail = Schema.Struct({ item: ConfigObjectVersi
   identifier: "ConfigObjectVersionDetail"
 })
 
+/** The version of a content's own format. A trimmed text's JSON Schema is its wire side's: the description goes there. */
+export const ContentSchemaVersion = TrimmedText(1, 100, "Version of the content's own format").pipe(
+  Schema.annotateEncoded({ description: "Version of the content's own format (default `1`)." })
+)
+
 /** What every version's source is given as: the content members of `input`. */
 const contentFields = {
   rawSourceText: Schema.optionalKey(SourceText),
@@ -194,10 +199,7 @@ const contentFields = {
       "The content as an object, instead of `rawSourceText` (not with it): for JSON object types the definition itself; stored as the version's source too, as JSON."
   }),
   parserMode: Schema.optionalKey(ParserMode),
-  // A trimmed text's JSON Schema is its wire side's: the member's description goes there (annotateKey would not show).
-  schemaVersion: Schema.optionalKey(TrimmedText(1, 100, "Version of the content's own format").pipe(
-    Schema.annotateEncoded({ description: "Version of the content's own format (default `1`)." })
-  )),
+  schemaVersion: Schema.optionalKey(ContentSchemaVersion),
   metadata: Schema.optionalKey(JsonObject).annotateKey({
     description:
       "Free-form data kept with the version; its `title`, `name` and `description` are used for the object's title and description when the source does not give them."

@@ -34,6 +34,7 @@ import {
   TokenEndpointAuthMethod
 } from "./Sso.js"
 import { CatalogDescription, LogoUrl, MarketplaceName, PluginName } from "./Plugins.js"
+import { ContentSchemaVersion, JsonObject, ObjectType, ParserMode, RelativePath, SourceText } from "./ConfigObjects.js"
 import { TemplateDescription, TemplateDocument, TemplateKindName, TemplateName, TemplateSchemaVersion } from "./Templates.js"
 
 /** The version of the document's format this server writes and reads. */
@@ -254,14 +255,37 @@ export const DocumentTemplate = Schema.Struct({
 })
 export type DocumentTemplate = typeof DocumentTemplate.Type
 
+export const DocumentConfigObject = Schema.Struct({
+  relativePath: RelativePath.pipe(Schema.annotateEncoded({
+    description: "Where its source file lives (`skills/deploy/SKILL.md`): what the document names it by, compared ignoring case. Fixed once created."
+  })),
+  // Fixed once created (the struct's description says so: annotating the named schema would publish a second one).
+  objectType: ObjectType,
+  parserMode: ParserMode,
+  schemaVersion: ContentSchemaVersion,
+  rawSourceText: SourceText,
+  metadata: Schema.NullOr(JsonObject).annotate({ description: "Free-form data kept with its version, or null for none." }),
+  status: Schema.Literals(["active", "archived"]).annotate({ description: "`archived`: kept, listed as archived (`POST /v1/config-objects/{configObjectId}/archive`)." }),
+  grants: DocumentGrants
+}).annotate({
+  identifier: "DocumentConfigObject",
+  description:
+    "A config object people made that has a path (not one a connector syncs: its repository is its code): its latest version's content, its status and its grants. Its path and type are fixed once created; a change of its content makes a new version."
+})
+export type DocumentConfigObject = typeof DocumentConfigObject.Type
+
 export const DocumentPlugin = Schema.Struct({
   name: PluginName,
   description: CatalogDescription,
   status: Schema.Literals(["active", "archived"]).annotate({ description: "`archived`: kept, listed as archived (`POST /v1/plugins/{pluginId}/archive`)." }),
+  configObjects: Schema.optionalKey(Schema.Array(RelativePath).check(Schema.isMaxLength(DOCUMENT_MAX_TEAMS))).annotateKey({
+    description:
+      "The config objects it holds, by path (config objects people made, the organization's or this document's), sorted. Objects a connector syncs or without a path that it holds are left out and left alone. Absent: the plan changes none of its config objects; `[]` names none."
+  }),
   grants: DocumentGrants
 }).annotate({
   identifier: "DocumentPlugin",
-  description: "A plugin people made (not one a connector syncs from a repository: its repository is its code), its status and its grants. Its config objects are not part of the document yet."
+  description: "A plugin people made (not one a connector syncs from a repository: its repository is its code), its config objects, its status and its grants."
 })
 export type DocumentPlugin = typeof DocumentPlugin.Type
 
@@ -364,9 +388,9 @@ export const DocumentApiKey = Schema.Struct({
 export type DocumentApiKey = typeof DocumentApiKey.Type
 
 /** The document's lists whose omissions a plan may delete. */
-export const DocumentCollection = Schema.Literals(["members", "invitations", "teams", "llmProviders", "mcpConnections", "scimConnections", "desktopPolicies", "templates", "plugins", "marketplaces", "ssoConnections", "auditStreams", "apiKeys", "domains", "grants"]).annotate({
+export const DocumentCollection = Schema.Literals(["members", "invitations", "teams", "llmProviders", "mcpConnections", "scimConnections", "desktopPolicies", "templates", "configObjects", "plugins", "marketplaces", "ssoConnections", "auditStreams", "apiKeys", "domains", "grants"]).annotate({
   identifier: "DocumentCollection",
-  description: "A list of the document: `members`, `invitations`, `teams`, `llmProviders`, `mcpConnections`, `scimConnections`, `desktopPolicies`, `templates`, `plugins`, `marketplaces`, `ssoConnections`, `auditStreams`, `apiKeys`, `domains`, or `grants` (every resource's grants)."
+  description: "A list of the document: `members`, `invitations`, `teams`, `llmProviders`, `mcpConnections`, `scimConnections`, `desktopPolicies`, `templates`, `configObjects`, `plugins`, `marketplaces`, `ssoConnections`, `auditStreams`, `apiKeys`, `domains`, or `grants` (every resource's grants)."
 })
 export type DocumentCollection = typeof DocumentCollection.Type
 
@@ -375,9 +399,9 @@ export const OrganizationDocument = Schema.Struct({
     description: "Where an editor finds this document's JSON Schema; the server ignores it."
   }),
   version: Schema.Literal(ORGANIZATION_DOCUMENT_VERSION).annotate({ description: "The document format's version." }),
-  authoritative: Schema.optionalKey(Schema.Array(DocumentCollection).check(Schema.isMaxLength(15))).annotateKey({
+  authoritative: Schema.optionalKey(Schema.Array(DocumentCollection).check(Schema.isMaxLength(16))).annotateKey({
     description:
-      "The lists whose omissions are deletes: a member, pending invitation, team, LLM provider, MCP connection, SCIM connection, desktop policy, template, plugin, marketplace, SSO connection, audit stream, API key or domain that such a list leaves out is removed, cancelled or deleted by the plan; with `grants`, a grant a resource's `grants` leaves out is revoked. Every other list is additive (the default): what it leaves out stays. The export writes none."
+      "The lists whose omissions are deletes: a member, pending invitation, team, LLM provider, MCP connection, SCIM connection, desktop policy, template, config object, plugin, marketplace, SSO connection, audit stream, API key or domain that such a list leaves out is removed, cancelled or deleted by the plan; with `grants`, a grant a resource's `grants` leaves out is revoked. Every other list is additive (the default): what it leaves out stays. The export writes none."
   }),
   organization: Schema.optionalKey(DocumentOrganization).annotateKey({ description: "Absent: the plan leaves the profile as it is." }),
   directory: Schema.optionalKey(DocumentDirectory).annotateKey({ description: "Absent: the plan leaves the setting as it is." }),
@@ -411,6 +435,9 @@ export const OrganizationDocument = Schema.Struct({
   templates: Schema.optionalKey(Schema.Array(DocumentTemplate).check(Schema.isMaxLength(DOCUMENT_MAX_TEAMS))).annotateKey({
     description: "Its shared templates, sorted by name. Absent: the plan changes none; `[]` names none."
   }),
+  configObjects: Schema.optionalKey(Schema.Array(DocumentConfigObject).check(Schema.isMaxLength(DOCUMENT_MAX_ITEMS))).annotateKey({
+    description: "The config objects people made that have a path, sorted by path. Absent: the plan changes none; `[]` names none (authoritative: each is deleted, softly, as `DELETE /v1/config-objects/{configObjectId}` does)."
+  }),
   plugins: Schema.optionalKey(Schema.Array(DocumentPlugin).check(Schema.isMaxLength(DOCUMENT_MAX_ITEMS))).annotateKey({
     description: "The plugins people made, sorted by name. Absent: the plan changes none; `[]` names none."
   }),
@@ -432,7 +459,7 @@ export const OrganizationDocument = Schema.Struct({
 }).annotate({
   identifier: "OrganizationDocument",
   description:
-    "An organization described as code: its profile, member directory, audit log settings, SSO policy, members, pending invitations, teams, LLM providers, MCP connections, SCIM connections, desktop policies, templates, plugins, marketplaces, email domains, SSO connections, audit streams and API keys. The export writes every part; a document given to a plan may leave parts out.",
+    "An organization described as code: its profile, member directory, audit log settings, SSO policy, members, pending invitations, teams, LLM providers, MCP connections, SCIM connections, desktop policies, templates, config objects, plugins, marketplaces, email domains, SSO connections, audit streams and API keys. The export writes every part; a document given to a plan may leave parts out.",
   examples: [{
     version: ORGANIZATION_DOCUMENT_VERSION,
     organization: { name: acme.name, logoUrl: null, metadata: { costCenter: "R&D-42" } },
@@ -460,10 +487,20 @@ export const OrganizationDocument = Schema.Struct({
       toolPolicy: { allDisabled: false, disabledTools: ["delete_issue"] }
     }],
     scimConnections: [{ name: "Okta", groupMappingMode: "create_teams", defaultRole: "member", roleRules: [{ group: "Platform admins", role: "admin" }] }],
+    configObjects: [{
+      relativePath: "skills/deploy-to-staging/SKILL.md",
+      objectType: "skill",
+      parserMode: "markdown",
+      schemaVersion: "1",
+      rawSourceText: "---\nname: deploy-to-staging\ndescription: Deploys the current branch to the staging environment.\n---\n# Deploy to staging\n\nRun `make deploy ENV=staging`.\n",
+      metadata: null,
+      status: "active"
+    }],
     plugins: [{
       name: "Release tooling",
       description: "Skills and commands for shipping services.",
       status: "active",
+      configObjects: ["skills/deploy-to-staging/SKILL.md"],
       grants: [{ organization: true, role: "viewer" }, { team: "Platform", role: "editor" }]
     }],
     marketplaces: [{ name: "Acme internal", description: "What Acme's teams share with each other.", logoUrl: null, plugins: ["Release tooling"] }]
@@ -486,7 +523,8 @@ export type ExportedDocument = OrganizationDocument & {
   readonly desktopDefaultPolicy: typeof DesktopPolicyDocumentInput.Type
   readonly desktopPolicies: ReadonlyArray<DocumentDesktopPolicy>
   readonly templates: ReadonlyArray<DocumentTemplate>
-  readonly plugins: ReadonlyArray<DocumentPlugin>
+  readonly configObjects: ReadonlyArray<DocumentConfigObject>
+  readonly plugins: ReadonlyArray<DocumentPlugin & { readonly configObjects: ReadonlyArray<string> }>
   readonly marketplaces: ReadonlyArray<DocumentMarketplace>
   readonly domains: ReadonlyArray<DocumentDomain>
   readonly ssoConnections: ReadonlyArray<DocumentSsoConnection>
@@ -498,7 +536,7 @@ export const PlanDocumentRequest = Schema.Struct({ document: OrganizationDocumen
   examples: [{ document: { version: ORGANIZATION_DOCUMENT_VERSION, teams: [{ name: "Platform", externalKey: null, members: [] }] } }]
 })
 
-export const DocumentChangeKind = Schema.Literals(["organization", "directory", "audit", "member", "invitation", "team", "llmProvider", "mcpConnection", "scimConnection", "desktopPolicy", "template", "plugin", "marketplace", "ssoConnection", "ssoPolicy", "auditStream", "apiKey", "domain"]).annotate({
+export const DocumentChangeKind = Schema.Literals(["organization", "directory", "audit", "member", "invitation", "team", "llmProvider", "mcpConnection", "scimConnection", "desktopPolicy", "template", "configObject", "plugin", "marketplace", "ssoConnection", "ssoPolicy", "auditStream", "apiKey", "domain"]).annotate({
   identifier: "DocumentChangeKind",
   description: "What a change is about."
 })
@@ -517,7 +555,7 @@ export const DocumentChange = Schema.Struct({
     description: "`create`: the document names what the organization does not have (a team, an invitation sent); `update`: fields differ; `delete`: an authoritative list leaves it out (a member removed, an invitation cancelled, a team deleted)."
   }),
   kind: DocumentChangeKind,
-  name: Schema.String.annotate({ description: "Which one: the member's or invitation's email, the team's, LLM provider's, MCP connection's, SCIM connection's, desktop policy's, template's, plugin's, marketplace's or SSO connection's name, an API key's name, an audit stream's URL, a domain (`default` for the default desktop policy); `organization`, `directory`, `audit` and `ssoPolicy` for those." }),
+  name: Schema.String.annotate({ description: "Which one: the member's or invitation's email, the team's, LLM provider's, MCP connection's, SCIM connection's, desktop policy's, template's, plugin's, marketplace's or SSO connection's name, an API key's name, a config object's path, an audit stream's URL, a domain (`default` for the default desktop policy); `organization`, `directory`, `audit` and `ssoPolicy` for those." }),
   fields: Schema.Array(DocumentFieldChange).annotate({ description: "Every field that changes, with before and after." })
 }).annotate({ identifier: "DocumentChange" })
 export type DocumentChange = typeof DocumentChange.Type

@@ -31,7 +31,15 @@ const exported: fc.Arbitrary<ExportedDocument> = fc.record({
   metadata: fc.dictionary(word, word, { maxKeys: 3 }),
   visible: fc.boolean(),
   retentionDays: fc.integer({ min: 7, max: 3650 }),
-  plugins: fc.uniqueArray(fc.record({ name: word.map((name) => `plugin ${name}`), archived: fc.boolean() }), { selector: (plugin) => plugin.name, maxLength: 4 }),
+  objects: fc.uniqueArray(fc.record({
+    name: word,
+    archived: fc.boolean(),
+    metadata: fc.option(fc.dictionary(word, word, { maxKeys: 2 }), { nil: null })
+  }), { selector: (object) => object.name, maxLength: 4 }),
+  plugins: fc.uniqueArray(fc.record({ name: word.map((name) => `plugin ${name}`), archived: fc.boolean(), picks: fc.array(fc.nat(), { maxLength: 3 }) }), {
+    selector: (plugin) => plugin.name,
+    maxLength: 4
+  }),
   marketplaces: fc.uniqueArray(fc.record({ name: word, picks: fc.array(fc.nat(), { maxLength: 3 }) }), { selector: (marketplace) => marketplace.name, maxLength: 3 }),
   streams: fc.uniqueArray(fc.record({ url: word.map((name) => `https://${name}.example/ingest`), paused: fc.boolean(), description: fc.option(word, { nil: null }) }), {
     selector: (stream) => stream.url,
@@ -44,7 +52,7 @@ const exported: fc.Arbitrary<ExportedDocument> = fc.record({
     domains: fc.uniqueArray(word.map((name) => `${name}.example`), { maxLength: 2 }),
     picks: fc.array(fc.nat(), { maxLength: 2 })
   }), { selector: (connection) => connection.name, maxLength: 2 })
-}).map(({ invited, marketplaces, members, metadata, name, plugins, retentionDays, sso, streams, teams, visible }) => ({
+}).map(({ invited, marketplaces, members, metadata, name, objects, plugins, retentionDays, sso, streams, teams, visible }) => ({
   version: 1 as const,
   organization: { name, logoUrl: null, metadata },
   directory: { emailsVisibleToMembers: visible },
@@ -63,8 +71,23 @@ const exported: fc.Arbitrary<ExportedDocument> = fc.record({
   desktopDefaultPolicy: defaultDocument,
   desktopPolicies: [],
   templates: [],
-  plugins: plugins.map((plugin) => ({ name: plugin.name, description: "", status: plugin.archived ? "archived" as const : "active" as const, grants: [] }))
-    .sort((left, right) => byText(left.name, right.name)),
+  configObjects: objects.map((object) => ({
+    relativePath: `skills/${object.name}/SKILL.md`,
+    objectType: "skill" as const,
+    parserMode: "markdown" as const,
+    schemaVersion: "1",
+    rawSourceText: `---\nname: ${object.name}\ndescription: Does ${object.name}.\n---\nDo it.\n`,
+    metadata: object.metadata,
+    status: object.archived ? "archived" as const : "active" as const,
+    grants: []
+  })).sort((left, right) => byText(left.relativePath, right.relativePath)),
+  plugins: plugins.map((plugin) => ({
+    name: plugin.name,
+    description: "",
+    status: plugin.archived ? "archived" as const : "active" as const,
+    configObjects: objects.length === 0 ? [] : [...new Set(plugin.picks.map((pick) => `skills/${objects[pick % objects.length]!.name}/SKILL.md`))].sort(byText),
+    grants: []
+  })).sort((left, right) => byText(left.name, right.name)),
   marketplaces: marketplaces.map((marketplace) => ({
     name: marketplace.name,
     description: "",
@@ -107,11 +130,42 @@ const exported: fc.Arbitrary<ExportedDocument> = fc.record({
 describe("the planner", () => {
   it("plans nothing for an organization's own export, with every list authoritative or none", () => {
     fc.assert(fc.property(exported, fc.boolean(), (live, all) => {
-      const document = all ? { ...live, authoritative: ["members", "invitations", "teams", "plugins", "marketplaces", "domains", "grants"] as const } : live
+      const document = all ? { ...live, authoritative: ["members", "invitations", "teams", "configObjects", "plugins", "marketplaces", "domains", "grants"] as const } : live
       expect(plan(live, document)).toEqual({ changes: [], problems: [] })
       // The same metadata in another order is no change either.
       const reversed = Object.fromEntries(Object.entries(live.organization.metadata).reverse())
       expect(plan(live, { ...document, organization: { ...live.organization, metadata: reversed } })).toEqual({ changes: [], problems: [] })
+    }))
+  })
+
+  it("plans a config object's new content as an update of those fields, and a plugin's holdings only where it names them", () => {
+    fc.assert(fc.property(exported.filter((live) => live.configObjects.length > 0 && live.plugins.length > 0), (live) => {
+      const object = live.configObjects[0]!
+      const plugin = live.plugins[0]!
+      const source = `${object.rawSourceText}More.\n`
+      const edited = plan(live, {
+        version: 1,
+        configObjects: [{ ...object, rawSourceText: source, metadata: { Owner: "Platform team" } }],
+        plugins: [{ name: plugin.name, description: plugin.description, status: plugin.status }]
+      })
+      expect(edited).toEqual({
+        changes: [{
+          action: "update",
+          kind: "configObject",
+          name: object.relativePath,
+          fields: [
+            { field: "rawSourceText", before: object.rawSourceText, after: source },
+            { field: "metadata", before: object.metadata, after: { Owner: "Platform team" } }
+          ]
+        }],
+        problems: []
+      })
+      const emptied = plan(live, { version: 1, plugins: [{ ...plugin, configObjects: [] }] })
+      expect(emptied.changes).toEqual(
+        plugin.configObjects.length === 0
+          ? []
+          : [{ action: "update", kind: "plugin", name: plugin.name, fields: [{ field: "configObjects", before: plugin.configObjects, after: [] }] }]
+      )
     }))
   })
 
@@ -171,7 +225,17 @@ describe("the planner", () => {
       desktopDefaultPolicy: defaultDocument,
       desktopPolicies: [],
       templates: [],
-      plugins: [{ name: "Release tooling", description: "", status: "active", grants: [] }],
+      configObjects: [{
+        relativePath: "skills/deploy/SKILL.md",
+        objectType: "skill",
+        parserMode: "markdown",
+        schemaVersion: "1",
+        rawSourceText: "---\nname: deploy\ndescription: Deploys.\n---\nDeploy.\n",
+        metadata: null,
+        status: "active",
+        grants: []
+      }],
+      plugins: [{ name: "Release tooling", description: "", status: "active", configObjects: ["skills/deploy/SKILL.md"], grants: [] }],
       marketplaces: [],
       ssoConnections: [{
         name: "Okta",
@@ -192,8 +256,13 @@ describe("the planner", () => {
       members: [{ email: "ada@example.com", role: "owner" }, { email: "ADA@example.com", role: "admin" }, { email: "bob@example.com", role: "member" }],
       invitations: [{ email: "ada@example.com", role: "member", delivery: "shown" }],
       teams: [{ name: "Directory", externalKey: null, members: ["ada@example.com"] }, { name: "New", externalKey: null, members: ["carol@example.com"] }],
-      authoritative: ["plugins"],
-      plugins: [{ name: "Linting", description: "", status: "active" }],
+      authoritative: ["plugins", "configObjects"],
+      configObjects: [
+        // A path differing only in case names the same object; its type does not change; a skill is Markdown.
+        { ...live.configObjects[0]!, relativePath: "Skills/deploy/SKILL.md", objectType: "command" },
+        { ...live.configObjects[0]!, relativePath: "skills/lint/SKILL.md", parserMode: "json" }
+      ],
+      plugins: [{ name: "Linting", description: "", status: "active", configObjects: ["skills/lint/SKILL.md", "skills/LINT/SKILL.md", "skills/gone.md"] }],
       marketplaces: [{ name: "Internal", description: "", logoUrl: null, plugins: ["linting", "LINTING", "Release tooling", "Nowhere"] }],
       ssoConnections: [
         // An active connection's domains do not change; a new one is made inactive, and names a team that exists.
@@ -207,6 +276,11 @@ describe("the planner", () => {
       "document.invitations.0.email",
       "document.teams.0",
       "document.teams.1.members.0",
+      "document.configObjects.0.relativePath",
+      "document.configObjects.0.objectType",
+      "document.configObjects.1.parserMode",
+      "document.plugins.0.configObjects.1",
+      "document.plugins.0.configObjects.2",
       "document.marketplaces.0.plugins.1",
       "document.marketplaces.0.plugins.2",
       "document.marketplaces.0.plugins.3",

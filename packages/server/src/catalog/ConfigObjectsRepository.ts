@@ -301,9 +301,37 @@ const make = Effect.gen(function*() {
       Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), (row) => toVersion(row)))
     )
 
+  /**
+   * The config objects people made that have a path and are not deleted, with their latest version's content, in one
+   * statement (the organization as a document reads them all at once).
+   */
+  const ownObjects = (organizationId: OrganizationId) =>
+    sql<{
+      readonly id: ConfigObjectId
+      readonly objectType: ObjectType
+      readonly status: "active" | "archived"
+      readonly relativePath: string
+      readonly parserMode: ParserMode
+      readonly schemaVersion: string
+      readonly rawSourceText: string | null
+      readonly metadata: string | null
+    }>`SELECT c.id, c.object_type, c.status, c.current_relative_path AS relative_path,
+              v.parser_mode, v.schema_version, v.raw_source_text, v.metadata::text AS metadata
+         FROM config_objects c
+         JOIN LATERAL (
+           SELECT parser_mode, schema_version, raw_source_text, metadata FROM config_object_versions
+            WHERE organization_id = c.organization_id AND config_object_id = c.id ORDER BY number DESC LIMIT 1
+         ) v ON true
+        WHERE c.organization_id = ${organizationId} AND c.status <> 'deleted' AND c.source_mode <> 'connector'
+          AND c.current_relative_path IS NOT NULL
+        ORDER BY c.current_relative_path, c.id`.pipe(
+      Effect.map((rows) => rows.map((row) => ({ ...row, metadata: json(row.metadata) as JsonObject | null })))
+    )
+
   return {
     select,
     versionColumns,
+    ownObjects,
     find,
     findMany,
     state,

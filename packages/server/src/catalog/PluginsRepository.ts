@@ -300,7 +300,13 @@ const make = Effect.gen(function*() {
         WHERE organization_id = ${organizationId} AND deleted_at IS NULL AND connector_instance_id IS NULL
         ORDER BY lower(name), id`
 
-  return { view, find, list, insert, setSourceMetadata, lock, update, setStatus, markDeleted, touch, listMemberships, findMembership, ownPlugins } as const
+  /** Every config object each plugin holds now, in one statement (the organization as a document reads them all). */
+  const heldConfigObjects = (organizationId: OrganizationId) =>
+    sql<{ readonly pluginId: PluginId; readonly configObjectId: ConfigObjectId }>`
+        SELECT plugin_id, config_object_id FROM plugin_config_objects
+        WHERE organization_id = ${organizationId} AND removed_at IS NULL`
+
+  return { view, find, list, insert, setSourceMetadata, lock, update, setStatus, markDeleted, touch, listMemberships, findMembership, ownPlugins, heldConfigObjects } as const
 })
 
 export class PluginsRepository extends Context.Service<PluginsRepository>()("@orgplane/server/catalog/PluginsRepository", { make }) {

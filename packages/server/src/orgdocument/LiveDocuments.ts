@@ -26,15 +26,17 @@ import {
   type SecretReference,
   type TeamId
 } from "@orgplane/schema"
+import * as Arr from "effect/Array"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { Access, type ActiveGrant, LlmProviderKind, MarketplaceKind, McpConnectionKind, PluginKind, TemplateKind } from "../access/Access.js"
+import { Access, type ActiveGrant, ConfigObjectKind, LlmProviderKind, MarketplaceKind, McpConnectionKind, PluginKind, TemplateKind } from "../access/Access.js"
 import { AuditRepository } from "../audit/AuditRepository.js"
 import { ApiKeysRepository } from "../identity/ApiKeysRepository.js"
 import { StreamsRepository } from "../audit/StreamsRepository.js"
+import { ConfigObjectsRepository } from "../catalog/ConfigObjectsRepository.js"
 import { MarketplacesRepository } from "../catalog/MarketplacesRepository.js"
 import { PluginsRepository } from "../catalog/PluginsRepository.js"
 import { Memberships } from "../identity/Memberships.js"
@@ -247,6 +249,7 @@ const make = Effect.gen(function*() {
   const desktopRows = yield* DesktopPoliciesRepository
   const templateRows = yield* TemplatesRepository
   const pluginRows = yield* PluginsRepository
+  const objectRows = yield* ConfigObjectsRepository
   const marketplaceRows = yield* MarketplacesRepository
   const ssoRows = yield* SsoRepository
   const ssoPolicies = yield* PolicyRepository
@@ -284,6 +287,7 @@ const make = Effect.gen(function*() {
       llmProvider: byResource(yield* access.activeGrants(organizationId, LlmProviderKind)),
       mcpConnection: byResource(yield* access.activeGrants(organizationId, McpConnectionKind)),
       template: byResource(yield* access.activeGrants(organizationId, TemplateKind)),
+      configObject: byResource(yield* access.activeGrants(organizationId, ConfigObjectKind)),
       plugin: byResource(yield* access.activeGrants(organizationId, PluginKind)),
       marketplace: byResource(yield* access.activeGrants(organizationId, MarketplaceKind))
     }
@@ -313,7 +317,14 @@ const make = Effect.gen(function*() {
     const desktop = yield* everyPage((cursor) => desktopRows.list(organizationId, cursor === undefined ? { limit: PAGE } : { limit: PAGE, cursor }))
     const teamNames = new Map<TeamId, string>(teamList.map((team) => [team.id, team.name]))
     const templates = yield* templateRows.latest(organizationId)
+    const objects = yield* objectRows.ownObjects(organizationId)
+    const objectPaths = new Map<string, string>(objects.map((object) => [object.id, object.relativePath]))
     const plugins = yield* pluginRows.ownPlugins(organizationId)
+    // What a plugin holds of what the document names: objects people made with a path, not deleted.
+    const held = Arr.groupBy(
+      (yield* pluginRows.heldConfigObjects(organizationId)).filter((row) => objectPaths.has(row.configObjectId)),
+      (row) => row.pluginId
+    )
     const marketplaces = yield* marketplaceRows.ownMarketplaces(organizationId)
     const pluginNames = new Map<string, string>(plugins.map((plugin) => [plugin.id, plugin.name]))
     const ssoConnections = yield* ssoRows.listConnections({ organizationId })
@@ -381,10 +392,22 @@ const make = Effect.gen(function*() {
         document: template.document,
         grants: grantsOf.template(template.id)
       })).sort((left, right) => Plan.byText(left.name, right.name)),
+      configObjects: objects.map((object) => ({
+        relativePath: object.relativePath,
+        objectType: object.objectType,
+        parserMode: object.parserMode,
+        schemaVersion: object.schemaVersion,
+        // A version with content always has its source (one given as an object is kept as its JSON).
+        rawSourceText: object.rawSourceText ?? "",
+        metadata: object.metadata,
+        status: object.status,
+        grants: grantsOf.configObject(object.id)
+      })).sort((left, right) => Plan.byText(left.relativePath, right.relativePath)),
       plugins: plugins.map((plugin) => ({
         name: plugin.name,
         description: plugin.description,
         status: plugin.status,
+        configObjects: (held[plugin.id] ?? []).map((row) => objectPaths.get(row.configObjectId)!).sort(Plan.byText),
         grants: grantsOf.plugin(plugin.id)
       })).sort((left, right) => Plan.byText(left.name, right.name)),
       marketplaces: marketplaces.map((marketplace) => ({
@@ -418,6 +441,7 @@ const make = Effect.gen(function*() {
       scimConnections: new Map(directories.map((row) => [Plan.matchKey(row.name), row.id])),
       desktopPolicies: new Map(desktop.map((policy) => [policy.isDefault ? "default" : Plan.matchKey(policy.policyName), policy.id])),
       templates: new Map(templates.map((template) => [Plan.matchKey(template.name), template.id])),
+      configObjects: new Map(objects.map((object) => [Plan.matchKey(object.relativePath), object.id])),
       plugins: new Map(plugins.map((plugin) => [Plan.matchKey(plugin.name), plugin.id])),
       marketplaces: new Map(marketplaces.map((marketplace) => [Plan.matchKey(marketplace.name), marketplace.id])),
       ssoConnections: new Map(ssoConnections.map((row) => [Plan.matchKey(row.name), row.id])),
@@ -447,6 +471,11 @@ const make = Effect.gen(function*() {
   /** The plugins people made, their ids by name (`Plan.matchKey`): what an apply names plugins it has just made by. */
   const pluginIds = Effect.fn("LiveDocuments.pluginIds")(function*(organizationId: OrganizationId) {
     return new Map((yield* pluginRows.ownPlugins(organizationId)).map((plugin) => [Plan.matchKey(plugin.name), plugin.id]))
+  })
+
+  /** The config objects the document names, their ids by path (`Plan.matchKey`): what an apply names objects it has just made by. */
+  const configObjectIds = Effect.fn("LiveDocuments.configObjectIds")(function*(organizationId: OrganizationId) {
+    return new Map((yield* objectRows.ownObjects(organizationId)).map((object) => [Plan.matchKey(object.relativePath), object.id]))
   })
 
   /**
@@ -483,6 +512,8 @@ const make = Effect.gen(function*() {
           return current.desktopPolicies.get(key)
         case "template":
           return current.templates.get(key)
+        case "configObject":
+          return current.configObjects.get(key)
         case "plugin":
           return current.plugins.get(key)
         case "marketplace":
@@ -514,6 +545,7 @@ const make = Effect.gen(function*() {
         : change.kind === "scimConnection" ? action.startsWith("scim.connection.")
         : change.kind === "ssoConnection" ? action.startsWith("sso.connection.") && action !== "sso.connection.test"
         : change.kind === "desktopPolicy" ? action.startsWith("desktop_policy.")
+        : change.kind === "configObject" ? action.startsWith("config_object.") || action === "access.grant" || action === "access.revoke"
         : change.kind === "template" || change.kind === "plugin" || change.kind === "marketplace"
         ? action.startsWith(`${change.kind}.`) || action === "access.grant" || action === "access.revoke"
         : action.startsWith(`${change.kind}.`) || (change.kind === "member" && action.startsWith("scim."))
@@ -536,7 +568,7 @@ const make = Effect.gen(function*() {
     return { report, recordedHash: stored.driftHash, ids }
   })
 
-  return { live, teamIds, pluginIds, driftOf, catalog } as const
+  return { live, teamIds, pluginIds, configObjectIds, driftOf, catalog } as const
 })
 
 export class LiveDocuments extends Context.Service<LiveDocuments>()("@orgplane/server/orgdocument/LiveDocuments", { make }) {
@@ -554,6 +586,7 @@ export class LiveDocuments extends Context.Service<LiveDocuments>()("@orgplane/s
       DesktopPoliciesRepository.layer,
       TemplatesRepository.layer,
       PluginsRepository.layer,
+      ConfigObjectsRepository.layer,
       MarketplacesRepository.layer,
       SsoRepository.layer,
       PolicyRepository.layer,

@@ -24,6 +24,7 @@ import {
   OrganizationPlan,
   type MarketplaceId,
   type MemberContext,
+  type ConfigObjectId,
   type PluginId,
   type ExportedDocument,
   LlmHeaderValue,
@@ -43,11 +44,22 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import type * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
-import { Access, type ActiveGrant, type Kind, LlmProviderKind, MarketplaceKind, McpConnectionKind, PluginKind, TemplateKind } from "../access/Access.js"
+import {
+  Access,
+  type ActiveGrant,
+  ConfigObjectKind,
+  type Kind,
+  LlmProviderKind,
+  MarketplaceKind,
+  McpConnectionKind,
+  PluginKind,
+  TemplateKind
+} from "../access/Access.js"
 import { Audit } from "../audit/Audit.js"
 import { Streams } from "../audit/Streams.js"
 import { StreamWake } from "../audit/StreamWake.js"
 import { Marketplaces } from "../catalog/Marketplaces.js"
+import { ConfigObjects } from "../catalog/ConfigObjects.js"
 import { Plugins } from "../catalog/Plugins.js"
 import { ApiKeys } from "../identity/ApiKeys.js"
 import { Organizations } from "../identity/Organizations.js"
@@ -89,7 +101,8 @@ const planHashOf = (liveHash: string, changes: ReadonlyArray<DocumentChange>) =>
  * The order an apply makes a plan's changes in, so that no step is refused for the want of a later one: the
  * profile and directory; members made owners before other roles change (the organization keeps an owner); invitations
  * cancelled before others are sent (the quota); teams deleted, then changed, then created (a name freed first);
- * resources deleted before others change or are made, marketplaces after the plugins they list; members removed last.
+ * resources deleted before others change or are made, config objects before the plugins that hold them, marketplaces
+ * after the plugins they list; members removed last.
  */
 const applyOrder = (change: DocumentChange): number => {
   switch (change.kind) {
@@ -119,6 +132,8 @@ const applyOrder = (change: DocumentChange): number => {
     case "auditStream":
     case "apiKey":
       return change.action === "delete" ? 8 : 8.5
+    case "configObject":
+      return change.action === "delete" ? 8 : 8.4
     case "marketplace":
       return change.action === "delete" ? 8 : 8.75
   }
@@ -201,6 +216,7 @@ const make = Effect.gen(function*() {
   const desktop = yield* DesktopPolicies
   const templates = yield* Templates
   const plugins = yield* Plugins
+  const configObjects = yield* ConfigObjects
   const marketplaces = yield* Marketplaces
   const sso = yield* Sso
   const ssoPolicy = yield* SsoPolicy
@@ -386,6 +402,7 @@ const make = Effect.gen(function*() {
         scimConnections: byKey(document.scimConnections, (connection) => connection.name),
         desktopPolicies: byKey(document.desktopPolicies, (policy) => policy.name),
         templates: byKey(document.templates, (template) => template.name),
+        configObjects: byKey(document.configObjects, (object) => object.relativePath),
         plugins: byKey(document.plugins, (plugin) => plugin.name),
         marketplaces: byKey(document.marketplaces, (marketplace) => marketplace.name),
         ssoConnections: byKey(document.ssoConnections, (connection) => connection.name),
@@ -397,6 +414,8 @@ const make = Effect.gen(function*() {
       const teamsNow = yield* Effect.cached(reader.teamIds(caller.organization.id))
       /** Plugins' ids once the plugins' steps ran (a marketplace may list a plugin this apply made). */
       const pluginsNow = yield* Effect.cached(reader.pluginIds(caller.organization.id))
+      /** Config objects' ids once their steps ran (a plugin may hold an object this apply made). */
+      const configObjectsNow = yield* Effect.cached(reader.configObjectIds(caller.organization.id))
       /**
        * Makes a resource's grants the change's `grants` (its `after`): each given or its role changed; with `grants`
        * in `authoritative`, every other revoked (on a new resource, its creator's manager grant too).
@@ -656,6 +675,43 @@ const make = Effect.gen(function*() {
               syncGrants(change, TemplateKind, id)
             )
           }
+          case "configObject": {
+            if (change.action === "delete") {
+              const id = before.configObjects.get(key)!
+              return recorder.recordStep("config_object.delete", [id], configObjects.remove(caller, id))
+            }
+            const object = wanted.configObjects.get(key)!
+            const status = (id: ConfigObjectId) =>
+              object.status === "archived"
+                ? recorder.recordStep("config_object.archive", [id], configObjects.archive(caller, id))
+                : recorder.recordStep("config_object.restore", [id], configObjects.restore(caller, id))
+            const content = {
+              rawSourceText: object.rawSourceText,
+              parserMode: object.parserMode,
+              schemaVersion: object.schemaVersion,
+              ...(object.metadata === null ? {} : { metadata: object.metadata })
+            }
+            if (change.action === "create") {
+              // Brought from a file: `import`, as the API calls what was not written here.
+              const input = { objectType: object.objectType, sourceMode: "import" as const, relativePath: object.relativePath, ...content }
+              return Effect.flatMap(
+                recorder.recordStep("config_object.create", [], configObjects.create(caller, { input })),
+                ({ item }) => Effect.andThen(object.status === "archived" ? status(item.id) : Effect.void, syncGrants(change, ConfigObjectKind, item.id))
+              )
+            }
+            const id = before.configObjects.get(key)!
+            // A new version, named after the plan that made it (its `sourceRevisionRef`).
+            const version = { input: content, reason: `orgplane plan ${planHash}` }
+            return Effect.andThen(
+              Effect.andThen(
+                change.fields.some((field) => Plan.configObjectContent.has(field.field))
+                  ? recorder.recordStep("config_object.version.create", [id], configObjects.createVersion(caller, id, version))
+                  : Effect.void,
+                changed(change, "status") ? status(id) : Effect.void
+              ),
+              syncGrants(change, ConfigObjectKind, id)
+            )
+          }
           case "plugin": {
             if (change.action === "delete") {
               const id = before.plugins.get(key)!
@@ -666,10 +722,30 @@ const make = Effect.gen(function*() {
               plugin.status === "archived"
                 ? recorder.recordStep("plugin.archive", [id], plugins.archive(caller, id))
                 : recorder.recordStep("plugin.restore", [id], plugins.restore(caller, id))
+            /** Holds the config objects the document names that it does not hold yet, and stops holding the others. */
+            const contents = (id: PluginId, held: ReadonlyArray<string>) =>
+              !changed(change, "configObjects") ? Effect.void : Effect.flatMap(configObjectsNow, (ids) => {
+                const wantedPaths = new Set((plugin.configObjects ?? []).map(Plan.matchKey))
+                const heldPaths = new Set(held.map(Plan.matchKey))
+                return Effect.andThen(
+                  Effect.forEach([...heldPaths].filter((path) => !wantedPaths.has(path)), (path) => {
+                    const objectId = before.configObjects.get(path) ?? ids.get(path)!
+                    return recorder.recordStep("plugin.config_object.remove", [id, objectId], plugins.removeConfigObject(caller, id, objectId))
+                  }, { discard: true }),
+                  Effect.forEach([...wantedPaths].filter((path) => !heldPaths.has(path)), (path) => {
+                    const objectId = ids.get(path)!
+                    return recorder.recordStep("plugin.config_object.add", [id, objectId], plugins.addConfigObject(caller, id, objectId))
+                  }, { discard: true })
+                )
+              })
             if (change.action === "create") {
               return Effect.flatMap(
                 recorder.recordStep("plugin.create", [], plugins.create(caller, { name: plugin.name, description: plugin.description })),
-                ({ item }) => Effect.andThen(plugin.status === "archived" ? status(item.id) : Effect.void, syncGrants(change, PluginKind, item.id))
+                ({ item }) =>
+                  Effect.andThen(
+                    Effect.andThen(contents(item.id, []), plugin.status === "archived" ? status(item.id) : Effect.void),
+                    syncGrants(change, PluginKind, item.id)
+                  )
               )
             }
             const id = before.plugins.get(key)!
@@ -677,9 +753,13 @@ const make = Effect.gen(function*() {
               ...(changed(change, "name") ? { name: plugin.name } : {}),
               ...(changed(change, "description") ? { description: plugin.description } : {})
             }
+            const held = before.document.plugins.find((each) => Plan.matchKey(each.name) === key)?.configObjects ?? []
             return Effect.andThen(
               Effect.andThen(
-                Object.keys(settings).length > 0 ? recorder.recordStep("plugin.update", [id], plugins.update(caller, id, settings)) : Effect.void,
+                Effect.andThen(
+                  Object.keys(settings).length > 0 ? recorder.recordStep("plugin.update", [id], plugins.update(caller, id, settings)) : Effect.void,
+                  contents(id, held)
+                ),
                 changed(change, "status") ? status(id) : Effect.void
               ),
               syncGrants(change, PluginKind, id)
@@ -912,6 +992,7 @@ export class OrganizationDocuments extends Context.Service<OrganizationDocuments
       DesktopPolicies.layer,
       Templates.layer,
       Plugins.layer,
+      ConfigObjects.layer,
       Marketplaces.layer,
       ssoLayer,
       SsoPolicy.layer.pipe(Layer.provide(ssoLayer)),

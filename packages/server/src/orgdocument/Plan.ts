@@ -14,6 +14,7 @@ import {
   type DocumentAuditStream,
   type DocumentChange,
   type DocumentCollection,
+  type DocumentConfigObject,
   type DocumentDesktopPolicy,
   type DocumentGrant,
   type DocumentLlmProvider,
@@ -33,8 +34,10 @@ import {
   type OrganizationDocument,
   type SecretReference
 } from "@orgplane/schema"
+import * as Result from "effect/Result"
 import type * as Schema from "effect/Schema"
 import { createHash } from "node:crypto"
+import { parse } from "../catalog/Parsing.js"
 import { modelsOf, unknownModelMessage } from "../llm/LlmProviders.js"
 import { completeDefault } from "../policies/Effective.js"
 
@@ -85,8 +88,8 @@ const canonical = (value: Json): string =>
     ? `{${Object.entries(value).sort(([left], [right]) => byText(left, right)).map(([key, inner]) => `${JSON.stringify(key)}:${canonical(inner)}`).join(",")}}`
     : JSON.stringify(value)
 
-/** The fields that are sets of names (members, teams, a marketplace's plugins), compared ignoring case. */
-const nameSets = new Set(["members", "teams", "plugins", "domains"])
+/** The fields that are sets of names (members, teams, a marketplace's plugins, a plugin's config objects), compared ignoring case. */
+const nameSets = new Set(["members", "teams", "plugins", "domains", "configObjects"])
 
 /**
  * A SAML IdP as the plan compares it: what its source takes (members of other sources are ignored, as the API ignores
@@ -271,13 +274,30 @@ const templateFields = (template: DocumentTemplate) => ({
 })
 const templateFieldNames = ["name", "description", "kind", "schemaVersion", "document", "grants"] as const
 
+/** A config object's fields as the plan compares them: its latest version's content, its status and grants. */
+const configObjectFields = (object: DocumentConfigObject) => ({
+  relativePath: object.relativePath,
+  objectType: object.objectType,
+  parserMode: object.parserMode,
+  schemaVersion: object.schemaVersion,
+  rawSourceText: object.rawSourceText,
+  metadata: object.metadata as Json,
+  status: object.status,
+  grants: (object.grants ?? []) as Json
+})
+const configObjectFieldNames = ["relativePath", "objectType", "parserMode", "schemaVersion", "rawSourceText", "metadata", "status", "grants"] as const
+/** The fields a new version of a config object writes. */
+export const configObjectContent = new Set(["parserMode", "schemaVersion", "rawSourceText", "metadata"])
+
+/** A plugin's fields as the plan compares them: its config objects as a sorted set of paths. */
 const pluginFields = (plugin: DocumentPlugin) => ({
   name: plugin.name,
   description: plugin.description,
   status: plugin.status,
+  configObjects: [...plugin.configObjects ?? []].sort((left, right) => byText(matchKey(left), matchKey(right))),
   grants: (plugin.grants ?? []) as Json
 })
-const pluginFieldNames = ["name", "description", "status", "grants"] as const
+const pluginFieldNames = ["name", "description", "status", "configObjects", "grants"] as const
 
 /** A marketplace's fields as the plan compares them: its plugins as a sorted set of names. */
 const marketplaceFields = (marketplace: DocumentMarketplace) => ({
@@ -421,9 +441,14 @@ export const plan = (
   }
 
   /** The one live resource a name names, or the problem of a name the organization has several times. */
-  const theOne = <A>(found: ReadonlyArray<A> | undefined, what: string, at: ReadonlyArray<string | number>): { readonly current: A | undefined } | undefined => {
+  const theOne = <A>(
+    found: ReadonlyArray<A> | undefined,
+    what: string,
+    at: ReadonlyArray<string | number>,
+    remedy = "rename all but one through the API first"
+  ): { readonly current: A | undefined } | undefined => {
     if (found === undefined || found.length <= 1) return { current: found?.[0] }
-    problems.push({ path: at, message: `names ${found.length} ${what} of the organization: rename all but one through the API first` })
+    problems.push({ path: at, message: `names ${found.length} ${what} of the organization: ${remedy}` })
     return undefined
   }
 
@@ -607,7 +632,7 @@ export const plan = (
   }
 
   /**
-   * The plan of a list whose items are their fields and grants and nothing else to check (templates, plugins): each
+   * The plan of a list whose items are their fields and grants and nothing else to check (templates): each
    * named once, matched by name (`theOne`), made or changed field by field; deletes by `deleteLeftOut`.
    */
   const planGranted = <A extends { readonly name: string; readonly grants?: ReadonlyArray<DocumentGrant> | undefined }, F extends Record<string, Json>>(
@@ -763,40 +788,110 @@ export const plan = (
     planGranted("templates", "template", document.templates, live.templates, templateFields, templateFieldNames)
   }
 
+  /**
+   * What a list of names may name (a marketplace's plugins, a plugin's config objects): each once, a resource of the
+   * organization or of this document (`live`, `named`, by `matchKey`), never one it deletes (its `collection`
+   * authoritative and leaving it out). Answers the names as the organization or the document writes them, or
+   * undefined with each problem added.
+   */
+  const listing = (
+    collection: DocumentCollection & keyof OrganizationDocument,
+    what: string,
+    live: ReadonlyArray<string>,
+    named: ReadonlyArray<string> | undefined
+  ) => {
+    const liveNames = new Map(live.map((name) => [matchKey(name), name]))
+    const documentNames = new Map((named ?? []).map((name) => [matchKey(name), name]))
+    const deletes = authoritative.has(collection) && named !== undefined
+    return (names: ReadonlyArray<string>, at: (position: number) => ReadonlyArray<string | number>): Array<string> | undefined => {
+      const seen = new Set<string>()
+      const refused = names.flatMap((name, position) => {
+        const key = matchKey(name)
+        const problem = seen.has(key)
+          ? "is listed twice"
+          : !liveNames.has(key) && !documentNames.has(key)
+          ? `is not a ${what} people made of the organization or of this document`
+          : deletes && !documentNames.has(key)
+          ? `is a ${what} this document deletes (${collection} is authoritative and leaves it out)`
+          : undefined
+        seen.add(key)
+        return problem === undefined ? [] : [{ path: at(position), message: problem }]
+      })
+      problems.push(...refused)
+      return refused.length > 0 ? undefined : names.map((name) => documentNames.get(matchKey(name)) ?? liveNames.get(matchKey(name))!)
+    }
+  }
+
+  if (document.configObjects !== undefined) {
+    // Named by path: the list's `name` is its path.
+    const named = <A extends DocumentConfigObject>(object: A) => ({ ...object, name: object.relativePath })
+    const liveObjects = byName(live.configObjects.map(named))
+    const wanted = keyed(document.configObjects, (object) => object.relativePath, (index) => ["document", "configObjects", index, "relativePath"], problems)
+    for (const [name, { index, item }] of wanted) {
+      const at = (...path: ReadonlyArray<string | number>) => ["document", "configObjects", index, ...path]
+      const one = theOne(liveObjects.get(name), "config objects", at("relativePath"), "delete all but one through the API first")
+      if (one === undefined) continue
+      // The API's own reading of the source: a skill's front matter, JSON or YAML that parses, a parser its type takes.
+      const unreadable = Result.match(parse(item.objectType, { rawSourceText: item.rawSourceText, parserMode: item.parserMode }), {
+        onFailure: (error) => error.details.map((detail): Problem => ({ path: at(...detail.path.slice(1)), message: detail.message })),
+        onSuccess: () => []
+      })
+      problems.push(...unreadable)
+      const current = one.current
+      const grants = grantsOnce(current?.grants ?? [], item.grants, at)
+      if (unreadable.length > 0 || grants === undefined) continue
+      const after = { ...configObjectFields(item), grants: grants as Json }
+      if (current === undefined) {
+        changes.push({ action: "create", kind: "configObject", name: item.relativePath, fields: created(after, configObjectFieldNames) })
+        continue
+      }
+      const fields = differing(configObjectFields(current), after, configObjectFieldNames)
+      const fixed = fields.filter((field) => field.field === "objectType" || field.field === "relativePath")
+      for (const field of fixed) {
+        problems.push({ path: at(field.field), message: `cannot change once the config object is created (it is ${JSON.stringify(field.before)}): delete it and create another` })
+      }
+      if (fixed.length > 0 || fields.length === 0) continue
+      changes.push({ action: "update", kind: "configObject", name: current.relativePath, fields })
+    }
+    deleteLeftOut("configObjects", "configObject", liveObjects, wanted, configObjectFields, configObjectFieldNames)
+  }
+
   if (document.plugins !== undefined) {
-    planGranted("plugins", "plugin", document.plugins, live.plugins, pluginFields, pluginFieldNames)
+    const objectsHeld = listing("configObjects", "config object", live.configObjects.map((object) => object.relativePath), document.configObjects?.map((object) => object.relativePath))
+    const livePlugins = byName(live.plugins)
+    const wanted = keyed(document.plugins, (plugin) => plugin.name, (index) => ["document", "plugins", index, "name"], problems)
+    for (const [name, { index, item }] of wanted) {
+      const at = (...path: ReadonlyArray<string | number>) => ["document", "plugins", index, ...path]
+      const one = theOne(livePlugins.get(name), "plugins", at("name"))
+      if (one === undefined) continue
+      const current = one.current
+      // Absent, the plugin keeps what it holds.
+      const configObjects = item.configObjects === undefined ? [...current?.configObjects ?? []] : objectsHeld(item.configObjects, (position) => at("configObjects", position))
+      const grants = grantsOnce(current?.grants ?? [], item.grants, at)
+      if (configObjects === undefined || grants === undefined) continue
+      const after = { ...pluginFields({ ...item, configObjects }), grants: grants as Json }
+      if (current === undefined) {
+        changes.push({ action: "create", kind: "plugin", name: item.name, fields: created(after, pluginFieldNames) })
+        continue
+      }
+      const fields = differing(pluginFields(current), after, pluginFieldNames)
+      if (fields.length > 0) changes.push({ action: "update", kind: "plugin", name: current.name, fields })
+    }
+    deleteLeftOut("plugins", "plugin", livePlugins, wanted, pluginFields, pluginFieldNames)
   }
 
   if (document.marketplaces !== undefined) {
     const liveMarketplaces = byName(live.marketplaces)
-    const livePluginNames = new Map(live.plugins.map((plugin) => [matchKey(plugin.name), plugin.name]))
-    const documentPluginNames = new Map((document.plugins ?? []).map((plugin) => [matchKey(plugin.name), plugin.name]))
-    const deletedPlugins = authoritative.has("plugins") && document.plugins !== undefined
-      ? new Set([...livePluginNames.keys()].filter((name) => !documentPluginNames.has(name)))
-      : new Set<string>()
+    const pluginsListed = listing("plugins", "plugin", live.plugins.map((plugin) => plugin.name), document.plugins?.map((plugin) => plugin.name))
     const wanted = keyed(document.marketplaces, (marketplace) => marketplace.name, (index) => ["document", "marketplaces", index, "name"], problems)
     for (const [name, { index, item }] of wanted) {
       const at = (...path: ReadonlyArray<string | number>) => ["document", "marketplaces", index, ...path]
       const one = theOne(liveMarketplaces.get(name), "marketplaces", at("name"))
       if (one === undefined) continue
-      const listed = new Set<string>()
-      const named = item.plugins.flatMap((plugin, position) => {
-        const key = matchKey(plugin)
-        const problem = listed.has(key)
-          ? "is listed twice"
-          : !livePluginNames.has(key) && !documentPluginNames.has(key)
-          ? "is not a plugin people made of the organization or of this document"
-          : deletedPlugins.has(key)
-          ? "is a plugin this document deletes (plugins is authoritative and leaves it out)"
-          : undefined
-        listed.add(key)
-        return problem === undefined ? [] : [{ path: at("plugins", position), message: problem }]
-      })
-      problems.push(...named)
+      const plugins = pluginsListed(item.plugins, (position) => at("plugins", position))
       const current = one.current
       const grants = grantsOnce(current?.grants ?? [], item.grants, at)
-      if (named.length > 0 || grants === undefined) continue
-      const plugins = item.plugins.map((plugin) => documentPluginNames.get(matchKey(plugin)) ?? livePluginNames.get(matchKey(plugin))!)
+      if (plugins === undefined || grants === undefined) continue
       const after = { ...marketplaceFields({ ...item, plugins }), grants: grants as Json }
       if (current === undefined) {
         changes.push({ action: "create", kind: "marketplace", name: item.name, fields: created(after, marketplaceFieldNames) })
@@ -984,7 +1079,7 @@ export const plan = (
   return { changes: sortChanges(changes), problems }
 }
 
-const kindOrder = ["organization", "directory", "audit", "ssoPolicy", "member", "invitation", "team", "llmProvider", "mcpConnection", "scimConnection", "desktopPolicy", "template", "plugin", "marketplace", "ssoConnection", "auditStream", "apiKey", "domain"] as const
+const kindOrder = ["organization", "directory", "audit", "ssoPolicy", "member", "invitation", "team", "llmProvider", "mcpConnection", "scimConnection", "desktopPolicy", "template", "configObject", "plugin", "marketplace", "ssoConnection", "auditStream", "apiKey", "domain"] as const
 
 /** The document's order: by kind, then by name. */
 const sortChanges = (changes: Array<DocumentChange>) =>

@@ -97,6 +97,7 @@ describe("the organization's document", () => {
       },
       desktopPolicies: [],
       templates: [],
+      configObjects: [],
       plugins: [],
       marketplaces: [],
       ssoConnections: [],
@@ -323,7 +324,7 @@ describe("applying a plan", () => {
     const word = fc.constantFrom("alpha", "beta", "gamma", "Delta")
     const secretRef = fc.record({ from: fc.constantFrom("env:KEY_A", "env:KEY_B", "file:keys/b.key"), version: fc.integer({ min: 0, max: 2 }) })
     const document = fc.record({
-      authoritative: fc.subarray(["invitations" as const, "teams" as const, "llmProviders" as const, "mcpConnections" as const, "scimConnections" as const, "desktopPolicies" as const, "templates" as const, "plugins" as const, "marketplaces" as const, "ssoConnections" as const, "auditStreams" as const, "apiKeys" as const]),
+      authoritative: fc.subarray(["invitations" as const, "teams" as const, "llmProviders" as const, "mcpConnections" as const, "scimConnections" as const, "desktopPolicies" as const, "templates" as const, "configObjects" as const, "plugins" as const, "marketplaces" as const, "ssoConnections" as const, "auditStreams" as const, "apiKeys" as const]),
       organization: fc.option(fc.record({
         name: word.map((name) => `Acme ${name}`),
         logoUrl: fc.constantFrom(null, "https://acme.example/logo.png"),
@@ -390,10 +391,21 @@ describe("applying a plan", () => {
         document: fc.oneof(fc.dictionary(word, fc.oneof(word, fc.integer(), fc.boolean()), { maxKeys: 3 }), fc.array(word, { maxLength: 3 })),
         grants: fc.subarray([{ organization: true as const, role: "viewer" as const }, { member: org.member.email, role: "editor" as const }])
       }), { selector: (template) => template.name.toLowerCase(), maxLength: 2 }), { nil: undefined }),
+      // Skills and context files by path; a path keeps its type (fixed once created), and is written in one case.
+      configObjects: fc.option(fc.uniqueArray(fc.record({
+        name: fc.constantFrom("deploy", "lint", "review"),
+        skill: fc.boolean(),
+        body: fc.constantFrom("Run it.", "Run it twice."),
+        metadata: fc.constantFrom(null, { owner: "platform" }),
+        status: fc.constantFrom("active" as const, "archived" as const),
+        grants: fc.subarray([{ organization: true as const, role: "viewer" as const }, { member: org.member.email, role: "editor" as const }])
+      }), { selector: (object) => `${object.name} ${object.skill}`, maxLength: 2 }), { nil: undefined }),
       plugins: fc.option(fc.uniqueArray(fc.record({
         name: fc.constantFrom("Lint", "Deploy", "lint"),
         description: fc.constantFrom("", "Checks"),
         status: fc.constantFrom("active" as const, "archived" as const),
+        // Holding only config objects the same document names: an object of an earlier run may be one it deletes.
+        objectPicks: fc.option(fc.array(fc.nat(), { maxLength: 2 }), { nil: undefined }),
         grants: fc.subarray([{ organization: true as const, role: "viewer" as const }, { member: org.admin.email, role: "manager" as const }])
       }), { selector: (plugin) => plugin.name.toLowerCase(), maxLength: 2 }), { nil: undefined }),
       // Listing only plugins the same document names: a plugin of an earlier run may be one this document deletes.
@@ -429,7 +441,9 @@ describe("applying a plan", () => {
         method: fc.constantFrom("client_secret_basic" as const, "client_secret_post" as const),
         secret: secretRef
       }), { selector: (connection) => connection.name.toLowerCase(), maxLength: 2 }), { nil: undefined })
-    }).map(({ apiKeys, domains, audit, auditStreams, ssoPolicy, authoritative, desktopDefaultPolicy, desktopPolicies, directory, invitations, llmProviders, marketplaces, mcpConnections, members, organization, plugins, scimConnections, ssoConnections, teams, templates }): typeof OrganizationDocument.Encoded => ({
+    }).map(({ apiKeys, domains, audit, auditStreams, ssoPolicy, authoritative, configObjects, desktopDefaultPolicy, desktopPolicies, directory, invitations, llmProviders, marketplaces, mcpConnections, members, organization, plugins, scimConnections, ssoConnections, teams, templates }): typeof OrganizationDocument.Encoded => {
+      const objectPath = (object: { readonly name: string; readonly skill: boolean }) => object.skill ? `skills/${object.name}/SKILL.md` : `context/${object.name}.txt`
+      return {
       version: 1,
       authoritative,
       ...(organization === undefined ? {} : { organization }),
@@ -491,7 +505,28 @@ describe("applying a plan", () => {
       ...(desktopDefaultPolicy === undefined ? {} : { desktopDefaultPolicy }),
       ...(desktopPolicies === undefined ? {} : { desktopPolicies }),
       ...(templates === undefined ? {} : { templates: templates.map((template) => ({ ...template, schemaVersion: null })) }),
-      ...(plugins === undefined ? {} : { plugins }),
+      ...(configObjects === undefined ? {} : {
+        configObjects: configObjects.map((object) => ({
+          relativePath: objectPath(object),
+          objectType: object.skill ? "skill" as const : "context" as const,
+          parserMode: object.skill ? "markdown" as const : "text" as const,
+          schemaVersion: "1",
+          rawSourceText: object.skill ? `---\nname: ${object.name}\ndescription: Does ${object.name}.\n---\n${object.body}\n` : object.body,
+          metadata: object.metadata,
+          status: object.status,
+          grants: object.grants
+        }))
+      }),
+      ...(plugins === undefined ? {} : {
+        plugins: plugins.map(({ objectPicks, ...plugin }) =>
+          objectPicks === undefined ? plugin : {
+            ...plugin,
+            configObjects: configObjects === undefined || configObjects.length === 0
+              ? []
+              : [...new Set(objectPicks.map((pick) => objectPath(configObjects[pick % configObjects.length]!).toUpperCase()))]
+          }
+        )
+      }),
       ...(marketplaces === undefined ? {} : {
         marketplaces: marketplaces.map(({ picks, ...marketplace }) => ({
           ...marketplace,
@@ -519,7 +554,8 @@ describe("applying a plan", () => {
           saml: null
         }))
       })
-    }))
+      }
+    })
     await fc.assert(fc.asyncProperty(document, async (wanted) => {
       const planned = ok(await api.organizationDocument.plan({ token: org.owner.token, payload: { document: wanted } }), 200)
       // Each secret's value, as the applier would read it from its source.
@@ -1037,7 +1073,7 @@ describe("plugins and marketplaces in the document", () => {
     const exported = ok(await api.organizationDocument.export({ token: org.owner.token }), 200)
     expect(validate(exported), JSON.stringify(validate.errors)).toBe(true)
     // Each creator is its resource's manager.
-    expect(exported.plugins).toEqual([{ name: "Lint", description: "Checks", status: "active", grants: [{ member: org.member.email, role: "manager" }] }])
+    expect(exported.plugins).toEqual([{ name: "Lint", description: "Checks", status: "active", configObjects: [], grants: [{ member: org.member.email, role: "manager" }] }])
     expect(exported.marketplaces).toEqual([
       { name: "Internal", description: "", logoUrl: null, plugins: ["Lint"], grants: [{ member: org.admin.email, role: "manager" }] }
     ])
@@ -1054,7 +1090,7 @@ describe("plugins and marketplaces in the document", () => {
     }
     const planned = ok(await api.organizationDocument.plan({ token: org.owner.token, payload: { document } }), 200)
     expect(planned.changes.map((change) => [change.action, change.kind, change.name, change.fields.map((field) => field.field)])).toEqual([
-      ["create", "plugin", "Deploy", ["name", "description", "status", "grants"]],
+      ["create", "plugin", "Deploy", ["name", "description", "status", "configObjects", "grants"]],
       ["update", "plugin", "Lint", ["status"]],
       ["update", "marketplace", "Internal", ["description", "logoUrl", "plugins"]]
     ])
@@ -1094,6 +1130,109 @@ describe("plugins and marketplaces in the document", () => {
     ok(await api.organizationDocument.apply({ token: org.owner.token, payload: { document: emptied, planHash: deleting.planHash } }), 200)
     const after = ok(await api.organizationDocument.export({ token: org.owner.token }), 200)
     expect([after.plugins, after.marketplaces]).toEqual([[], []])
+  })
+})
+
+describe("config objects in the document", () => {
+  it("plans objects by path with their latest content, makes a new version for a change, holds them in plugins, and leaves pathless and deleted ones out", async () => {
+    const org = await Http.staffed(server.url)
+    const skill = (body: string) => `---\nname: deploy\ndescription: Deploys.\n---\n${body}\n`
+    const deploy = ok(await api.configObjects.create({
+      token: org.member.token,
+      payload: { input: { objectType: "skill", rawSourceText: skill("Run make deploy."), relativePath: "skills/deploy/SKILL.md" } }
+    }), 201).item
+    // Without a path, the document cannot name it: left out, and left alone.
+    ok(await api.configObjects.create({ token: org.member.token, payload: { input: { objectType: "context", rawSourceText: "Notes" } } }), 201)
+    const gone = ok(await api.configObjects.create({ token: org.member.token, payload: { input: { objectType: "context", rawSourceText: "Old", relativePath: "old.txt" } } }), 201).item
+    ok(await api.configObjects.delete({ path: { configObjectId: gone.id }, token: org.member.token }), 200)
+    const lint = ok(await api.plugins.create({ token: org.admin.token, payload: { name: "Lint", description: "" } }), 201).item
+    ok(await api.plugins.addConfigObject({ path: { pluginId: lint.id }, token: org.admin.token, payload: { configObjectId: deploy.id } }), 201)
+
+    const exported = ok(await api.organizationDocument.export({ token: org.owner.token }), 200)
+    expect(validate(exported), JSON.stringify(validate.errors)).toBe(true)
+    expect(exported.configObjects).toEqual([{
+      relativePath: "skills/deploy/SKILL.md",
+      objectType: "skill",
+      parserMode: "markdown",
+      schemaVersion: "1",
+      rawSourceText: skill("Run make deploy."),
+      metadata: null,
+      status: "active",
+      grants: [{ member: org.member.email, role: "manager" }]
+    }])
+    expect(exported.plugins?.map((plugin) => [plugin.name, plugin.configObjects])).toEqual([["Lint", ["skills/deploy/SKILL.md"]]])
+    expect(ok(await api.organizationDocument.plan({ token: org.owner.token, payload: { document: exported } }), 200).changes).toEqual([])
+
+    const document = {
+      version: 1 as const,
+      configObjects: [
+        { ...exported.configObjects![0]!, rawSourceText: skill("Run make deploy, then check the preview."), metadata: { owner: "platform" } },
+        {
+          relativePath: "mcp/linear.json",
+          objectType: "mcp" as const,
+          parserMode: "json" as const,
+          schemaVersion: "1",
+          rawSourceText: `{"mcpServers":{"linear":{"url":"https://mcp.linear.app/mcp"}}}`,
+          metadata: null,
+          status: "archived" as const,
+          grants: [{ organization: true as const, role: "viewer" as const }]
+        }
+      ],
+      // Paths in any case; a plugin the document makes holds an object it makes.
+      plugins: [
+        { name: "Lint", description: "", status: "active" as const, configObjects: ["MCP/linear.json"] },
+        { name: "Deploy", description: "", status: "active" as const, configObjects: ["skills/deploy/SKILL.md", "mcp/linear.json"] }
+      ]
+    }
+    const planned = ok(await api.organizationDocument.plan({ token: org.owner.token, payload: { document } }), 200)
+    expect(planned.changes.map((change) => [change.action, change.kind, change.name, change.fields.map((field) => field.field)])).toEqual([
+      ["create", "configObject", "mcp/linear.json", ["relativePath", "objectType", "parserMode", "schemaVersion", "rawSourceText", "metadata", "status", "grants"]],
+      ["update", "configObject", "skills/deploy/SKILL.md", ["rawSourceText", "metadata"]],
+      ["create", "plugin", "Deploy", ["name", "description", "status", "configObjects", "grants"]],
+      ["update", "plugin", "Lint", ["configObjects"]]
+    ])
+    ok(await api.organizationDocument.apply({ token: org.owner.token, payload: { document, planHash: planned.planHash } }), 200)
+    expect(ok(await api.organizationDocument.plan({ token: org.owner.token, payload: { document } }), 200).changes).toEqual([])
+    // The change is a new version named after the plan; the object made is `import`, archived, granted.
+    const versions = ok(await api.configObjects.listVersions({ path: { configObjectId: deploy.id }, token: org.owner.token }), 200).items
+    expect(versions.map((version) => [version.number, version.sourceRevisionRef])).toEqual([[2, `orgplane plan ${planned.planHash}`], [1, null]])
+    const made = ok(await api.configObjects.list({ token: org.owner.token, query: { q: "linear" } }), 200).items
+    expect(made.map((object) => [object.currentRelativePath, object.sourceMode, object.status])).toEqual([["mcp/linear.json", "import", "archived"]])
+    const held = ok(await api.plugins.listConfigObjects({ path: { pluginId: lint.id }, token: org.owner.token }), 200).items
+    expect(held.map((membership) => membership.configObject.currentRelativePath)).toEqual(["mcp/linear.json"])
+
+    // A new version made outside the document drifts, named with who made it.
+    ok(await api.configObjects.createVersion({ path: { configObjectId: deploy.id }, token: org.member.token, payload: { input: { rawSourceText: skill("Ship it.") } } }), 201)
+    const drift = ok(await api.organizationDocument.drift({ token: org.owner.token }), 200)
+    expect(drift.changes).toMatchObject([{
+      action: "update",
+      kind: "configObject",
+      name: "skills/deploy/SKILL.md",
+      // A version without metadata has none: both fields drift.
+      fields: [
+        { field: "rawSourceText", before: skill("Ship it."), after: skill("Run make deploy, then check the preview.") },
+        { field: "metadata", before: null, after: { owner: "platform" } }
+      ],
+      changedBy: { action: "config_object.version.create", actor: { type: "user", id: org.member.user.id } }
+    }])
+
+    // A plugin cannot hold an object the same document deletes; deleting is soft, as the API's delete.
+    const refused = await api.organizationDocument.plan({
+      token: org.owner.token,
+      payload: { document: { version: 1, authoritative: ["configObjects"], configObjects: [], plugins: [{ name: "Lint", description: "", status: "active", configObjects: ["mcp/linear.json"] }] } }
+    })
+    expect(refused.status).toBe(400)
+    expect(refused.body).toMatchObject({ details: [{ path: ["document", "plugins", 0, "configObjects", 0] }] })
+    const emptied = { version: 1 as const, authoritative: ["configObjects" as const], configObjects: [] }
+    const deleting = ok(await api.organizationDocument.plan({ token: org.owner.token, payload: { document: emptied } }), 200)
+    expect(deleting.changes.map((change) => `${change.action} ${change.kind} ${change.name}`)).toEqual([
+      "delete configObject mcp/linear.json",
+      "delete configObject skills/deploy/SKILL.md"
+    ])
+    ok(await api.organizationDocument.apply({ token: org.owner.token, payload: { document: emptied, planHash: deleting.planHash } }), 200)
+    expect(ok(await api.configObjects.get({ path: { configObjectId: deploy.id }, token: org.owner.token }), 200).item.status).toBe("deleted")
+    const after = ok(await api.organizationDocument.export({ token: org.owner.token }), 200)
+    expect([after.configObjects, after.plugins?.map((plugin) => plugin.configObjects)]).toEqual([[], [[], []]])
   })
 })
 
