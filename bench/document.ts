@@ -1,18 +1,19 @@
 /**
  * The organization-as-code section of `pnpm bench` (`--document` or ORGPLANE_BENCH_DOCUMENT=1): an organization of
  * ORGPLANE_BENCH_DOCUMENT_MEMBERS members (default 10,000), ORGPLANE_BENCH_DOCUMENT_TEAMS teams of 10 members each
- * (default 1,000) and ORGPLANE_BENCH_DOCUMENT_CATALOG catalog objects (default 2,000: half plugins, each granted to
- * a team, half marketplaces, each listing two plugins and granted to the organization), seeded with SQL on the
- * server's own connection; then, one request each, timed from the client:
+ * (default 1,000), ORGPLANE_BENCH_DOCUMENT_CATALOG plugins and marketplaces (default 2,000: half plugins, each granted
+ * to a team, half marketplaces, each listing two plugins and granted to the organization) and
+ * ORGPLANE_BENCH_DOCUMENT_OBJECTS config objects (default 2,000, each with a version, held by a plugin and granted to a
+ * team), seeded with SQL on the server's own connection; then, one request each, timed from the client:
  *
  * - the export (`GET /v1/organization/document`);
  * - the plan of the export (empty) and of an edit of it with 1,000 changes: 500 members made admins, 250 teams given
- *   other members, 250 teams created;
+ *   other members, 150 teams created, 100 config objects given new content (a new version each);
  * - the apply of that plan (one transaction: 1,000 changes and their 1,000 audit events), and the plan once applied
  *   (empty).
  *
  * Issue 74's targets on a quiet 2-core machine: a plan within 5 s, the apply of 1,000 changes within 30 s. Of the
- * catalog the document holds plugins and marketplaces (config objects are not part of it yet). Prints figures;
+ * catalog objects, the document holds config objects, plugins and marketplaces: seeded here, 4,000 by default. Prints figures;
  * asserts nothing but that each answer is a success and the plans are empty where they must be.
  */
 import { randomBytes } from "node:crypto"
@@ -36,6 +37,7 @@ const TEAMS = count(process.env.ORGPLANE_BENCH_DOCUMENT_TEAMS, 1_000)
 const TEAM_SIZE = 10
 const PLUGINS = Math.ceil(count(process.env.ORGPLANE_BENCH_DOCUMENT_CATALOG, 2_000) / 2)
 const MARKETPLACES = Math.floor(count(process.env.ORGPLANE_BENCH_DOCUMENT_CATALOG, 2_000) / 2)
+const OBJECTS = count(process.env.ORGPLANE_BENCH_DOCUMENT_OBJECTS, 2_000)
 
 /** An id of the prefix made from a row number: `<prefix>_01jdecaf` and 18 digits (26 base32 characters). */
 const id = (prefix: string, n: string) => `'${prefix}_01jdecaf' || lpad((${n})::text, 18, '0')`
@@ -43,6 +45,7 @@ const id = (prefix: string, n: string) => `'${prefix}_01jdecaf' || lpad((${n})::
 interface Document {
   readonly members: ReadonlyArray<{ readonly email: string; readonly role: string }>
   readonly teams: ReadonlyArray<{ readonly name: string; readonly externalKey: string | null; readonly members: ReadonlyArray<string> }>
+  readonly configObjects: ReadonlyArray<{ readonly rawSourceText: string }>
   readonly plugins: ReadonlyArray<unknown>
   readonly marketplaces: ReadonlyArray<unknown>
   readonly [part: string]: unknown
@@ -116,7 +119,38 @@ export const measure = async (options: { readonly agent: Agent; readonly orgplan
       [MARKETPLACES, organizationId, PLUGINS]
     )
   }
-  console.log(`\norganization as code: ${MEMBERS} members, ${TEAMS} teams of ${TEAM_SIZE}, ${PLUGINS} plugins, ${MARKETPLACES} marketplaces, seeded with SQL in ${((performance.now() - seeding) / 1000).toFixed(1)} s`)
+  await orgplane.sql(
+    `INSERT INTO config_objects (id, organization_id, object_type, source_mode, status, title, description, search_text,
+                                 current_file_name, current_file_extension, current_relative_path, created_at, updated_at)
+     SELECT ${id("cob", "o")}, $2, 'context', 'cloud', 'active', 'notes-' || o || '.md', '', 'Notes ' || o,
+            'notes-' || o || '.md', 'md', 'context/notes-' || lpad(o::text, 5, '0') || '.md', now(), now()
+     FROM generate_series(1, $1::int) AS o RETURNING 1`,
+    [OBJECTS, organizationId]
+  )
+  await orgplane.sql(
+    `INSERT INTO config_object_versions (id, organization_id, config_object_id, number, schema_version, parser_mode,
+                                         normalized_payload_json, raw_source_text, created_via, is_deleted_version, created_at)
+     SELECT ${id("cov", "o")}, $2, ${id("cob", "o")}, 1, '1', 'text', json_build_object('text', 'Notes ' || o), 'Notes ' || o, 'cloud', false, now()
+     FROM generate_series(1, $1::int) AS o RETURNING 1`,
+    [OBJECTS, organizationId]
+  )
+  if (TEAMS > 0) {
+    await orgplane.sql(
+      `INSERT INTO config_object_grants (id, organization_id, config_object_id, team_id, role, created_at)
+       SELECT ${id("coa", "o")}, $2, ${id("cob", "o")}, ${id("tem", "(o - 1) % $3::int + 1")}, 'viewer', now()
+       FROM generate_series(1, $1::int) AS o RETURNING 1`,
+      [OBJECTS, organizationId, TEAMS]
+    )
+  }
+  if (PLUGINS > 0) {
+    await orgplane.sql(
+      `INSERT INTO plugin_config_objects (id, organization_id, plugin_id, config_object_id, membership_source, created_at)
+       SELECT ${id("pco", "o")}, $2, ${id("plg", "(o - 1) % $3::int + 1")}, ${id("cob", "o")}, 'manual', now()
+       FROM generate_series(1, $1::int) AS o RETURNING 1`,
+      [OBJECTS, organizationId, PLUGINS]
+    )
+  }
+  console.log(`\norganization as code: ${MEMBERS} members, ${TEAMS} teams of ${TEAM_SIZE}, ${PLUGINS} plugins, ${MARKETPLACES} marketplaces, ${OBJECTS} config objects, seeded with SQL in ${((performance.now() - seeding) / 1000).toFixed(1)} s`)
 
   const timed = async <A>(label: string, run: () => Promise<A>, detail: (value: A) => string) => {
     const cpuBefore = await orgplane.cpu()
@@ -132,12 +166,13 @@ export const measure = async (options: { readonly agent: Agent; readonly orgplan
     ok(what, request(agent, orgplane.url, method, path, auth, body)) as Promise<A>
 
   const exported = await timed("export", () => call<Document>("export", "GET", "/v1/organization/document"), (document) =>
-    `${document.members.length} members, ${document.teams.length} teams, ${document.plugins.length} plugins, ${document.marketplaces.length} marketplaces`)
+    `${document.members.length} members, ${document.teams.length} teams, ${document.plugins.length} plugins, ${document.marketplaces.length} marketplaces, ${document.configObjects.length} config objects`)
   const empty = await timed("plan of the export", () => call<Plan>("plan", "POST", "/v1/organization/document/plan", { document: exported }), (plan) =>
     `${plan.changes.length} changes`)
   if (empty.changes.length !== 0) throw new Error(`the plan of the export is not empty: ${empty.changes.length} changes`)
 
-  // 500 members made admins, 250 teams given the next ten members, 250 teams created: 1,000 changes.
+  // 500 members made admins, 250 teams given the next ten members, 150 teams created, 100 config objects given new
+  // content: 1,000 changes (fewer new versions where fewer objects are seeded).
   const names = exported.members.filter((member) => member.role === "member").map((member) => member.email)
   const promoted = new Set(names.slice(0, 500))
   const edited: Document = {
@@ -147,8 +182,9 @@ export const measure = async (options: { readonly agent: Agent; readonly orgplan
       ...exported.teams.map((team, index) =>
         index < 250 ? { ...team, members: names.slice((index * TEAM_SIZE + 5000) % names.length, (index * TEAM_SIZE + 5000) % names.length + TEAM_SIZE) } : team
       ),
-      ...Array.from({ length: 250 }, (_, index) => ({ name: `New team ${index}`, externalKey: null, members: names.slice(index, index + 3) }))
-    ]
+      ...Array.from({ length: 150 }, (_, index) => ({ name: `New team ${index}`, externalKey: null, members: names.slice(index, index + 3) }))
+    ],
+    configObjects: exported.configObjects.map((object, index) => index < 100 ? { ...object, rawSourceText: `${object.rawSourceText}, edited` } : object)
   }
   const planned = await timed("plan of an edit (1,000 changes)", () => call<Plan>("plan", "POST", "/v1/organization/document/plan", { document: edited }), (plan) =>
     `${plan.changes.length} changes`)

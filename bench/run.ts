@@ -64,7 +64,8 @@ Environment:
   ORGPLANE_BENCH_DOCUMENT=1    Or --document: only organization as code (bench/document.ts): the export, plans and the
                                apply of 1,000 changes in an organization of ORGPLANE_BENCH_DOCUMENT_MEMBERS members
                                (default 10000), ORGPLANE_BENCH_DOCUMENT_TEAMS teams (default 1000) and
-                               ORGPLANE_BENCH_DOCUMENT_CATALOG plugins and marketplaces (default 2000) seeded with SQL.
+                               ORGPLANE_BENCH_DOCUMENT_CATALOG plugins and marketplaces (default 2000) and
+                               ORGPLANE_BENCH_DOCUMENT_OBJECTS config objects (default 2000) seeded with SQL.
   ORGPLANE_BENCH_AUDIT=1       Or --audit: only the audit log (bench/audit.ts): [requests] PATCH /v1/teams/{id} (one
                                event each) beside the baseline's same transaction with and without the audit INSERT;
                                ORGPLANE_BENCH_AUDIT_EVENTS events (default 1000000; 0: the writes only) of one
