@@ -130,6 +130,7 @@ const areas = {
     "identity/Accounts",
     "identity/IdentityLinksRepository",
     "identity/Memberships",
+    "identity/Operator",
     "identity/Ownership",
     "identity/SsoEnforcement",
     "identity/UsersRepository",

@@ -451,6 +451,9 @@ export const ConflictCode = Schema.Literals([
   // An organization's deletion and restoration.
   "organization_operates_instance",
   "organization_not_deleted",
+  // The operator organization requiring SSO without its owners' password sign-in (an IdP outage would leave nobody
+  // to operate the instance).
+  "operator_password_fallback",
   // Organization as code: a plan applied to a state other than its own; a document that would lock its applier out;
   // an API key a document names for a member other than its applier (a key acts as its maker).
   "plan_stale",

@@ -10,6 +10,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import { Operator } from "../identity/Operator.js"
 import { admission, assuranceOrNone, SsoEnforcement } from "../identity/SsoEnforcement.js"
 import { describeChange } from "../platform/AuditRecorder.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
@@ -30,6 +31,7 @@ const make = Effect.gen(function*() {
   const repository = yield* PolicyRepository
   const enforcement = yield* SsoEnforcement
   const sso = yield* Sso
+  const operator = yield* Operator
 
   const get = Effect.fn("Policy.get")(function*(principal: MemberContext) {
     yield* sso.allowed(principal)
@@ -41,6 +43,15 @@ const make = Effect.gen(function*() {
     const organizationId = principal.organization.id
     const wanted = { requireSso: input.requireSso, ownersPasswordFallback: input.ownersPasswordFallback ?? DEFAULT.ownersPasswordFallback }
     return yield* transaction(Effect.gen(function*() {
+      // The instance's operators keep a way in that no identity provider's outage closes (machine recovery's password
+      // reset included): the operator organization's owners sign in with a password whatever it requires.
+      if (wanted.requireSso && !wanted.ownersPasswordFallback && Option.contains(yield* operator.organizationId, organizationId)) {
+        return yield* new Conflict({
+          error: "operator_password_fallback",
+          message:
+            "This organization operates the instance: while it requires SSO its owners keep signing in with a password (ownersPasswordFallback: true), or an outage of its identity provider would leave nobody to operate the instance."
+        })
+      }
       if (wanted.requireSso && !(yield* repository.hasActiveConnection(organizationId))) {
         return yield* new Conflict({
           error: "sso_connection_required",
@@ -80,7 +91,8 @@ export class Policy extends Context.Service<Policy>()("@orgplane/server/sso/Poli
   static readonly layer = Layer.effect(this, this.make).pipe(
     Layer.provide([
       PolicyRepository.layer,
-      SsoEnforcement.layer
+      SsoEnforcement.layer,
+      Operator.layer
     ])
   )
 }

@@ -287,6 +287,16 @@ describe("SSO enforcement", { timeout: 60_000 }, () => {
     expect(started.status).toBe(201)
   })
 
+  it("keeps the operator organization's owners signing in with a password while it requires SSO", async () => {
+    const operator = await Http.operator(server.url, `Operator ${unique()}`)
+    const refused = await sso.setPolicy({ token: operator.token, payload: { requireSso: true, ownersPasswordFallback: false } })
+    expect([refused.status, refused.body]).toMatchObject([409, { error: "operator_password_fallback" }])
+    expect(ok(await sso.getPolicy({ token: operator.token }), 200).policy).toMatchObject({ requireSso: false, ownersPasswordFallback: true })
+    // The fallback matters only while SSO is required: off without it is the operator's choice, and requiring SSO
+    // later without naming it turns it back on (its default).
+    expect(ok(await sso.setPolicy({ token: operator.token, payload: { requireSso: false, ownersPasswordFallback: false } }), 200).policy.ownersPasswordFallback).toBe(false)
+  })
+
   it("never locks out the session that turns enforcement on", async () => {
     const org = await organization()
     // The owner's password session, without the owners' fallback: it would be refused at once.
