@@ -111,6 +111,7 @@ const areas = {
     "catalog/Parsing",
     "catalog/Marketplaces",
     "catalog/MarketplacesRepository",
+    "connectors/ConnectorsRepository",
     "sso/Saml",
     "sso/Sso",
     "sso/SsoRepository",

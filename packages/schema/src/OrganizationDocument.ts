@@ -303,6 +303,29 @@ export const DocumentMarketplace = Schema.Struct({
 })
 export type DocumentMarketplace = typeof DocumentMarketplace.Type
 
+/** A plugin or marketplace a connector syncs, by its name within the connector: only its grants are the document's. */
+const DocumentSynced = (name: typeof PluginName, identifier: string, what: string) =>
+  Schema.Struct({ name, grants: DocumentGrants }).annotate({
+    identifier,
+    description: `A ${what} the connector syncs from its repository, named by its name within the connector (the repository decides the rest): its grants.`
+  })
+
+export const DocumentConnector = Schema.Struct({
+  name: TrimmedText(1, 255, "The connector's name, unique in the organization"),
+  grants: DocumentGrants,
+  plugins: Schema.optionalKey(Schema.Array(DocumentSynced(PluginName, "DocumentSyncedPlugin", "plugin")).check(Schema.isMaxLength(DOCUMENT_MAX_TEAMS))).annotateKey({
+    description: "The plugins it syncs, sorted by name. Absent, or leaving one out: the plan changes none of their grants."
+  }),
+  marketplaces: Schema.optionalKey(Schema.Array(DocumentSynced(MarketplaceName, "DocumentSyncedMarketplace", "marketplace")).check(Schema.isMaxLength(DOCUMENT_MAX_TEAMS))).annotateKey({
+    description: "The marketplaces it made, sorted by name. Absent, or leaving one out: the plan changes none of their grants."
+  })
+}).annotate({
+  identifier: "DocumentConnector",
+  description:
+    "A connector (`POST /v1/connector-instances`: its account, repository and branch are made through the API, never by a document) and what it syncs: the grants of the connector and of each plugin and marketplace it syncs. A document names only connectors the organization has, and never makes or deletes one or what it syncs."
+})
+export type DocumentConnector = typeof DocumentConnector.Type
+
 export const DocumentDomain = Schema.Struct({
   domain: SsoDomain,
   verified: Schema.optionalKey(Schema.Literal(true)).annotateKey({
@@ -444,6 +467,9 @@ export const OrganizationDocument = Schema.Struct({
   marketplaces: Schema.optionalKey(Schema.Array(DocumentMarketplace).check(Schema.isMaxLength(DOCUMENT_MAX_ITEMS))).annotateKey({
     description: "The marketplaces people made, sorted by name. Absent: the plan changes none; `[]` names none."
   }),
+  connectors: Schema.optionalKey(Schema.Array(DocumentConnector).check(Schema.isMaxLength(DOCUMENT_MAX_TEAMS))).annotateKey({
+    description: "Its connectors, sorted by name, with the grants of what they sync. Never authoritative: a connector the list leaves out keeps its grants, and no plan makes or deletes one."
+  }),
   domains: Schema.optionalKey(Schema.Array(DocumentDomain).check(Schema.isMaxLength(50))).annotateKey({
     description: "Its email domains, sorted. Absent: the plan changes none; `[]` names none. With `domains` authoritative, an SSO connection's domains must be listed here too."
   }),
@@ -459,7 +485,7 @@ export const OrganizationDocument = Schema.Struct({
 }).annotate({
   identifier: "OrganizationDocument",
   description:
-    "An organization described as code: its profile, member directory, audit log settings, SSO policy, members, pending invitations, teams, LLM providers, MCP connections, SCIM connections, desktop policies, templates, config objects, plugins, marketplaces, email domains, SSO connections, audit streams and API keys. The export writes every part; a document given to a plan may leave parts out.",
+    "An organization described as code: its profile, member directory, audit log settings, SSO policy, members, pending invitations, teams, LLM providers, MCP connections, SCIM connections, desktop policies, templates, config objects, plugins, marketplaces, connectors' grants, email domains, SSO connections, audit streams and API keys. The export writes every part; a document given to a plan may leave parts out.",
   examples: [{
     version: ORGANIZATION_DOCUMENT_VERSION,
     organization: { name: acme.name, logoUrl: null, metadata: { costCenter: "R&D-42" } },
@@ -509,7 +535,7 @@ export const OrganizationDocument = Schema.Struct({
 export type OrganizationDocument = typeof OrganizationDocument.Type
 
 /** The document as the export writes it: every part present. */
-export type ExportedDocument = OrganizationDocument & {
+export type ExportedDocument = Omit<OrganizationDocument, "plugins" | "connectors"> & {
   readonly organization: typeof DocumentOrganization.Type
   readonly directory: typeof DocumentDirectory.Type
   readonly audit: typeof DocumentAudit.Type
@@ -526,6 +552,12 @@ export type ExportedDocument = OrganizationDocument & {
   readonly configObjects: ReadonlyArray<DocumentConfigObject>
   readonly plugins: ReadonlyArray<DocumentPlugin & { readonly configObjects: ReadonlyArray<string> }>
   readonly marketplaces: ReadonlyArray<DocumentMarketplace>
+  readonly connectors: ReadonlyArray<
+    DocumentConnector & {
+      readonly plugins: NonNullable<DocumentConnector["plugins"]>
+      readonly marketplaces: NonNullable<DocumentConnector["marketplaces"]>
+    }
+  >
   readonly domains: ReadonlyArray<DocumentDomain>
   readonly ssoConnections: ReadonlyArray<DocumentSsoConnection>
   readonly auditStreams: ReadonlyArray<DocumentAuditStream>
@@ -536,13 +568,15 @@ export const PlanDocumentRequest = Schema.Struct({ document: OrganizationDocumen
   examples: [{ document: { version: ORGANIZATION_DOCUMENT_VERSION, teams: [{ name: "Platform", externalKey: null, members: [] }] } }]
 })
 
-export const DocumentChangeKind = Schema.Literals(["organization", "directory", "audit", "member", "invitation", "team", "llmProvider", "mcpConnection", "scimConnection", "desktopPolicy", "template", "configObject", "plugin", "marketplace", "ssoConnection", "ssoPolicy", "auditStream", "apiKey", "domain"]).annotate({
+export const DocumentChangeKind = Schema.Literals(["organization", "directory", "audit", "member", "invitation", "team", "llmProvider", "mcpConnection", "scimConnection", "desktopPolicy", "template", "configObject", "plugin", "marketplace", "connector", "ssoConnection", "ssoPolicy", "auditStream", "apiKey", "domain"]).annotate({
   identifier: "DocumentChangeKind",
   description: "What a change is about."
 })
 
 export const DocumentFieldChange = Schema.Struct({
-  field: Schema.String.annotate({ description: "The document's member that changes, for example `role` or `members`." }),
+  field: Schema.String.annotate({
+    description: "The document's member that changes, for example `role` or `members`; for a connector, `grants` or the grants of what it syncs, `plugins/<name>/grants` and `marketplaces/<name>/grants`."
+  }),
   before: Schema.optionalKey(Schema.Json).annotateKey({ description: "Its live value; absent for a create." }),
   after: Schema.optionalKey(Schema.Json).annotateKey({ description: "Its value once applied; absent for a delete." }),
   secret: Schema.optionalKey(Schema.Literals(["set", "rotated"])).annotateKey({
@@ -555,7 +589,7 @@ export const DocumentChange = Schema.Struct({
     description: "`create`: the document names what the organization does not have (a team, an invitation sent); `update`: fields differ; `delete`: an authoritative list leaves it out (a member removed, an invitation cancelled, a team deleted)."
   }),
   kind: DocumentChangeKind,
-  name: Schema.String.annotate({ description: "Which one: the member's or invitation's email, the team's, LLM provider's, MCP connection's, SCIM connection's, desktop policy's, template's, plugin's, marketplace's or SSO connection's name, an API key's name, a config object's path, an audit stream's URL, a domain (`default` for the default desktop policy); `organization`, `directory`, `audit` and `ssoPolicy` for those." }),
+  name: Schema.String.annotate({ description: "Which one: the member's or invitation's email, the team's, LLM provider's, MCP connection's, SCIM connection's, desktop policy's, template's, plugin's, marketplace's, connector's or SSO connection's name, an API key's name, a config object's path, an audit stream's URL, a domain (`default` for the default desktop policy); `organization`, `directory`, `audit` and `ssoPolicy` for those." }),
   fields: Schema.Array(DocumentFieldChange).annotate({ description: "Every field that changes, with before and after." })
 }).annotate({ identifier: "DocumentChange" })
 export type DocumentChange = typeof DocumentChange.Type

@@ -41,6 +41,13 @@ const exported: fc.Arbitrary<ExportedDocument> = fc.record({
     maxLength: 4
   }),
   marketplaces: fc.uniqueArray(fc.record({ name: word, picks: fc.array(fc.nat(), { maxLength: 3 }) }), { selector: (marketplace) => marketplace.name, maxLength: 3 }),
+  // Connectors with what they sync (a plugin's name is unique in its connector only), granted to teams.
+  connectors: fc.uniqueArray(fc.record({
+    name: word.map((name) => `repo ${name}`),
+    plugins: fc.uniqueArray(word, { maxLength: 3 }),
+    marketplace: fc.boolean(),
+    picks: fc.array(fc.nat(), { maxLength: 2 })
+  }), { selector: (connector) => connector.name, maxLength: 3 }),
   streams: fc.uniqueArray(fc.record({ url: word.map((name) => `https://${name}.example/ingest`), paused: fc.boolean(), description: fc.option(word, { nil: null }) }), {
     selector: (stream) => stream.url,
     maxLength: 3
@@ -52,7 +59,7 @@ const exported: fc.Arbitrary<ExportedDocument> = fc.record({
     domains: fc.uniqueArray(word.map((name) => `${name}.example`), { maxLength: 2 }),
     picks: fc.array(fc.nat(), { maxLength: 2 })
   }), { selector: (connection) => connection.name, maxLength: 2 })
-}).map(({ invited, marketplaces, members, metadata, name, objects, plugins, retentionDays, sso, streams, teams, visible }) => ({
+}).map(({ connectors, invited, marketplaces, members, metadata, name, objects, plugins, retentionDays, sso, streams, teams, visible }) => ({
   version: 1 as const,
   organization: { name, logoUrl: null, metadata },
   directory: { emailsVisibleToMembers: visible },
@@ -95,6 +102,16 @@ const exported: fc.Arbitrary<ExportedDocument> = fc.record({
     plugins: plugins.length === 0 ? [] : [...new Set(marketplace.picks.map((pick) => plugins[pick % plugins.length]!.name))].sort(byText),
     grants: []
   })).sort((left, right) => byText(left.name, right.name)),
+  connectors: connectors.map((connector) => {
+    const grants = teams.length === 0 ? [] : [...new Set(connector.picks.map((pick) => teams[pick % teams.length]!.name))].sort(byText)
+      .map((team) => ({ team, role: "viewer" as const }))
+    return {
+      name: connector.name,
+      grants,
+      plugins: [...connector.plugins].sort(byText).map((plugin) => ({ name: plugin, grants })),
+      marketplaces: connector.marketplace ? [{ name: `${connector.name} marketplace`, grants: [] }] : []
+    }
+  }).sort((left, right) => byText(left.name, right.name)),
   // Every domain a connection serves is the organization's.
   domains: [...new Set(sso.flatMap((connection) => connection.domains))].sort(byText).map((domain) => ({ domain })),
   ssoConnections: sso.map((connection) => {
@@ -169,6 +186,19 @@ describe("the planner", () => {
     }))
   })
 
+  it("plans a connector's grants and those of what it syncs as fields of one change, names in any case", () => {
+    fc.assert(fc.property(exported.filter((live) => live.connectors.some((connector) => connector.plugins.length > 0)), (live) => {
+      const connector = live.connectors.find((each) => each.plugins.length > 0)!
+      const plugin = connector.plugins[0]!
+      const everyone = { organization: true as const, role: "editor" as const }
+      const planned = plan(live, { version: 1, connectors: [{ name: connector.name.toUpperCase(), plugins: [{ name: plugin.name.toUpperCase(), grants: [everyone] }] }] })
+      expect(planned).toEqual({
+        changes: [{ action: "update", kind: "connector", name: connector.name, fields: [{ field: `plugins/${plugin.name}/grants`, before: plugin.grants, after: [everyone, ...plugin.grants ?? []] }] }],
+        problems: []
+      })
+    }))
+  })
+
   it("plans nothing for a part left out, and deletes for [] only where the list is authoritative", () => {
     fc.assert(fc.property(exported, (live) => {
       expect(plan(live, { version: 1, authoritative: ["members", "invitations", "teams"] })).toEqual({ changes: [], problems: [] })
@@ -237,6 +267,7 @@ describe("the planner", () => {
       }],
       plugins: [{ name: "Release tooling", description: "", status: "active", configObjects: ["skills/deploy/SKILL.md"], grants: [] }],
       marketplaces: [],
+      connectors: [{ name: "Agent plugins", grants: [], plugins: [{ name: "code-review", grants: [] }], marketplaces: [] }],
       ssoConnections: [{
         name: "Okta",
         kind: "oidc",
@@ -264,6 +295,11 @@ describe("the planner", () => {
       ],
       plugins: [{ name: "Linting", description: "", status: "active", configObjects: ["skills/lint/SKILL.md", "skills/LINT/SKILL.md", "skills/gone.md"] }],
       marketplaces: [{ name: "Internal", description: "", logoUrl: null, plugins: ["linting", "LINTING", "Release tooling", "Nowhere"] }],
+      // Connectors are made through the API; what one syncs is its repository's.
+      connectors: [
+        { name: "agent PLUGINS", plugins: [{ name: "Code-Review", grants: [{ team: "Nowhere", role: "viewer" }] }, { name: "lint" }] },
+        { name: "Elsewhere", grants: [] }
+      ],
       ssoConnections: [
         // An active connection's domains do not change; a new one is made inactive, and names a team that exists.
         { ...live.ssoConnections[0]!, name: "OKTA", domains: ["acme.example", "acme.test"] },
@@ -284,6 +320,9 @@ describe("the planner", () => {
       "document.marketplaces.0.plugins.1",
       "document.marketplaces.0.plugins.2",
       "document.marketplaces.0.plugins.3",
+      "document.connectors.0.plugins.0.grants.0",
+      "document.connectors.0.plugins.1.name",
+      "document.connectors.1.name",
       "document.ssoConnections.0.active",
       "document.ssoConnections.1.jit.defaultTeams.0"
     ])

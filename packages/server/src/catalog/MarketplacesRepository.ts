@@ -5,6 +5,7 @@
  */
 import {
   Conflict,
+  type ConnectorInstanceId,
   Marketplace,
   type MarketplaceId,
   type MarketplaceListQuery,
@@ -260,7 +261,13 @@ const make = Effect.gen(function*() {
       return marketplaces.map((marketplace) => ({ ...marketplace, pluginIds: (byMarketplace[marketplace.id] ?? []).map((listing) => listing.pluginId) }))
     })
 
-  return { view, find, list, insert, lock, update, markDeleted, touch, listMemberships, findMembership, listedPlugins, listedUnder, source, ownMarketplaces } as const
+  /** The marketplaces connectors made, each with its connector, in one statement. */
+  const syncedMarketplaces = (organizationId: OrganizationId) =>
+    sql<{ readonly id: MarketplaceId; readonly name: string; readonly connectorInstanceId: ConnectorInstanceId }>`
+        SELECT id, name, connector_instance_id FROM marketplaces
+        WHERE organization_id = ${organizationId} AND deleted_at IS NULL AND connector_instance_id IS NOT NULL`
+
+  return { view, find, list, insert, lock, update, markDeleted, touch, listMemberships, findMembership, listedPlugins, listedUnder, source, ownMarketplaces, syncedMarketplaces } as const
 })
 
 export class MarketplacesRepository extends Context.Service<MarketplacesRepository>()("@orgplane/server/catalog/MarketplacesRepository", { make }) {

@@ -306,7 +306,13 @@ const make = Effect.gen(function*() {
         SELECT plugin_id, config_object_id FROM plugin_config_objects
         WHERE organization_id = ${organizationId} AND removed_at IS NULL`
 
-  return { view, find, list, insert, setSourceMetadata, lock, update, setStatus, markDeleted, touch, listMemberships, findMembership, ownPlugins, heldConfigObjects } as const
+  /** The plugins connectors sync, each with its connector, in one statement. */
+  const syncedPlugins = (organizationId: OrganizationId) =>
+    sql<{ readonly id: PluginId; readonly name: string; readonly connectorInstanceId: ConnectorInstanceId }>`
+        SELECT id, name, connector_instance_id FROM plugins
+        WHERE organization_id = ${organizationId} AND deleted_at IS NULL AND connector_instance_id IS NOT NULL`
+
+  return { view, find, list, insert, setSourceMetadata, lock, update, setStatus, markDeleted, touch, listMemberships, findMembership, ownPlugins, heldConfigObjects, syncedPlugins } as const
 })
 
 export class PluginsRepository extends Context.Service<PluginsRepository>()("@orgplane/server/catalog/PluginsRepository", { make }) {

@@ -384,7 +384,12 @@ const makeConnectorsRepository = Effect.gen(function*() {
   const updateTarget = (organizationId: OrganizationId, id: ConnectorTargetId, changes: typeof TargetChanges.Type, at: Date) =>
     updateTargetRow({ organizationId, id, changes, at })
 
+  /** Every connector instance's name, in one statement (the organization as a document names them). */
+  const instanceNames = (organizationId: OrganizationId) =>
+    sql<{ readonly id: ConnectorInstanceId; readonly name: string }>`SELECT id, name FROM connector_instances WHERE organization_id = ${organizationId}`
+
   return {
+    instanceNames,
     insertAccount,
     findAccount,
     listAccounts,

@@ -32,13 +32,24 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { Access, type ActiveGrant, ConfigObjectKind, LlmProviderKind, MarketplaceKind, McpConnectionKind, PluginKind, TemplateKind } from "../access/Access.js"
+import {
+  Access,
+  type ActiveGrant,
+  ConfigObjectKind,
+  ConnectorInstanceKind,
+  LlmProviderKind,
+  MarketplaceKind,
+  McpConnectionKind,
+  PluginKind,
+  TemplateKind
+} from "../access/Access.js"
 import { AuditRepository } from "../audit/AuditRepository.js"
 import { ApiKeysRepository } from "../identity/ApiKeysRepository.js"
 import { StreamsRepository } from "../audit/StreamsRepository.js"
 import { ConfigObjectsRepository } from "../catalog/ConfigObjectsRepository.js"
 import { MarketplacesRepository } from "../catalog/MarketplacesRepository.js"
 import { PluginsRepository } from "../catalog/PluginsRepository.js"
+import { ConnectorsRepository } from "../connectors/ConnectorsRepository.js"
 import { Memberships } from "../identity/Memberships.js"
 import { OrganizationsRepository } from "../identity/OrganizationsRepository.js"
 import { InvitationsRepository } from "../invitations/InvitationsRepository.js"
@@ -250,6 +261,7 @@ const make = Effect.gen(function*() {
   const templateRows = yield* TemplatesRepository
   const pluginRows = yield* PluginsRepository
   const objectRows = yield* ConfigObjectsRepository
+  const connectorRows = yield* ConnectorsRepository
   const marketplaceRows = yield* MarketplacesRepository
   const ssoRows = yield* SsoRepository
   const ssoPolicies = yield* PolicyRepository
@@ -289,7 +301,8 @@ const make = Effect.gen(function*() {
       template: byResource(yield* access.activeGrants(organizationId, TemplateKind)),
       configObject: byResource(yield* access.activeGrants(organizationId, ConfigObjectKind)),
       plugin: byResource(yield* access.activeGrants(organizationId, PluginKind)),
-      marketplace: byResource(yield* access.activeGrants(organizationId, MarketplaceKind))
+      marketplace: byResource(yield* access.activeGrants(organizationId, MarketplaceKind)),
+      connector: byResource(yield* access.activeGrants(organizationId, ConnectorInstanceKind))
     }
   })
 
@@ -327,6 +340,9 @@ const make = Effect.gen(function*() {
     )
     const marketplaces = yield* marketplaceRows.ownMarketplaces(organizationId)
     const pluginNames = new Map<string, string>(plugins.map((plugin) => [plugin.id, plugin.name]))
+    const connectorList = yield* connectorRows.instanceNames(organizationId)
+    const syncedPlugins = Arr.groupBy(yield* pluginRows.syncedPlugins(organizationId), (row) => row.connectorInstanceId)
+    const syncedMarketplaces = Arr.groupBy(yield* marketplaceRows.syncedMarketplaces(organizationId), (row) => row.connectorInstanceId)
     const ssoConnections = yield* ssoRows.listConnections({ organizationId })
     const ssoDomains = yield* ssoRows.connectionDomains(organizationId, ssoConnections.map((row) => row.id))
     const domains = yield* ssoRows.listDomains({ organizationId })
@@ -418,6 +434,14 @@ const make = Effect.gen(function*() {
         plugins: marketplace.pluginIds.flatMap((id) => pluginNames.get(id) ?? []).sort(byName),
         grants: grantsOf.marketplace(marketplace.id)
       })).sort((left, right) => Plan.byText(left.name, right.name)),
+      connectors: connectorList.map((connector) => ({
+        name: connector.name,
+        grants: grantsOf.connector(connector.id),
+        plugins: (syncedPlugins[connector.id] ?? []).map((plugin) => ({ name: plugin.name, grants: grantsOf.plugin(plugin.id) }))
+          .sort((left, right) => Plan.byText(left.name, right.name)),
+        marketplaces: (syncedMarketplaces[connector.id] ?? []).map((marketplace) => ({ name: marketplace.name, grants: grantsOf.marketplace(marketplace.id) }))
+          .sort((left, right) => Plan.byText(left.name, right.name))
+      })).sort((left, right) => Plan.byText(left.name, right.name)),
       domains: domains.map((row) => row.verifiedAt === null ? { domain: row.domain } : { domain: row.domain, verified: true as const })
         .sort((left, right) => Plan.byText(left.domain, right.domain)),
       ssoConnections: ssoConnections.map((row) => ssoConnectionOf(row, ssoDomains, teamNames, secrets))
@@ -444,6 +468,12 @@ const make = Effect.gen(function*() {
       configObjects: new Map(objects.map((object) => [Plan.matchKey(object.relativePath), object.id])),
       plugins: new Map(plugins.map((plugin) => [Plan.matchKey(plugin.name), plugin.id])),
       marketplaces: new Map(marketplaces.map((marketplace) => [Plan.matchKey(marketplace.name), marketplace.id])),
+      connectors: new Map(connectorList.map((connector) => [Plan.matchKey(connector.name), connector.id])),
+      /** What connectors sync, by `Plan.syncedKey`. */
+      synced: new Map<string, string>(connectorList.flatMap((connector) => [
+        ...(syncedPlugins[connector.id] ?? []).map((plugin) => [Plan.syncedKey(connector.name, `plugins/${plugin.name}/grants`), plugin.id] as const),
+        ...(syncedMarketplaces[connector.id] ?? []).map((marketplace) => [Plan.syncedKey(connector.name, `marketplaces/${marketplace.name}/grants`), marketplace.id] as const)
+      ])),
       ssoConnections: new Map(ssoConnections.map((row) => [Plan.matchKey(row.name), row.id])),
       auditStreams: new Map(streams.map((row) => [Plan.matchKey(row.url), row.id])),
       apiKeys: new Map(keys.map((key) => [Plan.matchKey(key.name), key.id])),
@@ -518,6 +548,8 @@ const make = Effect.gen(function*() {
           return current.plugins.get(key)
         case "marketplace":
           return current.marketplaces.get(key)
+        case "connector":
+          return current.connectors.get(key)
         case "ssoConnection":
           return current.ssoConnections.get(key)
         case "auditStream":
@@ -528,10 +560,15 @@ const make = Effect.gen(function*() {
           return change.name
       }
     }
-    const ids = [...new Set(changes.flatMap((change) => idOf(change) ?? []))]
+    /** What a change is about: its resource, and for a connector what it syncs whose grants the change names. */
+    const idsOf = (change: DocumentChange): Array<string> => [
+      idOf(change),
+      ...change.kind === "connector" ? change.fields.map((field) => current.synced.get(Plan.syncedKey(change.name, field.field))) : []
+    ].filter((id) => id !== undefined)
+    const ids = [...new Set(changes.flatMap(idsOf))]
     const events = yield* documents.lastChanges(organizationId, stored.appliedAt, ids)
     const causeOf = (change: DocumentChange) => {
-      const id = idOf(change)
+      const targets = new Set(idsOf(change))
       const fits = (action: string) =>
         change.kind === "organization" ? action === "organization.update"
         : change.kind === "directory" ? action === "member.directory.update"
@@ -546,11 +583,12 @@ const make = Effect.gen(function*() {
         : change.kind === "ssoConnection" ? action.startsWith("sso.connection.") && action !== "sso.connection.test"
         : change.kind === "desktopPolicy" ? action.startsWith("desktop_policy.")
         : change.kind === "configObject" ? action.startsWith("config_object.") || action === "access.grant" || action === "access.revoke"
+        : change.kind === "connector" ? action === "access.grant" || action === "access.revoke"
         : change.kind === "template" || change.kind === "plugin" || change.kind === "marketplace"
         ? action.startsWith(`${change.kind}.`) || action === "access.grant" || action === "access.revoke"
         : action.startsWith(`${change.kind}.`) || (change.kind === "member" && action.startsWith("scim."))
       const latest = events
-        .filter((event) => event.targetId === id && fits(event.action))
+        .filter((event) => targets.has(event.targetId) && fits(event.action))
         .sort((left, right) => right.occurredAt.getTime() - left.occurredAt.getTime())[0]
       return latest === undefined ? null : {
         eventId: latest.id,
@@ -587,6 +625,7 @@ export class LiveDocuments extends Context.Service<LiveDocuments>()("@orgplane/s
       TemplatesRepository.layer,
       PluginsRepository.layer,
       ConfigObjectsRepository.layer,
+      ConnectorsRepository.layer,
       MarketplacesRepository.layer,
       SsoRepository.layer,
       PolicyRepository.layer,

@@ -48,6 +48,7 @@ import {
   Access,
   type ActiveGrant,
   ConfigObjectKind,
+  ConnectorInstanceKind,
   type Kind,
   LlmProviderKind,
   MarketplaceKind,
@@ -136,6 +137,8 @@ const applyOrder = (change: DocumentChange): number => {
       return change.action === "delete" ? 8 : 8.4
     case "marketplace":
       return change.action === "delete" ? 8 : 8.75
+    case "connector":
+      return 8.5
   }
 }
 
@@ -421,8 +424,10 @@ const make = Effect.gen(function*() {
        * in `authoritative`, every other revoked (on a new resource, its creator's manager grant too).
        */
       const syncGrants = (change: DocumentChange, kind: Kind<string>, resource: string) =>
+        grantsTo(change.fields.find((each) => each.field === "grants"), kind, resource)
+      /** Makes a resource's grants a field's `after` (see `syncGrants`); none without the field. */
+      const grantsTo = (field: DocumentChange["fields"][number] | undefined, kind: Kind<string>, resource: string) =>
         Effect.gen(function*() {
-          const field = change.fields.find((each) => each.field === "grants")
           if (field === undefined) return
           const wantedGrants = (field.after ?? []) as ReadonlyArray<DocumentGrant>
           const teams = yield* teamsNow
@@ -812,6 +817,12 @@ const make = Effect.gen(function*() {
               syncGrants(change, MarketplaceKind, id)
             )
           }
+          case "connector":
+            // Only grants: of the connector, and of the plugins and marketplaces it syncs (`Plan.syncedKey`).
+            return Effect.forEach(change.fields, (field) =>
+              field.field === "grants"
+                ? grantsTo(field, ConnectorInstanceKind, before.connectors.get(key)!)
+                : grantsTo(field, field.field.startsWith("plugins/") ? PluginKind : MarketplaceKind, before.synced.get(Plan.syncedKey(change.name, field.field))!), { discard: true })
           case "ssoConnection": {
             if (change.action === "delete") {
               const id = before.ssoConnections.get(key)!

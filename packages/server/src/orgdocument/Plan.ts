@@ -70,6 +70,9 @@ export const sortGrants = (grants: ReadonlyArray<DocumentGrant>): Array<Document
   return [...grants].sort((left, right) => rank(left) - rank(right) || byText(grantKey(left), grantKey(right)))
 }
 
+/** What a connector's change names (its field: `grants`, `plugins/<name>/grants`, `marketplaces/<name>/grants`), by the connector's name. */
+export const syncedKey = (connector: string, field: string) => `${matchKey(connector)}\n${field}`
+
 /** A secret field of a resource, by kind, name and field: where the apply finds its ciphertext's fingerprint. */
 export const secretKey = (kind: DocumentChange["kind"], name: string, field: string) => `${kind}\n${matchKey(name)}\n${field}`
 
@@ -903,6 +906,39 @@ export const plan = (
     deleteLeftOut("marketplaces", "marketplace", liveMarketplaces, wanted, marketplaceFields, marketplaceFieldNames)
   }
 
+  if (document.connectors !== undefined) {
+    const liveConnectors = byName(live.connectors)
+    const wanted = keyed(document.connectors, (connector) => connector.name, (index) => ["document", "connectors", index, "name"], problems)
+    for (const [name, { index, item }] of wanted) {
+      const at = (...path: ReadonlyArray<string | number>) => ["document", "connectors", index, ...path]
+      const current = liveConnectors.get(name)?.[0]
+      if (current === undefined) {
+        problems.push({ path: at("name"), message: "is not a connector of the organization: connectors are made through the API (POST /v1/connector-instances), never by a document" })
+        continue
+      }
+      const fields: Array<Field> = []
+      /** A field for grants the document changes (`grantsOnce`'s problems added where it names someone it cannot). */
+      const granted = (field: string, before: ReadonlyArray<DocumentGrant>, given: ReadonlyArray<DocumentGrant> | undefined, path: typeof at) => {
+        const after = grantsOnce(before, given, path)
+        if (after !== undefined && !same("grants", before as Json, after as Json)) fields.push({ field, before: before as Json, after: after as Json })
+      }
+      granted("grants", current.grants ?? [], item.grants, at)
+      for (const [list, what] of [["plugins", "plugin"], ["marketplaces", "marketplace"]] as const) {
+        const synced = byName(current[list])
+        const named = keyed(item[list] ?? [], (entry) => entry.name, (position) => at(list, position, "name"), problems)
+        for (const [key, { index: position, item: entry }] of named) {
+          const one = synced.get(key)?.[0]
+          if (one === undefined) {
+            problems.push({ path: at(list, position, "name"), message: `is not a ${what} this connector syncs (its repository decides what it syncs)` })
+            continue
+          }
+          granted(`${list}/${one.name}/grants`, one.grants ?? [], entry.grants, (...path) => at(list, position, ...path))
+        }
+      }
+      if (fields.length > 0) changes.push({ action: "update", kind: "connector", name: current.name, fields })
+    }
+  }
+
   if (document.domains !== undefined) {
     const liveDomains = new Map(live.domains.map((domain) => [matchKey(domain.domain), domain]))
     const wanted = keyed(document.domains, (domain) => domain.domain, (index) => ["document", "domains", index, "domain"], problems)
@@ -1079,7 +1115,7 @@ export const plan = (
   return { changes: sortChanges(changes), problems }
 }
 
-const kindOrder = ["organization", "directory", "audit", "ssoPolicy", "member", "invitation", "team", "llmProvider", "mcpConnection", "scimConnection", "desktopPolicy", "template", "configObject", "plugin", "marketplace", "ssoConnection", "auditStream", "apiKey", "domain"] as const
+const kindOrder = ["organization", "directory", "audit", "ssoPolicy", "member", "invitation", "team", "llmProvider", "mcpConnection", "scimConnection", "desktopPolicy", "template", "configObject", "plugin", "marketplace", "connector", "ssoConnection", "auditStream", "apiKey", "domain"] as const
 
 /** The document's order: by kind, then by name. */
 const sortChanges = (changes: Array<DocumentChange>) =>

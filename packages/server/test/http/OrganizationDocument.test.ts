@@ -6,7 +6,7 @@
  * it the document plans nothing (over generated documents too); `GET /v1/organization/document/drift` and the drift
  * job name what changed outside it since, and who changed it.
  */
-import { OrganizationDocument, organizationDocumentJsonSchema } from "@orgplane/schema"
+import { OrganizationDocument, organizationDocumentJsonSchema, PluginId } from "@orgplane/schema"
 import { Ajv2020 } from "ajv/dist/2020.js"
 import { createHash, randomBytes } from "node:crypto"
 import * as Effect from "effect/Effect"
@@ -100,6 +100,7 @@ describe("the organization's document", () => {
       configObjects: [],
       plugins: [],
       marketplaces: [],
+      connectors: [],
       ssoConnections: [],
       auditStreams: [],
       apiKeys: [],
@@ -1233,6 +1234,78 @@ describe("config objects in the document", () => {
     expect(ok(await api.configObjects.get({ path: { configObjectId: deploy.id }, token: org.owner.token }), 200).item.status).toBe("deleted")
     const after = ok(await api.organizationDocument.export({ token: org.owner.token }), 200)
     expect([after.configObjects, after.plugins?.map((plugin) => plugin.configObjects)]).toEqual([[], [[], []]])
+  })
+})
+
+describe("connectors in the document", () => {
+  it("grants a connector and what it syncs by name, never makes one, and drifts with who revoked a grant", async () => {
+    const org = await Http.staffed(server.url)
+    // A connector and what its sync made, seeded: syncing a repository is the connector tests' (test/http/Connector*).
+    const id = (prefix: string) => `${prefix}_01jdecaf${String(Math.floor(Math.random() * 1e15)).padStart(18, "0")}`
+    const [account, instance, plugin, marketplace] = [id("cac"), id("cin"), id("plg"), id("mkt")]
+    await server.sql((sql) =>
+      sql`INSERT INTO connector_accounts (id, organization_id, connector_type, kind, display_name, status, token_ciphertext, created_at, updated_at)
+          VALUES (${account}, ${org.organizationId}, 'codehost', 'token', 'Acme', 'active', 'sealed', now(), now())`.pipe(
+        Effect.andThen(sql`INSERT INTO connector_instances (id, organization_id, connector_account_id, connector_type, remote_id, name, status, instance_config_json, created_at, updated_at)
+          VALUES (${instance}, ${org.organizationId}, ${account}, 'codehost', 'acme/agent-plugins', 'Agent plugins', 'active', '{}'::jsonb, now(), now())`),
+        Effect.andThen(sql`INSERT INTO plugins (id, organization_id, name, description, status, connector_instance_id, created_at, updated_at)
+          VALUES (${plugin}, ${org.organizationId}, 'code-review', '', 'active', ${instance}, now(), now())`),
+        Effect.andThen(sql`INSERT INTO marketplaces (id, organization_id, name, description, status, connector_instance_id, created_at, updated_at)
+          VALUES (${marketplace}, ${org.organizationId}, 'acme-tools', '', 'active', ${instance}, now(), now())`)
+      )
+    )
+    const exported = ok(await api.organizationDocument.export({ token: org.owner.token }), 200)
+    expect(validate(exported), JSON.stringify(validate.errors)).toBe(true)
+    expect(exported.connectors).toEqual([{ name: "Agent plugins", grants: [], plugins: [{ name: "code-review", grants: [] }], marketplaces: [{ name: "acme-tools", grants: [] }] }])
+    // What a connector syncs is not a plugin or marketplace people made.
+    expect([exported.plugins, exported.marketplaces]).toEqual([[], []])
+    expect(ok(await api.organizationDocument.plan({ token: org.owner.token, payload: { document: exported } }), 200).changes).toEqual([])
+
+    const document = {
+      version: 1 as const,
+      teams: [{ name: "Reviewers", externalKey: null, members: [org.member.email] }],
+      connectors: [{
+        name: "agent plugins",
+        grants: [{ member: org.admin.email, role: "manager" as const }],
+        // A team the same document makes.
+        plugins: [{ name: "Code-Review", grants: [{ team: "reviewers", role: "viewer" as const }] }],
+        marketplaces: [{ name: "acme-tools", grants: [{ organization: true as const, role: "viewer" as const }] }]
+      }]
+    }
+    const planned = ok(await api.organizationDocument.plan({ token: org.owner.token, payload: { document } }), 200)
+    expect(planned.changes.filter((change) => change.kind === "connector")).toEqual([{
+      action: "update",
+      kind: "connector",
+      name: "Agent plugins",
+      fields: [
+        { field: "grants", before: [], after: [{ member: org.admin.email, role: "manager" }] },
+        { field: "plugins/code-review/grants", before: [], after: [{ team: "Reviewers", role: "viewer" }] },
+        { field: "marketplaces/acme-tools/grants", before: [], after: [{ organization: true, role: "viewer" }] }
+      ]
+    }])
+    ok(await api.organizationDocument.apply({ token: org.owner.token, payload: { document, planHash: planned.planHash } }), 200)
+    expect(ok(await api.organizationDocument.plan({ token: org.owner.token, payload: { document } }), 200).changes).toEqual([])
+    const pluginId = Schema.decodeUnknownSync(PluginId)(plugin)
+    const granted = ok(await api.plugins.pluginListAccess({ path: { pluginId }, token: org.owner.token }), 200).items
+    expect(granted.map((grant) => grant.role)).toEqual(["viewer"])
+
+    // A grant revoked outside the document drifts, named with who revoked it.
+    ok(await api.plugins.pluginRevoke({ path: { pluginId, grantId: granted[0]!.id }, token: org.admin.token }), 204)
+    const drift = ok(await api.organizationDocument.drift({ token: org.owner.token }), 200)
+    expect(drift.changes).toMatchObject([{
+      kind: "connector",
+      name: "Agent plugins",
+      fields: [{ field: "plugins/code-review/grants", before: [], after: [{ team: "Reviewers", role: "viewer" }] }],
+      changedBy: { action: "access.revoke", actor: { type: "user", id: org.admin.user.id } }
+    }])
+
+    // A connector or a synced plugin the organization does not have is refused: no document makes one.
+    const refused = await api.organizationDocument.plan({
+      token: org.owner.token,
+      payload: { document: { version: 1, connectors: [{ name: "Agent plugins", plugins: [{ name: "lint" }] }, { name: "Elsewhere" }] } }
+    })
+    expect(refused.status).toBe(400)
+    expect(refused.body).toMatchObject({ details: [{ path: ["document", "connectors", 0, "plugins", 0, "name"] }, { path: ["document", "connectors", 1, "name"] }] })
   })
 })
 
