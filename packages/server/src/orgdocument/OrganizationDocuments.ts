@@ -819,10 +819,11 @@ const make = Effect.gen(function*() {
           }
           case "connector":
             // Only grants: of the connector, and of the plugins and marketplaces it syncs (`Plan.syncedKey`).
-            return Effect.forEach(change.fields, (field) =>
-              field.field === "grants"
-                ? grantsTo(field, ConnectorInstanceKind, before.connectors.get(key)!)
-                : grantsTo(field, field.field.startsWith("plugins/") ? PluginKind : MarketplaceKind, before.synced.get(Plan.syncedKey(change.name, field.field))!), { discard: true })
+            return Effect.forEach(change.fields, (field) => {
+              if (field.field === "grants") return grantsTo(field, ConnectorInstanceKind, before.connectors.get(key)!)
+              const synced = before.synced.get(Plan.syncedKey(change.name, field.field))!
+              return grantsTo(field, field.field.startsWith("plugins/") ? PluginKind : MarketplaceKind, synced)
+            }, { discard: true })
           case "ssoConnection": {
             if (change.action === "delete") {
               const id = before.ssoConnections.get(key)!
