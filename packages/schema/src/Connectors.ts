@@ -246,10 +246,13 @@ export class ConnectorInstance extends Schema.Class<ConnectorInstance>("Connecto
   }]
 })) {}
 
+/** A connector instance's name: what the API, and an organization's document, name it by. */
+export const ConnectorInstanceName = TrimmedText(1, 255, "Name, unique in the organization")
+
 export const CreateConnectorInstanceRequest = Schema.Struct({
   connectorAccountId: ConnectorAccountId,
   connectorType: connectorTypeInput,
-  name: TrimmedText(1, 255, "Name, unique in the organization"),
+  name: ConnectorInstanceName,
   remoteId: RepositoryFullName,
   config: Schema.optionalKey(JsonObject)
 }).annotate({
@@ -259,7 +262,7 @@ export type CreateConnectorInstanceRequest = typeof CreateConnectorInstanceReque
 
 export const UpdateConnectorInstanceRequest = Schema.Struct({
   remoteId: Schema.optionalKey(RepositoryFullName),
-  name: Schema.optionalKey(TrimmedText(1, 255, "Name, unique in the organization")),
+  name: Schema.optionalKey(ConnectorInstanceName),
   config: Schema.optionalKey(JsonObject).annotateKey({
     description: "Replaces `instanceConfigJson` as a whole."
   })

@@ -35,6 +35,7 @@ import {
 } from "./Sso.js"
 import { CatalogDescription, LogoUrl, MarketplaceName, PluginName } from "./Plugins.js"
 import { ContentSchemaVersion, JsonObject, ObjectType, ParserMode, RelativePath, SourceText } from "./ConfigObjects.js"
+import { ConnectorInstanceName } from "./Connectors.js"
 import { TemplateDescription, TemplateDocument, TemplateKindName, TemplateName, TemplateSchemaVersion } from "./Templates.js"
 
 /** The version of the document's format this server writes and reads. */
@@ -311,7 +312,7 @@ const DocumentSynced = (name: typeof PluginName, identifier: string, what: strin
   })
 
 export const DocumentConnector = Schema.Struct({
-  name: TrimmedText(1, 255, "The connector's name, unique in the organization"),
+  name: ConnectorInstanceName,
   grants: DocumentGrants,
   plugins: Schema.optionalKey(Schema.Array(DocumentSynced(PluginName, "DocumentSyncedPlugin", "plugin")).check(Schema.isMaxLength(DOCUMENT_MAX_TEAMS))).annotateKey({
     description: "The plugins it syncs, sorted by name. Absent, or leaving one out: the plan changes none of their grants."
